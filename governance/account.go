@@ -1,0 +1,140 @@
+package governance
+
+import (
+	"context"
+	"time"
+)
+
+// ProjectRole is an account's role within one project.
+type ProjectRole string
+
+const (
+	// ProjectReviewer reviews and governs all memories of a project.
+	ProjectReviewer ProjectRole = "reviewer"
+	// ProjectMember is an end user linked to one subject id of a project;
+	// they see only what is remembered about that subject.
+	ProjectMember ProjectRole = "member"
+)
+
+// Project is one agent's memory space. Nothing crosses between projects.
+type Project struct {
+	ID          int64  `json:"id"`
+	Slug        string `json:"slug"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// AutoActivate makes proposals active at once instead of waiting for a reviewer.
+	AutoActivate bool      `json:"auto_activate"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+// Account is a person who signs in to the console.
+type Account struct {
+	ID           int64
+	Username     string
+	PasswordHash string
+	IsAdmin      bool
+	Memberships  []Membership
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Membership gives an account a role in one project.
+type Membership struct {
+	AccountID   int64
+	ProjectID   int64
+	ProjectSlug string
+	Role        ProjectRole
+	// SubjectID links a member to the end user the memories are about.
+	SubjectID string
+}
+
+// RoleName is the account's most powerful role, for display.
+func (a *Account) RoleName() string {
+	if a.IsAdmin {
+		return "admin"
+	}
+	for _, m := range a.Memberships {
+		if m.Role == ProjectReviewer {
+			return "reviewer"
+		}
+	}
+	return "member"
+}
+
+// MembershipFor returns the account's membership in a project, if any.
+func (a *Account) MembershipFor(projectID int64) (Membership, bool) {
+	for _, m := range a.Memberships {
+		if m.ProjectID == projectID {
+			return m, true
+		}
+	}
+	return Membership{}, false
+}
+
+// CanReview reports whether the account may see and govern every memory of a project.
+func (a *Account) CanReview(projectID int64) bool {
+	if a.IsAdmin {
+		return true
+	}
+	m, ok := a.MembershipFor(projectID)
+	return ok && m.Role == ProjectReviewer
+}
+
+// CanSeeSubject reports whether the account may see what is remembered about
+// one subject of a project: reviewers and admins see all, a member only their own.
+func (a *Account) CanSeeSubject(projectID int64, subjectID string) bool {
+	if a.CanReview(projectID) {
+		return true
+	}
+	m, ok := a.MembershipFor(projectID)
+	return ok && m.Role == ProjectMember && m.SubjectID != "" && m.SubjectID == subjectID
+}
+
+// ReviewableProjects returns the ids of the projects the account reviews; nil
+// with all=true for admins.
+func (a *Account) ReviewableProjects() (ids []int64, all bool) {
+	if a.IsAdmin {
+		return nil, true
+	}
+	for _, m := range a.Memberships {
+		if m.Role == ProjectReviewer {
+			ids = append(ids, m.ProjectID)
+		}
+	}
+	return ids, false
+}
+
+// ProjectService manages projects.
+type ProjectService interface {
+	CreateProject(ctx context.Context, p *Project) error
+	FindProjectByID(ctx context.Context, id int64) (*Project, error)
+	FindProjectBySlug(ctx context.Context, slug string) (*Project, error)
+	FindProjects(ctx context.Context) ([]*Project, error)
+	// FindProjectStats returns per-project counts for every layer.
+	FindProjectStats(ctx context.Context) ([]*ProjectStats, error)
+}
+
+// ProjectStats counts what each layer holds for one project.
+type ProjectStats struct {
+	Project    *Project
+	Events     int
+	Sessions   int
+	Episodes   int
+	Candidates int
+	Held       int
+	Blocked    int
+	Proposed   int
+	Active     int
+	Rules      int
+}
+
+// AccountService manages console accounts and their memberships.
+type AccountService interface {
+	CreateAccount(ctx context.Context, a *Account) error
+	FindAccountByID(ctx context.Context, id int64) (*Account, error)
+	FindAccountByUsername(ctx context.Context, username string) (*Account, error)
+	FindAccounts(ctx context.Context) ([]*Account, error)
+	SetPasswordHash(ctx context.Context, accountID int64, hash string) error
+	SetMembership(ctx context.Context, m Membership) error
+	RemoveMembership(ctx context.Context, accountID, projectID int64) error
+}

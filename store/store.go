@@ -1,0 +1,194 @@
+// Package store implements governance's persistence on one SQLite file
+// (modernc.org/sqlite, no cgo) with embedded, numbered SQL migrations.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Store is the SQLite database behind the console.
+type Store struct {
+	db   *sql.DB
+	path string
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+}
+
+// DSN returns the connection string for path with every per-connection
+// pragma in it, so each pooled connection gets them.
+func DSN(path string) string {
+	q := url.Values{}
+	for _, p := range []string{
+		"foreign_keys(1)",
+		"busy_timeout(10000)",
+		"journal_mode(WAL)",
+		"synchronous(NORMAL)",
+		"secure_delete(1)",
+		"temp_store(MEMORY)",
+		"cache_size(-32000)",
+	} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path and applies pending migrations.
+func Open(ctx context.Context, path string) (*Store, error) {
+	db, err := sql.Open("sqlite", DSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(0)
+	s := &Store{db: db, path: path, Now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database after a final WAL checkpoint.
+func (s *Store) Close() error {
+	if s == nil || s.db == nil {
+		return nil
+	}
+	_, _ = s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	return s.db.Close()
+}
+
+// Path is the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// DB exposes the handle for benchmarks and tests in other packages.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Checkpoint runs a WAL checkpoint that truncates the log.
+func (s *Store) Checkpoint(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	return err
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("store: create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := s.migrateFile(ctx, name); err != nil {
+			return fmt.Errorf("store: migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) migrateFile(ctx context.Context, name string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := migrationFS.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, formatTime(s.Now())); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Tx wraps a transaction with the time it started, so every row written in
+// one transaction carries the same timestamp.
+type Tx struct {
+	*sql.Tx
+	store *Store
+	now   time.Time
+}
+
+// BeginTx starts an immediate (write-locking) transaction.
+func (s *Store) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
+	tx, err := s.db.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("store: begin: %w", err)
+	}
+	return &Tx{Tx: tx, store: s, now: s.Now().UTC().Truncate(time.Second)}, nil
+}
+
+const timeLayout = time.RFC3339
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func formatTimePtr(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return formatTime(*t)
+}
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(timeLayout, s)
+	if err != nil {
+		t, _ = time.Parse(time.RFC3339Nano, s)
+	}
+	return t.UTC()
+}
+
+// NullTime scans a nullable RFC 3339 column.
+type NullTime struct{ Time *time.Time }
+
+// Scan implements sql.Scanner.
+func (n *NullTime) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		n.Time = nil
+	case string:
+		t := parseTime(x)
+		n.Time = &t
+	case []byte:
+		t := parseTime(string(x))
+		n.Time = &t
+	default:
+		return fmt.Errorf("store: cannot scan %T into time", v)
+	}
+	return nil
+}
+
+// limitOffset formats LIMIT/OFFSET for a query; limit <= 0 means no limit.
+func limitOffset(limit, offset int) string {
+	if limit <= 0 {
+		limit = -1
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	return fmt.Sprintf(" LIMIT %d OFFSET %d", limit, offset)
+}
