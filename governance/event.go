@@ -141,13 +141,15 @@ func (e *Event) Validate() []string {
 // EventFilter selects events; nil pointer fields are ignored.
 type EventFilter struct {
 	ProjectID *int64
-	SessionID *string
-	SubjectID *string
-	Role      *Role
-	Status    *string
-	Source    *Source
-	Seq       *int64
-	AfterSeq  *int64
+	// ProjectIDs restricts to these projects when not nil (an empty slice matches nothing).
+	ProjectIDs []int64
+	SessionID  *string
+	SubjectID  *string
+	Role       *Role
+	Status     *string
+	Source     *Source
+	Seq        *int64
+	AfterSeq   *int64
 	// Query is a full-text query (Chinese substrings and English words).
 	Query string
 
@@ -170,17 +172,25 @@ type Fragment struct {
 
 // SessionInfo summarises one session of a project.
 type SessionInfo struct {
-	ProjectID  int64
-	SessionID  string
-	SubjectID  string
-	Events     int
-	Failed     int
-	External   int
-	FirstAt    time.Time
-	LastAt     time.Time
-	Ended      bool
-	LastSeq    int64
-	HasEpisode bool
+	ProjectID int64
+	SessionID string
+	SubjectID string
+	Events    int
+	Failed    int
+	External  int
+	FirstAt   time.Time
+	LastAt    time.Time
+	Ended     bool
+	LastSeq   int64
+}
+
+// SessionFilter selects sessions of one project.
+type SessionFilter struct {
+	ProjectID int64
+	SubjectID *string
+	SessionID *string
+	Offset    int
+	Limit     int
 }
 
 // ImportResult reports what an import or ingest did.
@@ -218,5 +228,5 @@ type EventService interface {
 	FindEventBySeq(ctx context.Context, seq int64) (*Event, error)
 	FindEvents(ctx context.Context, filter EventFilter) ([]*Event, int, error)
 	SearchEvents(ctx context.Context, filter EventFilter) ([]*EventHit, int, error)
-	FindSessions(ctx context.Context, projectID int64, offset, limit int) ([]*SessionInfo, int, error)
+	FindSessions(ctx context.Context, filter SessionFilter) ([]*SessionInfo, int, error)
 }

@@ -61,6 +61,24 @@ CREATE TABLE events (
 CREATE INDEX events_session ON events (project_id, session_id, turn, seq);
 CREATE INDEX events_subject ON events (project_id, subject_id);
 
+-- One row per session, kept in step by ingestion, so listing sessions and
+-- finding ended ones never scans the events table.
+CREATE TABLE sessions (
+	project_id INTEGER NOT NULL REFERENCES projects(id),
+	session_id TEXT NOT NULL,
+	subject_id TEXT NOT NULL DEFAULT '',
+	events     INTEGER NOT NULL DEFAULT 0,
+	failed     INTEGER NOT NULL DEFAULT 0,
+	external   INTEGER NOT NULL DEFAULT 0,
+	first_at   TEXT NOT NULL,
+	last_at    TEXT NOT NULL,
+	ended      INTEGER NOT NULL DEFAULT 0,
+	last_seq   INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (project_id, session_id)
+);
+CREATE INDEX sessions_recent ON sessions (project_id, last_seq);
+CREATE INDEX sessions_subject ON sessions (project_id, subject_id);
+
 -- Full-text index over event text. The trigram tokenizer finds Chinese
 -- substrings and English words alike; it holds no copy of the text
 -- (external content), and the triggers keep it in step.

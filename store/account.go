@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+var _ governance.AccountService = (*Store)(nil)
+
+// CreateAccount inserts an account with its memberships.
+func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error {
+	a.Username = strings.TrimSpace(a.Username)
+	if a.Username == "" || a.PasswordHash == "" {
+		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO accounts (username, password_hash, is_admin, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?)`,
+		a.Username, a.PasswordHash, a.IsAdmin, formatTime(tx.now), formatTime(tx.now))
+	if err != nil {
+		return mapError(err, "Account "+a.Username)
+	}
+	a.ID, _ = res.LastInsertId()
+	a.CreatedAt, a.UpdatedAt = tx.now, tx.now
+	for i := range a.Memberships {
+		a.Memberships[i].AccountID = a.ID
+		if err := setMembership(ctx, tx, a.Memberships[i]); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// FindAccountByID returns an account with its memberships or ENOTFOUND.
+func (s *Store) FindAccountByID(ctx context.Context, id int64) (*governance.Account, error) {
+	return s.findAccount(ctx, `id = ?`, id)
+}
+
+// FindAccountByUsername returns an account (case-insensitive name) or ENOTFOUND.
+func (s *Store) FindAccountByUsername(ctx context.Context, username string) (*governance.Account, error) {
+	return s.findAccount(ctx, `username = ?`, strings.TrimSpace(username))
+}
+
+func (s *Store) findAccount(ctx context.Context, where string, arg any) (*governance.Account, error) {
+	accounts, err := s.findAccounts(ctx, where, arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(accounts) == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Account not found.")
+	}
+	return accounts[0], nil
+}
+
+// FindAccounts lists all accounts by username.
+func (s *Store) FindAccounts(ctx context.Context) ([]*governance.Account, error) {
+	return s.findAccounts(ctx, `1 = 1`)
+}
+
+func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]*governance.Account, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT id, username, password_hash, is_admin, created_at, updated_at
+		FROM accounts WHERE `+where+` ORDER BY username`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: find accounts: %w", err)
+	}
+	defer rows.Close()
+	var out []*governance.Account
+	byID := map[int64]*governance.Account{}
+	for rows.Next() {
+		var (
+			a                governance.Account
+			created, updated string
+		)
+		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &created, &updated); err != nil {
+			return nil, err
+		}
+		a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
+		out = append(out, &a)
+		byID[a.ID] = &a
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	mrows, err := s.db.QueryContext(ctx, `
+		SELECT m.account_id, m.project_id, p.slug, m.role, m.subject_id
+		FROM memberships m JOIN projects p ON p.id = m.project_id
+		ORDER BY p.slug`)
+	if err != nil {
+		return nil, fmt.Errorf("store: find memberships: %w", err)
+	}
+	defer mrows.Close()
+	for mrows.Next() {
+		var m governance.Membership
+		if err := mrows.Scan(&m.AccountID, &m.ProjectID, &m.ProjectSlug, &m.Role, &m.SubjectID); err != nil {
+			return nil, err
+		}
+		if a := byID[m.AccountID]; a != nil {
+			a.Memberships = append(a.Memberships, m)
+		}
+	}
+	return out, mrows.Err()
+}
+
+// SetPasswordHash replaces an account's password hash.
+func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE accounts SET password_hash = ?, updated_at = ? WHERE id = ?`,
+		hash, formatTime(s.Now()), accountID)
+	if err != nil {
+		return fmt.Errorf("store: set password: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return governance.Errorf(governance.ENOTFOUND, "Account not found.")
+	}
+	return nil
+}
+
+// SetMembership creates or replaces an account's role in a project.
+func (s *Store) SetMembership(ctx context.Context, m governance.Membership) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := setMembership(ctx, tx, m); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func setMembership(ctx context.Context, tx *Tx, m governance.Membership) error {
+	switch m.Role {
+	case governance.ProjectReviewer:
+		m.SubjectID = ""
+	case governance.ProjectMember:
+		if strings.TrimSpace(m.SubjectID) == "" {
+			return governance.Errorf(governance.EINVALID, "A member must be linked to a subject id.")
+		}
+	default:
+		return governance.Errorf(governance.EINVALID, "Role %q is not reviewer or member.", m.Role)
+	}
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO memberships (account_id, project_id, role, subject_id) VALUES (?, ?, ?, ?)
+		ON CONFLICT (account_id, project_id) DO UPDATE SET role = excluded.role, subject_id = excluded.subject_id`,
+		m.AccountID, m.ProjectID, m.Role, m.SubjectID)
+	if err != nil {
+		return mapError(err, "Membership")
+	}
+	return nil
+}
+
+// RemoveMembership removes an account's role in a project.
+func (s *Store) RemoveMembership(ctx context.Context, accountID, projectID int64) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM memberships WHERE account_id = ? AND project_id = ?`, accountID, projectID)
+	return err
+}
+
+// SessionKeys returns the cookie hash and block keys, generating and storing
+// them on first use. They live in the database, in the data directory.
+func (s *Store) SessionKeys(ctx context.Context) (hashKey, blockKey []byte, err error) {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, `SELECT hash_key, block_key FROM session_keys ORDER BY id DESC LIMIT 1`).Scan(&hashKey, &blockKey)
+	if err == nil {
+		return hashKey, blockKey, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, fmt.Errorf("store: session keys: %w", err)
+	}
+	hashKey, blockKey = make([]byte, 64), make([]byte, 32)
+	rand.Read(hashKey)
+	rand.Read(blockKey)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO session_keys (hash_key, block_key, created_at) VALUES (?, ?, ?)`,
+		hashKey, blockKey, formatTime(tx.now)); err != nil {
+		return nil, nil, fmt.Errorf("store: save session keys: %w", err)
+	}
+	return hashKey, blockKey, tx.Commit()
+}

@@ -1,0 +1,193 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// AppendAudit appends one row to the hash-chained audit log.
+func (s *Store) AppendAudit(ctx context.Context, e *governance.AuditEntry) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := appendAudit(ctx, tx, e); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// appendAudit chains e to the last row inside tx, so the audit row commits or
+// rolls back with the change it records.
+func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
+	var prev string
+	err := tx.QueryRowContext(ctx, `SELECT hash FROM audit ORDER BY id DESC LIMIT 1`).Scan(&prev)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("store: audit head: %w", err)
+	}
+	if e.PolicyVersion == "" {
+		if err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = 'policy_version'`).Scan(&e.PolicyVersion); err != nil {
+			return fmt.Errorf("store: policy version: %w", err)
+		}
+	}
+	e.At = tx.now
+	e.PrevHash = prev
+	e.Hash = auditHash(e)
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO audit (at, actor, action, object_type, object_id, project_id, reason, policy_version, details, prev_hash, hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		formatTime(e.At), e.Actor, e.Action, e.ObjectType, e.ObjectID, nullInt(e.ProjectID), e.Reason,
+		e.PolicyVersion, e.Details, e.PrevHash, e.Hash)
+	if err != nil {
+		return fmt.Errorf("store: append audit: %w", err)
+	}
+	e.ID, _ = res.LastInsertId()
+	return nil
+}
+
+// auditHash is SHA-256 over the previous hash and every field of the row.
+func auditHash(e *governance.AuditEntry) string {
+	h := sha256.New()
+	for _, f := range []string{
+		e.PrevHash, formatTime(e.At), e.Actor, e.Action, e.ObjectType, e.ObjectID,
+		strconv.FormatInt(e.ProjectID, 10), e.Reason, e.PolicyVersion, e.Details,
+	} {
+		fmt.Fprintf(h, "%d:%s|", len(f), f)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// AuditFilter selects audit rows; zero fields are ignored.
+type AuditFilter struct {
+	Actor      string
+	Action     string
+	ObjectType string
+	ObjectID   string
+	ProjectIDs []int64 // restrict to these projects (nil: all)
+	Since      string  // RFC 3339 lower bound
+	Until      string  // RFC 3339 upper bound
+	Offset     int
+	Limit      int
+}
+
+// FindAudit lists audit rows, newest first, with the total count.
+func (s *Store) FindAudit(ctx context.Context, f AuditFilter) ([]*governance.AuditEntry, int, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
+	if f.Actor != "" {
+		add("actor = ?", f.Actor)
+	}
+	if f.Action != "" {
+		add("action = ?", f.Action)
+	}
+	if f.ObjectType != "" {
+		add("object_type = ?", f.ObjectType)
+	}
+	if f.ObjectID != "" {
+		add("object_id = ?", f.ObjectID)
+	}
+	if f.Since != "" {
+		add("at >= ?", f.Since)
+	}
+	if f.Until != "" {
+		add("at <= ?", f.Until)
+	}
+	if f.ProjectIDs != nil {
+		ph := make([]string, len(f.ProjectIDs))
+		for i, id := range f.ProjectIDs {
+			ph[i] = "?"
+			args = append(args, id)
+		}
+		where = append(where, "project_id IN ("+strings.Join(append(ph, "NULL"), ",")+")")
+	}
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT id, at, actor, action, object_type, object_id, COALESCE(project_id, 0), reason, policy_version, details, prev_hash, hash,
+		       COUNT(*) OVER ()
+		FROM audit WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC`+limitOffset(f.Limit, f.Offset), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: find audit: %w", err)
+	}
+	defer rows.Close()
+	var (
+		out   []*governance.AuditEntry
+		total int
+	)
+	for rows.Next() {
+		e, err := scanAudit(rows, &total)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, e)
+	}
+	return out, total, rows.Err()
+}
+
+func scanAudit(r scanner, extra ...any) (*governance.AuditEntry, error) {
+	var (
+		e  governance.AuditEntry
+		at string
+	)
+	dest := append([]any{&e.ID, &at, &e.Actor, &e.Action, &e.ObjectType, &e.ObjectID, &e.ProjectID, &e.Reason,
+		&e.PolicyVersion, &e.Details, &e.PrevHash, &e.Hash}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return nil, err
+	}
+	e.At = parseTime(at)
+	return &e, nil
+}
+
+// AuditVerification is the result of walking the audit chain.
+type AuditVerification struct {
+	OK    bool
+	Rows  int
+	BadID int64
+	// Problem says what is wrong with row BadID.
+	Problem string
+}
+
+// VerifyAudit recomputes every row's hash and link; the first broken row is named.
+func (s *Store) VerifyAudit(ctx context.Context) (*AuditVerification, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT id, at, actor, action, object_type, object_id, COALESCE(project_id, 0), reason, policy_version, details, prev_hash, hash
+		FROM audit ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: verify audit: %w", err)
+	}
+	defer rows.Close()
+	v := &AuditVerification{OK: true}
+	prev := ""
+	for rows.Next() {
+		e, err := scanAudit(rows)
+		if err != nil {
+			return nil, err
+		}
+		v.Rows++
+		if !v.OK {
+			continue
+		}
+		switch {
+		case e.PrevHash != prev:
+			v.OK, v.BadID, v.Problem = false, e.ID, "its link to the previous row does not match"
+		case auditHash(e) != e.Hash:
+			v.OK, v.BadID, v.Problem = false, e.ID, "its content does not match its hash"
+		}
+		prev = e.Hash
+	}
+	return v, rows.Err()
+}
+
+func nullInt(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
