@@ -1,0 +1,61 @@
+package governance
+
+import (
+	"context"
+	"time"
+)
+
+// RuleFilter selects rules; nil pointer fields are ignored.
+type RuleFilter struct {
+	ID        *int64
+	ProjectID *int64
+	// ProjectIDs restricts to these projects when not nil.
+	ProjectIDs []int64
+	// SubjectID matches rules about this subject exactly ("" = project-wide rules).
+	SubjectID *string
+	// ForSubject matches what one subject may receive: project-wide rules and
+	// that subject's own.
+	ForSubject *string
+	Kind       *MemoryType
+	Statuses   []RuleStatus
+	Reason     *PromotionReason
+	Paused     *bool
+	// ExpiringBefore selects rules with an expiry before this time.
+	ExpiringBefore *time.Time
+	Query          string
+
+	Offset int
+	Limit  int
+}
+
+// RuleService reads and changes semantic rules. Every change writes an audit
+// row in the same transaction.
+type RuleService interface {
+	FindRuleByID(ctx context.Context, id int64) (*Rule, error)
+	FindRules(ctx context.Context, filter RuleFilter) ([]*Rule, int, error)
+	// FindRuleEvidence returns the evidence chain: rule → candidates → events.
+	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*EvidenceLink, error)
+	FindRuleVersions(ctx context.Context, ruleID int64) ([]*RuleVersion, error)
+}
+
+// EvidenceLink is one candidate supporting a rule with the events that support it.
+type EvidenceLink struct {
+	Candidate *Candidate
+	Events    []*Event
+}
+
+// Usable reports whether an active rule may be recalled at time now, and if
+// not, why (the trace reason).
+func (r *Rule) Usable(now time.Time) (bool, string) {
+	switch {
+	case r.Status == RuleSuperseded:
+		return false, "superseded"
+	case r.Status != RuleActive:
+		return false, string(r.Status)
+	case r.Paused:
+		return false, "paused"
+	case r.ExpiresAt != nil && !r.ExpiresAt.After(now):
+		return false, "expired"
+	}
+	return true, ""
+}
