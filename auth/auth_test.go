@@ -1,0 +1,276 @@
+package auth_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// cheap keeps the tests fast under -race; VerifyPassword reads the
+// parameters from the hash itself.
+var cheap = auth.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+
+func TestPassword(t *testing.T) {
+	t.Run("OK", func(t *testing.T) {
+		h, err := auth.HashPassword("correct horse")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
+			t.Fatalf("hash = %q, want PHC argon2id with default params", h)
+		}
+		if ok, err := auth.VerifyPassword(h, "correct horse"); err != nil || !ok {
+			t.Fatalf("verify = %v, %v; want true, nil", ok, err)
+		}
+		if ok, err := auth.VerifyPassword(h, "correct horsE"); err != nil || ok {
+			t.Fatalf("verify wrong = %v, %v; want false, nil", ok, err)
+		}
+	})
+	t.Run("Salted", func(t *testing.T) {
+		a, _ := auth.HashPasswordWith("same", cheap)
+		b, _ := auth.HashPasswordWith("same", cheap)
+		if a == b {
+			t.Fatal("two hashes of one password are equal; salt missing")
+		}
+	})
+	t.Run("ErrMalformed", func(t *testing.T) {
+		for _, h := range []string{
+			"",
+			"plain",
+			"$2a$10$abcdefghijklmnopqrstuv",
+			"$argon2i$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
+			"$argon2id$v=19$m=999999999,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
+			"$argon2id$v=19$m=64,t=1,p=1$!!!$aGFzaGhhc2hoYXNoaGFzaA",
+		} {
+			if _, err := auth.VerifyPassword(h, "x"); !errors.Is(err, auth.ErrMalformedHash) {
+				t.Errorf("VerifyPassword(%q) err = %v, want ErrMalformedHash", h, err)
+			}
+		}
+	})
+	t.Run("TooLong", func(t *testing.T) {
+		if _, err := auth.HashPasswordWith(strings.Repeat("x", auth.MaxPasswordBytes+1), cheap); err == nil {
+			t.Fatal("want error for an over-long password")
+		}
+	})
+	t.Run("Generate", func(t *testing.T) {
+		a, b := auth.GeneratePassword(), auth.GeneratePassword()
+		if len(a) < 20 || a == b {
+			t.Fatalf("GeneratePassword = %q, %q; want long and distinct", a, b)
+		}
+	})
+}
+
+func TestHashToken(t *testing.T) {
+	got := auth.HashToken("abc")
+	want := "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+	if got != want {
+		t.Fatalf("HashToken = %s, want %s", got, want)
+	}
+}
+
+func TestLoginLimiter(t *testing.T) {
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	newLimiter := func() *auth.LoginLimiter {
+		return auth.NewLoginLimiter(auth.LimitConfig{Burst: 5, Every: 10 * time.Second, Now: func() time.Time { return now }})
+	}
+	t.Run("PerUsername", func(t *testing.T) {
+		l := newLimiter()
+		for i := range 5 {
+			if ok, _ := l.Allow("10.0.0."+string(rune('1'+i)), "alice"); !ok {
+				t.Fatalf("attempt %d refused", i+1)
+			}
+		}
+		ok, wait := l.Allow("10.0.0.9", "Alice")
+		if ok || wait <= 0 || wait > 10*time.Second {
+			t.Fatalf("6th attempt = %v, %v; want refused with a wait up to 10s", ok, wait)
+		}
+		if ok, _ := l.Allow("10.0.0.9", "bob"); !ok {
+			t.Fatal("another username from a fresh IP was refused")
+		}
+		now = now.Add(10 * time.Second)
+		if ok, _ := l.Allow("10.0.0.9", "alice"); !ok {
+			t.Fatal("attempt after 10s refused")
+		}
+		if ok, _ := l.Allow("10.0.0.9", "alice"); ok {
+			t.Fatal("second attempt within 10s allowed")
+		}
+	})
+	t.Run("PerIP", func(t *testing.T) {
+		l := newLimiter()
+		for i := range 5 {
+			if ok, _ := l.Allow("10.1.1.1", "user"+string(rune('a'+i))); !ok {
+				t.Fatalf("attempt %d refused", i+1)
+			}
+		}
+		if ok, _ := l.Allow("10.1.1.1", "zed"); ok {
+			t.Fatal("6th attempt from one IP allowed")
+		}
+		if ok, _ := l.Allow("10.1.1.2", "zed"); !ok {
+			t.Fatal("refused attempt used up the username's allowance")
+		}
+	})
+	t.Run("Eviction", func(t *testing.T) {
+		l := auth.NewLoginLimiter(auth.LimitConfig{Burst: 1, Every: time.Second, MaxKeys: 10, Now: func() time.Time { return now }})
+		for i := range 1000 {
+			l.Allow(strings.Repeat("a", i%7)+string(rune(i)), "u"+string(rune(i)))
+		}
+		if n := l.Len(); n > 20 {
+			t.Fatalf("limiter holds %d keys, want at most 2×MaxKeys", n)
+		}
+	})
+}
+
+func newSessions(t *testing.T) *auth.Sessions {
+	t.Helper()
+	s, err := auth.NewSessions([]byte(strings.Repeat("h", 32)), []byte(strings.Repeat("b", 32)), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// roundTrip carries the cookies of one response into a new request.
+func roundTrip(w *httptest.ResponseRecorder) *http.Request {
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	for _, c := range w.Result().Cookies() {
+		r.AddCookie(c)
+	}
+	return r
+}
+
+func TestSessions(t *testing.T) {
+	s := newSessions(t)
+	t.Run("Login", func(t *testing.T) {
+		w := httptest.NewRecorder()
+		r := s.Load(httptest.NewRequest(http.MethodPost, "/login", nil))
+		if err := s.Login(w, r, 42); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddFlash(w, r, auth.Flash{Kind: auth.FlashSuccess, Message: "Welcome"}); err != nil {
+			t.Fatal(err)
+		}
+		cookies := w.Result().Cookies()
+		if len(cookies) != 1 {
+			t.Fatalf("got %d session cookies in one response, want 1", len(cookies))
+		}
+		last := cookies[0]
+		if !last.HttpOnly || !last.Secure || last.SameSite != http.SameSiteLaxMode || last.Path != "/" {
+			t.Fatalf("cookie = %+v, want HttpOnly, Secure, SameSite=Lax, Path=/", last)
+		}
+		next := s.Load(roundTrip(w))
+		if id, ok := s.AccountID(next); !ok || id != 42 {
+			t.Fatalf("AccountID = %d, %v; want 42, true", id, ok)
+		}
+		w2 := httptest.NewRecorder()
+		flashes, err := s.Flashes(w2, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(flashes) != 1 || flashes[0] != (auth.Flash{Kind: auth.FlashSuccess, Message: "Welcome"}) {
+			t.Fatalf("flashes = %+v", flashes)
+		}
+		if id, ok := s.AccountID(s.Load(roundTrip(w2))); !ok || id != 42 {
+			t.Fatal("reading flashes lost the sign-in")
+		}
+	})
+	t.Run("Logout", func(t *testing.T) {
+		w := httptest.NewRecorder()
+		r := s.Load(httptest.NewRequest(http.MethodPost, "/", nil))
+		_ = s.Login(w, r, 7)
+		w2 := httptest.NewRecorder()
+		if err := s.Logout(w2, s.Load(roundTrip(w))); err != nil {
+			t.Fatal(err)
+		}
+		if c := w2.Result().Cookies(); len(c) != 1 || c[0].MaxAge >= 0 {
+			t.Fatalf("logout cookies = %+v, want one expired cookie", c)
+		}
+	})
+	t.Run("Tampered", func(t *testing.T) {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.AddCookie(&http.Cookie{Name: auth.SessionName, Value: "forged"})
+		if _, ok := s.AccountID(s.Load(r)); ok {
+			t.Fatal("forged cookie signed in")
+		}
+		other, _ := auth.NewSessions([]byte(strings.Repeat("x", 32)), []byte(strings.Repeat("y", 32)), false)
+		w := httptest.NewRecorder()
+		_ = other.Login(w, other.Load(httptest.NewRequest(http.MethodGet, "/", nil)), 1)
+		if _, ok := s.AccountID(s.Load(roundTrip(w))); ok {
+			t.Fatal("cookie signed with other keys signed in")
+		}
+	})
+	t.Run("ErrShortKeys", func(t *testing.T) {
+		if _, err := auth.NewSessions([]byte("short"), []byte(strings.Repeat("b", 32)), false); err == nil {
+			t.Fatal("want error for a short hash key")
+		}
+	})
+}
+
+type accounts map[int64]*governance.Account
+
+func (m accounts) FindAccountByID(_ context.Context, id int64) (*governance.Account, error) {
+	if a, ok := m[id]; ok {
+		return a, nil
+	}
+	return nil, governance.Errorf(governance.ENOTFOUND, "Account not found.")
+}
+
+func TestMiddleware(t *testing.T) {
+	s := newSessions(t)
+	users := accounts{1: {ID: 1, Username: "root", IsAdmin: true}, 2: {ID: 2, Username: "rita"}}
+	e := echo.New()
+	whoami := func(c echo.Context) error {
+		a := auth.UserFrom(c.Request().Context())
+		if a == nil {
+			return c.String(http.StatusOK, "anonymous")
+		}
+		return c.String(http.StatusOK, a.Username)
+	}
+	e.Use(s.SessionMiddleware(), auth.LoadUser(s, users))
+	e.GET("/who", whoami)
+	e.GET("/private", whoami, auth.RequireLogin)
+	e.GET("/admin", whoami, auth.RequireAdmin)
+	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		_ = c.String(http.StatusTeapot, governance.ErrorCode(err))
+	}
+	signedIn := func(id int64) []*http.Cookie {
+		w := httptest.NewRecorder()
+		_ = s.Login(w, s.Load(httptest.NewRequest(http.MethodGet, "/", nil)), id)
+		return w.Result().Cookies()
+	}
+	for _, tc := range []struct {
+		name    string
+		account int64
+		path    string
+		want    string
+	}{
+		{"AnonymousWho", 0, "/who", "anonymous"},
+		{"AnonymousPrivate", 0, "/private", governance.EUNAUTHORIZED},
+		{"AnonymousAdmin", 0, "/admin", governance.EUNAUTHORIZED},
+		{"UserPrivate", 2, "/private", "rita"},
+		{"UserAdmin", 2, "/admin", governance.EFORBIDDEN},
+		{"AdminAdmin", 1, "/admin", "root"},
+		{"DeletedAccount", 99, "/private", governance.EUNAUTHORIZED},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, tc.path, nil)
+			if tc.account != 0 {
+				for _, c := range signedIn(tc.account) {
+					r.AddCookie(c)
+				}
+			}
+			w := httptest.NewRecorder()
+			e.ServeHTTP(w, r)
+			if got := w.Body.String(); got != tc.want {
+				t.Fatalf("body = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
