@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -24,6 +25,9 @@ type Store struct {
 	path string
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
+	// BeforeCommit, when set, runs just before a beat's transaction commits;
+	// an error aborts the beat. Tests use it to inject a crash.
+	BeforeCommit func(ctx context.Context) error
 }
 
 // DSN returns the connection string for path with every per-connection
@@ -142,6 +146,8 @@ func (s *Store) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 	}
 	return &Tx{Tx: tx, store: s, now: s.Now().UTC().Truncate(time.Second)}, nil
 }
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 
 const timeLayout = time.RFC3339
 

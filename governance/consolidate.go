@@ -1,0 +1,394 @@
+package governance
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// SessionWork is one ended session handed to consolidation, with every event.
+type SessionWork struct {
+	Session *SessionInfo
+	Events  []*Event
+	// Known holds the fingerprints of candidates already drawn from this
+	// session, so a re-run never duplicates them.
+	Known map[string]bool
+}
+
+// ConsolidateInput is everything one beat needs to know about a project.
+type ConsolidateInput struct {
+	Project *Project
+	// Checkpoint is the current checkpoint; NewCheckpoint the one to write.
+	Checkpoint    int64
+	NewCheckpoint int64
+	NewEvents     int
+	Sessions      []*SessionWork
+	// Held are the project's held candidates, with EvidenceSeqs.
+	Held []*Candidate
+	// Rules are the project's proposed and active rules.
+	Rules []*Rule
+	// Events supporting held candidates (by seq).
+	Evidence   map[int64]*Event
+	Suppressed map[string]bool
+	Now        time.Time
+}
+
+// GateFunc scans a statement: findings that block it, and the text to keep
+// (secrets redacted).
+type GateFunc func(text string) (text2 string, findings []Finding, blocked bool)
+
+// BeatPlan is what one beat writes for one project, all in one transaction
+// together with the checkpoint. New rows carry negative temporary ids that
+// the store maps to real ones; references to existing rows are positive.
+type BeatPlan struct {
+	ProjectID  int64
+	Checkpoint int64
+	Episodes   []*Episode
+	// Candidates are new candidates (negative ids).
+	Candidates []*Candidate
+	// Updates are existing candidates whose status, group or rule changes.
+	Updates []*Candidate
+	// Rules are new proposals (negative ids).
+	Rules []*Rule
+	// Attach lists evidence added to existing rules: candidate id → rule id.
+	Attach map[int64]int64
+	Stats  BeatStats
+}
+
+// BeatStats counts what a beat did.
+type BeatStats struct {
+	NewEvents  int `json:"new_events"`
+	Episodes   int `json:"episodes"`
+	Candidates int `json:"candidates"`
+	Proposals  int `json:"proposals"`
+	Held       int `json:"held"`
+	Blocked    int `json:"blocked"`
+	Tokens     int `json:"tokens"`
+	Dropped    int `json:"dropped"`
+}
+
+// Add sums b into s.
+func (s *BeatStats) Add(b BeatStats) {
+	s.NewEvents += b.NewEvents
+	s.Episodes += b.Episodes
+	s.Candidates += b.Candidates
+	s.Proposals += b.Proposals
+	s.Held += b.Held
+	s.Blocked += b.Blocked
+	s.Tokens += b.Tokens
+	s.Dropped += b.Dropped
+}
+
+// Consolidator turns ended sessions into a BeatPlan: extract → gate → merge
+// → promote. The model (or heuristic) judges language; the promotion
+// decision is Decide's.
+type Consolidator struct {
+	Extractor Extractor
+	Merger    Merger
+	// Fallback merges when Merger fails (e.g. a model answer that is not a partition).
+	Fallback Merger
+	Gate     GateFunc
+	Logger   *slog.Logger
+}
+
+// Plan builds the plan for one project. It reads nothing and writes nothing.
+func (c *Consolidator) Plan(ctx context.Context, in *ConsolidateInput) (*BeatPlan, error) {
+	plan := &BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, Attach: map[int64]int64{}}
+	plan.Stats.NewEvents = in.NewEvents
+	evidence := make(map[int64]*Event, len(in.Evidence))
+	for seq, e := range in.Evidence {
+		evidence[seq] = e
+	}
+	nextID := int64(0)
+	tempID := func() int64 { nextID--; return nextID }
+
+	for _, w := range in.Sessions {
+		if len(w.Events) == 0 {
+			continue
+		}
+		ex, err := c.Extractor.Extract(ctx, ExtractInput{
+			ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID, Events: w.Events,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("extract session %s: %w", w.Session.SessionID, err)
+		}
+		plan.Stats.Tokens += ex.Tokens
+		inSession := make(map[int64]*Event, len(w.Events))
+		first, last := w.Events[0].Seq, w.Events[0].Seq
+		for _, e := range w.Events {
+			inSession[e.Seq] = e
+			evidence[e.Seq] = e
+			first, last = min(first, e.Seq), max(last, e.Seq)
+		}
+		summary, _, _ := c.gate(ex.Summary)
+		plan.Episodes = append(plan.Episodes, &Episode{
+			ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
+			Summary: summary, FirstSeq: first, LastSeq: last, EventCount: len(w.Events),
+			Extractor: c.Extractor.Name(), CreatedAt: in.Now, UpdatedAt: in.Now,
+		})
+		for _, it := range ex.Items {
+			if !it.Type.Valid() || it.Statement == "" {
+				plan.Stats.Dropped++
+				continue
+			}
+			var support []int64
+			for _, seq := range it.SupportSeqs {
+				if inSession[seq] != nil {
+					support = append(support, seq)
+				} else if c.Logger != nil {
+					c.Logger.Warn("extractor named an event outside the session; dropped",
+						slog.Int64("project_id", in.Project.ID), slog.String("session_id", w.Session.SessionID), slog.Int64("event_seq", seq))
+				}
+			}
+			if len(support) == 0 {
+				plan.Stats.Dropped++
+				continue
+			}
+			slices.Sort(support)
+			support = slices.Compact(support)
+			text, findings, blocked := c.gate(it.Statement)
+			fp := Fingerprint(text)
+			if in.Suppressed[fp] || w.Known[fp] {
+				continue
+			}
+			w.Known[fp] = true
+			cand := &Candidate{
+				ID: tempID(), ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
+				Type: it.Type, Statement: text, Durable: it.Durable, Extractor: c.Extractor.Name(),
+				Status: CandidatePending, Fingerprint: fp, Findings: findings, EvidenceSeqs: support,
+				CreatedAt: in.Now, UpdatedAt: in.Now,
+			}
+			if blocked {
+				cand.Status = CandidateBlocked
+			}
+			plan.Candidates = append(plan.Candidates, cand)
+		}
+	}
+	plan.Stats.Episodes = len(plan.Episodes)
+	plan.Stats.Candidates = len(plan.Candidates)
+	if err := c.mergeAndPromote(ctx, in, plan, evidence, tempID); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+func (c *Consolidator) gate(text string) (string, []Finding, bool) {
+	if c.Gate == nil {
+		return text, nil, false
+	}
+	return c.Gate(text)
+}
+
+// scopeKey buckets statements that may merge: the same type, and for
+// preferences the same subject (one user's preference never supports another's).
+func scopeKey(t MemoryType, subject string) string {
+	if t == TypePreference {
+		return string(t) + "\x00" + subject
+	}
+	return string(t)
+}
+
+// ruleScope is the subject a rule of this type from these members is about.
+func ruleScope(t MemoryType, subject string) string {
+	if t == TypePreference {
+		return subject
+	}
+	return ""
+}
+
+func (c *Consolidator) mergeAndPromote(ctx context.Context, in *ConsolidateInput, plan *BeatPlan, evidence map[int64]*Event, tempID func() int64) error {
+	fresh := map[int64]*Candidate{}
+	for _, cand := range plan.Candidates {
+		if cand.Status == CandidateBlocked {
+			cand.GroupID = cand.ID
+			cand.StatusReason = Decide(nil, nil, cand.Findings).Why
+			plan.Stats.Blocked++
+			continue
+		}
+		fresh[cand.ID] = cand
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	// Held candidates by group, rules by id; merge items are new candidates,
+	// one representative per held group, and the existing rules, in buckets.
+	heldGroups := map[int64][]*Candidate{}
+	for _, h := range in.Held {
+		heldGroups[h.GroupID] = append(heldGroups[h.GroupID], h)
+	}
+	rules := map[int64]*Rule{}
+	buckets := map[string][]MergeItem{}
+	var keys []string
+	addItem := func(key string, it MergeItem) {
+		if _, ok := buckets[key]; !ok {
+			keys = append(keys, key)
+		}
+		buckets[key] = append(buckets[key], it)
+	}
+	for _, cand := range plan.Candidates {
+		if fresh[cand.ID] != nil {
+			addItem(scopeKey(cand.Type, cand.SubjectID), MergeItem{ID: cand.ID, Type: cand.Type, Statement: cand.Statement})
+		}
+	}
+	groupIDs := sortedKeys(heldGroups)
+	for _, gid := range groupIDs {
+		rep := heldGroups[gid][0]
+		// Held groups are offered under their group id (positive, distinct from
+		// new candidates' negative ids); rules under an offset id space.
+		addItem(scopeKey(rep.Type, rep.SubjectID), MergeItem{ID: gid, Type: rep.Type, Statement: rep.Statement})
+	}
+	const ruleBase = int64(1) << 40
+	for _, r := range in.Rules {
+		rules[r.ID] = r
+		addItem(scopeKey(r.Kind, r.SubjectID), MergeItem{ID: ruleBase + r.ID, Type: r.Kind, Statement: r.Text})
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		items := buckets[key]
+		hasFresh := slices.ContainsFunc(items, func(it MergeItem) bool { return it.ID < 0 })
+		if !hasFresh {
+			continue
+		}
+		groups, tokens, err := c.partition(ctx, items)
+		if err != nil {
+			return err
+		}
+		plan.Stats.Tokens += tokens
+		for _, g := range groups {
+			var (
+				members []*Candidate
+				newOnes []*Candidate
+				ruleID  int64
+				held    int64
+			)
+			for _, id := range g {
+				switch {
+				case id < 0:
+					newOnes = append(newOnes, fresh[id])
+				case id >= ruleBase:
+					if ruleID == 0 || id-ruleBase < ruleID {
+						ruleID = id - ruleBase
+					}
+				default:
+					members = append(members, heldGroups[id]...)
+					if held == 0 || id < held {
+						held = id
+					}
+				}
+			}
+			if len(newOnes) == 0 {
+				continue
+			}
+			if ruleID != 0 {
+				// Same meaning as an existing rule: add evidence, never a duplicate proposal.
+				status := CandidatePromoted
+				if rules[ruleID].Status == RuleProposed {
+					status = CandidateProposed
+				}
+				for _, cand := range append(newOnes, members...) {
+					if cand.GroupID == 0 {
+						cand.GroupID = cand.ID
+					}
+					cand.RuleID, cand.Status = ruleID, status
+					cand.StatusReason = fmt.Sprintf("Adds evidence to rule %d.", ruleID)
+					plan.Attach[cand.ID] = ruleID
+				}
+				plan.Updates = append(plan.Updates, members...)
+				continue
+			}
+			all := append(slices.Clone(members), newOnes...)
+			gid := held
+			if gid == 0 {
+				gid = newOnes[0].ID
+			}
+			for _, cand := range all {
+				cand.GroupID = gid
+			}
+			d := Decide(all, evidence, nil)
+			c.apply(in, plan, all, d, tempID)
+			plan.Updates = append(plan.Updates, members...)
+		}
+	}
+	return nil
+}
+
+// apply records the decision for a merged group: a proposal, or held/blocked with why.
+func (c *Consolidator) apply(in *ConsolidateInput, plan *BeatPlan, all []*Candidate, d Decision, tempID func() int64) {
+	for _, cand := range all {
+		cand.Status, cand.StatusReason = d.Status, d.Why
+		cand.UpdatedAt = in.Now
+	}
+	switch d.Status {
+	case CandidateHeld:
+		plan.Stats.Held++
+		return
+	case CandidateBlocked:
+		plan.Stats.Blocked++
+		return
+	}
+	// The rule takes the statement of the best member: durable first, then
+	// the newest (most recent wording), then the shortest.
+	best := slices.MaxFunc(all, func(a, b *Candidate) int {
+		if a.Durable != b.Durable {
+			if a.Durable {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix()); c != 0 {
+			return c
+		}
+		return cmp.Compare(len(b.Statement), len(a.Statement))
+	})
+	status := RuleProposed
+	if in.Project.AutoActivate {
+		status = RuleActive
+	}
+	text, findings, _ := c.gate(best.Statement)
+	r := &Rule{
+		ID: tempID(), ProjectID: in.Project.ID, SubjectID: ruleScope(best.Type, best.SubjectID), Kind: best.Type,
+		Text: text, PromotionReason: d.Reason, Status: status, Version: 1, Trust: Trust(d.Reason, d.Sessions),
+		Findings: findings, Fingerprint: Fingerprint(text), CreatedAt: in.Now, UpdatedAt: in.Now,
+	}
+	plan.Rules = append(plan.Rules, r)
+	plan.Stats.Proposals++
+	for _, cand := range all {
+		cand.RuleID = r.ID
+		if status == RuleActive {
+			cand.Status = CandidatePromoted
+		}
+	}
+}
+
+func (c *Consolidator) partition(ctx context.Context, items []MergeItem) ([][]int64, int, error) {
+	groups, tokens, err := c.Merger.Partition(ctx, items)
+	if err == nil {
+		err = CheckPartition(items, groups)
+	}
+	if err == nil {
+		return groups, tokens, nil
+	}
+	if c.Fallback == nil {
+		return nil, tokens, fmt.Errorf("merge: %w", err)
+	}
+	if c.Logger != nil {
+		c.Logger.Warn("merger failed; using the fallback", slog.Any("error", err))
+	}
+	groups, t2, err := c.Fallback.Partition(ctx, items)
+	if err == nil {
+		err = CheckPartition(items, groups)
+	}
+	return groups, tokens + t2, err
+}
+
+func sortedKeys[V any](m map[int64]V) []int64 {
+	keys := make([]int64, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,223 @@
+package governance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Beat intervals chosen from the number of new events (DESIGN.md Heartbeat).
+const (
+	IntervalBusy  = 60 * time.Second
+	IntervalSome  = 300 * time.Second
+	IntervalIdle  = 900 * time.Second
+	maxBackoff    = 30 * time.Minute
+	busyThreshold = 10
+)
+
+// NextInterval is 60 s after ≥ 10 new events, 300 s after ≥ 1, else 900 s.
+func NextInterval(newEvents int) time.Duration {
+	switch {
+	case newEvents >= busyThreshold:
+		return IntervalBusy
+	case newEvents >= 1:
+		return IntervalSome
+	}
+	return IntervalIdle
+}
+
+// BeatRecord is one row of the beat history.
+type BeatRecord struct {
+	ID         int64      `json:"id"`
+	Trigger    string     `json:"trigger"`
+	StartedAt  time.Time  `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+	BeatStats
+	Errors     string     `json:"errors,omitempty"`
+	NextBeatAt *time.Time `json:"next_beat_at,omitempty"`
+}
+
+// HeartbeatStore is what the heartbeat needs from persistence.
+type HeartbeatStore interface {
+	FindProjects(ctx context.Context) ([]*Project, error)
+	// LoadConsolidateInput gathers new events, ended sessions and merge state.
+	LoadConsolidateInput(ctx context.Context, p *Project, idle time.Duration) (*ConsolidateInput, error)
+	// ApplyBeatPlan writes the plan and the checkpoint in one transaction.
+	ApplyBeatPlan(ctx context.Context, plan *BeatPlan) error
+	StartBeat(ctx context.Context, trigger string) (*BeatRecord, error)
+	FinishBeat(ctx context.Context, b *BeatRecord) error
+}
+
+// Heartbeat consolidates new events in the background. Beats are
+// single-flight: a "run now" during a beat waits for it and never runs a
+// second one at the same time.
+type Heartbeat struct {
+	Store        HeartbeatStore
+	Consolidator *Consolidator
+	Logger       *slog.Logger
+	// Idle is how long a session without an end event must be quiet before
+	// it counts as ended.
+	Idle time.Duration
+	Now  func() time.Time
+
+	mu       sync.Mutex // held for the whole beat
+	state    sync.Mutex // guards the fields below
+	running  bool
+	last     *BeatRecord
+	next     time.Time
+	failures int
+	wake     chan struct{}
+}
+
+// Status is a snapshot for the console.
+type HeartbeatStatus struct {
+	Running bool
+	Last    *BeatRecord
+	Next    time.Time
+}
+
+// Status returns whether a beat runs, the last one and when the next is due.
+func (h *Heartbeat) Status() HeartbeatStatus {
+	h.state.Lock()
+	defer h.state.Unlock()
+	return HeartbeatStatus{Running: h.running, Last: h.last, Next: h.next}
+}
+
+// Beat runs one beat over every project now, waiting for a running beat to
+// finish first. Errors of one project are recorded and do not stop the others.
+func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.setRunning(true)
+	defer h.setRunning(false)
+
+	rec, err := h.Store.StartBeat(ctx, trigger)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	projects, err := h.Store.FindProjects(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, p := range projects {
+		stats, err := h.beatProject(ctx, p)
+		if err != nil {
+			h.log().Error("heartbeat failed for a project; checkpoint unchanged",
+				slog.String("project", p.Slug), slog.Any("error", err))
+			errs = append(errs, fmt.Errorf("%s: %w", p.Slug, err))
+			continue
+		}
+		rec.BeatStats.Add(stats)
+	}
+	now := h.now()
+	interval := NextInterval(rec.NewEvents)
+	h.state.Lock()
+	if len(errs) > 0 {
+		h.failures++
+		interval = min(maxBackoff, IntervalBusy<<min(h.failures, 5))
+		rec.Errors = errors.Join(errs...).Error()
+	} else {
+		h.failures = 0
+	}
+	next := now.Add(interval)
+	h.next = next
+	h.state.Unlock()
+	rec.FinishedAt, rec.NextBeatAt = &now, &next
+	if err := h.Store.FinishBeat(ctx, rec); err != nil {
+		return rec, err
+	}
+	h.state.Lock()
+	h.last = rec
+	h.state.Unlock()
+	if len(errs) > 0 {
+		return rec, errors.Join(errs...)
+	}
+	return rec, nil
+}
+
+func (h *Heartbeat) beatProject(ctx context.Context, p *Project) (BeatStats, error) {
+	in, err := h.Store.LoadConsolidateInput(ctx, p, h.Idle)
+	if err != nil {
+		return BeatStats{}, err
+	}
+	if in.NewCheckpoint <= in.Checkpoint && len(in.Sessions) == 0 {
+		return BeatStats{}, nil
+	}
+	plan, err := h.Consolidator.Plan(ctx, in)
+	if err != nil {
+		return BeatStats{}, err
+	}
+	if err := h.Store.ApplyBeatPlan(ctx, plan); err != nil {
+		return BeatStats{}, err
+	}
+	return plan.Stats, nil
+}
+
+// Run beats at once, then at the adaptive interval, until ctx is cancelled.
+// RunNow wakes it early.
+func (h *Heartbeat) Run(ctx context.Context) {
+	h.wakeCh()
+	for {
+		if _, err := h.Beat(ctx, "schedule"); err != nil && ctx.Err() == nil {
+			h.log().Warn("heartbeat beat ended with errors", slog.Any("error", err))
+		}
+		h.state.Lock()
+		wait := time.Until(h.next)
+		h.state.Unlock()
+		timer := time.NewTimer(max(wait, time.Second))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		case <-h.wakeCh():
+			timer.Stop()
+		}
+	}
+}
+
+// RunNow runs a beat now and waits for it (waiting first for a running one).
+func (h *Heartbeat) RunNow(ctx context.Context, trigger string) (*BeatRecord, error) {
+	return h.Beat(ctx, trigger)
+}
+
+// Nudge asks the background loop to beat soon without waiting.
+func (h *Heartbeat) Nudge() {
+	select {
+	case h.wakeCh() <- struct{}{}:
+	default:
+	}
+}
+
+func (h *Heartbeat) wakeCh() chan struct{} {
+	h.state.Lock()
+	defer h.state.Unlock()
+	if h.wake == nil {
+		h.wake = make(chan struct{}, 1)
+	}
+	return h.wake
+}
+
+func (h *Heartbeat) setRunning(v bool) {
+	h.state.Lock()
+	h.running = v
+	h.state.Unlock()
+}
+
+func (h *Heartbeat) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+func (h *Heartbeat) log() *slog.Logger {
+	if h.Logger != nil {
+		return h.Logger
+	}
+	return slog.Default()
+}

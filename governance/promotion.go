@@ -1,0 +1,120 @@
+package governance
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Fingerprint identifies a statement regardless of case, width, spacing and
+// punctuation. Forgets store it (never the text) so the heartbeat does not
+// learn the same statement again.
+func Fingerprint(statement string) string {
+	var b strings.Builder
+	for _, r := range norm.NFKC.String(statement) {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:16])
+}
+
+// Decision is the outcome of the promotion check for one merged group.
+type Decision struct {
+	Status CandidateStatus
+	Reason PromotionReason
+	// Why says in plain words why the group is held or blocked, or how it qualified.
+	Why string
+	// Sessions is the number of distinct sessions among trusted evidence.
+	Sessions int
+}
+
+// Decide applies the promotion channels of DESIGN.md to a merged group of
+// candidates, given the events that support them. Code, not the model,
+// decides: the first channel that holds wins, in this order:
+//
+//  1. repeated_across_sessions: trusted evidence spans two or more sessions;
+//  2. tool_failure_evidence: some supporting tool event has status failed;
+//  3. explicit_user_instruction: the group is a user preference and some
+//     member is durable.
+//
+// A group whose evidence is only external content is blocked, and so is one
+// whose statement the write gate blocks. Otherwise it is held.
+func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding) Decision {
+	if len(gateBlocked) > 0 {
+		cats := map[string]bool{}
+		var names []string
+		for _, f := range gateBlocked {
+			if !cats[f.Category] {
+				cats[f.Category] = true
+				names = append(names, f.Category)
+			}
+		}
+		return Decision{Status: CandidateBlocked, Why: "Blocked by the write gate: " + strings.Join(names, ", ") + "."}
+	}
+	sessions := map[string]bool{}
+	var trusted, external int
+	failed := false
+	durable := false
+	typ := TypeFact
+	for i, c := range members {
+		if i == 0 {
+			typ = c.Type
+		}
+		durable = durable || c.Durable
+		for _, seq := range c.EvidenceSeqs {
+			e := events[seq]
+			if e == nil {
+				continue
+			}
+			if e.Source == SourceExternal {
+				external++
+				continue
+			}
+			trusted++
+			sessions[e.SessionID] = true
+			if e.Role == RoleTool && e.Status == StatusFailed {
+				failed = true
+			}
+		}
+	}
+	d := Decision{Sessions: len(sessions)}
+	switch {
+	case trusted == 0 && external > 0:
+		d.Status, d.Why = CandidateBlocked, "Only external (untrusted) content supports it; a reviewer must decide."
+	case trusted == 0:
+		d.Status, d.Why = CandidateHeld, "No supporting events remain."
+	case len(sessions) >= 2:
+		d.Status, d.Reason = CandidateProposed, ReasonRepeated
+		d.Why = fmt.Sprintf("Repeated across %d sessions.", len(sessions))
+	case failed:
+		d.Status, d.Reason = CandidateProposed, ReasonToolFailure
+		d.Why = "A tool check failed on it."
+	case typ == TypePreference && durable:
+		d.Status, d.Reason = CandidateProposed, ReasonExplicit
+		d.Why = "The user said it holds from now on."
+	default:
+		d.Status = CandidateHeld
+		d.Why = "Insufficient evidence: one session, no failed tool check, no explicit \"from now on\"."
+	}
+	return d
+}
+
+// Trust is the initial trust of a rule promoted by reason over n sessions.
+func Trust(reason PromotionReason, sessions int) float64 {
+	base := map[PromotionReason]float64{
+		ReasonToolFailure: 0.85,
+		ReasonRepeated:    0.8,
+		ReasonExplicit:    0.8,
+		ReasonReviewer:    0.7,
+	}[reason]
+	if base == 0 {
+		base = 0.5
+	}
+	return min(0.95, base+0.05*float64(max(0, sessions-1)))
+}

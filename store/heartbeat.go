@@ -1,0 +1,375 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+var _ governance.HeartbeatStore = (*Store)(nil)
+
+// Checkpoint returns a project's heartbeat checkpoint (0 before the first beat).
+func (s *Store) FindCheckpoint(ctx context.Context, projectID int64) (int64, error) {
+	var seq int64
+	err := s.db.QueryRowContext(ctx, `SELECT seq FROM checkpoints WHERE project_id = ?`, projectID).Scan(&seq)
+	if isNoRows(err) {
+		return 0, nil
+	}
+	return seq, err
+}
+
+// LoadConsolidateInput gathers what one beat needs for a project: the ended
+// sessions touched by events after the checkpoint (not yet consolidated up
+// to their last event), the new checkpoint (held back before the first
+// event of any session still open), and the merge state.
+func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project, idle time.Duration) (*governance.ConsolidateInput, error) {
+	now := s.Now().UTC()
+	in := &governance.ConsolidateInput{
+		Project: p, Now: now.Truncate(time.Second), Evidence: map[int64]*governance.Event{}, Suppressed: map[string]bool{},
+	}
+	cp, err := s.FindCheckpoint(ctx, p.ID)
+	if err != nil {
+		return nil, fmt.Errorf("store: checkpoint: %w", err)
+	}
+	in.Checkpoint = cp
+	var maxSeq int64
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(last_seq), 0) FROM sessions WHERE project_id = ?`, p.ID).Scan(&maxSeq); err != nil {
+		return nil, fmt.Errorf("store: max seq: %w", err)
+	}
+	if maxSeq <= cp {
+		in.NewCheckpoint = cp
+		return in, nil
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE seq > ? AND project_id = ?`, cp, p.ID).Scan(&in.NewEvents); err != nil {
+		return nil, fmt.Errorf("store: count new events: %w", err)
+	}
+	touched, _, err := s.findTouchedSessions(ctx, p.ID, cp)
+	if err != nil {
+		return nil, err
+	}
+	episodes := map[string]int64{}
+	if err := queryEach(ctx, s, `SELECT session_id, last_seq FROM episodes WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
+		var (
+			id   string
+			last int64
+		)
+		if err := r.Scan(&id, &last); err != nil {
+			return err
+		}
+		episodes[id] = last
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	newCP := maxSeq
+	for _, si := range touched {
+		ended := si.Ended || (idle > 0 && now.Sub(si.LastAt) > idle)
+		if !ended {
+			var first int64
+			if err := s.db.QueryRowContext(ctx, `SELECT MIN(seq) FROM events WHERE project_id = ? AND session_id = ? AND seq > ?`,
+				p.ID, si.SessionID, cp).Scan(&first); err != nil {
+				return nil, fmt.Errorf("store: first open seq: %w", err)
+			}
+			newCP = min(newCP, first-1)
+			continue
+		}
+		if last, ok := episodes[si.SessionID]; ok && last >= si.LastSeq {
+			continue
+		}
+		sid := si.SessionID
+		events, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID, SessionID: &sid})
+		if err != nil {
+			return nil, err
+		}
+		var msgs []*governance.Event
+		for _, e := range events {
+			if e.Kind == governance.KindMessage && !e.Redacted {
+				msgs = append(msgs, e)
+			}
+		}
+		known := map[string]bool{}
+		if err := queryEach(ctx, s, `SELECT fingerprint FROM candidates WHERE project_id = ? AND session_id = ?`, []any{p.ID, sid}, func(r scanner) error {
+			var fp string
+			err := r.Scan(&fp)
+			known[fp] = true
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		in.Sessions = append(in.Sessions, &governance.SessionWork{Session: si, Events: msgs, Known: known})
+	}
+	in.NewCheckpoint = max(cp, newCP)
+
+	held, err := s.findCandidates(ctx, `c.project_id = ? AND c.status = 'held'`, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	in.Held = held
+	var seqs []int64
+	for _, c := range held {
+		seqs = append(seqs, c.EvidenceSeqs...)
+	}
+	if err := s.eventsBySeq(ctx, seqs, in.Evidence); err != nil {
+		return nil, err
+	}
+	in.Rules, _, err = s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID,
+		Statuses: []governance.RuleStatus{governance.RuleProposed, governance.RuleActive}})
+	if err != nil {
+		return nil, err
+	}
+	if err := queryEach(ctx, s, `SELECT fingerprint FROM suppressions WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
+		var fp string
+		err := r.Scan(&fp)
+		in.Suppressed[fp] = true
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+func (s *Store) findTouchedSessions(ctx context.Context, projectID, after int64) ([]*governance.SessionInfo, int, error) {
+	var out []*governance.SessionInfo
+	err := queryEach(ctx, s, `
+		SELECT project_id, session_id, subject_id, events, failed, external, first_at, last_at, ended, last_seq
+		FROM sessions WHERE project_id = ? AND last_seq > ? ORDER BY last_seq`, []any{projectID, after}, func(r scanner) error {
+		var (
+			si          governance.SessionInfo
+			first, last string
+		)
+		if err := r.Scan(&si.ProjectID, &si.SessionID, &si.SubjectID, &si.Events, &si.Failed, &si.External,
+			&first, &last, &si.Ended, &si.LastSeq); err != nil {
+			return err
+		}
+		si.FirstAt, si.LastAt = parseTime(first), parseTime(last)
+		out = append(out, &si)
+		return nil
+	})
+	return out, len(out), err
+}
+
+// eventsBySeq loads the given events into m, in chunks.
+func (s *Store) eventsBySeq(ctx context.Context, seqs []int64, m map[int64]*governance.Event) error {
+	for len(seqs) > 0 {
+		n := min(len(seqs), 500)
+		chunk := seqs[:n]
+		seqs = seqs[n:]
+		args := make([]any, len(chunk))
+		for i, v := range chunk {
+			args[i] = v
+		}
+		if err := queryEach(ctx, s, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (`+placeholders(len(chunk))+`)`, args, func(r scanner) error {
+			e, err := scanEvent(r)
+			if err == nil {
+				m[e.Seq] = e
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ApplyBeatPlan writes a beat's outputs and the new checkpoint in one
+// transaction: a crash or error before commit leaves nothing behind, and
+// the next beat redoes the same work.
+func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := formatTime(tx.now)
+	for _, ep := range plan.Episodes {
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO episodes (project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (project_id, session_id) DO UPDATE SET summary = excluded.summary, first_seq = excluded.first_seq,
+				last_seq = excluded.last_seq, event_count = excluded.event_count, extractor = excluded.extractor, updated_at = excluded.updated_at`,
+			plan.ProjectID, ep.SessionID, ep.SubjectID, ep.Summary, ep.FirstSeq, ep.LastSeq, ep.EventCount, ep.Extractor, now, now); err != nil {
+			return fmt.Errorf("store: write episode: %w", err)
+		}
+	}
+	ids := map[int64]int64{} // temporary id → real id, for candidates and rules alike
+	ruleIDs := map[int64]int64{}
+	for _, r := range plan.Rules {
+		id, err := insertRule(ctx, tx, r, "heartbeat", "Proposed by the heartbeat: "+string(r.PromotionReason)+".")
+		if err != nil {
+			return err
+		}
+		ruleIDs[r.ID] = id
+	}
+	mapRule := func(id int64) any {
+		if id < 0 {
+			return ruleIDs[id]
+		}
+		if id == 0 {
+			return nil
+		}
+		return id
+	}
+	for _, c := range plan.Candidates {
+		findings, _ := json.Marshal(nonNil(c.Findings))
+		res, err := tx.ExecContext(ctx, `
+			INSERT INTO candidates (project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
+				group_id, rule_id, fingerprint, findings, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
+			c.ProjectID, c.SessionID, c.SubjectID, c.Type, c.Statement, c.Durable, c.Extractor, c.Status, c.StatusReason,
+			mapRule(c.RuleID), c.Fingerprint, string(findings), now, now)
+		if err != nil {
+			return fmt.Errorf("store: write candidate: %w", err)
+		}
+		id, _ := res.LastInsertId()
+		ids[c.ID] = id
+		for _, seq := range c.EvidenceSeqs {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO evidence (candidate_id, event_seq) VALUES (?, ?)`, id, seq); err != nil {
+				return fmt.Errorf("store: write evidence: %w", err)
+			}
+		}
+	}
+	mapCand := func(id int64) int64 {
+		if id < 0 {
+			return ids[id]
+		}
+		return id
+	}
+	for _, c := range plan.Candidates {
+		if _, err := tx.ExecContext(ctx, `UPDATE candidates SET group_id = ? WHERE id = ?`, mapCand(c.GroupID), ids[c.ID]); err != nil {
+			return fmt.Errorf("store: group candidate: %w", err)
+		}
+	}
+	for _, c := range plan.Updates {
+		if _, err := tx.ExecContext(ctx, `UPDATE candidates SET status = ?, status_reason = ?, group_id = ?, rule_id = ?, updated_at = ? WHERE id = ?`,
+			c.Status, c.StatusReason, mapCand(c.GroupID), mapRule(c.RuleID), now, c.ID); err != nil {
+			return fmt.Errorf("store: update candidate: %w", err)
+		}
+	}
+	for candID, ruleID := range plan.Attach {
+		if err := appendAudit(ctx, tx, &governance.AuditEntry{
+			Actor: "heartbeat", Action: "rule.evidence", ObjectType: "rule", ObjectID: fmt.Sprint(ruleID), ProjectID: plan.ProjectID,
+			Details: fmt.Sprintf(`{"candidate_id":%d}`, mapCand(candID)),
+		}); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO checkpoints (project_id, seq, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (project_id) DO UPDATE SET seq = MAX(seq, excluded.seq), updated_at = excluded.updated_at`,
+		plan.ProjectID, plan.Checkpoint, now); err != nil {
+		return fmt.Errorf("store: write checkpoint: %w", err)
+	}
+	if s.BeforeCommit != nil {
+		if err := s.BeforeCommit(ctx); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// insertRule writes a new rule, its first version and the audit row.
+func insertRule(ctx context.Context, tx *Tx, r *governance.Rule, actor, reason string) (int64, error) {
+	findings, _ := json.Marshal(nonNil(r.Findings))
+	now := formatTime(tx.now)
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO rules (project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
+			supersedes, findings, fingerprint, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, 0, ?, ?, ?, ?, ?)`,
+		r.ProjectID, r.SubjectID, r.Kind, r.Text, r.PromotionReason, r.Status, r.Trust, formatTimePtr(r.ExpiresAt),
+		nullInt(r.Supersedes), string(findings), governance.Fingerprint(r.Text), now, now)
+	if err != nil {
+		return 0, fmt.Errorf("store: write rule: %w", err)
+	}
+	id, _ := res.LastInsertId()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO rule_versions (rule_id, version, text, kind, actor, reason, created_at) VALUES (?, 1, ?, ?, ?, ?, ?)`,
+		id, r.Text, r.Kind, actor, reason, now); err != nil {
+		return 0, fmt.Errorf("store: write rule version: %w", err)
+	}
+	action := "rule.propose"
+	if r.Status == governance.RuleActive {
+		action = "rule.activate"
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: action, ObjectType: "rule", ObjectID: fmt.Sprint(id), ProjectID: r.ProjectID,
+		Reason: string(r.PromotionReason), Details: fmt.Sprintf(`{"kind":%q,"status":%q}`, r.Kind, r.Status),
+	}); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+// StartBeat records the start of a beat.
+func (s *Store) StartBeat(ctx context.Context, trigger string) (*governance.BeatRecord, error) {
+	now := s.Now().UTC().Truncate(time.Second)
+	res, err := s.db.ExecContext(ctx, `INSERT INTO beats (trigger, started_at) VALUES (?, ?)`, trigger, formatTime(now))
+	if err != nil {
+		return nil, fmt.Errorf("store: start beat: %w", err)
+	}
+	id, _ := res.LastInsertId()
+	return &governance.BeatRecord{ID: id, Trigger: trigger, StartedAt: now}, nil
+}
+
+// FinishBeat records what a beat did.
+func (s *Store) FinishBeat(ctx context.Context, b *governance.BeatRecord) error {
+	_, err := s.db.ExecContext(ctx, `
+		UPDATE beats SET finished_at = ?, new_events = ?, episodes = ?, candidates = ?, proposals = ?, held = ?, blocked = ?,
+			errors = ?, tokens = ?, next_beat_at = ? WHERE id = ?`,
+		formatTimePtr(b.FinishedAt), b.NewEvents, b.Episodes, b.Candidates, b.Proposals, b.Held, b.Blocked,
+		b.Errors, b.Tokens, formatTimePtr(b.NextBeatAt), b.ID)
+	if err != nil {
+		return fmt.Errorf("store: finish beat: %w", err)
+	}
+	return nil
+}
+
+// FindBeats lists the most recent beats, newest first.
+func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRecord, error) {
+	var out []*governance.BeatRecord
+	err := queryEach(ctx, s, `
+		SELECT id, trigger, started_at, finished_at, new_events, episodes, candidates, proposals, held, blocked, errors, tokens, next_beat_at
+		FROM beats ORDER BY id DESC`+limitOffset(limit, 0), nil, func(r scanner) error {
+		var (
+			b              governance.BeatRecord
+			started        string
+			finished, next NullTime
+		)
+		if err := r.Scan(&b.ID, &b.Trigger, &started, &finished, &b.NewEvents, &b.Episodes, &b.Candidates, &b.Proposals,
+			&b.Held, &b.Blocked, &b.Errors, &b.Tokens, &next); err != nil {
+			return err
+		}
+		b.StartedAt, b.FinishedAt, b.NextBeatAt = parseTime(started), finished.Time, next.Time
+		out = append(out, &b)
+		return nil
+	})
+	return out, err
+}
+
+// queryEach runs a query and calls fn for every row.
+func queryEach(ctx context.Context, s *Store, query string, args []any, fn func(scanner) error) error {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("store: query: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

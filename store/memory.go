@@ -1,0 +1,325 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+var _ governance.RuleService = (*Store)(nil)
+
+const candidateColumns = `c.id, c.project_id, c.session_id, c.subject_id, c.type, c.statement, c.durable, c.extractor,
+	c.status, c.status_reason, c.group_id, COALESCE(c.rule_id, 0), c.fingerprint, c.findings, c.created_at, c.updated_at,
+	(SELECT COALESCE(group_concat(event_seq), '') FROM evidence v WHERE v.candidate_id = c.id)`
+
+func scanCandidate(r scanner, extra ...any) (*governance.Candidate, error) {
+	var (
+		c                          governance.Candidate
+		findings, created, updated string
+		seqs                       string
+	)
+	dest := append([]any{&c.ID, &c.ProjectID, &c.SessionID, &c.SubjectID, &c.Type, &c.Statement, &c.Durable, &c.Extractor,
+		&c.Status, &c.StatusReason, &c.GroupID, &c.RuleID, &c.Fingerprint, &findings, &created, &updated, &seqs}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return nil, fmt.Errorf("store: scan candidate: %w", err)
+	}
+	_ = json.Unmarshal([]byte(findings), &c.Findings)
+	c.CreatedAt, c.UpdatedAt = parseTime(created), parseTime(updated)
+	c.EvidenceSeqs = parseSeqs(seqs)
+	return &c, nil
+}
+
+func parseSeqs(s string) []int64 {
+	if s == "" {
+		return nil
+	}
+	parts := strings.Split(s, ",")
+	out := make([]int64, 0, len(parts))
+	for _, p := range parts {
+		var v int64
+		fmt.Sscan(p, &v)
+		out = append(out, v)
+	}
+	return out
+}
+
+func (s *Store) findCandidates(ctx context.Context, where string, args ...any) ([]*governance.Candidate, error) {
+	var out []*governance.Candidate
+	err := queryEach(ctx, s, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
+		c, err := scanCandidate(r)
+		if err == nil {
+			out = append(out, c)
+		}
+		return err
+	})
+	return out, err
+}
+
+// CandidateFilter selects candidates; zero fields are ignored.
+type CandidateFilter struct {
+	ProjectID  int64
+	ProjectIDs []int64
+	SubjectID  *string
+	SessionID  *string
+	Statuses   []governance.CandidateStatus
+	RuleID     int64
+	EventSeq   int64
+	Offset     int
+	Limit      int
+}
+
+// FindCandidates lists candidates with their evidence seqs, oldest first.
+func (s *Store) FindCandidates(ctx context.Context, f CandidateFilter) ([]*governance.Candidate, int, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
+	if f.ProjectID != 0 {
+		add("c.project_id = ?", f.ProjectID)
+	}
+	if f.ProjectIDs != nil {
+		add("c.project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")", append(int64Args(f.ProjectIDs), nil)...)
+	}
+	if f.SubjectID != nil {
+		add("c.subject_id = ?", *f.SubjectID)
+	}
+	if f.SessionID != nil {
+		add("c.session_id = ?", *f.SessionID)
+	}
+	if len(f.Statuses) > 0 {
+		vals := make([]any, len(f.Statuses))
+		for i, st := range f.Statuses {
+			vals[i] = string(st)
+		}
+		add("c.status IN ("+placeholders(len(vals))+")", vals...)
+	}
+	if f.RuleID != 0 {
+		add("c.rule_id = ?", f.RuleID)
+	}
+	if f.EventSeq != 0 {
+		add("c.id IN (SELECT candidate_id FROM evidence WHERE event_seq = ?)", f.EventSeq)
+	}
+	var (
+		out   []*governance.Candidate
+		total int
+	)
+	err := queryEach(ctx, s, `SELECT `+candidateColumns+`, COUNT(*) OVER () FROM candidates c WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY c.id`+limitOffset(f.Limit, f.Offset), args, func(r scanner) error {
+		c, err := scanCandidate(r, &total)
+		if err == nil {
+			out = append(out, c)
+		}
+		return err
+	})
+	return out, total, err
+}
+
+// FindCandidateByID returns one candidate or ENOTFOUND.
+func (s *Store) FindCandidateByID(ctx context.Context, id int64) (*governance.Candidate, error) {
+	cands, err := s.findCandidates(ctx, `c.id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(cands) == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Candidate not found.")
+	}
+	return cands[0], nil
+}
+
+// EpisodeFilter selects episodes.
+type EpisodeFilter struct {
+	ProjectID  int64
+	ProjectIDs []int64
+	SubjectID  *string
+	SessionID  *string
+	Offset     int
+	Limit      int
+}
+
+// FindEpisodes lists episodes, most recent session first.
+func (s *Store) FindEpisodes(ctx context.Context, f EpisodeFilter) ([]*governance.Episode, int, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	if f.ProjectID != 0 {
+		where, args = append(where, "project_id = ?"), append(args, f.ProjectID)
+	}
+	if f.ProjectIDs != nil {
+		where, args = append(where, "project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")"), append(args, append(int64Args(f.ProjectIDs), nil)...)
+	}
+	if f.SubjectID != nil {
+		where, args = append(where, "subject_id = ?"), append(args, *f.SubjectID)
+	}
+	if f.SessionID != nil {
+		where, args = append(where, "session_id = ?"), append(args, *f.SessionID)
+	}
+	var (
+		out   []*governance.Episode
+		total int
+	)
+	err := queryEach(ctx, s, `
+		SELECT id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at, COUNT(*) OVER ()
+		FROM episodes WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+limitOffset(f.Limit, f.Offset), args, func(r scanner) error {
+		var (
+			e                governance.Episode
+			created, updated string
+		)
+		if err := r.Scan(&e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Summary, &e.FirstSeq, &e.LastSeq, &e.EventCount,
+			&e.Extractor, &created, &updated, &total); err != nil {
+			return err
+		}
+		e.CreatedAt, e.UpdatedAt = parseTime(created), parseTime(updated)
+		out = append(out, &e)
+		return nil
+	})
+	return out, total, err
+}
+
+const ruleColumns = `r.id, r.project_id, r.subject_id, r.kind, r.text, r.promotion_reason, r.status, r.version, r.trust,
+	r.expires_at, r.paused, r.last_used_at, r.use_count, COALESCE(r.supersedes, 0), COALESCE(r.superseded_by, 0),
+	r.findings, r.fingerprint, r.created_at, r.updated_at`
+
+func scanRule(r scanner, extra ...any) (*governance.Rule, error) {
+	var (
+		rule                       governance.Rule
+		expires, lastUsed          NullTime
+		findings, created, updated string
+	)
+	dest := append([]any{&rule.ID, &rule.ProjectID, &rule.SubjectID, &rule.Kind, &rule.Text, &rule.PromotionReason, &rule.Status,
+		&rule.Version, &rule.Trust, &expires, &rule.Paused, &lastUsed, &rule.UseCount, &rule.Supersedes, &rule.SupersededBy,
+		&findings, &rule.Fingerprint, &created, &updated}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return nil, fmt.Errorf("store: scan rule: %w", err)
+	}
+	rule.ExpiresAt, rule.LastUsedAt = expires.Time, lastUsed.Time
+	_ = json.Unmarshal([]byte(findings), &rule.Findings)
+	rule.CreatedAt, rule.UpdatedAt = parseTime(created), parseTime(updated)
+	return &rule, nil
+}
+
+// FindRuleByID returns one rule or ENOTFOUND.
+func (s *Store) FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error) {
+	rules, _, err := s.FindRules(ctx, governance.RuleFilter{ID: &id, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(rules) == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Rule not found.")
+	}
+	return rules[0], nil
+}
+
+// FindRules lists rules matching the filter, by id.
+func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
+	if f.ID != nil {
+		add("r.id = ?", *f.ID)
+	}
+	if f.ProjectID != nil {
+		add("r.project_id = ?", *f.ProjectID)
+	}
+	if f.ProjectIDs != nil {
+		add("r.project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")", append(int64Args(f.ProjectIDs), nil)...)
+	}
+	if f.SubjectID != nil {
+		add("r.subject_id = ?", *f.SubjectID)
+	}
+	if f.ForSubject != nil {
+		add("(r.subject_id = '' OR r.subject_id = ?)", *f.ForSubject)
+	}
+	if f.Kind != nil {
+		add("r.kind = ?", *f.Kind)
+	}
+	if len(f.Statuses) > 0 {
+		vals := make([]any, len(f.Statuses))
+		for i, st := range f.Statuses {
+			vals[i] = string(st)
+		}
+		add("r.status IN ("+placeholders(len(vals))+")", vals...)
+	}
+	if f.Reason != nil {
+		add("r.promotion_reason = ?", *f.Reason)
+	}
+	if f.Paused != nil {
+		add("r.paused = ?", *f.Paused)
+	}
+	if f.ExpiringBefore != nil {
+		add("r.expires_at IS NOT NULL AND r.expires_at < ?", formatTime(*f.ExpiringBefore))
+	}
+	if q := strings.TrimSpace(f.Query); q != "" {
+		add(`r.text LIKE ? ESCAPE '\'`, "%"+likeEscape(q)+"%")
+	}
+	var (
+		out   []*governance.Rule
+		total int
+	)
+	err := queryEach(ctx, s, `SELECT `+ruleColumns+`, COUNT(*) OVER () FROM rules r WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY r.id`+limitOffset(f.Limit, f.Offset), args, func(r scanner) error {
+		rule, err := scanRule(r, &total)
+		if err == nil {
+			out = append(out, rule)
+		}
+		return err
+	})
+	return out, total, err
+}
+
+// FindRuleEvidence returns the evidence chain of a rule: its candidates, each
+// with the events that support it, in session order.
+func (s *Store) FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error) {
+	cands, err := s.findCandidates(ctx, `c.rule_id = ?`, ruleID)
+	if err != nil {
+		return nil, err
+	}
+	return s.evidenceLinks(ctx, cands)
+}
+
+// evidenceLinks loads the supporting events of each candidate.
+func (s *Store) evidenceLinks(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error) {
+	var seqs []int64
+	for _, c := range cands {
+		seqs = append(seqs, c.EvidenceSeqs...)
+	}
+	events := map[int64]*governance.Event{}
+	if err := s.eventsBySeq(ctx, seqs, events); err != nil {
+		return nil, err
+	}
+	out := make([]*governance.EvidenceLink, 0, len(cands))
+	for _, c := range cands {
+		link := &governance.EvidenceLink{Candidate: c}
+		for _, seq := range c.EvidenceSeqs {
+			if e := events[seq]; e != nil {
+				link.Events = append(link.Events, e)
+			}
+		}
+		out = append(out, link)
+	}
+	return out, nil
+}
+
+// FindRuleVersions returns a rule's history, oldest first.
+func (s *Store) FindRuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error) {
+	var out []*governance.RuleVersion
+	err := queryEach(ctx, s, `SELECT rule_id, version, text, kind, actor, reason, created_at FROM rule_versions WHERE rule_id = ? ORDER BY version`,
+		[]any{ruleID}, func(r scanner) error {
+			var (
+				v       governance.RuleVersion
+				created string
+			)
+			if err := r.Scan(&v.RuleID, &v.Version, &v.Text, &v.Kind, &v.Actor, &v.Reason, &created); err != nil {
+				return err
+			}
+			v.CreatedAt = parseTime(created)
+			out = append(out, &v)
+			return nil
+		})
+	return out, err
+}
+
+func int64Args(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
