@@ -1,0 +1,241 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+)
+
+// lineExtractor is a fake extractor: every user line containing "always"
+// becomes a durable preference, every failed tool line a lesson.
+type lineExtractor struct{ calls int }
+
+func (x *lineExtractor) Name() string { return "fake/1" }
+
+func (x *lineExtractor) Extract(_ context.Context, in governance.ExtractInput) (*governance.Extraction, error) {
+	x.calls++
+	out := &governance.Extraction{Summary: "Session " + in.SessionID + "."}
+	for _, e := range in.Events {
+		switch {
+		case e.Role == governance.RoleUser && strings.Contains(e.Text, "always"):
+			out.Items = append(out.Items, governance.ExtractedItem{Type: governance.TypePreference, Statement: e.Text, SupportSeqs: []int64{e.Seq}, Durable: true})
+		case e.Role == governance.RoleUser && strings.Contains(e.Text, "maybe"):
+			out.Items = append(out.Items, governance.ExtractedItem{Type: governance.TypePreference, Statement: e.Text, SupportSeqs: []int64{e.Seq, 99999}})
+		case e.Status == governance.StatusFailed:
+			out.Items = append(out.Items, governance.ExtractedItem{Type: governance.TypeLesson, Statement: "check the route before answering", SupportSeqs: []int64{e.Seq}})
+		}
+	}
+	return out, nil
+}
+
+// exactMerger groups identical statements.
+type exactMerger struct{}
+
+func (exactMerger) Partition(_ context.Context, items []governance.MergeItem) ([][]int64, int, error) {
+	idx := map[string]int{}
+	var groups [][]int64
+	for _, it := range items {
+		fp := governance.Fingerprint(it.Statement)
+		if i, ok := idx[fp]; ok {
+			groups[i] = append(groups[i], it.ID)
+			continue
+		}
+		idx[fp] = len(groups)
+		groups = append(groups, []int64{it.ID})
+	}
+	return groups, 0, nil
+}
+
+func newHeartbeat(s *store.Store, x governance.Extractor) *governance.Heartbeat {
+	return &governance.Heartbeat{
+		Store:        s,
+		Consolidator: &governance.Consolidator{Extractor: x, Merger: exactMerger{}, Gate: governance.GateText},
+		Idle:         time.Hour,
+		Now:          s.Now,
+	}
+}
+
+func session(id string, at time.Time, ended bool, lines ...string) []*governance.Event {
+	var out []*governance.Event
+	for i, l := range lines {
+		role := governance.RoleUser
+		e := &governance.Event{ID: id + "-" + string(rune('a'+i)), SessionID: id, SubjectID: "u1", Turn: i + 1, Text: l, OccurredAt: at.Add(time.Duration(i) * time.Minute)}
+		if strings.HasPrefix(l, "FAILED") {
+			role, e.Tool, e.Status = governance.RoleTool, "route_checker", governance.StatusFailed
+		}
+		e.Role = role
+		out = append(out, e)
+	}
+	if ended {
+		out = append(out, &governance.Event{ID: id + "-end", SessionID: id, Kind: governance.KindSessionEnd, OccurredAt: at.Add(time.Hour)})
+	}
+	return out
+}
+
+func snapshot(t *testing.T, s *store.Store) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT project_id || ':' || seq FROM checkpoints ORDER BY project_id`,
+		`SELECT session_id || '|' || summary || '|' || last_seq FROM episodes ORDER BY id`,
+		`SELECT id || '|' || statement || '|' || status || '|' || group_id || '|' || COALESCE(rule_id, 0) FROM candidates ORDER BY id`,
+		`SELECT id || '|' || text || '|' || status || '|' || promotion_reason FROM rules ORDER BY id`,
+		`SELECT candidate_id || '>' || event_seq FROM evidence ORDER BY 1`,
+	} {
+		rows, err := s.DB().Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var v string
+			rows.Scan(&v)
+			b.WriteString(v + "\n")
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+func TestHeartbeat(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	setup := func(t *testing.T) (*store.Store, *governance.Project) {
+		s := MustOpenStore(t)
+		s.Now = func() time.Time { return now }
+		p := MustCreateProject(t, s, "travel")
+		var events []*governance.Event
+		events = append(events, session("s1", now.Add(-48*time.Hour), true, "we always travel light", "FAILED cross district", "ok thanks", "maybe a hotel near the lake")...)
+		events = append(events, session("s2", now.Add(-24*time.Hour), true, "FAILED cross district", "what a day")...)
+		// s3 is still open (recent, no end event): it holds the checkpoint back.
+		events = append(events, session("s3", now.Add(-5*time.Minute), false, "we always travel light")...)
+		if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
+			t.Fatal(err)
+		}
+		return s, p
+	}
+
+	t.Run("PromotesByEvidence", func(t *testing.T) {
+		s, p := setup(t)
+		rec, err := newHeartbeat(s, &lineExtractor{}).Beat(ctx, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Episodes != 2 || rec.Proposals != 2 || rec.Held != 1 {
+			t.Fatalf("beat = %+v, want 2 episodes, 2 proposals, 1 held", rec.BeatStats)
+		}
+		rules, _, err := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reasons := map[string]governance.PromotionReason{}
+		for _, r := range rules {
+			reasons[r.Text] = r.PromotionReason
+		}
+		if got := reasons["check the route before answering"]; got != governance.ReasonRepeated {
+			t.Errorf("lesson reason = %q, want repeated_across_sessions", got)
+		}
+		if got := reasons["we always travel light"]; got != governance.ReasonExplicit {
+			t.Errorf("preference reason = %q, want explicit_user_instruction", got)
+		}
+		// The unknown event id 99999 was dropped; the held candidate keeps its real evidence.
+		held, _, _ := s.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}})
+		if len(held) != 1 || len(held[0].EvidenceSeqs) != 1 || !strings.Contains(held[0].StatusReason, "Insufficient evidence") {
+			t.Fatalf("held = %+v", held)
+		}
+		// The checkpoint stops before the open session s3.
+		cp, _ := s.FindCheckpoint(ctx, p.ID)
+		events, _, _ := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID, SessionID: ptr("s3")})
+		if cp != events[0].Seq-1 {
+			t.Fatalf("checkpoint = %d, want %d", cp, events[0].Seq-1)
+		}
+		links, err := s.FindRuleEvidence(ctx, rules[0].ID)
+		if err != nil || len(links) == 0 || len(links[0].Events) == 0 {
+			t.Fatalf("evidence chain = %+v, %v", links, err)
+		}
+		v, _ := s.VerifyAudit(ctx)
+		if !v.OK || v.Rows < 2 {
+			t.Fatalf("audit = %+v", v)
+		}
+	})
+
+	t.Run("SecondBeatIsNoop", func(t *testing.T) {
+		s, _ := setup(t)
+		x := &lineExtractor{}
+		hb := newHeartbeat(s, x)
+		if _, err := hb.Beat(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+		before, calls := snapshot(t, s), x.calls
+		rec, err := hb.Beat(ctx, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after := snapshot(t, s); after != before {
+			t.Fatalf("second beat changed state:\n%s\nvs\n%s", before, after)
+		}
+		if x.calls != calls || rec.Candidates != 0 || rec.Proposals != 0 {
+			t.Fatalf("second beat did work: %+v, extractor calls %d → %d", rec.BeatStats, calls, x.calls)
+		}
+	})
+
+	t.Run("OpenSessionLaterEnds", func(t *testing.T) {
+		s, p := setup(t)
+		hb := newHeartbeat(s, &lineExtractor{})
+		if _, err := hb.Beat(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+		// s3 ends: its preference joins the existing rule as evidence, no duplicate proposal.
+		if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{{ID: "s3-end", SessionID: "s3", Kind: governance.KindSessionEnd, OccurredAt: now}}); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := hb.Beat(ctx, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Episodes != 1 || rec.Proposals != 0 {
+			t.Fatalf("beat = %+v, want 1 episode and no new proposal", rec.BeatStats)
+		}
+		rules, n, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID, Query: "travel light"})
+		if n != 1 {
+			t.Fatalf("rules = %d, want 1", n)
+		}
+		links, _ := s.FindRuleEvidence(ctx, rules[0].ID)
+		if len(links) != 2 {
+			t.Fatalf("evidence candidates = %d, want 2 (sessions s1 and s3)", len(links))
+		}
+	})
+
+	t.Run("CrashBeforeCommitLeavesNothing", func(t *testing.T) {
+		s, _ := setup(t)
+		clean, _ := setup(t)
+		empty := snapshot(t, s)
+		s.BeforeCommit = func(context.Context) error { return errors.New("injected crash") }
+		if _, err := newHeartbeat(s, &lineExtractor{}).Beat(ctx, "test"); err == nil {
+			t.Fatal("beat succeeded, want the injected failure")
+		}
+		if got := snapshot(t, s); got != empty {
+			t.Fatalf("partial output after a failed beat:\n%s", got)
+		}
+		beats, _ := s.FindBeats(ctx, 1)
+		if len(beats) != 1 || !strings.Contains(beats[0].Errors, "injected crash") {
+			t.Fatalf("beat row = %+v, want the error recorded", beats)
+		}
+		s.BeforeCommit = nil
+		if _, err := newHeartbeat(s, &lineExtractor{}).Beat(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := newHeartbeat(clean, &lineExtractor{}).Beat(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := snapshot(t, s), snapshot(t, clean); a != b {
+			t.Fatalf("retried beat differs from an uninterrupted one:\n%s\nvs\n%s", a, b)
+		}
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
