@@ -1,0 +1,372 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+var _ governance.RecallService = (*Store)(nil)
+
+// Limits on what recall reads for one request.
+const (
+	recallQueryTerms   = 32 // full-text terms taken from the task
+	recallFTSEpisodes  = 30 // episodes found through the index
+	recallRecentEpisod = 30 // most recent episodes of the scope
+	recallFTSEvents    = 20 // raw events found through the index (on request)
+)
+
+// recallRuleStatuses are the rule states recall considers (and explains in
+// the trace); proposed, rejected and archived rules are not memories to
+// recall.
+var recallRuleStatuses = []any{
+	string(governance.RuleActive), string(governance.RuleStale),
+	string(governance.RuleSuperseded), string(governance.RuleForgotten),
+}
+
+// Recall builds the context package for a task: the hard scope filter runs
+// first, in SQL; what it removed is only counted. The trace (ids, scores,
+// reasons, never memory text) is stored, and the included rules' last use
+// and use count are updated unless the request is a preview.
+func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error) {
+	req.Normalize()
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := s.FindProjectByID(ctx, req.ProjectID); err != nil {
+		return nil, err
+	}
+	in, err := s.LoadRecallInput(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	pkg := governance.Recall(req, *in, governance.DefaultRecallWeights())
+	if err := s.recordRecall(ctx, actor, req, pkg); err != nil {
+		return nil, err
+	}
+	return pkg, nil
+}
+
+// LoadRecallInput gathers what recall considers for req: the in-scope rules,
+// their evidence, episodes found through the full-text index plus the most
+// recent ones, matching raw events when asked, and the counts of active
+// rules and episodes the scope filter removed.
+func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallRequest) (*governance.RecallInput, error) {
+	in := &governance.RecallInput{Now: s.Now().UTC(), Evidence: map[int64]governance.RuleEvidence{}}
+	err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r
+		WHERE r.project_id = ? AND (r.subject_id = '' OR r.subject_id = ?) AND r.status IN (`+placeholders(len(recallRuleStatuses))+`)
+		ORDER BY r.id`,
+		append([]any{req.ProjectID, req.SubjectID}, recallRuleStatuses...), func(r scanner) error {
+			rule, err := scanRule(r)
+			if err == nil {
+				in.Rules = append(in.Rules, rule)
+			}
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("store: recall rules: %w", err)
+	}
+	if err := s.loadRecallEvidence(ctx, in); err != nil {
+		return nil, err
+	}
+	terms := governance.RecallQueryTerms(req.Task+" "+req.TaskType, recallQueryTerms)
+	if err := s.loadRecallEpisodes(ctx, req, terms, in); err != nil {
+		return nil, err
+	}
+	if req.IncludeEvents && len(terms) > 0 {
+		if err := s.loadRecallEvents(ctx, req, terms, in); err != nil {
+			return nil, err
+		}
+	}
+	err = s.db.QueryRowContext(ctx, `
+		SELECT
+			(SELECT COUNT(*) FROM rules WHERE status = 'active' AND project_id <> ?),
+			(SELECT COUNT(*) FROM rules WHERE status = 'active' AND project_id = ? AND subject_id NOT IN ('', ?)),
+			(SELECT COUNT(*) FROM episodes WHERE project_id = ? AND subject_id NOT IN ('', ?))`,
+		req.ProjectID, req.ProjectID, req.SubjectID, req.ProjectID, req.SubjectID).
+		Scan(&in.Filtered.RulesOtherProjects, &in.Filtered.RulesOtherSubjects, &in.Filtered.EpisodesOtherSubjects)
+	if err != nil {
+		return nil, fmt.Errorf("store: recall scope counts: %w", err)
+	}
+	return in, nil
+}
+
+// loadRecallEvidence summarises the evidence of every usable rule: the
+// sessions it was learned from and the number of supporting events.
+func (s *Store) loadRecallEvidence(ctx context.Context, in *governance.RecallInput) error {
+	var ids []int64
+	for _, r := range in.Rules {
+		if ok, _ := r.Usable(in.Now); ok {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err := queryEach(ctx, s, `
+		SELECT c.rule_id, c.session_id, COUNT(DISTINCT v.event_seq)
+		FROM candidates c JOIN evidence v ON v.candidate_id = c.id
+		WHERE c.rule_id IN (`+placeholders(len(ids))+`)
+		GROUP BY c.rule_id, c.session_id ORDER BY c.rule_id, MIN(v.event_seq)`, int64Args(ids), func(r scanner) error {
+		var (
+			id      int64
+			session string
+			n       int
+		)
+		if err := r.Scan(&id, &session, &n); err != nil {
+			return err
+		}
+		ev := in.Evidence[id]
+		ev.Sessions = append(ev.Sessions, session)
+		ev.Events += n
+		in.Evidence[id] = ev
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: recall evidence: %w", err)
+	}
+	return nil
+}
+
+const recallEpisodeColumns = `e.id, e.project_id, e.session_id, e.subject_id, e.summary, e.first_seq, e.last_seq, e.event_count,
+	e.extractor, e.created_at, e.updated_at`
+
+func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
+	var (
+		e                governance.Episode
+		created, updated string
+	)
+	dest := append([]any{&e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Summary, &e.FirstSeq, &e.LastSeq, &e.EventCount,
+		&e.Extractor, &created, &updated}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return nil, fmt.Errorf("store: scan episode: %w", err)
+	}
+	e.CreatedAt, e.UpdatedAt = parseTime(created), parseTime(updated)
+	return &e, nil
+}
+
+// loadRecallEpisodes takes the in-scope episodes that best match the task
+// through the trigram index (ranked by bm25, normalised so the best match
+// is 1) and the most recent in-scope episodes, which catch the two-character
+// Chinese words a trigram index cannot match.
+func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallRequest, terms []string, in *governance.RecallInput) error {
+	seen := map[int64]bool{}
+	if q := ftsOrQuery(terms); q != "" {
+		var best float64
+		err := queryEach(ctx, s, `
+			SELECT `+recallEpisodeColumns+`, bm25(episodes_fts)
+			FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
+			WHERE episodes_fts MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
+			ORDER BY bm25(episodes_fts) LIMIT ?`,
+			[]any{q, req.ProjectID, req.SubjectID, recallFTSEpisodes}, func(r scanner) error {
+				var bm float64
+				e, err := scanRecallEpisode(r, &bm)
+				if err != nil {
+					return err
+				}
+				if best == 0 {
+					best = bm
+				}
+				seen[e.ID] = true
+				in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e, Rank: normRank(bm, best)})
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("store: recall episodes by text: %w", err)
+		}
+	}
+	err := queryEach(ctx, s, `
+		SELECT `+recallEpisodeColumns+` FROM episodes e
+		WHERE e.project_id = ? AND e.subject_id IN ('', ?)
+		ORDER BY e.last_seq DESC LIMIT ?`,
+		[]any{req.ProjectID, req.SubjectID, recallRecentEpisod}, func(r scanner) error {
+			e, err := scanRecallEpisode(r)
+			if err != nil || seen[e.ID] {
+				return err
+			}
+			in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e})
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("store: recall recent episodes: %w", err)
+	}
+	return nil
+}
+
+// loadRecallEvents takes the in-scope, unredacted events that best match the task.
+func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallRequest, terms []string, in *governance.RecallInput) error {
+	q := ftsOrQuery(terms)
+	if q == "" {
+		return nil
+	}
+	var best float64
+	err := queryEach(ctx, s, `
+		SELECT `+eventColumns+`, bm25(events_fts)
+		FROM events_fts JOIN events e ON e.seq = events_fts.rowid
+		WHERE events_fts MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?) AND e.redacted = 0
+			AND e.kind = 'message'
+		ORDER BY bm25(events_fts) LIMIT ?`,
+		[]any{q, req.ProjectID, req.SubjectID, recallFTSEvents}, func(r scanner) error {
+			var bm float64
+			e, err := scanEvent(r, &bm)
+			if err != nil {
+				return err
+			}
+			if best == 0 {
+				best = bm
+			}
+			in.Events = append(in.Events, governance.RecallEvent{Event: e, Rank: normRank(bm, best)})
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("store: recall events: %w", err)
+	}
+	return nil
+}
+
+// ftsOrQuery quotes each term (three or more characters, the trigram unit)
+// and joins them with OR.
+func ftsOrQuery(terms []string) string {
+	var parts []string
+	for _, t := range terms {
+		if len([]rune(t)) < 3 {
+			continue
+		}
+		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// normRank turns a bm25 score (negative, lower is better) into (0, 1] with
+// the best match of the query at 1.
+func normRank(bm, best float64) float64 {
+	if best >= 0 || bm >= 0 {
+		return 0
+	}
+	return bm / best
+}
+
+// recallTraceRecord is what recall_traces.trace holds: the request's shape
+// and the trace, never the task text or memory text.
+type recallTraceRecord struct {
+	TaskType      string                 `json:"task_type,omitempty"`
+	Risk          string                 `json:"risk,omitempty"`
+	Budget        governance.Budget      `json:"budget"`
+	IncludeEvents bool                   `json:"include_events,omitempty"`
+	Preview       bool                   `json:"preview,omitempty"`
+	Used          int                    `json:"used"`
+	Trace         governance.RecallTrace `json:"trace"`
+}
+
+// recordRecall stores the trace and counts the use of the included rules.
+func (s *Store) recordRecall(ctx context.Context, actor string, req governance.RecallRequest, pkg *governance.RecallPackage) error {
+	body, err := json.Marshal(recallTraceRecord{
+		TaskType: req.TaskType, Risk: req.Risk, Budget: pkg.Budget, IncludeEvents: req.IncludeEvents,
+		Preview: req.Preview, Used: pkg.Used, Trace: pkg.Trace,
+	})
+	if err != nil {
+		return fmt.Errorf("store: encode recall trace: %w", err)
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	sum := sha256.Sum256([]byte(req.Task))
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO recall_traces (project_id, subject_id, actor, task_hash, trace, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`,
+		req.ProjectID, req.SubjectID, actor, hex.EncodeToString(sum[:]), string(body), formatTime(tx.now))
+	if err != nil {
+		return fmt.Errorf("store: insert recall trace: %w", err)
+	}
+	pkg.Trace.ID, _ = res.LastInsertId()
+	if !req.Preview {
+		var ids []int64
+		for _, it := range pkg.Items {
+			if it.Kind == governance.RecallKindRule {
+				ids = append(ids, it.Source.RuleID)
+			}
+		}
+		if len(ids) > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE rules SET last_used_at = ?, use_count = use_count + 1 WHERE id IN (`+
+				placeholders(len(ids))+`)`, append([]any{formatTime(tx.now)}, int64Args(ids)...)...); err != nil {
+				return fmt.Errorf("store: count rule use: %w", err)
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// RecallTraceInfo is one stored recall trace.
+type RecallTraceInfo struct {
+	ID        int64
+	ProjectID int64
+	SubjectID string
+	Actor     string
+	TaskHash  string
+	CreatedAt time.Time
+	Budget    governance.Budget
+	Used      int
+	Preview   bool
+	Trace     governance.RecallTrace
+}
+
+// RecallTraceFilter selects stored traces; zero fields are ignored.
+type RecallTraceFilter struct {
+	ProjectID int64
+	SubjectID *string
+	// RuleID selects traces that considered this rule.
+	RuleID int64
+	Offset int
+	Limit  int
+}
+
+// FindRecallTraces lists stored recall traces, newest first.
+func (s *Store) FindRecallTraces(ctx context.Context, f RecallTraceFilter) ([]*RecallTraceInfo, int, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	if f.ProjectID != 0 {
+		where, args = append(where, "project_id = ?"), append(args, f.ProjectID)
+	}
+	if f.SubjectID != nil {
+		where, args = append(where, "subject_id = ?"), append(args, *f.SubjectID)
+	}
+	if f.RuleID != 0 {
+		where, args = append(where, "instr(trace, ?) > 0"), append(args, `"id":"`+governance.RecallRuleID(f.RuleID)+`"`)
+	}
+	var (
+		out   []*RecallTraceInfo
+		total int
+	)
+	err := queryEach(ctx, s, `
+		SELECT id, project_id, subject_id, actor, task_hash, trace, created_at, COUNT(*) OVER ()
+		FROM recall_traces WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC`+limitOffset(f.Limit, f.Offset), args,
+		func(r scanner) error {
+			var (
+				t             RecallTraceInfo
+				body, created string
+				rec           recallTraceRecord
+			)
+			if err := r.Scan(&t.ID, &t.ProjectID, &t.SubjectID, &t.Actor, &t.TaskHash, &body, &created, &total); err != nil {
+				return err
+			}
+			if err := json.Unmarshal([]byte(body), &rec); err != nil {
+				return fmt.Errorf("store: decode recall trace %d: %w", t.ID, err)
+			}
+			t.CreatedAt = parseTime(created)
+			t.Budget, t.Used, t.Preview, t.Trace = rec.Budget, rec.Used, rec.Preview, rec.Trace
+			t.Trace.ID = t.ID
+			out = append(out, &t)
+			return nil
+		})
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: find recall traces: %w", err)
+	}
+	return out, total, nil
+}
