@@ -1,0 +1,240 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// TokenScope is one thing a project API token may do.
+type TokenScope string
+
+// Token scopes.
+const (
+	ScopeIngest TokenScope = "ingest" // send events
+	ScopeRecall TokenScope = "recall" // ask for context packages, list rules
+	ScopeForget TokenScope = "forget" // forget a rule or a subject
+	ScopeExport TokenScope = "export" // download the project's export
+)
+
+// TokenScopes lists every scope in display order.
+var TokenScopes = []TokenScope{ScopeIngest, ScopeRecall, ScopeForget, ScopeExport}
+
+// MaxTokenNameBytes bounds a token's name.
+const MaxTokenNameBytes = 100
+
+// tokenTouchEvery limits how often a token's last use is written.
+const tokenTouchEvery = time.Minute
+
+// APIToken is a project API token. Only the SHA-256 of its secret is kept;
+// the secret is shown once, when the token is created.
+type APIToken struct {
+	ID          int64
+	ProjectID   int64
+	ProjectSlug string
+	Name        string
+	Scopes      []TokenScope
+	CreatedBy   string
+	CreatedAt   time.Time
+	LastUsedAt  *time.Time
+	RevokedAt   *time.Time
+}
+
+// Has reports whether the token carries scope.
+func (t *APIToken) Has(scope TokenScope) bool { return slices.Contains(t.Scopes, scope) }
+
+// Revoked reports whether the token was revoked.
+func (t *APIToken) Revoked() bool { return t.RevokedAt != nil }
+
+// Actor names the token in audit rows and recall traces.
+func (t *APIToken) Actor() string { return fmt.Sprintf("token:%d", t.ID) }
+
+// Validate checks the name and scopes.
+func (t *APIToken) Validate() error {
+	t.Name = strings.TrimSpace(t.Name)
+	switch {
+	case t.Name == "":
+		return governance.Errorf(governance.EINVALID, "A token needs a name.")
+	case !utf8.ValidString(t.Name) || len(t.Name) > MaxTokenNameBytes:
+		return governance.Errorf(governance.EINVALID, "A token name is at most %d bytes of text.", MaxTokenNameBytes)
+	case t.ProjectID <= 0:
+		return governance.Errorf(governance.EINVALID, "A token belongs to a project.")
+	case len(t.Scopes) == 0:
+		return governance.Errorf(governance.EINVALID, "Choose at least one scope.")
+	}
+	for _, sc := range t.Scopes {
+		if !slices.Contains(TokenScopes, sc) {
+			return governance.Errorf(governance.EINVALID, "Unknown scope %q.", string(sc))
+		}
+	}
+	slices.SortFunc(t.Scopes, func(a, b TokenScope) int { return slices.Index(TokenScopes, a) - slices.Index(TokenScopes, b) })
+	t.Scopes = slices.Compact(t.Scopes)
+	return nil
+}
+
+// CreateToken stores a new token under the SHA-256 hash of its secret
+// (hex, from auth.HashToken) and writes an audit row.
+func (s *Store) CreateToken(ctx context.Context, t *APIToken, hash string) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if len(hash) != 64 {
+		return fmt.Errorf("store: token hash must be hex SHA-256")
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, t.ProjectID).Scan(&t.ProjectSlug); err != nil {
+		if isNoRows(err) {
+			return governance.Errorf(governance.ENOTFOUND, "Project not found.")
+		}
+		return fmt.Errorf("store: token project: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO api_tokens (project_id, name, token_hash, scopes, created_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`,
+		t.ProjectID, t.Name, hash, joinScopes(t.Scopes), t.CreatedBy, formatTime(tx.now))
+	if err != nil {
+		return mapError(err, "Token")
+	}
+	t.ID, _ = res.LastInsertId()
+	t.CreatedAt = tx.now
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: t.CreatedBy, Action: "token.create", ObjectType: "api_token", ObjectID: fmt.Sprint(t.ID), ProjectID: t.ProjectID,
+		Details: fmt.Sprintf(`{"scopes":%q}`, joinScopes(t.Scopes)),
+	}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// RevokeToken revokes a token for good; revoking twice is a no-op.
+func (s *Store) RevokeToken(ctx context.Context, id int64, actor string) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	t, err := findToken(ctx, tx, `t.id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if t.Revoked() {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = ? WHERE id = ?`, formatTime(tx.now), id); err != nil {
+		return fmt.Errorf("store: revoke token: %w", err)
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "token.revoke", ObjectType: "api_token", ObjectID: fmt.Sprint(id), ProjectID: t.ProjectID,
+	}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// FindTokenByID returns one token or ENOTFOUND.
+func (s *Store) FindTokenByID(ctx context.Context, id int64) (*APIToken, error) {
+	return findToken(ctx, s.db, `t.id = ?`, id)
+}
+
+// FindTokenByHash returns the token whose secret hashes to hash, revoked or
+// not, or ENOTFOUND.
+func (s *Store) FindTokenByHash(ctx context.Context, hash string) (*APIToken, error) {
+	return findToken(ctx, s.db, `t.token_hash = ?`, hash)
+}
+
+// TokenFilter selects tokens; zero fields are ignored.
+type TokenFilter struct {
+	ProjectID      int64
+	IncludeRevoked bool
+}
+
+// FindTokens lists tokens, newest first.
+func (s *Store) FindTokens(ctx context.Context, f TokenFilter) ([]*APIToken, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	if f.ProjectID != 0 {
+		where, args = append(where, "t.project_id = ?"), append(args, f.ProjectID)
+	}
+	if !f.IncludeRevoked {
+		where = append(where, "t.revoked_at IS NULL")
+	}
+	var out []*APIToken
+	err := queryEach(ctx, s, `SELECT `+tokenColumns+` FROM api_tokens t JOIN projects p ON p.id = t.project_id
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id DESC`, args, func(r scanner) error {
+		t, err := scanToken(r)
+		if err == nil {
+			out = append(out, t)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: find tokens: %w", err)
+	}
+	return out, nil
+}
+
+// TouchToken records that a token was used, at most once a minute.
+func (s *Store) TouchToken(ctx context.Context, t *APIToken) error {
+	now := s.Now().UTC().Truncate(time.Second)
+	if t.LastUsedAt != nil && now.Sub(*t.LastUsedAt) < tokenTouchEvery {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, formatTime(now), t.ID); err != nil {
+		return fmt.Errorf("store: touch token: %w", err)
+	}
+	t.LastUsedAt = &now
+	return nil
+}
+
+const tokenColumns = `t.id, t.project_id, p.slug, t.name, t.scopes, t.created_by, t.created_at, t.last_used_at, t.revoked_at`
+
+// tokenQuerier is a *sql.DB or a *Tx.
+type tokenQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func findToken(ctx context.Context, q tokenQuerier, where string, arg any) (*APIToken, error) {
+	t, err := scanToken(q.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens t JOIN projects p ON p.id = t.project_id WHERE `+where, arg))
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Token not found.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: find token: %w", err)
+	}
+	return t, nil
+}
+
+func scanToken(r scanner) (*APIToken, error) {
+	var (
+		t                APIToken
+		scopes, created  string
+		lastUsed, revoke NullTime
+	)
+	if err := r.Scan(&t.ID, &t.ProjectID, &t.ProjectSlug, &t.Name, &scopes, &t.CreatedBy, &created, &lastUsed, &revoke); err != nil {
+		return nil, err
+	}
+	for _, sc := range strings.Split(scopes, ",") {
+		if sc != "" {
+			t.Scopes = append(t.Scopes, TokenScope(sc))
+		}
+	}
+	t.CreatedAt, t.LastUsedAt, t.RevokedAt = parseTime(created), lastUsed.Time, revoke.Time
+	return &t, nil
+}
+
+func joinScopes(scopes []TokenScope) string {
+	out := make([]string, len(scopes))
+	for i, sc := range scopes {
+		out[i] = string(sc)
+	}
+	return strings.Join(out, ",")
+}
