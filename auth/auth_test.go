@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -81,46 +82,75 @@ func TestLoginLimiter(t *testing.T) {
 	newLimiter := func() *auth.LoginLimiter {
 		return auth.NewLoginLimiter(auth.LimitConfig{Burst: 5, Every: 10 * time.Second, Now: func() time.Time { return now }})
 	}
+	allowed := func(l *auth.LoginLimiter, ip, user string) bool {
+		a, _ := l.Allow(ip, user)
+		return a != nil
+	}
 	t.Run("PerUsername", func(t *testing.T) {
 		l := newLimiter()
 		for i := range 5 {
-			if ok, _ := l.Allow("10.0.0."+string(rune('1'+i)), "alice"); !ok {
+			if !allowed(l, fmt.Sprintf("10.0.0.%d", i), "alice") {
 				t.Fatalf("attempt %d refused", i+1)
 			}
 		}
-		ok, wait := l.Allow("10.0.0.9", "Alice")
-		if ok || wait <= 0 || wait > 10*time.Second {
-			t.Fatalf("6th attempt = %v, %v; want refused with a wait up to 10s", ok, wait)
+		a, wait := l.Allow("10.0.0.9", " Alice")
+		if a != nil || wait <= 0 || wait > 10*time.Second {
+			t.Fatalf("6th attempt = %v, %v; want refused with a wait up to 10s", a, wait)
 		}
-		if ok, _ := l.Allow("10.0.0.9", "bob"); !ok {
+		if !allowed(l, "10.0.0.9", "bob") {
 			t.Fatal("another username from a fresh IP was refused")
 		}
 		now = now.Add(10 * time.Second)
-		if ok, _ := l.Allow("10.0.0.9", "alice"); !ok {
+		if !allowed(l, "10.0.0.10", "alice") {
 			t.Fatal("attempt after 10s refused")
 		}
-		if ok, _ := l.Allow("10.0.0.9", "alice"); ok {
+		if allowed(l, "10.0.0.11", "alice") {
 			t.Fatal("second attempt within 10s allowed")
 		}
 	})
 	t.Run("PerIP", func(t *testing.T) {
 		l := newLimiter()
 		for i := range 5 {
-			if ok, _ := l.Allow("10.1.1.1", "user"+string(rune('a'+i))); !ok {
+			if !allowed(l, "10.1.1.1", fmt.Sprintf("user%d", i)) {
 				t.Fatalf("attempt %d refused", i+1)
 			}
 		}
-		if ok, _ := l.Allow("10.1.1.1", "zed"); ok {
+		if allowed(l, "10.1.1.1", "zed") {
 			t.Fatal("6th attempt from one IP allowed")
 		}
-		if ok, _ := l.Allow("10.1.1.2", "zed"); !ok {
+		if !allowed(l, "10.1.1.2", "zed") {
 			t.Fatal("refused attempt used up the username's allowance")
+		}
+	})
+	t.Run("SuccessIsFree", func(t *testing.T) {
+		l := newLimiter()
+		for i := range 20 {
+			a, _ := l.Allow("10.2.2.2", fmt.Sprintf("user%d", i))
+			if a == nil {
+				t.Fatalf("successful sign-in %d refused", i+1)
+			}
+			now = now.Add(50 * time.Millisecond) // the password check takes time
+			a.Succeeded()
+			a.Succeeded() // idempotent
+		}
+	})
+	t.Run("FailuresCount", func(t *testing.T) {
+		l := newLimiter()
+		for i := range 5 {
+			a, _ := l.Allow("10.3.3.3", "carol")
+			if a == nil {
+				t.Fatalf("attempt %d refused", i+1)
+			}
+			now = now.Add(50 * time.Millisecond)
+		}
+		if allowed(l, "10.3.3.3", "carol") {
+			t.Fatal("6th failed attempt allowed")
 		}
 	})
 	t.Run("Eviction", func(t *testing.T) {
 		l := auth.NewLoginLimiter(auth.LimitConfig{Burst: 1, Every: time.Second, MaxKeys: 10, Now: func() time.Time { return now }})
 		for i := range 1000 {
-			l.Allow(strings.Repeat("a", i%7)+string(rune(i)), "u"+string(rune(i)))
+			l.Allow(fmt.Sprintf("ip-%d", i), fmt.Sprintf("user-%d", i))
 		}
 		if n := l.Len(); n > 20 {
 			t.Fatalf("limiter holds %d keys, want at most 2×MaxKeys", n)

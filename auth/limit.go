@@ -69,10 +69,21 @@ func NewLoginLimiter(cfg LimitConfig) *LoginLimiter {
 	}
 }
 
-// Allow records one login attempt from ip for username and reports whether
-// it may proceed. When it may not, retryAfter says when to try again. An
-// attempt refused by one key does not use up the other's allowance.
-func (l *LoginLimiter) Allow(ip, username string) (ok bool, retryAfter time.Duration) {
+// Attempt is one login attempt that the limiter let through.
+type Attempt struct {
+	l        *LoginLimiter
+	ip, user *rate.Reservation
+	// at is when the attempt was reserved; cancelling "at" that instant
+	// is what lets rate.Reservation give the token back after the
+	// password check took its time.
+	at        time.Time
+	succeeded bool
+}
+
+// Allow records one login attempt from ip for username. When the attempt
+// may not proceed it returns nil and how long to wait. An attempt refused by
+// one key does not use up the other key's allowance.
+func (l *LoginLimiter) Allow(ip, username string) (*Attempt, time.Duration) {
 	username = strings.ToLower(strings.TrimSpace(username))
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -80,13 +91,25 @@ func (l *LoginLimiter) Allow(ip, username string) (ok bool, retryAfter time.Dura
 	l.gc(now)
 	ipRes := l.entry(l.byIP, ip, now).lim.ReserveN(now, 1)
 	userRes := l.entry(l.byUser, username, now).lim.ReserveN(now, 1)
-	wait := max(ipRes.DelayFrom(now), userRes.DelayFrom(now))
-	if wait > 0 {
+	if wait := max(ipRes.DelayFrom(now), userRes.DelayFrom(now)); wait > 0 {
 		ipRes.CancelAt(now)
 		userRes.CancelAt(now)
-		return false, wait
+		return nil, wait
 	}
-	return true, 0
+	return &Attempt{l: l, ip: ipRes, user: userRes, at: now}, 0
+}
+
+// Succeeded gives the attempt back: only failed attempts count, so people
+// signing in correctly (many behind one address) are never slowed down.
+func (a *Attempt) Succeeded() {
+	a.l.mu.Lock()
+	defer a.l.mu.Unlock()
+	if a.succeeded {
+		return
+	}
+	a.succeeded = true
+	a.ip.CancelAt(a.at)
+	a.user.CancelAt(a.at)
 }
 
 func (l *LoginLimiter) entry(m map[string]*limitEntry, key string, now time.Time) *limitEntry {
