@@ -1,0 +1,131 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/web/templates"
+)
+
+// errorStatus maps governance error codes to HTTP statuses.
+var errorStatus = map[string]int{
+	governance.EINVALID:      http.StatusBadRequest,
+	governance.EUNAUTHORIZED: http.StatusUnauthorized,
+	governance.EFORBIDDEN:    http.StatusForbidden,
+	governance.ENOTFOUND:     http.StatusNotFound,
+	governance.ECONFLICT:     http.StatusConflict,
+	governance.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	governance.EINTERNAL:     http.StatusInternalServerError,
+}
+
+// classify returns the status and a message safe to show for err.
+func classify(err error) (int, string) {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		switch he.Code {
+		case http.StatusNotFound:
+			return he.Code, "There is no page at this address."
+		case http.StatusMethodNotAllowed:
+			return he.Code, "This address does not accept that kind of request."
+		case http.StatusRequestEntityTooLarge:
+			return he.Code, "The upload is too large."
+		case http.StatusForbidden:
+			return he.Code, "The request was refused."
+		}
+		if he.Code >= 400 && he.Code < 500 {
+			return he.Code, http.StatusText(he.Code) + "."
+		}
+		return http.StatusInternalServerError, governance.ErrorMessage(err)
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return http.StatusRequestEntityTooLarge, "The upload is too large."
+	}
+	status, ok := errorStatus[governance.ErrorCode(err)]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	return status, governance.ErrorMessage(err)
+}
+
+// handleError is echo's HTTPErrorHandler: it maps err to a status, logs
+// internal errors with the request id, and renders an error page, or an error
+// partial for htmx. Anonymous page requests are sent to the login page.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, msg := classify(err)
+	requestID := c.Response().Header().Get(echo.HeaderXRequestID)
+	if status >= 500 {
+		s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
+			slog.String("request_id", requestID), slog.Any("error", err))
+	} else {
+		s.logger.LogAttrs(c.Request().Context(), slog.LevelDebug, "request rejected",
+			slog.String("request_id", requestID), slog.Int("status", status), slog.String("reason", msg))
+	}
+	if wantsJSON(c) {
+		if rerr := c.JSON(status, map[string]string{"error": governance.ErrorCode(err), "message": msg}); rerr != nil {
+			s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "error response failed",
+				slog.String("request_id", requestID), slog.Any("error", rerr))
+		}
+		return
+	}
+	if status == http.StatusUnauthorized {
+		if rerr := s.redirectToLogin(c); rerr == nil {
+			return
+		}
+	}
+	v := templates.ErrorView{Status: status, Title: http.StatusText(status), Message: msg}
+	if status == http.StatusNotFound {
+		v.Title = "Not found"
+	}
+	var rerr error
+	switch {
+	case c.Request().Method == http.MethodHead:
+		rerr = c.NoContent(status)
+	case isPartial(c):
+		retargetError(c)
+		rerr = render(c, status, templates.ErrorPartial(v))
+	default:
+		meta, merr := s.meta(c, v.Title, "")
+		if merr != nil {
+			s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "error page meta failed",
+				slog.String("request_id", requestID), slog.Any("error", merr))
+		}
+		rerr = render(c, status, templates.ErrorPage(meta, v))
+	}
+	if rerr != nil {
+		s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "error page render failed",
+			slog.String("request_id", requestID), slog.Any("error", rerr))
+		_ = c.String(status, msg)
+	}
+}
+
+// redirectToLogin sends an anonymous visitor to the login page and back to
+// where they were going afterwards (for GET pages).
+func (s *Server) redirectToLogin(c echo.Context) error {
+	r := c.Request()
+	next := ""
+	switch {
+	case isHTMX(c):
+		if u, err := url.Parse(r.Header.Get("HX-Current-URL")); err == nil {
+			next = u.RequestURI()
+		}
+	case r.Method == http.MethodGet:
+		next = r.URL.RequestURI()
+	}
+	return redirect(c, loginURL(safeNext(next)))
+}
+
+// wantsJSON is true for API paths and clients that ask only for JSON.
+func wantsJSON(c echo.Context) bool {
+	r := c.Request()
+	return strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/healthz" ||
+		strings.HasPrefix(r.Header.Get(echo.HeaderAccept), echo.MIMEApplicationJSON)
+}

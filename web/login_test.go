@@ -1,0 +1,190 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/web"
+)
+
+func TestLogin(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+
+	t.Run("OK", func(t *testing.T) {
+		c := f.Login(t, MemberLi)
+		res, doc := c.Get("/")
+		wantStatus(t, res, http.StatusOK)
+		if got := strings.TrimSpace(doc.Find(testid("current-user")).Contents().First().Text()); got != MemberLi {
+			t.Fatalf("current user = %q, want %q", got, MemberLi)
+		}
+		if got := doc.Find(testid("current-role")).Text(); got != "member" {
+			t.Fatalf("role = %q, want member", got)
+		}
+	})
+
+	t.Run("RedirectToNext", func(t *testing.T) {
+		c := f.Anonymous(t)
+		res, _ := c.Get("/search?q=%E5%8D%88%E7%9D%A1")
+		wantStatus(t, res, http.StatusSeeOther)
+		loc := res.Header.Get("Location")
+		if loc != "/login?next=%2Fsearch%3Fq%3D%25E5%258D%2588%25E7%259D%25A1" {
+			t.Fatalf("location = %q", loc)
+		}
+		_, doc := c.Get(loc)
+		next, _ := doc.Find(`input[name="next"]`).Attr("value")
+		res, _ = c.PostForm(loc, "/login", url.Values{"username": {TravelReviewer}, "password": {password}, "next": {next}})
+		wantStatus(t, res, http.StatusSeeOther)
+		if got := res.Header.Get("Location"); got != "/search?q=%E5%8D%88%E7%9D%A1" {
+			t.Fatalf("after login location = %q, want the search page", got)
+		}
+	})
+
+	t.Run("OpenRedirect", func(t *testing.T) {
+		for _, next := range []string{"//evil.example/x", "https://evil.example/", `/\evil.example`, "javascript:alert(1)"} {
+			c := f.Anonymous(t)
+			res, _ := c.PostForm("/login", "/login", url.Values{"username": {Admin}, "password": {password}, "next": {next}})
+			if got := res.Header.Get("Location"); got != "/" {
+				t.Errorf("next=%q: location = %q, want /", next, got)
+			}
+		}
+	})
+
+	t.Run("ErrWrongPassword", func(t *testing.T) {
+		c := f.Anonymous(t)
+		res, _ := c.PostForm("/login", "/login", url.Values{"username": {MemberWang}, "password": {"nope"}})
+		wantStatus(t, res, http.StatusSeeOther)
+		res, doc := c.Get(res.Header.Get("Location"))
+		wantStatus(t, res, http.StatusOK)
+		if got := doc.Find(testid("flash-error")).Text(); got != "Wrong username or password." {
+			t.Fatalf("flash = %q", got)
+		}
+		// Shown once.
+		_, doc = c.Get("/login")
+		if doc.Find(testid("flash-error")).Length() != 0 {
+			t.Fatal("flash shown twice")
+		}
+		res, _ = c.Get("/")
+		wantStatus(t, res, http.StatusSeeOther)
+	})
+
+	t.Run("ErrUnknownUser", func(t *testing.T) {
+		c := f.Anonymous(t)
+		res, _ := c.PostForm("/login", "/login", url.Values{"username": {"nobody"}, "password": {"x"}})
+		wantStatus(t, res, http.StatusSeeOther)
+		_, doc := c.Get(res.Header.Get("Location"))
+		if got := doc.Find(testid("flash-error")).Text(); got != "Wrong username or password." {
+			t.Fatalf("flash = %q", got)
+		}
+	})
+
+	t.Run("ErrEmptyFields", func(t *testing.T) {
+		c := f.Anonymous(t)
+		res, doc := c.PostForm("/login", "/login", url.Values{"username": {"someone"}, "password": {""}})
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		if v, _ := doc.Find("#login-username").Attr("value"); v != "someone" {
+			t.Fatalf("username not kept: %q", v)
+		}
+		if _, ok := doc.Find("#login-password").Attr("aria-invalid"); !ok {
+			t.Fatal("password field not marked invalid")
+		}
+	})
+
+	t.Run("ErrCSRFMissing", func(t *testing.T) {
+		c := f.Anonymous(t)
+		c.Get("/login") // gets the CSRF cookie
+		res, _ := c.PostRaw("/login", url.Values{"username": {Admin}, "password": {password}})
+		wantStatus(t, res, http.StatusForbidden)
+	})
+
+	t.Run("ErrCSRFWrong", func(t *testing.T) {
+		c := f.Login(t, Admin)
+		res, _ := c.PostRaw("/logout", url.Values{"csrf": {"forged"}})
+		wantStatus(t, res, http.StatusForbidden)
+		res, _ = c.Get("/")
+		wantStatus(t, res, http.StatusOK) // still signed in
+	})
+
+	t.Run("ErrCrossSite", func(t *testing.T) {
+		c := f.Login(t, Admin)
+		token := c.CSRF("/")
+		res, _ := c.Do(http.MethodPost, "/logout", strings.NewReader("csrf="+token), http.Header{
+			"Content-Type": {"application/x-www-form-urlencoded"}, "Sec-Fetch-Site": {"cross-site"}})
+		wantStatus(t, res, http.StatusForbidden)
+	})
+
+	t.Run("CSRFHeader", func(t *testing.T) {
+		c := f.Login(t, Admin)
+		_, doc := c.Get("/")
+		headers, _ := doc.Find("body").Attr("hx-headers")
+		if !strings.Contains(headers, "X-CSRF-Token") {
+			t.Fatalf("body hx-headers = %q", headers)
+		}
+		token := c.CSRF("/")
+		res, _ := c.Do(http.MethodPost, "/logout", nil, http.Header{"X-Csrf-Token": {token}, "Hx-Request": {"true"}})
+		wantStatus(t, res, http.StatusNoContent)
+		if got := res.Header.Get("HX-Redirect"); got != "/login" {
+			t.Fatalf("HX-Redirect = %q", got)
+		}
+	})
+
+	t.Run("Logout", func(t *testing.T) {
+		c := f.Login(t, TravelReviewer)
+		res, _ := c.PostForm("/", "/logout", url.Values{})
+		wantStatus(t, res, http.StatusSeeOther)
+		if got := res.Header.Get("Location"); got != "/login" {
+			t.Fatalf("location = %q", got)
+		}
+		res, _ = c.Get("/")
+		wantStatus(t, res, http.StatusSeeOther)
+	})
+
+	t.Run("SessionCookie", func(t *testing.T) {
+		c := f.Anonymous(t)
+		c.Get("/login")
+		token := c.CSRF("/login")
+		res, _ := c.PostRaw("/login", url.Values{"username": {Admin}, "password": {password}, "csrf": {token}})
+		var found bool
+		for _, ck := range res.Cookies() {
+			if ck.Name == auth.SessionName {
+				found = true
+				if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Secure {
+					t.Fatalf("session cookie = %+v, want HttpOnly, SameSite=Lax, not Secure without TLS", ck)
+				}
+			}
+		}
+		if !found {
+			t.Fatal("no session cookie")
+		}
+	})
+}
+
+func TestLoginRateLimit(t *testing.T) {
+	f := NewFixture(t, web.Config{LoginLimit: auth.LimitConfig{Burst: 5, Every: time.Hour}})
+	c := f.Anonymous(t)
+	for i := range 5 {
+		res, _ := c.PostForm("/login", "/login", url.Values{"username": {Admin}, "password": {"wrong"}})
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("attempt %d: status %d, want 303", i+1, res.StatusCode)
+		}
+	}
+	// The right password is refused too while limited.
+	res, doc := c.PostForm("/login", "/login", url.Values{"username": {Admin}, "password": {password}})
+	wantStatus(t, res, http.StatusTooManyRequests)
+	if res.Header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After header")
+	}
+	if got := doc.Find(testid("login-error")).Text(); !strings.Contains(got, "Too many sign-in attempts") {
+		t.Fatalf("error = %q", got)
+	}
+	if _, ok := res.Header["Set-Cookie"]; ok {
+		for _, ck := range res.Cookies() {
+			if ck.Name == auth.SessionName && ck.MaxAge >= 0 {
+				t.Fatal("rate-limited attempt signed in")
+			}
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package web
+
+import (
+	"net/url"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/web/templates"
+)
+
+const csrfContextKey = "csrf"
+
+var errCSRF = governance.Errorf(governance.EFORBIDDEN,
+	"The form was not sent from this console or has expired. Reload the page and try again.")
+
+// render writes comp with status through a buffer, so a failed render never
+// sends half a page. For an htmx request that swaps part of a page the layout
+// is left out.
+func render(c echo.Context, status int, comp templ.Component) error {
+	ctx := c.Request().Context()
+	if isPartial(c) {
+		ctx = templates.WithPartial(ctx)
+	}
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := comp.Render(ctx, buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// meta builds the PageMeta of a full page: user, CSRF token, navigation and
+// the flash messages (consumed only when a full page shows them).
+func (s *Server) meta(c echo.Context, title, active string) (templates.PageMeta, error) {
+	m := templates.PageMeta{
+		Title:  title,
+		User:   auth.UserFrom(c.Request().Context()),
+		CSRF:   csrfToken(c),
+		Active: active,
+	}
+	m.Nav = navFor(m.User)
+	if isPartial(c) {
+		return m, nil
+	}
+	flashes, err := s.sessions.Flashes(c.Response(), c.Request())
+	if err != nil {
+		return m, err
+	}
+	for _, f := range flashes {
+		m.Flashes = append(m.Flashes, templates.Flash{Kind: string(f.Kind), Message: f.Message})
+	}
+	return m, nil
+}
+
+func csrfToken(c echo.Context) string {
+	t, _ := c.Get(csrfContextKey).(string)
+	return t
+}
+
+// flash queues a message for the next page.
+func (s *Server) flash(c echo.Context, kind auth.FlashKind, msg string) error {
+	return s.sessions.AddFlash(c.Response(), c.Request(), auth.Flash{Kind: kind, Message: msg})
+}
+
+// pathParam returns a path parameter decoded; echo leaves parameters
+// percent-encoded when the request path needed escaping.
+func pathParam(c echo.Context, name string) (string, error) {
+	v := c.Param(name)
+	if c.Request().URL.RawPath == "" {
+		return v, nil
+	}
+	u, err := url.PathUnescape(v)
+	if err != nil {
+		return "", governance.Errorf(governance.EINVALID, "Invalid %s in the address.", name)
+	}
+	return u, nil
+}
+
+// pageParam reads ?page= (1-based); anything invalid means page 1.
+func pageParam(c echo.Context) int {
+	p, err := strconv.Atoi(c.QueryParam("page"))
+	if err != nil || p < 1 {
+		return 1
+	}
+	return p
+}
+
+// newPager describes page (1-based) of total items; link builds the URL of
+// another page. Capped totals are lower bounds.
+func newPager(page, size, total int, capped bool, target string, link func(page int) string) templates.Pager {
+	pages := max(1, (total+size-1)/size)
+	p := templates.Pager{Page: page, Pages: pages, Total: total, Capped: capped, Target: target}
+	if page > 1 {
+		p.Prev = link(min(page-1, pages))
+	}
+	if page < pages {
+		p.Next = link(page + 1)
+	}
+	return p
+}
+
+// withPage returns base with the query values q and page set.
+func withPage(base string, q url.Values, page int) string {
+	v := url.Values{}
+	for k, vals := range q {
+		if k != "page" {
+			v[k] = vals
+		}
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if len(v) == 0 {
+		return base
+	}
+	return base + "?" + v.Encode()
+}

@@ -1,0 +1,197 @@
+// Package web is the console's HTTP server: echo routes, middleware and
+// handlers, rendering templ components from web/templates.
+package web
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/web/static"
+)
+
+// Config is the part of the console's configuration the web server needs.
+type Config struct {
+	// SecureCookies marks the session and CSRF cookies Secure. Set it
+	// whenever the console is reached over TLS (directly or via a proxy).
+	SecureCookies bool
+	// TrustProxy takes the client IP from X-Forwarded-For / X-Real-IP (for
+	// login rate limiting and logs). Leave it off unless a proxy you run
+	// sets those headers.
+	TrustProxy bool
+	// MaxImportBytes bounds an uploaded JSON Lines file (default 64 MiB).
+	MaxImportBytes int64
+	// LoginLimit rate-limits sign-in attempts (zero: 5, then 1 every 10 s,
+	// per client IP and per username).
+	LoginLimit auth.LimitConfig
+}
+
+// DefaultMaxImportBytes is the default upload limit of the import page.
+const DefaultMaxImportBytes = 64 << 20
+
+// Server holds the web layer's dependencies explicitly.
+type Server struct {
+	cfg      Config
+	store    *store.Store
+	logger   *slog.Logger
+	sessions *auth.Sessions
+	limiter  *auth.LoginLimiter
+	echo     *echo.Echo
+}
+
+// NewServer builds the echo app: middleware, routes and error handling. The
+// session cookie keys come from the store (generated on first start).
+func NewServer(cfg Config, st *store.Store, logger *slog.Logger) (*Server, error) {
+	if cfg.MaxImportBytes <= 0 {
+		cfg.MaxImportBytes = DefaultMaxImportBytes
+	}
+	hashKey, blockKey, err := st.SessionKeys(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("web: session keys: %w", err)
+	}
+	sessions, err := auth.NewSessions(hashKey, blockKey, cfg.SecureCookies)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:      cfg,
+		store:    st,
+		logger:   logger,
+		sessions: sessions,
+		limiter:  auth.NewLoginLimiter(cfg.LoginLimit),
+		echo:     echo.New(),
+	}
+	e := s.echo
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	if cfg.TrustProxy {
+		e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	} else {
+		e.IPExtractor = echo.ExtractIPDirect()
+	}
+	if err := s.middleware(); err != nil {
+		return nil, err
+	}
+	s.routes()
+	return s, nil
+}
+
+// Handler is the HTTP handler of the console.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Echo exposes the echo app, e.g. to list routes.
+func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// contentSecurityPolicy allows only the console's own assets: no inline
+// scripts or styles, no eval, no framing.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+
+// middleware installs, in order: Recover → RequestID → request logger →
+// Secure headers → body limit → session → current user → CSRF.
+func (s *Server) middleware() error {
+	csrf, err := middleware.CSRFConfig{
+		Skipper:        skipAssets,
+		TokenLookup:    "header:X-CSRF-Token,form:csrf",
+		ContextKey:     csrfContextKey,
+		CookieName:     "mnemo_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSecure:   s.cfg.SecureCookies,
+		CookieSameSite: http.SameSiteLaxMode,
+		ErrorHandler: func(error, echo.Context) error {
+			return errCSRF
+		},
+	}.ToMiddleware()
+	if err != nil {
+		return fmt.Errorf("web: csrf: %w", err)
+	}
+	s.echo.Use(
+		middleware.Recover(),
+		middleware.RequestID(),
+		s.requestLogger(),
+		middleware.SecureWithConfig(middleware.SecureConfig{
+			XSSProtection:         "0",
+			ContentTypeNosniff:    "nosniff",
+			XFrameOptions:         "DENY",
+			HSTSMaxAge:            31536000,
+			ContentSecurityPolicy: contentSecurityPolicy,
+			ReferrerPolicy:        "same-origin",
+		}),
+		// Before the CSRF check, which may parse a multipart body.
+		limitBody(s.cfg.MaxImportBytes+1<<20),
+		skipFor(skipAssets, s.sessions.SessionMiddleware()),
+		skipFor(skipAssets, auth.LoadUser(s.sessions, s.store)),
+		csrf,
+	)
+	return nil
+}
+
+// skipAssets is true for requests that need no session, user or CSRF token.
+func skipAssets(c echo.Context) bool {
+	p := c.Request().URL.Path
+	return strings.HasPrefix(p, static.Prefix) || p == "/healthz"
+}
+
+func skipFor(skip middleware.Skipper, mw echo.MiddlewareFunc) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		wrapped := mw(next)
+		return func(c echo.Context) error {
+			if skip(c) {
+				return next(c)
+			}
+			return wrapped(c)
+		}
+	}
+}
+
+// requestLogger logs every request once, with its request_id, at Info (Error
+// for 5xx). The error handler runs first, so the status is the one sent.
+func (s *Server) requestLogger() echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		HandleError:  true,
+		LogMethod:    true,
+		LogURIPath:   true,
+		LogStatus:    true,
+		LogLatency:   true,
+		LogRequestID: true,
+		LogRemoteIP:  true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelInfo
+			if v.Status >= 500 {
+				level = slog.LevelError
+			}
+			s.logger.LogAttrs(c.Request().Context(), level, "http request",
+				slog.String("request_id", v.RequestID),
+				slog.String("method", v.Method),
+				slog.String("path", v.URIPath),
+				slog.Int("status", v.Status),
+				slog.Duration("latency", v.Latency),
+				slog.String("remote_ip", v.RemoteIP),
+			)
+			return nil
+		},
+	})
+}
+
+// limitBody refuses request bodies over n bytes: at once when the declared
+// length is larger, otherwise when reading passes n.
+func limitBody(n int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.ContentLength > n {
+				return governance.Errorf(governance.ETOOLARGE, "The request is larger than %d MiB.", n>>20)
+			}
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, n)
+			return next(c)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package templates
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// htmxConfig: no inline styles or eval (the CSP forbids both), and error
+// responses are swapped too — the server retargets them to #htmx-error.
+const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,` +
+	`"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}]}`
+
+func pageTitle(title string) string {
+	if title == "" {
+		return "Mnemo"
+	}
+	return title + " · Mnemo"
+}
+
+// csrfHeaders is the hx-headers value that sends the CSRF token with every
+// htmx request.
+func csrfHeaders(token string) string {
+	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": token})
+	return string(b)
+}
+
+func statusClass(status string) string {
+	switch status {
+	case governance.StatusFailed:
+		return "badge-failed"
+	case governance.StatusPassed:
+		return "badge-passed"
+	}
+	return "badge-status"
+}
+
+func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func humanTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+// messages returns the field errors' messages in field order.
+func messages(errs FieldErrors) []string {
+	keys := make([]string, 0, len(errs))
+	for k := range errs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, errs[k])
+	}
+	return out
+}
