@@ -329,8 +329,9 @@ func (c *Consolidator) apply(in *ConsolidateInput, plan *BeatPlan, all []*Candid
 		plan.Stats.Blocked++
 		return
 	}
-	// The rule takes the statement of the best member: durable first, then
-	// the newest (most recent wording), then the shortest.
+	// The rule takes the statement of the best member: durable first (the
+	// user's own words of the instruction), then the fullest wording, then
+	// the newest.
 	best := slices.MaxFunc(all, func(a, b *Candidate) int {
 		if a.Durable != b.Durable {
 			if a.Durable {
@@ -338,10 +339,10 @@ func (c *Consolidator) apply(in *ConsolidateInput, plan *BeatPlan, all []*Candid
 			}
 			return -1
 		}
-		if c := cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix()); c != 0 {
+		if c := cmp.Compare(len([]rune(a.Statement)), len([]rune(b.Statement))); c != 0 {
 			return c
 		}
-		return cmp.Compare(len(b.Statement), len(a.Statement))
+		return cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix())
 	})
 	status := RuleProposed
 	if in.Project.AutoActivate {

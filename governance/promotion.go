@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strings"
 	"unicode"
 
@@ -116,5 +117,6 @@ func Trust(reason PromotionReason, sessions int) float64 {
 	if base == 0 {
 		base = 0.5
 	}
-	return min(0.95, base+0.05*float64(max(0, sessions-1)))
+	t := min(0.95, base+0.05*float64(max(0, sessions-1)))
+	return math.Round(t*100) / 100
 }

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/heuristic"
+	"github.com/mnemo-console/mnemo/seed"
+	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/web"
+)
+
+// Main is the wired console: configuration, store, heartbeat and server.
+type Main struct {
+	Config    Config
+	Logger    *slog.Logger
+	Store     *store.Store
+	Heartbeat *governance.Heartbeat
+
+	server   *http.Server
+	listener net.Listener
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// openMain opens the store in the data directory and builds the heartbeat.
+func openMain(ctx context.Context, cfg Config, logw io.Writer) (*Main, error) {
+	logger := cfg.logger(logw)
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "mnemo.db"))
+	if err != nil {
+		return nil, err
+	}
+	m := &Main{Config: cfg, Logger: logger, Store: st}
+	m.Heartbeat = &governance.Heartbeat{
+		Store:        st,
+		Consolidator: newConsolidator(cfg, logger),
+		Logger:       logger,
+		Idle:         cfg.SessionIdle,
+	}
+	return m, nil
+}
+
+// serve runs "console serve": first-start seeding, the heartbeat and the
+// HTTP server until ctx ends, then a graceful shutdown.
+func (e *cmdEnv) serve(args []string) error {
+	fs, cfg, envErr := e.flags("serve", "[serve] [flags]")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, usage)
+		fmt.Fprintln(e.stderr, "\nFlags (environment variables in brackets):")
+		printFlags(e.stderr, fs)
+	}
+	if _, err := parse(fs, cfg, envErr, args); err != nil {
+		return err
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	if err := m.Open(e.ctx, e.stdout); err != nil {
+		m.Close()
+		return err
+	}
+	<-e.ctx.Done()
+	m.Logger.Info("shutting down")
+	return m.Close()
+}
+
+// Open seeds an empty database, starts the heartbeat and starts serving.
+func (m *Main) Open(ctx context.Context, out io.Writer) error {
+	creds, err := seed.Load(ctx, m.Store, seed.Options{Hash: auth.HashPassword, Generate: auth.GeneratePassword, Demo: !m.Config.NoDemo})
+	if err != nil {
+		return fmt.Errorf("first start: %w", err)
+	}
+	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
+	srv, err := web.NewServer(web.Config{SecureCookies: secure}, m.Store, m.Logger)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", m.Config.Addr)
+	if err != nil {
+		return err
+	}
+	m.listener = ln
+	m.server = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+
+	bg, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	if m.Config.Heartbeat {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.Heartbeat.Run(bg)
+		}()
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		var err error
+		if m.Config.TLSCert != "" {
+			err = m.server.ServeTLS(ln, m.Config.TLSCert, m.Config.TLSKey)
+		} else {
+			err = m.server.Serve(ln)
+		}
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.Logger.Error("server stopped", slog.Any("error", err))
+		}
+	}()
+
+	scheme := "http"
+	if m.Config.TLSCert != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(out, "Mnemo console: %s://%s/\n", scheme, ln.Addr())
+	if len(creds) > 0 {
+		fmt.Fprintln(out, "First start: these accounts were created. The passwords are shown only this once:")
+		for _, c := range creds {
+			fmt.Fprintf(out, "  %-12s %-24s %s\n", c.Username, c.Password, c.Role)
+		}
+		fmt.Fprintln(out, `Change them with "console user passwd NAME".`)
+	}
+	m.Logger.Info("console started", slog.String("addr", ln.Addr().String()), slog.String("config", m.Config.String()))
+	return nil
+}
+
+// URL is the address the console listens on.
+func (m *Main) URL() string {
+	if m.listener == nil {
+		return ""
+	}
+	return "http://" + m.listener.Addr().String()
+}
+
+// Close shuts down in order: HTTP, then background work, then the store.
+func (m *Main) Close() error {
+	var errs []error
+	if m.server != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		errs = append(errs, m.server.Shutdown(ctx))
+		cancel()
+	}
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.wg.Wait()
+	if m.Store != nil {
+		errs = append(errs, m.Store.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// newConsolidator picks the extractor: the model when an endpoint is
+// configured, else the offline heuristic; merging falls back to the heuristic.
+func newConsolidator(cfg Config, logger *slog.Logger) *governance.Consolidator {
+	merger := heuristic.NewMerger()
+	return &governance.Consolidator{Extractor: heuristic.NewExtractor(), Merger: merger, Fallback: merger, Gate: governance.GateText, Logger: logger}
+}

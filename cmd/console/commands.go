@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// user runs "console user add|passwd|list".
+func (e *cmdEnv) user(args []string) error {
+	sub := ""
+	if len(args) > 0 {
+		sub, args = args[0], args[1:]
+	}
+	fs, cfg, envErr := e.flags("user "+sub, "user add NAME [--admin] [--reviewer PROJECT] [--member PROJECT --subject ID] | user passwd NAME | user list")
+	admin := fs.Bool("admin", false, "make the account an admin")
+	reviewer := fs.String("reviewer", "", "make the account a reviewer of this project (slug)")
+	member := fs.String("member", "", "make the account a member of this project (slug), linked to --subject")
+	subject := fs.String("subject", "", "the subject id a member is linked to")
+	fromStdin := fs.Bool("password-stdin", false, "read the password from standard input instead of generating one")
+	pos, err := parse(fs, cfg, envErr, args)
+	if err != nil {
+		return err
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	st := m.Store
+	password := func() (string, bool, error) {
+		if *fromStdin {
+			line, err := bufio.NewReader(e.stdin).ReadString('\n')
+			if err != nil && line == "" {
+				return "", false, fmt.Errorf("read password: %w", err)
+			}
+			pw := strings.TrimRight(line, "\r\n")
+			if len(pw) < 8 {
+				return "", false, errors.New("the password must have at least 8 characters")
+			}
+			return pw, false, nil
+		}
+		return auth.GeneratePassword(), true, nil
+	}
+	switch sub {
+	case "list":
+		accounts, err := st.FindAccounts(e.ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "USERNAME\tROLE\tPROJECTS")
+		for _, a := range accounts {
+			var ps []string
+			for _, ms := range a.Memberships {
+				p := ms.ProjectSlug + ":" + string(ms.Role)
+				if ms.SubjectID != "" {
+					p += "(" + ms.SubjectID + ")"
+				}
+				ps = append(ps, p)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Username, a.RoleName(), strings.Join(ps, ", "))
+		}
+		return tw.Flush()
+	case "add":
+		if len(pos) != 1 {
+			fs.Usage()
+			return errors.New("user add needs exactly one NAME")
+		}
+		a := &governance.Account{Username: pos[0], IsAdmin: *admin}
+		if *reviewer != "" {
+			p, err := st.FindProjectBySlug(e.ctx, *reviewer)
+			if err != nil {
+				return fmt.Errorf("--reviewer %s: %s", *reviewer, governance.ErrorMessage(err))
+			}
+			a.Memberships = append(a.Memberships, governance.Membership{ProjectID: p.ID, Role: governance.ProjectReviewer})
+		}
+		if *member != "" {
+			p, err := st.FindProjectBySlug(e.ctx, *member)
+			if err != nil {
+				return fmt.Errorf("--member %s: %s", *member, governance.ErrorMessage(err))
+			}
+			if *subject == "" {
+				return errors.New("--member needs --subject")
+			}
+			a.Memberships = append(a.Memberships, governance.Membership{ProjectID: p.ID, Role: governance.ProjectMember, SubjectID: *subject})
+		}
+		pw, generated, err := password()
+		if err != nil {
+			return err
+		}
+		if a.PasswordHash, err = auth.HashPassword(pw); err != nil {
+			return err
+		}
+		if err := st.CreateAccount(e.ctx, a); err != nil {
+			return errors.New(governance.ErrorMessage(err))
+		}
+		if err := st.AppendAudit(e.ctx, &governance.AuditEntry{Actor: "cli", Action: "account.create", ObjectType: "account", ObjectID: a.Username}); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Created %s (%s).\n", a.Username, a.RoleName())
+		if generated {
+			fmt.Fprintf(e.stdout, "Password (shown once): %s\n", pw)
+		}
+		return nil
+	case "passwd":
+		if len(pos) != 1 {
+			fs.Usage()
+			return errors.New("user passwd needs exactly one NAME")
+		}
+		a, err := st.FindAccountByUsername(e.ctx, pos[0])
+		if err != nil {
+			return errors.New(governance.ErrorMessage(err))
+		}
+		pw, generated, err := password()
+		if err != nil {
+			return err
+		}
+		hash, err := auth.HashPassword(pw)
+		if err != nil {
+			return err
+		}
+		if err := st.SetPasswordHash(e.ctx, a.ID, hash); err != nil {
+			return err
+		}
+		if err := st.AppendAudit(e.ctx, &governance.AuditEntry{Actor: "cli", Action: "account.passwd", ObjectType: "account", ObjectID: a.Username}); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Changed the password of %s.\n", a.Username)
+		if generated {
+			fmt.Fprintf(e.stdout, "Password (shown once): %s\n", pw)
+		}
+		return nil
+	}
+	fs.Usage()
+	return fmt.Errorf("unknown user command %q (want add, passwd or list)", sub)
+}
+
+// importEvents runs "console import FILE --project SLUG".
+func (e *cmdEnv) importEvents(args []string) error {
+	fs, cfg, envErr := e.flags("import", "import FILE --project SLUG")
+	project := fs.String("project", "", "project slug to import into (required)")
+	create := fs.Bool("create", false, "create the project if it does not exist")
+	pos, err := parse(fs, cfg, envErr, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *project == "" {
+		fs.Usage()
+		return errors.New("import needs FILE and --project")
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	events, err := governance.ParseEventsJSONL(f)
+	if err != nil {
+		var ie *governance.ImportError
+		if errors.As(err, &ie) {
+			fmt.Fprintf(e.stderr, "%s: %s\n", pos[0], ie.Error())
+			return errSilent
+		}
+		return err
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	p, err := m.Store.FindProjectBySlug(e.ctx, *project)
+	if governance.ErrorCode(err) == governance.ENOTFOUND && *create {
+		p = &governance.Project{Slug: *project, Name: *project}
+		err = m.Store.CreateProject(e.ctx, p)
+	}
+	if err != nil {
+		return fmt.Errorf("project %s: %s (use --create to create it)", *project, governance.ErrorMessage(err))
+	}
+	res, err := m.Store.IngestEvents(e.ctx, p.ID, events)
+	if err != nil {
+		return err
+	}
+	if err := m.Store.AppendAudit(e.ctx, &governance.AuditEntry{Actor: "cli", Action: "events.import", ObjectType: "project",
+		ObjectID: p.Slug, ProjectID: p.ID, Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped)}); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Imported %d event(s) into %s; skipped %d already present.\n", res.Inserted, p.Slug, res.Skipped)
+	return nil
+}
+
+// heartbeat runs "console heartbeat --once".
+func (e *cmdEnv) heartbeat(args []string) error {
+	fs, cfg, envErr := e.flags("heartbeat", "heartbeat --once")
+	once := fs.Bool("once", false, "run one beat and print what it did (required)")
+	if _, err := parse(fs, cfg, envErr, args); err != nil {
+		return err
+	}
+	if !*once {
+		fs.Usage()
+		return errors.New("heartbeat needs --once (the server runs the heartbeat in the background)")
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	rec, err := m.Heartbeat.RunNow(e.ctx, "cli")
+	if rec != nil {
+		fmt.Fprintf(e.stdout, "Beat %d: %d new event(s), %d episode(s), %d candidate(s), %d proposal(s), %d held, %d blocked, %d token(s).\n",
+			rec.ID, rec.NewEvents, rec.Episodes, rec.Candidates, rec.Proposals, rec.Held, rec.Blocked, rec.Tokens)
+		if rec.NextBeatAt != nil {
+			fmt.Fprintf(e.stdout, "Next beat (when the server runs): %s\n", rec.NextBeatAt.Format("2006-01-02 15:04:05 MST"))
+		}
+	}
+	return err
+}
+
+// audit runs "console audit verify".
+func (e *cmdEnv) audit(args []string) error {
+	fs, cfg, envErr := e.flags("audit", "audit verify")
+	pos, err := parse(fs, cfg, envErr, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || pos[0] != "verify" {
+		fs.Usage()
+		return errors.New("audit needs the verify command")
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	v, err := m.Store.VerifyAudit(e.ctx)
+	if err != nil {
+		return err
+	}
+	if !v.OK {
+		fmt.Fprintf(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).\n", v.BadID, v.Problem, v.Rows)
+		return errSilent
+	}
+	fmt.Fprintf(e.stdout, "Audit chain verified: %d rows, intact.\n", v.Rows)
+	return nil
+}

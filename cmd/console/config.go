@@ -1,0 +1,157 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the console's whole configuration, from flags and MNEMO_* variables.
+type Config struct {
+	Addr      string
+	DataDir   string
+	NoDemo    bool
+	LogFormat string
+	LogLevel  string
+	// SessionIdle is how long a session without an end event must be quiet
+	// before the heartbeat consolidates it.
+	SessionIdle time.Duration
+	// SecureCookies marks the session cookie Secure; on by default with TLS.
+	SecureCookies bool
+	TLSCert       string
+	TLSKey        string
+	// Heartbeat runs the background heartbeat (off only in tests and tools).
+	Heartbeat bool
+
+	LLMBaseURL string
+	LLMAPIKey  string
+	LLMModel   string
+	LLMTimeout time.Duration
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{
+		Addr:        "localhost:8080",
+		DataDir:     "./data",
+		LogFormat:   "text",
+		LogLevel:    "info",
+		SessionIdle: 30 * time.Minute,
+		Heartbeat:   true,
+		LLMModel:    "gpt-4o-mini",
+		LLMTimeout:  60 * time.Second,
+	}
+}
+
+// LLMConfigured reports whether a model endpoint is set.
+func (c Config) LLMConfigured() bool { return c.LLMBaseURL != "" || c.LLMAPIKey != "" }
+
+// Validate fails fast on values that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("--addr %q: %w", c.Addr, err))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("--data must not be empty"))
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		errs = append(errs, fmt.Errorf("--log-level %q: %w", c.LogLevel, err))
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--tls-cert and --tls-key go together"))
+	}
+	if c.SessionIdle < 0 {
+		errs = append(errs, errors.New("--session-idle must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// String prints the configuration with secrets redacted.
+func (c Config) String() string {
+	key := ""
+	if c.LLMAPIKey != "" {
+		key = "[redacted]"
+	}
+	return fmt.Sprintf("addr=%s data=%s no_demo=%t session_idle=%s llm_base_url=%s llm_model=%s llm_api_key=%s",
+		c.Addr, c.DataDir, c.NoDemo, c.SessionIdle, c.LLMBaseURL, c.LLMModel, key)
+}
+
+// bindFlags registers the shared flags on fs with defaults taken from the
+// environment (flags win over environment, environment over defaults).
+func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
+	var errs []error
+	env := func(name string, dst *string) {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	envBool := func(name string, dst *bool) {
+		if v := getenv(name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: not a boolean", name, v))
+			}
+			*dst = b
+		}
+	}
+	envDur := func(name string, dst *time.Duration) {
+		if v := getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %w", name, v, err))
+			}
+			*dst = d
+		}
+	}
+	env("MNEMO_ADDR", &c.Addr)
+	env("MNEMO_DATA_DIR", &c.DataDir)
+	envBool("MNEMO_NO_DEMO", &c.NoDemo)
+	env("MNEMO_LOG_FORMAT", &c.LogFormat)
+	env("MNEMO_LOG_LEVEL", &c.LogLevel)
+	envDur("MNEMO_SESSION_IDLE", &c.SessionIdle)
+	envBool("MNEMO_SECURE_COOKIES", &c.SecureCookies)
+	env("MNEMO_TLS_CERT", &c.TLSCert)
+	env("MNEMO_TLS_KEY", &c.TLSKey)
+	env("MNEMO_LLM_BASE_URL", &c.LLMBaseURL)
+	env("OPENAI_API_KEY", &c.LLMAPIKey)
+	env("MNEMO_LLM_API_KEY", &c.LLMAPIKey)
+	env("MNEMO_LLM_MODEL", &c.LLMModel)
+	envDur("MNEMO_LLM_TIMEOUT", &c.LLMTimeout)
+
+	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (MNEMO_ADDR)")
+	fs.StringVar(&c.DataDir, "data", c.DataDir, "data directory holding the SQLite database (MNEMO_DATA_DIR)")
+	fs.BoolVar(&c.NoDemo, "no-demo", c.NoDemo, "start an empty database without the demo data (MNEMO_NO_DEMO)")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (MNEMO_LOG_FORMAT)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error (MNEMO_LOG_LEVEL)")
+	fs.DurationVar(&c.SessionIdle, "session-idle", c.SessionIdle, "quiet time after which a session without an end event is consolidated (MNEMO_SESSION_IDLE)")
+	fs.BoolVar(&c.SecureCookies, "secure-cookies", c.SecureCookies, "mark cookies Secure, e.g. behind a TLS proxy; on with --tls-cert (MNEMO_SECURE_COOKIES)")
+	fs.StringVar(&c.TLSCert, "tls-cert", c.TLSCert, "TLS certificate file to serve HTTPS (MNEMO_TLS_CERT)")
+	fs.StringVar(&c.TLSKey, "tls-key", c.TLSKey, "TLS key file (MNEMO_TLS_KEY)")
+	fs.StringVar(&c.LLMBaseURL, "llm-base-url", c.LLMBaseURL, "OpenAI-compatible endpoint; empty uses the offline heuristic extractor (MNEMO_LLM_BASE_URL)")
+	fs.StringVar(&c.LLMModel, "llm-model", c.LLMModel, "model name (MNEMO_LLM_MODEL)")
+	fs.DurationVar(&c.LLMTimeout, "llm-timeout", c.LLMTimeout, "timeout of one model call (MNEMO_LLM_TIMEOUT)")
+	// The API key is read only from MNEMO_LLM_API_KEY or OPENAI_API_KEY, never
+	// from a flag, so it does not show in process listings.
+	return errors.Join(errs...)
+}
+
+func (c Config) logger(w io.Writer) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(strings.ToLower(c.LogLevel)))
+	opts := &slog.HandlerOptions{Level: lvl}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// startServe runs "console serve" on a free port until the test ends and
+// returns the printed output once the URL is known.
+func startServe(t *testing.T, dir string, extra ...string) (url string, out *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out = &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, extra...), env(nil), strings.NewReader(""), out, &syncBuffer{})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	re := regexp.MustCompile(`Mnemo console: (http://\S+)/`)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m[1], out
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve exited: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no URL printed:\n%s", out.String())
+	return "", nil
+}
+
+func TestServeFirstAndSecondStart(t *testing.T) {
+	dir := t.TempDir()
+	t.Run("FirstStart", func(t *testing.T) {
+		url, out := startServe(t, dir)
+		for _, want := range []string{"admin", "reviewer", "family-chen", "shown only this once"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("first start output lacks %q:\n%s", want, out.String())
+			}
+		}
+		resp, err := http.Get(url + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("healthz = %d", resp.StatusCode)
+		}
+	})
+	t.Run("SecondStartKeepsEverything", func(t *testing.T) {
+		_, out := startServe(t, dir)
+		if strings.Contains(out.String(), "shown only this once") {
+			t.Fatalf("second start created accounts again:\n%s", out.String())
+		}
+	})
+	t.Run("Accounts", func(t *testing.T) {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"user", "list", "--data", dir}, env(nil), nil, &out, &out); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(out.String(), "\n"); got != 4 {
+			t.Fatalf("user list = %d lines, want header + 3 accounts:\n%s", got, out.String())
+		}
+	})
+}
+
+func TestNoDemo(t *testing.T) {
+	dir := t.TempDir()
+	_, out := startServe(t, dir, "--no-demo")
+	if !strings.Contains(out.String(), "admin") || strings.Contains(out.String(), "family-chen") {
+		t.Fatalf("--no-demo output:\n%s", out.String())
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"--help"}, env(nil), nil, &out, &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("err = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"--addr", "MNEMO_ADDR", "--data", "MNEMO_DATA_DIR", "--no-demo", "MNEMO_LLM_BASE_URL", "MNEMO_LLM_MODEL", "user add", "import FILE"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}
+
+func TestConfigFromEnvironment(t *testing.T) {
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"serve"}, env(map[string]string{"MNEMO_ADDR": "nonsense"}), nil, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "nonsense") {
+		t.Fatalf("err = %v, want the bad MNEMO_ADDR named", err)
+	}
+	cfg := DefaultConfig()
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	if err := cfg.bindFlags(fs, env(map[string]string{"OPENAI_API_KEY": "sk-fallback", "MNEMO_DATA_DIR": "/tmp/x"})); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.LLMAPIKey != "sk-fallback" || cfg.DataDir != "/tmp/x" {
+		t.Fatalf("cfg = %+v", cfg)
+	}
+	if strings.Contains(cfg.String(), "sk-fallback") {
+		t.Fatal("the API key is printed")
+	}
+}
+
+func TestImportAndHeartbeatCommands(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	good := filepath.Join(dir, "good.jsonl")
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(good, []byte(`{"id":"a1","session_id":"s1","turn":1,"role":"user","text":"From now on, always run the linter before committing.","occurred_at":"2026-06-01T10:00:00Z"}
+{"id":"a2","session_id":"s1","kind":"session_end","occurred_at":"2026-06-01T10:05:00Z"}
+`), 0o600)
+	os.WriteFile(bad, []byte(`{"id":"b1","session_id":"s1","turn":1,"role":"user","text":"ok","occurred_at":"2026-06-01T10:00:00Z"}
+{"id":"b2","session_id":"s1","turn":2,"role":"wizard","text":"x","occurred_at":"2026-06-01T10:00:00Z"}
+`), 0o600)
+	runCmd := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := run(ctx, append(args, "--data", dir), env(nil), nil, &out, &out)
+		return out.String(), err
+	}
+	if out, err := runCmd("import", bad, "--project", "dev", "--create"); err == nil || !strings.Contains(out, "line 2") {
+		t.Fatalf("bad import: %v\n%s", err, out)
+	}
+	out, err := runCmd("import", good, "--project", "dev", "--create")
+	if err != nil || !strings.Contains(out, "Imported 2 event(s)") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	out, err = runCmd("import", good, "--project", "dev")
+	if err != nil || !strings.Contains(out, "Imported 0 event(s)") || !strings.Contains(out, "skipped 2") {
+		t.Fatalf("re-import: %v\n%s", err, out)
+	}
+	out, err = runCmd("heartbeat", "--once")
+	if err != nil || !strings.Contains(out, "1 proposal(s)") {
+		t.Fatalf("heartbeat: %v\n%s", err, out)
+	}
+	out, err = runCmd("audit", "verify")
+	if err != nil || !strings.Contains(out, "intact") {
+		t.Fatalf("audit verify: %v\n%s", err, out)
+	}
+	if out, err = runCmd("user", "add", "rita", "--reviewer", "dev"); err != nil || !strings.Contains(out, "Password (shown once)") {
+		t.Fatalf("user add: %v\n%s", err, out)
+	}
+	if out, err = runCmd("user", "add", "rita"); err == nil {
+		t.Fatalf("duplicate user add succeeded:\n%s", out)
+	}
+}
