@@ -184,3 +184,29 @@ func TestAudit(t *testing.T) {
 		t.Fatalf("verify after tamper = %+v, %v; want row 2 named", v, err)
 	}
 }
+
+// TestRedactLeavesNoIndexCopy checks that the FTS index forgets a redacted
+// text at once (secure-delete), so the bytes are gone from the file.
+func TestRedactLeavesNoIndexCopy(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	p := MustCreateProject(t, s, "travel")
+	secret := "ZebraQuokkaMarmalade"
+	if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{ev("e1", "s1", 1, governance.RoleUser, "my code word is "+secret)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE id = 'e1'`, governance.RedactedText); err != nil {
+		t.Fatal(err)
+	}
+	hits, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: "Quokka"})
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("hits = %v, %v", hits, err)
+	}
+	var n int
+	if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events_fts_data WHERE instr(block, ?) > 0`, []byte("uok")).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d index blocks still hold the redacted trigrams", n)
+	}
+}

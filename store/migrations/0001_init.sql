@@ -88,6 +88,9 @@ CREATE VIRTUAL TABLE events_fts USING fts5(
 	content_rowid = 'seq',
 	tokenize = 'trigram'
 );
+-- Deletes (a forget redacts an event's text) remove the old tokens from the
+-- index at once instead of leaving them until the next merge.
+INSERT INTO events_fts (events_fts, rank) VALUES ('secure-delete', 1);
 CREATE TRIGGER events_fts_insert AFTER INSERT ON events BEGIN
 	INSERT INTO events_fts (rowid, text) VALUES (new.seq, new.text);
 END;
