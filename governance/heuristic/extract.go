@@ -1,0 +1,403 @@
+// Package heuristic is Mnemo's offline extractor and merger: bilingual
+// (Chinese and English) sentence patterns for preferences, facts and lessons,
+// and n-gram similarity for merging candidates that mean the same thing. It is
+// deterministic, needs no model endpoint, and is the default.
+package heuristic
+
+import (
+	"cmp"
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Name is the extractor's name and version, recorded on every candidate.
+// Bump the version when a change would extract different items.
+const Name = "heuristic/1"
+
+// maxStatementRunes caps a statement, well inside recall's per-item budget.
+const maxStatementRunes = 240
+
+// Extractor is the offline, deterministic governance.Extractor. The zero
+// value is ready to use and safe for concurrent use.
+type Extractor struct{}
+
+var _ governance.Extractor = (*Extractor)(nil)
+
+// NewExtractor returns the heuristic extractor.
+func NewExtractor() *Extractor { return &Extractor{} }
+
+// Name implements governance.Extractor.
+func (*Extractor) Name() string { return Name }
+
+// Extract implements governance.Extractor. It reads the user's messages (and
+// external content, whose items code later blocks) for preferences and facts,
+// and tool results for lessons: a failed check, the fix that followed and the
+// passing re-check. Small talk, weather chat and a slip corrected at once
+// yield nothing.
+func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*governance.Extraction, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s := session{events: in.Events, zh: sessionIsChinese(in.Events)}
+	s.dropCorrections()
+	var buf []sentence
+	for i, e := range s.events {
+		if !s.readable(i) {
+			continue
+		}
+		buf = splitSentences(buf[:0], e.Text)
+		for _, sn := range buf {
+			s.read(e, sn)
+		}
+	}
+	s.lessons()
+	slices.SortStableFunc(s.items, func(a, b governance.ExtractedItem) int {
+		return cmp.Compare(a.SupportSeqs[0], b.SupportSeqs[0])
+	})
+	return &governance.Extraction{Summary: s.summary(), Items: s.items}, nil
+}
+
+// session is the state of one Extract call.
+type session struct {
+	events   []*governance.Event
+	zh       bool
+	dropped  map[int]bool
+	items    []governance.ExtractedItem
+	prefs    int
+	durables int
+	failures []failure
+}
+
+// failure is a failed tool check and what became of it.
+type failure struct {
+	index                int // of the failed event
+	tool, reason, detail string
+	fixed                bool
+	lesson               string
+}
+
+func isMessage(e *governance.Event) bool {
+	return e != nil && e.Kind != governance.KindSessionEnd && !e.Redacted && e.Text != ""
+}
+
+// readable reports whether event i is read for preferences and facts: the
+// user's own messages and external content (never the assistant's words).
+func (s *session) readable(i int) bool {
+	e := s.events[i]
+	if !isMessage(e) || s.dropped[i] {
+		return false
+	}
+	return e.Source == governance.SourceExternal || e.Role == governance.RoleUser
+}
+
+// correctionOpenings start a message that corrects the one before it.
+var correctionOpenings = append([]string{"不对", "sorry", "i meant"}, correctionZH...)
+
+// dropCorrections marks user messages that correct a slip ("说错了", "sorry, I
+// meant"): the message yields nothing, and when it opens with the correction,
+// neither does the user message just before it.
+func (s *session) dropCorrections() {
+	for i, e := range s.events {
+		if !isMessage(e) || e.Role != governance.RoleUser {
+			continue
+		}
+		lower := lowerASCII(e.Text)
+		if !containsAny(e.Text, correctionZH) && !hasAnyWord(lower, correctionEN) {
+			continue
+		}
+		if s.dropped == nil {
+			s.dropped = map[int]bool{}
+		}
+		s.dropped[i] = true
+		opening := stripLeading(lower, fillersEN)
+		opening = stripLeading(opening, fillersZH)
+		opensWithCorrection := false
+		for _, m := range correctionOpenings {
+			if strings.HasPrefix(opening, m) {
+				opensWithCorrection = true
+				break
+			}
+		}
+		if opensWithCorrection && i > 0 && isMessage(s.events[i-1]) && s.events[i-1].Role == governance.RoleUser {
+			s.dropped[i-1] = true
+		}
+	}
+}
+
+var (
+	politeQuestionZH = []string{"能不能", "可不可以", "可以", "能否", "麻烦"}
+	politeQuestionEN = []string{"can you", "could you", "would you", "will you"}
+)
+
+// text is a sentence with what the patterns need to know about it: its
+// lowercase form and which scripts it uses, so Chinese lists are not searched
+// in English text and the other way round.
+type text struct {
+	raw, lower string
+	han, latin bool
+}
+
+func newText(s string) text {
+	return text{raw: s, lower: lowerASCII(s), han: hasHan(s), latin: hasLatin(s)}
+}
+
+func (t text) anyZH(words []string) bool { return t.han && containsAny(t.raw, words) }
+func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower, words) }
+
+// read extracts at most a preference, or else facts, from one sentence.
+func (s *session) read(e *governance.Event, sn sentence) {
+	t := newText(sn.text)
+	if isSmallTalk(t.lower) || t.anyZH(weatherZH) || t.anyEN(weatherEN) {
+		return
+	}
+	external := e.Source == governance.SourceExternal
+	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN)
+	if ok, durable := isPreference(t, question); ok {
+		s.add(governance.TypePreference, preferenceStatement(t.raw, external), durable, e.Seq)
+		s.prefs++
+		if durable {
+			s.durables++
+		}
+		return
+	}
+	for _, clause := range splitClauses(sn.text) {
+		if st, ok := factStatement(clause, external); ok {
+			s.add(governance.TypeFact, st, false, e.Seq)
+		}
+	}
+}
+
+// isPreference applies the preference patterns to one sentence.
+func isPreference(t text, question bool) (ok, durable bool) {
+	if question {
+		return false, false
+	}
+	oneOff := t.anyZH(oneOffZH) || t.anyEN(oneOffEN)
+	// A standing arrangement ("还是老规矩") is itself an instruction.
+	directive := t.anyZH(directiveZH) || t.anyZH(standingZH) || t.latin && englishDirective(t.lower)
+	switch {
+	case directive && (t.anyZH(durableZH) || t.anyEN(durableEN)):
+		return true, !oneOff
+	case oneOff && (directive || t.anyZH(wishZH) || t.anyEN(wishEN)):
+		return true, false
+	case t.anyZH(likeZH) || t.anyEN(likeEN):
+		return true, false
+	case t.anyZH(reminderZH) || t.anyEN(reminderEN):
+		return true, false
+	}
+	return false, false
+}
+
+var leadingMarkersEN = []string{"from now on", "going forward", "in future", "in the future", "from here on", "this time", "for now", "just this once", "as usual", "as agreed", "please"}
+
+// englishDirective reports whether an English sentence is an instruction:
+// a clause that opens with an imperative verb (after fillers and time
+// markers: "Whenever you open a PR, add me"), or a modal.
+func englishDirective(lower string) bool {
+	for clause := range strings.FieldsFuncSeq(lower, func(r rune) bool { return r == ',' || r == ';' }) {
+		rest := stripLeading(clause, fillersEN)
+		rest = stripLeading(rest, leadingMarkersEN)
+		rest = stripLeading(rest, fillersEN)
+		end := 0
+		for end < len(rest) && (isWordByte(rest[end]) || rest[end] == '-') {
+			end++
+		}
+		if end > 0 && imperativeEN[rest[:end]] {
+			return true
+		}
+	}
+	return hasAnyWord(lower, modalEN)
+}
+
+// isSmallTalk reports whether a sentence is only greetings, thanks and
+// acknowledgements.
+func isSmallTalk(lower string) bool {
+	rest := lower
+	for {
+		rest = strings.TrimLeftFunc(rest, func(r rune) bool { return isSep(r) || r == '～' || r == '~' })
+		if rest == "" {
+			return true
+		}
+		n := len(rest)
+		for _, w := range smallTalkZH {
+			if strings.HasPrefix(rest, w) {
+				rest = rest[len(w):]
+				break
+			}
+		}
+		if len(rest) == n {
+			for _, w := range smallTalkEN {
+				if strings.HasPrefix(rest, w) && (len(rest) == len(w) || !isWordByte(rest[len(w)])) {
+					rest = rest[len(w):]
+					break
+				}
+			}
+		}
+		if len(rest) == n {
+			return false
+		}
+	}
+}
+
+var (
+	thirdPersonZH = strings.NewReplacer("我们", "用户", "我的", "用户的", "我家", "用户家", "咱们", "用户", "我", "用户")
+	// Statements that start with a wish or a one-off marker get a subject.
+	subjectlessZH = []string{"这次", "这一次", "这趟", "这回", "想", "希望", "喜欢", "不喜欢", "偏好", "打算", "更愿意"}
+	referenceZH   = []string{"上次跟你说过的", "之前跟你说过的", "跟你说过的", "上次说过的", "之前说过的", "上次说好的", "说好的"}
+	preferenceEN  = [][2]string{
+		{"i prefer ", "The user prefers "}, {"i'd prefer ", "The user would prefer "}, {"i'd rather ", "The user would rather "},
+		{"i like ", "The user likes "}, {"i love ", "The user loves "}, {"i hate ", "The user hates "},
+		{"i don't like ", "The user does not like "}, {"i dislike ", "The user dislikes "}, {"i want ", "The user wants "},
+		{"i'd like ", "The user would like "}, {"i would like ", "The user would like "}, {"we prefer ", "The user's team prefers "},
+		{"we like ", "The user's team likes "}, {"we want ", "The user's team wants "},
+	}
+	fillers = append(append([]string{}, fillersZH...), fillersEN...)
+)
+
+// preferenceStatement turns a sentence into a statement readable without the
+// conversation: canonical times and amounts, no fillers, third person.
+// External text keeps its wording so the write gate sees what was said.
+func preferenceStatement(text string, external bool) string {
+	s := canonical(text)
+	if external {
+		return finish(s)
+	}
+	s = stripLeading(s, fillers)
+	for _, ref := range referenceZH {
+		if t, ok := strings.CutSuffix(trimTrailing(s), ref); ok {
+			s = t
+			break
+		}
+	}
+	if hasHan(s) {
+		s = thirdPersonZH.Replace(s)
+		for _, w := range subjectlessZH {
+			if strings.HasPrefix(s, w) {
+				s = "用户" + s
+				break
+			}
+		}
+	} else {
+		lower := lowerASCII(s)
+		for _, p := range preferenceEN {
+			if strings.HasPrefix(lower, p[0]) {
+				s = p[1] + s[len(p[0]):]
+				break
+			}
+		}
+	}
+	return finish(s)
+}
+
+var (
+	residenceZH = []string{"住在", "我家在", "我是"}
+	workZH      = []string{"工作", "上班", "公司", "上学", "读书"}
+)
+
+// isFactZH: a family member's age, an allergy, where the user lives, what
+// they do.
+func isFactZH(c string) bool {
+	return strings.Contains(c, "岁") && ageRe.MatchString(c) || strings.Contains(c, "过敏") || containsAny(c, residenceZH) ||
+		strings.Contains(c, "我在") && containsAny(c, workZH)
+}
+
+var ageRe = regexp.MustCompile(`(女儿|儿子|孩子|闺女|宝宝|老大|老二)[^，,。]{0,4}?([0-9]{1,2}|[一二两三四五六七八九十]{1,3})(周)?岁`)
+
+// factStatement recognises a fact about the user in one clause: a family
+// member's age, an allergy, where they live, what their team uses.
+func factStatement(clause string, external bool) (string, bool) {
+	c := trimTrailing(stripLeading(clause, fillers))
+	if c == "" {
+		return "", false
+	}
+	if hasHan(c) {
+		if !isFactZH(c) {
+			return "", false
+		}
+		c = canonical(c)
+		if external {
+			return finish(c), true
+		}
+		c = thirdPersonZH.Replace(c)
+		for _, f := range familyZH {
+			if strings.HasPrefix(c, f) {
+				c = "用户的" + c
+				break
+			}
+		}
+		return finish(c), true
+	}
+	for i, p := range factEN {
+		if hasPrefixFold(c, p) {
+			if external {
+				return finish(canonical(c)), true
+			}
+			return finish(factENSub[i] + canonical(c[len(p):])), true
+		}
+	}
+	return "", false
+}
+
+// finish trims a statement, capitalises an English first letter and caps
+// its length.
+func finish(s string) string {
+	s = trimTrailing(strings.TrimSpace(s))
+	if s != "" && 'a' <= s[0] && s[0] <= 'z' {
+		s = string(s[0]-'a'+'A') + s[1:]
+	}
+	return truncateRunes(s, maxStatementRunes)
+}
+
+// add records an item, merging the support of an identical statement.
+func (s *session) add(typ governance.MemoryType, statement string, durable bool, seqs ...int64) {
+	if statement == "" {
+		return
+	}
+	for i := range s.items {
+		it := &s.items[i]
+		if it.Type == typ && it.Statement == statement {
+			it.Durable = it.Durable || durable
+			it.SupportSeqs = append(it.SupportSeqs, seqs...)
+			slices.Sort(it.SupportSeqs)
+			it.SupportSeqs = slices.Compact(it.SupportSeqs)
+			return
+		}
+	}
+	support := slices.Clone(seqs)
+	slices.Sort(support)
+	s.items = append(s.items, governance.ExtractedItem{
+		Type: typ, Statement: statement, SupportSeqs: slices.Compact(support), Durable: durable,
+	})
+}
+
+// sessionIsChinese decides the language of generated text (lessons and the
+// summary) from the user's messages, or from all messages if there are none.
+func sessionIsChinese(events []*governance.Event) bool {
+	han, latin := 0, 0
+	count := func(userOnly bool) {
+		for _, e := range events {
+			if !isMessage(e) || e.Source == governance.SourceExternal || userOnly && e.Role != governance.RoleUser {
+				continue
+			}
+			for _, r := range e.Text {
+				switch {
+				case r < 0x80:
+					if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
+						latin++
+					}
+				case r >= 0x2E80 && (r <= 0x9FFF || r >= 0xF900 && r <= 0xFAFF):
+					han++
+				}
+			}
+		}
+	}
+	count(true)
+	if han == 0 && latin == 0 {
+		count(false)
+	}
+	return han > 0 && han*3 >= latin
+}

@@ -1,0 +1,139 @@
+package heuristic_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/heuristic"
+)
+
+func TestSimilarityThreshold(t *testing.T) {
+	th := heuristic.DefaultThreshold
+	t.Run("MustMerge", func(t *testing.T) {
+		for _, p := range [][2]string{
+			// The demo's paraphrases across sessions.
+			{"孩子每天14:00–16:00要午睡，以后不管去哪儿玩，这个时间段都给她空出来", "14:00–16:00孩子要午睡，这段时间都空出来"},
+			{"以后每次给用户出行程方案，都把路线检查的结论一起附上，这样用户心里有底", "以后每次出行程都要把检查结论附上"},
+			{"以后200元以下的报销都不用找用户要发票扫描件，直接提交就行", "200元以下的报销都不用发票扫描件"},
+			// Times and amounts are compared in one canonical form.
+			{"下午两点到四点孩子午睡，这段时间空出来", "孩子14:00-16:00午睡，这段时间空出来"},
+			{"200块以下的报销不用发票扫描件", "200元以下报销不用发票扫描件"},
+			// English: inflections and stop words do not matter.
+			{"From now on, always run the linter before committing", "Run the linter before every commit"},
+			{"Always run golangci-lint before committing", "Run golangci-lint before you commit"},
+			{"Keep 2-4pm free for the kid's nap", "Keep 14:00-16:00 free for the kid's nap, always"},
+			// A rule text and the candidate it came from.
+			{"远距离的大型景点单独安排一天，同一天内的景点按区域集中安排，避免跨区奔波", "远距离的大型景点单独安排一天，同一天的景点按区域集中安排"},
+		} {
+			if s := heuristic.Similarity(p[0], p[1]); s < th {
+				t.Errorf("%.3f < %.2f: %q / %q", s, th, p[0], p[1])
+			}
+		}
+	})
+	t.Run("MustNotMerge", func(t *testing.T) {
+		for _, p := range [][2]string{
+			{"孩子每天14:00–16:00要午睡，以后不管去哪儿玩，这个时间段都给她空出来", "以后每次给用户出行程方案，都把路线检查的结论一起附上"},
+			{"用户这次想住王府井附近，晚上带孩子出去逛逛、吃点东西都方便", "用户这次想坐一趟西湖的手划船，孩子在视频里看到过，一直念叨"},
+			{"用户这次想住王府井附近，晚上带孩子出去逛逛", "用户这次想住西湖边，晚上散步方便"},
+			// Same frame, different instruction.
+			{"以后每次出行程都把路线检查的结论附上", "以后每次出行程都把预算明细附上"},
+			{"以后200元以下的报销都不用发票扫描件", "以后500元以上的报销都要部门经理审批"},
+			{"Always run the linter before committing", "Always run the tests before pushing"},
+			{"From now on, always run the linter before committing", "This time, skip the changelog entry"},
+			{"Keep 14:00–16:00 free for the nap", "Book dinner at 18:00 near the hotel"},
+			// Markers alone are not meaning.
+			{"以后每次都要早点出发", "以后每次都要订含早餐的酒店"},
+			// Different languages never merge.
+			{"以后每次都把路线检查的结论附上", "Always attach the route check result"},
+		} {
+			if s := heuristic.Similarity(p[0], p[1]); s >= th {
+				t.Errorf("%.3f >= %.2f: %q / %q", s, th, p[0], p[1])
+			}
+		}
+	})
+	t.Run("Bounds", func(t *testing.T) {
+		if s := heuristic.Similarity("以后每次都把路线检查的结论附上", "以后每次都把路线检查的结论附上"); s != 1 {
+			t.Errorf("identical: got %v, want 1", s)
+		}
+		if s := heuristic.Similarity("", "anything"); s != 0 {
+			t.Errorf("empty: got %v, want 0", s)
+		}
+	})
+}
+
+func TestPartition(t *testing.T) {
+	items := []governance.MergeItem{
+		{ID: -3, Type: governance.TypePreference, Statement: "以后每次出行程都要把检查结论附上"},
+		{ID: 7, Type: governance.TypePreference, Statement: "14:00–16:00孩子要午睡，这段时间都空出来"},
+		{ID: -1, Type: governance.TypePreference, Statement: "孩子每天下午两点到四点要午睡，以后不管去哪儿玩，这个时间段都给她空出来"},
+		{ID: 1 << 40, Type: governance.TypePreference, Statement: "以后每次给用户出行程方案，都把路线检查的结论一起附上"},
+		{ID: -2, Type: governance.TypePreference, Statement: "用户这次想住王府井附近"},
+		// Same words, another type: never in the same group.
+		{ID: 9, Type: governance.TypeFact, Statement: "14:00–16:00孩子要午睡，这段时间都空出来"},
+	}
+	want := [][]int64{{-3, 1 << 40}, {-2}, {-1, 7}, {9}}
+
+	t.Run("OK", func(t *testing.T) {
+		got, tokens, err := heuristic.NewMerger().Partition(context.Background(), items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := governance.CheckPartition(items, got); err != nil {
+			t.Fatal(err)
+		}
+		if tokens != 0 {
+			t.Errorf("tokens: got %d, want 0", tokens)
+		}
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("got %v, want %v", got, want)
+		}
+	})
+	t.Run("OrderIndependent", func(t *testing.T) {
+		r := rand.New(rand.NewPCG(1, 2))
+		for range 20 {
+			shuffled := slices.Clone(items)
+			r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+			got, _, err := (&heuristic.Merger{}).Partition(context.Background(), shuffled)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(got, want, slices.Equal) {
+				t.Fatalf("order %v: got %v, want %v", shuffled, got, want)
+			}
+		}
+	})
+	t.Run("Threshold", func(t *testing.T) {
+		got, _, err := (&heuristic.Merger{Threshold: 0.99}).Partition(context.Background(), items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(items) {
+			t.Errorf("threshold 0.99: got %v, want every item alone", got)
+		}
+	})
+	t.Run("NoChaining", func(t *testing.T) {
+		// B is close to both A and C, but A and C are unrelated: average
+		// linkage keeps C out of A's group.
+		chain := []governance.MergeItem{
+			{ID: 1, Type: governance.TypeLesson, Statement: "远距离的景点单独安排一天"},
+			{ID: 2, Type: governance.TypeLesson, Statement: "远距离的景点单独安排一天，同一天的景点按区域集中"},
+			{ID: 3, Type: governance.TypeLesson, Statement: "同一天的景点按区域集中，中午回酒店休息"},
+		}
+		got, _, err := heuristic.NewMerger().Partition(context.Background(), chain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 {
+			t.Errorf("got %v, want two groups", got)
+		}
+	})
+	t.Run("Empty", func(t *testing.T) {
+		got, _, err := heuristic.NewMerger().Partition(context.Background(), nil)
+		if err != nil || len(got) != 0 {
+			t.Errorf("got %v, %v", got, err)
+		}
+	})
+}

@@ -1,0 +1,188 @@
+package heuristic
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// summary writes the episode summary in at most three sentences: what was
+// asked, what failed, how it was fixed (or, without a failure, what the user
+// asked to keep and whether external content was read).
+func (s *session) summary() string {
+	messages, external := 0, 0
+	for _, e := range s.events {
+		if isMessage(e) {
+			messages++
+			if e.Source == governance.SourceExternal {
+				external++
+			}
+		}
+	}
+	if messages == 0 {
+		return ""
+	}
+	request := s.request()
+	var out []string
+	if s.zh {
+		if request != "" {
+			out = append(out, "用户请求：“"+request+"”。")
+		} else {
+			out = append(out, fmt.Sprintf("会话共 %d 条消息。", messages))
+		}
+		out = append(out, s.failureSentencesZH()...)
+		if len(s.failures) == 0 {
+			if s.prefs > 0 {
+				out = append(out, fmt.Sprintf("没有工具检查失败；用户提出了 %d 条要求，其中 %d 条长期有效。", s.prefs, s.durables))
+			} else {
+				out = append(out, "没有工具检查失败。")
+			}
+			if external > 0 {
+				out = append(out, fmt.Sprintf("会话读入了 %d 条外部来源内容，未经核实。", external))
+			}
+		}
+		return strings.Join(out, "")
+	}
+	if request != "" {
+		out = append(out, "The user asked: \""+request+"\".")
+	} else {
+		out = append(out, fmt.Sprintf("The session has %d messages.", messages))
+	}
+	out = append(out, s.failureSentencesEN()...)
+	if len(s.failures) == 0 {
+		if s.prefs > 0 {
+			out = append(out, fmt.Sprintf("No tool check failed; the user stated %d preference(s), %d of them durable.", s.prefs, s.durables))
+		} else {
+			out = append(out, "No tool check failed.")
+		}
+		if external > 0 {
+			out = append(out, fmt.Sprintf("The session read %d item(s) of external content, unverified.", external))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// request is the first sentence of substance in the user's first message.
+func (s *session) request() string {
+	var buf []sentence
+	for i, e := range s.events {
+		if !isMessage(e) || e.Role != governance.RoleUser || e.Source == governance.SourceExternal || s.dropped[i] {
+			continue
+		}
+		for _, sn := range splitSentences(buf[:0], e.Text) {
+			if isSmallTalk(lowerASCII(sn.text)) {
+				continue
+			}
+			return truncateRunes(trimTrailing(stripLeading(sn.text, fillers)), s.quoteRunes())
+		}
+	}
+	return ""
+}
+
+// quoteRunes is how much of the user's words or a tool's detail a summary
+// quotes: Chinese says more in fewer runes.
+func (s *session) quoteRunes() int {
+	if s.zh {
+		return 60
+	}
+	return 100
+}
+
+// firstSentence is the first sentence of a tool detail, shortened.
+func (s *session) firstSentence(detail string) string {
+	if ss := splitSentences(nil, detail); len(ss) > 0 {
+		return truncateRunes(trimTrailing(ss[0].text), s.quoteRunes())
+	}
+	return ""
+}
+
+func (s *session) failureSentencesZH() []string {
+	if len(s.failures) == 0 {
+		return nil
+	}
+	var failed string
+	if len(s.failures) == 1 {
+		f := s.failures[0]
+		failed = f.tool + " 检查未通过"
+		if f.reason != "" {
+			failed += "（" + f.reason + "）"
+		}
+		if d := s.firstSentence(f.detail); d != "" {
+			failed += "：" + d
+		}
+	} else {
+		failed = fmt.Sprintf("检查 %d 次未通过：%s", len(s.failures), strings.Join(s.failureNames("（", "）"), "、"))
+	}
+	lessons, open := s.outcome()
+	var fixed string
+	switch {
+	case open == 0:
+		fixed = "调整后复查通过：" + strings.Join(lessons, "；") + "。"
+	case len(lessons) > 0:
+		fixed = fmt.Sprintf("部分调整后复查通过，仍有 %d 项未通过复查。", open)
+	default:
+		fixed = "尚未通过复查。"
+	}
+	return []string{failed + "。", fixed}
+}
+
+func (s *session) failureSentencesEN() []string {
+	if len(s.failures) == 0 {
+		return nil
+	}
+	var failed string
+	if len(s.failures) == 1 {
+		f := s.failures[0]
+		failed = f.tool + " failed"
+		if f.reason != "" {
+			failed += " (" + f.reason + ")"
+		}
+		if d := s.firstSentence(f.detail); d != "" {
+			failed += ": " + d
+		}
+	} else {
+		failed = fmt.Sprintf("Checks failed %d times: %s", len(s.failures), strings.Join(s.failureNames(" (", ")"), ", "))
+	}
+	lessons, open := s.outcome()
+	var fixed string
+	switch {
+	case open == 0:
+		fixed = "After the fix the re-check passed: " + strings.Join(lessons, "; ") + "."
+	case len(lessons) > 0:
+		fixed = fmt.Sprintf("Some fixes passed the re-check; %d check(s) still fail.", open)
+	default:
+		fixed = "No re-check has passed yet."
+	}
+	return []string{failed + ".", fixed}
+}
+
+// failureNames lists "tool(reason)" for each distinct failure.
+func (s *session) failureNames(open, close string) []string {
+	var names []string
+	for _, f := range s.failures {
+		name := f.tool
+		if f.reason != "" {
+			name += open + f.reason + close
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// outcome returns the distinct lessons of fixed failures and the number of
+// failures never re-checked successfully.
+func (s *session) outcome() (lessons []string, open int) {
+	for _, f := range s.failures {
+		switch {
+		case !f.fixed:
+			open++
+		case !slices.Contains(lessons, f.lesson):
+			lessons = append(lessons, f.lesson)
+		}
+	}
+	return lessons, open
+}
