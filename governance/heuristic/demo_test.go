@@ -154,6 +154,9 @@ func TestDemoTravelAgent(t *testing.T) {
 		for _, sid := range d.sessions {
 			checkSummary(t, sid, d.out[sid].Summary)
 		}
+		if s, want := d.out["chen-hangzhou"].Summary, "用户提出了 2 条要求，其中 1 条长期有效"; !strings.Contains(s, want) {
+			t.Errorf("Hangzhou summary counts external content as the user's: %s", s)
+		}
 		for _, sid := range []string{"chen-beijing", "chen-xian"} {
 			s := d.out[sid].Summary
 			if !strings.Contains(s, "route_checker") || !strings.Contains(s, "复查通过") {

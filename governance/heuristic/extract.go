@@ -158,9 +158,11 @@ func (s *session) read(e *governance.Event, sn sentence) {
 	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN)
 	if ok, durable := isPreference(t, question); ok {
 		s.add(governance.TypePreference, preferenceStatement(t.raw, external), durable, e.Seq)
-		s.prefs++
-		if durable {
-			s.durables++
+		if !external { // the summary counts what the user asked for
+			s.prefs++
+			if durable {
+				s.durables++
+			}
 		}
 		return
 	}
