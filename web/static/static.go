@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-//go:embed *.css *.js
+//go:embed *.css *.js *.svg
 var files embed.FS
 
 // FS is the embedded asset tree.
