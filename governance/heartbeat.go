@@ -66,24 +66,33 @@ type Heartbeat struct {
 	mu       sync.Mutex // held for the whole beat
 	state    sync.Mutex // guards the fields below
 	running  bool
+	progress BeatProgress
 	last     *BeatRecord
 	next     time.Time
 	failures int
 	wake     chan struct{}
 }
 
-// Status is a snapshot for the console.
+// HeartbeatStatus is a snapshot for the console.
 type HeartbeatStatus struct {
-	Running bool
-	Last    *BeatRecord
-	Next    time.Time
+	Running  bool
+	Progress BeatProgress
+	Last     *BeatRecord
+	Next     time.Time
+}
+
+// BeatProgress says how far a running beat is.
+type BeatProgress struct {
+	Project       string
+	ProjectsDone  int
+	ProjectsTotal int
 }
 
 // Status returns whether a beat runs, the last one and when the next is due.
 func (h *Heartbeat) Status() HeartbeatStatus {
 	h.state.Lock()
 	defer h.state.Unlock()
-	return HeartbeatStatus{Running: h.running, Last: h.last, Next: h.next}
+	return HeartbeatStatus{Running: h.running, Progress: h.progress, Last: h.last, Next: h.next}
 }
 
 // Beat runs one beat over every project now, waiting for a running beat to
@@ -103,7 +112,10 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 	if err != nil {
 		errs = append(errs, err)
 	}
-	for _, p := range projects {
+	for i, p := range projects {
+		h.state.Lock()
+		h.progress = BeatProgress{Project: p.Slug, ProjectsDone: i, ProjectsTotal: len(projects)}
+		h.state.Unlock()
 		stats, err := h.beatProject(ctx, p)
 		if err != nil {
 			h.log().Error("heartbeat failed for a project; checkpoint unchanged",
@@ -205,6 +217,7 @@ func (h *Heartbeat) wakeCh() chan struct{} {
 func (h *Heartbeat) setRunning(v bool) {
 	h.state.Lock()
 	h.running = v
+	h.progress = BeatProgress{}
 	h.state.Unlock()
 }
 

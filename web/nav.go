@@ -19,6 +19,9 @@ var navigation = []navEntry{
 	{key: "dashboard", label: "Dashboard", url: "/", show: signedIn},
 	{key: "events", label: "Events", url: "/events", show: signedIn},
 	{key: "search", label: "Search", url: "/search", show: signedIn},
+	{key: "episodes", label: "Episodes", url: "/episodes", show: signedIn},
+	{key: "candidates", label: "Candidates", url: "/candidates", show: signedIn},
+	{key: "heartbeat", label: "Heartbeat", url: "/heartbeat", show: canSeeHeartbeat},
 	{key: "import", label: "Import", url: "/admin/import", show: isAdmin},
 }
 

@@ -28,6 +28,13 @@ func (s *Server) routes() {
 	app.GET("/projects/:project/sessions/:session", s.handleSessionShow)
 	app.GET("/search", s.handleEventSearch)
 
+	// Consolidated layer and heartbeat (members see only their subject's memories).
+	app.GET("/episodes", s.handleEpisodeIndex)
+	app.GET("/candidates", s.handleCandidateIndex)
+	app.GET("/heartbeat", s.handleHeartbeatShow)
+	app.GET("/heartbeat/panel", s.handleHeartbeatPanel)
+	app.POST("/heartbeat/run", s.handleHeartbeatRun)
+
 	// Administrators.
 	admin := group{e: e, prefix: "/admin", mw: []echo.MiddlewareFunc{auth.RequireAdmin}}
 	admin.GET("/import", s.handleImportNew)

@@ -31,6 +31,9 @@ type Config struct {
 	// LoginLimit rate-limits sign-in attempts (zero: 5, then 1 every 10 s,
 	// per client IP and per username).
 	LoginLimit auth.LimitConfig
+	// Heartbeat is the background heartbeat, for its status page and "run
+	// now" (nil: the page says it does not run in this process).
+	Heartbeat Heartbeat
 }
 
 // DefaultMaxImportBytes is the default upload limit of the import page.

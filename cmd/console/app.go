@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
+	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web"
@@ -86,7 +87,7 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("first start: %w", err)
 	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
-	srv, err := web.NewServer(web.Config{SecureCookies: secure}, m.Store, m.Logger)
+	srv, err := web.NewServer(web.Config{SecureCookies: secure, Heartbeat: m.Heartbeat}, m.Store, m.Logger)
 	if err != nil {
 		return err
 	}
@@ -166,5 +167,11 @@ func (m *Main) Close() error {
 // configured, else the offline heuristic; merging falls back to the heuristic.
 func newConsolidator(cfg Config, logger *slog.Logger) *governance.Consolidator {
 	merger := heuristic.NewMerger()
-	return &governance.Consolidator{Extractor: heuristic.NewExtractor(), Merger: merger, Fallback: merger, Gate: governance.GateText, Logger: logger}
+	c := &governance.Consolidator{Extractor: heuristic.NewExtractor(), Merger: merger, Fallback: merger, Gate: governance.GateText, Logger: logger}
+	if cfg.LLMConfigured() {
+		mc := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
+			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)
+		c.Extractor, c.Merger = mc, mc
+	}
+	return c
 }

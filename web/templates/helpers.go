@@ -2,7 +2,9 @@ package templates
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -54,3 +56,28 @@ func messages(errs FieldErrors) []string {
 	}
 	return out
 }
+
+// countdown formats a duration for people: "4m 05s", "12s", "350ms".
+func countdown(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	}
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+func candidateClass(s governance.CandidateStatus) string {
+	switch s {
+	case governance.CandidateBlocked, governance.CandidateRejected:
+		return "badge-failed"
+	case governance.CandidateProposed, governance.CandidatePromoted:
+		return "badge-passed"
+	}
+	return "badge-status"
+}
+
+// RuleURL is a rule's detail page.
+func RuleURL(id int64) string { return "/rules/" + strconv.FormatInt(id, 10) }
