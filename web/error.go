@@ -61,18 +61,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	status, msg := classify(err)
-	requestID := c.Response().Header().Get(echo.HeaderXRequestID)
+	ctx, log := c.Request().Context(), s.requestLog(c)
 	if status >= 500 {
-		s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
-			slog.String("request_id", requestID), slog.Any("error", err))
+		log.LogAttrs(ctx, slog.LevelError, "request failed", slog.Any("error", err))
 	} else {
-		s.logger.LogAttrs(c.Request().Context(), slog.LevelDebug, "request rejected",
-			slog.String("request_id", requestID), slog.Int("status", status), slog.String("reason", msg))
+		log.LogAttrs(ctx, slog.LevelDebug, "request rejected", slog.Int("status", status), slog.String("reason", msg))
 	}
 	if wantsJSON(c) {
 		if rerr := c.JSON(status, map[string]string{"error": governance.ErrorCode(err), "message": msg}); rerr != nil {
-			s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "error response failed",
-				slog.String("request_id", requestID), slog.Any("error", rerr))
+			log.LogAttrs(ctx, slog.LevelError, "error response failed", slog.Any("error", rerr))
 		}
 		return
 	}
@@ -95,14 +92,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 	default:
 		meta, merr := s.meta(c, v.Title, "")
 		if merr != nil {
-			s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "error page meta failed",
-				slog.String("request_id", requestID), slog.Any("error", merr))
+			log.LogAttrs(ctx, slog.LevelError, "error page meta failed", slog.Any("error", merr))
 		}
 		rerr = render(c, status, templates.ErrorPage(meta, v))
 	}
 	if rerr != nil {
-		s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "error page render failed",
-			slog.String("request_id", requestID), slog.Any("error", rerr))
+		log.LogAttrs(ctx, slog.LevelError, "error page render failed", slog.Any("error", rerr))
 		_ = c.String(status, msg)
 	}
 }
@@ -128,4 +123,10 @@ func wantsJSON(c echo.Context) bool {
 	r := c.Request()
 	return strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/healthz" ||
 		strings.HasPrefix(r.Header.Get(echo.HeaderAccept), echo.MIMEApplicationJSON)
+}
+
+// requestLog is the server's logger carrying the request's id. Handlers use
+// it to record what happened (a sign-in, an import); errors they return.
+func (s *Server) requestLog(c echo.Context) *slog.Logger {
+	return s.logger.With(slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)))
 }

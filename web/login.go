@@ -113,8 +113,7 @@ func (s *Server) handleLoginCreate(c echo.Context) error {
 	if err := s.sessions.Login(c.Response(), c.Request(), a.ID); err != nil {
 		return err
 	}
-	s.logger.LogAttrs(ctx, slog.LevelInfo, "account signed in",
-		slog.Int64("account_id", a.ID), slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)))
+	s.requestLog(c).LogAttrs(ctx, slog.LevelInfo, "account signed in", slog.Int64("account_id", a.ID))
 	return redirect(c, f.Next)
 }
 
