@@ -177,7 +177,7 @@ func TestAuthorization(t *testing.T) {
 				}
 			}
 		}
-	_, doc := clients[anon].Get("/login")
+		_, doc := clients[anon].Get("/login")
 		if doc.Find(testid("nav")).Length() != 0 {
 			t.Error("anonymous sees the navigation")
 		}
