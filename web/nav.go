@@ -23,6 +23,10 @@ var navigation = []navEntry{
 	{key: "candidates", label: "Candidates", url: "/candidates", show: signedIn},
 	{key: "heartbeat", label: "Heartbeat", url: "/heartbeat", show: canSeeHeartbeat},
 	{key: "import", label: "Import", url: "/admin/import", show: isAdmin},
+	// Recall, exports and API tokens.
+	{key: "recall", label: "Recall", url: "/recall", show: signedIn},
+	{key: "export", label: "Export", url: "/export", show: signedIn},
+	{key: "tokens", label: "API tokens", url: "/admin/tokens", show: isAdmin},
 }
 
 func signedIn(a *governance.Account) bool { return a != nil }

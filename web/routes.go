@@ -1,8 +1,11 @@
 package web
 
 import (
+	"net/http"
+
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/static"
 )
 
@@ -39,6 +42,32 @@ func (s *Server) routes() {
 	admin := group{e: e, prefix: "/admin", mw: []echo.MiddlewareFunc{auth.RequireAdmin}}
 	admin.GET("/import", s.handleImportNew)
 	admin.POST("/import", s.handleImportCreate)
+
+	// Recall playground, exports and API tokens (recall.go, export.go, token.go).
+	app.GET("/recall", s.handleRecallShow)
+	app.POST("/recall", s.handleRecallRun)
+	app.GET("/export", s.handleExportIndex)
+	app.GET("/projects/:project/export", s.handleExportShow)
+	app.GET("/projects/:project/export/:file", s.handleExportDownload)
+	admin.GET("/tokens", s.handleTokenIndex)
+	admin.POST("/tokens", s.handleTokenCreate)
+	admin.POST("/tokens/:id/revoke", s.handleTokenRevoke)
+
+	// Agent API and MCP server (api.go, export.go, mcp.go): project API
+	// tokens only, never the session cookie; skipAssets exempts them from
+	// the session and CSRF middleware. Errors are JSON {code, message}.
+	e.GET("/api/v1/openapi.json", s.handleOpenAPI)
+	apiScope := func(scope store.TokenScope) group {
+		return group{e: e, prefix: "/api/v1", mw: []echo.MiddlewareFunc{s.apiErrors, s.requireToken(scope)}}
+	}
+	apiScope(store.ScopeIngest).POST("/events", s.handleAPIEventsCreate)
+	apiScope(store.ScopeRecall).POST("/recall", s.handleAPIRecall)
+	apiScope(store.ScopeRecall).GET("/rules", s.handleAPIRuleIndex)
+	apiScope(store.ScopeForget).POST("/rules/:id/forget", s.handleAPIRuleForget)
+	e.DELETE("/api/v1/subjects/:id", s.handleAPISubjectForget, s.apiErrors, s.requireToken(store.ScopeForget))
+	apiScope(store.ScopeExport).GET("/export", s.handleAPIExport)
+	e.Any("/api/*", s.handleAPINotFound, s.apiErrors)
+	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, MCPPath, echo.WrapHandler(s.newMCPHandler()))
 }
 
 // group adds routes with shared middleware. Unlike echo.Group with

@@ -137,10 +137,12 @@ func (s *Server) middleware() error {
 	return nil
 }
 
-// skipAssets is true for requests that need no session, user or CSRF token.
+// skipAssets is true for requests that need no session, user or CSRF token:
+// assets, the health check, and the agent API and MCP server, which
+// authenticate with project API tokens only.
 func skipAssets(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasPrefix(p, static.Prefix) || p == "/healthz"
+	return strings.HasPrefix(p, static.Prefix) || p == "/healthz" || strings.HasPrefix(p, "/api/") || p == MCPPath
 }
 
 func skipFor(skip middleware.Skipper, mw echo.MiddlewareFunc) echo.MiddlewareFunc {

@@ -1,0 +1,496 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+)
+
+// Limits of the agent API, per request.
+const (
+	// APIMaxEventsBytes bounds the body of POST /api/v1/events.
+	APIMaxEventsBytes = 8 << 20
+	// APIMaxEvents bounds the number of events in one POST /api/v1/events.
+	APIMaxEvents = 5000
+	// APIMaxBodyBytes bounds every other JSON body.
+	APIMaxBodyBytes = 64 << 10
+	// APIMaxRules bounds one page of GET /api/v1/rules.
+	APIMaxRules = 500
+)
+
+// The agent API's error codes beyond governance's.
+const (
+	codeUnsupportedMedia = "unsupported_media_type"
+	codeNotImplemented   = "not_implemented"
+)
+
+//go:embed openapi.json
+var openAPIDocument []byte
+
+// Forgetter forgets memories completely (DESIGN.md, Forget). The store
+// provides it once the forget implementation lands; until then the forget
+// endpoints answer 501.
+type Forgetter interface {
+	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) error
+	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) error
+}
+
+// forgetter returns the store's forget implementation, if it has one.
+func (s *Server) forgetter() (Forgetter, bool) {
+	f, ok := any(s.store).(Forgetter)
+	return f, ok
+}
+
+// tokenKey is the context key of the API token of a request.
+type tokenKey struct{}
+
+func withToken(ctx context.Context, t *store.APIToken) context.Context {
+	return context.WithValue(ctx, tokenKey{}, t)
+}
+
+// tokenFrom returns the request's verified API token (nil outside the API).
+func tokenFrom(ctx context.Context) *store.APIToken {
+	t, _ := ctx.Value(tokenKey{}).(*store.APIToken)
+	return t
+}
+
+// apiError is the JSON body of every API error.
+type apiError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Items lists every invalid event of a rejected batch (1-based item or line numbers).
+	Items []governance.LineError `json:"items,omitempty"`
+}
+
+// apiStatus maps error codes to HTTP statuses for the API.
+var apiStatus = map[string]int{
+	governance.EINVALID:      http.StatusBadRequest,
+	governance.EUNAUTHORIZED: http.StatusUnauthorized,
+	governance.EFORBIDDEN:    http.StatusForbidden,
+	governance.ENOTFOUND:     http.StatusNotFound,
+	governance.ECONFLICT:     http.StatusConflict,
+	governance.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	governance.EINTERNAL:     http.StatusInternalServerError,
+	codeUnsupportedMedia:     http.StatusUnsupportedMediaType,
+	codeNotImplemented:       http.StatusNotImplemented,
+}
+
+// apiErrors renders every error of an API route as JSON {code, message}
+// with the matching status, and logs internal errors with the request id.
+func (s *Server) apiErrors(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if err == nil || c.Response().Committed {
+			return err
+		}
+		body := apiError{Code: governance.ErrorCode(err), Message: governance.ErrorMessage(err)}
+		status, ok := apiStatus[body.Code]
+		if !ok {
+			status = http.StatusInternalServerError
+		}
+		var (
+			ie  *governance.ImportError
+			mbe *http.MaxBytesError
+			he  *echo.HTTPError
+		)
+		switch {
+		case errors.As(err, &ie):
+			status, body = http.StatusBadRequest, apiError{Code: governance.EINVALID, Items: ie.Lines,
+				Message: fmt.Sprintf("%d invalid event(s); nothing was written.", len(ie.Lines))}
+		case errors.As(err, &mbe):
+			status, body = http.StatusRequestEntityTooLarge, apiError{Code: governance.ETOOLARGE,
+				Message: fmt.Sprintf("The request body is larger than %d bytes.", mbe.Limit)}
+		case errors.As(err, &he) && he.Code < 500:
+			status, body = he.Code, apiError{Code: strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_")),
+				Message: http.StatusText(he.Code) + "."}
+		}
+		requestID := c.Response().Header().Get(echo.HeaderXRequestID)
+		if status >= 500 && status != http.StatusNotImplemented {
+			s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "api request failed",
+				slog.String("request_id", requestID), slog.Any("error", err))
+		}
+		if status == http.StatusUnauthorized {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="mnemo"`)
+		}
+		return c.JSON(status, body)
+	}
+}
+
+// bearerToken returns the secret of an "Authorization: Bearer" header.
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, secret, ok := strings.Cut(r.Header.Get(echo.HeaderAuthorization), " ")
+	secret = strings.TrimSpace(secret)
+	return secret, ok && strings.EqualFold(scheme, "bearer") && secret != ""
+}
+
+// verifyToken finds the live token whose secret the request carries.
+func (s *Server) verifyToken(ctx context.Context, secret string) (*store.APIToken, error) {
+	t, err := s.store.FindTokenByHash(ctx, auth.HashToken(secret))
+	switch {
+	case governance.ErrorCode(err) == governance.ENOTFOUND:
+		return nil, governance.Errorf(governance.EUNAUTHORIZED, "The API token is not valid.")
+	case err != nil:
+		return nil, err
+	case t.Revoked():
+		return nil, governance.Errorf(governance.EUNAUTHORIZED, "The API token was revoked.")
+	}
+	if err := s.store.TouchToken(ctx, t); err != nil {
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "token use not recorded", slog.Int64("token_id", t.ID), slog.Any("error", err))
+	}
+	return t, nil
+}
+
+// requireToken authenticates a project API token (never the session
+// cookie) and requires one of scopes.
+func (s *Server) requireToken(scopes ...store.TokenScope) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			secret, ok := bearerToken(c.Request())
+			if !ok {
+				return governance.Errorf(governance.EUNAUTHORIZED, "Send a project API token: Authorization: Bearer <token>.")
+			}
+			t, err := s.verifyToken(c.Request().Context(), secret)
+			if err != nil {
+				return err
+			}
+			if !slices.ContainsFunc(scopes, t.Has) {
+				return governance.Errorf(governance.EFORBIDDEN, "This token lacks the %s scope.", scopes[0])
+			}
+			c.SetRequest(c.Request().WithContext(withToken(c.Request().Context(), t)))
+			return next(c)
+		}
+	}
+}
+
+// capBody caps the request body; reading past it fails with a *http.MaxBytesError.
+func capBody(c echo.Context, n int64) {
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, n)
+}
+
+// decodeJSON reads one JSON object from the body, rejecting unknown fields.
+func decodeJSON(c echo.Context, limit int64, v any) error {
+	capBody(c, limit)
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		if errors.Is(err, io.EOF) {
+			return governance.Errorf(governance.EINVALID, "The request body is empty.")
+		}
+		return governance.Errorf(governance.EINVALID, "Invalid JSON: %s.", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return governance.Errorf(governance.EINVALID, "The request body holds more than one JSON value.")
+	}
+	return nil
+}
+
+// decodeOptionalJSON is decodeJSON for a body that may be absent or empty.
+func decodeOptionalJSON(c echo.Context, limit int64, v any) error {
+	capBody(c, limit)
+	b, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	c.Request().Body = io.NopCloser(bytes.NewReader(b))
+	return decodeJSON(c, limit, v)
+}
+
+// handleOpenAPI serves the API's OpenAPI 3.1 document.
+func (s *Server) handleOpenAPI(c echo.Context) error {
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPIDocument)
+}
+
+// handleAPINotFound answers unknown API addresses in the API's error format.
+func (s *Server) handleAPINotFound(c echo.Context) error {
+	return governance.Errorf(governance.ENOTFOUND, "There is no API endpoint at %s %s.", c.Request().Method, c.Request().URL.Path)
+}
+
+// handleAPIEventsCreate ingests a batch: a JSON array (application/json) or
+// JSON Lines (application/x-ndjson, application/jsonl). The batch is
+// validated whole; any invalid item rejects it with every problem named by
+// item (array) or line (NDJSON) number, and nothing is written. Events
+// whose id the project already has are skipped and reported.
+func (s *Server) handleAPIEventsCreate(c echo.Context) error {
+	t := tokenFrom(c.Request().Context())
+	capBody(c, APIMaxEventsBytes)
+	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+	var (
+		events []*governance.Event
+		err    error
+	)
+	switch mt {
+	case echo.MIMEApplicationJSON:
+		events, err = parseEventArray(c.Request().Body)
+	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/jsonlines":
+		events, err = governance.ParseEventsJSONL(c.Request().Body)
+	default:
+		return governance.Errorf(codeUnsupportedMedia, "Send events as application/json (an array) or application/x-ndjson (one event per line).")
+	}
+	if err != nil {
+		var ie *governance.ImportError
+		if errors.As(err, &ie) {
+			return err
+		}
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return governance.Errorf(governance.EINVALID, "The request body could not be read.")
+	}
+	if len(events) > APIMaxEvents {
+		return governance.Errorf(governance.ETOOLARGE, "At most %d events per request; this one has %d.", APIMaxEvents, len(events))
+	}
+	if len(events) == 0 {
+		return governance.Errorf(governance.EINVALID, "The batch holds no events.")
+	}
+	var bad []governance.LineError
+	for i, e := range events {
+		if e.Project != "" && e.Project != t.ProjectSlug {
+			bad = append(bad, governance.LineError{Line: i + 1, Problems: []string{
+				fmt.Sprintf("project %q is not this token's project %q", e.Project, t.ProjectSlug)}})
+		}
+		e.Project = ""
+	}
+	if len(bad) > 0 {
+		return &governance.ImportError{Lines: bad}
+	}
+	res, err := s.store.IngestEvents(c.Request().Context(), t.ProjectID, events)
+	if err != nil {
+		return err
+	}
+	if res.SkippedIDs == nil {
+		res.SkippedIDs = []string{}
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+// parseEventArray decodes a JSON array of events strictly, item by item,
+// so every problem is named by its 1-based item number; duplicates within
+// the batch are problems too. Nothing is returned when any item is bad.
+func parseEventArray(r io.Reader) ([]*governance.Event, error) {
+	var raw []json.RawMessage
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&raw); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, err
+		}
+		return nil, governance.Errorf(governance.EINVALID, "The body must be a JSON array of events: %s.", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return nil, governance.Errorf(governance.EINVALID, "The body holds more than one JSON value.")
+	}
+	if len(raw) > APIMaxEvents {
+		return nil, governance.Errorf(governance.ETOOLARGE, "At most %d events per request; this one has %d.", APIMaxEvents, len(raw))
+	}
+	events := make([]*governance.Event, 0, len(raw))
+	var bad []governance.LineError
+	for i, item := range raw {
+		var e *governance.Event
+		d := json.NewDecoder(bytes.NewReader(item))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&e); err != nil {
+			bad = append(bad, governance.LineError{Line: i + 1, Problems: []string{"invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}})
+			continue
+		}
+		events = append(events, e)
+	}
+	if len(bad) > 0 {
+		return nil, &governance.ImportError{Lines: bad}
+	}
+	if err := governance.ValidateBatch(events); err != nil {
+		return nil, err
+	}
+	return events, nil
+}
+
+// apiRecallRequest is the body of POST /api/v1/recall; the project is the token's.
+type apiRecallRequest struct {
+	Task          string            `json:"task"`
+	SubjectID     string            `json:"subject_id"`
+	TaskType      string            `json:"task_type"`
+	Risk          string            `json:"risk"`
+	Budget        governance.Budget `json:"budget"`
+	IncludeEvents bool              `json:"include_events"`
+}
+
+// handleAPIRecall returns the context package for a task. Its trace lists
+// only in-scope memories; what the scope filter removed is only counted.
+func (s *Server) handleAPIRecall(c echo.Context) error {
+	t := tokenFrom(c.Request().Context())
+	var body apiRecallRequest
+	if err := decodeJSON(c, APIMaxBodyBytes, &body); err != nil {
+		return err
+	}
+	pkg, err := s.store.Recall(c.Request().Context(), t.Actor(), governance.RecallRequest{
+		Task: body.Task, ProjectID: t.ProjectID, SubjectID: body.SubjectID, TaskType: body.TaskType,
+		Risk: body.Risk, Budget: body.Budget, IncludeEvents: body.IncludeEvents,
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, pkg)
+}
+
+// apiRuleList is the body of GET /api/v1/rules.
+type apiRuleList struct {
+	Rules  []*governance.Rule `json:"rules"`
+	Total  int                `json:"total"`
+	Limit  int                `json:"limit"`
+	Offset int                `json:"offset"`
+}
+
+// newAPIRuleFilter reads the rule filters of GET /api/v1/rules.
+func newAPIRuleFilter(c echo.Context, projectID int64) (governance.RuleFilter, error) {
+	f := governance.RuleFilter{ProjectID: &projectID, Limit: 100}
+	q := c.QueryParams()
+	bad := func(name string) error { return governance.Errorf(governance.EINVALID, "Invalid %s.", name) }
+	if v := q.Get("status"); v != "" {
+		for _, st := range strings.Split(v, ",") {
+			rs := governance.RuleStatus(strings.TrimSpace(st))
+			if !slices.Contains([]governance.RuleStatus{governance.RuleProposed, governance.RuleActive, governance.RuleStale,
+				governance.RuleArchived, governance.RuleSuperseded, governance.RuleRejected}, rs) {
+				return f, bad("status")
+			}
+			f.Statuses = append(f.Statuses, rs)
+		}
+	} else {
+		f.Statuses = []governance.RuleStatus{governance.RuleActive}
+	}
+	if v := q.Get("kind"); v != "" {
+		k := governance.MemoryType(v)
+		if !k.Valid() {
+			return f, bad("kind")
+		}
+		f.Kind = &k
+	}
+	if q.Has("subject_id") {
+		v := q.Get("subject_id")
+		f.SubjectID = &v
+	}
+	if v := q.Get("for_subject"); v != "" {
+		f.ForSubject = &v
+	}
+	if v := q.Get("reason"); v != "" {
+		r := governance.PromotionReason(v)
+		f.Reason = &r
+	}
+	if v := q.Get("paused"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return f, bad("paused")
+		}
+		f.Paused = &b
+	}
+	f.Query = q.Get("q")
+	for name, dst := range map[string]*int{"limit": &f.Limit, "offset": &f.Offset} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return f, bad(name)
+			}
+			*dst = n
+		}
+	}
+	if f.Limit == 0 || f.Limit > APIMaxRules {
+		f.Limit = min(max(f.Limit, 1), APIMaxRules)
+	}
+	return f, nil
+}
+
+// handleAPIRuleIndex lists the token's project's rules (active by default).
+// Forgotten rules are never listed.
+func (s *Server) handleAPIRuleIndex(c echo.Context) error {
+	t := tokenFrom(c.Request().Context())
+	f, err := newAPIRuleFilter(c, t.ProjectID)
+	if err != nil {
+		return err
+	}
+	rules, total, err := s.store.FindRules(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	if rules == nil {
+		rules = []*governance.Rule{}
+	}
+	return c.JSON(http.StatusOK, apiRuleList{Rules: rules, Total: total, Limit: f.Limit, Offset: f.Offset})
+}
+
+// apiForgetRequest is the optional body of POST /api/v1/rules/{id}/forget.
+type apiForgetRequest struct {
+	WithEvents bool `json:"with_events"`
+}
+
+// handleAPIRuleForget forgets one rule of the token's project completely.
+func (s *Server) handleAPIRuleForget(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := tokenFrom(ctx)
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return governance.Errorf(governance.ENOTFOUND, "Rule not found.")
+	}
+	var body apiForgetRequest
+	if err := decodeOptionalJSON(c, APIMaxBodyBytes, &body); err != nil {
+		return err
+	}
+	r, err := s.store.FindRuleByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if r.ProjectID != t.ProjectID || r.Status == governance.RuleForgotten {
+		return governance.Errorf(governance.ENOTFOUND, "Rule not found.")
+	}
+	f, ok := s.forgetter()
+	if !ok {
+		return governance.Errorf(codeNotImplemented, "Forgetting is not available in this build yet.")
+	}
+	if err := f.ForgetRule(ctx, t.Actor(), id, body.WithEvents); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"forgotten": governance.RecallRuleID(id), "with_events": body.WithEvents})
+}
+
+// handleAPISubjectForget forgets everything about one subject of the
+// token's project: every memory and event.
+func (s *Server) handleAPISubjectForget(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := tokenFrom(ctx)
+	subject, err := pathParam(c, "id")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(subject) == "" || len(subject) > governance.MaxIDBytes {
+		return governance.Errorf(governance.EINVALID, "Invalid subject id.")
+	}
+	f, ok := s.forgetter()
+	if !ok {
+		return governance.Errorf(codeNotImplemented, "Forgetting is not available in this build yet.")
+	}
+	if err := f.ForgetSubject(ctx, t.Actor(), t.ProjectID, subject); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"forgotten_subject": subject})
+}

@@ -1,0 +1,207 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/web/templates"
+)
+
+// demoTask is the playground's example task (SCENARIO.md).
+const demoTask = "我想带五岁的女儿去上海玩两天，她一直想去迪士尼。最终路线必须可执行。"
+
+// newRecallForm reads the playground form.
+func newRecallForm(c echo.Context) templates.RecallForm {
+	f := templates.RecallForm{
+		Project:       strings.TrimSpace(c.FormValue("project")),
+		Subject:       strings.TrimSpace(c.FormValue("subject")),
+		Task:          strings.TrimSpace(c.FormValue("task")),
+		TaskType:      strings.TrimSpace(c.FormValue("task_type")),
+		Risk:          strings.TrimSpace(c.FormValue("risk")),
+		Total:         strings.TrimSpace(c.FormValue("total")),
+		PerItem:       strings.TrimSpace(c.FormValue("per_item")),
+		IncludeEvents: c.FormValue("include_events") != "",
+	}
+	return f
+}
+
+// validateRecallForm checks the form against the caller's scopes and builds
+// the request. A member recalls only for their own subject.
+func validateRecallForm(f *templates.RecallForm, scopes []scope) (templates.FieldErrors, governance.RecallRequest, scope) {
+	errs := templates.FieldErrors{}
+	var (
+		req governance.RecallRequest
+		sc  scope
+	)
+	for _, s := range scopes {
+		if s.Project.Slug == f.Project {
+			sc = s
+		}
+	}
+	if sc.Project == nil {
+		errs["project"] = "Choose a project."
+	} else {
+		req.ProjectID = sc.Project.ID
+		if sc.Subject != nil {
+			f.Subject = *sc.Subject
+		}
+	}
+	req.SubjectID, req.Task, req.TaskType, req.Risk, req.IncludeEvents = f.Subject, f.Task, f.TaskType, f.Risk, f.IncludeEvents
+	if f.Task == "" {
+		errs["task"] = "Type the task the agent is about to do."
+	}
+	for name, dst := range map[string]*int{"total": &req.Budget.Total, "per_item": &req.Budget.PerItem} {
+		v := f.Total
+		if name == "per_item" {
+			v = f.PerItem
+		}
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			errs[name] = "A whole number of characters, 1 or more."
+			continue
+		}
+		*dst = n
+	}
+	if len(errs) == 0 {
+		req.Normalize()
+		if err := req.Validate(); err != nil {
+			errs["budget"] = governance.ErrorMessage(err)
+		}
+	}
+	return errs, req, sc
+}
+
+// recallView builds the playground's view for the caller's projects.
+func (s *Server) recallView(ctx context.Context, f templates.RecallForm) (templates.RecallView, []scope, error) {
+	scopes, err := s.visibleScopes(ctx)
+	if err != nil {
+		return templates.RecallView{}, nil, err
+	}
+	v := templates.RecallView{Form: f, DemoTask: demoTask}
+	for _, sc := range scopes {
+		opt := templates.RecallProject{Slug: sc.Project.Slug, Name: sc.Project.Name, Subject: sc.subjectID(), Member: sc.Subject != nil}
+		if sc.Subject == nil {
+			if opt.Subjects, err = s.projectSubjects(ctx, sc.Project.ID); err != nil {
+				return v, nil, err
+			}
+		}
+		v.Projects = append(v.Projects, opt)
+	}
+	if v.Form.Project == "" && len(scopes) > 0 {
+		v.Form.Project = scopes[0].Project.Slug
+	}
+	return v, scopes, nil
+}
+
+// handleRecallShow is the recall playground.
+func (s *Server) handleRecallShow(c echo.Context) error {
+	v, _, err := s.recallView(c.Request().Context(), templates.RecallForm{Project: c.QueryParam("project"), Subject: c.QueryParam("subject")})
+	if err != nil {
+		return err
+	}
+	meta, err := s.meta(c, "Recall playground", "recall")
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, templates.RecallPage(meta, v))
+}
+
+// handleRecallRun runs a recall as a preview (the trace is stored, rule use
+// is not counted) and shows the package, the trace and the fenced text next
+// to what the agent gets without memory. htmx requests get the result panel.
+func (s *Server) handleRecallRun(c echo.Context) error {
+	ctx := c.Request().Context()
+	form := newRecallForm(c)
+	v, scopes, err := s.recallView(ctx, form)
+	if err != nil {
+		return err
+	}
+	errs, req, sc := validateRecallForm(&v.Form, scopes)
+	status := http.StatusOK
+	if len(errs) > 0 {
+		v.Errors, status = errs, http.StatusUnprocessableEntity
+	} else {
+		a := auth.UserFrom(ctx)
+		req.Preview = true
+		pkg, err := s.store.Recall(ctx, a.Username, req)
+		if err != nil {
+			return err
+		}
+		res := &templates.RecallResult{Task: req.Task, Package: pkg, Labels: map[string]string{}}
+		if err := s.recallLabels(ctx, req, res.Labels); err != nil {
+			return err
+		}
+		for _, it := range pkg.Items {
+			res.Labels[it.ID] = it.Text
+		}
+		if a.CanReview(sc.Project.ID) {
+			res.ShowFiltered = true
+			if res.Filtered, err = s.scopeFilteredRules(ctx, a, sc, req.SubjectID); err != nil {
+				return err
+			}
+		}
+		v.Result = res
+	}
+	if hxTargets(c, "recall-result") {
+		if len(errs) > 0 {
+			status = http.StatusOK // swap the errors into the panel
+		}
+		return render(c, status, templates.RecallResultPanel(v))
+	}
+	meta, err := s.meta(c, "Recall playground", "recall")
+	if err != nil {
+		return err
+	}
+	return render(c, status, templates.RecallPage(meta, v))
+}
+
+// recallLabels names the in-scope rules of the trace by their text.
+func (s *Server) recallLabels(ctx context.Context, req governance.RecallRequest, labels map[string]string) error {
+	rules, _, err := s.store.FindRules(ctx, governance.RuleFilter{ProjectID: &req.ProjectID, ForSubject: &req.SubjectID})
+	if err != nil {
+		return err
+	}
+	for _, r := range rules {
+		labels[governance.RecallRuleID(r.ID)] = r.Text
+	}
+	return nil
+}
+
+// scopeFilteredRules names the active rules the scope filter removed that
+// the account may see: rules of the other projects it reviews, and rules
+// about other subjects of this project.
+func (s *Server) scopeFilteredRules(ctx context.Context, a *governance.Account, sc scope, subject string) ([]templates.FilteredRule, error) {
+	projects, err := s.store.FindProjects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slugs := map[int64]string{}
+	for _, p := range projects {
+		slugs[p.ID] = p.Slug
+	}
+	f := governance.RuleFilter{Statuses: []governance.RuleStatus{governance.RuleActive}}
+	if ids, all := a.ReviewableProjects(); !all {
+		f.ProjectIDs = ids
+	}
+	rules, _, err := s.store.FindRules(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := []templates.FilteredRule{}
+	for _, r := range rules {
+		other := r.ProjectID != sc.Project.ID
+		if other || (r.SubjectID != "" && r.SubjectID != subject) {
+			out = append(out, templates.FilteredRule{Project: slugs[r.ProjectID], OtherProject: other, SubjectID: r.SubjectID,
+				RuleID: r.ID, Text: r.Text})
+		}
+	}
+	return out, nil
+}
