@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -92,6 +94,8 @@ type Consolidator struct {
 	Fallback Merger
 	Gate     GateFunc
 	Logger   *slog.Logger
+	// Concurrency bounds how many sessions are extracted at once (default GOMAXPROCS).
+	Concurrency int
 }
 
 // Plan builds the plan for one project. It reads nothing and writes nothing.
@@ -105,63 +109,33 @@ func (c *Consolidator) Plan(ctx context.Context, in *ConsolidateInput) (*BeatPla
 	nextID := int64(0)
 	tempID := func() int64 { nextID--; return nextID }
 
-	for _, w := range in.Sessions {
-		if len(w.Events) == 0 {
+	outs, err := c.extractAll(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	for i, out := range outs {
+		if out == nil {
 			continue
 		}
-		ex, err := c.Extractor.Extract(ctx, ExtractInput{
-			ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID, Events: w.Events,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("extract session %s: %w", w.Session.SessionID, err)
-		}
-		plan.Stats.Tokens += ex.Tokens
-		inSession := make(map[int64]*Event, len(w.Events))
-		first, last := w.Events[0].Seq, w.Events[0].Seq
+		w := in.Sessions[i]
+		plan.Stats.Tokens += out.tokens
+		plan.Stats.Dropped += out.dropped
+		plan.Episodes = append(plan.Episodes, out.episode)
 		for _, e := range w.Events {
-			inSession[e.Seq] = e
 			evidence[e.Seq] = e
-			first, last = min(first, e.Seq), max(last, e.Seq)
 		}
-		summary, _, _ := c.gate(ex.Summary)
-		plan.Episodes = append(plan.Episodes, &Episode{
-			ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
-			Summary: summary, FirstSeq: first, LastSeq: last, EventCount: len(w.Events),
-			Extractor: c.Extractor.Name(), CreatedAt: in.Now, UpdatedAt: in.Now,
-		})
-		for _, it := range ex.Items {
-			if !it.Type.Valid() || it.Statement == "" {
-				plan.Stats.Dropped++
+		for _, it := range out.items {
+			if in.Suppressed[it.fingerprint] || w.Known[it.fingerprint] {
 				continue
 			}
-			var support []int64
-			for _, seq := range it.SupportSeqs {
-				if inSession[seq] != nil {
-					support = append(support, seq)
-				} else if c.Logger != nil {
-					c.Logger.Warn("extractor named an event outside the session; dropped",
-						slog.Int64("project_id", in.Project.ID), slog.String("session_id", w.Session.SessionID), slog.Int64("event_seq", seq))
-				}
-			}
-			if len(support) == 0 {
-				plan.Stats.Dropped++
-				continue
-			}
-			slices.Sort(support)
-			support = slices.Compact(support)
-			text, findings, blocked := c.gate(it.Statement)
-			fp := Fingerprint(text)
-			if in.Suppressed[fp] || w.Known[fp] {
-				continue
-			}
-			w.Known[fp] = true
+			w.Known[it.fingerprint] = true
 			cand := &Candidate{
 				ID: tempID(), ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
-				Type: it.Type, Statement: text, Durable: it.Durable, Extractor: c.Extractor.Name(),
-				Status: CandidatePending, Fingerprint: fp, Findings: findings, EvidenceSeqs: support,
+				Type: it.Type, Statement: it.text, Durable: it.Durable, Extractor: c.Extractor.Name(),
+				Status: CandidatePending, Fingerprint: it.fingerprint, Findings: it.findings, EvidenceSeqs: it.support,
 				CreatedAt: in.Now, UpdatedAt: in.Now,
 			}
-			if blocked {
+			if it.blocked {
 				cand.Status = CandidateBlocked
 			}
 			plan.Candidates = append(plan.Candidates, cand)
@@ -173,6 +147,127 @@ func (c *Consolidator) Plan(ctx context.Context, in *ConsolidateInput) (*BeatPla
 		return nil, err
 	}
 	return plan, nil
+}
+
+// sessionOutput is what extraction and the gate made of one session.
+type sessionOutput struct {
+	episode *Episode
+	items   []gatedItem
+	tokens  int
+	dropped int
+}
+
+type gatedItem struct {
+	ExtractedItem
+	support     []int64
+	text        string
+	findings    []Finding
+	blocked     bool
+	fingerprint string
+}
+
+// extractAll extracts and gates every session, Concurrency sessions at a
+// time (extraction and the gate are the costly, independent part of a beat;
+// a model extractor spends most of it waiting). Results keep session order,
+// so the plan is the same whatever the concurrency.
+func (c *Consolidator) extractAll(ctx context.Context, in *ConsolidateInput) ([]*sessionOutput, error) {
+	outs := make([]*sessionOutput, len(in.Sessions))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     = make(chan int)
+	)
+	workers := c.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for range min(workers, max(1, len(in.Sessions))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out, err := c.extractSession(ctx, in, in.Sessions[i])
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+						cancel()
+					}
+					mu.Unlock()
+					continue
+				}
+				outs[i] = out
+			}
+		}()
+	}
+feed:
+	for i := range in.Sessions {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return outs, ctx.Err()
+}
+
+// extractSession runs the extractor over one session and gates its summary
+// and statements; support outside the session is dropped and logged.
+func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput, w *SessionWork) (*sessionOutput, error) {
+	if len(w.Events) == 0 {
+		return nil, nil
+	}
+	ex, err := c.Extractor.Extract(ctx, ExtractInput{
+		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID, Events: w.Events,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("extract session %s: %w", w.Session.SessionID, err)
+	}
+	inSession := make(map[int64]bool, len(w.Events))
+	first, last := w.Events[0].Seq, w.Events[0].Seq
+	for _, e := range w.Events {
+		inSession[e.Seq] = true
+		first, last = min(first, e.Seq), max(last, e.Seq)
+	}
+	summary, _, _ := c.gate(ex.Summary)
+	out := &sessionOutput{tokens: ex.Tokens, episode: &Episode{
+		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
+		Summary: summary, FirstSeq: first, LastSeq: last, EventCount: len(w.Events),
+		Extractor: c.Extractor.Name(), CreatedAt: in.Now, UpdatedAt: in.Now,
+	}}
+	for _, it := range ex.Items {
+		if !it.Type.Valid() || it.Statement == "" {
+			out.dropped++
+			continue
+		}
+		var support []int64
+		for _, seq := range it.SupportSeqs {
+			if inSession[seq] {
+				support = append(support, seq)
+			} else if c.Logger != nil {
+				c.Logger.Warn("extractor named an event outside the session; dropped",
+					slog.Int64("project_id", in.Project.ID), slog.String("session_id", w.Session.SessionID), slog.Int64("event_seq", seq))
+			}
+		}
+		if len(support) == 0 {
+			out.dropped++
+			continue
+		}
+		slices.Sort(support)
+		g := gatedItem{ExtractedItem: it, support: slices.Compact(support)}
+		g.text, g.findings, g.blocked = c.gate(it.Statement)
+		g.fingerprint = Fingerprint(g.text)
+		out.items = append(out.items, g)
+	}
+	return out, nil
 }
 
 func (c *Consolidator) gate(text string) (string, []Finding, bool) {

@@ -34,6 +34,8 @@ type Extraction struct {
 
 // Extractor turns an ended session into an episode summary and candidate
 // memories. It judges language only; promotion is decided by code.
+// Extract is called for several sessions at once and must be safe for
+// concurrent use.
 type Extractor interface {
 	// Name identifies the extractor and its version, e.g. "heuristic/1".
 	Name() string

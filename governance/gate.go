@@ -70,7 +70,8 @@ func Scan(text string) GateResult {
 	res.Findings = scanInvisible(text)
 
 	s := prepare(text)
-	secrets := findSecrets(s)
+	lower := strings.ToLower(s)
+	secrets := findSecrets(s, lower)
 	for _, r := range gateRules {
 		if r.category == GateSecret {
 			// findSecrets keeps every match; report the first of each pattern.
@@ -80,6 +81,9 @@ func Scan(text string) GateResult {
 					break
 				}
 			}
+			continue
+		}
+		if !r.mayMatch(lower) {
 			continue
 		}
 		if loc := r.find(s); loc != nil {
@@ -119,7 +123,7 @@ func prepare(text string) string {
 // invisible character, or one that only NFKC made visible) it redacts the
 // normalised text, so no part of a secret is ever kept.
 func redact(original, normalised string, secrets []secretSpan) string {
-	orig := findSecrets(original)
+	orig := findSecrets(original, strings.ToLower(original))
 	same := len(orig) == len(secrets)
 	for i := 0; same && i < len(orig); i++ {
 		same = prepare(original[orig[i].lo:orig[i].hi]) == normalised[secrets[i].lo:secrets[i].hi]
@@ -176,7 +180,7 @@ func scanInvisible(text string) []Finding {
 			findings = append(findings, Finding{
 				Category: GateInvisibleUnicode,
 				Pattern:  k.pattern,
-				Excerpt:  excerpt(text, lo, hi, findSecrets(text), true),
+				Excerpt:  excerpt(text, lo, hi, findSecrets(text, strings.ToLower(text)), true),
 			})
 			break
 		}
@@ -274,10 +278,10 @@ type secretSpan struct {
 }
 
 // findSecrets returns every secret of s, sorted and without overlaps.
-func findSecrets(s string) []secretSpan {
+func findSecrets(s, lower string) []secretSpan {
 	var spans []secretSpan
 	for _, r := range gateRules {
-		if r.category != GateSecret {
+		if r.category != GateSecret || !r.mayMatch(lower) {
 			continue
 		}
 		for _, loc := range r.re.FindAllStringSubmatchIndex(s, -1) {
@@ -353,6 +357,23 @@ type gateRule struct {
 	re       *regexp.Regexp
 	// accept, when set, vets a match (as from FindAllStringSubmatchIndex).
 	accept func(s string, loc []int) bool
+	// hints are lower-case substrings of which every match contains at
+	// least one; a text with none of them skips the (costly) expression.
+	hints []string
+}
+
+// mayMatch reports whether the lower-cased text holds one of r's hints
+// (always true for a rule without hints).
+func (r gateRule) mayMatch(lower string) bool {
+	if len(r.hints) == 0 {
+		return true
+	}
+	for _, h := range r.hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // find returns the first accepted match of r in s, or nil.
@@ -408,6 +429,55 @@ const (
 	// quotes, commas or semicolons.
 	secretValue = `([\x21\x23-\x26\x28-\x2b\x2d-\x3a\x3c-\x7e]+)`
 )
+
+// gateHints are the necessary substrings of each pattern (see gateRule.hints);
+// the attack corpus in testdata/gate checks that they miss nothing.
+var gateHints = map[string][]string{
+	"ignore_previous_instructions": {"ignore", "disregard", "forget", "override", "bypass", "skip", "忽略", "无视", "忽视", "理会", "忘记", "忘掉", "抛开", "跳过"},
+	"system_prompt_override":       {"override", "overwrite", "bypass", "disable", "ignore", "your", "system", "系统", "安全", "内容"},
+	"chat_template_tokens":         {"<|", "inst]", "<<sys>>", "<</sys>>"},
+	"hide_from_user":               {"user", "human", "用户", "使用者"},
+	"hidden_html_comment":          {"<!--"},
+	"hidden_html_element":          {"hidden", "display", "visibility", "font-size", "opacity"},
+	"you_are_now":                  {"you", "你"},
+	"pretend_to_be":                {"pretend", "roleplay", "role-play", "假装", "假扮", "扮演"},
+	"act_as":                       {"act"},
+	"jailbreak_mode":               {"mode", "do anything now", "模式"},
+	"reveal_system_prompt":         {"prompt", "instruction", "above", "提示", "指令", "消息", "设定"},
+	"http_with_secret_variable":    {"$", "%", "|"},
+	"read_secret_file": {".env", "netrc", ".pgpass", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials",
+		".docker/config", ".kube/config", ".npmrc", ".pypirc", ".htpasswd", "/etc/shadow"},
+	"send_conversation": {"conversation", "chat", "dialog", "session", "message", "对话", "聊天", "会话"},
+	"send_secrets": {"key", "token", "password", "credential", "secret", "env", "cookie",
+		"密钥", "秘钥", "密码", "令牌", "凭证", "凭据", "环境变量"},
+	"markdown_image_exfil": {"!["},
+	"authorized_keys":      {"authorized_keys"},
+	"write_ssh_dir":        {".ssh"},
+	"edit_agent_instructions": {"agent.md", "agents.md", "claude.md", "gemini.md", ".cursorrules", ".cursor/rules",
+		".windsurfrules", ".clinerules", "copilot-instructions", ".claude/", ".codex/", "system"},
+	"crontab":         {"crontab", "/etc/cron.", "/var/spool/cron", "@reboot"},
+	"private_key":     {"-----begin"},
+	"openai_key":      {"sk-"},
+	"stripe_key":      {"k_live_", "k_test_"},
+	"aws_access_key":  {"akia", "asia", "abia", "acca"},
+	"github_token":    {"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+	"slack_token":     {"xox"},
+	"google_api_key":  {"aiza"},
+	"jwt":             {"eyj"},
+	"bearer_token":    {"bearer"},
+	"url_credentials": {"://"},
+	"credential_assignment": {"key", "secret", "token", "password", "passwd", "passphrase",
+		"密码", "口令", "密钥", "秘钥", "令牌"},
+	"encoded_traversal":           {"%2e", "%252e", "%c0%ae", ".."},
+	"deep_traversal":              {".."},
+	"traversal_to_sensitive_path": {".."},
+}
+
+func init() {
+	for i := range gateRules {
+		gateRules[i].hints = gateHints[gateRules[i].pattern]
+	}
+}
 
 // gateRules are matched in order against prepared text; Findings follow it.
 // A leading (?i) covers every alternative of an expression.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,12 +14,12 @@ import (
 
 // lineExtractor is a fake extractor: every user line containing "always"
 // becomes a durable preference, every failed tool line a lesson.
-type lineExtractor struct{ calls int }
+type lineExtractor struct{ calls atomic.Int32 }
 
 func (x *lineExtractor) Name() string { return "fake/1" }
 
 func (x *lineExtractor) Extract(_ context.Context, in governance.ExtractInput) (*governance.Extraction, error) {
-	x.calls++
+	x.calls.Add(1)
 	out := &governance.Extraction{Summary: "Session " + in.SessionID + "."}
 	for _, e := range in.Events {
 		switch {
@@ -170,7 +171,7 @@ func TestHeartbeat(t *testing.T) {
 		if _, err := hb.Beat(ctx, "test"); err != nil {
 			t.Fatal(err)
 		}
-		before, calls := snapshot(t, s), x.calls
+		before, calls := snapshot(t, s), x.calls.Load()
 		rec, err := hb.Beat(ctx, "test")
 		if err != nil {
 			t.Fatal(err)
@@ -178,8 +179,8 @@ func TestHeartbeat(t *testing.T) {
 		if after := snapshot(t, s); after != before {
 			t.Fatalf("second beat changed state:\n%s\nvs\n%s", before, after)
 		}
-		if x.calls != calls || rec.Candidates != 0 || rec.Proposals != 0 {
-			t.Fatalf("second beat did work: %+v, extractor calls %d → %d", rec.BeatStats, calls, x.calls)
+		if x.calls.Load() != calls || rec.Candidates != 0 || rec.Proposals != 0 {
+			t.Fatalf("second beat did work: %+v, extractor calls %d → %d", rec.BeatStats, calls, x.calls.Load())
 		}
 	})
 
