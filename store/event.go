@@ -33,6 +33,34 @@ func (s *Store) IngestEvents(ctx context.Context, projectID int64, events []*gov
 	return res, tx.Commit()
 }
 
+// ImportEvents is IngestEvents plus an "events.import" audit row naming the
+// actor and the counts, written in the same transaction.
+func (s *Store) ImportEvents(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	if err := governance.ValidateBatch(events); err != nil {
+		return nil, err
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	res, err := ingestEvents(ctx, tx, projectID, events)
+	if err != nil {
+		return nil, err
+	}
+	var slug string
+	if err := tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, projectID).Scan(&slug); err != nil {
+		return nil, fmt.Errorf("store: import project: %w", err)
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "events.import", ObjectType: "project", ObjectID: slug, ProjectID: projectID,
+		Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped),
+	}); err != nil {
+		return nil, err
+	}
+	return res, tx.Commit()
+}
+
 func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
 	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO events (id, project_id, session_id, subject_id, turn, kind, role, text, tool, status, source, occurred_at, ingested_at)

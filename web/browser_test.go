@@ -38,6 +38,9 @@ func TestBrowser(t *testing.T) {
 	}
 	chrome := chromePath()
 	if chrome == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no Chromium found: CI must run the browser tests (.ci/run installs Debian's chromium)")
+		}
 		t.Skip("no Chromium found (set CHROME_PATH)")
 	}
 	t.Parallel()

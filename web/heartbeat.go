@@ -57,7 +57,7 @@ func (s *Server) handleHeartbeatRun(c echo.Context) error {
 	}
 	s.cfg.Heartbeat.Nudge()
 	if err := s.store.AppendAudit(c.Request().Context(), &governance.AuditEntry{
-		Actor: a.Username, Action: "heartbeat.run", ObjectType: "heartbeat", ObjectID: "now",
+		Actor: "account:" + a.Username, Action: "heartbeat.run", ObjectType: "heartbeat", ObjectID: "now",
 	}); err != nil {
 		return err
 	}

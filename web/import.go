@@ -107,22 +107,11 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 		v.Errors = templates.FieldErrors{"file": "The file holds no events."}
 		return s.renderImport(c, http.StatusUnprocessableEntity, v)
 	}
-	res, err := s.store.IngestEvents(ctx, project.ID, events)
+	res, err := s.store.ImportEvents(ctx, "account:"+auth.UserFrom(ctx).Username, project.ID, events)
 	if errors.As(err, &rejected) {
 		v.LineErrors = rejected.Lines
 		return s.renderImport(c, http.StatusUnprocessableEntity, v)
 	} else if err != nil {
-		return err
-	}
-
-	if err := s.store.AppendAudit(ctx, &governance.AuditEntry{
-		Actor:      "account:" + auth.UserFrom(ctx).Username,
-		Action:     "events.import",
-		ObjectType: "project",
-		ObjectID:   project.Slug,
-		ProjectID:  project.ID,
-		Details:    fmt.Sprintf("inserted=%d skipped=%d", res.Inserted, res.Skipped),
-	}); err != nil {
 		return err
 	}
 	msg := fmt.Sprintf("%d imported, %d skipped (already present).", res.Inserted, res.Skipped)

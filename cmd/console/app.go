@@ -87,7 +87,7 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("first start: %w", err)
 	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
-	srv, err := web.NewServer(web.Config{SecureCookies: secure, Heartbeat: m.Heartbeat}, m.Store, m.Logger)
+	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat}, m.Store, m.Logger)
 	if err != nil {
 		return err
 	}

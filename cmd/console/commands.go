@@ -182,12 +182,8 @@ func (e *cmdEnv) importEvents(args []string) error {
 	if err != nil {
 		return fmt.Errorf("project %s: %s (use --create to create it)", *project, governance.ErrorMessage(err))
 	}
-	res, err := m.Store.IngestEvents(e.ctx, p.ID, events)
+	res, err := m.Store.ImportEvents(e.ctx, "cli", p.ID, events)
 	if err != nil {
-		return err
-	}
-	if err := m.Store.AppendAudit(e.ctx, &governance.AuditEntry{Actor: "cli", Action: "events.import", ObjectType: "project",
-		ObjectID: p.Slug, ProjectID: p.ID, Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Imported %d event(s) into %s; skipped %d already present.\n", res.Inserted, p.Slug, res.Skipped)

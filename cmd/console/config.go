@@ -26,6 +26,8 @@ type Config struct {
 	SecureCookies bool
 	TLSCert       string
 	TLSKey        string
+	// TrustProxy takes client addresses from X-Forwarded-For (behind a proxy you run).
+	TrustProxy bool
 	// Heartbeat runs the background heartbeat (off only in tests and tools).
 	Heartbeat bool
 
@@ -121,6 +123,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	env("MNEMO_LOG_LEVEL", &c.LogLevel)
 	envDur("MNEMO_SESSION_IDLE", &c.SessionIdle)
 	envBool("MNEMO_SECURE_COOKIES", &c.SecureCookies)
+	envBool("MNEMO_TRUST_PROXY", &c.TrustProxy)
 	env("MNEMO_TLS_CERT", &c.TLSCert)
 	env("MNEMO_TLS_KEY", &c.TLSKey)
 	env("MNEMO_LLM_BASE_URL", &c.LLMBaseURL)
@@ -136,6 +139,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error (MNEMO_LOG_LEVEL)")
 	fs.DurationVar(&c.SessionIdle, "session-idle", c.SessionIdle, "quiet time after which a session without an end event is consolidated (MNEMO_SESSION_IDLE)")
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", c.SecureCookies, "mark cookies Secure, e.g. behind a TLS proxy; on with --tls-cert (MNEMO_SECURE_COOKIES)")
+	fs.BoolVar(&c.TrustProxy, "trust-proxy", c.TrustProxy, "take client addresses from X-Forwarded-For, for logs and login rate limits; only behind a proxy you run (MNEMO_TRUST_PROXY)")
 	fs.StringVar(&c.TLSCert, "tls-cert", c.TLSCert, "TLS certificate file to serve HTTPS (MNEMO_TLS_CERT)")
 	fs.StringVar(&c.TLSKey, "tls-key", c.TLSKey, "TLS key file (MNEMO_TLS_KEY)")
 	fs.StringVar(&c.LLMBaseURL, "llm-base-url", c.LLMBaseURL, "OpenAI-compatible endpoint; empty uses the offline heuristic extractor (MNEMO_LLM_BASE_URL)")
