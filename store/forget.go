@@ -1,0 +1,981 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Forget (DESIGN.md): the rule, its versions and its candidates lose their
+// content and their evidence links go; episode summaries that quote it are
+// rewritten; optionally the source events are redacted (the FTS index, with
+// secure-delete, drops their tokens); a suppression fingerprint stops the
+// heartbeat from learning it again; the audit row holds ids and a content
+// hash, never the content. SQLite's secure_delete overwrites freed bytes,
+// and a WAL checkpoint afterwards leaves no copy in the log.
+
+// ForgetReport says what a forget removed: ids, counts and a SHA-256 of the
+// removed content, never the content.
+type ForgetReport struct {
+	ProjectID    int64   `json:"project_id,omitempty"`
+	SubjectID    string  `json:"subject_id,omitempty"`
+	RuleIDs      []int64 `json:"rule_ids"`
+	CandidateIDs []int64 `json:"candidate_ids"`
+	EpisodeIDs   []int64 `json:"episode_ids"`
+	Versions     int     `json:"versions"`
+	Events       int     `json:"events_redacted"`
+	RecallTraces int     `json:"recall_traces_deleted,omitempty"`
+	Suppressions int     `json:"suppressions"`
+	ContentHash  string  `json:"content_hash"`
+	AuditIDs     []int64 `json:"audit_ids"`
+}
+
+// PreviewEventLimit caps how many events a preview lists (it counts them all).
+const PreviewEventLimit = 100
+
+// ForgetPreview is exactly what a forget will remove, with the content, for
+// the confirmation page. It is computed, shown and dropped; never stored.
+type ForgetPreview struct {
+	ProjectID  int64
+	SubjectID  string
+	WithEvents bool
+	Rules      []*governance.Rule
+	// SharedRuleIDs are the project-wide rules among Rules that go with a
+	// subject because only that subject's events support them.
+	SharedRuleIDs []int64
+	Versions      []*governance.RuleVersion
+	Candidates    []*governance.Candidate
+	Episodes      []*EpisodeRewrite
+	// Events are the first PreviewEventLimit events to redact; EventCount counts all.
+	Events       []*governance.Event
+	EventCount   int
+	Fingerprints int
+	// RecallTraces counts the stored recall traces of the subject that go.
+	RecallTraces int
+}
+
+// Empty reports whether there is nothing to forget.
+func (p *ForgetPreview) Empty() bool {
+	return len(p.Rules) == 0 && len(p.Candidates) == 0 && p.EventCount == 0 && len(p.Episodes) == 0
+}
+
+// EpisodeRewrite is an episode summary and what it becomes after a forget.
+type EpisodeRewrite struct {
+	Episode *governance.Episode
+	Summary string
+}
+
+// forgetPlan is what one forget changes; built by the same code for the
+// preview (outside a transaction) and for the forget itself (inside it).
+type forgetPlan struct {
+	ForgetPreview
+	ruleIDs  map[int64]bool
+	candIDs  map[int64]bool
+	fps      map[int64]map[string]string // project → fingerprint → subject
+	texts    []string                    // forgotten statements, to find quotes of them
+	eventSQL string                      // subject forget: events are selected by this condition
+	eventArg []any
+	seqs     []int64 // rule forget: events to redact
+}
+
+func newForgetPlan() *forgetPlan {
+	return &forgetPlan{ruleIDs: map[int64]bool{}, candIDs: map[int64]bool{}, fps: map[int64]map[string]string{}}
+}
+
+func (p *forgetPlan) addFingerprint(projectID int64, subject, text string) {
+	if text == "" || text == governance.RedactedText {
+		return
+	}
+	if p.fps[projectID] == nil {
+		p.fps[projectID] = map[string]string{}
+	}
+	fp := governance.Fingerprint(text)
+	if _, ok := p.fps[projectID][fp]; !ok {
+		p.fps[projectID][fp] = subject
+	}
+	if !slices.Contains(p.texts, text) {
+		p.texts = append(p.texts, text)
+	}
+}
+
+func (p *forgetPlan) addRule(r *governance.Rule) bool {
+	if p.ruleIDs[r.ID] || r.Status == governance.RuleForgotten {
+		return false
+	}
+	p.ruleIDs[r.ID] = true
+	p.Rules = append(p.Rules, r)
+	p.addFingerprint(r.ProjectID, r.SubjectID, r.Text)
+	return true
+}
+
+func (p *forgetPlan) addCandidate(c *governance.Candidate) bool {
+	if p.candIDs[c.ID] {
+		return false
+	}
+	p.candIDs[c.ID] = true
+	p.Candidates = append(p.Candidates, c)
+	p.addFingerprint(c.ProjectID, c.SubjectID, c.Statement)
+	return true
+}
+
+func findRulesIn(ctx context.Context, q dbQuerier, where string, args ...any) ([]*governance.Rule, error) {
+	var out []*governance.Rule
+	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+where+` ORDER BY r.id`, args, func(r scanner) error {
+		rule, err := scanRule(r)
+		if err == nil {
+			out = append(out, rule)
+		}
+		return err
+	})
+	return out, err
+}
+
+func findCandidatesIn(ctx context.Context, q dbQuerier, where string, args ...any) ([]*governance.Candidate, error) {
+	var out []*governance.Candidate
+	err := queryAll(ctx, q, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
+		c, err := scanCandidate(r)
+		if err == nil {
+			out = append(out, c)
+		}
+		return err
+	})
+	return out, err
+}
+
+// inChunks calls fn with the ids in chunks small enough for one statement.
+func inChunks(ids []int64, fn func(chunk []int64) error) error {
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		if err := fn(ids[:n]); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+func sortedIDs(m map[int64]bool) []int64 {
+	out := make([]int64, 0, len(m))
+	for id := range m {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// planRules collects what forgetting these rules removes: the rules, any
+// other live rule or candidate of the same scope with the same statement,
+// their candidates (and unattached members of the same merge groups),
+// versions, the episodes quoting them and, withEvents, the evidence events.
+func planRules(ctx context.Context, q dbQuerier, ids []int64, withEvents bool) (*forgetPlan, error) {
+	p := newForgetPlan()
+	p.WithEvents = withEvents
+	for _, id := range ids {
+		r, err := findRuleIn(ctx, q, id)
+		if err != nil {
+			return nil, err
+		}
+		if r.Status == governance.RuleForgotten {
+			return nil, governance.Errorf(governance.ECONFLICT, "Rule %d is already forgotten.", id)
+		}
+		p.addRule(r)
+	}
+	if err := p.expand(ctx, q); err != nil {
+		return nil, err
+	}
+	return p, p.finish(ctx, q)
+}
+
+// expand follows rules to their versions and candidates, and statements to
+// the rules and candidates of the same scope that say the same.
+func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
+	for round := 0; round < 3; round++ {
+		grew := false
+		// Versions of every rule (earlier wordings are forgotten too).
+		for _, r := range p.Rules {
+			vs, err := findVersionsIn(ctx, q, r.ID)
+			if err != nil {
+				return err
+			}
+			for _, v := range vs {
+				p.addFingerprint(r.ProjectID, r.SubjectID, v.Text)
+			}
+		}
+		// Candidates of the rules.
+		if err := inChunks(sortedIDs(p.ruleIDs), func(chunk []int64) error {
+			cands, err := findCandidatesIn(ctx, q, `c.rule_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
+			for _, c := range cands {
+				grew = p.addCandidate(c) || grew
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+		// Same statement, same scope: other rules, and candidates not
+		// attached to a rule that stays (including merge-group members).
+		for _, r := range slices.Clone(p.Rules) {
+			fps := p.fingerprintsOf(r.ProjectID)
+			if len(fps) == 0 {
+				continue
+			}
+			scope, args := `r.project_id = ? AND r.status <> 'forgotten' AND r.fingerprint IN (`+placeholders(len(fps))+`)`,
+				append([]any{r.ProjectID}, stringArgs(fps)...)
+			switch {
+			case p.SubjectID != "":
+				scope, args = scope+` AND r.subject_id = ?`, append(args, p.SubjectID)
+			case r.SubjectID != "":
+				scope, args = scope+` AND r.subject_id = ?`, append(args, r.SubjectID)
+			}
+			more, err := findRulesIn(ctx, q, scope, args...)
+			if err != nil {
+				return err
+			}
+			for _, m := range more {
+				grew = p.addRule(m) || grew
+			}
+		}
+		groups := map[int64]bool{}
+		for _, c := range p.Candidates {
+			groups[c.GroupID] = true
+		}
+		for projectID := range p.fps {
+			fps := p.fingerprintsOf(projectID)
+			subjects := p.subjectsOf(projectID)
+			cond := `c.project_id = ? AND c.fingerprint IN (` + placeholders(len(fps)) + `)`
+			args := append([]any{projectID}, stringArgs(fps)...)
+			if !subjects[""] {
+				cond += ` AND c.subject_id IN (` + placeholders(len(subjects)) + `)`
+				for s := range subjects {
+					args = append(args, s)
+				}
+			}
+			cands, err := findCandidatesIn(ctx, q, cond+` AND (c.rule_id IS NULL OR c.rule_id IN (SELECT id FROM rules WHERE status IN ('rejected', 'archived', 'forgotten')))`, args...)
+			if err != nil {
+				return err
+			}
+			for _, c := range cands {
+				grew = p.addCandidate(c) || grew
+			}
+		}
+		if err := inChunks(sortedIDs(groups), func(chunk []int64) error {
+			cands, err := findCandidatesIn(ctx, q, `c.group_id IN (`+placeholders(len(chunk))+`) AND c.rule_id IS NULL`, int64Args(chunk)...)
+			for _, c := range cands {
+				if p.scopeAllows(c) {
+					grew = p.addCandidate(c) || grew
+				}
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+		if !grew {
+			break
+		}
+	}
+	return nil
+}
+
+// scopeAllows keeps a merge-group sweep inside the subjects being forgotten
+// (a project-wide rule allows every subject of its project).
+func (p *forgetPlan) scopeAllows(c *governance.Candidate) bool {
+	subjects := p.subjectsOf(c.ProjectID)
+	return subjects[""] || subjects[c.SubjectID]
+}
+
+func (p *forgetPlan) fingerprintsOf(projectID int64) []string {
+	out := make([]string, 0, len(p.fps[projectID]))
+	for fp := range p.fps[projectID] {
+		out = append(out, fp)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// subjectsOf are the scopes of the rules being forgotten in a project ("" =
+// project-wide); for a subject forget, that subject.
+func (p *forgetPlan) subjectsOf(projectID int64) map[string]bool {
+	if p.SubjectID != "" {
+		return map[string]bool{p.SubjectID: true}
+	}
+	out := map[string]bool{}
+	for _, r := range p.Rules {
+		if r.ProjectID == projectID {
+			out[r.SubjectID] = true
+		}
+	}
+	for _, c := range p.Candidates {
+		if c.ProjectID == projectID && !out[""] {
+			out[c.SubjectID] = true
+		}
+	}
+	return out
+}
+
+func stringArgs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func findVersionsIn(ctx context.Context, q dbQuerier, ruleID int64) ([]*governance.RuleVersion, error) {
+	var out []*governance.RuleVersion
+	err := queryAll(ctx, q, `SELECT rule_id, version, text, kind, actor, reason, created_at FROM rule_versions WHERE rule_id = ? ORDER BY version`,
+		[]any{ruleID}, func(r scanner) error {
+			var (
+				v       governance.RuleVersion
+				created string
+			)
+			if err := r.Scan(&v.RuleID, &v.Version, &v.Text, &v.Kind, &v.Actor, &v.Reason, &created); err != nil {
+				return err
+			}
+			v.CreatedAt = parseTime(created)
+			out = append(out, &v)
+			return nil
+		})
+	return out, err
+}
+
+// finish gathers versions, events and episodes once rules and candidates are known.
+func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
+	slices.SortFunc(p.Rules, func(a, b *governance.Rule) int { return int(a.ID - b.ID) })
+	slices.SortFunc(p.Candidates, func(a, b *governance.Candidate) int { return int(a.ID - b.ID) })
+	p.Versions = nil
+	for _, r := range p.Rules {
+		vs, err := findVersionsIn(ctx, q, r.ID)
+		if err != nil {
+			return err
+		}
+		p.Versions = append(p.Versions, vs...)
+	}
+	projects := map[int64]bool{}
+	for _, r := range p.Rules {
+		projects[r.ProjectID] = true
+	}
+	for _, c := range p.Candidates {
+		projects[c.ProjectID] = true
+	}
+	if len(projects) == 1 && p.ProjectID == 0 {
+		for id := range projects {
+			p.ProjectID = id
+		}
+	}
+	for id := range projects {
+		p.Fingerprints += len(p.fps[id])
+	}
+
+	// Events: a subject forget redacts all of the subject's; a rule forget,
+	// when asked, the events its candidates rest on.
+	var quotes []string
+	quotes = append(quotes, p.texts...)
+	if p.eventSQL == "" && p.WithEvents {
+		seqs := map[int64]bool{}
+		for _, c := range p.Candidates {
+			for _, s := range c.EvidenceSeqs {
+				seqs[s] = true
+			}
+		}
+		p.seqs = sortedIDs(seqs)
+		p.EventCount = len(p.seqs)
+		if err := inChunks(p.seqs, func(chunk []int64) error {
+			return queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (`+placeholders(len(chunk))+`) AND e.redacted = 0 ORDER BY e.seq`,
+				int64Args(chunk), func(r scanner) error {
+					e, err := scanEvent(r)
+					if err != nil {
+						return err
+					}
+					quotes = append(quotes, e.Text)
+					if len(p.Events) < PreviewEventLimit {
+						p.Events = append(p.Events, e)
+					}
+					return nil
+				})
+		}); err != nil {
+			return err
+		}
+	}
+	if p.eventSQL != "" {
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM events e WHERE `+p.eventSQL, p.eventArg...).Scan(&p.EventCount); err != nil {
+			return fmt.Errorf("store: count events: %w", err)
+		}
+		if err := queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE `+p.eventSQL+` ORDER BY e.seq`+limitOffset(PreviewEventLimit, 0),
+			p.eventArg, func(r scanner) error {
+				e, err := scanEvent(r)
+				if err == nil {
+					p.Events = append(p.Events, e)
+				}
+				return err
+			}); err != nil {
+			return err
+		}
+	}
+
+	// Episodes: those of the subject go blank; those of the candidates'
+	// sessions, or quoting a forgotten statement, lose the quoting sentences.
+	seen := map[int64]bool{}
+	addEpisode := func(e *governance.Episode, summary string) {
+		if seen[e.ID] || summary == e.Summary {
+			return
+		}
+		seen[e.ID] = true
+		p.Episodes = append(p.Episodes, &EpisodeRewrite{Episode: e, Summary: summary})
+	}
+	if p.SubjectID != "" {
+		eps, err := findEpisodesIn(ctx, q, `project_id = ? AND subject_id = ?`, p.ProjectID, p.SubjectID)
+		if err != nil {
+			return err
+		}
+		for _, e := range eps {
+			addEpisode(e, governance.RedactedText)
+		}
+	}
+	sessions := map[int64]map[string]bool{}
+	for _, c := range p.Candidates {
+		if sessions[c.ProjectID] == nil {
+			sessions[c.ProjectID] = map[string]bool{}
+		}
+		sessions[c.ProjectID][c.SessionID] = true
+	}
+	for projectID, ss := range sessions {
+		ids := make([]string, 0, len(ss))
+		for s := range ss {
+			ids = append(ids, s)
+		}
+		slices.Sort(ids)
+		eps, err := findEpisodesIn(ctx, q, `project_id = ? AND session_id IN (`+placeholders(len(ids))+`)`,
+			append([]any{projectID}, stringArgs(ids)...)...)
+		if err != nil {
+			return err
+		}
+		for _, e := range eps {
+			addEpisode(e, rewriteSummary(e.Summary, quotes))
+		}
+	}
+	for projectID := range projects {
+		for _, t := range p.texts {
+			eps, err := findEpisodesIn(ctx, q, `project_id = ? AND instr(summary, ?) > 0`, projectID, t)
+			if err != nil {
+				return err
+			}
+			for _, e := range eps {
+				addEpisode(e, rewriteSummary(e.Summary, quotes))
+			}
+		}
+	}
+	slices.SortFunc(p.Episodes, func(a, b *EpisodeRewrite) int { return int(a.Episode.ID - b.Episode.ID) })
+	return nil
+}
+
+func findEpisodesIn(ctx context.Context, q dbQuerier, where string, args ...any) ([]*governance.Episode, error) {
+	var out []*governance.Episode
+	err := queryAll(ctx, q, `
+		SELECT id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at
+		FROM episodes WHERE `+where+` ORDER BY id`, args, func(r scanner) error {
+		var (
+			e                governance.Episode
+			created, updated string
+		)
+		if err := r.Scan(&e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Summary, &e.FirstSeq, &e.LastSeq, &e.EventCount,
+			&e.Extractor, &created, &updated); err != nil {
+			return err
+		}
+		e.CreatedAt, e.UpdatedAt = parseTime(created), parseTime(updated)
+		out = append(out, &e)
+		return nil
+	})
+	return out, err
+}
+
+// planSubject collects "everything about" a subject of a project: every rule
+// scoped to it, every project-wide rule whose evidence comes only from its
+// events, every candidate and event of it, its episodes and recall traces.
+func planSubject(ctx context.Context, q dbQuerier, projectID int64, subjectID string) (*forgetPlan, error) {
+	if strings.TrimSpace(subjectID) == "" {
+		return nil, governance.Errorf(governance.EINVALID, "Name the subject to forget.")
+	}
+	p := newForgetPlan()
+	p.ProjectID, p.SubjectID, p.WithEvents = projectID, subjectID, true
+	p.eventSQL, p.eventArg = `e.project_id = ? AND e.subject_id = ? AND e.redacted = 0`, []any{projectID, subjectID}
+	own, err := findRulesIn(ctx, q, `r.project_id = ? AND r.subject_id = ? AND r.status <> 'forgotten'`, projectID, subjectID)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range own {
+		p.addRule(r)
+	}
+	shared, err := findRulesIn(ctx, q, `r.project_id = ? AND r.subject_id = '' AND r.status <> 'forgotten'
+		AND EXISTS (SELECT 1 FROM candidates c JOIN evidence v ON v.candidate_id = c.id JOIN events e ON e.seq = v.event_seq
+			WHERE c.rule_id = r.id AND e.subject_id = ?)
+		AND NOT EXISTS (SELECT 1 FROM candidates c JOIN evidence v ON v.candidate_id = c.id JOIN events e ON e.seq = v.event_seq
+			WHERE c.rule_id = r.id AND e.subject_id <> ?)`, projectID, subjectID, subjectID)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range shared {
+		if p.addRule(r) {
+			p.SharedRuleIDs = append(p.SharedRuleIDs, r.ID)
+		}
+	}
+	cands, err := findCandidatesIn(ctx, q, `c.project_id = ? AND c.subject_id = ?`, projectID, subjectID)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cands {
+		p.addCandidate(c)
+	}
+	if err := p.expand(ctx, q); err != nil {
+		return nil, err
+	}
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM recall_traces WHERE project_id = ? AND subject_id = ?`,
+		projectID, subjectID).Scan(&p.RecallTraces); err != nil {
+		return nil, fmt.Errorf("store: count recall traces: %w", err)
+	}
+	return p, p.finish(ctx, q)
+}
+
+// planCandidate collects a candidate that supports no rule together with
+// the unattached members of its merge group of the same subject; a
+// candidate that supports a rule goes alone (the rule keeps its other evidence).
+func planCandidate(ctx context.Context, q dbQuerier, id int64, withEvents bool) (*forgetPlan, error) {
+	cands, err := findCandidatesIn(ctx, q, `c.id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(cands) == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Candidate not found.")
+	}
+	c := cands[0]
+	p := newForgetPlan()
+	p.WithEvents = withEvents
+	p.addCandidate(c)
+	if c.RuleID == 0 {
+		group, err := findCandidatesIn(ctx, q, `c.group_id = ? AND c.rule_id IS NULL AND c.project_id = ? AND c.subject_id = ?`,
+			c.GroupID, c.ProjectID, c.SubjectID)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range group {
+			p.addCandidate(g)
+		}
+	}
+	return p, p.finish(ctx, q)
+}
+
+// PreviewForgetRules returns exactly what ForgetRules would remove.
+func (s *Store) PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*ForgetPreview, error) {
+	p, err := planRules(ctx, s.db, ids, withEvents)
+	if err != nil {
+		return nil, err
+	}
+	return &p.ForgetPreview, nil
+}
+
+// PreviewForgetRule returns exactly what ForgetRule would remove.
+func (s *Store) PreviewForgetRule(ctx context.Context, ruleID int64, withEvents bool) (*ForgetPreview, error) {
+	return s.PreviewForgetRules(ctx, []int64{ruleID}, withEvents)
+}
+
+// PreviewForgetSubject returns exactly what ForgetSubject would remove.
+func (s *Store) PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*ForgetPreview, error) {
+	p, err := planSubject(ctx, s.db, projectID, subjectID)
+	if err != nil {
+		return nil, err
+	}
+	return &p.ForgetPreview, nil
+}
+
+// PreviewForgetCandidate returns exactly what ForgetCandidate would remove.
+func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*ForgetPreview, error) {
+	p, err := planCandidate(ctx, s.db, candidateID, withEvents)
+	if err != nil {
+		return nil, err
+	}
+	return &p.ForgetPreview, nil
+}
+
+// ForgetRule forgets one rule completely; withEvents also redacts the
+// conversation lines it came from.
+func (s *Store) ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*ForgetReport, error) {
+	return s.ForgetRules(ctx, actor, []int64{ruleID}, withEvents)
+}
+
+// ForgetRules forgets several rules in one transaction (one audit row each).
+func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, withEvents bool) (*ForgetReport, error) {
+	if len(ids) == 0 {
+		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule to forget.")
+	}
+	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
+		return planRules(ctx, tx, ids, withEvents)
+	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *ForgetReport) error {
+		for _, id := range ids {
+			if err := auditForget(ctx, tx, r, &governance.AuditEntry{
+				Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
+				ProjectID: findIn(p.Rules, id).ProjectID, Details: forgetDetails(p, r),
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ForgetSubject forgets everything about one subject of a project.
+func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*ForgetReport, error) {
+	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
+		return planSubject(ctx, tx, projectID, subjectID)
+	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *ForgetReport) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_traces WHERE project_id = ? AND subject_id = ?`, projectID, subjectID); err != nil {
+			return fmt.Errorf("store: delete recall traces: %w", err)
+		}
+		r.RecallTraces = p.RecallTraces
+		return auditForget(ctx, tx, r, &governance.AuditEntry{
+			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: subjectID,
+			ProjectID: projectID, Details: forgetDetails(p, r),
+		})
+	})
+}
+
+// ForgetCandidate forgets a candidate (with its unattached merge group).
+func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*ForgetReport, error) {
+	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
+		return planCandidate(ctx, tx, candidateID, withEvents)
+	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *ForgetReport) error {
+		return auditForget(ctx, tx, r, &governance.AuditEntry{
+			Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(candidateID, 10),
+			ProjectID: p.ProjectID, Details: forgetDetails(p, r),
+		})
+	})
+}
+
+func findIn(rules []*governance.Rule, id int64) *governance.Rule {
+	for _, r := range rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return &governance.Rule{ID: id}
+}
+
+func auditForget(ctx context.Context, tx *Tx, r *ForgetReport, e *governance.AuditEntry) error {
+	if err := appendAudit(ctx, tx, e); err != nil {
+		return err
+	}
+	r.AuditIDs = append(r.AuditIDs, e.ID)
+	return nil
+}
+
+// forgetDetails is the audit row's details: ids, counts and the content
+// hash. Events are counted, not listed (a subject may have very many).
+func forgetDetails(p *forgetPlan, r *ForgetReport) string {
+	d := map[string]any{
+		"rules":        nonNil(r.RuleIDs),
+		"candidates":   nonNil(r.CandidateIDs),
+		"episodes":     nonNil(r.EpisodeIDs),
+		"versions":     r.Versions,
+		"events":       r.Events,
+		"suppressions": r.Suppressions,
+		"content_hash": r.ContentHash,
+	}
+	if len(p.seqs) > 0 && len(p.seqs) <= 200 {
+		d["event_seqs"] = p.seqs
+	}
+	if len(p.SharedRuleIDs) > 0 {
+		d["shared_rules"] = p.SharedRuleIDs
+	}
+	b, _ := json.Marshal(d)
+	return string(b)
+}
+
+// forget plans inside one transaction, removes the content, lets audit add
+// its rows, commits, and checkpoints the WAL so the log keeps no copy.
+func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, error),
+	audit func(ctx context.Context, tx *Tx, p *forgetPlan, r *ForgetReport) error) (*ForgetReport, error) {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	p, err := plan(tx)
+	if err != nil {
+		return nil, err
+	}
+	if p.Empty() {
+		return nil, governance.Errorf(governance.ENOTFOUND, "There is nothing to forget.")
+	}
+	r, err := applyForget(ctx, tx, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := audit(ctx, tx, p, r); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("store: commit forget: %w", err)
+	}
+	if err := s.checkpointAfterForget(ctx); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// checkpointAfterForget truncates the WAL; a reader holding an old snapshot
+// can make one attempt incomplete, so it retries briefly.
+func (s *Store) checkpointAfterForget(ctx context.Context) error {
+	var busy, logFrames, done int
+	for attempt := 0; attempt < 20; attempt++ {
+		if err := s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+			return fmt.Errorf("store: checkpoint after forget: %w", err)
+		}
+		if busy == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("store: checkpoint after forget: the log is still in use")
+}
+
+// applyForget removes the planned content and returns the report.
+func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, error) {
+	now := formatTime(tx.now)
+	h := sha256.New()
+	r := &ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID}
+	write := func(kind string, id any, text string) {
+		fmt.Fprintf(h, "%s:%v:%d:%s\n", kind, id, len(text), text)
+	}
+	for _, rule := range p.Rules {
+		write("rule", rule.ID, rule.Text)
+		r.RuleIDs = append(r.RuleIDs, rule.ID)
+	}
+	for _, v := range p.Versions {
+		write("version", fmt.Sprintf("%d.%d", v.RuleID, v.Version), v.Text+"\x00"+v.Reason)
+	}
+	for _, c := range p.Candidates {
+		write("candidate", c.ID, c.Statement)
+		r.CandidateIDs = append(r.CandidateIDs, c.ID)
+	}
+	for _, e := range p.Episodes {
+		write("episode", e.Episode.ID, e.Episode.Summary)
+		r.EpisodeIDs = append(r.EpisodeIDs, e.Episode.ID)
+	}
+	r.Versions = len(p.Versions)
+
+	// Rules keep their ids, scope and history of who did what, not their words.
+	if err := inChunks(r.RuleIDs, func(chunk []int64) error {
+		_, err := tx.ExecContext(ctx, `
+			UPDATE rules SET text = ?, status = 'forgotten', findings = '[]', checks = '[]', paused = 0, updated_at = ?
+			WHERE id IN (`+placeholders(len(chunk))+`)`, append([]any{governance.RedactedText, now}, int64Args(chunk)...)...)
+		if err != nil {
+			return fmt.Errorf("store: forget rules: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE rule_versions SET text = ?, reason = '' WHERE rule_id IN (`+placeholders(len(chunk))+`)`,
+			append([]any{governance.RedactedText}, int64Args(chunk)...)...)
+		if err != nil {
+			return fmt.Errorf("store: forget rule versions: %w", err)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	// Candidates go, and their evidence links with them (ON DELETE CASCADE).
+	if err := inChunks(r.CandidateIDs, func(chunk []int64) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM candidates WHERE id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
+		if err != nil {
+			return fmt.Errorf("store: forget candidates: %w", err)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for _, e := range p.Episodes {
+		if _, err := tx.ExecContext(ctx, `UPDATE episodes SET summary = ?, updated_at = ? WHERE id = ?`, e.Summary, now, e.Episode.ID); err != nil {
+			return nil, fmt.Errorf("store: rewrite episode: %w", err)
+		}
+	}
+	// Events: hash their text first, then replace it; the FTS trigger
+	// removes the old tokens (secure-delete).
+	if p.eventSQL != "" {
+		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE `+p.eventSQL+` ORDER BY e.seq`, p.eventArg); err != nil {
+			return nil, err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE seq IN (SELECT e.seq FROM events e WHERE `+p.eventSQL+`)`,
+			append([]any{governance.RedactedText}, p.eventArg...)...)
+		if err != nil {
+			return nil, fmt.Errorf("store: redact events: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		r.Events = int(n)
+	} else if len(p.seqs) > 0 {
+		if err := inChunks(p.seqs, func(chunk []int64) error {
+			if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE e.redacted = 0 AND e.seq IN (`+
+				placeholders(len(chunk))+`) ORDER BY e.seq`, int64Args(chunk)); err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE redacted = 0 AND seq IN (`+placeholders(len(chunk))+`)`,
+				append([]any{governance.RedactedText}, int64Args(chunk)...)...)
+			if err != nil {
+				return fmt.Errorf("store: redact events: %w", err)
+			}
+			n, _ := res.RowsAffected()
+			r.Events += int(n)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	// Suppressions: fingerprints only, so the heartbeat never learns it again.
+	for projectID, fps := range p.fps {
+		for fp, subject := range fps {
+			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES (?, ?, ?, ?)`,
+				projectID, fp, subject, now)
+			if err != nil {
+				return nil, fmt.Errorf("store: write suppression: %w", err)
+			}
+			n, _ := res.RowsAffected()
+			r.Suppressions += int(n)
+		}
+	}
+	// Stored eval results may quote a rule; replace the quotes.
+	for _, t := range p.texts {
+		if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?, ?) WHERE instr(detail, ?) > 0`,
+			t, governance.RedactedText, t); err != nil {
+			return nil, fmt.Errorf("store: scrub eval results: %w", err)
+		}
+	}
+	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return r, nil
+}
+
+func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []any) error {
+	return queryAll(ctx, tx, query, args, func(row scanner) error {
+		var (
+			seq  int64
+			text string
+		)
+		if err := row.Scan(&seq, &text); err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "event:%d:%d:%s\n", seq, len(text), text)
+		return nil
+	})
+}
+
+// rewriteSummary drops the sentences of an episode summary that quote any
+// of the forgotten texts; when nothing is left the summary is blanked.
+func rewriteSummary(summary string, forgotten []string) string {
+	if summary == "" || summary == governance.RedactedText {
+		return summary
+	}
+	var (
+		out     []string
+		dropped bool
+	)
+	for _, s := range splitSummary(summary) {
+		if quotesAny(s, forgotten) {
+			if len(out) == 0 || out[len(out)-1] != governance.RedactedText {
+				out = append(out, governance.RedactedText)
+			}
+			dropped = true
+			continue
+		}
+		out = append(out, s)
+	}
+	if !dropped {
+		return summary
+	}
+	kept := false
+	for _, s := range out {
+		kept = kept || s != governance.RedactedText
+	}
+	if !kept {
+		return governance.RedactedText
+	}
+	return strings.TrimSpace(strings.Join(out, " "))
+}
+
+// splitSummary splits text after sentence ends (Chinese and English).
+func splitSummary(text string) []string {
+	var (
+		out []string
+		cur []rune
+	)
+	rs := []rune(text)
+	for i, r := range rs {
+		cur = append(cur, r)
+		end := strings.ContainsRune("。！？；!?", r)
+		if r == '.' && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])) {
+			end = true
+		}
+		if end {
+			if s := strings.TrimSpace(string(cur)); s != "" {
+				out = append(out, s)
+			}
+			cur = cur[:0]
+		}
+	}
+	if s := strings.TrimSpace(string(cur)); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// quotesAny reports whether sentence shares a run of text with any forgotten
+// text long enough to be a quote: 8 runes of Chinese (or the whole text if
+// shorter), 24 of other scripts.
+func quotesAny(sentence string, forgotten []string) bool {
+	s := []rune(sentence)
+	for _, f := range forgotten {
+		fr := []rune(f)
+		if len(fr) < 4 || f == governance.RedactedText {
+			continue
+		}
+		need := 24
+		for _, r := range fr {
+			if unicode.Is(unicode.Han, r) {
+				need = 8
+				break
+			}
+		}
+		need = min(need, len(fr))
+		if longestCommonRun(s, fr) >= need {
+			return true
+		}
+	}
+	return false
+}
+
+// longestCommonRun is the length of the longest common substring, in runes.
+func longestCommonRun(a, b []rune) int {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	best := 0
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			if a[i-1] == b[j-1] {
+				cur[j] = prev[j-1] + 1
+				best = max(best, cur[j])
+			} else {
+				cur[j] = 0
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return best
+}

@@ -1,0 +1,381 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+)
+
+// fileBytes checkpoints the WAL and returns the database file and whatever
+// is left of its log.
+func fileBytes(tb testing.TB, s *store.Store) []byte {
+	tb.Helper()
+	if err := s.Checkpoint(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	b, err := os.ReadFile(s.Path())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if wal, err := os.ReadFile(s.Path() + "-wal"); err == nil {
+		b = append(b, wal...)
+	}
+	return b
+}
+
+// forgottenTexts gathers every text a forget of rule r (and its lines)
+// must remove: the rule, its candidates and their events.
+func forgottenTexts(tb testing.TB, d *demo, r *governance.Rule) []string {
+	tb.Helper()
+	texts := []string{r.Text}
+	chain, err := d.Store.FindRuleEvidence(context.Background(), r.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, l := range chain {
+		texts = append(texts, l.Candidate.Statement)
+		for _, e := range l.Events {
+			texts = append(texts, e.Text)
+		}
+	}
+	return texts
+}
+
+// reconsolidate makes the next beat read every session of the project
+// again, as if it had never seen them.
+func reconsolidate(tb testing.TB, d *demo) {
+	tb.Helper()
+	ctx := context.Background()
+	for _, q := range []string{`DELETE FROM episodes WHERE project_id = ?`, `UPDATE checkpoints SET seq = 0 WHERE project_id = ?`} {
+		if _, err := d.Store.DB().ExecContext(ctx, q, d.Travel.ID); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if _, err := d.Beat.Beat(ctx, "test"); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// learned reports whether any live rule or candidate of the project carries
+// one of the fingerprints.
+func learned(tb testing.TB, d *demo, fps map[string]bool) []string {
+	tb.Helper()
+	ctx := context.Background()
+	var out []string
+	rules, _, _ := d.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &d.Travel.ID,
+		Statuses: []governance.RuleStatus{governance.RuleProposed, governance.RuleActive}})
+	for _, r := range rules {
+		if fps[governance.Fingerprint(r.Text)] {
+			out = append(out, "rule: "+r.Text)
+		}
+	}
+	cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: d.Travel.ID})
+	for _, c := range cands {
+		if fps[c.Fingerprint] {
+			out = append(out, "candidate: "+c.Statement)
+		}
+	}
+	return out
+}
+
+func TestForgetRule(t *testing.T) {
+	ctx := context.Background()
+	t.Run("WithLinesLeavesNoTrace", func(t *testing.T) {
+		d := MustLoadDemo(t)
+		nap := d.Rule(t, "午睡")
+		if _, err := d.Store.ApproveRule(ctx, "rita", nap.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		texts := forgottenTexts(t, d, nap)
+		if len(texts) < 4 {
+			t.Fatalf("evidence too thin for the test: %q", texts)
+		}
+		for _, text := range texts {
+			if !bytes.Contains(fileBytes(t, d.Store), []byte(text)) {
+				t.Fatalf("precondition: %q is not in the file", text)
+			}
+		}
+		fps := map[string]bool{}
+		for _, text := range texts {
+			fps[governance.Fingerprint(text)] = true
+		}
+
+		preview, err := d.Store.PreviewForgetRule(ctx, nap.ID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := d.Store.ForgetRule(ctx, "family-chen", nap.ID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The preview showed exactly what went.
+		var pr, pc []int64
+		for _, r := range preview.Rules {
+			pr = append(pr, r.ID)
+		}
+		for _, c := range preview.Candidates {
+			pc = append(pc, c.ID)
+		}
+		if !slices.Equal(pr, rep.RuleIDs) || !slices.Equal(pc, rep.CandidateIDs) || preview.EventCount != rep.Events {
+			t.Fatalf("preview rules %v cands %v events %d; forgot %v %v %d", pr, pc, preview.EventCount, rep.RuleIDs, rep.CandidateIDs, rep.Events)
+		}
+		if rep.Events == 0 || rep.Suppressions == 0 || !strings.HasPrefix(rep.ContentHash, "sha256:") {
+			t.Fatalf("report = %+v", rep)
+		}
+
+		r, err := d.Store.FindRuleByID(ctx, nap.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != governance.RuleForgotten || r.Text != governance.RedactedText {
+			t.Fatalf("rule after forget = %s %q", r.Status, r.Text)
+		}
+		if vs, _ := d.Store.FindRuleVersions(ctx, nap.ID); len(vs) == 0 || vs[0].Text != governance.RedactedText {
+			t.Fatalf("versions keep their text: %+v", vs)
+		}
+		if chain, _ := d.Store.FindRuleEvidence(ctx, nap.ID); len(chain) != 0 {
+			t.Fatalf("evidence links remain: %d", len(chain))
+		}
+
+		check := func(t *testing.T) {
+			file := fileBytes(t, d.Store)
+			for _, text := range texts {
+				if bytes.Contains(file, []byte(text)) {
+					t.Errorf("%q is still in the database file", text)
+				}
+			}
+			// Full-text search finds none of the lines.
+			for _, text := range texts[1:] {
+				rs := []rune(text)
+				q := string(rs[:min(6, len(rs))])
+				hits, _, err := d.Store.SearchEvents(ctx, governance.EventFilter{ProjectID: &d.Travel.ID, Query: q})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range hits {
+					if strings.Contains(h.Event.Text, q) {
+						t.Errorf("search %q finds event %d", q, h.Event.Seq)
+					}
+				}
+				var n int
+				if err := d.Store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events_fts WHERE events_fts MATCH ?`,
+					`"`+q+`"`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if n != 0 {
+					t.Errorf("the FTS index still matches %q (%d rows)", q, n)
+				}
+			}
+		}
+		t.Run("GoneFromFileAndIndex", check)
+
+		t.Run("NotLearnedAgain", func(t *testing.T) {
+			reconsolidate(t, d)
+			if got := learned(t, d, fps); len(got) > 0 {
+				t.Fatalf("the next beat learned it again: %q", got)
+			}
+			check(t)
+		})
+
+		t.Run("AuditVerifiesWithoutContent", func(t *testing.T) {
+			v, err := d.Store.VerifyAudit(ctx)
+			if err != nil || !v.OK {
+				t.Fatalf("verify = %+v, %v", v, err)
+			}
+			rows, _, _ := d.Store.FindAudit(ctx, store.AuditFilter{Action: "rule.forget"})
+			if len(rows) != 1 || rows[0].Actor != "family-chen" || !strings.Contains(rows[0].Details, rep.ContentHash) {
+				t.Fatalf("forget audit = %+v", rows)
+			}
+		})
+	})
+
+	t.Run("WithoutLinesSuppresses", func(t *testing.T) {
+		d := MustLoadDemo(t)
+		lesson := d.Rule(t, "单独安排一天")
+		chain, _ := d.Store.FindRuleEvidence(ctx, lesson.ID)
+		fps := map[string]bool{governance.Fingerprint(lesson.Text): true}
+		var seqs []int64
+		for _, l := range chain {
+			fps[l.Candidate.Fingerprint] = true
+			for _, e := range l.Events {
+				seqs = append(seqs, e.Seq)
+			}
+		}
+		rep, err := d.Store.ForgetRule(ctx, "rita", lesson.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Events != 0 {
+			t.Fatalf("events redacted without being asked: %d", rep.Events)
+		}
+		for _, seq := range seqs {
+			e, err := d.Store.FindEventBySeq(ctx, seq)
+			if err != nil || e.Redacted {
+				t.Fatalf("event %d: %+v, %v", seq, e, err)
+			}
+		}
+		// The summaries quoted the lesson; they do no longer.
+		eps, _, _ := d.Store.FindEpisodes(ctx, store.EpisodeFilter{ProjectID: d.Travel.ID})
+		for _, e := range eps {
+			if strings.Contains(e.Summary, lesson.Text) {
+				t.Errorf("episode %d still quotes the lesson: %s", e.ID, e.Summary)
+			}
+		}
+		if len(rep.EpisodeIDs) == 0 {
+			t.Error("no episode summary rewritten")
+		}
+		if !bytes.Contains(fileBytes(t, d.Store), []byte("故宫")) {
+			t.Error("the forget removed unrelated content")
+		}
+		reconsolidate(t, d)
+		if got := learned(t, d, fps); len(got) > 0 {
+			t.Fatalf("the next beat learned it again: %q", got)
+		}
+	})
+
+	t.Run("AlreadyForgotten", func(t *testing.T) {
+		d := MustLoadDemo(t)
+		nap := d.Rule(t, "午睡")
+		if _, err := d.Store.ForgetRule(ctx, "rita", nap.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		_, err := d.Store.ForgetRule(ctx, "rita", nap.ID, false)
+		wantCode(t, err, governance.ECONFLICT)
+		_, err = d.Store.ForgetRule(ctx, "rita", 99999, false)
+		wantCode(t, err, governance.ENOTFOUND)
+	})
+
+	t.Run("Bulk", func(t *testing.T) {
+		d := MustLoadDemo(t)
+		a, b := d.Rule(t, "午睡"), d.Rule(t, "结论")
+		rep, err := d.Store.ForgetRules(ctx, "rita", []int64{a.ID, b.ID}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.AuditIDs) != 2 || !slices.Contains(rep.RuleIDs, a.ID) || !slices.Contains(rep.RuleIDs, b.ID) {
+			t.Fatalf("report = %+v", rep)
+		}
+	})
+}
+
+func TestForgetSubject(t *testing.T) {
+	ctx := context.Background()
+	d := MustLoadDemo(t)
+	const subject = "family-chen"
+	events, _, err := d.Store.FindEvents(ctx, governance.EventFilter{ProjectID: &d.Travel.ID, SubjectID: ptr(subject)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lesson := d.Rule(t, "单独安排一天") // project-wide, but learned from this family only
+	expense, _ := d.Store.FindProjectBySlug(ctx, "expense-agent")
+	expenseRules, _, _ := d.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &expense.ID})
+
+	preview, err := d.Store.PreviewForgetSubject(ctx, d.Travel.ID, subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(preview.SharedRuleIDs, lesson.ID) {
+		t.Fatalf("shared rules = %v, want the lesson %d listed", preview.SharedRuleIDs, lesson.ID)
+	}
+	if preview.EventCount != len(events) || len(preview.Events) != min(len(events), store.PreviewEventLimit) {
+		t.Fatalf("preview events = %d (%d listed), want %d", preview.EventCount, len(preview.Events), len(events))
+	}
+	rep, err := d.Store.ForgetSubject(ctx, "admin", d.Travel.ID, subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Events != len(events) || len(rep.RuleIDs) != len(preview.Rules) || len(rep.CandidateIDs) != len(preview.Candidates) {
+		t.Fatalf("report = %+v", rep)
+	}
+
+	t.Run("NothingLeft", func(t *testing.T) {
+		rules, _, _ := d.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &d.Travel.ID})
+		for _, r := range rules {
+			if (r.SubjectID == subject || r.ID == lesson.ID) && r.Status != governance.RuleForgotten {
+				t.Errorf("rule %d (%s) = %s", r.ID, r.SubjectID, r.Status)
+			}
+		}
+		cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: d.Travel.ID, SubjectID: ptr(subject)})
+		if len(cands) != 0 {
+			t.Errorf("%d candidates remain", len(cands))
+		}
+		eps, _, _ := d.Store.FindEpisodes(ctx, store.EpisodeFilter{ProjectID: d.Travel.ID, SubjectID: ptr(subject)})
+		for _, e := range eps {
+			if e.Summary != governance.RedactedText {
+				t.Errorf("episode %d = %q", e.ID, e.Summary)
+			}
+		}
+		file := fileBytes(t, d.Store)
+		for _, e := range events {
+			if e.Text != "" && bytes.Contains(file, []byte(e.Text)) {
+				t.Errorf("event %d text is still in the file", e.Seq)
+			}
+		}
+	})
+	t.Run("OtherProjectsUntouched", func(t *testing.T) {
+		after, _, _ := d.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &expense.ID})
+		if len(after) != len(expenseRules) {
+			t.Fatalf("expense rules %d → %d", len(expenseRules), len(after))
+		}
+		for i := range after {
+			if after[i].Text != expenseRules[i].Text || after[i].Status == governance.RuleForgotten {
+				t.Errorf("expense rule %d changed", after[i].ID)
+			}
+		}
+	})
+	t.Run("AuditVerifies", func(t *testing.T) {
+		v, err := d.Store.VerifyAudit(ctx)
+		if err != nil || !v.OK {
+			t.Fatalf("verify = %+v, %v", v, err)
+		}
+		rows, _, _ := d.Store.FindAudit(ctx, store.AuditFilter{Action: "subject.forget"})
+		if len(rows) != 1 || rows[0].ObjectID != subject || !strings.Contains(rows[0].Details, rep.ContentHash) {
+			t.Fatalf("audit = %+v", rows)
+		}
+	})
+	t.Run("NothingLeftToForget", func(t *testing.T) {
+		_, err := d.Store.ForgetSubject(ctx, "admin", d.Travel.ID, subject)
+		wantCode(t, err, governance.ENOTFOUND)
+		_, err = d.Store.ForgetSubject(ctx, "admin", d.Travel.ID, " ")
+		wantCode(t, err, governance.EINVALID)
+	})
+}
+
+func TestForgetCandidate(t *testing.T) {
+	ctx := context.Background()
+	d := MustLoadDemo(t)
+	cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: d.Travel.ID,
+		Statuses: []governance.CandidateStatus{governance.CandidateHeld}})
+	var held *governance.Candidate
+	for _, c := range cands {
+		if strings.Contains(c.Statement, "王府井") {
+			held = c
+		}
+	}
+	if held == nil {
+		t.Fatal("no held Wangfujing candidate")
+	}
+	rep, err := d.Store.ForgetCandidate(ctx, "family-chen", held.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.CandidateIDs, held.ID) || rep.Suppressions == 0 {
+		t.Fatalf("report = %+v", rep)
+	}
+	_, err = d.Store.FindCandidateByID(ctx, held.ID)
+	wantCode(t, err, governance.ENOTFOUND)
+	reconsolidate(t, d)
+	if got := learned(t, d, map[string]bool{held.Fingerprint: true}); len(got) > 0 {
+		t.Fatalf("learned again: %q", got)
+	}
+	if bytes.Contains(fileBytes(t, d.Store), []byte(held.Statement)) {
+		t.Fatal("the statement is still in the file")
+	}
+}
+
