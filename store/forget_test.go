@@ -378,4 +378,3 @@ func TestForgetCandidate(t *testing.T) {
 		t.Fatal("the statement is still in the file")
 	}
 }
-
