@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
 )
 
 // user runs "console user add|passwd|list".
@@ -147,9 +149,13 @@ func (e *cmdEnv) importEvents(args []string) error {
 	fs, cfg, envErr := e.flags("import", "import FILE --project SLUG")
 	project := fs.String("project", "", "project slug to import into (required)")
 	create := fs.Bool("create", false, "create the project if it does not exist")
+	full := fs.Bool("export", false, "FILE is a full project export (console export): restore it as a new project (--project renames it)")
 	pos, err := parse(fs, cfg, envErr, args)
 	if err != nil {
 		return err
+	}
+	if len(pos) == 1 && *full {
+		return e.importExport(*cfg, pos[0], *project)
 	}
 	if len(pos) != 1 || *project == "" {
 		fs.Usage()
@@ -242,5 +248,100 @@ func (e *cmdEnv) audit(args []string) error {
 		return errSilent
 	}
 	fmt.Fprintf(e.stdout, "Audit chain verified: %d rows, intact.\n", v.Rows)
+	return nil
+}
+
+// export runs "console export --project SLUG [--format jsonl|hermes]".
+func (e *cmdEnv) export(args []string) error {
+	fs, cfg, envErr := e.flags("export", "export --project SLUG [--format jsonl|hermes] [--subject ID] [--out PATH]")
+	project := fs.String("project", "", "project slug to export (required)")
+	format := fs.String("format", "jsonl", "jsonl: everything in the project, re-importable with import --export; hermes: MEMORY.md and USER.md")
+	subject := fs.String("subject", "", "limit to one subject (jsonl) or build USER.md for it (hermes)")
+	out := fs.String("out", "", "output file (jsonl; default standard output) or directory (hermes; default current)")
+	if _, err := parse(fs, cfg, envErr, args); err != nil {
+		return err
+	}
+	if *project == "" {
+		fs.Usage()
+		return errors.New("export needs --project")
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	p, err := m.Store.FindProjectBySlug(e.ctx, *project)
+	if err != nil {
+		return fmt.Errorf("project %s: %s", *project, governance.ErrorMessage(err))
+	}
+	switch *format {
+	case "jsonl":
+		w := e.stdout
+		if *out != "" {
+			f, err := os.Create(*out)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			w = f
+		}
+		opts := store.ExportOptions{}
+		if *subject != "" {
+			opts.SubjectID = subject
+		}
+		stats, err := m.Store.ExportJSONL(e.ctx, p.ID, w, opts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "Exported %s: %d events, %d episodes, %d candidates, %d rules, %d suppressions.\n",
+			p.Slug, stats.Events, stats.Episodes, stats.Candidates, stats.Rules, stats.Suppressions)
+		return nil
+	case "hermes":
+		h, err := m.Store.ExportHermes(e.ctx, p.ID, *subject)
+		if err != nil {
+			return err
+		}
+		dir := *out
+		if dir == "" {
+			dir = "."
+		}
+		for _, f := range []governance.HermesFile{h.Memory, h.User} {
+			path := filepath.Join(dir, f.Name)
+			if err := os.WriteFile(path, []byte(f.Text), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Wrote %s: %d of %d characters, %d entries.\n", path, f.Used, f.Limit, len(f.Included))
+			for _, o := range f.Omitted {
+				fmt.Fprintf(e.stdout, "  did not fit: rule %d (%d characters)\n", o.RuleID, o.Runes)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("--format %q: want jsonl or hermes", *format)
+}
+
+// importExport restores a full project export into a new project.
+func (e *cmdEnv) importExport(cfg Config, path, slug string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	m, err := openMain(e.ctx, cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	p, stats, err := m.Store.ImportExport(e.ctx, f, store.ImportOptions{Slug: slug, Actor: "cli"})
+	if err != nil {
+		var ie *governance.ImportError
+		if errors.As(err, &ie) {
+			fmt.Fprintf(e.stderr, "%s: %s\n", path, ie.Error())
+			return errSilent
+		}
+		return errors.New(governance.ErrorMessage(err))
+	}
+	fmt.Fprintf(e.stdout, "Restored %s: %d events, %d episodes, %d candidates, %d rules, %d suppressions.\n",
+		p.Slug, stats.Events, stats.Episodes, stats.Candidates, stats.Rules, stats.Suppressions)
 	return nil
 }

@@ -5,6 +5,7 @@
 //	console import FILE --project SLUG      import JSON Lines events
 //	console heartbeat --once                run one heartbeat and print what it did
 //	console audit verify                    verify the audit hash chain
+//	console export --project SLUG           export a project (JSON Lines or MEMORY.md/USER.md)
 package main
 
 import (
@@ -43,6 +44,8 @@ Usage:
   console user add NAME [--admin] [--reviewer PROJECT] [--member PROJECT --subject ID]
   console user passwd NAME
   console import FILE --project SLUG           import JSON Lines events (all or nothing)
+  console import FILE --export [--project S]   restore a full project export as a new project
+  console export --project SLUG [--format jsonl|hermes] [--subject ID] [--out PATH]
   console heartbeat --once                     run one heartbeat and print what it did
   console audit verify                         verify the audit log's hash chain
 
@@ -67,6 +70,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return env.heartbeat(args)
 	case "audit":
 		return env.audit(args)
+	case "export":
+		return env.export(args)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -179,6 +179,19 @@ func TestImportAndHeartbeatCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "intact") {
 		t.Fatalf("audit verify: %v\n%s", err, out)
 	}
+	exported := filepath.Join(dir, "dev-export.jsonl")
+	if out, err = runCmd("export", "--project", "dev", "--out", exported); err != nil {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	other := t.TempDir()
+	var restore bytes.Buffer
+	if err := run(ctx, []string{"import", exported, "--export", "--data", other}, env(nil), nil, &restore, &restore); err != nil ||
+		!strings.Contains(restore.String(), "Restored dev") || !strings.Contains(restore.String(), "1 rules") {
+		t.Fatalf("restore: %v\n%s", err, restore.String())
+	}
+	if out, err = runCmd("export", "--project", "dev", "--format", "hermes", "--out", dir); err != nil || !strings.Contains(out, "MEMORY.md") {
+		t.Fatalf("hermes export: %v\n%s", err, out)
+	}
 	if out, err = runCmd("user", "add", "rita", "--reviewer", "dev"); err != nil || !strings.Contains(out, "Password (shown once)") {
 		t.Fatalf("user add: %v\n%s", err, out)
 	}
