@@ -151,6 +151,14 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 	return rec, nil
 }
 
+// BeatProject consolidates one project now (eval scratch projects, tests),
+// single-flight with full beats; it records no beat row.
+func (h *Heartbeat) BeatProject(ctx context.Context, p *Project) (BeatStats, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.beatProject(ctx, p)
+}
+
 func (h *Heartbeat) beatProject(ctx context.Context, p *Project) (BeatStats, error) {
 	in, err := h.Store.LoadConsolidateInput(ctx, p, h.Idle)
 	if err != nil {
