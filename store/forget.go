@@ -711,7 +711,9 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 		return nil, err
 	}
 	if p.Empty() {
-		return nil, governance.Errorf(governance.ENOTFOUND, "There is nothing to forget.")
+		// Forgetting what is already gone succeeds and changes nothing.
+		return &ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
+			EpisodeIDs: []int64{}, AuditIDs: []int64{}}, nil
 	}
 	r, err := applyForget(ctx, tx, p)
 	if err != nil {
@@ -753,7 +755,8 @@ func (s *Store) checkpointAfterForget(ctx context.Context) error {
 func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, error) {
 	now := formatTime(tx.now)
 	h := sha256.New()
-	r := &ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID}
+	r := &ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
+		EpisodeIDs: []int64{}, AuditIDs: []int64{}}
 	write := func(kind string, id any, text string) {
 		fmt.Fprintf(h, "%s:%v:%d:%s\n", kind, id, len(text), text)
 	}
