@@ -152,33 +152,32 @@ func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
 }
 
 // loadRecallEpisodes takes the in-scope episodes that best match the task
-// through the trigram index (ranked by bm25, normalised so the best match
-// is 1) and the most recent in-scope episodes, which catch the two-character
-// Chinese words a trigram index cannot match.
+// through the trigram index (ranked by termRanks) and the most recent
+// in-scope episodes, which catch the two-character Chinese words a trigram
+// index cannot match.
 func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallRequest, terms []string, in *governance.RecallInput) error {
 	seen := map[int64]bool{}
 	if q := ftsOrQuery(terms); q != "" {
-		var best float64
+		var found []*governance.Episode
 		err := queryEach(ctx, s, `
-			SELECT `+recallEpisodeColumns+`, bm25(episodes_fts)
+			SELECT `+recallEpisodeColumns+`
 			FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
 			WHERE episodes_fts MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
 			ORDER BY bm25(episodes_fts) LIMIT ?`,
 			[]any{q, req.ProjectID, req.SubjectID, recallFTSEpisodes}, func(r scanner) error {
-				var bm float64
-				e, err := scanRecallEpisode(r, &bm)
-				if err != nil {
-					return err
+				e, err := scanRecallEpisode(r)
+				if err == nil {
+					seen[e.ID] = true
+					found = append(found, e)
 				}
-				if best == 0 {
-					best = bm
-				}
-				seen[e.ID] = true
-				in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e, Rank: normRank(bm, best)})
-				return nil
+				return err
 			})
 		if err != nil {
 			return fmt.Errorf("store: recall episodes by text: %w", err)
+		}
+		ranks := termRanks(terms, len(found), func(i int) string { return found[i].Summary })
+		for i, e := range found {
+			in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e, Rank: ranks[i]})
 		}
 	}
 	err := queryEach(ctx, s, `
@@ -205,27 +204,26 @@ func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallReque
 	if q == "" {
 		return nil
 	}
-	var best float64
+	var found []*governance.Event
 	err := queryEach(ctx, s, `
-		SELECT `+eventColumns+`, bm25(events_fts)
+		SELECT `+eventColumns+`
 		FROM events_fts JOIN events e ON e.seq = events_fts.rowid
 		WHERE events_fts MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?) AND e.redacted = 0
 			AND e.kind = 'message'
 		ORDER BY bm25(events_fts) LIMIT ?`,
 		[]any{q, req.ProjectID, req.SubjectID, recallFTSEvents}, func(r scanner) error {
-			var bm float64
-			e, err := scanEvent(r, &bm)
-			if err != nil {
-				return err
+			e, err := scanEvent(r)
+			if err == nil {
+				found = append(found, e)
 			}
-			if best == 0 {
-				best = bm
-			}
-			in.Events = append(in.Events, governance.RecallEvent{Event: e, Rank: normRank(bm, best)})
-			return nil
+			return err
 		})
 	if err != nil {
 		return fmt.Errorf("store: recall events: %w", err)
+	}
+	ranks := termRanks(terms, len(found), func(i int) string { return found[i].Text })
+	for i, e := range found {
+		in.Events = append(in.Events, governance.RecallEvent{Event: e, Rank: ranks[i]})
 	}
 	return nil
 }
@@ -243,13 +241,31 @@ func ftsOrQuery(terms []string) string {
 	return strings.Join(parts, " OR ")
 }
 
-// normRank turns a bm25 score (negative, lower is better) into (0, 1] with
-// the best match of the query at 1.
-func normRank(bm, best float64) float64 {
-	if best >= 0 || bm >= 0 {
-		return 0
+// termRanks ranks n texts found through the index by the share of the
+// query's terms each contains, relative to the best of them (1). Unlike
+// bm25 it does not depend on what else the database holds, so the same
+// project gives the same ranks in any console (an export re-imported
+// recalls the same package). The index only chooses which texts to rank.
+func termRanks(terms []string, n int, text func(int) string) []float64 {
+	ranks := make([]float64, n)
+	best := 0
+	counts := make([]int, n)
+	for i := range n {
+		lower := strings.ToLower(text(i))
+		for _, t := range terms {
+			if len([]rune(t)) >= 3 && strings.Contains(lower, strings.ToLower(t)) {
+				counts[i]++
+			}
+		}
+		best = max(best, counts[i])
 	}
-	return bm / best
+	if best == 0 {
+		return ranks
+	}
+	for i, c := range counts {
+		ranks[i] = float64(c) / float64(best)
+	}
+	return ranks
 }
 
 // recallTraceRecord is what recall_traces.trace holds: the request's shape

@@ -250,12 +250,12 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 		return governance.Errorf(codeUnsupportedMedia, "Send events as application/json (an array) or application/x-ndjson (one event per line).")
 	}
 	if err != nil {
-		var ie *governance.ImportError
-		if errors.As(err, &ie) {
-			return err
-		}
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		var (
+			ie  *governance.ImportError
+			mbe *http.MaxBytesError
+			ge  *governance.Error
+		)
+		if errors.As(err, &ie) || errors.As(err, &mbe) || errors.As(err, &ge) {
 			return err
 		}
 		return governance.Errorf(governance.EINVALID, "The request body could not be read.")

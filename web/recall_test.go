@@ -1,0 +1,106 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/web"
+)
+
+func TestRecallPlayground(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	nap := mustAPIRule(t, f.Store, f.Travel.ID, "family-li", governance.TypePreference, "每天 14:00–16:00 留给孩子午睡。")
+	wang := mustAPIRule(t, f.Store, f.Travel.ID, "family-wang", governance.TypePreference, "王家的孩子晚上八点睡觉。")
+	day := mustAPIRule(t, f.Store, f.Travel.ID, "", governance.TypeLesson, "远距离的大型景点单独安排一天。")
+	invoice := mustAPIRule(t, f.Store, f.Expense.ID, "", governance.TypeFact, "200 元以下的报销不需要扫描发票。")
+	form := url.Values{"project": {"travel-agent"}, "subject": {"family-li"}, "task": {"带孩子去上海玩两天"}}
+
+	t.Run("Admin", func(t *testing.T) {
+		c := f.Login(t, Admin)
+		res, doc := c.PostForm("/recall", "/recall", form)
+		wantStatus(t, res, http.StatusOK)
+		items := doc.Find(testid("package-item"))
+		var ids []string
+		for i := range items.Length() {
+			ids = append(ids, items.Eq(i).AttrOr("data-item-id", ""))
+		}
+		if strings.Join(ids, ",") != fmt.Sprintf("rule:%d,rule:%d", nap, day) && strings.Join(ids, ",") != fmt.Sprintf("rule:%d,rule:%d", day, nap) {
+			t.Errorf("package items = %v", ids)
+		}
+		if got := doc.Find(testid("without-memory")).Text(); strings.Contains(got, "午睡") || !strings.Contains(got, "上海") {
+			t.Errorf("without memory = %q", got)
+		}
+		if got := doc.Find(testid("fenced-text")).Text(); !strings.Contains(got, governance.RecallFenceOpen) || !strings.Contains(got, "午睡") {
+			t.Errorf("with memory = %q", got)
+		}
+		if doc.Find(testid("trace-entry")).Length() != 2 {
+			t.Errorf("trace entries = %d", doc.Find(testid("trace-entry")).Length())
+		}
+		// An admin sees both projects: the scope-filtered rules by name.
+		filtered := map[string]bool{}
+		doc.Find(testid("filtered-rule")).Each(func(_ int, s *goquery.Selection) { filtered[s.AttrOr("data-rule-id", "")] = true })
+		if !filtered[fmt.Sprint(invoice)] || !filtered[fmt.Sprint(wang)] || len(filtered) != 2 {
+			t.Errorf("filtered = %v", filtered)
+		}
+		// Preview: rule use is not counted.
+		r, _ := f.Store.FindRuleByID(context.Background(), nap)
+		if r.UseCount != 0 {
+			t.Errorf("use count = %d after a preview", r.UseCount)
+		}
+	})
+	t.Run("HTMXPartial", func(t *testing.T) {
+		c := f.Login(t, TravelReviewer)
+		values := url.Values{}
+		for k, v := range form {
+			values[k] = v
+		}
+		values.Set("csrf", c.CSRF("/recall"))
+		res, body := c.Do(http.MethodPost, "/recall", strings.NewReader(values.Encode()), http.Header{
+			"Content-Type": {"application/x-www-form-urlencoded"}, "Hx-Request": {"true"}, "Hx-Target": {"recall-result"}})
+		wantStatus(t, res, http.StatusOK)
+		if strings.Contains(body, "<html") || !strings.Contains(body, `id="recall-result"`) {
+			t.Fatalf("not a fragment: %.200s", body)
+		}
+		doc := parse(t, body)
+		// A travel reviewer does not review expense-agent: only a count for it.
+		filtered := map[string]bool{}
+		doc.Find(testid("filtered-rule")).Each(func(_ int, s *goquery.Selection) { filtered[s.AttrOr("data-rule-id", "")] = true })
+		if filtered[fmt.Sprint(invoice)] || !filtered[fmt.Sprint(wang)] {
+			t.Errorf("filtered = %v", filtered)
+		}
+		if !strings.Contains(doc.Find(testid("filtered-hidden")).Text(), "1 more") {
+			t.Errorf("hidden count = %q", doc.Find(testid("filtered-hidden")).Text())
+		}
+	})
+	t.Run("MemberOwnSubjectOnly", func(t *testing.T) {
+		c := f.Login(t, MemberWang)
+		res, doc := c.PostForm("/recall", "/recall", form) // asks for family-li
+		wantStatus(t, res, http.StatusOK)
+		body, _ := doc.Html()
+		if strings.Contains(body, "午睡") || !strings.Contains(body, "八点") {
+			t.Errorf("member got another subject's memory")
+		}
+		if doc.Find(testid("filtered-rule")).Length() != 0 {
+			t.Error("member sees scope-filtered rules by name")
+		}
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		c := f.Login(t, Admin)
+		res, doc := c.PostForm("/recall", "/recall", url.Values{"project": {"travel-agent"}, "task": {""}, "total": {"abc"}})
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		if doc.Find(testid("recall-errors")).Length() != 1 {
+			t.Error("no errors shown")
+		}
+	})
+	t.Run("ExpenseReviewerCannotUseTravel", func(t *testing.T) {
+		c := f.Login(t, ExpenseReviewer)
+		res, _ := c.PostForm("/recall", "/recall", form)
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+	})
+}
