@@ -164,3 +164,27 @@ func scanProject(r scanner) (*governance.Project, error) {
 	p.CreatedAt = parseTime(created)
 	return &p, nil
 }
+
+// FindSubjectStats counts what every layer holds about one subject of a
+// project: its events and sessions, episodes, candidates, and the rules
+// scoped to it.
+func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, subjectID string) (*governance.ProjectStats, error) {
+	st := &governance.ProjectStats{Project: p}
+	err := s.db.QueryRowContext(ctx, `
+		SELECT
+			(SELECT COUNT(*) FROM events WHERE project_id = ?1 AND subject_id = ?2),
+			(SELECT COUNT(*) FROM sessions WHERE project_id = ?1 AND subject_id = ?2),
+			(SELECT COUNT(*) FROM episodes WHERE project_id = ?1 AND subject_id = ?2),
+			(SELECT COUNT(*) FROM candidates WHERE project_id = ?1 AND subject_id = ?2),
+			(SELECT COUNT(*) FROM candidates WHERE project_id = ?1 AND subject_id = ?2 AND status = 'held'),
+			(SELECT COUNT(*) FROM candidates WHERE project_id = ?1 AND subject_id = ?2 AND status = 'blocked'),
+			(SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND subject_id = ?2 AND status = 'proposed'),
+			(SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND subject_id = ?2 AND status = 'active'),
+			(SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND subject_id = ?2 AND status <> 'forgotten')`,
+		p.ID, subjectID).Scan(&st.Events, &st.Sessions, &st.Episodes, &st.Candidates, &st.Held, &st.Blocked,
+		&st.Proposed, &st.Active, &st.Rules)
+	if err != nil {
+		return nil, fmt.Errorf("store: subject stats: %w", err)
+	}
+	return st, nil
+}

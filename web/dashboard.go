@@ -54,16 +54,7 @@ func (s *Server) projectCards(ctx context.Context) ([]templates.ProjectCard, err
 	return cards, nil
 }
 
-// subjectStats counts one subject's raw layer in a project.
+// subjectStats counts what every layer holds about the scope's subject.
 func (s *Server) subjectStats(ctx context.Context, sc scope) (*governance.ProjectStats, error) {
-	id := sc.Project.ID
-	_, events, err := s.store.FindEvents(ctx, governance.EventFilter{ProjectID: &id, SubjectID: sc.Subject, Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	_, sessions, err := s.store.FindSessions(ctx, governance.SessionFilter{ProjectID: id, SubjectID: sc.Subject, Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	return &governance.ProjectStats{Project: sc.Project, Events: events, Sessions: sessions}, nil
+	return s.store.FindSubjectStats(ctx, sc.Project, sc.subjectID())
 }
