@@ -36,25 +36,22 @@ const (
 // The agent API's error codes beyond governance's.
 const (
 	codeUnsupportedMedia = "unsupported_media_type"
-	codeNotImplemented   = "not_implemented"
 )
 
 //go:embed openapi.json
 var openAPIDocument []byte
 
-// Forgetter forgets memories completely (DESIGN.md, Forget). The store
-// provides it once the forget implementation lands; until then the forget
-// endpoints answer 501.
+// Forgetter forgets memories completely (DESIGN.md, Forget); *store.Store
+// implements it.
 type Forgetter interface {
-	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) error
-	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) error
+	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*store.ForgetReport, error)
+	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*store.ForgetReport, error)
 }
 
-// forgetter returns the store's forget implementation, if it has one.
-func (s *Server) forgetter() (Forgetter, bool) {
-	f, ok := any(s.store).(Forgetter)
-	return f, ok
-}
+var _ Forgetter = (*store.Store)(nil)
+
+// forgetter is the forget implementation the API and MCP tools call.
+func (s *Server) forgetter() Forgetter { return s.store }
 
 // tokenKey is the context key of the API token of a request.
 type tokenKey struct{}
@@ -87,7 +84,6 @@ var apiStatus = map[string]int{
 	governance.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	governance.EINTERNAL:     http.StatusInternalServerError,
 	codeUnsupportedMedia:     http.StatusUnsupportedMediaType,
-	codeNotImplemented:       http.StatusNotImplemented,
 }
 
 // apiErrors renders every error of an API route as JSON {code, message}
@@ -120,7 +116,7 @@ func (s *Server) apiErrors(next echo.HandlerFunc) echo.HandlerFunc {
 				Message: http.StatusText(he.Code) + "."}
 		}
 		requestID := c.Response().Header().Get(echo.HeaderXRequestID)
-		if status >= 500 && status != http.StatusNotImplemented {
+		if status >= 500 {
 			s.logger.LogAttrs(c.Request().Context(), slog.LevelError, "api request failed",
 				slog.String("request_id", requestID), slog.Any("error", err))
 		}
@@ -444,6 +440,15 @@ type apiForgetRequest struct {
 	WithEvents bool `json:"with_events"`
 }
 
+// apiForgetResult answers a forget: what was forgotten, as ids, counts and
+// a content hash — never the content.
+type apiForgetResult struct {
+	Forgotten        string              `json:"forgotten,omitempty"`
+	ForgottenSubject string              `json:"forgotten_subject,omitempty"`
+	WithEvents       bool                `json:"with_events,omitempty"`
+	Report           *store.ForgetReport `json:"report"`
+}
+
 // handleAPIRuleForget forgets one rule of the token's project completely.
 func (s *Server) handleAPIRuleForget(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -463,14 +468,11 @@ func (s *Server) handleAPIRuleForget(c echo.Context) error {
 	if r.ProjectID != t.ProjectID || r.Status == governance.RuleForgotten {
 		return governance.Errorf(governance.ENOTFOUND, "Rule not found.")
 	}
-	f, ok := s.forgetter()
-	if !ok {
-		return governance.Errorf(codeNotImplemented, "Forgetting is not available in this build yet.")
-	}
-	if err := f.ForgetRule(ctx, t.Actor(), id, body.WithEvents); err != nil {
+	report, err := s.forgetter().ForgetRule(ctx, t.Actor(), id, body.WithEvents)
+	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"forgotten": governance.RecallRuleID(id), "with_events": body.WithEvents})
+	return c.JSON(http.StatusOK, apiForgetResult{Forgotten: governance.RecallRuleID(id), WithEvents: body.WithEvents, Report: report})
 }
 
 // handleAPISubjectForget forgets everything about one subject of the
@@ -485,12 +487,9 @@ func (s *Server) handleAPISubjectForget(c echo.Context) error {
 	if strings.TrimSpace(subject) == "" || len(subject) > governance.MaxIDBytes {
 		return governance.Errorf(governance.EINVALID, "Invalid subject id.")
 	}
-	f, ok := s.forgetter()
-	if !ok {
-		return governance.Errorf(codeNotImplemented, "Forgetting is not available in this build yet.")
-	}
-	if err := f.ForgetSubject(ctx, t.Actor(), t.ProjectID, subject); err != nil {
+	report, err := s.forgetter().ForgetSubject(ctx, t.Actor(), t.ProjectID, subject)
+	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"forgotten_subject": subject})
+	return c.JSON(http.StatusOK, apiForgetResult{ForgottenSubject: subject, Report: report})
 }

@@ -276,14 +276,33 @@ func TestAPIRecallAndRules(t *testing.T) {
 		forget := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeForget)
 		var e apiErr
 		wantStatus(t, apiCall(t, f.Server.URL, http.MethodPost, fmt.Sprintf("/api/v1/rules/%d/forget", invoice), forget, "", nil, &e), http.StatusNotFound)
-		res := apiCall(t, f.Server.URL, http.MethodPost, fmt.Sprintf("/api/v1/rules/%d/forget", nap), forget, "application/json", []byte(`{"with_events":true}`), &e)
-		if _, ok := any(f.Store).(web.Forgetter); ok {
-			wantStatus(t, res, http.StatusOK)
-		} else {
-			wantStatus(t, res, http.StatusNotImplemented)
-			if e.Code != "not_implemented" {
-				t.Errorf("error = %+v", e)
-			}
+		var out struct {
+			Forgotten string `json:"forgotten"`
+			Report    struct {
+				RuleIDs     []int64 `json:"rule_ids"`
+				ContentHash string  `json:"content_hash"`
+			} `json:"report"`
+		}
+		res := apiCall(t, f.Server.URL, http.MethodPost, fmt.Sprintf("/api/v1/rules/%d/forget", nap), forget, "application/json", []byte(`{"with_events":false}`), &out)
+		wantStatus(t, res, http.StatusOK)
+		if out.Forgotten != governance.RecallRuleID(nap) || len(out.Report.RuleIDs) != 1 || out.Report.ContentHash == "" {
+			t.Errorf("forget = %+v", out)
+		}
+		// Forgotten: excluded with its reason, its text nowhere in the answer; forgetting again is 404.
+		raw := apiRaw(t, f.Server.URL, "/api/v1/recall", token, map[string]any{"task": "带孩子去上海玩两天", "subject_id": "family-li"})
+		if strings.Contains(raw, "午睡") || !strings.Contains(raw, `"id":"`+governance.RecallRuleID(nap)+`","kind":"rule","included":false,"reason":"forgotten"`) {
+			t.Errorf("recall after forget: %s", raw)
+		}
+		wantStatus(t, apiCall(t, f.Server.URL, http.MethodPost, fmt.Sprintf("/api/v1/rules/%d/forget", nap), forget, "", nil, &e), http.StatusNotFound)
+		var subj struct {
+			ForgottenSubject string `json:"forgotten_subject"`
+		}
+		wantStatus(t, apiCall(t, f.Server.URL, http.MethodDelete, "/api/v1/subjects/family-wang", forget, "", nil, &subj), http.StatusOK)
+		if subj.ForgottenSubject != "family-wang" {
+			t.Errorf("forget subject = %+v", subj)
+		}
+		if r, _ := f.Store.FindRuleByID(context.Background(), wangNap); r.Status != governance.RuleForgotten || strings.Contains(r.Text, "八点") {
+			t.Errorf("family-wang's rule after forgetting the subject: %+v", r)
 		}
 	})
 }

@@ -219,19 +219,17 @@ func (s *Server) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCP
 			return nil, nil, errors.New("rule not found")
 		}
 	}
-	f, ok := s.forgetter()
-	if !ok {
-		return nil, nil, errors.New("forgetting is not available in this build yet")
-	}
+	f := s.forgetter()
+	var report *store.ForgetReport
 	if in.RuleID != 0 {
-		err = f.ForgetRule(ctx, t.Actor(), in.RuleID, in.WithEvents)
+		report, err = f.ForgetRule(ctx, t.Actor(), in.RuleID, in.WithEvents)
 	} else {
-		err = f.ForgetSubject(ctx, t.Actor(), t.ProjectID, in.SubjectID)
+		report, err = f.ForgetSubject(ctx, t.Actor(), t.ProjectID, in.SubjectID)
 	}
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "forget_memory", err)
 	}
-	return nil, map[string]any{"forgotten": true, "rule_id": in.RuleID, "subject_id": in.SubjectID}, nil
+	return nil, report, nil
 }
 
 // MCPListRulesInput is the input of list_rules.

@@ -128,12 +128,14 @@ func TestMCP(t *testing.T) {
 	})
 	t.Run("ForgetMemory", func(t *testing.T) {
 		res, text := callTool(t, cs, "forget_memory", map[string]any{"rule_id": nap})
-		if _, ok := any(f.Store).(web.Forgetter); ok {
-			if res.IsError {
-				t.Errorf("forget: %s", text)
-			}
-		} else if !res.IsError || !strings.Contains(text, "not available") {
-			t.Errorf("forget without an implementation: %s", text)
+		if res.IsError || !strings.Contains(text, "content_hash") {
+			t.Errorf("forget: %s", text)
+		}
+		if r, _ := f.Store.FindRuleByID(context.Background(), nap); r.Status != governance.RuleForgotten {
+			t.Errorf("rule after forget_memory: %+v", r)
+		}
+		if res, text := callTool(t, cs, "forget_memory", map[string]any{"rule_id": nap}); !res.IsError {
+			t.Errorf("forgot twice: %s", text)
 		}
 		res, text = callTool(t, cs, "forget_memory", map[string]any{})
 		if !res.IsError {
