@@ -250,29 +250,46 @@ const maxSearchCount = 1000
 
 // SearchEvents finds events whose text contains every term of the query
 // (Chinese substrings and English words, case-insensitive), newest first.
-// Terms of three or more characters go through the trigram index; shorter
-// ones (two-character Chinese words) are matched with LIKE on the rows the
-// other filters leave. The total is capped at maxSearchCount+1.
+// Terms of three or more characters go through the trigram index,
+// two-character CJK words through the CJK pair index, and anything shorter
+// is matched with LIKE on the rows the indexes and filters leave. The total
+// is capped at maxSearchCount+1.
 func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error) {
 	terms := searchTerms(f.Query)
 	if len(terms) == 0 {
 		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
 	}
 	where, args := eventWhere(f)
-	var phrases []string
+	var phrases, pairs []string
 	for _, t := range terms {
-		if utf8.RuneCountInString(t) >= 3 {
-			phrases = append(phrases, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-			continue
+		switch {
+		case utf8.RuneCountInString(t) >= 3:
+			phrases = append(phrases, ftsPhrase(t))
+		case isCJKPair(t):
+			pairs = append(pairs, ftsPhrase(t))
+		default:
+			where = append(where, `e.text LIKE ? ESCAPE '\'`)
+			args = append(args, "%"+likeEscape(t)+"%")
 		}
-		where = append(where, `e.text LIKE ? ESCAPE '\'`)
-		args = append(args, "%"+likeEscape(t)+"%")
 	}
-	from := "events e"
-	if len(phrases) > 0 {
-		from = "events_fts f JOIN events e ON e.seq = f.rowid"
+	// The query is driven by one full-text index (trigram for terms of three
+	// or more characters, else the CJK pair index); the other, if needed,
+	// filters. Ordering by the driving index's rowid lets FTS5 walk its
+	// doclists backwards and stop at the limit instead of sorting every match.
+	from, order := "events e", " ORDER BY e.seq DESC"
+	switch {
+	case len(phrases) > 0:
+		from, order = "events_fts f JOIN events e ON e.seq = f.rowid", " ORDER BY f.rowid DESC"
 		where = append([]string{"events_fts MATCH ?"}, where...)
 		args = append([]any{strings.Join(phrases, " AND ")}, args...)
+		if len(pairs) > 0 {
+			where = append(where, "e.seq IN (SELECT rowid FROM events_cjk WHERE events_cjk MATCH ?)")
+			args = append(args, strings.Join(pairs, " AND "))
+		}
+	case len(pairs) > 0:
+		from, order = "events_cjk c JOIN events e ON e.seq = c.rowid", " ORDER BY c.rowid DESC"
+		where = append([]string{"events_cjk MATCH ?"}, where...)
+		args = append([]any{strings.Join(pairs, " AND ")}, args...)
 	}
 	cond := strings.Join(where, " AND ")
 
@@ -282,7 +299,7 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		return nil, 0, fmt.Errorf("store: count search: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+eventColumns+` FROM `+from+` WHERE `+cond+
-		` ORDER BY e.seq DESC`+limitOffset(f.Limit, f.Offset), args...)
+		order+limitOffset(f.Limit, f.Offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: search events: %w", err)
 	}
@@ -297,6 +314,8 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 	}
 	return out, total, rows.Err()
 }
+
+func ftsPhrase(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
 
 // searchTerms splits a query on white space, dropping quotes and empties.
 func searchTerms(q string) []string {

@@ -210,3 +210,43 @@ func TestRedactLeavesNoIndexCopy(t *testing.T) {
 		t.Fatalf("%d index blocks still hold the redacted trigrams", n)
 	}
 }
+
+func TestSearchCJKPairs(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	p := MustCreateProject(t, s, "travel")
+	if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{
+		ev("e1", "s1", 1, governance.RoleUser, "孩子要午睡，酒店要安静"),
+		ev("e2", "s1", 2, governance.RoleUser, "酒店早餐 50% off_sale"),
+		ev("e3", "s1", 3, governance.RoleUser, "睡午觉"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ q, want string }{
+		{"午睡", "[e1]"},          // pair index
+		{"酒店", "[e2 e1]"},       // newest first
+		{"酒店 早餐", "[e2]"},       // two pairs
+		{"酒店 off_sale", "[e2]"}, // pair + trigram
+		{"50%", "[e2]"},         // trigram with LIKE characters
+		{"睡", "[e3 e1]"},        // one character: LIKE
+	} {
+		hits, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: tc.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Event.ID)
+		}
+		if fmt.Sprint(got) != tc.want {
+			t.Errorf("%q: got %v, want %s", tc.q, got, tc.want)
+		}
+	}
+	// A redacted event leaves the pair index too.
+	if _, err := s.DB().ExecContext(ctx, `UPDATE events SET text = ? WHERE id = 'e1'`, governance.RedactedText); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _, _ := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: "午睡"}); len(hits) != 0 {
+		t.Fatalf("redacted event still found: %v", hits)
+	}
+}

@@ -51,6 +51,7 @@ func DSN(path string) string {
 
 // Open opens (creating if needed) the database at path and applies pending migrations.
 func Open(ctx context.Context, path string) (*Store, error) {
+	registerFunctions()
 	db, err := sql.Open("sqlite", DSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)

@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -46,6 +47,8 @@ func run() error {
 	queries := flag.Int("queries", 300, "search queries to time")
 	clients := flag.Int("clients", 50, "concurrent HTTP clients")
 	requests := flag.Int("requests", 4000, "timeline page requests in all")
+	only := flag.String("only", "", "run only this part: search or http")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured part to this file")
 	flag.Parse()
 	ctx := context.Background()
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
@@ -60,8 +63,24 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := searchLoad(ctx, st, p, *queries); err != nil {
-		return err
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *only != "http" {
+		if err := searchLoad(ctx, st, p, *queries); err != nil {
+			return err
+		}
+	}
+	if *only == "search" {
+		return nil
 	}
 	return timelineLoad(ctx, st, p, *clients, *requests, *events)
 }
