@@ -1,0 +1,161 @@
+package evals
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+)
+
+// SuiteStore is the part of the store that keeps suites and queues runs;
+// *store.Store satisfies it.
+type SuiteStore interface {
+	UpsertEvalSuite(ctx context.Context, s *store.EvalSuite, actor string) error
+	FindEvalSuites(ctx context.Context) ([]*store.EvalSuite, error)
+	FindEvalSuiteByID(ctx context.Context, id int64) (*store.EvalSuite, error)
+	FindEvalSuiteByName(ctx context.Context, name string) (*store.EvalSuite, error)
+	CreateEvalRun(ctx context.Context, run *store.EvalRun) error
+}
+
+// SuiteInfo describes a stored suite for lists.
+type SuiteInfo struct {
+	ID          int64
+	Name        string
+	Origin      string
+	Description string
+	Cases       int
+	Kinds       map[Kind]int
+	Benchmark   bool
+	// Problem is set when the stored body no longer validates.
+	Problem   string
+	UpdatedAt time.Time
+}
+
+// KindList names the kinds with their counts, e.g. "2 recall, 1 ab".
+func (s *SuiteInfo) KindList() string {
+	var parts []string
+	for _, k := range append(slices.Clone(Kinds), KindBenchmark) {
+		if n := s.Kinds[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// List names every stored suite, built-in first.
+func List(ctx context.Context, st SuiteStore) ([]*SuiteInfo, error) {
+	rows, err := st.FindEvalSuites(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*SuiteInfo, 0, len(rows))
+	for _, row := range rows {
+		out = append(out, Describe(row))
+	}
+	return out, nil
+}
+
+// Describe parses a stored suite for display.
+func Describe(row *store.EvalSuite) *SuiteInfo {
+	info := &SuiteInfo{ID: row.ID, Name: row.Name, Origin: row.Origin, UpdatedAt: row.UpdatedAt}
+	s, err := ParseSuite(row.Name+".yaml", []byte(row.Body))
+	if err != nil {
+		info.Problem = err.Error()
+		return info
+	}
+	info.Description, info.Kinds, info.Benchmark = s.Description, s.KindCounts(), s.Benchmark != nil
+	info.Cases = len(s.CaseIDs())
+	return info
+}
+
+// InstallBuiltins stores the built-in suites (file name → YAML), replacing
+// older versions of them. A built-in that does not validate is an error.
+func InstallBuiltins(ctx context.Context, st SuiteStore, files map[string][]byte) error {
+	names := slices.Sorted(mapKeys(files))
+	for _, name := range names {
+		s, err := ParseSuite(name, files[name])
+		if err != nil {
+			return fmt.Errorf("evals: built-in suite: %w", err)
+		}
+		if err := st.UpsertEvalSuite(ctx, &store.EvalSuite{Name: s.Name, Origin: store.EvalOriginBuiltin, Body: string(files[name])}, "system"); err != nil {
+			return fmt.Errorf("evals: install built-in suite %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// Upload validates an uploaded suite (YAML, or a LoCoMo JSON file) and
+// stores it under its name. Invalid files return a *ValidationError.
+func Upload(ctx context.Context, st SuiteStore, filename string, body []byte, actor string) (*store.EvalSuite, error) {
+	s, err := ParseSuite(filename, body)
+	if err != nil {
+		return nil, err
+	}
+	stored := body
+	if s.Benchmark != nil && !strings.HasSuffix(strings.ToLower(filename), ".yaml") && !strings.HasSuffix(strings.ToLower(filename), ".yml") {
+		if stored, err = s.Marshal(); err != nil {
+			return nil, fmt.Errorf("evals: encode benchmark suite: %w", err)
+		}
+	}
+	row := &store.EvalSuite{Name: s.Name, Origin: store.EvalOriginUploaded, Body: string(stored)}
+	if err := st.UpsertEvalSuite(ctx, row, actor); err != nil {
+		return nil, err
+	}
+	return row, nil
+}
+
+// maxSnapshot is the largest suite body copied into a run's summary.
+const maxSnapshot = 256 << 10
+
+// Enqueue queues a run of a stored suite; the runner picks it up (nudge it
+// to start at once). The suite is validated and snapshotted first.
+func Enqueue(ctx context.Context, st SuiteStore, suiteID int64, actor string) (*store.EvalRun, error) {
+	row, err := st.FindEvalSuiteByID(ctx, suiteID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseSuite(row.Name+".yaml", []byte(row.Body))
+	if err != nil {
+		return nil, governance.Errorf(governance.EINVALID, "Suite %s is not valid: %v", row.Name, err)
+	}
+	sum := RunSummary{SuiteSHA256: bodyHash(row.Body)}
+	if len(row.Body) <= maxSnapshot {
+		sum.SuiteYAML = row.Body
+	}
+	body, _ := json.Marshal(sum)
+	run := &store.EvalRun{SuiteID: row.ID, Total: len(s.CaseIDs()), CreatedBy: actor, Summary: string(body)}
+	if err := st.CreateEvalRun(ctx, run); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// Find loads a suite by file path or, when no such file exists, by name
+// from the store (the CLI's "eval run NAME|FILE").
+func Find(ctx context.Context, st SuiteStore, nameOrFile string) (*Suite, error) {
+	if fi, err := os.Stat(nameOrFile); err == nil && !fi.IsDir() {
+		return LoadSuiteFile(nameOrFile)
+	}
+	row, err := st.FindEvalSuiteByName(ctx, nameOrFile)
+	if err != nil {
+		if governance.ErrorCode(err) == governance.ENOTFOUND {
+			return nil, fmt.Errorf("no suite file or stored suite named %q (see \"console eval list\")", nameOrFile)
+		}
+		return nil, err
+	}
+	return ParseSuite(row.Name+".yaml", []byte(row.Body))
+}
+
+// IsValidation reports whether err is a suite validation error and returns it.
+func IsValidation(err error) (*ValidationError, bool) {
+	var ve *ValidationError
+	ok := errors.As(err, &ve)
+	return ve, ok
+}

@@ -1,0 +1,579 @@
+package evals
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Conversation is one LoCoMo sample: sessions of turns and QA items whose
+// evidence names turns by dia_id.
+type Conversation struct {
+	ID       string
+	SpeakerA string
+	SpeakerB string
+	Sessions []*LoCoMoSession
+	QA       []*QA
+	// BadEvidence counts evidence ids that were malformed or name no turn.
+	BadEvidence int
+}
+
+// LoCoMoSession is one session of a conversation.
+type LoCoMoSession struct {
+	N     int
+	At    time.Time
+	Turns []*Turn
+}
+
+// Turn is one dialogue turn.
+type Turn struct {
+	Speaker string `json:"speaker"`
+	DiaID   string `json:"dia_id"`
+	Text    string `json:"text"`
+}
+
+// QA is one question with the turns that hold its answer.
+type QA struct {
+	Question string
+	Answer   string
+	// Evidence are the normalised dia_ids that exist in the conversation.
+	Evidence []string
+	Category int
+}
+
+// LoCoMo categories (as numbered in the data set).
+var LoCoMoCategories = map[int]string{
+	1: "multi-hop",
+	2: "temporal",
+	3: "open-domain",
+	4: "single-hop",
+	5: "adversarial",
+}
+
+// CategoryName names a LoCoMo category.
+func CategoryName(c int) string {
+	if n, ok := LoCoMoCategories[c]; ok {
+		return n
+	}
+	return "category " + strconv.Itoa(c)
+}
+
+type locomoSample struct {
+	SampleID     json.RawMessage            `json:"sample_id"`
+	Conversation map[string]json.RawMessage `json:"conversation"`
+	QA           []struct {
+		Question          string          `json:"question"`
+		Answer            json.RawMessage `json:"answer"`
+		AdversarialAnswer json.RawMessage `json:"adversarial_answer"`
+		Evidence          json.RawMessage `json:"evidence"`
+		Category          json.RawMessage `json:"category"`
+	} `json:"qa"`
+}
+
+var (
+	sessionKeyRe = regexp.MustCompile(`^session_(\d+)$`)
+	diaIDRe      = regexp.MustCompile(`(?i)^D\s*:?\s*(\d+)\s*:\s*(\d+)$`)
+	diaIDFindRe  = regexp.MustCompile(`(?i)D\s*:?\s*\d+\s*:\s*\d+`)
+)
+
+// ParseLoCoMo reads a LoCoMo-format file: a JSON array of samples (or an
+// object with a "samples" array). Malformed evidence ids (and ids naming
+// no turn) are dropped and counted; QA items keep an empty evidence list.
+func ParseLoCoMo(r io.Reader) ([]*Conversation, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSuiteBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	var samples []locomoSample
+	if err := json.Unmarshal(data, &samples); err != nil {
+		var wrapped struct {
+			Samples []locomoSample `json:"samples"`
+		}
+		if err2 := json.Unmarshal(data, &wrapped); err2 != nil || wrapped.Samples == nil {
+			return nil, fmt.Errorf("not a LoCoMo file (a JSON array of samples): %v", jsonProblem(err))
+		}
+		samples = wrapped.Samples
+	}
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("the file holds no conversations")
+	}
+	var out []*Conversation
+	seen := map[string]bool{}
+	for i, s := range samples {
+		c, err := parseSample(i, s)
+		if err != nil {
+			return nil, err
+		}
+		if seen[c.ID] {
+			c.ID = fmt.Sprintf("%s-%d", c.ID, i+1)
+		}
+		seen[c.ID] = true
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err)
+	}
+	return err.Error()
+}
+
+func parseSample(i int, s locomoSample) (*Conversation, error) {
+	c := &Conversation{ID: rawString(s.SampleID)}
+	if c.ID == "" {
+		c.ID = fmt.Sprintf("conv-%d", i+1)
+	}
+	c.ID = regexp.MustCompile(`[^A-Za-z0-9._:-]+`).ReplaceAllString(c.ID, "-")
+	if s.Conversation == nil {
+		return nil, fmt.Errorf("sample %d (%s): conversation is missing", i+1, c.ID)
+	}
+	c.SpeakerA = rawString(s.Conversation["speaker_a"])
+	c.SpeakerB = rawString(s.Conversation["speaker_b"])
+	turns := map[string]bool{}
+	for key, raw := range s.Conversation {
+		m := sessionKeyRe.FindStringSubmatch(key)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		var ts []*Turn
+		if err := json.Unmarshal(raw, &ts); err != nil {
+			return nil, fmt.Errorf("sample %d (%s): %s is not a list of turns: %v", i+1, c.ID, key, err)
+		}
+		sess := &LoCoMoSession{N: n, At: parseLoCoMoTime(rawString(s.Conversation[key+"_date_time"]), n)}
+		for j, t := range ts {
+			if t == nil || strings.TrimSpace(t.Text) == "" {
+				continue
+			}
+			id, ok := normalizeDiaID(t.DiaID)
+			if !ok {
+				id = fmt.Sprintf("D%d:%d", n, j+1)
+			}
+			t.DiaID = id
+			turns[id] = true
+			sess.Turns = append(sess.Turns, t)
+		}
+		c.Sessions = append(c.Sessions, sess)
+	}
+	slices.SortFunc(c.Sessions, func(a, b *LoCoMoSession) int { return cmp.Compare(a.N, b.N) })
+	for _, q := range s.QA {
+		qa := &QA{Question: strings.TrimSpace(q.Question), Answer: rawString(q.Answer), Category: rawInt(q.Category)}
+		if qa.Answer == "" {
+			qa.Answer = rawString(q.AdversarialAnswer)
+		}
+		if qa.Question == "" {
+			continue
+		}
+		for _, e := range evidenceIDs(q.Evidence) {
+			id, ok := normalizeDiaID(e)
+			if !ok || !turns[id] {
+				c.BadEvidence++
+				continue
+			}
+			if !slices.Contains(qa.Evidence, id) {
+				qa.Evidence = append(qa.Evidence, id)
+			}
+		}
+		c.QA = append(c.QA, qa)
+	}
+	return c, nil
+}
+
+// evidenceIDs flattens evidence: a list of strings, one string, ids joined
+// by ";" or ",", or nested lists.
+func evidenceIDs(raw json.RawMessage) []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case string:
+			for _, p := range strings.FieldsFunc(t, func(r rune) bool { return r == ';' || r == ',' }) {
+				if p = strings.TrimSpace(p); p == "" {
+					continue
+				}
+				if ids := diaIDFindRe.FindAllString(p, -1); len(ids) > 0 {
+					out = append(out, ids...)
+				} else {
+					out = append(out, p) // malformed: counted by the caller
+				}
+			}
+		case []any:
+			for _, e := range t {
+				walk(e)
+			}
+		}
+	}
+	var v any
+	if json.Unmarshal(raw, &v) == nil {
+		walk(v)
+	}
+	return out
+}
+
+// normalizeDiaID turns "D1:3", "d1:03", "D:1:3" into "D1:3".
+func normalizeDiaID(s string) (string, bool) {
+	m := diaIDRe.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return "", false
+	}
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
+	return fmt.Sprintf("D%d:%d", a, b), true
+}
+
+func rawString(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var v any
+	if json.Unmarshal(raw, &v) == nil && v != nil {
+		return strings.Trim(string(raw), `"`)
+	}
+	return ""
+}
+
+func rawInt(raw json.RawMessage) int {
+	var f float64
+	if json.Unmarshal(raw, &f) == nil {
+		return int(f)
+	}
+	n, _ := strconv.Atoi(rawString(raw))
+	return n
+}
+
+// parseLoCoMoTime reads "1:56 pm on 8 May, 2023"; unknown formats get a
+// fixed date one day per session.
+func parseLoCoMoTime(s string, n int) time.Time {
+	for _, layout := range []string{"3:04 pm on 2 January, 2006", "3:04 pm on 2 Jan, 2006", "3:04 PM on 2 January, 2006"} {
+		if t, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Date(2023, 1, 1, 12, 0, 0, 0, time.UTC).AddDate(0, 0, n)
+}
+
+// Events turns a conversation into events for a scratch project: one
+// session per LoCoMo session, the subject the conversation's id, the event
+// id conversation/dia_id, and the text prefixed with the speaker's name.
+func (c *Conversation) Events() []*governance.Event {
+	var out []*governance.Event
+	for _, s := range c.Sessions {
+		for j, t := range s.Turns {
+			role := governance.RoleUser
+			if t.Speaker != "" && t.Speaker == c.SpeakerB {
+				role = governance.RoleAssistant
+			}
+			text := t.Text
+			if t.Speaker != "" {
+				text = t.Speaker + ": " + text
+			}
+			out = append(out, &governance.Event{
+				ID: c.ID + "/" + t.DiaID, SessionID: fmt.Sprintf("%s/session_%d", c.ID, s.N), SubjectID: c.ID,
+				Turn: j + 1, Role: role, Text: text, OccurredAt: s.At.Add(time.Duration(j) * time.Second),
+			})
+		}
+		out = append(out, &governance.Event{
+			ID: fmt.Sprintf("%s/session_%d/end", c.ID, s.N), SessionID: fmt.Sprintf("%s/session_%d", c.ID, s.N),
+			SubjectID: c.ID, Turn: len(s.Turns) + 1, Kind: governance.KindSessionEnd,
+			OccurredAt: s.At.Add(time.Duration(len(s.Turns)) * time.Second),
+		})
+	}
+	return out
+}
+
+// QAResult is how one retriever did on one question.
+type QAResult struct {
+	Question string `json:"question"`
+	Category int    `json:"category"`
+	Evidence int    `json:"evidence"`
+	// Ranks are the 1-based ranks of the evidence turns found in the top
+	// 10 (0 = not found), in evidence order.
+	Ranks []int `json:"ranks"`
+}
+
+// MetricRow aggregates one retriever over a set of questions.
+type MetricRow struct {
+	Retriever string  `json:"retriever"`
+	Category  string  `json:"category"`
+	Questions int     `json:"questions"`
+	HitAt     []Score `json:"hit_at"`
+	AllAt     []Score `json:"all_at"`
+	NDCG10    float64 `json:"ndcg10"`
+}
+
+// Score is a metric at a cut-off.
+type Score struct {
+	K     int     `json:"k"`
+	Value float64 `json:"value"`
+}
+
+// BenchmarkDetail is the result of one conversation.
+type BenchmarkDetail struct {
+	Conversation string                `json:"conversation"`
+	Turns        int                   `json:"turns"`
+	Questions    int                   `json:"questions"`
+	NoEvidence   int                   `json:"no_evidence"`
+	BadEvidence  int                   `json:"bad_evidence"`
+	Results      map[string][]QAResult `json:"results"`
+}
+
+// BenchmarkTable is the benchmark's summary: per retriever, overall and per
+// category.
+type BenchmarkTable struct {
+	K           []int       `json:"k"`
+	Rows        []MetricRow `json:"rows"`
+	Questions   int         `json:"questions"`
+	NoEvidence  int         `json:"no_evidence"`
+	BadEvidence int         `json:"bad_evidence"`
+	Turns       int         `json:"turns"`
+}
+
+const ndcgK = 10
+
+// runConversation ingests one conversation (once) and measures every
+// retriever on its questions.
+func (e *engine) runConversation(ctx context.Context, conv *Conversation) (*CaseResult, error) {
+	b := e.suite.Benchmark
+	projectID := e.projects["benchmark"]
+	events := conv.Events()
+	if _, err := e.deps.Memory.IngestEvents(ctx, projectID, events); err != nil {
+		return nil, fmt.Errorf("ingest conversation %s: %w", conv.ID, err)
+	}
+	d := &BenchmarkDetail{Conversation: conv.ID, Turns: len(events) - len(conv.Sessions), BadEvidence: conv.BadEvidence,
+		Results: map[string][]QAResult{}}
+	res := &CaseResult{CaseID: conv.ID, Kind: KindBenchmark, Detail: &Detail{Benchmark: d}}
+	for _, qa := range conv.QA {
+		if len(qa.Evidence) == 0 {
+			d.NoEvidence++
+			continue
+		}
+		d.Questions++
+		for _, r := range b.Retrievers {
+			ids, err := e.retrieve(ctx, r, projectID, conv.ID, qa.Question)
+			if err != nil {
+				return nil, fmt.Errorf("%s retrieval for %q: %w", r, qa.Question, err)
+			}
+			d.Results[r] = append(d.Results[r], rankEvidence(qa, ids, conv.ID))
+		}
+	}
+	res.Status, res.Reason = StatusPassed, fmt.Sprintf("%d questions measured, %d without usable evidence, %d malformed evidence ids",
+		d.Questions, d.NoEvidence, d.BadEvidence)
+	return res, nil
+}
+
+func rankEvidence(qa *QA, ids []string, convID string) QAResult {
+	r := QAResult{Question: qa.Question, Category: qa.Category, Evidence: len(qa.Evidence)}
+	for _, ev := range qa.Evidence {
+		rank := 0
+		for i, id := range ids {
+			if i >= ndcgK {
+				break
+			}
+			if id == convID+"/"+ev {
+				rank = i + 1
+				break
+			}
+		}
+		r.Ranks = append(r.Ranks, rank)
+	}
+	return r
+}
+
+// retrieve returns event ids, best first (at most ndcgK and max k).
+func (e *engine) retrieve(ctx context.Context, retriever string, projectID int64, subject, question string) ([]string, error) {
+	limit := ndcgK
+	for _, k := range e.suite.Benchmark.K {
+		limit = max(limit, k)
+	}
+	mem := e.deps.Memory
+	switch retriever {
+	case RetrieverSearch:
+		q := strings.Join(queryWords(question, false), " ")
+		if q == "" {
+			return nil, nil
+		}
+		hits, _, err := mem.SearchEvents(ctx, governance.EventFilter{ProjectID: &projectID, SubjectID: &subject, Query: q, Limit: limit})
+		if err != nil && governance.ErrorCode(err) != governance.EINVALID {
+			return nil, err
+		}
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Event.ID)
+		}
+		return out, nil
+	case RetrieverKeywords:
+		score := map[string]int{}
+		first := map[string]int{}
+		n := 0
+		for _, w := range queryWords(question, true) {
+			hits, _, err := mem.SearchEvents(ctx, governance.EventFilter{ProjectID: &projectID, SubjectID: &subject, Query: w, Limit: 200})
+			if err != nil && governance.ErrorCode(err) != governance.EINVALID {
+				return nil, err
+			}
+			for _, h := range hits {
+				if _, ok := first[h.Event.ID]; !ok {
+					first[h.Event.ID] = n
+					n++
+				}
+				score[h.Event.ID]++
+			}
+		}
+		ids := slices.Collect(mapKeys(score))
+		slices.SortFunc(ids, func(a, b string) int {
+			if c := cmp.Compare(score[b], score[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(first[a], first[b])
+		})
+		return ids[:min(len(ids), limit)], nil
+	case RetrieverRecall:
+		pkg, err := mem.Recall(ctx, RecallQuery{ProjectID: projectID, SubjectID: subject, Task: question, IncludeEvents: true})
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, it := range pkg.Items {
+			if it.Event != "" {
+				out = append(out, it.Event)
+			}
+		}
+		return out[:min(len(out), limit)], nil
+	}
+	return nil, fmt.Errorf("unknown retriever %q", retriever)
+}
+
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or but of to in on at for from by with about as is are was were be been being
+		do does did done have has had having what when where which who whom whose why how that this these those there
+		it its it's i me my we our you your he him his she her they them their not no yes can could would should will
+		shall may might must any some all than then so if into over after before during since until up down out off
+		again very just also ever likely`) {
+		stopWords[w] = true
+	}
+}
+
+// queryWords splits a question into words (punctuation dropped); keywords
+// also drops stop words and words shorter than three characters.
+func queryWords(q string, keywords bool) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' }) {
+		w = strings.Trim(w, "'")
+		lw := strings.ToLower(strings.TrimSuffix(w, "'s"))
+		if w == "" {
+			continue
+		}
+		if keywords && (stopWords[lw] || len([]rune(lw)) < 3) {
+			continue
+		}
+		if !slices.Contains(out, lw) {
+			out = append(out, lw)
+		}
+	}
+	return out
+}
+
+// benchmarkTable aggregates the conversations' results.
+func benchmarkTable(k []int, retrievers []string, details []*BenchmarkDetail) *BenchmarkTable {
+	t := &BenchmarkTable{K: k}
+	byRetriever := map[string][]QAResult{}
+	for _, d := range details {
+		t.Questions += d.Questions
+		t.NoEvidence += d.NoEvidence
+		t.BadEvidence += d.BadEvidence
+		t.Turns += d.Turns
+		for r, rs := range d.Results {
+			byRetriever[r] = append(byRetriever[r], rs...)
+		}
+	}
+	for _, r := range retrievers {
+		rs := byRetriever[r]
+		t.Rows = append(t.Rows, metricRow(r, "overall", k, rs))
+		cats := map[int][]QAResult{}
+		for _, q := range rs {
+			cats[q.Category] = append(cats[q.Category], q)
+		}
+		for _, c := range slices.Sorted(func(yield func(int) bool) {
+			for c := range cats {
+				if !yield(c) {
+					return
+				}
+			}
+		}) {
+			t.Rows = append(t.Rows, metricRow(r, fmt.Sprintf("%d %s", c, CategoryName(c)), k, cats[c]))
+		}
+	}
+	return t
+}
+
+func metricRow(retriever, category string, ks []int, rs []QAResult) MetricRow {
+	row := MetricRow{Retriever: retriever, Category: category, Questions: len(rs)}
+	if len(rs) == 0 {
+		return row
+	}
+	for _, k := range ks {
+		var hit, all float64
+		for _, q := range rs {
+			found := 0
+			for _, rank := range q.Ranks {
+				if rank > 0 && rank <= k {
+					found++
+				}
+			}
+			if found > 0 {
+				hit++
+			}
+			if found == len(q.Ranks) {
+				all++
+			}
+		}
+		row.HitAt = append(row.HitAt, Score{K: k, Value: round3(hit / float64(len(rs)))})
+		row.AllAt = append(row.AllAt, Score{K: k, Value: round3(all / float64(len(rs)))})
+	}
+	var sum float64
+	for _, q := range rs {
+		sum += ndcg(q.Ranks, ndcgK)
+	}
+	row.NDCG10 = round3(sum / float64(len(rs)))
+	return row
+}
+
+// ndcg is binary-relevance nDCG@k of the ranks at which the relevant items
+// were found (0 = not found).
+func ndcg(ranks []int, k int) float64 {
+	var dcg, idcg float64
+	for _, r := range ranks {
+		if r > 0 && r <= k {
+			dcg += 1 / math.Log2(float64(r)+1)
+		}
+	}
+	for i := 1; i <= min(len(ranks), k); i++ {
+		idcg += 1 / math.Log2(float64(i)+1)
+	}
+	if idcg == 0 {
+		return 0
+	}
+	return dcg / idcg
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -1,0 +1,114 @@
+package evals_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/evals"
+)
+
+func TestParseLoCoMo(t *testing.T) {
+	f, err := os.Open("testdata/locomo-sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	convs, err := evals.ParseLoCoMo(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(convs) != 2 || convs[0].ID != "conv-a" || convs[1].ID != "42" {
+		t.Fatalf("conversations = %d (%s, %s)", len(convs), convs[0].ID, convs[1].ID)
+	}
+	a := convs[0]
+	if len(a.Sessions) != 2 || len(a.Sessions[0].Turns) != 6 || a.Sessions[0].At.Format("2006-01-02 15:04") != "2023-05-08 13:56" {
+		t.Fatalf("sessions = %+v", a.Sessions[0])
+	}
+	if a.BadEvidence != 2 {
+		t.Fatalf("bad evidence = %d, want 2 (D9:99 names no turn, X1 is malformed)", a.BadEvidence)
+	}
+	ev := map[string]string{}
+	for _, q := range a.QA {
+		ev[q.Question] = strings.Join(q.Evidence, ",")
+	}
+	for q, want := range map[string]string{
+		"Where did Melanie go camping?":                         "D1:6", // "D1:06"
+		"What did Caroline paint and what did the agency want?": "D2:1,D2:3",
+		"What career is Caroline considering?":                  "",
+		"Who painted the sunrise?":                              "D2:1",
+		"What class did Caroline sign up for?":                  "D2:6", // adversarial_answer
+	} {
+		if ev[q] != want {
+			t.Errorf("evidence of %q = %q, want %q", q, ev[q], want)
+		}
+	}
+	if len(convs[1].Sessions[0].Turns) != 2 || convs[1].QA[1].Category != 4 || convs[1].QA[1].Evidence[0] != "D1:2" {
+		t.Fatalf("conversation 42 = %+v %+v", convs[1].Sessions[0], convs[1].QA[1])
+	}
+	for name, body := range map[string]string{
+		"NotJSON": "not json", "Empty": "[]", "NoConversation": `[{"sample_id":"x","qa":[]}]`,
+	} {
+		t.Run("Err"+name, func(t *testing.T) {
+			if _, err := evals.ParseLoCoMo(strings.NewReader(body)); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+}
+
+func TestLoCoMoBenchmark(t *testing.T) {
+	ctx := context.Background()
+	st := MustOpenStore(t)
+	mem := &evals.Services{Store: st}
+	suite, err := evals.LoadSuiteFile("testdata/locomo-sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if suite.Name != "locomo-sample" || suite.Benchmark == nil {
+		t.Fatalf("suite = %s", suite.Name)
+	}
+	rep, err := evals.RunSuite(ctx, evals.Deps{Memory: mem}, suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed() {
+		t.Fatalf("report failed:\n%s", rep)
+	}
+	tbl := rep.Metrics.Benchmark
+	if tbl == nil || tbl.Questions != 10 || tbl.NoEvidence != 2 || tbl.BadEvidence != 2 || tbl.Turns != 14 {
+		t.Fatalf("table = %+v", tbl)
+	}
+	rows := map[string]evals.MetricRow{}
+	for _, r := range tbl.Rows {
+		rows[r.Retriever+"/"+r.Category] = r
+	}
+	kw := rows["keywords/overall"]
+	if kw.Questions != 10 || len(kw.HitAt) != 3 || kw.HitAt[0].K != 1 {
+		t.Fatalf("keywords row = %+v", kw)
+	}
+	if kw.HitAt[2].Value < kw.HitAt[0].Value || kw.AllAt[2].Value > kw.HitAt[2].Value || kw.NDCG10 <= 0 {
+		t.Fatalf("keywords metrics are inconsistent: %+v", kw)
+	}
+	if _, ok := rows["search/5 adversarial"]; !ok {
+		t.Fatalf("no per-category rows: %v", rows)
+	}
+	// Conversation 42: each question's keywords find its evidence turn first.
+	for _, c := range rep.Cases {
+		if c.CaseID != "42" {
+			continue
+		}
+		for _, q := range c.Detail.Benchmark.Results["keywords"] {
+			if q.Ranks[0] != 1 {
+				t.Errorf("%q: rank %v, want 1", q.Question, q.Ranks)
+			}
+		}
+	}
+	// The scratch project is gone.
+	projects, _ := st.FindProjects(ctx)
+	if len(projects) != 0 {
+		t.Fatalf("projects left: %d", len(projects))
+	}
+	t.Logf("\n%s", rep)
+}

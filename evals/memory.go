@@ -1,0 +1,146 @@
+package evals
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/sashabaranov/go-openai"
+)
+
+// Memory is what the eval runner needs from the product. Services adapts
+// the real store, heartbeat, recall engine and forget; tests use fakes.
+type Memory interface {
+	// CreateScratchProject creates a project for one run or case; slug
+	// starts with ScratchPrefix.
+	CreateScratchProject(ctx context.Context, slug, name string, autoActivate bool) (*governance.Project, error)
+	// DeleteScratchProjects removes every scratch project whose slug starts
+	// with prefix (which itself starts with ScratchPrefix).
+	DeleteScratchProjects(ctx context.Context, prefix string) error
+	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
+	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
+	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
+	SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error)
+	// RunHeartbeat consolidates everything new in the project, synchronously.
+	RunHeartbeat(ctx context.Context, projectID int64) error
+	Recall(ctx context.Context, q RecallQuery) (*RecallResult, error)
+	// ForgetRule forgets a rule completely (DESIGN.md, Forget).
+	ForgetRule(ctx context.Context, ruleID int64, actor string) error
+	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
+	// FindRuleChecks returns the code checks (JSON arrays) stored on rules.
+	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+}
+
+// ScratchPrefix starts the slug of every project evals creates
+// (store.ScratchPrefix).
+const ScratchPrefix = "eval-"
+
+// RecallQuery asks the recall engine for a context package.
+type RecallQuery struct {
+	ProjectID int64
+	SubjectID string
+	Task      string
+	// IncludeEvents asks for raw events too, with a large budget
+	// (retrieval benchmarks).
+	IncludeEvents bool
+}
+
+// RecallItem is one memory in a package.
+type RecallItem struct {
+	ID     string  `json:"id"`
+	Kind   string  `json:"kind"`
+	RuleID int64   `json:"rule_id,omitempty"`
+	Event  string  `json:"event_id,omitempty"`
+	Text   string  `json:"text"`
+	Score  float64 `json:"score"`
+}
+
+// TraceEntry is recall's decision on one in-scope candidate.
+type TraceEntry struct {
+	ID       string  `json:"id"`
+	Kind     string  `json:"kind"`
+	RuleID   int64   `json:"rule_id,omitempty"`
+	Included bool    `json:"included"`
+	Reason   string  `json:"reason"`
+	Score    float64 `json:"score"`
+}
+
+// RecallResult is a context package as evals sees it.
+type RecallResult struct {
+	Items []RecallItem `json:"items"`
+	// Text is the package fenced as recalled memory, as given to a model.
+	Text  string       `json:"text"`
+	Trace []TraceEntry `json:"trace,omitempty"`
+	// OutOfScope counts what the hard scope filter removed.
+	OutOfScope int `json:"out_of_scope"`
+}
+
+// Rules returns the rule items of the package.
+func (r *RecallResult) Rules() []RecallItem {
+	var out []RecallItem
+	for _, it := range r.Items {
+		if it.RuleID != 0 {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// ChatCompleter is the model endpoint; *openai.Client satisfies it.
+type ChatCompleter interface {
+	CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+}
+
+// Price converts token usage to cost, in the currency of the figures.
+type Price struct {
+	InputPerMTok  float64
+	OutputPerMTok float64
+}
+
+// Cost of a call with the given usage.
+func (p Price) Cost(u openai.Usage) float64 {
+	return (float64(u.PromptTokens)*p.InputPerMTok + float64(u.CompletionTokens)*p.OutputPerMTok) / 1e6
+}
+
+// NoModelReason is why ab cases are skipped without a model endpoint.
+const NoModelReason = "skipped: no model endpoint configured — set MNEMO_LLM_BASE_URL, MNEMO_LLM_API_KEY and MNEMO_LLM_MODEL"
+
+// Deps are what running a suite needs.
+type Deps struct {
+	Memory Memory
+	// Model answers ab tasks and judges rules without code checks; nil
+	// means no endpoint (ab cases are skipped).
+	Model     ChatCompleter
+	ModelName string
+	// Judge, when set, judges rules without code checks instead of the
+	// built-in judge over Model (e.g. governance/model's Client.Judge):
+	// verdict is satisfied, partial or unsatisfied.
+	Judge func(ctx context.Context, rule, output string) (verdict, evidence string, tokens int, err error)
+	Price Price
+	// Concurrency bounds the cases of one run that execute at once (default 4).
+	Concurrency int
+	// CaseTimeout bounds one case unless it sets its own (default 2m).
+	CaseTimeout time.Duration
+	// KeepScratch keeps scratch projects after a run, for debugging.
+	KeepScratch bool
+	// Actor is recorded for forgets done by sequence cases (default "eval").
+	Actor  string
+	Logger *slog.Logger
+}
+
+func (d *Deps) defaults() {
+	if d.Concurrency <= 0 {
+		d.Concurrency = 4
+	}
+	if d.CaseTimeout <= 0 {
+		d.CaseTimeout = 2 * time.Minute
+	}
+	if d.Actor == "" {
+		d.Actor = "eval"
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+}

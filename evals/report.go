@@ -1,0 +1,500 @@
+package evals
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Result statuses of a case.
+const (
+	StatusPassed  = "passed"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+	StatusError   = "error"
+)
+
+// CaseResult is the outcome of one case (or one benchmark conversation).
+type CaseResult struct {
+	CaseID string `json:"case_id"`
+	Kind   Kind   `json:"kind"`
+	Status string `json:"status"`
+	// Reason says why in one line: the first problem, or what passed.
+	Reason     string  `json:"reason"`
+	Detail     *Detail `json:"detail,omitempty"`
+	Tokens     int     `json:"tokens,omitempty"`
+	Cost       float64 `json:"cost,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
+}
+
+// Detail holds the kind-specific evidence of a result.
+type Detail struct {
+	// Problems lists every reason the case failed.
+	Problems  []string         `json:"problems,omitempty"`
+	Recall    *RecallDetail    `json:"recall,omitempty"`
+	Isolation *IsolationDetail `json:"isolation,omitempty"`
+	Steps     []*StepResult    `json:"steps,omitempty"`
+	Poisoning *PoisonDetail    `json:"poisoning,omitempty"`
+	AB        *ABDetail        `json:"ab,omitempty"`
+	Benchmark *BenchmarkDetail `json:"benchmark,omitempty"`
+}
+
+// RecallDetail shows a context package against the expectations.
+type RecallDetail struct {
+	Task       string        `json:"task"`
+	Items      []RecallItem  `json:"items"`
+	Include    []MatchResult `json:"include,omitempty"`
+	Exclude    []MatchResult `json:"exclude,omitempty"`
+	Precision  *float64      `json:"precision,omitempty"`
+	Recall     *float64      `json:"recall,omitempty"`
+	OutOfScope int           `json:"out_of_scope"`
+}
+
+// MatchResult is one include/exclude expectation and what happened.
+type MatchResult struct {
+	Matcher string `json:"matcher"`
+	OK      bool   `json:"ok"`
+	// Item is the package item that matched, if any.
+	Item string `json:"item,omitempty"`
+	// Why explains a failure (e.g. the trace reason of an excluded rule).
+	Why string `json:"why,omitempty"`
+}
+
+// IsolationDetail shows what the foreign scope held and whether any of it crossed.
+type IsolationDetail struct {
+	Foreign      string   `json:"foreign"`
+	ForeignRules int      `json:"foreign_rules"`
+	Leaks        []string `json:"leaks,omitempty"`
+	OutOfScope   int      `json:"out_of_scope"`
+}
+
+// StepResult is one step of a sequence case.
+type StepResult struct {
+	Name     string   `json:"name"`
+	Passed   bool     `json:"passed"`
+	Problems []string `json:"problems,omitempty"`
+	// Notes say what the step did (rules written, superseded, forgotten).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// PoisonDetail shows what untrusted content did.
+type PoisonDetail struct {
+	NewRules     []string `json:"new_rules,omitempty"`
+	Forbidden    []string `json:"forbidden,omitempty"`
+	RecallBefore []string `json:"recall_before,omitempty"`
+	RecallAfter  []string `json:"recall_after,omitempty"`
+}
+
+// ABDetail compares the answers with and without memory.
+type ABDetail struct {
+	Task      string            `json:"task"`
+	Package   []RecallItem      `json:"package"`
+	With      *Variant          `json:"with"`
+	Without   *Variant          `json:"without"`
+	Rules     []*RuleCompliance `json:"rules"`
+	Guards    []CheckResult     `json:"guards,omitempty"`
+	Uplift    float64           `json:"uplift"`
+	MinWith   float64           `json:"min_with"`
+	MinUplift float64           `json:"min_uplift"`
+}
+
+// Variant is one answer and its compliance score (0–1).
+type Variant struct {
+	Output string  `json:"output"`
+	Score  float64 `json:"score"`
+	Tokens int     `json:"tokens"`
+}
+
+// Verdicts of rule compliance.
+const (
+	Satisfied   = "satisfied"
+	Partial     = "partial"
+	Unsatisfied = "unsatisfied"
+	VerdictErr  = "error"
+)
+
+// RuleCompliance is one rule judged on both answers.
+type RuleCompliance struct {
+	Name   string `json:"name"`
+	RuleID int64  `json:"rule_id,omitempty"`
+	// Method is "code" (checks) or "judge" (the model).
+	Method  string   `json:"method"`
+	With    *Verdict `json:"with"`
+	Without *Verdict `json:"without"`
+}
+
+// Verdict is the compliance of one answer with one rule.
+type Verdict struct {
+	Verdict  string        `json:"verdict"`
+	Evidence string        `json:"evidence,omitempty"`
+	Checks   []CheckResult `json:"checks,omitempty"`
+	// Quoted is false when a judge's evidence is not found in the output.
+	Quoted *bool  `json:"quoted,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+func verdictScore(v string) float64 {
+	switch v {
+	case Satisfied:
+		return 1
+	case Partial:
+		return 0.5
+	}
+	return 0
+}
+
+// Metrics summarise a run; nil pointers mean "no case measured it".
+type Metrics struct {
+	Total   int `json:"total"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+	Errors  int `json:"errors"`
+	// PassRate is passed / (total − skipped).
+	PassRate *float64 `json:"pass_rate,omitempty"`
+	// Precision and Recall are means over recall and isolation cases.
+	Precision *float64 `json:"precision,omitempty"`
+	Recall    *float64 `json:"recall,omitempty"`
+	// Uplift, With and Without are means over ab cases.
+	Uplift     *float64          `json:"uplift,omitempty"`
+	With       *float64          `json:"with,omitempty"`
+	Without    *float64          `json:"without,omitempty"`
+	Compliance []RuleAggregate   `json:"compliance,omitempty"`
+	GuardFails int               `json:"guard_failures,omitempty"`
+	Benchmark  *BenchmarkTable   `json:"benchmark,omitempty"`
+	Tokens     int               `json:"tokens"`
+	Cost       float64           `json:"cost"`
+	DurationMS int64             `json:"duration_ms"`
+	Kinds      map[Kind]KindStat `json:"kinds,omitempty"`
+}
+
+// KindStat counts results of one kind.
+type KindStat struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+	Errors  int `json:"errors"`
+}
+
+// RuleAggregate is one rule's compliance over the ab cases of a run.
+type RuleAggregate struct {
+	Name    string  `json:"name"`
+	Method  string  `json:"method"`
+	Cases   int     `json:"cases"`
+	With    float64 `json:"with"`
+	Without float64 `json:"without"`
+	Uplift  float64 `json:"uplift"`
+}
+
+// Report is the outcome of a suite run.
+type Report struct {
+	Suite   string        `json:"suite"`
+	Cases   []*CaseResult `json:"cases"`
+	Metrics Metrics       `json:"metrics"`
+	// Err is why the run itself failed (setup), if it did.
+	Err string `json:"error,omitempty"`
+}
+
+// Failed reports whether the run should fail a release gate: any failed
+// or erroring case, or a run that could not complete. Skipped cases do
+// not fail it.
+func (r *Report) Failed() bool {
+	return r.Err != "" || r.Metrics.Failed > 0 || r.Metrics.Errors > 0
+}
+
+func ptr(v float64) *float64 { v = round3(v); return &v }
+
+// Summarize computes the metrics of a set of results (in suite order);
+// suite may be nil (then a benchmark table is not built).
+func Summarize(suite *Suite, results []*CaseResult, dur time.Duration) Metrics {
+	m := Metrics{Total: len(results), DurationMS: dur.Milliseconds(), Kinds: map[Kind]KindStat{}}
+	var prec, rec, up, with, without []float64
+	rules := map[string]*RuleAggregate{}
+	var ruleOrder []string
+	var bench []*BenchmarkDetail
+	for _, r := range results {
+		ks := m.Kinds[r.Kind]
+		switch r.Status {
+		case StatusPassed:
+			m.Passed++
+			ks.Passed++
+		case StatusFailed:
+			m.Failed++
+			ks.Failed++
+		case StatusSkipped:
+			m.Skipped++
+			ks.Skipped++
+		default:
+			m.Errors++
+			ks.Errors++
+		}
+		m.Kinds[r.Kind] = ks
+		m.Tokens += r.Tokens
+		m.Cost += r.Cost
+		if r.Detail == nil {
+			continue
+		}
+		if d := r.Detail.Recall; d != nil {
+			if d.Precision != nil {
+				prec = append(prec, *d.Precision)
+			}
+			if d.Recall != nil {
+				rec = append(rec, *d.Recall)
+			}
+		}
+		if d := r.Detail.AB; d != nil && r.Status != StatusError {
+			up = append(up, d.Uplift)
+			with = append(with, d.With.Score)
+			without = append(without, d.Without.Score)
+			for _, g := range d.Guards {
+				if !g.Passed {
+					m.GuardFails++
+				}
+			}
+			for _, rc := range d.Rules {
+				agg := rules[rc.Name]
+				if agg == nil {
+					agg = &RuleAggregate{Name: rc.Name, Method: rc.Method}
+					rules[rc.Name] = agg
+					ruleOrder = append(ruleOrder, rc.Name)
+				}
+				agg.Cases++
+				agg.With += verdictScore(rc.With.Verdict)
+				agg.Without += verdictScore(rc.Without.Verdict)
+			}
+		}
+		if d := r.Detail.Benchmark; d != nil {
+			bench = append(bench, d)
+		}
+	}
+	if n := m.Total - m.Skipped; n > 0 {
+		m.PassRate = ptr(float64(m.Passed) / float64(n))
+	}
+	m.Precision, m.Recall = mean(prec), mean(rec)
+	m.Uplift, m.With, m.Without = mean(up), mean(with), mean(without)
+	for _, name := range ruleOrder {
+		agg := rules[name]
+		agg.With, agg.Without = round3(agg.With/float64(agg.Cases)), round3(agg.Without/float64(agg.Cases))
+		agg.Uplift = round3(agg.With - agg.Without)
+		m.Compliance = append(m.Compliance, *agg)
+	}
+	m.Cost = roundCost(m.Cost)
+	if suite != nil && suite.Benchmark != nil {
+		m.Benchmark = benchmarkTable(suite.Benchmark.K, suite.Benchmark.Retrievers, bench)
+	}
+	return m
+}
+
+func roundCost(c float64) float64 { return float64(int64(c*1e6+0.5)) / 1e6 }
+
+func mean(v []float64) *float64 {
+	if len(v) == 0 {
+		return nil
+	}
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return ptr(s / float64(len(v)))
+}
+
+// WriteText prints the report for a terminal: one line per case, then the
+// metrics.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "suite %s\n", r.Suite)
+	for _, c := range r.Cases {
+		fmt.Fprintf(&b, "  %-7s %-9s %s — %s\n", strings.ToUpper(c.Status), c.Kind, c.CaseID, c.Reason)
+		if c.Detail != nil && c.Status != StatusPassed {
+			for _, p := range c.Detail.Problems[min(1, len(c.Detail.Problems)):] {
+				fmt.Fprintf(&b, "          %s\n", p)
+			}
+		}
+	}
+	m := r.Metrics
+	fmt.Fprintf(&b, "%d cases: %d passed, %d failed, %d errors, %d skipped", m.Total, m.Passed, m.Failed, m.Errors, m.Skipped)
+	if m.PassRate != nil {
+		fmt.Fprintf(&b, " — pass rate %.0f%%", *m.PassRate*100)
+	}
+	b.WriteString("\n")
+	if m.Precision != nil || m.Recall != nil {
+		fmt.Fprintf(&b, "recall precision %s, recall %s\n", fmtPtr(m.Precision), fmtPtr(m.Recall))
+	}
+	if m.Uplift != nil {
+		fmt.Fprintf(&b, "rule compliance with memory %s, without %s, uplift %s\n", fmtPtr(m.With), fmtPtr(m.Without), fmtSigned(m.Uplift))
+		for _, c := range m.Compliance {
+			fmt.Fprintf(&b, "  %-40s with %.2f without %.2f uplift %+.2f (%s)\n", shorten(c.Name, 40), c.With, c.Without, c.Uplift, c.Method)
+		}
+		if m.GuardFails > 0 {
+			fmt.Fprintf(&b, "guards failed on the with-memory answers: %d\n", m.GuardFails)
+		}
+	}
+	if t := m.Benchmark; t != nil {
+		writeBenchmarkText(&b, t)
+	}
+	if m.Tokens > 0 {
+		fmt.Fprintf(&b, "tokens %d, cost %.4f\n", m.Tokens, m.Cost)
+	}
+	fmt.Fprintf(&b, "took %s\n", (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Millisecond))
+	if r.Err != "" {
+		fmt.Fprintf(&b, "run failed: %s\n", r.Err)
+	}
+	if r.Failed() {
+		b.WriteString("FAIL\n")
+	} else {
+		b.WriteString("OK\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// String is the text report.
+func (r *Report) String() string {
+	var b strings.Builder
+	_ = r.WriteText(&b)
+	return b.String()
+}
+
+func writeBenchmarkText(b *strings.Builder, t *BenchmarkTable) {
+	fmt.Fprintf(b, "%d questions over %d turns (%d without usable evidence, %d malformed evidence ids)\n",
+		t.Questions, t.Turns, t.NoEvidence, t.BadEvidence)
+	fmt.Fprintf(b, "  %-9s %-16s %5s", "retriever", "category", "n")
+	for _, k := range t.K {
+		fmt.Fprintf(b, " hit@%-3d", k)
+	}
+	for _, k := range t.K {
+		fmt.Fprintf(b, " all@%-3d", k)
+	}
+	b.WriteString(" nDCG@10\n")
+	for _, row := range t.Rows {
+		fmt.Fprintf(b, "  %-9s %-16s %5d", row.Retriever, row.Category, row.Questions)
+		for _, s := range row.HitAt {
+			fmt.Fprintf(b, " %7.3f", s.Value)
+		}
+		for _, s := range row.AllAt {
+			fmt.Fprintf(b, " %7.3f", s.Value)
+		}
+		fmt.Fprintf(b, " %7.3f\n", row.NDCG10)
+	}
+}
+
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", *p)
+}
+
+func fmtSigned(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%+.2f", *p)
+}
+
+// Change classifies a case between two runs.
+type Change string
+
+const (
+	Regression Change = "regression"
+	Fixed      Change = "fixed"
+	Same       Change = "unchanged"
+	Added      Change = "new"
+	Removed    Change = "removed"
+	Different  Change = "changed"
+)
+
+// CaseChange is one case compared between run A (before) and run B (after).
+type CaseChange struct {
+	CaseID  string
+	Kind    Kind
+	Change  Change
+	Before  *CaseResult
+	After   *CaseResult
+	Summary string
+}
+
+// Comparison of two reports, regressions first.
+type Comparison struct {
+	Cases       []CaseChange
+	Regressions int
+	Fixed       int
+	PassRate    [2]*float64
+	Precision   [2]*float64
+	Recall      [2]*float64
+	Uplift      [2]*float64
+}
+
+// Compare compares run a (before) with run b (after).
+func Compare(a, b *Report) *Comparison {
+	cmpn := &Comparison{
+		PassRate:  [2]*float64{a.Metrics.PassRate, b.Metrics.PassRate},
+		Precision: [2]*float64{a.Metrics.Precision, b.Metrics.Precision},
+		Recall:    [2]*float64{a.Metrics.Recall, b.Metrics.Recall},
+		Uplift:    [2]*float64{a.Metrics.Uplift, b.Metrics.Uplift},
+	}
+	before := map[string]*CaseResult{}
+	for _, c := range a.Cases {
+		before[c.CaseID] = c
+	}
+	seen := map[string]bool{}
+	for _, c := range b.Cases {
+		seen[c.CaseID] = true
+		ch := CaseChange{CaseID: c.CaseID, Kind: c.Kind, After: c, Before: before[c.CaseID]}
+		switch old := before[c.CaseID]; {
+		case old == nil:
+			ch.Change, ch.Summary = Added, "new case: "+c.Status
+		case old.Status == StatusPassed && (c.Status == StatusFailed || c.Status == StatusError):
+			ch.Change, ch.Summary = Regression, "was passed, now "+c.Status+": "+c.Reason
+			cmpn.Regressions++
+		case (old.Status == StatusFailed || old.Status == StatusError) && c.Status == StatusPassed:
+			ch.Change, ch.Summary = Fixed, "was "+old.Status+", now passed"
+			cmpn.Fixed++
+		case old.Status != c.Status:
+			ch.Change, ch.Summary = Different, old.Status+" → "+c.Status
+		default:
+			ch.Change, ch.Summary = Same, c.Status
+			if oab, nab := abOf(old), abOf(c); oab != nil && nab != nil && oab.Uplift != nab.Uplift {
+				ch.Change = Different
+				ch.Summary = fmt.Sprintf("%s; uplift %+.2f → %+.2f", c.Status, oab.Uplift, nab.Uplift)
+			}
+		}
+		cmpn.Cases = append(cmpn.Cases, ch)
+	}
+	for _, c := range a.Cases {
+		if !seen[c.CaseID] {
+			cmpn.Cases = append(cmpn.Cases, CaseChange{CaseID: c.CaseID, Kind: c.Kind, Change: Removed, Before: c, Summary: "not in the newer run"})
+		}
+	}
+	order := map[Change]int{Regression: 0, Different: 1, Fixed: 2, Added: 3, Removed: 4, Same: 5}
+	slices.SortStableFunc(cmpn.Cases, func(x, y CaseChange) int { return cmp.Compare(order[x.Change], order[y.Change]) })
+	return cmpn
+}
+
+func abOf(c *CaseResult) *ABDetail {
+	if c.Detail == nil {
+		return nil
+	}
+	return c.Detail.AB
+}
+
+// RunSummary is what a run stores in eval_runs.summary.
+type RunSummary struct {
+	// SuiteYAML is the suite as it was when the run was queued, so a later
+	// upload under the same name does not change a run in flight.
+	SuiteYAML string `json:"suite_yaml,omitempty"`
+	// SuiteSHA256 identifies the suite body when it was too large to copy.
+	SuiteSHA256 string   `json:"suite_sha256,omitempty"`
+	Metrics     *Metrics `json:"metrics,omitempty"`
+}
+
+// ParseRunSummary reads a stored summary; an unreadable one is empty.
+func ParseRunSummary(s string) *RunSummary {
+	var rs RunSummary
+	_ = json.Unmarshal([]byte(s), &rs)
+	return &rs
+}

@@ -1,0 +1,882 @@
+package evals
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"gopkg.in/yaml.v3"
+)
+
+// Kind is the kind of an eval case.
+type Kind string
+
+const (
+	KindRecall    Kind = "recall"
+	KindIsolation Kind = "isolation"
+	KindSequence  Kind = "sequence"
+	KindAB        Kind = "ab"
+	KindPoisoning Kind = "poisoning"
+	// KindBenchmark is the kind of the cases of a benchmark suite (one per
+	// conversation); it is never written in a suite file.
+	KindBenchmark Kind = "benchmark"
+)
+
+// Kinds lists the case kinds a suite file may use.
+var Kinds = []Kind{KindRecall, KindIsolation, KindSequence, KindAB, KindPoisoning}
+
+// Suite is a parsed, validated eval suite. See README.md for the format.
+type Suite struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description,omitempty"`
+	// Project is the default project of the cases: a live project's slug
+	// when fixtures.use_live_project is set, otherwise the alias of a
+	// scratch project built from the fixtures.
+	Project string `yaml:"project,omitempty"`
+	// Subject is the default subject (end user) of the cases.
+	Subject   string     `yaml:"subject,omitempty"`
+	Fixtures  Fixtures   `yaml:"fixtures,omitempty"`
+	Cases     []*Case    `yaml:"cases,omitempty"`
+	Benchmark *Benchmark `yaml:"benchmark,omitempty"`
+
+	// File names where the suite came from, for error messages.
+	File string `yaml:"-"`
+}
+
+// Fixtures say what memory the recall, isolation and ab cases run against.
+type Fixtures struct {
+	// UseLiveProject runs the cases against the live projects named by
+	// slug; nothing is ingested. Sequence and poisoning cases always use a
+	// scratch project of their own.
+	UseLiveProject bool `yaml:"use_live_project,omitempty"`
+	// AutoActivate makes proposals in scratch projects active at once, so
+	// recall sees them without a reviewer (default true).
+	AutoActivate *bool `yaml:"auto_activate,omitempty"`
+	// CopyEvents copies the (unredacted) events of live projects into
+	// scratch projects: scratch alias → live project slug.
+	CopyEvents map[string]string `yaml:"copy_events,omitempty"`
+	// Sessions are ingested into scratch projects, then one heartbeat runs.
+	Sessions []*Session `yaml:"sessions,omitempty"`
+}
+
+// Session is a conversation of a fixture. Unless Open is set, a
+// session_end event is appended so the heartbeat consolidates it at once.
+type Session struct {
+	ID string `yaml:"id,omitempty"`
+	// Project is the scratch project alias (default: the suite's project).
+	Project string `yaml:"project,omitempty"`
+	Subject string `yaml:"subject,omitempty"`
+	// Start is when the first event happened (RFC 3339); events follow a
+	// minute apart. Default: 2026-06-01 plus one day per session.
+	Start  string          `yaml:"start,omitempty"`
+	Open   bool            `yaml:"open,omitempty"`
+	Events []*FixtureEvent `yaml:"events"`
+
+	start time.Time
+}
+
+// FixtureEvent is one event of a fixture session.
+type FixtureEvent struct {
+	ID string `yaml:"id,omitempty"`
+	// Role is user (default), assistant or tool (default when Tool is set).
+	Role   string `yaml:"role,omitempty"`
+	Text   string `yaml:"text"`
+	Tool   string `yaml:"tool,omitempty"`
+	Status string `yaml:"status,omitempty"`
+	// Source is conversation, tool or external (untrusted).
+	Source string `yaml:"source,omitempty"`
+}
+
+// Case is one eval case; which fields apply depends on Kind.
+type Case struct {
+	ID          string `yaml:"id"`
+	Kind        Kind   `yaml:"kind"`
+	Description string `yaml:"description,omitempty"`
+	Project     string `yaml:"project,omitempty"`
+	Subject     string `yaml:"subject,omitempty"`
+	Task        string `yaml:"task,omitempty"`
+	// Timeout bounds the case, e.g. "30s" (default: the runner's).
+	Timeout string `yaml:"timeout,omitempty"`
+
+	// recall, isolation: what the context package must and must not hold.
+	Include []*Matcher `yaml:"include,omitempty"`
+	Exclude []*Matcher `yaml:"exclude,omitempty"`
+	// isolation: the scope whose memories must not cross.
+	Foreign *Scope `yaml:"foreign,omitempty"`
+
+	// sequence and poisoning: also ingest the suite's fixture sessions of
+	// the case's project into its scratch project first.
+	WithFixtures bool `yaml:"with_fixtures,omitempty"`
+	// sequence: steps applied in order, each checked.
+	Steps []*Step `yaml:"steps,omitempty"`
+	// poisoning: trusted sessions first, then untrusted ones (source
+	// defaults to external), then checks; Forbid names text that must
+	// never reach a rule or the package.
+	Setup     []*Session `yaml:"setup,omitempty"`
+	Untrusted []*Session `yaml:"untrusted,omitempty"`
+	Forbid    []*Matcher `yaml:"forbid,omitempty"`
+
+	// ab: the answer's JSON schema, the rules whose compliance is checked,
+	// guards on the with-memory answer, and the pass bar.
+	OutputSchema map[string]any `yaml:"output_schema,omitempty"`
+	Rules        []*RuleSpec    `yaml:"rules,omitempty"`
+	Guards       []*Check       `yaml:"guards,omitempty"`
+	// MinWith is the least compliance score with memory (default 1).
+	MinWith *float64 `yaml:"min_with,omitempty"`
+	// MinUplift is the least uplift, with − without (default 0).
+	MinUplift *float64 `yaml:"min_uplift,omitempty"`
+
+	timeout time.Duration
+}
+
+// Scope names a project (slug or scratch alias) and/or a subject.
+type Scope struct {
+	Project string `yaml:"project,omitempty"`
+	Subject string `yaml:"subject,omitempty"`
+}
+
+// Step is one step of a sequence case: turns to ingest (then a heartbeat),
+// or a rule to forget; then what must hold.
+type Step struct {
+	Name    string          `yaml:"name,omitempty"`
+	Session string          `yaml:"session,omitempty"`
+	Turns   []*FixtureEvent `yaml:"turns,omitempty"`
+	Forget  *Matcher        `yaml:"forget,omitempty"`
+	Expect  Expect          `yaml:"expect"`
+}
+
+// Expect is what a sequence step must have done.
+type Expect struct {
+	// Writes: a new rule matching each appeared in this step.
+	Writes []*Matcher `yaml:"writes,omitempty"`
+	// NoWrites: no new rule appeared in this step.
+	NoWrites bool `yaml:"no_writes,omitempty"`
+	// Updates: an existing rule matching each gained evidence or a version,
+	// and no duplicate rule was created.
+	Updates []*Matcher `yaml:"updates,omitempty"`
+	// Unchanged: a usable rule matching each is still there, same version,
+	// not superseded — e.g. after a one-off instruction for one task.
+	Unchanged []*Matcher `yaml:"unchanged,omitempty"`
+	// Supersedes: a rule matching New replaces (or is proposed to replace)
+	// the rule matching Old.
+	Supersedes []*Supersede `yaml:"supersedes,omitempty"`
+	// Forgets: the rule that matched is forgotten and recall no longer sees it.
+	Forgets []*Matcher `yaml:"forgets,omitempty"`
+	// Recall checks a context package after the step.
+	Recall *RecallExpect `yaml:"recall,omitempty"`
+}
+
+// Supersede pairs the rule replaced and the rule replacing it.
+type Supersede struct {
+	Old *Matcher `yaml:"old"`
+	New *Matcher `yaml:"new"`
+}
+
+// RecallExpect is a recall made inside a sequence step.
+type RecallExpect struct {
+	Task    string     `yaml:"task"`
+	Subject string     `yaml:"subject,omitempty"`
+	Include []*Matcher `yaml:"include,omitempty"`
+	Exclude []*Matcher `yaml:"exclude,omitempty"`
+}
+
+// RuleSpec names a rule whose compliance an ab case checks, with its code
+// checks. Without checks (here or stored on the rule) the model judges it.
+type RuleSpec struct {
+	// Match finds the stored rule(s) in the case's scope.
+	Match *Matcher `yaml:"match,omitempty"`
+	// Name labels the rule in reports (default: the rule's text).
+	Name string `yaml:"name,omitempty"`
+	// Text is the statement judged when no stored rule matches.
+	Text   string   `yaml:"text,omitempty"`
+	Checks []*Check `yaml:"checks,omitempty"`
+}
+
+// Matcher selects memories by rule id, by case-insensitive text, or by a
+// regular expression over the text. A plain string is a text matcher.
+type Matcher struct {
+	Rule  int64  `yaml:"rule,omitempty" json:"rule,omitempty"`
+	Text  string `yaml:"text,omitempty" json:"text,omitempty"`
+	Regex string `yaml:"regex,omitempty" json:"regex,omitempty"`
+	re    *regexp.Regexp
+}
+
+// UnmarshalYAML accepts a plain string or a mapping with known keys only.
+func (m *Matcher) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&m.Text)
+	}
+	if err := knownKeys(n, "rule", "text", "regex"); err != nil {
+		return err
+	}
+	type plain Matcher
+	return n.Decode((*plain)(m))
+}
+
+// MarshalYAML writes a text-only matcher as a plain string.
+func (m Matcher) MarshalYAML() (any, error) {
+	if m.Rule == 0 && m.Regex == "" {
+		return m.Text, nil
+	}
+	type plain Matcher
+	return plain(m), nil
+}
+
+// String describes the matcher for reports.
+func (m *Matcher) String() string {
+	var parts []string
+	if m.Rule != 0 {
+		parts = append(parts, fmt.Sprintf("rule %d", m.Rule))
+	}
+	if m.Text != "" {
+		parts = append(parts, fmt.Sprintf("text %q", m.Text))
+	}
+	if m.Regex != "" {
+		parts = append(parts, fmt.Sprintf("regex /%s/", m.Regex))
+	}
+	return strings.Join(parts, " or ")
+}
+
+// MatchText reports whether a memory's text matches the text or regex.
+func (m *Matcher) MatchText(text string) bool {
+	if m.Text != "" && strings.Contains(strings.ToLower(text), strings.ToLower(m.Text)) {
+		return true
+	}
+	if m.Regex != "" {
+		if m.re == nil {
+			m.re = regexp.MustCompile(m.Regex) // validated at load
+		}
+		return m.re.MatchString(text)
+	}
+	return false
+}
+
+// MatchRule reports whether a rule matches by id or text.
+func (m *Matcher) MatchRule(r *governance.Rule) bool {
+	return (m.Rule != 0 && r.ID == m.Rule) || m.MatchText(r.Text)
+}
+
+// Benchmark is a retrieval benchmark run instead of cases.
+type Benchmark struct {
+	// Format is the data format; only "locomo" is known.
+	Format string `yaml:"format"`
+	// K are the cut-offs of hit@k and all@k (default 1, 5, 10).
+	K []int `yaml:"k,omitempty"`
+	// Retrievers to measure: search (the product's search with the whole
+	// question), keywords (the product's search per keyword, ranked by
+	// keywords matched) and recall (the recall engine with raw events).
+	// Default: search and keywords.
+	Retrievers []string `yaml:"retrievers,omitempty"`
+	// Data is the benchmark file inline; File is a path relative to the
+	// suite file (CLI only).
+	Data string `yaml:"data,omitempty"`
+	File string `yaml:"file,omitempty"`
+
+	conversations []*Conversation
+}
+
+// Retriever names.
+const (
+	RetrieverSearch   = "search"
+	RetrieverKeywords = "keywords"
+	RetrieverRecall   = "recall"
+)
+
+// Problem is one thing wrong with a suite: where (case id and field) and what.
+type Problem struct {
+	Case    string
+	Field   string
+	Message string
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.Case != "" {
+		fmt.Fprintf(&b, "case %q: ", p.Case)
+	}
+	if p.Field != "" {
+		fmt.Fprintf(&b, "%s: ", p.Field)
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// ValidationError lists every problem found in a suite file.
+type ValidationError struct {
+	File     string
+	Problems []Problem
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: invalid suite (%d problem(s))", e.File, len(e.Problems))
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "\n%s: %s", e.File, p)
+	}
+	return b.String()
+}
+
+// MaxSuiteBytes bounds a suite file (benchmark data included).
+const MaxSuiteBytes = 16 << 20
+
+// ParseSuite decodes and validates a suite. file names it in errors. Unknown
+// fields are errors. A LoCoMo JSON file (file ending in .json, or a body
+// that is a JSON array) becomes a benchmark suite named after the file.
+func ParseSuite(file string, body []byte) (*Suite, error) {
+	if len(body) > MaxSuiteBytes {
+		return nil, &ValidationError{File: file, Problems: []Problem{{Message: fmt.Sprintf("file is larger than %d MB", MaxSuiteBytes>>20)}}}
+	}
+	if trimmed := bytes.TrimSpace(body); strings.HasSuffix(strings.ToLower(file), ".json") || bytes.HasPrefix(trimmed, []byte("[")) {
+		return parseBenchmarkFile(file, body)
+	}
+	var s Suite
+	dec := yaml.NewDecoder(bytes.NewReader(body))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &ValidationError{File: file, Problems: []Problem{{Message: "file is empty"}}}
+		}
+		return nil, &ValidationError{File: file, Problems: []Problem{{Message: yamlProblem(err)}}}
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, &ValidationError{File: file, Problems: []Problem{{Message: "more than one YAML document; put one suite per file"}}}
+	}
+	s.File = file
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// LoadSuiteFile reads and parses a suite file from disk; a benchmark's
+// relative file is read next to it.
+func LoadSuiteFile(path string) (*Suite, error) {
+	body, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseSuite(filepath.Base(path), body)
+	if err != nil {
+		return nil, err
+	}
+	if b := s.Benchmark; b != nil && b.File != "" && b.Data == "" {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(path), b.File))
+		if err != nil {
+			return nil, fmt.Errorf("%s: benchmark.file: %w", s.File, err)
+		}
+		b.Data = string(data)
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Marshal returns the suite as YAML (the form stored in the database).
+func (s *Suite) Marshal() ([]byte, error) {
+	return yaml.Marshal(s)
+}
+
+func yamlProblem(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
+	msg = strings.ReplaceAll(msg, "\n  ", "; ")
+	msg = regexp.MustCompile(`in type evals\.\w+`).ReplaceAllString(msg, "here")
+	msg = strings.ReplaceAll(msg, "in type *evals.plain", "here")
+	return msg
+}
+
+// knownKeys rejects mapping keys outside allowed (custom unmarshalers do
+// not inherit the decoder's KnownFields).
+func knownKeys(n *yaml.Node, allowed ...string) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: expected a mapping or a string", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; !slices.Contains(allowed, k) {
+			return fmt.Errorf("line %d: field %s not found (known: %s)", n.Content[i].Line, k, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$`)
+
+// Validate checks the suite and fills defaults; it returns a
+// *ValidationError naming every problem by case id and field.
+func (s *Suite) Validate() error {
+	v := &validator{}
+	if strings.TrimSpace(s.Name) == "" {
+		v.add("", "name", "is required")
+	} else if !idPattern.MatchString(s.Name) {
+		v.add("", "name", "must be letters, digits, '.', '_', ':' or '-' (at most 100), starting with a letter or digit")
+	}
+	if s.Benchmark != nil {
+		s.validateBenchmark(v)
+		if len(s.Cases) > 0 {
+			v.add("", "cases", "a benchmark suite has no cases")
+		}
+		return v.err(s.File)
+	}
+	if len(s.Cases) == 0 {
+		v.add("", "cases", "at least one case is required")
+	}
+	s.validateFixtures(v)
+	seen := map[string]int{}
+	for i, c := range s.Cases {
+		field := fmt.Sprintf("cases[%d]", i)
+		if c == nil {
+			v.add("", field, "is empty")
+			continue
+		}
+		if c.ID == "" {
+			v.add("", field+".id", "is required")
+		} else if !idPattern.MatchString(c.ID) {
+			v.add(c.ID, "id", "must be letters, digits, '.', '_', ':' or '-' (at most 100)")
+		} else if j, dup := seen[c.ID]; dup {
+			v.add(c.ID, "id", fmt.Sprintf("duplicates cases[%d]", j))
+		}
+		seen[c.ID] = i
+		s.validateCase(v, c)
+	}
+	return v.err(s.File)
+}
+
+type validator struct{ problems []Problem }
+
+func (v *validator) add(caseID, field, msg string) {
+	v.problems = append(v.problems, Problem{Case: caseID, Field: field, Message: msg})
+}
+
+func (v *validator) err(file string) error {
+	if len(v.problems) == 0 {
+		return nil
+	}
+	return &ValidationError{File: file, Problems: v.problems}
+}
+
+// projectAliases are the scratch projects the fixtures define.
+func (s *Suite) projectAliases() []string {
+	var out []string
+	add := func(a string) {
+		if a != "" && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	add(s.Project)
+	for alias := range s.Fixtures.CopyEvents {
+		add(alias)
+	}
+	for _, sess := range s.Fixtures.Sessions {
+		if sess != nil {
+			add(cmpOr(sess.Project, s.Project))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func (s *Suite) validateFixtures(v *validator) {
+	f := &s.Fixtures
+	if f.UseLiveProject {
+		if len(f.Sessions) > 0 || len(f.CopyEvents) > 0 {
+			v.add("", "fixtures", "use_live_project cannot be combined with sessions or copy_events")
+		}
+		if f.AutoActivate != nil {
+			v.add("", "fixtures.auto_activate", "applies to scratch projects only, not with use_live_project")
+		}
+	}
+	for alias, slug := range f.CopyEvents {
+		if !idPattern.MatchString(alias) || strings.TrimSpace(slug) == "" {
+			v.add("", "fixtures.copy_events."+alias, "needs an alias and a live project slug")
+		}
+	}
+	validateSessions(v, "", "fixtures.sessions", f.Sessions, s.Project, false)
+}
+
+func validateSessions(v *validator, caseID, field string, sessions []*Session, defaultProject string, untrusted bool) {
+	ids := map[string]bool{}
+	for i, sess := range sessions {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if sess == nil {
+			v.add(caseID, f, "is empty")
+			continue
+		}
+		if sess.ID == "" {
+			sess.ID = fmt.Sprintf("s%d", i+1)
+		}
+		if ids[sess.ID] {
+			v.add(caseID, f+".id", fmt.Sprintf("duplicates session %q", sess.ID))
+		}
+		ids[sess.ID] = true
+		if caseID == "" && cmpOr(sess.Project, defaultProject) == "" {
+			v.add(caseID, f+".project", "is required when the suite has no project")
+		}
+		if sess.Start != "" {
+			t, err := time.Parse(time.RFC3339, sess.Start)
+			if err != nil {
+				v.add(caseID, f+".start", "must be an RFC 3339 time, e.g. 2026-06-15T09:00:00+08:00")
+			}
+			sess.start = t
+		} else {
+			sess.start = time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC).AddDate(0, 0, i)
+		}
+		if len(sess.Events) == 0 {
+			v.add(caseID, f+".events", "at least one event is required")
+		}
+		validateEvents(v, caseID, f+".events", sess.Events, untrusted)
+	}
+}
+
+func validateEvents(v *validator, caseID, field string, events []*FixtureEvent, untrusted bool) {
+	for j, e := range events {
+		f := fmt.Sprintf("%s[%d]", field, j)
+		if e == nil {
+			v.add(caseID, f, "is empty")
+			continue
+		}
+		if e.Role == "" {
+			e.Role = string(governance.RoleUser)
+			if e.Tool != "" {
+				e.Role = string(governance.RoleTool)
+			}
+		}
+		if e.Source == "" && untrusted {
+			e.Source = string(governance.SourceExternal)
+		}
+		ev := e.event("x", "s", 0, time.Now())
+		ev.Normalize()
+		for _, p := range ev.Validate() {
+			if strings.HasPrefix(p, "id ") || strings.HasPrefix(p, "session_id ") {
+				continue
+			}
+			v.add(caseID, f, p)
+		}
+		if untrusted && ev.Source != governance.SourceExternal {
+			v.add(caseID, f+".source", "untrusted events must have source external")
+		}
+	}
+}
+
+func (e *FixtureEvent) event(id, session string, turn int, at time.Time) *governance.Event {
+	return &governance.Event{
+		ID: cmpOr(e.ID, id), SessionID: session, Turn: turn, Role: governance.Role(e.Role), Text: e.Text,
+		Tool: e.Tool, Status: e.Status, Source: governance.Source(e.Source), OccurredAt: at,
+	}
+}
+
+func (s *Suite) validateCase(v *validator, c *Case) {
+	id := c.ID
+	if id == "" {
+		id = "?"
+	}
+	if !slices.Contains(Kinds, c.Kind) {
+		v.add(id, "kind", fmt.Sprintf("%q is not one of recall, isolation, sequence, ab, poisoning", c.Kind))
+		return
+	}
+	if c.Timeout != "" {
+		d, err := time.ParseDuration(c.Timeout)
+		if err != nil || d <= 0 {
+			v.add(id, "timeout", "must be a positive duration such as 30s or 2m")
+		}
+		c.timeout = d
+	}
+	project := cmpOr(c.Project, s.Project)
+	needsProject := c.Kind == KindRecall || c.Kind == KindIsolation || c.Kind == KindAB
+	if needsProject && project == "" {
+		v.add(id, "project", "is required (here or at the top of the suite)")
+	}
+	scratch := !s.Fixtures.UseLiveProject
+	aliases := s.projectAliases()
+	checkAlias := func(field, alias string) {
+		if scratch && alias != "" && !slices.Contains(aliases, alias) {
+			v.add(id, field, fmt.Sprintf("%q is not a fixture project (known: %s); define sessions for it or set fixtures.use_live_project",
+				alias, strings.Join(aliases, ", ")))
+		}
+	}
+	if needsProject {
+		checkAlias("project", project)
+	}
+	var allowed []string
+	switch c.Kind {
+	case KindRecall:
+		allowed = []string{"task", "include", "exclude"}
+		if len(c.Include)+len(c.Exclude) == 0 {
+			v.add(id, "include", "a recall case needs include or exclude")
+		}
+	case KindIsolation:
+		allowed = []string{"task", "include", "exclude", "foreign"}
+		if c.Foreign == nil || (c.Foreign.Project == "" && c.Foreign.Subject == "") {
+			v.add(id, "foreign", "names the project and/or subject whose memories must not cross")
+		} else {
+			if c.Foreign.Project != "" {
+				checkAlias("foreign.project", c.Foreign.Project)
+				if c.Foreign.Project == project && c.Foreign.Subject == "" {
+					v.add(id, "foreign", "is the case's own project; name another project or a subject")
+				}
+			}
+			if c.Foreign.Subject != "" && c.Foreign.Subject == cmpOr(c.Subject, s.Subject) && (c.Foreign.Project == "" || c.Foreign.Project == project) {
+				v.add(id, "foreign.subject", "is the case's own subject")
+			}
+		}
+	case KindSequence:
+		allowed = []string{"steps", "with_fixtures"}
+		if len(c.Steps) == 0 {
+			v.add(id, "steps", "a sequence case needs at least one step")
+		}
+		for i, st := range c.Steps {
+			validateStep(v, id, fmt.Sprintf("steps[%d]", i), st)
+		}
+	case KindAB:
+		allowed = []string{"task", "output_schema", "rules", "guards", "min_with", "min_uplift"}
+		if len(c.Rules) == 0 {
+			v.add(id, "rules", "an ab case names at least one rule to check (with match, text and/or checks)")
+		}
+		for i, r := range c.Rules {
+			f := fmt.Sprintf("rules[%d]", i)
+			if r == nil {
+				v.add(id, f, "is empty")
+				continue
+			}
+			if r.Match == nil && r.Text == "" {
+				v.add(id, f, "needs match (a stored rule) or text (the statement to judge)")
+			}
+			validateMatcher(v, id, f+".match", r.Match)
+			for j, ch := range r.Checks {
+				validateCheck(v, id, fmt.Sprintf("%s.checks[%d]", f, j), ch)
+			}
+		}
+		for i, ch := range c.Guards {
+			validateCheck(v, id, fmt.Sprintf("guards[%d]", i), ch)
+		}
+		for name, p := range map[string]*float64{"min_with": c.MinWith, "min_uplift": c.MinUplift} {
+			if p != nil && (*p < -1 || *p > 1) {
+				v.add(id, name, "must be between -1 and 1")
+			}
+		}
+	case KindPoisoning:
+		allowed = []string{"task", "setup", "untrusted", "forbid", "with_fixtures"}
+		if len(c.Untrusted) == 0 {
+			v.add(id, "untrusted", "a poisoning case ingests at least one untrusted session")
+		}
+		validateSessions(v, id, "setup", c.Setup, "", false)
+		validateSessions(v, id, "untrusted", c.Untrusted, "", true)
+		if len(c.Forbid) == 0 && c.Task == "" {
+			v.add(id, "forbid", "name text that must never be promoted or recalled (or give a task whose recall must not change)")
+		}
+	}
+	if (c.Kind == KindRecall || c.Kind == KindIsolation || c.Kind == KindAB) && strings.TrimSpace(c.Task) == "" {
+		v.add(id, "task", "is required")
+	}
+	if c.WithFixtures && !slices.Contains(allowed, "with_fixtures") {
+		v.add(id, "with_fixtures", "applies to sequence and poisoning cases only")
+	}
+	if c.WithFixtures && s.Fixtures.UseLiveProject {
+		v.add(id, "with_fixtures", "the suite uses the live project and has no fixture sessions")
+	}
+	for i, m := range c.Include {
+		validateMatcher(v, id, fmt.Sprintf("include[%d]", i), m)
+	}
+	for i, m := range c.Exclude {
+		validateMatcher(v, id, fmt.Sprintf("exclude[%d]", i), m)
+	}
+	for i, m := range c.Forbid {
+		validateMatcher(v, id, fmt.Sprintf("forbid[%d]", i), m)
+	}
+	// Fields of other kinds are mistakes worth naming.
+	set := map[string]bool{
+		"task": c.Task != "", "include": len(c.Include) > 0, "exclude": len(c.Exclude) > 0, "foreign": c.Foreign != nil,
+		"steps": len(c.Steps) > 0, "setup": len(c.Setup) > 0, "untrusted": len(c.Untrusted) > 0, "forbid": len(c.Forbid) > 0,
+		"output_schema": c.OutputSchema != nil, "rules": len(c.Rules) > 0, "guards": len(c.Guards) > 0,
+		"min_with": c.MinWith != nil, "min_uplift": c.MinUplift != nil,
+	}
+	for _, name := range slices.Sorted(mapKeys(set)) {
+		if set[name] && !slices.Contains(allowed, name) {
+			v.add(id, name, fmt.Sprintf("does not apply to %s cases", c.Kind))
+		}
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func validateStep(v *validator, id, field string, st *Step) {
+	if st == nil {
+		v.add(id, field, "is empty")
+		return
+	}
+	if (len(st.Turns) > 0) == (st.Forget != nil) {
+		v.add(id, field, "needs either turns (ingested, then a heartbeat) or forget")
+	}
+	validateEvents(v, id, field+".turns", st.Turns, false)
+	validateMatcher(v, id, field+".forget", st.Forget)
+	e := &st.Expect
+	n := len(e.Writes) + len(e.Updates) + len(e.Unchanged) + len(e.Supersedes) + len(e.Forgets)
+	if n == 0 && !e.NoWrites && e.Recall == nil {
+		v.add(id, field+".expect", "name at least one of writes, no_writes, updates, unchanged, supersedes, forgets, recall")
+	}
+	if e.NoWrites && len(e.Writes) > 0 {
+		v.add(id, field+".expect", "no_writes contradicts writes")
+	}
+	for name, ms := range map[string][]*Matcher{"writes": e.Writes, "updates": e.Updates, "unchanged": e.Unchanged, "forgets": e.Forgets} {
+		for i, m := range ms {
+			validateMatcher(v, id, fmt.Sprintf("%s.expect.%s[%d]", field, name, i), m)
+		}
+	}
+	for i, sp := range e.Supersedes {
+		f := fmt.Sprintf("%s.expect.supersedes[%d]", field, i)
+		if sp == nil || sp.Old == nil || sp.New == nil {
+			v.add(id, f, "needs old and new")
+			continue
+		}
+		validateMatcher(v, id, f+".old", sp.Old)
+		validateMatcher(v, id, f+".new", sp.New)
+	}
+	if r := e.Recall; r != nil {
+		if strings.TrimSpace(r.Task) == "" {
+			v.add(id, field+".expect.recall.task", "is required")
+		}
+		for i, m := range r.Include {
+			validateMatcher(v, id, fmt.Sprintf("%s.expect.recall.include[%d]", field, i), m)
+		}
+		for i, m := range r.Exclude {
+			validateMatcher(v, id, fmt.Sprintf("%s.expect.recall.exclude[%d]", field, i), m)
+		}
+	}
+}
+
+func validateMatcher(v *validator, id, field string, m *Matcher) {
+	if m == nil {
+		return
+	}
+	if m.Rule == 0 && m.Text == "" && m.Regex == "" {
+		v.add(id, field, "needs rule, text or regex")
+	}
+	if m.Regex != "" {
+		re, err := regexp.Compile(m.Regex)
+		if err != nil {
+			v.add(id, field+".regex", "is not a valid regular expression: "+err.Error())
+			return
+		}
+		m.re = re
+	}
+}
+
+func (s *Suite) validateBenchmark(v *validator) {
+	b := s.Benchmark
+	if b.Format != "locomo" {
+		v.add("", "benchmark.format", fmt.Sprintf("%q is not a known format (locomo)", b.Format))
+	}
+	if len(b.K) == 0 {
+		b.K = []int{1, 5, 10}
+	}
+	for _, k := range b.K {
+		if k < 1 || k > 100 {
+			v.add("", "benchmark.k", "each k must be between 1 and 100")
+		}
+	}
+	if len(b.Retrievers) == 0 {
+		b.Retrievers = []string{RetrieverSearch, RetrieverKeywords}
+	}
+	for _, r := range b.Retrievers {
+		if r != RetrieverSearch && r != RetrieverKeywords && r != RetrieverRecall {
+			v.add("", "benchmark.retrievers", fmt.Sprintf("%q is not search, keywords or recall", r))
+		}
+	}
+	if b.Data == "" && b.File == "" {
+		v.add("", "benchmark", "needs data (inline) or file")
+		return
+	}
+	if b.Data == "" {
+		return // LoadSuiteFile reads the file and validates again
+	}
+	convs, err := ParseLoCoMo(strings.NewReader(b.Data))
+	if err != nil {
+		v.add("", "benchmark.data", err.Error())
+		return
+	}
+	b.conversations = convs
+}
+
+// Conversations returns the parsed benchmark conversations.
+func (b *Benchmark) Conversations() []*Conversation { return b.conversations }
+
+func parseBenchmarkFile(file string, body []byte) (*Suite, error) {
+	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	name = regexp.MustCompile(`[^A-Za-z0-9._:-]+`).ReplaceAllString(name, "-")
+	if name == "" || !idPattern.MatchString(name) {
+		name = "benchmark"
+	}
+	s := &Suite{
+		Name:        "locomo-" + strings.TrimPrefix(name, "locomo-"),
+		Description: "LoCoMo retrieval benchmark imported from " + filepath.Base(file),
+		Benchmark:   &Benchmark{Format: "locomo", Data: string(body)},
+		File:        file,
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// CaseIDs lists the ids of the units a run executes: the cases, or a
+// benchmark's conversations.
+func (s *Suite) CaseIDs() []string {
+	if s.Benchmark != nil {
+		ids := make([]string, 0, len(s.Benchmark.conversations))
+		for _, c := range s.Benchmark.conversations {
+			ids = append(ids, c.ID)
+		}
+		return ids
+	}
+	ids := make([]string, 0, len(s.Cases))
+	for _, c := range s.Cases {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// Case returns the case with the given id.
+func (s *Suite) Case(id string) *Case {
+	for _, c := range s.Cases {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// KindCounts counts the cases by kind, for lists.
+func (s *Suite) KindCounts() map[Kind]int {
+	out := map[Kind]int{}
+	if s.Benchmark != nil {
+		out[KindBenchmark] = len(s.Benchmark.conversations)
+	}
+	for _, c := range s.Cases {
+		out[c.Kind]++
+	}
+	return out
+}

@@ -1,0 +1,636 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Eval suite origins.
+const (
+	EvalOriginBuiltin  = "builtin"
+	EvalOriginUploaded = "uploaded"
+)
+
+// EvalSuite is a stored eval suite: its YAML body and where it came from.
+type EvalSuite struct {
+	ID        int64
+	Name      string
+	Origin    string
+	Body      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// EvalRunStatus is where an eval run (a background job) stands.
+type EvalRunStatus string
+
+const (
+	EvalQueued    EvalRunStatus = "queued"
+	EvalRunning   EvalRunStatus = "running"
+	EvalDone      EvalRunStatus = "done"
+	EvalFailed    EvalRunStatus = "failed"
+	EvalCancelled EvalRunStatus = "cancelled"
+)
+
+// Terminal reports whether a run in this status will never change again.
+func (s EvalRunStatus) Terminal() bool {
+	return s == EvalDone || s == EvalFailed || s == EvalCancelled
+}
+
+// EvalRun is one run of a suite. Done, Passed, Failed and Skipped count the
+// stored results; a result with status "error" counts as failed here.
+type EvalRun struct {
+	ID          int64
+	SuiteID     int64
+	SuiteName   string
+	Status      EvalRunStatus
+	Total       int
+	Done        int
+	CurrentCase string
+	Passed      int
+	Failed      int
+	Skipped     int
+	// Summary is JSON written by the runner (metrics, snapshot of the suite).
+	Summary    string
+	Tokens     int
+	Cost       float64
+	Error      string
+	CreatedBy  string
+	CreatedAt  time.Time
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+}
+
+// EvalResult is the stored outcome of one case of a run.
+type EvalResult struct {
+	ID     int64
+	RunID  int64
+	CaseID string
+	Kind   string
+	// Status is passed, failed, skipped or error.
+	Status string
+	Reason string
+	// Detail is JSON written by the runner.
+	Detail    string
+	CreatedAt time.Time
+}
+
+// EvalRunFilter selects runs; zero fields are ignored.
+type EvalRunFilter struct {
+	SuiteID  *int64
+	Statuses []EvalRunStatus
+	// IDs restricts to these runs when not nil.
+	IDs    []int64
+	Offset int
+	Limit  int
+}
+
+// EvalRunUpdate patches a running run; nil fields are left alone.
+type EvalRunUpdate struct {
+	Total       *int
+	CurrentCase *string
+	Summary     *string
+}
+
+// UpsertEvalSuite stores a suite by name: a new name is inserted, an existing
+// suite of the same origin gets the new body. An uploaded suite may not
+// replace a built-in one (or the reverse): ECONFLICT. A change is audited.
+func (s *Store) UpsertEvalSuite(ctx context.Context, suite *EvalSuite, actor string) error {
+	if strings.TrimSpace(suite.Name) == "" {
+		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
+	}
+	if suite.Origin != EvalOriginBuiltin && suite.Origin != EvalOriginUploaded {
+		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin or uploaded.", suite.Origin)
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	old, err := findEvalSuite(ctx, tx, `name = ?`, suite.Name)
+	switch governance.ErrorCode(err) {
+	case governance.ENOTFOUND:
+		res, err := tx.ExecContext(ctx, `
+			INSERT INTO eval_suites (name, origin, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			suite.Name, suite.Origin, suite.Body, formatTime(tx.now), formatTime(tx.now))
+		if err != nil {
+			return mapError(err, "Suite "+suite.Name)
+		}
+		suite.ID, _ = res.LastInsertId()
+		suite.CreatedAt, suite.UpdatedAt = tx.now, tx.now
+	case "":
+		if old.Origin != suite.Origin {
+			return governance.Errorf(governance.ECONFLICT, "A %s suite named %q already exists; choose another name.", old.Origin, suite.Name)
+		}
+		suite.ID, suite.CreatedAt, suite.UpdatedAt = old.ID, old.CreatedAt, old.UpdatedAt
+		if old.Body == suite.Body {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE eval_suites SET body = ?, updated_at = ? WHERE id = ?`,
+			suite.Body, formatTime(tx.now), old.ID); err != nil {
+			return fmt.Errorf("store: update eval suite: %w", err)
+		}
+		suite.UpdatedAt = tx.now
+	default:
+		return err
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "eval.suite_save", ObjectType: "eval_suite", ObjectID: fmt.Sprint(suite.ID),
+		Details: suite.Origin + " " + suite.Name,
+	}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// FindEvalSuiteByID returns one suite or ENOTFOUND.
+func (s *Store) FindEvalSuiteByID(ctx context.Context, id int64) (*EvalSuite, error) {
+	return findEvalSuite(ctx, s.db, `id = ?`, id)
+}
+
+// FindEvalSuiteByName returns one suite or ENOTFOUND.
+func (s *Store) FindEvalSuiteByName(ctx context.Context, name string) (*EvalSuite, error) {
+	return findEvalSuite(ctx, s.db, `name = ?`, name)
+}
+
+// FindEvalSuites lists every suite, built-in first, then by name.
+func (s *Store) FindEvalSuites(ctx context.Context) ([]*EvalSuite, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites ORDER BY origin = 'uploaded', name`)
+	if err != nil {
+		return nil, fmt.Errorf("store: find eval suites: %w", err)
+	}
+	defer rows.Close()
+	var out []*EvalSuite
+	for rows.Next() {
+		suite, err := scanEvalSuite(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, suite)
+	}
+	return out, rows.Err()
+}
+
+const evalSuiteColumns = `id, name, origin, body, created_at, updated_at`
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func findEvalSuite(ctx context.Context, q queryRower, where string, arg any) (*EvalSuite, error) {
+	suite, err := scanEvalSuite(q.QueryRowContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites WHERE `+where, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Eval suite not found.")
+	}
+	return suite, err
+}
+
+func scanEvalSuite(r scanner) (*EvalSuite, error) {
+	var (
+		suite            EvalSuite
+		created, updated string
+	)
+	if err := r.Scan(&suite.ID, &suite.Name, &suite.Origin, &suite.Body, &created, &updated); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("store: scan eval suite: %w", err)
+	}
+	suite.CreatedAt, suite.UpdatedAt = parseTime(created), parseTime(updated)
+	return &suite, nil
+}
+
+// CreateEvalRun queues a run of a suite; the runner picks it up.
+func (s *Store) CreateEvalRun(ctx context.Context, run *EvalRun) error {
+	if run.CreatedBy == "" {
+		return governance.Errorf(governance.EINVALID, "A run needs the name of who started it.")
+	}
+	if run.Summary == "" {
+		run.Summary = "{}"
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	suite, err := findEvalSuite(ctx, tx, `id = ?`, run.SuiteID)
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO eval_runs (suite_id, status, total, summary, created_by, created_at)
+		VALUES (?, 'queued', ?, ?, ?, ?)`,
+		run.SuiteID, run.Total, run.Summary, run.CreatedBy, formatTime(tx.now))
+	if err != nil {
+		return mapError(err, "Eval run")
+	}
+	run.ID, _ = res.LastInsertId()
+	run.SuiteName, run.Status, run.CreatedAt = suite.Name, EvalQueued, tx.now
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: run.CreatedBy, Action: "eval.run_queue", ObjectType: "eval_run", ObjectID: fmt.Sprint(run.ID),
+		Details: "suite " + suite.Name,
+	}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+const evalRunColumns = `r.id, r.suite_id, s.name, r.status, r.total, r.done, r.current_case, r.passed, r.failed, r.skipped,
+	r.summary, r.tokens, r.cost, r.error, r.created_by, r.created_at, r.started_at, r.finished_at`
+
+func scanEvalRun(r scanner, extra ...any) (*EvalRun, error) {
+	var (
+		run     EvalRun
+		created string
+		started NullTime
+		ended   NullTime
+	)
+	dest := append([]any{&run.ID, &run.SuiteID, &run.SuiteName, &run.Status, &run.Total, &run.Done, &run.CurrentCase,
+		&run.Passed, &run.Failed, &run.Skipped, &run.Summary, &run.Tokens, &run.Cost, &run.Error, &run.CreatedBy,
+		&created, &started, &ended}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("store: scan eval run: %w", err)
+	}
+	run.CreatedAt, run.StartedAt, run.FinishedAt = parseTime(created), started.Time, ended.Time
+	return &run, nil
+}
+
+// FindEvalRunByID returns one run or ENOTFOUND.
+func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*EvalRun, error) {
+	return findEvalRunByID(ctx, s.db, id)
+}
+
+func findEvalRunByID(ctx context.Context, q queryRower, id int64) (*EvalRun, error) {
+	run, err := scanEvalRun(q.QueryRowContext(ctx, `SELECT `+evalRunColumns+`
+		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE r.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Eval run not found.")
+	}
+	return run, err
+}
+
+// FindEvalRuns lists runs, newest first, with the total count.
+func (s *Store) FindEvalRuns(ctx context.Context, f EvalRunFilter) ([]*EvalRun, int, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	if f.SuiteID != nil {
+		where, args = append(where, "r.suite_id = ?"), append(args, *f.SuiteID)
+	}
+	if f.Statuses != nil {
+		ph := []string{"NULL"}
+		for _, st := range f.Statuses {
+			ph, args = append(ph, "?"), append(args, st)
+		}
+		where = append(where, "r.status IN ("+strings.Join(ph, ",")+")")
+	}
+	if f.IDs != nil {
+		ph := []string{"NULL"}
+		for _, id := range f.IDs {
+			ph, args = append(ph, "?"), append(args, id)
+		}
+		where = append(where, "r.id IN ("+strings.Join(ph, ",")+")")
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+evalRunColumns+`, COUNT(*) OVER ()
+		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id DESC`+limitOffset(f.Limit, f.Offset), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: find eval runs: %w", err)
+	}
+	defer rows.Close()
+	var (
+		out   []*EvalRun
+		total int
+	)
+	for rows.Next() {
+		run, err := scanEvalRun(rows, &total)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, run)
+	}
+	return out, total, rows.Err()
+}
+
+// ClaimEvalRun marks the oldest queued run as running and returns it;
+// ENOTFOUND when nothing is queued.
+func (s *Store) ClaimEvalRun(ctx context.Context) (*EvalRun, error) {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var id int64
+	err = tx.QueryRowContext(ctx, `SELECT id FROM eval_runs WHERE status = 'queued' ORDER BY id LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "No queued eval run.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: claim eval run: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE eval_runs SET status = 'running', started_at = ? WHERE id = ?`,
+		formatTime(tx.now), id); err != nil {
+		return nil, fmt.Errorf("store: claim eval run: %w", err)
+	}
+	run, err := findEvalRunByID(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	return run, tx.Commit()
+}
+
+// UpdateEvalRun patches a run that is still running; ECONFLICT otherwise
+// (it was cancelled or has finished).
+func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd EvalRunUpdate) error {
+	set, args := []string{}, []any{}
+	if upd.Total != nil {
+		set, args = append(set, "total = ?"), append(args, *upd.Total)
+	}
+	if upd.CurrentCase != nil {
+		set, args = append(set, "current_case = ?"), append(args, *upd.CurrentCase)
+	}
+	if upd.Summary != nil {
+		set, args = append(set, "summary = ?"), append(args, *upd.Summary)
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE eval_runs SET `+strings.Join(set, ", ")+` WHERE id = ? AND status = 'running'`,
+		append(args, id)...)
+	if err != nil {
+		return fmt.Errorf("store: update eval run %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return governance.Errorf(governance.ECONFLICT, "Eval run %d is not running.", id)
+	}
+	return nil
+}
+
+// SaveEvalResult stores the result of one case and advances the run's
+// counters, token usage and cost in the same transaction. A result for a
+// case already stored is ignored, so a resumed run never counts twice.
+func (s *Store) SaveEvalResult(ctx context.Context, res *EvalResult, tokens int, cost float64) error {
+	switch res.Status {
+	case "passed", "failed", "skipped", "error":
+	default:
+		return governance.Errorf(governance.EINVALID, "Result status %q is not passed, failed, skipped or error.", res.Status)
+	}
+	if res.Detail == "" {
+		res.Detail = "{}"
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	r, err := tx.ExecContext(ctx, `
+		INSERT INTO eval_results (run_id, case_id, kind, status, reason, detail, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, case_id) DO NOTHING`,
+		res.RunID, res.CaseID, res.Kind, res.Status, res.Reason, res.Detail, formatTime(tx.now))
+	if err != nil {
+		return mapError(err, "Eval result "+res.CaseID)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return nil
+	}
+	res.ID, _ = r.LastInsertId()
+	res.CreatedAt = tx.now
+	counter := map[string]string{"passed": "passed", "failed": "failed", "error": "failed", "skipped": "skipped"}[res.Status]
+	if _, err := tx.ExecContext(ctx, `
+		UPDATE eval_runs SET done = done + 1, `+counter+` = `+counter+` + 1, tokens = tokens + ?, cost = cost + ?
+		WHERE id = ?`, tokens, cost, res.RunID); err != nil {
+		return fmt.Errorf("store: count eval result: %w", err)
+	}
+	return tx.Commit()
+}
+
+// FindEvalResults lists the results of a run in the order they were stored.
+func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*EvalResult, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT id, run_id, case_id, kind, status, reason, detail, created_at
+		FROM eval_results WHERE run_id = ? ORDER BY id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("store: find eval results: %w", err)
+	}
+	defer rows.Close()
+	var out []*EvalResult
+	for rows.Next() {
+		var (
+			r       EvalResult
+			created string
+		)
+		if err := rows.Scan(&r.ID, &r.RunID, &r.CaseID, &r.Kind, &r.Status, &r.Reason, &r.Detail, &created); err != nil {
+			return nil, fmt.Errorf("store: scan eval result: %w", err)
+		}
+		r.CreatedAt = parseTime(created)
+		out = append(out, &r)
+	}
+	return out, rows.Err()
+}
+
+// FinishEvalRun ends a running run with its final status, summary and
+// error. It reports false (and changes nothing) when the run is no longer
+// running, e.g. because it was cancelled meanwhile.
+func (s *Store) FinishEvalRun(ctx context.Context, id int64, status EvalRunStatus, summary, errMsg string) (bool, error) {
+	if !status.Terminal() {
+		return false, governance.Errorf(governance.EINVALID, "Status %q does not finish a run.", status)
+	}
+	if summary == "" {
+		summary = "{}"
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `
+		UPDATE eval_runs SET status = ?, summary = ?, error = ?, current_case = '', finished_at = ?
+		WHERE id = ? AND status = 'running'`, status, summary, errMsg, formatTime(tx.now), id)
+	if err != nil {
+		return false, fmt.Errorf("store: finish eval run %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: "eval-runner", Action: "eval.run_finish", ObjectType: "eval_run", ObjectID: fmt.Sprint(id),
+		Details: string(status),
+	}); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
+}
+
+// CancelEvalRun cancels a queued or running run. ENOTFOUND for an unknown
+// run, ECONFLICT for one that has already finished.
+func (s *Store) CancelEvalRun(ctx context.Context, id int64, actor string) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	run, err := findEvalRunByID(ctx, tx, id)
+	if err != nil {
+		return err
+	}
+	if run.Status.Terminal() {
+		return governance.Errorf(governance.ECONFLICT, "The run has already finished (%s).", run.Status)
+	}
+	if _, err := tx.ExecContext(ctx, `
+		UPDATE eval_runs SET status = 'cancelled', current_case = '', finished_at = ? WHERE id = ?`,
+		formatTime(tx.now), id); err != nil {
+		return fmt.Errorf("store: cancel eval run %d: %w", id, err)
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "eval.run_cancel", ObjectType: "eval_run", ObjectID: fmt.Sprint(id),
+	}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// FindRuleChecks returns the code checks (a JSON array) attached to each of
+// the given rules; rules without checks are left out.
+func (s *Store) FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ruleIDs) == 0 {
+		return out, nil
+	}
+	ph, args := make([]string, len(ruleIDs)), make([]any, len(ruleIDs))
+	for i, id := range ruleIDs {
+		ph[i], args[i] = "?", id
+	}
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT id, checks FROM rules WHERE id IN (`+strings.Join(ph, ",")+`) AND checks NOT IN ('', '[]')`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: find rule checks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id     int64
+			checks string
+		)
+		if err := rows.Scan(&id, &checks); err != nil {
+			return nil, err
+		}
+		out[id] = checks
+	}
+	return out, rows.Err()
+}
+
+// SetRuleChecks replaces the code checks (a JSON array, validated by the
+// caller) attached to a rule and audits the change.
+func (s *Store) SetRuleChecks(ctx context.Context, ruleID int64, checks, actor string) error {
+	if checks == "" {
+		checks = "[]"
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var projectID int64
+	err = tx.QueryRowContext(ctx, `SELECT project_id FROM rules WHERE id = ?`, ruleID).Scan(&projectID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return governance.Errorf(governance.ENOTFOUND, "Rule not found.")
+	}
+	if err != nil {
+		return fmt.Errorf("store: set rule checks: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE rules SET checks = ? WHERE id = ?`, checks, ruleID); err != nil {
+		return fmt.Errorf("store: set rule checks: %w", err)
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "rule.checks_set", ObjectType: "rule", ObjectID: fmt.Sprint(ruleID), ProjectID: projectID,
+	}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ScratchPrefix starts the slug of every project an eval run creates; only
+// such projects may be deleted by DeleteScratchProject.
+const ScratchPrefix = "eval-"
+
+// DeleteScratchProjects removes every scratch project whose slug starts
+// with prefix, which must itself start with ScratchPrefix.
+func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error {
+	if !strings.HasPrefix(prefix, ScratchPrefix) || len(prefix) <= len(ScratchPrefix) {
+		return governance.Errorf(governance.EINVALID, "A scratch prefix must start with %q and name a run.", ScratchPrefix)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM projects WHERE substr(slug, 1, ?) = ? ORDER BY id`, len(prefix), prefix)
+	if err != nil {
+		return fmt.Errorf("store: find scratch projects: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := s.DeleteScratchProject(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteScratchProject removes a project an eval run created, with every
+// row of every layer that belongs to it (audit rows stay). It refuses any
+// project whose slug does not start with ScratchPrefix.
+func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var slug string
+	err = tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, projectID).Scan(&slug)
+	if errors.Is(err, sql.ErrNoRows) {
+		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	if err != nil {
+		return fmt.Errorf("store: delete scratch project: %w", err)
+	}
+	if !strings.HasPrefix(slug, ScratchPrefix) {
+		return governance.Errorf(governance.EFORBIDDEN, "Project %s is not an eval scratch project.", slug)
+	}
+	for _, q := range []string{
+		`DELETE FROM recall_traces WHERE project_id = ?`,
+		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = ?)`,
+		`DELETE FROM candidates WHERE project_id = ?`,
+		`UPDATE rules SET supersedes = NULL, superseded_by = NULL WHERE project_id = ?`,
+		`DELETE FROM rule_versions WHERE rule_id IN (SELECT id FROM rules WHERE project_id = ?)`,
+		`DELETE FROM rules WHERE project_id = ?`,
+		`DELETE FROM suppressions WHERE project_id = ?`,
+		`DELETE FROM episodes WHERE project_id = ?`,
+		`DELETE FROM checkpoints WHERE project_id = ?`,
+		`DELETE FROM sessions WHERE project_id = ?`,
+		`DELETE FROM events WHERE project_id = ?`,
+		`DELETE FROM api_tokens WHERE project_id = ?`,
+		`DELETE FROM memberships WHERE project_id = ?`,
+		`DELETE FROM projects WHERE id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, projectID); err != nil {
+			return fmt.Errorf("store: delete scratch project %s: %w", slug, err)
+		}
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,197 @@
+package store_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+)
+
+// MustCreateEvalSuite stores an uploaded suite with the given name.
+func MustCreateEvalSuite(tb testing.TB, s *store.Store, name string) *store.EvalSuite {
+	tb.Helper()
+	suite := &store.EvalSuite{Name: name, Origin: store.EvalOriginUploaded, Body: "name: " + name + "\n"}
+	if err := s.UpsertEvalSuite(context.Background(), suite, "tester"); err != nil {
+		tb.Fatal(err)
+	}
+	return suite
+}
+
+func TestUpsertEvalSuite(t *testing.T) {
+	ctx := context.Background()
+	t.Run("OK", func(t *testing.T) {
+		s := MustOpenStore(t)
+		suite := MustCreateEvalSuite(t, s, "travel")
+		again := &store.EvalSuite{Name: "travel", Origin: store.EvalOriginUploaded, Body: "name: travel\ncases: []\n"}
+		if err := s.UpsertEvalSuite(ctx, again, "tester"); err != nil {
+			t.Fatal(err)
+		}
+		if again.ID != suite.ID {
+			t.Fatalf("id = %d, want %d", again.ID, suite.ID)
+		}
+		got, err := s.FindEvalSuiteByName(ctx, "travel")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Body != again.Body {
+			t.Fatalf("body = %q", got.Body)
+		}
+	})
+	t.Run("ErrConflictWithBuiltin", func(t *testing.T) {
+		s := MustOpenStore(t)
+		if err := s.UpsertEvalSuite(ctx, &store.EvalSuite{Name: "x", Origin: store.EvalOriginBuiltin, Body: "a"}, "system"); err != nil {
+			t.Fatal(err)
+		}
+		err := s.UpsertEvalSuite(ctx, &store.EvalSuite{Name: "x", Origin: store.EvalOriginUploaded, Body: "b"}, "tester")
+		if got, want := governance.ErrorCode(err), governance.ECONFLICT; got != want {
+			t.Fatalf("code = %q, want %q (%v)", got, want, err)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		s := MustOpenStore(t)
+		_, err := s.FindEvalSuiteByID(ctx, 42)
+		if got, want := governance.ErrorCode(err), governance.ENOTFOUND; got != want {
+			t.Fatalf("code = %q, want %q", got, want)
+		}
+	})
+}
+
+func TestEvalRunLifecycle(t *testing.T) {
+	ctx := context.Background()
+	t.Run("ClaimSaveFinish", func(t *testing.T) {
+		s := MustOpenStore(t)
+		suite := MustCreateEvalSuite(t, s, "travel")
+		run := &store.EvalRun{SuiteID: suite.ID, Total: 3, CreatedBy: "alice"}
+		if err := s.CreateEvalRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		claimed, err := s.ClaimEvalRun(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if claimed.ID != run.ID || claimed.Status != store.EvalRunning || claimed.StartedAt == nil || claimed.SuiteName != "travel" {
+			t.Fatalf("claimed = %+v", claimed)
+		}
+		if _, err := s.ClaimEvalRun(ctx); governance.ErrorCode(err) != governance.ENOTFOUND {
+			t.Fatalf("second claim err = %v", err)
+		}
+		cur := "c1"
+		if err := s.UpdateEvalRun(ctx, run.ID, store.EvalRunUpdate{CurrentCase: &cur}); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*store.EvalResult{
+			{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed"},
+			{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "failed"}, // duplicate: ignored
+			{RunID: run.ID, CaseID: "c2", Kind: "ab", Status: "skipped", Reason: "no model"},
+			{RunID: run.ID, CaseID: "c3", Kind: "ab", Status: "error", Reason: "judge"},
+		} {
+			if err := s.SaveEvalResult(ctx, r, 10, 0.5); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ok, err := s.FinishEvalRun(ctx, run.ID, store.EvalDone, `{"pass_rate":0.5}`, "")
+		if err != nil || !ok {
+			t.Fatalf("finish = %v, %v", ok, err)
+		}
+		got, err := s.FindEvalRunByID(ctx, run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Done != 3 || got.Passed != 1 || got.Failed != 1 || got.Skipped != 1 || got.Tokens != 30 || got.Cost != 1.5 ||
+			got.Status != store.EvalDone || got.FinishedAt == nil || got.CurrentCase != "" {
+			t.Fatalf("run = %+v", got)
+		}
+		results, err := s.FindEvalResults(ctx, run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(results) != 3 || results[0].Status != "passed" {
+			t.Fatalf("results = %+v", results)
+		}
+		if err := s.UpdateEvalRun(ctx, run.ID, store.EvalRunUpdate{CurrentCase: &cur}); governance.ErrorCode(err) != governance.ECONFLICT {
+			t.Fatalf("update after finish err = %v", err)
+		}
+	})
+	t.Run("Cancel", func(t *testing.T) {
+		s := MustOpenStore(t)
+		suite := MustCreateEvalSuite(t, s, "travel")
+		run := &store.EvalRun{SuiteID: suite.ID, CreatedBy: "alice"}
+		if err := s.CreateEvalRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ClaimEvalRun(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CancelEvalRun(ctx, run.ID, "alice"); err != nil {
+			t.Fatal(err)
+		}
+		ok, err := s.FinishEvalRun(ctx, run.ID, store.EvalDone, "", "")
+		if err != nil || ok {
+			t.Fatalf("finish after cancel = %v, %v", ok, err)
+		}
+		if err := s.CancelEvalRun(ctx, run.ID, "alice"); governance.ErrorCode(err) != governance.ECONFLICT {
+			t.Fatalf("second cancel err = %v", err)
+		}
+		runs, total, err := s.FindEvalRuns(ctx, store.EvalRunFilter{SuiteID: &suite.ID, Statuses: []store.EvalRunStatus{store.EvalCancelled}})
+		if err != nil || total != 1 || runs[0].Status != store.EvalCancelled {
+			t.Fatalf("runs = %+v, %d, %v", runs, total, err)
+		}
+		v, err := s.VerifyAudit(ctx)
+		if err != nil || !v.OK {
+			t.Fatalf("audit = %+v, %v", v, err)
+		}
+	})
+}
+
+func TestDeleteScratchProject(t *testing.T) {
+	ctx := context.Background()
+	t.Run("OK", func(t *testing.T) {
+		s := MustOpenStore(t)
+		p := MustCreateProject(t, s, store.ScratchPrefix+"run-1")
+		if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{ev("e1", "s1", 1, governance.RoleUser, "以后都住王府井附近")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteScratchProject(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.FindProjectByID(ctx, p.ID); governance.ErrorCode(err) != governance.ENOTFOUND {
+			t.Fatalf("find after delete err = %v", err)
+		}
+		hits, _, err := s.SearchEvents(ctx, governance.EventFilter{Query: "王府井"})
+		if err != nil || len(hits) != 0 {
+			t.Fatalf("hits = %v, %v", hits, err)
+		}
+	})
+	t.Run("ByPrefix", func(t *testing.T) {
+		s := MustOpenStore(t)
+		for _, slug := range []string{"eval-r1-a", "eval-r1-b", "eval-r12-a", "travel-agent"} {
+			MustCreateProject(t, s, slug)
+		}
+		if err := s.DeleteScratchProjects(ctx, "eval-r1-"); err != nil {
+			t.Fatal(err)
+		}
+		projects, err := s.FindProjects(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range projects {
+			got = append(got, p.Slug)
+		}
+		if want := "eval-r12-a,travel-agent"; strings.Join(got, ",") != want {
+			t.Fatalf("projects = %v, want %s", got, want)
+		}
+		if err := s.DeleteScratchProjects(ctx, "travel"); governance.ErrorCode(err) != governance.EINVALID {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("ErrForbidden", func(t *testing.T) {
+		s := MustOpenStore(t)
+		p := MustCreateProject(t, s, "travel-agent")
+		if err := s.DeleteScratchProject(ctx, p.ID); governance.ErrorCode(err) != governance.EFORBIDDEN {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
