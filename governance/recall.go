@@ -359,6 +359,21 @@ type recallCandidate struct {
 	rule      *Rule
 	eligible  bool
 	sortScore float64
+	// shape caches what conflict detection reads of a rule's text.
+	shape *ruleShape
+}
+
+// ruleShape is a rule text's negation and numbers, for conflict detection.
+type ruleShape struct {
+	negated bool
+	numbers []string
+}
+
+func (c *recallCandidate) textShape() *ruleShape {
+	if c.shape == nil {
+		c.shape = &ruleShape{negated: negated(c.rule.Text), numbers: numbers(c.rule.Text)}
+	}
+	return c.shape
 }
 
 // Recall scores, de-conflicts and packs the in-scope input into a package.
@@ -622,11 +637,11 @@ func rulesConflict(a, b *recallCandidate, w RecallWeights) bool {
 	if ra.Kind != rb.Kind || setCosine(a.grams, b.grams) < w.ConflictSimilarity {
 		return false
 	}
-	if negated(ra.Text) != negated(rb.Text) {
+	sa, sb := a.textShape(), b.textShape()
+	if sa.negated != sb.negated {
 		return true
 	}
-	na, nb := numbers(ra.Text), numbers(rb.Text)
-	return len(na) > 0 && len(nb) > 0 && !slices.Equal(na, nb)
+	return len(sa.numbers) > 0 && len(sb.numbers) > 0 && !slices.Equal(sa.numbers, sb.numbers)
 }
 
 // conflictWinner reports whether a beats b.
@@ -664,7 +679,9 @@ func negated(text string) bool {
 		}
 	}
 	for _, f := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' }) {
-		f = strings.NewReplacer("'", "", "’", "").Replace(f)
+		if strings.ContainsAny(f, "'’") {
+			f = strings.ReplaceAll(strings.ReplaceAll(f, "'", ""), "’", "")
+		}
 		if negationWord[f] {
 			return true
 		}

@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,10 +18,12 @@ var _ governance.RecallService = (*Store)(nil)
 
 // Limits on what recall reads for one request.
 const (
-	recallQueryTerms   = 32 // full-text terms taken from the task
-	recallFTSEpisodes  = 30 // episodes found through the index
-	recallRecentEpisod = 30 // most recent episodes of the scope
-	recallFTSEvents    = 20 // raw events found through the index (on request)
+	recallQueryTerms   = 32   // full-text terms taken from the task
+	recallFTSTerms     = 4    // of which the rarest few go to the index
+	recallFTSMaxDocs   = 1000 // a term in more documents than this is too common to look up
+	recallFTSEpisodes  = 30   // episodes found through the index
+	recallRecentEpisod = 50   // most recent episodes of the scope
+	recallFTSEvents    = 20   // raw events found through the index (on request)
 )
 
 // recallRuleStatuses are the rule states recall considers (and explains in
@@ -39,14 +43,14 @@ func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallR
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := s.FindProjectByID(ctx, req.ProjectID); err != nil {
-		return nil, err
-	}
 	in, err := s.LoadRecallInput(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	pkg := governance.Recall(req, *in, governance.DefaultRecallWeights())
+	if err := s.fillRecallSources(ctx, pkg); err != nil {
+		return nil, err
+	}
 	if err := s.recordRecall(ctx, actor, req, pkg); err != nil {
 		return nil, err
 	}
@@ -54,12 +58,28 @@ func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallR
 }
 
 // LoadRecallInput gathers what recall considers for req: the in-scope rules,
-// their evidence, episodes found through the full-text index plus the most
-// recent ones, matching raw events when asked, and the counts of active
-// rules and episodes the scope filter removed.
+// the most recent in-scope episodes plus those the full-text index finds,
+// matching raw events when asked, and the counts of active rules and
+// episodes the scope filter removed. An unknown project is ENOTFOUND.
+// (Recall adds the evidence of the rules it includes to their sources.)
 func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallRequest) (*governance.RecallInput, error) {
 	in := &governance.RecallInput{Now: s.Now().UTC(), Evidence: map[int64]governance.RuleEvidence{}}
-	err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r
+	var exists bool
+	err := s.db.QueryRowContext(ctx, `
+		SELECT
+			EXISTS (SELECT 1 FROM projects WHERE id = ?),
+			(SELECT COUNT(*) FROM rules WHERE status = 'active' AND project_id <> ?),
+			(SELECT COUNT(*) FROM rules WHERE status = 'active' AND project_id = ? AND subject_id NOT IN ('', ?)),
+			(SELECT COUNT(*) FROM episodes WHERE project_id = ? AND subject_id NOT IN ('', ?))`,
+		req.ProjectID, req.ProjectID, req.ProjectID, req.SubjectID, req.ProjectID, req.SubjectID).
+		Scan(&exists, &in.Filtered.RulesOtherProjects, &in.Filtered.RulesOtherSubjects, &in.Filtered.EpisodesOtherSubjects)
+	if err != nil {
+		return nil, fmt.Errorf("store: recall scope counts: %w", err)
+	}
+	if !exists {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	err = queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r
 		WHERE r.project_id = ? AND (r.subject_id = '' OR r.subject_id = ?) AND r.status IN (`+placeholders(len(recallRuleStatuses))+`)
 		ORDER BY r.id`,
 		append([]any{req.ProjectID, req.SubjectID}, recallRuleStatuses...), func(r scanner) error {
@@ -72,9 +92,6 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 	if err != nil {
 		return nil, fmt.Errorf("store: recall rules: %w", err)
 	}
-	if err := s.loadRecallEvidence(ctx, in); err != nil {
-		return nil, err
-	}
 	terms := governance.RecallQueryTerms(req.Task+" "+req.TaskType, recallQueryTerms)
 	if err := s.loadRecallEpisodes(ctx, req, terms, in); err != nil {
 		return nil, err
@@ -84,26 +101,18 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 			return nil, err
 		}
 	}
-	err = s.db.QueryRowContext(ctx, `
-		SELECT
-			(SELECT COUNT(*) FROM rules WHERE status = 'active' AND project_id <> ?),
-			(SELECT COUNT(*) FROM rules WHERE status = 'active' AND project_id = ? AND subject_id NOT IN ('', ?)),
-			(SELECT COUNT(*) FROM episodes WHERE project_id = ? AND subject_id NOT IN ('', ?))`,
-		req.ProjectID, req.ProjectID, req.SubjectID, req.ProjectID, req.SubjectID).
-		Scan(&in.Filtered.RulesOtherProjects, &in.Filtered.RulesOtherSubjects, &in.Filtered.EpisodesOtherSubjects)
-	if err != nil {
-		return nil, fmt.Errorf("store: recall scope counts: %w", err)
-	}
 	return in, nil
 }
 
-// loadRecallEvidence summarises the evidence of every usable rule: the
-// sessions it was learned from and the number of supporting events.
-func (s *Store) loadRecallEvidence(ctx context.Context, in *governance.RecallInput) error {
+// fillRecallSources adds to each included rule of pkg the sessions it was
+// learned from and the number of events supporting it.
+func (s *Store) fillRecallSources(ctx context.Context, pkg *governance.RecallPackage) error {
+	at := map[int64]int{}
 	var ids []int64
-	for _, r := range in.Rules {
-		if ok, _ := r.Usable(in.Now); ok {
-			ids = append(ids, r.ID)
+	for i, it := range pkg.Items {
+		if it.Kind == governance.RecallKindRule {
+			at[it.Source.RuleID] = i
+			ids = append(ids, it.Source.RuleID)
 		}
 	}
 	if len(ids) == 0 {
@@ -122,14 +131,13 @@ func (s *Store) loadRecallEvidence(ctx context.Context, in *governance.RecallInp
 		if err := r.Scan(&id, &session, &n); err != nil {
 			return err
 		}
-		ev := in.Evidence[id]
-		ev.Sessions = append(ev.Sessions, session)
-		ev.Events += n
-		in.Evidence[id] = ev
+		src := &pkg.Items[at[id]].Source
+		src.SessionIDs = append(src.SessionIDs, session)
+		src.EvidenceEvents += n
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: recall evidence: %w", err)
+		return fmt.Errorf("store: recall sources: %w", err)
 	}
 	return nil
 }
@@ -151,66 +159,79 @@ func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
 	return &e, nil
 }
 
-// loadRecallEpisodes takes the in-scope episodes that best match the task
-// through the trigram index (ranked by termRanks) and the most recent
-// in-scope episodes, which catch the two-character Chinese words a trigram
-// index cannot match.
+// loadRecallEpisodes takes the most recent in-scope episodes (which also
+// catch the two-character Chinese words a trigram index cannot match) and,
+// when the scope holds more than those, the in-scope episodes the trigram
+// index finds for the task's rarest terms. Each is ranked by termRanks over
+// the union.
 func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallRequest, terms []string, in *governance.RecallInput) error {
 	seen := map[int64]bool{}
-	if q := ftsOrQuery(terms); q != "" {
-		var found []*governance.Episode
-		err := queryEach(ctx, s, `
-			SELECT `+recallEpisodeColumns+`
-			FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
-			WHERE episodes_fts MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
-			ORDER BY bm25(episodes_fts) LIMIT ?`,
-			[]any{q, req.ProjectID, req.SubjectID, recallFTSEpisodes}, func(r scanner) error {
-				e, err := scanRecallEpisode(r)
-				if err == nil {
-					seen[e.ID] = true
-					found = append(found, e)
-				}
-				return err
-			})
-		if err != nil {
-			return fmt.Errorf("store: recall episodes by text: %w", err)
-		}
-		ranks := termRanks(terms, len(found), func(i int) string { return found[i].Summary })
-		for i, e := range found {
-			in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e, Rank: ranks[i]})
-		}
-	}
+	var eps []*governance.Episode
 	err := queryEach(ctx, s, `
 		SELECT `+recallEpisodeColumns+` FROM episodes e
 		WHERE e.project_id = ? AND e.subject_id IN ('', ?)
 		ORDER BY e.last_seq DESC LIMIT ?`,
 		[]any{req.ProjectID, req.SubjectID, recallRecentEpisod}, func(r scanner) error {
 			e, err := scanRecallEpisode(r)
-			if err != nil || seen[e.ID] {
-				return err
+			if err == nil {
+				seen[e.ID] = true
+				eps = append(eps, e)
 			}
-			in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e})
-			return nil
+			return err
 		})
 	if err != nil {
 		return fmt.Errorf("store: recall recent episodes: %w", err)
 	}
+	// A window that is not full holds every in-scope episode already.
+	var rare []string
+	if len(eps) == recallRecentEpisod {
+		if rare, err = s.rareTerms(ctx, "episodes_fts_vocab", terms); err != nil {
+			return err
+		}
+	}
+	if q := ftsOrQuery(rare); q != "" {
+		err := queryEach(ctx, s, `
+			SELECT `+recallEpisodeColumns+`
+			FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
+			WHERE episodes_fts MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
+			ORDER BY episodes_fts.rowid DESC LIMIT ?`,
+			[]any{q, req.ProjectID, req.SubjectID, recallFTSEpisodes}, func(r scanner) error {
+				e, err := scanRecallEpisode(r)
+				if err == nil && !seen[e.ID] {
+					seen[e.ID] = true
+					eps = append(eps, e)
+				}
+				return err
+			})
+		if err != nil {
+			return fmt.Errorf("store: recall episodes by text: %w", err)
+		}
+	}
+	ranks := termRanks(terms, len(eps), func(i int) string { return eps[i].Summary })
+	for i, e := range eps {
+		in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e, Rank: ranks[i]})
+	}
 	return nil
 }
 
-// loadRecallEvents takes the in-scope, unredacted events that best match the task.
+// loadRecallEvents takes the in-scope, unredacted events the trigram index
+// finds for the task's rarest terms, newest first.
 func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallRequest, terms []string, in *governance.RecallInput) error {
-	q := ftsOrQuery(terms)
+	rare, err := s.rareTerms(ctx, "events_fts_vocab", terms)
+	if err != nil {
+		return err
+	}
+	q := ftsOrQuery(rare)
 	if q == "" {
 		return nil
 	}
 	var found []*governance.Event
-	err := queryEach(ctx, s, `
+	err = queryEach(ctx, s, `
 		SELECT `+eventColumns+`
 		FROM events_fts JOIN events e ON e.seq = events_fts.rowid
 		WHERE events_fts MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?) AND e.redacted = 0
 			AND e.kind = 'message'
-		ORDER BY bm25(events_fts) LIMIT ?`,
+		ORDER BY events_fts.rowid DESC LIMIT ?`,
 		[]any{q, req.ProjectID, req.SubjectID, recallFTSEvents}, func(r scanner) error {
 			e, err := scanEvent(r)
 			if err == nil {
@@ -226,6 +247,72 @@ func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallReque
 		in.Events = append(in.Events, governance.RecallEvent{Event: e, Rank: ranks[i]})
 	}
 	return nil
+}
+
+// rareTerms returns up to recallFTSTerms of terms, rarest first, that the
+// index behind vocab (an fts5vocab table) holds in 1 to recallFTSMaxDocs
+// documents. A term's count is that of its rarest trigram. Common terms
+// carry little information and would make the lookup scan most of the
+// index; the most recent episodes cover them.
+func (s *Store) rareTerms(ctx context.Context, vocab string, terms []string) ([]string, error) {
+	grams := map[string]bool{}
+	split := func(t string) []string {
+		r := []rune(strings.ToLower(t))
+		var out []string
+		for i := 0; i+3 <= len(r); i++ {
+			out = append(out, string(r[i:i+3]))
+		}
+		return out
+	}
+	for _, t := range terms {
+		for _, g := range split(t) {
+			grams[g] = true
+		}
+	}
+	if len(grams) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(grams))
+	for g := range grams {
+		args = append(args, g)
+	}
+	docs := make(map[string]int, len(grams))
+	err := queryEach(ctx, s, `SELECT term, doc FROM `+vocab+` WHERE term IN (`+placeholders(len(args))+`)`, args, func(r scanner) error {
+		var (
+			term string
+			n    int
+		)
+		if err := r.Scan(&term, &n); err != nil {
+			return err
+		}
+		docs[term] = n
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: recall term counts: %w", err)
+	}
+	type counted struct {
+		term string
+		n    int
+	}
+	var cands []counted
+	for _, t := range terms {
+		n := -1
+		for _, g := range split(t) {
+			if d := docs[g]; n < 0 || d < n {
+				n = d
+			}
+		}
+		if n > 0 && n <= recallFTSMaxDocs {
+			cands = append(cands, counted{t, n})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b counted) int { return cmp.Compare(a.n, b.n) })
+	var out []string
+	for _, c := range cands[:min(len(cands), recallFTSTerms)] {
+		out = append(out, c.term)
+	}
+	return out, nil
 }
 
 // ftsOrQuery quotes each term (three or more characters, the trigram unit)
