@@ -69,7 +69,7 @@ func (s *Store) FindAccounts(ctx context.Context) ([]*governance.Account, error)
 }
 
 func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]*governance.Account, error) {
-	rows, err := s.db.QueryContext(ctx, `
+	rows, err := s.read.QueryContext(ctx, `
 		SELECT id, username, password_hash, is_admin, created_at, updated_at
 		FROM accounts WHERE `+where+` ORDER BY username`, args...)
 	if err != nil {
@@ -96,10 +96,14 @@ func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]
 	if len(out) == 0 {
 		return out, nil
 	}
-	mrows, err := s.db.QueryContext(ctx, `
-		SELECT m.account_id, m.project_id, p.slug, m.role, m.subject_id
-		FROM memberships m JOIN projects p ON p.id = m.project_id
-		ORDER BY p.slug`)
+	query := `SELECT m.account_id, m.project_id, p.slug, m.role, m.subject_id
+		FROM memberships m JOIN projects p ON p.id = m.project_id`
+	var margs []any
+	if len(out) == 1 { // the common case: the signed-in account on every request
+		query += ` WHERE m.account_id = ?`
+		margs = append(margs, out[0].ID)
+	}
+	mrows, err := s.read.QueryContext(ctx, query+` ORDER BY p.slug`, margs...)
 	if err != nil {
 		return nil, fmt.Errorf("store: find memberships: %w", err)
 	}

@@ -172,7 +172,7 @@ func (s *Store) FindEvents(ctx context.Context, f governance.EventFilter) ([]*go
 	if f.SessionID != nil {
 		order = " ORDER BY e.turn, e.seq"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+eventColumns+`, COUNT(*) OVER () FROM events e WHERE `+
+	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+`, COUNT(*) OVER () FROM events e WHERE `+
 		strings.Join(where, " AND ")+order+limitOffset(f.Limit, f.Offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find events: %w", err)
@@ -294,11 +294,11 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 	cond := strings.Join(where, " AND ")
 
 	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+from+` WHERE `+cond+
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+from+` WHERE `+cond+
 		fmt.Sprintf(" LIMIT %d)", maxSearchCount+1), args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count search: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+eventColumns+` FROM `+from+` WHERE `+cond+
+	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM `+from+` WHERE `+cond+
 		order+limitOffset(f.Limit, f.Offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: search events: %w", err)
@@ -342,7 +342,7 @@ func (s *Store) FindSessions(ctx context.Context, f governance.SessionFilter) ([
 	if f.SessionID != nil {
 		where, args = append(where, "session_id = ?"), append(args, *f.SessionID)
 	}
-	rows, err := s.db.QueryContext(ctx, `
+	rows, err := s.read.QueryContext(ctx, `
 		SELECT project_id, session_id, subject_id, events, failed, external, first_at, last_at, ended, last_seq, COUNT(*) OVER ()
 		FROM sessions WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+limitOffset(f.Limit, f.Offset), args...)
 	if err != nil {

@@ -15,7 +15,7 @@ var _ governance.HeartbeatStore = (*Store)(nil)
 // Checkpoint returns a project's heartbeat checkpoint (0 before the first beat).
 func (s *Store) FindCheckpoint(ctx context.Context, projectID int64) (int64, error) {
 	var seq int64
-	err := s.db.QueryRowContext(ctx, `SELECT seq FROM checkpoints WHERE project_id = ?`, projectID).Scan(&seq)
+	err := s.read.QueryRowContext(ctx, `SELECT seq FROM checkpoints WHERE project_id = ?`, projectID).Scan(&seq)
 	if isNoRows(err) {
 		return 0, nil
 	}
@@ -37,14 +37,14 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	}
 	in.Checkpoint = cp
 	var maxSeq int64
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(last_seq), 0) FROM sessions WHERE project_id = ?`, p.ID).Scan(&maxSeq); err != nil {
+	if err := s.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(last_seq), 0) FROM sessions WHERE project_id = ?`, p.ID).Scan(&maxSeq); err != nil {
 		return nil, fmt.Errorf("store: max seq: %w", err)
 	}
 	if maxSeq <= cp {
 		in.NewCheckpoint = cp
 		return in, nil
 	}
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE seq > ? AND project_id = ?`, cp, p.ID).Scan(&in.NewEvents); err != nil {
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE seq > ? AND project_id = ?`, cp, p.ID).Scan(&in.NewEvents); err != nil {
 		return nil, fmt.Errorf("store: count new events: %w", err)
 	}
 	touched, _, err := s.findTouchedSessions(ctx, p.ID, cp)
@@ -70,7 +70,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		ended := si.Ended || (idle > 0 && now.Sub(si.LastAt) > idle)
 		if !ended {
 			var first int64
-			if err := s.db.QueryRowContext(ctx, `SELECT MIN(seq) FROM events WHERE project_id = ? AND session_id = ? AND seq > ?`,
+			if err := s.read.QueryRowContext(ctx, `SELECT MIN(seq) FROM events WHERE project_id = ? AND session_id = ? AND seq > ?`,
 				p.ID, si.SessionID, cp).Scan(&first); err != nil {
 				return nil, fmt.Errorf("store: first open seq: %w", err)
 			}
@@ -350,7 +350,7 @@ func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRec
 
 // queryEach runs a query and calls fn for every row.
 func queryEach(ctx context.Context, s *Store, query string, args []any, fn func(scanner) error) error {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("store: query: %w", err)
 	}

@@ -44,7 +44,7 @@ func (s *Store) FindProjectBySlug(ctx context.Context, slug string) (*governance
 }
 
 func (s *Store) findProject(ctx context.Context, where string, arg any) (*governance.Project, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT id, slug, name, description, auto_activate, created_at FROM projects WHERE `+where, arg)
+	row := s.read.QueryRowContext(ctx, `SELECT id, slug, name, description, auto_activate, created_at FROM projects WHERE `+where, arg)
 	p, err := scanProject(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Project not found.")
@@ -57,7 +57,7 @@ func (s *Store) findProject(ctx context.Context, where string, arg any) (*govern
 
 // FindProjects lists every project by slug.
 func (s *Store) FindProjects(ctx context.Context) ([]*governance.Project, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, slug, name, description, auto_activate, created_at FROM projects ORDER BY slug`)
+	rows, err := s.read.QueryContext(ctx, `SELECT id, slug, name, description, auto_activate, created_at FROM projects ORDER BY slug`)
 	if err != nil {
 		return nil, fmt.Errorf("store: find projects: %w", err)
 	}
@@ -119,7 +119,7 @@ func (s *Store) FindProjectStats(ctx context.Context) ([]*governance.ProjectStat
 	}
 	for _, q := range queries {
 		if err := func() error {
-			rows, err := s.db.QueryContext(ctx, q.sql)
+			rows, err := s.read.QueryContext(ctx, q.sql)
 			if err != nil {
 				return err
 			}
@@ -170,7 +170,7 @@ func scanProject(r scanner) (*governance.Project, error) {
 // scoped to it.
 func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, subjectID string) (*governance.ProjectStats, error) {
 	st := &governance.ProjectStats{Project: p}
-	err := s.db.QueryRowContext(ctx, `
+	err := s.read.QueryRowContext(ctx, `
 		SELECT
 			(SELECT COUNT(*) FROM events WHERE project_id = ?1 AND subject_id = ?2),
 			(SELECT COUNT(*) FROM sessions WHERE project_id = ?1 AND subject_id = ?2),

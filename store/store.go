@@ -21,7 +21,9 @@ var migrationFS embed.FS
 
 // Store is the SQLite database behind the console.
 type Store struct {
-	db   *sql.DB
+	db *sql.DB
+	// read runs read queries through prepared statements.
+	read *stmtCache
 	path string
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
@@ -59,7 +61,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(0)
-	s := &Store{db: db, path: path, Now: time.Now}
+	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -72,6 +74,7 @@ func (s *Store) Close() error {
 	if s == nil || s.db == nil {
 		return nil
 	}
+	s.read.close()
 	_, _ = s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	return s.db.Close()
 }

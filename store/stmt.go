@@ -1,0 +1,79 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// maxCachedStmts bounds the statement cache; past it the cache starts over.
+const maxCachedStmts = 512
+
+// stmtCache prepares each distinct read query once (database/sql then keeps
+// it prepared on every connection that runs it), so busy pages skip
+// SQLite's parser, which otherwise costs a fifth of a page's CPU.
+type stmtCache struct {
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	st := c.m[query]
+	c.mu.Unlock()
+	if st != nil {
+		return st, nil
+	}
+	st, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.m[query]; old != nil {
+		st.Close()
+		return old, nil
+	}
+	if len(c.m) >= maxCachedStmts {
+		c.closeLocked()
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[query] = st
+	return st, nil
+}
+
+// QueryContext runs a read query through its cached statement.
+func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// QueryRowContext runs a one-row read query through its cached statement.
+func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		// Let database/sql report the same error through the Row.
+		return c.db.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// close closes every cached statement (statements in use close when released).
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closeLocked()
+}
+
+func (c *stmtCache) closeLocked() {
+	for q, st := range c.m {
+		st.Close()
+		delete(c.m, q)
+	}
+}
