@@ -27,6 +27,11 @@ var navigation = []navEntry{
 	{key: "recall", label: "Recall", url: "/recall", show: signedIn},
 	{key: "export", label: "Export", url: "/export", show: signedIn},
 	{key: "tokens", label: "API tokens", url: "/admin/tokens", show: isAdmin},
+	// Governance: review queue, rules, my memories, audit.
+	{key: "review", label: "Review", url: "/review", show: isReviewer},
+	{key: "rules", label: "Rules", url: "/rules", show: isReviewer},
+	{key: "me", label: "My memories", url: "/me", show: hasSubject},
+	{key: "audit", label: "Audit", url: "/audit", show: isReviewer},
 }
 
 func signedIn(a *governance.Account) bool { return a != nil }

@@ -53,6 +53,42 @@ func (s *Server) routes() {
 	admin.POST("/tokens", s.handleTokenCreate)
 	admin.POST("/tokens/:id/revoke", s.handleTokenRevoke)
 
+	// Governance (review.go, rule.go, forget.go, me.go, audit.go): who may
+	// act on which rule, candidate or subject is checked in the handlers.
+	app.GET("/review", s.handleReviewIndex)
+	app.GET("/projects/:project/review", s.handleReviewShow)
+	app.POST("/projects/:project/review/approve", s.handleReviewApprove)
+	app.POST("/projects/:project/review/reject", s.handleReviewReject)
+	app.POST("/projects/:project/review/merge", s.handleReviewMerge)
+	app.POST("/projects/:project/policy", s.handleProjectPolicy)
+	app.GET("/rules", s.handleRuleIndex)
+	app.POST("/rules/forget", s.handleRulesForget)
+	app.GET("/rules/:id", s.handleRuleShow)
+	app.POST("/rules/:id/approve", s.handleRuleApprove)
+	app.POST("/rules/:id/reject", s.handleRuleReject)
+	app.POST("/rules/:id/hold", s.handleRuleHold)
+	app.POST("/rules/:id/split", s.handleRuleSplit)
+	app.POST("/rules/:id/edit", s.handleRuleEdit)
+	app.POST("/rules/:id/demote", s.handleRuleDemote)
+	app.POST("/rules/:id/to-candidates", s.handleRuleToCandidates)
+	app.POST("/rules/:id/restore", s.handleRuleRestore)
+	app.POST("/rules/:id/supersede", s.handleRuleSupersede)
+	app.POST("/rules/:id/pause", s.handleRulePause)
+	app.POST("/rules/:id/unpause", s.handleRuleUnpause)
+	app.POST("/rules/:id/expiry", s.handleRuleExpiry)
+	app.GET("/rules/:id/forget", s.handleRuleForgetShow)
+	app.POST("/rules/:id/forget", s.handleRuleForgetCreate)
+	app.GET("/candidates/:id/forget", s.handleCandidateForgetShow)
+	app.POST("/candidates/:id/forget", s.handleCandidateForgetCreate)
+	app.GET("/me", s.handleMeShow)
+	app.GET("/me/export.json", s.handleMeExport)
+	app.GET("/me/forget", s.handleMeForgetShow)
+	app.POST("/me/forget", s.handleMeForgetCreate)
+	app.GET("/audit", s.handleAuditIndex)
+	app.GET("/audit.csv", s.handleAuditCSV)
+	admin.GET("/forget", s.handleAdminForgetShow)
+	admin.POST("/forget", s.handleAdminForgetCreate)
+
 	// Agent API and MCP server (api.go, export.go, mcp.go): project API
 	// tokens only, never the session cookie; skipAssets exempts them from
 	// the session and CSRF middleware. Errors are JSON {code, message}.

@@ -1,0 +1,148 @@
+package web
+
+import (
+	"encoding/csv"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/web/templates"
+)
+
+const auditPageSize = 50
+
+// newAuditForm reads the audit filters; dates are validated.
+func newAuditForm(c echo.Context) (templates.AuditFilterForm, templates.FieldErrors) {
+	f := templates.AuditFilterForm{
+		Actor:      strings.TrimSpace(c.QueryParam("actor")),
+		Action:     strings.TrimSpace(c.QueryParam("action")),
+		ObjectType: strings.TrimSpace(c.QueryParam("object_type")),
+		ObjectID:   strings.TrimSpace(c.QueryParam("object_id")),
+		Since:      strings.TrimSpace(c.QueryParam("since")),
+		Until:      strings.TrimSpace(c.QueryParam("until")),
+	}
+	errs := templates.FieldErrors{}
+	for field, v := range map[string]string{"since": f.Since, "until": f.Until} {
+		if v == "" {
+			continue
+		}
+		if _, err := time.Parse("2006-01-02", v); err != nil {
+			errs[field] = "Use a date like 2026-06-15."
+		}
+	}
+	return f, errs
+}
+
+// auditFilter turns the form into a store filter limited to what the viewer
+// may see: admins everything, reviewers their projects' rows.
+func auditFilter(a *governance.Account, f templates.AuditFilterForm, errs templates.FieldErrors) (store.AuditFilter, bool) {
+	af := store.AuditFilter{Actor: f.Actor, Action: f.Action, ObjectType: f.ObjectType, ObjectID: f.ObjectID}
+	if f.Since != "" && errs["since"] == "" {
+		af.Since = f.Since + "T00:00:00Z"
+	}
+	if f.Until != "" && errs["until"] == "" {
+		af.Until = f.Until + "T23:59:59Z"
+	}
+	ids, all := a.ReviewableProjects()
+	if !all {
+		af.ProjectIDs = append([]int64{}, ids...)
+	}
+	return af, !all
+}
+
+// handleAuditIndex is the audit log: filters, paging, CSV, and whether the
+// hash chain verifies.
+func (s *Server) handleAuditIndex(c echo.Context) error {
+	ctx := c.Request().Context()
+	a := auth.UserFrom(ctx)
+	if !isReviewer(a) {
+		return errReviewersOnly
+	}
+	form, errs := newAuditForm(c)
+	af, scoped := auditFilter(a, form, errs)
+	page := pageParam(c)
+	af.Offset, af.Limit = (page-1)*auditPageSize, auditPageSize
+	entries, total, err := s.store.FindAudit(ctx, af)
+	if err != nil {
+		return err
+	}
+	check, err := s.store.VerifyAudit(ctx)
+	if err != nil {
+		return err
+	}
+	v := templates.AuditView{Form: form, Errors: errs, Entries: entries, Scoped: scoped,
+		Check: templates.AuditCheck{OK: check.OK, Rows: check.Rows, BadID: check.BadID, Problem: check.Problem}}
+	v.Pager = newPager(page, auditPageSize, total, false, "audit", func(p int) string {
+		return withPage("/audit", form.Values(), p)
+	})
+	status := http.StatusOK
+	if len(errs) > 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	meta, err := s.reviewMeta(c, "Audit log", "audit")
+	if err != nil {
+		return err
+	}
+	return render(c, status, templates.AuditPage(meta, v))
+}
+
+// handleAuditCSV exports the filtered audit rows as CSV, newest first.
+func (s *Server) handleAuditCSV(c echo.Context) error {
+	ctx := c.Request().Context()
+	a := auth.UserFrom(ctx)
+	if !isReviewer(a) {
+		return errReviewersOnly
+	}
+	form, errs := newAuditForm(c)
+	if len(errs) > 0 {
+		return governance.Errorf(governance.EINVALID, "Use dates like 2026-06-15.")
+	}
+	af, _ := auditFilter(a, form, errs)
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	h.Set(echo.HeaderContentDisposition, `attachment; filename="audit.csv"`)
+	h.Set("Cache-Control", "no-store")
+	w := csv.NewWriter(c.Response())
+	const batch = 1000
+	for af.Offset = 0; ; af.Offset += batch {
+		af.Limit = batch
+		entries, _, err := s.store.FindAudit(ctx, af)
+		if err != nil {
+			if af.Offset == 0 {
+				return err
+			}
+			w.Flush()
+			return nil
+		}
+		if af.Offset == 0 {
+			c.Response().WriteHeader(http.StatusOK)
+			w.Write([]string{"id", "at", "actor", "action", "object_type", "object_id", "project_id", "reason",
+				"policy_version", "details", "prev_hash", "hash"})
+		}
+		for _, e := range entries {
+			w.Write([]string{
+				strconv.FormatInt(e.ID, 10), e.At.UTC().Format(time.RFC3339), csvCell(e.Actor), csvCell(e.Action),
+				csvCell(e.ObjectType), csvCell(e.ObjectID), strconv.FormatInt(e.ProjectID, 10), csvCell(e.Reason),
+				csvCell(e.PolicyVersion), csvCell(e.Details), e.PrevHash, e.Hash,
+			})
+		}
+		if len(entries) < batch {
+			break
+		}
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// csvCell keeps a spreadsheet from reading a cell as a formula.
+func csvCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
