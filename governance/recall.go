@@ -355,7 +355,7 @@ type recallCandidate struct {
 	entry     RecallTraceEntry
 	item      RecallItem
 	order     int // 0 rules, 1 episodes, 2 events
-	grams     map[string]struct{}
+	grams     gramSet
 	rule      *Rule
 	eligible  bool
 	sortScore float64
@@ -452,7 +452,7 @@ func countFiltered(c *ScopeCounts, req RecallRequest, projectID int64, rule bool
 	}
 }
 
-func ruleCandidate(req RecallRequest, in RecallInput, w RecallWeights, query map[string]struct{}, r *Rule) *recallCandidate {
+func ruleCandidate(req RecallRequest, in RecallInput, w RecallWeights, query gramSet, r *Rule) *recallCandidate {
 	c := &recallCandidate{order: 0, rule: r}
 	c.entry = RecallTraceEntry{ID: RecallRuleID(r.ID), Kind: RecallKindRule}
 	c.grams = recallGrams(r.Text)
@@ -484,7 +484,7 @@ func ruleCandidate(req RecallRequest, in RecallInput, w RecallWeights, query map
 	return c
 }
 
-func episodeCandidate(now time.Time, w RecallWeights, query map[string]struct{}, ep RecallEpisode) *recallCandidate {
+func episodeCandidate(now time.Time, w RecallWeights, query gramSet, ep RecallEpisode) *recallCandidate {
 	e := ep.Episode
 	c := &recallCandidate{order: 1, grams: recallGrams(e.Summary)}
 	c.entry = RecallTraceEntry{ID: RecallEpisodeID(e.ID), Kind: RecallKindEpisode}
@@ -509,7 +509,7 @@ func episodeCandidate(now time.Time, w RecallWeights, query map[string]struct{},
 	return c
 }
 
-func eventCandidate(now time.Time, w RecallWeights, query map[string]struct{}, ev RecallEvent) *recallCandidate {
+func eventCandidate(now time.Time, w RecallWeights, query gramSet, ev RecallEvent) *recallCandidate {
 	e := ev.Event
 	c := &recallCandidate{order: 2, grams: recallGrams(e.Text)}
 	c.entry = RecallTraceEntry{ID: RecallEventID(e.Seq), Kind: RecallKindEvent}
@@ -752,24 +752,28 @@ func blendRank(lexical, rank float64, w RecallWeights) float64 {
 	return clamp01((1-w.FTSShare)*lexical + w.FTSShare*clamp01(rank))
 }
 
-func lexicalRelevance(query, doc map[string]struct{}, w RecallWeights) float64 {
+func lexicalRelevance(query, doc gramSet, w RecallWeights) float64 {
 	if w.RelevanceSaturation <= 0 {
 		return clamp01(setCosine(query, doc))
 	}
 	return clamp01(setCosine(query, doc) / w.RelevanceSaturation)
 }
 
-func setCosine(a, b map[string]struct{}) float64 {
+func setCosine(a, b gramSet) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	if len(b) < len(a) {
-		a, b = b, a
-	}
 	n := 0
-	for g := range a {
-		if _, ok := b[g]; ok {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
 			n++
+			i++
+			j++
 		}
 	}
 	return float64(n) / math.Sqrt(float64(len(a))*float64(len(b)))
@@ -884,50 +888,66 @@ func defuseFence(s string) string {
 	return b.String()
 }
 
+// gramSet is a sorted set of gram keys: a CJK bigram (or lone character)
+// packs its runes; a word is its FNV-1a hash with the top bit clear.
+type gramSet []uint64
+
+const cjkGram = 1 << 63
+
 // recallGrams turns text into the set relevance is measured on: character
 // bigrams of Chinese, Japanese and Korean runs (a lone character stands for
 // itself), and lower-cased, lightly stemmed words of two or more letters or
 // digits of other scripts, minus common English stop words.
-func recallGrams(text string) map[string]struct{} {
-	grams := map[string]struct{}{}
+func recallGrams(text string) gramSet {
+	grams := make([]uint64, 0, len(text)/2)
 	var run []rune
 	flushCJK := func() {
 		switch {
 		case len(run) == 1:
-			grams[string(run)] = struct{}{}
+			grams = append(grams, cjkGram|uint64(run[0])<<21)
 		case len(run) > 1:
 			for i := 0; i+1 < len(run); i++ {
-				grams[string(run[i:i+2])] = struct{}{}
+				grams = append(grams, cjkGram|uint64(run[i])<<21|uint64(run[i+1]))
 			}
 		}
 		run = run[:0]
 	}
-	var word strings.Builder
+	var word []byte
 	flushWord := func() {
-		if word.Len() == 0 {
+		if len(word) == 0 {
 			return
 		}
-		wd := word.String()
-		word.Reset()
+		wd := string(word)
+		word = word[:0]
 		if utf8.RuneCountInString(wd) < 2 || stopWords[wd] {
 			return
 		}
-		grams[stem(wd)] = struct{}{}
+		h := uint64(14695981039346656037)
+		for _, c := range []byte(stem(wd)) {
+			h = (h ^ uint64(c)) * 1099511628211
+		}
+		grams = append(grams, h&^cjkGram)
 	}
 	for _, r := range text {
 		switch {
-		case isCJK(r):
+		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9'):
+			flushCJK()
+			word = append(word, byte(r))
+		case r < 0x80 && r >= 'A' && r <= 'Z':
+			flushCJK()
+			word = append(word, byte(r+'a'-'A'))
+		case r == '\'':
+			flushCJK()
+		case r >= 0x1100 && isCJK(r):
 			flushWord()
 			if cjkParticles[r] {
 				flushCJK()
 				continue
 			}
 			run = append(run, r)
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'':
+		case r >= 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)):
 			flushCJK()
-			if r != '\'' {
-				word.WriteRune(unicode.ToLower(r))
-			}
+			word = utf8.AppendRune(word, unicode.ToLower(r))
 		default:
 			flushCJK()
 			flushWord()
@@ -935,7 +955,8 @@ func recallGrams(text string) map[string]struct{} {
 	}
 	flushCJK()
 	flushWord()
-	return grams
+	slices.Sort(grams)
+	return slices.Compact(grams)
 }
 
 func isCJK(r rune) bool {

@@ -19,7 +19,8 @@ var _ governance.RecallService = (*Store)(nil)
 // Limits on what recall reads for one request.
 const (
 	recallQueryTerms   = 32   // full-text terms taken from the task
-	recallFTSTerms     = 4    // of which the rarest few go to the index
+	recallVocabTerms   = 10   // of which this many, spread over the task, are counted
+	recallFTSTerms     = 4    // and the rarest few go to the index
 	recallFTSMaxDocs   = 1000 // a term in more documents than this is too common to look up
 	recallFTSEpisodes  = 30   // episodes found through the index
 	recallRecentEpisod = 50   // most recent episodes of the scope
@@ -65,7 +66,7 @@ func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallR
 func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallRequest) (*governance.RecallInput, error) {
 	in := &governance.RecallInput{Now: s.Now().UTC(), Evidence: map[int64]governance.RuleEvidence{}}
 	var exists bool
-	err := s.db.QueryRowContext(ctx, `
+	err := s.read.QueryRowContext(ctx, `
 		SELECT
 			EXISTS (SELECT 1 FROM projects WHERE id = ?),
 			(SELECT COUNT(*) FROM rules WHERE status = 'active' AND project_id <> ?),
@@ -251,10 +252,18 @@ func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallReque
 
 // rareTerms returns up to recallFTSTerms of terms, rarest first, that the
 // index behind vocab (an fts5vocab table) holds in 1 to recallFTSMaxDocs
-// documents. A term's count is that of its rarest trigram. Common terms
-// carry little information and would make the lookup scan most of the
-// index; the most recent episodes cover them.
+// documents; only recallVocabTerms terms spread over the task are counted.
+// A term's count is that of its rarest trigram. Common terms carry little
+// information and would make the lookup scan most of the index; the most
+// recent episodes cover them.
 func (s *Store) rareTerms(ctx context.Context, vocab string, terms []string) ([]string, error) {
+	if len(terms) > recallVocabTerms {
+		spread := make([]string, recallVocabTerms)
+		for i := range spread {
+			spread[i] = terms[i*len(terms)/recallVocabTerms]
+		}
+		terms = spread
+	}
 	grams := map[string]bool{}
 	split := func(t string) []string {
 		r := []rune(strings.ToLower(t))
