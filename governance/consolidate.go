@@ -378,12 +378,24 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *ConsolidateInput
 				continue
 			}
 			if ruleID != 0 {
-				// Same meaning as an existing rule: add evidence, never a duplicate proposal.
+				// Same subject as an existing rule. Statements that agree add
+				// evidence to it (never a duplicate proposal); one that
+				// contradicts it (other times or amounts, or a negation) is
+				// proposed as its replacement if it has the evidence.
+				rule := rules[ruleID]
+				var agree, replace []*Candidate
+				for _, cand := range newOnes {
+					if Contradicts(rule.Text, cand.Statement) {
+						replace = append(replace, cand)
+					} else {
+						agree = append(agree, cand)
+					}
+				}
 				status := CandidatePromoted
-				if rules[ruleID].Status == RuleProposed {
+				if rule.Status == RuleProposed {
 					status = CandidateProposed
 				}
-				for _, cand := range append(newOnes, members...) {
+				for _, cand := range append(agree, members...) {
 					if cand.GroupID == 0 {
 						cand.GroupID = cand.ID
 					}
@@ -392,6 +404,18 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *ConsolidateInput
 					plan.Attach[cand.ID] = ruleID
 				}
 				plan.Updates = append(plan.Updates, members...)
+				if len(replace) > 0 {
+					for _, cand := range replace {
+						cand.GroupID = replace[0].ID
+					}
+					d := Decide(replace, evidence, nil)
+					if r := c.apply(in, plan, replace, d, tempID); r != nil {
+						r.Supersedes = ruleID
+					}
+					for _, cand := range replace {
+						cand.StatusReason = fmt.Sprintf("Contradicts rule %d. %s", ruleID, cand.StatusReason)
+					}
+				}
 				continue
 			}
 			all := append(slices.Clone(members), newOnes...)
@@ -411,7 +435,8 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *ConsolidateInput
 }
 
 // apply records the decision for a merged group: a proposal, or held/blocked with why.
-func (c *Consolidator) apply(in *ConsolidateInput, plan *BeatPlan, all []*Candidate, d Decision, tempID func() int64) {
+// It returns the proposed rule, or nil when the group is held or blocked.
+func (c *Consolidator) apply(in *ConsolidateInput, plan *BeatPlan, all []*Candidate, d Decision, tempID func() int64) *Rule {
 	for _, cand := range all {
 		cand.Status, cand.StatusReason = d.Status, d.Why
 		cand.UpdatedAt = in.Now
@@ -419,10 +444,10 @@ func (c *Consolidator) apply(in *ConsolidateInput, plan *BeatPlan, all []*Candid
 	switch d.Status {
 	case CandidateHeld:
 		plan.Stats.Held++
-		return
+		return nil
 	case CandidateBlocked:
 		plan.Stats.Blocked++
-		return
+		return nil
 	}
 	// The rule takes the statement of the best member: durable first (the
 	// user's own words of the instruction), then the fullest wording, then
@@ -457,6 +482,7 @@ func (c *Consolidator) apply(in *ConsolidateInput, plan *BeatPlan, all []*Candid
 			cand.Status = CandidatePromoted
 		}
 	}
+	return r
 }
 
 func (c *Consolidator) partition(ctx context.Context, items []MergeItem) ([][]int64, int, error) {

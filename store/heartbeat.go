@@ -204,6 +204,15 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 		ruleIDs[r.ID] = id
 	}
+	for _, r := range plan.Rules {
+		if r.Status != governance.RuleActive || r.Supersedes == 0 {
+			continue
+		}
+		// Auto-activated replacement: the rule it replaces steps aside now.
+		if err := supersedeRule(ctx, tx, r.Supersedes, ruleIDs[r.ID], "heartbeat"); err != nil {
+			return err
+		}
+	}
 	mapRule := func(id int64) any {
 		if id < 0 {
 			return ruleIDs[id]
@@ -269,6 +278,25 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 	}
 	return tx.Commit()
+}
+
+// supersedeRule marks rule old as replaced by rule newer, with its audit row.
+func supersedeRule(ctx context.Context, tx *Tx, old, newer int64, actor string) error {
+	var projectID int64
+	err := tx.QueryRowContext(ctx, `
+		UPDATE rules SET status = 'superseded', superseded_by = ?, updated_at = ?
+		WHERE id = ? AND status IN ('active', 'proposed', 'stale') RETURNING project_id`,
+		newer, formatTime(tx.now), old).Scan(&projectID)
+	if isNoRows(err) {
+		return nil // already gone or archived: nothing to supersede
+	}
+	if err != nil {
+		return fmt.Errorf("store: supersede rule %d: %w", old, err)
+	}
+	return appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "rule.supersede", ObjectType: "rule", ObjectID: fmt.Sprint(old), ProjectID: projectID,
+		Details: fmt.Sprintf(`{"superseded_by":%d}`, newer),
+	})
 }
 
 // insertRule writes a new rule, its first version and the audit row.

@@ -3,12 +3,14 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/store"
 )
 
@@ -240,3 +242,56 @@ func TestHeartbeat(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestHeartbeatReplacementProposal(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	for _, auto := range []bool{false, true} {
+		t.Run(fmt.Sprintf("AutoActivate=%v", auto), func(t *testing.T) {
+			s := MustOpenStore(t)
+			s.Now = func() time.Time { return now }
+			p := MustCreateProject(t, s, "travel")
+			if err := s.SetProjectPolicy(ctx, p.ID, auto); err != nil {
+				t.Fatal(err)
+			}
+			m := heuristic.NewMerger()
+			hb := &governance.Heartbeat{Store: s, Idle: time.Hour, Now: s.Now, Consolidator: &governance.Consolidator{
+				Extractor: &lineExtractor{}, Merger: m, Gate: governance.GateText}}
+			if _, err := s.IngestEvents(ctx, p.ID, session("s1", now.Add(-48*time.Hour), true, "we always leave the hotel at 08:00")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(first) != 1 {
+				t.Fatalf("rules after the first beat = %d", len(first))
+			}
+			if _, err := s.DB().ExecContext(ctx, `UPDATE rules SET status = 'active'`); err != nil {
+				t.Fatal(err)
+			}
+			// A later session changes the time: a replacement, not more evidence.
+			if _, err := s.IngestEvents(ctx, p.ID, session("s2", now.Add(-24*time.Hour), true, "we always leave the hotel at 09:30")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			rules, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(rules) != 2 || rules[1].Supersedes != first[0].ID || !strings.Contains(rules[1].Text, "09:30") {
+				t.Fatalf("rules = %+v, want a replacement proposal for rule %d", rules, first[0].ID)
+			}
+			wantOld, wantNew := governance.RuleActive, governance.RuleProposed
+			if auto {
+				wantOld, wantNew = governance.RuleSuperseded, governance.RuleActive
+			}
+			if rules[0].Status != wantOld || rules[1].Status != wantNew {
+				t.Fatalf("statuses = %s, %s; want %s, %s", rules[0].Status, rules[1].Status, wantOld, wantNew)
+			}
+			links, _ := s.FindRuleEvidence(ctx, first[0].ID)
+			if len(links) != 1 {
+				t.Fatalf("the old rule gained evidence from the contradicting session: %d links", len(links))
+			}
+		})
+	}
+}

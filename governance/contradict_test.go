@@ -1,0 +1,29 @@
+package governance_test
+
+import (
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+func TestContradicts(t *testing.T) {
+	for _, tc := range []struct {
+		rule, statement string
+		want            bool
+	}{
+		{"孩子每天14:00–16:00要午睡，以后不管去哪儿玩，这个时间段都给她空出来", "14:00–16:00孩子要午睡，这段时间都空出来", false},
+		{"孩子每天14:00–16:00要午睡，以后不管去哪儿玩，这个时间段都给她空出来", "孩子的午睡改到13:00–15:00了，以后按这个时间空出来", true},
+		{"以后200元以下的报销都不用找用户要发票扫描件", "200元以下的报销都不用发票扫描件", false},
+		{"以后200元以下的报销都不用找用户要发票扫描件", "以后300元以下的报销都不用发票扫描件", true},
+		{"以后订酒店都要选带早餐的", "以后订酒店不要带早餐的", true},
+		{"以后每次都把路线检查结论附上", "以后不再附上路线检查结论", true},
+		{"From now on, always run the linter before committing", "Always run the linter before you commit", false},
+		{"From now on, always run the linter before committing", "Do not run the linter before committing anymore", true},
+		{"Keep pull requests under 400 lines", "Keep pull requests under 400 lines from now on", false},
+		{"Keep pull requests under 400 lines", "Keep pull requests under 200 lines instead", true},
+	} {
+		if got := governance.Contradicts(tc.rule, tc.statement); got != tc.want {
+			t.Errorf("Contradicts(%q, %q) = %v, want %v", tc.rule, tc.statement, got, tc.want)
+		}
+	}
+}
