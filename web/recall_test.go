@@ -104,3 +104,48 @@ func TestRecallPlayground(t *testing.T) {
 		wantStatus(t, res, http.StatusUnprocessableEntity)
 	})
 }
+
+// TestDemoPlayground: on the demo data, the Shanghai task shows the three
+// travel rules, and the expense rule only among what the scope filter
+// removed (an admin may see both projects).
+func TestDemoPlayground(t *testing.T) {
+	st, ts := demoConsole(t)
+	MustCreateAccount(t, st, &governance.Account{Username: "playground-admin", IsAdmin: true})
+	f := &Fixture{Store: st, Server: ts}
+	c := f.Login(t, "playground-admin")
+	travel, err := st.FindProjectBySlug(context.Background(), "travel-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	expense, err := st.FindProjectBySlug(context.Background(), "expense-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := demoTravelRules(t, st, travel.ID)
+	subject := ""
+	sessions, _, err := st.FindSessions(context.Background(), governance.SessionFilter{ProjectID: travel.ID, Limit: 1})
+	if err != nil || len(sessions) == 0 {
+		t.Fatal(err)
+	}
+	subject = sessions[0].SubjectID
+	res, doc := c.PostForm("/recall", "/recall", url.Values{"project": {"travel-agent"}, "subject": {subject}, "task": {shanghaiTask}})
+	wantStatus(t, res, http.StatusOK)
+	items := map[string]bool{}
+	doc.Find(testid("package-item")).Each(func(_ int, s *goquery.Selection) { items[s.AttrOr("data-item-id", "")] = true })
+	for name, id := range want {
+		if !items[governance.RecallRuleID(id)] {
+			t.Errorf("%s rule %d not in the package: %v", name, id, items)
+		}
+	}
+	expenseRules, _, _ := st.FindRules(context.Background(), governance.RuleFilter{ProjectID: &expense.ID, Statuses: []governance.RuleStatus{governance.RuleActive}})
+	filtered := map[string]bool{}
+	doc.Find(testid("filtered-rule")).Each(func(_ int, s *goquery.Selection) { filtered[s.AttrOr("data-rule-id", "")] = true })
+	for _, r := range expenseRules {
+		if items[governance.RecallRuleID(r.ID)] || !filtered[fmt.Sprint(r.ID)] {
+			t.Errorf("expense rule %d: in package %v, listed as filtered %v", r.ID, items[governance.RecallRuleID(r.ID)], filtered[fmt.Sprint(r.ID)])
+		}
+		if strings.Contains(doc.Find(testid("fenced-text")).Text(), r.Text) {
+			t.Errorf("expense rule %d in the fenced text", r.ID)
+		}
+	}
+}
