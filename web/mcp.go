@@ -60,6 +60,10 @@ func (s *Server) newMCPHandler() http.Handler {
 		Stateless:           true,
 		JSONResponse:        true,
 		MaxRequestBodyBytes: APIMaxEventsBytes,
+		// Every request needs a project token, which a DNS-rebinding page
+		// cannot send; the SDK's localhost check would instead refuse a
+		// reverse proxy on the same host that forwards the public Host.
+		DisableLocalhostProtection: true,
 	})
 	return mcpauth.RequireBearerToken(s.verifyMCPToken, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 }
