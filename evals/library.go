@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"gopkg.in/yaml.v3"
 )
 
 // SuiteStore is the part of the store that keeps suites and queues runs;
@@ -158,4 +159,60 @@ func IsValidation(err error) (*ValidationError, bool) {
 	var ve *ValidationError
 	ok := errors.As(err, &ve)
 	return ve, ok
+}
+
+// LiveProjects lists the slugs of the live projects a suite reads: the
+// projects of its cases when it uses the live project, and the projects it
+// copies events from. Viewing or running such a suite needs access to them.
+func (s *Suite) LiveProjects() []string {
+	var out []string
+	add := func(slug string) {
+		if slug != "" && !slices.Contains(out, slug) {
+			out = append(out, slug)
+		}
+	}
+	for _, slug := range s.Fixtures.CopyEvents {
+		add(slug)
+	}
+	if s.Fixtures.UseLiveProject {
+		add(s.Project)
+		for _, c := range s.Cases {
+			if c.Kind == KindRecall || c.Kind == KindIsolation || c.Kind == KindAB {
+				add(cmpOr(c.Project, s.Project))
+			}
+			if c.Foreign != nil {
+				add(c.Foreign.Project)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// LiveProjectsOf reads only what LiveProjects needs from a stored suite
+// body; a body that names no live project is recognised without parsing.
+func LiveProjectsOf(body string) []string {
+	if !strings.Contains(body, "use_live_project") && !strings.Contains(body, "copy_events") {
+		return nil
+	}
+	var light struct {
+		Project  string `yaml:"project"`
+		Fixtures struct {
+			UseLiveProject bool              `yaml:"use_live_project"`
+			CopyEvents     map[string]string `yaml:"copy_events"`
+		} `yaml:"fixtures"`
+		Cases []struct {
+			Kind    Kind   `yaml:"kind"`
+			Project string `yaml:"project"`
+			Foreign *Scope `yaml:"foreign"`
+		} `yaml:"cases"`
+	}
+	if err := yaml.Unmarshal([]byte(body), &light); err != nil {
+		return []string{"?"} // unreadable: only admins may see it
+	}
+	s := &Suite{Project: light.Project, Fixtures: Fixtures{UseLiveProject: light.Fixtures.UseLiveProject, CopyEvents: light.Fixtures.CopyEvents}}
+	for _, c := range light.Cases {
+		s.Cases = append(s.Cases, &Case{Kind: c.Kind, Project: c.Project, Foreign: c.Foreign})
+	}
+	return s.LiveProjects()
 }

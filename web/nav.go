@@ -32,6 +32,8 @@ var navigation = []navEntry{
 	{key: "rules", label: "Rules", url: "/rules", show: isReviewer},
 	{key: "me", label: "My memories", url: "/me", show: hasSubject},
 	{key: "audit", label: "Audit", url: "/audit", show: isReviewer},
+	// Evals.
+	{key: "evals", label: "Evals", url: "/evals", show: isReviewer},
 }
 
 func signedIn(a *governance.Account) bool { return a != nil }

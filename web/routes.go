@@ -89,6 +89,23 @@ func (s *Server) routes() {
 	admin.GET("/forget", s.handleAdminForgetShow)
 	admin.POST("/forget", s.handleAdminForgetCreate)
 
+	// Evals (eval.go, eval_checks.go): reviewers and admins; suites that
+	// read live projects only for those who review them all. Runs are
+	// queued here and executed by the background evals.Runner.
+	app.GET("/evals", s.handleEvalIndex)
+	app.POST("/evals/suites", s.handleEvalSuiteCreate)
+	app.GET("/evals/suites/:id", s.handleEvalSuiteShow)
+	app.POST("/evals/suites/:id/runs", s.handleEvalRunCreate)
+	app.GET("/evals/runs/:id", s.handleEvalRunShow)
+	app.GET("/evals/runs/:id/panel", s.handleEvalRunPanel)
+	app.POST("/evals/runs/:id/cancel", s.handleEvalRunCancel)
+	app.GET("/evals/compare", s.handleEvalRunCompare)
+	app.GET("/evals/benchmarks", s.handleEvalBenchmarkIndex)
+	app.POST("/evals/benchmarks", s.handleEvalBenchmarkCreate)
+	app.GET("/rules/:id/checks", s.handleRuleChecksShow)
+	app.POST("/rules/:id/checks", s.handleRuleChecksCreate)
+	app.POST("/rules/:id/checks/delete", s.handleRuleChecksDelete)
+
 	// Agent API and MCP server (api.go, export.go, mcp.go): project API
 	// tokens only, never the session cookie; skipAssets exempts them from
 	// the session and CSRF middleware. Errors are JSON {code, message}.
