@@ -1,0 +1,4 @@
+package web
+
+// DiffText exposes the version diff to the external tests.
+var DiffText = diffText
