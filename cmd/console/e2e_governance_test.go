@@ -301,10 +301,10 @@ func TestE2EMemberForgetsMemory(t *testing.T) {
 		chromedp.Click(css(testidSel("why-rule-toggle-"+id))),
 		chromedp.WaitVisible(css(testidSel("why-rule-"+id)+" "+testidSel("why-reason"))),
 	)
-	if got := b.text(testidSel("why-rule-" + id) + " " + testidSel("why-reason")); !strings.Contains(got, "separate conversations") {
+	if got := b.text(testidSel("why-rule-"+id) + " " + testidSel("why-reason")); !strings.Contains(got, "separate conversations") {
 		t.Fatalf("why = %q", got)
 	}
-	if got := b.text(testidSel("why-rule-" + id) + " " + testidSel("why-lines")); !strings.Contains(got, "午睡") {
+	if got := b.text(testidSel("why-rule-"+id) + " " + testidSel("why-lines")); !strings.Contains(got, "午睡") {
 		t.Fatalf("lines = %q", got)
 	}
 	// Forget it, after seeing exactly what goes.
@@ -364,7 +364,7 @@ func TestE2EBulkRejectAndLiveQueue(t *testing.T) {
 			t.Errorf("rule %d = %s", r.ID, got.Status)
 		}
 	}
-	if b.eval(`document.querySelectorAll('[data-testid="proposal"]').length`+` !== 1`) {
+	if b.eval(`document.querySelectorAll('[data-testid="proposal"]').length` + ` !== 1`) {
 		t.Fatal("the queue does not hold exactly the one remaining proposal")
 	}
 
