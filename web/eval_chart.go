@@ -73,7 +73,10 @@ func trendChart(runs []*store.EvalRun) templates.EvalChart {
 		{"recall", "Recall (expected found)", "#7c3aed", true, func(m *evals.Metrics) *float64 { return m.Recall }},
 		{"uplift", "Uplift (with − without)", "#b45309", false, func(m *evals.Metrics) *float64 { return m.Uplift }},
 	} {
-		series := templates.EvalSeries{Key: s.key, Name: s.name, Color: s.color, Dashed: s.dashed}
+		series := templates.EvalSeries{Key: s.key, Name: s.name, Color: s.color, Dashed: s.dashed, Width: "2"}
+		if s.key == "pass-rate" {
+			series.Width = "5" // drawn first and wider: visible under lines that coincide
+		}
 		var pts []string
 		for i, m := range metrics {
 			v := s.get(m)

@@ -1,0 +1,5 @@
+//go:build race
+
+package evals_test
+
+const raceEnabled = true
