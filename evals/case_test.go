@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
@@ -238,4 +239,26 @@ cases:
 			t.Fatalf("reason = %q, failed = %v, metrics = %+v", c.Reason, rep.Failed(), rep.Metrics)
 		}
 	})
+}
+
+func TestCaseTimeout(t *testing.T) {
+	mem := newFakeMemory()
+	mem.recallDelay = 300 * time.Millisecond
+	s := MustParseSuite(t, `
+name: slow
+project: travel
+fixtures:
+  sessions:
+    - events: [{text: "nap: always keep 14:00-16:00 free"}]
+cases:
+  - {id: slow, kind: recall, task: plan the nap, include: ["14:00"], timeout: 50ms}
+  - {id: patient, kind: recall, task: plan the nap, include: ["14:00"]}
+`)
+	start := time.Now()
+	rep := mustRun(t, mem, s)
+	wantStatus(t, rep, "slow", evals.StatusError, "timed out after 50ms")
+	wantStatus(t, rep, "patient", evals.StatusPassed)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("took %s", took)
+	}
 }

@@ -91,6 +91,9 @@ func TestLoCoMoBenchmark(t *testing.T) {
 	if kw.HitAt[2].Value < kw.HitAt[0].Value || kw.AllAt[2].Value > kw.HitAt[2].Value || kw.NDCG10 <= 0 {
 		t.Fatalf("keywords metrics are inconsistent: %+v", kw)
 	}
+	if r := rows["recall/overall"]; r.Questions != 10 || r.NDCG10 <= 0 {
+		t.Fatalf("recall row = %+v", r)
+	}
 	if _, ok := rows["search/5 adversarial"]; !ok {
 		t.Fatalf("no per-category rows: %v", rows)
 	}

@@ -273,7 +273,7 @@ type Benchmark struct {
 	// Retrievers to measure: search (the product's search with the whole
 	// question), keywords (the product's search per keyword, ranked by
 	// keywords matched) and recall (the recall engine with raw events).
-	// Default: search and keywords.
+	// Default: all three.
 	Retrievers []string `yaml:"retrievers,omitempty"`
 	// Data is the benchmark file inline; File is a path relative to the
 	// suite file (CLI only).
@@ -799,7 +799,7 @@ func (s *Suite) validateBenchmark(v *validator) {
 		}
 	}
 	if len(b.Retrievers) == 0 {
-		b.Retrievers = []string{RetrieverSearch, RetrieverKeywords}
+		b.Retrievers = []string{RetrieverSearch, RetrieverKeywords, RetrieverRecall}
 	}
 	for _, r := range b.Retrievers {
 		if r != RetrieverSearch && r != RetrieverKeywords && r != RetrieverRecall {
