@@ -1,13 +1,11 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -18,13 +16,11 @@ var _ governance.RecallService = (*Store)(nil)
 
 // Limits on what recall reads for one request.
 const (
-	recallQueryTerms   = 32   // full-text terms taken from the task
-	recallVocabTerms   = 10   // of which this many, spread over the task, are counted
-	recallFTSTerms     = 4    // and the rarest few go to the index
-	recallFTSMaxDocs   = 1000 // a term in more documents than this is too common to look up
-	recallFTSEpisodes  = 30   // episodes found through the index
-	recallRecentEpisod = 50   // most recent episodes of the scope
-	recallFTSEvents    = 20   // raw events found through the index (on request)
+	recallQueryTerms   = 32  // full-text terms taken from the task
+	recallIndexTerms   = 16  // of which at most this many go to the episode index
+	recallFTSEpisodes  = 30  // episodes found through the index
+	recallRecentEpisod = 50  // most recent episodes of the scope
+	recallRecentEvents = 200 // most recent events of the scope (on request)
 )
 
 // recallRuleStatuses are the rule states recall considers (and explains in
@@ -97,8 +93,8 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 	if err := s.loadRecallEpisodes(ctx, req, terms, in); err != nil {
 		return nil, err
 	}
-	if req.IncludeEvents && len(terms) > 0 {
-		if err := s.loadRecallEvents(ctx, req, terms, in); err != nil {
+	if req.IncludeEvents {
+		if err := s.loadRecallEvents(ctx, req, in); err != nil {
 			return nil, err
 		}
 	}
@@ -160,11 +156,11 @@ func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
 	return &e, nil
 }
 
-// loadRecallEpisodes takes the most recent in-scope episodes (which also
-// catch the two-character Chinese words a trigram index cannot match) and,
-// when the scope holds more than those, the in-scope episodes the trigram
-// index finds for the task's rarest terms. Each is ranked by termRanks over
-// the union.
+// loadRecallEpisodes takes the most recent in-scope episodes and, when the
+// scope holds more than those, the in-scope episodes that recall's
+// scope-partitioned index (episodes_recall) finds for the task's CJK
+// character pairs and English words. Each is ranked by termRanks over the
+// union.
 func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallRequest, terms []string, in *governance.RecallInput) error {
 	seen := map[int64]bool{}
 	var eps []*governance.Episode
@@ -183,29 +179,43 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 	if err != nil {
 		return fmt.Errorf("store: recall recent episodes: %w", err)
 	}
-	// A window that is not full holds every in-scope episode already.
-	var rare []string
+	// A window that is not full holds every in-scope episode already. Past
+	// it, the index is asked for older episodes with the task's terms,
+	// leaving out terms most of the window has: in this scope they say
+	// little and would bring back only the newest episodes.
 	if len(eps) == recallRecentEpisod {
-		if rare, err = s.rareTerms(ctx, "episodes_fts_vocab", terms); err != nil {
-			return err
+		oldest := eps[0].ID
+		var common []string
+		for _, e := range eps {
+			oldest = min(oldest, e.ID)
+			common = append(common, strings.ToLower(e.Summary))
 		}
-	}
-	if q := ftsOrQuery(rare); q != "" {
-		err := queryEach(ctx, s, `
-			SELECT `+recallEpisodeColumns+`
-			FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
-			WHERE episodes_fts MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
-			ORDER BY episodes_fts.rowid DESC LIMIT ?`,
-			[]any{q, req.ProjectID, req.SubjectID, recallFTSEpisodes}, func(r scanner) error {
-				e, err := scanRecallEpisode(r)
-				if err == nil && !seen[e.ID] {
-					seen[e.ID] = true
-					eps = append(eps, e)
+		if q := recallMatch(req, func(term string) bool {
+			n := 0
+			for _, c := range common {
+				if strings.Contains(c, term) {
+					n++
 				}
-				return err
-			})
-		if err != nil {
-			return fmt.Errorf("store: recall episodes by text: %w", err)
+			}
+			return n*5 > len(common)
+		}); q != "" {
+			err := queryEach(ctx, s, `
+				SELECT `+recallEpisodeColumns+`
+				FROM episodes_recall JOIN episodes e ON e.id = episodes_recall.rowid
+				WHERE episodes_recall MATCH ? AND episodes_recall.rowid < ?
+					AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
+				ORDER BY episodes_recall.rowid DESC LIMIT ?`,
+				[]any{q, oldest, req.ProjectID, req.SubjectID, recallFTSEpisodes}, func(r scanner) error {
+					e, err := scanRecallEpisode(r)
+					if err == nil && !seen[e.ID] {
+						seen[e.ID] = true
+						eps = append(eps, e)
+					}
+					return err
+				})
+			if err != nil {
+				return fmt.Errorf("store: recall episodes by text: %w", err)
+			}
 		}
 	}
 	ranks := termRanks(terms, len(eps), func(i int) string { return eps[i].Summary })
@@ -215,130 +225,60 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 	return nil
 }
 
-// loadRecallEvents takes the in-scope, unredacted events the trigram index
-// finds for the task's rarest terms, newest first.
-func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallRequest, terms []string, in *governance.RecallInput) error {
-	rare, err := s.rareTerms(ctx, "events_fts_vocab", terms)
-	if err != nil {
-		return err
+// recallMatch builds the episodes_recall query for req: its scope tokens
+// (the project, and project-wide or the subject's rows) AND any of the
+// task's CJK character pairs and English words that are not common. ""
+// when no term is left.
+func recallMatch(req governance.RecallRequest, common func(term string) bool) string {
+	text := req.Task + " " + req.TaskType
+	var terms []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if t != "" && !seen[t] && len(terms) < recallIndexTerms && !common(strings.ToLower(t)) {
+			seen[t] = true
+			terms = append(terms, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		}
 	}
-	q := ftsOrQuery(rare)
-	if q == "" {
-		return nil
+	for _, pair := range strings.Fields(cjkBigrams(text)) {
+		add(pair)
 	}
-	var found []*governance.Event
-	err = queryEach(ctx, s, `
-		SELECT `+eventColumns+`
-		FROM events_fts JOIN events e ON e.seq = events_fts.rowid
-		WHERE events_fts MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?) AND e.redacted = 0
-			AND e.kind = 'message'
-		ORDER BY events_fts.rowid DESC LIMIT ?`,
-		[]any{q, req.ProjectID, req.SubjectID, recallFTSEvents}, func(r scanner) error {
+	for _, t := range governance.RecallQueryTerms(text, recallQueryTerms) {
+		if !isCJK([]rune(t)[0]) {
+			add(t)
+		}
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	scope := fmt.Sprintf("scope:p%d AND (scope:s0", req.ProjectID)
+	if req.SubjectID != "" {
+		scope += " OR scope:s" + strings.ToUpper(hex.EncodeToString([]byte(req.SubjectID))) + "0"
+	}
+	return scope + ") AND {grams text}: (" + strings.Join(terms, " OR ") + ")"
+}
+
+// loadRecallEvents offers the most recent in-scope, unredacted message
+// events; the engine keeps those relevant to the task.
+func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallRequest, in *governance.RecallInput) error {
+	err := queryEach(ctx, s, `
+		SELECT `+eventColumns+` FROM events e
+		WHERE e.project_id = ? AND e.subject_id IN ('', ?) AND e.redacted = 0 AND e.kind = 'message'
+		ORDER BY e.seq DESC LIMIT ?`,
+		[]any{req.ProjectID, req.SubjectID, recallRecentEvents}, func(r scanner) error {
 			e, err := scanEvent(r)
 			if err == nil {
-				found = append(found, e)
+				in.Events = append(in.Events, governance.RecallEvent{Event: e})
 			}
 			return err
 		})
 	if err != nil {
 		return fmt.Errorf("store: recall events: %w", err)
 	}
-	ranks := termRanks(terms, len(found), func(i int) string { return found[i].Text })
-	for i, e := range found {
-		in.Events = append(in.Events, governance.RecallEvent{Event: e, Rank: ranks[i]})
-	}
 	return nil
 }
 
-// rareTerms returns up to recallFTSTerms of terms, rarest first, that the
-// index behind vocab (an fts5vocab table) holds in 1 to recallFTSMaxDocs
-// documents; only recallVocabTerms terms spread over the task are counted.
-// A term's count is that of its rarest trigram. Common terms carry little
-// information and would make the lookup scan most of the index; the most
-// recent episodes cover them.
-func (s *Store) rareTerms(ctx context.Context, vocab string, terms []string) ([]string, error) {
-	if len(terms) > recallVocabTerms {
-		spread := make([]string, recallVocabTerms)
-		for i := range spread {
-			spread[i] = terms[i*len(terms)/recallVocabTerms]
-		}
-		terms = spread
-	}
-	grams := map[string]bool{}
-	split := func(t string) []string {
-		r := []rune(strings.ToLower(t))
-		var out []string
-		for i := 0; i+3 <= len(r); i++ {
-			out = append(out, string(r[i:i+3]))
-		}
-		return out
-	}
-	for _, t := range terms {
-		for _, g := range split(t) {
-			grams[g] = true
-		}
-	}
-	if len(grams) == 0 {
-		return nil, nil
-	}
-	args := make([]any, 0, len(grams))
-	for g := range grams {
-		args = append(args, g)
-	}
-	docs := make(map[string]int, len(grams))
-	err := queryEach(ctx, s, `SELECT term, doc FROM `+vocab+` WHERE term IN (`+placeholders(len(args))+`)`, args, func(r scanner) error {
-		var (
-			term string
-			n    int
-		)
-		if err := r.Scan(&term, &n); err != nil {
-			return err
-		}
-		docs[term] = n
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: recall term counts: %w", err)
-	}
-	type counted struct {
-		term string
-		n    int
-	}
-	var cands []counted
-	for _, t := range terms {
-		n := -1
-		for _, g := range split(t) {
-			if d := docs[g]; n < 0 || d < n {
-				n = d
-			}
-		}
-		if n > 0 && n <= recallFTSMaxDocs {
-			cands = append(cands, counted{t, n})
-		}
-	}
-	slices.SortStableFunc(cands, func(a, b counted) int { return cmp.Compare(a.n, b.n) })
-	var out []string
-	for _, c := range cands[:min(len(cands), recallFTSTerms)] {
-		out = append(out, c.term)
-	}
-	return out, nil
-}
-
-// ftsOrQuery quotes each term (three or more characters, the trigram unit)
-// and joins them with OR.
-func ftsOrQuery(terms []string) string {
-	var parts []string
-	for _, t := range terms {
-		if len([]rune(t)) < 3 {
-			continue
-		}
-		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-	}
-	return strings.Join(parts, " OR ")
-}
-
-// termRanks ranks n texts found through the index by the share of the
-// query's terms each contains, relative to the best of them (1). Unlike
+// termRanks ranks n texts by the share of the query's terms each
+// contains, relative to the best of them (1). Unlike
 // bm25 it does not depend on what else the database holds, so the same
 // project gives the same ranks in any console (an export re-imported
 // recalls the same package). The index only chooses which texts to rank.

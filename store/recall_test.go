@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -168,25 +169,35 @@ func TestRecall(t *testing.T) {
 		}
 	})
 	t.Run("EpisodeFTS", func(t *testing.T) {
-		ep := MustInsertRecallEpisode(t, s, travel.ID, "s2", "", "Fixed the failing route check by giving the Terracotta Army its own day.")
-		pkg, err := s.Recall(ctx, "t", governance.RecallRequest{Task: "Which route check failed for the Terracotta Army?", ProjectID: travel.ID})
-		if err != nil {
-			t.Fatal(err)
+		ep := MustInsertRecallEpisode(t, s, travel.ID, "s2", "", "Fixed the failing route check by giving the Terracotta Army its own day; 兵马俑单独一天。")
+		// Newer episodes fill the recent window, so only the index can find ep.
+		for i := range 60 {
+			MustInsertRecallEpisode(t, s, travel.ID, fmt.Sprintf("w%d", i), "family-1", "闲聊天气，没有安排。")
 		}
-		found := false
-		for _, it := range pkg.Items {
-			found = found || it.ID == governance.RecallEpisodeID(ep)
-		}
-		if !found {
-			t.Errorf("episode %d not recalled: %+v", ep, pkg.Trace.Considered)
+		MustInsertRecallEpisode(t, s, expense.ID, "x1", "", "Terracotta Army invoice 兵马俑报销。")
+		for _, task := range []string{"Which route check failed for the Terracotta Army?", "西安的兵马俑怎么安排"} {
+			pkg, err := s.Recall(ctx, "t", governance.RecallRequest{Task: task, ProjectID: travel.ID, SubjectID: "family-1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, it := range pkg.Items {
+				found = found || it.ID == governance.RecallEpisodeID(ep)
+				if strings.Contains(it.Text, "报销") {
+					t.Errorf("%s: another project's episode recalled", task)
+				}
+			}
+			if !found {
+				t.Errorf("%s: episode %d not recalled: %+v", task, ep, pkg.Trace.Considered)
+			}
 		}
 		// The update trigger keeps the index in step.
 		if _, err := s.DB().ExecContext(ctx, `UPDATE episodes SET summary = 'weather chat' WHERE id = ?`, ep); err != nil {
 			t.Fatal(err)
 		}
 		var n int
-		if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes_fts WHERE episodes_fts MATCH '"Terracotta"'`).Scan(&n); err != nil || n != 0 {
-			t.Errorf("stale fts rows = %d, %v", n, err)
+		if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes_recall WHERE episodes_recall MATCH 'terracotta OR 兵马'`).Scan(&n); err != nil || n != 1 {
+			t.Errorf("index rows for the old text = %d (want only the expense episode), %v", n, err)
 		}
 	})
 	t.Run("Events", func(t *testing.T) {
