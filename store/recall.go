@@ -65,7 +65,7 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 	err := s.read.QueryRowContext(ctx, `
 		SELECT
 			EXISTS (SELECT 1 FROM projects WHERE id = ?),
-			(SELECT COUNT(*) FROM rules WHERE status = 'active' AND project_id <> ?),
+			(SELECT COALESCE(SUM(active), 0) FROM recall_rule_counts WHERE project_id <> ?),
 			(SELECT COUNT(*) FROM rules WHERE status = 'active' AND project_id = ? AND subject_id NOT IN ('', ?)),
 			(SELECT COUNT(*) FROM episodes WHERE project_id = ? AND subject_id NOT IN ('', ?))`,
 		req.ProjectID, req.ProjectID, req.ProjectID, req.SubjectID, req.ProjectID, req.SubjectID).

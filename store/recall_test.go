@@ -232,3 +232,42 @@ func TestRecall(t *testing.T) {
 		}
 	})
 }
+
+// TestRecallRuleCounts: the per-project active counts the scope filter
+// reports stay equal to a full count through inserts, status changes,
+// project moves and deletes.
+func TestRecallRuleCounts(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	a, b := MustCreateProject(t, s, "a"), MustCreateProject(t, s, "b")
+	check := func(step string) {
+		t.Helper()
+		var bad int
+		if err := s.DB().QueryRowContext(ctx, `
+			SELECT COUNT(*) FROM projects p
+			WHERE (SELECT COUNT(*) FROM rules r WHERE r.project_id = p.id AND r.status = 'active')
+				<> COALESCE((SELECT active FROM recall_rule_counts c WHERE c.project_id = p.id), 0)`).Scan(&bad); err != nil || bad != 0 {
+			t.Fatalf("%s: %d projects with a wrong count (%v)", step, bad, err)
+		}
+	}
+	r1 := MustInsertRecallRule(t, s, recallRuleRow{Project: a.ID, Text: "one"})
+	r2 := MustInsertRecallRule(t, s, recallRuleRow{Project: a.ID, Text: "two"})
+	MustInsertRecallRule(t, s, recallRuleRow{Project: b.ID, Status: governance.RuleProposed, Text: "three"})
+	check("insert")
+	for _, q := range []string{
+		`UPDATE rules SET status = 'forgotten' WHERE id = ` + fmt.Sprint(r1),
+		`UPDATE rules SET status = 'active' WHERE status = 'proposed'`,
+		`UPDATE rules SET project_id = ` + fmt.Sprint(b.ID) + ` WHERE id = ` + fmt.Sprint(r2),
+		`UPDATE rules SET text = 'edited', version = version + 1`,
+		`DELETE FROM rules WHERE id = ` + fmt.Sprint(r2),
+	} {
+		if _, err := s.DB().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		check(q)
+	}
+	pkg, err := s.Recall(ctx, "t", governance.RecallRequest{Task: "x", ProjectID: a.ID})
+	if err != nil || pkg.Trace.ScopeFiltered.RulesOtherProjects != 1 {
+		t.Fatalf("other projects = %+v, %v", pkg.Trace.ScopeFiltered, err)
+	}
+}
