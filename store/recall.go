@@ -17,7 +17,7 @@ var _ governance.RecallService = (*Store)(nil)
 // Limits on what recall reads for one request.
 const (
 	recallQueryTerms   = 32  // full-text terms taken from the task
-	recallIndexTerms   = 16  // of which at most this many go to the episode index
+	recallIndexTerms   = 8   // of which at most this many, spread over the task, go to the episode index
 	recallFTSEpisodes  = 30  // episodes found through the index
 	recallRecentEpisod = 50  // most recent episodes of the scope
 	recallRecentEvents = 200 // most recent events of the scope (on request)
@@ -231,12 +231,12 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 // when no term is left.
 func recallMatch(req governance.RecallRequest, common func(term string) bool) string {
 	text := req.Task + " " + req.TaskType
-	var terms []string
+	var all []string
 	seen := map[string]bool{}
 	add := func(t string) {
-		if t != "" && !seen[t] && len(terms) < recallIndexTerms && !common(strings.ToLower(t)) {
+		if t != "" && !seen[t] && !common(strings.ToLower(t)) {
 			seen[t] = true
-			terms = append(terms, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+			all = append(all, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
 		}
 	}
 	for _, pair := range strings.Fields(cjkBigrams(text)) {
@@ -247,8 +247,16 @@ func recallMatch(req governance.RecallRequest, common func(term string) bool) st
 			add(t)
 		}
 	}
-	if len(terms) == 0 {
+	if len(all) == 0 {
 		return ""
+	}
+	// Each term costs the index a seek per segment: keep a few, spread over the task.
+	terms := all
+	if len(all) > recallIndexTerms {
+		terms = make([]string, recallIndexTerms)
+		for i := range terms {
+			terms[i] = all[i*len(all)/recallIndexTerms]
+		}
 	}
 	scope := fmt.Sprintf("scope:p%d AND (scope:s0", req.ProjectID)
 	if req.SubjectID != "" {
