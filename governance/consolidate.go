@@ -96,6 +96,9 @@ type Consolidator struct {
 	Logger   *slog.Logger
 	// Concurrency bounds how many sessions are extracted at once (default GOMAXPROCS).
 	Concurrency int
+	// Related scores how much two statements are about the same thing (0–1),
+	// for finding the rule a new statement contradicts; nil skips that search.
+	Related func(a, b string) float64
 }
 
 // Plan builds the plan for one project. It reads nothing and writes nothing.
@@ -336,8 +339,10 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *ConsolidateInput
 		addItem(scopeKey(rep.Type, rep.SubjectID), MergeItem{ID: gid, Type: rep.Type, Statement: rep.Statement})
 	}
 	const ruleBase = int64(1) << 40
+	rulesByKey := map[string][]*Rule{}
 	for _, r := range in.Rules {
 		rules[r.ID] = r
+		rulesByKey[scopeKey(r.Kind, r.SubjectID)] = append(rulesByKey[scopeKey(r.Kind, r.SubjectID)], r)
 		addItem(scopeKey(r.Kind, r.SubjectID), MergeItem{ID: ruleBase + r.ID, Type: r.Kind, Statement: r.Text})
 	}
 	slices.Sort(keys)
@@ -427,11 +432,46 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *ConsolidateInput
 				cand.GroupID = gid
 			}
 			d := Decide(all, evidence, nil)
-			c.apply(in, plan, all, d, tempID)
+			replaced := c.replaces(rulesByKey[key], newOnes)
+			if r := c.apply(in, plan, all, d, tempID); r != nil && replaced != nil {
+				r.Supersedes = replaced.ID
+			}
+			if replaced != nil {
+				for _, cand := range all {
+					cand.StatusReason = fmt.Sprintf("Contradicts rule %d. %s", replaced.ID, cand.StatusReason)
+				}
+			}
 			plan.Updates = append(plan.Updates, members...)
 		}
 	}
 	return nil
+}
+
+// RelatedThreshold is the similarity above which a new statement is about
+// the same subject as an existing rule for the contradiction check (lower
+// than the merge threshold: "改成13:00–15:00" says less in common with the
+// rule it replaces than a paraphrase does).
+const RelatedThreshold = 0.2
+
+// replaces returns the existing rule a new group contradicts: the most
+// related rule of the same bucket that Contradicts one of the new statements.
+func (c *Consolidator) replaces(rules []*Rule, newOnes []*Candidate) *Rule {
+	if c.Related == nil {
+		return nil
+	}
+	var (
+		best  *Rule
+		score float64
+	)
+	for _, r := range rules {
+		for _, cand := range newOnes {
+			sim := c.Related(r.Text, cand.Statement)
+			if sim >= RelatedThreshold && sim > score && Contradicts(r.Text, cand.Statement) {
+				best, score = r, sim
+			}
+		}
+	}
+	return best
 }
 
 // apply records the decision for a merged group: a proposal, or held/blocked with why.

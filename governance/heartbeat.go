@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 )
@@ -61,6 +62,9 @@ type Heartbeat struct {
 	// Idle is how long a session without an end event must be quiet before
 	// it counts as ended.
 	Idle time.Duration
+	// Skip leaves projects out of full beats (eval scratch projects, which
+	// their runs consolidate themselves through BeatProject).
+	Skip func(*Project) bool
 	Now  func() time.Time
 
 	mu       sync.Mutex // held for the whole beat
@@ -111,6 +115,9 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 	projects, err := h.Store.FindProjects(ctx)
 	if err != nil {
 		errs = append(errs, err)
+	}
+	if h.Skip != nil {
+		projects = slices.DeleteFunc(projects, h.Skip)
 	}
 	for i, p := range projects {
 		h.state.Lock()

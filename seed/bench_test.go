@@ -35,9 +35,7 @@ func BenchmarkConsolidate(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		m := heuristic.NewMerger()
-		hb := &governance.Heartbeat{Store: st, Idle: time.Minute, Consolidator: &governance.Consolidator{
-			Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText}}
+		hb := &governance.Heartbeat{Store: st, Idle: time.Minute, Consolidator: heuristic.NewConsolidator(nil)}
 		b.StartTimer()
 		rec, err := hb.Beat(ctx, "bench")
 		if err != nil {

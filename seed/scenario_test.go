@@ -35,10 +35,7 @@ func demoStore(t *testing.T) (*store.Store, *governance.Heartbeat) {
 	if len(creds) != 3 {
 		t.Fatalf("credentials = %+v, want admin, reviewer and member", creds)
 	}
-	m := heuristic.NewMerger()
-	hb := &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
-	}}
+	hb := &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: heuristic.NewConsolidator(nil)}
 	if _, err := hb.Beat(ctx, "test"); err != nil {
 		t.Fatal(err)
 	}

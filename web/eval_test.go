@@ -17,7 +17,6 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/mnemo-console/mnemo/evals"
-	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web"
@@ -26,8 +25,7 @@ import (
 // evalServices wires evals to the fixture's store with the offline
 // heuristic consolidator, one beat at a time.
 func evalServices(st *store.Store) *evals.Services {
-	merger := heuristic.NewMerger()
-	cons := &governance.Consolidator{Extractor: heuristic.NewExtractor(), Merger: merger, Fallback: merger, Gate: governance.GateText}
+	cons := heuristic.NewConsolidator(nil)
 	var mu sync.Mutex
 	return &evals.Services{Store: st, Beat: func(ctx context.Context, projectID int64) error {
 		mu.Lock()
@@ -136,7 +134,9 @@ func startRun(t *testing.T, c *Client, suiteURL string) string {
 
 func TestEvalPages(t *testing.T) {
 	f := NewFixture(t, web.Config{})
-	startEvalRunner(t, f)
+	// The runner starts (for the whole test) once the first run's queued
+	// page has been checked, so that check never races the run to its end.
+	parent := t
 
 	t.Run("ErrForbidden", func(t *testing.T) {
 		res, _ := f.Login(t, MemberLi).Get("/evals")
@@ -185,6 +185,7 @@ func TestEvalPages(t *testing.T) {
 		if trig, _ := panel.Attr("hx-trigger"); trig != "every 1s" {
 			t.Fatalf("panel trigger %q", trig)
 		}
+		startEvalRunner(parent, f)
 		waitDone(t, c, firstRun)
 
 		_, doc = c.Get(firstRun)

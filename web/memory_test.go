@@ -30,9 +30,7 @@ func (h *fakeHeartbeat) Nudge() { h.nudges.Add(1) }
 // beat consolidates the fixture's events once with the offline extractor.
 func beat(t *testing.T, f *Fixture) *governance.BeatRecord {
 	t.Helper()
-	m := heuristic.NewMerger()
-	hb := &governance.Heartbeat{Store: f.Store, Idle: time.Hour, Consolidator: &governance.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText}}
+	hb := &governance.Heartbeat{Store: f.Store, Idle: time.Hour, Consolidator: heuristic.NewConsolidator(nil)}
 	rec, err := hb.Beat(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)

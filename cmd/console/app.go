@@ -10,16 +10,19 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web"
+	"github.com/sashabaranov/go-openai"
 )
 
 // Main is the wired console: configuration, store, heartbeat and server.
@@ -28,6 +31,8 @@ type Main struct {
 	Logger    *slog.Logger
 	Store     *store.Store
 	Heartbeat *governance.Heartbeat
+	Evals     *evals.Runner
+	EvalDeps  evals.Deps
 
 	server   *http.Server
 	listener net.Listener
@@ -51,8 +56,47 @@ func openMain(ctx context.Context, cfg Config, logw io.Writer) (*Main, error) {
 		Consolidator: newConsolidator(cfg, logger),
 		Logger:       logger,
 		Idle:         cfg.SessionIdle,
+		Skip:         func(p *governance.Project) bool { return strings.HasPrefix(p.Slug, evals.ScratchPrefix) },
 	}
+	m.EvalDeps = m.evalDeps()
+	m.Evals = evals.NewRunner(st, m.EvalDeps, logger)
 	return m, nil
+}
+
+// evalDeps wires the eval runner to the product: the store, one-project
+// beats serialised with the heartbeat, the complete forget, and the model
+// endpoint when one is configured.
+func (m *Main) evalDeps() evals.Deps {
+	svc := &evals.Services{
+		Store: m.Store,
+		Beat: func(ctx context.Context, projectID int64) error {
+			p, err := m.Store.FindProjectByID(ctx, projectID)
+			if err != nil {
+				return err
+			}
+			_, err = m.Heartbeat.BeatProject(ctx, p)
+			return err
+		},
+		Forget: func(ctx context.Context, ruleID int64, actor string) error {
+			_, err := m.Store.ForgetRule(ctx, actor, ruleID, false)
+			return err
+		},
+	}
+	deps := evals.Deps{Memory: svc, Logger: m.Logger}
+	if m.Config.LLMConfigured() {
+		oc := openai.DefaultConfig(m.Config.LLMAPIKey)
+		if m.Config.LLMBaseURL != "" {
+			oc.BaseURL = m.Config.LLMBaseURL
+		}
+		deps.Model, deps.ModelName = openai.NewClientWithConfig(oc), m.Config.LLMModel
+		judge := model.New(model.Config{BaseURL: m.Config.LLMBaseURL, APIKey: m.Config.LLMAPIKey, Model: m.Config.LLMModel,
+			Timeout: m.Config.LLMTimeout, MaxRetries: 3}, m.Logger)
+		deps.Judge = func(ctx context.Context, rule, output string) (string, string, int, error) {
+			v, tokens, err := judge.Judge(ctx, rule, output)
+			return string(v.Result), v.Evidence, tokens, err
+		}
+	}
+	return deps
 }
 
 // serve runs "console serve": first-start seeding, the heartbeat and the
@@ -86,6 +130,9 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("first start: %w", err)
 	}
+	if err := evals.InstallBuiltins(ctx, m.Store, seed.BuiltinSuites()); err != nil {
+		return fmt.Errorf("built-in eval suites: %w", err)
+	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
 	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat}, m.Store, m.Logger)
 	if err != nil {
@@ -107,6 +154,13 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 			m.Heartbeat.Run(bg)
 		}()
 	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.Evals.Run(bg); err != nil && bg.Err() == nil {
+			m.Logger.Error("eval runner stopped", slog.Any("error", err))
+		}
+	}()
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -166,8 +220,7 @@ func (m *Main) Close() error {
 // newConsolidator picks the extractor: the model when an endpoint is
 // configured, else the offline heuristic; merging falls back to the heuristic.
 func newConsolidator(cfg Config, logger *slog.Logger) *governance.Consolidator {
-	merger := heuristic.NewMerger()
-	c := &governance.Consolidator{Extractor: heuristic.NewExtractor(), Merger: merger, Fallback: merger, Gate: governance.GateText, Logger: logger}
+	c := heuristic.NewConsolidator(logger)
 	if cfg.LLMConfigured() {
 		mc := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
 			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)

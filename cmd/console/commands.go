@@ -10,7 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
 )
 
@@ -344,4 +346,66 @@ func (e *cmdEnv) importExport(cfg Config, path, slug string) error {
 	fmt.Fprintf(e.stdout, "Restored %s: %d events, %d episodes, %d candidates, %d rules, %d suppressions.\n",
 		p.Slug, stats.Events, stats.Episodes, stats.Candidates, stats.Rules, stats.Suppressions)
 	return nil
+}
+
+// eval runs "console eval list" and "console eval run NAME|FILE".
+func (e *cmdEnv) eval(args []string) error {
+	sub := ""
+	if len(args) > 0 {
+		sub, args = args[0], args[1:]
+	}
+	fs, cfg, envErr := e.flags("eval "+sub, "eval list | eval run NAME|FILE")
+	pos, err := parse(fs, cfg, envErr, args)
+	if err != nil {
+		return err
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := evals.InstallBuiltins(e.ctx, m.Store, seed.BuiltinSuites()); err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		suites, err := evals.List(e.ctx, m.Store)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tORIGIN\tCASES\tKINDS")
+		for _, s := range suites {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.Name, s.Origin, s.Cases, s.KindList())
+		}
+		return tw.Flush()
+	case "run":
+		if len(pos) != 1 {
+			fs.Usage()
+			return errors.New("eval run needs one suite NAME or FILE")
+		}
+		suite, err := evals.Find(e.ctx, m.Store, pos[0])
+		if err != nil {
+			if v, ok := evals.IsValidation(err); ok {
+				fmt.Fprintln(e.stderr, v.Error())
+				return errSilent
+			}
+			return errors.New(governance.ErrorMessage(err))
+		}
+		rep, err := evals.RunSuite(e.ctx, m.EvalDeps, suite)
+		if rep != nil {
+			if werr := rep.WriteText(e.stdout); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if rep.Failed() {
+			return errSilent
+		}
+		return nil
+	}
+	fs.Usage()
+	return fmt.Errorf("unknown eval command %q (want list or run)", sub)
 }

@@ -6,6 +6,7 @@
 //	console heartbeat --once                run one heartbeat and print what it did
 //	console audit verify                    verify the audit hash chain
 //	console export --project SLUG           export a project (JSON Lines or MEMORY.md/USER.md)
+//	console eval list|run NAME|FILE         list or run eval suites (non-zero exit on failure)
 package main
 
 import (
@@ -48,6 +49,8 @@ Usage:
   console export --project SLUG [--format jsonl|hermes] [--subject ID] [--out PATH]
   console heartbeat --once                     run one heartbeat and print what it did
   console audit verify                         verify the audit log's hash chain
+  console eval list                            list the eval suites (built-in and uploaded)
+  console eval run NAME|FILE                   run a suite, print a summary, exit non-zero on failure
 
 Every command takes the flags below; run "console COMMAND --help" for its own.
 The model API key is read only from the environment: MNEMO_LLM_API_KEY (or OPENAI_API_KEY).
@@ -72,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return env.audit(args)
 	case "export":
 		return env.export(args)
+	case "eval":
+		return env.eval(args)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

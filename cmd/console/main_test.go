@@ -199,3 +199,40 @@ func TestImportAndHeartbeatCommands(t *testing.T) {
 		t.Fatalf("duplicate user add succeeded:\n%s", out)
 	}
 }
+
+func TestEvalCommands(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	runCmd := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := run(ctx, append(args, "--data", dir), env(nil), nil, &out, &out)
+		return out.String(), err
+	}
+	out, err := runCmd("eval", "list")
+	if err != nil || !strings.Contains(out, "travel-recall") || !strings.Contains(out, "builtin") {
+		t.Fatalf("eval list: %v\n%s", err, out)
+	}
+	out, err = runCmd("eval", "run", "travel-recall")
+	if err != nil {
+		t.Fatalf("eval run travel-recall: %v\n%s", err, out)
+	}
+	// A suite expecting the expense rule in travel recall fails, says why,
+	// and the command exits non-zero (teams gate releases on it).
+	body, _ := os.ReadFile("../../seed/suites/travel-recall.yaml")
+	bad := strings.Replace(string(body), "name: travel-recall", "name: travel-recall-leak", 1)
+	bad = strings.Replace(bad, `    exclude:
+      - {regex: "报销|发票"}`, `    exclude: []
+  - id: expects-the-expense-rule
+    kind: recall
+    task: 带五岁的女儿去上海玩两天，她一直想去迪士尼。最终路线必须可执行。
+    include:
+      - {regex: "200元以下"}`, 1)
+	file := filepath.Join(dir, "leak.yaml")
+	if err := os.WriteFile(file, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCmd("eval", "run", file)
+	if err == nil || !strings.Contains(out, "expects-the-expense-rule") {
+		t.Fatalf("a failing suite exited %v:\n%s", err, out)
+	}
+}
