@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -631,7 +632,13 @@ func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projec
 	return tx.Commit()
 }
 
-// ReviewCounts is what waits for review in one project.
+// ReviewCountCap bounds the held and blocked counts of the review queue: a
+// project with more shows "1000+" instead of counting every one on every
+// page view.
+const ReviewCountCap = 1000
+
+// ReviewCounts is what waits for review in one project. Held and Blocked
+// stop at ReviewCountCap+1.
 type ReviewCounts struct {
 	Proposed int
 	Held     int
@@ -639,48 +646,28 @@ type ReviewCounts struct {
 }
 
 // FindReviewCounts counts proposals, held and blocked candidates per
-// project (projectIDs nil: every project).
+// project (projectIDs nil: every project), from indexes only.
 func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[int64]*ReviewCounts, error) {
+	if projectIDs == nil {
+		projects, err := s.FindProjects(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range projects {
+			projectIDs = append(projectIDs, p.ID)
+		}
+	}
 	out := map[int64]*ReviewCounts{}
-	get := func(id int64) *ReviewCounts {
-		if out[id] == nil {
-			out[id] = &ReviewCounts{}
+	for _, id := range projectIDs {
+		var c ReviewCounts
+		if err := s.read.QueryRowContext(ctx, `
+			SELECT (SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND status = 'proposed'),
+				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'held' LIMIT ?2)),
+				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'blocked' LIMIT ?2))`,
+			id, ReviewCountCap+1).Scan(&c.Proposed, &c.Held, &c.Blocked); err != nil {
+			return nil, fmt.Errorf("store: review counts: %w", err)
 		}
-		return out[id]
-	}
-	in, args := "", []any{}
-	if projectIDs != nil {
-		in = " AND project_id IN (" + placeholders(len(projectIDs)+1) + ")"
-		args = append(int64Args(projectIDs), nil)
-	}
-	if err := queryEach(ctx, s, `SELECT project_id, COUNT(*) FROM rules WHERE status = 'proposed'`+in+` GROUP BY project_id`, args,
-		func(r scanner) error {
-			var id int64
-			var n int
-			err := r.Scan(&id, &n)
-			get(id).Proposed = n
-			return err
-		}); err != nil {
-		return nil, err
-	}
-	if err := queryEach(ctx, s, `SELECT project_id, status, COUNT(*) FROM candidates WHERE status IN ('held', 'blocked')`+in+
-		` GROUP BY project_id, status`, args, func(r scanner) error {
-		var (
-			id     int64
-			status string
-			n      int
-		)
-		if err := r.Scan(&id, &status, &n); err != nil {
-			return err
-		}
-		if status == string(governance.CandidateHeld) {
-			get(id).Held = n
-		} else {
-			get(id).Blocked = n
-		}
-		return nil
-	}); err != nil {
-		return nil, err
+		out[id] = &c
 	}
 	return out, nil
 }
@@ -694,70 +681,84 @@ func (s *Store) CountProposals(ctx context.Context, projectIDs []int64) (int, er
 		args = append(int64Args(projectIDs), nil)
 	}
 	var n int
-	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+	if err := s.read.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count proposals: %w", err)
 	}
 	return n, nil
 }
 
-// ReviewQueueVersion changes whenever the given tab of a project's review
-// queue changes (status "proposed", "held" or "blocked"), so a polling page
-// swaps its table only when there is something new.
+// ReviewQueueVersion changes whenever a tab of a project's review queue
+// gains or loses items (status "proposed", "held" or "blocked"), so a
+// polling page swaps its table only when a beat or a reviewer changed it.
+// It reads a few index entries: for proposals, their count and newest id
+// and the newest proposed candidate (new evidence); for a candidate tab,
+// its (capped) count and newest id.
 func (s *Store) ReviewQueueVersion(ctx context.Context, projectID int64, status governance.CandidateStatus) (string, error) {
-	var (
-		n, maxID int64
-		maxAt    string
-		rn, rMax int64
-		rAt      string
-	)
-	if err := s.db.QueryRowContext(ctx, `
-		SELECT COUNT(*), COALESCE(MAX(id), 0), COALESCE(MAX(updated_at), '') FROM candidates WHERE project_id = ? AND status = ?`,
-		projectID, status).Scan(&n, &maxID, &maxAt); err != nil {
+	var n, maxID, maxCand int64
+	q := `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = ?2 LIMIT ?3)), 0,
+		COALESCE((SELECT id FROM candidates WHERE project_id = ?1 AND status = ?2 ORDER BY id DESC LIMIT 1), 0)`
+	if status == governance.CandidateProposed {
+		q = `SELECT (SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND status = 'proposed'),
+			COALESCE((SELECT id FROM rules WHERE project_id = ?1 AND status = 'proposed' ORDER BY id DESC LIMIT 1), 0),
+			COALESCE((SELECT id FROM candidates WHERE project_id = ?1 AND status = ?2 ORDER BY id DESC LIMIT 1), 0)`
+	}
+	if err := s.read.QueryRowContext(ctx, q, projectID, status, ReviewCountCap+1).Scan(&n, &maxID, &maxCand); err != nil {
 		return "", fmt.Errorf("store: review version: %w", err)
 	}
-	if status == governance.CandidateProposed {
-		if err := s.db.QueryRowContext(ctx, `
-			SELECT COUNT(*), COALESCE(MAX(id), 0), COALESCE(MAX(updated_at), '') FROM rules WHERE project_id = ? AND status = 'proposed'`,
-			projectID).Scan(&rn, &rMax, &rAt); err != nil {
-			return "", fmt.Errorf("store: review version: %w", err)
-		}
-	}
-	return fmt.Sprintf("%d.%d.%s.%d.%d.%s", n, maxID, maxAt, rn, rMax, rAt), nil
+	return fmt.Sprintf("%s.%d.%d.%d", status, n, maxID, maxCand), nil
+}
+
+// idList passes a list of ids as one JSON parameter (read with json_each),
+// so the query text, and its cached statement, is the same for any length.
+func idList(ids []int64) string {
+	b, _ := json.Marshal(nonNil(ids))
+	return string(b)
 }
 
 // FindRulesByIDs returns the rules with these ids (missing ones are left out), by id.
 func (s *Store) FindRulesByIDs(ctx context.Context, ids []int64) ([]*governance.Rule, error) {
 	var out []*governance.Rule
-	for len(ids) > 0 {
-		n := min(len(ids), 500)
-		chunk := ids[:n]
-		ids = ids[n:]
-		if err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r WHERE r.id IN (`+placeholders(len(chunk))+`) ORDER BY r.id`,
-			int64Args(chunk), func(r scanner) error {
-				rule, err := scanRule(r)
-				if err == nil {
-					out = append(out, rule)
-				}
-				return err
-			}); err != nil {
-			return nil, err
-		}
+	if len(ids) == 0 {
+		return out, nil
 	}
-	return out, nil
+	err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
+		[]any{idList(ids)}, func(r scanner) error {
+			rule, err := scanRule(r)
+			if err == nil {
+				out = append(out, rule)
+			}
+			return err
+		})
+	return out, err
+}
+
+// candidatesByIDs loads candidates (with evidence seqs) by id, or by the
+// rules they support.
+func (s *Store) candidatesByIDs(ctx context.Context, column string, ids []int64) ([]*governance.Candidate, error) {
+	var out []*governance.Candidate
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := queryEach(ctx, s, `SELECT `+candidateColumns+` FROM candidates c WHERE c.`+column+` IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
+		[]any{idList(ids)}, func(r scanner) error {
+			c, err := scanCandidate(r)
+			if err == nil {
+				out = append(out, c)
+			}
+			return err
+		})
+	return out, err
 }
 
 // FindEvidenceByRules returns the evidence chain of several rules at once,
 // keyed by rule id (the review queue shows a page of proposals).
 func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[int64][]*governance.EvidenceLink, error) {
 	out := map[int64][]*governance.EvidenceLink{}
-	if len(ruleIDs) == 0 {
-		return out, nil
-	}
-	cands, err := s.findCandidates(ctx, `c.rule_id IN (`+placeholders(len(ruleIDs))+`)`, int64Args(ruleIDs)...)
+	cands, err := s.candidatesByIDs(ctx, "rule_id", ruleIDs)
 	if err != nil {
 		return nil, err
 	}
-	links, err := s.evidenceLinks(ctx, cands)
+	links, err := s.FindCandidateEvidence(ctx, cands)
 	if err != nil {
 		return nil, err
 	}
@@ -769,5 +770,176 @@ func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[i
 
 // FindCandidateEvidence returns candidates with their supporting events.
 func (s *Store) FindCandidateEvidence(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error) {
-	return s.evidenceLinks(ctx, cands)
+	var seqs []int64
+	for _, c := range cands {
+		seqs = append(seqs, c.EvidenceSeqs...)
+	}
+	events := make(map[int64]*governance.Event, len(seqs))
+	if len(seqs) > 0 {
+		if err := queryEach(ctx, s, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (SELECT value FROM json_each(?))`,
+			[]any{idList(seqs)}, func(r scanner) error {
+				e, err := scanEvent(r)
+				if err == nil {
+					events[e.Seq] = e
+				}
+				return err
+			}); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*governance.EvidenceLink, 0, len(cands))
+	for _, c := range cands {
+		link := &governance.EvidenceLink{Candidate: c}
+		for _, seq := range c.EvidenceSeqs {
+			if e := events[seq]; e != nil {
+				link.Events = append(link.Events, e)
+			}
+		}
+		out = append(out, link)
+	}
+	return out, nil
+}
+
+// ruleWhere builds the conditions of a rule filter (as FindRules reads it).
+func ruleWhere(f governance.RuleFilter) ([]string, []any) {
+	where, args := []string{"1 = 1"}, []any{}
+	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
+	if f.ID != nil {
+		add("r.id = ?", *f.ID)
+	}
+	// One project is an equality, so the index gives ids in order.
+	switch {
+	case f.ProjectID != nil && f.ProjectIDs != nil && !slices.Contains(f.ProjectIDs, *f.ProjectID):
+		add("0 = 1")
+	case f.ProjectID != nil:
+		add("r.project_id = ?", *f.ProjectID)
+	case len(f.ProjectIDs) == 1:
+		add("r.project_id = ?", f.ProjectIDs[0])
+	case f.ProjectIDs != nil:
+		add("r.project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")", append(int64Args(f.ProjectIDs), nil)...)
+	}
+	if f.SubjectID != nil {
+		add("r.subject_id = ?", *f.SubjectID)
+	}
+	if f.ForSubject != nil {
+		add("(r.subject_id = '' OR r.subject_id = ?)", *f.ForSubject)
+	}
+	if f.Kind != nil {
+		add("r.kind = ?", *f.Kind)
+	}
+	if len(f.Statuses) > 0 {
+		vals := make([]any, len(f.Statuses))
+		for i, st := range f.Statuses {
+			vals[i] = string(st)
+		}
+		add("r.status IN ("+placeholders(len(vals))+")", vals...)
+	}
+	if f.Reason != nil {
+		add("r.promotion_reason = ?", *f.Reason)
+	}
+	if f.Paused != nil {
+		add("r.paused = ?", *f.Paused)
+	}
+	if f.ExpiringBefore != nil {
+		add("r.expires_at IS NOT NULL AND r.expires_at < ?", formatTime(*f.ExpiringBefore))
+	}
+	if q := strings.TrimSpace(f.Query); q != "" {
+		add(`r.text LIKE ? ESCAPE '\'`, "%"+likeEscape(q)+"%")
+	}
+	return where, args
+}
+
+// FindRulePage is FindRules for pages of long lists: it pages through ids
+// in index order and counts separately, so a page of a project with tens of
+// thousands of rules reads a page of rows instead of sorting all of them.
+func (s *Store) FindRulePage(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error) {
+	where, args := ruleWhere(f)
+	cond := strings.Join(where, " AND ")
+	from := "rules r"
+	if f.SubjectID != nil && (f.ProjectID != nil || len(f.ProjectIDs) == 1) {
+		// One subject of one project is a few rows; without statistics the
+		// planner would rather walk the covering list index.
+		from = "rules r INDEXED BY rules_subject"
+	}
+	collect := func(query string, ids *[]int64) error {
+		return queryEach(ctx, s, query, args, func(r scanner) error {
+			var id int64
+			err := r.Scan(&id)
+			*ids = append(*ids, id)
+			return err
+		})
+	}
+	var (
+		ids   []int64
+		total int
+	)
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count rules: %w", err)
+	}
+	if err := collect(`SELECT r.id FROM `+from+` WHERE `+cond+` ORDER BY r.id`+limitOffset(f.Limit, f.Offset), &ids); err != nil {
+		return nil, 0, err
+	}
+	rules, err := s.FindRulesByIDs(ctx, ids)
+	return rules, total, err
+}
+
+// FindCandidatePage is FindCandidates for pages of long lists (the review
+// queue's held and blocked tabs): ids in index order, a separate count, and
+// the evidence of the page's candidates only.
+//
+// With countCap > 0 the count stops after countCap rows past the page, so a
+// tab of ten thousand held candidates does not count them all each time;
+// a total of Offset+Limit+countCap means "at least".
+func (s *Store) FindCandidatePage(ctx context.Context, f CandidateFilter, countCap int) ([]*governance.Candidate, int, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
+	if f.ProjectID != 0 {
+		add("c.project_id = ?", f.ProjectID)
+	}
+	if f.ProjectIDs != nil {
+		add("c.project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")", append(int64Args(f.ProjectIDs), nil)...)
+	}
+	if f.SubjectID != nil {
+		add("c.subject_id = ?", *f.SubjectID)
+	}
+	if f.SessionID != nil {
+		add("c.session_id = ?", *f.SessionID)
+	}
+	if len(f.Statuses) > 0 {
+		vals := make([]any, len(f.Statuses))
+		for i, st := range f.Statuses {
+			vals[i] = string(st)
+		}
+		add("c.status IN ("+placeholders(len(vals))+")", vals...)
+	}
+	if f.RuleID != 0 {
+		add("c.rule_id = ?", f.RuleID)
+	}
+	if f.EventSeq != 0 {
+		add("c.id IN (SELECT candidate_id FROM evidence WHERE event_seq = ?)", f.EventSeq)
+	}
+	cond := strings.Join(where, " AND ")
+	count := `SELECT COUNT(*) FROM candidates c WHERE ` + cond
+	if countCap > 0 {
+		count = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM candidates c WHERE %s LIMIT %d)`, cond, max(f.Offset, 0)+max(f.Limit, 0)+countCap)
+	}
+	var total int
+	if err := s.read.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count candidates: %w", err)
+	}
+	var ids []int64
+	if err := queryEach(ctx, s, `SELECT c.id FROM candidates c WHERE `+cond+` ORDER BY c.id`+limitOffset(f.Limit, f.Offset), args,
+		func(r scanner) error {
+			var id int64
+			err := r.Scan(&id)
+			ids = append(ids, id)
+			return err
+		}); err != nil {
+		return nil, 0, err
+	}
+	if len(ids) == 0 {
+		return nil, total, nil
+	}
+	cands, err := s.candidatesByIDs(ctx, "id", ids)
+	return cands, total, err
 }

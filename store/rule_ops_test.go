@@ -477,3 +477,60 @@ func TestReviewCounts(t *testing.T) {
 }
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
+
+// TestFindRulePage checks that the paged list returns what FindRules does.
+func TestFindRulePage(t *testing.T) {
+	ctx := context.Background()
+	d := MustLoadDemo(t)
+	chen, kind := "family-chen", governance.TypePreference
+	all := []governance.RuleStatus{governance.RuleProposed, governance.RuleActive}
+	for name, f := range map[string]governance.RuleFilter{
+		"All":        {},
+		"Project":    {ProjectID: &d.Travel.ID},
+		"Projects":   {ProjectIDs: []int64{d.Travel.ID}},
+		"Both":       {ProjectID: &d.Travel.ID, ProjectIDs: []int64{d.Travel.ID + 1}},
+		"Subject":    {ProjectID: &d.Travel.ID, SubjectID: &chen},
+		"Kind":       {Kind: &kind, Statuses: all},
+		"Query":      {Query: "午睡"},
+		"PageTwo":    {Offset: 2, Limit: 2},
+		"PageBeyond": {Offset: 100, Limit: 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			want, _, err := d.Store.FindRules(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The total counts every match, also for a page past the end.
+			whole := f
+			whole.Offset, whole.Limit = 0, 0
+			_, wantTotal, _ := d.Store.FindRules(ctx, whole)
+			if name == "Both" {
+				want, wantTotal = nil, 0 // a project outside the allowed list
+			}
+			got, total, err := d.Store.FindRulePage(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != wantTotal || len(got) != len(want) {
+				t.Fatalf("got %d of %d, want %d of %d", len(got), total, len(want), wantTotal)
+			}
+			for i := range got {
+				if got[i].ID != want[i].ID || got[i].Text != want[i].Text {
+					t.Fatalf("rule %d = %d, want %d", i, got[i].ID, want[i].ID)
+				}
+			}
+		})
+	}
+	t.Run("Candidates", func(t *testing.T) {
+		f := store.CandidateFilter{ProjectID: d.Travel.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}, Limit: 2}
+		want, wantTotal, _ := d.Store.FindCandidates(ctx, f)
+		got, total, err := d.Store.FindCandidatePage(ctx, f, 0)
+		if err != nil || total != wantTotal || len(got) != len(want) || got[0].ID != want[0].ID ||
+			len(got[0].EvidenceSeqs) != len(want[0].EvidenceSeqs) {
+			t.Fatalf("got %d of %d (%v), want %d of %d", len(got), total, err, len(want), wantTotal)
+		}
+		if _, capped, _ := d.Store.FindCandidatePage(ctx, f, 1); capped != 3 && capped != wantTotal {
+			t.Fatalf("capped count = %d", capped)
+		}
+	})
+}

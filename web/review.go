@@ -17,10 +17,24 @@ import (
 
 // Page sizes of the review queue.
 const (
-	proposalPageSize = 20
+	proposalPageSize = 10
 	heldPageSize     = 50
 	blockedPageSize  = 20
+	// candidateCountCap: the held and blocked tabs count at most this many
+	// candidates past the page.
+	candidateCountCap = 10 * heldPageSize
 )
+
+// cappedPager is a pager over a total counted only up to a cap past the
+// page (FindCandidatePage): when the cap is reached the total is a lower
+// bound and the page count is unknown.
+func cappedPager(page, size, total int, link func(int) string) templates.Pager {
+	p := newPager(page, size, total, total >= page*size+candidateCountCap, "review-queue", link)
+	if p.Capped && p.Next == "" {
+		p.Next = link(page + 1)
+	}
+	return p
+}
 
 // isReviewer reports whether the account reviews any project (admins all).
 func isReviewer(a *governance.Account) bool {
@@ -254,7 +268,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 	link := func(n int) string { return templates.ReviewURL(p.Slug, tab, n) }
 	switch tab {
 	case templates.TabProposed:
-		rules, total, err := s.store.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID,
+		rules, total, err := s.store.FindRulePage(ctx, governance.RuleFilter{ProjectID: &p.ID,
 			Statuses: []governance.RuleStatus{governance.RuleProposed}, Offset: (page - 1) * proposalPageSize, Limit: proposalPageSize})
 		if err != nil {
 			return v, err
@@ -264,12 +278,13 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 			return v, err
 		}
 	case templates.TabHeld:
-		cands, total, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID,
-			Statuses: []governance.CandidateStatus{governance.CandidateHeld}, Offset: (page - 1) * heldPageSize, Limit: heldPageSize})
+		cands, total, err := s.store.FindCandidatePage(ctx, store.CandidateFilter{ProjectID: p.ID,
+			Statuses: []governance.CandidateStatus{governance.CandidateHeld}, Offset: (page - 1) * heldPageSize, Limit: heldPageSize},
+			candidateCountCap)
 		if err != nil {
 			return v, err
 		}
-		v.Pager = newPager(page, heldPageSize, total, false, "review-queue", link)
+		v.Pager = cappedPager(page, heldPageSize, total, link)
 		links, err := s.store.FindCandidateEvidence(ctx, cands)
 		if err != nil {
 			return v, err
@@ -285,12 +300,13 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 			v.Groups[i].Members = append(v.Groups[i].Members, l)
 		}
 	case templates.TabBlocked:
-		cands, total, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID,
-			Statuses: []governance.CandidateStatus{governance.CandidateBlocked}, Offset: (page - 1) * blockedPageSize, Limit: blockedPageSize})
+		cands, total, err := s.store.FindCandidatePage(ctx, store.CandidateFilter{ProjectID: p.ID,
+			Statuses: []governance.CandidateStatus{governance.CandidateBlocked}, Offset: (page - 1) * blockedPageSize, Limit: blockedPageSize},
+			candidateCountCap)
 		if err != nil {
 			return v, err
 		}
-		v.Pager = newPager(page, blockedPageSize, total, false, "review-queue", link)
+		v.Pager = cappedPager(page, blockedPageSize, total, link)
 		if v.Blocked, err = s.store.FindCandidateEvidence(ctx, cands); err != nil {
 			return v, err
 		}

@@ -48,6 +48,9 @@ func (s *Server) ruleFilter(c echo.Context, f templates.RuleFilterForm, page int
 			rf.ProjectIDs = append(rf.ProjectIDs, sc.Project.ID)
 		}
 	}
+	if a := auth.UserFrom(ctx); a != nil && a.IsAdmin {
+		rf.ProjectIDs = nil // every project: no need to list them
+	}
 	if f.Project != "" {
 		sc, err := s.projectScope(c, f.Project)
 		if err != nil {
@@ -108,7 +111,7 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rules, total, err := s.store.FindRules(ctx, rf)
+	rules, total, err := s.store.FindRulePage(ctx, rf)
 	if err != nil {
 		return err
 	}
