@@ -264,6 +264,9 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	}
 	var bad []governance.LineError
 	for i, e := range events {
+		if e == nil {
+			continue // IngestEvents names it
+		}
 		if e.Project != "" && e.Project != t.ProjectSlug {
 			bad = append(bad, governance.LineError{Line: i + 1, Problems: []string{
 				fmt.Sprintf("project %q is not this token's project %q", e.Project, t.ProjectSlug)}})
@@ -283,42 +286,60 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	return c.JSON(http.StatusOK, res)
 }
 
-// parseEventArray decodes a JSON array of events strictly, item by item,
-// so every problem is named by its 1-based item number; duplicates within
-// the batch are problems too. Nothing is returned when any item is bad.
+// parseEventArray decodes a JSON array of events strictly, in one pass,
+// naming every undecodable item by its 1-based number (a syntax error ends
+// the scan). Validation, with the same item numbers, is IngestEvents's.
+// Nothing is returned when any item is bad.
 func parseEventArray(r io.Reader) ([]*governance.Event, error) {
-	var raw []json.RawMessage
 	dec := json.NewDecoder(r)
-	if err := dec.Decode(&raw); err != nil {
+	dec.DisallowUnknownFields()
+	notArray := func(err error) error {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, err
+			return err
 		}
-		return nil, governance.Errorf(governance.EINVALID, "The body must be a JSON array of events: %s.", strings.TrimPrefix(err.Error(), "json: "))
+		msg := "The body must be a JSON array of events."
+		if err != nil {
+			msg = fmt.Sprintf("The body must be a JSON array of events: %s.", strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return governance.Errorf(governance.EINVALID, "%s", msg)
 	}
-	if dec.More() {
-		return nil, governance.Errorf(governance.EINVALID, "The body holds more than one JSON value.")
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, notArray(err)
 	}
-	if len(raw) > APIMaxEvents {
-		return nil, governance.Errorf(governance.ETOOLARGE, "At most %d events per request; this one has %d.", APIMaxEvents, len(raw))
-	}
-	events := make([]*governance.Event, 0, len(raw))
-	var bad []governance.LineError
-	for i, item := range raw {
+	var (
+		events []*governance.Event
+		bad    []governance.LineError
+	)
+	for i := 1; dec.More(); i++ {
+		if i > APIMaxEvents {
+			return nil, governance.Errorf(governance.ETOOLARGE, "At most %d events per request.", APIMaxEvents)
+		}
 		var e *governance.Event
-		d := json.NewDecoder(bytes.NewReader(item))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&e); err != nil {
-			bad = append(bad, governance.LineError{Line: i + 1, Problems: []string{"invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}})
-			continue
+		if err := dec.Decode(&e); err != nil {
+			var (
+				mbe *http.MaxBytesError
+				se  *json.SyntaxError
+			)
+			if errors.As(err, &mbe) {
+				return nil, err
+			}
+			bad = append(bad, governance.LineError{Line: i, Problems: []string{"invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}})
+			if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, &governance.ImportError{Lines: bad}
+			}
+			continue // unknown fields and wrong types: the item was read whole
 		}
 		events = append(events, e)
 	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
+		return nil, notArray(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, governance.Errorf(governance.EINVALID, "The body holds more than one JSON value.")
+	}
 	if len(bad) > 0 {
 		return nil, &governance.ImportError{Lines: bad}
-	}
-	if err := governance.ValidateBatch(events); err != nil {
-		return nil, err
 	}
 	return events, nil
 }

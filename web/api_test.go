@@ -172,6 +172,21 @@ func TestAPIEvents(t *testing.T) {
 			t.Fatalf("events = %d after a rejected batch, want %d", got, n)
 		}
 	})
+	t.Run("BrokenArrayNamesTheItem", func(t *testing.T) {
+		ok := string(mustJSON(t, apiEvent("m8", "s9", 10, "ok")))
+		for body, item := range map[string]int{"[" + ok + `, {"id": "m9",` + "]": 2, "[" + ok + ", null]": 2} {
+			var e apiErr
+			wantStatus(t, apiCall(t, f.Server.URL, http.MethodPost, "/api/v1/events", token, "application/json", []byte(body), &e), http.StatusBadRequest)
+			if len(e.Items) != 1 || e.Items[0].Line != item {
+				t.Errorf("%s: error = %+v", body, e)
+			}
+		}
+		var e apiErr
+		wantStatus(t, apiCall(t, f.Server.URL, http.MethodPost, "/api/v1/events", token, "application/json", []byte(`{"id":"x"}`), &e), http.StatusBadRequest)
+		if got := eventCount(t, f.Store, f.Travel.ID); got != n {
+			t.Fatalf("events = %d, want %d", got, n)
+		}
+	})
 	t.Run("OtherProjectRejected", func(t *testing.T) {
 		ev := apiEvent("m7", "s9", 9, "x")
 		ev["project"] = "expense-agent"
