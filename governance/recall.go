@@ -360,20 +360,15 @@ type recallCandidate struct {
 	eligible  bool
 	sortScore float64
 	// shape caches what conflict detection reads of a rule's text.
-	shape *ruleShape
+	shape *statementShape
 }
 
-// ruleShape is a rule text's negation and numbers, for conflict detection.
-type ruleShape struct {
-	negated bool
-	numbers []string
-}
-
-func (c *recallCandidate) textShape() *ruleShape {
+func (c *recallCandidate) textShape() statementShape {
 	if c.shape == nil {
-		c.shape = &ruleShape{negated: negated(c.rule.Text), numbers: numbers(c.rule.Text)}
+		sh := shapeOf(c.rule.Text)
+		c.shape = &sh
 	}
-	return c.shape
+	return *c.shape
 }
 
 // Recall scores, de-conflicts and packs the in-scope input into a package.
@@ -637,11 +632,7 @@ func rulesConflict(a, b *recallCandidate, w RecallWeights) bool {
 	if ra.Kind != rb.Kind || setCosine(a.grams, b.grams) < w.ConflictSimilarity {
 		return false
 	}
-	sa, sb := a.textShape(), b.textShape()
-	if sa.negated != sb.negated {
-		return true
-	}
-	return len(sa.numbers) > 0 && len(sb.numbers) > 0 && !slices.Equal(sa.numbers, sb.numbers)
+	return a.textShape().conflicts(b.textShape())
 }
 
 // conflictWinner reports whether a beats b.
@@ -662,43 +653,6 @@ func conflictWinner(a, b *Rule) bool {
 		return a.UpdatedAt.After(b.UpdatedAt)
 	}
 	return a.ID > b.ID
-}
-
-// Negation markers: Chinese ones match as substrings, English ones as words.
-var (
-	negationCJK  = []string{"不", "没", "无需", "无须", "勿", "禁止", "避免", "别再"}
-	negationWord = map[string]bool{"not": true, "no": true, "never": true, "dont": true, "doesnt": true,
-		"without": true, "avoid": true, "cannot": true, "cant": true, "wont": true, "isnt": true, "arent": true}
-)
-
-func negated(text string) bool {
-	lower := strings.ToLower(text)
-	for _, m := range negationCJK {
-		if strings.Contains(lower, m) {
-			return true
-		}
-	}
-	for _, f := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' }) {
-		if strings.ContainsAny(f, "'’") {
-			f = strings.ReplaceAll(strings.ReplaceAll(f, "'", ""), "’", "")
-		}
-		if negationWord[f] {
-			return true
-		}
-	}
-	return false
-}
-
-// numbers lists the numbers in text, without leading zeros, in order.
-func numbers(text string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r < '0' || r > '9' }) {
-		if f = strings.TrimLeft(f, "0"); f == "" {
-			f = "0"
-		}
-		out = append(out, f)
-	}
-	return out
 }
 
 func total(s RecallScore, w RecallWeights) RecallScore {
