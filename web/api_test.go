@@ -389,3 +389,25 @@ func TestAPIExportAndOpenAPI(t *testing.T) {
 		}
 	})
 }
+
+// Errors raised before a handler (no route, wrong method) still answer
+// agents in the API's {code, message} shape.
+func TestAPIErrorsBeforeHandlers(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	token := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeRecall)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		code         string
+	}{
+		{http.MethodPut, "/api/v1/rules", http.StatusNotFound, governance.ENOTFOUND},
+		{http.MethodGet, "/api/v1/nowhere", http.StatusNotFound, governance.ENOTFOUND},
+		{http.MethodPut, "/healthz", http.StatusMethodNotAllowed, "method_not_allowed"},
+	} {
+		var e apiErr
+		res := apiCall(t, f.Server.URL, tc.method, tc.path, token, "application/json", nil, &e)
+		if res.StatusCode != tc.status || e.Code != tc.code || e.Message == "" {
+			t.Errorf("%s %s = %d %+v, want %d with code %s", tc.method, tc.path, res.StatusCode, e, tc.status, tc.code)
+		}
+	}
+}

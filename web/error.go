@@ -53,6 +53,27 @@ func classify(err error) (int, string) {
 	return status, governance.ErrorMessage(err)
 }
 
+// errorCodeOf is err's governance code, or for errors raised before a
+// handler (echo's 404/405, the body limit) the code of their status.
+func errorCodeOf(err error, status int) string {
+	var ge *governance.Error
+	if errors.As(err, &ge) {
+		return ge.Code
+	}
+	for code, st := range errorStatus {
+		if st == status && code != governance.EINVALID {
+			return code
+		}
+	}
+	switch status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return governance.EINVALID
+	case http.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	}
+	return governance.EINTERNAL
+}
+
 // handleError is echo's HTTPErrorHandler: it maps err to a status, logs
 // internal errors with the request id, and renders an error page, or an error
 // partial for htmx. Anonymous page requests are sent to the login page.
@@ -68,7 +89,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		log.LogAttrs(ctx, slog.LevelDebug, "request rejected", slog.Int("status", status), slog.String("reason", msg))
 	}
 	if wantsJSON(c) {
-		if rerr := c.JSON(status, map[string]string{"error": governance.ErrorCode(err), "message": msg}); rerr != nil {
+		if rerr := c.JSON(status, map[string]string{"code": errorCodeOf(err, status), "message": msg}); rerr != nil {
 			log.LogAttrs(ctx, slog.LevelError, "error response failed", slog.Any("error", rerr))
 		}
 		return
