@@ -84,7 +84,7 @@ func (s *Server) handleAuditIndex(c echo.Context) error {
 	if len(errs) > 0 {
 		status = http.StatusUnprocessableEntity
 	}
-	meta, err := s.reviewMeta(c, "Audit log", "audit")
+	meta, err := s.meta(c, "Audit log", "audit")
 	if err != nil {
 		return err
 	}

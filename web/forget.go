@@ -65,7 +65,7 @@ func forgetBack(c echo.Context, def string) string {
 }
 
 func (s *Server) renderForget(c echo.Context, title string, v templates.ForgetView) error {
-	meta, err := s.reviewMeta(c, title, "")
+	meta, err := s.meta(c, title, "")
 	if err != nil {
 		return err
 	}
@@ -345,7 +345,7 @@ func (s *Server) handleAdminForgetShow(c echo.Context) error {
 			Submit: "Forget everything about " + v.Subject,
 		}
 	}
-	meta, err := s.reviewMeta(c, "Forget a subject", "")
+	meta, err := s.meta(c, "Forget a subject", "")
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (s *Server) handleMeShow(c echo.Context) error {
 		}
 		v.Groups = append(v.Groups, g)
 	}
-	meta, err := s.reviewMeta(c, "My memories", "me")
+	meta, err := s.meta(c, "My memories", "me")
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,7 @@ func (s *Server) meta(c echo.Context, title, active string) (templates.PageMeta,
 		Active: active,
 	}
 	m.Nav = navFor(m.User)
+	s.withReviewBadge(c.Request().Context(), &m)
 	if isPartial(c) {
 		return m, nil
 	}

@@ -129,9 +129,24 @@ func (s *Server) withReviewBadge(ctx context.Context, meta *templates.PageMeta) 
 	}
 	for i := range meta.Nav {
 		if meta.Nav[i].Key == "review" {
-			meta.Nav[i].Label = fmt.Sprintf("Review (%d)", n)
+			meta.Nav[i].Badge = n
 		}
 	}
+}
+
+// handleReviewBadge is the review entry's label, polled by the navigation
+// so the pending count stays current without a reload.
+func (s *Server) handleReviewBadge(c echo.Context) error {
+	meta, err := s.meta(c, "", "")
+	if err != nil {
+		return err
+	}
+	for _, item := range meta.Nav {
+		if item.Key == "review" {
+			return render(c, http.StatusOK, templates.NavLabel(item))
+		}
+	}
+	return errReviewersOnly
 }
 
 // pendingReviews counts the proposals waiting in the projects a account reviews.
@@ -144,16 +159,6 @@ func (s *Server) pendingReviews(ctx context.Context, a *governance.Account) (int
 		ids = nil
 	}
 	return s.store.CountProposals(ctx, ids)
-}
-
-// reviewMeta is s.meta with the review badge.
-func (s *Server) reviewMeta(c echo.Context, title, active string) (templates.PageMeta, error) {
-	meta, err := s.meta(c, title, active)
-	if err != nil {
-		return meta, err
-	}
-	s.withReviewBadge(c.Request().Context(), &meta)
-	return meta, nil
 }
 
 // handleReviewIndex lists the projects the viewer reviews with what waits.
@@ -186,7 +191,7 @@ func (s *Server) handleReviewIndex(c echo.Context) error {
 		}
 		v.Projects = append(v.Projects, rp)
 	}
-	meta, err := s.reviewMeta(c, "Review", "review")
+	meta, err := s.meta(c, "Review", "review")
 	if err != nil {
 		return err
 	}
@@ -240,7 +245,7 @@ func (s *Server) renderReview(c echo.Context, status int, v templates.ReviewView
 	if hxTargets(c, "review-queue") {
 		return render(c, status, templates.ReviewQueue(v))
 	}
-	meta, err := s.reviewMeta(c, "Review "+v.Project.Name, "review")
+	meta, err := s.meta(c, "Review "+v.Project.Name, "review")
 	if err != nil {
 		return err
 	}
@@ -631,7 +636,7 @@ func (s *Server) handleReviewMerge(c echo.Context) error {
 		}
 		status = http.StatusUnprocessableEntity
 	}
-	meta, err := s.reviewMeta(c, "Merge proposals", "review")
+	meta, err := s.meta(c, "Merge proposals", "review")
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,7 @@ func (s *Server) routes() {
 	// Governance (review.go, rule.go, forget.go, me.go, audit.go): who may
 	// act on which rule, candidate or subject is checked in the handlers.
 	app.GET("/review", s.handleReviewIndex)
+	app.GET("/review/badge", s.handleReviewBadge)
 	app.GET("/projects/:project/review", s.handleReviewShow)
 	app.POST("/projects/:project/review/approve", s.handleReviewApprove)
 	app.POST("/projects/:project/review/reject", s.handleReviewReject)

@@ -126,7 +126,7 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 	if hxTargets(c, "rule-table") {
 		return render(c, http.StatusOK, templates.RuleTable(v))
 	}
-	meta, err := s.reviewMeta(c, "Rules", "rules")
+	meta, err := s.meta(c, "Rules", "rules")
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (s *Server) renderRule(c echo.Context, status int, r *governance.Rule, sc s
 		}
 		v.Traces = append(v.Traces, ref)
 	}
-	meta, err := s.reviewMeta(c, fmt.Sprintf("Rule #%d", r.ID), "rules")
+	meta, err := s.meta(c, fmt.Sprintf("Rule #%d", r.ID), "rules")
 	if err != nil {
 		return err
 	}

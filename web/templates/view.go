@@ -31,6 +31,41 @@ type NavItem struct {
 	Key   string
 	Label string
 	URL   string
+	// Group names the drop-down menu the item is in ("" = on the bar).
+	Group string
+	// Badge, when positive, is a count shown beside the label (pending reviews).
+	Badge int
+}
+
+// navBar is the navigation as the layout draws it: items on the bar, and
+// groups (drop-down menus) where their first item stands.
+type navBar struct {
+	Item  *NavItem
+	Group string
+	Items []NavItem
+	// Active: the current page is in the group.
+	Active bool
+}
+
+func navBarOf(items []NavItem, active string) []navBar {
+	var out []navBar
+	at := map[string]int{}
+	for i := range items {
+		it := &items[i]
+		if it.Group == "" {
+			out = append(out, navBar{Item: it})
+			continue
+		}
+		j, ok := at[it.Group]
+		if !ok {
+			j = len(out)
+			at[it.Group] = j
+			out = append(out, navBar{Group: it.Group})
+		}
+		out[j].Items = append(out[j].Items, *it)
+		out[j].Active = out[j].Active || it.Key == active
+	}
+	return out
 }
 
 // FieldErrors maps a form field name to its problem.
