@@ -22,7 +22,7 @@ func TestNavigation(t *testing.T) {
 		if memory.Find("summary").Length() != 1 {
 			t.Fatal("the Memory menu has no summary to open it")
 		}
-		if doc.Find(testid("nav-group-Admin") + " " + testid("nav-import")).Length() != 1 {
+		if doc.Find(testid("nav-group-Admin")+" "+testid("nav-import")).Length() != 1 {
 			t.Fatal("Import is not in the Admin menu")
 		}
 		_, doc = f.Login(t, MemberLi).Get("/")
