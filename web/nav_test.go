@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web"
 )
@@ -59,4 +60,26 @@ func TestNavigation(t *testing.T) {
 		res, _ = f.Login(t, MemberLi).Get("/review/badge")
 		wantStatus(t, res, http.StatusForbidden)
 	})
+}
+
+// TestEveryPageAccessible runs the accessibility smoke check over every
+// page of the navigation, for an admin and for a member.
+func TestEveryPageAccessible(t *testing.T) {
+	f := NewFixture(t, web.Config{Heartbeat: &fakeHeartbeat{}})
+	beat(t, f)
+	for _, user := range []string{Admin, MemberLi} {
+		c := f.Login(t, user)
+		_, home := c.Get("/")
+		home.Find(testid("nav") + " a").Each(func(_ int, s *goquery.Selection) {
+			href := s.AttrOr("href", "")
+			res, doc := c.Get(href)
+			if res.StatusCode != http.StatusOK {
+				t.Errorf("%s %s = %d", user, href, res.StatusCode)
+				return
+			}
+			for _, p := range a11yProblems(doc) {
+				t.Errorf("%s %s: %s", user, href, p)
+			}
+		})
+	}
 }
