@@ -70,7 +70,11 @@ func TestEveryPageAccessible(t *testing.T) {
 	for _, user := range []string{Admin, MemberLi} {
 		c := f.Login(t, user)
 		_, home := c.Get("/")
-		home.Find(testid("nav") + " a").Each(func(_ int, s *goquery.Selection) {
+		links := home.Find(testid("nav") + " a")
+		if links.Length() < 5 {
+			t.Fatalf("%s has %d navigation links", user, links.Length())
+		}
+		links.Each(func(_ int, s *goquery.Selection) {
 			href := s.AttrOr("href", "")
 			res, doc := c.Get(href)
 			if res.StatusCode != http.StatusOK {
