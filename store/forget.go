@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,13 +84,17 @@ type forgetPlan struct {
 	candIDs  map[int64]bool
 	fps      map[int64]map[string]string // project → fingerprint → subject
 	texts    []string                    // forgotten statements, to find quotes of them
+	textSet  map[string]bool
 	eventSQL string                      // subject forget: events are selected by this condition
 	eventArg []any
 	seqs     []int64 // rule forget: events to redact
+	// bulk: the forget rewrites so much of the full-text indexes that one
+	// rewrite of each index is cheaper than removing each row's terms.
+	bulk bool
 }
 
 func newForgetPlan() *forgetPlan {
-	return &forgetPlan{ruleIDs: map[int64]bool{}, candIDs: map[int64]bool{}, fps: map[int64]map[string]string{}}
+	return &forgetPlan{ruleIDs: map[int64]bool{}, candIDs: map[int64]bool{}, fps: map[int64]map[string]string{}, textSet: map[string]bool{}}
 }
 
 func (p *forgetPlan) addFingerprint(projectID int64, subject, text string) {
@@ -103,7 +108,8 @@ func (p *forgetPlan) addFingerprint(projectID int64, subject, text string) {
 	if _, ok := p.fps[projectID][fp]; !ok {
 		p.fps[projectID][fp] = subject
 	}
-	if !slices.Contains(p.texts, text) {
+	if !p.textSet[text] {
+		p.textSet[text] = true
 		p.texts = append(p.texts, text)
 	}
 }
@@ -199,44 +205,58 @@ func planRules(ctx context.Context, q dbQuerier, ids []int64, withEvents bool) (
 // expand follows rules to their versions and candidates, and statements to
 // the rules and candidates of the same scope that say the same.
 func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
+	versioned := map[int64]bool{}
 	for round := 0; round < 3; round++ {
 		grew := false
 		// Versions of every rule (earlier wordings are forgotten too).
+		var fresh []int64
 		for _, r := range p.Rules {
-			vs, err := findVersionsIn(ctx, q, r.ID)
-			if err != nil {
-				return err
-			}
-			for _, v := range vs {
-				p.addFingerprint(r.ProjectID, r.SubjectID, v.Text)
+			if !versioned[r.ID] {
+				versioned[r.ID] = true
+				fresh = append(fresh, r.ID)
 			}
 		}
+		vs, err := findVersionsOf(ctx, q, fresh)
+		if err != nil {
+			return err
+		}
+		byID := make(map[int64]*governance.Rule, len(p.Rules))
+		for _, r := range p.Rules {
+			byID[r.ID] = r
+		}
+		for _, v := range vs {
+			r := byID[v.RuleID]
+			p.addFingerprint(r.ProjectID, r.SubjectID, v.Text)
+		}
 		// Candidates of the rules.
-		if err := inChunks(sortedIDs(p.ruleIDs), func(chunk []int64) error {
-			cands, err := findCandidatesIn(ctx, q, `c.rule_id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
-			for _, c := range cands {
-				grew = p.addCandidate(c) || grew
-			}
+		cands, err := findCandidatesIn(ctx, q, `c.rule_id IN (SELECT value FROM json_each(?))`, idList(sortedIDs(p.ruleIDs)))
+		if err != nil {
 			return err
-		}); err != nil {
-			return err
+		}
+		for _, c := range cands {
+			grew = p.addCandidate(c) || grew
 		}
 		// Same statement, same scope: other rules, and candidates not
 		// attached to a rule that stays (including merge-group members).
-		for _, r := range slices.Clone(p.Rules) {
-			fps := p.fingerprintsOf(r.ProjectID)
-			if len(fps) == 0 {
-				continue
+		type scopeKey struct {
+			project int64
+			subject string
+		}
+		scopes := map[scopeKey]bool{}
+		for _, r := range p.Rules {
+			subject := r.SubjectID
+			if p.SubjectID != "" {
+				subject = p.SubjectID
 			}
-			scope, args := `r.project_id = ? AND r.status <> 'forgotten' AND r.fingerprint IN (`+placeholders(len(fps))+`)`,
-				append([]any{r.ProjectID}, stringArgs(fps)...)
-			switch {
-			case p.SubjectID != "":
-				scope, args = scope+` AND r.subject_id = ?`, append(args, p.SubjectID)
-			case r.SubjectID != "":
-				scope, args = scope+` AND r.subject_id = ?`, append(args, r.SubjectID)
+			scopes[scopeKey{r.ProjectID, subject}] = true
+		}
+		for sk := range scopes {
+			cond, args := `r.project_id = ? AND r.status <> 'forgotten' AND r.fingerprint IN (SELECT value FROM json_each(?))`,
+				[]any{sk.project, stringList(p.fingerprintsOf(sk.project))}
+			if sk.subject != "" {
+				cond, args = cond+` AND r.subject_id = ?`, append(args, sk.subject)
 			}
-			more, err := findRulesIn(ctx, q, scope, args...)
+			more, err := findRulesIn(ctx, q, cond, args...)
 			if err != nil {
 				return err
 			}
@@ -249,15 +269,16 @@ func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
 			groups[c.GroupID] = true
 		}
 		for projectID := range p.fps {
-			fps := p.fingerprintsOf(projectID)
 			subjects := p.subjectsOf(projectID)
-			cond := `c.project_id = ? AND c.fingerprint IN (` + placeholders(len(fps)) + `)`
-			args := append([]any{projectID}, stringArgs(fps)...)
+			cond := `c.project_id = ? AND c.fingerprint IN (SELECT value FROM json_each(?))`
+			args := []any{projectID, stringList(p.fingerprintsOf(projectID))}
 			if !subjects[""] {
-				cond += ` AND c.subject_id IN (` + placeholders(len(subjects)) + `)`
+				var list []string
 				for s := range subjects {
-					args = append(args, s)
+					list = append(list, s)
 				}
+				cond += ` AND c.subject_id IN (SELECT value FROM json_each(?))`
+				args = append(args, stringList(list))
 			}
 			cands, err := findCandidatesIn(ctx, q, cond+` AND (c.rule_id IS NULL OR c.rule_id IN (SELECT id FROM rules WHERE status IN ('rejected', 'archived', 'forgotten')))`, args...)
 			if err != nil {
@@ -267,22 +288,48 @@ func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
 				grew = p.addCandidate(c) || grew
 			}
 		}
-		if err := inChunks(sortedIDs(groups), func(chunk []int64) error {
-			cands, err := findCandidatesIn(ctx, q, `c.group_id IN (`+placeholders(len(chunk))+`) AND c.rule_id IS NULL`, int64Args(chunk)...)
-			for _, c := range cands {
-				if p.scopeAllows(c) {
-					grew = p.addCandidate(c) || grew
-				}
+		members, err := findCandidatesIn(ctx, q, `c.group_id IN (SELECT value FROM json_each(?)) AND c.rule_id IS NULL`, idList(sortedIDs(groups)))
+		if err != nil {
+			return err
+		}
+		for _, c := range members {
+			if p.scopeAllows(c) {
+				grew = p.addCandidate(c) || grew
 			}
-			return err
-		}); err != nil {
-			return err
 		}
 		if !grew {
 			break
 		}
 	}
 	return nil
+}
+
+func stringList(ss []string) string {
+	b, _ := json.Marshal(nonNil(ss))
+	return string(b)
+}
+
+// findVersionsOf returns the versions of the given rules.
+func findVersionsOf(ctx context.Context, q dbQuerier, ruleIDs []int64) ([]*governance.RuleVersion, error) {
+	var out []*governance.RuleVersion
+	if len(ruleIDs) == 0 {
+		return out, nil
+	}
+	err := queryAll(ctx, q, `SELECT rule_id, version, text, kind, actor, reason, created_at FROM rule_versions
+		WHERE rule_id IN (SELECT value FROM json_each(?)) ORDER BY rule_id, version`,
+		[]any{idList(ruleIDs)}, func(r scanner) error {
+			var (
+				v       governance.RuleVersion
+				created string
+			)
+			if err := r.Scan(&v.RuleID, &v.Version, &v.Text, &v.Kind, &v.Actor, &v.Reason, &created); err != nil {
+				return err
+			}
+			v.CreatedAt = parseTime(created)
+			out = append(out, &v)
+			return nil
+		})
+	return out, err
 }
 
 // scopeAllows keeps a merge-group sweep inside the subjects being forgotten
@@ -329,36 +376,16 @@ func stringArgs(ss []string) []any {
 	return out
 }
 
-func findVersionsIn(ctx context.Context, q dbQuerier, ruleID int64) ([]*governance.RuleVersion, error) {
-	var out []*governance.RuleVersion
-	err := queryAll(ctx, q, `SELECT rule_id, version, text, kind, actor, reason, created_at FROM rule_versions WHERE rule_id = ? ORDER BY version`,
-		[]any{ruleID}, func(r scanner) error {
-			var (
-				v       governance.RuleVersion
-				created string
-			)
-			if err := r.Scan(&v.RuleID, &v.Version, &v.Text, &v.Kind, &v.Actor, &v.Reason, &created); err != nil {
-				return err
-			}
-			v.CreatedAt = parseTime(created)
-			out = append(out, &v)
-			return nil
-		})
-	return out, err
-}
 
 // finish gathers versions, events and episodes once rules and candidates are known.
 func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 	slices.SortFunc(p.Rules, func(a, b *governance.Rule) int { return int(a.ID - b.ID) })
 	slices.SortFunc(p.Candidates, func(a, b *governance.Candidate) int { return int(a.ID - b.ID) })
-	p.Versions = nil
-	for _, r := range p.Rules {
-		vs, err := findVersionsIn(ctx, q, r.ID)
-		if err != nil {
-			return err
-		}
-		p.Versions = append(p.Versions, vs...)
+	vs, err := findVersionsOf(ctx, q, sortedIDs(p.ruleIDs))
+	if err != nil {
+		return err
 	}
+	p.Versions = vs
 	projects := map[int64]bool{}
 	for _, r := range p.Rules {
 		projects[r.ProjectID] = true
@@ -424,21 +451,29 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 	// Episodes: those of the subject go blank; those of the candidates'
 	// sessions, or quoting a forgotten statement, lose the quoting sentences.
 	seen := map[int64]bool{}
-	addEpisode := func(e *governance.Episode, summary string) {
-		if seen[e.ID] || summary == e.Summary {
+	addEpisode := func(e *governance.Episode, rewrite func(string) string) {
+		if seen[e.ID] {
 			return
 		}
 		seen[e.ID] = true
-		p.Episodes = append(p.Episodes, &EpisodeRewrite{Episode: e, Summary: summary})
+		if summary := rewrite(e.Summary); summary != e.Summary {
+			p.Episodes = append(p.Episodes, &EpisodeRewrite{Episode: e, Summary: summary})
+		}
 	}
+	blank := func(string) string { return governance.RedactedText }
+	dropQuotes := func(summary string) string { return rewriteSummary(summary, quotes) }
 	if p.SubjectID != "" {
+		// Everything about a subject: its episodes go blank, and every
+		// candidate of it is in one of its own sessions.
 		eps, err := findEpisodesIn(ctx, q, `project_id = ? AND subject_id = ?`, p.ProjectID, p.SubjectID)
 		if err != nil {
 			return err
 		}
 		for _, e := range eps {
-			addEpisode(e, governance.RedactedText)
+			addEpisode(e, blank)
 		}
+		slices.SortFunc(p.Episodes, func(a, b *EpisodeRewrite) int { return int(a.Episode.ID - b.Episode.ID) })
+		return nil
 	}
 	sessions := map[int64]map[string]bool{}
 	for _, c := range p.Candidates {
@@ -459,7 +494,7 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 			return err
 		}
 		for _, e := range eps {
-			addEpisode(e, rewriteSummary(e.Summary, quotes))
+			addEpisode(e, dropQuotes)
 		}
 	}
 	for projectID := range projects {
@@ -469,7 +504,7 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 				return err
 			}
 			for _, e := range eps {
-				addEpisode(e, rewriteSummary(e.Summary, quotes))
+				addEpisode(e, dropQuotes)
 			}
 		}
 	}
@@ -541,7 +576,92 @@ func planSubject(ctx context.Context, q dbQuerier, projectID int64, subjectID st
 		projectID, subjectID).Scan(&p.RecallTraces); err != nil {
 		return nil, fmt.Errorf("store: count recall traces: %w", err)
 	}
-	return p, p.finish(ctx, q)
+	if err := p.finish(ctx, q); err != nil {
+		return nil, err
+	}
+	var all int
+	if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&all); err != nil {
+		return nil, fmt.Errorf("store: count events: %w", err)
+	}
+	p.bulk = bulkForget(p.EventCount+len(p.Episodes), all)
+	return p, nil
+}
+
+// bulkForget decides between removing each forgotten row's terms from the
+// full-text indexes (secure-delete: about a millisecond a row) and
+// rewriting each index once (optimize: a few microseconds per indexed row
+// of the whole database): the rewrite wins for large forgets.
+func bulkForget(rows, allRows int) bool {
+	return rows >= 1000 && rows*200 > allRows
+}
+
+// ftsIndex is an FTS5 table that removes deleted terms at once.
+type ftsIndex struct {
+	name string
+	// contentless indexes keep no text and are rewritten with 'optimize',
+	// which drops their tombstoned rows; the others are rebuilt from their
+	// content ('rebuild'), because 'optimize' keeps delete markers of an
+	// external-content index.
+	contentless bool
+}
+
+var contentlessFTS = regexp.MustCompile(`(?i)\bcontent\s*=\s*''`)
+
+// secureIndexes lists the FTS5 tables that have secure-delete on.
+func secureIndexes(ctx context.Context, tx *Tx) ([]ftsIndex, error) {
+	var all []ftsIndex
+	if err := queryAll(ctx, tx, `SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5(%' ORDER BY name`,
+		nil, func(r scanner) error {
+			var n, sql string
+			err := r.Scan(&n, &sql)
+			all = append(all, ftsIndex{name: n, contentless: contentlessFTS.MatchString(sql)})
+			return err
+		}); err != nil {
+		return nil, err
+	}
+	var out []ftsIndex
+	for _, ix := range all {
+		var v string
+		err := tx.QueryRowContext(ctx, `SELECT v FROM "`+ix.name+`_config" WHERE k = 'secure-delete'`).Scan(&v)
+		if isNoRows(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: index %s: %w", ix.name, err)
+		}
+		if v == "1" {
+			out = append(out, ix)
+		}
+	}
+	return out, nil
+}
+
+// setSecureDelete turns secure-delete of the given FTS5 tables on or off.
+func setSecureDelete(ctx context.Context, tx *Tx, indexes []ftsIndex, on bool) error {
+	v := 0
+	if on {
+		v = 1
+	}
+	for _, ix := range indexes {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO "`+ix.name+`" ("`+ix.name+`", rank) VALUES ('secure-delete', ?)`, v); err != nil {
+			return fmt.Errorf("store: secure-delete of %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}
+
+// rewriteIndexes rewrites each index so that no deleted term is left in it.
+func rewriteIndexes(ctx context.Context, tx *Tx, indexes []ftsIndex) error {
+	for _, ix := range indexes {
+		cmd := "rebuild"
+		if ix.contentless {
+			cmd = "optimize"
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO "`+ix.name+`" ("`+ix.name+`") VALUES ('`+cmd+`')`); err != nil {
+			return fmt.Errorf("store: %s index %s: %w", cmd, ix.name, err)
+		}
+	}
+	return nil
 }
 
 // planCandidate collects a candidate that supports no rule together with
@@ -777,6 +897,21 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, err
 	}
 	r.Versions = len(p.Versions)
 
+	// A large forget marks deletions without looking each term up, then
+	// rewrites every such index once (rebuild, or optimize when it keeps no
+	// text): the rewrite drops the deleted terms and SQLite's secure_delete
+	// zeroes the pages they were on.
+	var bulkIndexes []ftsIndex
+	if p.bulk {
+		var err error
+		if bulkIndexes, err = secureIndexes(ctx, tx); err != nil {
+			return nil, err
+		}
+		if err := setSecureDelete(ctx, tx, bulkIndexes, false); err != nil {
+			return nil, err
+		}
+	}
+
 	// Rules keep their ids, scope and history of who did what, not their words.
 	if err := inChunks(r.RuleIDs, func(chunk []int64) error {
 		_, err := tx.ExecContext(ctx, `
@@ -804,9 +939,17 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, err
 	}); err != nil {
 		return nil, err
 	}
-	for _, e := range p.Episodes {
-		if _, err := tx.ExecContext(ctx, `UPDATE episodes SET summary = ?, updated_at = ? WHERE id = ?`, e.Summary, now, e.Episode.ID); err != nil {
-			return nil, fmt.Errorf("store: rewrite episode: %w", err)
+	if p.SubjectID != "" {
+		// Every episode of the subject goes blank, in one statement.
+		if _, err := tx.ExecContext(ctx, `UPDATE episodes SET summary = ?, updated_at = ? WHERE project_id = ? AND subject_id = ? AND summary <> ?`,
+			governance.RedactedText, now, p.ProjectID, p.SubjectID, governance.RedactedText); err != nil {
+			return nil, fmt.Errorf("store: blank episodes: %w", err)
+		}
+	} else {
+		for _, e := range p.Episodes {
+			if _, err := tx.ExecContext(ctx, `UPDATE episodes SET summary = ?, updated_at = ? WHERE id = ?`, e.Summary, now, e.Episode.ID); err != nil {
+				return nil, fmt.Errorf("store: rewrite episode: %w", err)
+			}
 		}
 	}
 	// Events: hash their text first, then replace it; the FTS trigger
@@ -852,11 +995,34 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, err
 			r.Suppressions += int(n)
 		}
 	}
-	// Stored eval results may quote a rule; replace the quotes.
-	for _, t := range p.texts {
-		if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?, ?) WHERE instr(detail, ?) > 0`,
-			t, governance.RedactedText, t); err != nil {
-			return nil, fmt.Errorf("store: scrub eval results: %w", err)
+	if err := rewriteIndexes(ctx, tx, bulkIndexes); err != nil {
+		return nil, err
+	}
+	if err := setSecureDelete(ctx, tx, bulkIndexes, true); err != nil {
+		return nil, err
+	}
+	// Stored eval results may quote a rule (an eval checks recalled rules);
+	// replace the quotes of every wording of every forgotten rule.
+	var evalRows int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM eval_results LIMIT 1)`).Scan(&evalRows); err != nil {
+		return nil, fmt.Errorf("store: scrub eval results: %w", err)
+	}
+	if evalRows > 0 {
+		quoted := map[string]bool{}
+		for _, rule := range p.Rules {
+			quoted[rule.Text] = true
+		}
+		for _, v := range p.Versions {
+			quoted[v.Text] = true
+		}
+		for t := range quoted {
+			if t == "" || t == governance.RedactedText {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?, ?) WHERE instr(detail, ?) > 0`,
+				t, governance.RedactedText, t); err != nil {
+				return nil, fmt.Errorf("store: scrub eval results: %w", err)
+			}
 		}
 	}
 	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -378,5 +379,59 @@ func TestForgetCandidate(t *testing.T) {
 	}
 	if bytes.Contains(fileBytes(t, d.Store), []byte(held.Statement)) {
 		t.Fatal("the statement is still in the file")
+	}
+}
+
+// TestForgetSubjectBulk forgets a subject large enough for the bulk path
+// (the full-text indexes are rewritten once instead of term by term): no
+// term of its lines is left in any index, the other subject's lines are
+// still found, and every index removes deleted terms at once again.
+func TestForgetSubjectBulk(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	p := MustCreateProject(t, s, "bulk")
+	var events []*governance.Event
+	for i := 0; i < 1500; i++ {
+		e := ev(fmt.Sprintf("b%d", i), fmt.Sprintf("s%d", i/10), i%10, governance.RoleUser,
+			fmt.Sprintf("麒麟鸵鸟 Zebraquokka 第%d次出行", i))
+		e.SubjectID = "bulk-user"
+		events = append(events, e)
+	}
+	keep := ev("k1", "keep", 1, governance.RoleUser, "长颈鹿 Marmotwhistle 要留下")
+	keep.SubjectID = "other"
+	events = append(events, keep)
+	if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.ForgetSubject(ctx, "admin", p.ID, "bulk-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Events != 1500 {
+		t.Fatalf("redacted %d events", rep.Events)
+	}
+	for _, term := range []string{"uok", "Zebra", "麒麟", "鸵鸟"} {
+		for _, table := range []string{"events_fts_data", "events_cjk_data"} {
+			var n int
+			if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE instr(block, ?) > 0`, []byte(term)).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Errorf("%s still holds %q in %d blocks", table, term, n)
+			}
+		}
+	}
+	if bytes.Contains(fileBytes(t, s), []byte("Zebraquokka")) {
+		t.Error("the text is still in the file")
+	}
+	hits, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: "Marmotwhistle"})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("the other subject's line: %d hits, %v", len(hits), err)
+	}
+	for _, table := range []string{"events_fts", "events_cjk", "episodes_fts"} {
+		var v string
+		if err := s.DB().QueryRowContext(ctx, `SELECT v FROM `+table+`_config WHERE k = 'secure-delete'`).Scan(&v); err != nil || v != "1" {
+			t.Errorf("%s secure-delete = %q (%v)", table, v, err)
+		}
 	}
 }
