@@ -85,7 +85,7 @@ type forgetPlan struct {
 	fps      map[int64]map[string]string // project → fingerprint → subject
 	texts    []string                    // forgotten statements, to find quotes of them
 	textSet  map[string]bool
-	eventSQL string                      // subject forget: events are selected by this condition
+	eventSQL string // subject forget: events are selected by this condition
 	eventArg []any
 	seqs     []int64 // rule forget: events to redact
 	// bulk: the forget rewrites so much of the full-text indexes that one
@@ -375,7 +375,6 @@ func stringArgs(ss []string) []any {
 	}
 	return out
 }
-
 
 // finish gathers versions, events and episodes once rules and candidates are known.
 func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
