@@ -732,20 +732,44 @@ func (s *Store) FindRulesByIDs(ctx context.Context, ids []int64) ([]*governance.
 	return out, err
 }
 
-// candidatesByIDs loads candidates (with evidence seqs) by id, or by the
-// rules they support.
+// candidateColumnsBare are the candidate columns with an empty evidence
+// list: the lists come from one join instead of a subquery per candidate.
+var candidateColumnsBare = strings.Replace(candidateColumns,
+	"(SELECT COALESCE(group_concat(event_seq), '') FROM evidence v WHERE v.candidate_id = c.id)", "''", 1)
+
+// candidatesByIDs loads candidates by id, or by the rules they support,
+// with their evidence seqs.
 func (s *Store) candidatesByIDs(ctx context.Context, column string, ids []int64) ([]*governance.Candidate, error) {
 	var out []*governance.Candidate
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := queryEach(ctx, s, `SELECT `+candidateColumns+` FROM candidates c WHERE c.`+column+` IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
+	byID := map[int64]*governance.Candidate{}
+	if err := queryEach(ctx, s, `SELECT `+candidateColumnsBare+` FROM candidates c WHERE c.`+column+` IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
 		[]any{idList(ids)}, func(r scanner) error {
 			c, err := scanCandidate(r)
 			if err == nil {
 				out = append(out, c)
+				byID[c.ID] = c
 			}
 			return err
+		}); err != nil {
+		return nil, err
+	}
+	cids := make([]int64, len(out))
+	for i, c := range out {
+		cids[i] = c.ID
+	}
+	err := queryEach(ctx, s, `SELECT candidate_id, event_seq FROM evidence WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, event_seq`,
+		[]any{idList(cids)}, func(r scanner) error {
+			var cid, seq int64
+			if err := r.Scan(&cid, &seq); err != nil {
+				return err
+			}
+			if c := byID[cid]; c != nil {
+				c.EvidenceSeqs = append(c.EvidenceSeqs, seq)
+			}
+			return nil
 		})
 	return out, err
 }

@@ -18,7 +18,7 @@ import (
 // Page sizes of the review queue.
 const (
 	proposalPageSize = 10
-	heldPageSize     = 50
+	heldPageSize     = 25
 	blockedPageSize  = 20
 	// candidateCountCap: the held and blocked tabs count at most this many
 	// candidates past the page.
