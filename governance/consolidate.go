@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -240,7 +241,7 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 		inSession[e.Seq] = true
 		first, last = min(first, e.Seq), max(last, e.Seq)
 	}
-	summary, _, _ := c.gate(ex.Summary)
+	summary, _, _ := c.gate(withoutForgotten(ex, in.Suppressed))
 	out := &sessionOutput{tokens: ex.Tokens, episode: &Episode{
 		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
 		Summary: summary, FirstSeq: first, LastSeq: last, EventCount: len(w.Events),
@@ -271,6 +272,45 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 		out.items = append(out.items, g)
 	}
 	return out, nil
+}
+
+// withoutForgotten returns the episode summary without the sentences that
+// quote a statement the user had forgotten (its fingerprint is suppressed),
+// so consolidating a session again never brings the text back.
+func withoutForgotten(ex *Extraction, suppressed map[string]bool) string {
+	var gone []string
+	for _, it := range ex.Items {
+		if it.Statement != "" && suppressed[Fingerprint(it.Statement)] {
+			gone = append(gone, it.Statement)
+		}
+	}
+	if len(gone) == 0 {
+		return ex.Summary
+	}
+	var b strings.Builder
+	for _, sentence := range splitSentences(ex.Summary) {
+		if !slices.ContainsFunc(gone, func(g string) bool { return strings.Contains(sentence, g) }) {
+			b.WriteString(sentence)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// splitSentences cuts text after each sentence end (。！？.!?), keeping it.
+func splitSentences(text string) []string {
+	var out []string
+	start := 0
+	for i, r := range text {
+		if strings.ContainsRune("。！？.!?", r) {
+			end := i + len(string(r))
+			out = append(out, text[start:end])
+			start = end
+		}
+	}
+	if start < len(text) {
+		out = append(out, text[start:])
+	}
+	return out
 }
 
 func (c *Consolidator) gate(text string) (string, []Finding, bool) {

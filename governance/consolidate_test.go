@@ -1,0 +1,62 @@
+package governance_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// quotingExtractor summarises a session by quoting its one statement.
+type quotingExtractor struct{ statement string }
+
+func (quotingExtractor) Name() string { return "quoting/1" }
+
+func (x quotingExtractor) Extract(_ context.Context, in governance.ExtractInput) (*governance.Extraction, error) {
+	return &governance.Extraction{
+		Summary: "The user planned a trip. They said: " + x.statement + ". The route check passed.",
+		Items: []governance.ExtractedItem{{Type: governance.TypePreference, Statement: x.statement,
+			SupportSeqs: []int64{in.Events[0].Seq}, Durable: true}},
+	}, nil
+}
+
+type singletons struct{}
+
+func (singletons) Partition(_ context.Context, items []governance.MergeItem) ([][]int64, int, error) {
+	var out [][]int64
+	for _, it := range items {
+		out = append(out, []int64{it.ID})
+	}
+	return out, 0, nil
+}
+
+// A session consolidated again after a forget must not bring the forgotten
+// statement back, neither as a candidate nor quoted in its episode summary.
+func TestPlanDropsForgottenStatements(t *testing.T) {
+	const secret = "keep 14:00-16:00 free for the nap"
+	in := &governance.ConsolidateInput{
+		Project:       &governance.Project{ID: 1, Slug: "travel"},
+		NewCheckpoint: 1,
+		Now:           time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC),
+		Sessions: []*governance.SessionWork{{
+			Session: &governance.SessionInfo{SessionID: "s1", SubjectID: "u1"},
+			Events:  []*governance.Event{{Seq: 7, SessionID: "s1", Role: governance.RoleUser, Text: "…"}},
+			Known:   map[string]bool{},
+		}},
+		Suppressed: map[string]bool{governance.Fingerprint(secret): true},
+	}
+	c := &governance.Consolidator{Extractor: quotingExtractor{secret}, Merger: singletons{}}
+	plan, err := c.Plan(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Candidates) != 0 {
+		t.Fatalf("candidates = %+v, want none (suppressed)", plan.Candidates)
+	}
+	got := plan.Episodes[0].Summary
+	if strings.Contains(got, "nap") || got != "The user planned a trip. The route check passed." {
+		t.Fatalf("summary = %q", got)
+	}
+}
