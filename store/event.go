@@ -18,24 +18,17 @@ const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.t
 // every new event is written or none is. Events whose id already exists in
 // the project are skipped and reported, so re-sending a batch is harmless.
 func (s *Store) IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
-	if err := governance.ValidateBatch(events); err != nil {
-		return nil, err
-	}
-	tx, err := s.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	res, err := ingestEvents(ctx, tx, projectID, events)
-	if err != nil {
-		return nil, err
-	}
-	return res, tx.Commit()
+	return s.ingest(ctx, "", projectID, events)
 }
 
 // ImportEvents is IngestEvents plus an "events.import" audit row naming the
 // actor and the counts, written in the same transaction.
 func (s *Store) ImportEvents(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	return s.ingest(ctx, actor, projectID, events)
+}
+
+// ingest writes a validated batch, audited when an actor is named.
+func (s *Store) ingest(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
 	if err := governance.ValidateBatch(events); err != nil {
 		return nil, err
 	}
@@ -48,15 +41,17 @@ func (s *Store) ImportEvents(ctx context.Context, actor string, projectID int64,
 	if err != nil {
 		return nil, err
 	}
-	var slug string
-	if err := tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, projectID).Scan(&slug); err != nil {
-		return nil, fmt.Errorf("store: import project: %w", err)
-	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "events.import", ObjectType: "project", ObjectID: slug, ProjectID: projectID,
-		Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped),
-	}); err != nil {
-		return nil, err
+	if actor != "" {
+		var slug string
+		if err := tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, projectID).Scan(&slug); err != nil {
+			return nil, fmt.Errorf("store: import project: %w", err)
+		}
+		if err := appendAudit(ctx, tx, &governance.AuditEntry{
+			Actor: actor, Action: "events.import", ObjectType: "project", ObjectID: slug, ProjectID: projectID,
+			Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped),
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return res, tx.Commit()
 }

@@ -73,6 +73,36 @@ type CandidateFilter struct {
 
 // FindCandidates lists candidates with their evidence seqs, oldest first.
 func (s *Store) FindCandidates(ctx context.Context, f CandidateFilter) ([]*governance.Candidate, int, error) {
+	where, args := candidateWhere(f)
+	var (
+		out   []*governance.Candidate
+		total int
+	)
+	err := queryEach(ctx, s, `SELECT `+candidateColumns+`, COUNT(*) OVER () FROM candidates c WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY c.id`+limitOffset(f.Limit, f.Offset), args, func(r scanner) error {
+		c, err := scanCandidate(r, &total)
+		if err == nil {
+			out = append(out, c)
+		}
+		return err
+	})
+	return out, total, err
+}
+
+// FindCandidateByID returns one candidate or ENOTFOUND.
+func (s *Store) FindCandidateByID(ctx context.Context, id int64) (*governance.Candidate, error) {
+	cands, err := s.findCandidates(ctx, `c.id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(cands) == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Candidate not found.")
+	}
+	return cands[0], nil
+}
+
+// candidateWhere turns a filter into WHERE conditions and their arguments.
+func candidateWhere(f CandidateFilter) ([]string, []any) {
 	where, args := []string{"1 = 1"}, []any{}
 	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
 	if f.ProjectID != 0 {
@@ -100,31 +130,7 @@ func (s *Store) FindCandidates(ctx context.Context, f CandidateFilter) ([]*gover
 	if f.EventSeq != 0 {
 		add("c.id IN (SELECT candidate_id FROM evidence WHERE event_seq = ?)", f.EventSeq)
 	}
-	var (
-		out   []*governance.Candidate
-		total int
-	)
-	err := queryEach(ctx, s, `SELECT `+candidateColumns+`, COUNT(*) OVER () FROM candidates c WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY c.id`+limitOffset(f.Limit, f.Offset), args, func(r scanner) error {
-		c, err := scanCandidate(r, &total)
-		if err == nil {
-			out = append(out, c)
-		}
-		return err
-	})
-	return out, total, err
-}
-
-// FindCandidateByID returns one candidate or ENOTFOUND.
-func (s *Store) FindCandidateByID(ctx context.Context, id int64) (*governance.Candidate, error) {
-	cands, err := s.findCandidates(ctx, `c.id = ?`, id)
-	if err != nil {
-		return nil, err
-	}
-	if len(cands) == 0 {
-		return nil, governance.Errorf(governance.ENOTFOUND, "Candidate not found.")
-	}
-	return cands[0], nil
+	return where, args
 }
 
 // EpisodeFilter selects episodes.
@@ -210,45 +216,7 @@ func (s *Store) FindRuleByID(ctx context.Context, id int64) (*governance.Rule, e
 
 // FindRules lists rules matching the filter, by id.
 func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error) {
-	where, args := []string{"1 = 1"}, []any{}
-	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
-	if f.ID != nil {
-		add("r.id = ?", *f.ID)
-	}
-	if f.ProjectID != nil {
-		add("r.project_id = ?", *f.ProjectID)
-	}
-	if f.ProjectIDs != nil {
-		add("r.project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")", append(int64Args(f.ProjectIDs), nil)...)
-	}
-	if f.SubjectID != nil {
-		add("r.subject_id = ?", *f.SubjectID)
-	}
-	if f.ForSubject != nil {
-		add("(r.subject_id = '' OR r.subject_id = ?)", *f.ForSubject)
-	}
-	if f.Kind != nil {
-		add("r.kind = ?", *f.Kind)
-	}
-	if len(f.Statuses) > 0 {
-		vals := make([]any, len(f.Statuses))
-		for i, st := range f.Statuses {
-			vals[i] = string(st)
-		}
-		add("r.status IN ("+placeholders(len(vals))+")", vals...)
-	}
-	if f.Reason != nil {
-		add("r.promotion_reason = ?", *f.Reason)
-	}
-	if f.Paused != nil {
-		add("r.paused = ?", *f.Paused)
-	}
-	if f.ExpiringBefore != nil {
-		add("r.expires_at IS NOT NULL AND r.expires_at < ?", formatTime(*f.ExpiringBefore))
-	}
-	if q := strings.TrimSpace(f.Query); q != "" {
-		add(`r.text LIKE ? ESCAPE '\'`, "%"+likeEscape(q)+"%")
-	}
+	where, args := ruleWhere(f)
 	var (
 		out   []*governance.Rule
 		total int

@@ -915,33 +915,7 @@ func (s *Store) FindRulePage(ctx context.Context, f governance.RuleFilter) ([]*g
 // tab of ten thousand held candidates does not count them all each time;
 // a total of Offset+Limit+countCap means "at least".
 func (s *Store) FindCandidatePage(ctx context.Context, f CandidateFilter, countCap int) ([]*governance.Candidate, int, error) {
-	where, args := []string{"1 = 1"}, []any{}
-	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
-	if f.ProjectID != 0 {
-		add("c.project_id = ?", f.ProjectID)
-	}
-	if f.ProjectIDs != nil {
-		add("c.project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")", append(int64Args(f.ProjectIDs), nil)...)
-	}
-	if f.SubjectID != nil {
-		add("c.subject_id = ?", *f.SubjectID)
-	}
-	if f.SessionID != nil {
-		add("c.session_id = ?", *f.SessionID)
-	}
-	if len(f.Statuses) > 0 {
-		vals := make([]any, len(f.Statuses))
-		for i, st := range f.Statuses {
-			vals[i] = string(st)
-		}
-		add("c.status IN ("+placeholders(len(vals))+")", vals...)
-	}
-	if f.RuleID != 0 {
-		add("c.rule_id = ?", f.RuleID)
-	}
-	if f.EventSeq != 0 {
-		add("c.id IN (SELECT candidate_id FROM evidence WHERE event_seq = ?)", f.EventSeq)
-	}
+	where, args := candidateWhere(f)
 	cond := strings.Join(where, " AND ")
 	count := `SELECT COUNT(*) FROM candidates c WHERE ` + cond
 	if countCap > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,11 +29,7 @@ func (e *cmdEnv) user(args []string) error {
 	member := fs.String("member", "", "make the account a member of this project (slug), linked to --subject")
 	subject := fs.String("subject", "", "the subject id a member is linked to")
 	fromStdin := fs.Bool("password-stdin", false, "read the password from standard input instead of generating one")
-	pos, err := parse(fs, cfg, envErr, args)
-	if err != nil {
-		return err
-	}
-	m, err := openMain(e.ctx, *cfg, e.stderr)
+	m, pos, err := e.open(fs, cfg, envErr, args)
 	if err != nil {
 		return err
 	}
@@ -355,11 +352,7 @@ func (e *cmdEnv) eval(args []string) error {
 		sub, args = args[0], args[1:]
 	}
 	fs, cfg, envErr := e.flags("eval "+sub, "eval list | eval run NAME|FILE")
-	pos, err := parse(fs, cfg, envErr, args)
-	if err != nil {
-		return err
-	}
-	m, err := openMain(e.ctx, *cfg, e.stderr)
+	m, pos, err := e.open(fs, cfg, envErr, args)
 	if err != nil {
 		return err
 	}
@@ -408,4 +401,14 @@ func (e *cmdEnv) eval(args []string) error {
 	}
 	fs.Usage()
 	return fmt.Errorf("unknown eval command %q (want list or run)", sub)
+}
+
+// open parses a command's flags and opens the console's store.
+func (e *cmdEnv) open(fs *flag.FlagSet, cfg *Config, envErr error, args []string) (*Main, []string, error) {
+	pos, err := parse(fs, cfg, envErr, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	return m, pos, err
 }
