@@ -29,10 +29,12 @@ func chromePath() string {
 	return ""
 }
 
-// TestBrowser drives the console in headless Chromium: sign in, open a
-// session timeline, search in Chinese through htmx. Any script error or CSP
-// violation fails it.
-func TestBrowser(t *testing.T) {
+// newBrowser starts headless Chromium for a test at the given window size:
+// it skips with -short or without Chromium (and fails in CI, which must run
+// browser tests), and at the end of the test fails it on any script error,
+// console error or CSP violation the pages raised.
+func newBrowser(t *testing.T, width, height int, timeout time.Duration) context.Context {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test skipped with -short")
 	}
@@ -43,9 +45,6 @@ func TestBrowser(t *testing.T) {
 		}
 		t.Skip("no Chromium found (set CHROME_PATH)")
 	}
-	t.Parallel()
-	f := NewFixture(t, web.Config{})
-
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome),
 		chromedp.Headless,
@@ -55,16 +54,11 @@ func TestBrowser(t *testing.T) {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(390, 844), // a phone
+		chromedp.WindowSize(width, height),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
 	ctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-
-	// Script errors and CSP violations, collected from the tab's events.
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	var (
 		mu       sync.Mutex
 		problems []string
@@ -74,6 +68,16 @@ func TestBrowser(t *testing.T) {
 		defer mu.Unlock()
 		problems = append(problems, msg)
 	}
+	t.Cleanup(func() {
+		cancel()
+		cancelBrowser()
+		cancelAlloc()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(problems) > 0 {
+			t.Errorf("browser errors:\n%s", strings.Join(problems, "\n"))
+		}
+	})
 	if err := chromedp.Listen(ctx, func(ev any) {
 		switch ev := ev.(type) {
 		case *runtime.EventExceptionThrown:
@@ -93,6 +97,17 @@ func TestBrowser(t *testing.T) {
 	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
+	return ctx
+}
+
+// TestBrowser drives the console in headless Chromium: sign in, open a
+// session timeline, search in Chinese through htmx. Any script error or CSP
+// violation fails it.
+func TestBrowser(t *testing.T) {
+	t.Parallel()
+	f := NewFixture(t, web.Config{})
+
+	ctx := newBrowser(t, 390, 844, 60*time.Second)
 
 	base := f.Server.URL
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
@@ -206,9 +221,4 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(css(`#login-username`)),
 	)
 
-	mu.Lock()
-	defer mu.Unlock()
-	if len(problems) > 0 {
-		t.Errorf("browser errors:\n%s", strings.Join(problems, "\n"))
-	}
 }

@@ -2,15 +2,10 @@ package web_test
 
 import (
 	"context"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/seed"
@@ -22,68 +17,13 @@ import (
 // the results and the suite's trend chart. Any script error or CSP
 // violation fails it.
 func TestEvalBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped with -short")
-	}
-	chrome := chromePath()
-	if chrome == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no Chromium found: CI must run the browser tests")
-		}
-		t.Skip("no Chromium found (set CHROME_PATH)")
-	}
 	t.Parallel()
 	f := NewFixture(t, web.Config{})
 	if err := evals.InstallBuiltins(context.Background(), f.Store, seed.BuiltinSuites()); err != nil {
 		t.Fatal(err)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-
-	var (
-		mu       sync.Mutex
-		problems []string
-	)
-	report := func(msg string) {
-		mu.Lock()
-		defer mu.Unlock()
-		problems = append(problems, msg)
-	}
-	if err := chromedp.Listen(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			report("exception: " + ev.ExceptionDetails.Text)
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError {
-				report("console.error")
-			}
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError {
-				report(string(ev.Entry.Source) + ": " + ev.Entry.Text + " " + ev.Entry.URL)
-			}
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
+	ctx := newBrowser(t, 1280, 900, 90*time.Second)
 
 	base := f.Server.URL
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
@@ -168,9 +108,4 @@ func TestEvalBrowser(t *testing.T) {
 		t.Errorf("legend = %q", got)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
-	if len(problems) > 0 {
-		t.Errorf("browser errors:\n%s", strings.Join(problems, "\n"))
-	}
 }
