@@ -41,25 +41,63 @@ func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
 	}
 	e.At = tx.now
 	e.PrevHash = prev
-	e.Hash = auditHash(e)
+	var reasonHash string
+	if e.Reason != "" {
+		sum := sha256.Sum256([]byte(e.Reason))
+		reasonHash = hex.EncodeToString(sum[:])
+	}
+	e.Hash = auditHash(e, chainReason("", reasonHash))
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO audit (at, actor, action, object_type, object_id, project_id, reason, policy_version, details, prev_hash, hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		formatTime(e.At), e.Actor, e.Action, e.ObjectType, e.ObjectID, nullInt(e.ProjectID), e.Reason,
+		INSERT INTO audit (at, actor, action, object_type, object_id, project_id, reason, reason_hash, policy_version, details, prev_hash, hash)
+		VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?)`,
+		formatTime(e.At), e.Actor, e.Action, e.ObjectType, e.ObjectID, nullInt(e.ProjectID), reasonHash,
 		e.PolicyVersion, e.Details, e.PrevHash, e.Hash)
 	if err != nil {
 		return fmt.Errorf("store: append audit: %w", err)
 	}
 	e.ID, _ = res.LastInsertId()
+	if e.Reason != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO audit_reasons (audit_id, reason) VALUES (?, ?)`, e.ID, e.Reason); err != nil {
+			return fmt.Errorf("store: append audit reason: %w", err)
+		}
+	}
 	return nil
 }
 
-// auditHash is SHA-256 over the previous hash and every field of the row.
-func auditHash(e *governance.AuditEntry) string {
+// chainReason is what the hash chain covers of a row's reason: the reason
+// column (rows from before migration 0009 hold the text there), and the
+// SHA-256 of the reason text kept in audit_reasons.
+func chainReason(column, reasonHash string) string {
+	if reasonHash == "" {
+		return column
+	}
+	return column + "\x00sha256:" + reasonHash
+}
+
+// redactAuditReasons blanks the reasons given on audit rows about the
+// objects of a forget; the chain still verifies (it covers their hash).
+func redactAuditReasons(ctx context.Context, tx *Tx, objectType string, ids []int64) error {
+	return inChunks(ids, func(chunk []int64) error {
+		args := []any{governance.RedactedText, objectType}
+		for _, id := range chunk {
+			args = append(args, strconv.FormatInt(id, 10))
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE audit_reasons SET reason = ? WHERE audit_id IN (
+			SELECT id FROM audit WHERE object_type = ? AND object_id IN (`+placeholders(len(chunk))+`))`, args...)
+		if err != nil {
+			return fmt.Errorf("store: redact audit reasons: %w", err)
+		}
+		return nil
+	})
+}
+
+// auditHash is SHA-256 over the previous hash and every field of the row
+// (for the reason, what chainReason says).
+func auditHash(e *governance.AuditEntry, reason string) string {
 	h := sha256.New()
 	for _, f := range []string{
 		e.PrevHash, formatTime(e.At), e.Actor, e.Action, e.ObjectType, e.ObjectID,
-		strconv.FormatInt(e.ProjectID, 10), e.Reason, e.PolicyVersion, e.Details,
+		strconv.FormatInt(e.ProjectID, 10), reason, e.PolicyVersion, e.Details,
 	} {
 		fmt.Fprintf(h, "%d:%s|", len(f), f)
 	}
@@ -84,22 +122,22 @@ func (s *Store) FindAudit(ctx context.Context, f AuditFilter) ([]*governance.Aud
 	where, args := []string{"1 = 1"}, []any{}
 	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
 	if f.Actor != "" {
-		add("actor = ?", f.Actor)
+		add("a.actor = ?", f.Actor)
 	}
 	if f.Action != "" {
-		add("action = ?", f.Action)
+		add("a.action = ?", f.Action)
 	}
 	if f.ObjectType != "" {
-		add("object_type = ?", f.ObjectType)
+		add("a.object_type = ?", f.ObjectType)
 	}
 	if f.ObjectID != "" {
-		add("object_id = ?", f.ObjectID)
+		add("a.object_id = ?", f.ObjectID)
 	}
 	if f.Since != "" {
-		add("at >= ?", f.Since)
+		add("a.at >= ?", f.Since)
 	}
 	if f.Until != "" {
-		add("at <= ?", f.Until)
+		add("a.at <= ?", f.Until)
 	}
 	if f.ProjectIDs != nil {
 		ph := make([]string, len(f.ProjectIDs))
@@ -107,12 +145,10 @@ func (s *Store) FindAudit(ctx context.Context, f AuditFilter) ([]*governance.Aud
 			ph[i] = "?"
 			args = append(args, id)
 		}
-		where = append(where, "project_id IN ("+strings.Join(append(ph, "NULL"), ",")+")")
+		where = append(where, "a.project_id IN ("+strings.Join(append(ph, "NULL"), ",")+")")
 	}
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT id, at, actor, action, object_type, object_id, COALESCE(project_id, 0), reason, policy_version, details, prev_hash, hash,
-		       COUNT(*) OVER ()
-		FROM audit WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC`+limitOffset(f.Limit, f.Offset), args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+auditColumns+`, COUNT(*) OVER () FROM `+auditFrom+`
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY a.id DESC`+limitOffset(f.Limit, f.Offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find audit: %w", err)
 	}
@@ -122,7 +158,7 @@ func (s *Store) FindAudit(ctx context.Context, f AuditFilter) ([]*governance.Aud
 		total int
 	)
 	for rows.Next() {
-		e, err := scanAudit(rows, &total)
+		e, _, err := scanAudit(rows, &total)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -131,18 +167,30 @@ func (s *Store) FindAudit(ctx context.Context, f AuditFilter) ([]*governance.Aud
 	return out, total, rows.Err()
 }
 
-func scanAudit(r scanner, extra ...any) (*governance.AuditEntry, error) {
+const (
+	auditColumns = `a.id, a.at, a.actor, a.action, a.object_type, a.object_id, COALESCE(a.project_id, 0), a.reason, a.reason_hash,
+		COALESCE(ar.reason, ''), a.policy_version, a.details, a.prev_hash, a.hash`
+	auditFrom = `audit a LEFT JOIN audit_reasons ar ON ar.audit_id = a.id`
+)
+
+// scanAudit reads a row of auditColumns and returns it with what its hash
+// covers of the reason.
+func scanAudit(r scanner, extra ...any) (*governance.AuditEntry, string, error) {
 	var (
-		e  governance.AuditEntry
-		at string
+		e                          governance.AuditEntry
+		at, column, hash, separate string
 	)
-	dest := append([]any{&e.ID, &at, &e.Actor, &e.Action, &e.ObjectType, &e.ObjectID, &e.ProjectID, &e.Reason,
-		&e.PolicyVersion, &e.Details, &e.PrevHash, &e.Hash}, extra...)
+	dest := append([]any{&e.ID, &at, &e.Actor, &e.Action, &e.ObjectType, &e.ObjectID, &e.ProjectID, &column, &hash,
+		&separate, &e.PolicyVersion, &e.Details, &e.PrevHash, &e.Hash}, extra...)
 	if err := r.Scan(dest...); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	e.At = parseTime(at)
-	return &e, nil
+	e.Reason = column
+	if hash != "" {
+		e.Reason = separate
+	}
+	return &e, chainReason(column, hash), nil
 }
 
 // AuditVerification is the result of walking the audit chain.
@@ -156,9 +204,7 @@ type AuditVerification struct {
 
 // VerifyAudit recomputes every row's hash and link; the first broken row is named.
 func (s *Store) VerifyAudit(ctx context.Context) (*AuditVerification, error) {
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT id, at, actor, action, object_type, object_id, COALESCE(project_id, 0), reason, policy_version, details, prev_hash, hash
-		FROM audit ORDER BY id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+` ORDER BY a.id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: verify audit: %w", err)
 	}
@@ -166,7 +212,7 @@ func (s *Store) VerifyAudit(ctx context.Context) (*AuditVerification, error) {
 	v := &AuditVerification{OK: true}
 	prev := ""
 	for rows.Next() {
-		e, err := scanAudit(rows)
+		e, reason, err := scanAudit(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +223,7 @@ func (s *Store) VerifyAudit(ctx context.Context) (*AuditVerification, error) {
 		switch {
 		case e.PrevHash != prev:
 			v.OK, v.BadID, v.Problem = false, e.ID, "its link to the previous row does not match"
-		case auditHash(e) != e.Hash:
+		case auditHash(e, reason) != e.Hash:
 			v.OK, v.BadID, v.Problem = false, e.ID, "its content does not match its hash"
 		}
 		prev = e.Hash

@@ -928,6 +928,13 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, err
 	}); err != nil {
 		return nil, err
 	}
+	// Reasons people gave on these rules and candidates may quote them.
+	if err := redactAuditReasons(ctx, tx, "rule", r.RuleIDs); err != nil {
+		return nil, err
+	}
+	if err := redactAuditReasons(ctx, tx, "candidate", r.CandidateIDs); err != nil {
+		return nil, err
+	}
 	// Candidates go, and their evidence links with them (ON DELETE CASCADE).
 	if err := inChunks(r.CandidateIDs, func(chunk []int64) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM candidates WHERE id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
