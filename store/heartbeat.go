@@ -209,7 +209,16 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 			continue
 		}
 		// Auto-activated replacement: the rule it replaces steps aside now.
-		if err := supersedeRule(ctx, tx, r.Supersedes, ruleIDs[r.ID], "heartbeat"); err != nil {
+		olds, err := findRulesIn(ctx, tx, "r.id = ?", r.Supersedes)
+		if err != nil {
+			return err
+		}
+		if len(olds) == 0 || !hasStatus(olds[0], governance.RuleActive, governance.RuleStale, governance.RuleArchived) {
+			continue // gone, or only proposed: nothing to step aside
+		}
+		newer := *r
+		newer.ID = ruleIDs[r.ID]
+		if err := supersede(ctx, tx, "heartbeat", olds[0], &newer, "Replaced by a newer instruction (the project activates proposals at once)."); err != nil {
 			return err
 		}
 	}
@@ -278,25 +287,6 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 	}
 	return tx.Commit()
-}
-
-// supersedeRule marks rule old as replaced by rule newer, with its audit row.
-func supersedeRule(ctx context.Context, tx *Tx, old, newer int64, actor string) error {
-	var projectID int64
-	err := tx.QueryRowContext(ctx, `
-		UPDATE rules SET status = 'superseded', superseded_by = ?, updated_at = ?
-		WHERE id = ? AND status IN ('active', 'proposed', 'stale') RETURNING project_id`,
-		newer, formatTime(tx.now), old).Scan(&projectID)
-	if isNoRows(err) {
-		return nil // already gone or archived: nothing to supersede
-	}
-	if err != nil {
-		return fmt.Errorf("store: supersede rule %d: %w", old, err)
-	}
-	return appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "rule.supersede", ObjectType: "rule", ObjectID: fmt.Sprint(old), ProjectID: projectID,
-		Details: fmt.Sprintf(`{"superseded_by":%d}`, newer),
-	})
 }
 
 // insertRule writes a new rule, its first version and the audit row.
