@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -867,8 +868,14 @@ func ruleWhere(f governance.RuleFilter) ([]string, []any) {
 	if f.ExpiringBefore != nil {
 		add("r.expires_at IS NOT NULL AND r.expires_at < ?", formatTime(*f.ExpiringBefore))
 	}
-	if q := strings.TrimSpace(f.Query); q != "" {
-		add(`r.text LIKE ? ESCAPE '\'`, "%"+likeEscape(q)+"%")
+	// Every word of the query must occur: through the trigram index when it
+	// has three or more characters, else by LIKE on the rows left.
+	for _, t := range searchTerms(f.Query) {
+		if utf8.RuneCountInString(t) >= 3 {
+			add("r.id IN (SELECT rowid FROM rules_fts WHERE rules_fts MATCH ?)", ftsPhrase(t))
+		} else {
+			add(`r.text LIKE ? ESCAPE '\'`, "%"+likeEscape(t)+"%")
+		}
 	}
 	return where, args
 }
