@@ -869,11 +869,15 @@ func ruleWhere(f governance.RuleFilter) ([]string, []any) {
 		add("r.expires_at IS NOT NULL AND r.expires_at < ?", formatTime(*f.ExpiringBefore))
 	}
 	// Every word of the query must occur: through the trigram index when it
-	// has three or more characters, else by LIKE on the rows left.
+	// has three or more characters, the CJK pair index for two-character
+	// Chinese words, else by LIKE on the rows left.
 	for _, t := range searchTerms(f.Query) {
-		if utf8.RuneCountInString(t) >= 3 {
+		switch {
+		case utf8.RuneCountInString(t) >= 3:
 			add("r.id IN (SELECT rowid FROM rules_fts WHERE rules_fts MATCH ?)", ftsPhrase(t))
-		} else {
+		case isCJKPair(t):
+			add("r.id IN (SELECT rowid FROM rules_cjk WHERE rules_cjk MATCH ?)", ftsPhrase(t))
+		default:
 			add(`r.text LIKE ? ESCAPE '\'`, "%"+likeEscape(t)+"%")
 		}
 	}

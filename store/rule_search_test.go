@@ -37,10 +37,11 @@ func TestFindRulesQuery(t *testing.T) {
 	}
 	for q, want := range map[string]string{
 		"单独安排":          "[2]/1",
-		"午睡":            "[1]/1", // two characters: LIKE
+		"午睡":            "[1]/1", // two characters: the CJK pair index
 		"linter":        "[3]/1", // case-insensitive word
 		"linter commit": "[3]/1",
 		"linter 午睡":     "[]/0",
+		"14":            "[1]/1", // short, not CJK: LIKE
 	} {
 		if got := ids(q); got != want {
 			t.Errorf("%q: got %s, want %s", q, got, want)
