@@ -181,7 +181,7 @@ func TestSessions(t *testing.T) {
 	t.Run("Login", func(t *testing.T) {
 		w := httptest.NewRecorder()
 		r := s.Load(httptest.NewRequest(http.MethodPost, "/login", nil))
-		if err := s.Login(w, r, 42); err != nil {
+		if err := s.Login(w, r, 42, 0); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.AddFlash(w, r, auth.Flash{Kind: auth.FlashSuccess, Message: "Welcome"}); err != nil {
@@ -214,7 +214,7 @@ func TestSessions(t *testing.T) {
 	t.Run("Logout", func(t *testing.T) {
 		w := httptest.NewRecorder()
 		r := s.Load(httptest.NewRequest(http.MethodPost, "/", nil))
-		_ = s.Login(w, r, 7)
+		_ = s.Login(w, r, 7, 0)
 		w2 := httptest.NewRecorder()
 		if err := s.Logout(w2, s.Load(roundTrip(w))); err != nil {
 			t.Fatal(err)
@@ -231,7 +231,7 @@ func TestSessions(t *testing.T) {
 		}
 		other, _ := auth.NewSessions([]byte(strings.Repeat("x", 32)), []byte(strings.Repeat("y", 32)), false)
 		w := httptest.NewRecorder()
-		_ = other.Login(w, other.Load(httptest.NewRequest(http.MethodGet, "/", nil)), 1)
+		_ = other.Login(w, other.Load(httptest.NewRequest(http.MethodGet, "/", nil)), 1, 0)
 		if _, ok := s.AccountID(s.Load(roundTrip(w))); ok {
 			t.Fatal("cookie signed with other keys signed in")
 		}
@@ -272,7 +272,7 @@ func TestMiddleware(t *testing.T) {
 	}
 	signedIn := func(id int64) []*http.Cookie {
 		w := httptest.NewRecorder()
-		_ = s.Login(w, s.Load(httptest.NewRequest(http.MethodGet, "/", nil)), id)
+		_ = s.Login(w, s.Load(httptest.NewRequest(http.MethodGet, "/", nil)), id, 0)
 		return w.Result().Cookies()
 	}
 	for _, tc := range []struct {

@@ -35,6 +35,10 @@ func LoadUser(s *Sessions, accounts AccountFinder) echo.MiddlewareFunc {
 				return next(c)
 			}
 			a, err := accounts.FindAccountByID(r.Context(), id)
+			if err == nil && a.SessionGen != s.Generation(r) {
+				// Signed out elsewhere, or the password changed since.
+				err = governance.Errorf(governance.ENOTFOUND, "Session ended.")
+			}
 			switch governance.ErrorCode(err) {
 			case "":
 				c.SetRequest(r.WithContext(WithUser(r.Context(), a)))

@@ -15,7 +15,10 @@ const SessionName = "mnemo_session"
 // SessionMaxAge is how long a sign-in lasts, in seconds (7 days).
 const SessionMaxAge = 7 * 24 * 3600
 
-const accountIDKey = "account_id"
+const (
+	accountIDKey  = "account_id"
+	generationKey = "session_gen"
+)
 
 // FlashKind is the style of a flash message.
 type FlashKind string
@@ -101,11 +104,18 @@ func (s *Sessions) AccountID(r *http.Request) (int64, bool) {
 	return id, ok && id > 0
 }
 
-// Login records accountID as signed in, dropping anything the session held
-// before (pending flashes included).
-func (s *Sessions) Login(w http.ResponseWriter, r *http.Request, accountID int64) error {
+// Generation returns the account's session generation the cookie carries.
+func (s *Sessions) Generation(r *http.Request) int64 {
+	gen, _ := s.session(r).Values[generationKey].(int64)
+	return gen
+}
+
+// Login records accountID as signed in with the account's current session
+// generation, dropping anything the session held before (pending flashes
+// included).
+func (s *Sessions) Login(w http.ResponseWriter, r *http.Request, accountID, generation int64) error {
 	sess := s.session(r)
-	sess.Values = map[any]any{accountIDKey: accountID}
+	sess.Values = map[any]any{accountIDKey: accountID, generationKey: generation}
 	sess.Options.MaxAge = SessionMaxAge
 	return s.save(w, r, sess)
 }

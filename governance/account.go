@@ -33,9 +33,12 @@ type Account struct {
 	Username     string
 	PasswordHash string
 	IsAdmin      bool
-	Memberships  []Membership
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// SessionGen is the generation sign-in cookies must carry; ending the
+	// account's sessions moves it on.
+	SessionGen  int64
+	Memberships []Membership
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Membership gives an account a role in one project.
@@ -134,7 +137,10 @@ type AccountService interface {
 	FindAccountByID(ctx context.Context, id int64) (*Account, error)
 	FindAccountByUsername(ctx context.Context, username string) (*Account, error)
 	FindAccounts(ctx context.Context) ([]*Account, error)
+	// SetPasswordHash changes the password and ends every session of the account.
 	SetPasswordHash(ctx context.Context, accountID int64, hash string) error
+	// EndSessions signs the account out everywhere.
+	EndSessions(ctx context.Context, accountID int64) error
 	SetMembership(ctx context.Context, m Membership) error
 	RemoveMembership(ctx context.Context, accountID, projectID int64) error
 }

@@ -70,7 +70,7 @@ func (s *Store) FindAccounts(ctx context.Context) ([]*governance.Account, error)
 
 func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]*governance.Account, error) {
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT id, username, password_hash, is_admin, created_at, updated_at
+		SELECT id, username, password_hash, is_admin, session_gen, created_at, updated_at
 		FROM accounts WHERE `+where+` ORDER BY username`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: find accounts: %w", err)
@@ -83,7 +83,7 @@ func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]
 			a                governance.Account
 			created, updated string
 		)
-		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &created, &updated); err != nil {
+		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &a.SessionGen, &created, &updated); err != nil {
 			return nil, err
 		}
 		a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
@@ -122,13 +122,23 @@ func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]
 
 // SetPasswordHash replaces an account's password hash.
 func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE accounts SET password_hash = ?, updated_at = ? WHERE id = ?`,
+	res, err := s.db.ExecContext(ctx, `UPDATE accounts SET password_hash = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
 		hash, formatTime(s.Now()), accountID)
 	if err != nil {
 		return fmt.Errorf("store: set password: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return governance.Errorf(governance.ENOTFOUND, "Account not found.")
+	}
+	return nil
+}
+
+// EndSessions signs the account out everywhere: cookies issued before no
+// longer carry its session generation.
+func (s *Store) EndSessions(ctx context.Context, accountID int64) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE accounts SET session_gen = session_gen + 1 WHERE id = ?`, accountID)
+	if err != nil {
+		return fmt.Errorf("store: end sessions: %w", err)
 	}
 	return nil
 }

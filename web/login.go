@@ -110,15 +110,21 @@ func (s *Server) handleLoginCreate(c echo.Context) error {
 	}
 
 	attempt.Succeeded()
-	if err := s.sessions.Login(c.Response(), c.Request(), a.ID); err != nil {
+	if err := s.sessions.Login(c.Response(), c.Request(), a.ID, a.SessionGen); err != nil {
 		return err
 	}
 	s.requestLog(c).LogAttrs(ctx, slog.LevelInfo, "account signed in", slog.Int64("account_id", a.ID))
 	return redirect(c, f.Next)
 }
 
-// handleLogout signs out.
+// handleLogout signs the account out everywhere: every copy of its cookie
+// (another browser, a copied one) stops working, not only this one.
 func (s *Server) handleLogout(c echo.Context) error {
+	if a := auth.UserFrom(c.Request().Context()); a != nil {
+		if err := s.store.EndSessions(c.Request().Context(), a.ID); err != nil {
+			return err
+		}
+	}
 	if err := s.sessions.Logout(c.Response(), c.Request()); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -187,4 +188,51 @@ func TestLoginRateLimit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A copied session cookie (another browser, a stolen one) stops working
+// when the account signs out anywhere or its password changes.
+func TestSessionsEnd(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	copyOf := func(c *Client) *Client {
+		t.Helper()
+		other := f.Anonymous(t)
+		u, _ := url.Parse(f.Server.URL)
+		other.http.Jar.SetCookies(u, c.http.Jar.Cookies(u))
+		return other
+	}
+	signedIn := func(c *Client) bool {
+		res, _ := c.Get("/")
+		return res.StatusCode == http.StatusOK
+	}
+
+	t.Run("SignOutEndsEveryCopy", func(t *testing.T) {
+		c := f.Login(t, MemberLi)
+		stolen := copyOf(c)
+		if !signedIn(stolen) {
+			t.Fatal("the copied cookie does not work before sign-out")
+		}
+		res, _ := c.PostForm("/", "/logout", url.Values{})
+		wantStatus(t, res, http.StatusSeeOther)
+		if signedIn(stolen) {
+			t.Fatal("the copied cookie still works after sign-out")
+		}
+		if !signedIn(f.Login(t, MemberLi)) {
+			t.Fatal("signing in again does not work")
+		}
+	})
+
+	t.Run("PasswordChangeEndsSessions", func(t *testing.T) {
+		c := f.Login(t, MemberWang)
+		a, err := f.Store.FindAccountByUsername(context.Background(), MemberWang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Store.SetPasswordHash(context.Background(), a.ID, a.PasswordHash); err != nil {
+			t.Fatal(err)
+		}
+		if signedIn(c) {
+			t.Fatal("the session survived a password change")
+		}
+	})
 }

@@ -153,7 +153,7 @@ func sessionCookie(t *testing.T, m *Main, username string) (name, value string) 
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	if err := sessions.Login(rec, httptest.NewRequest("GET", "/", nil), a.ID); err != nil {
+	if err := sessions.Login(rec, httptest.NewRequest("GET", "/", nil), a.ID, a.SessionGen); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range rec.Result().Cookies() {
