@@ -152,27 +152,19 @@ func (s *Store) findTouchedSessions(ctx context.Context, projectID, after int64)
 	return out, len(out), err
 }
 
-// eventsBySeq loads the given events into m, in chunks.
+// eventsBySeq loads the given events into m.
 func (s *Store) eventsBySeq(ctx context.Context, seqs []int64, m map[int64]*governance.Event) error {
-	for len(seqs) > 0 {
-		n := min(len(seqs), 500)
-		chunk := seqs[:n]
-		seqs = seqs[n:]
-		args := make([]any, len(chunk))
-		for i, v := range chunk {
-			args[i] = v
-		}
-		if err := queryEach(ctx, s, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (`+placeholders(len(chunk))+`)`, args, func(r scanner) error {
+	if len(seqs) == 0 {
+		return nil
+	}
+	return queryEach(ctx, s, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (SELECT value FROM json_each(?))`,
+		[]any{idList(seqs)}, func(r scanner) error {
 			e, err := scanEvent(r)
 			if err == nil {
 				m[e.Seq] = e
 			}
 			return err
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
+		})
 }
 
 // ApplyBeatPlan writes a beat's outputs and the new checkpoint in one
@@ -368,17 +360,7 @@ func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRec
 
 // queryEach runs a query and calls fn for every row.
 func queryEach(ctx context.Context, s *Store, query string, args []any, fn func(scanner) error) error {
-	rows, err := s.read.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("store: query: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return queryAll(ctx, s.read, query, args, fn)
 }
 
 func placeholders(n int) string {

@@ -239,49 +239,12 @@ func (s *Store) FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governan
 	if err != nil {
 		return nil, err
 	}
-	return s.evidenceLinks(ctx, cands)
-}
-
-// evidenceLinks loads the supporting events of each candidate.
-func (s *Store) evidenceLinks(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error) {
-	var seqs []int64
-	for _, c := range cands {
-		seqs = append(seqs, c.EvidenceSeqs...)
-	}
-	events := map[int64]*governance.Event{}
-	if err := s.eventsBySeq(ctx, seqs, events); err != nil {
-		return nil, err
-	}
-	out := make([]*governance.EvidenceLink, 0, len(cands))
-	for _, c := range cands {
-		link := &governance.EvidenceLink{Candidate: c}
-		for _, seq := range c.EvidenceSeqs {
-			if e := events[seq]; e != nil {
-				link.Events = append(link.Events, e)
-			}
-		}
-		out = append(out, link)
-	}
-	return out, nil
+	return s.FindCandidateEvidence(ctx, cands)
 }
 
 // FindRuleVersions returns a rule's history, oldest first.
 func (s *Store) FindRuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error) {
-	var out []*governance.RuleVersion
-	err := queryEach(ctx, s, `SELECT rule_id, version, text, kind, actor, reason, created_at FROM rule_versions WHERE rule_id = ? ORDER BY version`,
-		[]any{ruleID}, func(r scanner) error {
-			var (
-				v       governance.RuleVersion
-				created string
-			)
-			if err := r.Scan(&v.RuleID, &v.Version, &v.Text, &v.Kind, &v.Actor, &v.Reason, &created); err != nil {
-				return err
-			}
-			v.CreatedAt = parseTime(created)
-			out = append(out, &v)
-			return nil
-		})
-	return out, err
+	return findVersionsOf(ctx, s.read, []int64{ruleID})
 }
 
 func int64Args(ids []int64) []any {

@@ -800,17 +800,8 @@ func (s *Store) FindCandidateEvidence(ctx context.Context, cands []*governance.C
 		seqs = append(seqs, c.EvidenceSeqs...)
 	}
 	events := make(map[int64]*governance.Event, len(seqs))
-	if len(seqs) > 0 {
-		if err := queryEach(ctx, s, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (SELECT value FROM json_each(?))`,
-			[]any{idList(seqs)}, func(r scanner) error {
-				e, err := scanEvent(r)
-				if err == nil {
-					events[e.Seq] = e
-				}
-				return err
-			}); err != nil {
-			return nil, err
-		}
+	if err := s.eventsBySeq(ctx, seqs, events); err != nil {
+		return nil, err
 	}
 	out := make([]*governance.EvidenceLink, 0, len(cands))
 	for _, c := range cands {
