@@ -474,9 +474,9 @@ type apiForgetResult struct {
 func (s *Server) handleAPIRuleForget(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := tokenFrom(ctx)
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return governance.Errorf(governance.ENOTFOUND, "Rule not found.")
+	id, err := idParam(c, "id", "rule")
+	if err != nil {
+		return err
 	}
 	var body apiForgetRequest
 	if err := decodeOptionalJSON(c, APIMaxBodyBytes, &body); err != nil {

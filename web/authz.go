@@ -60,6 +60,16 @@ func (s *Server) projectScope(c echo.Context, slug string) (scope, error) {
 	return projectScopeOf(ctx, p)
 }
 
+// projectScopeByID is projectScope for a project named by its id, as the
+// objects of deep links (rules, candidates, events) name theirs.
+func (s *Server) projectScopeByID(ctx context.Context, projectID int64) (scope, error) {
+	p, err := s.store.FindProjectByID(ctx, projectID)
+	if err != nil {
+		return scope{}, err
+	}
+	return projectScopeOf(ctx, p)
+}
+
 func projectScopeOf(ctx context.Context, p *governance.Project) (scope, error) {
 	sc, ok := scopeFor(auth.UserFrom(ctx), p)
 	if !ok {

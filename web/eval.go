@@ -80,14 +80,6 @@ func (s *Server) evalRun(c echo.Context, a *governance.Account, param string) (*
 	return run, nil
 }
 
-func idParam(c echo.Context, name, what string) (int64, error) {
-	id, err := strconv.ParseInt(c.Param(name), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, governance.Errorf(governance.ENOTFOUND, "No such %s.", what)
-	}
-	return id, nil
-}
-
 // visibleSuites lists the suites the account may see.
 func (s *Server) visibleSuites(ctx context.Context, a *governance.Account) ([]*store.EvalSuite, error) {
 	rows, err := s.store.FindEvalSuites(ctx)

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/governance"
@@ -97,19 +96,15 @@ func (s *Server) handleSessionShow(c echo.Context) error {
 // the page holding it, with the event highlighted and anchored.
 func (s *Server) handleEventShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	seq, err := strconv.ParseInt(c.Param("seq"), 10, 64)
-	if err != nil || seq <= 0 {
-		return errEventNotFound
+	seq, err := idParam(c, "seq", "event")
+	if err != nil {
+		return err
 	}
 	ev, err := s.store.FindEventBySeq(ctx, seq)
 	if err != nil {
 		return err
 	}
-	p, err := s.store.FindProjectByID(ctx, ev.ProjectID)
-	if err != nil {
-		return err
-	}
-	sc, err := projectScopeOf(ctx, p)
+	sc, err := s.projectScopeByID(ctx, ev.ProjectID)
 	if err != nil {
 		return err
 	}

@@ -214,19 +214,15 @@ func (s *Server) handleRulesForget(c echo.Context) error {
 // forget it: reviewers and admins, or the member it is about.
 func (s *Server) forgettableCandidate(c echo.Context) (*governance.Candidate, scope, error) {
 	ctx := c.Request().Context()
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return nil, scope{}, governance.Errorf(governance.ENOTFOUND, "Candidate not found.")
+	id, err := idParam(c, "id", "candidate")
+	if err != nil {
+		return nil, scope{}, err
 	}
 	cand, err := s.store.FindCandidateByID(ctx, id)
 	if err != nil {
 		return nil, scope{}, err
 	}
-	p, err := s.store.FindProjectByID(ctx, cand.ProjectID)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	sc, err := projectScopeOf(ctx, p)
+	sc, err := s.projectScopeByID(ctx, cand.ProjectID)
 	if err != nil {
 		return nil, scope{}, err
 	}

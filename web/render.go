@@ -80,6 +80,16 @@ func pathParam(c echo.Context, name string) (string, error) {
 	return u, nil
 }
 
+// idParam reads a positive integer path parameter; anything else is an
+// address that names no such object (404).
+func idParam(c echo.Context, name, what string) (int64, error) {
+	id, err := strconv.ParseInt(c.Param(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, governance.Errorf(governance.ENOTFOUND, "No such %s.", what)
+	}
+	return id, nil
+}
+
 // pageParam reads ?page= (1-based); anything invalid means page 1.
 func pageParam(c echo.Context) int {
 	p, err := strconv.Atoi(c.QueryParam("page"))

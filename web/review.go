@@ -89,19 +89,15 @@ func (s *Server) reviewScope(c echo.Context) (scope, error) {
 // project: 404 for an unknown rule, 403 without a role in the project.
 func (s *Server) ruleInScope(c echo.Context) (*governance.Rule, scope, error) {
 	ctx := c.Request().Context()
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return nil, scope{}, governance.Errorf(governance.ENOTFOUND, "Rule not found.")
+	id, err := idParam(c, "id", "rule")
+	if err != nil {
+		return nil, scope{}, err
 	}
 	r, err := s.store.FindRuleByID(ctx, id)
 	if err != nil {
 		return nil, scope{}, err
 	}
-	p, err := s.store.FindProjectByID(ctx, r.ProjectID)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	sc, err := projectScopeOf(ctx, p)
+	sc, err := s.projectScopeByID(ctx, r.ProjectID)
 	if err != nil {
 		return nil, scope{}, err
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -151,9 +150,9 @@ func (s *Server) handleTokenCreate(c echo.Context) error {
 // handleTokenRevoke revokes a token; it stops working at once.
 func (s *Server) handleTokenRevoke(c echo.Context) error {
 	ctx := c.Request().Context()
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	id, err := idParam(c, "id", "token")
 	if err != nil {
-		return governance.Errorf(governance.ENOTFOUND, "Token not found.")
+		return err
 	}
 	t, err := s.store.FindTokenByID(ctx, id)
 	if err != nil {
