@@ -122,7 +122,7 @@ func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]
 
 // SetPasswordHash replaces an account's password hash.
 func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE accounts SET password_hash = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
+	res, err := s.exec(ctx, `UPDATE accounts SET password_hash = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
 		hash, formatTime(s.Now()), accountID)
 	if err != nil {
 		return fmt.Errorf("store: set password: %w", err)
@@ -136,7 +136,7 @@ func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash strin
 // EndSessions signs the account out everywhere: cookies issued before no
 // longer carry its session generation.
 func (s *Store) EndSessions(ctx context.Context, accountID int64) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE accounts SET session_gen = session_gen + 1 WHERE id = ?`, accountID)
+	_, err := s.exec(ctx, `UPDATE accounts SET session_gen = session_gen + 1 WHERE id = ?`, accountID)
 	if err != nil {
 		return fmt.Errorf("store: end sessions: %w", err)
 	}
@@ -179,7 +179,7 @@ func setMembership(ctx context.Context, tx *Tx, m governance.Membership) error {
 
 // RemoveMembership removes an account's role in a project.
 func (s *Store) RemoveMembership(ctx context.Context, accountID, projectID int64) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM memberships WHERE account_id = ? AND project_id = ?`, accountID, projectID)
+	_, err := s.exec(ctx, `DELETE FROM memberships WHERE account_id = ? AND project_id = ?`, accountID, projectID)
 	return err
 }
 

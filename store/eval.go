@@ -362,7 +362,7 @@ func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd EvalRunUpdate) 
 	if len(set) == 0 {
 		return nil
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE eval_runs SET `+strings.Join(set, ", ")+` WHERE id = ? AND status = 'running'`,
+	res, err := s.exec(ctx, `UPDATE eval_runs SET `+strings.Join(set, ", ")+` WHERE id = ? AND status = 'running'`,
 		append(args, id)...)
 	if err != nil {
 		return fmt.Errorf("store: update eval run %d: %w", id, err)

@@ -851,11 +851,18 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 }
 
 // checkpointAfterForget truncates the WAL; a reader holding an old snapshot
-// can make one attempt incomplete, so it retries briefly.
+// can make one attempt incomplete, so it retries briefly. Each attempt
+// holds the writer slot so this process's writers do not refill the log.
 func (s *Store) checkpointAfterForget(ctx context.Context) error {
 	var busy, logFrames, done int
 	for attempt := 0; attempt < 20; attempt++ {
-		if err := s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+		unlock, err := s.lockWriter(ctx)
+		if err != nil {
+			return err
+		}
+		err = s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done)
+		unlock()
+		if err != nil {
 			return fmt.Errorf("store: checkpoint after forget: %w", err)
 		}
 		if busy == 0 {

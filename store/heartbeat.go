@@ -315,7 +315,7 @@ func insertRule(ctx context.Context, tx *Tx, r *governance.Rule, actor, reason s
 // StartBeat records the start of a beat.
 func (s *Store) StartBeat(ctx context.Context, trigger string) (*governance.BeatRecord, error) {
 	now := s.Now().UTC().Truncate(time.Second)
-	res, err := s.db.ExecContext(ctx, `INSERT INTO beats (trigger, started_at) VALUES (?, ?)`, trigger, formatTime(now))
+	res, err := s.exec(ctx, `INSERT INTO beats (trigger, started_at) VALUES (?, ?)`, trigger, formatTime(now))
 	if err != nil {
 		return nil, fmt.Errorf("store: start beat: %w", err)
 	}
@@ -325,7 +325,7 @@ func (s *Store) StartBeat(ctx context.Context, trigger string) (*governance.Beat
 
 // FinishBeat records what a beat did.
 func (s *Store) FinishBeat(ctx context.Context, b *governance.BeatRecord) error {
-	_, err := s.db.ExecContext(ctx, `
+	_, err := s.exec(ctx, `
 		UPDATE beats SET finished_at = ?, new_events = ?, episodes = ?, candidates = ?, proposals = ?, held = ?, blocked = ?,
 			errors = ?, tokens = ?, next_beat_at = ? WHERE id = ?`,
 		formatTimePtr(b.FinishedAt), b.NewEvents, b.Episodes, b.Candidates, b.Proposals, b.Held, b.Blocked,

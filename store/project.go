@@ -75,7 +75,7 @@ func (s *Store) FindProjects(ctx context.Context) ([]*governance.Project, error)
 
 // SetProjectPolicy changes whether proposals of a project activate at once.
 func (s *Store) SetProjectPolicy(ctx context.Context, projectID int64, autoActivate bool) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, autoActivate, projectID)
+	_, err := s.exec(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, autoActivate, projectID)
 	return err
 }
 

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net/url"
 	"sort"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -30,6 +31,14 @@ type Store struct {
 	// BeforeCommit, when set, runs just before a beat's transaction commits;
 	// an error aborts the beat. Tests use it to inject a crash.
 	BeforeCommit func(ctx context.Context) error
+	// writer is held by this process's one writing transaction or
+	// statement. SQLite admits one writer at a time and its busy handler
+	// polls with growing sleeps, so under load a waiting writer can lose
+	// the lock to newer ones until busy_timeout runs out. Queueing here
+	// first hands the lock over in arrival order and lets a waiter give up
+	// when its context ends; busy_timeout still covers other processes
+	// (the CLI next to a running console).
+	writer chan struct{}
 }
 
 // DSN returns the connection string for path with every per-connection
@@ -61,7 +70,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(0)
-	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now}
+	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -87,8 +96,29 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Checkpoint runs a WAL checkpoint that truncates the log.
 func (s *Store) Checkpoint(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	_, err := s.exec(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	return err
+}
+
+// lockWriter waits for this process's writer slot; the returned func
+// gives it back.
+func (s *Store) lockWriter(ctx context.Context) (func(), error) {
+	select {
+	case s.writer <- struct{}{}:
+		return func() { <-s.writer }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("store: waiting to write: %w", context.Cause(ctx))
+	}
+}
+
+// exec runs one writing statement outside a transaction.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	unlock, err := s.lockWriter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return s.db.ExecContext(ctx, query, args...)
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -138,17 +168,38 @@ func (s *Store) migrateFile(ctx context.Context, name string) error {
 // one transaction carries the same timestamp.
 type Tx struct {
 	*sql.Tx
-	store *Store
-	now   time.Time
+	store  *Store
+	now    time.Time
+	unlock func()
 }
 
-// BeginTx starts an immediate (write-locking) transaction.
+// BeginTx starts an immediate (write-locking) transaction. It holds the
+// process's writer slot until Commit or Rollback, so a goroutine must
+// not begin a second write while its transaction is open.
 func (s *Store) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
+	unlock, err := s.lockWriter(ctx)
+	if err != nil {
+		return nil, err
+	}
 	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
+		unlock()
 		return nil, fmt.Errorf("store: begin: %w", err)
 	}
-	return &Tx{Tx: tx, store: s, now: s.Now().UTC().Truncate(time.Second)}, nil
+	return &Tx{Tx: tx, store: s, now: s.Now().UTC().Truncate(time.Second), unlock: sync.OnceFunc(unlock)}, nil
+}
+
+// Commit commits the transaction and frees the writer slot.
+func (t *Tx) Commit() error {
+	defer t.unlock()
+	return t.Tx.Commit()
+}
+
+// Rollback abandons the transaction (a no-op after Commit) and frees the
+// writer slot.
+func (t *Tx) Rollback() error {
+	defer t.unlock()
+	return t.Tx.Rollback()
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

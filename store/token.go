@@ -188,7 +188,7 @@ func (s *Store) TouchToken(ctx context.Context, t *APIToken) error {
 	if t.LastUsedAt != nil && now.Sub(*t.LastUsedAt) < tokenTouchEvery {
 		return nil
 	}
-	if _, err := s.db.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, formatTime(now), t.ID); err != nil {
+	if _, err := s.exec(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, formatTime(now), t.ID); err != nil {
 		return fmt.Errorf("store: touch token: %w", err)
 	}
 	t.LastUsedAt = &now
