@@ -217,6 +217,7 @@ func TestBrowser(t *testing.T) {
 
 	// Sign out through the form.
 	do(
+		chromedp.Click(css(`[data-testid="current-user"]`)),
 		chromedp.Click(css(`[data-testid="logout"]`)),
 		chromedp.WaitVisible(css(`#login-username`)),
 	)
