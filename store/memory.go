@@ -69,24 +69,49 @@ type CandidateFilter struct {
 	EventSeq   int64
 	Offset     int
 	Limit      int
+	// CountCap, with a Limit, stops the count CountCap rows past the page:
+	// a total of Offset+Limit+CountCap then means "at least".
+	CountCap int
 }
 
-// FindCandidates lists candidates with their evidence seqs, oldest first.
+// FindCandidates lists candidates with their evidence seqs, oldest first,
+// and how many match. With a Limit it reads a page: ids in index order, a
+// separate count (stopped at CountCap rows past the page when set), and the
+// evidence of the page's candidates only, so a page of a tab holding tens
+// of thousands of candidates reads a page of rows.
 func (s *Store) FindCandidates(ctx context.Context, f CandidateFilter) ([]*governance.Candidate, int, error) {
 	where, args := candidateWhere(f)
-	var (
-		out   []*governance.Candidate
-		total int
-	)
-	err := queryEach(ctx, s, `SELECT `+candidateColumns+`, COUNT(*) OVER () FROM candidates c WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY c.id`+limitOffset(f.Limit, f.Offset), args, func(r scanner) error {
-		c, err := scanCandidate(r, &total)
-		if err == nil {
-			out = append(out, c)
-		}
+	cond := strings.Join(where, " AND ")
+	if f.Limit <= 0 {
+		out, err := s.findCandidates(ctx, cond, args...)
+		return out[min(max(f.Offset, 0), len(out)):], len(out), err
+	}
+	count := `SELECT COUNT(*) FROM candidates c WHERE ` + cond
+	if f.CountCap > 0 {
+		count = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM candidates c WHERE %s LIMIT %d)`, cond, max(f.Offset, 0)+f.Limit+f.CountCap)
+	}
+	var total int
+	if err := s.read.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count candidates: %w", err)
+	}
+	ids, err := s.pageIDs(ctx, `SELECT c.id FROM candidates c WHERE `+cond+` ORDER BY c.id`+limitOffset(f.Limit, f.Offset), args)
+	if err != nil || len(ids) == 0 {
+		return nil, total, err
+	}
+	cands, err := s.candidatesByIDs(ctx, "id", ids)
+	return cands, total, err
+}
+
+// pageIDs runs a query returning one id a row.
+func (s *Store) pageIDs(ctx context.Context, query string, args []any) ([]int64, error) {
+	var ids []int64
+	err := queryEach(ctx, s, query, args, func(r scanner) error {
+		var id int64
+		err := r.Scan(&id)
+		ids = append(ids, id)
 		return err
 	})
-	return out, total, err
+	return ids, err
 }
 
 // FindCandidateByID returns one candidate or ENOTFOUND.
@@ -204,7 +229,7 @@ func scanRule(r scanner, extra ...any) (*governance.Rule, error) {
 
 // FindRuleByID returns one rule or ENOTFOUND.
 func (s *Store) FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error) {
-	rules, _, err := s.FindRules(ctx, governance.RuleFilter{ID: &id, Limit: 1})
+	rules, _, err := s.FindRules(ctx, governance.RuleFilter{ID: &id})
 	if err != nil {
 		return nil, err
 	}
@@ -214,22 +239,41 @@ func (s *Store) FindRuleByID(ctx context.Context, id int64) (*governance.Rule, e
 	return rules[0], nil
 }
 
-// FindRules lists rules matching the filter, by id.
+// FindRules lists rules matching the filter, by id, and how many match.
+// With a Limit it reads a page: ids in index order and a separate count, so
+// a page of a project with tens of thousands of rules reads a page of rows
+// instead of sorting all of them.
 func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error) {
 	where, args := ruleWhere(f)
-	var (
-		out   []*governance.Rule
-		total int
-	)
-	err := queryEach(ctx, s, `SELECT `+ruleColumns+`, COUNT(*) OVER () FROM rules r WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY r.id`+limitOffset(f.Limit, f.Offset), args, func(r scanner) error {
-		rule, err := scanRule(r, &total)
-		if err == nil {
-			out = append(out, rule)
-		}
-		return err
-	})
-	return out, total, err
+	cond := strings.Join(where, " AND ")
+	from := "rules r"
+	if f.SubjectID != nil && (f.ProjectID != nil || len(f.ProjectIDs) == 1) {
+		// One subject of one project is a few rows; without statistics the
+		// planner would rather walk the covering list index.
+		from = "rules r INDEXED BY rules_subject"
+	}
+	if f.Limit <= 0 {
+		var out []*governance.Rule
+		err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+cond+` ORDER BY r.id`, args,
+			func(r scanner) error {
+				rule, err := scanRule(r)
+				if err == nil {
+					out = append(out, rule)
+				}
+				return err
+			})
+		return out[min(max(f.Offset, 0), len(out)):], len(out), err
+	}
+	var total int
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count rules: %w", err)
+	}
+	ids, err := s.pageIDs(ctx, `SELECT r.id FROM `+from+` WHERE `+cond+` ORDER BY r.id`+limitOffset(f.Limit, f.Offset), args)
+	if err != nil {
+		return nil, 0, err
+	}
+	rules, err := s.FindRulesByIDs(ctx, ids)
+	return rules, total, err
 }
 
 // FindRuleEvidence returns the evidence chain of a rule: its candidates, each

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -478,8 +480,9 @@ func TestReviewCounts(t *testing.T) {
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
 
-// TestFindRulePage checks that the paged list returns what FindRules does.
-func TestFindRulePage(t *testing.T) {
+// TestFindPages checks that a page (a Limit) is the same slice of the
+// whole list, with the whole list's count, for rules and candidates.
+func TestFindPages(t *testing.T) {
 	ctx := context.Background()
 	d := MustLoadDemo(t)
 	chen, kind := "family-chen", governance.TypePreference
@@ -496,18 +499,19 @@ func TestFindRulePage(t *testing.T) {
 		"PageBeyond": {Offset: 100, Limit: 2},
 	} {
 		t.Run(name, func(t *testing.T) {
-			want, _, err := d.Store.FindRules(ctx, f)
+			whole := f
+			whole.Offset, whole.Limit = 0, 0
+			want, wantTotal, err := d.Store.FindRules(ctx, whole)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The total counts every match, also for a page past the end.
-			whole := f
-			whole.Offset, whole.Limit = 0, 0
-			_, wantTotal, _ := d.Store.FindRules(ctx, whole)
-			if name == "Both" {
-				want, wantTotal = nil, 0 // a project outside the allowed list
+			if wantTotal != len(want) || (name != "Both" && len(want) == 0) || (name == "Both" && len(want) != 0) {
+				t.Fatalf("whole list: %d rules, total %d", len(want), wantTotal)
 			}
-			got, total, err := d.Store.FindRulePage(ctx, f)
+			want = want[min(f.Offset, len(want)):]
+			f.Limit = cmp.Or(f.Limit, 3) // every filter also read as a page
+			want = want[:min(f.Limit, len(want))]
+			got, total, err := d.Store.FindRules(ctx, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -522,15 +526,25 @@ func TestFindRulePage(t *testing.T) {
 		})
 	}
 	t.Run("Candidates", func(t *testing.T) {
-		f := store.CandidateFilter{ProjectID: d.Travel.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}, Limit: 2}
-		want, wantTotal, _ := d.Store.FindCandidates(ctx, f)
-		got, total, err := d.Store.FindCandidatePage(ctx, f, 0)
-		if err != nil || total != wantTotal || len(got) != len(want) || got[0].ID != want[0].ID ||
-			len(got[0].EvidenceSeqs) != len(want[0].EvidenceSeqs) {
-			t.Fatalf("got %d of %d (%v), want %d of %d", len(got), total, err, len(want), wantTotal)
+		f := store.CandidateFilter{ProjectID: d.Travel.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}}
+		want, wantTotal, err := d.Store.FindCandidates(ctx, f)
+		if err != nil || wantTotal != len(want) || wantTotal < 3 {
+			t.Fatalf("whole list: %d candidates, total %d (%v)", len(want), wantTotal, err)
 		}
-		if _, capped, _ := d.Store.FindCandidatePage(ctx, f, 1); capped != 3 && capped != wantTotal {
-			t.Fatalf("capped count = %d", capped)
+		f.Offset, f.Limit = 1, 2
+		got, total, err := d.Store.FindCandidates(ctx, f)
+		if err != nil || total != wantTotal || len(got) != 2 {
+			t.Fatalf("got %d of %d (%v), want 2 of %d", len(got), total, err, wantTotal)
+		}
+		for i, c := range got {
+			if w := want[i+1]; c.ID != w.ID || !slices.Equal(c.EvidenceSeqs, w.EvidenceSeqs) || len(c.EvidenceSeqs) == 0 {
+				t.Fatalf("candidate %d = %d %v, want %d %v", i, c.ID, c.EvidenceSeqs, w.ID, w.EvidenceSeqs)
+			}
+		}
+		// A capped count stops CountCap rows past the page.
+		f.Offset, f.Limit, f.CountCap = 0, 1, 1
+		if _, capped, _ := d.Store.FindCandidates(ctx, f); capped != min(2, wantTotal) {
+			t.Fatalf("capped count = %d, want %d", capped, min(2, wantTotal))
 		}
 	})
 }

@@ -26,7 +26,7 @@ const (
 )
 
 // cappedPager is a pager over a total counted only up to a cap past the
-// page (FindCandidatePage): when the cap is reached the total is a lower
+// page (CandidateFilter.CountCap): when the cap is reached the total is a lower
 // bound and the page count is unknown.
 func cappedPager(page, size, total int, link func(int) string) templates.Pager {
 	p := newPager(page, size, total, total >= page*size+candidateCountCap, "review-queue", link)
@@ -269,7 +269,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 	link := func(n int) string { return templates.ReviewURL(p.Slug, tab, n) }
 	switch tab {
 	case templates.TabProposed:
-		rules, total, err := s.store.FindRulePage(ctx, governance.RuleFilter{ProjectID: &p.ID,
+		rules, total, err := s.store.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID,
 			Statuses: []governance.RuleStatus{governance.RuleProposed}, Offset: (page - 1) * proposalPageSize, Limit: proposalPageSize})
 		if err != nil {
 			return v, err
@@ -279,9 +279,8 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 			return v, err
 		}
 	case templates.TabHeld:
-		cands, total, err := s.store.FindCandidatePage(ctx, store.CandidateFilter{ProjectID: p.ID,
-			Statuses: []governance.CandidateStatus{governance.CandidateHeld}, Offset: (page - 1) * heldPageSize, Limit: heldPageSize},
-			candidateCountCap)
+		cands, total, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID,
+			Statuses: []governance.CandidateStatus{governance.CandidateHeld}, Offset: (page - 1) * heldPageSize, Limit: heldPageSize, CountCap: candidateCountCap})
 		if err != nil {
 			return v, err
 		}
@@ -301,9 +300,8 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 			v.Groups[i].Members = append(v.Groups[i].Members, l)
 		}
 	case templates.TabBlocked:
-		cands, total, err := s.store.FindCandidatePage(ctx, store.CandidateFilter{ProjectID: p.ID,
-			Statuses: []governance.CandidateStatus{governance.CandidateBlocked}, Offset: (page - 1) * blockedPageSize, Limit: blockedPageSize},
-			candidateCountCap)
+		cands, total, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID,
+			Statuses: []governance.CandidateStatus{governance.CandidateBlocked}, Offset: (page - 1) * blockedPageSize, Limit: blockedPageSize, CountCap: candidateCountCap})
 		if err != nil {
 			return v, err
 		}

@@ -111,7 +111,7 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rules, total, err := s.store.FindRulePage(ctx, rf)
+	rules, total, err := s.store.FindRules(ctx, rf)
 	if err != nil {
 		return err
 	}
