@@ -82,7 +82,8 @@ func (m *Main) evalDeps() evals.Deps {
 			return err
 		},
 	}
-	deps := evals.Deps{Memory: svc, Logger: m.Logger}
+	deps := evals.Deps{Memory: svc, Logger: m.Logger,
+		Price: evals.Price{InputPerMTok: m.Config.LLMPriceIn, OutputPerMTok: m.Config.LLMPriceOut}}
 	if m.Config.LLMConfigured() {
 		oc := openai.DefaultConfig(m.Config.LLMAPIKey)
 		if m.Config.LLMBaseURL != "" {

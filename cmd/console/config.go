@@ -35,6 +35,10 @@ type Config struct {
 	LLMAPIKey  string
 	LLMModel   string
 	LLMTimeout time.Duration
+	// LLMPriceIn and LLMPriceOut price a million prompt and completion
+	// tokens, so eval runs report what their model calls cost.
+	LLMPriceIn  float64
+	LLMPriceOut float64
 }
 
 // DefaultConfig returns the defaults.
@@ -76,6 +80,9 @@ func (c Config) Validate() error {
 	if c.SessionIdle < 0 {
 		errs = append(errs, errors.New("--session-idle must not be negative"))
 	}
+	if c.LLMPriceIn < 0 || c.LLMPriceOut < 0 {
+		errs = append(errs, errors.New("--llm-price-in and --llm-price-out must not be negative"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -85,8 +92,8 @@ func (c Config) String() string {
 	if c.LLMAPIKey != "" {
 		key = "[redacted]"
 	}
-	return fmt.Sprintf("addr=%s data=%s no_demo=%t session_idle=%s llm_base_url=%s llm_model=%s llm_api_key=%s",
-		c.Addr, c.DataDir, c.NoDemo, c.SessionIdle, c.LLMBaseURL, c.LLMModel, key)
+	return fmt.Sprintf("addr=%s data=%s no_demo=%t session_idle=%s llm_base_url=%s llm_model=%s llm_price=%g/%g llm_api_key=%s",
+		c.Addr, c.DataDir, c.NoDemo, c.SessionIdle, c.LLMBaseURL, c.LLMModel, c.LLMPriceIn, c.LLMPriceOut, key)
 }
 
 // bindFlags registers the shared flags on fs with defaults taken from the
@@ -105,6 +112,15 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 				errs = append(errs, fmt.Errorf("%s=%q: not a boolean", name, v))
 			}
 			*dst = b
+		}
+	}
+	envFloat := func(name string, dst *float64) {
+		if v := getenv(name); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: not a number", name, v))
+			}
+			*dst = f
 		}
 	}
 	envDur := func(name string, dst *time.Duration) {
@@ -131,6 +147,8 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	env("MNEMO_LLM_API_KEY", &c.LLMAPIKey)
 	env("MNEMO_LLM_MODEL", &c.LLMModel)
 	envDur("MNEMO_LLM_TIMEOUT", &c.LLMTimeout)
+	envFloat("MNEMO_LLM_PRICE_IN", &c.LLMPriceIn)
+	envFloat("MNEMO_LLM_PRICE_OUT", &c.LLMPriceOut)
 
 	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (MNEMO_ADDR)")
 	fs.StringVar(&c.DataDir, "data", c.DataDir, "data directory holding the SQLite database (MNEMO_DATA_DIR)")
@@ -145,6 +163,8 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.StringVar(&c.LLMBaseURL, "llm-base-url", c.LLMBaseURL, "OpenAI-compatible endpoint; empty uses the offline heuristic extractor (MNEMO_LLM_BASE_URL)")
 	fs.StringVar(&c.LLMModel, "llm-model", c.LLMModel, "model name (MNEMO_LLM_MODEL)")
 	fs.DurationVar(&c.LLMTimeout, "llm-timeout", c.LLMTimeout, "timeout of one model call (MNEMO_LLM_TIMEOUT)")
+	fs.Float64Var(&c.LLMPriceIn, "llm-price-in", c.LLMPriceIn, "price of a million prompt tokens, for eval cost figures (MNEMO_LLM_PRICE_IN)")
+	fs.Float64Var(&c.LLMPriceOut, "llm-price-out", c.LLMPriceOut, "price of a million completion tokens (MNEMO_LLM_PRICE_OUT)")
 	// The API key is read only from MNEMO_LLM_API_KEY or OPENAI_API_KEY, never
 	// from a flag, so it does not show in process listings.
 	return errors.Join(errs...)

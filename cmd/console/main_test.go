@@ -133,11 +133,19 @@ func TestConfigFromEnvironment(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
-	if err := cfg.bindFlags(fs, env(map[string]string{"OPENAI_API_KEY": "sk-fallback", "MNEMO_DATA_DIR": "/tmp/x"})); err != nil {
+	if err := cfg.bindFlags(fs, env(map[string]string{"OPENAI_API_KEY": "sk-fallback", "MNEMO_DATA_DIR": "/tmp/x",
+		"MNEMO_LLM_PRICE_IN": "0.15"})); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.LLMAPIKey != "sk-fallback" || cfg.DataDir != "/tmp/x" {
+	if err := fs.Parse([]string{"--llm-price-out", "0.6"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.LLMAPIKey != "sk-fallback" || cfg.DataDir != "/tmp/x" || cfg.LLMPriceIn != 0.15 || cfg.LLMPriceOut != 0.6 {
 		t.Fatalf("cfg = %+v", cfg)
+	}
+	if err := cfg.bindFlags(flag.NewFlagSet("y", flag.ContinueOnError), env(map[string]string{"MNEMO_LLM_PRICE_OUT": "cheap"})); err == nil ||
+		!strings.Contains(err.Error(), "MNEMO_LLM_PRICE_OUT") {
+		t.Fatalf("err = %v, want the bad price named", err)
 	}
 	if strings.Contains(cfg.String(), "sk-fallback") {
 		t.Fatal("the API key is printed")
