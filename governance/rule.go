@@ -26,6 +26,9 @@ type RuleFilter struct {
 
 	Offset int
 	Limit  int
+	// CountCap, with a Limit, stops the count CountCap rows past the page:
+	// a total of Offset+Limit+CountCap then means "at least".
+	CountCap int
 }
 
 // RuleService reads and changes semantic rules. Every change writes an audit

@@ -86,12 +86,8 @@ func (s *Store) FindCandidates(ctx context.Context, f CandidateFilter) ([]*gover
 		out, err := s.findCandidates(ctx, cond, args...)
 		return out[min(max(f.Offset, 0), len(out)):], len(out), err
 	}
-	count := `SELECT COUNT(*) FROM candidates c WHERE ` + cond
-	if f.CountCap > 0 {
-		count = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM candidates c WHERE %s LIMIT %d)`, cond, max(f.Offset, 0)+f.Limit+f.CountCap)
-	}
 	var total int
-	if err := s.read.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+	if err := s.read.QueryRowContext(ctx, countQuery("candidates c", cond, f.Offset, f.Limit, f.CountCap), args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count candidates: %w", err)
 	}
 	ids, err := s.pageIDs(ctx, `SELECT c.id FROM candidates c WHERE `+cond+` ORDER BY c.id`+limitOffset(f.Limit, f.Offset), args)
@@ -100,6 +96,15 @@ func (s *Store) FindCandidates(ctx context.Context, f CandidateFilter) ([]*gover
 	}
 	cands, err := s.candidatesByIDs(ctx, "id", ids)
 	return cands, total, err
+}
+
+// countQuery counts the rows of from matching cond; with countCap > 0 it
+// stops countCap rows past the page.
+func countQuery(from, cond string, offset, limit, countCap int) string {
+	if countCap > 0 {
+		return fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT %d)`, from, cond, max(offset, 0)+limit+countCap)
+	}
+	return `SELECT COUNT(*) FROM ` + from + ` WHERE ` + cond
 }
 
 // pageIDs runs a query returning one id a row.
@@ -265,7 +270,7 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 		return out[min(max(f.Offset, 0), len(out)):], len(out), err
 	}
 	var total int
-	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := s.read.QueryRowContext(ctx, countQuery(from, cond, f.Offset, f.Limit, f.CountCap), args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count rules: %w", err)
 	}
 	ids, err := s.pageIDs(ctx, `SELECT r.id FROM `+from+` WHERE `+cond+` ORDER BY r.id`+limitOffset(f.Limit, f.Offset), args)

@@ -525,6 +525,18 @@ func TestFindPages(t *testing.T) {
 			}
 		})
 	}
+	t.Run("CappedRuleCount", func(t *testing.T) {
+		_, wantTotal, err := d.Store.FindRules(ctx, governance.RuleFilter{})
+		if err != nil || wantTotal < 3 {
+			t.Fatalf("%d rules (%v)", wantTotal, err)
+		}
+		if _, capped, _ := d.Store.FindRules(ctx, governance.RuleFilter{Limit: 1, CountCap: 1}); capped != 2 {
+			t.Fatalf("capped count = %d, want 2", capped)
+		}
+		if _, exact, _ := d.Store.FindRules(ctx, governance.RuleFilter{Limit: 1, CountCap: wantTotal}); exact != wantTotal {
+			t.Fatalf("count under the cap = %d, want %d", exact, wantTotal)
+		}
+	})
 	t.Run("Candidates", func(t *testing.T) {
 		f := store.CandidateFilter{ProjectID: d.Travel.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}}
 		want, wantTotal, err := d.Store.FindCandidates(ctx, f)

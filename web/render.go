@@ -113,6 +113,17 @@ func newPager(page, size, total int, capped bool, target string, link func(page 
 	return p
 }
 
+// cappedPager is a pager over a total counted only up to countCap rows past
+// the page (a filter's CountCap): when the cap is reached the total is a
+// lower bound and the page count is unknown.
+func cappedPager(page, size, total, countCap int, target string, link func(int) string) templates.Pager {
+	p := newPager(page, size, total, countCap > 0 && total >= page*size+countCap, target, link)
+	if p.Capped && p.Next == "" {
+		p.Next = link(page + 1)
+	}
+	return p
+}
+
 // withPage returns base with the query values q and page set.
 func withPage(base string, q url.Values, page int) string {
 	v := url.Values{}

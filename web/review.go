@@ -25,17 +25,6 @@ const (
 	candidateCountCap = 10 * heldPageSize
 )
 
-// cappedPager is a pager over a total counted only up to a cap past the
-// page (CandidateFilter.CountCap): when the cap is reached the total is a lower
-// bound and the page count is unknown.
-func cappedPager(page, size, total int, link func(int) string) templates.Pager {
-	p := newPager(page, size, total, total >= page*size+candidateCountCap, "review-queue", link)
-	if p.Capped && p.Next == "" {
-		p.Next = link(page + 1)
-	}
-	return p
-}
-
 // isReviewer reports whether the account reviews any project (admins all).
 func isReviewer(a *governance.Account) bool {
 	if a == nil {
@@ -284,7 +273,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 		if err != nil {
 			return v, err
 		}
-		v.Pager = cappedPager(page, heldPageSize, total, link)
+		v.Pager = cappedPager(page, heldPageSize, total, candidateCountCap, "review-queue", link)
 		links, err := s.store.FindCandidateEvidence(ctx, cands)
 		if err != nil {
 			return v, err
@@ -305,7 +294,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 		if err != nil {
 			return v, err
 		}
-		v.Pager = cappedPager(page, blockedPageSize, total, link)
+		v.Pager = cappedPager(page, blockedPageSize, total, candidateCountCap, "review-queue", link)
 		if v.Blocked, err = s.store.FindCandidateEvidence(ctx, cands); err != nil {
 			return v, err
 		}

@@ -15,7 +15,12 @@ import (
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
-const rulePageSize = 50
+const (
+	rulePageSize = 50
+	// ruleSearchCountCap: a search counts at most this many matches past
+	// the page; a common word over tens of thousands of rules shows "N+".
+	ruleSearchCountCap = 4 * rulePageSize
+)
 
 // newRuleFilterForm reads the rules list's filters from the query.
 func newRuleFilterForm(c echo.Context) templates.RuleFilterForm {
@@ -111,6 +116,9 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if rf.Query != "" {
+		rf.CountCap = ruleSearchCountCap
+	}
 	rules, total, err := s.store.FindRules(ctx, rf)
 	if err != nil {
 		return err
@@ -120,7 +128,7 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 	for _, p := range projects {
 		v.Slugs[p.ID] = p.Slug
 	}
-	v.Pager = newPager(page, rulePageSize, total, false, "rule-table", func(p int) string {
+	v.Pager = cappedPager(page, rulePageSize, total, rf.CountCap, "rule-table", func(p int) string {
 		return withPage("/rules", form.Values(), p)
 	})
 	if hxTargets(c, "rule-table") {

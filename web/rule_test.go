@@ -65,6 +65,42 @@ func TestRuleIndex(t *testing.T) {
 			}
 		}
 	})
+	t.Run("SearchCountIsCapped", func(t *testing.T) {
+		// A common word over many rules counts 200 matches past the page,
+		// then says "at least".
+		if _, err := f.Store.DB().ExecContext(context.Background(), `
+			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+			INSERT INTO rules (project_id, kind, text, promotion_reason, status, created_at, updated_at)
+			SELECT ?, 'fact', '发票抬头规则 ' || i, 'explicit_user_instruction', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z' FROM n`,
+			f.Travel.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, doc := rita.Get("/rules?q=" + url.QueryEscape("发票"))
+		if got := strings.Join(strings.Fields(doc.Find(testid("rule-total")).Text()), ""); got != "250+" {
+			t.Fatalf("total = %q, want 250+", got)
+		}
+		if got := doc.Find(testid("rule-row")).Length(); got != 50 {
+			t.Fatalf("%d rows, want a page of 50", got)
+		}
+		next, ok := doc.Find(testid("pager-next")).Attr("href")
+		if !ok || !strings.Contains(doc.Find(testid("pager-status")).Text(), "of many") {
+			t.Fatal("a capped list has no open-ended pager")
+		}
+		// The last page has the rest and an exact total.
+		_, doc = rita.Get(strings.Replace(next, "page=2", "page=6", 1))
+		if got := doc.Find(testid("rule-row")).Length(); got != 50 {
+			t.Fatalf("page 6: %d rows", got)
+		}
+		_, doc = rita.Get(strings.Replace(next, "page=2", "page=7", 1))
+		if got := strings.TrimSpace(doc.Find(testid("rule-total")).Text()); got != "300" || doc.Find(testid("rule-row")).Length() != 0 {
+			t.Fatalf("past the end: total %q, %d rows", got, doc.Find(testid("rule-row")).Length())
+		}
+		// Without a search the count is exact.
+		_, doc = rita.Get("/rules?kind=fact")
+		if got := strings.TrimSpace(doc.Find(testid("rule-total")).Text()); got != "300" {
+			t.Fatalf("unsearched total = %q", got)
+		}
+	})
 	t.Run("HTMXFragment", func(t *testing.T) {
 		res, body := rita.Do(http.MethodGet, "/rules?kind=lesson", nil, http.Header{"Hx-Request": {"true"}, "Hx-Target": {"rule-table"}})
 		wantStatus(t, res, http.StatusOK)
