@@ -35,8 +35,25 @@ type ConsolidateInput struct {
 	Rules []*Rule
 	// Events supporting held candidates (by seq).
 	Evidence   map[int64]*Event
-	Suppressed map[string]bool
+	Suppressed Suppressions
 	Now        time.Time
+}
+
+// Suppressions are the fingerprints of forgotten statements by the subject
+// they were forgotten for; subject "" holds for every subject.
+type Suppressions map[string]map[string]bool
+
+// Add suppresses fingerprint fp for subject ("" for everyone).
+func (s Suppressions) Add(subject, fp string) {
+	if s[subject] == nil {
+		s[subject] = map[string]bool{}
+	}
+	s[subject][fp] = true
+}
+
+// Has reports whether fp is suppressed in sessions of subject.
+func (s Suppressions) Has(subject, fp string) bool {
+	return s[""][fp] || (subject != "" && s[subject][fp])
 }
 
 // GateFunc scans a statement: findings that block it, and the text to keep
@@ -129,7 +146,7 @@ func (c *Consolidator) Plan(ctx context.Context, in *ConsolidateInput) (*BeatPla
 			evidence[e.Seq] = e
 		}
 		for _, it := range out.items {
-			if in.Suppressed[it.fingerprint] || w.Known[it.fingerprint] {
+			if in.Suppressed.Has(w.Session.SubjectID, it.fingerprint) || w.Known[it.fingerprint] {
 				continue
 			}
 			w.Known[it.fingerprint] = true
@@ -241,7 +258,7 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 		inSession[e.Seq] = true
 		first, last = min(first, e.Seq), max(last, e.Seq)
 	}
-	summary, _, _ := c.gate(withoutForgotten(ex, in.Suppressed))
+	summary, _, _ := c.gate(withoutForgotten(ex, func(fp string) bool { return in.Suppressed.Has(w.Session.SubjectID, fp) }))
 	out := &sessionOutput{tokens: ex.Tokens, episode: &Episode{
 		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
 		Summary: summary, FirstSeq: first, LastSeq: last, EventCount: len(w.Events),
@@ -277,10 +294,10 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 // withoutForgotten returns the episode summary without the sentences that
 // quote a statement the user had forgotten (its fingerprint is suppressed),
 // so consolidating a session again never brings the text back.
-func withoutForgotten(ex *Extraction, suppressed map[string]bool) string {
+func withoutForgotten(ex *Extraction, suppressed func(fp string) bool) string {
 	var gone []string
 	for _, it := range ex.Items {
-		if it.Statement != "" && suppressed[Fingerprint(it.Statement)] {
+		if it.Statement != "" && suppressed(Fingerprint(it.Statement)) {
 			gone = append(gone, it.Statement)
 		}
 	}

@@ -45,7 +45,7 @@ func TestPlanDropsForgottenStatements(t *testing.T) {
 			Events:  []*governance.Event{{Seq: 7, SessionID: "s1", Role: governance.RoleUser, Text: "…"}},
 			Known:   map[string]bool{},
 		}},
-		Suppressed: map[string]bool{governance.Fingerprint(secret): true},
+		Suppressed: governance.Suppressions{"u1": {governance.Fingerprint(secret): true}},
 	}
 	c := &governance.Consolidator{Extractor: quotingExtractor{secret}, Merger: singletons{}}
 	plan, err := c.Plan(context.Background(), in)
@@ -58,5 +58,23 @@ func TestPlanDropsForgottenStatements(t *testing.T) {
 	got := plan.Episodes[0].Summary
 	if strings.Contains(got, "nap") || got != "The user planned a trip. The route check passed." {
 		t.Fatalf("summary = %q", got)
+	}
+}
+
+func TestSuppressionsHas(t *testing.T) {
+	s := governance.Suppressions{}
+	s.Add("", "lesson")
+	s.Add("u1", "nap")
+	for _, c := range []struct {
+		subject, fp string
+		want        bool
+	}{
+		{"u1", "lesson", true}, {"u2", "lesson", true}, {"", "lesson", true},
+		{"u1", "nap", true}, {"u2", "nap", false}, {"", "nap", false},
+		{"u1", "other", false},
+	} {
+		if got := s.Has(c.subject, c.fp); got != c.want {
+			t.Errorf("Has(%q, %q) = %t, want %t", c.subject, c.fp, got, c.want)
+		}
 	}
 }

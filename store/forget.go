@@ -82,8 +82,9 @@ type forgetPlan struct {
 	ForgetPreview
 	ruleIDs  map[int64]bool
 	candIDs  map[int64]bool
-	fps      map[int64]map[string]string // project → fingerprint → subject
-	texts    []string                    // forgotten statements, to find quotes of them
+	fps      map[int64]map[string]map[string]bool // project → fingerprint → subjects it is forgotten for ("" all)
+	ruleSubj map[int64]string                     // the subject of each rule in the plan
+	texts    []string                             // forgotten statements, to find quotes of them
 	textSet  map[string]bool
 	eventSQL string // subject forget: events are selected by this condition
 	eventArg []any
@@ -94,20 +95,28 @@ type forgetPlan struct {
 }
 
 func newForgetPlan() *forgetPlan {
-	return &forgetPlan{ruleIDs: map[int64]bool{}, candIDs: map[int64]bool{}, fps: map[int64]map[string]string{}, textSet: map[string]bool{}}
+	return &forgetPlan{ruleIDs: map[int64]bool{}, candIDs: map[int64]bool{}, fps: map[int64]map[string]map[string]bool{},
+		ruleSubj: map[int64]string{}, textSet: map[string]bool{}}
 }
 
+// addFingerprint records a forgotten statement and the subject it is
+// forgotten for: a subject forget's subject whatever the statement, else
+// the subject of the rule it belongs to ("" for a project-wide rule).
 func (p *forgetPlan) addFingerprint(projectID int64, subject, text string) {
 	if text == "" || text == governance.RedactedText {
 		return
 	}
+	if p.SubjectID != "" {
+		subject = p.SubjectID
+	}
 	if p.fps[projectID] == nil {
-		p.fps[projectID] = map[string]string{}
+		p.fps[projectID] = map[string]map[string]bool{}
 	}
 	fp := governance.Fingerprint(text)
-	if _, ok := p.fps[projectID][fp]; !ok {
-		p.fps[projectID][fp] = subject
+	if p.fps[projectID][fp] == nil {
+		p.fps[projectID][fp] = map[string]bool{}
 	}
+	p.fps[projectID][fp][subject] = true
 	if !p.textSet[text] {
 		p.textSet[text] = true
 		p.texts = append(p.texts, text)
@@ -119,6 +128,7 @@ func (p *forgetPlan) addRule(r *governance.Rule) bool {
 		return false
 	}
 	p.ruleIDs[r.ID] = true
+	p.ruleSubj[r.ID] = r.SubjectID
 	p.Rules = append(p.Rules, r)
 	p.addFingerprint(r.ProjectID, r.SubjectID, r.Text)
 	return true
@@ -130,7 +140,11 @@ func (p *forgetPlan) addCandidate(c *governance.Candidate) bool {
 	}
 	p.candIDs[c.ID] = true
 	p.Candidates = append(p.Candidates, c)
-	p.addFingerprint(c.ProjectID, c.SubjectID, c.Statement)
+	subject := c.SubjectID
+	if s, ok := p.ruleSubj[c.RuleID]; ok {
+		subject = s
+	}
+	p.addFingerprint(c.ProjectID, subject, c.Statement)
 	return true
 }
 
@@ -998,14 +1012,19 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, err
 	}
 	// Suppressions: fingerprints only, so the heartbeat never learns it again.
 	for projectID, fps := range p.fps {
-		for fp, subject := range fps {
-			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES (?, ?, ?, ?)`,
-				projectID, fp, subject, now)
-			if err != nil {
-				return nil, fmt.Errorf("store: write suppression: %w", err)
+		for fp, subjects := range fps {
+			if subjects[""] {
+				subjects = map[string]bool{"": true} // everyone's covers each one's
 			}
-			n, _ := res.RowsAffected()
-			r.Suppressions += int(n)
+			for subject := range subjects {
+				res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES (?, ?, ?, ?)`,
+					projectID, fp, subject, now)
+				if err != nil {
+					return nil, fmt.Errorf("store: write suppression: %w", err)
+				}
+				n, _ := res.RowsAffected()
+				r.Suppressions += int(n)
+			}
 		}
 	}
 	if err := rewriteIndexes(ctx, tx, bulkIndexes); err != nil {

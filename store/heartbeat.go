@@ -29,7 +29,7 @@ func (s *Store) FindCheckpoint(ctx context.Context, projectID int64) (int64, err
 func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project, idle time.Duration) (*governance.ConsolidateInput, error) {
 	now := s.Now().UTC()
 	in := &governance.ConsolidateInput{
-		Project: p, Now: now.Truncate(time.Second), Evidence: map[int64]*governance.Event{}, Suppressed: map[string]bool{},
+		Project: p, Now: now.Truncate(time.Second), Evidence: map[int64]*governance.Event{}, Suppressed: governance.Suppressions{},
 	}
 	cp, err := s.FindCheckpoint(ctx, p.ID)
 	if err != nil {
@@ -121,10 +121,10 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	if err != nil {
 		return nil, err
 	}
-	if err := queryEach(ctx, s, `SELECT fingerprint FROM suppressions WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
-		var fp string
-		err := r.Scan(&fp)
-		in.Suppressed[fp] = true
+	if err := queryEach(ctx, s, `SELECT subject_id, fingerprint FROM suppressions WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
+		var subject, fp string
+		err := r.Scan(&subject, &fp)
+		in.Suppressed.Add(subject, fp)
 		return err
 	}); err != nil {
 		return nil, err
