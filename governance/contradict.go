@@ -1,7 +1,10 @@
 package governance
 
 import (
+	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -79,11 +82,14 @@ func negated(text string) bool {
 	return false
 }
 
-// numbers lists the distinct numbers in text (full-width digits folded,
-// leading zeros dropped), sorted.
+// numbers lists the distinct numbers in text, sorted: clock times as
+// "h:mm" on a 24-hour clock, whether written 14:00, 下午2点 or 下午两点
+// (so paraphrases of one time agree), then the other numbers with
+// full-width digits folded and leading zeros dropped.
 func numbers(text string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(norm.NFKC.String(text), func(r rune) bool { return r < '0' || r > '9' }) {
+	text = norm.NFKC.String(text)
+	out, rest := clockTimes(text)
+	for _, f := range strings.FieldsFunc(rest, func(r rune) bool { return r < '0' || r > '9' }) {
 		if f = strings.TrimLeft(f, "0"); f == "" {
 			f = "0"
 		}
@@ -91,4 +97,136 @@ func numbers(text string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// A clock time: an optional part of day, an hour in digits or Chinese
+// numerals, then 点/点钟/时 with optional minutes, or a colon and two
+// digits of minutes.
+var clockRe = regexp.MustCompile(`(上午|早上|早晨|凌晨|中午|下午|傍晚|晚上|夜里)?` +
+	`(?:(\d{1,2}):(\d{2})|(\d{1,2}|[零〇一二两三四五六七八九十]{1,3})(点钟|点|时)(半|一刻|三刻|(\d{1,2}|[零〇一二两三四五六七八九十]{1,3})分)?)`)
+
+// rangeJoin is what may stand between two times of one range (两点到四点).
+var rangeJoin = regexp.MustCompile(`^\s*(到|至|~|-|–|—|－)\s*$`)
+
+// clockTimes finds the clock times in text and returns them with the text
+// left once they are blanked out. A Chinese-numeral hour counts only where
+// it must be a time — after a part of day, with minutes or 钟, or as the end
+// of a range — since 一点 and 两点 also mean "a little" and "two points".
+func clockTimes(text string) ([]string, string) {
+	var (
+		out    []string
+		b      strings.Builder
+		last   int    // end of the previous match
+		period string // part of day in force, carried along a range
+	)
+	for _, m := range clockRe.FindAllStringSubmatchIndex(text, -1) {
+		group := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return text[m[2*i]:m[2*i+1]]
+		}
+		inRange := len(out) > 0 && rangeJoin.MatchString(text[last:m[0]])
+		if !inRange {
+			period = ""
+		}
+		if p := group(1); p != "" {
+			period = p
+		}
+		var hour, minute int
+		switch {
+		case group(2) != "":
+			hour, minute = atoi(group(2)), atoi(group(3))
+		default:
+			spoken := !isDigits(group(4))
+			sure := group(1) != "" || inRange || group(5) == "点钟" || (group(5) == "点" && group(6) != "")
+			if spoken && !sure {
+				continue // 一点 "a little", 两点 "two points", 一时半会 "a while"
+			}
+			hour = chineseNumber(group(4))
+			switch suffix := group(6); suffix {
+			case "":
+			case "半":
+				minute = 30
+			case "一刻":
+				minute = 15
+			case "三刻":
+				minute = 45
+			default:
+				minute = chineseNumber(group(7))
+			}
+		}
+		if hour < 0 || hour > 24 || minute < 0 || minute > 59 {
+			continue
+		}
+		switch period {
+		case "下午", "傍晚":
+			if hour < 12 {
+				hour += 12
+			}
+		case "晚上", "夜里": // 晚上八点 is 20:00, 夜里一点 1:00
+			if hour >= 5 && hour < 12 {
+				hour += 12
+			}
+		case "中午":
+			if hour < 3 {
+				hour += 12
+			}
+		}
+		out = append(out, fmt.Sprintf("%d:%02d", hour, minute))
+		b.WriteString(text[last:m[0]])
+		b.WriteByte(' ')
+		last = m[1]
+	}
+	b.WriteString(text[last:])
+	return out, b.String()
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// chineseNumber reads 0–99 in digits or Chinese numerals (十二, 二十, 两);
+// -1 when it cannot.
+func chineseNumber(s string) int {
+	if isDigits(s) {
+		return atoi(s)
+	}
+	digit := map[rune]int{'零': 0, '〇': 0, '一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
+	rs := []rune(s)
+	if i := slices.Index(rs, '十'); i >= 0 {
+		tens, ones := 1, 0
+		if i > 0 {
+			d, ok := digit[rs[0]]
+			if !ok || i != 1 {
+				return -1
+			}
+			tens = d
+		}
+		if rest := rs[i+1:]; len(rest) == 1 {
+			d, ok := digit[rest[0]]
+			if !ok {
+				return -1
+			}
+			ones = d
+		} else if len(rest) > 1 {
+			return -1
+		}
+		return tens*10 + ones
+	}
+	if len(rs) != 1 {
+		return -1
+	}
+	if d, ok := digit[rs[0]]; ok {
+		return d
+	}
+	return -1
 }

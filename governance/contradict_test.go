@@ -21,6 +21,16 @@ func TestContradicts(t *testing.T) {
 		{"From now on, always run the linter before committing", "Do not run the linter before committing anymore", true},
 		{"Keep pull requests under 400 lines", "Keep pull requests under 400 lines from now on", false},
 		{"Keep pull requests under 400 lines", "Keep pull requests under 200 lines instead", true},
+		// Clock times agree however they are written.
+		{"孩子每天14:00–16:00要午睡", "孩子每天下午两点到四点要午睡", false},
+		{"孩子每天14:00–16:00要午睡", "孩子每天下午2点到4点要午睡", false},
+		{"孩子每天14:00–16:00要午睡", "孩子每天下午一点到三点午睡", true},
+		{"每天14:30出发", "每天下午两点半出发", false},
+		{"晚上八点以后不要安排活动", "20:00以后不要安排活动", false},
+		{"中午十二点吃午饭", "12:00吃午饭", false},
+		// 一点 and 两点 that are not times are not numbers.
+		{"孩子每天14:00–16:00要午睡", "孩子每天14:00–16:00要午睡，房间安静一点", false},
+		{"注意两点：14:00前出发，带上护照", "14:00前出发，带上护照", false},
 	} {
 		if got := governance.Contradicts(tc.rule, tc.statement); got != tc.want {
 			t.Errorf("Contradicts(%q, %q) = %v, want %v", tc.rule, tc.statement, got, tc.want)
