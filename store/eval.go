@@ -390,6 +390,18 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *EvalResult, tokens int,
 		return err
 	}
 	defer tx.Rollback()
+	// Only a running run takes results: once cancelled (or finished) its
+	// counts stay as they were, whenever the runner notices.
+	counter := map[string]string{"passed": "passed", "failed": "failed", "error": "failed", "skipped": "skipped"}[res.Status]
+	u, err := tx.ExecContext(ctx, `
+		UPDATE eval_runs SET done = done + 1, `+counter+` = `+counter+` + 1, tokens = tokens + ?, cost = cost + ?
+		WHERE id = ? AND status = 'running'`, tokens, cost, res.RunID)
+	if err != nil {
+		return fmt.Errorf("store: count eval result: %w", err)
+	}
+	if n, _ := u.RowsAffected(); n == 0 {
+		return nil
+	}
 	r, err := tx.ExecContext(ctx, `
 		INSERT INTO eval_results (run_id, case_id, kind, status, reason, detail, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -399,16 +411,10 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *EvalResult, tokens int,
 		return mapError(err, "Eval result "+res.CaseID)
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
-		return nil
+		return nil // stored before (a resumed run); the rollback undoes the count
 	}
 	res.ID, _ = r.LastInsertId()
 	res.CreatedAt = tx.now
-	counter := map[string]string{"passed": "passed", "failed": "failed", "error": "failed", "skipped": "skipped"}[res.Status]
-	if _, err := tx.ExecContext(ctx, `
-		UPDATE eval_runs SET done = done + 1, `+counter+` = `+counter+` + 1, tokens = tokens + ?, cost = cost + ?
-		WHERE id = ?`, tokens, cost, res.RunID); err != nil {
-		return fmt.Errorf("store: count eval result: %w", err)
-	}
 	return tx.Commit()
 }
 

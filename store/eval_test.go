@@ -131,6 +131,17 @@ func TestEvalRunLifecycle(t *testing.T) {
 		if err != nil || ok {
 			t.Fatalf("finish after cancel = %v, %v", ok, err)
 		}
+		// A case that ends after the cancel is not recorded, whenever the
+		// runner notices.
+		if err := s.SaveEvalResult(ctx, &store.EvalResult{RunID: run.ID, CaseID: "late", Kind: "recall", Status: "passed"}, 5, 0.1); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.FindEvalRunByID(ctx, run.ID); got.Done != 0 || got.Passed != 0 || got.Tokens != 0 {
+			t.Fatalf("counted after cancel: %+v", got)
+		}
+		if results, _ := s.FindEvalResults(ctx, run.ID); len(results) != 0 {
+			t.Fatalf("stored after cancel: %+v", results)
+		}
 		if err := s.CancelEvalRun(ctx, run.ID, "alice"); governance.ErrorCode(err) != governance.ECONFLICT {
 			t.Fatalf("second cancel err = %v", err)
 		}
