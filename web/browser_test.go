@@ -107,7 +107,7 @@ func TestBrowser(t *testing.T) {
 	t.Parallel()
 	f := NewFixture(t, web.Config{})
 
-	ctx := newBrowser(t, 390, 844, 60*time.Second)
+	ctx := newBrowser(t, 390, 844, 3*time.Minute)
 
 	base := f.Server.URL
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }

@@ -23,7 +23,7 @@ func TestEvalBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx := newBrowser(t, 1280, 900, 90*time.Second)
+	ctx := newBrowser(t, 1280, 900, 3*time.Minute)
 
 	base := f.Server.URL
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }

@@ -106,7 +106,7 @@ var runPath = regexp.MustCompile(`^/evals/runs/(\d+)$`)
 // waitDone polls the run's panel as htmx does until it asks for a refresh.
 func waitDone(t *testing.T, c *Client, runURL string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		res, body := c.Do(http.MethodGet, runURL+"/panel", nil, http.Header{"HX-Request": {"true"}})
 		wantStatus(t, res, http.StatusOK)

@@ -99,7 +99,7 @@ func newE2EBrowser(t *testing.T, m *Main, username string, width, height int) *e
 	t.Cleanup(cancelAlloc)
 	ctx, cancelBrowser := chromedp.NewContext(actx)
 	t.Cleanup(cancelBrowser)
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	t.Cleanup(cancel)
 	b := &e2eBrowser{t: t, ctx: ctx, base: m.URL()}
 
@@ -382,7 +382,7 @@ func TestE2EBulkRejectAndLiveQueue(t *testing.T) {
 	if _, err := m.Heartbeat.Beat(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for !b.eval(`document.querySelectorAll('[data-testid="proposal"]').length === 2`) {
 		if time.Now().After(deadline) {
 			t.Fatal("the new proposal did not appear without a reload")

@@ -54,7 +54,7 @@ func startServe(t *testing.T, dir string, extra ...string) (url string, out *syn
 		}
 	})
 	re := regexp.MustCompile(`Mnemo console: (http://\S+)/`)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
 			return m[1], out
