@@ -1051,9 +1051,13 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, err
 			if t == "" || t == governance.RedactedText {
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?, ?) WHERE instr(detail, ?) > 0`,
-				t, governance.RedactedText, t); err != nil {
-				return nil, fmt.Errorf("store: scrub eval results: %w", err)
+			// The detail is JSON: a text with quotes, <, > or & is stored escaped.
+			escaped, _ := json.Marshal(t)
+			for _, q := range slices.Compact([]string{t, string(escaped[1 : len(escaped)-1])}) {
+				if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?, ?) WHERE instr(detail, ?) > 0`,
+					q, governance.RedactedText, q); err != nil {
+					return nil, fmt.Errorf("store: scrub eval results: %w", err)
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -497,5 +498,48 @@ func TestSuppressionScope(t *testing.T) {
 	}
 	if bySubject["family-wang"] == 0 || bySubject["family-chen"] != 0 {
 		t.Fatalf("candidates from the repeated words by subject = %v, want family-wang's only", bySubject)
+	}
+}
+
+// A stored eval result that quotes a forgotten rule loses the quote, also
+// where JSON escaped it (quotes, <, >, &).
+func TestForgetScrubsEvalResults(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	p := MustCreateProject(t, s, "coding")
+	const text = `Keep pull requests < 400 lines & call them "small"`
+	res, err := s.DB().ExecContext(ctx, `INSERT INTO rules (project_id, kind, text, promotion_reason, status, created_at, updated_at)
+		VALUES (?, 'user_preference', ?, 'explicit_user_instruction', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')`, p.ID, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ruleID, _ := res.LastInsertId()
+	suite := MustCreateEvalSuite(t, s, "coding")
+	run := &store.EvalRun{SuiteID: suite.ID, Total: 1, CreatedBy: "alice"}
+	if err := s.CreateEvalRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimEvalRun(ctx); err != nil {
+		t.Fatal(err)
+	}
+	detail, _ := json.Marshal(map[string]any{"package": []map[string]string{{"text": text}}, "output": "I kept it: " + text})
+	if !strings.Contains(string(detail), `\u003c`) {
+		t.Fatalf("detail %s is not escaped; the test needs a text JSON escapes", detail)
+	}
+	if err := s.SaveEvalResult(ctx, &store.EvalResult{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: string(detail)}, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ForgetRule(ctx, "alice", ruleID, false); err != nil {
+		t.Fatal(err)
+	}
+	results, err := s.FindEvalResults(ctx, run.ID)
+	if err != nil || len(results) != 1 {
+		t.Fatalf("results = %v, %v", results, err)
+	}
+	if strings.Contains(results[0].Detail, "400 lines") || !strings.Contains(results[0].Detail, governance.RedactedText) {
+		t.Fatalf("detail after the forget = %s", results[0].Detail)
+	}
+	if bytes.Contains(fileBytes(t, s), []byte("400 lines")) {
+		t.Fatal("the rule is still in the file")
 	}
 }
