@@ -775,6 +775,23 @@ func (s *Store) candidatesByIDs(ctx context.Context, column string, ids []int64)
 	return out, err
 }
 
+// CountRuleCandidates counts the candidates supporting each of the rules.
+func (s *Store) CountRuleCandidates(ctx context.Context, ruleIDs []int64) (map[int64]int, error) {
+	out := make(map[int64]int, len(ruleIDs))
+	if len(ruleIDs) == 0 {
+		return out, nil
+	}
+	err := queryEach(ctx, s, `SELECT rule_id, COUNT(*) FROM candidates WHERE rule_id IN (SELECT value FROM json_each(?)) GROUP BY rule_id`,
+		[]any{idList(ruleIDs)}, func(r scanner) error {
+			var id int64
+			var n int
+			err := r.Scan(&id, &n)
+			out[id] = n
+			return err
+		})
+	return out, err
+}
+
 // FindEvidenceByRules returns the evidence chain of several rules at once,
 // keyed by rule id (the review queue shows a page of proposals).
 func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[int64][]*governance.EvidenceLink, error) {

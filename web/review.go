@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -313,7 +314,12 @@ func (s *Server) proposalViews(ctx context.Context, rules []*governance.Rule) ([
 			replaced = append(replaced, r.Supersedes)
 		}
 	}
-	evidence, err := s.store.FindEvidenceByRules(ctx, ids)
+	counts, err := s.store.CountRuleCandidates(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	inline := slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return counts[id] > templates.InlineEvidence })
+	evidence, err := s.store.FindEvidenceByRules(ctx, inline)
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +333,7 @@ func (s *Server) proposalViews(ctx context.Context, rules []*governance.Rule) ([
 	}
 	out := make([]templates.ProposalView, len(rules))
 	for i, r := range rules {
-		out[i] = templates.ProposalView{Rule: r, Evidence: evidence[r.ID], Replaces: byID[r.Supersedes]}
+		out[i] = templates.ProposalView{Rule: r, Evidence: evidence[r.ID], EvidenceCount: counts[r.ID], Replaces: byID[r.Supersedes]}
 	}
 	return out, nil
 }
@@ -449,6 +455,24 @@ func (s *Server) handleRuleHold(c echo.Context) error {
 }
 
 // handleRuleSplit takes one candidate out of a rule's evidence.
+// handleRuleEvidence is a rule's evidence chain as a fragment, for a
+// proposal whose chain is too long to show open in the queue.
+func (s *Server) handleRuleEvidence(c echo.Context) error {
+	r, _, err := s.reviewedRule(c)
+	if err != nil {
+		return err
+	}
+	if !isHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, templates.RuleURL(r.ID))
+	}
+	evidence, err := s.store.FindRuleEvidence(c.Request().Context(), r.ID)
+	if err != nil {
+		return err
+	}
+	opt := templates.RuleEvidenceOptions(r, csrfToken(c), backTo(c, templates.RuleURL(r.ID)))
+	return render(c, http.StatusOK, templates.EvidenceChain(evidence, opt))
+}
+
 func (s *Server) handleRuleSplit(c echo.Context) error {
 	r, _, err := s.reviewedRule(c)
 	if err != nil {

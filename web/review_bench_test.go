@@ -146,6 +146,8 @@ func BenchmarkGovernancePages(b *testing.B) {
 		{"ReviewQueuePage40", "/projects/big/review?page=40", nil, http.StatusOK},
 		{"ReviewHeld", "/projects/big/review?tab=held", nil, http.StatusOK},
 		{"ReviewPollUnchanged", poll, http.Header{"Hx-Request": {"true"}, "Hx-Target": {"review-queue"}}, http.StatusNoContent},
+		// A proposal's four candidates, fetched when its closed chain is opened.
+		{"ReviewEvidenceOpened", "/rules/1/evidence?back=%2Fprojects%2Fbig%2Freview", http.Header{"Hx-Request": {"true"}}, http.StatusOK},
 	}
 	for _, pg := range pages {
 		b.Run(pg.name, func(b *testing.B) {

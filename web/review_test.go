@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/web"
+	"github.com/mnemo-console/mnemo/web/templates"
 )
 
 // Accounts of the governance fixture: the demo's admin, travel reviewer and
@@ -299,6 +300,79 @@ func mustAddProposal(tb testing.TB, f *GovFixture) {
 	}
 }
 
+// A proposal with more evidence than the queue shows open loads its chain
+// when the reviewer opens it, split buttons included.
+func TestReviewLongEvidence(t *testing.T) {
+	ctx := context.Background()
+	f := NewGovFixture(t)
+	rita := f.Login(t, GovReviewer)
+	nap, lesson := f.Rule(t, "午睡"), f.Rule(t, "单独安排一天")
+	chain, err := f.Store.FindRuleEvidence(ctx, nap.ID)
+	if err != nil || len(chain) == 0 {
+		t.Fatalf("chain = %v, %v", chain, err)
+	}
+	// Two more sessions said the same: four candidates in all.
+	for i := range 2 {
+		res, err := f.Store.DB().ExecContext(ctx, `INSERT INTO candidates (project_id, session_id, subject_id, type, statement, durable, extractor,
+			status, status_reason, group_id, rule_id, fingerprint, created_at, updated_at)
+			SELECT project_id, 'again-' || ?, subject_id, type, statement, durable, extractor, status, status_reason, group_id, rule_id,
+				fingerprint, created_at, updated_at FROM candidates WHERE id = ?`, i, chain[0].Candidate.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := res.LastInsertId()
+		if _, err := f.Store.DB().ExecContext(ctx, `INSERT INTO evidence (candidate_id, event_seq) VALUES (?, ?)`, id, chain[0].Events[0].Seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := len(chain) + 2
+	if want <= templates.InlineEvidence {
+		t.Fatalf("%d candidates do not exceed the inline limit", want)
+	}
+
+	_, doc := rita.Get(travelQueue)
+	card := doc.Find(fmt.Sprintf(`#proposal-%d`, nap.ID))
+	details := card.Find(testid("proposal-evidence"))
+	if _, open := details.Attr("open"); open || card.Find(testid("evidence-candidate")).Length() != 0 {
+		t.Fatal("a long chain is rendered open in the queue")
+	}
+	if got := details.Find("summary").Text(); !strings.Contains(got, strconv.Itoa(want)+" candidate") {
+		t.Fatalf("summary = %q, want the count %d", got, want)
+	}
+	if card.Find(testid("evidence-lazy")+" a[href='"+ruleURL(nap.ID)+"']").Length() != 1 {
+		t.Fatal("no link to the rule's page while the chain loads")
+	}
+	frag, ok := details.Attr("hx-get")
+	if !ok || !strings.HasPrefix(frag, ruleURL(nap.ID, "evidence")) {
+		t.Fatalf("hx-get = %q", frag)
+	}
+	// A short chain stays open and inline.
+	short := doc.Find(fmt.Sprintf(`#proposal-%d`, lesson.ID))
+	if _, open := short.Find(testid("proposal-evidence")).Attr("open"); !open || short.Find(testid("evidence-candidate")).Length() == 0 {
+		t.Fatal("a short chain is not shown open")
+	}
+
+	res, body := rita.Do(http.MethodGet, frag, nil, http.Header{"Hx-Request": {"true"}})
+	wantStatus(t, res, http.StatusOK)
+	if strings.Contains(body, "<html") {
+		t.Fatal("the fragment came back as a page")
+	}
+	fd, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := fd.Find(testid("evidence-candidate")).Length(); n != want {
+		t.Fatalf("fragment candidates = %d, want %d", n, want)
+	}
+	split := fd.Find(`form[action="` + ruleURL(nap.ID, "split") + `"]`)
+	if split.Length() != want || split.Find(`input[name="back"]`).AttrOr("value", "") != travelQueue {
+		t.Fatalf("split forms = %d, back = %q", split.Length(), split.Find(`input[name="back"]`).AttrOr("value", ""))
+	}
+	// Another project's reviewer gets nothing.
+	res, _ = f.Login(t, ExpenseReviewer).Do(http.MethodGet, frag, nil, http.Header{"Hx-Request": {"true"}})
+	wantStatus(t, res, http.StatusForbidden)
+}
+
 func TestReviewApproveWithEdits(t *testing.T) {
 	f := NewGovFixture(t)
 	rita := f.Login(t, GovReviewer)
@@ -451,6 +525,8 @@ func TestGovernanceAuthorization(t *testing.T) {
 		{ruleURL(nap.ID), map[string]int{GovMember: no, GovOtherMember: no, GovReviewer: ok, ExpenseReviewer: no, GovAdmin: ok}},
 		{ruleURL(exp.ID), map[string]int{GovMember: no, GovOtherMember: no, GovReviewer: no, ExpenseReviewer: ok, GovAdmin: ok}},
 		{ruleURL(999999), map[string]int{GovMember: gone, GovOtherMember: gone, GovReviewer: gone, ExpenseReviewer: gone, GovAdmin: gone}},
+		// The evidence fragment; outside htmx it sends to the rule's page.
+		{ruleURL(nap.ID, "evidence"), map[string]int{GovMember: no, GovOtherMember: no, GovReviewer: http.StatusSeeOther, ExpenseReviewer: no, GovAdmin: http.StatusSeeOther}},
 		{ruleURL(nap.ID, "forget"), map[string]int{GovMember: ok, GovOtherMember: gone, GovReviewer: ok, ExpenseReviewer: no, GovAdmin: ok}},
 		{ruleURL(lesson.ID, "forget"), map[string]int{GovMember: no, GovOtherMember: no, GovReviewer: ok, ExpenseReviewer: no, GovAdmin: ok}},
 		{ruleURL(exp.ID, "forget"), map[string]int{GovMember: no, GovOtherMember: no, GovReviewer: no, ExpenseReviewer: ok, GovAdmin: ok}},

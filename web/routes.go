@@ -65,6 +65,7 @@ func (s *Server) routes() {
 	app.GET("/rules", s.handleRuleIndex)
 	app.POST("/rules/forget", s.handleRulesForget)
 	app.GET("/rules/:id", s.handleRuleShow)
+	app.GET("/rules/:id/evidence", s.handleRuleEvidence)
 	app.POST("/rules/:id/approve", s.handleRuleApprove)
 	app.POST("/rules/:id/reject", s.handleRuleReject)
 	app.POST("/rules/:id/hold", s.handleRuleHold)

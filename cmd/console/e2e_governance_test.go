@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/web/templates"
 )
 
 // Governance end to end, in headless Chromium against the real console on
@@ -394,5 +396,55 @@ func TestE2EBulkRejectAndLiveQueue(t *testing.T) {
 	}
 	if !strings.Contains(b.text(testidSel("review-queue")), "浴缸") {
 		t.Fatal("the new proposal's text is not shown")
+	}
+}
+
+// A proposal whose evidence grew past what the queue shows open loads its
+// chain when the reviewer opens it.
+func TestE2ELongEvidenceLoadsOnOpen(t *testing.T) {
+	e2eChrome(t)
+	t.Parallel()
+	m := e2eConsole(t)
+	ctx := context.Background()
+	nap := ruleWith(t, m, "午睡")
+	chain, err := m.Store.FindRuleEvidence(ctx, nap.ID)
+	if err != nil || len(chain) == 0 {
+		t.Fatalf("chain = %v, %v", chain, err)
+	}
+	// The family says it again in two more sessions; the beat adds them to
+	// the proposal's evidence.
+	said := chain[0].Events[0]
+	p, _ := m.Store.FindProjectBySlug(ctx, "travel-agent")
+	for i, day := range []int{1, 8} {
+		at := time.Date(2026, 8, day, 9, 0, 0, 0, time.UTC)
+		session := fmt.Sprintf("chen-again-%d", i)
+		if _, err := m.Store.IngestEvents(ctx, p.ID, []*governance.Event{
+			{ID: session + "-1", SessionID: session, SubjectID: said.SubjectID, Turn: 1, Role: governance.RoleUser, Text: said.Text, OccurredAt: at},
+			{ID: session + "-end", SessionID: session, SubjectID: said.SubjectID, Kind: governance.KindSessionEnd, OccurredAt: at.Add(time.Minute)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Heartbeat.Beat(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if chain, _ = m.Store.FindRuleEvidence(ctx, nap.ID); len(chain) <= templates.InlineEvidence {
+		t.Fatalf("the proposal has %d candidates after the beat, want more than %d", len(chain), templates.InlineEvidence)
+	}
+	card := "#proposal-" + strconv.FormatInt(nap.ID, 10)
+	b := newE2EBrowser(t, m, "reviewer", 1280, 900)
+	b.do(
+		chromedp.Navigate(b.base+"/projects/travel-agent/review"),
+		chromedp.WaitVisible(css(card+" "+testidSel("proposal-evidence")+" summary")),
+	)
+	if !b.eval(`document.querySelectorAll('` + card + ` [data-testid="evidence-candidate"]').length === 0`) {
+		t.Fatal("the long chain was rendered before it was opened")
+	}
+	b.do(
+		chromedp.Click(css(card+" "+testidSel("proposal-evidence")+" summary")),
+		chromedp.WaitVisible(css(card+" "+testidSel("evidence-candidate"))),
+	)
+	if !b.eval(fmt.Sprintf(`document.querySelectorAll('%s [data-testid="evidence-candidate"]').length === %d`, card, len(chain))) {
+		t.Fatalf("the opened chain does not show its %d candidates", len(chain))
 	}
 }
