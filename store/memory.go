@@ -15,15 +15,14 @@ const candidateColumns = `c.id, c.project_id, c.session_id, c.subject_id, c.type
 	c.status, c.status_reason, c.group_id, COALESCE(c.rule_id, 0), c.fingerprint, c.findings, c.created_at, c.updated_at,
 	(SELECT COALESCE(group_concat(event_seq), '') FROM evidence v WHERE v.candidate_id = c.id)`
 
-func scanCandidate(r scanner, extra ...any) (*governance.Candidate, error) {
+func scanCandidate(r scanner) (*governance.Candidate, error) {
 	var (
 		c                          governance.Candidate
 		findings, created, updated string
 		seqs                       string
 	)
-	dest := append([]any{&c.ID, &c.ProjectID, &c.SessionID, &c.SubjectID, &c.Type, &c.Statement, &c.Durable, &c.Extractor,
-		&c.Status, &c.StatusReason, &c.GroupID, &c.RuleID, &c.Fingerprint, &findings, &created, &updated, &seqs}, extra...)
-	if err := r.Scan(dest...); err != nil {
+	if err := r.Scan(&c.ID, &c.ProjectID, &c.SessionID, &c.SubjectID, &c.Type, &c.Statement, &c.Durable, &c.Extractor,
+		&c.Status, &c.StatusReason, &c.GroupID, &c.RuleID, &c.Fingerprint, &findings, &created, &updated, &seqs); err != nil {
 		return nil, fmt.Errorf("store: scan candidate: %w", err)
 	}
 	_ = json.Unmarshal([]byte(findings), &c.Findings)
