@@ -618,6 +618,9 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 	if !strings.HasPrefix(slug, ScratchPrefix) {
 		return governance.Errorf(governance.EFORBIDDEN, "Project %s is not an eval scratch project.", slug)
 	}
+	if err := raiseIDFloor(ctx, tx, "projects", "rules", "candidates", "episodes"); err != nil {
+		return err
+	}
 	for _, q := range []string{
 		`DELETE FROM recall_traces WHERE project_id = ?`,
 		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = ?)`,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
@@ -205,4 +206,63 @@ func TestDeleteScratchProject(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+// Ids are never handed out twice: after a scratch project (the newest
+// project, rules, candidates and episodes) is deleted, new rows get new
+// ids, so the audit rows of the scratch run never name a later object.
+func TestIDsNotReusedAfterScratch(t *testing.T) {
+	ctx := context.Background()
+	d := MustLoadDemo(t)
+	say := func(p *governance.Project, session, text string) {
+		t.Helper()
+		at := time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)
+		if _, err := d.Store.IngestEvents(ctx, p.ID, []*governance.Event{
+			{ID: session + "-1", SessionID: session, SubjectID: "family-chen", Turn: 1, Role: governance.RoleUser, Text: text, OccurredAt: at},
+			{ID: session + "-end", SessionID: session, SubjectID: "family-chen", Kind: governance.KindSessionEnd, OccurredAt: at.Add(time.Minute)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Beat.Beat(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top := func(table string) int64 {
+		t.Helper()
+		var id int64
+		if err := d.Store.DB().QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM `+table).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	tables := []string{"projects", "rules", "candidates", "episodes"}
+	scratch := MustCreateProject(t, d.Store, store.ScratchPrefix+"run-9")
+	say(scratch, "scratch-1", "以后订酒店都要选带浴缸的房间，孩子喜欢泡澡。")
+	used := map[string]int64{}
+	for _, tb := range tables {
+		used[tb] = top(tb)
+	}
+	if rules, _, _ := d.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &scratch.ID}); len(rules) == 0 || rules[0].ID != used["rules"] {
+		t.Fatalf("the scratch run made no rule at the top of the ids: %v", rules)
+	}
+	if err := d.Store.DeleteScratchProject(ctx, scratch.ID); err != nil {
+		t.Fatal(err)
+	}
+	next := MustCreateProject(t, d.Store, "next-agent")
+	say(next, "next-1", "以后订酒店都要选带浴缸的房间，孩子喜欢泡澡。")
+	if next.ID <= used["projects"] {
+		t.Errorf("new project id %d reuses the scratch project's %d", next.ID, used["projects"])
+	}
+	rules, _, err := d.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &next.ID})
+	if err != nil || len(rules) == 0 {
+		t.Fatalf("rules = %v, %v", rules, err)
+	}
+	if rules[0].ID <= used["rules"] {
+		t.Errorf("new rule id %d reuses an id up to %d", rules[0].ID, used["rules"])
+	}
+	cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: next.ID})
+	eps, _, _ := d.Store.FindEpisodes(ctx, store.EpisodeFilter{ProjectID: next.ID})
+	if len(cands) == 0 || cands[0].ID <= used["candidates"] || len(eps) == 0 || eps[0].ID <= used["episodes"] {
+		t.Errorf("new candidate/episode ids reuse scratch ids: %v %v (used %v)", cands, eps, used)
+	}
 }

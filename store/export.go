@@ -370,7 +370,7 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts ImportOption
 	}
 	defer tx.Rollback()
 	now := formatTime(tx.now)
-	res, err := tx.ExecContext(ctx, `INSERT INTO projects (slug, name, description, auto_activate, created_at) VALUES (?, ?, ?, ?, ?)`,
+	res, err := tx.ExecContext(ctx, `INSERT INTO projects (id, slug, name, description, auto_activate, created_at) VALUES (`+nextID("projects")+`, ?, ?, ?, ?, ?)`,
 		p.Slug, p.Name, p.Description, p.AutoActivate, now)
 	if err != nil {
 		return nil, nil, mapError(err, "Project "+p.Slug)
@@ -400,8 +400,8 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts ImportOption
 		case "episode":
 			ep := rec.Episode
 			if _, err := tx.ExecContext(ctx, `
-				INSERT INTO episodes (project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				INSERT INTO episodes (id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
+				VALUES (`+nextID("episodes")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				p.ID, ep.SessionID, ep.SubjectID, ep.Summary, seqOf[ep.FirstEventID], seqOf[ep.LastEventID], ep.EventCount,
 				ep.Extractor, formatTime(ep.CreatedAt), formatTime(ep.UpdatedAt)); err != nil {
 				return nil, nil, mapError(err, "Episode "+ep.SessionID)
@@ -410,9 +410,9 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts ImportOption
 		case "rule":
 			r := rec.Rule
 			res, err := tx.ExecContext(ctx, `
-				INSERT INTO rules (project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
+				INSERT INTO rules (id, project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
 					last_used_at, use_count, findings, fingerprint, checks, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				VALUES (`+nextID("rules")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				p.ID, r.SubjectID, r.Kind, r.Text, r.PromotionReason, r.Status, r.Version, r.Trust, formatTimePtr(r.ExpiresAt), r.Paused,
 				formatTimePtr(r.LastUsedAt), r.UseCount, jsonOr(r.Findings, "[]"), r.Fingerprint, jsonOr(r.Checks, "[]"),
 				formatTime(r.CreatedAt), formatTime(r.UpdatedAt))
@@ -432,9 +432,9 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts ImportOption
 		case "candidate":
 			c := rec.Candidate
 			res, err := tx.ExecContext(ctx, `
-				INSERT INTO candidates (project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
+				INSERT INTO candidates (id, project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
 					group_id, rule_id, fingerprint, findings, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
+				VALUES (`+nextID("candidates")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
 				p.ID, c.SessionID, c.SubjectID, c.Type, c.Statement, c.Durable, c.Extractor, c.Status, c.StatusReason,
 				nullInt(ruleIDs[c.RuleRef]), c.Fingerprint, jsonOr(c.Findings, "[]"), formatTime(c.CreatedAt), formatTime(c.UpdatedAt))
 			if err != nil {

@@ -957,6 +957,9 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, err
 		return nil, err
 	}
 	// Candidates go, and their evidence links with them (ON DELETE CASCADE).
+	if err := raiseIDFloor(ctx, tx, "candidates"); err != nil {
+		return nil, err
+	}
 	if err := inChunks(r.CandidateIDs, func(chunk []int64) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM candidates WHERE id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
 		if err != nil {

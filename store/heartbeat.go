@@ -179,8 +179,8 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 	now := formatTime(tx.now)
 	for _, ep := range plan.Episodes {
 		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO episodes (project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			INSERT INTO episodes (id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
+			VALUES (`+nextID("episodes")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (project_id, session_id) DO UPDATE SET summary = excluded.summary, first_seq = excluded.first_seq,
 				last_seq = excluded.last_seq, event_count = excluded.event_count, extractor = excluded.extractor, updated_at = excluded.updated_at`,
 			plan.ProjectID, ep.SessionID, ep.SubjectID, ep.Summary, ep.FirstSeq, ep.LastSeq, ep.EventCount, ep.Extractor, now, now); err != nil {
@@ -226,9 +226,9 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 	for _, c := range plan.Candidates {
 		findings, _ := json.Marshal(nonNil(c.Findings))
 		res, err := tx.ExecContext(ctx, `
-			INSERT INTO candidates (project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
+			INSERT INTO candidates (id, project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
 				group_id, rule_id, fingerprint, findings, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
+			VALUES (`+nextID("candidates")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
 			c.ProjectID, c.SessionID, c.SubjectID, c.Type, c.Statement, c.Durable, c.Extractor, c.Status, c.StatusReason,
 			mapRule(c.RuleID), c.Fingerprint, string(findings), now, now)
 		if err != nil {
@@ -286,9 +286,9 @@ func insertRule(ctx context.Context, tx *Tx, r *governance.Rule, actor, reason s
 	findings, _ := json.Marshal(nonNil(r.Findings))
 	now := formatTime(tx.now)
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO rules (project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
+		INSERT INTO rules (id, project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
 			supersedes, findings, fingerprint, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, 0, ?, ?, ?, ?, ?)`,
+		VALUES (`+nextID("rules")+`, ?, ?, ?, ?, ?, ?, 1, ?, ?, 0, ?, ?, ?, ?, ?)`,
 		r.ProjectID, r.SubjectID, r.Kind, r.Text, r.PromotionReason, r.Status, r.Trust, formatTimePtr(r.ExpiresAt),
 		nullInt(r.Supersedes), string(findings), governance.Fingerprint(r.Text), now, now)
 	if err != nil {

@@ -22,8 +22,8 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO projects (slug, name, description, auto_activate, created_at)
-		VALUES (?, ?, ?, ?, ?)`,
+		INSERT INTO projects (id, slug, name, description, auto_activate, created_at)
+		VALUES (`+nextID("projects")+`, ?, ?, ?, ?, ?)`,
 		p.Slug, p.Name, p.Description, p.AutoActivate, formatTime(tx.now))
 	if err != nil {
 		return mapError(err, "Project "+p.Slug)

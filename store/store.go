@@ -204,6 +204,25 @@ func (t *Tx) Rollback() error {
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 
+// nextID is the SQL for a new row's id in table: past every id the table
+// has used, also when its newest rows were deleted (see raiseIDFloor).
+func nextID(table string) string {
+	return `(SELECT MAX(COALESCE((SELECT MAX(id) FROM ` + table + `), 0), ` +
+		`COALESCE((SELECT id FROM id_floors WHERE tbl = '` + table + `'), 0)) + 1)`
+}
+
+// raiseIDFloor records the highest id table has used, before rows of it
+// are deleted, so nextID never hands those ids out again.
+func raiseIDFloor(ctx context.Context, tx *Tx, tables ...string) error {
+	for _, t := range tables {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO id_floors (tbl, id) SELECT ?, COALESCE(MAX(id), 0) FROM `+t+` WHERE true
+			ON CONFLICT (tbl) DO UPDATE SET id = MAX(id, excluded.id)`, t); err != nil {
+			return fmt.Errorf("store: id floor of %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
 const timeLayout = time.RFC3339
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
