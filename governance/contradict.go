@@ -194,25 +194,26 @@ func atoi(s string) int {
 	return n
 }
 
+var chineseDigit = map[rune]int{'零': 0, '〇': 0, '一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
+
 // chineseNumber reads 0–99 in digits or Chinese numerals (十二, 二十, 两);
 // -1 when it cannot.
 func chineseNumber(s string) int {
 	if isDigits(s) {
 		return atoi(s)
 	}
-	digit := map[rune]int{'零': 0, '〇': 0, '一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
 	rs := []rune(s)
 	if i := slices.Index(rs, '十'); i >= 0 {
 		tens, ones := 1, 0
 		if i > 0 {
-			d, ok := digit[rs[0]]
+			d, ok := chineseDigit[rs[0]]
 			if !ok || i != 1 {
 				return -1
 			}
 			tens = d
 		}
 		if rest := rs[i+1:]; len(rest) == 1 {
-			d, ok := digit[rest[0]]
+			d, ok := chineseDigit[rest[0]]
 			if !ok {
 				return -1
 			}
@@ -225,7 +226,7 @@ func chineseNumber(s string) int {
 	if len(rs) != 1 {
 		return -1
 	}
-	if d, ok := digit[rs[0]]; ok {
+	if d, ok := chineseDigit[rs[0]]; ok {
 		return d
 	}
 	return -1
