@@ -136,6 +136,9 @@ type RecallWeights struct {
 	BM25B  float64 `json:"bm25_b"`
 	// UseSaturation is the use count that counts as fully used.
 	UseSaturation float64 `json:"use_saturation"`
+	// NeighbourShare is the part of the relevance of the adjacent turn of
+	// the same session an event adds to its own.
+	NeighbourShare float64 `json:"neighbour_share"`
 
 	// MinRuleScore: a usable rule scoring below it is excluded as "low
 	// relevance" — the task-independent components cannot carry it alone.
@@ -176,9 +179,10 @@ func DefaultRecallWeights() RecallWeights {
 		Sensitivity: 0.30,
 		Conflict:    0.50,
 
-		BM25K1:        1.2,
-		BM25B:         0.75,
-		UseSaturation: 32,
+		BM25K1:         0.9,
+		BM25B:          0.4,
+		UseSaturation:  32,
+		NeighbourShare: 0.3,
 
 		MinRuleScore:        0.35,
 		MinContextRelevance: 0.05,
@@ -385,10 +389,15 @@ type recallCandidate struct {
 	num       int64 // the rule id, episode id or event seq: ties go to the lowest
 	text      string
 	storeRank float64 // the store's rank, blended into relevance when > 0
-	grams     gramSet
-	rule      *Rule
-	eligible  bool
-	sortScore float64
+	// baseRelevance is the item's own relevance; session and turn place an
+	// event among its neighbours.
+	baseRelevance float64
+	session       string
+	turn          int
+	grams         gramSet
+	rule          *Rule
+	eligible      bool
+	sortScore     float64
 	// shape caches what conflict detection reads of a rule's text.
 	shape *statementShape
 }
@@ -452,6 +461,7 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 		}
 		events = dedupeCandidates(events)
 		scoreRelevance(events, terms, in.Corpus.Events, w)
+		neighbourRelevance(events, w)
 	}
 	cands := append(append(rules, episodes...), events...)
 
@@ -480,6 +490,34 @@ func scoreRelevance(cands []*recallCandidate, terms queryTerms, docs int, w Reca
 	for i, c := range cands {
 		s := c.entry.Score
 		s.Relevance = blendRank(rel[i], c.storeRank, w)
+		c.baseRelevance = s.Relevance
+		c.sortScore = rawTotal(s, w)
+		c.entry.Score = total(s, w)
+	}
+}
+
+// neighbourRelevance lends each event a share (NeighbourShare) of the
+// relevance of the turn just before or after it in its session, whichever
+// is higher: an answer often sits next to the turn that names the subject.
+func neighbourRelevance(events []*recallCandidate, w RecallWeights) {
+	if w.NeighbourShare <= 0 || len(events) < 2 {
+		return
+	}
+	type turnKey struct {
+		session string
+		turn    int
+	}
+	at := make(map[turnKey]float64, len(events))
+	for _, c := range events {
+		at[turnKey{c.session, c.turn}] = c.baseRelevance
+	}
+	for _, c := range events {
+		near := max(at[turnKey{c.session, c.turn - 1}], at[turnKey{c.session, c.turn + 1}])
+		if near <= 0 {
+			continue
+		}
+		s := c.entry.Score
+		s.Relevance = clamp01(c.baseRelevance + w.NeighbourShare*near)
 		c.sortScore = rawTotal(s, w)
 		c.entry.Score = total(s, w)
 	}
@@ -554,7 +592,7 @@ func episodeCandidate(now time.Time, w RecallWeights, ep RecallEpisode) *recallC
 
 func eventCandidate(now time.Time, w RecallWeights, ev RecallEvent) *recallCandidate {
 	e := ev.Event
-	c := &recallCandidate{order: 2, num: e.Seq, text: e.Text, storeRank: ev.Rank}
+	c := &recallCandidate{order: 2, num: e.Seq, text: e.Text, storeRank: ev.Rank, session: e.SessionID, turn: e.Turn}
 	c.entry = RecallTraceEntry{ID: RecallEventID(e.Seq), Kind: RecallKindEvent}
 	trust := w.EventTrust
 	s := RecallScore{
