@@ -143,8 +143,11 @@ type RecallWeights struct {
 	// MinRuleScore: a usable rule scoring below it is excluded as "low
 	// relevance" — the task-independent components cannot carry it alone.
 	MinRuleScore float64 `json:"min_rule_score"`
-	// MinContextRelevance: episodes and events need at least this relevance.
+	// MinContextRelevance: episodes need at least this relevance.
 	MinContextRelevance float64 `json:"min_context_relevance"`
+	// MinEventRelevance: raw events, which a caller asks for explicitly,
+	// need at least this relevance.
+	MinEventRelevance float64 `json:"min_event_relevance"`
 	// FTSShare is the part of relevance taken from the store's rank, when given.
 	FTSShare float64 `json:"fts_share"`
 	// ProjectScopeMatch is the scope match of a project-wide memory.
@@ -186,6 +189,7 @@ func DefaultRecallWeights() RecallWeights {
 
 		MinRuleScore:        0.35,
 		MinContextRelevance: 0.05,
+		MinEventRelevance:   0.01,
 		FTSShare:            0.3,
 		ProjectScopeMatch:   0.6,
 		RecencyHalfLifeDays: 90,
@@ -646,7 +650,8 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 			switch {
 			case c.order == 0 && e.Score.Total < w.MinRuleScore:
 				e.Reason = TraceLowRelevance
-			case c.order > 0 && e.Score.Relevance < w.MinContextRelevance:
+			case c.order == 1 && e.Score.Relevance < w.MinContextRelevance,
+				c.order == 2 && e.Score.Relevance < w.MinEventRelevance:
 				e.Reason = TraceLowRelevance
 			default:
 				text, truncated := truncateRunes(oneLine(c.item.Text), pkg.Budget.PerItem)
