@@ -844,7 +844,6 @@ func recallLabel(it RecallItem) string {
 	}
 }
 
-
 // gramSet is a sorted set of gram keys: a CJK bigram (or lone character)
 // packs its runes; a word is its FNV-1a hash with the top bit clear.
 type gramSet []uint64
