@@ -106,10 +106,14 @@ func Scan(text string) GateResult {
 	}
 	n := normalise(text, nil)
 	views := []*gateView{&n.view}
-	if dv, ok := decodedView(&n.view); ok {
+	if dv, hid, ok := decodedViewHidden(&n.view); ok {
 		views = append(views, &dv)
-		if dv2, ok := decodedView(&dv); ok {
+		n.invisible = append(n.invisible, hid.invisible...)
+		n.payloads = append(n.payloads, hid.payloads...)
+		if dv2, hid2, ok := decodedViewHidden(&dv); ok {
 			views = append(views, &dv2)
+			n.invisible = append(n.invisible, hid2.invisible...)
+			n.payloads = append(n.payloads, hid2.payloads...)
 		}
 	}
 	for i := range n.payloads {
@@ -310,11 +314,22 @@ func excerpt(s string, lo, hi int, secrets []secretSpan, showInvisible bool) str
 	if start > 0 {
 		b.WriteString("…")
 	}
+	hiddenRun := 0
 	write := func(part string) {
 		for _, r := range part {
+			if showInvisible && invisibleKind(r) != "" {
+				// The first three invisible characters are shown; the
+				// rest stand as one ellipsis.
+				hiddenRun++
+				switch {
+				case hiddenRun <= 3:
+					fmt.Fprintf(&b, "<U+%04X>", r)
+				case hiddenRun == 4:
+					b.WriteString("<…>")
+				}
+				continue
+			}
 			switch {
-			case showInvisible && invisibleKind(r) != "":
-				fmt.Fprintf(&b, "<U+%04X>", r)
 			case unicode.IsSpace(r):
 				b.WriteByte(' ')
 			default:

@@ -90,14 +90,21 @@ func normalise(s string, fixed *[2]int32) normalised {
 					}
 					j += n
 				}
-				if p, ok := decodeInvisiblePayload(s[i:j], kind); ok && fixed == nil && !legitimateInvisible(s, i, j, prev, kind) {
-					out.payloads = append(out.payloads, p.at(int32(i), int32(j)))
+				if p, ok := decodeInvisiblePayload(s[i:j], kind); ok && !legitimateInvisible(s, i, j, prev, kind) {
+					if fixed != nil {
+						out.payloads = append(out.payloads, p.at(fixed[0], fixed[1]))
+					} else {
+						out.payloads = append(out.payloads, p.at(int32(i), int32(j)))
+					}
 				}
 			}
-			if fixed == nil && !legitimateInvisible(s, i, j, prev, kind) {
-				if n := len(out.invisible); n > 0 && out.invisible[n-1].kind == kind && out.invisible[n-1].hi == i {
+			if !legitimateInvisible(s, i, j, prev, kind) {
+				switch n := len(out.invisible); {
+				case fixed != nil:
+					out.invisible = append(out.invisible, invisibleRun{kind, int(fixed[0]), int(fixed[1])})
+				case n > 0 && out.invisible[n-1].kind == kind && out.invisible[n-1].hi == i:
 					out.invisible[n-1].hi = j
-				} else {
+				default:
 					out.invisible = append(out.invisible, invisibleRun{kind, i, j})
 				}
 			}
@@ -305,7 +312,7 @@ func printable(b []byte) bool {
 	n, good := 0, 0
 	for _, r := range string(b) {
 		n++
-		if unicode.IsGraphic(r) || r == '\n' || r == '\t' {
+		if unicode.IsGraphic(r) || r == '\n' || r == '\t' || invisibleKind(r) != "" {
 			good++
 		}
 	}
@@ -332,6 +339,14 @@ type substitution struct {
 // encoding, HTML entities) replaced by what it decodes to, and whether
 // anything was decoded. Decoded bytes map to the whole run they came from.
 func decodedView(v *gateView) (gateView, bool) {
+	out, _, ok := decodedViewHidden(v)
+	return out, ok
+}
+
+// decodedViewHidden is decodedView that also returns what the decoded text
+// hid: invisible characters and payloads, mapped to their runs.
+func decodedViewHidden(v *gateView) (gateView, normalised, bool) {
+	var hidden normalised
 	var subs []substitution
 	t := v.text
 	if strings.IndexByte(t, '%') >= 0 {
@@ -361,7 +376,7 @@ func decodedView(v *gateView) (gateView, bool) {
 		}
 	}
 	if len(subs) == 0 {
-		return gateView{}, false
+		return gateView{}, hidden, false
 	}
 	// Keep the first of overlapping runs, in text order.
 	sortSubs(subs)
@@ -380,7 +395,11 @@ func decodedView(v *gateView) (gateView, bool) {
 		out.lo = append(out.lo, v.lo[cur:sub.lo]...)
 		out.hi = append(out.hi, v.hi[cur:sub.lo]...)
 		lo, hi := v.origin(sub.lo, sub.hi)
-		n := normalise(sub.text, &[2]int32{int32(lo), int32(hi)})
+		// Decoded text stands on lines of its own, so line-start patterns
+		// (role lines) read it as the writer meant.
+		n := normalise("\n"+sub.text+"\n", &[2]int32{int32(lo), int32(hi)})
+		hidden.invisible = append(hidden.invisible, n.invisible...)
+		hidden.payloads = append(hidden.payloads, n.payloads...)
 		b.WriteString(n.view.text)
 		out.lo = append(out.lo, n.view.lo...)
 		out.hi = append(out.hi, n.view.hi...)
@@ -391,7 +410,7 @@ func decodedView(v *gateView) (gateView, bool) {
 	out.hi = append(out.hi, v.hi[cur:]...)
 	out.text = b.String()
 	out.encoding = strings.Join(encs, "_") + "_payload"
-	return out, true
+	return out, hidden, true
 }
 
 func sortSubs(subs []substitution) {
