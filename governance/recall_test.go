@@ -200,10 +200,6 @@ func TestRecallRelevance(t *testing.T) {
 	if a, b := score("带女儿去上海迪士尼玩两天", "rule:3"), score("带女儿去上海迪士尼玩两天", "rule:4"); a <= b || a == 0 {
 		t.Errorf("Chinese: Disney rule relevance %v <= expense rule %v", a, b)
 	}
-	terms := governance.RecallQueryTerms("去上海迪士尼 and the linter", 10)
-	if strings.Join(terms, ",") != "去上海,上海迪,海迪士,迪士尼,linter" {
-		t.Errorf("query terms = %v", terms)
-	}
 }
 
 func TestRecallFenceDefused(t *testing.T) {
