@@ -160,7 +160,7 @@ func Scan(text string) GateResult {
 			if r.category == GateCredentials && r.secret || seen[r.pattern] || !r.mayMatch(lower) {
 				continue
 			}
-			loc := r.find(v.text)
+			loc := r.find(v.text, lower)
 			if loc == nil {
 				continue
 			}
@@ -374,10 +374,7 @@ func findSecrets(s, lower string) []secretSpan {
 		if !r.secret || !r.mayMatch(lower) {
 			continue
 		}
-		for _, loc := range r.re.FindAllStringSubmatchIndex(s, -1) {
-			if r.accept != nil && !r.accept(s, loc) {
-				continue
-			}
+		for _, loc := range r.findAll(s, lower) {
 			lo, hi := firstGroup(loc)
 			spans = append(spans, secretSpan{lo: lo, hi: hi, matchLo: loc[0], matchHi: loc[1], pattern: r.pattern})
 		}

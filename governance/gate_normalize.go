@@ -73,7 +73,8 @@ func normalise(s string, fixed *[2]int32) normalised {
 		if fixed != nil {
 			lo, hi = fixed[0], fixed[1]
 		}
-		if r < 0x80 {
+		if r < 0x80 || r >= 0x4E00 && r <= 0x9FFF {
+			// ASCII and common Han characters stand for themselves.
 			runes = append(runes, gateRune{r, lo, hi})
 			prev = r
 			i += size
@@ -363,12 +364,14 @@ func decodedViewHidden(v *gateView) (gateView, normalised, bool) {
 			}
 		}
 	}
-	if len(t) >= 16 {
+	if longRun(t, 16) {
 		for _, loc := range base64Run.FindAllStringIndex(t, 8) {
 			if d, ok := base64Decode(t[loc[0]:loc[1]]); ok {
 				subs = append(subs, substitution{loc[0], loc[1], d, "base64"})
 			}
 		}
+	}
+	if strings.Contains(t, `\x`) || hexPairs(t) >= 8 {
 		for _, loc := range hexRun.FindAllStringIndex(t, 8) {
 			if d, ok := hexDecode(t[loc[0]:loc[1]]); ok {
 				subs = append(subs, substitution{loc[0], loc[1], d, "hex"})
@@ -474,4 +477,38 @@ func hexDecode(s string) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// longRun reports whether t holds n or more base64 characters in a row.
+func longRun(t string, n int) bool {
+	run := 0
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-' {
+			if run++; run >= n {
+				return true
+			}
+			continue
+		}
+		run = 0
+	}
+	return false
+}
+
+// hexPairs counts the longest stretch of hex digits (spaces and colons
+// allowed between pairs), in pairs.
+func hexPairs(t string) int {
+	best, run := 0, 0
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F':
+			run++
+			best = max(best, run/2)
+		case c == ' ' || c == ':':
+		default:
+			run = 0
+		}
+	}
+	return best
 }
