@@ -41,6 +41,12 @@ func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) err
 	return s.Store.DeleteScratchProjects(ctx, prefix)
 }
 
+// NewTextBaseline opens a bare SQLite FTS5 table in a temporary database
+// (store.TextBaseline), the fts5 retriever's index.
+func (s *Services) NewTextBaseline(ctx context.Context) (TextBaseline, error) {
+	return store.OpenTextBaseline(ctx, "")
+}
+
 // FindProjectBySlug finds a project.
 func (s *Services) FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error) {
 	return s.Store.FindProjectBySlug(ctx, slug)

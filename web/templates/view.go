@@ -192,6 +192,8 @@ type SearchForm struct {
 	Role    string
 	Status  string
 	Source  string
+	// Order is "" (most relevant first) or "newest".
+	Order string
 }
 
 // SearchView is the search page: the form, its options and one page of hits.
