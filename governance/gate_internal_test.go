@@ -28,7 +28,7 @@ func TestGateHintsAreNecessary(t *testing.T) {
 	}
 	matched := 0
 	for _, text := range texts {
-		s := prepare(text)
+		s := normalise(text, nil).view.text
 		lower := strings.ToLower(s)
 		for _, r := range gateRules {
 			if r.re.FindStringIndex(s) == nil {
