@@ -11,6 +11,7 @@ require (
 	github.com/kljensen/snowball v0.10.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
 	github.com/sashabaranov/go-openai v1.43.0
 	golang.org/x/crypto v0.59.0
 	golang.org/x/text v0.44.0

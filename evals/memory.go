@@ -130,10 +130,9 @@ type Deps struct {
 	// means no endpoint (ab cases are skipped).
 	Model     ChatCompleter
 	ModelName string
-	// Judge, when set, judges rules without code checks instead of the
-	// built-in judge over Model (e.g. governance/model's Client.Judge):
-	// verdict is satisfied, partial or unsatisfied.
-	Judge func(ctx context.Context, rule, output string) (verdict, evidence string, tokens int, err error)
+	// Judge judges rules without code checks (governance/model's *Client);
+	// nil makes such rules an error of their case.
+	Judge Judge
 	Price Price
 	// Concurrency bounds the cases of one run that execute at once (default 4).
 	Concurrency int

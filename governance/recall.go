@@ -227,6 +227,8 @@ const (
 	TraceLowRelevance = "low relevance"
 	TraceConflict     = "conflict"
 	TraceEmpty        = "empty"
+	// TraceWithheld: the write gate blocks the text, so no agent gets it.
+	TraceWithheld = "withheld by the write gate"
 )
 
 // RecallEpisode is an in-scope episode offered to recall; Rank in [0, 1] is
@@ -310,6 +312,9 @@ type RecallSource struct {
 	EpisodeID int64  `json:"episode_id,omitempty"`
 	EventSeq  int64  `json:"event_seq,omitempty"`
 	EventID   string `json:"event_id,omitempty"`
+	// Origin is a raw event's source (conversation, tool or external);
+	// external content is untrusted.
+	Origin Source `json:"origin,omitempty"`
 	// SubjectID is set for memories about one subject; "" is project-wide.
 	SubjectID string `json:"subject_id,omitempty"`
 	// SessionIDs are the sessions the item was learned from.
@@ -614,7 +619,7 @@ func eventCandidate(now time.Time, w RecallWeights, ev RecallEvent) *recallCandi
 	c.entry.Score = s
 	c.item = RecallItem{
 		ID: c.entry.ID, Kind: RecallKindEvent, Text: e.Text,
-		Source: RecallSource{EventSeq: e.Seq, EventID: e.ID, SubjectID: e.SubjectID, SessionIDs: []string{e.SessionID}},
+		Source: RecallSource{EventSeq: e.Seq, EventID: e.ID, Origin: e.Source, SubjectID: e.SubjectID, SessionIDs: []string{e.SessionID}},
 		Trust:  trust,
 	}
 	c.eligible = true
@@ -654,7 +659,20 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 				c.order == 2 && e.Score.Relevance < w.MinEventRelevance:
 				e.Reason = TraceLowRelevance
 			default:
+				// Nothing the write gate blocks reaches an agent: a blocked
+				// rule or raw event is left out, a blocked sentence of a
+				// summary is withheld, credentials are redacted.
+				// The gate reads what the agent would get: the item cut to its budget.
 				text, truncated := truncateRunes(oneLine(c.item.Text), pkg.Budget.PerItem)
+				gated, withheld := Withhold(text)
+				if withheld && c.order != 1 {
+					e.Reason = TraceWithheld
+					break
+				}
+				if gated != text {
+					text, _ = truncateRunes(oneLine(gated), pkg.Budget.PerItem)
+				}
+				text = NeutraliseFence(text)
 				n := utf8.RuneCountInString(text)
 				e.Runes, e.Truncated = n, truncated
 				if n > left {
@@ -894,7 +912,7 @@ func FenceRecall(items []RecallItem) string {
 		b.WriteString("- [")
 		b.WriteString(recallLabel(it))
 		b.WriteString("] ")
-		b.WriteString(defuseFence(oneLine(it.Text)))
+		b.WriteString(NeutraliseFence(oneLine(it.Text)))
 		b.WriteString("\n")
 	}
 	b.WriteString(RecallFenceClose)
@@ -915,27 +933,11 @@ func recallLabel(it RecallItem) string {
 	case RecallKindEpisode:
 		return it.ID + " · earlier session summary"
 	default:
+		if it.Source.Origin == SourceExternal {
+			return fmt.Sprintf("%s · raw event · external content, untrusted (trust %.2f)", it.ID, it.Trust)
+		}
 		return it.ID + " · raw event"
 	}
-}
-
-func defuseFence(s string) string {
-	lower := strings.ToLower(s)
-	if !strings.Contains(lower, "recalled_memory") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		j := strings.Index(lower[i:], "recalled_memory")
-		if j < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		b.WriteString(s[i : i+j])
-		b.WriteString("recalled-memory")
-		i += j + len("recalled_memory")
-	}
-	return b.String()
 }
 
 // gramSet is a sorted set of gram keys: a CJK bigram (or lone character)

@@ -218,4 +218,9 @@ type ImportView struct {
 	FileName   string
 	Errors     FieldErrors
 	LineErrors []governance.LineError
+	// Format is the chosen source format ("" or "auto" detects it); Formats
+	// lists the choices. Skip asks to skip malformed lines.
+	Format  string
+	Formats []string
+	Skip    bool
 }
