@@ -36,6 +36,10 @@ type Services struct {
 	Forget func(ctx context.Context, ruleID int64, actor string) error
 	// Actor is recorded on recall traces (default "eval").
 	Actor string
+	// Baseline opens the plain FTS5 reference index of the fts5 retriever
+	// (store.OpenTextBaseline); nil makes that retriever fail with a clear
+	// error.
+	Baseline func(ctx context.Context) (TextBaseline, error)
 }
 
 var _ Memory = (*Services)(nil)
@@ -55,10 +59,12 @@ func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) err
 	return s.Store.DeleteScratchProjects(ctx, prefix)
 }
 
-// NewTextBaseline opens a bare SQLite FTS5 table in a temporary database
-// (store.TextBaseline), the fts5 retriever's index.
+// NewTextBaseline opens the fts5 retriever's index through Baseline.
 func (s *Services) NewTextBaseline(ctx context.Context) (TextBaseline, error) {
-	return store.OpenTextBaseline(ctx, "")
+	if s.Baseline == nil {
+		return nil, errors.New("no text baseline is wired into the eval runner")
+	}
+	return s.Baseline(ctx)
 }
 
 // FindProjectBySlug finds a project.
