@@ -21,6 +21,9 @@ type MemoryStore interface {
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+	// NewTextBaseline opens the bare full-text index a retrieval
+	// benchmark compares the recall engine with.
+	NewTextBaseline(ctx context.Context) (TextBaseline, error)
 }
 
 // Services is the product's Memory: the store plus the heartbeat and
@@ -55,10 +58,10 @@ func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) err
 	return s.Store.DeleteScratchProjects(ctx, prefix)
 }
 
-// NewTextBaseline opens a bare SQLite FTS5 table in a temporary database
-// (store.TextBaseline), the fts5 retriever's index.
+// NewTextBaseline opens the store's bare full-text baseline, the fts5
+// retriever's index.
 func (s *Services) NewTextBaseline(ctx context.Context) (TextBaseline, error) {
-	return store.OpenTextBaseline(ctx, "")
+	return s.Store.NewTextBaseline(ctx)
 }
 
 // FindProjectBySlug finds a project.
