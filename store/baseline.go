@@ -97,4 +97,3 @@ func (b *TextBaseline) Close() error {
 	}
 	return err
 }
-
