@@ -101,3 +101,20 @@ func TestDurableCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestDurableUnseen reports detection on a second batch written after the
+// extractor was final (testdata/durable_unseen.tsv); it was run once, and
+// its misses were not tuned away.
+func TestDurableUnseen(t *testing.T) {
+	turns := readCorpus(t, "durable_unseen.tsv")
+	if len(turns) < 100 {
+		t.Fatalf("unseen batch has %d turns, want at least 100", len(turns))
+	}
+	for _, lang := range []string{"en", "zh"} {
+		p, r, n := scoreCorpus(t, turns, lang)
+		t.Logf("unseen %s: %d turns, precision %.3f, recall %.3f", lang, n, p, r)
+		if p < 0.9 || r < 0.85 {
+			t.Errorf("unseen %s: precision %.3f (want ≥ 0.9), recall %.3f (want ≥ 0.85)", lang, p, r)
+		}
+	}
+}
