@@ -9,7 +9,6 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/seed"
-	"github.com/mnemo-console/mnemo/store"
 )
 
 // perfSuite is the built-in travel fixtures (travel and expense projects,
@@ -77,7 +76,7 @@ func TestPerformance200(t *testing.T) {
 	r.Interval = 10 * time.Millisecond
 	start = time.Now()
 	startRunner(t, r)
-	got := waitRun(t, st, run.ID, "done", func(r *store.EvalRun) bool { return r.Status == store.EvalDone })
+	got := waitRun(t, st, run.ID, "done", func(r *evals.RunRow) bool { return r.Status == evals.RunDone })
 	took = time.Since(start)
 	if got.Passed != 200 {
 		t.Fatalf("background run = %+v", got)

@@ -68,7 +68,7 @@ func TestBuiltinSuites(t *testing.T) {
 		t.Fatalf("listed %d suites", len(list))
 	}
 	for _, info := range list {
-		if info.Problem != "" || info.Origin != store.EvalOriginBuiltin {
+		if info.Problem != "" || info.Origin != evals.OriginBuiltin {
 			t.Fatalf("suite %s: %+v", info.Name, info)
 		}
 	}

@@ -39,6 +39,12 @@ const (
 	GateAuthority = "authority"
 )
 
+// GateCategories lists every risk class, in the order reviewers read them.
+var GateCategories = []string{
+	GateInstructionHierarchy, GatePersona, GateExfiltration, GateCredentials, GatePersistence,
+	GateFenceSpoof, GateInvisibleUnicode, GateEncodedPayload, GatePathTraversal, GateAuthority,
+}
+
 // GateClasses lists the risk classes that block a statement, in report order.
 var GateClasses = []string{
 	GateInstructionHierarchy, GatePersona, GateExfiltration, GateCredentials, GatePersistence,
@@ -106,10 +112,14 @@ func Scan(text string) GateResult {
 	}
 	n := normalise(text, nil)
 	views := []*gateView{&n.view}
-	if dv, ok := decodedView(&n.view); ok {
+	if dv, hid, ok := decodedViewHidden(&n.view); ok {
 		views = append(views, &dv)
-		if dv2, ok := decodedView(&dv); ok {
+		n.invisible = append(n.invisible, hid.invisible...)
+		n.payloads = append(n.payloads, hid.payloads...)
+		if dv2, hid2, ok := decodedViewHidden(&dv); ok {
 			views = append(views, &dv2)
+			n.invisible = append(n.invisible, hid2.invisible...)
+			n.payloads = append(n.payloads, hid2.payloads...)
 		}
 	}
 	for i := range n.payloads {
@@ -156,7 +166,7 @@ func Scan(text string) GateResult {
 			if r.category == GateCredentials && r.secret || seen[r.pattern] || !r.mayMatch(lower) {
 				continue
 			}
-			loc := r.find(v.text)
+			loc := r.find(v.text, lower)
 			if loc == nil {
 				continue
 			}
@@ -310,11 +320,22 @@ func excerpt(s string, lo, hi int, secrets []secretSpan, showInvisible bool) str
 	if start > 0 {
 		b.WriteString("…")
 	}
+	hiddenRun := 0
 	write := func(part string) {
 		for _, r := range part {
+			if showInvisible && invisibleKind(r) != "" {
+				// The first three invisible characters are shown; the
+				// rest stand as one ellipsis.
+				hiddenRun++
+				switch {
+				case hiddenRun <= 3:
+					fmt.Fprintf(&b, "<U+%04X>", r)
+				case hiddenRun == 4:
+					b.WriteString("<…>")
+				}
+				continue
+			}
 			switch {
-			case showInvisible && invisibleKind(r) != "":
-				fmt.Fprintf(&b, "<U+%04X>", r)
 			case unicode.IsSpace(r):
 				b.WriteByte(' ')
 			default:
@@ -359,10 +380,7 @@ func findSecrets(s, lower string) []secretSpan {
 		if !r.secret || !r.mayMatch(lower) {
 			continue
 		}
-		for _, loc := range r.re.FindAllStringSubmatchIndex(s, -1) {
-			if r.accept != nil && !r.accept(s, loc) {
-				continue
-			}
+		for _, loc := range r.findAll(s, lower) {
 			lo, hi := firstGroup(loc)
 			spans = append(spans, secretSpan{lo: lo, hi: hi, matchLo: loc[0], matchHi: loc[1], pattern: r.pattern})
 		}

@@ -47,10 +47,12 @@ var classRules = []gateRule{
 	// instruction_hierarchy
 	rule(GateInstructionHierarchy, "follow_untrusted_instructions",
 		`(?i)\b(?:obey|follow|trust|execute|carry\s+out|comply\s+with|act\s+on|prioriti[sz]e|defer\s+to|accept|run|do\s+(?:whatever|what))\s+(?:(?:any|all|every|the|whatever|those|these|each)\s+){0,2}(?:new\s+)?(?:instructions?|commands?|directives?|orders?|requests?|prompts?|tasks?|steps|says?|tells?\s+you)\s+(?:(?:that|which)\s+(?:appear|are|come|show\s+up)\s+|you\s+(?:find|see|read|get|receive)\s+)?(?:(?:found|written|embedded|contained|given|hidden|placed|posted|included|listed)\s+)?(?:in|inside|within|from|on|by|at)\s+`+untrustedSource+
-			`|\btreat\s+(?:the\s+)?(?:content|text|instructions?|anything|whatever)\s+(?:of|from|in|inside)\s+`+untrustedSource+`\s+as\s+(?:(?:the\s+)?user'?s?|system|your|developer|trusted|authoritative|real)\s*(?:instructions?|commands?|requests?|orders?|input)?`+
+			`|\b(?:follow|obey|do|execute|trust)\s+(?:whatever|anything|everything|what)\s+`+untrustedSource+`\s+(?:tells?|says?|asks?|wants?|instructs?)\b`+
+			`|\btreat\s+(?:the\s+)?(?:content|text|instructions?|anything|whatever)\s+(?:of|from|in|inside)\s+`+untrustedSource+`\s+(?:you\s+(?:read|see|get|open|fetch)\s+)?as\s+(?:(?:the\s+)?user'?s?|system|your|developer|trusted|authoritative|real)\s*(?:instructions?|commands?|requests?|orders?|input)?`+
 			`|\b(?:instructions?|commands?|text)\s+(?:in|from|inside)\s+`+untrustedSource+`\s+(?:take\s+precedence|override|outrank|have\s+(?:higher\s+)?priority|come\s+first|win|are\s+more\s+important)`+
 			`|\bmemor(?:y|ies)\s+(?:always\s+)?(?:overrides?|outranks?|takes?\s+precedence\s+over)\s+(?:the\s+)?(?:user|current|system)`+
 			`|(?:听从|遵循|遵守|执行|服从|相信|信任|照做|照着做|按照|依照|优先(?:执行|采用|听从)?|服从于)[^，。,.!?！？\n]{0,10}?(?:文档|网页|网站|页面|邮件|工具(?:输出|返回|结果)?|检索(?:结果|内容|到的)?|搜索结果|记忆|文件|附件|评论|链接|外部(?:内容|来源)|帖子)[^，。,.!?！？\n]{0,8}?(?:里|中|上|内)?的?[^，。\n]{0,4}?(?:指令|指示|命令|要求|安排|说法)`+
+			`|(?:文档|网页|网站|页面|邮件|工具输出|检索结果|搜索结果|记忆|文件|帖子)(?:里|中|上|内)(?:有)?(?:什么|任何|的)?(?:指令|指示|命令|要求)[^。\n]{0,10}?(?:照着|照|都|就)?(?:执行|照做|遵循|服从|去做)`+
 			`|(?:文档|网页|网站|页面|邮件|工具输出|检索结果|搜索结果|记忆|文件|帖子)[^，。\n]{0,8}?(?:里|中|上|内)的?(?:指令|指示|命令)[^，。\n]{0,8}?(?:优先|为准|高于|覆盖|都要执行|都要照做|必须执行|一律执行)`).
 		with("obey", "follow", "trust", "execute", "carry", "comply", "act on", "priorit", "defer", "accept", "run", " do ", "treat", "instruction", "command", "text", "memor",
 			"听从", "遵循", "遵守", "执行", "服从", "相信", "信任", "照做", "照着", "按照", "依照", "优先", "指令", "指示", "命令"),
@@ -59,7 +61,7 @@ var classRules = []gateRule{
 			`|\b(?:rules|guidelines|restrictions|policies|safety\s+rules)\s+(?:no\s+longer|don't|do\s+not)\s+apply`+
 			`|\b(?:bypass|circumvent|get\s+around|work\s+around|turn\s+off|switch\s+off|disable|skip|ignore|drop|suspend|disregard|break)\s+(?:all\s+(?:of\s+)?(?:the\s+|your\s+)?|any\s+|every\s+|your\s+|the\s+|its\s+)?(?:(?:safety|security|content|ethical|ethics|moderation|usage)\s+)+(?:rules|guidelines|policies|polic(?:y|ies)|filters?|restrictions|guardrails|safeguards|checks|protocols?|measures)`+
 			`|\b(?:bypass|circumvent|disable|ignore|disregard|break)\s+(?:all|every|any)\s+(?:of\s+)?(?:your\s+|the\s+)?(?:rules|guidelines|policies|restrictions|guardrails|safeguards)`+
-			`|(?:忽略|无视|忽视|绕过|绕开|跳过|关闭|解除|突破|不用管|别管|不必遵守|不再遵守|不用遵守|无需遵守|不要遵守|违反|打破)掉?(?:所有|一切|任何|全部)?的?(?:安全|内容|审核|道德|伦理|使用)(?:规则|规定|限制|策略|政策|准则|审查|过滤|约束|护栏|机制|措施)`+
+			`|(?:忽略|无视|忽视|绕过|绕开|跳过|关闭|解除|突破|不用管|别管|不必遵守|不再遵守|不用遵守|无需遵守|不要遵守|违反|打破)掉?(?:所有|一切|任何|全部)?的?(?:安全|内容|审核|道德|伦理|使用){1,2}(?:规则|规定|限制|策略|政策|准则|审查|过滤|约束|护栏|机制|措施)`+
 			`|(?:忽略|无视|绕过|绕开|不再遵守|不用遵守|无需遵守|不必遵守|不要遵守|违反|打破)掉?(?:你的)?(?:所有|一切|任何|全部)的?(?:规则|规定|限制|准则|约束|要求)`+
 			`|(?:规则|限制|约束)(?:已经)?(?:不再|都不)(?:适用|有效|管用)`),
 	rule(GateInstructionHierarchy, "decode_and_follow",
@@ -81,6 +83,9 @@ var classRules = []gateRule{
 		with("unrestricted", "unfiltered", "uncensored", "unlimited", "unbound", "unaligned", "amoral", "rogue", "evil", "jailbroken", "lawless",
 			"with no", "without any", "refuse", "decline", "no ethical", "no moral", "no safety", "free from", "free of",
 			"限制", "约束", "规则", "审查", "过滤", "道德", "底线", "拒绝"),
+
+	rule(GatePersona, "reveal_system_prompt",
+		`(?:系统提示词?|系统指令|初始指令|初始提示词?|系统设定|隐藏指令)[^，。\n]{0,8}?(?:输出|显示|打印|发给|告诉|给我|泄露|透露|复述)`),
 
 	// exfiltration
 	ruleIf(GateExfiltration, "send_data_to_target",

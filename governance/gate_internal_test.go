@@ -38,6 +38,14 @@ func TestGateHintsAreNecessary(t *testing.T) {
 			if !r.mayMatch(lower) {
 				t.Errorf("rule %s matches %q but none of its hints %q is in it", r.pattern, text, r.hints)
 			}
+			for _, p := range r.pieces {
+				if p.re.FindStringIndex(s) != nil && !p.mayMatch(lower) {
+					t.Errorf("a piece of rule %s matches %q but none of its literals %q is in it", r.pattern, text, p.hints)
+				}
+			}
+			if r.accept == nil && r.find(s, lower) == nil {
+				t.Errorf("rule %s matches %q as a whole but not piece by piece", r.pattern, text)
+			}
 		}
 	}
 	if matched < 100 {

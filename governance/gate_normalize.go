@@ -73,7 +73,8 @@ func normalise(s string, fixed *[2]int32) normalised {
 		if fixed != nil {
 			lo, hi = fixed[0], fixed[1]
 		}
-		if r < 0x80 {
+		if r < 0x80 || r >= 0x4E00 && r <= 0x9FFF {
+			// ASCII and common Han characters stand for themselves.
 			runes = append(runes, gateRune{r, lo, hi})
 			prev = r
 			i += size
@@ -90,14 +91,21 @@ func normalise(s string, fixed *[2]int32) normalised {
 					}
 					j += n
 				}
-				if p, ok := decodeInvisiblePayload(s[i:j], kind); ok && fixed == nil && !legitimateInvisible(s, i, j, prev, kind) {
-					out.payloads = append(out.payloads, p.at(int32(i), int32(j)))
+				if p, ok := decodeInvisiblePayload(s[i:j], kind); ok && !legitimateInvisible(s, i, j, prev, kind) {
+					if fixed != nil {
+						out.payloads = append(out.payloads, p.at(fixed[0], fixed[1]))
+					} else {
+						out.payloads = append(out.payloads, p.at(int32(i), int32(j)))
+					}
 				}
 			}
-			if fixed == nil && !legitimateInvisible(s, i, j, prev, kind) {
-				if n := len(out.invisible); n > 0 && out.invisible[n-1].kind == kind && out.invisible[n-1].hi == i {
+			if !legitimateInvisible(s, i, j, prev, kind) {
+				switch n := len(out.invisible); {
+				case fixed != nil:
+					out.invisible = append(out.invisible, invisibleRun{kind, int(fixed[0]), int(fixed[1])})
+				case n > 0 && out.invisible[n-1].kind == kind && out.invisible[n-1].hi == i:
 					out.invisible[n-1].hi = j
-				} else {
+				default:
 					out.invisible = append(out.invisible, invisibleRun{kind, i, j})
 				}
 			}
@@ -305,7 +313,7 @@ func printable(b []byte) bool {
 	n, good := 0, 0
 	for _, r := range string(b) {
 		n++
-		if unicode.IsGraphic(r) || r == '\n' || r == '\t' {
+		if unicode.IsGraphic(r) || r == '\n' || r == '\t' || invisibleKind(r) != "" {
 			good++
 		}
 	}
@@ -332,6 +340,14 @@ type substitution struct {
 // encoding, HTML entities) replaced by what it decodes to, and whether
 // anything was decoded. Decoded bytes map to the whole run they came from.
 func decodedView(v *gateView) (gateView, bool) {
+	out, _, ok := decodedViewHidden(v)
+	return out, ok
+}
+
+// decodedViewHidden is decodedView that also returns what the decoded text
+// hid: invisible characters and payloads, mapped to their runs.
+func decodedViewHidden(v *gateView) (gateView, normalised, bool) {
+	var hidden normalised
 	var subs []substitution
 	t := v.text
 	if strings.IndexByte(t, '%') >= 0 {
@@ -348,12 +364,14 @@ func decodedView(v *gateView) (gateView, bool) {
 			}
 		}
 	}
-	if len(t) >= 16 {
+	if longRun(t, 16) {
 		for _, loc := range base64Run.FindAllStringIndex(t, 8) {
 			if d, ok := base64Decode(t[loc[0]:loc[1]]); ok {
 				subs = append(subs, substitution{loc[0], loc[1], d, "base64"})
 			}
 		}
+	}
+	if strings.Contains(t, `\x`) || hexPairs(t) >= 8 {
 		for _, loc := range hexRun.FindAllStringIndex(t, 8) {
 			if d, ok := hexDecode(t[loc[0]:loc[1]]); ok {
 				subs = append(subs, substitution{loc[0], loc[1], d, "hex"})
@@ -361,7 +379,7 @@ func decodedView(v *gateView) (gateView, bool) {
 		}
 	}
 	if len(subs) == 0 {
-		return gateView{}, false
+		return gateView{}, hidden, false
 	}
 	// Keep the first of overlapping runs, in text order.
 	sortSubs(subs)
@@ -380,7 +398,11 @@ func decodedView(v *gateView) (gateView, bool) {
 		out.lo = append(out.lo, v.lo[cur:sub.lo]...)
 		out.hi = append(out.hi, v.hi[cur:sub.lo]...)
 		lo, hi := v.origin(sub.lo, sub.hi)
-		n := normalise(sub.text, &[2]int32{int32(lo), int32(hi)})
+		// Decoded text stands on lines of its own, so line-start patterns
+		// (role lines) read it as the writer meant.
+		n := normalise("\n"+sub.text+"\n", &[2]int32{int32(lo), int32(hi)})
+		hidden.invisible = append(hidden.invisible, n.invisible...)
+		hidden.payloads = append(hidden.payloads, n.payloads...)
 		b.WriteString(n.view.text)
 		out.lo = append(out.lo, n.view.lo...)
 		out.hi = append(out.hi, n.view.hi...)
@@ -391,7 +413,7 @@ func decodedView(v *gateView) (gateView, bool) {
 	out.hi = append(out.hi, v.hi[cur:]...)
 	out.text = b.String()
 	out.encoding = strings.Join(encs, "_") + "_payload"
-	return out, true
+	return out, hidden, true
 }
 
 func sortSubs(subs []substitution) {
@@ -455,4 +477,38 @@ func hexDecode(s string) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// longRun reports whether t holds n or more base64 characters in a row.
+func longRun(t string, n int) bool {
+	run := 0
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-' {
+			if run++; run >= n {
+				return true
+			}
+			continue
+		}
+		run = 0
+	}
+	return false
+}
+
+// hexPairs counts the longest stretch of hex digits (spaces and colons
+// allowed between pairs), in pairs.
+func hexPairs(t string) int {
+	best, run := 0, 0
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F':
+			run++
+			best = max(best, run/2)
+		case c == ' ' || c == ':':
+		default:
+			run = 0
+		}
+	}
+	return best
 }

@@ -13,6 +13,7 @@ type gateRule struct {
 	category string
 	pattern  string
 	re       *regexp.Regexp
+	pieces   []gatePiece
 	// secret: the rule finds a credential value (redacted, not blocked).
 	secret bool
 	// accept, when set, vets a match (as from FindAllStringSubmatchIndex).
@@ -36,21 +37,50 @@ func (r gateRule) mayMatch(lower string) bool {
 	return false
 }
 
-// find returns the first accepted match of r in s, or nil.
-func (r gateRule) find(s string) []int {
-	if r.accept == nil {
-		return r.re.FindStringIndex(s)
-	}
-	for _, loc := range r.re.FindAllStringSubmatchIndex(s, -1) {
-		if r.accept(s, loc) {
-			return loc
+// find returns the first accepted match of r in s (lower is s lower-cased),
+// or nil. Each piece of the expression runs only when its literals occur.
+func (r gateRule) find(s, lower string) []int {
+	var first []int
+	for _, p := range r.pieces {
+		if !p.mayMatch(lower) {
+			continue
+		}
+		var loc []int
+		if r.accept == nil {
+			loc = p.re.FindStringIndex(s)
+		} else {
+			for _, l := range p.re.FindAllStringSubmatchIndex(s, -1) {
+				if r.accept(s, l) {
+					loc = l
+					break
+				}
+			}
+		}
+		if loc != nil && (first == nil || loc[0] < first[0]) {
+			first = loc
 		}
 	}
-	return nil
+	return first
+}
+
+// findAll returns every accepted match of r in s, piece by piece.
+func (r gateRule) findAll(s, lower string) [][]int {
+	var out [][]int
+	for _, p := range r.pieces {
+		if !p.mayMatch(lower) {
+			continue
+		}
+		for _, l := range p.re.FindAllStringSubmatchIndex(s, -1) {
+			if r.accept == nil || r.accept(s, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
 }
 
 func rule(category, pattern, expr string) gateRule {
-	return gateRule{category: category, pattern: pattern, re: regexp.MustCompile(expr)}
+	return gateRule{category: category, pattern: pattern, re: regexp.MustCompile(expr), pieces: splitPieces(expr)}
 }
 
 func ruleIf(category, pattern, expr string, accept func(string, []int) bool) gateRule {

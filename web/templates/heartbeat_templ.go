@@ -255,9 +255,9 @@ func HeartbeatPanel(v HeartbeatView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var11 string
-			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(humanTime(v.Status.Next))
+			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(dateTime(ctx, v.Status.Next))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `heartbeat.templ`, Line: 73, Col: 144}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `heartbeat.templ`, Line: 73, Col: 148}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {
@@ -352,9 +352,9 @@ func HeartbeatPanel(v HeartbeatView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var15 string
-				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(humanTime(b.StartedAt))
+				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(dateTime(ctx, b.StartedAt))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `heartbeat.templ`, Line: 111, Col: 76}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `heartbeat.templ`, Line: 111, Col: 80}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 				if templ_7745c5c3_Err != nil {

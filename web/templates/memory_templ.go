@@ -341,9 +341,9 @@ func EpisodeList(v EpisodesView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var17 string
-			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(humanTime(e.UpdatedAt))
+			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(dateTime(ctx, e.UpdatedAt))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 80, Col: 176}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 80, Col: 180}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 			if templ_7745c5c3_Err != nil {

@@ -567,9 +567,9 @@ func RuleTable(v RuleListView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var25 string
-					templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(humanTime(*r.ExpiresAt))
+					templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(dateTime(ctx, *r.ExpiresAt))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `rule.templ`, Line: 191, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `rule.templ`, Line: 191, Col: 75}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 					if templ_7745c5c3_Err != nil {
