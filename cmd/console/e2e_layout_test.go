@@ -148,6 +148,15 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The measure itself finds a page made too wide on purpose.
+	resize(390)
+	b.do(chromedp.Navigate(b.base + "/"))
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(() => { const d = document.createElement('div'); d.style.width = '900px'; d.style.height = '1px'; document.querySelector('main').append(d); return true })()`)); err != nil {
+		t.Fatal(err)
+	}
+	if problems, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](layoutProblems)); err != nil || len(problems) == 0 {
+		t.Fatalf("a 900 px element at 390 px was not reported (%v)", err)
+	}
 	for _, user := range []string{"admin", "reviewer", "family-chen"} {
 		pages, _, _ := crawl(t, m, user, 1, 80)
 		name, value := sessionCookie(t, m, user)
