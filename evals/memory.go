@@ -33,6 +33,22 @@ type Memory interface {
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
 }
 
+// TextBaseline is the plain full-text reference a retrieval benchmark
+// compares recall with (retriever fts5).
+type TextBaseline interface {
+	// Add indexes documents: ids[i] names texts[i].
+	Add(ctx context.Context, ids, texts []string) error
+	// Search returns document ids, best first.
+	Search(ctx context.Context, query string, limit int) ([]string, error)
+	// Close releases the baseline and removes its data.
+	Close() error
+}
+
+// BaselineMemory is a Memory that can build a TextBaseline.
+type BaselineMemory interface {
+	NewTextBaseline(ctx context.Context) (TextBaseline, error)
+}
+
 // ScratchPrefix starts the slug of every project evals creates
 // (store.ScratchPrefix).
 const ScratchPrefix = "eval-"

@@ -251,12 +251,17 @@ func (r *Runner) execute(ctx context.Context, run *RunRow) {
 		return
 	}
 	results := SortResults(suite, DecodeResults(stored))
+	// The run's time includes removing its scratch projects.
+	cleanStart := time.Now()
+	eng.cleanup(ctx, "")
+	cleanup := time.Since(cleanStart)
 	dur := time.Since(start)
 	if run.StartedAt != nil {
 		dur = time.Since(*run.StartedAt)
 	}
 	summary := ParseRunSummary(run.Summary)
 	m := Summarize(suite, results, dur)
+	m.CleanupMS = cleanup.Milliseconds()
 	summary.Metrics = &m
 	body, _ := json.Marshal(summary)
 	ok, err := r.Store.FinishEvalRun(ctx, run.ID, RunDone, string(body), "")
@@ -267,7 +272,6 @@ func (r *Runner) execute(ctx context.Context, run *RunRow) {
 		log.Info("eval run done", slog.Int("passed", m.Passed), slog.Int("failed", m.Failed+m.Errors), slog.Int("skipped", m.Skipped),
 			slog.Duration("took", time.Since(start)))
 	}
-	eng.cleanup(ctx, "")
 }
 
 // stopped handles a run whose context ended: cancelled runs lose their
@@ -410,7 +414,12 @@ func RunSuite(ctx context.Context, deps Deps, suite *Suite) (*Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("evals: run %s: %w", suite.Name, err)
 	}
-	return &Report{Suite: suite.Name, Cases: results, Metrics: Summarize(suite, results, time.Since(start))}, nil
+	// The run's time includes removing its scratch projects.
+	cleanStart := time.Now()
+	eng.cleanup(context.WithoutCancel(ctx), "")
+	m := Summarize(suite, results, time.Since(start))
+	m.CleanupMS = time.Since(cleanStart).Milliseconds()
+	return &Report{Suite: suite.Name, Cases: results, Metrics: m}, nil
 }
 
 // SortResults puts results in the suite's case order (stored results are

@@ -21,6 +21,7 @@ type MemoryStore interface {
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+	NewTextBaseline(ctx context.Context) (TextBaseline, error)
 }
 
 // Services is the product's Memory: the store plus the heartbeat and
@@ -53,6 +54,12 @@ func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, 
 // DeleteScratchProjects removes scratch projects by slug prefix.
 func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) error {
 	return s.Store.DeleteScratchProjects(ctx, prefix)
+}
+
+// NewTextBaseline opens the store's bare full-text table in a temporary
+// database, the fts5 retriever's index.
+func (s *Services) NewTextBaseline(ctx context.Context) (TextBaseline, error) {
+	return s.Store.NewTextBaseline(ctx)
 }
 
 // FindProjectBySlug finds a project.
