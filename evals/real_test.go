@@ -43,9 +43,7 @@ func realServices(tb testing.TB, st *store.Store) *evals.Services {
 		_, err := st.ForgetRule(ctx, actor, ruleID, false)
 		return err
 	}
-	return &evals.Services{Store: st, Beat: beat, Forget: forget, Baseline: func(ctx context.Context) (evals.TextBaseline, error) {
-		return store.OpenTextBaseline(ctx, "")
-	}}
+	return &evals.Services{Store: st, Beat: beat, Forget: forget}
 }
 
 func TestBuiltinSuites(t *testing.T) {

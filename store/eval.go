@@ -556,3 +556,10 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 	}
 	return tx.Commit()
 }
+
+// NewTextBaseline opens an empty bare full-text baseline in a new
+// temporary directory (OpenTextBaseline), for the eval runner's retrieval
+// benchmarks; it shares nothing with s.
+func (s *Store) NewTextBaseline(ctx context.Context) (evals.TextBaseline, error) {
+	return OpenTextBaseline(ctx, "")
+}

@@ -81,9 +81,6 @@ func (m *Main) evalDeps() evals.Deps {
 			_, err := m.Store.ForgetRule(ctx, actor, ruleID, false)
 			return err
 		},
-		Baseline: func(ctx context.Context) (evals.TextBaseline, error) {
-			return store.OpenTextBaseline(ctx, "")
-		},
 	}
 	deps := evals.Deps{Memory: svc, Logger: m.Logger,
 		Price: evals.Price{InputPerMTok: m.Config.LLMPriceIn, OutputPerMTok: m.Config.LLMPriceOut}}
