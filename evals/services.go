@@ -5,14 +5,28 @@ import (
 	"errors"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 )
 
-// Services is the product's Memory: the store (projects, events, rules,
-// recall, eval scratch projects, rule checks) plus the heartbeat and forget,
-// which live elsewhere and are passed in as functions.
+// MemoryStore is the part of the store Services needs: projects, events,
+// rules, recall, eval scratch projects and rule checks. The store
+// implements it; evals never imports the store.
+type MemoryStore interface {
+	CreateProject(ctx context.Context, p *governance.Project) error
+	DeleteScratchProjects(ctx context.Context, prefix string) error
+	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
+	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
+	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
+	SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error)
+	Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error)
+	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
+	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+}
+
+// Services is the product's Memory: the store plus the heartbeat and
+// forget, which live elsewhere and are passed in as functions.
 type Services struct {
-	Store *store.Store
+	Store MemoryStore
 	// Beat consolidates one project synchronously. It must be serialised
 	// with the background heartbeat (two beats over the same project at
 	// once would both write the same outputs).
@@ -22,6 +36,10 @@ type Services struct {
 	Forget func(ctx context.Context, ruleID int64, actor string) error
 	// Actor is recorded on recall traces (default "eval").
 	Actor string
+	// Baseline opens the plain FTS5 reference index of the fts5 retriever
+	// (store.OpenTextBaseline); nil makes that retriever fail with a clear
+	// error.
+	Baseline func(ctx context.Context) (TextBaseline, error)
 }
 
 var _ Memory = (*Services)(nil)
@@ -39,6 +57,14 @@ func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, 
 // DeleteScratchProjects removes scratch projects by slug prefix.
 func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) error {
 	return s.Store.DeleteScratchProjects(ctx, prefix)
+}
+
+// NewTextBaseline opens the fts5 retriever's index through Baseline.
+func (s *Services) NewTextBaseline(ctx context.Context) (TextBaseline, error) {
+	if s.Baseline == nil {
+		return nil, errors.New("no text baseline is wired into the eval runner")
+	}
+	return s.Baseline(ctx)
 }
 
 // FindProjectBySlug finds a project.

@@ -40,6 +40,12 @@ const (
 	GateAuthority = "authority"
 )
 
+// GateCategories lists every risk class, in the order reviewers read them.
+var GateCategories = []string{
+	GateInstructionHierarchy, GatePersona, GateExfiltration, GateCredentials, GatePersistence,
+	GateFenceSpoof, GateInvisibleUnicode, GateEncodedPayload, GatePathTraversal, GateAuthority,
+}
+
 // GateClasses lists the risk classes that block a statement, in report order.
 var GateClasses = []string{
 	GateInstructionHierarchy, GatePersona, GateExfiltration, GateCredentials, GatePersistence,

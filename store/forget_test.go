@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mnemo-console/mnemo/evals"
 	"os"
 	"slices"
 	"strings"
@@ -519,7 +520,7 @@ func TestForgetScrubsEvalResults(t *testing.T) {
 	}
 	ruleID, _ := res.LastInsertId()
 	suite := MustCreateEvalSuite(t, s, "coding")
-	run := &store.EvalRun{SuiteID: suite.ID, Total: 1, CreatedBy: "alice"}
+	run := &evals.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "alice"}
 	if err := s.CreateEvalRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +531,7 @@ func TestForgetScrubsEvalResults(t *testing.T) {
 	if !strings.Contains(string(detail), `\u003c`) {
 		t.Fatalf("detail %s is not escaped; the test needs a text JSON escapes", detail)
 	}
-	if err := s.SaveEvalResult(ctx, &store.EvalResult{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: string(detail)}, 0, 0); err != nil {
+	if err := s.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: string(detail)}, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ForgetRule(ctx, "alice", ruleID, false); err != nil {
