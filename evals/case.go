@@ -56,7 +56,21 @@ func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 	if e.suite.Benchmark != nil {
 		id, err := e.scratchProject(ctx, e.prefix+"benchmark", false, false)
 		e.projects["benchmark"] = id
-		return err
+		if err != nil {
+			return err
+		}
+		// Every conversation is ingested before any question is asked, in
+		// the suite's order, so each question sees the same database
+		// whatever order the workers run the conversations in.
+		for _, conv := range e.suite.Benchmark.conversations {
+			if !slices.Contains(caseIDs, conv.ID) {
+				continue
+			}
+			if err := e.ingest(ctx, id, conv.Events()); err != nil {
+				return fmt.Errorf("ingest conversation %s: %w", conv.ID, err)
+			}
+		}
+		return nil
 	}
 	for _, alias := range e.suite.projectAliases() {
 		id, err := e.scratchProject(ctx, e.prefix+"s-"+alias, e.autoActivate(), false)

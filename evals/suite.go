@@ -272,8 +272,8 @@ type Benchmark struct {
 	K []int `yaml:"k,omitempty"`
 	// Retrievers to measure: search (the product's search with the whole
 	// question), keywords (the product's search per keyword, ranked by
-	// keywords matched) and recall (the recall engine with raw events).
-	// Default: all three.
+	// keywords matched), recall (the recall engine with raw events) and
+	// fts5 (a bare SQLite FTS5 table, the reference). Default: all four.
 	Retrievers []string `yaml:"retrievers,omitempty"`
 	// Data is the benchmark file inline; File is a path relative to the
 	// suite file (CLI only).
@@ -288,6 +288,10 @@ const (
 	RetrieverSearch   = "search"
 	RetrieverKeywords = "keywords"
 	RetrieverRecall   = "recall"
+	// RetrieverFTS5 is the reference: a bare SQLite FTS5 table (porter
+	// tokenizer) per conversation, queried with an OR of the question's
+	// words and ranked by bm25.
+	RetrieverFTS5 = "fts5"
 )
 
 // Problem is one thing wrong with a suite: where (case id and field) and what.
@@ -799,11 +803,11 @@ func (s *Suite) validateBenchmark(v *validator) {
 		}
 	}
 	if len(b.Retrievers) == 0 {
-		b.Retrievers = []string{RetrieverSearch, RetrieverKeywords, RetrieverRecall}
+		b.Retrievers = []string{RetrieverSearch, RetrieverKeywords, RetrieverRecall, RetrieverFTS5}
 	}
 	for _, r := range b.Retrievers {
-		if r != RetrieverSearch && r != RetrieverKeywords && r != RetrieverRecall {
-			v.add("", "benchmark.retrievers", fmt.Sprintf("%q is not search, keywords or recall", r))
+		if r != RetrieverSearch && r != RetrieverKeywords && r != RetrieverRecall && r != RetrieverFTS5 {
+			v.add("", "benchmark.retrievers", fmt.Sprintf("%q is not search, keywords, recall or fts5", r))
 		}
 	}
 	if b.Data == "" && b.File == "" {

@@ -134,7 +134,7 @@ func TestEnumLabels(t *testing.T) {
 		"risk":             {governance.RiskLow, governance.RiskMedium, governance.RiskHigh},
 		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
 		"trace":            {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
-		"gate":             {governance.GatePromptInjection, governance.GateRoleHijack, governance.GateExfiltration, governance.GatePersistence, governance.GateSecret, governance.GateInvisibleUnicode, governance.GatePathTraversal},
+		"gate":             governance.GateCategories,
 	}
 	for _, code := range locale.Languages {
 		l := locale.For(code)

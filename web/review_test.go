@@ -209,7 +209,7 @@ func TestReviewQueue(t *testing.T) {
 		if doc.Find(testid("blocked-candidate")).Length() == 0 || doc.Find(testid("finding")).Length() == 0 {
 			t.Fatal("blocked tab lacks the gate findings")
 		}
-		if !strings.Contains(doc.Find(testid("blocked-why")).Text(), "prompt_injection") {
+		if !strings.Contains(doc.Find(testid("blocked-why")).Text(), "instruction_hierarchy") {
 			t.Fatalf("why blocked = %q", doc.Find(testid("blocked-why")).Text())
 		}
 	})

@@ -31,6 +31,7 @@ func newSearchForm(c echo.Context) searchForm {
 		Role:    q("role"),
 		Status:  q("status"),
 		Source:  q("source"),
+		Order:   q("order"),
 	}
 }
 
@@ -50,6 +51,11 @@ func (f searchForm) Validate() templates.FieldErrors {
 	default:
 		errs["source"] = "Choose conversation, tool or external."
 	}
+	switch governance.SearchOrder(f.Order) {
+	case governance.SearchRelevance, governance.SearchNewest:
+	default:
+		errs["order"] = "Choose most relevant or newest first."
+	}
 	if len(f.Status) > governance.MaxStatusBytes {
 		errs["status"] = "Unknown status."
 	}
@@ -63,6 +69,7 @@ func (f searchForm) Validate() templates.FieldErrors {
 func (f searchForm) filter() governance.EventFilter {
 	var ef governance.EventFilter
 	ef.Query = f.Query
+	ef.Order = governance.SearchOrder(f.Order)
 	if f.Session != "" {
 		ef.SessionID = &f.Session
 	}

@@ -187,6 +187,17 @@ func TestImportAndHeartbeatCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "intact") {
 		t.Fatalf("audit verify: %v\n%s", err, out)
 	}
+	cc := filepath.Join("..", "..", "transcript", "testdata", "claude-session.jsonl")
+	if out, err := runCmd("import", cc, "--project", "shop", "--create"); err == nil || !strings.Contains(out, "line 9: invalid JSON") {
+		t.Fatalf("malformed transcript: %v\n%s", err, out)
+	}
+	if _, err := runCmd("import", cc, "--project", "shop"); err == nil || !strings.Contains(err.Error(), "project shop:") {
+		t.Fatalf("a rejected file created its project: %v", err)
+	}
+	out, err = runCmd("import", cc, "--project", "shop", "--create", "--skip-malformed", "--format", "claude-code")
+	if err != nil || !strings.Contains(out, "Imported 10 event(s) into shop") || !strings.Contains(out, "line 9: invalid JSON") {
+		t.Fatalf("transcript import: %v\n%s", err, out)
+	}
 	exported := filepath.Join(dir, "dev-export.jsonl")
 	if out, err = runCmd("export", "--project", "dev", "--out", exported); err != nil {
 		t.Fatalf("export: %v\n%s", err, out)
