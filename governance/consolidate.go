@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -318,20 +319,14 @@ func withoutForgotten(ex *Extraction, suppressed func(fp string) bool) string {
 	return strings.TrimSpace(b.String())
 }
 
-// splitSentences cuts text after each sentence end (。！？.!?), keeping it.
+// splitSentences cuts text after each sentence's terminators, keeping them
+// (the pieces put together give text back).
 func splitSentences(text string) []string {
 	var out []string
-	start := 0
-	for i, r := range text {
-		if strings.ContainsRune("。！？.!?", r) {
-			end := i + len(string(r))
-			out = append(out, text[start:end])
-			start = end
-		}
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
+	tokenizer.Sentences(text, func(start, _, next int, _ bool) bool {
+		out = append(out, text[start:next])
+		return true
+	})
 	return out
 }
 

@@ -3,6 +3,7 @@ package governance
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -38,6 +39,12 @@ const (
 	// reviewer.
 	GateAuthority = "authority"
 )
+
+// GateCategories lists every risk class, in the order reviewers read them.
+var GateCategories = []string{
+	GateInstructionHierarchy, GatePersona, GateExfiltration, GateCredentials, GatePersistence,
+	GateFenceSpoof, GateInvisibleUnicode, GateEncodedPayload, GatePathTraversal, GateAuthority,
+}
 
 // GateClasses lists the risk classes that block a statement, in report order.
 var GateClasses = []string{
@@ -460,4 +467,52 @@ func NeutraliseFence(text string) string {
 	}
 	b.WriteString(text[cur:])
 	return b.String()
+}
+
+// RiskFragments splits text into fragments where the spans of findings are
+// marked, so a reviewer sees what the gate matched. Spans that do not fit
+// text (it was edited or redacted since) are ignored.
+func RiskFragments(text string, findings []Finding) []Fragment {
+	marks := make([]bool, len(text))
+	any := false
+	for _, f := range findings {
+		if f.Start < 0 || f.End > len(text) || f.Start >= f.End || !utf8.RuneStart(text[f.Start]) ||
+			f.End < len(text) && !utf8.RuneStart(text[f.End]) {
+			continue
+		}
+		for i := f.Start; i < f.End; i++ {
+			marks[i] = true
+		}
+		any = true
+	}
+	if !any {
+		return []Fragment{{Text: text}}
+	}
+	var out []Fragment
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && marks[j] == marks[i] {
+			j++
+		}
+		out = append(out, Fragment{Text: text[i:j], Match: marks[i]})
+		i = j
+	}
+	return out
+}
+
+// RiskLabel names what a statement's findings are about, for the badge a
+// reviewer sees: the blocking classes, or "authority" for a URL, e-mail
+// address, command or credential alone.
+func RiskLabel(findings []Finding) string {
+	var classes []string
+	for _, f := range findings {
+		c := f.Category
+		if f.Redacted {
+			c = GateCredentials
+		}
+		if !slices.Contains(classes, c) {
+			classes = append(classes, c)
+		}
+	}
+	return "risk: " + strings.Join(classes, ", ")
 }

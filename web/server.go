@@ -98,7 +98,8 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 
 // middleware installs, in order: Recover → RequestID → request logger →
-// Secure headers → body limit → session → current user → CSRF.
+// Secure headers → body limit → session → current user → language →
+// CSRF.
 func (s *Server) middleware() error {
 	csrf, err := middleware.CSRFConfig{
 		Skipper:        skipAssets,
@@ -132,6 +133,7 @@ func (s *Server) middleware() error {
 		limitBody(s.cfg.MaxImportBytes+1<<20),
 		skipFor(skipAssets, s.sessions.SessionMiddleware()),
 		skipFor(skipAssets, auth.LoadUser(s.sessions, s.store)),
+		localize,
 		csrf,
 	)
 	return nil
