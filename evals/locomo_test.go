@@ -191,7 +191,5 @@ func TestLoCoMoFile(t *testing.T) {
 
 // benchServices wires the store and its FTS5 baseline, as the console does.
 func benchServices(st *store.Store) *evals.Services {
-	return &evals.Services{Store: st, Baseline: func(ctx context.Context) (evals.TextBaseline, error) {
-		return store.OpenTextBaseline(ctx, "")
-	}}
+	return &evals.Services{Store: st}
 }

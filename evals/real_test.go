@@ -43,16 +43,14 @@ func realServices(tb testing.TB, st *store.Store) *evals.Services {
 		_, err := st.ForgetRule(ctx, actor, ruleID, false)
 		return err
 	}
-	return &evals.Services{Store: st, Beat: beat, Forget: forget, Baseline: func(ctx context.Context) (evals.TextBaseline, error) {
-		return store.OpenTextBaseline(ctx, "")
-	}}
+	return &evals.Services{Store: st, Beat: beat, Forget: forget}
 }
 
 func TestBuiltinSuites(t *testing.T) {
 	ctx := context.Background()
 	files := seed.BuiltinSuites()
-	if len(files) != 5 {
-		t.Fatalf("built-in suites = %d, want 5", len(files))
+	if len(files) != 6 {
+		t.Fatalf("built-in suites = %d, want 6", len(files))
 	}
 	st := MustOpenStore(t)
 	if err := evals.InstallBuiltins(ctx, st, files); err != nil {
@@ -66,7 +64,7 @@ func TestBuiltinSuites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 5 {
+	if len(list) != len(files) {
 		t.Fatalf("listed %d suites", len(list))
 	}
 	for _, info := range list {

@@ -21,6 +21,7 @@ type MemoryStore interface {
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+	NewTextBaseline(ctx context.Context) (TextBaseline, error)
 }
 
 // Services is the product's Memory: the store plus the heartbeat and
@@ -36,10 +37,6 @@ type Services struct {
 	Forget func(ctx context.Context, ruleID int64, actor string) error
 	// Actor is recorded on recall traces (default "eval").
 	Actor string
-	// Baseline opens the plain FTS5 reference index of the fts5 retriever
-	// (store.OpenTextBaseline); nil makes that retriever fail with a clear
-	// error.
-	Baseline func(ctx context.Context) (TextBaseline, error)
 }
 
 var _ Memory = (*Services)(nil)
@@ -59,12 +56,10 @@ func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) err
 	return s.Store.DeleteScratchProjects(ctx, prefix)
 }
 
-// NewTextBaseline opens the fts5 retriever's index through Baseline.
+// NewTextBaseline opens the store's bare full-text table in a temporary
+// database, the fts5 retriever's index.
 func (s *Services) NewTextBaseline(ctx context.Context) (TextBaseline, error) {
-	if s.Baseline == nil {
-		return nil, errors.New("no text baseline is wired into the eval runner")
-	}
-	return s.Baseline(ctx)
+	return s.Store.NewTextBaseline(ctx)
 }
 
 // FindProjectBySlug finds a project.

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -56,7 +55,8 @@ func openMain(ctx context.Context, cfg Config, logw io.Writer) (*Main, error) {
 		Consolidator: newConsolidator(cfg, logger),
 		Logger:       logger,
 		Idle:         cfg.SessionIdle,
-		Skip:         func(p *governance.Project) bool { return strings.HasPrefix(p.Slug, evals.ScratchPrefix) },
+		// Eval runs beat their own scratch projects synchronously.
+		Skip: func(p *governance.Project) bool { return p.Scratch },
 	}
 	m.EvalDeps = m.evalDeps()
 	m.Evals = evals.NewRunner(st, m.EvalDeps, logger)
@@ -80,9 +80,6 @@ func (m *Main) evalDeps() evals.Deps {
 		Forget: func(ctx context.Context, ruleID int64, actor string) error {
 			_, err := m.Store.ForgetRule(ctx, actor, ruleID, false)
 			return err
-		},
-		Baseline: func(ctx context.Context) (evals.TextBaseline, error) {
-			return store.OpenTextBaseline(ctx, "")
 		},
 	}
 	deps := evals.Deps{Memory: svc, Logger: m.Logger,

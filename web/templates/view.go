@@ -18,6 +18,8 @@ type PageMeta struct {
 	Nav     []NavItem
 	// Active is the Key of the current navigation entry.
 	Active string
+	// Path is the address of the page, where the language switch returns.
+	Path string
 }
 
 // Flash is a one-time message; Kind is success, info or error.
