@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
@@ -344,32 +343,8 @@ func (s *Store) recordRecall(ctx context.Context, actor string, req governance.R
 	return tx.Commit()
 }
 
-// RecallTraceInfo is one stored recall trace.
-type RecallTraceInfo struct {
-	ID        int64
-	ProjectID int64
-	SubjectID string
-	Actor     string
-	TaskHash  string
-	CreatedAt time.Time
-	Budget    governance.Budget
-	Used      int
-	Preview   bool
-	Trace     governance.RecallTrace
-}
-
-// RecallTraceFilter selects stored traces; zero fields are ignored.
-type RecallTraceFilter struct {
-	ProjectID int64
-	SubjectID *string
-	// RuleID selects traces that considered this rule.
-	RuleID int64
-	Offset int
-	Limit  int
-}
-
 // FindRecallTraces lists stored recall traces, newest first.
-func (s *Store) FindRecallTraces(ctx context.Context, f RecallTraceFilter) ([]*RecallTraceInfo, int, error) {
+func (s *Store) FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error) {
 	where, args := []string{"1 = 1"}, []any{}
 	if f.ProjectID != 0 {
 		where, args = append(where, "project_id = ?"), append(args, f.ProjectID)
@@ -381,7 +356,7 @@ func (s *Store) FindRecallTraces(ctx context.Context, f RecallTraceFilter) ([]*R
 		where, args = append(where, "instr(trace, ?) > 0"), append(args, `"id":"`+governance.RecallRuleID(f.RuleID)+`"`)
 	}
 	var (
-		out   []*RecallTraceInfo
+		out   []*governance.RecallTraceInfo
 		total int
 	)
 	err := queryEach(ctx, s, `
@@ -389,7 +364,7 @@ func (s *Store) FindRecallTraces(ctx context.Context, f RecallTraceFilter) ([]*R
 		FROM recall_traces WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC`+limitOffset(f.Limit, f.Offset), args,
 		func(r scanner) error {
 			var (
-				t             RecallTraceInfo
+				t             governance.RecallTraceInfo
 				body, created string
 				rec           recallTraceRecord
 			)

@@ -12,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -25,15 +24,6 @@ const (
 	// candidates past the page.
 	candidateCountCap = 10 * heldPageSize
 )
-
-// isReviewer reports whether the account reviews any project (admins all).
-func isReviewer(a *governance.Account) bool {
-	if a == nil {
-		return false
-	}
-	ids, all := a.ReviewableProjects()
-	return all || len(ids) > 0
-}
 
 // hasSubject reports whether the account is an end user (member) of any project.
 func hasSubject(a *governance.Account) bool {
@@ -69,8 +59,8 @@ func (s *Server) reviewScope(c echo.Context) (scope, error) {
 	if err != nil {
 		return scope{}, err
 	}
-	if sc.Subject != nil {
-		return scope{}, errReviewersOnly
+	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
+		return scope{}, err
 	}
 	return sc, nil
 }
@@ -100,8 +90,8 @@ func (s *Server) reviewedRule(c echo.Context) (*governance.Rule, scope, error) {
 	if err != nil {
 		return nil, scope{}, err
 	}
-	if sc.Subject != nil {
-		return nil, scope{}, errReviewersOnly
+	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
+		return nil, scope{}, err
 	}
 	return r, sc, nil
 }
@@ -151,8 +141,8 @@ func (s *Server) pendingReviews(ctx context.Context, a *governance.Account) (int
 func (s *Server) handleReviewIndex(c echo.Context) error {
 	ctx := c.Request().Context()
 	a := auth.UserFrom(ctx)
-	if !isReviewer(a) {
-		return errReviewersOnly
+	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
+		return err
 	}
 	scopes, err := s.visibleScopes(ctx)
 	if err != nil {
@@ -243,9 +233,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 	ctx := c.Request().Context()
 	p := sc.Project
 	v := templates.ReviewView{Project: p, Tab: tab, CSRF: csrfToken(c), Bulk: templates.BulkForm{Selected: map[int64]bool{}}}
-	if a := auth.UserFrom(ctx); a != nil && a.IsAdmin {
-		v.CanSetPolicy = true
-	}
+	v.CanSetPolicy = can(ctx, governance.ActAdminister, governance.InProject(p)) == nil
 	counts, err := s.store.FindReviewCounts(ctx, []int64{p.ID})
 	if err != nil {
 		return v, err
@@ -269,7 +257,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 			return v, err
 		}
 	case templates.TabHeld:
-		cands, total, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID,
+		cands, total, err := s.store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID,
 			Statuses: []governance.CandidateStatus{governance.CandidateHeld}, Offset: (page - 1) * heldPageSize, Limit: heldPageSize, CountCap: candidateCountCap})
 		if err != nil {
 			return v, err
@@ -290,7 +278,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 			v.Groups[i].Members = append(v.Groups[i].Members, l)
 		}
 	case templates.TabBlocked:
-		cands, total, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID,
+		cands, total, err := s.store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID,
 			Statuses: []governance.CandidateStatus{governance.CandidateBlocked}, Offset: (page - 1) * blockedPageSize, Limit: blockedPageSize, CountCap: candidateCountCap})
 		if err != nil {
 			return v, err
@@ -380,7 +368,7 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 		return err
 	}
 	back := backTo(c, templates.RuleURL(r.ID))
-	var edit *store.RuleEdit
+	var edit *governance.RuleEdit
 	if c.FormValue("edited") != "" {
 		form := templates.RuleForm{Action: "approve_edit", Text: strings.TrimSpace(c.FormValue("text")),
 			Kind: c.FormValue("kind"), Reason: strings.TrimSpace(c.FormValue("reason")), Errors: templates.FieldErrors{}}
@@ -397,7 +385,7 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 			return s.reshow(c, r, sc, back, form)
 		}
 		if form.Text != r.Text || form.Kind != string(r.Kind) {
-			edit = &store.RuleEdit{Text: form.Text, Kind: governance.MemoryType(form.Kind), Reason: form.Reason}
+			edit = &governance.RuleEdit{Text: form.Text, Kind: governance.MemoryType(form.Kind), Reason: form.Reason}
 		}
 		if _, err := s.store.ApproveRule(c.Request().Context(), actor(c), r.ID, edit); err != nil {
 			if governance.ErrorCode(err) == governance.EINVALID {
@@ -469,7 +457,7 @@ func (s *Server) handleRuleEvidence(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := templates.RuleEvidenceOptions(r, csrfToken(c), backTo(c, templates.RuleURL(r.ID)))
+	opt := templates.RuleEvidenceOptions(r.ID, governance.RuleAllows(r.Status, governance.RuleSplit), csrfToken(c), backTo(c, templates.RuleURL(r.ID)))
 	return render(c, http.StatusOK, templates.EvidenceChain(evidence, opt))
 }
 
@@ -621,9 +609,9 @@ func (s *Server) handleReviewMerge(c echo.Context) error {
 		if other == keep {
 			other = ids[1]
 		}
-		var edit *store.RuleEdit
+		var edit *governance.RuleEdit
 		if v.Form.Text != "" {
-			edit = &store.RuleEdit{Text: v.Form.Text, Reason: v.Form.Reason}
+			edit = &governance.RuleEdit{Text: v.Form.Text, Reason: v.Form.Reason}
 			if v.Form.Reason == "" {
 				v.Form.Errors["reason"] = "Say why you changed the wording."
 			}
@@ -657,8 +645,8 @@ func (s *Server) handleProjectPolicy(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if a := auth.UserFrom(c.Request().Context()); a == nil || !a.IsAdmin {
-		return governance.Errorf(governance.EFORBIDDEN, "Only administrators change a project's policy.")
+	if err := can(c.Request().Context(), governance.ActAdminister, governance.InProject(sc.Project)); err != nil {
+		return err
 	}
 	on := c.FormValue("auto_activate") == "on"
 	if err := s.store.SetProjectAutoActivate(c.Request().Context(), actor(c), sc.Project.ID, on); err != nil {
