@@ -43,7 +43,7 @@ var _ Memory = (*Services)(nil)
 
 // CreateScratchProject creates a project for a run or a case.
 func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, autoActivate bool) (*governance.Project, error) {
-	p := &governance.Project{Slug: slug, Name: name, AutoActivate: autoActivate,
+	p := &governance.Project{Slug: slug, Name: name, AutoActivate: autoActivate, Scratch: true,
 		Description: "Created by an eval run; removed when the run ends."}
 	if err := s.Store.CreateProject(ctx, p); err != nil {
 		return nil, err
