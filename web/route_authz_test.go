@@ -166,6 +166,7 @@ func TestRouteInventory(t *testing.T) {
 			postPath: func(actor string) string { return fmt.Sprintf("/candidates/%d/forget", forgettable[actor][1]) }},
 		"/me":                      {path: "/me", get: e(signedIn(ok))},
 		"/me/export.json":          {path: "/me/export.json", get: e(signedIn(ok))},
+		"/me/language":             {path: "/me/language", post: e(signedIn(pass))},
 		"/me/forget":               {path: "/me/forget", get: e(expect{see, ok, ok, gone, gone, gone}), post: e(expect{see, pass, pass, gone, gone, gone})},
 		"/audit":                   {path: "/audit", get: e(reviewers(ok))},
 		"/audit.csv":               {path: "/audit.csv", get: e(reviewers(ok))},
