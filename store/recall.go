@@ -17,7 +17,7 @@ var _ governance.RecallService = (*Store)(nil)
 // Limits on what recall reads for one request.
 const (
 	recallQueryTerms   = 64   // full-text terms taken from the task
-	recallFTSEpisodes  = 500  // episodes found through the index
+	recallFTSEpisodes  = 100  // episodes found through the index, newest first
 	recallRecentEpisod = 50   // most recent episodes of the scope
 	recallEventMatches = 1000 // events found through the index, best first
 	recallEpisodeTerms = 32   // terms of the episode index query
@@ -155,8 +155,9 @@ func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
 	return &e, nil
 }
 
-// loadRecallEpisodes offers the most recent in-scope episodes and every
-// in-scope episode (up to recallFTSEpisodes, newest first) that recall's
+// loadRecallEpisodes offers the most recent in-scope episodes and the
+// in-scope episodes of any age (the newest recallFTSEpisodes of them) that
+// recall's
 // scope-partitioned index (episodes_recall) finds for any of the task's CJK
 // character pairs or words; the engine ranks them (BM25 over the scope's
 // episodes, whose number it is told).
@@ -242,7 +243,10 @@ func recallEpisodeMatch(req governance.RecallRequest) string {
 func recallEventMatch(req governance.RecallRequest) string {
 	var terms []string
 	seen := map[string]bool{}
-	tokenizer.Tokens(req.Task+" "+req.TaskType, func(t string, _ int) {
+	// Words, CJK character pairs and lone characters: the single characters
+	// of longer runs would match nearly every Chinese event; they still
+	// count in the engine's score of the events found.
+	tokenizer.PhraseTokens(req.Task+" "+req.TaskType, func(t string, _ int) {
 		if !seen[t] && len(terms) < recallQueryTerms {
 			seen[t] = true
 			terms = append(terms, ftsPhrase(t))
