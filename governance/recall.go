@@ -669,6 +669,10 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 					e.Reason = TraceWithheld
 					break
 				}
+				if c.order == 1 {
+					// Summaries nobody reviewed: links, addresses and commands wait.
+					gated = WithholdSummary(gated)
+				}
 				if gated != text {
 					text, _ = truncateRunes(oneLine(gated), pkg.Budget.PerItem)
 				}
