@@ -115,3 +115,74 @@ func (s *Server) visibleScopes(ctx context.Context) ([]scope, error) {
 var errEventNotFound = governance.Errorf(governance.ENOTFOUND, "Event not found.")
 
 var errSessionNotFound = governance.Errorf(governance.ENOTFOUND, "Session not found.")
+
+// hasSubject reports whether the account is an end user (member) of any project.
+func hasSubject(a *governance.Account) bool {
+	if a == nil {
+		return false
+	}
+	for _, m := range a.Memberships {
+		if m.Role == governance.ProjectMember && m.SubjectID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+var errReviewersOnly = governance.Errorf(governance.EFORBIDDEN, "Only the project's reviewers may do this.")
+
+// actor is the audit name of the signed-in account.
+func actor(c echo.Context) string {
+	if a := auth.UserFrom(c.Request().Context()); a != nil {
+		return a.Username
+	}
+	return ""
+}
+
+// reviewScope is the viewer's scope in the project of the path, which must
+// be a reviewer's (or admin's): members get 403.
+func (s *Server) reviewScope(c echo.Context) (scope, error) {
+	slug, err := pathParam(c, "project")
+	if err != nil {
+		return scope{}, err
+	}
+	sc, err := s.projectScope(c, slug)
+	if err != nil {
+		return scope{}, err
+	}
+	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
+		return scope{}, err
+	}
+	return sc, nil
+}
+
+// ruleInScope loads the rule of the path and the viewer's scope in its
+// project: 404 for an unknown rule, 403 without a role in the project.
+func (s *Server) ruleInScope(c echo.Context) (*governance.Rule, scope, error) {
+	ctx := c.Request().Context()
+	id, err := idParam(c, "id", "rule")
+	if err != nil {
+		return nil, scope{}, err
+	}
+	r, err := s.store.FindRuleByID(ctx, id)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	sc, err := s.projectScopeByID(ctx, r.ProjectID)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	return r, sc, nil
+}
+
+// reviewedRule is ruleInScope for reviewers and admins only.
+func (s *Server) reviewedRule(c echo.Context) (*governance.Rule, scope, error) {
+	r, sc, err := s.ruleInScope(c)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
+		return nil, scope{}, err
+	}
+	return r, sc, nil
+}

@@ -25,77 +25,6 @@ const (
 	candidateCountCap = 10 * heldPageSize
 )
 
-// hasSubject reports whether the account is an end user (member) of any project.
-func hasSubject(a *governance.Account) bool {
-	if a == nil {
-		return false
-	}
-	for _, m := range a.Memberships {
-		if m.Role == governance.ProjectMember && m.SubjectID != "" {
-			return true
-		}
-	}
-	return false
-}
-
-var errReviewersOnly = governance.Errorf(governance.EFORBIDDEN, "Only the project's reviewers may do this.")
-
-// actor is the audit name of the signed-in account.
-func actor(c echo.Context) string {
-	if a := auth.UserFrom(c.Request().Context()); a != nil {
-		return a.Username
-	}
-	return ""
-}
-
-// reviewScope is the viewer's scope in the project of the path, which must
-// be a reviewer's (or admin's): members get 403.
-func (s *Server) reviewScope(c echo.Context) (scope, error) {
-	slug, err := pathParam(c, "project")
-	if err != nil {
-		return scope{}, err
-	}
-	sc, err := s.projectScope(c, slug)
-	if err != nil {
-		return scope{}, err
-	}
-	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
-		return scope{}, err
-	}
-	return sc, nil
-}
-
-// ruleInScope loads the rule of the path and the viewer's scope in its
-// project: 404 for an unknown rule, 403 without a role in the project.
-func (s *Server) ruleInScope(c echo.Context) (*governance.Rule, scope, error) {
-	ctx := c.Request().Context()
-	id, err := idParam(c, "id", "rule")
-	if err != nil {
-		return nil, scope{}, err
-	}
-	r, err := s.store.FindRuleByID(ctx, id)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	sc, err := s.projectScopeByID(ctx, r.ProjectID)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	return r, sc, nil
-}
-
-// reviewedRule is ruleInScope for reviewers and admins only.
-func (s *Server) reviewedRule(c echo.Context) (*governance.Rule, scope, error) {
-	r, sc, err := s.ruleInScope(c)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
-		return nil, scope{}, err
-	}
-	return r, sc, nil
-}
-
 // withReviewBadge puts the number of proposals the viewer may review on
 // the navigation's Review entry.
 func (s *Server) withReviewBadge(ctx context.Context, meta *templates.PageMeta) {
@@ -326,18 +255,6 @@ func (s *Server) proposalViews(ctx context.Context, rules []*governance.Rule) ([
 	return out, nil
 }
 
-// backTo returns the validated local address a form returns to, or def.
-func backTo(c echo.Context, def string) string {
-	b := c.FormValue("back")
-	if b == "" {
-		return def
-	}
-	if next := safeNext(b); next != "/" || b == "/" {
-		return next
-	}
-	return def
-}
-
 // reshow renders the page a rule form came from again with status 422 and
 // the form's values and errors: the review queue or the rule page.
 func (s *Server) reshow(c echo.Context, r *governance.Rule, sc scope, back string, form templates.RuleForm) error {
@@ -402,14 +319,6 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 		msg = fmt.Sprintf("Rule #%d approved as edited (new version).", r.ID)
 	}
 	return s.done(c, back, msg)
-}
-
-// done flashes msg and sends the browser back.
-func (s *Server) done(c echo.Context, back, msg string) error {
-	if err := s.flash(c, auth.FlashSuccess, msg); err != nil {
-		return err
-	}
-	return redirect(c, back)
 }
 
 // handleRuleReject rejects a proposal; without a reason the page comes back with 422.
@@ -504,18 +413,6 @@ func (s *Server) selectedRules(c echo.Context, sc scope) ([]int64, error) {
 		}
 	}
 	return dedupe(ids), nil
-}
-
-func dedupe(ids []int64) []int64 {
-	seen := map[int64]bool{}
-	var out []int64
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // bulkProblem re-renders the queue with 422 and the bulk form's values.

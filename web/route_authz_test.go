@@ -165,6 +165,7 @@ func TestRouteInventory(t *testing.T) {
 		"/candidates/:id/forget": {path: "/candidates/" + c + "/forget", get: e(own(ok)), post: e(own(pass)),
 			postPath: func(actor string) string { return fmt.Sprintf("/candidates/%d/forget", forgettable[actor][1]) }},
 		"/me":                      {path: "/me", get: e(signedIn(ok))},
+		"/me/language":             {path: "/me/language", post: e(signedIn(see))},
 		"/me/export.json":          {path: "/me/export.json", get: e(signedIn(ok))},
 		"/me/forget":               {path: "/me/forget", get: e(expect{see, ok, ok, gone, gone, gone}), post: e(expect{see, pass, pass, gone, gone, gone})},
 		"/audit":                   {path: "/audit", get: e(reviewers(ok))},
