@@ -41,9 +41,10 @@ type Services struct {
 
 var _ Memory = (*Services)(nil)
 
-// CreateScratchProject creates a project for a run or a case.
+// CreateScratchProject creates a project for a run or a case, flagged as
+// scratch.
 func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, autoActivate bool) (*governance.Project, error) {
-	p := &governance.Project{Slug: slug, Name: name, AutoActivate: autoActivate,
+	p := &governance.Project{Slug: slug, Name: name, AutoActivate: autoActivate, Scratch: true,
 		Description: "Created by an eval run; removed when the run ends."}
 	if err := s.Store.CreateProject(ctx, p); err != nil {
 		return nil, err
@@ -51,7 +52,8 @@ func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, 
 	return p, nil
 }
 
-// DeleteScratchProjects removes scratch projects by slug prefix.
+// DeleteScratchProjects removes the flagged scratch projects whose slug
+// starts with prefix.
 func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) error {
 	return s.Store.DeleteScratchProjects(ctx, prefix)
 }
