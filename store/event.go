@@ -169,7 +169,7 @@ func (s *Store) FindEvents(ctx context.Context, f governance.EventFilter) ([]*go
 		order = " ORDER BY e.turn, e.seq"
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+`, COUNT(*) OVER () FROM events e WHERE `+
-		strings.Join(where, " AND ")+order+limitOffset(f.Limit, f.Offset), args...)
+		strings.Join(where, " AND ")+order+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find events: %w", err)
 	}
@@ -293,7 +293,7 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		return nil, 0, fmt.Errorf("store: count search: %w", err)
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM `+from+` WHERE `+cond+
-		order+limitOffset(f.Limit, f.Offset), args...)
+		order+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: search events: %w", err)
 	}
@@ -390,7 +390,7 @@ func (s *Store) FindSessions(ctx context.Context, f governance.SessionFilter) ([
 	}
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT project_id, session_id, subject_id, events, failed, external, first_at, last_at, ended, last_seq, COUNT(*) OVER ()
-		FROM sessions WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+limitOffset(f.Limit, f.Offset), args...)
+		FROM sessions WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find sessions: %w", err)
 	}
