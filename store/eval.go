@@ -213,7 +213,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+evalRunColumns+`, COUNT(*) OVER ()
 		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id DESC`+limitOffset(f.Limit, f.Offset), args...)
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find eval runs: %w", err)
 	}

@@ -341,7 +341,7 @@ func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRec
 	var out []*governance.BeatRecord
 	err := queryEach(ctx, s, `
 		SELECT id, trigger, started_at, finished_at, new_events, episodes, candidates, proposals, held, blocked, errors, tokens, next_beat_at
-		FROM beats ORDER BY id DESC`+limitOffset(limit, 0), nil, func(r scanner) error {
+		FROM beats ORDER BY id DESC`+pageSQL, pageArgs(nil, limit, 0), func(r scanner) error {
 		var (
 			b              governance.BeatRecord
 			started        string
