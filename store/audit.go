@@ -113,8 +113,12 @@ type AuditFilter struct {
 	ProjectIDs []int64 // restrict to these projects (nil: all)
 	Since      string  // RFC 3339 lower bound
 	Until      string  // RFC 3339 upper bound
-	Offset     int
-	Limit      int
+	// HideEval leaves out what eval runs did in their scratch projects
+	// (rows of projects that are eval scratch or no longer exist, and the
+	// runner's own rows), so people's actions stand out.
+	HideEval bool
+	Offset   int
+	Limit    int
 }
 
 // FindAudit lists audit rows, newest first, with the total count.
@@ -138,6 +142,10 @@ func (s *Store) FindAudit(ctx context.Context, f AuditFilter) ([]*governance.Aud
 	}
 	if f.Until != "" {
 		add("a.at <= ?", f.Until)
+	}
+	if f.HideEval {
+		where = append(where, `a.actor != 'eval-runner'`,
+			`(a.project_id IS NULL OR a.project_id IN (SELECT id FROM projects WHERE slug NOT LIKE '`+ScratchPrefix+`%'))`)
 	}
 	if f.ProjectIDs != nil {
 		ph := make([]string, len(f.ProjectIDs))

@@ -1454,7 +1454,7 @@ func RulePage(meta PageMeta, v RuleView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = auditTable(v.Audit).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = auditTable(v.Audit, allLive(v.Audit)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
