@@ -21,8 +21,6 @@ type MemoryStore interface {
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
-	// NewTextBaseline opens the bare full-text index a retrieval
-	// benchmark compares the recall engine with.
 	NewTextBaseline(ctx context.Context) (TextBaseline, error)
 }
 
@@ -34,7 +32,7 @@ type Services struct {
 	// with the background heartbeat (two beats over the same project at
 	// once would both write the same outputs).
 	Beat func(ctx context.Context, projectID int64) error
-	// Forget forgets one rule completely (DESIGN.md, Forget); nil makes
+	// Forget forgets one rule completely (docs/ARCHITECTURE.md, Forget); nil makes
 	// sequence steps with forget fail with a clear error.
 	Forget func(ctx context.Context, ruleID int64, actor string) error
 	// Actor is recorded on recall traces (default "eval").
@@ -43,9 +41,10 @@ type Services struct {
 
 var _ Memory = (*Services)(nil)
 
-// CreateScratchProject creates a project for a run or a case.
+// CreateScratchProject creates a project for a run or a case, flagged as
+// scratch.
 func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, autoActivate bool) (*governance.Project, error) {
-	p := &governance.Project{Slug: slug, Name: name, AutoActivate: autoActivate,
+	p := &governance.Project{Slug: slug, Name: name, AutoActivate: autoActivate, Scratch: true,
 		Description: "Created by an eval run; removed when the run ends."}
 	if err := s.Store.CreateProject(ctx, p); err != nil {
 		return nil, err
@@ -53,13 +52,14 @@ func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, 
 	return p, nil
 }
 
-// DeleteScratchProjects removes scratch projects by slug prefix.
+// DeleteScratchProjects removes the flagged scratch projects whose slug
+// starts with prefix.
 func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) error {
 	return s.Store.DeleteScratchProjects(ctx, prefix)
 }
 
-// NewTextBaseline opens the store's bare full-text baseline, the fts5
-// retriever's index.
+// NewTextBaseline opens the store's bare full-text table in a temporary
+// database, the fts5 retriever's index.
 func (s *Services) NewTextBaseline(ctx context.Context) (TextBaseline, error) {
 	return s.Store.NewTextBaseline(ctx)
 }

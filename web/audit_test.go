@@ -107,6 +107,9 @@ func TestAuditEvalActivityHidden(t *testing.T) {
 	if err := f.Store.CreateProject(ctx, p); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := f.Store.DB().ExecContext(ctx, `UPDATE projects SET scratch = 1 WHERE id = ?`, p.ID); err != nil {
+		t.Fatal(err)
+	}
 	for _, e := range []*governance.AuditEntry{
 		{Actor: "heartbeat", Action: "rule.propose", ObjectType: "rule", ObjectID: "999999", ProjectID: p.ID},
 		{Actor: "eval-runner", Action: "eval.run_finish", ObjectType: "eval_run", ObjectID: "1"},

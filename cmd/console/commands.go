@@ -14,7 +14,6 @@ import (
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 )
 
@@ -176,6 +175,11 @@ func (e *cmdEnv) importEvents(args []string) error {
 		fs.Usage()
 		return errors.New("import needs FILE and --project")
 	}
+	if *create {
+		if err := governance.ValidateSlug(slug); err != nil {
+			return errors.New(governance.ErrorMessage(err))
+		}
+	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
 		return err
@@ -254,6 +258,89 @@ func seedProject(path string, format transcript.Format) string {
 		}
 	}
 	return transcript.PeekProject(br)
+}
+
+// sync runs "console sync --project P --to DIR": it writes the project's
+// approved memory into the files the agents read (AGENTS.md, CLAUDE.md,
+// .claude/rules/<topic>.md, MEMORY.md and USER.md), each inside a managed
+// block; what surrounds the block is kept byte for byte.
+func (e *cmdEnv) sync(args []string) error {
+	fs, cfg, envErr := e.flags("sync", "sync --project SLUG --to DIR [--subject ID]")
+	project := fs.String("project", "", "project slug (required)")
+	to := fs.String("to", "", "directory to write into, usually the repository root (required)")
+	subject := fs.String("subject", "", "also write this subject's memories (USER.md and the agent files)")
+	if _, err := parse(fs, cfg, envErr, args); err != nil {
+		return err
+	}
+	if *project == "" || *to == "" {
+		fs.Usage()
+		return errors.New("sync needs --project and --to")
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	p, err := m.Store.FindProjectBySlug(e.ctx, *project)
+	if err != nil {
+		return fmt.Errorf("project %s: %s", *project, governance.ErrorMessage(err))
+	}
+	files, h, err := m.Store.ExportAgentFiles(e.ctx, p.ID, *subject)
+	if err != nil {
+		return err
+	}
+	for _, hf := range []governance.HermesFile{h.Memory, h.User} {
+		files = append(files, governance.AgentFile{Path: hf.Name, Limit: hf.Limit, Used: hf.Used, Block: hf.Text,
+			Included: hf.Included, Omitted: hf.Omitted})
+	}
+	for _, f := range files {
+		path := filepath.Join(*to, filepath.FromSlash(f.Path))
+		if err := writeManaged(path, f.Block); err != nil {
+			return fmt.Errorf("%s: %s", path, governance.ErrorMessage(err))
+		}
+		fmt.Fprintf(e.stdout, "Wrote %s: %d of %d characters, %d entries.\n", path, f.Used, f.Limit, len(f.Included))
+		for _, o := range f.Omitted {
+			fmt.Fprintf(e.stdout, "  did not fit: rule %d (%d characters)\n", o.RuleID, o.Runes)
+		}
+	}
+	return nil
+}
+
+// writeManaged puts block inside the managed block of the file at path,
+// creating it (and its directory) if needed, through a rename so a reader
+// never sees half a file.
+func writeManaged(path, block string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	out, err := governance.MergeManagedBlock(old, block)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mnemo-sync-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // heartbeat runs "console heartbeat --once".
@@ -345,7 +432,7 @@ func (e *cmdEnv) export(args []string) error {
 			defer f.Close()
 			w = f
 		}
-		opts := store.ExportOptions{}
+		opts := governance.ExportOptions{}
 		if *subject != "" {
 			opts.SubjectID = subject
 		}
@@ -392,7 +479,7 @@ func (e *cmdEnv) importExport(cfg Config, path, slug string) error {
 		return err
 	}
 	defer m.Close()
-	p, stats, err := m.Store.ImportExport(e.ctx, f, store.ImportOptions{Slug: slug, Actor: "cli"})
+	p, stats, err := m.Store.ImportExport(e.ctx, f, governance.ImportOptions{Slug: slug, Actor: "cli"})
 	if err != nil {
 		var ie *governance.ImportError
 		if errors.As(err, &ie) {
