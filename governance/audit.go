@@ -9,8 +9,12 @@ type AuditFilter struct {
 	ProjectIDs []int64 // restrict to these projects (nil: all)
 	Since      string  // RFC 3339 lower bound
 	Until      string  // RFC 3339 upper bound
-	Offset     int
-	Limit      int
+	// HideEval leaves out what eval runs did in their scratch projects
+	// (rows of projects that are eval scratch or no longer exist, and the
+	// runner's own rows), so people's actions stand out.
+	HideEval bool
+	Offset   int
+	Limit    int
 }
 
 // AuditVerification is the result of walking the audit chain.

@@ -482,7 +482,7 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *ConsolidateInput
 				rule := rules[ruleID]
 				var agree, replace []*Candidate
 				for _, cand := range newOnes {
-					if Contradicts(rule.Text, cand.Statement) {
+					if Replaces(rule.Text, cand.Statement) {
 						replace = append(replace, cand)
 					} else {
 						agree = append(agree, cand)
@@ -558,7 +558,7 @@ func (c *Consolidator) replaces(rules []*Rule, newOnes []*Candidate) *Rule {
 	for _, r := range rules {
 		for _, cand := range newOnes {
 			sim := c.Related(r.Text, cand.Statement)
-			if sim >= RelatedThreshold && sim > score && Contradicts(r.Text, cand.Statement) {
+			if sim >= RelatedThreshold && sim > score && Replaces(r.Text, cand.Statement) {
 				best, score = r, sim
 			}
 		}

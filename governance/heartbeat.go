@@ -75,6 +75,8 @@ type Heartbeat struct {
 	next     time.Time
 	failures int
 	wake     chan struct{}
+	// nudgedBy is the trigger of the beat a NudgeBy asked for.
+	nudgedBy string
 }
 
 // HeartbeatStatus is a snapshot for the console.
@@ -189,7 +191,13 @@ func (h *Heartbeat) beatProject(ctx context.Context, p *Project) (BeatStats, err
 func (h *Heartbeat) Run(ctx context.Context) {
 	h.wakeCh()
 	for {
-		if _, err := h.Beat(ctx, "schedule"); err != nil && ctx.Err() == nil {
+		h.state.Lock()
+		trigger := "schedule"
+		if h.nudgedBy != "" {
+			trigger, h.nudgedBy = h.nudgedBy, ""
+		}
+		h.state.Unlock()
+		if _, err := h.Beat(ctx, trigger); err != nil && ctx.Err() == nil {
 			h.log().Warn("heartbeat beat ended with errors", slog.Any("error", err))
 		}
 		h.state.Lock()
@@ -214,6 +222,17 @@ func (h *Heartbeat) RunNow(ctx context.Context, trigger string) (*BeatRecord, er
 
 // Nudge asks the background loop to beat soon without waiting.
 func (h *Heartbeat) Nudge() {
+	h.NudgeBy("")
+}
+
+// NudgeBy is Nudge recording why the next beat runs (its trigger, e.g.
+// "manual:account:alice"); "" keeps "schedule".
+func (h *Heartbeat) NudgeBy(trigger string) {
+	if trigger != "" {
+		h.state.Lock()
+		h.nudgedBy = trigger
+		h.state.Unlock()
+	}
 	select {
 	case h.wakeCh() <- struct{}{}:
 	default:

@@ -126,6 +126,10 @@ func (s *Store) FindAudit(ctx context.Context, f governance.AuditFilter) ([]*gov
 	if f.Until != "" {
 		add("a.at <= ?", f.Until)
 	}
+	if f.HideEval {
+		where = append(where, `a.actor != 'eval-runner'`,
+			`(a.project_id IS NULL OR a.project_id IN (SELECT id FROM projects WHERE scratch = 0))`)
+	}
 	if f.ProjectIDs != nil {
 		ph := make([]string, len(f.ProjectIDs))
 		for i, id := range f.ProjectIDs {

@@ -13,9 +13,10 @@ import (
 // Heartbeat is what the console needs of the background heartbeat.
 type Heartbeat interface {
 	Status() governance.HeartbeatStatus
-	// Nudge asks for a beat now without waiting; a beat already running is
-	// followed by one more, never run beside it.
-	Nudge()
+	// NudgeBy asks for a beat now without waiting, recording trigger as
+	// why it ran; a beat already running is followed by one more, never
+	// run beside it.
+	NudgeBy(trigger string)
 }
 
 const beatHistory = 20
@@ -55,7 +56,7 @@ func (s *Server) handleHeartbeatRun(c echo.Context) error {
 	if s.cfg.Heartbeat == nil {
 		return governance.Errorf(governance.ECONFLICT, "The heartbeat does not run in this process.")
 	}
-	s.cfg.Heartbeat.Nudge()
+	s.cfg.Heartbeat.NudgeBy("manual:account:" + a.Username)
 	if err := s.store.AppendAudit(c.Request().Context(), &governance.AuditEntry{
 		Actor: "account:" + a.Username, Action: "heartbeat.run", ObjectType: "heartbeat", ObjectID: "now",
 	}); err != nil {
@@ -83,7 +84,9 @@ func (s *Server) heartbeatView(c echo.Context) (templates.HeartbeatView, error) 
 	if err != nil {
 		return templates.HeartbeatView{}, err
 	}
-	v := templates.HeartbeatView{Beats: beats, Now: time.Now(), CanRun: s.cfg.Heartbeat != nil}
+	a := auth.UserFrom(c.Request().Context())
+	_, all := a.ReviewableProjects()
+	v := templates.HeartbeatView{Beats: beats, Now: time.Now(), CanRun: s.cfg.Heartbeat != nil, AllProjects: a.IsAdmin || all}
 	if s.cfg.Heartbeat != nil {
 		v.Status = s.cfg.Heartbeat.Status()
 	}
