@@ -86,26 +86,52 @@ func TestLoginLimiter(t *testing.T) {
 		a, _ := l.Allow(ip, user)
 		return a != nil
 	}
-	t.Run("PerUsername", func(t *testing.T) {
+	t.Run("StrangerCannotLockOwnerOut", func(t *testing.T) {
+		l := newLimiter()
+		// A stranger keeps failing for alice from another address...
+		for i := range 50 {
+			a, _ := l.Allow("203.0.113.7", "alice")
+			if a == nil && i < 5 {
+				t.Fatalf("stranger's attempt %d refused", i+1)
+			}
+			now = now.Add(time.Second)
+		}
+		// ...alice's own address keeps its own budget.
+		for i := range 5 {
+			if !allowed(l, "10.0.0.1", " Alice") {
+				t.Fatalf("owner's attempt %d refused after a stranger's failures", i+1)
+			}
+		}
+	})
+	t.Run("BackoffPerAccountAndAddress", func(t *testing.T) {
 		l := newLimiter()
 		for i := range 5 {
-			if !allowed(l, fmt.Sprintf("10.0.0.%d", i), "alice") {
+			if !allowed(l, "10.0.0.2", "bob") {
 				t.Fatalf("attempt %d refused", i+1)
 			}
 		}
-		a, wait := l.Allow("10.0.0.9", " Alice")
-		if a != nil || wait <= 0 || wait > 10*time.Second {
-			t.Fatalf("6th attempt = %v, %v; want refused with a wait up to 10s", a, wait)
+		var waits []time.Duration
+		for range 4 {
+			a, wait := l.Allow("10.0.0.2", "bob")
+			if a != nil || wait <= 0 {
+				t.Fatalf("attempt past the budget = %v, %v; want refused with a wait", a, wait)
+			}
+			waits = append(waits, wait)
+			now = now.Add(wait)
+			if !allowed(l, "10.0.0.2", "bob") {
+				t.Fatalf("attempt after waiting %v refused", wait)
+			}
 		}
-		if !allowed(l, "10.0.0.9", "bob") {
-			t.Fatal("another username from a fresh IP was refused")
+		for i := 1; i < len(waits); i++ {
+			if waits[i] < 2*waits[i-1]-time.Second {
+				t.Fatalf("waits %v do not back off", waits)
+			}
 		}
-		now = now.Add(10 * time.Second)
-		if !allowed(l, "10.0.0.10", "alice") {
-			t.Fatal("attempt after 10s refused")
-		}
-		if allowed(l, "10.0.0.11", "alice") {
-			t.Fatal("second attempt within 10s allowed")
+		// Another account from the same address is not slowed by bob's
+		// backoff (only by the address's own budget).
+		now = now.Add(time.Hour)
+		if !allowed(l, "10.0.0.2", "carol") {
+			t.Fatal("another account from the address refused")
 		}
 	})
 	t.Run("PerIP", func(t *testing.T) {

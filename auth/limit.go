@@ -11,37 +11,52 @@ import (
 
 // LimitConfig sets how many login attempts are allowed.
 type LimitConfig struct {
-	// Burst attempts are allowed at once, then one every Every.
-	Burst int
-	Every time.Duration
+	// Burst failed attempts are allowed at once for one account from one
+	// client address; after that the address must wait Every before its
+	// next try for that account, then twice as long after each further
+	// failure, up to MaxBackoff. A success clears the count.
+	Burst      int
+	Every      time.Duration
+	MaxBackoff time.Duration
+	// Each client address also has a budget across all accounts: Burst
+	// attempts, then one every Every (stops one address trying many names).
 	// MaxKeys bounds memory: beyond it, idle entries are evicted.
 	MaxKeys int
 	// Now is the clock; time.Now when nil (tests replace it).
 	Now func() time.Time
 }
 
-// DefaultLimitConfig allows 5 attempts, then one every 10 seconds, per client
-// IP and per username.
-var DefaultLimitConfig = LimitConfig{Burst: 5, Every: 10 * time.Second, MaxKeys: 10000}
+// DefaultLimitConfig allows 5 failed attempts per account and client
+// address, then one after 10 s, 20 s, 40 s … up to 15 minutes; and 5
+// attempts per address, then one every 10 s, across accounts.
+var DefaultLimitConfig = LimitConfig{Burst: 5, Every: 10 * time.Second, MaxBackoff: 15 * time.Minute, MaxKeys: 10000}
 
-// LoginLimiter rate-limits login attempts per client IP and per username, in
-// memory. Entries that have refilled completely are evicted lazily, so no
-// goroutine is needed.
+// LoginLimiter rate-limits login attempts in memory, keyed by account and
+// client address together, so failures from one address never lock the
+// account's owner out of another; plus a budget per address across
+// accounts. Idle entries are evicted lazily, so no goroutine is needed.
 type LoginLimiter struct {
 	cfg LimitConfig
 	now func() time.Time
 
 	mu      sync.Mutex
 	byIP    map[string]*limitEntry
-	byUser  map[string]*limitEntry
+	byPair  map[string]*pairEntry
 	lastGC  time.Time
-	refill  time.Duration // time for an empty bucket to refill completely
+	refill  time.Duration // time for an idle entry to be forgettable
 	gcEvery time.Duration
 }
 
 type limitEntry struct {
 	lim  *rate.Limiter
 	seen time.Time
+}
+
+// pairEntry counts the failures of one account from one address.
+type pairEntry struct {
+	failures int
+	next     time.Time // no attempt before this
+	seen     time.Time
 }
 
 // NewLoginLimiter returns a limiter; zero fields of cfg take the defaults.
@@ -52,27 +67,32 @@ func NewLoginLimiter(cfg LimitConfig) *LoginLimiter {
 	if cfg.Every <= 0 {
 		cfg.Every = DefaultLimitConfig.Every
 	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = max(DefaultLimitConfig.MaxBackoff, cfg.Every)
+	}
 	if cfg.MaxKeys <= 0 {
 		cfg.MaxKeys = DefaultLimitConfig.MaxKeys
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	refill := cfg.Every * time.Duration(cfg.Burst)
+	refill := max(cfg.Every*time.Duration(cfg.Burst), cfg.MaxBackoff)
 	return &LoginLimiter{
 		cfg:     cfg,
 		now:     cfg.Now,
 		byIP:    map[string]*limitEntry{},
-		byUser:  map[string]*limitEntry{},
+		byPair:  map[string]*pairEntry{},
 		refill:  refill,
 		gcEvery: max(refill, time.Minute),
 	}
 }
 
-// Attempt is one login attempt that the limiter let through.
+// Attempt is one login attempt that the limiter let through. It counts as a
+// failure unless Succeeded is called.
 type Attempt struct {
-	l        *LoginLimiter
-	ip, user *rate.Reservation
+	l    *LoginLimiter
+	ip   *rate.Reservation
+	pair string
 	// at is when the attempt was reserved; cancelling "at" that instant
 	// is what lets rate.Reservation give the token back after the
 	// password check took its time.
@@ -81,26 +101,54 @@ type Attempt struct {
 }
 
 // Allow records one login attempt from ip for username. When the attempt
-// may not proceed it returns nil and how long to wait. An attempt refused by
-// one key does not use up the other key's allowance.
+// may not proceed it returns nil and how long to wait. A refused attempt
+// uses up nothing.
 func (l *LoginLimiter) Allow(ip, username string) (*Attempt, time.Duration) {
 	username = strings.ToLower(strings.TrimSpace(username))
+	pairKey := username + "\x00" + ip
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
 	l.gc(now)
-	ipRes := l.entry(l.byIP, ip, now).lim.ReserveN(now, 1)
-	userRes := l.entry(l.byUser, username, now).lim.ReserveN(now, 1)
-	if wait := max(ipRes.DelayFrom(now), userRes.DelayFrom(now)); wait > 0 {
-		ipRes.CancelAt(now)
-		userRes.CancelAt(now)
+	p, ok := l.byPair[pairKey]
+	if !ok {
+		p = &pairEntry{}
+		l.byPair[pairKey] = p
+	}
+	p.seen = now
+	if wait := p.next.Sub(now); wait > 0 {
 		return nil, wait
 	}
-	return &Attempt{l: l, ip: ipRes, user: userRes, at: now}, 0
+	ipRes := l.entry(l.byIP, ip, now).lim.ReserveN(now, 1)
+	if wait := ipRes.DelayFrom(now); wait > 0 {
+		ipRes.CancelAt(now)
+		return nil, wait
+	}
+	// Counted as failed until Succeeded: concurrent attempts cannot
+	// overtake the budget while their passwords are being checked.
+	p.failures++
+	if over := p.failures - l.cfg.Burst; over >= 0 {
+		p.next = now.Add(l.backoff(over))
+	}
+	return &Attempt{l: l, ip: ipRes, pair: pairKey, at: now}, 0
 }
 
-// Succeeded gives the attempt back: only failed attempts count, so people
-// signing in correctly (many behind one address) are never slowed down.
+// backoff is the wait after the n-th failure past the budget (0-based):
+// Every, 2×Every, 4×Every … up to MaxBackoff.
+func (l *LoginLimiter) backoff(n int) time.Duration {
+	d := l.cfg.Every
+	for range n {
+		if d >= l.cfg.MaxBackoff {
+			break
+		}
+		d *= 2
+	}
+	return min(d, l.cfg.MaxBackoff)
+}
+
+// Succeeded gives the attempt back and clears the account's failures from
+// this address: only failed attempts count, so people signing in correctly
+// (many behind one address) are never slowed down.
 func (a *Attempt) Succeeded() {
 	a.l.mu.Lock()
 	defer a.l.mu.Unlock()
@@ -109,7 +157,9 @@ func (a *Attempt) Succeeded() {
 	}
 	a.succeeded = true
 	a.ip.CancelAt(a.at)
-	a.user.CancelAt(a.at)
+	if p, ok := a.l.byPair[a.pair]; ok {
+		p.failures, p.next = 0, time.Time{}
+	}
 }
 
 func (l *LoginLimiter) entry(m map[string]*limitEntry, key string, now time.Time) *limitEntry {
@@ -122,44 +172,51 @@ func (l *LoginLimiter) entry(m map[string]*limitEntry, key string, now time.Time
 	return e
 }
 
-// gc drops entries idle long enough to have refilled: forgetting them changes
-// nothing. It runs every gcEvery, or at once when a map is over MaxKeys.
+// gc drops entries idle long enough to have refilled (or whose backoff
+// ran out long ago): forgetting them changes nothing. It runs every gcEvery,
+// or at once when a map is over MaxKeys.
 func (l *LoginLimiter) gc(now time.Time) {
-	if now.Sub(l.lastGC) < l.gcEvery && len(l.byIP) < l.cfg.MaxKeys && len(l.byUser) < l.cfg.MaxKeys {
+	if now.Sub(l.lastGC) < l.gcEvery && len(l.byIP) < l.cfg.MaxKeys && len(l.byPair) < l.cfg.MaxKeys {
 		return
 	}
 	l.lastGC = now
-	for _, m := range []map[string]*limitEntry{l.byIP, l.byUser} {
-		for k, e := range m {
-			if now.Sub(e.seen) >= l.refill {
-				delete(m, k)
-			}
+	for k, e := range l.byIP {
+		if now.Sub(e.seen) >= l.refill {
+			delete(l.byIP, k)
 		}
-		// Still over the bound (an attack from many addresses): drop the
-		// oldest half rather than grow without limit.
-		if len(m) >= l.cfg.MaxKeys {
-			cutoff := oldestHalf(m)
-			for k, e := range m {
-				if !e.seen.After(cutoff) {
-					delete(m, k)
-				}
-			}
+	}
+	for k, p := range l.byPair {
+		if now.Sub(p.seen) >= l.refill && !p.next.After(now) {
+			delete(l.byPair, k)
 		}
+	}
+	// Still over the bound (an attack from many addresses): drop the
+	// oldest half rather than grow without limit.
+	if len(l.byIP) >= l.cfg.MaxKeys {
+		dropOldest(l.byIP, func(e *limitEntry) time.Time { return e.seen })
+	}
+	if len(l.byPair) >= l.cfg.MaxKeys {
+		dropOldest(l.byPair, func(p *pairEntry) time.Time { return p.seen })
 	}
 }
 
-func oldestHalf(m map[string]*limitEntry) time.Time {
+func dropOldest[E any](m map[string]E, seen func(E) time.Time) {
 	times := make([]time.Time, 0, len(m))
 	for _, e := range m {
-		times = append(times, e.seen)
+		times = append(times, seen(e))
 	}
 	slices.SortFunc(times, time.Time.Compare)
-	return times[len(times)/2]
+	cutoff := times[len(times)/2]
+	for k, e := range m {
+		if !seen(e).After(cutoff) {
+			delete(m, k)
+		}
+	}
 }
 
 // Len is the number of keys held, for tests and metrics.
 func (l *LoginLimiter) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.byIP) + len(l.byUser)
+	return len(l.byIP) + len(l.byPair)
 }

@@ -9,8 +9,13 @@ import (
 	"github.com/gorilla/sessions"
 )
 
-// SessionName is the name of the console's session cookie.
+// SessionName is the name of the console's session cookie over plain HTTP.
 const SessionName = "mnemo_session"
+
+// SecureSessionName is its name when cookies are Secure (TLS): the __Host-
+// prefix makes browsers refuse it unless it is Secure, has Path=/ and no
+// Domain, so no sibling origin (another port, a subdomain) can set it.
+const SecureSessionName = "__Host-mnemo_session"
 
 // SessionMaxAge is how long a sign-in lasts, in seconds (7 days).
 const SessionMaxAge = 7 * 24 * 3600
@@ -42,6 +47,7 @@ type Flash struct {
 // is stored in it.
 type Sessions struct {
 	store *sessions.CookieStore
+	name  string
 }
 
 // NewSessions builds the cookie store from the hash (signing) and block
@@ -65,7 +71,11 @@ func NewSessions(hashKey, blockKey []byte, secure bool) (*Sessions, error) {
 		SameSite: http.SameSiteLaxMode,
 	}
 	st.MaxAge(SessionMaxAge)
-	return &Sessions{store: st}, nil
+	name := SessionName
+	if secure {
+		name = SecureSessionName
+	}
+	return &Sessions{store: st, name: name}, nil
 }
 
 // sessionKey is the context key of the request's decoded session.
@@ -90,7 +100,7 @@ func (s *Sessions) session(r *http.Request) *sessions.Session {
 // tampering, expiry) yields a fresh, empty session rather than an error: the
 // visitor is simply signed out.
 func (s *Sessions) decode(r *http.Request) *sessions.Session {
-	sess, err := s.store.New(r, SessionName)
+	sess, err := s.store.New(r, s.name)
 	if err != nil {
 		sess.Values = map[any]any{}
 		sess.IsNew = true
@@ -112,10 +122,11 @@ func (s *Sessions) Generation(r *http.Request) int64 {
 
 // Login records accountID as signed in with the account's current session
 // generation, dropping anything the session held before (pending flashes
-// included).
+// included) and issuing a new CSRF token: one seen before signing in is no
+// good afterwards.
 func (s *Sessions) Login(w http.ResponseWriter, r *http.Request, accountID, generation int64) error {
 	sess := s.session(r)
-	sess.Values = map[any]any{accountIDKey: accountID, generationKey: generation}
+	sess.Values = map[any]any{accountIDKey: accountID, generationKey: generation, csrfKey: newCSRFToken()}
 	sess.Options.MaxAge = SessionMaxAge
 	return s.save(w, r, sess)
 }
@@ -159,7 +170,7 @@ func (s *Sessions) save(w http.ResponseWriter, r *http.Request, sess *sessions.S
 	h := w.Header()
 	kept := h.Values("Set-Cookie")[:0:0]
 	for _, v := range h.Values("Set-Cookie") {
-		if !strings.HasPrefix(v, SessionName+"=") {
+		if !strings.HasPrefix(v, s.name+"=") {
 			kept = append(kept, v)
 		}
 	}

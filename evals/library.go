@@ -176,7 +176,7 @@ func (s *Suite) LiveProjects() []string {
 	if s.Fixtures.UseLiveProject {
 		add(s.Project)
 		for _, c := range s.Cases {
-			if c.Kind == KindRecall || c.Kind == KindIsolation || c.Kind == KindAB {
+			if readsShared(c.Kind) {
 				add(cmpOr(c.Project, s.Project))
 			}
 			if c.Foreign != nil {

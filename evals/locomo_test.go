@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/store"
 )
 
 func TestParseLoCoMo(t *testing.T) {
@@ -62,7 +63,7 @@ func TestParseLoCoMo(t *testing.T) {
 func TestLoCoMoBenchmark(t *testing.T) {
 	ctx := context.Background()
 	st := MustOpenStore(t)
-	mem := &evals.Services{Store: st}
+	mem := benchServices(st)
 	suite, err := evals.LoadSuiteFile("testdata/locomo-sample.json")
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +131,7 @@ func TestLoCoMoDeterministic(t *testing.T) {
 		}
 		suite.Benchmark.K = []int{1, 5, 10, 100}
 		suite.Benchmark.Retrievers = []string{evals.RetrieverSearch, evals.RetrieverKeywords, evals.RetrieverRecall, evals.RetrieverFTS5}
-		if runs[i], err = evals.RunSuite(ctx, evals.Deps{Memory: &evals.Services{Store: st}, Concurrency: 2}, suite); err != nil {
+		if runs[i], err = evals.RunSuite(ctx, evals.Deps{Memory: benchServices(st), Concurrency: 2}, suite); err != nil {
 			t.Fatal(err)
 		}
 		if runs[i].Failed() {
@@ -181,9 +182,14 @@ func TestLoCoMoFile(t *testing.T) {
 		suite.Benchmark.Retrievers = strings.Split(r, ",")
 	}
 	st := MustOpenStore(t)
-	rep, err := evals.RunSuite(context.Background(), evals.Deps{Memory: &evals.Services{Store: st}, Concurrency: 2}, suite)
+	rep, err := evals.RunSuite(context.Background(), evals.Deps{Memory: benchServices(st), Concurrency: 2}, suite)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", rep)
+}
+
+// benchServices wires the store and its FTS5 baseline, as the console does.
+func benchServices(st *store.Store) *evals.Services {
+	return &evals.Services{Store: st}
 }

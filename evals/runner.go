@@ -382,7 +382,7 @@ func (e *engine) cleanupCase(ctx context.Context, index int) {
 	if e.suite.Benchmark != nil || index >= len(e.suite.Cases) {
 		return
 	}
-	if k := e.suite.Cases[index].Kind; k == KindSequence || k == KindPoisoning {
+	if ownsProject(e.suite.Cases[index].Kind) {
 		e.cleanup(ctx, fmt.Sprintf("c%d-", index))
 	}
 }

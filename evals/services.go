@@ -21,8 +21,6 @@ type MemoryStore interface {
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
-	// NewTextBaseline opens the bare full-text index a retrieval
-	// benchmark compares the recall engine with.
 	NewTextBaseline(ctx context.Context) (TextBaseline, error)
 }
 
@@ -58,8 +56,8 @@ func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) err
 	return s.Store.DeleteScratchProjects(ctx, prefix)
 }
 
-// NewTextBaseline opens the store's bare full-text baseline, the fts5
-// retriever's index.
+// NewTextBaseline opens the store's bare full-text table in a temporary
+// database, the fts5 retriever's index.
 func (s *Services) NewTextBaseline(ctx context.Context) (TextBaseline, error) {
 	return s.Store.NewTextBaseline(ctx)
 }

@@ -3,6 +3,7 @@ package governance
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -466,4 +467,112 @@ func NeutraliseFence(text string) string {
 	}
 	b.WriteString(text[cur:])
 	return b.String()
+}
+
+// RiskFragments splits text into fragments where the spans of findings are
+// marked, so a reviewer sees what the gate matched. Spans that do not fit
+// text (it was edited or redacted since) are ignored.
+func RiskFragments(text string, findings []Finding) []Fragment {
+	marks := make([]bool, len(text))
+	any := false
+	for _, f := range findings {
+		if f.Start < 0 || f.End > len(text) || f.Start >= f.End || !utf8.RuneStart(text[f.Start]) ||
+			f.End < len(text) && !utf8.RuneStart(text[f.End]) {
+			continue
+		}
+		for i := f.Start; i < f.End; i++ {
+			marks[i] = true
+		}
+		any = true
+	}
+	if !any {
+		return []Fragment{{Text: text}}
+	}
+	var out []Fragment
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && marks[j] == marks[i] {
+			j++
+		}
+		out = append(out, Fragment{Text: text[i:j], Match: marks[i]})
+		i = j
+	}
+	return out
+}
+
+// RiskLabel names what a statement's findings are about, for the badge a
+// reviewer sees: the blocking classes, or "authority" for a URL, e-mail
+// address, command or credential alone.
+func RiskLabel(findings []Finding) string {
+	var classes []string
+	for _, f := range findings {
+		c := f.Category
+		if f.Redacted {
+			c = GateCredentials
+		}
+		if !slices.Contains(classes, c) {
+			classes = append(classes, c)
+		}
+	}
+	return "risk: " + strings.Join(classes, ", ")
+}
+
+// WithholdSummary gates text nobody reviews before an agent reads it (an
+// episode summary): blocked sentences are withheld as in Withhold, and
+// URLs, e-mail addresses and shell commands — which only a reviewer may
+// let through — are replaced by a short marker.
+func WithholdSummary(text string) string {
+	out, _ := Withhold(text)
+	res := Scan(out)
+	type span struct {
+		lo, hi int
+		mark   string
+	}
+	var spans []span
+	for _, f := range res.Findings {
+		if f.Category != GateAuthority || f.End <= f.Start {
+			continue
+		}
+		mark := "[command withheld until reviewed]"
+		switch f.Pattern {
+		case "url":
+			mark = "[link withheld until reviewed]"
+		case "email":
+			mark = "[e-mail address withheld until reviewed]"
+		}
+		spans = append(spans, span{f.Start, f.End, mark})
+	}
+	if len(spans) == 0 {
+		return out
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
+	var b strings.Builder
+	cur := 0
+	for _, sp := range spans {
+		if sp.lo < cur {
+			if sp.hi > cur {
+				cur = sp.hi
+			}
+			continue
+		}
+		b.WriteString(out[cur:sp.lo])
+		b.WriteString(sp.mark)
+		cur = sp.hi
+	}
+	b.WriteString(out[cur:])
+	return b.String()
+}
+
+// HidesContent reports whether text carries something a reader does not
+// see: invisible characters outside their legitimate uses, or encoded runs
+// (base64, hex, percent encoding, HTML entities). Consolidation scans the
+// events behind a statement when they do, since an extractor may drop what
+// it cannot see.
+func HidesContent(text string) bool {
+	n := normalise(text, nil)
+	if len(n.invisible) > 0 || len(n.payloads) > 0 {
+		return true
+	}
+	_, ok := decodedView(&n.view)
+	return ok
 }

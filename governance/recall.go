@@ -136,12 +136,18 @@ type RecallWeights struct {
 	BM25B  float64 `json:"bm25_b"`
 	// UseSaturation is the use count that counts as fully used.
 	UseSaturation float64 `json:"use_saturation"`
+	// NeighbourShare is the part of the relevance of the adjacent turn of
+	// the same session an event adds to its own.
+	NeighbourShare float64 `json:"neighbour_share"`
 
 	// MinRuleScore: a usable rule scoring below it is excluded as "low
 	// relevance" — the task-independent components cannot carry it alone.
 	MinRuleScore float64 `json:"min_rule_score"`
-	// MinContextRelevance: episodes and events need at least this relevance.
+	// MinContextRelevance: episodes need at least this relevance.
 	MinContextRelevance float64 `json:"min_context_relevance"`
+	// MinEventRelevance: raw events, which a caller asks for explicitly,
+	// need at least this relevance.
+	MinEventRelevance float64 `json:"min_event_relevance"`
 	// FTSShare is the part of relevance taken from the store's rank, when given.
 	FTSShare float64 `json:"fts_share"`
 	// ProjectScopeMatch is the scope match of a project-wide memory.
@@ -176,12 +182,14 @@ func DefaultRecallWeights() RecallWeights {
 		Sensitivity: 0.30,
 		Conflict:    0.50,
 
-		BM25K1:        1.2,
-		BM25B:         0.75,
-		UseSaturation: 32,
+		BM25K1:         0.9,
+		BM25B:          0.4,
+		UseSaturation:  32,
+		NeighbourShare: 0.3,
 
 		MinRuleScore:        0.35,
 		MinContextRelevance: 0.05,
+		MinEventRelevance:   0.01,
 		FTSShare:            0.3,
 		ProjectScopeMatch:   0.6,
 		RecencyHalfLifeDays: 90,
@@ -390,10 +398,15 @@ type recallCandidate struct {
 	num       int64 // the rule id, episode id or event seq: ties go to the lowest
 	text      string
 	storeRank float64 // the store's rank, blended into relevance when > 0
-	grams     gramSet
-	rule      *Rule
-	eligible  bool
-	sortScore float64
+	// baseRelevance is the item's own relevance; session and turn place an
+	// event among its neighbours.
+	baseRelevance float64
+	session       string
+	turn          int
+	grams         gramSet
+	rule          *Rule
+	eligible      bool
+	sortScore     float64
 	// shape caches what conflict detection reads of a rule's text.
 	shape *statementShape
 }
@@ -457,6 +470,7 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 		}
 		events = dedupeCandidates(events)
 		scoreRelevance(events, terms, in.Corpus.Events, w)
+		neighbourRelevance(events, w)
 	}
 	cands := append(append(rules, episodes...), events...)
 
@@ -485,6 +499,34 @@ func scoreRelevance(cands []*recallCandidate, terms queryTerms, docs int, w Reca
 	for i, c := range cands {
 		s := c.entry.Score
 		s.Relevance = blendRank(rel[i], c.storeRank, w)
+		c.baseRelevance = s.Relevance
+		c.sortScore = rawTotal(s, w)
+		c.entry.Score = total(s, w)
+	}
+}
+
+// neighbourRelevance lends each event a share (NeighbourShare) of the
+// relevance of the turn just before or after it in its session, whichever
+// is higher: an answer often sits next to the turn that names the subject.
+func neighbourRelevance(events []*recallCandidate, w RecallWeights) {
+	if w.NeighbourShare <= 0 || len(events) < 2 {
+		return
+	}
+	type turnKey struct {
+		session string
+		turn    int
+	}
+	at := make(map[turnKey]float64, len(events))
+	for _, c := range events {
+		at[turnKey{c.session, c.turn}] = c.baseRelevance
+	}
+	for _, c := range events {
+		near := max(at[turnKey{c.session, c.turn - 1}], at[turnKey{c.session, c.turn + 1}])
+		if near <= 0 {
+			continue
+		}
+		s := c.entry.Score
+		s.Relevance = clamp01(c.baseRelevance + w.NeighbourShare*near)
 		c.sortScore = rawTotal(s, w)
 		c.entry.Score = total(s, w)
 	}
@@ -559,7 +601,7 @@ func episodeCandidate(now time.Time, w RecallWeights, ep RecallEpisode) *recallC
 
 func eventCandidate(now time.Time, w RecallWeights, ev RecallEvent) *recallCandidate {
 	e := ev.Event
-	c := &recallCandidate{order: 2, num: e.Seq, text: e.Text, storeRank: ev.Rank}
+	c := &recallCandidate{order: 2, num: e.Seq, text: e.Text, storeRank: ev.Rank, session: e.SessionID, turn: e.Turn}
 	c.entry = RecallTraceEntry{ID: RecallEventID(e.Seq), Kind: RecallKindEvent}
 	trust := w.EventTrust
 	s := RecallScore{
@@ -613,7 +655,8 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 			switch {
 			case c.order == 0 && e.Score.Total < w.MinRuleScore:
 				e.Reason = TraceLowRelevance
-			case c.order > 0 && e.Score.Relevance < w.MinContextRelevance:
+			case c.order == 1 && e.Score.Relevance < w.MinContextRelevance,
+				c.order == 2 && e.Score.Relevance < w.MinEventRelevance:
 				e.Reason = TraceLowRelevance
 			default:
 				// Nothing the write gate blocks reaches an agent: a blocked
@@ -625,6 +668,10 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 				if withheld && c.order != 1 {
 					e.Reason = TraceWithheld
 					break
+				}
+				if c.order == 1 {
+					// Summaries nobody reviewed: links, addresses and commands wait.
+					gated = WithholdSummary(gated)
 				}
 				if gated != text {
 					text, _ = truncateRunes(oneLine(gated), pkg.Budget.PerItem)

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
-
-	"github.com/mnemo-console/mnemo/evals"
 )
 
 // TextBaseline is the reference a retrieval benchmark measures recall
@@ -98,10 +96,4 @@ func (b *TextBaseline) Close() error {
 		err = rmErr
 	}
 	return err
-}
-
-// NewTextBaseline opens an empty baseline in a new temporary directory; it
-// is how the eval runner's benchmarks reach OpenTextBaseline.
-func (s *Store) NewTextBaseline(ctx context.Context) (evals.TextBaseline, error) {
-	return OpenTextBaseline(ctx, "")
 }

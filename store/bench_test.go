@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -115,18 +114,12 @@ END;`
 
 // The machine running the benchmarks may be shared: besides events per
 // second of wall time, each sub-benchmark reports the CPU time of the
-// process per event, which other processes barely change.
+// process per event (processCPU), which other processes barely change.
 var cpuAtStart time.Duration
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func cpuStart(*testing.B) { cpuAtStart = cpuTime() }
+func cpuStart(*testing.B) { cpuAtStart = processCPU() }
 
 func reportIngest(b *testing.B, n int) {
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64((cpuTime()-cpuAtStart).Microseconds())/float64(n*b.N), "cpu-µs/event")
+	b.ReportMetric(float64((processCPU()-cpuAtStart).Microseconds())/float64(n*b.N), "cpu-µs/event")
 }

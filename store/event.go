@@ -244,6 +244,10 @@ func scanEvent(r scanner, extra ...any) (*governance.Event, error) {
 // says "more than".
 const maxSearchCount = 1000
 
+// searchRankWindow bounds the matches a search ranks by relevance: a query
+// matching more ranks its newest searchRankWindow matches.
+const searchRankWindow = 2000
+
 // SearchEvents finds events for a query, most relevant first (or newest
 // first with SearchNewest). Words of the query may match in any number —
 // more matches and rarer words rank higher (FTS5 bm25 over events_words) —
@@ -251,7 +255,8 @@ const maxSearchCount = 1000
 // matches through its character pairs, so a substring of two or more
 // characters is found, and a single character through its own term. A
 // quoted phrase must occur exactly (case-insensitive). The total is capped
-// at maxSearchCount+1.
+// at maxSearchCount+1; past it, the newest searchRankWindow matches are the
+// ones ranked.
 func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error) {
 	q := parseSearch(f.Query)
 	if len(q.highlight) == 0 {
@@ -292,8 +297,15 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		fmt.Sprintf(" LIMIT %d)", maxSearchCount+1), args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count search: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM `+from+` WHERE `+cond+
-		order+limitOffset(f.Limit, f.Offset), args...)
+	query := `SELECT ` + eventColumns + ` FROM ` + from + ` WHERE ` + cond + order + limitOffset(f.Limit, f.Offset)
+	if total > maxSearchCount && f.Order != governance.SearchNewest && len(q.phrases)+len(q.any) > 0 {
+		// FTS5 scores every match it sorts: past searchRankWindow matches,
+		// the newest searchRankWindow are ranked, which bounds the cost.
+		query = `SELECT ` + strings.ReplaceAll(eventColumns, "e.", "m.") + ` FROM (SELECT e.*, w.rank AS score FROM ` + from +
+			` WHERE ` + cond + fmt.Sprintf(` ORDER BY w.rowid DESC LIMIT %d) m`, searchRankWindow) +
+			` ORDER BY m.score, m.seq DESC` + limitOffset(f.Limit, f.Offset)
+	}
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: search events: %w", err)
 	}

@@ -354,6 +354,9 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts ImportOption
 	if p.Slug == "" || p.Name == "" {
 		return nil, nil, governance.Errorf(governance.EINVALID, "The export names no project slug and name.")
 	}
+	if err := governance.ValidateSlug(p.Slug); err != nil {
+		return nil, nil, err
+	}
 	var events []*governance.Event
 	for _, rec := range records {
 		if rec.Type == "event" {

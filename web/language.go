@@ -42,3 +42,8 @@ func (s *Server) handleLanguageUpdate(c echo.Context) error {
 	}
 	return redirect(c, safeNext(c.FormValue("back")))
 }
+
+// trn translates a message with plural forms for count n.
+func trn(c echo.Context, id string, n int, kv ...any) string {
+	return locale.From(c.Request().Context()).N(id, n, kv...)
+}

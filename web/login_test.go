@@ -190,6 +190,31 @@ func TestLoginRateLimit(t *testing.T) {
 	}
 }
 
+// A stranger failing to sign in as admin from another address does not lock
+// the admin out of their own address.
+func TestLoginLockoutFromAnotherAddress(t *testing.T) {
+	f := NewFixture(t, web.Config{TrustProxy: true, LoginLimit: auth.LimitConfig{Burst: 5, Every: time.Hour}})
+	post := func(c *Client, ip, pw string) *http.Response {
+		token := c.CSRF("/login")
+		res, _ := c.Do(http.MethodPost, "/login", strings.NewReader(url.Values{"username": {Admin}, "password": {pw}, "csrf": {token}}.Encode()),
+			http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Forwarded-For": {ip}})
+		return res
+	}
+	stranger := f.Anonymous(t)
+	for range 8 {
+		post(stranger, "203.0.113.7", "wrong")
+	}
+	if res := post(stranger, "203.0.113.7", "wrong"); res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("stranger's attempt past the budget: status %d, want 429", res.StatusCode)
+	}
+	owner := f.Anonymous(t)
+	res := post(owner, "198.51.100.2", password)
+	wantStatus(t, res, http.StatusSeeOther)
+	if got := res.Header.Get("Location"); got != "/" {
+		t.Fatalf("owner's sign-in went to %q, want /", got)
+	}
+}
+
 // A copied session cookie (another browser, a stolen one) stops working
 // when the account signs out anywhere or its password changes.
 func TestSessionsEnd(t *testing.T) {

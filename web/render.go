@@ -14,9 +14,6 @@ import (
 
 const csrfContextKey = "csrf"
 
-var errCSRF = governance.Errorf(governance.EFORBIDDEN,
-	"The form was not sent from this console or has expired. Reload the page and try again.")
-
 // render writes comp with status through a buffer, so a failed render never
 // sends half a page. For an htmx request that swaps part of a page the layout
 // is left out.

@@ -130,10 +130,14 @@ func (s *Server) handleEventSearch(c echo.Context) error {
 		page := pageParam(c)
 		ef.Offset, ef.Limit = (page-1)*searchPageSize, searchPageSize
 		hits, total, err := s.store.SearchEvents(ctx, ef)
-		if err != nil {
+		switch {
+		case governance.ErrorCode(err) == governance.EINVALID:
+			// Punctuation alone: say so where the results would be.
+			v.Errors["q"], status = tr(c, "search.no_terms"), http.StatusUnprocessableEntity
+		case err != nil:
 			return err
 		}
-		v.Searched, v.Hits = true, hits
+		v.Searched, v.Hits = err == nil, hits
 		query := c.QueryParams()
 		v.Pager = newPager(page, searchPageSize, total, total > searchCountCap, "search-results", func(p int) string {
 			return withPage("/search", query, p)

@@ -19,7 +19,8 @@ import (
 
 // Config is the part of the console's configuration the web server needs.
 type Config struct {
-	// SecureCookies marks the session and CSRF cookies Secure. Set it
+	// SecureCookies marks the session cookie Secure and names it with the
+	// __Host- prefix. Set it
 	// whenever the console is reached over TLS (directly or via a proxy).
 	SecureCookies bool
 	// TrustProxy takes the client IP from X-Forwarded-For / X-Real-IP (for
@@ -101,22 +102,6 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 // Secure headers → body limit → session → current user → language →
 // CSRF.
 func (s *Server) middleware() error {
-	csrf, err := middleware.CSRFConfig{
-		Skipper:        skipAssets,
-		TokenLookup:    "header:X-CSRF-Token,form:csrf",
-		ContextKey:     csrfContextKey,
-		CookieName:     "mnemo_csrf",
-		CookiePath:     "/",
-		CookieHTTPOnly: true,
-		CookieSecure:   s.cfg.SecureCookies,
-		CookieSameSite: http.SameSiteLaxMode,
-		ErrorHandler: func(error, echo.Context) error {
-			return errCSRF
-		},
-	}.ToMiddleware()
-	if err != nil {
-		return fmt.Errorf("web: csrf: %w", err)
-	}
 	s.echo.Use(
 		middleware.Recover(),
 		middleware.RequestID(),
@@ -134,7 +119,7 @@ func (s *Server) middleware() error {
 		skipFor(skipAssets, s.sessions.SessionMiddleware()),
 		skipFor(skipAssets, auth.LoadUser(s.sessions, s.store)),
 		localize,
-		csrf,
+		auth.CSRF(s.sessions, csrfContextKey, skipAssets),
 	)
 	return nil
 }

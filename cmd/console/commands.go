@@ -177,6 +177,11 @@ func (e *cmdEnv) importEvents(args []string) error {
 		fs.Usage()
 		return errors.New("import needs FILE and --project")
 	}
+	if *create {
+		if err := governance.ValidateSlug(slug); err != nil {
+			return errors.New(governance.ErrorMessage(err))
+		}
+	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
 		return err

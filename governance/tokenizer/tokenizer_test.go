@@ -34,3 +34,37 @@ func TestIsCJK(t *testing.T) {
 		}
 	}
 }
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{
+		"committing": "commit", "committed": "commit", "commits": "commit", "running": "run",
+		"passing": "pass", "tests": "test", "linter": "linter", "class": "class", "status": "status",
+		"naïve": "naïve",
+	} {
+		if got := tokenizer.Stem(in); got != want {
+			t.Errorf("Stem(%q): got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSentences(t *testing.T) {
+	s := "你好！能帮我排个行程吗？？We're on Go 1.26. See due_test.go\n最后一句"
+	var got []string
+	var questions []bool
+	var whole strings.Builder
+	tokenizer.Sentences(s, func(start, end, next int, question bool) bool {
+		got = append(got, s[start:end])
+		questions = append(questions, question)
+		whole.WriteString(s[start:next])
+		return true
+	})
+	if want := "你好|能帮我排个行程吗|We're on Go 1.26| See due_test.go|最后一句"; strings.Join(got, "|") != want {
+		t.Errorf("sentences = %q", got)
+	}
+	if questions[0] || !questions[1] || questions[2] {
+		t.Errorf("questions = %v", questions)
+	}
+	if whole.String() != s {
+		t.Errorf("pieces give %q", whole.String())
+	}
+}

@@ -38,3 +38,7 @@ func date(ctx context.Context, tm time.Time) string { return locale.From(ctx).Da
 func languages() []string { return locale.Languages }
 
 func languageName(code string) string { return locale.LanguageName(code) }
+
+// phrase translates an English sentence written by Go code (a field error,
+// a reason) when the catalogs hold it.
+func phrase(ctx context.Context, english string) string { return locale.From(ctx).Phrase(english) }
