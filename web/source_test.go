@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web"
 )
@@ -43,5 +44,24 @@ func TestSources(t *testing.T) {
 	_, doc = admin.Get("/admin/sources")
 	if doc.Find(testid("source-file")).Length() != 1 || !strings.Contains(doc.Find(testid("source-error")).Text(), "line 9") {
 		t.Fatalf("sources page:\n%s", doc.Find("main").Text())
+	}
+}
+
+func TestExportAgentFiles(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	mustAPIRule(t, f.Store, f.Travel.ID, "", governance.TypeLesson, "远距离的大型景点单独安排一天。")
+	c := f.Login(t, Admin)
+	_, doc := c.Get("/projects/travel-agent/export")
+	if doc.Find(testid("download-AGENTS.md")).Length() != 1 || doc.Find(testid("download-claude-rules-lessons.md")).Length() != 1 {
+		t.Fatalf("no agent file downloads:\n%s", doc.Find("main").Text())
+	}
+	res, body := c.Do(http.MethodGet, "/projects/travel-agent/export/claude-rules-lessons.md", nil, nil)
+	wantStatus(t, res, http.StatusOK)
+	if !strings.HasPrefix(body, "<!-- mnemo:begin") || !strings.Contains(body, "- 远距离的大型景点单独安排一天。") || !strings.HasSuffix(body, "<!-- mnemo:end -->\n") {
+		t.Fatalf("lessons.md = %q", body)
+	}
+	res, _ = f.Login(t, MemberLi).Get("/projects/travel-agent/export/AGENTS.md")
+	if res.StatusCode == http.StatusOK {
+		t.Fatal("a member downloaded AGENTS.md")
 	}
 }
