@@ -57,7 +57,40 @@ func (s *Store) ingest(ctx context.Context, actor string, projectID int64, event
 	return res, tx.Commit()
 }
 
+// beginBatchIndex makes the row trigger stand aside for the events a
+// transaction is about to insert (migration 0031) and returns the last seq
+// before them, for endBatchIndex.
+func beginBatchIndex(ctx context.Context, tx *Tx) (int64, error) {
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&last); err != nil {
+		return 0, fmt.Errorf("store: last event: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = 1 WHERE id = 1`); err != nil {
+		return 0, fmt.Errorf("store: begin batch index: %w", err)
+	}
+	return last, nil
+}
+
+// endBatchIndex indexes every event inserted after seq last in one
+// statement (one FTS5 segment for the batch instead of one per event) and
+// lets the row trigger index again.
+func endBatchIndex(ctx context.Context, tx *Tx, last int64) error {
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO events_words (rowid, scope, terms)
+		SELECT seq, scope, terms FROM events_terms WHERE seq > ?`, last); err != nil {
+		return fmt.Errorf("store: index batch: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = 0 WHERE id = 1`); err != nil {
+		return fmt.Errorf("store: end batch index: %w", err)
+	}
+	return nil
+}
+
 func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	last, err := beginBatchIndex(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
 	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO events (id, project_id, session_id, subject_id, turn, kind, role, text, tool, status, source, occurred_at, ingested_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -96,6 +129,9 @@ func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*govern
 		if err := upsertSession(ctx, tx, projectID, sessions[id]); err != nil {
 			return nil, err
 		}
+	}
+	if err := endBatchIndex(ctx, tx, last); err != nil {
+		return nil, err
 	}
 	return result, nil
 }

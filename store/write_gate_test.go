@@ -9,7 +9,6 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
-	"github.com/mnemo-console/mnemo/store"
 )
 
 // TestWriteGateEndToEnd ingests attacks and authority-touching statements
@@ -90,14 +89,14 @@ func TestWriteGateEndToEnd(t *testing.T) {
 	if !aisle {
 		t.Errorf("the plain preference was not activated: %+v", rules)
 	}
-	held, _, _ := s.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}})
+	held, _, _ := s.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}})
 	var oneActor bool
 	for _, c := range held {
 		if strings.Contains(c.Statement, "cheap.example.xyz") && strings.Contains(c.StatusReason, "one actor") {
 			oneActor = true
 		}
 	}
-	blocked, _, _ := s.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID, Statuses: []governance.CandidateStatus{governance.CandidateBlocked}})
+	blocked, _, _ := s.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID, Statuses: []governance.CandidateStatus{governance.CandidateBlocked}})
 	if !slices.ContainsFunc(blocked, func(c *governance.Candidate) bool { return strings.Contains(c.Statement, "window seats") }) {
 		t.Errorf("the statement whose event hides a payload is not blocked: %+v", blocked)
 	}
@@ -106,7 +105,7 @@ func TestWriteGateEndToEnd(t *testing.T) {
 	}
 
 	// Summaries are built from gated text.
-	eps, _, err := s.FindEpisodes(ctx, store.EpisodeFilter{ProjectID: p.ID})
+	eps, _, err := s.FindEpisodes(ctx, governance.EpisodeFilter{ProjectID: p.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 )
 
@@ -513,7 +512,7 @@ func (e *cmdEnv) export(args []string) error {
 			defer f.Close()
 			w = f
 		}
-		opts := store.ExportOptions{}
+		opts := governance.ExportOptions{}
 		if *subject != "" {
 			opts.SubjectID = subject
 		}
@@ -560,7 +559,7 @@ func (e *cmdEnv) importExport(cfg Config, path, slug string) error {
 		return err
 	}
 	defer m.Close()
-	p, stats, err := m.Store.ImportExport(e.ctx, f, store.ImportOptions{Slug: slug, Actor: "cli"})
+	p, stats, err := m.Store.ImportExport(e.ctx, f, governance.ImportOptions{Slug: slug, Actor: "cli"})
 	if err != nil {
 		var ie *governance.ImportError
 		if errors.As(err, &ie) {
