@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web"
 )
 
@@ -26,7 +25,7 @@ func TestMCPMemoryPortability(t *testing.T) {
 	}
 
 	t.Run("Export", func(t *testing.T) {
-		cs, err := mcpConnect(t, f.Server.URL, mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeExport))
+		cs, err := mcpConnect(t, f.Server.URL, mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeExport))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +48,7 @@ func TestMCPMemoryPortability(t *testing.T) {
 		}
 	})
 	t.Run("Import", func(t *testing.T) {
-		cs, err := mcpConnect(t, f.Server.URL, mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeIngest))
+		cs, err := mcpConnect(t, f.Server.URL, mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeIngest))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
+	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 )
 
