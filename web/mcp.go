@@ -55,6 +55,18 @@ func (s *Server) newMCPHandler() http.Handler {
 		Description: "Lists the project's rules (active by default) with their kind, scope, promotion reason and trust.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, s.mcpListRules)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "export_memory",
+		Title:       "Export memory",
+		Description: "Returns the project's active memories (and one end user's, with subject_id) as portable JSON Lines: kind, text, scope, promotion reason, trust.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.mcpExportMemory)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "import_memory",
+		Title:       "Import memory",
+		Description: "Records memories given as portable JSON Lines (kind, text, optional subject_id) as raw events; the heartbeat gates them and proposes rules only on evidence, like any other write.",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true},
+	}, s.mcpImportMemory)
 
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
