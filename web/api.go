@@ -70,8 +70,10 @@ func tokenFrom(ctx context.Context) *store.APIToken {
 type apiError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-	// Items lists every invalid event of a rejected batch (1-based item or line numbers).
-	Items []governance.LineError `json:"items,omitempty"`
+	// Items lists the first governance.MaxReportedErrors invalid events of
+	// a rejected batch (1-based item or line numbers); Invalid counts them all.
+	Items   []governance.LineError `json:"items,omitempty"`
+	Invalid int                    `json:"invalid,omitempty"`
 }
 
 // apiStatus maps error codes to HTTP statuses for the API.
@@ -106,8 +108,11 @@ func (s *Server) apiErrors(next echo.HandlerFunc) echo.HandlerFunc {
 		)
 		switch {
 		case errors.As(err, &ie):
-			status, body = http.StatusBadRequest, apiError{Code: governance.EINVALID, Items: ie.Lines,
-				Message: fmt.Sprintf("%d invalid event(s); nothing was written.", len(ie.Lines))}
+			status, body = http.StatusBadRequest, apiError{Code: governance.EINVALID, Items: ie.Lines, Invalid: ie.Count(),
+				Message: fmt.Sprintf("%d invalid event(s); nothing was written.", ie.Count())}
+			if more := ie.Count() - len(ie.Lines); more > 0 {
+				body.Message = fmt.Sprintf("%d invalid event(s); the first %d are listed; nothing was written.", ie.Count(), len(ie.Lines))
+			}
 		case errors.As(err, &mbe):
 			status, body = http.StatusRequestEntityTooLarge, apiError{Code: governance.ETOOLARGE,
 				Message: fmt.Sprintf("The request body is larger than %d bytes.", mbe.Limit)}
@@ -231,7 +236,7 @@ func (s *Server) handleAPINotFound(c echo.Context) error {
 // whose id the project already has are skipped and reported.
 func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	t := tokenFrom(c.Request().Context())
-	capBody(c, APIMaxEventsBytes)
+	capBody(c, s.cfg.MaxEventsBytes)
 	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	var (
 		events []*governance.Event
@@ -241,7 +246,7 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	case echo.MIMEApplicationJSON:
 		events, err = parseEventArray(c.Request().Body)
 	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/jsonlines":
-		events, err = governance.ParseEventsJSONL(c.Request().Body)
+		events, err = governance.ParseEventsJSONLLimit(c.Request().Body, s.cfg.MaxLineBytes)
 	default:
 		return governance.Errorf(codeUnsupportedMedia, "Send events as application/json (an array) or application/x-ndjson (one event per line).")
 	}
@@ -262,19 +267,18 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	if len(events) == 0 {
 		return governance.Errorf(governance.EINVALID, "The batch holds no events.")
 	}
-	var bad []governance.LineError
+	var bad governance.LineErrors
 	for i, e := range events {
 		if e == nil {
 			continue // IngestEvents names it
 		}
 		if e.Project != "" && e.Project != t.ProjectSlug {
-			bad = append(bad, governance.LineError{Line: i + 1, Problems: []string{
-				fmt.Sprintf("project %q is not this token's project %q", e.Project, t.ProjectSlug)}})
+			bad.Add(i+1, fmt.Sprintf("project %q is not this token's project %q", e.Project, t.ProjectSlug))
 		}
 		e.Project = ""
 	}
-	if len(bad) > 0 {
-		return &governance.ImportError{Lines: bad}
+	if err := bad.Err(); err != nil {
+		return err
 	}
 	res, err := s.store.IngestEvents(c.Request().Context(), t.ProjectID, events)
 	if err != nil {
@@ -309,7 +313,7 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 	}
 	var (
 		events []*governance.Event
-		bad    []governance.LineError
+		bad    governance.LineErrors
 	)
 	for i := 1; dec.More(); i++ {
 		if i > APIMaxEvents {
@@ -324,9 +328,9 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 			if errors.As(err, &mbe) {
 				return nil, err
 			}
-			bad = append(bad, governance.LineError{Line: i, Problems: []string{"invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}})
+			bad.Add(i, "invalid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
 			if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, &governance.ImportError{Lines: bad}
+				return nil, bad.Err()
 			}
 			continue // unknown fields and wrong types: the item was read whole
 		}
@@ -338,8 +342,8 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, governance.Errorf(governance.EINVALID, "The body holds more than one JSON value.")
 	}
-	if len(bad) > 0 {
-		return nil, &governance.ImportError{Lines: bad}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	return events, nil
 }

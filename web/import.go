@@ -95,11 +95,11 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 	}
 	v.FileName = f.File.Filename
 
-	events, err := parseUpload(f.File)
+	events, err := parseUpload(f.File, s.cfg.MaxLineBytes)
 	var rejected *governance.ImportError
 	switch {
 	case errors.As(err, &rejected):
-		v.LineErrors = rejected.Lines
+		v.LineErrors, v.InvalidLines = rejected.Lines, rejected.Count()
 		return s.renderImport(c, http.StatusUnprocessableEntity, v)
 	case err != nil:
 		return err
@@ -109,7 +109,7 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 	}
 	res, err := s.store.ImportEvents(ctx, "account:"+auth.UserFrom(ctx).Username, project.ID, events)
 	if errors.As(err, &rejected) {
-		v.LineErrors = rejected.Lines
+		v.LineErrors, v.InvalidLines = rejected.Lines, rejected.Count()
 		return s.renderImport(c, http.StatusUnprocessableEntity, v)
 	} else if err != nil {
 		return err
@@ -131,11 +131,11 @@ func (s *Server) renderImport(c echo.Context, status int, v templates.ImportView
 
 // parseUpload reads the events of an uploaded file; a bad file yields a
 // *governance.ImportError.
-func parseUpload(fh *multipart.FileHeader) ([]*governance.Event, error) {
+func parseUpload(fh *multipart.FileHeader, maxLine int) ([]*governance.Event, error) {
 	file, err := fh.Open()
 	if err != nil {
 		return nil, fmt.Errorf("web: open upload: %w", err)
 	}
 	defer file.Close()
-	return governance.ParseEventsJSONL(file)
+	return governance.ParseEventsJSONLLimit(file, maxLine)
 }

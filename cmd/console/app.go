@@ -135,7 +135,8 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("built-in eval suites: %w", err)
 	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
-	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat}, m.Store, m.Logger)
+	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat,
+		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes}, m.Store, m.Logger)
 	if err != nil {
 		return err
 	}

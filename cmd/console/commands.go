@@ -165,7 +165,7 @@ func (e *cmdEnv) importEvents(args []string) error {
 		return err
 	}
 	defer f.Close()
-	events, err := governance.ParseEventsJSONL(f)
+	events, err := governance.ParseEventsJSONLLimit(f, cfg.MaxLineBytes)
 	if err != nil {
 		var ie *governance.ImportError
 		if errors.As(err, &ie) {

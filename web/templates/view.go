@@ -216,4 +216,6 @@ type ImportView struct {
 	FileName   string
 	Errors     FieldErrors
 	LineErrors []governance.LineError
+	// InvalidLines counts every invalid line; LineErrors lists the first ones.
+	InvalidLines int
 }
