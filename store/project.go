@@ -16,6 +16,12 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	if p.Slug == "" || p.Name == "" {
 		return governance.Errorf(governance.EINVALID, "A project needs a slug and a name.")
 	}
+	if problem := governance.CheckSlug(p.Slug); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project slug %s.", problem)
+	}
+	if problem := governance.CheckText(p.Name); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project name %s.", problem)
+	}
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
@@ -184,10 +185,18 @@ func capBody(c echo.Context, n int64) {
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, n)
 }
 
-// decodeJSON reads one JSON object from the body, rejecting unknown fields.
+// decodeJSON reads one JSON object from the body, rejecting unknown fields
+// and invalid UTF-8 (which encoding/json would silently replace).
 func decodeJSON(c echo.Context, limit int64, v any) error {
 	capBody(c, limit)
-	dec := json.NewDecoder(c.Request().Body)
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return err
+	}
+	if !utf8.Valid(body) {
+		return governance.Errorf(governance.EINVALID, "The request body is not valid UTF-8.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
@@ -319,8 +328,21 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 		if i > APIMaxEvents {
 			return nil, governance.Errorf(governance.ETOOLARGE, "At most %d events per request.", APIMaxEvents)
 		}
+		// Each item is first taken raw: encoding/json would silently turn
+		// invalid UTF-8 into U+FFFD (two different ids could collide).
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		var e *governance.Event
-		if err := dec.Decode(&e); err != nil {
+		if err == nil {
+			if !utf8.Valid(raw) {
+				bad.Add(i, "item is not valid UTF-8")
+				continue
+			}
+			itemDec := json.NewDecoder(bytes.NewReader(raw))
+			itemDec.DisallowUnknownFields()
+			err = itemDec.Decode(&e)
+		}
+		if err != nil {
 			var (
 				mbe *http.MaxBytesError
 				se  *json.SyntaxError
