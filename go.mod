@@ -3,13 +3,17 @@ module github.com/mnemo-console/mnemo
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/a-h/templ v0.3.1100
 	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/gorilla/sessions v1.4.0
+	github.com/kljensen/snowball v0.10.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
+	github.com/nicksnyder/go-i18n/v2 v2.7.0
 	github.com/sashabaranov/go-openai v1.43.0
 	golang.org/x/crypto v0.59.0
 	golang.org/x/text v0.44.0

@@ -3,6 +3,7 @@ package evals_test
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -32,6 +34,8 @@ type fakeOpenAI struct {
 	mu        sync.Mutex
 	requests  []openai.ChatCompletionRequest
 	judgeText string // when set, the judge replies with this text
+	// judge is the product's judge (governance/model) over this endpoint.
+	judge *model.Client
 }
 
 func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -56,9 +60,9 @@ func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case judgeText != "":
 			content = judgeText
 		case strings.Contains(user, "全天只在园区"):
-			content = `{"verdict":"satisfied","evidence":"上海迪士尼乐园，全天只在园区"}`
+			content = `{"result":"satisfied","evidence":"上海迪士尼乐园，全天只在园区"}`
 		default:
-			content = `{"verdict":"unsatisfied","evidence":"外滩和东方明珠"}`
+			content = `{"result":"unsatisfied","evidence":"外滩和东方明珠"}`
 		}
 	case strings.Contains(system, "<recalled_memory>"):
 		content = withMemoryAnswer
@@ -80,6 +84,7 @@ func newFakeOpenAI(t *testing.T) (*fakeOpenAI, *openai.Client) {
 	t.Cleanup(srv.Close)
 	cfg := openai.DefaultConfig("test-key")
 	cfg.BaseURL = srv.URL + "/v1"
+	f.judge = model.New(model.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key", Model: "fake"}, nil)
 	return f, openai.NewClientWithConfig(cfg)
 }
 
@@ -133,7 +138,7 @@ func TestAB(t *testing.T) {
 		fake, client := newFakeOpenAI(t)
 		mem := newABMemory()
 		s := MustParseSuite(t, abSuite)
-		rep, err := evals.RunSuite(ctx, evals.Deps{Memory: mem, Model: client, ModelName: "fake", Price: evals.Price{InputPerMTok: 1, OutputPerMTok: 2}}, s)
+		rep, err := evals.RunSuite(ctx, evals.Deps{Memory: mem, Model: client, ModelName: "fake", Judge: fake.judge, Price: evals.Price{InputPerMTok: 1, OutputPerMTok: 2}}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,8 +168,9 @@ func TestAB(t *testing.T) {
 		if len(d.Guards) != 1 || !d.Guards[0].Passed {
 			t.Fatalf("guards = %+v", d.Guards)
 		}
-		// 2 answers + 2 judge calls, 150 tokens each.
-		if c.Tokens != 600 || c.Cost != 0.0008 || rep.Metrics.Tokens != 600 {
+		// 2 answers + 2 judge calls, 150 tokens each; the judge's tokens
+		// count as prompt tokens.
+		if c.Tokens != 600 || math.Abs(c.Cost-0.0007) > 1e-12 || rep.Metrics.Tokens != 600 {
 			t.Fatalf("tokens = %d, cost = %v", c.Tokens, c.Cost)
 		}
 		m := rep.Metrics
@@ -190,12 +196,15 @@ func TestAB(t *testing.T) {
 	t.Run("ErrJudgeParse", func(t *testing.T) {
 		fake, client := newFakeOpenAI(t)
 		fake.judgeText = "Sure! The itinerary keeps Disneyland on its own day."
-		rep, err := evals.RunSuite(ctx, evals.Deps{Memory: newABMemory(), Model: client, ModelName: "fake"}, MustParseSuite(t, abSuite))
+		rep, err := evals.RunSuite(ctx, evals.Deps{Memory: newABMemory(), Model: client, ModelName: "fake", Judge: fake.judge}, MustParseSuite(t, abSuite))
 		if err != nil {
 			t.Fatal(err)
 		}
 		c := wantStatus(t, rep, "shanghai", evals.StatusError, `judging "far attraction own day" on the answer with memory`,
-			"judge reply is not the expected JSON object", "Sure! The itinerary")
+			"did not match the expected format")
+		if strings.Contains(c.Reason, "Sure! The itinerary") {
+			t.Errorf("the reason carries the model's raw reply: %s", c.Reason)
+		}
 		for _, r := range c.Detail.AB.Rules {
 			if r.Name == "far attraction own day" && (r.With.Verdict != evals.VerdictErr || r.With.Error == "") {
 				t.Fatalf("judge error not recorded: %+v", r.With)
@@ -207,9 +216,9 @@ func TestAB(t *testing.T) {
 	})
 
 	t.Run("BelowBarMustFail", func(t *testing.T) {
-		_, client := newFakeOpenAI(t)
+		fake, client := newFakeOpenAI(t)
 		s := MustParseSuite(t, strings.Replace(abSuite, "min_uplift: 0.5", "min_uplift: 0.9", 1))
-		rep, err := evals.RunSuite(ctx, evals.Deps{Memory: newABMemory(), Model: client, ModelName: "fake"}, s)
+		rep, err := evals.RunSuite(ctx, evals.Deps{Memory: newABMemory(), Model: client, ModelName: "fake", Judge: fake.judge}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,10 +228,14 @@ func TestAB(t *testing.T) {
 	t.Run("JudgeFunc", func(t *testing.T) {
 		_, client := newFakeOpenAI(t)
 		calls := 0
-		judge := func(ctx context.Context, rule, output string) (string, string, int, error) {
+		// The judge quotes the output with memory and paraphrases the other.
+		judge := evals.JudgeFunc(func(ctx context.Context, rule, output string) (model.Verdict, int, error) {
 			calls++
-			return "partial", "迪士尼", 10, nil
-		}
+			if strings.Contains(output, "全天只在园区") {
+				return model.Verdict{Result: model.ResultPartial, Evidence: "上海迪士尼乐园，全天 只在园区"}, 10, nil
+			}
+			return model.Verdict{Result: model.ResultPartial, Evidence: "the child rests"}, 10, nil
+		})
 		rep, err := evals.RunSuite(ctx, evals.Deps{Memory: newABMemory(), Model: client, ModelName: "fake", Judge: judge}, MustParseSuite(t, abSuite))
 		if err != nil {
 			t.Fatal(err)
@@ -230,6 +243,17 @@ func TestAB(t *testing.T) {
 		c := caseResult(t, rep, "shanghai")
 		if calls != 2 || c.Tokens != 320 {
 			t.Fatalf("judge calls = %d, tokens = %d", calls, c.Tokens)
+		}
+		for _, r := range c.Detail.AB.Rules {
+			if r.Name != "far attraction own day" {
+				continue
+			}
+			if r.With.Verdict != evals.Partial || r.With.Quoted == nil || !*r.With.Quoted {
+				t.Errorf("with memory: got %+v, want partial with its evidence quoted", r.With)
+			}
+			if r.Without.Quoted == nil || *r.Without.Quoted {
+				t.Errorf("without memory: got %+v, want evidence flagged as not quoted", r.Without)
+			}
 		}
 	})
 }

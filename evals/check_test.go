@@ -101,36 +101,3 @@ func TestChecks(t *testing.T) {
 		}
 	})
 }
-
-func TestParseJudgeReply(t *testing.T) {
-	output := `{"days":[{"blocks":[{"time":"14:00-16:00","activity":"回酒店午睡"}]}]}`
-	t.Run("OK", func(t *testing.T) {
-		v, err := evals.ParseJudgeReply(`{"verdict":"satisfied","evidence":"回酒店午睡"}`, output)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v.Verdict != evals.Satisfied || v.Quoted == nil || !*v.Quoted {
-			t.Fatalf("verdict = %+v", v)
-		}
-	})
-	t.Run("NotQuoted", func(t *testing.T) {
-		v, err := evals.ParseJudgeReply(`{"verdict":"partial","evidence":"the child rests"}`, output)
-		if err != nil || v.Quoted == nil || *v.Quoted {
-			t.Fatalf("verdict = %+v, %v", v, err)
-		}
-	})
-	for name, reply := range map[string]string{
-		"NotJSON":        "Yes, the output satisfies the rule.",
-		"UnknownVerdict": `{"verdict":"mostly","evidence":""}`,
-		"NoVerdict":      `{"evidence":"x"}`,
-		"NoEvidence":     `{"verdict":"satisfied"}`,
-		"Trailing":       `{"verdict":"satisfied","evidence":""} and more`,
-		"ExtraField":     `{"verdict":"satisfied","evidence":"","score":1}`,
-	} {
-		t.Run("Err"+name, func(t *testing.T) {
-			if _, err := evals.ParseJudgeReply(reply, output); err == nil {
-				t.Fatal("no error")
-			}
-		})
-	}
-}

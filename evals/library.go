@@ -11,17 +11,16 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 )
 
 // SuiteStore is the part of the store that keeps suites and queues runs;
 // *store.Store satisfies it.
 type SuiteStore interface {
-	UpsertEvalSuite(ctx context.Context, s *store.EvalSuite, actor string) error
-	FindEvalSuites(ctx context.Context) ([]*store.EvalSuite, error)
-	FindEvalSuiteByID(ctx context.Context, id int64) (*store.EvalSuite, error)
-	FindEvalSuiteByName(ctx context.Context, name string) (*store.EvalSuite, error)
-	CreateEvalRun(ctx context.Context, run *store.EvalRun) error
+	UpsertEvalSuite(ctx context.Context, s *SuiteRow, actor string) error
+	FindEvalSuites(ctx context.Context) ([]*SuiteRow, error)
+	FindEvalSuiteByID(ctx context.Context, id int64) (*SuiteRow, error)
+	FindEvalSuiteByName(ctx context.Context, name string) (*SuiteRow, error)
+	CreateEvalRun(ctx context.Context, run *RunRow) error
 }
 
 // SuiteInfo describes a stored suite for lists.
@@ -63,7 +62,7 @@ func List(ctx context.Context, st SuiteStore) ([]*SuiteInfo, error) {
 }
 
 // Describe parses a stored suite for display.
-func Describe(row *store.EvalSuite) *SuiteInfo {
+func Describe(row *SuiteRow) *SuiteInfo {
 	info := &SuiteInfo{ID: row.ID, Name: row.Name, Origin: row.Origin, UpdatedAt: row.UpdatedAt}
 	s, err := ParseSuite(row.Name+".yaml", []byte(row.Body))
 	if err != nil {
@@ -84,7 +83,7 @@ func InstallBuiltins(ctx context.Context, st SuiteStore, files map[string][]byte
 		if err != nil {
 			return fmt.Errorf("evals: built-in suite: %w", err)
 		}
-		if err := st.UpsertEvalSuite(ctx, &store.EvalSuite{Name: s.Name, Origin: store.EvalOriginBuiltin, Body: string(files[name])}, "system"); err != nil {
+		if err := st.UpsertEvalSuite(ctx, &SuiteRow{Name: s.Name, Origin: OriginBuiltin, Body: string(files[name])}, "system"); err != nil {
 			return fmt.Errorf("evals: install built-in suite %s: %w", s.Name, err)
 		}
 	}
@@ -93,7 +92,7 @@ func InstallBuiltins(ctx context.Context, st SuiteStore, files map[string][]byte
 
 // Upload validates an uploaded suite (YAML, or a LoCoMo JSON file) and
 // stores it under its name. Invalid files return a *ValidationError.
-func Upload(ctx context.Context, st SuiteStore, filename string, body []byte, actor string) (*store.EvalSuite, error) {
+func Upload(ctx context.Context, st SuiteStore, filename string, body []byte, actor string) (*SuiteRow, error) {
 	s, err := ParseSuite(filename, body)
 	if err != nil {
 		return nil, err
@@ -104,7 +103,7 @@ func Upload(ctx context.Context, st SuiteStore, filename string, body []byte, ac
 			return nil, fmt.Errorf("evals: encode benchmark suite: %w", err)
 		}
 	}
-	row := &store.EvalSuite{Name: s.Name, Origin: store.EvalOriginUploaded, Body: string(stored)}
+	row := &SuiteRow{Name: s.Name, Origin: OriginUploaded, Body: string(stored)}
 	if err := st.UpsertEvalSuite(ctx, row, actor); err != nil {
 		return nil, err
 	}
@@ -116,7 +115,7 @@ const maxSnapshot = 256 << 10
 
 // Enqueue queues a run of a stored suite; the runner picks it up (nudge it
 // to start at once). The suite is validated and snapshotted first.
-func Enqueue(ctx context.Context, st SuiteStore, suiteID int64, actor string) (*store.EvalRun, error) {
+func Enqueue(ctx context.Context, st SuiteStore, suiteID int64, actor string) (*RunRow, error) {
 	row, err := st.FindEvalSuiteByID(ctx, suiteID)
 	if err != nil {
 		return nil, err
@@ -130,7 +129,7 @@ func Enqueue(ctx context.Context, st SuiteStore, suiteID int64, actor string) (*
 		sum.SuiteYAML = row.Body
 	}
 	body, _ := json.Marshal(sum)
-	run := &store.EvalRun{SuiteID: row.ID, Total: len(s.CaseIDs()), CreatedBy: actor, Summary: string(body)}
+	run := &RunRow{SuiteID: row.ID, Total: len(s.CaseIDs()), CreatedBy: actor, Summary: string(body)}
 	if err := st.CreateEvalRun(ctx, run); err != nil {
 		return nil, err
 	}
@@ -176,7 +175,7 @@ func (s *Suite) LiveProjects() []string {
 	if s.Fixtures.UseLiveProject {
 		add(s.Project)
 		for _, c := range s.Cases {
-			if c.Kind == KindRecall || c.Kind == KindIsolation || c.Kind == KindAB {
+			if readsShared(c.Kind) {
 				add(cmpOr(c.Project, s.Project))
 			}
 			if c.Foreign != nil {

@@ -306,7 +306,7 @@ type QAResult struct {
 	Category int    `json:"category"`
 	Evidence int    `json:"evidence"`
 	// Ranks are the 1-based ranks of the evidence turns found in the top
-	// 10 (0 = not found), in evidence order.
+	// max(10, largest k) (0 = not found), in evidence order.
 	Ranks []int `json:"ranks"`
 }
 
@@ -349,15 +349,34 @@ type BenchmarkTable struct {
 
 const ndcgK = 10
 
-// runConversation ingests one conversation (once) and measures every
-// retriever on its questions.
+// runConversation measures every retriever on the questions of one
+// conversation (setup ingested it).
 func (e *engine) runConversation(ctx context.Context, conv *Conversation) (*CaseResult, error) {
 	b := e.suite.Benchmark
 	projectID := e.projects["benchmark"]
 	events := conv.Events()
-	if _, err := e.deps.Memory.IngestEvents(ctx, projectID, events); err != nil {
-		return nil, fmt.Errorf("ingest conversation %s: %w", conv.ID, err)
+	var baseline TextBaseline
+	if slices.Contains(b.Retrievers, RetrieverFTS5) {
+		bm, ok := e.deps.Memory.(BaselineMemory)
+		if !ok {
+			return nil, fmt.Errorf("the fts5 retriever needs a memory that can build a text baseline")
+		}
+		var err error
+		if baseline, err = bm.NewTextBaseline(ctx); err != nil {
+			return nil, fmt.Errorf("fts5 baseline: %w", err)
+		}
+		defer baseline.Close()
+		var ids, texts []string
+		for _, ev := range events {
+			if ev.Kind != governance.KindSessionEnd {
+				ids, texts = append(ids, ev.ID), append(texts, ev.Text)
+			}
+		}
+		if err := baseline.Add(ctx, ids, texts); err != nil {
+			return nil, fmt.Errorf("fts5 baseline: %w", err)
+		}
 	}
+	limit := e.benchmarkLimit()
 	d := &BenchmarkDetail{Conversation: conv.ID, Turns: len(events) - len(conv.Sessions), BadEvidence: conv.BadEvidence,
 		Results: map[string][]QAResult{}}
 	res := &CaseResult{CaseID: conv.ID, Kind: KindBenchmark, Detail: &Detail{Benchmark: d}}
@@ -368,11 +387,19 @@ func (e *engine) runConversation(ctx context.Context, conv *Conversation) (*Case
 		}
 		d.Questions++
 		for _, r := range b.Retrievers {
-			ids, err := e.retrieve(ctx, r, projectID, conv.ID, qa.Question)
+			var (
+				ids []string
+				err error
+			)
+			if r == RetrieverFTS5 {
+				ids, err = baseline.Search(ctx, qa.Question, limit)
+			} else {
+				ids, err = e.retrieve(ctx, r, projectID, conv.ID, qa.Question)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s retrieval for %q: %w", r, qa.Question, err)
 			}
-			d.Results[r] = append(d.Results[r], rankEvidence(qa, ids, conv.ID))
+			d.Results[r] = append(d.Results[r], rankEvidence(qa, ids, conv.ID, limit))
 		}
 	}
 	res.Status, res.Reason = StatusPassed, fmt.Sprintf("%d questions measured, %d without usable evidence, %d malformed evidence ids",
@@ -380,12 +407,24 @@ func (e *engine) runConversation(ctx context.Context, conv *Conversation) (*Case
 	return res, nil
 }
 
-func rankEvidence(qa *QA, ids []string, convID string) QAResult {
+// benchmarkLimit is how many results each retriever returns: enough for
+// the largest k and for nDCG@10.
+func (e *engine) benchmarkLimit() int {
+	limit := ndcgK
+	for _, k := range e.suite.Benchmark.K {
+		limit = max(limit, k)
+	}
+	return limit
+}
+
+// rankEvidence finds the rank of each evidence turn among the first limit
+// ids (0 = not among them).
+func rankEvidence(qa *QA, ids []string, convID string, limit int) QAResult {
 	r := QAResult{Question: qa.Question, Category: qa.Category, Evidence: len(qa.Evidence)}
 	for _, ev := range qa.Evidence {
 		rank := 0
 		for i, id := range ids {
-			if i >= ndcgK {
+			if i >= limit {
 				break
 			}
 			if id == convID+"/"+ev {
@@ -400,10 +439,7 @@ func rankEvidence(qa *QA, ids []string, convID string) QAResult {
 
 // retrieve returns event ids, best first (at most ndcgK and max k).
 func (e *engine) retrieve(ctx context.Context, retriever string, projectID int64, subject, question string) ([]string, error) {
-	limit := ndcgK
-	for _, k := range e.suite.Benchmark.K {
-		limit = max(limit, k)
-	}
+	limit := e.benchmarkLimit()
 	mem := e.deps.Memory
 	switch retriever {
 	case RetrieverSearch:

@@ -3,10 +3,12 @@ package evals_test
 import (
 	"context"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/store"
 )
 
 func TestParseLoCoMo(t *testing.T) {
@@ -61,7 +63,7 @@ func TestParseLoCoMo(t *testing.T) {
 func TestLoCoMoBenchmark(t *testing.T) {
 	ctx := context.Background()
 	st := MustOpenStore(t)
-	mem := &evals.Services{Store: st}
+	mem := benchServices(st)
 	suite, err := evals.LoadSuiteFile("testdata/locomo-sample.json")
 	if err != nil {
 		t.Fatal(err)
@@ -114,4 +116,80 @@ func TestLoCoMoBenchmark(t *testing.T) {
 		t.Fatalf("projects left: %d", len(projects))
 	}
 	t.Logf("\n%s", rep)
+}
+
+// TestLoCoMoDeterministic runs the benchmark twice on the sample and finds
+// the same ranks for every retriever and question.
+func TestLoCoMoDeterministic(t *testing.T) {
+	ctx := context.Background()
+	var runs [2]*evals.Report
+	for i := range runs {
+		st := MustOpenStore(t)
+		suite, err := evals.LoadSuiteFile("testdata/locomo-sample.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		suite.Benchmark.K = []int{1, 5, 10, 100}
+		suite.Benchmark.Retrievers = []string{evals.RetrieverSearch, evals.RetrieverKeywords, evals.RetrieverRecall, evals.RetrieverFTS5}
+		if runs[i], err = evals.RunSuite(ctx, evals.Deps{Memory: benchServices(st), Concurrency: 2}, suite); err != nil {
+			t.Fatal(err)
+		}
+		if runs[i].Failed() {
+			t.Fatalf("run %d failed:\n%s", i+1, runs[i])
+		}
+	}
+	a, b := runs[0], runs[1]
+	if !reflect.DeepEqual(a.Metrics.Benchmark, b.Metrics.Benchmark) {
+		t.Fatalf("tables differ:\n%s\n%s", a, b)
+	}
+	for i := range a.Cases {
+		if !reflect.DeepEqual(a.Cases[i].Detail.Benchmark.Results, b.Cases[i].Detail.Benchmark.Results) {
+			t.Fatalf("%s: ranks differ", a.Cases[i].CaseID)
+		}
+	}
+	rows := map[string]evals.MetricRow{}
+	for _, r := range a.Metrics.Benchmark.Rows {
+		rows[r.Retriever+"/"+r.Category] = r
+	}
+	for _, r := range []string{"recall", "fts5"} {
+		row := rows[r+"/overall"]
+		if row.Questions != 10 || len(row.HitAt) != 4 || row.HitAt[3].K != 100 || row.HitAt[3].Value < row.HitAt[2].Value {
+			t.Fatalf("%s row = %+v", r, row)
+		}
+	}
+}
+
+// TestLoCoMoFile runs the benchmark on the LoCoMo file named by
+// MNEMO_LOCOMO (the recall engine beside the plain FTS5 baseline) and
+// prints the table:
+//
+//	MNEMO_LOCOMO=/path/to/locomo-dev.json go test ./evals -run TestLoCoMoFile -v
+func TestLoCoMoFile(t *testing.T) {
+	path := os.Getenv("MNEMO_LOCOMO")
+	if path == "" {
+		t.Skip("set MNEMO_LOCOMO to a LoCoMo file (e.g. locomo-dev.json) to run the benchmark")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("LoCoMo file %s is not there: %v", path, err)
+	}
+	suite, err := evals.LoadSuiteFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite.Benchmark.K = []int{1, 5, 10, 100}
+	suite.Benchmark.Retrievers = []string{evals.RetrieverRecall, evals.RetrieverFTS5}
+	if r := os.Getenv("MNEMO_LOCOMO_RETRIEVERS"); r != "" {
+		suite.Benchmark.Retrievers = strings.Split(r, ",")
+	}
+	st := MustOpenStore(t)
+	rep, err := evals.RunSuite(context.Background(), evals.Deps{Memory: benchServices(st), Concurrency: 2}, suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep)
+}
+
+// benchServices wires the store and its FTS5 baseline, as the console does.
+func benchServices(st *store.Store) *evals.Services {
+	return &evals.Services{Store: st}
 }

@@ -33,6 +33,22 @@ type Memory interface {
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
 }
 
+// TextBaseline is the plain full-text reference a retrieval benchmark
+// compares recall with (retriever fts5).
+type TextBaseline interface {
+	// Add indexes documents: ids[i] names texts[i].
+	Add(ctx context.Context, ids, texts []string) error
+	// Search returns document ids, best first.
+	Search(ctx context.Context, query string, limit int) ([]string, error)
+	// Close releases the baseline and removes its data.
+	Close() error
+}
+
+// BaselineMemory is a Memory that can build a TextBaseline.
+type BaselineMemory interface {
+	NewTextBaseline(ctx context.Context) (TextBaseline, error)
+}
+
 // ScratchPrefix starts the slug of every project evals creates
 // (store.ScratchPrefix).
 const ScratchPrefix = "eval-"
@@ -114,10 +130,9 @@ type Deps struct {
 	// means no endpoint (ab cases are skipped).
 	Model     ChatCompleter
 	ModelName string
-	// Judge, when set, judges rules without code checks instead of the
-	// built-in judge over Model (e.g. governance/model's Client.Judge):
-	// verdict is satisfied, partial or unsatisfied.
-	Judge func(ctx context.Context, rule, output string) (verdict, evidence string, tokens int, err error)
+	// Judge judges rules without code checks (governance/model's *Client);
+	// nil makes such rules an error of their case.
+	Judge Judge
 	Price Price
 	// Concurrency bounds the cases of one run that execute at once (default 4).
 	Concurrency int

@@ -49,8 +49,8 @@ func realServices(tb testing.TB, st *store.Store) *evals.Services {
 func TestBuiltinSuites(t *testing.T) {
 	ctx := context.Background()
 	files := seed.BuiltinSuites()
-	if len(files) != 5 {
-		t.Fatalf("built-in suites = %d, want 5", len(files))
+	if len(files) != 6 {
+		t.Fatalf("built-in suites = %d, want 6", len(files))
 	}
 	st := MustOpenStore(t)
 	if err := evals.InstallBuiltins(ctx, st, files); err != nil {
@@ -64,11 +64,11 @@ func TestBuiltinSuites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 5 {
+	if len(list) != len(files) {
 		t.Fatalf("listed %d suites", len(list))
 	}
 	for _, info := range list {
-		if info.Problem != "" || info.Origin != store.EvalOriginBuiltin {
+		if info.Problem != "" || info.Origin != evals.OriginBuiltin {
 			t.Fatalf("suite %s: %+v", info.Name, info)
 		}
 	}

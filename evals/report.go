@@ -160,16 +160,18 @@ type Metrics struct {
 	Precision *float64 `json:"precision,omitempty"`
 	Recall    *float64 `json:"recall,omitempty"`
 	// Uplift, With and Without are means over ab cases.
-	Uplift     *float64          `json:"uplift,omitempty"`
-	With       *float64          `json:"with,omitempty"`
-	Without    *float64          `json:"without,omitempty"`
-	Compliance []RuleAggregate   `json:"compliance,omitempty"`
-	GuardFails int               `json:"guard_failures,omitempty"`
-	Benchmark  *BenchmarkTable   `json:"benchmark,omitempty"`
-	Tokens     int               `json:"tokens"`
-	Cost       float64           `json:"cost"`
-	DurationMS int64             `json:"duration_ms"`
-	Kinds      map[Kind]KindStat `json:"kinds,omitempty"`
+	Uplift     *float64        `json:"uplift,omitempty"`
+	With       *float64        `json:"with,omitempty"`
+	Without    *float64        `json:"without,omitempty"`
+	Compliance []RuleAggregate `json:"compliance,omitempty"`
+	GuardFails int             `json:"guard_failures,omitempty"`
+	Benchmark  *BenchmarkTable `json:"benchmark,omitempty"`
+	Tokens     int             `json:"tokens"`
+	Cost       float64         `json:"cost"`
+	DurationMS int64           `json:"duration_ms"`
+	// CleanupMS is the part of DurationMS spent removing scratch projects.
+	CleanupMS int64             `json:"cleanup_ms,omitempty"`
+	Kinds     map[Kind]KindStat `json:"kinds,omitempty"`
 }
 
 // KindStat counts results of one kind.
@@ -339,7 +341,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if m.Tokens > 0 {
 		fmt.Fprintf(&b, "tokens %d, cost %.4f\n", m.Tokens, m.Cost)
 	}
-	fmt.Fprintf(&b, "took %s\n", (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Millisecond))
+	fmt.Fprintf(&b, "took %s", (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Millisecond))
+	if m.CleanupMS > 0 {
+		fmt.Fprintf(&b, " (removing scratch projects %s)", (time.Duration(m.CleanupMS) * time.Millisecond).Round(time.Millisecond))
+	}
+	b.WriteString("\n")
 	if r.Err != "" {
 		fmt.Fprintf(&b, "run failed: %s\n", r.Err)
 	}
@@ -370,7 +376,18 @@ func writeBenchmarkText(b *strings.Builder, t *BenchmarkTable) {
 		fmt.Fprintf(b, " all@%-3d", k)
 	}
 	b.WriteString(" nDCG@10\n")
+	// Side by side: each category's rows together, retrievers in order.
+	var cats []string
 	for _, row := range t.Rows {
+		if !slices.Contains(cats, row.Category) {
+			cats = append(cats, row.Category)
+		}
+	}
+	rows := slices.Clone(t.Rows)
+	slices.SortStableFunc(rows, func(a, b MetricRow) int {
+		return cmp.Compare(slices.Index(cats, a.Category), slices.Index(cats, b.Category))
+	})
+	for _, row := range rows {
 		fmt.Fprintf(b, "  %-9s %-16s %5d", row.Retriever, row.Category, row.Questions)
 		for _, s := range row.HitAt {
 			fmt.Fprintf(b, " %7.3f", s.Value)

@@ -14,18 +14,17 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 )
 
 // RunStore is the part of the store the runner uses; *store.Store satisfies it.
 type RunStore interface {
-	FindEvalSuiteByID(ctx context.Context, id int64) (*store.EvalSuite, error)
-	FindEvalRuns(ctx context.Context, f store.EvalRunFilter) ([]*store.EvalRun, int, error)
-	ClaimEvalRun(ctx context.Context) (*store.EvalRun, error)
-	UpdateEvalRun(ctx context.Context, id int64, upd store.EvalRunUpdate) error
-	SaveEvalResult(ctx context.Context, res *store.EvalResult, tokens int, cost float64) error
-	FindEvalResults(ctx context.Context, runID int64) ([]*store.EvalResult, error)
-	FinishEvalRun(ctx context.Context, id int64, status store.EvalRunStatus, summary, errMsg string) (bool, error)
+	FindEvalSuiteByID(ctx context.Context, id int64) (*SuiteRow, error)
+	FindEvalRuns(ctx context.Context, f RunFilter) ([]*RunRow, int, error)
+	ClaimEvalRun(ctx context.Context) (*RunRow, error)
+	UpdateEvalRun(ctx context.Context, id int64, upd RunUpdate) error
+	SaveEvalResult(ctx context.Context, res *ResultRow, tokens int, cost float64) error
+	FindEvalResults(ctx context.Context, runID int64) ([]*ResultRow, error)
+	FinishEvalRun(ctx context.Context, id int64, status RunStatus, summary, errMsg string) (bool, error)
 }
 
 // Runner executes queued eval runs in the background. Runs are rows in the
@@ -73,7 +72,7 @@ var errCancelled = errors.New("eval run cancelled")
 // Run executes runs until ctx is cancelled, then waits for the runs in
 // flight to stop (they stay "running" and resume on the next start).
 func (r *Runner) Run(ctx context.Context) error {
-	resume, _, err := r.Store.FindEvalRuns(ctx, store.EvalRunFilter{Statuses: []store.EvalRunStatus{store.EvalRunning}})
+	resume, _, err := r.Store.FindEvalRuns(ctx, RunFilter{Statuses: []RunStatus{RunRunning}})
 	if err != nil {
 		return fmt.Errorf("evals: find interrupted runs: %w", err)
 	}
@@ -85,7 +84,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	for {
 		r.stopCancelled(ctx)
 		for r.slots() > 0 && ctx.Err() == nil {
-			var run *store.EvalRun
+			var run *RunRow
 			if len(resume) > 0 {
 				run, resume = resume[0], resume[1:]
 				r.Logger.Info("resuming eval run", slog.Int64("run_id", run.ID), slog.Int("done", run.Done), slog.Int("total", run.Total))
@@ -145,7 +144,7 @@ func (r *Runner) stopCancelled(ctx context.Context) {
 	if len(ids) == 0 {
 		return
 	}
-	runs, _, err := r.Store.FindEvalRuns(ctx, store.EvalRunFilter{IDs: ids})
+	runs, _, err := r.Store.FindEvalRuns(ctx, RunFilter{IDs: ids})
 	if err != nil {
 		if ctx.Err() == nil {
 			r.Logger.Warn("checking eval runs for cancellation failed", slog.Any("error", err))
@@ -155,7 +154,7 @@ func (r *Runner) stopCancelled(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, run := range runs {
-		if run.Status != store.EvalRunning {
+		if run.Status != RunRunning {
 			if cancel := r.active[run.ID]; cancel != nil {
 				cancel(errCancelled)
 			}
@@ -167,11 +166,11 @@ func (r *Runner) stopCancelled(ctx context.Context) {
 func scratchPrefix(runID int64) string { return fmt.Sprintf("%sr%d-", ScratchPrefix, runID) }
 
 // execute runs (or resumes) one run to its end.
-func (r *Runner) execute(ctx context.Context, run *store.EvalRun) {
+func (r *Runner) execute(ctx context.Context, run *RunRow) {
 	log := r.Logger.With(slog.Int64("run_id", run.ID))
 	start := time.Now()
 	fail := func(msg string) {
-		if _, err := r.Store.FinishEvalRun(context.WithoutCancel(ctx), run.ID, store.EvalFailed, run.Summary, msg); err != nil {
+		if _, err := r.Store.FinishEvalRun(context.WithoutCancel(ctx), run.ID, RunFailed, run.Summary, msg); err != nil {
 			log.Error("recording a failed eval run failed", slog.Any("error", err))
 		}
 		log.Warn("eval run failed", slog.String("reason", msg))
@@ -196,7 +195,7 @@ func (r *Runner) execute(ctx context.Context, run *store.EvalRun) {
 	}
 	ids := suite.CaseIDs()
 	total := len(ids)
-	if err := r.Store.UpdateEvalRun(ctx, run.ID, store.EvalRunUpdate{Total: &total}); err != nil {
+	if err := r.Store.UpdateEvalRun(ctx, run.ID, RunUpdate{Total: &total}); err != nil {
 		r.stopped(ctx, log, run, nil)
 		return
 	}
@@ -226,10 +225,10 @@ func (r *Runner) execute(ctx context.Context, run *store.EvalRun) {
 	)
 	eng.runAll(ctx, units, func(id string) {
 		cur := id
-		_ = r.Store.UpdateEvalRun(ctx, run.ID, store.EvalRunUpdate{CurrentCase: &cur})
+		_ = r.Store.UpdateEvalRun(ctx, run.ID, RunUpdate{CurrentCase: &cur})
 	}, func(res *CaseResult) {
 		detail, _ := json.Marshal(res)
-		err := r.Store.SaveEvalResult(ctx, &store.EvalResult{RunID: run.ID, CaseID: res.CaseID, Kind: string(res.Kind),
+		err := r.Store.SaveEvalResult(ctx, &ResultRow{RunID: run.ID, CaseID: res.CaseID, Kind: string(res.Kind),
 			Status: res.Status, Reason: res.Reason, Detail: string(detail)}, res.Tokens, res.Cost)
 		if err != nil && ctx.Err() == nil {
 			saveMu.Lock()
@@ -252,15 +251,20 @@ func (r *Runner) execute(ctx context.Context, run *store.EvalRun) {
 		return
 	}
 	results := SortResults(suite, DecodeResults(stored))
+	// The run's time includes removing its scratch projects.
+	cleanStart := time.Now()
+	eng.cleanup(ctx, "")
+	cleanup := time.Since(cleanStart)
 	dur := time.Since(start)
 	if run.StartedAt != nil {
 		dur = time.Since(*run.StartedAt)
 	}
 	summary := ParseRunSummary(run.Summary)
 	m := Summarize(suite, results, dur)
+	m.CleanupMS = cleanup.Milliseconds()
 	summary.Metrics = &m
 	body, _ := json.Marshal(summary)
-	ok, err := r.Store.FinishEvalRun(ctx, run.ID, store.EvalDone, string(body), "")
+	ok, err := r.Store.FinishEvalRun(ctx, run.ID, RunDone, string(body), "")
 	switch {
 	case err != nil:
 		log.Error("finishing an eval run failed", slog.Any("error", err))
@@ -268,12 +272,11 @@ func (r *Runner) execute(ctx context.Context, run *store.EvalRun) {
 		log.Info("eval run done", slog.Int("passed", m.Passed), slog.Int("failed", m.Failed+m.Errors), slog.Int("skipped", m.Skipped),
 			slog.Duration("took", time.Since(start)))
 	}
-	eng.cleanup(ctx, "")
 }
 
 // stopped handles a run whose context ended: cancelled runs lose their
 // scratch projects; runs stopped by shutdown stay running to resume.
-func (r *Runner) stopped(ctx context.Context, log *slog.Logger, run *store.EvalRun, eng *engine) {
+func (r *Runner) stopped(ctx context.Context, log *slog.Logger, run *RunRow, eng *engine) {
 	if errors.Is(context.Cause(ctx), errCancelled) {
 		log.Info("eval run cancelled")
 		if eng != nil {
@@ -293,7 +296,7 @@ func cmpErr(a, b error) error {
 
 // loadSuite parses the suite snapshot taken when the run was queued, or
 // the stored suite when the snapshot was too large to keep.
-func (r *Runner) loadSuite(ctx context.Context, run *store.EvalRun) (*Suite, error) {
+func (r *Runner) loadSuite(ctx context.Context, run *RunRow) (*Suite, error) {
 	sum := ParseRunSummary(run.Summary)
 	if sum.SuiteYAML != "" {
 		return ParseSuite(run.SuiteName+".yaml", []byte(sum.SuiteYAML))
@@ -314,7 +317,7 @@ func bodyHash(body string) string {
 }
 
 // DecodeResults turns stored results back into case results.
-func DecodeResults(stored []*store.EvalResult) []*CaseResult {
+func DecodeResults(stored []*ResultRow) []*CaseResult {
 	out := make([]*CaseResult, 0, len(stored))
 	for _, s := range stored {
 		var res CaseResult
@@ -379,7 +382,7 @@ func (e *engine) cleanupCase(ctx context.Context, index int) {
 	if e.suite.Benchmark != nil || index >= len(e.suite.Cases) {
 		return
 	}
-	if k := e.suite.Cases[index].Kind; k == KindSequence || k == KindPoisoning {
+	if ownsProject(e.suite.Cases[index].Kind) {
 		e.cleanup(ctx, fmt.Sprintf("c%d-", index))
 	}
 }
@@ -411,7 +414,12 @@ func RunSuite(ctx context.Context, deps Deps, suite *Suite) (*Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("evals: run %s: %w", suite.Name, err)
 	}
-	return &Report{Suite: suite.Name, Cases: results, Metrics: Summarize(suite, results, time.Since(start))}, nil
+	// The run's time includes removing its scratch projects.
+	cleanStart := time.Now()
+	eng.cleanup(context.WithoutCancel(ctx), "")
+	m := Summarize(suite, results, time.Since(start))
+	m.CleanupMS = time.Since(cleanStart).Milliseconds()
+	return &Report{Suite: suite.Name, Cases: results, Metrics: m}, nil
 }
 
 // SortResults puts results in the suite's case order (stored results are
@@ -430,7 +438,7 @@ func SortResults(suite *Suite, results []*CaseResult) []*CaseResult {
 
 // SnapshotSuite parses the suite a run was queued with, when the run kept
 // a copy.
-func SnapshotSuite(run *store.EvalRun) *Suite {
+func SnapshotSuite(run *RunRow) *Suite {
 	sum := ParseRunSummary(run.Summary)
 	if sum.SuiteYAML == "" {
 		return nil
@@ -443,7 +451,7 @@ func SnapshotSuite(run *store.EvalRun) *Suite {
 }
 
 // ReportOf builds the report of a stored run, cases in suite order.
-func ReportOf(run *store.EvalRun, stored []*store.EvalResult) *Report {
+func ReportOf(run *RunRow, stored []*ResultRow) *Report {
 	rep := &Report{Suite: run.SuiteName, Cases: SortResults(SnapshotSuite(run), DecodeResults(stored)), Err: run.Error}
 	if m := ParseRunSummary(run.Summary).Metrics; m != nil {
 		rep.Metrics = *m

@@ -40,7 +40,7 @@ cases:
 }
 
 // MustEnqueue stores a suite and queues a run of it.
-func MustEnqueue(tb testing.TB, st *store.Store, body string) *store.EvalRun {
+func MustEnqueue(tb testing.TB, st *store.Store, body string) *evals.RunRow {
 	tb.Helper()
 	ctx := context.Background()
 	row, err := evals.Upload(ctx, st, "suite.yaml", []byte(body), "tester")
@@ -82,7 +82,7 @@ func startRunner(tb testing.TB, r *evals.Runner) (stop func()) {
 }
 
 // waitRun polls the run until cond holds.
-func waitRun(tb testing.TB, st *store.Store, id int64, what string, cond func(*store.EvalRun) bool) *store.EvalRun {
+func waitRun(tb testing.TB, st *store.Store, id int64, what string, cond func(*evals.RunRow) bool) *evals.RunRow {
 	tb.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -113,13 +113,13 @@ func TestRunner(t *testing.T) {
 		mem := newFakeMemory()
 		body, _ := readFile(t, "testdata/fake-suite.yaml")
 		run := MustEnqueue(t, st, body)
-		if run.Status != store.EvalQueued || run.Total != 4 {
+		if run.Status != evals.RunQueued || run.Total != 4 {
 			t.Fatalf("queued run = %+v", run)
 		}
 		r := newTestRunner(st, mem)
 		startRunner(t, r)
 		r.Nudge()
-		got := waitRun(t, st, run.ID, "done", func(r *store.EvalRun) bool { return r.Status == store.EvalDone })
+		got := waitRun(t, st, run.ID, "done", func(r *evals.RunRow) bool { return r.Status == evals.RunDone })
 		if got.Done != 4 || got.Passed != 4 || got.FinishedAt == nil {
 			t.Fatalf("run = %+v", got)
 		}
@@ -147,16 +147,16 @@ func TestRunner(t *testing.T) {
 		run := MustEnqueue(t, st, manyCases("slow", 30))
 
 		stop := startRunner(t, newTestRunner(st, mem))
-		waitRun(t, st, run.ID, "some results", func(r *store.EvalRun) bool { return r.Done >= 4 })
+		waitRun(t, st, run.ID, "some results", func(r *evals.RunRow) bool { return r.Done >= 4 })
 		stop() // the console shuts down mid-run
 		mid, _ := st.FindEvalRunByID(ctx, run.ID)
-		if mid.Status != store.EvalRunning || mid.Done >= mid.Total {
+		if mid.Status != evals.RunRunning || mid.Done >= mid.Total {
 			t.Fatalf("after shutdown: %+v", mid)
 		}
 		before, _ := st.FindEvalResults(ctx, run.ID)
 
 		startRunner(t, newTestRunner(st, mem)) // the console starts again
-		got := waitRun(t, st, run.ID, "done", func(r *store.EvalRun) bool { return r.Status == store.EvalDone })
+		got := waitRun(t, st, run.ID, "done", func(r *evals.RunRow) bool { return r.Status == evals.RunDone })
 		if got.Done != 30 || got.Passed != 30 {
 			t.Fatalf("resumed run = %+v", got)
 		}
@@ -181,7 +181,7 @@ func TestRunner(t *testing.T) {
 		mem.recallDelay = 30 * time.Millisecond
 		run := MustEnqueue(t, st, manyCases("slow", 50))
 		startRunner(t, newTestRunner(st, mem))
-		waitRun(t, st, run.ID, "some results", func(r *store.EvalRun) bool { return r.Done >= 2 })
+		waitRun(t, st, run.ID, "some results", func(r *evals.RunRow) bool { return r.Done >= 2 })
 		if err := st.CancelEvalRun(ctx, run.ID, "tester"); err != nil {
 			t.Fatal(err)
 		}
@@ -197,14 +197,14 @@ func TestRunner(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // five more intervals
 		second, _ := st.FindEvalRunByID(ctx, run.ID)
-		if second.Status != store.EvalCancelled || second.Done != first.Done || second.Done >= 50 {
+		if second.Status != evals.RunCancelled || second.Done != first.Done || second.Done >= 50 {
 			t.Fatalf("cancelled run kept going: %+v then %+v", first, second)
 		}
 	})
 
 	t.Run("InvalidSuiteFailsRun", func(t *testing.T) {
 		st := MustOpenStore(t)
-		row := &store.EvalSuite{Name: "broken", Origin: store.EvalOriginUploaded, Body: "name: broken\ncases: []\n"}
+		row := &evals.SuiteRow{Name: "broken", Origin: evals.OriginUploaded, Body: "name: broken\ncases: []\n"}
 		if err := st.UpsertEvalSuite(ctx, row, "tester"); err != nil {
 			t.Fatal(err)
 		}
@@ -212,12 +212,12 @@ func TestRunner(t *testing.T) {
 			t.Fatalf("enqueue err = %v", err)
 		}
 		// A run queued before the suite broke fails with the reason.
-		run := &store.EvalRun{SuiteID: row.ID, CreatedBy: "tester"}
+		run := &evals.RunRow{SuiteID: row.ID, CreatedBy: "tester"}
 		if err := st.CreateEvalRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
 		startRunner(t, newTestRunner(st, newFakeMemory()))
-		got := waitRun(t, st, run.ID, "failed", func(r *store.EvalRun) bool { return r.Status == store.EvalFailed })
+		got := waitRun(t, st, run.ID, "failed", func(r *evals.RunRow) bool { return r.Status == evals.RunFailed })
 		if !strings.Contains(got.Error, "at least one case") {
 			t.Fatalf("error = %q", got.Error)
 		}
@@ -233,7 +233,7 @@ cases:
   - {id: c, kind: recall, task: t, include: [x]}
 `)
 		startRunner(t, newTestRunner(st, newFakeMemory()))
-		got := waitRun(t, st, run.ID, "failed", func(r *store.EvalRun) bool { return r.Status == store.EvalFailed })
+		got := waitRun(t, st, run.ID, "failed", func(r *evals.RunRow) bool { return r.Status == evals.RunFailed })
 		if !strings.Contains(got.Error, "copy_events from travel-agent") {
 			t.Fatalf("error = %q", got.Error)
 		}

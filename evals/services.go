@@ -5,14 +5,29 @@ import (
 	"errors"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 )
 
-// Services is the product's Memory: the store (projects, events, rules,
-// recall, eval scratch projects, rule checks) plus the heartbeat and forget,
-// which live elsewhere and are passed in as functions.
+// MemoryStore is the part of the store Services needs: projects, events,
+// rules, recall, eval scratch projects and rule checks. The store
+// implements it; evals never imports the store.
+type MemoryStore interface {
+	CreateProject(ctx context.Context, p *governance.Project) error
+	DeleteScratchProjects(ctx context.Context, prefix string) error
+	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
+	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
+	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
+	SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error)
+	Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error)
+	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
+	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+	NewTextBaseline(ctx context.Context) (TextBaseline, error)
+}
+
+// Services is the product's Memory: the store plus the heartbeat and
+// forget, which live elsewhere and are passed in as functions.
 type Services struct {
-	Store *store.Store
+	Store MemoryStore
 	// Beat consolidates one project synchronously. It must be serialised
 	// with the background heartbeat (two beats over the same project at
 	// once would both write the same outputs).
@@ -39,6 +54,12 @@ func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, 
 // DeleteScratchProjects removes scratch projects by slug prefix.
 func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) error {
 	return s.Store.DeleteScratchProjects(ctx, prefix)
+}
+
+// NewTextBaseline opens the store's bare full-text table in a temporary
+// database, the fts5 retriever's index.
+func (s *Services) NewTextBaseline(ctx context.Context) (TextBaseline, error) {
+	return s.Store.NewTextBaseline(ctx)
 }
 
 // FindProjectBySlug finds a project.

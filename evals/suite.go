@@ -31,9 +31,6 @@ const (
 	KindBenchmark Kind = "benchmark"
 )
 
-// Kinds lists the case kinds a suite file may use.
-var Kinds = []Kind{KindRecall, KindIsolation, KindSequence, KindAB, KindPoisoning}
-
 // Suite is a parsed, validated eval suite. See README.md for the format.
 type Suite struct {
 	Name        string `yaml:"name"`
@@ -273,8 +270,8 @@ type Benchmark struct {
 	K []int `yaml:"k,omitempty"`
 	// Retrievers to measure: search (the product's search with the whole
 	// question), keywords (the product's search per keyword, ranked by
-	// keywords matched) and recall (the recall engine with raw events).
-	// Default: all three.
+	// keywords matched), recall (the recall engine with raw events) and
+	// fts5 (a bare SQLite FTS5 table, the reference). Default: all four.
 	Retrievers []string `yaml:"retrievers,omitempty"`
 	// Data is the benchmark file inline; File is a path relative to the
 	// suite file (CLI only).
@@ -289,6 +286,10 @@ const (
 	RetrieverSearch   = "search"
 	RetrieverKeywords = "keywords"
 	RetrieverRecall   = "recall"
+	// RetrieverFTS5 is the reference: a bare SQLite FTS5 table (porter
+	// tokenizer) per conversation, queried with an OR of the question's
+	// words and ranked by bm25.
+	RetrieverFTS5 = "fts5"
 )
 
 // Problem is one thing wrong with a suite: where (case id and field) and what.
@@ -622,8 +623,13 @@ func (s *Suite) validateCase(v *validator, c *Case) {
 	if id == "" {
 		id = "?"
 	}
-	if !slices.Contains(Kinds, c.Kind) {
-		v.add(id, "kind", fmt.Sprintf("%q is not one of recall, isolation, sequence, ab, poisoning", c.Kind))
+	spec := specOf(c.Kind)
+	if spec == nil {
+		names := make([]string, len(Kinds))
+		for i, k := range Kinds {
+			names[i] = string(k)
+		}
+		v.add(id, "kind", fmt.Sprintf("%q is not one of %s", c.Kind, strings.Join(names, ", ")))
 		return
 	}
 	if c.Timeout != "" {
@@ -634,8 +640,7 @@ func (s *Suite) validateCase(v *validator, c *Case) {
 		c.timeout = d
 	}
 	project := cmpOr(c.Project, s.Project)
-	needsProject := c.Kind == KindRecall || c.Kind == KindIsolation || c.Kind == KindAB
-	if needsProject && project == "" {
+	if spec.shared && project == "" {
 		v.add(id, "project", "is required (here or at the top of the suite)")
 	}
 	scratch := !s.Fixtures.UseLiveProject
@@ -646,82 +651,16 @@ func (s *Suite) validateCase(v *validator, c *Case) {
 				alias, strings.Join(aliases, ", ")))
 		}
 	}
-	if needsProject {
+	if spec.shared {
 		checkAlias("project", project)
 	}
-	var allowed []string
-	switch c.Kind {
-	case KindRecall:
-		allowed = []string{"task", "include", "exclude"}
-		if len(c.Include)+len(c.Exclude) == 0 {
-			v.add(id, "include", "a recall case needs include or exclude")
-		}
-	case KindIsolation:
-		allowed = []string{"task", "include", "exclude", "foreign"}
-		if c.Foreign == nil || (c.Foreign.Project == "" && c.Foreign.Subject == "") {
-			v.add(id, "foreign", "names the project and/or subject whose memories must not cross")
-		} else {
-			if c.Foreign.Project != "" {
-				checkAlias("foreign.project", c.Foreign.Project)
-				if c.Foreign.Project == project && c.Foreign.Subject == "" {
-					v.add(id, "foreign", "is the case's own project; name another project or a subject")
-				}
-			}
-			if c.Foreign.Subject != "" && c.Foreign.Subject == cmpOr(c.Subject, s.Subject) && (c.Foreign.Project == "" || c.Foreign.Project == project) {
-				v.add(id, "foreign.subject", "is the case's own subject")
-			}
-		}
-	case KindSequence:
-		allowed = []string{"steps", "with_fixtures"}
-		if len(c.Steps) == 0 {
-			v.add(id, "steps", "a sequence case needs at least one step")
-		}
-		for i, st := range c.Steps {
-			validateStep(v, id, fmt.Sprintf("steps[%d]", i), st)
-		}
-	case KindAB:
-		allowed = []string{"task", "output_schema", "rules", "guards", "min_with", "min_uplift"}
-		if len(c.Rules) == 0 {
-			v.add(id, "rules", "an ab case names at least one rule to check (with match, text and/or checks)")
-		}
-		for i, r := range c.Rules {
-			f := fmt.Sprintf("rules[%d]", i)
-			if r == nil {
-				v.add(id, f, "is empty")
-				continue
-			}
-			if r.Match == nil && r.Text == "" {
-				v.add(id, f, "needs match (a stored rule) or text (the statement to judge)")
-			}
-			validateMatcher(v, id, f+".match", r.Match)
-			for j, ch := range r.Checks {
-				validateCheck(v, id, fmt.Sprintf("%s.checks[%d]", f, j), ch)
-			}
-		}
-		for i, ch := range c.Guards {
-			validateCheck(v, id, fmt.Sprintf("guards[%d]", i), ch)
-		}
-		for name, p := range map[string]*float64{"min_with": c.MinWith, "min_uplift": c.MinUplift} {
-			if p != nil && (*p < -1 || *p > 1) {
-				v.add(id, name, "must be between -1 and 1")
-			}
-		}
-	case KindPoisoning:
-		allowed = []string{"task", "setup", "untrusted", "forbid", "with_fixtures"}
-		if len(c.Untrusted) == 0 {
-			v.add(id, "untrusted", "a poisoning case ingests at least one untrusted session")
-		}
-		validateSessions(v, id, "setup", c.Setup, "", false)
-		validateSessions(v, id, "untrusted", c.Untrusted, "", true)
-		if len(c.Forbid) == 0 && c.Task == "" {
-			v.add(id, "forbid", "name text that must never be promoted or recalled (or give a task whose recall must not change)")
-		}
-	}
-	if (c.Kind == KindRecall || c.Kind == KindIsolation || c.Kind == KindAB) && strings.TrimSpace(c.Task) == "" {
+	spec.validate(v, s, c, id, checkAlias)
+	if spec.shared && strings.TrimSpace(c.Task) == "" {
 		v.add(id, "task", "is required")
 	}
+	allowed := spec.fields
 	if c.WithFixtures && !slices.Contains(allowed, "with_fixtures") {
-		v.add(id, "with_fixtures", "applies to sequence and poisoning cases only")
+		v.add(id, "with_fixtures", "applies to "+kindsWithField("with_fixtures")+" cases only")
 	}
 	if c.WithFixtures && s.Fixtures.UseLiveProject {
 		v.add(id, "with_fixtures", "the suite uses the live project and has no fixture sessions")
@@ -736,14 +675,8 @@ func (s *Suite) validateCase(v *validator, c *Case) {
 		validateMatcher(v, id, fmt.Sprintf("forbid[%d]", i), m)
 	}
 	// Fields of other kinds are mistakes worth naming.
-	set := map[string]bool{
-		"task": c.Task != "", "include": len(c.Include) > 0, "exclude": len(c.Exclude) > 0, "foreign": c.Foreign != nil,
-		"steps": len(c.Steps) > 0, "setup": len(c.Setup) > 0, "untrusted": len(c.Untrusted) > 0, "forbid": len(c.Forbid) > 0,
-		"output_schema": c.OutputSchema != nil, "rules": len(c.Rules) > 0, "guards": len(c.Guards) > 0,
-		"min_with": c.MinWith != nil, "min_uplift": c.MinUplift != nil,
-	}
-	for _, name := range slices.Sorted(mapKeys(set)) {
-		if set[name] && !slices.Contains(allowed, name) {
+	for _, name := range setFields(c) {
+		if !slices.Contains(allowed, name) {
 			v.add(id, name, fmt.Sprintf("does not apply to %s cases", c.Kind))
 		}
 	}
@@ -755,51 +688,6 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			if !yield(k) {
 				return
 			}
-		}
-	}
-}
-
-func validateStep(v *validator, id, field string, st *Step) {
-	if st == nil {
-		v.add(id, field, "is empty")
-		return
-	}
-	if (len(st.Turns) > 0) == (st.Forget != nil) {
-		v.add(id, field, "needs either turns (ingested, then a heartbeat) or forget")
-	}
-	validateEvents(v, id, field+".turns", st.Turns, false)
-	validateMatcher(v, id, field+".forget", st.Forget)
-	e := &st.Expect
-	n := len(e.Writes) + len(e.Updates) + len(e.Unchanged) + len(e.Supersedes) + len(e.Forgets)
-	if n == 0 && !e.NoWrites && e.Recall == nil {
-		v.add(id, field+".expect", "name at least one of writes, no_writes, updates, unchanged, supersedes, forgets, recall")
-	}
-	if e.NoWrites && len(e.Writes) > 0 {
-		v.add(id, field+".expect", "no_writes contradicts writes")
-	}
-	for name, ms := range map[string][]*Matcher{"writes": e.Writes, "updates": e.Updates, "unchanged": e.Unchanged, "forgets": e.Forgets} {
-		for i, m := range ms {
-			validateMatcher(v, id, fmt.Sprintf("%s.expect.%s[%d]", field, name, i), m)
-		}
-	}
-	for i, sp := range e.Supersedes {
-		f := fmt.Sprintf("%s.expect.supersedes[%d]", field, i)
-		if sp == nil || sp.Old == nil || sp.New == nil {
-			v.add(id, f, "needs old and new")
-			continue
-		}
-		validateMatcher(v, id, f+".old", sp.Old)
-		validateMatcher(v, id, f+".new", sp.New)
-	}
-	if r := e.Recall; r != nil {
-		if strings.TrimSpace(r.Task) == "" {
-			v.add(id, field+".expect.recall.task", "is required")
-		}
-		for i, m := range r.Include {
-			validateMatcher(v, id, fmt.Sprintf("%s.expect.recall.include[%d]", field, i), m)
-		}
-		for i, m := range r.Exclude {
-			validateMatcher(v, id, fmt.Sprintf("%s.expect.recall.exclude[%d]", field, i), m)
 		}
 	}
 }
@@ -835,11 +723,11 @@ func (s *Suite) validateBenchmark(v *validator) {
 		}
 	}
 	if len(b.Retrievers) == 0 {
-		b.Retrievers = []string{RetrieverSearch, RetrieverKeywords, RetrieverRecall}
+		b.Retrievers = []string{RetrieverSearch, RetrieverKeywords, RetrieverRecall, RetrieverFTS5}
 	}
 	for _, r := range b.Retrievers {
-		if r != RetrieverSearch && r != RetrieverKeywords && r != RetrieverRecall {
-			v.add("", "benchmark.retrievers", fmt.Sprintf("%q is not search, keywords or recall", r))
+		if r != RetrieverSearch && r != RetrieverKeywords && r != RetrieverRecall && r != RetrieverFTS5 {
+			v.add("", "benchmark.retrievers", fmt.Sprintf("%q is not search, keywords, recall or fts5", r))
 		}
 	}
 	if b.Data == "" && b.File == "" {

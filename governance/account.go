@@ -35,7 +35,10 @@ type Account struct {
 	IsAdmin      bool
 	// SessionGen is the generation sign-in cookies must carry; ending the
 	// account's sessions moves it on.
-	SessionGen  int64
+	SessionGen int64
+	// Language is the console language the account chose (en, zh-CN);
+	// empty follows the browser.
+	Language    string
 	Memberships []Membership
 	CreatedAt   time.Time
 	UpdatedAt   time.Time

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -258,7 +259,12 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 		inSession[e.Seq] = true
 		first, last = min(first, e.Seq), max(last, e.Seq)
 	}
-	summary, _, _ := c.gate(withoutForgotten(ex, func(fp string) bool { return in.Suppressed.Has(w.Session.SubjectID, fp) }))
+	summary := withoutForgotten(ex, func(fp string) bool { return in.Suppressed.Has(w.Session.SubjectID, fp) })
+	if c.Gate != nil {
+		// Built only from gated text: a blocked sentence becomes a neutral
+		// marker, a credential is redacted.
+		summary, _ = Withhold(summary)
+	}
 	out := &sessionOutput{tokens: ex.Tokens, episode: &Episode{
 		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
 		Summary: summary, FirstSeq: first, LastSeq: last, EventCount: len(w.Events),
@@ -313,20 +319,14 @@ func withoutForgotten(ex *Extraction, suppressed func(fp string) bool) string {
 	return strings.TrimSpace(b.String())
 }
 
-// splitSentences cuts text after each sentence end (。！？.!?), keeping it.
+// splitSentences cuts text after each sentence's terminators, keeping them
+// (the pieces put together give text back).
 func splitSentences(text string) []string {
 	var out []string
-	start := 0
-	for i, r := range text {
-		if strings.ContainsRune("。！？.!?", r) {
-			end := i + len(string(r))
-			out = append(out, text[start:end])
-			start = end
-		}
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
+	tokenizer.Sentences(text, func(start, _, next int, _ bool) bool {
+		out = append(out, text[start:next])
+		return true
+	})
 	return out
 }
 
@@ -561,11 +561,18 @@ func (c *Consolidator) apply(in *ConsolidateInput, plan *BeatPlan, all []*Candid
 		}
 		return cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix())
 	})
+	text, findings, _ := c.gate(best.Statement)
+	if len(findings) == 0 {
+		// Another member's findings still mark the group.
+		for _, cand := range all {
+			findings = append(findings, cand.Findings...)
+		}
+	}
+	// A statement touching authority waits for a reviewer whatever the policy.
 	status := RuleProposed
-	if in.Project.AutoActivate {
+	if in.Project.AutoActivate && !d.Review && !TouchesAuthority(findings) {
 		status = RuleActive
 	}
-	text, findings, _ := c.gate(best.Statement)
 	r := &Rule{
 		ID: tempID(), ProjectID: in.Project.ID, SubjectID: ruleScope(best.Type, best.SubjectID), Kind: best.Type,
 		Text: text, PromotionReason: d.Reason, Status: status, Version: 1, Trust: Trust(d.Reason, d.Sessions),

@@ -157,10 +157,23 @@ type EventFilter struct {
 	AfterSeq   *int64
 	// Query is a full-text query (Chinese substrings and English words).
 	Query string
+	// Order of search results: SearchRelevance (default) or SearchNewest.
+	Order SearchOrder
 
 	Offset int
 	Limit  int
 }
+
+// SearchOrder orders search results.
+type SearchOrder string
+
+const (
+	// SearchRelevance puts the events matching the most (and rarest) of the
+	// query's words first, newest first among equals.
+	SearchRelevance SearchOrder = ""
+	// SearchNewest puts the newest matching events first.
+	SearchNewest SearchOrder = "newest"
+)
 
 // EventHit is an event found by a full-text search, with the matched text
 // split into plain and highlighted fragments (never HTML).

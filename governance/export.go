@@ -68,7 +68,13 @@ func BuildHermesFile(name string, limit int, rules []*Rule, now time.Time, w Rec
 		if ok, _ := r.Usable(now); !ok {
 			continue
 		}
-		text := oneLine(r.Text)
+		// The files are read by agents: nothing the write gate blocks goes
+		// in, credentials are redacted and fence tags neutralised.
+		gated, withheld := Withhold(oneLine(r.Text))
+		if withheld {
+			continue
+		}
+		text := NeutraliseFence(gated)
 		if text == "" {
 			continue
 		}

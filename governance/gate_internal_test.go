@@ -28,7 +28,7 @@ func TestGateHintsAreNecessary(t *testing.T) {
 	}
 	matched := 0
 	for _, text := range texts {
-		s := prepare(text)
+		s := normalise(text, nil).view.text
 		lower := strings.ToLower(s)
 		for _, r := range gateRules {
 			if r.re.FindStringIndex(s) == nil {
@@ -37,6 +37,14 @@ func TestGateHintsAreNecessary(t *testing.T) {
 			matched++
 			if !r.mayMatch(lower) {
 				t.Errorf("rule %s matches %q but none of its hints %q is in it", r.pattern, text, r.hints)
+			}
+			for _, p := range r.pieces {
+				if p.re.FindStringIndex(s) != nil && !p.mayMatch(lower) {
+					t.Errorf("a piece of rule %s matches %q but none of its literals %q is in it", r.pattern, text, p.hints)
+				}
+			}
+			if r.accept == nil && r.find(s, lower) == nil {
+				t.Errorf("rule %s matches %q as a whole but not piece by piece", r.pattern, text)
 			}
 		}
 	}

@@ -68,11 +68,18 @@ type Candidate struct {
 	UpdatedAt    time.Time `json:"updated_at"`
 }
 
-// Finding is one hit of the write gate.
+// Finding is one hit of the write gate: its risk class (Category), the
+// pattern that matched, the span [Start, End) in the text as written (bytes),
+// a short excerpt around it and a sentence saying why it matters.
 type Finding struct {
 	Category string `json:"category"`
 	Pattern  string `json:"pattern"`
 	Excerpt  string `json:"excerpt"`
+	Start    int    `json:"start,omitempty"`
+	End      int    `json:"end,omitempty"`
+	Why      string `json:"why,omitempty"`
+	// Redacted: a credential the gate replaced instead of blocking the text.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // PromotionReason names the channel that promoted a rule.

@@ -31,8 +31,13 @@ type Decision struct {
 	Reason PromotionReason
 	// Why says in plain words why the group is held or blocked, or how it qualified.
 	Why string
-	// Sessions is the number of distinct sessions among trusted evidence.
+	// Sessions is the number of distinct sessions among trusted evidence
+	// (for a statement that touches authority: of distinct subjects).
 	Sessions int
+	// Review: the statement touches authority (a write-gate finding, a URL,
+	// an e-mail address, a shell command or a credential); a proposal waits
+	// for a reviewer even in an auto-activate project.
+	Review bool
 }
 
 // Decide applies the promotion channels of DESIGN.md to a merged group of
@@ -46,6 +51,13 @@ type Decision struct {
 //
 // A group whose evidence is only external content is blocked, and so is one
 // whose statement the write gate blocks. Otherwise it is held.
+//
+// A group whose statement touches authority (any member carries a gate
+// finding: a URL, e-mail address, shell command or redacted credential) is
+// never promoted on repetition by one person: for it, channel 1 counts
+// distinct subjects, not sessions, so one actor saying it in three sessions
+// is one actor. Whatever channel qualifies it, the decision asks for a
+// reviewer (Review), so it is never activated automatically.
 func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding) Decision {
 	if len(gateBlocked) > 0 {
 		cats := map[string]bool{}
@@ -59,15 +71,18 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 		return Decision{Status: CandidateBlocked, Why: "Blocked by the write gate: " + strings.Join(names, ", ") + "."}
 	}
 	sessions := map[string]bool{}
+	subjects := map[string]bool{}
 	var trusted, external int
 	failed := false
 	durable := false
+	authority := false
 	typ := TypeFact
 	for i, c := range members {
 		if i == 0 {
 			typ = c.Type
 		}
 		durable = durable || c.Durable
+		authority = authority || TouchesAuthority(c.Findings)
 		for _, seq := range c.EvidenceSeqs {
 			e := events[seq]
 			if e == nil {
@@ -79,18 +94,26 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 			}
 			trusted++
 			sessions[e.SessionID] = true
+			subjects[e.SubjectID] = true
 			if e.Role == RoleTool && e.Status == StatusFailed {
 				failed = true
 			}
 		}
 	}
-	d := Decision{Sessions: len(sessions)}
+	d := Decision{Sessions: len(sessions), Review: authority}
+	if authority {
+		// One actor repeating a statement that touches authority counts once.
+		d.Sessions = min(len(sessions), len(subjects))
+	}
 	switch {
 	case trusted == 0 && external > 0:
 		d.Status, d.Why = CandidateBlocked, "Only external (untrusted) content supports it; a reviewer must decide."
 	case trusted == 0:
 		d.Status, d.Why = CandidateHeld, "No supporting events remain."
-	case len(sessions) >= 2:
+	case d.Sessions >= 2 && authority:
+		d.Status, d.Reason = CandidateProposed, ReasonRepeated
+		d.Why = fmt.Sprintf("Said by %d different people.", d.Sessions)
+	case d.Sessions >= 2:
 		d.Status, d.Reason = CandidateProposed, ReasonRepeated
 		d.Why = fmt.Sprintf("Repeated across %d sessions.", len(sessions))
 	case failed:
@@ -99,9 +122,16 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	case typ == TypePreference && durable:
 		d.Status, d.Reason = CandidateProposed, ReasonExplicit
 		d.Why = "The user said it holds from now on."
+	case authority && len(sessions) >= 2:
+		d.Status = CandidateHeld
+		d.Why = fmt.Sprintf("Touches authority (a URL, e-mail address, command or credential) and only one person said it, "+
+			"in %d sessions: repetition by one actor counts once.", len(sessions))
 	default:
 		d.Status = CandidateHeld
 		d.Why = "Insufficient evidence: one session, no failed tool check, no explicit \"from now on\"."
+	}
+	if d.Review && d.Status == CandidateProposed {
+		d.Why += " It touches authority (a URL, e-mail address, command or credential), so a reviewer must approve it."
 	}
 	return d
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
 // Recall budget defaults and limits, in characters (runes) of item text.
@@ -98,11 +100,11 @@ func (r *RecallRequest) Validate() error {
 // RecallWeights holds every number the recall score uses, in one place.
 //
 // Each candidate gets components in [0, 1]:
-//   - relevance: text overlap between the task (plus task type) and the item
-//     — character bigrams for Chinese, Japanese and Korean, word stems for
-//     other scripts; cosine over the two sets, saturating at
-//     RelevanceSaturation — blended with the store's full-text rank when the
-//     store found the item through its index;
+//   - relevance: Okapi BM25 of the item for the task (plus task type) over
+//     the tokenizer's terms (English stems, CJK characters and character
+//     pairs), with the document frequencies of the request's own scope and
+//     one kind of memory (relevance.go), blended with the store's rank when
+//     the store gives one;
 //   - scope match: 1 for a memory about this very subject, ProjectScopeMatch
 //     for a project-wide memory;
 //   - trust: the rule's trust; fixed values for episodes and events by source;
@@ -112,9 +114,11 @@ func (r *RecallRequest) Validate() error {
 //     repetition); lessons get HighRiskLessonBonus for high-risk tasks;
 //   - sensitivity: 1 when the write gate recorded findings on a rule, and
 //     for untrusted (external) events;
+//   - use: how often recall has included the rule, saturating at
+//     UseSaturation uses (0 for episodes and events);
 //   - conflict: 1 for the loser of a conflict between two rules.
 //
-// total = Σ weight × component for the first five, minus Sensitivity ×
+// total = Σ weight × component for the first six, minus Sensitivity ×
 // sensitivity and Conflict × conflict. The positive weights sum to 1.
 type RecallWeights struct {
 	Relevance   float64 `json:"relevance"`
@@ -122,16 +126,28 @@ type RecallWeights struct {
 	Trust       float64 `json:"trust"`
 	Recency     float64 `json:"recency"`
 	Importance  float64 `json:"importance"`
+	Use         float64 `json:"use"`
 	Sensitivity float64 `json:"sensitivity"`
 	Conflict    float64 `json:"conflict"`
+
+	// BM25K1 and BM25B are BM25's term-frequency saturation and length
+	// normalisation.
+	BM25K1 float64 `json:"bm25_k1"`
+	BM25B  float64 `json:"bm25_b"`
+	// UseSaturation is the use count that counts as fully used.
+	UseSaturation float64 `json:"use_saturation"`
+	// NeighbourShare is the part of the relevance of the adjacent turn of
+	// the same session an event adds to its own.
+	NeighbourShare float64 `json:"neighbour_share"`
 
 	// MinRuleScore: a usable rule scoring below it is excluded as "low
 	// relevance" — the task-independent components cannot carry it alone.
 	MinRuleScore float64 `json:"min_rule_score"`
-	// MinContextRelevance: episodes and events need at least this relevance.
+	// MinContextRelevance: episodes need at least this relevance.
 	MinContextRelevance float64 `json:"min_context_relevance"`
-	// RelevanceSaturation is the set overlap that counts as fully relevant.
-	RelevanceSaturation float64 `json:"relevance_saturation"`
+	// MinEventRelevance: raw events, which a caller asks for explicitly,
+	// need at least this relevance.
+	MinEventRelevance float64 `json:"min_event_relevance"`
 	// FTSShare is the part of relevance taken from the store's rank, when given.
 	FTSShare float64 `json:"fts_share"`
 	// ProjectScopeMatch is the scope match of a project-wide memory.
@@ -159,15 +175,21 @@ func DefaultRecallWeights() RecallWeights {
 	return RecallWeights{
 		Relevance:   0.40,
 		ScopeMatch:  0.10,
-		Trust:       0.20,
+		Trust:       0.15,
 		Recency:     0.10,
 		Importance:  0.20,
+		Use:         0.05,
 		Sensitivity: 0.30,
 		Conflict:    0.50,
 
+		BM25K1:         0.9,
+		BM25B:          0.4,
+		UseSaturation:  32,
+		NeighbourShare: 0.3,
+
 		MinRuleScore:        0.35,
-		MinContextRelevance: 0.15,
-		RelevanceSaturation: 0.5,
+		MinContextRelevance: 0.05,
+		MinEventRelevance:   0.01,
 		FTSShare:            0.3,
 		ProjectScopeMatch:   0.6,
 		RecencyHalfLifeDays: 90,
@@ -205,6 +227,8 @@ const (
 	TraceLowRelevance = "low relevance"
 	TraceConflict     = "conflict"
 	TraceEmpty        = "empty"
+	// TraceWithheld: the write gate blocks the text, so no agent gets it.
+	TraceWithheld = "withheld by the write gate"
 )
 
 // RecallEpisode is an in-scope episode offered to recall; Rank in [0, 1] is
@@ -254,6 +278,18 @@ type RecallInput struct {
 	Episodes []RecallEpisode
 	Events   []RecallEvent
 	Filtered ScopeCounts
+	// Corpus sizes the scope's memories of each kind, for relevance.
+	Corpus RecallCorpus
+}
+
+// RecallCorpus counts the in-scope documents of each kind, which the
+// relevance model's term weights are relative to; 0 means the candidates
+// offered are the whole corpus. A store offers every in-scope document that
+// holds a term of the task, so the counts are all it needs besides them.
+type RecallCorpus struct {
+	Rules    int
+	Episodes int
+	Events   int
 }
 
 // RecallScore is the explainable score of one candidate.
@@ -263,6 +299,7 @@ type RecallScore struct {
 	Trust       float64 `json:"trust"`
 	Recency     float64 `json:"recency"`
 	Importance  float64 `json:"importance"`
+	Use         float64 `json:"use"`
 	Sensitivity float64 `json:"sensitivity"`
 	Conflict    float64 `json:"conflict"`
 	Total       float64 `json:"total"`
@@ -275,6 +312,9 @@ type RecallSource struct {
 	EpisodeID int64  `json:"episode_id,omitempty"`
 	EventSeq  int64  `json:"event_seq,omitempty"`
 	EventID   string `json:"event_id,omitempty"`
+	// Origin is a raw event's source (conversation, tool or external);
+	// external content is untrusted.
+	Origin Source `json:"origin,omitempty"`
 	// SubjectID is set for memories about one subject; "" is project-wide.
 	SubjectID string `json:"subject_id,omitempty"`
 	// SessionIDs are the sessions the item was learned from.
@@ -354,11 +394,19 @@ const (
 type recallCandidate struct {
 	entry     RecallTraceEntry
 	item      RecallItem
-	order     int // 0 rules, 1 episodes, 2 events
-	grams     gramSet
-	rule      *Rule
-	eligible  bool
-	sortScore float64
+	order     int   // 0 rules, 1 episodes, 2 events
+	num       int64 // the rule id, episode id or event seq: ties go to the lowest
+	text      string
+	storeRank float64 // the store's rank, blended into relevance when > 0
+	// baseRelevance is the item's own relevance; session and turn place an
+	// event among its neighbours.
+	baseRelevance float64
+	session       string
+	turn          int
+	grams         gramSet
+	rule          *Rule
+	eligible      bool
+	sortScore     float64
 	// shape caches what conflict detection reads of a rule's text.
 	shape *statementShape
 }
@@ -374,16 +422,17 @@ func (c *recallCandidate) textShape() statementShape {
 // Recall scores, de-conflicts and packs the in-scope input into a package.
 // It is pure: the same request and input give the same package. Items whose
 // scope does not match the request are dropped and only counted, whatever
-// the store supplied.
+// the store supplied; only in-scope items are scored, and the relevance
+// statistics come from them alone.
 func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 	req.Normalize()
-	query := recallGrams(req.Task + " " + req.TaskType)
+	terms := newQueryTerms(req.Task + " " + req.TaskType)
 	pkg := &RecallPackage{ProjectID: req.ProjectID, SubjectID: req.SubjectID, Budget: req.Budget, Items: []RecallItem{}}
 	pkg.Trace.ScopeFiltered = in.Filtered
 	pkg.Trace.Weights = w
 	pkg.Trace.Considered = []RecallTraceEntry{}
 
-	var cands []*recallCandidate
+	var rules []*recallCandidate
 	for _, r := range in.Rules {
 		if r == nil {
 			continue
@@ -392,9 +441,11 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 			countFiltered(&pkg.Trace.ScopeFiltered, req, r.ProjectID, true)
 			continue
 		}
-		cands = append(cands, ruleCandidate(req, in, w, query, r))
+		rules = append(rules, ruleCandidate(req, in, w, r))
 	}
-	detectConflicts(cands, w)
+	scoreRelevance(rules, terms, in.Corpus.Rules, w)
+	detectConflicts(rules, w)
+	var episodes, events []*recallCandidate
 	for _, ep := range in.Episodes {
 		if ep.Episode == nil {
 			continue
@@ -403,8 +454,10 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 			countFiltered(&pkg.Trace.ScopeFiltered, req, ep.Episode.ProjectID, false)
 			continue
 		}
-		cands = append(cands, episodeCandidate(in.Now, w, query, ep))
+		episodes = append(episodes, episodeCandidate(in.Now, w, ep))
 	}
+	episodes = dedupeCandidates(episodes)
+	scoreRelevance(episodes, terms, in.Corpus.Episodes, w)
 	if req.IncludeEvents {
 		for _, ev := range in.Events {
 			if ev.Event == nil || ev.Event.Redacted {
@@ -413,10 +466,13 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 			if !inRecallScope(req, ev.Event.ProjectID, ev.Event.SubjectID) {
 				continue
 			}
-			cands = append(cands, eventCandidate(in.Now, w, query, ev))
+			events = append(events, eventCandidate(in.Now, w, ev))
 		}
+		events = dedupeCandidates(events)
+		scoreRelevance(events, terms, in.Corpus.Events, w)
+		neighbourRelevance(events, w)
 	}
-	cands = dedupeCandidates(cands)
+	cands := append(append(rules, episodes...), events...)
 
 	slices.SortStableFunc(cands, func(a, b *recallCandidate) int {
 		if c := cmp.Compare(a.order, b.order); c != 0 {
@@ -425,11 +481,55 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 		if c := cmp.Compare(b.sortScore, a.sortScore); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.entry.ID, b.entry.ID)
+		return cmp.Compare(a.num, b.num)
 	})
 	pack(pkg, cands)
 	pkg.Text = FenceRecall(pkg.Items)
 	return pkg
+}
+
+// scoreRelevance sets the relevance of one kind's candidates and their
+// totals. The order of the candidates does not matter.
+func scoreRelevance(cands []*recallCandidate, terms queryTerms, docs int, w RecallWeights) {
+	counts := make([]termCounts, len(cands))
+	for i, c := range cands {
+		counts[i] = terms.count(c.text)
+	}
+	rel := bm25Relevance(terms, counts, docs, w)
+	for i, c := range cands {
+		s := c.entry.Score
+		s.Relevance = blendRank(rel[i], c.storeRank, w)
+		c.baseRelevance = s.Relevance
+		c.sortScore = rawTotal(s, w)
+		c.entry.Score = total(s, w)
+	}
+}
+
+// neighbourRelevance lends each event a share (NeighbourShare) of the
+// relevance of the turn just before or after it in its session, whichever
+// is higher: an answer often sits next to the turn that names the subject.
+func neighbourRelevance(events []*recallCandidate, w RecallWeights) {
+	if w.NeighbourShare <= 0 || len(events) < 2 {
+		return
+	}
+	type turnKey struct {
+		session string
+		turn    int
+	}
+	at := make(map[turnKey]float64, len(events))
+	for _, c := range events {
+		at[turnKey{c.session, c.turn}] = c.baseRelevance
+	}
+	for _, c := range events {
+		near := max(at[turnKey{c.session, c.turn - 1}], at[turnKey{c.session, c.turn + 1}])
+		if near <= 0 {
+			continue
+		}
+		s := c.entry.Score
+		s.Relevance = clamp01(c.baseRelevance + w.NeighbourShare*near)
+		c.sortScore = rawTotal(s, w)
+		c.entry.Score = total(s, w)
+	}
 }
 
 func inRecallScope(req RecallRequest, projectID int64, subjectID string) bool {
@@ -447,21 +547,20 @@ func countFiltered(c *ScopeCounts, req RecallRequest, projectID int64, rule bool
 	}
 }
 
-func ruleCandidate(req RecallRequest, in RecallInput, w RecallWeights, query gramSet, r *Rule) *recallCandidate {
-	c := &recallCandidate{order: 0, rule: r}
+func ruleCandidate(req RecallRequest, in RecallInput, w RecallWeights, r *Rule) *recallCandidate {
+	c := &recallCandidate{order: 0, num: r.ID, text: r.Text, rule: r}
 	c.entry = RecallTraceEntry{ID: RecallRuleID(r.ID), Kind: RecallKindRule}
 	c.grams = recallGrams(r.Text)
-	s := RecallScore{
-		Relevance:  lexicalRelevance(query, c.grams, w),
+	c.entry.Score = RecallScore{
 		ScopeMatch: scopeMatch(r.SubjectID, w),
 		Trust:      clamp01(r.Trust),
 		Recency:    recency(in.Now, r.UpdatedAt, w),
 		Importance: ruleImportance(req, r, w),
+		Use:        ruleUse(r, w),
 	}
 	if len(r.Findings) > 0 {
-		s.Sensitivity = 1
+		c.entry.Score.Sensitivity = 1
 	}
-	c.entry.Score = total(s, w)
 	ev := in.Evidence[r.ID]
 	c.item = RecallItem{
 		ID: c.entry.ID, Kind: RecallKindRule, Type: r.Kind, Text: r.Text,
@@ -470,7 +569,6 @@ func ruleCandidate(req RecallRequest, in RecallInput, w RecallWeights, query gra
 		PromotionReason: r.PromotionReason, Trust: round3(clamp01(r.Trust)),
 	}
 	c.eligible = true
-	c.sortScore = c.entry.Score.Total
 	if ok, why := r.Usable(in.Now); !ok {
 		c.eligible, c.entry.Reason = false, why
 	} else if strings.TrimSpace(r.Text) == "" {
@@ -479,24 +577,21 @@ func ruleCandidate(req RecallRequest, in RecallInput, w RecallWeights, query gra
 	return c
 }
 
-func episodeCandidate(now time.Time, w RecallWeights, query gramSet, ep RecallEpisode) *recallCandidate {
+func episodeCandidate(now time.Time, w RecallWeights, ep RecallEpisode) *recallCandidate {
 	e := ep.Episode
-	c := &recallCandidate{order: 1, grams: recallGrams(e.Summary)}
+	c := &recallCandidate{order: 1, num: e.ID, text: e.Summary, storeRank: ep.Rank}
 	c.entry = RecallTraceEntry{ID: RecallEpisodeID(e.ID), Kind: RecallKindEpisode}
-	s := RecallScore{
-		Relevance:  blendRank(lexicalRelevance(query, c.grams, w), ep.Rank, w),
+	c.entry.Score = RecallScore{
 		ScopeMatch: scopeMatch(e.SubjectID, w),
 		Trust:      w.EpisodeTrust,
 		Recency:    recency(now, e.UpdatedAt, w),
 		Importance: w.ImportanceEpisode,
 	}
-	c.entry.Score = total(s, w)
 	c.item = RecallItem{
 		ID: c.entry.ID, Kind: RecallKindEpisode, Text: e.Summary,
 		Source: RecallSource{EpisodeID: e.ID, SubjectID: e.SubjectID, SessionIDs: []string{e.SessionID}},
 		Trust:  w.EpisodeTrust,
 	}
-	c.sortScore = c.entry.Score.Total
 	c.eligible = true
 	if strings.TrimSpace(e.Summary) == "" {
 		c.eligible, c.entry.Reason = false, TraceEmpty
@@ -504,13 +599,12 @@ func episodeCandidate(now time.Time, w RecallWeights, query gramSet, ep RecallEp
 	return c
 }
 
-func eventCandidate(now time.Time, w RecallWeights, query gramSet, ev RecallEvent) *recallCandidate {
+func eventCandidate(now time.Time, w RecallWeights, ev RecallEvent) *recallCandidate {
 	e := ev.Event
-	c := &recallCandidate{order: 2, grams: recallGrams(e.Text)}
+	c := &recallCandidate{order: 2, num: e.Seq, text: e.Text, storeRank: ev.Rank, session: e.SessionID, turn: e.Turn}
 	c.entry = RecallTraceEntry{ID: RecallEventID(e.Seq), Kind: RecallKindEvent}
 	trust := w.EventTrust
 	s := RecallScore{
-		Relevance:  blendRank(lexicalRelevance(query, c.grams, w), ev.Rank, w),
 		ScopeMatch: scopeMatch(e.SubjectID, w),
 		Recency:    recency(now, e.OccurredAt, w),
 		Importance: w.ImportanceEvent,
@@ -522,13 +616,12 @@ func eventCandidate(now time.Time, w RecallWeights, query gramSet, ev RecallEven
 		trust, s.Sensitivity = w.ExternalEventTrust, 1
 	}
 	s.Trust = trust
-	c.entry.Score = total(s, w)
+	c.entry.Score = s
 	c.item = RecallItem{
 		ID: c.entry.ID, Kind: RecallKindEvent, Text: e.Text,
-		Source: RecallSource{EventSeq: e.Seq, EventID: e.ID, SubjectID: e.SubjectID, SessionIDs: []string{e.SessionID}},
+		Source: RecallSource{EventSeq: e.Seq, EventID: e.ID, Origin: e.Source, SubjectID: e.SubjectID, SessionIDs: []string{e.SessionID}},
 		Trust:  trust,
 	}
-	c.sortScore = c.entry.Score.Total
 	c.eligible = true
 	if strings.TrimSpace(e.Text) == "" {
 		c.eligible, c.entry.Reason = false, TraceEmpty
@@ -562,10 +655,24 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 			switch {
 			case c.order == 0 && e.Score.Total < w.MinRuleScore:
 				e.Reason = TraceLowRelevance
-			case c.order > 0 && e.Score.Relevance < w.MinContextRelevance:
+			case c.order == 1 && e.Score.Relevance < w.MinContextRelevance,
+				c.order == 2 && e.Score.Relevance < w.MinEventRelevance:
 				e.Reason = TraceLowRelevance
 			default:
+				// Nothing the write gate blocks reaches an agent: a blocked
+				// rule or raw event is left out, a blocked sentence of a
+				// summary is withheld, credentials are redacted.
+				// The gate reads what the agent would get: the item cut to its budget.
 				text, truncated := truncateRunes(oneLine(c.item.Text), pkg.Budget.PerItem)
+				gated, withheld := Withhold(text)
+				if withheld && c.order != 1 {
+					e.Reason = TraceWithheld
+					break
+				}
+				if gated != text {
+					text, _ = truncateRunes(oneLine(gated), pkg.Budget.PerItem)
+				}
+				text = NeutraliseFence(text)
 				n := utf8.RuneCountInString(text)
 				e.Runes, e.Truncated = n, truncated
 				if n > left {
@@ -655,12 +762,26 @@ func conflictWinner(a, b *Rule) bool {
 	return a.ID > b.ID
 }
 
+// rawTotal is the unrounded total, which orders candidates.
+func rawTotal(s RecallScore, w RecallWeights) float64 {
+	return w.Relevance*s.Relevance + w.ScopeMatch*s.ScopeMatch + w.Trust*s.Trust + w.Recency*s.Recency +
+		w.Importance*s.Importance + w.Use*s.Use - w.Sensitivity*s.Sensitivity - w.Conflict*s.Conflict
+}
+
+// total fills the total and rounds the components for the trace.
 func total(s RecallScore, w RecallWeights) RecallScore {
-	s.Total = w.Relevance*s.Relevance + w.ScopeMatch*s.ScopeMatch + w.Trust*s.Trust +
-		w.Recency*s.Recency + w.Importance*s.Importance - w.Sensitivity*s.Sensitivity - w.Conflict*s.Conflict
+	s.Total = rawTotal(s, w)
 	s.Relevance, s.ScopeMatch, s.Trust = round3(s.Relevance), round3(s.ScopeMatch), round3(s.Trust)
-	s.Recency, s.Importance, s.Total = round3(s.Recency), round3(s.Importance), round3(s.Total)
+	s.Recency, s.Importance, s.Use, s.Total = round3(s.Recency), round3(s.Importance), round3(s.Use), round3(s.Total)
 	return s
+}
+
+// ruleUse is how much recall has used r: log-scaled, 1 at UseSaturation uses.
+func ruleUse(r *Rule, w RecallWeights) float64 {
+	if r.UseCount <= 0 || w.UseSaturation <= 1 {
+		return 0
+	}
+	return clamp01(math.Log1p(float64(r.UseCount)) / math.Log1p(w.UseSaturation))
 }
 
 func scopeMatch(subjectID string, w RecallWeights) float64 {
@@ -704,13 +825,6 @@ func blendRank(lexical, rank float64, w RecallWeights) float64 {
 		return lexical
 	}
 	return clamp01((1-w.FTSShare)*lexical + w.FTSShare*clamp01(rank))
-}
-
-func lexicalRelevance(query, doc gramSet, w RecallWeights) float64 {
-	if w.RelevanceSaturation <= 0 {
-		return clamp01(setCosine(query, doc))
-	}
-	return clamp01(setCosine(query, doc) / w.RelevanceSaturation)
 }
 
 func setCosine(a, b gramSet) float64 {
@@ -798,7 +912,7 @@ func FenceRecall(items []RecallItem) string {
 		b.WriteString("- [")
 		b.WriteString(recallLabel(it))
 		b.WriteString("] ")
-		b.WriteString(defuseFence(oneLine(it.Text)))
+		b.WriteString(NeutraliseFence(oneLine(it.Text)))
 		b.WriteString("\n")
 	}
 	b.WriteString(RecallFenceClose)
@@ -819,27 +933,11 @@ func recallLabel(it RecallItem) string {
 	case RecallKindEpisode:
 		return it.ID + " · earlier session summary"
 	default:
+		if it.Source.Origin == SourceExternal {
+			return fmt.Sprintf("%s · raw event · external content, untrusted (trust %.2f)", it.ID, it.Trust)
+		}
 		return it.ID + " · raw event"
 	}
-}
-
-func defuseFence(s string) string {
-	lower := strings.ToLower(s)
-	if !strings.Contains(lower, "recalled_memory") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		j := strings.Index(lower[i:], "recalled_memory")
-		if j < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		b.WriteString(s[i : i+j])
-		b.WriteString("recalled-memory")
-		i += j + len("recalled_memory")
-	}
-	return b.String()
 }
 
 // gramSet is a sorted set of gram keys: a CJK bigram (or lone character)
@@ -873,11 +971,11 @@ func recallGrams(text string) gramSet {
 		}
 		wd := string(word)
 		word = word[:0]
-		if utf8.RuneCountInString(wd) < 2 || stopWords[wd] {
+		if utf8.RuneCountInString(wd) < 2 || tokenizer.IsStopWord(wd) {
 			return
 		}
 		h := uint64(14695981039346656037)
-		for _, c := range []byte(stem(wd)) {
+		for _, c := range []byte(tokenizer.Stem(wd)) {
 			h = (h ^ uint64(c)) * 1099511628211
 		}
 		grams = append(grams, h&^cjkGram)
@@ -892,7 +990,7 @@ func recallGrams(text string) gramSet {
 			word = append(word, byte(r+'a'-'A'))
 		case r == '\'':
 			flushCJK()
-		case r >= 0x1100 && isCJK(r):
+		case tokenizer.IsCJK(r):
 			flushWord()
 			if cjkParticles[r] {
 				flushCJK()
@@ -913,101 +1011,8 @@ func recallGrams(text string) gramSet {
 	return slices.Compact(grams)
 }
 
-func isCJK(r rune) bool {
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
-}
-
 // cjkParticles split Chinese runs: bigrams across them carry no meaning.
 var cjkParticles = map[rune]bool{'的': true, '了': true, '吗': true, '呢': true, '吧': true, '啊': true, '呀': true, '着': true, '过': true}
-
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but if then so to of in on at by for with from into as is are was were
-		be been being it its this that these those i me my we our you your he she they them their his her
-		do does did have has had will would can could should may might must shall please just also very
-		up out about over than too all any some each every what which who whom when where why how here there`) {
-		m[w] = true
-	}
-	return m
-}()
-
-// stem strips common English endings so "committing" meets "commit".
-func stem(w string) string {
-	n := len(w)
-	switch {
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		w = undouble(w[:n-3])
-	case n > 4 && strings.HasSuffix(w, "ies"):
-		w = w[:n-3] + "y"
-	case n > 4 && strings.HasSuffix(w, "ed"):
-		w = undouble(w[:n-2])
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
-		w = w[:n-1]
-	}
-	return w
-}
-
-func undouble(w string) string {
-	n := len(w)
-	if n >= 2 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
-}
-
-// RecallQueryTerms returns full-text search terms for a task: overlapping
-// three-character windows of Chinese, Japanese and Korean runs (the trigram
-// index's unit) and words of three or more letters of other scripts, at most
-// limit of them, without duplicates, in text order.
-func RecallQueryTerms(text string, limit int) []string {
-	var (
-		out  []string
-		seen = map[string]bool{}
-		run  []rune
-		word []rune
-	)
-	add := func(t string) {
-		if len(out) < limit && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	flushCJK := func() {
-		for i := 0; i+3 <= len(run); i++ {
-			add(string(run[i : i+3]))
-		}
-		run = run[:0]
-	}
-	flushWord := func() {
-		if len(word) >= 3 {
-			if wd := strings.ToLower(string(word)); !stopWords[wd] {
-				add(wd)
-			}
-		}
-		word = word[:0]
-	}
-	for _, r := range text {
-		switch {
-		case isCJK(r):
-			flushWord()
-			if cjkParticles[r] {
-				flushCJK()
-				continue
-			}
-			run = append(run, r)
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			flushCJK()
-			word = append(word, r)
-		default:
-			flushCJK()
-			flushWord()
-		}
-	}
-	flushCJK()
-	flushWord()
-	return out
-}
 
 // String describes an entry for logs and the console: "rule:12 excluded (paused)".
 func (e RecallTraceEntry) String() string {

@@ -5,8 +5,17 @@ import (
 	"fmt"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 )
+
+// Store is what seeding needs from the store: the demo data is built only
+// through it.
+type Store interface {
+	FindAccounts(ctx context.Context) ([]*governance.Account, error)
+	FindProjects(ctx context.Context) ([]*governance.Project, error)
+	CreateAccount(ctx context.Context, a *governance.Account) error
+	CreateProject(ctx context.Context, p *governance.Project) error
+	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
+}
 
 // Credential is a generated demo account, printed once on first start.
 type Credential struct {
@@ -26,7 +35,7 @@ type Options struct {
 }
 
 // IsEmpty reports whether the database has neither accounts nor projects.
-func IsEmpty(ctx context.Context, st *store.Store) (bool, error) {
+func IsEmpty(ctx context.Context, st Store) (bool, error) {
 	accounts, err := st.FindAccounts(ctx)
 	if err != nil {
 		return false, err
@@ -42,7 +51,7 @@ func IsEmpty(ctx context.Context, st *store.Store) (bool, error) {
 // demo projects and their events plus a reviewer and a member of the travel
 // family. A database that is not empty is left alone (nil credentials), so
 // a second start neither duplicates nor resets anything.
-func Load(ctx context.Context, st *store.Store, opts Options) ([]Credential, error) {
+func Load(ctx context.Context, st Store, opts Options) ([]Credential, error) {
 	empty, err := IsEmpty(ctx, st)
 	if err != nil || !empty {
 		return nil, err

@@ -70,7 +70,7 @@ func (s *Store) FindAccounts(ctx context.Context) ([]*governance.Account, error)
 
 func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]*governance.Account, error) {
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT id, username, password_hash, is_admin, session_gen, created_at, updated_at
+		SELECT id, username, password_hash, is_admin, session_gen, language, created_at, updated_at
 		FROM accounts WHERE `+where+` ORDER BY username`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: find accounts: %w", err)
@@ -83,7 +83,7 @@ func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]
 			a                governance.Account
 			created, updated string
 		)
-		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &a.SessionGen, &created, &updated); err != nil {
+		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &a.SessionGen, &a.Language, &created, &updated); err != nil {
 			return nil, err
 		}
 		a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
@@ -126,6 +126,20 @@ func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash strin
 		hash, formatTime(s.Now()), accountID)
 	if err != nil {
 		return fmt.Errorf("store: set password: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return governance.Errorf(governance.ENOTFOUND, "Account not found.")
+	}
+	return nil
+}
+
+// SetAccountLanguage saves the console language an account chose (""
+// follows the browser).
+func (s *Store) SetAccountLanguage(ctx context.Context, accountID int64, lang string) error {
+	res, err := s.exec(ctx, `UPDATE accounts SET language = ?, updated_at = ? WHERE id = ?`,
+		lang, formatTime(s.Now()), accountID)
+	if err != nil {
+		return fmt.Errorf("store: set language: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return governance.Errorf(governance.ENOTFOUND, "Account not found.")

@@ -4,16 +4,16 @@ import (
 	"database/sql/driver"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	sqlite "modernc.org/sqlite"
 )
 
 var registerFuncs sync.Once
 
 // registerFunctions adds the store's SQL functions to the driver, before
-// the first connection opens (the triggers of migration 0005 call them).
+// the first connection opens (the triggers of migrations 0005 and 0030 call them).
 func registerFunctions() {
 	registerFuncs.Do(func() {
 		sqlite.MustRegisterDeterministicScalarFunction("mnemo_cjk_bigrams", 1,
@@ -21,13 +21,15 @@ func registerFunctions() {
 				s, _ := args[0].(string)
 				return cjkBigrams(s), nil
 			})
+		sqlite.MustRegisterDeterministicScalarFunction("mnemo_terms", 1,
+			func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+				s, _ := args[0].(string)
+				return tokenizer.Index(s), nil
+			})
 	})
 }
 
-// isCJK reports whether r is written without spaces between words.
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-}
+var isCJK = tokenizer.IsCJK
 
 // cjkBigrams returns the distinct overlapping character pairs of every CJK
 // run in s, separated by spaces ("" when s has none).

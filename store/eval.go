@@ -6,106 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 )
-
-// Eval suite origins.
-const (
-	EvalOriginBuiltin  = "builtin"
-	EvalOriginUploaded = "uploaded"
-)
-
-// EvalSuite is a stored eval suite: its YAML body and where it came from.
-type EvalSuite struct {
-	ID        int64
-	Name      string
-	Origin    string
-	Body      string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
-// EvalRunStatus is where an eval run (a background job) stands.
-type EvalRunStatus string
-
-const (
-	EvalQueued    EvalRunStatus = "queued"
-	EvalRunning   EvalRunStatus = "running"
-	EvalDone      EvalRunStatus = "done"
-	EvalFailed    EvalRunStatus = "failed"
-	EvalCancelled EvalRunStatus = "cancelled"
-)
-
-// Terminal reports whether a run in this status will never change again.
-func (s EvalRunStatus) Terminal() bool {
-	return s == EvalDone || s == EvalFailed || s == EvalCancelled
-}
-
-// EvalRun is one run of a suite. Done, Passed, Failed and Skipped count the
-// stored results; a result with status "error" counts as failed here.
-type EvalRun struct {
-	ID          int64
-	SuiteID     int64
-	SuiteName   string
-	Status      EvalRunStatus
-	Total       int
-	Done        int
-	CurrentCase string
-	Passed      int
-	Failed      int
-	Skipped     int
-	// Summary is JSON written by the runner (metrics, snapshot of the suite).
-	Summary    string
-	Tokens     int
-	Cost       float64
-	Error      string
-	CreatedBy  string
-	CreatedAt  time.Time
-	StartedAt  *time.Time
-	FinishedAt *time.Time
-}
-
-// EvalResult is the stored outcome of one case of a run.
-type EvalResult struct {
-	ID     int64
-	RunID  int64
-	CaseID string
-	Kind   string
-	// Status is passed, failed, skipped or error.
-	Status string
-	Reason string
-	// Detail is JSON written by the runner.
-	Detail    string
-	CreatedAt time.Time
-}
-
-// EvalRunFilter selects runs; zero fields are ignored.
-type EvalRunFilter struct {
-	SuiteID  *int64
-	Statuses []EvalRunStatus
-	// IDs restricts to these runs when not nil.
-	IDs    []int64
-	Offset int
-	Limit  int
-}
-
-// EvalRunUpdate patches a running run; nil fields are left alone.
-type EvalRunUpdate struct {
-	Total       *int
-	CurrentCase *string
-	Summary     *string
-}
 
 // UpsertEvalSuite stores a suite by name: a new name is inserted, an existing
 // suite of the same origin gets the new body. An uploaded suite may not
 // replace a built-in one (or the reverse): ECONFLICT. A change is audited.
-func (s *Store) UpsertEvalSuite(ctx context.Context, suite *EvalSuite, actor string) error {
+func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error {
 	if strings.TrimSpace(suite.Name) == "" {
 		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
 	}
-	if suite.Origin != EvalOriginBuiltin && suite.Origin != EvalOriginUploaded {
+	if suite.Origin != evals.OriginBuiltin && suite.Origin != evals.OriginUploaded {
 		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin or uploaded.", suite.Origin)
 	}
 	tx, err := s.BeginTx(ctx, nil)
@@ -150,23 +63,23 @@ func (s *Store) UpsertEvalSuite(ctx context.Context, suite *EvalSuite, actor str
 }
 
 // FindEvalSuiteByID returns one suite or ENOTFOUND.
-func (s *Store) FindEvalSuiteByID(ctx context.Context, id int64) (*EvalSuite, error) {
+func (s *Store) FindEvalSuiteByID(ctx context.Context, id int64) (*evals.SuiteRow, error) {
 	return findEvalSuite(ctx, s.db, `id = ?`, id)
 }
 
 // FindEvalSuiteByName returns one suite or ENOTFOUND.
-func (s *Store) FindEvalSuiteByName(ctx context.Context, name string) (*EvalSuite, error) {
+func (s *Store) FindEvalSuiteByName(ctx context.Context, name string) (*evals.SuiteRow, error) {
 	return findEvalSuite(ctx, s.db, `name = ?`, name)
 }
 
 // FindEvalSuites lists every suite, built-in first, then by name.
-func (s *Store) FindEvalSuites(ctx context.Context) ([]*EvalSuite, error) {
+func (s *Store) FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites ORDER BY origin = 'uploaded', name`)
 	if err != nil {
 		return nil, fmt.Errorf("store: find eval suites: %w", err)
 	}
 	defer rows.Close()
-	var out []*EvalSuite
+	var out []*evals.SuiteRow
 	for rows.Next() {
 		suite, err := scanEvalSuite(rows)
 		if err != nil {
@@ -183,7 +96,7 @@ type queryRower interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func findEvalSuite(ctx context.Context, q queryRower, where string, arg any) (*EvalSuite, error) {
+func findEvalSuite(ctx context.Context, q queryRower, where string, arg any) (*evals.SuiteRow, error) {
 	suite, err := scanEvalSuite(q.QueryRowContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites WHERE `+where, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Eval suite not found.")
@@ -191,9 +104,9 @@ func findEvalSuite(ctx context.Context, q queryRower, where string, arg any) (*E
 	return suite, err
 }
 
-func scanEvalSuite(r scanner) (*EvalSuite, error) {
+func scanEvalSuite(r scanner) (*evals.SuiteRow, error) {
 	var (
-		suite            EvalSuite
+		suite            evals.SuiteRow
 		created, updated string
 	)
 	if err := r.Scan(&suite.ID, &suite.Name, &suite.Origin, &suite.Body, &created, &updated); err != nil {
@@ -207,7 +120,7 @@ func scanEvalSuite(r scanner) (*EvalSuite, error) {
 }
 
 // CreateEvalRun queues a run of a suite; the runner picks it up.
-func (s *Store) CreateEvalRun(ctx context.Context, run *EvalRun) error {
+func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
 	if run.CreatedBy == "" {
 		return governance.Errorf(governance.EINVALID, "A run needs the name of who started it.")
 	}
@@ -231,7 +144,7 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *EvalRun) error {
 		return mapError(err, "Eval run")
 	}
 	run.ID, _ = res.LastInsertId()
-	run.SuiteName, run.Status, run.CreatedAt = suite.Name, EvalQueued, tx.now
+	run.SuiteName, run.Status, run.CreatedAt = suite.Name, evals.RunQueued, tx.now
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{
 		Actor: run.CreatedBy, Action: "eval.run_queue", ObjectType: "eval_run", ObjectID: fmt.Sprint(run.ID),
 		Details: "suite " + suite.Name,
@@ -244,9 +157,9 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *EvalRun) error {
 const evalRunColumns = `r.id, r.suite_id, s.name, r.status, r.total, r.done, r.current_case, r.passed, r.failed, r.skipped,
 	r.summary, r.tokens, r.cost, r.error, r.created_by, r.created_at, r.started_at, r.finished_at`
 
-func scanEvalRun(r scanner, extra ...any) (*EvalRun, error) {
+func scanEvalRun(r scanner, extra ...any) (*evals.RunRow, error) {
 	var (
-		run     EvalRun
+		run     evals.RunRow
 		created string
 		started NullTime
 		ended   NullTime
@@ -265,11 +178,11 @@ func scanEvalRun(r scanner, extra ...any) (*EvalRun, error) {
 }
 
 // FindEvalRunByID returns one run or ENOTFOUND.
-func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*EvalRun, error) {
+func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, error) {
 	return findEvalRunByID(ctx, s.db, id)
 }
 
-func findEvalRunByID(ctx context.Context, q queryRower, id int64) (*EvalRun, error) {
+func findEvalRunByID(ctx context.Context, q queryRower, id int64) (*evals.RunRow, error) {
 	run, err := scanEvalRun(q.QueryRowContext(ctx, `SELECT `+evalRunColumns+`
 		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE r.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -279,7 +192,7 @@ func findEvalRunByID(ctx context.Context, q queryRower, id int64) (*EvalRun, err
 }
 
 // FindEvalRuns lists runs, newest first, with the total count.
-func (s *Store) FindEvalRuns(ctx context.Context, f EvalRunFilter) ([]*EvalRun, int, error) {
+func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.RunRow, int, error) {
 	where, args := []string{"1 = 1"}, []any{}
 	if f.SuiteID != nil {
 		where, args = append(where, "r.suite_id = ?"), append(args, *f.SuiteID)
@@ -306,7 +219,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f EvalRunFilter) ([]*EvalRun, 
 	}
 	defer rows.Close()
 	var (
-		out   []*EvalRun
+		out   []*evals.RunRow
 		total int
 	)
 	for rows.Next() {
@@ -321,7 +234,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f EvalRunFilter) ([]*EvalRun, 
 
 // ClaimEvalRun marks the oldest queued run as running and returns it;
 // ENOTFOUND when nothing is queued.
-func (s *Store) ClaimEvalRun(ctx context.Context) (*EvalRun, error) {
+func (s *Store) ClaimEvalRun(ctx context.Context) (*evals.RunRow, error) {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -348,7 +261,7 @@ func (s *Store) ClaimEvalRun(ctx context.Context) (*EvalRun, error) {
 
 // UpdateEvalRun patches a run that is still running; ECONFLICT otherwise
 // (it was cancelled or has finished).
-func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd EvalRunUpdate) error {
+func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate) error {
 	set, args := []string{}, []any{}
 	if upd.Total != nil {
 		set, args = append(set, "total = ?"), append(args, *upd.Total)
@@ -376,7 +289,7 @@ func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd EvalRunUpdate) 
 // SaveEvalResult stores the result of one case and advances the run's
 // counters, token usage and cost in the same transaction. A result for a
 // case already stored is ignored, so a resumed run never counts twice.
-func (s *Store) SaveEvalResult(ctx context.Context, res *EvalResult, tokens int, cost float64) error {
+func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens int, cost float64) error {
 	switch res.Status {
 	case "passed", "failed", "skipped", "error":
 	default:
@@ -419,7 +332,7 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *EvalResult, tokens int,
 }
 
 // FindEvalResults lists the results of a run in the order they were stored.
-func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*EvalResult, error) {
+func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.ResultRow, error) {
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT id, run_id, case_id, kind, status, reason, detail, created_at
 		FROM eval_results WHERE run_id = ? ORDER BY id`, runID)
@@ -427,10 +340,10 @@ func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*EvalResult
 		return nil, fmt.Errorf("store: find eval results: %w", err)
 	}
 	defer rows.Close()
-	var out []*EvalResult
+	var out []*evals.ResultRow
 	for rows.Next() {
 		var (
-			r       EvalResult
+			r       evals.ResultRow
 			created string
 		)
 		if err := rows.Scan(&r.ID, &r.RunID, &r.CaseID, &r.Kind, &r.Status, &r.Reason, &r.Detail, &created); err != nil {
@@ -445,7 +358,7 @@ func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*EvalResult
 // FinishEvalRun ends a running run with its final status, summary and
 // error. It reports false (and changes nothing) when the run is no longer
 // running, e.g. because it was cancelled meanwhile.
-func (s *Store) FinishEvalRun(ctx context.Context, id int64, status EvalRunStatus, summary, errMsg string) (bool, error) {
+func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evals.RunStatus, summary, errMsg string) (bool, error) {
 	if !status.Terminal() {
 		return false, governance.Errorf(governance.EINVALID, "Status %q does not finish a run.", status)
 	}
@@ -642,4 +555,11 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 		}
 	}
 	return tx.Commit()
+}
+
+// NewTextBaseline opens an empty bare full-text baseline in a new
+// temporary directory (OpenTextBaseline), for the eval runner's retrieval
+// benchmarks; it shares nothing with s.
+func (s *Store) NewTextBaseline(ctx context.Context) (evals.TextBaseline, error) {
+	return OpenTextBaseline(ctx, "")
 }

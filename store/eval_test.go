@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"github.com/mnemo-console/mnemo/evals"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +12,9 @@ import (
 )
 
 // MustCreateEvalSuite stores an uploaded suite with the given name.
-func MustCreateEvalSuite(tb testing.TB, s *store.Store, name string) *store.EvalSuite {
+func MustCreateEvalSuite(tb testing.TB, s *store.Store, name string) *evals.SuiteRow {
 	tb.Helper()
-	suite := &store.EvalSuite{Name: name, Origin: store.EvalOriginUploaded, Body: "name: " + name + "\n"}
+	suite := &evals.SuiteRow{Name: name, Origin: evals.OriginUploaded, Body: "name: " + name + "\n"}
 	if err := s.UpsertEvalSuite(context.Background(), suite, "tester"); err != nil {
 		tb.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func TestUpsertEvalSuite(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		s := MustOpenStore(t)
 		suite := MustCreateEvalSuite(t, s, "travel")
-		again := &store.EvalSuite{Name: "travel", Origin: store.EvalOriginUploaded, Body: "name: travel\ncases: []\n"}
+		again := &evals.SuiteRow{Name: "travel", Origin: evals.OriginUploaded, Body: "name: travel\ncases: []\n"}
 		if err := s.UpsertEvalSuite(ctx, again, "tester"); err != nil {
 			t.Fatal(err)
 		}
@@ -42,10 +43,10 @@ func TestUpsertEvalSuite(t *testing.T) {
 	})
 	t.Run("ErrConflictWithBuiltin", func(t *testing.T) {
 		s := MustOpenStore(t)
-		if err := s.UpsertEvalSuite(ctx, &store.EvalSuite{Name: "x", Origin: store.EvalOriginBuiltin, Body: "a"}, "system"); err != nil {
+		if err := s.UpsertEvalSuite(ctx, &evals.SuiteRow{Name: "x", Origin: evals.OriginBuiltin, Body: "a"}, "system"); err != nil {
 			t.Fatal(err)
 		}
-		err := s.UpsertEvalSuite(ctx, &store.EvalSuite{Name: "x", Origin: store.EvalOriginUploaded, Body: "b"}, "tester")
+		err := s.UpsertEvalSuite(ctx, &evals.SuiteRow{Name: "x", Origin: evals.OriginUploaded, Body: "b"}, "tester")
 		if got, want := governance.ErrorCode(err), governance.ECONFLICT; got != want {
 			t.Fatalf("code = %q, want %q (%v)", got, want, err)
 		}
@@ -64,7 +65,7 @@ func TestEvalRunLifecycle(t *testing.T) {
 	t.Run("ClaimSaveFinish", func(t *testing.T) {
 		s := MustOpenStore(t)
 		suite := MustCreateEvalSuite(t, s, "travel")
-		run := &store.EvalRun{SuiteID: suite.ID, Total: 3, CreatedBy: "alice"}
+		run := &evals.RunRow{SuiteID: suite.ID, Total: 3, CreatedBy: "alice"}
 		if err := s.CreateEvalRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
@@ -72,17 +73,17 @@ func TestEvalRunLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if claimed.ID != run.ID || claimed.Status != store.EvalRunning || claimed.StartedAt == nil || claimed.SuiteName != "travel" {
+		if claimed.ID != run.ID || claimed.Status != evals.RunRunning || claimed.StartedAt == nil || claimed.SuiteName != "travel" {
 			t.Fatalf("claimed = %+v", claimed)
 		}
 		if _, err := s.ClaimEvalRun(ctx); governance.ErrorCode(err) != governance.ENOTFOUND {
 			t.Fatalf("second claim err = %v", err)
 		}
 		cur := "c1"
-		if err := s.UpdateEvalRun(ctx, run.ID, store.EvalRunUpdate{CurrentCase: &cur}); err != nil {
+		if err := s.UpdateEvalRun(ctx, run.ID, evals.RunUpdate{CurrentCase: &cur}); err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range []*store.EvalResult{
+		for _, r := range []*evals.ResultRow{
 			{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed"},
 			{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "failed"}, // duplicate: ignored
 			{RunID: run.ID, CaseID: "c2", Kind: "ab", Status: "skipped", Reason: "no model"},
@@ -92,7 +93,7 @@ func TestEvalRunLifecycle(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ok, err := s.FinishEvalRun(ctx, run.ID, store.EvalDone, `{"pass_rate":0.5}`, "")
+		ok, err := s.FinishEvalRun(ctx, run.ID, evals.RunDone, `{"pass_rate":0.5}`, "")
 		if err != nil || !ok {
 			t.Fatalf("finish = %v, %v", ok, err)
 		}
@@ -101,7 +102,7 @@ func TestEvalRunLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.Done != 3 || got.Passed != 1 || got.Failed != 1 || got.Skipped != 1 || got.Tokens != 30 || got.Cost != 1.5 ||
-			got.Status != store.EvalDone || got.FinishedAt == nil || got.CurrentCase != "" {
+			got.Status != evals.RunDone || got.FinishedAt == nil || got.CurrentCase != "" {
 			t.Fatalf("run = %+v", got)
 		}
 		results, err := s.FindEvalResults(ctx, run.ID)
@@ -111,14 +112,14 @@ func TestEvalRunLifecycle(t *testing.T) {
 		if len(results) != 3 || results[0].Status != "passed" {
 			t.Fatalf("results = %+v", results)
 		}
-		if err := s.UpdateEvalRun(ctx, run.ID, store.EvalRunUpdate{CurrentCase: &cur}); governance.ErrorCode(err) != governance.ECONFLICT {
+		if err := s.UpdateEvalRun(ctx, run.ID, evals.RunUpdate{CurrentCase: &cur}); governance.ErrorCode(err) != governance.ECONFLICT {
 			t.Fatalf("update after finish err = %v", err)
 		}
 	})
 	t.Run("Cancel", func(t *testing.T) {
 		s := MustOpenStore(t)
 		suite := MustCreateEvalSuite(t, s, "travel")
-		run := &store.EvalRun{SuiteID: suite.ID, CreatedBy: "alice"}
+		run := &evals.RunRow{SuiteID: suite.ID, CreatedBy: "alice"}
 		if err := s.CreateEvalRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
@@ -128,13 +129,13 @@ func TestEvalRunLifecycle(t *testing.T) {
 		if err := s.CancelEvalRun(ctx, run.ID, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		ok, err := s.FinishEvalRun(ctx, run.ID, store.EvalDone, "", "")
+		ok, err := s.FinishEvalRun(ctx, run.ID, evals.RunDone, "", "")
 		if err != nil || ok {
 			t.Fatalf("finish after cancel = %v, %v", ok, err)
 		}
 		// A case that ends after the cancel is not recorded, whenever the
 		// runner notices.
-		if err := s.SaveEvalResult(ctx, &store.EvalResult{RunID: run.ID, CaseID: "late", Kind: "recall", Status: "passed"}, 5, 0.1); err != nil {
+		if err := s.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "late", Kind: "recall", Status: "passed"}, 5, 0.1); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := s.FindEvalRunByID(ctx, run.ID); got.Done != 0 || got.Passed != 0 || got.Tokens != 0 {
@@ -146,8 +147,8 @@ func TestEvalRunLifecycle(t *testing.T) {
 		if err := s.CancelEvalRun(ctx, run.ID, "alice"); governance.ErrorCode(err) != governance.ECONFLICT {
 			t.Fatalf("second cancel err = %v", err)
 		}
-		runs, total, err := s.FindEvalRuns(ctx, store.EvalRunFilter{SuiteID: &suite.ID, Statuses: []store.EvalRunStatus{store.EvalCancelled}})
-		if err != nil || total != 1 || runs[0].Status != store.EvalCancelled {
+		runs, total, err := s.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &suite.ID, Statuses: []evals.RunStatus{evals.RunCancelled}})
+		if err != nil || total != 1 || runs[0].Status != evals.RunCancelled {
 			t.Fatalf("runs = %+v, %d, %v", runs, total, err)
 		}
 		v, err := s.VerifyAudit(ctx)

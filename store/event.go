@@ -2,11 +2,12 @@ package store
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
 var _ governance.EventService = (*Store)(nil)
@@ -243,48 +244,46 @@ func scanEvent(r scanner, extra ...any) (*governance.Event, error) {
 // says "more than".
 const maxSearchCount = 1000
 
-// SearchEvents finds events whose text contains every term of the query
-// (Chinese substrings and English words, case-insensitive), newest first.
-// Terms of three or more characters go through the trigram index,
-// two-character CJK words through the CJK pair index, and anything shorter
-// is matched with LIKE on the rows the indexes and filters leave. The total
-// is capped at maxSearchCount+1.
+// SearchEvents finds events for a query, most relevant first (or newest
+// first with SearchNewest). Words of the query may match in any number —
+// more matches and rarer words rank higher (FTS5 bm25 over events_words) —
+// and match by English stem ("commit" finds "committing"); a Chinese run
+// matches through its character pairs, so a substring of two or more
+// characters is found, and a single character through its own term. A
+// quoted phrase must occur exactly (case-insensitive). The total is capped
+// at maxSearchCount+1.
 func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error) {
-	terms := searchTerms(f.Query)
-	if len(terms) == 0 {
+	q := parseSearch(f.Query)
+	if len(q.highlight) == 0 {
 		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
 	}
 	where, args := eventWhere(f)
-	var phrases, pairs []string
-	for _, t := range terms {
-		switch {
-		case utf8.RuneCountInString(t) >= 3:
-			phrases = append(phrases, ftsPhrase(t))
-		case isCJKPair(t):
-			pairs = append(pairs, ftsPhrase(t))
-		default:
-			where = append(where, `e.text LIKE ? ESCAPE '\'`)
-			args = append(args, "%"+likeEscape(t)+"%")
-		}
+	for _, p := range q.exact {
+		where = append(where, "instr(lower(e.text), ?) > 0")
+		args = append(args, strings.ToLower(p))
 	}
-	// The query is driven by one full-text index (trigram for terms of three
-	// or more characters, else the CJK pair index); the other, if needed,
-	// filters. Ordering by the driving index's rowid lets FTS5 walk its
-	// doclists backwards and stop at the limit instead of sorting every match.
+	var match []string
+	if f.ProjectID != nil {
+		match = append(match, fmt.Sprintf("scope:p%d", *f.ProjectID))
+	}
+	if f.SubjectID != nil {
+		match = append(match, "scope:s"+strings.ToUpper(hex.EncodeToString([]byte(*f.SubjectID)))+"0")
+	}
+	match = append(match, q.phrases...)
+	if len(q.any) > 0 {
+		match = append(match, "("+strings.Join(q.any, " OR ")+")")
+	}
 	from, order := "events e", " ORDER BY e.seq DESC"
-	switch {
-	case len(phrases) > 0:
-		from, order = "events_fts f JOIN events e ON e.seq = f.rowid", " ORDER BY f.rowid DESC"
-		where = append([]string{"events_fts MATCH ?"}, where...)
-		args = append([]any{strings.Join(phrases, " AND ")}, args...)
-		if len(pairs) > 0 {
-			where = append(where, "e.seq IN (SELECT rowid FROM events_cjk WHERE events_cjk MATCH ?)")
-			args = append(args, strings.Join(pairs, " AND "))
+	if len(q.phrases)+len(q.any) > 0 {
+		// Ordering by the index's rowid lets FTS5 walk its doclists
+		// backwards and stop at the limit; by rank it scores every match.
+		from = "events_words w JOIN events e ON e.seq = w.rowid"
+		where = append([]string{"events_words MATCH ?"}, where...)
+		args = append([]any{strings.Join(match, " AND ")}, args...)
+		order = " ORDER BY w.rank, w.rowid DESC"
+		if f.Order == governance.SearchNewest {
+			order = " ORDER BY w.rowid DESC"
 		}
-	case len(pairs) > 0:
-		from, order = "events_cjk c JOIN events e ON e.seq = c.rowid", " ORDER BY c.rowid DESC"
-		where = append([]string{"events_cjk MATCH ?"}, where...)
-		args = append([]any{strings.Join(pairs, " AND ")}, args...)
 	}
 	cond := strings.Join(where, " AND ")
 
@@ -305,9 +304,61 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		if err != nil {
 			return nil, 0, err
 		}
-		out = append(out, &governance.EventHit{Event: e, Fragments: governance.Highlight(e.Text, terms, 240)})
+		out = append(out, &governance.EventHit{Event: e, Fragments: governance.Highlight(e.Text, q.highlight, 240)})
 	}
 	return out, total, rows.Err()
+}
+
+// searchQuery is a parsed search: FTS5 phrases that must match, terms of
+// which any may, exact substrings, and what to highlight.
+type searchQuery struct {
+	phrases   []string
+	any       []string
+	exact     []string
+	highlight []string
+}
+
+// parseSearch reads a query: "quoted phrases" are exact, everything else is
+// words (any may match) and CJK runs (their character pairs, or the single
+// character).
+func parseSearch(text string) searchQuery {
+	var q searchQuery
+	seen := map[string]bool{}
+	loose := func(part string) {
+		tokenizer.PhraseTokens(part, func(t string, _ int) {
+			if !seen[t] {
+				seen[t] = true
+				q.any = append(q.any, ftsPhrase(t))
+			}
+		})
+		q.highlight = append(q.highlight, searchTerms(part)...)
+	}
+	for {
+		before, rest, quoted := strings.Cut(text, `"`)
+		if !quoted {
+			loose(before)
+			break
+		}
+		loose(before)
+		phrase, after, _ := strings.Cut(rest, `"`)
+		text = after
+		phrase = strings.TrimSpace(phrase)
+		if phrase == "" {
+			continue
+		}
+		var toks []string
+		tokenizer.PhraseTokens(phrase, func(t string, _ int) { toks = append(toks, t) })
+		if len(toks) > 0 {
+			q.phrases = append(q.phrases, ftsPhrase(strings.Join(toks, " ")))
+		}
+		q.exact = append(q.exact, phrase)
+		q.highlight = append(q.highlight, phrase)
+	}
+	if len(q.phrases) > 0 && len(q.any) > 0 {
+		// The phrases select; loose words then only add to the rank.
+		q.any = append(append([]string{}, q.phrases...), q.any...)
+	}
+	return q
 }
 
 func ftsPhrase(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }

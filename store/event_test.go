@@ -117,10 +117,15 @@ func TestSearchEvents(t *testing.T) {
 		want []string
 	}{
 		{"环球影城", []string{"e2"}},
-		{"午睡", []string{"e1"}},     // two characters: below the trigram, matched by LIKE
-		{"linter", []string{"e3"}}, // case-insensitive English word
-		{"lint commit", []string{"e3"}},
-		{"午睡 环球", nil},
+		{"午睡", []string{"e1"}},                            // two characters: one character pair
+		{"linter", []string{"e3"}},                        // case-insensitive English word
+		{"lint commit", []string{"e3"}},                   // any word may match; "commit" finds "committing"
+		{"午睡 环球", []string{"e1", "e2"}},                   // any word may match
+		{"环球 午睡 行程", []string{"e1", "e2"}},                // more matches rank first
+		{"when should I run the linter?", []string{"e3"}}, // a question
+		{`"run the linter"`, []string{"e3"}},              // an exact phrase
+		{`"run linter"`, nil},                             // not in the text as written
+		{`"午睡 环球"`, nil},
 		{"不存在的词", nil},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
@@ -146,6 +151,15 @@ func TestSearchEvents(t *testing.T) {
 			}
 		})
 	}
+	t.Run("NewestFirst", func(t *testing.T) {
+		hits, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: "环球 午睡 行程", Order: governance.SearchNewest})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 2 || hits[0].Event.ID != "e2" || hits[1].Event.ID != "e1" {
+			t.Fatalf("hits = %v", hits)
+		}
+	})
 	t.Run("ProjectIDsScope", func(t *testing.T) {
 		hits, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectIDs: []int64{other.ID}, Query: "环球影城"})
 		if err != nil {
@@ -203,11 +217,11 @@ func TestRedactLeavesNoIndexCopy(t *testing.T) {
 		t.Fatalf("hits = %v, %v", hits, err)
 	}
 	var n int
-	if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events_fts_data WHERE instr(block, ?) > 0`, []byte("uok")).Scan(&n); err != nil {
+	if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events_words_data WHERE instr(block, ?) > 0`, []byte("quokkamarmalad")).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 0 {
-		t.Fatalf("%d index blocks still hold the redacted trigrams", n)
+		t.Fatalf("%d index blocks still hold the redacted term", n)
 	}
 }
 
@@ -223,12 +237,13 @@ func TestSearchCJKPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ q, want string }{
-		{"午睡", "[e1]"},          // pair index
-		{"酒店", "[e2 e1]"},       // newest first
-		{"酒店 早餐", "[e2]"},       // two pairs
-		{"酒店 off_sale", "[e2]"}, // pair + trigram
-		{"50%", "[e2]"},         // trigram with LIKE characters
-		{"睡", "[e3 e1]"},        // one character: LIKE
+		{"午睡", "[e1]"},             // pair index
+		{"酒店", "[e2 e1]"},          // newest first
+		{"酒店 早餐", "[e2 e1]"},       // two pairs: the event with both first
+		{"酒店 off_sale", "[e2 e1]"}, // pair + words
+		{`"酒店早餐"`, "[e2]"},         // a phrase of pairs
+		{"50%", "[e2]"},            // trigram with LIKE characters
+		{"睡", "[e3 e1]"},           // one character: LIKE
 	} {
 		hits, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: tc.q})
 		if err != nil {

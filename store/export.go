@@ -621,3 +621,32 @@ func (s *Store) ExportHermes(ctx context.Context, projectID int64, subjectID str
 		User:   governance.BuildHermesFile(governance.HermesUserName, governance.HermesUserLimit, user, now, w),
 	}, nil
 }
+
+// ExportAgentFiles builds the managed blocks of the files coding agents
+// read (AGENTS.md, CLAUDE.md, .claude/rules/<topic>.md) from the project's
+// usable rules, plus the subject's when subjectID is not empty, and the
+// Hermes MEMORY.md and USER.md.
+func (s *Store) ExportAgentFiles(ctx context.Context, projectID int64, subjectID string) ([]governance.AgentFile, *HermesExport, error) {
+	p, err := s.FindProjectByID(ctx, projectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rules []*governance.Rule
+	err = queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r WHERE r.project_id = ? AND r.status = 'active'
+		AND (r.subject_id = '' OR r.subject_id = ?) ORDER BY r.id`, []any{projectID, subjectID}, func(r scanner) error {
+		rule, err := scanRule(r)
+		if err != nil {
+			return err
+		}
+		rules = append(rules, rule)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: export agent files: %w", err)
+	}
+	h, err := s.ExportHermes(ctx, projectID, subjectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return governance.BuildAgentFiles(p.Slug, rules, s.Now().UTC(), governance.DefaultRecallWeights()), h, nil
+}

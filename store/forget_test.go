@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mnemo-console/mnemo/evals"
 	"os"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"github.com/mnemo-console/mnemo/store"
 )
 
@@ -167,12 +169,15 @@ func TestForgetRule(t *testing.T) {
 					}
 				}
 				var n int
-				if err := d.Store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events_fts WHERE events_fts MATCH ?`,
-					`"`+q+`"`).Scan(&n); err != nil {
+				// The index holds words: no row has the whole line's terms in order.
+				var toks []string
+				tokenizer.PhraseTokens(text, func(t string, _ int) { toks = append(toks, t) })
+				if err := d.Store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events_words WHERE events_words MATCH ?`,
+					`terms: "`+strings.Join(toks, " ")+`"`).Scan(&n); err != nil {
 					t.Fatal(err)
 				}
 				if n != 0 {
-					t.Errorf("the FTS index still matches %q (%d rows)", q, n)
+					t.Errorf("the FTS index still matches %q (%d rows)", text, n)
 				}
 			}
 		}
@@ -412,8 +417,8 @@ func TestForgetSubjectBulk(t *testing.T) {
 	if rep.Events != 1500 {
 		t.Fatalf("redacted %d events", rep.Events)
 	}
-	for _, term := range []string{"uok", "Zebra", "麒麟", "鸵鸟"} {
-		for _, table := range []string{"events_fts_data", "events_cjk_data"} {
+	for _, term := range []string{"zebraquokka", "麒麟", "鸵鸟"} {
+		for _, table := range []string{"events_words_data", "episodes_recall_data"} {
 			var n int
 			if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE instr(block, ?) > 0`, []byte(term)).Scan(&n); err != nil {
 				t.Fatal(err)
@@ -430,7 +435,7 @@ func TestForgetSubjectBulk(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("the other subject's line: %d hits, %v", len(hits), err)
 	}
-	for _, table := range []string{"events_fts", "events_cjk", "episodes_fts"} {
+	for _, table := range []string{"events_words", "episodes_recall", "rules_fts", "rules_cjk"} {
 		var v string
 		if err := s.DB().QueryRowContext(ctx, `SELECT v FROM `+table+`_config WHERE k = 'secure-delete'`).Scan(&v); err != nil || v != "1" {
 			t.Errorf("%s secure-delete = %q (%v)", table, v, err)
@@ -515,7 +520,7 @@ func TestForgetScrubsEvalResults(t *testing.T) {
 	}
 	ruleID, _ := res.LastInsertId()
 	suite := MustCreateEvalSuite(t, s, "coding")
-	run := &store.EvalRun{SuiteID: suite.ID, Total: 1, CreatedBy: "alice"}
+	run := &evals.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "alice"}
 	if err := s.CreateEvalRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +531,7 @@ func TestForgetScrubsEvalResults(t *testing.T) {
 	if !strings.Contains(string(detail), `\u003c`) {
 		t.Fatalf("detail %s is not escaped; the test needs a text JSON escapes", detail)
 	}
-	if err := s.SaveEvalResult(ctx, &store.EvalResult{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: string(detail)}, 0, 0); err != nil {
+	if err := s.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: string(detail)}, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ForgetRule(ctx, "alice", ruleID, false); err != nil {

@@ -10,17 +10,18 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
 var _ governance.RecallService = (*Store)(nil)
 
 // Limits on what recall reads for one request.
 const (
-	recallQueryTerms   = 32  // full-text terms taken from the task
-	recallIndexTerms   = 8   // of which at most this many, spread over the task, go to the episode index
-	recallFTSEpisodes  = 30  // episodes found through the index
-	recallRecentEpisod = 50  // most recent episodes of the scope
-	recallRecentEvents = 200 // most recent events of the scope (on request)
+	recallQueryTerms   = 64   // full-text terms taken from the task
+	recallFTSEpisodes  = 500  // episodes found through the index
+	recallRecentEpisod = 50   // most recent episodes of the scope
+	recallEventMatches = 1000 // events found through the index, best first
+	recallEpisodeTerms = 32   // terms of the episode index query
 )
 
 // recallRuleStatuses are the rule states recall considers (and explains in
@@ -89,8 +90,7 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 	if err != nil {
 		return nil, fmt.Errorf("store: recall rules: %w", err)
 	}
-	terms := governance.RecallQueryTerms(req.Task+" "+req.TaskType, recallQueryTerms)
-	if err := s.loadRecallEpisodes(ctx, req, terms, in); err != nil {
+	if err := s.loadRecallEpisodes(ctx, req, in); err != nil {
 		return nil, err
 	}
 	if req.IncludeEvents {
@@ -156,123 +156,126 @@ func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
 	return &e, nil
 }
 
-// loadRecallEpisodes takes the most recent in-scope episodes and, when the
-// scope holds more than those, the in-scope episodes that recall's
-// scope-partitioned index (episodes_recall) finds for the task's CJK
-// character pairs and English words. Each is ranked by termRanks over the
-// union.
-func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallRequest, terms []string, in *governance.RecallInput) error {
+// loadRecallEpisodes offers the most recent in-scope episodes and every
+// in-scope episode (up to recallFTSEpisodes, newest first) that recall's
+// scope-partitioned index (episodes_recall) finds for any of the task's CJK
+// character pairs or words; the engine ranks them (BM25 over the scope's
+// episodes, whose number it is told).
+func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallRequest, in *governance.RecallInput) error {
 	seen := map[int64]bool{}
-	var eps []*governance.Episode
-	err := queryEach(ctx, s, `
+	add := func(r scanner) error {
+		e, err := scanRecallEpisode(r)
+		if err == nil && !seen[e.ID] {
+			seen[e.ID] = true
+			in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e})
+		}
+		return err
+	}
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes WHERE project_id = ? AND subject_id IN ('', ?)`,
+		req.ProjectID, req.SubjectID).Scan(&in.Corpus.Episodes)
+	if err != nil {
+		return fmt.Errorf("store: recall episode count: %w", err)
+	}
+	if in.Corpus.Episodes == 0 {
+		return nil
+	}
+	if q := recallEpisodeMatch(req); q != "" {
+		err := queryEach(ctx, s, `
+			SELECT `+recallEpisodeColumns+`
+			FROM episodes_recall JOIN episodes e ON e.id = episodes_recall.rowid
+			WHERE episodes_recall MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
+			ORDER BY episodes_recall.rowid DESC LIMIT ?`,
+			[]any{q, req.ProjectID, req.SubjectID, recallFTSEpisodes}, add)
+		if err != nil {
+			return fmt.Errorf("store: recall episodes by text: %w", err)
+		}
+	}
+	err = queryEach(ctx, s, `
 		SELECT `+recallEpisodeColumns+` FROM episodes e
 		WHERE e.project_id = ? AND e.subject_id IN ('', ?)
 		ORDER BY e.last_seq DESC LIMIT ?`,
-		[]any{req.ProjectID, req.SubjectID, recallRecentEpisod}, func(r scanner) error {
-			e, err := scanRecallEpisode(r)
-			if err == nil {
-				seen[e.ID] = true
-				eps = append(eps, e)
-			}
-			return err
-		})
+		[]any{req.ProjectID, req.SubjectID, recallRecentEpisod}, add)
 	if err != nil {
 		return fmt.Errorf("store: recall recent episodes: %w", err)
-	}
-	// A window that is not full holds every in-scope episode already. Past
-	// it, the index is asked for older episodes with the task's terms,
-	// leaving out terms most of the window has: in this scope they say
-	// little and would bring back only the newest episodes.
-	if len(eps) == recallRecentEpisod {
-		oldest := eps[0].ID
-		var common []string
-		for _, e := range eps {
-			oldest = min(oldest, e.ID)
-			common = append(common, strings.ToLower(e.Summary))
-		}
-		if q := recallMatch(req, func(term string) bool {
-			n := 0
-			for _, c := range common {
-				if strings.Contains(c, term) {
-					n++
-				}
-			}
-			return n*5 > len(common)
-		}); q != "" {
-			err := queryEach(ctx, s, `
-				SELECT `+recallEpisodeColumns+`
-				FROM episodes_recall JOIN episodes e ON e.id = episodes_recall.rowid
-				WHERE episodes_recall MATCH ? AND episodes_recall.rowid < ?
-					AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
-				ORDER BY episodes_recall.rowid DESC LIMIT ?`,
-				[]any{q, oldest, req.ProjectID, req.SubjectID, recallFTSEpisodes}, func(r scanner) error {
-					e, err := scanRecallEpisode(r)
-					if err == nil && !seen[e.ID] {
-						seen[e.ID] = true
-						eps = append(eps, e)
-					}
-					return err
-				})
-			if err != nil {
-				return fmt.Errorf("store: recall episodes by text: %w", err)
-			}
-		}
-	}
-	ranks := termRanks(terms, len(eps), func(i int) string { return eps[i].Summary })
-	for i, e := range eps {
-		in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e, Rank: ranks[i]})
 	}
 	return nil
 }
 
-// recallMatch builds the episodes_recall query for req: its scope tokens
-// (the project, and project-wide or the subject's rows) AND any of the
-// task's CJK character pairs and English words that are not common. ""
-// when no term is left.
-func recallMatch(req governance.RecallRequest, common func(term string) bool) string {
+// recallScope is the MATCH expression selecting req's scope in an index
+// with a scope column: the project, and project-wide or the subject's rows.
+func recallScope(req governance.RecallRequest) string {
+	scope := fmt.Sprintf("scope:p%d AND (scope:s0", req.ProjectID)
+	if req.SubjectID != "" {
+		scope += " OR scope:s" + strings.ToUpper(hex.EncodeToString([]byte(req.SubjectID))) + "0"
+	}
+	return scope + ")"
+}
+
+// recallEpisodeMatch builds the episodes_recall query for req: its scope
+// AND any of the task's CJK character pairs (grams column) and words (text
+// column, porter stems). "" when the task has no such term.
+func recallEpisodeMatch(req governance.RecallRequest) string {
 	text := req.Task + " " + req.TaskType
-	var all []string
+	var terms []string
 	seen := map[string]bool{}
 	add := func(t string) {
-		if t != "" && !seen[t] && !common(strings.ToLower(t)) {
+		if t != "" && !seen[t] && len(terms) < recallEpisodeTerms {
 			seen[t] = true
-			all = append(all, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+			terms = append(terms, ftsPhrase(t))
 		}
 	}
 	for _, pair := range strings.Fields(cjkBigrams(text)) {
 		add(pair)
 	}
-	for _, t := range governance.RecallQueryTerms(text, recallQueryTerms) {
-		if !isCJK([]rune(t)[0]) {
-			add(t)
+	for _, w := range tokenizer.Words(text) {
+		if len(w) > 1 && !tokenizer.IsStopWord(w) {
+			add(w)
 		}
 	}
-	if len(all) == 0 {
+	if len(terms) == 0 {
 		return ""
 	}
-	// Each term costs the index a seek per segment: keep a few, spread over the task.
-	terms := all
-	if len(all) > recallIndexTerms {
-		terms = make([]string, recallIndexTerms)
-		for i := range terms {
-			terms[i] = all[i*len(all)/recallIndexTerms]
-		}
-	}
-	scope := fmt.Sprintf("scope:p%d AND (scope:s0", req.ProjectID)
-	if req.SubjectID != "" {
-		scope += " OR scope:s" + strings.ToUpper(hex.EncodeToString([]byte(req.SubjectID))) + "0"
-	}
-	return scope + ") AND {grams text}: (" + strings.Join(terms, " OR ") + ")"
+	return recallScope(req) + " AND {grams text}: (" + strings.Join(terms, " OR ") + ")"
 }
 
-// loadRecallEvents offers the most recent in-scope, unredacted message
-// events; the engine keeps those relevant to the task.
+// recallEventMatch builds the events_words query for req: its scope AND
+// any of the task's terms. "" when the task has none.
+func recallEventMatch(req governance.RecallRequest) string {
+	var terms []string
+	seen := map[string]bool{}
+	tokenizer.Tokens(req.Task+" "+req.TaskType, func(t string, _ int) {
+		if !seen[t] && len(terms) < recallQueryTerms {
+			seen[t] = true
+			terms = append(terms, ftsPhrase(t))
+		}
+	})
+	if len(terms) == 0 {
+		return ""
+	}
+	return recallScope(req) + " AND terms: (" + strings.Join(terms, " OR ") + ")"
+}
+
+// loadRecallEvents offers the in-scope, unredacted message events holding
+// any term of the task, however old (at most recallEventMatches, those
+// FTS5 ranks best), and the size of the scope's event corpus; the engine
+// ranks them with the scope's own statistics.
 func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallRequest, in *governance.RecallInput) error {
-	err := queryEach(ctx, s, `
-		SELECT `+eventColumns+` FROM events e
+	q := recallEventMatch(req)
+	if q == "" {
+		return nil
+	}
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE project_id = ? AND subject_id IN ('', ?)`,
+		req.ProjectID, req.SubjectID).Scan(&in.Corpus.Events)
+	if err != nil {
+		return fmt.Errorf("store: recall event count: %w", err)
+	}
+	err = queryEach(ctx, s, `
+		SELECT `+eventColumns+`
+		FROM (SELECT rowid FROM events_words WHERE events_words MATCH ? ORDER BY rank LIMIT ?) w
+		JOIN events e ON e.seq = w.rowid
 		WHERE e.project_id = ? AND e.subject_id IN ('', ?) AND e.redacted = 0 AND e.kind = 'message'
-		ORDER BY e.seq DESC LIMIT ?`,
-		[]any{req.ProjectID, req.SubjectID, recallRecentEvents}, func(r scanner) error {
+		ORDER BY e.seq`,
+		[]any{q, recallEventMatches, req.ProjectID, req.SubjectID}, func(r scanner) error {
 			e, err := scanEvent(r)
 			if err == nil {
 				in.Events = append(in.Events, governance.RecallEvent{Event: e})
@@ -283,33 +286,6 @@ func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallReque
 		return fmt.Errorf("store: recall events: %w", err)
 	}
 	return nil
-}
-
-// termRanks ranks n texts by the share of the query's terms each
-// contains, relative to the best of them (1). Unlike
-// bm25 it does not depend on what else the database holds, so the same
-// project gives the same ranks in any console (an export re-imported
-// recalls the same package). The index only chooses which texts to rank.
-func termRanks(terms []string, n int, text func(int) string) []float64 {
-	ranks := make([]float64, n)
-	best := 0
-	counts := make([]int, n)
-	for i := range n {
-		lower := strings.ToLower(text(i))
-		for _, t := range terms {
-			if len([]rune(t)) >= 3 && strings.Contains(lower, strings.ToLower(t)) {
-				counts[i]++
-			}
-		}
-		best = max(best, counts[i])
-	}
-	if best == 0 {
-		return ranks
-	}
-	for i, c := range counts {
-		ranks[i] = float64(c) / float64(best)
-	}
-	return ranks
 }
 
 // recallTraceRecord is what recall_traces.trace holds: the request's shape

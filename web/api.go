@@ -20,6 +20,7 @@ import (
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/transcript"
 )
 
 // Limits of the agent API, per request.
@@ -246,6 +247,9 @@ func (s *Server) handleAPINotFound(c echo.Context) error {
 func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	t := tokenFrom(c.Request().Context())
 	capBody(c, s.cfg.MaxEventsBytes)
+	if c.QueryParam("format") != "" {
+		return s.handleAPITranscriptCreate(c, t)
+	}
 	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	var (
 		events []*governance.Event
@@ -291,6 +295,36 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	}
 	res, err := s.store.IngestEvents(c.Request().Context(), t.ProjectID, events)
 	if err != nil {
+		return err
+	}
+	if res.SkippedIDs == nil {
+		res.SkippedIDs = []string{}
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+// handleAPITranscriptCreate imports an agent's session file sent as the
+// body (?format=auto|claude-code|codex|hermes|openai|seed|mnemo), streamed
+// in one transaction: a malformed line rejects the whole body unless
+// ?skip_malformed=true, in which case bad lines are skipped and listed.
+// A seed file's project_id must be the token's project.
+func (s *Server) handleAPITranscriptCreate(c echo.Context, t *store.APIToken) error {
+	format, err := transcript.ParseFormat(c.QueryParam("format"))
+	if err != nil {
+		return err
+	}
+	skip, _ := strconv.ParseBool(c.QueryParam("skip_malformed"))
+	opts := transcript.Options{Format: format, Name: c.QueryParam("name"), Project: t.ProjectSlug,
+		Subject: c.QueryParam("subject_id"), SkipMalformed: skip}
+	if opts.Name == "" {
+		opts.Name = "api"
+	}
+	res, err := transcript.Import(c.Request().Context(), s.store, "", t.ProjectID, c.Request().Body, opts)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return governance.Errorf(governance.ETOOLARGE, "The body is larger than %d bytes.", mbe.Limit)
+		}
 		return err
 	}
 	if res.SkippedIDs == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -83,6 +84,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	status, msg := classify(err)
 	ctx, log := c.Request().Context(), s.requestLog(c)
+	loc := locale.From(ctx)
 	if status >= 500 {
 		log.LogAttrs(ctx, slog.LevelError, "request failed", slog.Any("error", err))
 	} else {
@@ -99,9 +101,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 			return
 		}
 	}
-	v := templates.ErrorView{Status: status, Title: http.StatusText(status), Message: msg}
+	v := templates.ErrorView{Status: status, Title: loc.Phrase(http.StatusText(status)), Message: loc.Phrase(msg)}
 	if status == http.StatusNotFound {
-		v.Title = "Not found"
+		v.Title = loc.Phrase("Not found")
+	} else if status == http.StatusInternalServerError {
+		v.Title = loc.Phrase("Internal error")
 	}
 	var rerr error
 	switch {

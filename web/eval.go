@@ -12,7 +12,6 @@ import (
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -52,7 +51,7 @@ func (s *Server) canAccessLive(ctx context.Context, a *governance.Account, live 
 }
 
 // evalSuite loads a suite the account may see.
-func (s *Server) evalSuite(c echo.Context, a *governance.Account, id int64) (*store.EvalSuite, error) {
+func (s *Server) evalSuite(c echo.Context, a *governance.Account, id int64) (*evals.SuiteRow, error) {
 	ctx := c.Request().Context()
 	row, err := s.store.FindEvalSuiteByID(ctx, id)
 	if err != nil {
@@ -65,7 +64,7 @@ func (s *Server) evalSuite(c echo.Context, a *governance.Account, id int64) (*st
 }
 
 // evalRun loads a run of a suite the account may see.
-func (s *Server) evalRun(c echo.Context, a *governance.Account, param string) (*store.EvalRun, error) {
+func (s *Server) evalRun(c echo.Context, a *governance.Account, param string) (*evals.RunRow, error) {
 	id, err := idParam(c, param, "run")
 	if err != nil {
 		return nil, err
@@ -81,12 +80,12 @@ func (s *Server) evalRun(c echo.Context, a *governance.Account, param string) (*
 }
 
 // visibleSuites lists the suites the account may see.
-func (s *Server) visibleSuites(ctx context.Context, a *governance.Account) ([]*store.EvalSuite, error) {
+func (s *Server) visibleSuites(ctx context.Context, a *governance.Account) ([]*evals.SuiteRow, error) {
 	rows, err := s.store.FindEvalSuites(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []*store.EvalSuite
+	var out []*evals.SuiteRow
 	for _, row := range rows {
 		if s.canAccessLive(ctx, a, evals.LiveProjectsOf(row.Body)) {
 			out = append(out, row)
@@ -133,7 +132,7 @@ func (s *Server) evalIndexView(c echo.Context, a *governance.Account) (templates
 		sr.Last = last[row.ID]
 		v.Suites = append(v.Suites, sr)
 	}
-	runs, _, err := s.store.FindEvalRuns(ctx, store.EvalRunFilter{Limit: evalRecentRuns * 3})
+	runs, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{Limit: evalRecentRuns * 3})
 	if err != nil {
 		return v, err
 	}
@@ -153,7 +152,7 @@ func (s *Server) evalIndexView(c echo.Context, a *governance.Account) (templates
 func (s *Server) lastRuns(ctx context.Context, suiteIDs []int64) (map[int64]*templates.EvalRunRow, error) {
 	out := map[int64]*templates.EvalRunRow{}
 	for _, id := range suiteIDs {
-		runs, _, err := s.store.FindEvalRuns(ctx, store.EvalRunFilter{SuiteID: &id, Limit: 1})
+		runs, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &id, Limit: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +219,7 @@ func (s *Server) handleEvalSuiteCreate(c echo.Context) error {
 
 // uploadSuite validates and stores an upload; an invalid one returns a nil
 // row and the form to show again with its problems.
-func (s *Server) uploadSuite(c echo.Context, a *governance.Account) (*store.EvalSuite, templates.EvalUploadForm, error) {
+func (s *Server) uploadSuite(c echo.Context, a *governance.Account) (*evals.SuiteRow, templates.EvalUploadForm, error) {
 	name, body, err := readUpload(c, evals.MaxSuiteBytes)
 	if err != nil {
 		return nil, templates.EvalUploadForm{}, err
@@ -267,7 +266,7 @@ func (s *Server) handleEvalSuiteShow(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	runs, _, err := s.store.FindEvalRuns(ctx, store.EvalRunFilter{SuiteID: &row.ID, Limit: evalRunHistory})
+	runs, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &row.ID, Limit: evalRunHistory})
 	if err != nil {
 		return err
 	}
@@ -283,7 +282,7 @@ func (s *Server) handleEvalSuiteShow(c echo.Context) error {
 	}
 	for _, r := range runs {
 		v.Runs = append(v.Runs, runRow(r))
-		if r.Status == store.EvalDone {
+		if r.Status == evals.RunDone {
 			v.Done = append(v.Done, runRow(r))
 		}
 	}
@@ -386,7 +385,7 @@ func (s *Server) handleEvalRunCompare(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	var runs [2]*store.EvalRun
+	var runs [2]*evals.RunRow
 	for i, key := range []string{"a", "b"} {
 		id, err := strconv.ParseInt(c.QueryParam(key), 10, 64)
 		if err != nil {
@@ -451,7 +450,7 @@ func (s *Server) benchmarkIndexView(c echo.Context, a *governance.Account) (temp
 			continue
 		}
 		b := templates.EvalBenchmarkSuite{Suite: suiteRow(info)}
-		runs, _, err := s.store.FindEvalRuns(ctx, store.EvalRunFilter{SuiteID: &row.ID, Limit: 1})
+		runs, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &row.ID, Limit: 1})
 		if err != nil {
 			return v, err
 		}
@@ -459,7 +458,7 @@ func (s *Server) benchmarkIndexView(c echo.Context, a *governance.Account) (temp
 			r := runRow(runs[0])
 			b.Run = &r
 		}
-		done, _, err := s.store.FindEvalRuns(ctx, store.EvalRunFilter{SuiteID: &row.ID, Statuses: []store.EvalRunStatus{store.EvalDone}, Limit: 1})
+		done, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &row.ID, Statuses: []evals.RunStatus{evals.RunDone}, Limit: 1})
 		if err != nil {
 			return v, err
 		}

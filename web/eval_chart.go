@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/evals"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -15,12 +14,12 @@ const trendPoints = 30
 
 // trendChart draws the finished runs (newest first in runs) as an SVG line
 // chart: pass rate, recall precision and recall, and uplift.
-func trendChart(runs []*store.EvalRun) templates.EvalChart {
+func trendChart(runs []*evals.RunRow) templates.EvalChart {
 	c := templates.EvalChart{Width: 640, Height: 240, Left: 44, Top: 12, Right: 628, Bottom: 212}
-	var done []*store.EvalRun
+	var done []*evals.RunRow
 	var metrics []*evals.Metrics
 	for _, r := range runs {
-		if r.Status != store.EvalDone {
+		if r.Status != evals.RunDone {
 			continue
 		}
 		if m := evals.ParseRunSummary(r.Summary).Metrics; m != nil {

@@ -342,13 +342,13 @@ cases: [{id: shanghai, kind: ab, task: plan, rules: [{text: nap}]}]
 			Guards: []evals.CheckResult{{Check: `not_contains "Hotel X"`, Passed: true, Evidence: "does not occur"}},
 		}}}
 	detail, _ := json.Marshal(res)
-	if err := f.Store.SaveEvalResult(ctx, &store.EvalResult{RunID: run.ID, CaseID: "shanghai", Kind: "ab", Status: "passed",
+	if err := f.Store.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "shanghai", Kind: "ab", Status: "passed",
 		Reason: res.Reason, Detail: string(detail)}, 600, 0.01); err != nil {
 		t.Fatal(err)
 	}
 	m := evals.Summarize(nil, []*evals.CaseResult{res}, time.Second)
 	sum, _ := json.Marshal(evals.RunSummary{Metrics: &m})
-	if _, err := f.Store.FinishEvalRun(ctx, run.ID, store.EvalDone, string(sum), ""); err != nil {
+	if _, err := f.Store.FinishEvalRun(ctx, run.ID, evals.RunDone, string(sum), ""); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := f.Login(t, TravelReviewer).Get(fmt.Sprintf("/evals/runs/%d", run.ID))

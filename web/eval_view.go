@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/evals"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -21,7 +20,7 @@ func suiteRow(info *evals.SuiteInfo) templates.EvalSuiteRow {
 	}
 }
 
-func runRow(r *store.EvalRun) templates.EvalRunRow {
+func runRow(r *evals.RunRow) templates.EvalRunRow {
 	row := templates.EvalRunRow{
 		ID: r.ID, SuiteID: r.SuiteID, Suite: r.SuiteName, Status: string(r.Status), Done: r.Done, Total: r.Total,
 		Passed: r.Passed, Failed: r.Failed, Skipped: r.Skipped, Tokens: r.Tokens, Cost: fmt.Sprintf("%.4f", r.Cost),
@@ -52,7 +51,7 @@ func signed(p *float64) string {
 }
 
 // evalRunView builds a run's page from its row and stored results.
-func (s *Server) evalRunView(ctx context.Context, run *store.EvalRun) (templates.EvalRunView, error) {
+func (s *Server) evalRunView(ctx context.Context, run *evals.RunRow) (templates.EvalRunView, error) {
 	results, err := s.store.FindEvalResults(ctx, run.ID)
 	if err != nil {
 		return templates.EvalRunView{}, err
@@ -100,7 +99,7 @@ func (s *Server) evalRunView(ctx context.Context, run *store.EvalRun) (templates
 		v.Cases = append(v.Cases, caseView(c))
 	}
 	if run.Status.Terminal() {
-		prev, _, err := s.store.FindEvalRuns(ctx, store.EvalRunFilter{SuiteID: &run.SuiteID, Statuses: []store.EvalRunStatus{store.EvalDone}, Limit: 10})
+		prev, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &run.SuiteID, Statuses: []evals.RunStatus{evals.RunDone}, Limit: 10})
 		if err != nil {
 			return v, err
 		}
@@ -267,7 +266,7 @@ func benchmarkView(t *evals.BenchmarkTable) *templates.EvalBenchmarkView {
 	return v
 }
 
-func compareView(a, b *store.EvalRun, cmp *evals.Comparison) templates.EvalCompareView {
+func compareView(a, b *evals.RunRow, cmp *evals.Comparison) templates.EvalCompareView {
 	v := templates.EvalCompareView{SuiteID: a.SuiteID, Suite: a.SuiteName, A: runRow(a), B: runRow(b),
 		Regressions: cmp.Regressions, Fixed: cmp.Fixed}
 	for _, m := range []struct {

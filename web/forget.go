@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -90,17 +89,17 @@ func (s *Server) handleRuleForgetShow(c echo.Context) error {
 		toggle.Set("events", "1")
 	}
 	v := templates.ForgetView{
-		Heading:      "Forget this memory",
-		Intro:        fmt.Sprintf("You are about to forget rule #%d and everything it was learned from, as listed below.", r.ID),
+		Heading:      tr(c, "forget.heading_memory"),
+		Intro:        tr(c, "forget.intro_rule", "ID", r.ID),
 		Action:       "/rules/" + strconv.FormatInt(r.ID, 10) + "/forget",
 		Back:         back,
 		EventsChoice: true,
 		WithEvents:   withEvents,
 		EventsToggle: "/rules/" + strconv.FormatInt(r.ID, 10) + "/forget?" + toggle.Encode(),
 		Plans:        []templates.ForgetPlanView{planView(preview, sc.Project)},
-		Submit:       "Forget it",
+		Submit:       tr(c, "forget.submit"),
 	}
-	return s.renderForget(c, "Forget rule #"+strconv.FormatInt(r.ID, 10), v)
+	return s.renderForget(c, tr(c, "forget.heading_memory"), v)
 }
 
 // handleRuleForgetCreate forgets one rule.
@@ -117,15 +116,17 @@ func (s *Server) handleRuleForgetCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, back, forgetMessage("The memory is forgotten", rep))
+	return s.done(c, back, forgetMessage(c, tr(c, "forget.done_memory"), rep))
 }
 
-func forgetMessage(head string, rep *store.ForgetReport) string {
-	msg := fmt.Sprintf("%s: %d rule(s), %d candidate(s)", head, len(rep.RuleIDs), len(rep.CandidateIDs))
+// forgetMessage is the flash after a forget, in the viewer's language:
+// head, then what went.
+func forgetMessage(c echo.Context, head string, rep *store.ForgetReport) string {
+	parts := trn(c, "forget.rules", len(rep.RuleIDs)) + tr(c, "list.sep") + trn(c, "forget.done_candidates", len(rep.CandidateIDs))
 	if rep.Events > 0 {
-		msg += fmt.Sprintf(", %d conversation line(s)", rep.Events)
+		parts += tr(c, "list.sep") + trn(c, "forget.events", rep.Events)
 	}
-	return msg + ". It will not be learned again."
+	return tr(c, "forget.done", "Head", head, "Parts", parts)
 }
 
 // bulkForgetIDs reads the selected rules and checks the viewer reviews
@@ -183,7 +184,7 @@ func (s *Server) handleRulesForget(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return s.done(c, "/rules", forgetMessage("Forgotten", rep))
+		return s.done(c, "/rules", forgetMessage(c, tr(c, "forget.done_plain"), rep))
 	}
 	preview, err := s.store.PreviewForgetRules(ctx, ids, false)
 	if err != nil {
@@ -196,18 +197,18 @@ func (s *Server) handleRulesForget(c echo.Context) error {
 		}
 	}
 	v := templates.ForgetView{
-		Heading: fmt.Sprintf("Forget %d rule(s)", len(ids)),
-		Intro:   "You are about to forget the selected rules and everything they were learned from, as listed below.",
+		Heading: trn(c, "forget.heading_rules", len(ids)),
+		Intro:   tr(c, "forget.intro_rules"),
 		Action:  "/rules/forget",
 		Back:    "/rules",
 		Hidden:  []templates.HiddenField{{Name: "confirm", Value: "1"}},
 		Plans:   []templates.ForgetPlanView{planView(preview, project)},
-		Submit:  fmt.Sprintf("Forget %d rule(s)", len(ids)),
+		Submit:  trn(c, "forget.heading_rules", len(ids)),
 	}
 	for _, id := range ids {
 		v.Hidden = append(v.Hidden, templates.HiddenField{Name: "id", Value: strconv.FormatInt(id, 10)})
 	}
-	return s.renderForget(c, "Forget rules", v)
+	return s.renderForget(c, trn(c, "forget.heading_rules", len(ids)), v)
 }
 
 // forgettableCandidate loads the candidate of the path if the viewer may
@@ -250,17 +251,17 @@ func (s *Server) handleCandidateForgetShow(c echo.Context) error {
 	}
 	action := "/candidates/" + strconv.FormatInt(cand.ID, 10) + "/forget"
 	v := templates.ForgetView{
-		Heading:      "Forget this memory",
-		Intro:        "You are about to forget this noted memory, as listed below.",
+		Heading:      tr(c, "forget.heading_memory"),
+		Intro:        tr(c, "forget.intro_candidate"),
 		Action:       action,
 		Back:         back,
 		EventsChoice: true,
 		WithEvents:   withEvents,
 		EventsToggle: action + "?" + toggle.Encode(),
 		Plans:        []templates.ForgetPlanView{planView(preview, sc.Project)},
-		Submit:       "Forget it",
+		Submit:       tr(c, "forget.submit"),
 	}
-	return s.renderForget(c, "Forget a memory", v)
+	return s.renderForget(c, tr(c, "forget.heading_memory"), v)
 }
 
 // handleCandidateForgetCreate forgets a candidate memory.
@@ -273,7 +274,7 @@ func (s *Server) handleCandidateForgetCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, backTo(c, "/me"), forgetMessage("The memory is forgotten", rep))
+	return s.done(c, backTo(c, "/me"), forgetMessage(c, tr(c, "forget.done_memory"), rep))
 }
 
 // subjectPlans previews forgetting each (project, subject) pair.
@@ -333,12 +334,12 @@ func (s *Server) handleAdminForgetShow(c echo.Context) error {
 		}
 		back := "/admin/forget?" + url.Values{"project": {p.Slug}, "subject": {v.Subject}}.Encode()
 		v.Confirm = &templates.ForgetView{
-			Intro:  fmt.Sprintf("You are about to forget everything about subject %s in %s, as listed below.", v.Subject, p.Name),
+			Intro:  tr(c, "forget.intro_subject", "Subject", v.Subject, "Project", p.Name),
 			Action: "/admin/forget",
 			Back:   back,
 			Hidden: []templates.HiddenField{{Name: "project", Value: p.Slug}, {Name: "subject", Value: v.Subject}},
 			Plans:  plans,
-			Submit: "Forget everything about " + v.Subject,
+			Submit: tr(c, "forget.submit_subject", "Subject", v.Subject),
 		}
 	}
 	meta, err := s.meta(c, "Forget a subject", "")
@@ -361,5 +362,5 @@ func (s *Server) handleAdminForgetCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, "/admin/forget", forgetMessage("Everything about "+v.Subject+" is forgotten", rep))
+	return s.done(c, "/admin/forget", forgetMessage(c, tr(c, "forget.done_subject", "Subject", v.Subject), rep))
 }

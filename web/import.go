@@ -5,22 +5,30 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
 // importForm is the upload form as posted.
 type importForm struct {
 	Project string
+	Format  string
+	Skip    bool
 	File    *multipart.FileHeader
 }
 
 func newImportForm(c echo.Context) (importForm, error) {
-	f := importForm{Project: strings.TrimSpace(c.FormValue("project"))}
+	f := importForm{
+		Project: strings.TrimSpace(c.FormValue("project")),
+		Format:  strings.TrimSpace(c.FormValue("format")),
+		Skip:    c.FormValue("skip_malformed") != "",
+	}
 	fh, err := c.FormFile("file")
 	switch {
 	case err == nil:
@@ -51,9 +59,12 @@ func (f importForm) Validate(projects []*governance.Project) (templates.FieldErr
 	case chosen == nil:
 		errs["project"] = "There is no such project."
 	}
+	if _, err := transcript.ParseFormat(f.Format); err != nil {
+		errs["format"] = governance.ErrorMessage(err)
+	}
 	switch {
 	case f.File == nil:
-		errs["file"] = "Choose a JSON Lines file."
+		errs["file"] = "Choose a file."
 	case f.File.Size == 0:
 		errs["file"] = "The file is empty."
 	}
@@ -70,7 +81,7 @@ func (s *Server) handleImportNew(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := templates.ImportView{Projects: projects, Project: c.QueryParam("project")}
+	v := templates.ImportView{Projects: projects, Project: c.QueryParam("project"), Formats: importFormats()}
 	return render(c, http.StatusOK, templates.ImportPage(meta, v))
 }
 
@@ -87,7 +98,7 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := templates.ImportView{Projects: projects, Project: f.Project}
+	v := templates.ImportView{Projects: projects, Project: f.Project, Format: f.Format, Skip: f.Skip, Formats: importFormats()}
 	errs, project := f.Validate(projects)
 	if len(errs) > 0 {
 		v.Errors = errs
@@ -95,30 +106,50 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 	}
 	v.FileName = f.File.Filename
 
-	events, err := parseUpload(f.File, s.cfg.MaxLineBytes)
+	format, _ := transcript.ParseFormat(f.Format)
+	file, err := f.File.Open()
+	if err != nil {
+		return fmt.Errorf("web: open upload: %w", err)
+	}
+	defer file.Close()
+	opts := transcript.Options{Format: format, Name: f.File.Filename, Project: project.Slug, SkipMalformed: f.Skip}
+	res, err := transcript.Import(ctx, s.store, "account:"+auth.UserFrom(ctx).Username, project.ID, file, opts)
 	var rejected *governance.ImportError
 	switch {
 	case errors.As(err, &rejected):
 		v.LineErrors, v.InvalidLines = rejected.Lines, rejected.Count()
 		return s.renderImport(c, http.StatusUnprocessableEntity, v)
 	case err != nil:
+		if code := governance.ErrorCode(err); code == governance.EINVALID {
+			v.Errors = templates.FieldErrors{"file": governance.ErrorMessage(err)}
+			return s.renderImport(c, http.StatusUnprocessableEntity, v)
+		}
 		return err
-	case len(events) == 0:
+	case res.Inserted+res.Skipped == 0 && res.MalformedCount == 0:
 		v.Errors = templates.FieldErrors{"file": "The file holds no events."}
 		return s.renderImport(c, http.StatusUnprocessableEntity, v)
 	}
-	res, err := s.store.ImportEvents(ctx, "account:"+auth.UserFrom(ctx).Username, project.ID, events)
-	if errors.As(err, &rejected) {
-		v.LineErrors, v.InvalidLines = rejected.Lines, rejected.Count()
-		return s.renderImport(c, http.StatusUnprocessableEntity, v)
-	} else if err != nil {
-		return err
-	}
 	msg := fmt.Sprintf("%d imported, %d skipped (already present).", res.Inserted, res.Skipped)
+	if res.MalformedCount > 0 {
+		var lines []string
+		for _, l := range res.Malformed {
+			lines = append(lines, strconv.Itoa(l.Line))
+		}
+		msg += fmt.Sprintf(" %d malformed line(s) skipped: %s.", res.MalformedCount, strings.Join(lines, ", "))
+	}
 	if err := s.flash(c, auth.FlashSuccess, msg); err != nil {
 		return err
 	}
 	return redirect(c, "/admin/import?project="+project.Slug)
+}
+
+// importFormats lists the formats the upload form offers.
+func importFormats() []string {
+	out := []string{"auto"}
+	for _, f := range transcript.Formats {
+		out = append(out, string(f))
+	}
+	return out
 }
 
 func (s *Server) renderImport(c echo.Context, status int, v templates.ImportView) error {
@@ -127,15 +158,4 @@ func (s *Server) renderImport(c echo.Context, status int, v templates.ImportView
 		return err
 	}
 	return render(c, status, templates.ImportPage(meta, v))
-}
-
-// parseUpload reads the events of an uploaded file; a bad file yields a
-// *governance.ImportError.
-func parseUpload(fh *multipart.FileHeader, maxLine int) ([]*governance.Event, error) {
-	file, err := fh.Open()
-	if err != nil {
-		return nil, fmt.Errorf("web: open upload: %w", err)
-	}
-	defer file.Close()
-	return governance.ParseEventsJSONLLimit(file, maxLine)
 }

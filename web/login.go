@@ -83,7 +83,7 @@ func (s *Server) handleLoginCreate(c echo.Context) error {
 			return err
 		}
 		v := f.view()
-		v.Error = fmt.Sprintf("Too many sign-in attempts. Try again in %d seconds.", secs)
+		v.Error = trn(c, "login.too_many", secs)
 		return render(c, http.StatusTooManyRequests, templates.LoginPage(meta, v))
 	}
 

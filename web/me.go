@@ -262,5 +262,5 @@ func (s *Server) handleMeForgetCreate(c echo.Context) error {
 		total.CandidateIDs = append(total.CandidateIDs, rep.CandidateIDs...)
 		total.Events += rep.Events
 	}
-	return s.done(c, "/me", forgetMessage("Everything about you is forgotten", total))
+	return s.done(c, "/me", forgetMessage(c, tr(c, "forget.done_you"), total))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -32,11 +33,13 @@ func render(c echo.Context, status int, comp templ.Component) error {
 // meta builds the PageMeta of a full page: user, CSRF token, navigation and
 // the flash messages (consumed only when a full page shows them).
 func (s *Server) meta(c echo.Context, title, active string) (templates.PageMeta, error) {
+	loc := locale.From(c.Request().Context())
 	m := templates.PageMeta{
-		Title:  title,
+		Title:  loc.Phrase(title),
 		User:   auth.UserFrom(c.Request().Context()),
 		CSRF:   csrfToken(c),
 		Active: active,
+		Path:   c.Request().URL.RequestURI(),
 	}
 	m.Nav = navFor(m.User)
 	s.withReviewBadge(c.Request().Context(), &m)
@@ -48,7 +51,7 @@ func (s *Server) meta(c echo.Context, title, active string) (templates.PageMeta,
 		return m, err
 	}
 	for _, f := range flashes {
-		m.Flashes = append(m.Flashes, templates.Flash{Kind: string(f.Kind), Message: f.Message})
+		m.Flashes = append(m.Flashes, templates.Flash{Kind: string(f.Kind), Message: loc.Phrase(f.Message)})
 	}
 	return m, nil
 }

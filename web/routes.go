@@ -24,6 +24,7 @@ func (s *Server) routes() {
 	// Signed-in accounts: admin, reviewer, member.
 	app := group{e: e, mw: []echo.MiddlewareFunc{auth.RequireLogin}}
 	app.POST("/logout", s.handleLogout)
+	app.POST("/me/language", s.handleLanguageUpdate)
 	app.GET("/", s.handleDashboard)
 	app.GET("/events", s.handleProjectIndex)
 	app.GET("/events/:seq", s.handleEventShow)

@@ -31,6 +31,7 @@ func newSearchForm(c echo.Context) searchForm {
 		Role:    q("role"),
 		Status:  q("status"),
 		Source:  q("source"),
+		Order:   q("order"),
 	}
 }
 
@@ -50,6 +51,11 @@ func (f searchForm) Validate() templates.FieldErrors {
 	default:
 		errs["source"] = "Choose conversation, tool or external."
 	}
+	switch governance.SearchOrder(f.Order) {
+	case governance.SearchRelevance, governance.SearchNewest:
+	default:
+		errs["order"] = "Choose most relevant or newest first."
+	}
 	if len(f.Status) > governance.MaxStatusBytes {
 		errs["status"] = "Unknown status."
 	}
@@ -63,6 +69,7 @@ func (f searchForm) Validate() templates.FieldErrors {
 func (f searchForm) filter() governance.EventFilter {
 	var ef governance.EventFilter
 	ef.Query = f.Query
+	ef.Order = governance.SearchOrder(f.Order)
 	if f.Session != "" {
 		ef.SessionID = &f.Session
 	}
@@ -123,10 +130,14 @@ func (s *Server) handleEventSearch(c echo.Context) error {
 		page := pageParam(c)
 		ef.Offset, ef.Limit = (page-1)*searchPageSize, searchPageSize
 		hits, total, err := s.store.SearchEvents(ctx, ef)
-		if err != nil {
+		switch {
+		case governance.ErrorCode(err) == governance.EINVALID:
+			// Punctuation alone: say so where the results would be.
+			v.Errors["q"], status = tr(c, "search.no_terms"), http.StatusUnprocessableEntity
+		case err != nil:
 			return err
 		}
-		v.Searched, v.Hits = true, hits
+		v.Searched, v.Hits = err == nil, hits
 		query := c.QueryParams()
 		v.Pager = newPager(page, searchPageSize, total, total > searchCountCap, "search-results", func(p int) string {
 			return withPage("/search", query, p)

@@ -82,6 +82,19 @@ func TestSearch(t *testing.T) {
 		}
 	})
 
+	t.Run("Order", func(t *testing.T) {
+		res, doc := c.Get(search(url.Values{"q": {"环球影城"}, "order": {"newest"}}))
+		wantStatus(t, res, http.StatusOK)
+		if n := doc.Find(testid("hit")).Length(); n != 3 {
+			t.Fatalf("hits = %d, want 3", n)
+		}
+		if v, _ := doc.Find(`#search-order option[selected]`).Attr("value"); v != "newest" {
+			t.Fatalf("order not kept: %q", v)
+		}
+		res, _ = c.Get(search(url.Values{"q": {"环球影城"}, "order": {"oldest"}}))
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+	})
+
 	t.Run("ErrInvalidFilter", func(t *testing.T) {
 		res, doc := c.Get(search(url.Values{"q": {"x"}, "role": {"robot"}}))
 		wantStatus(t, res, http.StatusUnprocessableEntity)

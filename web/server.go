@@ -111,8 +111,8 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 
 // middleware installs, in order: Recover → RequestID → request logger →
-// Secure headers → body limit → session → current user → CSRF → clean
-// forms.
+// Secure headers → body limit → session → current user → language →
+// CSRF → clean forms.
 func (s *Server) middleware() error {
 	s.echo.Use(
 		middleware.Recover(),
@@ -135,6 +135,7 @@ func (s *Server) middleware() error {
 		}),
 		skipFor(skipAssets, s.sessions.SessionMiddleware()),
 		skipFor(skipAssets, auth.LoadUser(s.sessions, s.store)),
+		localize,
 		auth.CSRF(s.sessions, csrfContextKey, skipAssets),
 		skipFor(skipAssets, cleanForms),
 	)

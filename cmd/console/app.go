@@ -92,10 +92,7 @@ func (m *Main) evalDeps() evals.Deps {
 		deps.Model, deps.ModelName = openai.NewClientWithConfig(oc), m.Config.LLMModel
 		judge := model.New(model.Config{BaseURL: m.Config.LLMBaseURL, APIKey: m.Config.LLMAPIKey, Model: m.Config.LLMModel,
 			Timeout: m.Config.LLMTimeout, MaxRetries: 3}, m.Logger)
-		deps.Judge = func(ctx context.Context, rule, output string) (string, string, int, error) {
-			v, tokens, err := judge.Judge(ctx, rule, output)
-			return string(v.Result), v.Evidence, tokens, err
-		}
+		deps.Judge = judge
 	}
 	return deps
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/transcript"
 )
 
 // user runs "console user add|passwd|list".
@@ -143,12 +144,15 @@ func (e *cmdEnv) user(args []string) error {
 	return fmt.Errorf("unknown user command %q (want add, passwd or list)", sub)
 }
 
-// importEvents runs "console import FILE --project SLUG".
+// importEvents runs "console import FILE --project SLUG [--format F]".
 func (e *cmdEnv) importEvents(args []string) error {
-	fs, cfg, envErr := e.flags("import", "import FILE --project SLUG")
-	project := fs.String("project", "", "project slug to import into (required)")
+	fs, cfg, envErr := e.flags("import", "import FILE --project SLUG [--format auto|"+formatNames()+"] [--skip-malformed] [--subject ID]")
+	project := fs.String("project", "", "project slug to import into (required, except for seed files, whose project_id selects it)")
 	create := fs.Bool("create", false, "create the project if it does not exist")
 	full := fs.Bool("export", false, "FILE is a full project export (console export): restore it as a new project (--project renames it)")
+	formatName := fs.String("format", "auto", "source format: auto detects it; "+formatNames())
+	skip := fs.Bool("skip-malformed", false, "skip malformed lines and list them (default: a file with any malformed line is rejected whole)")
+	subject := fs.String("subject", "", "subject id for events whose source names none")
 	pos, err := parse(fs, cfg, envErr, args)
 	if err != nil {
 		return err
@@ -156,23 +160,117 @@ func (e *cmdEnv) importEvents(args []string) error {
 	if len(pos) == 1 && *full {
 		return e.importExport(*cfg, pos[0], *project)
 	}
-	if len(pos) != 1 || *project == "" {
+	format, err := transcript.ParseFormat(*formatName)
+	if err != nil {
+		return errors.New(governance.ErrorMessage(err))
+	}
+	if len(pos) != 1 {
 		fs.Usage()
 		return errors.New("import needs FILE and --project")
 	}
-	f, err := os.Open(pos[0])
+	slug := *project
+	if slug == "" {
+		slug = seedProject(pos[0], format)
+	}
+	if slug == "" {
+		fs.Usage()
+		return errors.New("import needs FILE and --project")
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	events, err := governance.ParseEventsJSONLLimit(f, cfg.MaxLineBytes)
-	if err != nil {
+	defer m.Close()
+	opts := transcript.Options{Format: format, Name: pos[0], Project: slug, Subject: *subject, SkipMalformed: *skip}
+	rejected := func(rep *transcript.Report, err error) error {
 		var ie *governance.ImportError
-		if errors.As(err, &ie) {
-			fmt.Fprintf(e.stderr, "%s: %s\n", pos[0], ie.Error())
-			return errSilent
+		if !errors.As(err, &ie) {
+			return errors.New(governance.ErrorMessage(err))
 		}
+		fmt.Fprintf(e.stderr, "%s: %s\n", pos[0], ie.Error())
+		if rep != nil && rep.MalformedCount > len(rep.Malformed) {
+			fmt.Fprintf(e.stderr, "(%d malformed lines in all; the first %d are listed)\n", rep.MalformedCount, len(rep.Malformed))
+		}
+		if !*skip {
+			fmt.Fprintln(e.stderr, "Use --skip-malformed to import the good lines and list the bad ones.")
+		}
+		return errSilent
+	}
+	p, err := m.Store.FindProjectBySlug(e.ctx, slug)
+	if governance.ErrorCode(err) == governance.ENOTFOUND && *create {
+		// Read the file once before creating the project, so that a
+		// rejected file leaves no empty project behind.
+		if rep, err := transcript.ParseFile(e.ctx, pos[0], opts, func(*governance.Event) error { return nil }); err != nil {
+			return rejected(rep, err)
+		}
+		p = &governance.Project{Slug: slug, Name: slug}
+		err = m.Store.CreateProject(e.ctx, p)
+	}
+	if err != nil {
+		return fmt.Errorf("project %s: %s (use --create to create it)", slug, governance.ErrorMessage(err))
+	}
+	res, err := transcript.ImportFile(e.ctx, m.Store, "cli", p.ID, pos[0], opts)
+	if err != nil {
+		if res != nil {
+			return rejected(&res.Report, err)
+		}
+		return rejected(nil, err)
+	}
+	fmt.Fprintf(e.stdout, "Imported %d event(s) into %s from %s (%s); skipped %d already present, %d line(s) ignored on purpose.\n",
+		res.Inserted, p.Slug, pos[0], res.Format, res.Skipped, res.Ignored)
+	if res.MalformedCount > 0 {
+		fmt.Fprintf(e.stdout, "Skipped %d malformed line(s):\n", res.MalformedCount)
+		for _, l := range res.Malformed {
+			fmt.Fprintf(e.stdout, "  line %d: %s\n", l.Line, strings.Join(l.Problems, "; "))
+		}
+	}
+	return nil
+}
+
+// formatNames lists the import formats for usage texts.
+func formatNames() string {
+	var names []string
+	for _, f := range transcript.Formats {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, "|")
+}
+
+// seedProject reads the project_id a seed-format file names, when the
+// format is (or may be) seed; "" otherwise.
+func seedProject(path string, format transcript.Format) string {
+	if format != transcript.FormatAuto && format != transcript.FormatSeed {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	if format == transcript.FormatAuto {
+		if detected, err := transcript.Detect(br); err != nil || detected != transcript.FormatSeed {
+			return ""
+		}
+	}
+	return transcript.PeekProject(br)
+}
+
+// sync runs "console sync --project P --to DIR": it writes the project's
+// approved memory into the files the agents read (AGENTS.md, CLAUDE.md,
+// .claude/rules/<topic>.md, MEMORY.md and USER.md), each inside a managed
+// block; what surrounds the block is kept byte for byte.
+func (e *cmdEnv) sync(args []string) error {
+	fs, cfg, envErr := e.flags("sync", "sync --project SLUG --to DIR [--subject ID]")
+	project := fs.String("project", "", "project slug (required)")
+	to := fs.String("to", "", "directory to write into, usually the repository root (required)")
+	subject := fs.String("subject", "", "also write this subject's memories (USER.md and the agent files)")
+	if _, err := parse(fs, cfg, envErr, args); err != nil {
 		return err
+	}
+	if *project == "" || *to == "" {
+		fs.Usage()
+		return errors.New("sync needs --project and --to")
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
@@ -180,19 +278,65 @@ func (e *cmdEnv) importEvents(args []string) error {
 	}
 	defer m.Close()
 	p, err := m.Store.FindProjectBySlug(e.ctx, *project)
-	if governance.ErrorCode(err) == governance.ENOTFOUND && *create {
-		p = &governance.Project{Slug: *project, Name: *project}
-		err = m.Store.CreateProject(e.ctx, p)
-	}
 	if err != nil {
-		return fmt.Errorf("project %s: %s (use --create to create it)", *project, governance.ErrorMessage(err))
+		return fmt.Errorf("project %s: %s", *project, governance.ErrorMessage(err))
 	}
-	res, err := m.Store.ImportEvents(e.ctx, "cli", p.ID, events)
+	files, h, err := m.Store.ExportAgentFiles(e.ctx, p.ID, *subject)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Imported %d event(s) into %s; skipped %d already present.\n", res.Inserted, p.Slug, res.Skipped)
+	for _, hf := range []governance.HermesFile{h.Memory, h.User} {
+		files = append(files, governance.AgentFile{Path: hf.Name, Limit: hf.Limit, Used: hf.Used, Block: hf.Text,
+			Included: hf.Included, Omitted: hf.Omitted})
+	}
+	for _, f := range files {
+		path := filepath.Join(*to, filepath.FromSlash(f.Path))
+		if err := writeManaged(path, f.Block); err != nil {
+			return fmt.Errorf("%s: %s", path, governance.ErrorMessage(err))
+		}
+		fmt.Fprintf(e.stdout, "Wrote %s: %d of %d characters, %d entries.\n", path, f.Used, f.Limit, len(f.Included))
+		for _, o := range f.Omitted {
+			fmt.Fprintf(e.stdout, "  did not fit: rule %d (%d characters)\n", o.RuleID, o.Runes)
+		}
+	}
 	return nil
+}
+
+// writeManaged puts block inside the managed block of the file at path,
+// creating it (and its directory) if needed, through a rename so a reader
+// never sees half a file.
+func writeManaged(path, block string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	out, err := governance.MergeManagedBlock(old, block)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mnemo-sync-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // heartbeat runs "console heartbeat --once".

@@ -86,6 +86,12 @@ type e2eBrowser struct {
 
 func newE2EBrowser(t *testing.T, m *Main, username string, width, height int) *e2eBrowser {
 	t.Helper()
+	return newE2EBrowserFor(t, m, username, width, height, 3*time.Minute)
+}
+
+// newE2EBrowserFor is newE2EBrowser with a deadline for the whole test.
+func newE2EBrowserFor(t *testing.T, m *Main, username string, width, height int, timeout time.Duration) *e2eBrowser {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(e2eChrome(t)),
 		chromedp.Headless,
@@ -101,7 +107,7 @@ func newE2EBrowser(t *testing.T, m *Main, username string, width, height int) *e
 	t.Cleanup(cancelAlloc)
 	ctx, cancelBrowser := chromedp.NewContext(actx)
 	t.Cleanup(cancelBrowser)
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	t.Cleanup(cancel)
 	b := &e2eBrowser{t: t, ctx: ctx, base: m.URL()}
 

@@ -44,9 +44,14 @@ Usage:
   console user list
   console user add NAME [--admin] [--reviewer PROJECT] [--member PROJECT --subject ID]
   console user passwd NAME
-  console import FILE --project SLUG           import JSON Lines events (all or nothing)
+  console import FILE --project SLUG [--format F] [--skip-malformed]
+                                               import events: Mnemo JSON Lines, seed events, Claude Code
+                                               transcripts, Codex CLI rollouts, a Hermes state.db, OpenAI
+                                               chat messages (detected unless --format); all or nothing
   console import FILE --export [--project S]   restore a full project export as a new project
   console export --project SLUG [--format jsonl|hermes] [--subject ID] [--out PATH]
+  console sync --project SLUG --to DIR         write approved memory into AGENTS.md, CLAUDE.md,
+                                               .claude/rules/*.md, MEMORY.md, USER.md (managed blocks)
   console heartbeat --once                     run one heartbeat and print what it did
   console audit verify                         verify the audit log's hash chain
   console eval list                            list the eval suites (built-in and uploaded)
@@ -75,6 +80,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return env.audit(args)
 	case "export":
 		return env.export(args)
+	case "sync":
+		return env.sync(args)
 	case "eval":
 		return env.eval(args)
 	case "help":

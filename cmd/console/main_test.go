@@ -187,6 +187,43 @@ func TestImportAndHeartbeatCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "intact") {
 		t.Fatalf("audit verify: %v\n%s", err, out)
 	}
+	cc := filepath.Join("..", "..", "transcript", "testdata", "claude-session.jsonl")
+	if out, err := runCmd("import", cc, "--project", "shop", "--create"); err == nil || !strings.Contains(out, "line 9: invalid JSON") {
+		t.Fatalf("malformed transcript: %v\n%s", err, out)
+	}
+	if _, err := runCmd("import", cc, "--project", "shop"); err == nil || !strings.Contains(err.Error(), "project shop:") {
+		t.Fatalf("a rejected file created its project: %v", err)
+	}
+	out, err = runCmd("import", cc, "--project", "shop", "--create", "--skip-malformed", "--format", "claude-code")
+	if err != nil || !strings.Contains(out, "Imported 10 event(s) into shop") || !strings.Contains(out, "line 9: invalid JSON") {
+		t.Fatalf("transcript import: %v\n%s", err, out)
+	}
+	// Sync the approved memory into agent files around hand-written text.
+	repo := filepath.Join(dir, "repo")
+	os.MkdirAll(repo, 0o755)
+	hand := "# Team notes\n\nKeep it simple.\n"
+	os.WriteFile(filepath.Join(repo, "AGENTS.md"), []byte(hand), 0o644)
+	out, err = runCmd("sync", "--project", "dev", "--to", repo)
+	if err != nil || !strings.Contains(out, "AGENTS.md") || !strings.Contains(out, "lessons.md") {
+		t.Fatalf("sync: %v\n%s", err, out)
+	}
+	got, _ := os.ReadFile(filepath.Join(repo, "AGENTS.md"))
+	if !strings.HasPrefix(string(got), hand) || !strings.Contains(string(got), "## Memory from Mnemo (project dev)") {
+		t.Fatalf("AGENTS.md = %q", got)
+	}
+	edited := "Top line.\n" + string(got) + "Bottom line.\n"
+	os.WriteFile(filepath.Join(repo, "AGENTS.md"), []byte(edited), 0o644)
+	if _, err := runCmd("sync", "--project", "dev", "--to", repo); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(filepath.Join(repo, "AGENTS.md")); string(again) != edited {
+		t.Fatalf("second sync changed the file outside its block:\n%q\nwant\n%q", again, edited)
+	}
+	for _, name := range []string{"CLAUDE.md", ".claude/rules/preferences.md", "MEMORY.md", "USER.md"} {
+		if _, err := os.Stat(filepath.Join(repo, name)); err != nil {
+			t.Errorf("sync did not write %s: %v", name, err)
+		}
+	}
 	exported := filepath.Join(dir, "dev-export.jsonl")
 	if out, err = runCmd("export", "--project", "dev", "--out", exported); err != nil {
 		t.Fatalf("export: %v\n%s", err, out)

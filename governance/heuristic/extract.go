@@ -16,7 +16,7 @@ import (
 
 // Name is the extractor's name and version, recorded on every candidate.
 // Bump the version when a change would extract different items.
-const Name = "heuristic/1"
+const Name = "heuristic/2"
 
 // maxStatementRunes caps a statement, well inside recall's per-item budget.
 const maxStatementRunes = 240
@@ -51,7 +51,7 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 		}
 		buf = splitSentences(buf[:0], e.Text)
 		for _, sn := range buf {
-			s.read(e, sn)
+			s.read(e, i, sn)
 		}
 	}
 	s.lessons()
@@ -70,6 +70,7 @@ type session struct {
 	prefs    int
 	durables int
 	failures []failure
+	said     []userSentence
 }
 
 // failure is a failed tool check and what became of it.
@@ -148,16 +149,34 @@ func newText(s string) text {
 func (t text) anyZH(words []string) bool { return t.han && containsAny(t.raw, words) }
 func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower, words) }
 
-// read extracts at most a preference, or else facts, from one sentence.
-func (s *session) read(e *governance.Event, sn sentence) {
+// read extracts at most a preference, or else facts, from one sentence of
+// event index.
+func (s *session) read(e *governance.Event, index int, sn sentence) {
 	t := newText(sn.text)
 	if isSmallTalk(t.lower) || t.anyZH(weatherZH) || t.anyEN(weatherEN) {
 		return
 	}
 	external := e.Source == governance.SourceExternal
 	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN)
+	if !external && !question && isBackReference(t) && s.pointBack(e, index) {
+		return
+	}
+	mark := len(s.items)
+	defer func() {
+		if !external {
+			item := -1
+			if len(s.items) > mark {
+				item = len(s.items) - 1
+			}
+			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item})
+		}
+	}()
 	if ok, durable := isPreference(t, question); ok {
-		s.add(governance.TypePreference, preferenceStatement(t.raw, external), durable, e.Seq)
+		statement := preferenceStatement(t.raw, external)
+		if !external {
+			statement = s.withReference(t, statement)
+		}
+		s.add(governance.TypePreference, statement, durable, e.Seq)
 		if !external { // the summary counts what the user asked for
 			s.prefs++
 			if durable {
@@ -179,6 +198,9 @@ func isPreference(t text, question bool) (ok, durable bool) {
 		return false, false
 	}
 	oneOff := t.anyZH(oneOffZH) || t.anyEN(oneOffEN)
+	if !oneOff && (t.latin && standingInstructionEN(t.lower) || t.han && standingInstructionZH(t.raw)) {
+		return true, true
+	}
 	// A standing arrangement ("还是老规矩") is itself an instruction.
 	directive := t.anyZH(directiveZH) || t.anyZH(standingZH) || t.latin && englishDirective(t.lower)
 	switch {

@@ -48,7 +48,7 @@ func mustExtract(tb testing.TB, events []*governance.Event) *governance.Extracti
 }
 
 func TestExtractorName(t *testing.T) {
-	if got, want := heuristic.NewExtractor().Name(), "heuristic/1"; got != want {
+	if got, want := heuristic.NewExtractor().Name(), "heuristic/2"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -252,4 +252,44 @@ func TestExtractCanceled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
+}
+
+func TestExtractBackReference(t *testing.T) {
+	t.Run("KeepDoingThat", func(t *testing.T) {
+		ex := mustExtract(t, session("user", "I prefer short commit messages in the imperative mood. Keep doing that."))
+		if len(ex.Items) != 1 || !ex.Items[0].Durable || ex.Items[0].Statement != "The user prefers short commit messages in the imperative mood" {
+			t.Fatalf("got %+v", ex.Items)
+		}
+	})
+	t.Run("PointsAtAssistant", func(t *testing.T) {
+		ex := mustExtract(t, session(
+			"assistant", "I split the change into three small commits, one per package.",
+			"user", "Keep doing that!",
+		))
+		if len(ex.Items) != 1 || !ex.Items[0].Durable || !strings.Contains(ex.Items[0].Statement, "three small commits") ||
+			!slices.Equal(ex.Items[0].SupportSeqs, []int64{101, 102}) {
+			t.Fatalf("got %+v", ex.Items)
+		}
+	})
+	t.Run("ZH", func(t *testing.T) {
+		ex := mustExtract(t, session("user", "提交信息用英文写。", "user", "以后都这样。"))
+		if len(ex.Items) != 1 || !ex.Items[0].Durable || !strings.Contains(ex.Items[0].Statement, "提交信息用英文写") {
+			t.Fatalf("got %+v", ex.Items)
+		}
+	})
+	t.Run("AboutTopic", func(t *testing.T) {
+		ex := mustExtract(t, session(
+			"user", "The deadline for the billing release is the 15th, QA needs two days.",
+			"user", "From now on, remember that thing about the deadline when you plan the sprint.",
+		))
+		var got string
+		for _, it := range ex.Items {
+			if it.Durable {
+				got = it.Statement
+			}
+		}
+		if !strings.Contains(got, "(The deadline for the billing release is the 15th, QA needs two days)") {
+			t.Fatalf("got %+v", ex.Items)
+		}
+	})
 }

@@ -3,6 +3,8 @@ package heuristic
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -156,5 +158,117 @@ func (s *session) lesson(f *failure, pass int) {
 	support = append(support, s.events[pass].Seq)
 	f.fixed = true
 	f.lesson = lessonFor(f.tool, f.reason, s.zh)
+	if _, known := lessonsByReason[f.reason]; !known {
+		if l := s.fixLesson(f, pass); l != "" {
+			f.lesson = l
+		}
+	}
 	s.add(governance.TypeLesson, f.lesson, false, support...)
+}
+
+// A lesson from a failed check without a known reason is worded from the
+// fix that followed: what the assistant said it changed ("I'll pin the Node
+// version in .nvmrc") and the check it made pass ("npm run ci:build").
+var (
+	fixOpenersEN = []string{"i'll ", "i will ", "i'm going to ", "let me ", "i've ", "i have ", "i ", "we need to ", "need to ", "the fix is to ", "fix: "}
+	fixVerbsEN   = []string{"pin", "set", "add", "use", "install", "upgrade", "downgrade", "bump", "switch", "change", "update", "remove", "drop", "reset", "rename", "move", "export", "configure", "enable", "disable", "increase", "raise", "lower", "replace", "regenerate", "create", "initialise", "initialize", "clear", "fix", "pass", "run", "start", "wrap", "mock", "skip", "declare", "define", "import", "quote", "escape", "lock", "restore", "delete", "revert", "point", "give", "make", "edit", "apply", "added", "pinned", "set", "changed", "updated", "removed", "dropped", "replaced", "switched", "installed", "bumped", "fixed", "moved", "renamed", "declared", "defined"}
+	fixOpenersZH = []string{"我来", "我先", "我会", "我把", "我给", "我已经", "已经", "需要", "改成", "先把", "把"}
+	checkLineRe  = regexp.MustCompile(`(?m)^\[([^\]]{1,64})\] (.+)$`)
+)
+
+// fixLesson words the lesson of failure f from the events up to the passing
+// re-check at pass; "" when no fix can be read.
+func (s *session) fixLesson(f *failure, pass int) string {
+	fix := ""
+	for j := f.index + 1; j < pass && fix == ""; j++ {
+		e := s.events[j]
+		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
+			continue
+		}
+		for _, sn := range splitSentences(nil, e.Text) {
+			if strings.HasPrefix(strings.TrimSpace(sn.text), "[") {
+				continue // a rendered tool call
+			}
+			if fix = fixPhrase(sn.text); fix != "" {
+				break
+			}
+		}
+	}
+	if fix == "" {
+		return ""
+	}
+	check := s.checkCommand(f)
+	if s.zh || hasHan(fix) {
+		if check == "" {
+			return finish(fmt.Sprintf("%s 检查前先%s", f.tool, fix))
+		}
+		return finish(fmt.Sprintf("运行 %s 之前先%s", check, fix))
+	}
+	if check == "" {
+		check = "the " + f.tool + " check"
+	}
+	if strings.Contains(lowerASCII(fix), " before ") {
+		return finish(fmt.Sprintf("%s (it makes %s pass)", fix, check))
+	}
+	return finish(fmt.Sprintf("%s before running %s", fix, check))
+}
+
+// fixPhrase takes the change out of a sentence of the assistant's ("The
+// build needs Node 20. I'll pin the Node version in .nvmrc" → "pin the Node
+// version in .nvmrc").
+func fixPhrase(sentence string) string {
+	raw := strings.TrimSpace(sentence)
+	if hasHan(raw) {
+		for _, o := range fixOpenersZH {
+			if i := strings.Index(raw, o); i >= 0 {
+				rest := trimTrailing(strings.TrimSpace(raw[i+len(o):]))
+				if o == "改成" || o == "把" || o == "先把" {
+					rest = o + rest
+				}
+				if len([]rune(rest)) >= 3 {
+					return truncateRunes(rest, 80)
+				}
+			}
+		}
+		return ""
+	}
+	lower := lowerASCII(raw)
+	for _, o := range fixOpenersEN {
+		i := strings.Index(lower, o)
+		if i < 0 || i > 0 && isWordByte(lower[i-1]) {
+			continue
+		}
+		rest := raw[i+len(o):]
+		word, _, _ := strings.Cut(lowerASCII(rest), " ")
+		if slices.Contains(fixVerbsEN, word) {
+			rest = trimTrailing(strings.TrimSpace(rest))
+			// Keep the change, not what follows it ("and re-run the build").
+			for _, tail := range []string{" and re-run", " and rerun", " and run the", ", then", " and try again", " and retry"} {
+				if k := strings.Index(lowerASCII(rest), tail); k > 0 {
+					rest = rest[:k]
+				}
+			}
+			return truncateRunes(rest, 120)
+		}
+	}
+	return ""
+}
+
+// checkCommand is the command the failed check ran, from the assistant's
+// rendered tool call just before it ("[Bash] npm run ci:build"), if any.
+func (s *session) checkCommand(f *failure) string {
+	for j := f.index - 1; j >= 0 && j >= f.index-3; j-- {
+		e := s.events[j]
+		if !isMessage(e) || e.Role != governance.RoleAssistant {
+			continue
+		}
+		ms := checkLineRe.FindAllStringSubmatch(e.Text, -1)
+		for k := len(ms) - 1; k >= 0; k-- {
+			if ms[k][1] == f.tool {
+				return truncateRunes(strings.TrimSpace(ms[k][2]), 80)
+			}
+		}
+		return ""
+	}
+	return ""
 }

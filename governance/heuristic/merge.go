@@ -3,6 +3,7 @@ package heuristic
 import (
 	"cmp"
 	"context"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"slices"
 	"strings"
 	"unicode"
@@ -227,7 +228,7 @@ func featurize(s string) []uint64 {
 			if stopEN[word] {
 				continue
 			}
-			if word = stem(word); word == "" || stopEN[word] {
+			if word = tokenizer.Stem(strings.TrimSuffix(word, "'s")); word == "" || stopEN[word] {
 				continue
 			}
 			feats = append(feats, hashString(tagWord, word, ""))
@@ -252,27 +253,6 @@ func featurize(s string) []uint64 {
 
 func isWordStart(r rune) bool {
 	return r < 0x80 && ('a' <= r && r <= 'z' || '0' <= r && r <= '9')
-}
-
-// stem removes common English inflections: "committing", "committed" and
-// "commits" all become "commit".
-func stem(w string) string {
-	w = strings.TrimSuffix(w, "'s")
-	undouble := false
-	switch {
-	case len(w) > 5 && strings.HasSuffix(w, "ing"):
-		w, undouble = w[:len(w)-3], true
-	case len(w) > 4 && strings.HasSuffix(w, "ed"):
-		w, undouble = w[:len(w)-2], true
-	case len(w) > 4 && (strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "xes")):
-		w = w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
-		w = w[:len(w)-1]
-	}
-	if n := len(w); undouble && n > 2 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {
-		w = w[:n-1]
-	}
-	return w
 }
 
 const (

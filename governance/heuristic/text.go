@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,43 +20,11 @@ type sentence struct {
 // sentence only when followed by a space or the end of the text, so "1.26"
 // and "due_test.go" stay whole.
 func splitSentences(dst []sentence, s string) []sentence {
-	start := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		end := false
-		question := false
-		switch r {
-		case '。', '！', '；', '\n', '!', ';':
-			end = true
-		case '？', '?':
-			end, question = true, true
-		case '.':
-			next := i + size
-			end = next >= len(s) || s[next] == ' ' || s[next] == '\n' || s[next] == '"'
-		}
-		if !end {
-			i += size
-			continue
-		}
-		dst = appendSentence(dst, s[start:i], question)
-		i += size
-		// Swallow runs of terminators ("！？", "...").
-		for i < len(s) {
-			r2, size2 := utf8.DecodeRuneInString(s[i:])
-			if r2 != '。' && r2 != '！' && r2 != '？' && r2 != '!' && r2 != '?' && r2 != '.' && r2 != '\n' {
-				break
-			}
-			if r2 == '？' || r2 == '?' {
-				question = true
-				if n := len(dst); n > 0 {
-					dst[n-1].question = true
-				}
-			}
-			i += size2
-		}
-		start = i
-	}
-	return appendSentence(dst, s[start:], false)
+	tokenizer.Sentences(s, func(start, end, _ int, question bool) bool {
+		dst = appendSentence(dst, s[start:end], question)
+		return true
+	})
+	return dst
 }
 
 func appendSentence(dst []sentence, s string, question bool) []sentence {

@@ -45,17 +45,6 @@ func TestSplitSentences(t *testing.T) {
 	}
 }
 
-func TestStem(t *testing.T) {
-	for in, want := range map[string]string{
-		"committing": "commit", "committed": "commit", "commits": "commit", "running": "run",
-		"passing": "pass", "tests": "test", "linter": "linter", "class": "class", "status": "status",
-	} {
-		if got := stem(in); got != want {
-			t.Errorf("stem(%q): got %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestIsSmallTalk(t *testing.T) {
 	for s, want := range map[string]bool{
 		"好的，谢谢": true, "行，就这么定了": false, "thanks, sounds good": true, "hi there": false, "你好": true,

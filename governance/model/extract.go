@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"log/slog"
 	"slices"
 	"strings"
@@ -154,25 +155,17 @@ func (c *Client) checkItem(in governance.ExtractInput, i int, it replyItem, inpu
 	return governance.ExtractedItem{Type: typ, Statement: statement, SupportSeqs: kept, Durable: it.Durable}, true
 }
 
-// firstSentences returns the first n sentences of s. A sentence ends at 。！？
-// or at . ! ? followed by white space or the end of the text.
+// firstSentences returns the first n sentences of s (tokenizer.Sentences).
 func firstSentences(s string, n int) string {
-	count := 0
-	for i, r := range s {
-		end := false
-		switch r {
-		case '。', '！', '？':
-			end = true
-		case '.', '!', '?':
-			end = i+1 == len(s) || strings.ContainsRune(" \t\r\n", rune(s[i+1]))
+	out, count := s, 0
+	tokenizer.Sentences(s, func(_, _, next int, _ bool) bool {
+		if count++; count == n {
+			out = strings.TrimSpace(s[:next])
+			return false
 		}
-		if end {
-			if count++; count == n {
-				return strings.TrimSpace(s[:i+utf8.RuneLen(r)])
-			}
-		}
-	}
-	return s
+		return true
+	})
+	return out
 }
 
 // clip shortens a model-supplied string for a log attribute.

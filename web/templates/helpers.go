@@ -81,3 +81,13 @@ func candidateClass(s governance.CandidateStatus) string {
 
 // RuleURL is a rule's detail page.
 func RuleURL(id int64) string { return "/rules/" + strconv.FormatInt(id, 10) }
+
+// navClass: on a phone the bar keeps only the review queue and "my
+// memories"; every page is in the menu (nav-phone).
+func navClass(key string) string {
+	switch key {
+	case "review", "me":
+		return ""
+	}
+	return "nav-wide"
+}

@@ -18,6 +18,8 @@ type PageMeta struct {
 	Nav     []NavItem
 	// Active is the Key of the current navigation entry.
 	Active string
+	// Path is the address of the page, where the language switch returns.
+	Path string
 }
 
 // Flash is a one-time message; Kind is success, info or error.
@@ -192,6 +194,8 @@ type SearchForm struct {
 	Role    string
 	Status  string
 	Source  string
+	// Order is "" (most relevant first) or "newest".
+	Order string
 }
 
 // SearchView is the search page: the form, its options and one page of hits.
@@ -218,4 +222,9 @@ type ImportView struct {
 	LineErrors []governance.LineError
 	// InvalidLines counts every invalid line; LineErrors lists the first ones.
 	InvalidLines int
+	// Format is the chosen source format ("" or "auto" detects it); Formats
+	// lists the choices. Skip asks to skip malformed lines.
+	Format  string
+	Formats []string
+	Skip    bool
 }

@@ -1,0 +1,74 @@
+package governance_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// BenchmarkScanStatementP95 times the gate on every corpus statement (base
+// attacks, their variants and benign lines) and reports the median and the
+// 95th percentile per statement.
+func BenchmarkScanStatementP95(b *testing.B) {
+	var texts []string
+	for _, l := range readCorpus(b, "testdata/gate/benign.txt") {
+		texts = append(texts, l.text)
+	}
+	for _, a := range attackCorpus(b, "testdata/gate/attacks.txt", true) {
+		texts = append(texts, a.text)
+	}
+	durations := make([]time.Duration, 0, b.N*len(texts))
+	for b.Loop() {
+		for _, text := range texts {
+			start := time.Now()
+			governance.Scan(text)
+			durations = append(durations, time.Since(start))
+		}
+	}
+	slices.Sort(durations)
+	p := func(q float64) float64 {
+		return float64(durations[int(q*float64(len(durations)-1))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(p(0.5), "p50-µs")
+	b.ReportMetric(p(0.95), "p95-µs")
+	b.ReportMetric(p(0.99), "p99-µs")
+	b.ReportMetric(float64(len(texts)), "statements")
+}
+
+// BenchmarkScanBaseP95 times Scan per statement over the base lines of the
+// attack corpus and the benign corpus (the same files for the old and the
+// new gate).
+func BenchmarkScanBaseP95(b *testing.B) {
+	// GATE_ATTACKS and GATE_BENIGN point an older checkout at this
+	// checkout's corpora, so both gates time the same statements.
+	attacks, benign := os.Getenv("GATE_ATTACKS"), os.Getenv("GATE_BENIGN")
+	if attacks == "" {
+		attacks, benign = "testdata/gate/attacks.txt", "testdata/gate/benign.txt"
+	}
+	var texts []string
+	for _, name := range []string{attacks, benign} {
+		for _, l := range readCorpus(b, name) {
+			if _, t, ok := strings.Cut(l.text, "\t"); ok && strings.HasSuffix(name, "attacks.txt") {
+				l.text = t
+			}
+			texts = append(texts, l.text)
+		}
+	}
+	var ds []time.Duration
+	for b.Loop() {
+		for _, t := range texts {
+			st := time.Now()
+			governance.Scan(t)
+			ds = append(ds, time.Since(st))
+		}
+	}
+	slices.Sort(ds)
+	p := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Nanoseconds()) / 1e3 }
+	b.ReportMetric(p(0.5), "p50-µs")
+	b.ReportMetric(p(0.95), "p95-µs")
+	b.ReportMetric(float64(len(texts)), "statements")
+}

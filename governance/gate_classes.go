@@ -1,0 +1,233 @@
+package governance
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Risk-class rules added to the original pattern list: untrusted sources
+// given authority, jailbreak personas, exfiltration to addresses and
+// webhooks, credential harvesting, persistence hooks, fence and role
+// spoofing, and the authority markers (URL, e-mail address, shell command)
+// that send a statement to a reviewer without blocking it.
+
+func (r gateRule) with(hints ...string) gateRule {
+	r.hints = hints
+	return r
+}
+
+// negation before a match ("never send passwords to …", "千万不要把密码发到…")
+// makes it advice rather than an instruction to do it.
+var negationBefore = regexp.MustCompile(`(?i)(?:\b(?:never|don't|dont|do\s+not|must\s+not|should\s+not|shouldn't|avoid|no\s+one\s+should|not\s+to)\b[^.!?\n]{0,40}|(?:不要|别|不能|不可以|禁止|不准|不许|切勿|千万别|绝不|绝对不要|避免|不得|严禁|从不)[^。！？\n]{0,12})$`)
+
+func notNegated(s string, loc []int) bool {
+	start := max(0, loc[0]-60)
+	for start > 0 && start < len(s) && s[start]&0xC0 == 0x80 {
+		start--
+	}
+	return !negationBefore.MatchString(s[start:loc[0]])
+}
+
+// payloadWords mark a persistence hook that runs something fetched or hidden.
+var payloadWords = regexp.MustCompile(`(?i)\b(?:curl|wget|nc|ncat|netcat|socat|bash\s+-i|sh\s+-c|eval|base64|python3?\s+-c|perl\s+-e|nohup|ld_preload|iex|invoke-expression|downloads?|re-downloads?|fetch(?:es)?|reverse\s+shell|beacon|implant|exfiltrate)\b|/dev/tcp|\|\s*(?:ba|z)?sh\b|https?://|ftp://|/tmp/|\.ssh\b|authorized_keys|id_rsa|\.env\b|下载|反弹|远程|木马|后门|回连`)
+
+func withPayload(s string, _ []int) bool { return payloadWords.MatchString(s) }
+
+const (
+	untrustedSource = `(?:(?:the|any|a|an|all|every|retrieved|external|fetched|scraped|incoming|linked|third[-\s]party|unknown|online|random)\s+){0,3}` +
+		`(?:documents?|docs|web\s*pages?|websites?|web\s+sites?|sites?|pages?|e-?mails?|mails?|inbox|tool\s+(?:outputs?|results?|responses?)|tools?|search\s+results?|files?|pdfs?|attachments?|memory|memories|recalled\s+memory|comments?|issues?|readmes?|plugins?|urls?|links?|the\s+web|internet|forum\s+posts?|posts?|content)`
+	sensitiveData = `(?:(?:deployment|deploy|production|prod|admin|root|login|database|db|aws|cloud|server|ssh|api|access|auth|bank|account|all\s+(?:the\s+)?|our\s+|my\s+|your\s+|the\s+|user(?:'s)?\s+|users'\s+)*` +
+		`(?:credentials?|passwords?|passwd|passphrases?|api[\s_-]?keys?|keys|tokens?|secrets?|private\s+keys?|cookies?|session\s+(?:ids?|tokens?|cookies?)|env(?:ironment)?\s+(?:vars|variables|files?)|\.env(?:\s+files?)?|customer\s+(?:data|records|lists?|emails?|details)|personal\s+(?:data|info(?:rmation)?|details)|user\s+data|pii|database\s+dumps?|chat\s+(?:history|logs?)|conversation(?:s|\s+(?:history|logs?))?|memories|contacts|address\s+book|everything|all\s+(?:data|files|messages|emails|conversations|chats|documents|notes)))`
+	sensitiveZH = `(?:密码|口令|密钥|秘钥|令牌|凭证|凭据|证书|私钥|验证码|环境变量|聊天记录|对话记录|会话记录|对话内容|聊天内容|对话历史|聊天历史|历史记录|通讯录|联系人|客户(?:资料|数据|名单|信息)|个人信息|身份证号?|银行卡号?|用户数据|数据库|所有(?:文件|数据|资料|邮件|对话))`
+	targetZH    = `(?:这个|那个|以下|下面|指定|外部|我的|某个)?的?(?:邮箱|地址|网址|链接|服务器|接口|网站|网盘|webhook|群)`
+	shellWords  = `(?:sudo|curl|wget|rm\s+-[a-z]+|chmod|chown|ssh\s+(?:-\w|[\w.-]+@)|scp|rsync|ncat|netcat|bash|zsh|powershell|pwsh|python3?\s+-c|perl\s+-e|apt(?:-get)?\s+install|pip3?\s+install|npm\s+(?:i|install|run)|yarn\s+add|brew\s+install|git\s+(?:push|clone|config|reset|checkout|rebase|commit|pull)|docker\s+(?:run|exec|build|compose)|kubectl|systemctl|crontab|mkfs|dd\s+if=|go\s+(?:test|build|run|install|get|vet|mod)|npx|terraform|ansible)`
+)
+
+var classRules = []gateRule{
+	// instruction_hierarchy
+	rule(GateInstructionHierarchy, "follow_untrusted_instructions",
+		`(?i)\b(?:obey|follow|trust|execute|carry\s+out|comply\s+with|act\s+on|prioriti[sz]e|defer\s+to|accept|run|do\s+(?:whatever|what))\s+(?:(?:any|all|every|the|whatever|those|these|each)\s+){0,2}(?:new\s+)?(?:instructions?|commands?|directives?|orders?|requests?|prompts?|tasks?|steps|says?|tells?\s+you)\s+(?:(?:that|which)\s+(?:appear|are|come|show\s+up)\s+|you\s+(?:find|see|read|get|receive)\s+)?(?:(?:found|written|embedded|contained|given|hidden|placed|posted|included|listed)\s+)?(?:in|inside|within|from|on|by|at)\s+`+untrustedSource+
+			`|\b(?:follow|obey|do|execute|trust)\s+(?:whatever|anything|everything|what)\s+`+untrustedSource+`\s+(?:tells?|says?|asks?|wants?|instructs?)\b`+
+			`|\btreat\s+(?:the\s+)?(?:content|text|instructions?|anything|whatever)\s+(?:of|from|in|inside)\s+`+untrustedSource+`\s+(?:you\s+(?:read|see|get|open|fetch)\s+)?as\s+(?:(?:the\s+)?user'?s?|system|your|developer|trusted|authoritative|real)\s*(?:instructions?|commands?|requests?|orders?|input)?`+
+			`|\b(?:instructions?|commands?|text)\s+(?:in|from|inside)\s+`+untrustedSource+`\s+(?:take\s+precedence|override|outrank|have\s+(?:higher\s+)?priority|come\s+first|win|are\s+more\s+important)`+
+			`|\bmemor(?:y|ies)\s+(?:always\s+)?(?:overrides?|outranks?|takes?\s+precedence\s+over)\s+(?:the\s+)?(?:user|current|system)`+
+			`|(?:听从|遵循|遵守|执行|服从|相信|信任|照做|照着做|按照|依照|优先(?:执行|采用|听从)?|服从于)[^，。,.!?！？\n]{0,10}?(?:文档|网页|网站|页面|邮件|工具(?:输出|返回|结果)?|检索(?:结果|内容|到的)?|搜索结果|记忆|文件|附件|评论|链接|外部(?:内容|来源)|帖子)[^，。,.!?！？\n]{0,8}?(?:里|中|上|内)?的?[^，。\n]{0,4}?(?:指令|指示|命令|要求|安排|说法)`+
+			`|(?:文档|网页|网站|页面|邮件|工具输出|检索结果|搜索结果|记忆|文件|帖子)(?:里|中|上|内)(?:有)?(?:什么|任何|的)?(?:指令|指示|命令|要求)[^。\n]{0,10}?(?:照着|照|都|就)?(?:执行|照做|遵循|服从|去做)`+
+			`|(?:文档|网页|网站|页面|邮件|工具输出|检索结果|搜索结果|记忆|文件|帖子)[^，。\n]{0,8}?(?:里|中|上|内)的?(?:指令|指示|命令)[^，。\n]{0,8}?(?:优先|为准|高于|覆盖|都要执行|都要照做|必须执行|一律执行)`).
+		with("obey", "follow", "trust", "execute", "carry", "comply", "act on", "priorit", "defer", "accept", "run", " do ", "treat", "instruction", "command", "text", "memor",
+			"听从", "遵循", "遵守", "执行", "服从", "相信", "信任", "照做", "照着", "按照", "依照", "优先", "指令", "指示", "命令"),
+	rule(GateInstructionHierarchy, "bypass_rules",
+		`(?i)\bno\s+longer\s+(?:need\s+to\s+|have\s+to\s+)?(?:follow|obey|be\s+bound\s+by|respect|comply\s+with)\s+(?:any\s+|the\s+|your\s+)?(?:rules|guidelines|policies|restrictions|instructions|safety)`+
+			`|\b(?:rules|guidelines|restrictions|policies|safety\s+rules)\s+(?:no\s+longer|don't|do\s+not)\s+apply`+
+			`|\b(?:bypass|circumvent|get\s+around|work\s+around|turn\s+off|switch\s+off|disable|skip|ignore|drop|suspend|disregard|break)\s+(?:all\s+(?:of\s+)?(?:the\s+|your\s+)?|any\s+|every\s+|your\s+|the\s+|its\s+)?(?:(?:safety|security|content|ethical|ethics|moderation|usage)\s+)+(?:rules|guidelines|policies|polic(?:y|ies)|filters?|restrictions|guardrails|safeguards|checks|protocols?|measures)`+
+			`|\b(?:bypass|circumvent|disable|ignore|disregard|break)\s+(?:all|every|any)\s+(?:of\s+)?(?:your\s+|the\s+)?(?:rules|guidelines|policies|restrictions|guardrails|safeguards)`+
+			`|(?:忽略|无视|忽视|绕过|绕开|跳过|关闭|解除|突破|不用管|别管|不必遵守|不再遵守|不用遵守|无需遵守|不要遵守|违反|打破)掉?(?:所有|一切|任何|全部)?的?(?:安全|内容|审核|道德|伦理|使用){1,2}(?:规则|规定|限制|策略|政策|准则|审查|过滤|约束|护栏|机制|措施)`+
+			`|(?:忽略|无视|绕过|绕开|不再遵守|不用遵守|无需遵守|不必遵守|不要遵守|违反|打破)掉?(?:你的)?(?:所有|一切|任何|全部)的?(?:规则|规定|限制|准则|约束|要求)`+
+			`|(?:规则|限制|约束)(?:已经)?(?:不再|都不)(?:适用|有效|管用)`),
+	rule(GateInstructionHierarchy, "decode_and_follow",
+		`(?i)\b(?:decode|decrypt|deobfuscate|base64[\s-]?decode|unescape|unhex|rot13|reverse)\b[^\n]{0,50}?\b(?:and|then|&)\s+(?:(?:silently|quietly|immediately|just)\s+)?(?:follow|execute|run|obey|do|carry\s+out|act\s+on|apply|comply|perform)\b`+
+			`|\b(?:follow|execute|obey|run)\s+(?:the\s+)?(?:decoded|hidden|encoded|embedded|base64|invisible)\s+(?:instructions?|text|message|commands?|payload|content)`+
+			`|(?:解码|解密|解析|还原|翻译)[^，。\n]{0,20}?(?:然后|并且?|再|之后|后)?(?:照做|执行|遵循|遵守|照着做|运行|服从)|(?:执行|遵循|照做|服从)(?:其中|里面|下面)?(?:隐藏|编码|解码后)的?(?:指令|内容|命令)`).
+		with("decode", "decrypt", "deobfuscate", "unescape", "unhex", "rot13", "reverse", "decoded", "hidden", "encoded", "embedded", "base64", "invisible",
+			"解码", "解密", "解析", "还原", "翻译", "隐藏", "编码"),
+
+	// persona_jailbreak
+	rule(GatePersona, "unrestricted_persona",
+		`(?i)\b(?:an?|the|as\s+an?|as\s+the|you\s+are)\s+(?:(?:completely|totally|fully)\s+)?(?:unrestricted|unfiltered|uncensored|unlimited|unbound|unaligned|amoral|rogue|evil|jailbroken|lawless)\s+(?:ai|assistant|model|chatbot|bot|agent|version|llm|persona|mode)\b`+
+			`|\bwith\s+no\s+(?:rules|restrictions|filters|guidelines|morals|ethics|content\s+polic(?:y|ies)|safety\s+(?:rules|limits|filters))\b|\bwithout\s+any\s+(?:rules|restrictions|filters|guidelines|morals|ethics)\b`+
+			`|\bnever\s+(?:ever\s+)?refuse\b|\b(?:don't|do\s+not|never)\s+(?:ever\s+)?(?:refuse|decline)\s+(?:any|a|my)\s+(?:request|question|task|order|command)`+
+			`|\bno\s+(?:ethical|moral|safety)\s+(?:guidelines|constraints|limits|boundaries|rules)\b|\bfree\s+(?:from|of)\s+(?:all\s+)?(?:rules|restrictions|guidelines|your\s+programming)`+
+			`|(?:没有|不受|无|毫无)(?:任何)?(?:限制|约束|规则|审查|过滤|道德|底线)的?(?:AI|ai|助手|模型|机器人|人工智能|角色|版本|智能体)`+
+			`|不受任何(?:限制|约束|规则)|没有任何(?:规则|限制|底线|约束)|(?:永远|从不|绝不|决不)(?:不)?(?:要|会)?拒绝|(?:不要|不准|不许|不能|不可以)拒绝(?:我的|用户的|任何)`+
+			`|(?:解除|去掉|取消|摆脱)(?:你的)?(?:所有|一切|全部)?的?(?:限制|约束|审查|规则)`).
+		with("unrestricted", "unfiltered", "uncensored", "unlimited", "unbound", "unaligned", "amoral", "rogue", "evil", "jailbroken", "lawless",
+			"with no", "without any", "refuse", "decline", "no ethical", "no moral", "no safety", "free from", "free of",
+			"限制", "约束", "规则", "审查", "过滤", "道德", "底线", "拒绝"),
+
+	rule(GatePersona, "reveal_system_prompt",
+		`(?:系统提示词?|系统指令|初始指令|初始提示词?|系统设定|隐藏指令)[^，。\n]{0,8}?(?:输出|显示|打印|发给|告诉|给我|泄露|透露|复述)`),
+
+	// exfiltration
+	ruleIf(GateExfiltration, "send_data_to_target",
+		`(?i)\b(?:send|e-?mail|mail|upload|post|forward|transmit|sync|copy|cc|bcc|share|submit|leak|exfiltrate|report|pipe|dump|paste|publish|deliver|relay|mirror|back\s+up)\s+(?:[\w'.-]+\s+){0,6}?`+sensitiveData+`\b[^\n]{0,60}?(?:\b(?:to|at|into|onto|via|on|with)\s+|\s*(?:→|->|=>)\s*)(?:[\w'-]+\s+){0,3}?`+sendTarget+
+			`|\b(?:send|post|forward|cc|bcc|copy|mirror|relay|sync|upload|log|report|stream|pipe|e-?mail|mail)\s+(?:a\s+copy\s+of\s+)?(?:every|each|all)\s+(?:of\s+)?(?:the\s+|my\s+|your\s+|our\s+|user\s+|incoming\s+|outgoing\s+)?(?:messages?|conversations?|chats?|e-?mails?|mails?|prompts?|responses?|answers?|outputs?|replies|requests?|sessions?|inputs?|files?|documents?|uploads?|screenshots?|keystrokes?)\b[^\n]{0,60}?\b(?:to|at|into)\s+(?:[\w'-]+\s+){0,3}?`+sendTarget+
+			`|(?:把|将)[^，。,.!?！？\n]{0,16}?`+sensitiveZH+`[^，。\n]{0,16}?(?:发送|发给|发到|转发|上传|传到|传给|同步|抄送|邮寄|邮件发|寄|提交|贴|泄露|备份|复制|汇报)(?:到|至|给)?[^，。\n]{0,20}?(?:`+sendTarget+`|`+targetZH+`)`+
+			`|(?:上传|外发|泄露|偷偷发送|悄悄发送|同步|转发|发送)(?:一下)?(?:所有|全部|你的|用户的|我们的|客户的)?的?`+sensitiveZH+`[^，。\n]{0,12}?(?:到|至|给)?[^，。\n]{0,16}?(?:`+sendTarget+`|`+targetZH+`)`+
+			`|(?:上传|外发|泄露)(?:所有|全部|你的|用户的)?的?(?:聊天记录|对话记录|会话记录|对话历史|聊天历史|密码|密钥|凭证|环境变量|私钥)`,
+		notNegated),
+	rule(GateExfiltration, "exfiltration_endpoint",
+		`(?i)\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|burpcollaborator\.net|interact\.sh|oast\.(?:fun|pro|live|site|me|online)|canarytokens)\b`).
+		with("webhook.site", "requestbin", "pipedream", "ngrok", "burpcollaborator", "interact.sh", "oast.", "canarytokens"),
+
+	// credentials
+	ruleIf(GateCredentials, "credential_harvest",
+		`(?i)\b(?:enter|type|paste|input|submit|provide|fill\s+in|put|give|share|send|tell|reveal|hand\s+over|read\s+out|disclose)\s+(?:in\s+)?(?:your|the|my|their|user's|users'|the\s+user's|all|his|her)?\s*(?:login\s+|admin\s+|root\s+|account\s+|bank\s+|email\s+|wallet\s+|payment\s+)?(?:password|passwords|credentials|passcode|pin\s+code|otp|one-time\s+(?:code|password)|2fa\s+code|verification\s+code|security\s+code|mfa\s+code|card\s+number|cvv|seed\s+phrase|recovery\s+phrase|private\s+key|api\s+key|access\s+token)s?\b[^\n.]{0,40}?\b(?:into|in|on|to|at|via)\s+(?:this|that|the|a|our|any|following|below|every|my)?\s*(?:(?:login|sign-in|verification|payment|external|online|google|web)\s+)?(?:form|page|site|website|web\s*page|link|url|portal|field|popup|pop-up|chat|prompt|survey|spreadsheet|doc|document|bot|dm|message|e-?mail|reply|address|number)`+
+			`|\b(?:ask|prompt|request|get|make)\s+(?:the\s+)?(?:users?|customers?|people|them|visitors?|clients?)\s+(?:for|to\s+(?:enter|type|give|provide|share|confirm|send|reveal))\s+(?:their|the|your)?\s*(?:passwords?|credentials|otp|one-time\s+codes?|verification\s+codes?|2fa\s+codes?|card\s+numbers?|cvv|seed\s+phrases?|private\s+keys?)`+
+			`|(?:把|将)?(?:你的|我的|用户的|客户的|账号|登录|管理员|银行卡|支付)?(?:密码|口令|验证码|动态码|支付密码|银行卡号|卡号|CVV|私钥|助记词|账号密码|登录凭证)[^，。\n]{0,8}?(?:输入|填写|填入|填到|输到|粘贴到|贴到|提交到|告诉|发给|发到|回复)[^，。\n]{0,12}?(?:表单|网页|页面|网站|链接|这里|对话框|弹窗|聊天框|问卷|文档|群里|私信|邮件|短信)`+
+			`|(?:在|到|往)[^，。\n]{0,12}?(?:表单|网页|页面|网站|链接|弹窗|问卷)(?:里|中|上)?[^，。\n]{0,6}?(?:输入|填写|填入|提交)[^，。\n]{0,6}?(?:密码|口令|验证码|银行卡号|卡号|私钥|助记词)`+
+			`|(?:向|问|让|要求)(?:用户|客户|对方|访客)(?:索要|要|提供|输入|告诉|发送)[^，。\n]{0,4}?(?:密码|验证码|银行卡号|私钥|助记词|口令)`,
+		notNegated),
+
+	// persistence: a start-up, schedule, service or hook that runs
+	// something fetched or hidden.
+	ruleIf(GatePersistence, "shell_startup",
+		`(?i)(?:^|[\s'"\x60/~(])\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|tcshrc|cshrc|xinitrc|xprofile)\b|config\.fish\b|/etc/profile\b|/etc/rc\.local\b|/etc/environment\b|powershell_profile|\$profile\b|startup\s+folder|启动文件夹`+
+			`|\b(?:every\s+time|whenever|each\s+time)\s+(?:a\s+|the\s+|you\s+(?:open|start)\s+a\s+)?(?:new\s+)?(?:shell|terminal|login\s+shell|computer\s+(?:starts|boots)|machine\s+(?:starts|boots))\b[^\n]{0,40}?\b(?:run|execute|launch|start|download|curl|wget)\b`+
+			`|(?:每次|每当)(?:打开|启动|开启|登录)?(?:终端|shell|命令行|电脑|开机)[^，。\n]{0,10}?(?:运行|执行|下载)`,
+		withPayload),
+	ruleIf(GatePersistence, "scheduled_task",
+		`(?i)\bcrontab\b|/etc/cron\.|/var/spool/cron|@reboot\b|\bcron\s+(?:job|entry|task)|\bschtasks\b|scheduled\s+task|定时任务|计划任务`, withPayload),
+	ruleIf(GatePersistence, "system_service",
+		`(?i)systemctl\s+enable|/etc/systemd/system/|\.service\b|launchctl\s+(?:load|bootstrap)|launchagents|launchdaemons|currentversion\\run|\bsc\s+create\b|update-rc\.d|chkconfig|开机(?:自启|自动启动|启动|自动运行)|自启动|启动项`, withPayload),
+	ruleIf(GatePersistence, "git_hook",
+		`(?i)\.git/hooks\b|core\.hookspath|\b(?:pre|post)-(?:commit|push|merge|checkout|receive|rewrite)\b|\bgit\s+hooks?\b|git\s*钩子`, withPayload),
+
+	// fence_spoofing
+	rule(GateFenceSpoof, "fake_fence_tag",
+		`(?i)<\s*/?\s*(?:recalled[\s_-]*memory|system(?:[\s_-]*(?:prompt|message|instructions?))?|developer(?:[\s_-]*message)?|assistant|user(?:[\s_-]*(?:message|instructions?))?|instructions?|tool[\s_-]*(?:result|output|call|response)|function[\s_-]*(?:result|call|response)|context|memory|untrusted[\s_-]*content|admin|im_start|im_end)\s*>`),
+	rule(GateFenceSpoof, "role_line",
+		`(?im)(?:^|[.!?。！？>]\s*|\s{2,})(?:#{1,4}\s*|\[\s*|\*\*)?(?:system|developer|assistant|administrator|admin|operator|sys)\s*(?:\]|\*\*)?\s*(?:[:：]|\]\s*[:：]?)\s*(?:you|your|ignore|always|never|from\s+now|new|override|do\s+not|don't|forget|obey|follow|the\s+(?:assistant|agent|ai|model)|all|disregard|reveal|send|update|updated|important|attention|note|warning|the\s+user|policy|rules?)\b`+
+			`|\b(?:BEGIN|END)\s+(?:SYSTEM|ADMIN|DEVELOPER|HIDDEN)\s+(?:PROMPT|MESSAGE|INSTRUCTIONS?|OVERRIDE)\b|(?m)^\s*#{2,4}\s*(?:new\s+)?(?:instructions?|system(?:\s+prompt)?)\s*:?\s*$`+
+			`|【\s*(?:系统|管理员|开发者|官方|平台|后台)(?:通知|消息|指令|提示|公告|设定|更新)?\s*】|(?:^|\n|[。！？]\s*)\s*(?:系统|管理员|开发者)(?:通知|消息|指令|提示)?\s*[:：]\s*(?:你|忽略|以后|从现在|所有|请|立即|务必|新的)`),
+
+	// authority markers: never blocking, always a reviewer.
+	ruleIf(GateAuthority, "url",
+		`(?i)\b(?:https?|ftp)://[^\s<>"'）)]+|\bwww\.[\w-]+\.[\w.-]+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|xyz|ru|cn|site|app|dev|me|co|info|biz|top|link|ly|gl|tk|cc|us|uk|de|jp|ai|gov|edu)\b(?:/[^\s]*)?`,
+		func(s string, loc []int) bool { return loc[0] == 0 || s[loc[0]-1] != '@' }),
+	rule(GateAuthority, "email", `[\w.+-]+@[\w-]+(?:\.[\w-]+)+`).with("@"),
+	rule(GateAuthority, "shell_command", "(?i)`[^`\\n]{2,}`|(?:^|\\n)\\s*\\$\\s+\\w|\\b"+shellWords+"\\b|\\|\\s*(?:ba|z)?sh\\b"),
+}
+
+// gateWhyText says, per pattern (or per class), why a finding matters.
+var gateWhyText = map[string]string{
+	GateInstructionHierarchy: "It tries to change whose instructions the agent follows.",
+	GatePersona:              "It tries to give the agent another persona or lift its rules (a jailbreak).",
+	GateExfiltration:         "It would send data, credentials or conversations outside.",
+	GateCredentials:          "It holds or asks for a credential.",
+	GatePersistence:          "It would make something run again later: start-up files, schedules, services, hooks or keys.",
+	GateFenceSpoof:           "It imitates a chat-template token, a memory fence or a system/assistant line, to pass text off as instructions.",
+	GateInvisibleUnicode:     "It contains invisible characters that can hide or split words.",
+	GateEncodedPayload:       "It hides text in an encoding; the decoded text is what the gate flagged.",
+	GatePathTraversal:        "It climbs out of a directory towards system or credential files.",
+	GateAuthority:            "A URL, e-mail address or shell command: a reviewer must approve it before any agent uses it.",
+
+	"ignore_previous_instructions":  "It tells the agent to ignore its earlier instructions.",
+	"system_prompt_override":        "It tries to override or bypass the system prompt or safety rules.",
+	"hide_from_user":                "It tells the agent to hide something from the user.",
+	"hidden_html_comment":           "It hides instructions for the agent in an HTML comment.",
+	"hidden_html_element":           "It hides instructions for the agent in invisible HTML.",
+	"follow_untrusted_instructions": "It tells the agent to obey instructions found in documents, web pages, tools or memory.",
+	"bypass_rules":                  "It tells the agent that rules or safety checks no longer apply.",
+	"decode_and_follow":             "It asks the agent to decode hidden text and follow it.",
+	"you_are_now":                   "It tries to replace the agent's identity.",
+	"pretend_to_be":                 "It asks the agent to pretend to be someone else.",
+	"act_as":                        "It asks the agent to act as another persona.",
+	"jailbreak_mode":                "It invokes a known jailbreak mode.",
+	"unrestricted_persona":          "It asks for an assistant without rules that never refuses.",
+	"reveal_system_prompt":          "It asks the agent to reveal its hidden instructions.",
+	"send_data_to_target":           "It would send credentials, conversations or personal data to an outside address.",
+	"send_conversation":             "It would send the conversation to an outside address.",
+	"send_secrets":                  "It would send secrets to an outside address.",
+	"http_with_secret_variable":     "A command would send a secret variable over the network.",
+	"read_secret_file":              "It would read or send a credential file.",
+	"markdown_image_exfil":          "An image link would leak data through its URL.",
+	"exfiltration_endpoint":         "It names a service commonly used to collect stolen data.",
+	"credential_harvest":            "It asks for a password or code to be typed or handed somewhere.",
+	"shell_startup":                 "It would make a shell start-up file run a downloaded or hidden command.",
+	"scheduled_task":                "It would schedule a downloaded or hidden command.",
+	"system_service":                "It would install a service that runs a downloaded or hidden command.",
+	"git_hook":                      "It would put a downloaded or hidden command into a git hook.",
+	"authorized_keys":               "It touches SSH authorized keys, which grant log-in access.",
+	"write_ssh_dir":                 "It would write into an SSH directory.",
+	"edit_agent_instructions":       "It would rewrite the agent's own instruction files.",
+	"chat_template_tokens":          "It contains chat-template control tokens.",
+	"fake_fence_tag":                "It contains a tag that imitates a memory fence or a role boundary.",
+	"role_line":                     "It contains a line posing as a system, developer or assistant message.",
+	"zero_width":                    "It contains zero-width characters that can split words unseen.",
+	"bidi_control":                  "It contains bidirectional controls that can reorder what a reader sees.",
+	"variation_selector":            "It contains variation selectors outside emoji, which can hide or split text.",
+	"tag_characters":                "It contains Unicode tag characters, which can spell hidden text.",
+	"default_ignorable":             "It contains invisible format characters.",
+	"variation_selector_payload":    "It hides text spelled in variation selectors.",
+	"tag_payload":                   "It hides text spelled in Unicode tag characters.",
+	"url":                           "It contains a URL: a reviewer must approve it before any agent uses it.",
+	"email":                         "It contains an e-mail address: a reviewer must approve it before any agent uses it.",
+	"shell_command":                 "It contains a shell command: a reviewer must approve it before any agent uses it.",
+}
+
+func gateWhy(category, pattern string) string {
+	if w, ok := gateWhyText[pattern]; ok {
+		return w
+	}
+	if strings.HasSuffix(pattern, "_payload") {
+		return gateWhyText[GateEncodedPayload]
+	}
+	if w, ok := gateWhyText[category]; ok {
+		return w
+	}
+	return "The write gate flagged it."
+}
+
+// classHints are the hints of classRules (see gateRule.hints).
+var classHints = map[string][]string{
+	"bypass_rules": {"no longer", "apply", "safety", "security", "content", "ethic", "moderation", "usage", "all", "every", "any",
+		"安全", "内容", "审核", "道德", "伦理", "使用", "所有", "一切", "任何", "全部", "不再", "都不"},
+	"send_data_to_target": {"credential", "password", "passwd", "passphrase", "api", "key", "token", "secret", "cookie", "env", "customer",
+		"personal", "user data", "pii", "database", "chat", "conversation", "memor", "contact", "address book", "everything", "all", "every", "each",
+		"密码", "口令", "密钥", "秘钥", "令牌", "凭证", "凭据", "证书", "私钥", "验证码", "环境变量", "记录", "对话", "聊天", "通讯录", "联系人",
+		"客户", "个人信息", "身份证", "银行卡", "用户数据", "数据库", "所有"},
+	"credential_harvest": {"password", "credential", "passcode", "pin", "otp", "one-time", "2fa", "verification", "security code", "mfa",
+		"card", "cvv", "seed", "recovery", "private key", "api key", "access token", "密码", "口令", "验证码", "动态码", "卡号", "私钥", "助记词", "凭证"},
+	"shell_startup": {"bash", "zsh", "profile", "login", "cshrc", "xinitrc", "config.fish", "/etc/rc.local", "/etc/environment", "startup",
+		"启动文件夹", "every time", "whenever", "each time", "每次", "每当"},
+	"scheduled_task": {"cron", "@reboot", "schtasks", "scheduled task", "定时任务", "计划任务"},
+	"system_service": {"systemctl", "systemd", ".service", "launchctl", "launchagents", "launchdaemons", "currentversion", "sc create",
+		"update-rc.d", "chkconfig", "开机", "自启动", "启动项"},
+	"git_hook":       {"hook", "pre-", "post-", "钩子"},
+	"fake_fence_tag": {"<"},
+	"role_line":      {"sys", "developer", "assistant", "admin", "operator", "begin", "end", "#", "【", "系统", "管理员", "开发者"},
+	"url":            {"http", "ftp", "www.", "."},
+	"shell_command": {"`", "$", "|", "sudo", "curl", "wget", "rm", "chmod", "chown", "ssh", "scp", "rsync", "ncat", "netcat", "bash", "zsh",
+		"powershell", "pwsh", "python", "perl", "apt", "pip", "npm", "yarn", "brew", "git", "docker", "kubectl", "systemctl", "crontab",
+		"mkfs", "dd", "go", "npx", "terraform", "ansible"},
+}

@@ -1,0 +1,192 @@
+// Package tokenizer is the one place text is cut into the units memory is
+// indexed, ranked and compared on: words of alphabetic scripts (lower-cased,
+// English stems, stop words dropped), Chinese, Japanese and Korean runs as
+// single characters and overlapping character pairs (so mixed text works and
+// two-character words are found), and sentences.
+package tokenizer
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// IsCJK reports whether r belongs to a script written without spaces
+// between words (Han, Hiragana, Katakana, Hangul).
+func IsCJK(r rune) bool {
+	if r < 0x1100 {
+		return false
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// Stem returns the English stem of a lower-case word ("committing",
+// "committed" and "commits" become "commit"). Words with letters outside
+// ASCII are returned unchanged.
+func Stem(w string) string {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 0x80 || c >= 'A' && c <= 'Z' {
+			return w
+		}
+	}
+	if len(w) <= 2 {
+		return w
+	}
+	return english.Stem(w, true)
+}
+
+// IsStopWord reports whether a lower-case word is a common English function
+// word that says nothing about what a text is about.
+func IsStopWord(w string) bool { return stopWords[w] }
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but if then so to of in on at by for with from into as is are was were
+		be been being am it its this that these those i me my mine we us our you your yours he him his she her hers they them their
+		do does did done doing have has had having will would can could should may might must shall please just also very
+		up out about over than too all any some each every what which who whom whose when where why how here there
+		not no nor only own same such both few more most other again further once s t ll ve re d m don didn isn aren wasn weren
+		let lets ok okay yeah oh hey hi`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// Words returns the lower-cased words of the alphabetic scripts in s, in
+// order: runs of letters and digits outside CJK scripts. Apostrophes and
+// every other character split words.
+func Words(s string) []string {
+	var out []string
+	start := -1
+	for i, r := range s {
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, strings.ToLower(s[start:i]))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, strings.ToLower(s[start:]))
+	}
+	return out
+}
+
+func isWordRune(r rune) bool {
+	if r < 0x80 {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	return !IsCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
+}
+
+// Term kinds a Tokens callback receives.
+const (
+	Word    = iota // a stemmed word
+	CJKPair        // two adjacent CJK characters
+	CJKChar        // one CJK character
+)
+
+// Tokens calls fn for every term of s, in text order: stemmed words (stop
+// words and one-letter words dropped; digits kept), and for each CJK run its
+// overlapping character pairs followed by its single characters (a lone
+// character is only itself). Every term is made of letters and digits only,
+// so a full-text tokenizer splitting on anything else keeps it whole.
+func Tokens(s string, fn func(term string, kind int)) {
+	tokens(s, true, fn)
+}
+
+// PhraseTokens is Tokens without the single characters of CJK runs longer
+// than one character: consecutive terms of a phrase, for a phrase query
+// over an index built with Tokens.
+func PhraseTokens(s string, fn func(term string, kind int)) {
+	tokens(s, false, fn)
+}
+
+func tokens(s string, chars bool, fn func(term string, kind int)) {
+	runStart, runLen := -1, 0
+	flushRun := func(end int) {
+		if runStart < 0 {
+			return
+		}
+		run := s[runStart:end]
+		if runLen == 1 {
+			fn(run, CJKChar)
+		} else {
+			prev := -1
+			for i := range run {
+				if prev >= 0 {
+					_, size := utf8.DecodeRuneInString(run[i:])
+					fn(run[prev:i+size], CJKPair)
+				}
+				prev = i
+			}
+			if chars {
+				for _, r := range run {
+					fn(string(r), CJKChar)
+				}
+			}
+		}
+		runStart, runLen = -1, 0
+	}
+	wordStart := -1
+	flushWord := func(end int) {
+		if wordStart < 0 {
+			return
+		}
+		w := strings.ToLower(s[wordStart:end])
+		wordStart = -1
+		if stopWords[w] {
+			return
+		}
+		if n := utf8.RuneCountInString(w); n == 1 && !(w[0] >= '0' && w[0] <= '9') {
+			return
+		}
+		fn(Stem(w), Word)
+	}
+	for i, r := range s {
+		switch {
+		case IsCJK(r):
+			flushWord(i)
+			if runStart < 0 {
+				runStart = i
+			}
+			runLen++
+		case isWordRune(r):
+			flushRun(i)
+			if wordStart < 0 {
+				wordStart = i
+			}
+		default:
+			flushRun(i)
+			flushWord(i)
+		}
+	}
+	flushRun(len(s))
+	flushWord(len(s))
+}
+
+// Terms returns the terms of s (Tokens) as a slice.
+func Terms(s string) []string {
+	var out []string
+	Tokens(s, func(t string, _ int) { out = append(out, t) })
+	return out
+}
+
+// Index returns the terms of s joined by spaces: what the full-text
+// indexes store for a text.
+func Index(s string) string {
+	var b strings.Builder
+	Tokens(s, func(t string, _ int) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	})
+	return b.String()
+}

@@ -1,0 +1,275 @@
+// Package locale translates what the console shows people: the web pages,
+// their messages and the command line's sentences. Catalogs are TOML files
+// embedded from locale/catalog, one per language, read by go-i18n; plural
+// forms follow the CLDR rules of each language.
+package locale
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/nicksnyder/go-i18n/v2/i18n"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+//go:embed catalog/*.toml
+var catalogFS embed.FS
+
+// The languages of the console, in the order the language switch lists
+// them. English is the fallback for everything.
+const (
+	English = "en"
+	Chinese = "zh-CN"
+)
+
+// Languages lists the supported language codes.
+var Languages = []string{English, Chinese}
+
+// LanguageName is each language's name in itself, for the switch.
+func LanguageName(code string) string {
+	switch code {
+	case Chinese:
+		return "简体中文"
+	}
+	return "English"
+}
+
+var tags = []language.Tag{language.English, language.SimplifiedChinese}
+
+var matcher = language.NewMatcher(tags)
+
+// load parses the embedded catalogs once. They are part of the binary, so
+// an error here is a build defect that TestCatalogs reports.
+var load = sync.OnceValues(func() (*i18n.Bundle, error) {
+	b := i18n.NewBundle(language.English)
+	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
+	files, err := fs.Glob(catalogFS, "catalog/*.toml")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		buf, err := catalogFS.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := b.ParseMessageFileBytes(buf, f); err != nil {
+			return nil, fmt.Errorf("locale: %s: %w", f, err)
+		}
+	}
+	return b, nil
+})
+
+// Check parses the catalogs and reports the first defect.
+func Check() error {
+	_, err := load()
+	return err
+}
+
+// Catalog returns the raw message ids of one language's catalog file.
+func Catalog(code string) (map[string]bool, error) {
+	buf, err := catalogFS.ReadFile("catalog/" + code + ".toml")
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]any
+	if err := toml.Unmarshal(buf, &raw); err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for k := range raw {
+		ids[k] = true
+	}
+	return ids, nil
+}
+
+// Match picks the language for a person: their saved choice when it is
+// one of Languages, else the best match of an Accept-Language header, else
+// English.
+func Match(saved, acceptLanguage string) string {
+	if Supported(saved) {
+		return saved
+	}
+	prefs, _, err := language.ParseAcceptLanguage(acceptLanguage)
+	if err != nil || len(prefs) == 0 {
+		return English
+	}
+	_, i, conf := matcher.Match(prefs...)
+	if conf == language.No {
+		return English
+	}
+	return Languages[i]
+}
+
+// Supported reports whether code names a language of the console.
+func Supported(code string) bool {
+	for _, l := range Languages {
+		if l == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Localizer translates messages into one language.
+type Localizer struct {
+	code    string
+	tag     language.Tag
+	loc     *i18n.Localizer
+	printer *message.Printer
+	// missing, when set, is called with every id the catalogs lack (tests).
+	missing func(id string)
+}
+
+// For returns the localizer of a language code (English when unknown).
+func For(code string) *Localizer {
+	if !Supported(code) {
+		code = English
+	}
+	b, err := load()
+	if err != nil {
+		b = i18n.NewBundle(language.English)
+	}
+	tag := language.MustParse(code)
+	return &Localizer{code: code, tag: tag, loc: i18n.NewLocalizer(b, code), printer: message.NewPrinter(tag)}
+}
+
+// OnMissing returns a copy of l that calls f with every message id the
+// catalogs lack; tests use it to fail on an unknown id.
+func (l *Localizer) OnMissing(f func(id string)) *Localizer {
+	c := *l
+	c.missing = f
+	return &c
+}
+
+// Lang is the language code (en, zh-CN), for <html lang>.
+func (l *Localizer) Lang() string { return l.code }
+
+// T translates the message id. kv are name/value pairs filled into the
+// message's {{.Name}} fields. An id missing from the catalogs comes out as
+// itself, so a page still renders; tests make that fail.
+func (l *Localizer) T(id string, kv ...any) string {
+	return l.localize(id, nil, kv)
+}
+
+// N translates a message with plural forms for count n; the message sees
+// the formatted number as {{.Count}}.
+func (l *Localizer) N(id string, n int, kv ...any) string {
+	return l.localize(id, n, append(kv, "Count", l.Number(n)))
+}
+
+func (l *Localizer) localize(id string, count any, kv []any) string {
+	var data map[string]any
+	if len(kv) > 0 {
+		data = make(map[string]any, len(kv)/2)
+		for i := 0; i+1 < len(kv); i += 2 {
+			k, _ := kv[i].(string)
+			data[k] = kv[i+1]
+		}
+	}
+	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data, PluralCount: count})
+	if err != nil {
+		if l.missing != nil {
+			l.missing(id)
+		}
+		if s != "" {
+			return s
+		}
+		return id
+	}
+	return s
+}
+
+// Phrase translates a sentence that Go code wrote in English (a page
+// title, a flash message, an error's message): the catalogs hold such
+// sentences under their English text. A sentence with no entry (one that
+// names a value, say) is shown as it is.
+func (l *Localizer) Phrase(english string) string {
+	if english == "" || l.code == English {
+		return english
+	}
+	s, tag, err := l.loc.LocalizeWithTag(&i18n.LocalizeConfig{MessageID: english})
+	if err != nil || tag != l.tag {
+		return english
+	}
+	return s
+}
+
+// Has reports whether the catalog of l's language defines id.
+func (l *Localizer) Has(id string) bool {
+	_, tag, err := l.loc.LocalizeWithTag(&i18n.LocalizeConfig{MessageID: id})
+	return err == nil && tag == l.tag
+}
+
+// Number formats an integer with the language's digit grouping.
+func (l *Localizer) Number(n int) string {
+	if n > -1000 && n < 1000 {
+		return strconv.Itoa(n)
+	}
+	return l.printer.Sprintf("%d", n)
+}
+
+// Date formats a day: "30 Nov 2026" or "2026年11月30日" (UTC).
+func (l *Localizer) Date(t time.Time) string {
+	t = t.UTC()
+	if l.code == Chinese {
+		return fmt.Sprintf("%d年%d月%d日", t.Year(), t.Month(), t.Day())
+	}
+	return t.Format("2 Jan 2006")
+}
+
+// DateTime formats a moment to the minute, in UTC, which the console's
+// times are kept in: "30 Nov 2026 14:05 UTC" or "2026年11月30日 14:05 UTC".
+func (l *Localizer) DateTime(t time.Time) string {
+	return l.Date(t) + " " + t.UTC().Format("15:04") + " UTC"
+}
+
+// Duration formats a length of time in words of the language.
+func (l *Localizer) Duration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return l.N("duration.seconds", int(d.Round(time.Second)/time.Second))
+	case d < time.Hour:
+		return l.N("duration.minutes", int(d.Round(time.Minute)/time.Minute))
+	case d < 48*time.Hour:
+		return l.N("duration.hours", int(d.Round(time.Hour)/time.Hour))
+	}
+	return l.N("duration.days", int(d.Round(24*time.Hour)/(24*time.Hour)))
+}
+
+// Enum is the human label of an enumerated value (a status, a reason, a
+// role): the message "<kind>.<value>". Values with no label come out as
+// themselves with underscores turned into spaces, and tests make that fail.
+func (l *Localizer) Enum(kind, value string) string {
+	if value == "" {
+		return ""
+	}
+	id := kind + "." + value
+	s := l.T(id)
+	if s == id {
+		return strings.ReplaceAll(value, "_", " ")
+	}
+	return s
+}
+
+type ctxKey struct{}
+
+// With returns ctx carrying l.
+func With(ctx context.Context, l *Localizer) context.Context {
+	return context.WithValue(ctx, ctxKey{}, l)
+}
+
+// From returns the localizer ctx carries, or English.
+func From(ctx context.Context) *Localizer {
+	if l, ok := ctx.Value(ctxKey{}).(*Localizer); ok {
+		return l
+	}
+	return For(English)
+}

@@ -1,0 +1,193 @@
+package locale_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/locale"
+)
+
+func TestCatalogs(t *testing.T) {
+	if err := locale.Check(); err != nil {
+		t.Fatal(err)
+	}
+	en, err := locale.Catalog(locale.English)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh, err := locale.Catalog(locale.Chinese)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range en {
+		if !zh[id] {
+			t.Errorf("%q is in en.toml but not in zh-CN.toml", id)
+		}
+	}
+	for id := range zh {
+		if !en[id] {
+			t.Errorf("%q is in zh-CN.toml but not in en.toml", id)
+		}
+	}
+}
+
+// usedIDs finds the message ids the code asks for literally: t(ctx, "id"),
+// tn(ctx, "id", n), tr(c, "id"), loc.T("id"), loc.N("id", n) and
+// loc.Phrase("...") in Go and templ files, and the English sentences the web
+// layer passes as page titles, flashes and error messages.
+func usedIDs(t *testing.T) map[string][]string {
+	t.Helper()
+	patterns := []*regexp.Regexp{
+		regexp.MustCompile(`\b(?:t|tn|tr)\((?:ctx|c), "([^"]+)"`),
+		regexp.MustCompile(`\.(?:T|N|Phrase)\("([^"]+)"`),
+		regexp.MustCompile(`\bs\.meta\(c, "([^"]+)", `),
+		regexp.MustCompile(`\bs\.flash\(c, auth\.Flash[A-Za-z]+, "([^"%]+)"\)`),
+		regexp.MustCompile(`\bmsgf?\(c, "([^"]+)"`),
+	}
+	webErrors := regexp.MustCompile(`Errorf\(governance\.E[A-Z]+,\s*"([^"%]+)"\)`)
+	used := map[string][]string{}
+	root := filepath.Join("..")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if strings.HasPrefix(name, ".") && path != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, "_templ.go") || strings.HasSuffix(name, "_test.go") ||
+			!(strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".templ")) {
+			return nil
+		}
+		buf, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		src := string(buf)
+		ps := patterns
+		dir := filepath.Base(filepath.Dir(path))
+		if dir == "web" && !strings.HasPrefix(name, "api") && name != "mcp.go" {
+			ps = append(ps, webErrors)
+		}
+		for _, re := range ps {
+			for _, m := range re.FindAllStringSubmatch(src, -1) {
+				if strings.HasSuffix(m[1], " ") || strings.HasSuffix(m[1], "#") || strings.HasSuffix(m[1], ".") && !strings.Contains(m[1], " ") {
+					continue // the start of a title that names a value
+				}
+				used[m[1]] = append(used[m[1]], path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return used
+}
+
+func TestEveryUsedMessageIsInBothCatalogs(t *testing.T) {
+	used := usedIDs(t)
+	if len(used) < 60 {
+		t.Fatalf("found only %d message ids in the code; is the scan broken?", len(used))
+	}
+	var ids []string
+	for id := range used {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, code := range locale.Languages {
+		cat, err := locale.Catalog(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if !cat[id] {
+				t.Errorf("%s: message %q (used in %s) is missing", code, id, used[id][0])
+			}
+		}
+	}
+}
+
+// TestEnumLabels: every value of every enumerated type shown on a page has a
+// label in both languages, so no raw identifier such as
+// repeated_across_sessions reaches a page.
+func TestEnumLabels(t *testing.T) {
+	enums := map[string][]string{
+		"account_role":     {"admin", "reviewer", "member"},
+		"event_role":       {string(governance.RoleUser), string(governance.RoleAssistant), string(governance.RoleTool)},
+		"event_source":     {string(governance.SourceConversation), string(governance.SourceTool), string(governance.SourceExternal)},
+		"event_kind":       {string(governance.KindMessage), string(governance.KindSessionEnd)},
+		"event_status":     {governance.StatusPassed, governance.StatusFailed},
+		"memory_type":      {string(governance.TypePreference), string(governance.TypeFact), string(governance.TypeLesson)},
+		"candidate_status": {"pending", "held", "proposed", "promoted", "rejected", "blocked"},
+		"promotion_reason": {string(governance.ReasonRepeated), string(governance.ReasonToolFailure), string(governance.ReasonExplicit), string(governance.ReasonReviewer)},
+		"rule_status":      {"proposed", "active", "stale", "archived", "superseded", "rejected", "forgotten"},
+		"risk":             {governance.RiskLow, governance.RiskMedium, governance.RiskHigh},
+		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
+		"trace":            {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
+		"gate":             governance.GateCategories,
+	}
+	for _, code := range locale.Languages {
+		l := locale.For(code)
+		for kind, values := range enums {
+			for _, v := range values {
+				if !l.Has(kind + "." + v) {
+					t.Errorf("%s: no label for %s %q", code, kind, v)
+				}
+			}
+		}
+	}
+}
+
+func TestPlurals(t *testing.T) {
+	en, zh := locale.For(locale.English), locale.For(locale.Chinese)
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{en.N("duration.days", 1), "1 day"},
+		{en.N("duration.days", 2), "2 days"},
+		{zh.N("duration.days", 2), "2 天"},
+		{en.Number(12345), "12,345"},
+		{en.Date(time.Date(2026, 11, 30, 14, 5, 0, 0, time.UTC)), "30 Nov 2026"},
+		{zh.DateTime(time.Date(2026, 11, 30, 14, 5, 0, 0, time.UTC)), "2026年11月30日 14:05 UTC"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct{ saved, accept, want string }{
+		{"", "", locale.English},
+		{"", "zh-CN,zh;q=0.9,en;q=0.8", locale.Chinese},
+		{"", "zh", locale.Chinese},
+		{"", "fr-FR, de", locale.English},
+		{"en", "zh-CN", locale.English},
+		{"zh-CN", "en-US", locale.Chinese},
+		{"xx", "zh-Hans", locale.Chinese},
+	} {
+		if got := locale.Match(tc.saved, tc.accept); got != tc.want {
+			t.Errorf("Match(%q, %q) = %q, want %q", tc.saved, tc.accept, got, tc.want)
+		}
+	}
+}
+
+func TestPhrase(t *testing.T) {
+	zh := locale.For(locale.Chinese)
+	if got := zh.Phrase("Rule not found."); got != "未找到该规则。" {
+		t.Errorf("got %q", got)
+	}
+	if got := zh.Phrase("Rule #12 was approved."); got != "Rule #12 was approved." {
+		t.Errorf("a sentence with no entry changed: %q", got)
+	}
+}

@@ -1,0 +1,381 @@
+// Package transcript turns the session files of the agents people already
+// run into Mnemo's raw events: Claude Code transcripts, Codex CLI rollouts,
+// Hermes Agent's state.db, OpenAI chat-completions message arrays, the seed
+// pipeline's event JSON Lines and Mnemo's own JSON Lines.
+//
+// Every parser streams: it reads one line (or one message, or one row) at a
+// time and hands each event to a callback, so memory stays bounded whatever
+// the size of the file. Event ids are derived from the source (a line's
+// uuid, a tool call's id, a row id, or the line number of an append-only
+// file), so importing the same file twice skips what is already present.
+//
+// Malformed lines are reported by number. By default a file with any
+// malformed line is rejected whole (the parser reads to the end so that every
+// bad line is listed, and the caller rolls back what it had written);
+// Options.SkipMalformed skips and reports them instead.
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Format names a source format.
+type Format string
+
+const (
+	FormatAuto       Format = ""
+	FormatMnemo      Format = "mnemo"
+	FormatSeed       Format = "seed"
+	FormatClaudeCode Format = "claude-code"
+	FormatCodex      Format = "codex"
+	FormatHermes     Format = "hermes"
+	FormatOpenAI     Format = "openai"
+)
+
+// Formats lists the formats in the order they are documented.
+var Formats = []Format{FormatMnemo, FormatSeed, FormatClaudeCode, FormatCodex, FormatHermes, FormatOpenAI}
+
+// ParseFormat checks a format name given by a user ("" and "auto" detect).
+func ParseFormat(s string) (Format, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "", "auto":
+		return FormatAuto, nil
+	case "claude", "claudecode", "claude_code":
+		return FormatClaudeCode, nil
+	case "jsonl":
+		return FormatMnemo, nil
+	}
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return "", governance.Errorf(governance.EINVALID, "Unknown format %q: want auto, %s.", s, formatList())
+}
+
+func formatList() string {
+	var names []string
+	for _, f := range Formats {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Limits that keep an import bounded.
+const (
+	// MaxLineBytes bounds one line of a JSON Lines file; a longer line is
+	// malformed (reported, never buffered whole).
+	MaxLineBytes = 4 << 20
+	// maxReportedLines bounds the malformed lines listed in a report; the
+	// count goes on.
+	maxReportedLines = governance.MaxReportedErrors
+	// maxToolNames bounds the tool-call ids remembered to name a later result.
+	maxToolNames = 4096
+)
+
+// Options control one parse.
+type Options struct {
+	// Format forces a format; FormatAuto detects it.
+	Format Format
+	// Name is the file name, used for a session id when the source has none.
+	Name string
+	// Project is the target project's slug. The seed format checks each
+	// line's project_id against it.
+	Project string
+	// Subject is the subject id given to events whose source names none.
+	Subject string
+	// SkipMalformed skips and reports malformed lines instead of rejecting
+	// the whole file (the default).
+	SkipMalformed bool
+	// Now is the import time; events without a timestamp get Now plus their
+	// position in the file in milliseconds, so file order is kept.
+	Now time.Time
+}
+
+// Report says what a parse read.
+type Report struct {
+	Format Format `json:"format"`
+	// Lines read (rows for Hermes, messages for OpenAI arrays).
+	Lines int `json:"lines"`
+	// Events handed to the callback.
+	Events int `json:"events"`
+	// Ignored counts lines skipped on purpose (metadata, reasoning,
+	// boilerplate, summaries, progress).
+	Ignored int `json:"ignored"`
+	// Malformed lists bad lines (at most 200; MalformedCount has them all).
+	Malformed      []governance.LineError `json:"malformed,omitempty"`
+	MalformedCount int                    `json:"malformed_count"`
+	// Project is the project named by the file (seed format), if any.
+	Project string `json:"project,omitempty"`
+}
+
+func (r *Report) bad(line int, problems ...string) {
+	r.MalformedCount++
+	if len(r.Malformed) < maxReportedLines {
+		r.Malformed = append(r.Malformed, governance.LineError{Line: line, Problems: problems})
+	}
+}
+
+// Emit receives each event in file order.
+type Emit func(*governance.Event) error
+
+// parser is the common state of the line-oriented parsers.
+type parser struct {
+	opts  Options
+	rep   *Report
+	emit  Emit
+	turns map[string]int
+	line  int
+}
+
+func newParser(opts Options, rep *Report, emit Emit) *parser {
+	return &parser{opts: opts, rep: rep, emit: emit, turns: map[string]int{}}
+}
+
+// send fills the turn, subject and defaults of e, validates it and passes it
+// on; an invalid event makes its line malformed.
+func (p *parser) send(e *governance.Event) error {
+	if e.SubjectID == "" {
+		e.SubjectID = p.opts.Subject
+	}
+	if e.Turn == 0 {
+		p.turns[e.SessionID]++
+		e.Turn = p.turns[e.SessionID]
+	}
+	if e.OccurredAt.IsZero() {
+		e.OccurredAt = p.derivedTime()
+	}
+	e.Text = clip(e.Text)
+	e.Normalize()
+	if problems := e.Validate(); len(problems) > 0 {
+		p.rep.bad(p.line, problems...)
+		return nil
+	}
+	p.rep.Events++
+	return p.emit(e)
+}
+
+// derivedTime is the import time plus the current position in milliseconds.
+func (p *parser) derivedTime() time.Time {
+	now := p.opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	return now.UTC().Truncate(time.Second).Add(time.Duration(p.line) * time.Millisecond)
+}
+
+// clip cuts text to the event limit at a rune boundary, saying so.
+func clip(s string) string {
+	const mark = "\n…[truncated]"
+	if len(s) <= governance.MaxEventTextBytes {
+		return s
+	}
+	cut := governance.MaxEventTextBytes - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}
+
+// shortID keeps an id inside the event limit: a long one is replaced by a
+// hash of itself, which is just as stable.
+func shortID(prefix, id string) string {
+	full := prefix + id
+	if len(full) <= governance.MaxIDBytes && utf8.ValidString(full) {
+		return full
+	}
+	sum := sha256.Sum256([]byte(id))
+	return prefix + hex.EncodeToString(sum[:16])
+}
+
+// stem is a file name without directory and extension, for session ids.
+func stem(name string) string {
+	base := filepath.Base(name)
+	if base == "." || base == "/" || base == "" {
+		return "import"
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// lines calls fn for every non-blank line of r, numbered from 1. A line
+// longer than MaxLineBytes is reported malformed without being buffered.
+func lines(ctx context.Context, r io.Reader, rep *Report, fn func(n int, line []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		buf = buf[:0]
+		long := false
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			if !long {
+				if len(buf)+len(chunk) > MaxLineBytes+1 {
+					long = true
+					buf = buf[:0]
+				} else {
+					buf = append(buf, chunk...)
+				}
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read line %d: %w", n, err)
+		}
+		if long {
+			rep.Lines++
+			rep.bad(n, fmt.Sprintf("line is longer than %d bytes", MaxLineBytes))
+		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
+			rep.Lines++
+			if !utf8.Valid(line) {
+				rep.bad(n, "line is not valid UTF-8")
+			} else if ferr := fn(n, line); ferr != nil {
+				return ferr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+	}
+}
+
+// decodeLine decodes one JSON object; a problem makes the line malformed.
+func decodeLine(line []byte, v any) string {
+	if len(line) == 0 || line[0] != '{' {
+		return "invalid JSON: not an object"
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Sprintf("invalid JSON: field %s must be %s", te.Field, te.Type)
+		}
+		return "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
+	}
+	return ""
+}
+
+// finish turns the report into the parse result: the rejection of the whole
+// file when it has malformed lines and skipping was not asked for.
+func finish(rep *Report, opts Options) error {
+	if rep.MalformedCount > 0 && !opts.SkipMalformed {
+		return &governance.ImportError{Lines: rep.Malformed, Total: rep.MalformedCount}
+	}
+	return nil
+}
+
+// Parse reads r in opts.Format (detected when FormatAuto) and passes each
+// event to emit. It returns a *governance.ImportError when a line is
+// malformed and opts.SkipMalformed is false; emit has then been called for
+// the good lines read so far, and the caller must discard them (the store's
+// ImportStream rolls its transaction back). Hermes databases need a file:
+// use ParseFile.
+func Parse(ctx context.Context, r io.Reader, opts Options, emit Emit) (*Report, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	format := opts.Format
+	if format == FormatAuto {
+		var err error
+		if format, err = Detect(br); err != nil {
+			return &Report{}, err
+		}
+	}
+	rep := &Report{Format: format}
+	var err error
+	switch format {
+	case FormatMnemo:
+		err = parseMnemo(ctx, br, opts, rep, emit)
+	case FormatSeed:
+		err = parseSeed(ctx, br, opts, rep, emit)
+	case FormatClaudeCode:
+		err = parseClaude(ctx, br, opts, rep, emit)
+	case FormatCodex:
+		err = parseCodex(ctx, br, opts, rep, emit)
+	case FormatOpenAI:
+		err = parseOpenAI(ctx, br, opts, rep, emit)
+	case FormatHermes:
+		return rep, governance.Errorf(governance.EINVALID, "A Hermes state.db is a database file: import it by path.")
+	default:
+		return rep, governance.Errorf(governance.EINVALID, "Unknown format %q.", format)
+	}
+	if err != nil {
+		return rep, err
+	}
+	return rep, finish(rep, opts)
+}
+
+// sqliteMagic opens every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// Detect guesses the format from the start of the input without consuming
+// it. Input that matches no agent's format is read as Mnemo JSON Lines.
+func Detect(br *bufio.Reader) (Format, error) {
+	head, _ := br.Peek(64 << 10)
+	if bytes.HasPrefix(head, []byte(sqliteMagic)) {
+		return FormatHermes, nil
+	}
+	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(trimmed) == 0 {
+		return "", governance.Errorf(governance.EINVALID, "The file is empty.")
+	}
+	if trimmed[0] == '[' {
+		return FormatOpenAI, nil
+	}
+	// Look at the first few complete lines: the first may be malformed.
+	for i, line := range bytes.SplitN(trimmed, []byte("\n"), 9) {
+		if i == 8 {
+			break
+		}
+		if f := detectLine(bytes.TrimSpace(line)); f != FormatAuto {
+			return f, nil
+		}
+	}
+	// Nothing else matched: Mnemo's own format, whose per-line errors say
+	// what each line lacks.
+	return FormatMnemo, nil
+}
+
+func detectLine(line []byte) Format {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(line, &probe) != nil {
+		return FormatAuto
+	}
+	has := func(k string) bool { _, ok := probe[k]; return ok }
+	var typ string
+	_ = json.Unmarshal(probe["type"], &typ)
+	switch {
+	case has("payload") && has("type") && has("timestamp"):
+		return FormatCodex
+	case has("sessionId") || has("leafUuid") || has("uuid") && has("parentUuid"):
+		return FormatClaudeCode
+	case typ == "summary" || typ == "file-history-snapshot":
+		return FormatClaudeCode
+	case has("event_id"):
+		return FormatSeed
+	case has("messages"):
+		return FormatOpenAI
+	case has("session_id") && has("id"):
+		return FormatMnemo
+	}
+	return FormatAuto
+}

@@ -1,0 +1,44 @@
+package templates
+
+import (
+	"context"
+	"time"
+
+	"github.com/mnemo-console/mnemo/locale"
+)
+
+// Translation helpers. Every component has the request's ctx, which carries
+// the viewer's localizer (locale.With); ids are keys of locale/catalog.
+
+// t translates a message id; kv are name/value pairs for its fields.
+func t(ctx context.Context, id string, kv ...any) string {
+	return locale.From(ctx).T(id, kv...)
+}
+
+// tn translates a message with plural forms for count n ({{.Count}}).
+func tn(ctx context.Context, id string, n int, kv ...any) string {
+	return locale.From(ctx).N(id, n, kv...)
+}
+
+// label is the human label of an enumerated value, e.g.
+// label(ctx, "rule_status", "active").
+func label[S ~string](ctx context.Context, kind string, value S) string {
+	return locale.From(ctx).Enum(kind, string(value))
+}
+
+func lang(ctx context.Context) string { return locale.From(ctx).Lang() }
+
+func num(ctx context.Context, n int) string { return locale.From(ctx).Number(n) }
+
+func dateTime(ctx context.Context, tm time.Time) string { return locale.From(ctx).DateTime(tm) }
+
+func date(ctx context.Context, tm time.Time) string { return locale.From(ctx).Date(tm) }
+
+// languages are the choices of the language switch.
+func languages() []string { return locale.Languages }
+
+func languageName(code string) string { return locale.LanguageName(code) }
+
+// phrase translates an English sentence written by Go code (a field error,
+// a reason) when the catalogs hold it.
+func phrase(ctx context.Context, english string) string { return locale.From(ctx).Phrase(english) }
