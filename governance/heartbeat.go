@@ -132,6 +132,9 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 		}
 		rec.BeatStats.Add(stats)
 	}
+	if ctx.Err() != nil {
+		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
+	}
 	now := h.now()
 	interval := NextInterval(rec.NewEvents)
 	h.state.Lock()
@@ -146,7 +149,11 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 	h.next = next
 	h.state.Unlock()
 	rec.FinishedAt, rec.NextBeatAt = &now, &next
-	if err := h.Store.FinishBeat(ctx, rec); err != nil {
+	// The record is closed even when ctx was cancelled (a shutdown): with
+	// the cancelled context it would stay "running" forever.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := h.Store.FinishBeat(fctx, rec); err != nil {
 		return rec, err
 	}
 	h.state.Lock()

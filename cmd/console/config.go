@@ -197,7 +197,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.Float64Var(&c.LLMPriceOut, "llm-price-out", c.LLMPriceOut, "price of a million completion tokens (MNEMO_LLM_PRICE_OUT)")
 	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", c.MaxImportBytes, "largest import file uploaded on the Import page (MNEMO_MAX_IMPORT_BYTES)")
 	fs.Int64Var(&c.MaxEventsBytes, "max-events-bytes", c.MaxEventsBytes, "largest body of POST /api/v1/events (MNEMO_MAX_EVENTS_BYTES)")
-	fs.IntVar(&c.MaxLineBytes, "max-line-bytes", c.MaxLineBytes, "longest JSON Lines record in an import or NDJSON body; a longer one is an error (MNEMO_MAX_LINE_BYTES)")
+	fs.IntVar(&c.MaxLineBytes, "max-line-bytes", c.MaxLineBytes, "longest record of an NDJSON body of POST /api/v1/events; a longer one is an error (MNEMO_MAX_LINE_BYTES)")
 	// The API key is read only from MNEMO_LLM_API_KEY or OPENAI_API_KEY, never
 	// from a flag, so it does not show in process listings.
 	return errors.Join(errs...)
