@@ -73,7 +73,7 @@ type BeatPlan struct {
 	// ForgetGeneration is the forget generation the input was read at: the
 	// plan is written only if no forget committed since (ErrForgotMeanwhile).
 	ForgetGeneration int64
-	Episodes   []*Episode
+	Episodes         []*Episode
 	// Candidates are new candidates (negative ids).
 	Candidates []*Candidate
 	// Updates are existing candidates whose status, group or rule changes.
