@@ -2,6 +2,8 @@ package evals
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -71,7 +73,7 @@ func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 		return nil
 	}
 	for _, alias := range e.suite.projectAliases() {
-		id, err := e.scratchProject(ctx, e.prefix+"s-"+alias, e.autoActivate(), false)
+		id, err := e.scratchProject(ctx, e.prefix+"s-"+aliasSlug(alias), e.autoActivate(), false)
 		if err != nil {
 			return err
 		}
@@ -103,6 +105,9 @@ func (e *engine) scratchProject(ctx context.Context, slug string, autoActivate, 
 			return 0, fmt.Errorf("remove leftover scratch project %s: %w", slug, err)
 		}
 	} else if p, err := mem.FindProjectBySlug(ctx, slug); err == nil {
+		if !p.Scratch {
+			return 0, fmt.Errorf("project %s exists and is not an eval scratch project", slug)
+		}
 		return p.ID, nil
 	} else if governance.ErrorCode(err) != governance.ENOTFOUND {
 		return 0, err
@@ -420,9 +425,27 @@ func (e *engine) caseProject(ctx context.Context, index int, c *Case, setup []*S
 
 var slugRe = regexp.MustCompile(`[^a-z0-9-]+`)
 
+// slugPart turns an id into at most 40 characters of a project slug.
 func slugPart(id string) string {
 	s := strings.Trim(slugRe.ReplaceAllString(strings.ToLower(id), "-"), "-")
 	return s[:min(len(s), 40)]
+}
+
+// aliasSlug is the slug part of a fixture alias: the alias itself when it
+// is short and valid in a slug, else a readable part plus a hash of it, so
+// two aliases never share a scratch project (aliases may hold capitals,
+// '.', '_' and ':'; slugs may not).
+func aliasSlug(alias string) string {
+	if len(alias) <= 32 && governance.ValidateSlug(alias) == nil {
+		return alias
+	}
+	sum := sha256.Sum256([]byte(alias))
+	s := slugPart(alias)
+	s = strings.TrimRight(s[:min(len(s), 32)], "-")
+	if s == "" {
+		return hex.EncodeToString(sum[:3])
+	}
+	return s + "-" + hex.EncodeToString(sum[:3])
 }
 
 func (e *engine) allRules(ctx context.Context, pid int64) (map[int64]*governance.Rule, []*governance.Rule, error) {

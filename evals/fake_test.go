@@ -50,7 +50,7 @@ func (f *fakeMemory) CreateScratchProject(_ context.Context, slug, name string, 
 		}
 	}
 	f.ids++
-	p := &governance.Project{ID: f.ids, Slug: slug, Name: name, AutoActivate: auto}
+	p := &governance.Project{ID: f.ids, Slug: slug, Name: name, AutoActivate: auto, Scratch: true}
 	f.projects[p.ID] = p
 	return p, nil
 }
@@ -60,6 +60,7 @@ func (f *fakeMemory) addProject(slug string, rules ...*governance.Rule) *governa
 	p, _ := f.CreateScratchProject(context.Background(), slug, slug, true)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	p.Scratch = false
 	for _, r := range rules {
 		f.ids++
 		r.ID, r.ProjectID, r.Version = f.ids, p.ID, 1
@@ -75,7 +76,7 @@ func (f *fakeMemory) DeleteScratchProjects(_ context.Context, prefix string) err
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for id, p := range f.projects {
-		if strings.HasPrefix(p.Slug, prefix) {
+		if p.Scratch && strings.HasPrefix(p.Slug, prefix) {
 			delete(f.projects, id)
 			delete(f.events, id)
 			f.rules = slices.DeleteFunc(f.rules, func(r *governance.Rule) bool { return r.ProjectID == id })
@@ -89,7 +90,7 @@ func (f *fakeMemory) scratchCount() int {
 	defer f.mu.Unlock()
 	n := 0
 	for _, p := range f.projects {
-		if strings.HasPrefix(p.Slug, evals.ScratchPrefix) {
+		if p.Scratch {
 			n++
 		}
 	}

@@ -12,11 +12,12 @@ import (
 // Memory is what the eval runner needs from the product. Services adapts
 // the real store, heartbeat, recall engine and forget; tests use fakes.
 type Memory interface {
-	// CreateScratchProject creates a project for one run or case; slug
-	// starts with ScratchPrefix.
+	// CreateScratchProject creates a project for one run or case, flagged
+	// as scratch (governance.Project.Scratch); slug starts with
+	// ScratchPrefix.
 	CreateScratchProject(ctx context.Context, slug, name string, autoActivate bool) (*governance.Project, error)
-	// DeleteScratchProjects removes every scratch project whose slug starts
-	// with prefix (which itself starts with ScratchPrefix).
+	// DeleteScratchProjects removes every project flagged as scratch whose
+	// slug starts with prefix (the run's or the case's own).
 	DeleteScratchProjects(ctx context.Context, prefix string) error
 	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
@@ -25,7 +26,7 @@ type Memory interface {
 	// RunHeartbeat consolidates everything new in the project, synchronously.
 	RunHeartbeat(ctx context.Context, projectID int64) error
 	Recall(ctx context.Context, q RecallQuery) (*RecallResult, error)
-	// ForgetRule forgets a rule completely (DESIGN.md, Forget).
+	// ForgetRule forgets a rule completely (docs/ARCHITECTURE.md, Forget).
 	ForgetRule(ctx context.Context, ruleID int64, actor string) error
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
@@ -49,8 +50,9 @@ type BaselineMemory interface {
 	NewTextBaseline(ctx context.Context) (TextBaseline, error)
 }
 
-// ScratchPrefix starts the slug of every project evals creates
-// (store.ScratchPrefix).
+// ScratchPrefix starts the slug of every project evals creates. It only
+// names them: what makes a project scratch is its flag, set when it is
+// created, never its slug.
 const ScratchPrefix = "eval-"
 
 // RecallQuery asks the recall engine for a context package.

@@ -32,7 +32,7 @@ type Services struct {
 	// with the background heartbeat (two beats over the same project at
 	// once would both write the same outputs).
 	Beat func(ctx context.Context, projectID int64) error
-	// Forget forgets one rule completely (DESIGN.md, Forget); nil makes
+	// Forget forgets one rule completely (docs/ARCHITECTURE.md, Forget); nil makes
 	// sequence steps with forget fail with a clear error.
 	Forget func(ctx context.Context, ruleID int64, actor string) error
 	// Actor is recorded on recall traces (default "eval").
@@ -41,9 +41,10 @@ type Services struct {
 
 var _ Memory = (*Services)(nil)
 
-// CreateScratchProject creates a project for a run or a case.
+// CreateScratchProject creates a project for a run or a case, flagged as
+// scratch.
 func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, autoActivate bool) (*governance.Project, error) {
-	p := &governance.Project{Slug: slug, Name: name, AutoActivate: autoActivate,
+	p := &governance.Project{Slug: slug, Name: name, AutoActivate: autoActivate, Scratch: true,
 		Description: "Created by an eval run; removed when the run ends."}
 	if err := s.Store.CreateProject(ctx, p); err != nil {
 		return nil, err
@@ -51,7 +52,8 @@ func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, 
 	return p, nil
 }
 
-// DeleteScratchProjects removes scratch projects by slug prefix.
+// DeleteScratchProjects removes the flagged scratch projects whose slug
+// starts with prefix.
 func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) error {
 	return s.Store.DeleteScratchProjects(ctx, prefix)
 }

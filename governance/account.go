@@ -23,8 +23,12 @@ type Project struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// AutoActivate makes proposals active at once instead of waiting for a reviewer.
-	AutoActivate bool      `json:"auto_activate"`
-	CreatedAt    time.Time `json:"created_at"`
+	AutoActivate bool `json:"auto_activate"`
+	// Scratch marks a project an eval run created for itself: the heartbeat
+	// leaves it to the run and only such projects may be deleted with it.
+	// It is set at creation and never changes.
+	Scratch   bool      `json:"scratch,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Account is a person who signs in to the console.

@@ -259,6 +259,29 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 	if err != nil {
 		return nil, fmt.Errorf("extract session %s: %w", w.Session.SessionID, err)
 	}
+	bySeq := make(map[int64]*Event, len(w.Events))
+	for _, e := range w.Events {
+		bySeq[e.Seq] = e
+	}
+	hiddenFindings := map[int64][]Finding{}
+	hidden := func(seq int64) []Finding {
+		if f, ok := hiddenFindings[seq]; ok {
+			return f
+		}
+		var out []Finding
+		if e := bySeq[seq]; e != nil && HidesContent(e.Text) {
+			if _, fs, blocked := c.gate(e.Text); blocked {
+				for _, f := range fs {
+					// The spans are in the event, not in the statement.
+					f.Start, f.End = 0, 0
+					f.Why = "A supporting event hides content: " + f.Why
+					out = append(out, f)
+				}
+			}
+		}
+		hiddenFindings[seq] = out
+		return out
+	}
 	inSession := make(map[int64]bool, len(w.Events))
 	first, last := w.Events[0].Seq, w.Events[0].Seq
 	for _, e := range w.Events {
@@ -268,8 +291,9 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 	summary := withoutForgotten(ex, func(fp string) bool { return in.Suppressed.Has(w.Session.SubjectID, fp) })
 	if c.Gate != nil {
 		// Built only from gated text: a blocked sentence becomes a neutral
-		// marker, a credential is redacted.
-		summary, _ = Withhold(summary)
+		// marker, a credential is redacted, and a URL, e-mail address or
+		// command waits for a reviewer like any statement that has one.
+		summary = WithholdSummary(summary)
 	}
 	out := &sessionOutput{tokens: ex.Tokens, episode: &Episode{
 		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
@@ -297,6 +321,17 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 		slices.Sort(support)
 		g := gatedItem{ExtractedItem: it, support: slices.Compact(support)}
 		g.text, g.findings, g.blocked = c.gate(it.Statement)
+		if !g.blocked && c.Gate != nil {
+			// An extractor may drop what it cannot see: a supporting event
+			// that hides content is gated itself, and what it hides blocks
+			// the statement.
+			for _, seq := range g.support {
+				if f := hidden(seq); len(f) > 0 {
+					g.findings, g.blocked = append(g.findings, f...), true
+					break
+				}
+			}
+		}
 		g.fingerprint = Fingerprint(g.text)
 		out.items = append(out.items, g)
 	}

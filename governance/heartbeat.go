@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Beat intervals chosen from the number of new events (DESIGN.md Heartbeat).
+// Beat intervals chosen from the number of new events (docs/ARCHITECTURE.md, Heartbeat).
 const (
 	IntervalBusy  = 60 * time.Second
 	IntervalSome  = 300 * time.Second

@@ -485,17 +485,15 @@ func (s *Store) SetRuleChecks(ctx context.Context, ruleID int64, checks, actor s
 	return tx.Commit()
 }
 
-// ScratchPrefix starts the slug of every project an eval run creates; only
-// such projects may be deleted by DeleteScratchProject.
-const ScratchPrefix = "eval-"
-
-// DeleteScratchProjects removes every scratch project whose slug starts
-// with prefix, which must itself start with ScratchPrefix.
+// DeleteScratchProjects removes every scratch project (flagged
+// governance.Project.Scratch when created) whose slug starts with prefix,
+// the run's own; a project that is not flagged is never touched, whatever
+// its slug.
 func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error {
-	if !strings.HasPrefix(prefix, ScratchPrefix) || len(prefix) <= len(ScratchPrefix) {
-		return governance.Errorf(governance.EINVALID, "A scratch prefix must start with %q and name a run.", ScratchPrefix)
+	if prefix == "" {
+		return governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM projects WHERE substr(slug, 1, ?) = ? ORDER BY id`, len(prefix), prefix)
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM projects WHERE scratch = 1 AND substr(slug, 1, ?) = ? ORDER BY id`, len(prefix), prefix)
 	if err != nil {
 		return fmt.Errorf("store: find scratch projects: %w", err)
 	}
@@ -522,22 +520,25 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 
 // DeleteScratchProject removes a project an eval run created, with every
 // row of every layer that belongs to it (audit rows stay). It refuses any
-// project whose slug does not start with ScratchPrefix.
+// project that was not created as a scratch project (EFORBIDDEN).
 func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	var slug string
-	err = tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, projectID).Scan(&slug)
+	var (
+		slug    string
+		scratch bool
+	)
+	err = tx.QueryRowContext(ctx, `SELECT slug, scratch FROM projects WHERE id = ?`, projectID).Scan(&slug, &scratch)
 	if errors.Is(err, sql.ErrNoRows) {
 		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
 	}
 	if err != nil {
 		return fmt.Errorf("store: delete scratch project: %w", err)
 	}
-	if !strings.HasPrefix(slug, ScratchPrefix) {
+	if !scratch {
 		return governance.Errorf(governance.EFORBIDDEN, "Project %s is not an eval scratch project.", slug)
 	}
 	if err := raiseIDFloor(ctx, tx, "projects", "rules", "candidates", "episodes"); err != nil {

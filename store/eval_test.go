@@ -158,11 +158,25 @@ func TestEvalRunLifecycle(t *testing.T) {
 	})
 }
 
+// MustCreateScratchProject creates a project flagged as an eval scratch
+// project, as the eval runner does.
+func MustCreateScratchProject(tb testing.TB, s *store.Store, slug string) *governance.Project {
+	tb.Helper()
+	p := &governance.Project{Slug: slug, Name: slug, Scratch: true}
+	if err := s.CreateProject(context.Background(), p); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
 func TestDeleteScratchProject(t *testing.T) {
 	ctx := context.Background()
 	t.Run("OK", func(t *testing.T) {
 		s := MustOpenStore(t)
-		p := MustCreateProject(t, s, store.ScratchPrefix+"run-1")
+		p := MustCreateScratchProject(t, s, "eval-run-1")
+		if got, err := s.FindProjectByID(ctx, p.ID); err != nil || !got.Scratch {
+			t.Fatalf("scratch flag not stored: %+v, %v", got, err)
+		}
 		if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{ev("e1", "s1", 1, governance.RoleUser, "以后都住王府井附近")}); err != nil {
 			t.Fatal(err)
 		}
@@ -179,9 +193,12 @@ func TestDeleteScratchProject(t *testing.T) {
 	})
 	t.Run("ByPrefix", func(t *testing.T) {
 		s := MustOpenStore(t)
-		for _, slug := range []string{"eval-r1-a", "eval-r1-b", "eval-r12-a", "travel-agent"} {
-			MustCreateProject(t, s, slug)
+		for _, slug := range []string{"eval-r1-a", "eval-r1-b", "eval-r12-a"} {
+			MustCreateScratchProject(t, s, slug)
 		}
+		// Projects that were not created as scratch, whatever their slug.
+		MustCreateProject(t, s, "eval-r1-team")
+		MustCreateProject(t, s, "travel-agent")
 		if err := s.DeleteScratchProjects(ctx, "eval-r1-"); err != nil {
 			t.Fatal(err)
 		}
@@ -193,18 +210,26 @@ func TestDeleteScratchProject(t *testing.T) {
 		for _, p := range projects {
 			got = append(got, p.Slug)
 		}
-		if want := "eval-r12-a,travel-agent"; strings.Join(got, ",") != want {
+		if want := "eval-r1-team,eval-r12-a,travel-agent"; strings.Join(got, ",") != want {
 			t.Fatalf("projects = %v, want %s", got, want)
 		}
-		if err := s.DeleteScratchProjects(ctx, "travel"); governance.ErrorCode(err) != governance.EINVALID {
-			t.Fatalf("err = %v", err)
+		if err := s.DeleteScratchProjects(ctx, ""); governance.ErrorCode(err) != governance.EINVALID {
+			t.Fatalf("empty prefix: err = %v", err)
+		}
+		if err := s.DeleteScratchProjects(ctx, "travel"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.FindProjectBySlug(ctx, "travel-agent"); err != nil {
+			t.Fatalf("a live project was deleted by prefix: %v", err)
 		}
 	})
 	t.Run("ErrForbidden", func(t *testing.T) {
 		s := MustOpenStore(t)
-		p := MustCreateProject(t, s, "travel-agent")
-		if err := s.DeleteScratchProject(ctx, p.ID); governance.ErrorCode(err) != governance.EFORBIDDEN {
-			t.Fatalf("err = %v", err)
+		for _, slug := range []string{"travel-agent", "eval-team"} {
+			p := MustCreateProject(t, s, slug)
+			if err := s.DeleteScratchProject(ctx, p.ID); governance.ErrorCode(err) != governance.EFORBIDDEN {
+				t.Fatalf("%s: err = %v", slug, err)
+			}
 		}
 	})
 }
@@ -237,7 +262,7 @@ func TestIDsNotReusedAfterScratch(t *testing.T) {
 		return id
 	}
 	tables := []string{"projects", "rules", "candidates", "episodes"}
-	scratch := MustCreateProject(t, d.Store, store.ScratchPrefix+"run-9")
+	scratch := MustCreateScratchProject(t, d.Store, "eval-run-9")
 	say(scratch, "scratch-1", "以后订酒店都要选带浴缸的房间，孩子喜欢泡澡。")
 	used := map[string]int64{}
 	for _, tb := range tables {
@@ -261,8 +286,8 @@ func TestIDsNotReusedAfterScratch(t *testing.T) {
 	if rules[0].ID <= used["rules"] {
 		t.Errorf("new rule id %d reuses an id up to %d", rules[0].ID, used["rules"])
 	}
-	cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: next.ID})
-	eps, _, _ := d.Store.FindEpisodes(ctx, store.EpisodeFilter{ProjectID: next.ID})
+	cands, _, _ := d.Store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: next.ID})
+	eps, _, _ := d.Store.FindEpisodes(ctx, governance.EpisodeFilter{ProjectID: next.ID})
 	if len(cands) == 0 || cands[0].ID <= used["candidates"] || len(eps) == 0 || eps[0].ID <= used["episodes"] {
 		t.Errorf("new candidate/episode ids reuse scratch ids: %v %v (used %v)", cands, eps, used)
 	}

@@ -24,6 +24,10 @@ func (s *Store) ImportStream(ctx context.Context, actor string, projectID int64,
 		return nil, err
 	}
 	defer tx.Rollback()
+	last, err := beginBatchIndex(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
 	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO events (id, project_id, session_id, subject_id, turn, kind, role, text, tool, status, source, occurred_at, ingested_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -71,6 +75,9 @@ func (s *Store) ImportStream(ctx context.Context, actor string, projectID int64,
 		return nil
 	}
 	if err := produce(emit); err != nil {
+		return nil, err
+	}
+	if err := endBatchIndex(ctx, tx, last); err != nil {
 		return nil, err
 	}
 	for _, id := range order {

@@ -222,7 +222,7 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		if err != nil {
 			return err
 		}
-		if len(olds) == 0 || !hasStatus(olds[0], governance.RuleActive, governance.RuleStale, governance.RuleArchived) {
+		if len(olds) == 0 || !governance.RuleAllows(olds[0].Status, governance.RuleReplace) {
 			continue // gone, or only proposed: nothing to step aside
 		}
 		newer := *r

@@ -146,7 +146,7 @@ func TestHeartbeat(t *testing.T) {
 			t.Errorf("preference reason = %q, want explicit_user_instruction", got)
 		}
 		// The unknown event id 99999 was dropped; the held candidate keeps its real evidence.
-		held, _, _ := s.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}})
+		held, _, _ := s.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}})
 		if len(held) != 1 || len(held[0].EvidenceSeqs) != 1 || !strings.Contains(held[0].StatusReason, "Insufficient evidence") {
 			t.Fatalf("held = %+v", held)
 		}

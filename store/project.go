@@ -13,8 +13,11 @@ var _ governance.ProjectService = (*Store)(nil)
 
 // CreateProject inserts a project; a duplicate slug is ECONFLICT.
 func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error {
-	if p.Slug == "" || p.Name == "" {
-		return governance.Errorf(governance.EINVALID, "A project needs a slug and a name.")
+	if err := governance.ValidateSlug(p.Slug); err != nil {
+		return err
+	}
+	if p.Name == "" {
+		return governance.Errorf(governance.EINVALID, "A project needs a name.")
 	}
 	if problem := governance.CheckSlug(p.Slug); problem != "" {
 		return governance.Errorf(governance.EINVALID, "The project slug %s.", problem)
@@ -28,9 +31,9 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO projects (id, slug, name, description, auto_activate, created_at)
-		VALUES (`+nextID("projects")+`, ?, ?, ?, ?, ?)`,
-		p.Slug, p.Name, p.Description, p.AutoActivate, formatTime(tx.now))
+		INSERT INTO projects (id, slug, name, description, auto_activate, scratch, created_at)
+		VALUES (`+nextID("projects")+`, ?, ?, ?, ?, ?, ?)`,
+		p.Slug, p.Name, p.Description, p.AutoActivate, p.Scratch, formatTime(tx.now))
 	if err != nil {
 		return mapError(err, "Project "+p.Slug)
 	}
@@ -50,7 +53,7 @@ func (s *Store) FindProjectBySlug(ctx context.Context, slug string) (*governance
 }
 
 func (s *Store) findProject(ctx context.Context, where string, arg any) (*governance.Project, error) {
-	row := s.read.QueryRowContext(ctx, `SELECT id, slug, name, description, auto_activate, created_at FROM projects WHERE `+where, arg)
+	row := s.read.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE `+where, arg)
 	p, err := scanProject(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Project not found.")
@@ -63,7 +66,7 @@ func (s *Store) findProject(ctx context.Context, where string, arg any) (*govern
 
 // FindProjects lists every project by slug.
 func (s *Store) FindProjects(ctx context.Context) ([]*governance.Project, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, slug, name, description, auto_activate, created_at FROM projects ORDER BY slug`)
+	rows, err := s.read.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug`)
 	if err != nil {
 		return nil, fmt.Errorf("store: find projects: %w", err)
 	}
@@ -159,12 +162,14 @@ func (s *Store) FindProjectStats(ctx context.Context) ([]*governance.ProjectStat
 
 type scanner interface{ Scan(dest ...any) error }
 
+const projectColumns = `id, slug, name, description, auto_activate, scratch, created_at`
+
 func scanProject(r scanner) (*governance.Project, error) {
 	var (
 		p       governance.Project
 		created string
 	)
-	if err := r.Scan(&p.ID, &p.Slug, &p.Name, &p.Description, &p.AutoActivate, &created); err != nil {
+	if err := r.Scan(&p.ID, &p.Slug, &p.Name, &p.Description, &p.AutoActivate, &p.Scratch, &created); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = parseTime(created)

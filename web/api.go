@@ -11,8 +11,8 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
+
 	"strings"
 	"unicode/utf8"
 
@@ -43,11 +43,11 @@ const (
 //go:embed openapi.json
 var openAPIDocument []byte
 
-// Forgetter forgets memories completely (DESIGN.md, Forget); *store.Store
+// Forgetter forgets memories completely (docs/ARCHITECTURE.md, Forget); *store.Store
 // implements it.
 type Forgetter interface {
-	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*store.ForgetReport, error)
-	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*store.ForgetReport, error)
+	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error)
+	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error)
 }
 
 var _ Forgetter = (*store.Store)(nil)
@@ -58,13 +58,13 @@ func (s *Server) forgetter() Forgetter { return s.store }
 // tokenKey is the context key of the API token of a request.
 type tokenKey struct{}
 
-func withToken(ctx context.Context, t *store.APIToken) context.Context {
+func withToken(ctx context.Context, t *governance.APIToken) context.Context {
 	return context.WithValue(ctx, tokenKey{}, t)
 }
 
 // tokenFrom returns the request's verified API token (nil outside the API).
-func tokenFrom(ctx context.Context) *store.APIToken {
-	t, _ := ctx.Value(tokenKey{}).(*store.APIToken)
+func tokenFrom(ctx context.Context) *governance.APIToken {
+	t, _ := ctx.Value(tokenKey{}).(*governance.APIToken)
 	return t
 }
 
@@ -78,18 +78,6 @@ type apiError struct {
 	Invalid int                    `json:"invalid,omitempty"`
 }
 
-// apiStatus maps error codes to HTTP statuses for the API.
-var apiStatus = map[string]int{
-	governance.EINVALID:      http.StatusBadRequest,
-	governance.EUNAUTHORIZED: http.StatusUnauthorized,
-	governance.EFORBIDDEN:    http.StatusForbidden,
-	governance.ENOTFOUND:     http.StatusNotFound,
-	governance.ECONFLICT:     http.StatusConflict,
-	governance.ETOOLARGE:     http.StatusRequestEntityTooLarge,
-	governance.EINTERNAL:     http.StatusInternalServerError,
-	codeUnsupportedMedia:     http.StatusUnsupportedMediaType,
-}
-
 // apiErrors renders every error of an API route as JSON {code, message}
 // with the matching status, and logs internal errors with the request id.
 func (s *Server) apiErrors(next echo.HandlerFunc) echo.HandlerFunc {
@@ -99,10 +87,7 @@ func (s *Server) apiErrors(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		body := apiError{Code: governance.ErrorCode(err), Message: governance.ErrorMessage(err)}
-		status, ok := apiStatus[body.Code]
-		if !ok {
-			status = http.StatusInternalServerError
-		}
+		status := statusOf(body.Code)
 		var (
 			ie  *governance.ImportError
 			mbe *http.MaxBytesError
@@ -142,7 +127,7 @@ func bearerToken(r *http.Request) (string, bool) {
 }
 
 // verifyToken finds the live token whose secret the request carries.
-func (s *Server) verifyToken(ctx context.Context, secret string) (*store.APIToken, error) {
+func (s *Server) verifyToken(ctx context.Context, secret string) (*governance.APIToken, error) {
 	t, err := s.store.FindTokenByHash(ctx, auth.HashToken(secret))
 	switch {
 	case governance.ErrorCode(err) == governance.ENOTFOUND:
@@ -159,8 +144,8 @@ func (s *Server) verifyToken(ctx context.Context, secret string) (*store.APIToke
 }
 
 // requireToken authenticates a project API token (never the session
-// cookie) and requires one of scopes.
-func (s *Server) requireToken(scopes ...store.TokenScope) echo.MiddlewareFunc {
+// cookie) and asks the policy whether it may do action in its project.
+func (s *Server) requireToken(action governance.Action) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			secret, ok := bearerToken(c.Request())
@@ -171,8 +156,8 @@ func (s *Server) requireToken(scopes ...store.TokenScope) echo.MiddlewareFunc {
 			if err != nil {
 				return err
 			}
-			if !slices.ContainsFunc(scopes, t.Has) {
-				return governance.Errorf(governance.EFORBIDDEN, "This token lacks the %s scope.", scopes[0])
+			if err := governance.Can(governance.TokenActor(t), action, governance.Object{ProjectID: t.ProjectID}); err != nil {
+				return err
 			}
 			c.SetRequest(c.Request().WithContext(withToken(c.Request().Context(), t)))
 			return next(c)
@@ -308,7 +293,7 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 // in one transaction: a malformed line rejects the whole body unless
 // ?skip_malformed=true, in which case bad lines are skipped and listed.
 // A seed file's project_id must be the token's project.
-func (s *Server) handleAPITranscriptCreate(c echo.Context, t *store.APIToken) error {
+func (s *Server) handleAPITranscriptCreate(c echo.Context, t *governance.APIToken) error {
 	format, err := transcript.ParseFormat(c.QueryParam("format"))
 	if err != nil {
 		return err
@@ -442,60 +427,18 @@ type apiRuleList struct {
 
 // newAPIRuleFilter reads the rule filters of GET /api/v1/rules.
 func newAPIRuleFilter(c echo.Context, projectID int64) (governance.RuleFilter, error) {
-	f := governance.RuleFilter{ProjectID: &projectID, Limit: 100}
 	q := c.QueryParams()
-	bad := func(name string) error { return governance.Errorf(governance.EINVALID, "Invalid %s.", name) }
-	if v := q.Get("status"); v != "" {
-		for _, st := range strings.Split(v, ",") {
-			rs := governance.RuleStatus(strings.TrimSpace(st))
-			if !slices.Contains([]governance.RuleStatus{governance.RuleProposed, governance.RuleActive, governance.RuleStale,
-				governance.RuleArchived, governance.RuleSuperseded, governance.RuleRejected}, rs) {
-				return f, bad("status")
-			}
-			f.Statuses = append(f.Statuses, rs)
-		}
-	} else {
-		f.Statuses = []governance.RuleStatus{governance.RuleActive}
-	}
-	if v := q.Get("kind"); v != "" {
-		k := governance.MemoryType(v)
-		if !k.Valid() {
-			return f, bad("kind")
-		}
-		f.Kind = &k
-	}
+	in := governance.RuleFilterInput{Status: q.Get("status"), Kind: q.Get("kind"), Reason: q.Get("reason"),
+		Paused: q.Get("paused"), ForSubject: q.Get("for_subject"), Query: q.Get("q"),
+		Limit: q.Get("limit"), Offset: q.Get("offset")}
 	if q.Has("subject_id") {
 		v := q.Get("subject_id")
-		f.SubjectID = &v
+		in.Subject = &v
 	}
-	if v := q.Get("for_subject"); v != "" {
-		f.ForSubject = &v
-	}
-	if v := q.Get("reason"); v != "" {
-		r := governance.PromotionReason(v)
-		f.Reason = &r
-	}
-	if v := q.Get("paused"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return f, bad("paused")
-		}
-		f.Paused = &b
-	}
-	f.Query = q.Get("q")
-	for name, dst := range map[string]*int{"limit": &f.Limit, "offset": &f.Offset} {
-		if v := q.Get(name); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return f, bad(name)
-			}
-			*dst = n
-		}
-	}
-	if f.Limit == 0 || f.Limit > APIMaxRules {
-		f.Limit = min(max(f.Limit, 1), APIMaxRules)
-	}
-	return f, nil
+	f, err := governance.ParseRuleFilter(in, governance.RuleFilterDefaults{
+		Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: APIMaxRules})
+	f.ProjectID = &projectID
+	return f, err
 }
 
 // handleAPIRuleIndex lists the token's project's rules (active by default).
@@ -524,10 +467,10 @@ type apiForgetRequest struct {
 // apiForgetResult answers a forget: what was forgotten, as ids, counts and
 // a content hash — never the content.
 type apiForgetResult struct {
-	Forgotten        string              `json:"forgotten,omitempty"`
-	ForgottenSubject string              `json:"forgotten_subject,omitempty"`
-	WithEvents       bool                `json:"with_events,omitempty"`
-	Report           *store.ForgetReport `json:"report"`
+	Forgotten        string                   `json:"forgotten,omitempty"`
+	ForgottenSubject string                   `json:"forgotten_subject,omitempty"`
+	WithEvents       bool                     `json:"with_events,omitempty"`
+	Report           *governance.ForgetReport `json:"report"`
 }
 
 // handleAPIRuleForget forgets one rule of the token's project completely.
@@ -546,7 +489,10 @@ func (s *Server) handleAPIRuleForget(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.ProjectID != t.ProjectID || r.Status == governance.RuleForgotten {
+	if err := can(ctx, governance.ActForgetRule, governance.Object{ProjectID: r.ProjectID}.About(r.SubjectID).Named("Rule")); err != nil {
+		return err
+	}
+	if !governance.RuleAllows(r.Status, governance.RuleForget) {
 		return governance.Errorf(governance.ENOTFOUND, "Rule not found.")
 	}
 	report, err := s.forgetter().ForgetRule(ctx, t.Actor(), id, body.WithEvents)

@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -40,8 +39,8 @@ func newAuditForm(c echo.Context) (templates.AuditFilterForm, templates.FieldErr
 
 // auditFilter turns the form into a store filter limited to what the viewer
 // may see: admins everything, reviewers their projects' rows.
-func auditFilter(a *governance.Account, f templates.AuditFilterForm, errs templates.FieldErrors) (store.AuditFilter, bool) {
-	af := store.AuditFilter{Actor: f.Actor, Action: f.Action, ObjectType: f.ObjectType, ObjectID: f.ObjectID}
+func auditFilter(a *governance.Account, f templates.AuditFilterForm, errs templates.FieldErrors) (governance.AuditFilter, bool) {
+	af := governance.AuditFilter{Actor: f.Actor, Action: f.Action, ObjectType: f.ObjectType, ObjectID: f.ObjectID}
 	if f.Since != "" && errs["since"] == "" {
 		af.Since = f.Since + "T00:00:00Z"
 	}
@@ -60,8 +59,8 @@ func auditFilter(a *governance.Account, f templates.AuditFilterForm, errs templa
 func (s *Server) handleAuditIndex(c echo.Context) error {
 	ctx := c.Request().Context()
 	a := auth.UserFrom(ctx)
-	if !isReviewer(a) {
-		return errReviewersOnly
+	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
+		return err
 	}
 	form, errs := newAuditForm(c)
 	af, scoped := auditFilter(a, form, errs)
@@ -95,8 +94,8 @@ func (s *Server) handleAuditIndex(c echo.Context) error {
 func (s *Server) handleAuditCSV(c echo.Context) error {
 	ctx := c.Request().Context()
 	a := auth.UserFrom(ctx)
-	if !isReviewer(a) {
-		return errReviewersOnly
+	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
+		return err
 	}
 	form, errs := newAuditForm(c)
 	if len(errs) > 0 {

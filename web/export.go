@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -171,7 +170,7 @@ func (s *Server) writeExport(c echo.Context, p *governance.Project, format strin
 		res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", name))
 		res.WriteHeader(http.StatusOK)
 		// Once streaming has begun, a failure can only cut the file short.
-		if _, err := s.store.ExportJSONL(ctx, p.ID, res, store.ExportOptions{SubjectID: subject}); err != nil {
+		if _, err := s.store.ExportJSONL(ctx, p.ID, res, governance.ExportOptions{SubjectID: subject}); err != nil {
 			return err
 		}
 		return nil

@@ -48,10 +48,10 @@ func (s *Server) handleHeartbeatPanel(c echo.Context) error {
 
 // handleHeartbeatRun asks for a beat now.
 func (s *Server) handleHeartbeatRun(c echo.Context) error {
-	a := auth.UserFrom(c.Request().Context())
-	if !canSeeHeartbeat(a) {
+	if err := can(c.Request().Context(), governance.ActReviewAny, governance.Object{}); err != nil {
 		return errHeartbeatForbidden
 	}
+	a := auth.UserFrom(c.Request().Context())
 	if s.cfg.Heartbeat == nil {
 		return governance.Errorf(governance.ECONFLICT, "The heartbeat does not run in this process.")
 	}
@@ -76,8 +76,7 @@ func (s *Server) handleHeartbeatRun(c echo.Context) error {
 }
 
 func (s *Server) heartbeatView(c echo.Context) (templates.HeartbeatView, error) {
-	a := auth.UserFrom(c.Request().Context())
-	if !canSeeHeartbeat(a) {
+	if err := can(c.Request().Context(), governance.ActReviewAny, governance.Object{}); err != nil {
 		return templates.HeartbeatView{}, errHeartbeatForbidden
 	}
 	beats, err := s.store.FindBeats(c.Request().Context(), beatHistory)
@@ -89,13 +88,4 @@ func (s *Server) heartbeatView(c echo.Context) (templates.HeartbeatView, error) 
 		v.Status = s.cfg.Heartbeat.Status()
 	}
 	return v, nil
-}
-
-// canSeeHeartbeat: admins and reviewers of any project.
-func canSeeHeartbeat(a *governance.Account) bool {
-	if a == nil {
-		return false
-	}
-	ids, all := a.ReviewableProjects()
-	return all || len(ids) > 0
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web"
 )
 
@@ -15,8 +15,8 @@ import (
 // checked before decoding and the item is named.
 func TestAPIInvalidUTF8(t *testing.T) {
 	f := NewFixture(t, web.Config{})
-	ingest := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeIngest)
-	recall := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeRecall)
+	ingest := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeIngest)
+	recall := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeRecall)
 	before := eventCount(t, f.Store, f.Travel.ID)
 
 	item := func(id string) string {

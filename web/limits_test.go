@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web"
 )
 
@@ -24,7 +23,7 @@ type boundedErr struct {
 // counts the rest.
 func TestAPIErrorsBounded(t *testing.T) {
 	f := NewFixture(t, web.Config{})
-	ingest := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeIngest)
+	ingest := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeIngest)
 	body := bytes.Repeat([]byte("{}\n"), (web.APIMaxEventsBytes-1024)/3)
 
 	req, _ := http.NewRequest(http.MethodPost, f.Server.URL+"/api/v1/events", bytes.NewReader(body))

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -86,17 +86,18 @@ func (s *Server) verifyMCPToken(ctx context.Context, secret string, _ *http.Requ
 	return &mcpauth.TokenInfo{Scopes: scopes, UserID: t.Actor(), Extra: map[string]any{mcpTokenKey: t}}, nil
 }
 
-// mcpToken returns the request's token if it carries scope.
-func mcpToken(req *mcp.CallToolRequest, scope store.TokenScope) (*store.APIToken, error) {
-	var t *store.APIToken
+// mcpToken returns the request's token if the policy lets it do action in
+// its project.
+func mcpToken(req *mcp.CallToolRequest, action governance.Action) (*governance.APIToken, error) {
+	var t *governance.APIToken
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		t, _ = req.Extra.TokenInfo.Extra[mcpTokenKey].(*store.APIToken)
+		t, _ = req.Extra.TokenInfo.Extra[mcpTokenKey].(*governance.APIToken)
 	}
-	switch {
-	case t == nil:
+	if t == nil {
 		return nil, errors.New("not authenticated: send a project API token as a bearer token")
-	case !t.Has(scope):
-		return nil, fmt.Errorf("this token lacks the %s scope", scope)
+	}
+	if err := governance.Can(governance.TokenActor(t), action, governance.Object{ProjectID: t.ProjectID}); err != nil {
+		return nil, errors.New(governance.ErrorMessage(err))
 	}
 	return t, nil
 }
@@ -135,7 +136,7 @@ type MCPRecallInput struct {
 }
 
 func (s *Server) mcpRecall(ctx context.Context, req *mcp.CallToolRequest, in MCPRecallInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, store.ScopeRecall)
+	t, err := mcpToken(req, governance.ActRecall)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,7 +178,7 @@ type MCPRecordInput struct {
 }
 
 func (s *Server) mcpRecordEvents(ctx context.Context, req *mcp.CallToolRequest, in MCPRecordInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, store.ScopeIngest)
+	t, err := mcpToken(req, governance.ActIngest)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,7 +214,7 @@ type MCPForgetInput struct {
 }
 
 func (s *Server) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCPForgetInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, store.ScopeForget)
+	t, err := mcpToken(req, governance.ActForgetSubject)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -222,12 +223,13 @@ func (s *Server) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCP
 	}
 	if in.RuleID != 0 {
 		r, err := s.store.FindRuleByID(ctx, in.RuleID)
-		if err != nil || r.ProjectID != t.ProjectID || r.Status == governance.RuleForgotten {
+		if err != nil || !governance.RuleAllows(r.Status, governance.RuleForget) ||
+			governance.Can(governance.TokenActor(t), governance.ActForgetRule, governance.Object{ProjectID: r.ProjectID}) != nil {
 			return nil, nil, errors.New("rule not found")
 		}
 	}
 	f := s.forgetter()
-	var report *store.ForgetReport
+	var report *governance.ForgetReport
 	if in.RuleID != 0 {
 		report, err = f.ForgetRule(ctx, t.Actor(), in.RuleID, in.WithEvents)
 	} else {
@@ -255,32 +257,20 @@ type MCPRuleList struct {
 }
 
 func (s *Server) mcpListRules(ctx context.Context, req *mcp.CallToolRequest, in MCPListRulesInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, store.ScopeRecall)
+	t, err := mcpToken(req, governance.ActRecall)
 	if err != nil {
 		return nil, nil, err
 	}
-	f := governance.RuleFilter{ProjectID: &t.ProjectID, Query: in.Query, Limit: min(max(in.Limit, 0), APIMaxRules)}
-	if f.Limit == 0 {
-		f.Limit = 100
+	fin := governance.RuleFilterInput{Status: in.Status, Kind: in.Kind, ForSubject: in.SubjectID, Query: in.Query}
+	if in.Limit > 0 {
+		fin.Limit = strconv.Itoa(in.Limit)
 	}
-	f.Statuses = []governance.RuleStatus{governance.RuleActive}
-	if in.Status != "" {
-		f.Statuses = nil
-		for _, st := range strings.Split(in.Status, ",") {
-			rs := governance.RuleStatus(strings.TrimSpace(st))
-			if rs == governance.RuleForgotten {
-				return nil, nil, errors.New("forgotten rules are not listed")
-			}
-			f.Statuses = append(f.Statuses, rs)
-		}
+	f, err := governance.ParseRuleFilter(fin, governance.RuleFilterDefaults{
+		Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: APIMaxRules})
+	if err != nil {
+		return nil, nil, s.toolError(ctx, "list_rules", err)
 	}
-	if in.Kind != "" {
-		k := governance.MemoryType(in.Kind)
-		f.Kind = &k
-	}
-	if in.SubjectID != "" {
-		f.ForSubject = &in.SubjectID
-	}
+	f.ProjectID = &t.ProjectID
 	rules, total, err := s.store.FindRules(ctx, f)
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "list_rules", err)

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -56,7 +55,8 @@ func openMain(ctx context.Context, cfg Config, logw io.Writer) (*Main, error) {
 		Consolidator: newConsolidator(cfg, logger),
 		Logger:       logger,
 		Idle:         cfg.SessionIdle,
-		Skip:         func(p *governance.Project) bool { return strings.HasPrefix(p.Slug, evals.ScratchPrefix) },
+		// Eval runs beat their own scratch projects synchronously.
+		Skip: func(p *governance.Project) bool { return p.Scratch },
 	}
 	m.EvalDeps = m.evalDeps()
 	m.Evals = evals.NewRunner(st, m.EvalDeps, logger)

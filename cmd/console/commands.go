@@ -14,7 +14,6 @@ import (
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 )
 
@@ -175,6 +174,11 @@ func (e *cmdEnv) importEvents(args []string) error {
 	if slug == "" {
 		fs.Usage()
 		return errors.New("import needs FILE and --project")
+	}
+	if *create {
+		if err := governance.ValidateSlug(slug); err != nil {
+			return errors.New(governance.ErrorMessage(err))
+		}
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
@@ -428,7 +432,7 @@ func (e *cmdEnv) export(args []string) error {
 			defer f.Close()
 			w = f
 		}
-		opts := store.ExportOptions{}
+		opts := governance.ExportOptions{}
 		if *subject != "" {
 			opts.SubjectID = subject
 		}
@@ -475,7 +479,7 @@ func (e *cmdEnv) importExport(cfg Config, path, slug string) error {
 		return err
 	}
 	defer m.Close()
-	p, stats, err := m.Store.ImportExport(e.ctx, f, store.ImportOptions{Slug: slug, Actor: "cli"})
+	p, stats, err := m.Store.ImportExport(e.ctx, f, governance.ImportOptions{Slug: slug, Actor: "cli"})
 	if err != nil {
 		var ie *governance.ImportError
 		if errors.As(err, &ie) {
