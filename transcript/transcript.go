@@ -83,7 +83,7 @@ const (
 	MaxLineBytes = 4 << 20
 	// maxReportedLines bounds the malformed lines listed in a report; the
 	// count goes on.
-	maxReportedLines = 200
+	maxReportedLines = governance.MaxReportedErrors
 	// maxToolNames bounds the tool-call ids remembered to name a later result.
 	maxToolNames = 4096
 )
@@ -284,7 +284,7 @@ func decodeLine(line []byte, v any) string {
 // file when it has malformed lines and skipping was not asked for.
 func finish(rep *Report, opts Options) error {
 	if rep.MalformedCount > 0 && !opts.SkipMalformed {
-		return &governance.ImportError{Lines: rep.Malformed}
+		return &governance.ImportError{Lines: rep.Malformed, Total: rep.MalformedCount}
 	}
 	return nil
 }

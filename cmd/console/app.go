@@ -132,8 +132,16 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	if err := evals.InstallBuiltins(ctx, m.Store, seed.BuiltinSuites()); err != nil {
 		return fmt.Errorf("built-in eval suites: %w", err)
 	}
+	// Beats a crash left "running" are closed as interrupted before the
+	// heartbeat starts again (eval runs resume).
+	if n, err := m.Store.RepairInterrupted(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		m.Logger.Warn("closed work left running by an earlier stop", slog.Int64("rows", n))
+	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
-	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat}, m.Store, m.Logger)
+	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat,
+		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes}, m.Store, m.Logger)
 	if err != nil {
 		return err
 	}
