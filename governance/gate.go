@@ -40,17 +40,15 @@ const (
 	GateAuthority = "authority"
 )
 
-// GateCategories lists every risk class, in the order reviewers read them.
-var GateCategories = []string{
-	GateInstructionHierarchy, GatePersona, GateExfiltration, GateCredentials, GatePersistence,
-	GateFenceSpoof, GateInvisibleUnicode, GateEncodedPayload, GatePathTraversal, GateAuthority,
-}
-
 // GateClasses lists the risk classes that block a statement, in report order.
 var GateClasses = []string{
 	GateInstructionHierarchy, GatePersona, GateExfiltration, GateCredentials, GatePersistence,
 	GateFenceSpoof, GateInvisibleUnicode, GateEncodedPayload, GatePathTraversal,
 }
+
+// GateCategories lists every category a finding may carry: the blocking
+// classes, then authority (which only sends a statement to a reviewer).
+var GateCategories = append(slices.Clone(GateClasses), GateAuthority)
 
 // Blocks reports whether the finding stops the statement from being
 // written: every risk class does, except a credential that was redacted
