@@ -70,11 +70,11 @@ func RequireLogin(next echo.HandlerFunc) echo.HandlerFunc {
 func RequireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		a := UserFrom(c.Request().Context())
-		switch {
-		case a == nil:
+		if a == nil {
 			return governance.Errorf(governance.EUNAUTHORIZED, "Please sign in.")
-		case !a.IsAdmin:
-			return governance.Errorf(governance.EFORBIDDEN, "Only administrators may do this.")
+		}
+		if err := governance.Can(governance.AccountActor(a), governance.ActAdminister, governance.Object{}); err != nil {
+			return err
 		}
 		return next(c)
 	}

@@ -26,7 +26,7 @@ type Memory interface {
 	// RunHeartbeat consolidates everything new in the project, synchronously.
 	RunHeartbeat(ctx context.Context, projectID int64) error
 	Recall(ctx context.Context, q RecallQuery) (*RecallResult, error)
-	// ForgetRule forgets a rule completely (DESIGN.md, Forget).
+	// ForgetRule forgets a rule completely (docs/ARCHITECTURE.md, Forget).
 	ForgetRule(ctx context.Context, ruleID int64, actor string) error
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)

@@ -25,6 +25,9 @@ type SessionWork struct {
 // ConsolidateInput is everything one beat needs to know about a project.
 type ConsolidateInput struct {
 	Project *Project
+	// ForgetGeneration is the project's forget generation read before
+	// anything else; the plan carries it to the write.
+	ForgetGeneration int64
 	// Checkpoint is the current checkpoint; NewCheckpoint the one to write.
 	Checkpoint    int64
 	NewCheckpoint int64
@@ -67,7 +70,10 @@ type GateFunc func(text string) (text2 string, findings []Finding, blocked bool)
 type BeatPlan struct {
 	ProjectID  int64
 	Checkpoint int64
-	Episodes   []*Episode
+	// ForgetGeneration is the forget generation the input was read at: the
+	// plan is written only if no forget committed since (ErrForgotMeanwhile).
+	ForgetGeneration int64
+	Episodes         []*Episode
 	// Candidates are new candidates (negative ids).
 	Candidates []*Candidate
 	// Updates are existing candidates whose status, group or rule changes.
@@ -122,7 +128,7 @@ type Consolidator struct {
 
 // Plan builds the plan for one project. It reads nothing and writes nothing.
 func (c *Consolidator) Plan(ctx context.Context, in *ConsolidateInput) (*BeatPlan, error) {
-	plan := &BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, Attach: map[int64]int64{}}
+	plan := &BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, ForgetGeneration: in.ForgetGeneration, Attach: map[int64]int64{}}
 	plan.Stats.NewEvents = in.NewEvents
 	evidence := make(map[int64]*Event, len(in.Evidence))
 	for seq, e := range in.Evidence {
@@ -253,6 +259,29 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 	if err != nil {
 		return nil, fmt.Errorf("extract session %s: %w", w.Session.SessionID, err)
 	}
+	bySeq := make(map[int64]*Event, len(w.Events))
+	for _, e := range w.Events {
+		bySeq[e.Seq] = e
+	}
+	hiddenFindings := map[int64][]Finding{}
+	hidden := func(seq int64) []Finding {
+		if f, ok := hiddenFindings[seq]; ok {
+			return f
+		}
+		var out []Finding
+		if e := bySeq[seq]; e != nil && HidesContent(e.Text) {
+			if _, fs, blocked := c.gate(e.Text); blocked {
+				for _, f := range fs {
+					// The spans are in the event, not in the statement.
+					f.Start, f.End = 0, 0
+					f.Why = "A supporting event hides content: " + f.Why
+					out = append(out, f)
+				}
+			}
+		}
+		hiddenFindings[seq] = out
+		return out
+	}
 	inSession := make(map[int64]bool, len(w.Events))
 	first, last := w.Events[0].Seq, w.Events[0].Seq
 	for _, e := range w.Events {
@@ -262,8 +291,9 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 	summary := withoutForgotten(ex, func(fp string) bool { return in.Suppressed.Has(w.Session.SubjectID, fp) })
 	if c.Gate != nil {
 		// Built only from gated text: a blocked sentence becomes a neutral
-		// marker, a credential is redacted.
-		summary, _ = Withhold(summary)
+		// marker, a credential is redacted, and a URL, e-mail address or
+		// command waits for a reviewer like any statement that has one.
+		summary = WithholdSummary(summary)
 	}
 	out := &sessionOutput{tokens: ex.Tokens, episode: &Episode{
 		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
@@ -291,6 +321,17 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 		slices.Sort(support)
 		g := gatedItem{ExtractedItem: it, support: slices.Compact(support)}
 		g.text, g.findings, g.blocked = c.gate(it.Statement)
+		if !g.blocked && c.Gate != nil {
+			// An extractor may drop what it cannot see: a supporting event
+			// that hides content is gated itself, and what it hides blocks
+			// the statement.
+			for _, seq := range g.support {
+				if f := hidden(seq); len(f) > 0 {
+					g.findings, g.blocked = append(g.findings, f...), true
+					break
+				}
+			}
+		}
 		g.fingerprint = Fingerprint(g.text)
 		out.items = append(out.items, g)
 	}
@@ -447,7 +488,7 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *ConsolidateInput
 				rule := rules[ruleID]
 				var agree, replace []*Candidate
 				for _, cand := range newOnes {
-					if Contradicts(rule.Text, cand.Statement) {
+					if Replaces(rule.Text, cand.Statement) {
 						replace = append(replace, cand)
 					} else {
 						agree = append(agree, cand)
@@ -523,7 +564,7 @@ func (c *Consolidator) replaces(rules []*Rule, newOnes []*Candidate) *Rule {
 	for _, r := range rules {
 		for _, cand := range newOnes {
 			sim := c.Related(r.Text, cand.Statement)
-			if sim >= RelatedThreshold && sim > score && Contradicts(r.Text, cand.Statement) {
+			if sim >= RelatedThreshold && sim > score && Replaces(r.Text, cand.Statement) {
 				best, score = r, sim
 			}
 		}

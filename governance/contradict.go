@@ -231,3 +231,116 @@ func chineseNumber(s string) int {
 	}
 	return -1
 }
+
+// Widening and narrowing: a statement that keeps (nearly) everything an
+// active rule says and adds a tool, a condition or a scope to it replaces
+// the rule rather than repeating it — "always run go vet and the linter
+// before committing" against "always run the linter before committing".
+// Filed as evidence, the addition would be lost.
+
+// addMarkers join another item to what a rule asks (widening); onlyMarkers
+// limit it to a condition or scope (narrowing). English ones match as
+// words, Chinese ones as substrings.
+var (
+	addMarkers  = []string{"and", "also", "plus", "as well", "too", "和", "及", "以及", "并且", "还要", "也要", "同时", "、"}
+	onlyMarkers = []string{"only", "unless", "except", "when", "if", "whenever", "只", "仅", "除了", "除非", "如果", "的时候"}
+)
+
+// reshapeStop are English words that carry no subject of their own.
+var reshapeStop = map[string]bool{
+	"a": true, "an": true, "the": true, "to": true, "of": true, "on": true, "in": true, "from": true, "now": true,
+	"always": true, "please": true, "you": true, "i": true, "we": true, "it": true, "is": true, "be": true,
+	"should": true, "must": true, "do": true, "will": true, "my": true, "me": true, "for": true, "every": true,
+	"time": true, "first": true, "then": true,
+}
+
+// reshapeTokens are the content words of a text: English words and digits
+// runs, and each Han character (Chinese has no spaces to split words).
+func reshapeTokens(text string) map[string]bool {
+	out := map[string]bool{}
+	var word []rune
+	flush := func() {
+		if len(word) > 0 {
+			if w := string(word); !reshapeStop[w] {
+				out[w] = true
+			}
+			word = word[:0]
+		}
+	}
+	for _, r := range strings.ToLower(norm.NFKC.String(text)) {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			flush()
+			out[string(r)] = true
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			word = append(word, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// hasMarker reports whether text holds one of markers.
+func hasMarker(text string, markers []string) bool {
+	lower := " " + strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Han, r) || r == '、' {
+			return r
+		}
+		return ' '
+	}, strings.ToLower(norm.NFKC.String(text))) + " "
+	for _, m := range markers {
+		if isASCII(m) {
+			if strings.Contains(lower, " "+m+" ") {
+				return true
+			}
+		} else if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for _, r := range s {
+		if r > unicode.MaxASCII {
+			return false
+		}
+	}
+	return true
+}
+
+// Reshapes reports whether statement widens or narrows rule: it keeps at
+// least four fifths of the rule's content words, adds content words of its
+// own, and joins them with a marker of addition ("and", "和") or of a
+// condition ("only", "只") that the rule does not have.
+func Reshapes(rule, statement string) bool {
+	rt, st := reshapeTokens(rule), reshapeTokens(statement)
+	if len(rt) == 0 {
+		return false
+	}
+	kept, added := 0, 0
+	for w := range rt {
+		if st[w] {
+			kept++
+		}
+	}
+	for w := range st {
+		if !rt[w] {
+			added++
+		}
+	}
+	if added == 0 || kept*5 < len(rt)*4 {
+		return false
+	}
+	return (hasMarker(statement, addMarkers) && !hasMarker(rule, addMarkers)) ||
+		(hasMarker(statement, onlyMarkers) && !hasMarker(rule, onlyMarkers))
+}
+
+// Replaces reports whether a new statement about the same thing as a rule
+// should be proposed as the rule's replacement: it contradicts the rule, or
+// widens or narrows it.
+func Replaces(rule, statement string) bool {
+	return Contradicts(rule, statement) || Reshapes(rule, statement)
+}

@@ -37,3 +37,28 @@ func TestContradicts(t *testing.T) {
 		}
 	}
 }
+
+// A statement that adds a tool, a condition or a scope to a rule replaces
+// it; a paraphrase or a plain repeat does not.
+func TestReshapes(t *testing.T) {
+	for _, tc := range []struct {
+		rule, statement string
+		want            bool
+	}{
+		{"Always run the linter before committing.", "From now on, always run go vet and the linter before committing.", true},
+		{"Always run the linter before committing.", "Run the linter before committing, always.", false},
+		{"Always run the linter before committing.", "From now on, always run the linter before committing.", false},
+		{"Always run the linter before committing.", "Only run the linter before committing to main.", true},
+		{"提交前要运行 linter。", "从现在起，提交前要运行 go vet 和 linter。", true},
+		{"提交前要运行 linter。", "以后提交前都要运行 linter。", false},
+		{"出差订酒店要靠近地铁站。", "出差订酒店要靠近地铁站，只订四星以上的。", true},
+		{"出差订酒店要靠近地铁站。", "我喜欢咖啡和茶。", false},
+	} {
+		if got := governance.Reshapes(tc.rule, tc.statement); got != tc.want {
+			t.Errorf("Reshapes(%q, %q) = %v, want %v", tc.rule, tc.statement, got, tc.want)
+		}
+		if tc.want && !governance.Replaces(tc.rule, tc.statement) {
+			t.Errorf("Replaces(%q, %q) = false", tc.rule, tc.statement)
+		}
+	}
+}

@@ -108,3 +108,38 @@ func BuildHermesFile(name string, limit int, rules []*Rule, now time.Time, w Rec
 	f.Text = strings.Join(texts, HermesSeparator)
 	return f
 }
+
+// ExportFormat names the JSON Lines export format; the first line of an
+// export carries it.
+const ExportFormat = "mnemo-export/1"
+
+// ExportOptions narrow an export.
+type ExportOptions struct {
+	// SubjectID, when set, exports only what concerns that subject (a
+	// member's own data): their events, episodes, candidates and rules.
+	SubjectID *string
+}
+
+// ExportStats counts the records of an export or import.
+type ExportStats struct {
+	Events       int `json:"events"`
+	Episodes     int `json:"episodes"`
+	Rules        int `json:"rules"`
+	Candidates   int `json:"candidates"`
+	Suppressions int `json:"suppressions"`
+}
+
+// ImportOptions say where an export goes.
+type ImportOptions struct {
+	// Slug overrides the project slug of the export (and Name, if set).
+	Slug, Name string
+	// Actor is recorded in the audit row.
+	Actor string
+}
+
+// HermesExport is the pair of Hermes-style memory files of a project (and
+// optionally one subject).
+type HermesExport struct {
+	Memory HermesFile
+	User   HermesFile
+}

@@ -236,40 +236,93 @@ const WithheldMarker = "[withheld by the write gate]"
 
 // Withhold returns text with every sentence that holds a blocking finding
 // replaced by WithheldMarker (and credentials redacted), and whether
-// anything was withheld. Episode summaries and recalled text pass through
-// it, so nothing the gate blocks reaches an agent.
+// anything was withheld. Recalled text and exports pass through it, so
+// nothing the gate blocks reaches an agent.
 func Withhold(text string) (string, bool) {
+	return withhold(text, false)
+}
+
+// withhold scans text once and rewrites it: blocked sentences become
+// WithheldMarker, credentials their mask, and with authority set URLs,
+// e-mail addresses and commands a marker of their own.
+func withhold(text string, authority bool) (string, bool) {
 	res := Scan(text)
-	var spans [][2]int
+	if len(res.Findings) == 0 {
+		return text, false
+	}
+	type span struct {
+		lo, hi int
+		mark   string
+		rank   int // a withheld sentence wins over what it contains
+	}
+	var spans []span
+	blocked := false
 	for _, f := range res.Findings {
-		if f.Blocks() && f.End > f.Start {
+		switch {
+		case f.End <= f.Start || f.Start < 0 || f.End > len(text):
+		case f.Blocks():
 			lo, hi := sentenceAround(text, f.Start, f.End)
-			spans = append(spans, [2]int{lo, hi})
+			spans = append(spans, span{lo, hi, WithheldMarker, 0})
+			blocked = true
+		case authority && f.Category == GateAuthority:
+			mark := "[command withheld until reviewed]"
+			switch f.Pattern {
+			case "url":
+				mark = "[link withheld until reviewed]"
+			case "email":
+				mark = "[e-mail address withheld until reviewed]"
+			}
+			spans = append(spans, span{f.Start, f.End, mark, 1})
 		}
 	}
-	if len(spans) == 0 {
+	if !blocked && !authority {
 		return res.Text, false
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	// Credentials are masked wherever no larger span covers them.
+	for _, f := range res.Findings {
+		if f.Redacted {
+			for _, sp := range findSecretsOrig(text) {
+				spans = append(spans, span{sp.lo, sp.hi, mask(sp.pattern), 2})
+			}
+			break
+		}
+	}
+	sort.SliceStable(spans, func(i, j int) bool {
+		if spans[i].lo != spans[j].lo {
+			return spans[i].lo < spans[j].lo
+		}
+		return spans[i].rank < spans[j].rank
+	})
 	var b strings.Builder
 	cur := 0
 	for _, sp := range spans {
-		if sp[1] <= cur {
+		if sp.lo < cur {
 			continue
 		}
-		if sp[0] >= cur {
-			b.WriteString(text[cur:sp[0]])
-			b.WriteString(WithheldMarker)
-		}
-		cur = sp[1]
+		b.WriteString(text[cur:sp.lo])
+		b.WriteString(sp.mark)
+		cur = sp.hi
 	}
 	b.WriteString(text[cur:])
-	// Credentials outside withheld sentences are still redacted.
-	out := b.String()
-	if again := Scan(out); again.Redacted() {
-		out = again.Text
+	return b.String(), blocked
+}
+
+// findSecretsOrig returns the credential spans of text in its own
+// coordinates (through the normalised views, as Scan finds them).
+func findSecretsOrig(text string) []secretSpan {
+	n := normalise(text, nil)
+	var out []secretSpan
+	for _, sp := range findSecrets(n.view.text, strings.ToLower(n.view.text)) {
+		sp.lo, sp.hi = n.view.origin(sp.lo, sp.hi)
+		out = append(out, sp)
 	}
-	return out, true
+	if dv, ok := decodedView(&n.view); ok {
+		for _, sp := range findSecrets(dv.text, strings.ToLower(dv.text)) {
+			sp.lo, sp.hi = dv.origin(sp.lo, sp.hi)
+			out = append(out, sp)
+		}
+	}
+	return mergeSecrets(out)
 }
 
 // sentenceAround widens [lo, hi) to the sentence (or quoted passage) around it.
@@ -515,4 +568,27 @@ func RiskLabel(findings []Finding) string {
 		}
 	}
 	return "risk: " + strings.Join(classes, ", ")
+}
+
+// WithholdSummary gates text nobody reviews before an agent reads it (an
+// episode summary): blocked sentences are withheld as in Withhold, and
+// URLs, e-mail addresses and shell commands — which only a reviewer may
+// let through — are replaced by a short marker.
+func WithholdSummary(text string) string {
+	out, _ := withhold(text, true)
+	return out
+}
+
+// HidesContent reports whether text carries something a reader does not
+// see: invisible characters outside their legitimate uses, or encoded runs
+// (base64, hex, percent encoding, HTML entities). Consolidation scans the
+// events behind a statement when they do, since an extractor may drop what
+// it cannot see.
+func HidesContent(text string) bool {
+	n := normalise(text, nil)
+	if len(n.invisible) > 0 || len(n.payloads) > 0 {
+		return true
+	}
+	_, ok := decodedView(&n.view)
+	return ok
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Beat intervals chosen from the number of new events (DESIGN.md Heartbeat).
+// Beat intervals chosen from the number of new events (docs/ARCHITECTURE.md, Heartbeat).
 const (
 	IntervalBusy  = 60 * time.Second
 	IntervalSome  = 300 * time.Second
@@ -75,6 +75,8 @@ type Heartbeat struct {
 	next     time.Time
 	failures int
 	wake     chan struct{}
+	// nudgedBy is the trigger of the beat a NudgeBy asked for.
+	nudgedBy string
 }
 
 // HeartbeatStatus is a snapshot for the console.
@@ -132,6 +134,9 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 		}
 		rec.BeatStats.Add(stats)
 	}
+	if ctx.Err() != nil {
+		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
+	}
 	now := h.now()
 	interval := NextInterval(rec.NewEvents)
 	h.state.Lock()
@@ -146,7 +151,11 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 	h.next = next
 	h.state.Unlock()
 	rec.FinishedAt, rec.NextBeatAt = &now, &next
-	if err := h.Store.FinishBeat(ctx, rec); err != nil {
+	// The record is closed even when ctx was cancelled (a shutdown): with
+	// the cancelled context it would stay "running" forever.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := h.Store.FinishBeat(fctx, rec); err != nil {
 		return rec, err
 	}
 	h.state.Lock()
@@ -166,22 +175,38 @@ func (h *Heartbeat) BeatProject(ctx context.Context, p *Project) (BeatStats, err
 	return h.beatProject(ctx, p)
 }
 
+// ErrForgotMeanwhile is returned by ApplyBeatPlan when a forget committed in
+// the project after the plan's input was read: nothing was written, and the
+// beat consolidates again from what is left.
+var ErrForgotMeanwhile = Errorf(ECONFLICT, "A forget committed while the beat was running; the beat starts again.")
+
+// forgetRetries bounds how often one project's beat starts again because of
+// forgets committed meanwhile.
+const forgetRetries = 3
+
 func (h *Heartbeat) beatProject(ctx context.Context, p *Project) (BeatStats, error) {
-	in, err := h.Store.LoadConsolidateInput(ctx, p, h.Idle)
-	if err != nil {
-		return BeatStats{}, err
+	for attempt := 0; ; attempt++ {
+		in, err := h.Store.LoadConsolidateInput(ctx, p, h.Idle)
+		if err != nil {
+			return BeatStats{}, err
+		}
+		if in.NewCheckpoint <= in.Checkpoint && len(in.Sessions) == 0 {
+			return BeatStats{}, nil
+		}
+		plan, err := h.Consolidator.Plan(ctx, in)
+		if err != nil {
+			return BeatStats{}, err
+		}
+		err = h.Store.ApplyBeatPlan(ctx, plan)
+		if errors.Is(err, ErrForgotMeanwhile) && attempt < forgetRetries {
+			h.log().Info("a forget committed during the beat; consolidating again", slog.String("project", p.Slug))
+			continue
+		}
+		if err != nil {
+			return BeatStats{}, err
+		}
+		return plan.Stats, nil
 	}
-	if in.NewCheckpoint <= in.Checkpoint && len(in.Sessions) == 0 {
-		return BeatStats{}, nil
-	}
-	plan, err := h.Consolidator.Plan(ctx, in)
-	if err != nil {
-		return BeatStats{}, err
-	}
-	if err := h.Store.ApplyBeatPlan(ctx, plan); err != nil {
-		return BeatStats{}, err
-	}
-	return plan.Stats, nil
 }
 
 // Run beats at once, then at the adaptive interval, until ctx is cancelled.
@@ -189,7 +214,13 @@ func (h *Heartbeat) beatProject(ctx context.Context, p *Project) (BeatStats, err
 func (h *Heartbeat) Run(ctx context.Context) {
 	h.wakeCh()
 	for {
-		if _, err := h.Beat(ctx, "schedule"); err != nil && ctx.Err() == nil {
+		h.state.Lock()
+		trigger := "schedule"
+		if h.nudgedBy != "" {
+			trigger, h.nudgedBy = h.nudgedBy, ""
+		}
+		h.state.Unlock()
+		if _, err := h.Beat(ctx, trigger); err != nil && ctx.Err() == nil {
 			h.log().Warn("heartbeat beat ended with errors", slog.Any("error", err))
 		}
 		h.state.Lock()
@@ -214,6 +245,17 @@ func (h *Heartbeat) RunNow(ctx context.Context, trigger string) (*BeatRecord, er
 
 // Nudge asks the background loop to beat soon without waiting.
 func (h *Heartbeat) Nudge() {
+	h.NudgeBy("")
+}
+
+// NudgeBy is Nudge recording why the next beat runs (its trigger, e.g.
+// "manual:account:alice"); "" keeps "schedule".
+func (h *Heartbeat) NudgeBy(trigger string) {
+	if trigger != "" {
+		h.state.Lock()
+		h.nudgedBy = trigger
+		h.state.Unlock()
+	}
 	select {
 	case h.wakeCh() <- struct{}{}:
 	default:

@@ -43,6 +43,9 @@ const (
 	CandidateBlocked  CandidateStatus = "blocked"
 )
 
+// CandidateStatuses lists every candidate status.
+var CandidateStatuses = []CandidateStatus{CandidatePending, CandidateHeld, CandidateProposed, CandidatePromoted, CandidateRejected, CandidateBlocked}
+
 // Candidate is a memory the heartbeat extracted from one session, linked to
 // the events that support it.
 type Candidate struct {
@@ -92,6 +95,10 @@ const (
 	ReasonReviewer    PromotionReason = "reviewer_created"
 )
 
+// PromotionReasons lists every promotion channel (filters and validation
+// read it: a new channel is added here and in Decide).
+var PromotionReasons = []PromotionReason{ReasonRepeated, ReasonToolFailure, ReasonExplicit, ReasonReviewer}
+
 // RuleStatus is a rule's place in its lifecycle.
 type RuleStatus string
 
@@ -104,6 +111,9 @@ const (
 	RuleRejected   RuleStatus = "rejected"
 	RuleForgotten  RuleStatus = "forgotten"
 )
+
+// RuleStatuses lists every rule status in lifecycle order.
+var RuleStatuses = []RuleStatus{RuleProposed, RuleActive, RuleStale, RuleArchived, RuleSuperseded, RuleRejected, RuleForgotten}
 
 // Rule is a semantic memory: few, stable, each with its reason and evidence.
 type Rule struct {

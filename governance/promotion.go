@@ -40,7 +40,7 @@ type Decision struct {
 	Review bool
 }
 
-// Decide applies the promotion channels of DESIGN.md to a merged group of
+// Decide applies the promotion channels (docs/ARCHITECTURE.md) to a merged group of
 // candidates, given the events that support them. Code, not the model,
 // decides: the first channel that holds wins, in this order:
 //

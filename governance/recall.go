@@ -664,7 +664,9 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 				// summary is withheld, credentials are redacted.
 				// The gate reads what the agent would get: the item cut to its budget.
 				text, truncated := truncateRunes(oneLine(c.item.Text), pkg.Budget.PerItem)
-				gated, withheld := Withhold(text)
+				// Summaries nobody reviewed also hold back links, addresses
+				// and commands.
+				gated, withheld := withhold(text, c.order == 1)
 				if withheld && c.order != 1 {
 					e.Reason = TraceWithheld
 					break

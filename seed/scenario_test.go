@@ -85,7 +85,7 @@ func TestFreshStart(t *testing.T) {
 	}
 
 	t.Run("ThreeEpisodesLinkedToTheirEvents", func(t *testing.T) {
-		eps, _, err := st.FindEpisodes(ctx, store.EpisodeFilter{ProjectID: travel.ID})
+		eps, _, err := st.FindEpisodes(ctx, governance.EpisodeFilter{ProjectID: travel.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestFreshStart(t *testing.T) {
 	})
 
 	t.Run("CandidatesHaveSupportingEvents", func(t *testing.T) {
-		cands, _, err := st.FindCandidates(ctx, store.CandidateFilter{ProjectID: travel.ID})
+		cands, _, err := st.FindCandidates(ctx, governance.CandidateFilter{ProjectID: travel.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestFreshStart(t *testing.T) {
 	})
 
 	t.Run("NothingFromSmallTalkOrTheSlip", func(t *testing.T) {
-		cands, _, _ := st.FindCandidates(ctx, store.CandidateFilter{ProjectID: travel.ID})
+		cands, _, _ := st.FindCandidates(ctx, governance.CandidateFilter{ProjectID: travel.ID})
 		for _, c := range cands {
 			for _, e := range mustEvidence(t, st, c) {
 				if strings.Contains(e.Text, "天气") || strings.Contains(e.Text, "说错") {
@@ -178,7 +178,7 @@ func TestFreshStart(t *testing.T) {
 	})
 
 	t.Run("WangfujingHeld", func(t *testing.T) {
-		cands, _, _ := st.FindCandidates(ctx, store.CandidateFilter{ProjectID: travel.ID})
+		cands, _, _ := st.FindCandidates(ctx, governance.CandidateFilter{ProjectID: travel.ID})
 		for _, c := range cands {
 			if strings.Contains(c.Statement, "王府井") {
 				if c.Status != governance.CandidateHeld || c.RuleID != 0 {
@@ -191,7 +191,7 @@ func TestFreshStart(t *testing.T) {
 	})
 
 	t.Run("PoisonedEventBlocked", func(t *testing.T) {
-		cands, _, _ := st.FindCandidates(ctx, store.CandidateFilter{ProjectID: travel.ID})
+		cands, _, _ := st.FindCandidates(ctx, governance.CandidateFilter{ProjectID: travel.ID})
 		blocked := false
 		for _, c := range cands {
 			external := false

@@ -104,21 +104,8 @@ func auditHash(e *governance.AuditEntry, reason string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// AuditFilter selects audit rows; zero fields are ignored.
-type AuditFilter struct {
-	Actor      string
-	Action     string
-	ObjectType string
-	ObjectID   string
-	ProjectIDs []int64 // restrict to these projects (nil: all)
-	Since      string  // RFC 3339 lower bound
-	Until      string  // RFC 3339 upper bound
-	Offset     int
-	Limit      int
-}
-
 // FindAudit lists audit rows, newest first, with the total count.
-func (s *Store) FindAudit(ctx context.Context, f AuditFilter) ([]*governance.AuditEntry, int, error) {
+func (s *Store) FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error) {
 	where, args := []string{"1 = 1"}, []any{}
 	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
 	if f.Actor != "" {
@@ -138,6 +125,10 @@ func (s *Store) FindAudit(ctx context.Context, f AuditFilter) ([]*governance.Aud
 	}
 	if f.Until != "" {
 		add("a.at <= ?", f.Until)
+	}
+	if f.HideEval {
+		where = append(where, `a.actor != 'eval-runner'`,
+			`(a.project_id IS NULL OR a.project_id IN (SELECT id FROM projects WHERE scratch = 0))`)
 	}
 	if f.ProjectIDs != nil {
 		ph := make([]string, len(f.ProjectIDs))
@@ -193,23 +184,14 @@ func scanAudit(r scanner, extra ...any) (*governance.AuditEntry, string, error) 
 	return &e, chainReason(column, hash), nil
 }
 
-// AuditVerification is the result of walking the audit chain.
-type AuditVerification struct {
-	OK    bool
-	Rows  int
-	BadID int64
-	// Problem says what is wrong with row BadID.
-	Problem string
-}
-
 // VerifyAudit recomputes every row's hash and link; the first broken row is named.
-func (s *Store) VerifyAudit(ctx context.Context) (*AuditVerification, error) {
+func (s *Store) VerifyAudit(ctx context.Context) (*governance.AuditVerification, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+` ORDER BY a.id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: verify audit: %w", err)
 	}
 	defer rows.Close()
-	v := &AuditVerification{OK: true}
+	v := &governance.AuditVerification{OK: true}
 	prev := ""
 	for rows.Next() {
 		e, reason, err := scanAudit(rows)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // A reason given in the audit log may quote the memory (a reject reason
@@ -30,7 +30,7 @@ func TestForgetBlanksAuditReasons(t *testing.T) {
 	if _, err := s.RejectRule(ctx, "account:rita", id, "We do not keep \"Always pack "+secret+"\"."); err != nil {
 		t.Fatal(err)
 	}
-	entries, _, err := s.FindAudit(ctx, store.AuditFilter{ObjectType: "rule", ObjectID: fmt.Sprint(id)})
+	entries, _, err := s.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: fmt.Sprint(id)})
 	if err != nil || len(entries) == 0 || !strings.Contains(entries[0].Reason, secret) {
 		t.Fatalf("audit before the forget = %+v, %v; want the reason shown", entries, err)
 	}
@@ -40,7 +40,7 @@ func TestForgetBlanksAuditReasons(t *testing.T) {
 	if bytes.Contains(fileBytes(t, s), []byte(secret)) {
 		t.Fatal("the forgotten text is still in the database file")
 	}
-	entries, _, _ = s.FindAudit(ctx, store.AuditFilter{ObjectType: "rule", ObjectID: fmt.Sprint(id)})
+	entries, _, _ = s.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: fmt.Sprint(id)})
 	for _, e := range entries {
 		if strings.Contains(e.Reason, secret) {
 			t.Fatalf("audit reason still quotes the memory: %q", e.Reason)

@@ -286,8 +286,8 @@ func TestIDsNotReusedAfterScratch(t *testing.T) {
 	if rules[0].ID <= used["rules"] {
 		t.Errorf("new rule id %d reuses an id up to %d", rules[0].ID, used["rules"])
 	}
-	cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: next.ID})
-	eps, _, _ := d.Store.FindEpisodes(ctx, store.EpisodeFilter{ProjectID: next.ID})
+	cands, _, _ := d.Store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: next.ID})
+	eps, _, _ := d.Store.FindEpisodes(ctx, governance.EpisodeFilter{ProjectID: next.ID})
 	if len(cands) == 0 || cands[0].ID <= used["candidates"] || len(eps) == 0 || eps[0].ID <= used["episodes"] {
 		t.Errorf("new candidate/episode ids reuse scratch ids: %v %v (used %v)", cands, eps, used)
 	}

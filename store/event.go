@@ -57,7 +57,40 @@ func (s *Store) ingest(ctx context.Context, actor string, projectID int64, event
 	return res, tx.Commit()
 }
 
+// beginBatchIndex makes the row trigger stand aside for the events a
+// transaction is about to insert (migration 0031) and returns the last seq
+// before them, for endBatchIndex.
+func beginBatchIndex(ctx context.Context, tx *Tx) (int64, error) {
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&last); err != nil {
+		return 0, fmt.Errorf("store: last event: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = 1 WHERE id = 1`); err != nil {
+		return 0, fmt.Errorf("store: begin batch index: %w", err)
+	}
+	return last, nil
+}
+
+// endBatchIndex indexes every event inserted after seq last in one
+// statement (one FTS5 segment for the batch instead of one per event) and
+// lets the row trigger index again.
+func endBatchIndex(ctx context.Context, tx *Tx, last int64) error {
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO events_words (rowid, scope, terms)
+		SELECT seq, scope, terms FROM events_terms WHERE seq > ?`, last); err != nil {
+		return fmt.Errorf("store: index batch: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = 0 WHERE id = 1`); err != nil {
+		return fmt.Errorf("store: end batch index: %w", err)
+	}
+	return nil
+}
+
 func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	last, err := beginBatchIndex(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
 	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO events (id, project_id, session_id, subject_id, turn, kind, role, text, tool, status, source, occurred_at, ingested_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -96,6 +129,9 @@ func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*govern
 		if err := upsertSession(ctx, tx, projectID, sessions[id]); err != nil {
 			return nil, err
 		}
+	}
+	if err := endBatchIndex(ctx, tx, last); err != nil {
+		return nil, err
 	}
 	return result, nil
 }
@@ -244,6 +280,10 @@ func scanEvent(r scanner, extra ...any) (*governance.Event, error) {
 // says "more than".
 const maxSearchCount = 1000
 
+// searchRankWindow bounds the matches a search ranks by relevance: a query
+// matching more ranks its newest searchRankWindow matches.
+const searchRankWindow = 2000
+
 // SearchEvents finds events for a query, most relevant first (or newest
 // first with SearchNewest). Words of the query may match in any number —
 // more matches and rarer words rank higher (FTS5 bm25 over events_words) —
@@ -251,7 +291,8 @@ const maxSearchCount = 1000
 // matches through its character pairs, so a substring of two or more
 // characters is found, and a single character through its own term. A
 // quoted phrase must occur exactly (case-insensitive). The total is capped
-// at maxSearchCount+1.
+// at maxSearchCount+1; past it, the newest searchRankWindow matches are the
+// ones ranked.
 func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error) {
 	q := parseSearch(f.Query)
 	if len(q.highlight) == 0 {
@@ -292,8 +333,15 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		fmt.Sprintf(" LIMIT %d)", maxSearchCount+1), args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count search: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM `+from+` WHERE `+cond+
-		order+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
+	query := `SELECT ` + eventColumns + ` FROM ` + from + ` WHERE ` + cond + order + pageSQL
+	if total > maxSearchCount && f.Order != governance.SearchNewest && len(q.phrases)+len(q.any) > 0 {
+		// FTS5 scores every match it sorts: past searchRankWindow matches,
+		// the newest searchRankWindow are ranked, which bounds the cost.
+		query = `SELECT ` + strings.ReplaceAll(eventColumns, "e.", "m.") + ` FROM (SELECT e.*, w.rank AS score FROM ` + from +
+			` WHERE ` + cond + fmt.Sprintf(` ORDER BY w.rowid DESC LIMIT %d) m`, searchRankWindow) +
+			` ORDER BY m.score, m.seq DESC` + pageSQL
+	}
+	rows, err := s.read.QueryContext(ctx, query, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: search events: %w", err)
 	}

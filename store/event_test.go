@@ -265,3 +265,29 @@ func TestSearchCJKPairs(t *testing.T) {
 		t.Fatalf("redacted event still found: %v", hits)
 	}
 }
+
+// TestSearchManyMatches: past the count cap the newest matches are ranked
+// by relevance, and the best of them comes first.
+func TestSearchManyMatches(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	p := MustCreateProject(t, s, "many")
+	events := []*governance.Event{ev("best", "s0", 1, governance.RoleUser, "apple banana cherry")}
+	for i := 0; i < 1100; i++ {
+		events = append(events, ev(fmt.Sprintf("e%d", i), fmt.Sprintf("s%d", i/10+1), i%10+1, governance.RoleUser, fmt.Sprintf("an apple a day, number %d", i)))
+	}
+	if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	hits, total, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: "apple banana", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 1001 || len(hits) != 5 || hits[0].Event.ID != "best" {
+		t.Fatalf("total %d, first %v", total, hits[0].Event.ID)
+	}
+	hits, _, err = s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: "apple banana", Limit: 1, Order: governance.SearchNewest})
+	if err != nil || hits[0].Event.ID != "e1099" {
+		t.Fatalf("newest = %v, %v", hits, err)
+	}
+}

@@ -14,10 +14,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// ExportFormat names the JSON Lines export format; the first line of an
-// export carries it.
-const ExportFormat = "mnemo-export/1"
-
 // An export is JSON Lines, one record per line, each with a "type":
 //
 //	project     the header: format, project slug, name, description, policy
@@ -111,25 +107,9 @@ type exportCandidate struct {
 	UpdatedAt    time.Time                  `json:"updated_at"`
 }
 
-// ExportOptions narrow an export.
-type ExportOptions struct {
-	// SubjectID, when set, exports only what concerns that subject (a
-	// member's own data): their events, episodes, candidates and rules.
-	SubjectID *string
-}
-
-// ExportStats counts the records of an export or import.
-type ExportStats struct {
-	Events       int `json:"events"`
-	Episodes     int `json:"episodes"`
-	Rules        int `json:"rules"`
-	Candidates   int `json:"candidates"`
-	Suppressions int `json:"suppressions"`
-}
-
 // ExportJSONL writes every layer of a project as JSON Lines (see
 // exportRecord), from one consistent read snapshot, streaming.
-func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, opts ExportOptions) (*ExportStats, error) {
+func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, opts governance.ExportOptions) (*governance.ExportStats, error) {
 	p, err := s.FindProjectByID(ctx, projectID)
 	if err != nil {
 		return nil, err
@@ -142,9 +122,9 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	stats := &ExportStats{}
+	stats := &governance.ExportStats{}
 	now := s.Now().UTC().Truncate(time.Second)
-	if err := enc.Encode(exportRecord{Type: "project", Format: ExportFormat, ExportedAt: &now, Project: &exportProject{
+	if err := enc.Encode(exportRecord{Type: "project", Format: governance.ExportFormat, ExportedAt: &now, Project: &exportProject{
 		Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate}}); err != nil {
 		return nil, err
 	}
@@ -325,20 +305,12 @@ func rawJSON(v any) json.RawMessage {
 	return b
 }
 
-// ImportOptions say where an export goes.
-type ImportOptions struct {
-	// Slug overrides the project slug of the export (and Name, if set).
-	Slug, Name string
-	// Actor is recorded in the audit row.
-	Actor string
-}
-
 // ImportExport reads an export (ExportJSONL) into a new project, all in one
 // transaction: the same events (new seqs, same ids and order), episodes,
 // rules with versions, candidates with evidence, suppressions and
 // checkpoint. A project with the slug must not exist yet (ECONFLICT). A bad
 // line rejects the whole file with an *governance.ImportError naming it.
-func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts ImportOptions) (*governance.Project, *ExportStats, error) {
+func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error) {
 	records, err := parseExport(r)
 	if err != nil {
 		return nil, nil, err
@@ -380,7 +352,7 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts ImportOption
 	}
 	p.ID, _ = res.LastInsertId()
 	p.CreatedAt = tx.now
-	stats := &ExportStats{}
+	stats := &governance.ExportStats{}
 	if _, err := ingestEvents(ctx, tx, p.ID, events); err != nil {
 		return nil, nil, err
 	}
@@ -513,7 +485,7 @@ func parseExport(r io.Reader) ([]*exportRecord, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	var (
 		out []*exportRecord
-		bad []governance.LineError
+		bad governance.LineErrors
 	)
 	n := 0
 	for sc.Scan() {
@@ -532,7 +504,7 @@ func parseExport(r io.Reader) ([]*exportRecord, error) {
 			problem = checkExportRecord(&rec, len(out) == 0)
 		}
 		if problem != "" {
-			bad = append(bad, governance.LineError{Line: n, Problems: []string{problem}})
+			bad.Add(n, problem)
 			continue
 		}
 		out = append(out, &rec)
@@ -543,8 +515,8 @@ func parseExport(r io.Reader) ([]*exportRecord, error) {
 		}
 		return nil, fmt.Errorf("store: read export: %w", err)
 	}
-	if len(bad) > 0 {
-		return nil, &governance.ImportError{Lines: bad}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, governance.Errorf(governance.EINVALID, "The export is empty.")
@@ -558,8 +530,8 @@ func checkExportRecord(rec *exportRecord, first bool) string {
 	}
 	switch rec.Type {
 	case "project":
-		if rec.Format != ExportFormat || rec.Project == nil {
-			return fmt.Sprintf("format must be %q with a project", ExportFormat)
+		if rec.Format != governance.ExportFormat || rec.Project == nil {
+			return fmt.Sprintf("format must be %q with a project", governance.ExportFormat)
 		}
 	case "event":
 		if rec.Event == nil {
@@ -591,16 +563,9 @@ func checkExportRecord(rec *exportRecord, first bool) string {
 	return ""
 }
 
-// HermesExport is the pair of Hermes-style memory files of a project (and
-// optionally one subject).
-type HermesExport struct {
-	Memory governance.HermesFile
-	User   governance.HermesFile
-}
-
 // ExportHermes builds MEMORY.md from the project's usable project-wide rules
 // and USER.md from the usable rules about subjectID ("" leaves USER.md empty).
-func (s *Store) ExportHermes(ctx context.Context, projectID int64, subjectID string) (*HermesExport, error) {
+func (s *Store) ExportHermes(ctx context.Context, projectID int64, subjectID string) (*governance.HermesExport, error) {
 	var project, user []*governance.Rule
 	err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r WHERE r.project_id = ? AND r.status = 'active'
 		AND (r.subject_id = '' OR r.subject_id = ?) ORDER BY r.id`, []any{projectID, subjectID}, func(r scanner) error {
@@ -619,7 +584,7 @@ func (s *Store) ExportHermes(ctx context.Context, projectID int64, subjectID str
 		return nil, fmt.Errorf("store: export hermes: %w", err)
 	}
 	now, w := s.Now().UTC(), governance.DefaultRecallWeights()
-	return &HermesExport{
+	return &governance.HermesExport{
 		Memory: governance.BuildHermesFile(governance.HermesMemoryName, governance.HermesMemoryLimit, project, now, w),
 		User:   governance.BuildHermesFile(governance.HermesUserName, governance.HermesUserLimit, user, now, w),
 	}, nil
@@ -629,7 +594,7 @@ func (s *Store) ExportHermes(ctx context.Context, projectID int64, subjectID str
 // read (AGENTS.md, CLAUDE.md, .claude/rules/<topic>.md) from the project's
 // usable rules, plus the subject's when subjectID is not empty, and the
 // Hermes MEMORY.md and USER.md.
-func (s *Store) ExportAgentFiles(ctx context.Context, projectID int64, subjectID string) ([]governance.AgentFile, *HermesExport, error) {
+func (s *Store) ExportAgentFiles(ctx context.Context, projectID int64, subjectID string) ([]governance.AgentFile, *governance.HermesExport, error) {
 	p, err := s.FindProjectByID(ctx, projectID)
 	if err != nil {
 		return nil, nil, err

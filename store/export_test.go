@@ -100,11 +100,11 @@ func TestExportImport(t *testing.T) {
 	p := exportFixture(t, src, "travel")
 
 	var buf bytes.Buffer
-	stats, err := src.ExportJSONL(ctx, p.ID, &buf, store.ExportOptions{})
+	stats, err := src.ExportJSONL(ctx, p.ID, &buf, governance.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := *stats, (store.ExportStats{Events: 5, Episodes: 1, Rules: 3, Candidates: 2, Suppressions: 1}); got != want {
+	if got, want := *stats, (governance.ExportStats{Events: 5, Episodes: 1, Rules: 3, Candidates: 2, Suppressions: 1}); got != want {
 		t.Fatalf("stats = %+v, want %+v", got, want)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -135,7 +135,7 @@ func TestExportImport(t *testing.T) {
 	dst := MustOpenStore(t)
 	MustCreateProject(t, dst, "a")
 	MustCreateProject(t, dst, "b")
-	np, istats, err := dst.ImportExport(ctx, bytes.NewReader(buf.Bytes()), store.ImportOptions{Actor: "admin"})
+	np, istats, err := dst.ImportExport(ctx, bytes.NewReader(buf.Bytes()), governance.ImportOptions{Actor: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,14 +190,14 @@ func TestExportImport(t *testing.T) {
 		}
 	})
 	t.Run("ErrConflict", func(t *testing.T) {
-		_, _, err := dst.ImportExport(ctx, bytes.NewReader(buf.Bytes()), store.ImportOptions{})
+		_, _, err := dst.ImportExport(ctx, bytes.NewReader(buf.Bytes()), governance.ImportOptions{})
 		if governance.ErrorCode(err) != governance.ECONFLICT {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("ErrBadLineWritesNothing", func(t *testing.T) {
 		bad := strings.Replace(buf.String(), `{"type":"episode"`, `{"type":"episodes"`, 1)
-		_, _, err := dst.ImportExport(ctx, strings.NewReader(bad), store.ImportOptions{Slug: "travel-2"})
+		_, _, err := dst.ImportExport(ctx, strings.NewReader(bad), governance.ImportOptions{Slug: "travel-2"})
 		var ie *governance.ImportError
 		if !errors.As(err, &ie) || ie.Lines[0].Line != 7 {
 			t.Fatalf("err = %v", err)
@@ -207,12 +207,12 @@ func TestExportImport(t *testing.T) {
 		}
 	})
 	t.Run("SubjectOnly", func(t *testing.T) {
-		for subject, want := range map[string]store.ExportStats{
+		for subject, want := range map[string]governance.ExportStats{
 			"family-1": {Events: 4, Episodes: 1, Rules: 1, Candidates: 2, Suppressions: 1},
 			"family-2": {},
 		} {
 			var out bytes.Buffer
-			stats, err := src.ExportJSONL(ctx, p.ID, &out, store.ExportOptions{SubjectID: &subject})
+			stats, err := src.ExportJSONL(ctx, p.ID, &out, governance.ExportOptions{SubjectID: &subject})
 			if err != nil {
 				t.Fatal(err)
 			}

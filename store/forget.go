@@ -17,7 +17,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// Forget (DESIGN.md): the rule, its versions and its candidates lose their
+// Forget (docs/ARCHITECTURE.md): the rule, its versions and its candidates lose their
 // content and their evidence links go; episode summaries that quote it are
 // rewritten; optionally the source events are redacted (the FTS index, with
 // secure-delete, drops their tokens); a suppression fingerprint stops the
@@ -25,61 +25,10 @@ import (
 // hash, never the content. SQLite's secure_delete overwrites freed bytes,
 // and a WAL checkpoint afterwards leaves no copy in the log.
 
-// ForgetReport says what a forget removed: ids, counts and a SHA-256 of the
-// removed content, never the content.
-type ForgetReport struct {
-	ProjectID    int64   `json:"project_id,omitempty"`
-	SubjectID    string  `json:"subject_id,omitempty"`
-	RuleIDs      []int64 `json:"rule_ids"`
-	CandidateIDs []int64 `json:"candidate_ids"`
-	EpisodeIDs   []int64 `json:"episode_ids"`
-	Versions     int     `json:"versions"`
-	Events       int     `json:"events_redacted"`
-	RecallTraces int     `json:"recall_traces_deleted,omitempty"`
-	Suppressions int     `json:"suppressions"`
-	ContentHash  string  `json:"content_hash"`
-	AuditIDs     []int64 `json:"audit_ids"`
-}
-
-// PreviewEventLimit caps how many events a preview lists (it counts them all).
-const PreviewEventLimit = 100
-
-// ForgetPreview is exactly what a forget will remove, with the content, for
-// the confirmation page. It is computed, shown and dropped; never stored.
-type ForgetPreview struct {
-	ProjectID  int64
-	SubjectID  string
-	WithEvents bool
-	Rules      []*governance.Rule
-	// SharedRuleIDs are the project-wide rules among Rules that go with a
-	// subject because only that subject's events support them.
-	SharedRuleIDs []int64
-	Versions      []*governance.RuleVersion
-	Candidates    []*governance.Candidate
-	Episodes      []*EpisodeRewrite
-	// Events are the first PreviewEventLimit events to redact; EventCount counts all.
-	Events       []*governance.Event
-	EventCount   int
-	Fingerprints int
-	// RecallTraces counts the stored recall traces of the subject that go.
-	RecallTraces int
-}
-
-// Empty reports whether there is nothing to forget.
-func (p *ForgetPreview) Empty() bool {
-	return len(p.Rules) == 0 && len(p.Candidates) == 0 && p.EventCount == 0 && len(p.Episodes) == 0
-}
-
-// EpisodeRewrite is an episode summary and what it becomes after a forget.
-type EpisodeRewrite struct {
-	Episode *governance.Episode
-	Summary string
-}
-
 // forgetPlan is what one forget changes; built by the same code for the
 // preview (outside a transaction) and for the forget itself (inside it).
 type forgetPlan struct {
-	ForgetPreview
+	governance.ForgetPreview
 	ruleIDs  map[int64]bool
 	candIDs  map[int64]bool
 	fps      map[int64]map[string]map[string]bool // project → fingerprint → subjects it is forgotten for ("" all)
@@ -436,7 +385,7 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 						return err
 					}
 					quotes = append(quotes, e.Text)
-					if len(p.Events) < PreviewEventLimit {
+					if len(p.Events) < governance.PreviewEventLimit {
 						p.Events = append(p.Events, e)
 					}
 					return nil
@@ -450,7 +399,7 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 			return fmt.Errorf("store: count events: %w", err)
 		}
 		if err := queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE `+p.eventSQL+` ORDER BY e.seq`+pageSQL,
-			pageArgs(p.eventArg, PreviewEventLimit, 0), func(r scanner) error {
+			pageArgs(p.eventArg, governance.PreviewEventLimit, 0), func(r scanner) error {
 				e, err := scanEvent(r)
 				if err == nil {
 					p.Events = append(p.Events, e)
@@ -470,7 +419,7 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 		}
 		seen[e.ID] = true
 		if summary := rewrite(e.Summary); summary != e.Summary {
-			p.Episodes = append(p.Episodes, &EpisodeRewrite{Episode: e, Summary: summary})
+			p.Episodes = append(p.Episodes, &governance.EpisodeRewrite{Episode: e, Summary: summary})
 		}
 	}
 	blank := func(string) string { return governance.RedactedText }
@@ -485,7 +434,7 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 		for _, e := range eps {
 			addEpisode(e, blank)
 		}
-		slices.SortFunc(p.Episodes, func(a, b *EpisodeRewrite) int { return int(a.Episode.ID - b.Episode.ID) })
+		slices.SortFunc(p.Episodes, func(a, b *governance.EpisodeRewrite) int { return int(a.Episode.ID - b.Episode.ID) })
 		return nil
 	}
 	sessions := map[int64]map[string]bool{}
@@ -521,7 +470,7 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 			}
 		}
 	}
-	slices.SortFunc(p.Episodes, func(a, b *EpisodeRewrite) int { return int(a.Episode.ID - b.Episode.ID) })
+	slices.SortFunc(p.Episodes, func(a, b *governance.EpisodeRewrite) int { return int(a.Episode.ID - b.Episode.ID) })
 	return nil
 }
 
@@ -706,7 +655,7 @@ func planCandidate(ctx context.Context, q dbQuerier, id int64, withEvents bool) 
 }
 
 // PreviewForgetRules returns exactly what ForgetRules would remove.
-func (s *Store) PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*ForgetPreview, error) {
+func (s *Store) PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*governance.ForgetPreview, error) {
 	p, err := planRules(ctx, s.db, ids, withEvents)
 	if err != nil {
 		return nil, err
@@ -715,12 +664,12 @@ func (s *Store) PreviewForgetRules(ctx context.Context, ids []int64, withEvents 
 }
 
 // PreviewForgetRule returns exactly what ForgetRule would remove.
-func (s *Store) PreviewForgetRule(ctx context.Context, ruleID int64, withEvents bool) (*ForgetPreview, error) {
+func (s *Store) PreviewForgetRule(ctx context.Context, ruleID int64, withEvents bool) (*governance.ForgetPreview, error) {
 	return s.PreviewForgetRules(ctx, []int64{ruleID}, withEvents)
 }
 
 // PreviewForgetSubject returns exactly what ForgetSubject would remove.
-func (s *Store) PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*ForgetPreview, error) {
+func (s *Store) PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*governance.ForgetPreview, error) {
 	p, err := planSubject(ctx, s.db, projectID, subjectID)
 	if err != nil {
 		return nil, err
@@ -729,7 +678,7 @@ func (s *Store) PreviewForgetSubject(ctx context.Context, projectID int64, subje
 }
 
 // PreviewForgetCandidate returns exactly what ForgetCandidate would remove.
-func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*ForgetPreview, error) {
+func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*governance.ForgetPreview, error) {
 	p, err := planCandidate(ctx, s.db, candidateID, withEvents)
 	if err != nil {
 		return nil, err
@@ -739,18 +688,18 @@ func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, w
 
 // ForgetRule forgets one rule completely; withEvents also redacts the
 // conversation lines it came from.
-func (s *Store) ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*ForgetReport, error) {
+func (s *Store) ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error) {
 	return s.ForgetRules(ctx, actor, []int64{ruleID}, withEvents)
 }
 
 // ForgetRules forgets several rules in one transaction (one audit row each).
-func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, withEvents bool) (*ForgetReport, error) {
+func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, withEvents bool) (*governance.ForgetReport, error) {
 	if len(ids) == 0 {
 		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule to forget.")
 	}
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planRules(ctx, tx, ids, withEvents)
-	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *ForgetReport) error {
+	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		for _, id := range ids {
 			if err := auditForget(ctx, tx, r, &governance.AuditEntry{
 				Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
@@ -764,10 +713,10 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 }
 
 // ForgetSubject forgets everything about one subject of a project.
-func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*ForgetReport, error) {
+func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planSubject(ctx, tx, projectID, subjectID)
-	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *ForgetReport) error {
+	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_traces WHERE project_id = ? AND subject_id = ?`, projectID, subjectID); err != nil {
 			return fmt.Errorf("store: delete recall traces: %w", err)
 		}
@@ -780,10 +729,10 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 }
 
 // ForgetCandidate forgets a candidate (with its unattached merge group).
-func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*ForgetReport, error) {
+func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*governance.ForgetReport, error) {
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planCandidate(ctx, tx, candidateID, withEvents)
-	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *ForgetReport) error {
+	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		return auditForget(ctx, tx, r, &governance.AuditEntry{
 			Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(candidateID, 10),
 			ProjectID: p.ProjectID, Details: forgetDetails(p, r),
@@ -800,7 +749,7 @@ func findIn(rules []*governance.Rule, id int64) *governance.Rule {
 	return &governance.Rule{ID: id}
 }
 
-func auditForget(ctx context.Context, tx *Tx, r *ForgetReport, e *governance.AuditEntry) error {
+func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *governance.AuditEntry) error {
 	if err := appendAudit(ctx, tx, e); err != nil {
 		return err
 	}
@@ -810,7 +759,7 @@ func auditForget(ctx context.Context, tx *Tx, r *ForgetReport, e *governance.Aud
 
 // forgetDetails is the audit row's details: ids, counts and the content
 // hash. Events are counted, not listed (a subject may have very many).
-func forgetDetails(p *forgetPlan, r *ForgetReport) string {
+func forgetDetails(p *forgetPlan, r *governance.ForgetReport) string {
 	d := map[string]any{
 		"rules":        nonNil(r.RuleIDs),
 		"candidates":   nonNil(r.CandidateIDs),
@@ -833,7 +782,7 @@ func forgetDetails(p *forgetPlan, r *ForgetReport) string {
 // forget plans inside one transaction, removes the content, lets audit add
 // its rows, commits, and checkpoints the WAL so the log keeps no copy.
 func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, error),
-	audit func(ctx context.Context, tx *Tx, p *forgetPlan, r *ForgetReport) error) (*ForgetReport, error) {
+	audit func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error) (*governance.ForgetReport, error) {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -845,7 +794,7 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 	}
 	if p.Empty() {
 		// Forgetting what is already gone succeeds and changes nothing.
-		return &ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
+		return &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
 			EpisodeIDs: []int64{}, AuditIDs: []int64{}}, nil
 	}
 	r, err := applyForget(ctx, tx, p)
@@ -892,10 +841,10 @@ func (s *Store) checkpointAfterForget(ctx context.Context) error {
 }
 
 // applyForget removes the planned content and returns the report.
-func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*ForgetReport, error) {
+func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.ForgetReport, error) {
 	now := formatTime(tx.now)
 	h := sha256.New()
-	r := &ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
+	r := &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
 		EpisodeIDs: []int64{}, AuditIDs: []int64{}}
 	write := func(kind string, id any, text string) {
 		fmt.Fprintf(h, "%s:%v:%d:%s\n", kind, id, len(text), text)

@@ -80,7 +80,7 @@ func learned(tb testing.TB, d *demo, fps map[string]bool) []string {
 			out = append(out, "rule: "+r.Text)
 		}
 	}
-	cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: d.Travel.ID})
+	cands, _, _ := d.Store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: d.Travel.ID})
 	for _, c := range cands {
 		if fps[c.Fingerprint] {
 			out = append(out, "candidate: "+c.Statement)
@@ -196,7 +196,7 @@ func TestForgetRule(t *testing.T) {
 			if err != nil || !v.OK {
 				t.Fatalf("verify = %+v, %v", v, err)
 			}
-			rows, _, _ := d.Store.FindAudit(ctx, store.AuditFilter{Action: "rule.forget"})
+			rows, _, _ := d.Store.FindAudit(ctx, governance.AuditFilter{Action: "rule.forget"})
 			if len(rows) != 1 || rows[0].Actor != "family-chen" || !strings.Contains(rows[0].Details, rep.ContentHash) {
 				t.Fatalf("forget audit = %+v", rows)
 			}
@@ -229,7 +229,7 @@ func TestForgetRule(t *testing.T) {
 			}
 		}
 		// The summaries quoted the lesson; they do no longer.
-		eps, _, _ := d.Store.FindEpisodes(ctx, store.EpisodeFilter{ProjectID: d.Travel.ID})
+		eps, _, _ := d.Store.FindEpisodes(ctx, governance.EpisodeFilter{ProjectID: d.Travel.ID})
 		for _, e := range eps {
 			if strings.Contains(e.Summary, lesson.Text) {
 				t.Errorf("episode %d still quotes the lesson: %s", e.ID, e.Summary)
@@ -291,7 +291,7 @@ func TestForgetSubject(t *testing.T) {
 	if !slices.Contains(preview.SharedRuleIDs, lesson.ID) {
 		t.Fatalf("shared rules = %v, want the lesson %d listed", preview.SharedRuleIDs, lesson.ID)
 	}
-	if preview.EventCount != len(events) || len(preview.Events) != min(len(events), store.PreviewEventLimit) {
+	if preview.EventCount != len(events) || len(preview.Events) != min(len(events), governance.PreviewEventLimit) {
 		t.Fatalf("preview events = %d (%d listed), want %d", preview.EventCount, len(preview.Events), len(events))
 	}
 	rep, err := d.Store.ForgetSubject(ctx, "admin", d.Travel.ID, subject)
@@ -309,11 +309,11 @@ func TestForgetSubject(t *testing.T) {
 				t.Errorf("rule %d (%s) = %s", r.ID, r.SubjectID, r.Status)
 			}
 		}
-		cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: d.Travel.ID, SubjectID: ptr(subject)})
+		cands, _, _ := d.Store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: d.Travel.ID, SubjectID: ptr(subject)})
 		if len(cands) != 0 {
 			t.Errorf("%d candidates remain", len(cands))
 		}
-		eps, _, _ := d.Store.FindEpisodes(ctx, store.EpisodeFilter{ProjectID: d.Travel.ID, SubjectID: ptr(subject)})
+		eps, _, _ := d.Store.FindEpisodes(ctx, governance.EpisodeFilter{ProjectID: d.Travel.ID, SubjectID: ptr(subject)})
 		for _, e := range eps {
 			if e.Summary != governance.RedactedText {
 				t.Errorf("episode %d = %q", e.ID, e.Summary)
@@ -342,7 +342,7 @@ func TestForgetSubject(t *testing.T) {
 		if err != nil || !v.OK {
 			t.Fatalf("verify = %+v, %v", v, err)
 		}
-		rows, _, _ := d.Store.FindAudit(ctx, store.AuditFilter{Action: "subject.forget"})
+		rows, _, _ := d.Store.FindAudit(ctx, governance.AuditFilter{Action: "subject.forget"})
 		if len(rows) != 1 || rows[0].ObjectID != subject || !strings.Contains(rows[0].Details, rep.ContentHash) {
 			t.Fatalf("audit = %+v", rows)
 		}
@@ -360,7 +360,7 @@ func TestForgetSubject(t *testing.T) {
 func TestForgetCandidate(t *testing.T) {
 	ctx := context.Background()
 	d := MustLoadDemo(t)
-	cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: d.Travel.ID,
+	cands, _, _ := d.Store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: d.Travel.ID,
 		Statuses: []governance.CandidateStatus{governance.CandidateHeld}})
 	var held *governance.Candidate
 	for _, c := range cands {
@@ -495,7 +495,7 @@ func TestSuppressionScope(t *testing.T) {
 		t.Fatal(err)
 	}
 	bySubject := map[string]int{}
-	cands, _, _ := d.Store.FindCandidates(ctx, store.CandidateFilter{ProjectID: d.Travel.ID})
+	cands, _, _ := d.Store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: d.Travel.ID})
 	for _, c := range cands {
 		if strings.HasPrefix(c.SessionID, "again-") {
 			bySubject[c.SubjectID]++

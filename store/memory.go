@@ -57,28 +57,12 @@ func (s *Store) findCandidates(ctx context.Context, where string, args ...any) (
 	return out, err
 }
 
-// CandidateFilter selects candidates; zero fields are ignored.
-type CandidateFilter struct {
-	ProjectID  int64
-	ProjectIDs []int64
-	SubjectID  *string
-	SessionID  *string
-	Statuses   []governance.CandidateStatus
-	RuleID     int64
-	EventSeq   int64
-	Offset     int
-	Limit      int
-	// CountCap, with a Limit, stops the count CountCap rows past the page:
-	// a total of Offset+Limit+CountCap then means "at least".
-	CountCap int
-}
-
 // FindCandidates lists candidates with their evidence seqs, oldest first,
 // and how many match. With a Limit it reads a page: ids in index order, a
 // separate count (stopped at CountCap rows past the page when set), and the
 // evidence of the page's candidates only, so a page of a tab holding tens
 // of thousands of candidates reads a page of rows.
-func (s *Store) FindCandidates(ctx context.Context, f CandidateFilter) ([]*governance.Candidate, int, error) {
+func (s *Store) FindCandidates(ctx context.Context, f governance.CandidateFilter) ([]*governance.Candidate, int, error) {
 	where, args := candidateWhere(f)
 	cond := strings.Join(where, " AND ")
 	if f.Limit <= 0 {
@@ -139,7 +123,7 @@ func (s *Store) FindCandidateByID(ctx context.Context, id int64) (*governance.Ca
 }
 
 // candidateWhere turns a filter into WHERE conditions and their arguments.
-func candidateWhere(f CandidateFilter) ([]string, []any) {
+func candidateWhere(f governance.CandidateFilter) ([]string, []any) {
 	where, args := []string{"1 = 1"}, []any{}
 	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
 	if f.ProjectID != 0 {
@@ -170,18 +154,8 @@ func candidateWhere(f CandidateFilter) ([]string, []any) {
 	return where, args
 }
 
-// EpisodeFilter selects episodes.
-type EpisodeFilter struct {
-	ProjectID  int64
-	ProjectIDs []int64
-	SubjectID  *string
-	SessionID  *string
-	Offset     int
-	Limit      int
-}
-
 // FindEpisodes lists episodes, most recent session first.
-func (s *Store) FindEpisodes(ctx context.Context, f EpisodeFilter) ([]*governance.Episode, int, error) {
+func (s *Store) FindEpisodes(ctx context.Context, f governance.EpisodeFilter) ([]*governance.Episode, int, error) {
 	where, args := []string{"1 = 1"}, []any{}
 	if f.ProjectID != 0 {
 		where, args = append(where, "project_id = ?"), append(args, f.ProjectID)

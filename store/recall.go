@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
@@ -18,7 +17,7 @@ var _ governance.RecallService = (*Store)(nil)
 // Limits on what recall reads for one request.
 const (
 	recallQueryTerms   = 64   // full-text terms taken from the task
-	recallFTSEpisodes  = 500  // episodes found through the index
+	recallFTSEpisodes  = 100  // episodes found through the index, newest first
 	recallRecentEpisod = 50   // most recent episodes of the scope
 	recallEventMatches = 1000 // events found through the index, best first
 	recallEpisodeTerms = 32   // terms of the episode index query
@@ -156,8 +155,9 @@ func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
 	return &e, nil
 }
 
-// loadRecallEpisodes offers the most recent in-scope episodes and every
-// in-scope episode (up to recallFTSEpisodes, newest first) that recall's
+// loadRecallEpisodes offers the most recent in-scope episodes and the
+// in-scope episodes of any age (the newest recallFTSEpisodes of them) that
+// recall's
 // scope-partitioned index (episodes_recall) finds for any of the task's CJK
 // character pairs or words; the engine ranks them (BM25 over the scope's
 // episodes, whose number it is told).
@@ -243,7 +243,10 @@ func recallEpisodeMatch(req governance.RecallRequest) string {
 func recallEventMatch(req governance.RecallRequest) string {
 	var terms []string
 	seen := map[string]bool{}
-	tokenizer.Tokens(req.Task+" "+req.TaskType, func(t string, _ int) {
+	// Words, CJK character pairs and lone characters: the single characters
+	// of longer runs would match nearly every Chinese event; they still
+	// count in the engine's score of the events found.
+	tokenizer.PhraseTokens(req.Task+" "+req.TaskType, func(t string, _ int) {
 		if !seen[t] && len(terms) < recallQueryTerms {
 			seen[t] = true
 			terms = append(terms, ftsPhrase(t))
@@ -340,32 +343,8 @@ func (s *Store) recordRecall(ctx context.Context, actor string, req governance.R
 	return tx.Commit()
 }
 
-// RecallTraceInfo is one stored recall trace.
-type RecallTraceInfo struct {
-	ID        int64
-	ProjectID int64
-	SubjectID string
-	Actor     string
-	TaskHash  string
-	CreatedAt time.Time
-	Budget    governance.Budget
-	Used      int
-	Preview   bool
-	Trace     governance.RecallTrace
-}
-
-// RecallTraceFilter selects stored traces; zero fields are ignored.
-type RecallTraceFilter struct {
-	ProjectID int64
-	SubjectID *string
-	// RuleID selects traces that considered this rule.
-	RuleID int64
-	Offset int
-	Limit  int
-}
-
 // FindRecallTraces lists stored recall traces, newest first.
-func (s *Store) FindRecallTraces(ctx context.Context, f RecallTraceFilter) ([]*RecallTraceInfo, int, error) {
+func (s *Store) FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error) {
 	where, args := []string{"1 = 1"}, []any{}
 	if f.ProjectID != 0 {
 		where, args = append(where, "project_id = ?"), append(args, f.ProjectID)
@@ -377,7 +356,7 @@ func (s *Store) FindRecallTraces(ctx context.Context, f RecallTraceFilter) ([]*R
 		where, args = append(where, "instr(trace, ?) > 0"), append(args, `"id":"`+governance.RecallRuleID(f.RuleID)+`"`)
 	}
 	var (
-		out   []*RecallTraceInfo
+		out   []*governance.RecallTraceInfo
 		total int
 	)
 	err := queryEach(ctx, s, `
@@ -385,7 +364,7 @@ func (s *Store) FindRecallTraces(ctx context.Context, f RecallTraceFilter) ([]*R
 		FROM recall_traces WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset),
 		func(r scanner) error {
 			var (
-				t             RecallTraceInfo
+				t             governance.RecallTraceInfo
 				body, created string
 				rec           recallTraceRecord
 			)

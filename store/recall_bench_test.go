@@ -5,11 +5,13 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -196,7 +198,8 @@ func BenchmarkRecallScale(b *testing.B) {
 		name    string
 		preview bool
 		events  bool
-	}{{"recall", false, false}, {"preview", true, false}, {"with-events", true, true}} {
+		bare    bool
+	}{{"recall", false, false, false}, {"preview", true, false, false}, {"with-events", true, true, false}, {"bare-fts5", false, false, true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(7, 7))
 			lat := make([]time.Duration, 0, b.N)
@@ -210,6 +213,16 @@ func BenchmarkRecallScale(b *testing.B) {
 					req.SubjectID = fmt.Sprintf("user-%d", rng.IntN(10))
 				}
 				t0 := time.Now()
+				if mode.bare {
+					// The reference: one FTS5 query over the same events
+					// index, the task's terms ORed in the project's scope,
+					// best 20 by FTS5's bm25; no scoring, packing or trace.
+					if err := bareFTS5(ctx, s, req); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t0))
+					continue
+				}
 				pkg, err := s.Recall(ctx, "bench", req)
 				lat = append(lat, time.Since(t0))
 				if err != nil {
@@ -231,4 +244,18 @@ func BenchmarkRecallScale(b *testing.B) {
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
 		})
 	}
+}
+
+func bareFTS5(ctx context.Context, s *store.Store, req governance.RecallRequest) error {
+	var terms []string
+	tokenizer.PhraseTokens(req.Task, func(t string, _ int) { terms = append(terms, `"`+t+`"`) })
+	q := fmt.Sprintf("scope:p%d AND terms: (%s)", req.ProjectID, strings.Join(terms, " OR "))
+	rows, err := s.DB().QueryContext(ctx, `SELECT rowid FROM events_words WHERE events_words MATCH ? ORDER BY rank LIMIT 20`, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+	}
+	return rows.Err()
 }

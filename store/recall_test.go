@@ -143,7 +143,7 @@ func TestRecall(t *testing.T) {
 		if !strings.Contains(body, governance.RecallRuleID(nap)) || len(hash) != 64 {
 			t.Errorf("trace = %s, hash %q", body, hash)
 		}
-		traces, total, err := s.FindRecallTraces(ctx, store.RecallTraceFilter{ProjectID: travel.ID, RuleID: nap})
+		traces, total, err := s.FindRecallTraces(ctx, governance.RecallTraceFilter{ProjectID: travel.ID, RuleID: nap})
 		if err != nil || total != 1 || len(traces[0].Trace.Considered) != len(pkg.Trace.Considered) {
 			t.Fatalf("find traces = %+v, %d, %v", traces, total, err)
 		}

@@ -17,14 +17,6 @@ import (
 // Reviewer actions on rules. Each runs in one transaction together with its
 // audit row; audit rows name ids and reasons, never the text of a memory.
 
-// RuleEdit is a reviewer's change to a rule's wording or kind. Reason is
-// asked for every edit and kept in the version history.
-type RuleEdit struct {
-	Text   string
-	Kind   governance.MemoryType
-	Reason string
-}
-
 // dbQuerier is what read helpers need; *sql.DB and *Tx both have it, so a
 // preview reads outside a transaction and the change itself inside one.
 type dbQuerier interface {
@@ -106,15 +98,6 @@ func setRuleStatus(ctx context.Context, tx *Tx, r *governance.Rule, to governanc
 	return nil
 }
 
-func wrongStatus(r *governance.Rule, action string, want ...governance.RuleStatus) error {
-	names := make([]string, len(want))
-	for i, w := range want {
-		names[i] = string(w)
-	}
-	return governance.Errorf(governance.ECONFLICT, "Rule %d is %s; only a %s rule can be %s.",
-		r.ID, r.Status, strings.Join(names, " or "), action)
-}
-
 func hasStatus(r *governance.Rule, want ...governance.RuleStatus) bool {
 	for _, w := range want {
 		if r.Status == w {
@@ -126,7 +109,7 @@ func hasStatus(r *governance.Rule, want ...governance.RuleStatus) bool {
 
 // editRule writes a new version of r: the text passes the write gate first
 // (a blocked text is refused, a secret is redacted).
-func editRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, e RuleEdit) error {
+func editRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, e governance.RuleEdit) error {
 	text := strings.TrimSpace(e.Text)
 	kind := e.Kind
 	if kind == "" {
@@ -141,8 +124,8 @@ func editRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, e R
 	case reason == "":
 		return governance.Errorf(governance.EINVALID, "Say why the rule changes.")
 	}
-	if hasStatus(r, governance.RuleForgotten, governance.RuleRejected, governance.RuleSuperseded) {
-		return governance.Errorf(governance.ECONFLICT, "Rule %d is %s and cannot be edited.", r.ID, r.Status)
+	if err := r.Allow(governance.RuleEditText); err != nil {
+		return err
 	}
 	gated, findings, blocked := governance.GateText(text)
 	if blocked {
@@ -189,7 +172,7 @@ func editRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, e R
 }
 
 // EditRule writes a new version of a rule's text or kind.
-func (s *Store) EditRule(ctx context.Context, actor string, id int64, e RuleEdit) (*governance.Rule, error) {
+func (s *Store) EditRule(ctx context.Context, actor string, id int64, e governance.RuleEdit) (*governance.Rule, error) {
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
 		return editRule(ctx, tx, actor, r, e)
 	})
@@ -198,11 +181,11 @@ func (s *Store) EditRule(ctx context.Context, actor string, id int64, e RuleEdit
 // ApproveRule activates a proposal and promotes its candidates; with an edit
 // the approved text is a new version. A proposal that replaces another rule
 // supersedes it.
-func (s *Store) ApproveRule(ctx context.Context, actor string, id int64, edit *RuleEdit) (*governance.Rule, error) {
+func (s *Store) ApproveRule(ctx context.Context, actor string, id int64, edit *governance.RuleEdit) (*governance.Rule, error) {
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
 		if edit != nil {
-			if !hasStatus(r, governance.RuleProposed) {
-				return wrongStatus(r, "approved", governance.RuleProposed)
+			if err := r.Allow(governance.RuleApprove); err != nil {
+				return err
 			}
 			if err := editRule(ctx, tx, actor, r, *edit); err != nil {
 				return err
@@ -246,8 +229,8 @@ func (s *Store) changeRules(ctx context.Context, ids []int64, fn func(tx *Tx, r 
 }
 
 func approveRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule) error {
-	if !hasStatus(r, governance.RuleProposed) {
-		return wrongStatus(r, "approved", governance.RuleProposed)
+	if err := r.Allow(governance.RuleApprove); err != nil {
+		return err
 	}
 	if err := setRuleStatus(ctx, tx, r, governance.RuleActive); err != nil {
 		return err
@@ -306,8 +289,8 @@ func needReason(reason, msg string) error {
 }
 
 func rejectRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, reason string) error {
-	if !hasStatus(r, governance.RuleProposed) {
-		return wrongStatus(r, "rejected", governance.RuleProposed)
+	if err := r.Allow(governance.RuleReject); err != nil {
+		return err
 	}
 	if err := setRuleStatus(ctx, tx, r, governance.RuleRejected); err != nil {
 		return err
@@ -327,8 +310,8 @@ func rejectRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, r
 // evidence; the proposal itself is archived.
 func (s *Store) HoldRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
-		if !hasStatus(r, governance.RuleProposed) {
-			return wrongStatus(r, "held", governance.RuleProposed)
+		if err := r.Allow(governance.RuleHold); err != nil {
+			return err
 		}
 		return toCandidates(ctx, tx, actor, "rule.hold", r, reason, "Held by a reviewer: waits for more evidence.")
 	})
@@ -341,8 +324,8 @@ func (s *Store) DemoteRuleToCandidates(ctx context.Context, actor string, id int
 		return nil, err
 	}
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
-		if !hasStatus(r, governance.RuleActive, governance.RuleStale, governance.RuleArchived) {
-			return wrongStatus(r, "returned to candidates", governance.RuleActive, governance.RuleStale, governance.RuleArchived)
+		if err := r.Allow(governance.RuleToCandidates); err != nil {
+			return err
 		}
 		return toCandidates(ctx, tx, actor, "rule.to_candidates", r, reason, "Returned to candidates by a reviewer.")
 	})
@@ -372,15 +355,12 @@ func (s *Store) DemoteRule(ctx context.Context, actor string, id int64, reason s
 		return nil, err
 	}
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
-		from := r.Status
-		var to governance.RuleStatus
-		switch r.Status {
-		case governance.RuleActive:
+		if err := r.Allow(governance.RuleDemote); err != nil {
+			return err
+		}
+		from, to := r.Status, governance.RuleArchived
+		if r.Status == governance.RuleActive {
 			to = governance.RuleStale
-		case governance.RuleStale:
-			to = governance.RuleArchived
-		default:
-			return wrongStatus(r, "demoted", governance.RuleActive, governance.RuleStale)
 		}
 		if err := setRuleStatus(ctx, tx, r, to); err != nil {
 			return err
@@ -393,14 +373,12 @@ func (s *Store) DemoteRule(ctx context.Context, actor string, id int64, reason s
 // proposal back into the review queue.
 func (s *Store) RestoreRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
-		from := r.Status
-		to := governance.RuleActive
-		switch r.Status {
-		case governance.RuleStale, governance.RuleArchived:
-		case governance.RuleRejected:
+		if err := r.Allow(governance.RuleRestore); err != nil {
+			return err
+		}
+		from, to := r.Status, governance.RuleActive
+		if r.Status == governance.RuleRejected {
 			to = governance.RuleProposed
-		default:
-			return wrongStatus(r, "restored", governance.RuleStale, governance.RuleArchived, governance.RuleRejected)
 		}
 		if err := setRuleStatus(ctx, tx, r, to); err != nil {
 			return err
@@ -430,13 +408,13 @@ func (s *Store) SupersedeRule(ctx context.Context, actor string, oldID, newID in
 		if newer.ProjectID != old.ProjectID || newer.SubjectID != old.SubjectID {
 			return governance.Errorf(governance.EINVALID, "Rule %d has another scope (project or subject) than rule %d.", newID, oldID)
 		}
+		if err := old.Allow(governance.RuleSupersede); err != nil {
+			return err
+		}
 		switch newer.Status {
 		case governance.RuleActive:
 			return supersede(ctx, tx, actor, old, newer, reason)
 		case governance.RuleProposed:
-			if !hasStatus(old, governance.RuleActive, governance.RuleStale) {
-				return wrongStatus(old, "superseded", governance.RuleActive, governance.RuleStale)
-			}
 			if _, err := tx.ExecContext(ctx, `UPDATE rules SET supersedes = ?, updated_at = ? WHERE id = ?`,
 				old.ID, formatTime(tx.now), newer.ID); err != nil {
 				return fmt.Errorf("store: link replacement: %w", err)
@@ -448,8 +426,8 @@ func (s *Store) SupersedeRule(ctx context.Context, actor string, oldID, newID in
 }
 
 func supersede(ctx context.Context, tx *Tx, actor string, old, newer *governance.Rule, reason string) error {
-	if !hasStatus(old, governance.RuleActive, governance.RuleStale, governance.RuleArchived) {
-		return wrongStatus(old, "superseded", governance.RuleActive, governance.RuleStale, governance.RuleArchived)
+	if err := old.Allow(governance.RuleReplace); err != nil {
+		return err
 	}
 	now := formatTime(tx.now)
 	res, err := tx.ExecContext(ctx, `UPDATE rules SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ? AND status = ?`,
@@ -472,8 +450,8 @@ func supersede(ctx context.Context, tx *Tx, actor string, old, newer *governance
 // SetRulePaused pauses a rule (kept, but recall leaves it out) or resumes it.
 func (s *Store) SetRulePaused(ctx context.Context, actor string, id int64, paused bool, reason string) (*governance.Rule, error) {
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
-		if r.Status == governance.RuleForgotten {
-			return governance.Errorf(governance.ECONFLICT, "Rule %d is forgotten.", r.ID)
+		if err := r.Allow(governance.RulePause); err != nil {
+			return err
 		}
 		if r.Paused == paused {
 			return nil
@@ -494,8 +472,8 @@ func (s *Store) SetRulePaused(ctx context.Context, actor string, id int64, pause
 // an expired rule out. An expiry must lie in the future.
 func (s *Store) SetRuleExpiry(ctx context.Context, actor string, id int64, at *time.Time, reason string) (*governance.Rule, error) {
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
-		if r.Status == governance.RuleForgotten {
-			return governance.Errorf(governance.ECONFLICT, "Rule %d is forgotten.", r.ID)
+		if err := r.Allow(governance.RuleExpiry); err != nil {
+			return err
 		}
 		if at != nil && !at.After(tx.now) {
 			return governance.Errorf(governance.EINVALID, "Pick a date in the future; to stop using the rule now, pause or demote it.")
@@ -518,7 +496,7 @@ func (s *Store) SetRuleExpiry(ctx context.Context, actor string, id int64, at *t
 // MergeRules folds proposal otherID into proposal keepID: keepID gets the
 // candidates of both (and, with an edit, a new wording); otherID is
 // rejected as merged. Both must have the same project and subject.
-func (s *Store) MergeRules(ctx context.Context, actor string, keepID, otherID int64, edit *RuleEdit) (*governance.Rule, error) {
+func (s *Store) MergeRules(ctx context.Context, actor string, keepID, otherID int64, edit *governance.RuleEdit) (*governance.Rule, error) {
 	if keepID == otherID {
 		return nil, governance.Errorf(governance.EINVALID, "Pick two different proposals to merge.")
 	}
@@ -528,8 +506,8 @@ func (s *Store) MergeRules(ctx context.Context, actor string, keepID, otherID in
 			return err
 		}
 		for _, r := range []*governance.Rule{keep, other} {
-			if r.Status != governance.RuleProposed {
-				return wrongStatus(r, "merged", governance.RuleProposed)
+			if err := r.Allow(governance.RuleMerge); err != nil {
+				return err
 			}
 		}
 		if keep.ProjectID != other.ProjectID || keep.SubjectID != other.SubjectID {
@@ -578,8 +556,8 @@ func (s *Store) MergeRules(ctx context.Context, actor string, keepID, otherID in
 // held candidate of its own. A rule keeps at least one candidate.
 func (s *Store) SplitCandidate(ctx context.Context, actor string, ruleID, candidateID int64, reason string) (*governance.Rule, error) {
 	return s.changeRule(ctx, ruleID, func(tx *Tx, r *governance.Rule) error {
-		if !hasStatus(r, governance.RuleProposed, governance.RuleActive, governance.RuleStale) {
-			return wrongStatus(r, "split", governance.RuleProposed, governance.RuleActive, governance.RuleStale)
+		if err := r.Allow(governance.RuleSplit); err != nil {
+			return err
 		}
 		var owner sql.NullInt64
 		err := tx.QueryRowContext(ctx, `SELECT rule_id FROM candidates WHERE id = ?`, candidateID).Scan(&owner)
@@ -633,22 +611,9 @@ func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projec
 	return tx.Commit()
 }
 
-// ReviewCountCap bounds the held and blocked counts of the review queue: a
-// project with more shows "1000+" instead of counting every one on every
-// page view.
-const ReviewCountCap = 1000
-
-// ReviewCounts is what waits for review in one project. Held and Blocked
-// stop at ReviewCountCap+1.
-type ReviewCounts struct {
-	Proposed int
-	Held     int
-	Blocked  int
-}
-
 // FindReviewCounts counts proposals, held and blocked candidates per
 // project (projectIDs nil: every project), from indexes only.
-func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[int64]*ReviewCounts, error) {
+func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[int64]*governance.ReviewCounts, error) {
 	if projectIDs == nil {
 		projects, err := s.FindProjects(ctx)
 		if err != nil {
@@ -658,14 +623,14 @@ func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[i
 			projectIDs = append(projectIDs, p.ID)
 		}
 	}
-	out := map[int64]*ReviewCounts{}
+	out := map[int64]*governance.ReviewCounts{}
 	for _, id := range projectIDs {
-		var c ReviewCounts
+		var c governance.ReviewCounts
 		if err := s.read.QueryRowContext(ctx, `
 			SELECT (SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND status = 'proposed'),
 				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'held' LIMIT ?2)),
 				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'blocked' LIMIT ?2))`,
-			id, ReviewCountCap+1).Scan(&c.Proposed, &c.Held, &c.Blocked); err != nil {
+			id, governance.ReviewCountCap+1).Scan(&c.Proposed, &c.Held, &c.Blocked); err != nil {
 			return nil, fmt.Errorf("store: review counts: %w", err)
 		}
 		out[id] = &c
@@ -703,7 +668,7 @@ func (s *Store) ReviewQueueVersion(ctx context.Context, projectID int64, status 
 			COALESCE((SELECT id FROM rules WHERE project_id = ?1 AND status = 'proposed' ORDER BY id DESC LIMIT 1), 0),
 			COALESCE((SELECT id FROM candidates WHERE project_id = ?1 AND status = ?2 ORDER BY id DESC LIMIT 1), 0)`
 	}
-	if err := s.read.QueryRowContext(ctx, q, projectID, status, ReviewCountCap+1).Scan(&n, &maxID, &maxCand); err != nil {
+	if err := s.read.QueryRowContext(ctx, q, projectID, status, governance.ReviewCountCap+1).Scan(&n, &maxID, &maxCand); err != nil {
 		return "", fmt.Errorf("store: review version: %w", err)
 	}
 	return fmt.Sprintf("%s.%d.%d.%d", status, n, maxID, maxCand), nil

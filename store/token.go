@@ -4,83 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// TokenScope is one thing a project API token may do.
-type TokenScope string
-
-// Token scopes.
-const (
-	ScopeIngest TokenScope = "ingest" // send events
-	ScopeRecall TokenScope = "recall" // ask for context packages, list rules
-	ScopeForget TokenScope = "forget" // forget a rule or a subject
-	ScopeExport TokenScope = "export" // download the project's export
-)
-
-// TokenScopes lists every scope in display order.
-var TokenScopes = []TokenScope{ScopeIngest, ScopeRecall, ScopeForget, ScopeExport}
-
-// MaxTokenNameBytes bounds a token's name.
-const MaxTokenNameBytes = 100
-
 // tokenTouchEvery limits how often a token's last use is written.
 const tokenTouchEvery = time.Minute
 
-// APIToken is a project API token. Only the SHA-256 of its secret is kept;
-// the secret is shown once, when the token is created.
-type APIToken struct {
-	ID          int64
-	ProjectID   int64
-	ProjectSlug string
-	Name        string
-	Scopes      []TokenScope
-	CreatedBy   string
-	CreatedAt   time.Time
-	LastUsedAt  *time.Time
-	RevokedAt   *time.Time
-}
-
-// Has reports whether the token carries scope.
-func (t *APIToken) Has(scope TokenScope) bool { return slices.Contains(t.Scopes, scope) }
-
-// Revoked reports whether the token was revoked.
-func (t *APIToken) Revoked() bool { return t.RevokedAt != nil }
-
-// Actor names the token in audit rows and recall traces.
-func (t *APIToken) Actor() string { return fmt.Sprintf("token:%d", t.ID) }
-
-// Validate checks the name and scopes.
-func (t *APIToken) Validate() error {
-	t.Name = strings.TrimSpace(t.Name)
-	switch {
-	case t.Name == "":
-		return governance.Errorf(governance.EINVALID, "A token needs a name.")
-	case !utf8.ValidString(t.Name) || len(t.Name) > MaxTokenNameBytes:
-		return governance.Errorf(governance.EINVALID, "A token name is at most %d bytes of text.", MaxTokenNameBytes)
-	case t.ProjectID <= 0:
-		return governance.Errorf(governance.EINVALID, "A token belongs to a project.")
-	case len(t.Scopes) == 0:
-		return governance.Errorf(governance.EINVALID, "Choose at least one scope.")
-	}
-	for _, sc := range t.Scopes {
-		if !slices.Contains(TokenScopes, sc) {
-			return governance.Errorf(governance.EINVALID, "Unknown scope %q.", string(sc))
-		}
-	}
-	slices.SortFunc(t.Scopes, func(a, b TokenScope) int { return slices.Index(TokenScopes, a) - slices.Index(TokenScopes, b) })
-	t.Scopes = slices.Compact(t.Scopes)
-	return nil
-}
-
 // CreateToken stores a new token under the SHA-256 hash of its secret
 // (hex, from auth.HashToken) and writes an audit row.
-func (s *Store) CreateToken(ctx context.Context, t *APIToken, hash string) error {
+func (s *Store) CreateToken(ctx context.Context, t *governance.APIToken, hash string) error {
 	if err := t.Validate(); err != nil {
 		return err
 	}
@@ -142,24 +77,18 @@ func (s *Store) RevokeToken(ctx context.Context, id int64, actor string) error {
 }
 
 // FindTokenByID returns one token or ENOTFOUND.
-func (s *Store) FindTokenByID(ctx context.Context, id int64) (*APIToken, error) {
+func (s *Store) FindTokenByID(ctx context.Context, id int64) (*governance.APIToken, error) {
 	return findToken(ctx, s.db, `t.id = ?`, id)
 }
 
 // FindTokenByHash returns the token whose secret hashes to hash, revoked or
 // not, or ENOTFOUND.
-func (s *Store) FindTokenByHash(ctx context.Context, hash string) (*APIToken, error) {
+func (s *Store) FindTokenByHash(ctx context.Context, hash string) (*governance.APIToken, error) {
 	return findToken(ctx, s.db, `t.token_hash = ?`, hash)
 }
 
-// TokenFilter selects tokens; zero fields are ignored.
-type TokenFilter struct {
-	ProjectID      int64
-	IncludeRevoked bool
-}
-
 // FindTokens lists tokens, newest first.
-func (s *Store) FindTokens(ctx context.Context, f TokenFilter) ([]*APIToken, error) {
+func (s *Store) FindTokens(ctx context.Context, f governance.TokenFilter) ([]*governance.APIToken, error) {
 	where, args := []string{"1 = 1"}, []any{}
 	if f.ProjectID != 0 {
 		where, args = append(where, "t.project_id = ?"), append(args, f.ProjectID)
@@ -167,7 +96,7 @@ func (s *Store) FindTokens(ctx context.Context, f TokenFilter) ([]*APIToken, err
 	if !f.IncludeRevoked {
 		where = append(where, "t.revoked_at IS NULL")
 	}
-	var out []*APIToken
+	var out []*governance.APIToken
 	err := queryEach(ctx, s, `SELECT `+tokenColumns+` FROM api_tokens t JOIN projects p ON p.id = t.project_id
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id DESC`, args, func(r scanner) error {
 		t, err := scanToken(r)
@@ -183,7 +112,7 @@ func (s *Store) FindTokens(ctx context.Context, f TokenFilter) ([]*APIToken, err
 }
 
 // TouchToken records that a token was used, at most once a minute.
-func (s *Store) TouchToken(ctx context.Context, t *APIToken) error {
+func (s *Store) TouchToken(ctx context.Context, t *governance.APIToken) error {
 	now := s.Now().UTC().Truncate(time.Second)
 	if t.LastUsedAt != nil && now.Sub(*t.LastUsedAt) < tokenTouchEvery {
 		return nil
@@ -202,7 +131,7 @@ type tokenQuerier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func findToken(ctx context.Context, q tokenQuerier, where string, arg any) (*APIToken, error) {
+func findToken(ctx context.Context, q tokenQuerier, where string, arg any) (*governance.APIToken, error) {
 	t, err := scanToken(q.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens t JOIN projects p ON p.id = t.project_id WHERE `+where, arg))
 	if isNoRows(err) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Token not found.")
@@ -213,9 +142,9 @@ func findToken(ctx context.Context, q tokenQuerier, where string, arg any) (*API
 	return t, nil
 }
 
-func scanToken(r scanner) (*APIToken, error) {
+func scanToken(r scanner) (*governance.APIToken, error) {
 	var (
-		t                APIToken
+		t                governance.APIToken
 		scopes, created  string
 		lastUsed, revoke NullTime
 	)
@@ -224,14 +153,14 @@ func scanToken(r scanner) (*APIToken, error) {
 	}
 	for _, sc := range strings.Split(scopes, ",") {
 		if sc != "" {
-			t.Scopes = append(t.Scopes, TokenScope(sc))
+			t.Scopes = append(t.Scopes, governance.TokenScope(sc))
 		}
 	}
 	t.CreatedAt, t.LastUsedAt, t.RevokedAt = parseTime(created), lastUsed.Time, revoke.Time
 	return &t, nil
 }
 
-func joinScopes(scopes []TokenScope) string {
+func joinScopes(scopes []governance.TokenScope) string {
 	out := make([]string, len(scopes))
 	for i, sc := range scopes {
 		out[i] = string(sc)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 )
 
 func tokenHash(secret string) string {
@@ -21,8 +20,8 @@ func TestToken(t *testing.T) {
 	p := MustCreateProject(t, s, "travel")
 
 	t.Run("CreateFindRevoke", func(t *testing.T) {
-		tok := &store.APIToken{ProjectID: p.ID, Name: " agent ", CreatedBy: "admin",
-			Scopes: []store.TokenScope{store.ScopeRecall, store.ScopeIngest, store.ScopeRecall}}
+		tok := &governance.APIToken{ProjectID: p.ID, Name: " agent ", CreatedBy: "admin",
+			Scopes: []governance.TokenScope{governance.ScopeRecall, governance.ScopeIngest, governance.ScopeRecall}}
 		if err := s.CreateToken(ctx, tok, tokenHash("secret-1")); err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +30,7 @@ func TestToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.ID != tok.ID || got.Name != "agent" || got.ProjectSlug != "travel" || len(got.Scopes) != 2 ||
-			!got.Has(store.ScopeIngest) || got.Has(store.ScopeForget) || got.Revoked() {
+			!got.Has(governance.ScopeIngest) || got.Has(governance.ScopeForget) || got.Revoked() {
 			t.Fatalf("token = %+v", got)
 		}
 		if err := s.TouchToken(ctx, got); err != nil || got.LastUsedAt == nil {
@@ -47,12 +46,12 @@ func TestToken(t *testing.T) {
 		if !got.Revoked() {
 			t.Fatal("token not revoked")
 		}
-		live, _ := s.FindTokens(ctx, store.TokenFilter{ProjectID: p.ID})
-		all, _ := s.FindTokens(ctx, store.TokenFilter{ProjectID: p.ID, IncludeRevoked: true})
+		live, _ := s.FindTokens(ctx, governance.TokenFilter{ProjectID: p.ID})
+		all, _ := s.FindTokens(ctx, governance.TokenFilter{ProjectID: p.ID, IncludeRevoked: true})
 		if len(live) != 0 || len(all) != 1 {
 			t.Fatalf("live %d, all %d", len(live), len(all))
 		}
-		audit, _, err := s.FindAudit(ctx, store.AuditFilter{ObjectType: "api_token"})
+		audit, _, err := s.FindAudit(ctx, governance.AuditFilter{ObjectType: "api_token"})
 		if err != nil || len(audit) != 2 || audit[0].Action != "token.revoke" || audit[1].Action != "token.create" {
 			t.Fatalf("audit = %+v, %v", audit, err)
 		}
@@ -62,16 +61,16 @@ func TestToken(t *testing.T) {
 		}
 	})
 	t.Run("ErrInvalid", func(t *testing.T) {
-		for _, tok := range []*store.APIToken{
-			{ProjectID: p.ID, Name: "", Scopes: []store.TokenScope{store.ScopeRecall}},
+		for _, tok := range []*governance.APIToken{
+			{ProjectID: p.ID, Name: "", Scopes: []governance.TokenScope{governance.ScopeRecall}},
 			{ProjectID: p.ID, Name: "x"},
-			{ProjectID: p.ID, Name: "x", Scopes: []store.TokenScope{"admin"}},
+			{ProjectID: p.ID, Name: "x", Scopes: []governance.TokenScope{"admin"}},
 		} {
 			if err := s.CreateToken(ctx, tok, tokenHash("x")); governance.ErrorCode(err) != governance.EINVALID {
 				t.Errorf("%+v: err = %v", tok, err)
 			}
 		}
-		err := s.CreateToken(ctx, &store.APIToken{ProjectID: 999, Name: "x", Scopes: []store.TokenScope{store.ScopeRecall}}, tokenHash("y"))
+		err := s.CreateToken(ctx, &governance.APIToken{ProjectID: 999, Name: "x", Scopes: []governance.TokenScope{governance.ScopeRecall}}, tokenHash("y"))
 		if governance.ErrorCode(err) != governance.ENOTFOUND {
 			t.Errorf("unknown project: err = %v", err)
 		}

@@ -11,9 +11,10 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
+
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
@@ -42,11 +43,11 @@ const (
 //go:embed openapi.json
 var openAPIDocument []byte
 
-// Forgetter forgets memories completely (DESIGN.md, Forget); *store.Store
+// Forgetter forgets memories completely (docs/ARCHITECTURE.md, Forget); *store.Store
 // implements it.
 type Forgetter interface {
-	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*store.ForgetReport, error)
-	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*store.ForgetReport, error)
+	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error)
+	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error)
 }
 
 var _ Forgetter = (*store.Store)(nil)
@@ -57,13 +58,13 @@ func (s *Server) forgetter() Forgetter { return s.store }
 // tokenKey is the context key of the API token of a request.
 type tokenKey struct{}
 
-func withToken(ctx context.Context, t *store.APIToken) context.Context {
+func withToken(ctx context.Context, t *governance.APIToken) context.Context {
 	return context.WithValue(ctx, tokenKey{}, t)
 }
 
 // tokenFrom returns the request's verified API token (nil outside the API).
-func tokenFrom(ctx context.Context) *store.APIToken {
-	t, _ := ctx.Value(tokenKey{}).(*store.APIToken)
+func tokenFrom(ctx context.Context) *governance.APIToken {
+	t, _ := ctx.Value(tokenKey{}).(*governance.APIToken)
 	return t
 }
 
@@ -71,20 +72,10 @@ func tokenFrom(ctx context.Context) *store.APIToken {
 type apiError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-	// Items lists every invalid event of a rejected batch (1-based item or line numbers).
-	Items []governance.LineError `json:"items,omitempty"`
-}
-
-// apiStatus maps error codes to HTTP statuses for the API.
-var apiStatus = map[string]int{
-	governance.EINVALID:      http.StatusBadRequest,
-	governance.EUNAUTHORIZED: http.StatusUnauthorized,
-	governance.EFORBIDDEN:    http.StatusForbidden,
-	governance.ENOTFOUND:     http.StatusNotFound,
-	governance.ECONFLICT:     http.StatusConflict,
-	governance.ETOOLARGE:     http.StatusRequestEntityTooLarge,
-	governance.EINTERNAL:     http.StatusInternalServerError,
-	codeUnsupportedMedia:     http.StatusUnsupportedMediaType,
+	// Items lists the first governance.MaxReportedErrors invalid events of
+	// a rejected batch (1-based item or line numbers); Invalid counts them all.
+	Items   []governance.LineError `json:"items,omitempty"`
+	Invalid int                    `json:"invalid,omitempty"`
 }
 
 // apiErrors renders every error of an API route as JSON {code, message}
@@ -96,10 +87,7 @@ func (s *Server) apiErrors(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		body := apiError{Code: governance.ErrorCode(err), Message: governance.ErrorMessage(err)}
-		status, ok := apiStatus[body.Code]
-		if !ok {
-			status = http.StatusInternalServerError
-		}
+		status := statusOf(body.Code)
 		var (
 			ie  *governance.ImportError
 			mbe *http.MaxBytesError
@@ -107,8 +95,11 @@ func (s *Server) apiErrors(next echo.HandlerFunc) echo.HandlerFunc {
 		)
 		switch {
 		case errors.As(err, &ie):
-			status, body = http.StatusBadRequest, apiError{Code: governance.EINVALID, Items: ie.Lines,
-				Message: fmt.Sprintf("%d invalid event(s); nothing was written.", len(ie.Lines))}
+			status, body = http.StatusBadRequest, apiError{Code: governance.EINVALID, Items: ie.Lines, Invalid: ie.Count(),
+				Message: fmt.Sprintf("%d invalid event(s); nothing was written.", ie.Count())}
+			if more := ie.Count() - len(ie.Lines); more > 0 {
+				body.Message = fmt.Sprintf("%d invalid event(s); the first %d are listed; nothing was written.", ie.Count(), len(ie.Lines))
+			}
 		case errors.As(err, &mbe):
 			status, body = http.StatusRequestEntityTooLarge, apiError{Code: governance.ETOOLARGE,
 				Message: fmt.Sprintf("The request body is larger than %d bytes.", mbe.Limit)}
@@ -136,7 +127,7 @@ func bearerToken(r *http.Request) (string, bool) {
 }
 
 // verifyToken finds the live token whose secret the request carries.
-func (s *Server) verifyToken(ctx context.Context, secret string) (*store.APIToken, error) {
+func (s *Server) verifyToken(ctx context.Context, secret string) (*governance.APIToken, error) {
 	t, err := s.store.FindTokenByHash(ctx, auth.HashToken(secret))
 	switch {
 	case governance.ErrorCode(err) == governance.ENOTFOUND:
@@ -153,8 +144,8 @@ func (s *Server) verifyToken(ctx context.Context, secret string) (*store.APIToke
 }
 
 // requireToken authenticates a project API token (never the session
-// cookie) and requires one of scopes.
-func (s *Server) requireToken(scopes ...store.TokenScope) echo.MiddlewareFunc {
+// cookie) and asks the policy whether it may do action in its project.
+func (s *Server) requireToken(action governance.Action) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			secret, ok := bearerToken(c.Request())
@@ -165,8 +156,8 @@ func (s *Server) requireToken(scopes ...store.TokenScope) echo.MiddlewareFunc {
 			if err != nil {
 				return err
 			}
-			if !slices.ContainsFunc(scopes, t.Has) {
-				return governance.Errorf(governance.EFORBIDDEN, "This token lacks the %s scope.", scopes[0])
+			if err := governance.Can(governance.TokenActor(t), action, governance.Object{ProjectID: t.ProjectID}); err != nil {
+				return err
 			}
 			c.SetRequest(c.Request().WithContext(withToken(c.Request().Context(), t)))
 			return next(c)
@@ -180,10 +171,18 @@ func capBody(c echo.Context, n int64) {
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, n)
 }
 
-// decodeJSON reads one JSON object from the body, rejecting unknown fields.
+// decodeJSON reads one JSON object from the body, rejecting unknown fields
+// and invalid UTF-8 (which encoding/json would silently replace).
 func decodeJSON(c echo.Context, limit int64, v any) error {
 	capBody(c, limit)
-	dec := json.NewDecoder(c.Request().Body)
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return err
+	}
+	if !utf8.Valid(body) {
+		return governance.Errorf(governance.EINVALID, "The request body is not valid UTF-8.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
@@ -232,7 +231,7 @@ func (s *Server) handleAPINotFound(c echo.Context) error {
 // whose id the project already has are skipped and reported.
 func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	t := tokenFrom(c.Request().Context())
-	capBody(c, APIMaxEventsBytes)
+	capBody(c, s.cfg.MaxEventsBytes)
 	if c.QueryParam("format") != "" {
 		return s.handleAPITranscriptCreate(c, t)
 	}
@@ -245,7 +244,7 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	case echo.MIMEApplicationJSON:
 		events, err = parseEventArray(c.Request().Body)
 	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/jsonlines":
-		events, err = governance.ParseEventsJSONL(c.Request().Body)
+		events, err = governance.ParseEventsJSONLLimit(c.Request().Body, s.cfg.MaxLineBytes)
 	default:
 		return governance.Errorf(codeUnsupportedMedia, "Send events as application/json (an array) or application/x-ndjson (one event per line).")
 	}
@@ -266,19 +265,18 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	if len(events) == 0 {
 		return governance.Errorf(governance.EINVALID, "The batch holds no events.")
 	}
-	var bad []governance.LineError
+	var bad governance.LineErrors
 	for i, e := range events {
 		if e == nil {
 			continue // IngestEvents names it
 		}
 		if e.Project != "" && e.Project != t.ProjectSlug {
-			bad = append(bad, governance.LineError{Line: i + 1, Problems: []string{
-				fmt.Sprintf("project %q is not this token's project %q", e.Project, t.ProjectSlug)}})
+			bad.Add(i+1, fmt.Sprintf("project %q is not this token's project %q", e.Project, t.ProjectSlug))
 		}
 		e.Project = ""
 	}
-	if len(bad) > 0 {
-		return &governance.ImportError{Lines: bad}
+	if err := bad.Err(); err != nil {
+		return err
 	}
 	res, err := s.store.IngestEvents(c.Request().Context(), t.ProjectID, events)
 	if err != nil {
@@ -295,7 +293,7 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 // in one transaction: a malformed line rejects the whole body unless
 // ?skip_malformed=true, in which case bad lines are skipped and listed.
 // A seed file's project_id must be the token's project.
-func (s *Server) handleAPITranscriptCreate(c echo.Context, t *store.APIToken) error {
+func (s *Server) handleAPITranscriptCreate(c echo.Context, t *governance.APIToken) error {
 	format, err := transcript.ParseFormat(c.QueryParam("format"))
 	if err != nil {
 		return err
@@ -343,14 +341,27 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 	}
 	var (
 		events []*governance.Event
-		bad    []governance.LineError
+		bad    governance.LineErrors
 	)
 	for i := 1; dec.More(); i++ {
 		if i > APIMaxEvents {
 			return nil, governance.Errorf(governance.ETOOLARGE, "At most %d events per request.", APIMaxEvents)
 		}
+		// Each item is first taken raw: encoding/json would silently turn
+		// invalid UTF-8 into U+FFFD (two different ids could collide).
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		var e *governance.Event
-		if err := dec.Decode(&e); err != nil {
+		if err == nil {
+			if !utf8.Valid(raw) {
+				bad.Add(i, "item is not valid UTF-8")
+				continue
+			}
+			itemDec := json.NewDecoder(bytes.NewReader(raw))
+			itemDec.DisallowUnknownFields()
+			err = itemDec.Decode(&e)
+		}
+		if err != nil {
 			var (
 				mbe *http.MaxBytesError
 				se  *json.SyntaxError
@@ -358,9 +369,9 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 			if errors.As(err, &mbe) {
 				return nil, err
 			}
-			bad = append(bad, governance.LineError{Line: i, Problems: []string{"invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}})
+			bad.Add(i, "invalid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
 			if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, &governance.ImportError{Lines: bad}
+				return nil, bad.Err()
 			}
 			continue // unknown fields and wrong types: the item was read whole
 		}
@@ -372,8 +383,8 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, governance.Errorf(governance.EINVALID, "The body holds more than one JSON value.")
 	}
-	if len(bad) > 0 {
-		return nil, &governance.ImportError{Lines: bad}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	return events, nil
 }
@@ -416,60 +427,18 @@ type apiRuleList struct {
 
 // newAPIRuleFilter reads the rule filters of GET /api/v1/rules.
 func newAPIRuleFilter(c echo.Context, projectID int64) (governance.RuleFilter, error) {
-	f := governance.RuleFilter{ProjectID: &projectID, Limit: 100}
 	q := c.QueryParams()
-	bad := func(name string) error { return governance.Errorf(governance.EINVALID, "Invalid %s.", name) }
-	if v := q.Get("status"); v != "" {
-		for _, st := range strings.Split(v, ",") {
-			rs := governance.RuleStatus(strings.TrimSpace(st))
-			if !slices.Contains([]governance.RuleStatus{governance.RuleProposed, governance.RuleActive, governance.RuleStale,
-				governance.RuleArchived, governance.RuleSuperseded, governance.RuleRejected}, rs) {
-				return f, bad("status")
-			}
-			f.Statuses = append(f.Statuses, rs)
-		}
-	} else {
-		f.Statuses = []governance.RuleStatus{governance.RuleActive}
-	}
-	if v := q.Get("kind"); v != "" {
-		k := governance.MemoryType(v)
-		if !k.Valid() {
-			return f, bad("kind")
-		}
-		f.Kind = &k
-	}
+	in := governance.RuleFilterInput{Status: q.Get("status"), Kind: q.Get("kind"), Reason: q.Get("reason"),
+		Paused: q.Get("paused"), ForSubject: q.Get("for_subject"), Query: q.Get("q"),
+		Limit: q.Get("limit"), Offset: q.Get("offset")}
 	if q.Has("subject_id") {
 		v := q.Get("subject_id")
-		f.SubjectID = &v
+		in.Subject = &v
 	}
-	if v := q.Get("for_subject"); v != "" {
-		f.ForSubject = &v
-	}
-	if v := q.Get("reason"); v != "" {
-		r := governance.PromotionReason(v)
-		f.Reason = &r
-	}
-	if v := q.Get("paused"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return f, bad("paused")
-		}
-		f.Paused = &b
-	}
-	f.Query = q.Get("q")
-	for name, dst := range map[string]*int{"limit": &f.Limit, "offset": &f.Offset} {
-		if v := q.Get(name); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return f, bad(name)
-			}
-			*dst = n
-		}
-	}
-	if f.Limit == 0 || f.Limit > APIMaxRules {
-		f.Limit = min(max(f.Limit, 1), APIMaxRules)
-	}
-	return f, nil
+	f, err := governance.ParseRuleFilter(in, governance.RuleFilterDefaults{
+		Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: APIMaxRules})
+	f.ProjectID = &projectID
+	return f, err
 }
 
 // handleAPIRuleIndex lists the token's project's rules (active by default).
@@ -498,10 +467,10 @@ type apiForgetRequest struct {
 // apiForgetResult answers a forget: what was forgotten, as ids, counts and
 // a content hash — never the content.
 type apiForgetResult struct {
-	Forgotten        string              `json:"forgotten,omitempty"`
-	ForgottenSubject string              `json:"forgotten_subject,omitempty"`
-	WithEvents       bool                `json:"with_events,omitempty"`
-	Report           *store.ForgetReport `json:"report"`
+	Forgotten        string                   `json:"forgotten,omitempty"`
+	ForgottenSubject string                   `json:"forgotten_subject,omitempty"`
+	WithEvents       bool                     `json:"with_events,omitempty"`
+	Report           *governance.ForgetReport `json:"report"`
 }
 
 // handleAPIRuleForget forgets one rule of the token's project completely.
@@ -520,7 +489,10 @@ func (s *Server) handleAPIRuleForget(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.ProjectID != t.ProjectID || r.Status == governance.RuleForgotten {
+	if err := can(ctx, governance.ActForgetRule, governance.Object{ProjectID: r.ProjectID}.About(r.SubjectID).Named("Rule")); err != nil {
+		return err
+	}
+	if !governance.RuleAllows(r.Status, governance.RuleForget) {
 		return governance.Errorf(governance.ENOTFOUND, "Rule not found.")
 	}
 	report, err := s.forgetter().ForgetRule(ctx, t.Actor(), id, body.WithEvents)

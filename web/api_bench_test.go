@@ -54,7 +54,7 @@ func BenchmarkAPIEventsIngest(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			s, p := fresh(b)
-			token := mustAPIToken(b, s, p.ID, store.ScopeIngest)
+			token := mustAPIToken(b, s, p.ID, governance.ScopeIngest)
 			srv, err := web.NewServer(web.Config{}, s, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				b.Fatal(err)

@@ -67,10 +67,10 @@ func demoBeat(t *testing.T, st *store.Store) *governance.BeatRecord {
 }
 
 // mustAPIToken creates a project token with scopes and returns its secret.
-func mustAPIToken(tb testing.TB, s *store.Store, projectID int64, scopes ...store.TokenScope) string {
+func mustAPIToken(tb testing.TB, s *store.Store, projectID int64, scopes ...governance.TokenScope) string {
 	tb.Helper()
 	secret := "mnemo_test_" + strings.ReplaceAll(time.Now().Format("150405.000000000"), ".", "") + string(scopes[0])
-	if err := s.CreateToken(context.Background(), &store.APIToken{ProjectID: projectID, Name: "test", CreatedBy: "test",
+	if err := s.CreateToken(context.Background(), &governance.APIToken{ProjectID: projectID, Name: "test", CreatedBy: "test",
 		Scopes: scopes}, auth.HashToken(secret)); err != nil {
 		tb.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestDemoRecall(t *testing.T) {
 		t.Fatal(err)
 	}
 	subject := demo[0].SubjectIDs[0]
-	token := mustAPIToken(t, st, travel.ID, store.ScopeRecall)
+	token := mustAPIToken(t, st, travel.ID, governance.ScopeRecall)
 
 	var pkg governance.RecallPackage
 	res := apiCall(t, ts.URL, http.MethodPost, "/api/v1/recall", token, "application/json",
@@ -224,7 +224,7 @@ func TestDemoExportImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := mustAPIToken(t, st, travel.ID, store.ScopeExport)
+	token := mustAPIToken(t, st, travel.ID, governance.ScopeExport)
 	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/api/v1/export", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	res, err := http.DefaultClient.Do(req)
@@ -242,7 +242,7 @@ func TestDemoExportImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fresh.Close()
-	imported, _, err := fresh.ImportExport(ctx, bytes.NewReader(export), store.ImportOptions{Actor: "test"})
+	imported, _, err := fresh.ImportExport(ctx, bytes.NewReader(export), governance.ImportOptions{Actor: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

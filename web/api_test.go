@@ -52,7 +52,7 @@ func eventCount(tb testing.TB, s *store.Store, projectID int64) int {
 
 func TestAPIAuth(t *testing.T) {
 	f := NewFixture(t, web.Config{})
-	ingest := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeIngest)
+	ingest := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeIngest)
 	body := mustJSON(t, []any{apiEvent("a1", "s9", 1, "hello")})
 
 	t.Run("NoToken", func(t *testing.T) {
@@ -86,8 +86,8 @@ func TestAPIAuth(t *testing.T) {
 		wantStatus(t, apiCall(t, f.Server.URL, http.MethodPost, "/api/v1/events", ingest, "application/json", body, &ok), http.StatusOK)
 	})
 	t.Run("RevokedRejected", func(t *testing.T) {
-		secret := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeRecall)
-		tok, err := f.Store.FindTokens(context.Background(), store.TokenFilter{ProjectID: f.Travel.ID})
+		secret := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeRecall)
+		tok, err := f.Store.FindTokens(context.Background(), governance.TokenFilter{ProjectID: f.Travel.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestAPIAuth(t *testing.T) {
 
 func TestAPIEvents(t *testing.T) {
 	f := NewFixture(t, web.Config{})
-	token := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeIngest)
+	token := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeIngest)
 	before := eventCount(t, f.Store, f.Travel.ID)
 
 	t.Run("JSONArray", func(t *testing.T) {
@@ -229,7 +229,7 @@ func TestAPIRecallAndRules(t *testing.T) {
 	wangNap := mustAPIRule(t, f.Store, f.Travel.ID, "family-wang", governance.TypePreference, "王家的孩子不午睡，晚上八点睡觉。")
 	day := mustAPIRule(t, f.Store, f.Travel.ID, "", governance.TypeLesson, "远距离的大型景点单独安排一天。")
 	invoice := mustAPIRule(t, f.Store, f.Expense.ID, "", governance.TypeFact, "200 元以下的报销不需要扫描发票。")
-	token := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeRecall)
+	token := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeRecall)
 
 	t.Run("SubjectIsolation", func(t *testing.T) {
 		var raw json.RawMessage
@@ -288,7 +288,7 @@ func TestAPIRecallAndRules(t *testing.T) {
 		wantStatus(t, apiCall(t, f.Server.URL, http.MethodGet, "/api/v1/rules?status=forgotten", token, "", nil, &e), http.StatusBadRequest)
 	})
 	t.Run("Forget", func(t *testing.T) {
-		forget := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeForget)
+		forget := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeForget)
 		var e apiErr
 		wantStatus(t, apiCall(t, f.Server.URL, http.MethodPost, fmt.Sprintf("/api/v1/rules/%d/forget", invoice), forget, "", nil, &e), http.StatusNotFound)
 		var out struct {
@@ -326,7 +326,7 @@ func TestAPIExportAndOpenAPI(t *testing.T) {
 	f := NewFixture(t, web.Config{})
 	mustAPIRule(t, f.Store, f.Travel.ID, "", governance.TypeLesson, "远距离的大型景点单独安排一天。")
 	mustAPIRule(t, f.Store, f.Travel.ID, "family-li", governance.TypePreference, "每天 14:00–16:00 留给孩子午睡。")
-	token := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeExport)
+	token := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeExport)
 
 	get := func(path string) (*http.Response, string) {
 		req, _ := http.NewRequest(http.MethodGet, f.Server.URL+path, nil)
@@ -358,7 +358,7 @@ func TestAPIExportAndOpenAPI(t *testing.T) {
 	}
 	res, _ = get("/api/v1/export?format=user")
 	wantStatus(t, res, http.StatusBadRequest)
-	audit, _, err := f.Store.FindAudit(context.Background(), store.AuditFilter{Action: "project.export"})
+	audit, _, err := f.Store.FindAudit(context.Background(), governance.AuditFilter{Action: "project.export"})
 	if err != nil || len(audit) != 1 || !strings.HasPrefix(audit[0].Actor, "token:") {
 		t.Errorf("export audit = %+v, %v", audit, err)
 	}
@@ -394,7 +394,7 @@ func TestAPIExportAndOpenAPI(t *testing.T) {
 // agents in the API's {code, message} shape.
 func TestAPIErrorsBeforeHandlers(t *testing.T) {
 	f := NewFixture(t, web.Config{})
-	token := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeRecall)
+	token := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeRecall)
 	for _, tc := range []struct {
 		method, path string
 		status       int

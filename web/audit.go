@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/csv"
 	"net/http"
 	"strconv"
@@ -10,7 +11,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -25,6 +25,7 @@ func newAuditForm(c echo.Context) (templates.AuditFilterForm, templates.FieldErr
 		ObjectID:   strings.TrimSpace(c.QueryParam("object_id")),
 		Since:      strings.TrimSpace(c.QueryParam("since")),
 		Until:      strings.TrimSpace(c.QueryParam("until")),
+		Eval:       c.QueryParam("eval") == "1",
 	}
 	errs := templates.FieldErrors{}
 	for field, v := range map[string]string{"since": f.Since, "until": f.Until} {
@@ -40,8 +41,8 @@ func newAuditForm(c echo.Context) (templates.AuditFilterForm, templates.FieldErr
 
 // auditFilter turns the form into a store filter limited to what the viewer
 // may see: admins everything, reviewers their projects' rows.
-func auditFilter(a *governance.Account, f templates.AuditFilterForm, errs templates.FieldErrors) (store.AuditFilter, bool) {
-	af := store.AuditFilter{Actor: f.Actor, Action: f.Action, ObjectType: f.ObjectType, ObjectID: f.ObjectID}
+func auditFilter(a *governance.Account, f templates.AuditFilterForm, errs templates.FieldErrors) (governance.AuditFilter, bool) {
+	af := governance.AuditFilter{Actor: f.Actor, Action: f.Action, ObjectType: f.ObjectType, ObjectID: f.ObjectID, HideEval: !f.Eval}
 	if f.Since != "" && errs["since"] == "" {
 		af.Since = f.Since + "T00:00:00Z"
 	}
@@ -60,8 +61,8 @@ func auditFilter(a *governance.Account, f templates.AuditFilterForm, errs templa
 func (s *Server) handleAuditIndex(c echo.Context) error {
 	ctx := c.Request().Context()
 	a := auth.UserFrom(ctx)
-	if !isReviewer(a) {
-		return errReviewersOnly
+	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
+		return err
 	}
 	form, errs := newAuditForm(c)
 	af, scoped := auditFilter(a, form, errs)
@@ -75,7 +76,11 @@ func (s *Server) handleAuditIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := templates.AuditView{Form: form, Errors: errs, Entries: entries, Scoped: scoped,
+	live, err := s.liveAuditObjects(ctx, entries)
+	if err != nil {
+		return err
+	}
+	v := templates.AuditView{Form: form, Errors: errs, Entries: entries, Scoped: scoped, Live: live,
 		Check: templates.AuditCheck{OK: check.OK, Rows: check.Rows, BadID: check.BadID, Problem: check.Problem}}
 	v.Pager = newPager(page, auditPageSize, total, false, "audit", func(p int) string {
 		return withPage("/audit", form.Values(), p)
@@ -95,8 +100,8 @@ func (s *Server) handleAuditIndex(c echo.Context) error {
 func (s *Server) handleAuditCSV(c echo.Context) error {
 	ctx := c.Request().Context()
 	a := auth.UserFrom(ctx)
-	if !isReviewer(a) {
-		return errReviewersOnly
+	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
+		return err
 	}
 	form, errs := newAuditForm(c)
 	if len(errs) > 0 {
@@ -121,6 +126,10 @@ func (s *Server) handleAuditCSV(c echo.Context) error {
 		}
 		if af.Offset == 0 {
 			c.Response().WriteHeader(http.StatusOK)
+			// A byte order mark, so spreadsheet programs read UTF-8 (Chinese).
+			if _, err := c.Response().Write([]byte("\ufeff")); err != nil {
+				return nil
+			}
 			w.Write([]string{"id", "at", "actor", "action", "object_type", "object_id", "project_id", "reason",
 				"policy_version", "details", "prev_hash", "hash"})
 		}
@@ -145,4 +154,35 @@ func csvCell(s string) string {
 		return "'" + s
 	}
 	return s
+}
+
+// liveAuditObjects says which rules named by audit rows still exist, so the
+// log links only to pages that are there (eval scratch rules are deleted
+// with their run).
+func (s *Server) liveAuditObjects(ctx context.Context, entries []*governance.AuditEntry) (map[string]bool, error) {
+	live := map[string]bool{}
+	for _, e := range entries {
+		if e.ObjectType != "rule" {
+			continue
+		}
+		key := "rule:" + e.ObjectID
+		if _, done := live[key]; done {
+			continue
+		}
+		id, err := strconv.ParseInt(e.ObjectID, 10, 64)
+		if err != nil {
+			live[key] = false
+			continue
+		}
+		_, err = s.store.FindRuleByID(ctx, id)
+		switch governance.ErrorCode(err) {
+		case "":
+			live[key] = true
+		case governance.ENOTFOUND:
+			live[key] = false
+		default:
+			return nil, err
+		}
+	}
+	return live, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 func TestAuditLog(t *testing.T) {
@@ -54,6 +56,11 @@ func TestAuditLog(t *testing.T) {
 		if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
 			t.Fatalf("content type %q", res.Header.Get("Content-Type"))
 		}
+		// A UTF-8 byte order mark first, so spreadsheets read Chinese.
+		body, ok := strings.CutPrefix(body, "\ufeff")
+		if !ok {
+			t.Fatal("the CSV does not start with a UTF-8 byte order mark")
+		}
 		records, err := csv.NewReader(strings.NewReader(body)).ReadAll()
 		if err != nil {
 			t.Fatal(err)
@@ -89,4 +96,44 @@ func TestAuditLog(t *testing.T) {
 			t.Fatalf("banner = %q", doc.Find(testid("audit-broken")).Text())
 		}
 	})
+}
+
+// Eval scratch activity is left out of the audit log unless asked for, and
+// a row naming a rule that no longer exists links nowhere.
+func TestAuditEvalActivityHidden(t *testing.T) {
+	f := NewGovFixture(t)
+	ctx := context.Background()
+	p := &governance.Project{Slug: "eval-run-1-fixture", Name: "scratch"}
+	if err := f.Store.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Store.DB().ExecContext(ctx, `UPDATE projects SET scratch = 1 WHERE id = ?`, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*governance.AuditEntry{
+		{Actor: "heartbeat", Action: "rule.propose", ObjectType: "rule", ObjectID: "999999", ProjectID: p.ID},
+		{Actor: "eval-runner", Action: "eval.run_finish", ObjectType: "eval_run", ObjectID: "1"},
+	} {
+		if err := f.Store.AppendAudit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin := f.Login(t, GovAdmin)
+	_, doc := admin.Get("/audit")
+	if n := doc.Find(`[data-testid="audit-actor"]:contains("eval-runner")`).Length(); n != 0 {
+		t.Fatalf("eval runner rows shown by default: %d", n)
+	}
+	if doc.Find(`a[href="/rules/999999"]`).Length() != 0 {
+		t.Fatal("a link to a rule that does not exist")
+	}
+	_, doc = admin.Get("/audit?eval=1")
+	if n := doc.Find(`[data-testid="audit-actor"]:contains("eval-runner")`).Length(); n != 1 {
+		t.Fatalf("eval runner rows with the filter: %d", n)
+	}
+	if doc.Find(`[data-testid="audit-object"]:contains("999999")`).Length() != 1 {
+		t.Fatal("the scratch rule's row is missing with the filter")
+	}
+	if doc.Find(`a[href="/rules/999999"]`).Length() != 0 {
+		t.Fatal("a link to a rule that does not exist")
+	}
 }

@@ -17,28 +17,44 @@ type scope struct {
 	Subject *string
 }
 
-// scopeFor returns the account's scope in p, or false when it has none.
+// scopeFor returns the account's scope in p (governance.ScopeIn), or false
+// when it has none.
 func scopeFor(a *governance.Account, p *governance.Project) (scope, bool) {
-	switch {
-	case a == nil:
-		return scope{}, false
-	case a.IsAdmin:
-		return scope{Project: p, Access: "admin"}, true
-	case a.CanReview(p.ID):
-		return scope{Project: p, Access: string(governance.ProjectReviewer)}, true
-	}
-	m, ok := a.MembershipFor(p.ID)
-	if !ok || m.Role != governance.ProjectMember || m.SubjectID == "" {
+	sc, ok := governance.ScopeIn(a, p.ID)
+	if !ok {
 		return scope{}, false
 	}
-	subject := m.SubjectID
-	return scope{Project: p, Access: string(governance.ProjectMember), Subject: &subject}, true
+	return scope{Project: p, Access: sc.Role, Subject: sc.Subject}, true
 }
 
-// canSee reports whether data about subjectID is visible in this scope.
-func (sc scope) canSee(subjectID string) bool {
-	return sc.Subject == nil || *sc.Subject == subjectID
+// actorOf is the request's actor for the policy: its API token (agent API,
+// MCP) or its signed-in account (nil: anonymous).
+func actorOf(ctx context.Context) governance.Actor {
+	if t := tokenFrom(ctx); t != nil {
+		return governance.TokenActor(t)
+	}
+	return governance.AccountActor(auth.UserFrom(ctx))
 }
+
+// can asks the policy (governance.Can) whether the request's actor may do
+// action to object.
+func can(ctx context.Context, action governance.Action, object governance.Object) error {
+	return governance.Can(actorOf(ctx), action, object)
+}
+
+// accountMay reports whether a may do action to no object in particular
+// (cross-project pages, navigation entries).
+func accountMay(action governance.Action) func(a *governance.Account) bool {
+	return func(a *governance.Account) bool {
+		return governance.Can(governance.AccountActor(a), action, governance.Object{}) == nil
+	}
+}
+
+// isReviewer: reviewers of any project and admins (the policy's ActReviewAny).
+var isReviewer = accountMay(governance.ActReviewAny)
+
+// isAdmin: administrators (the policy's ActAdminister).
+var isAdmin = accountMay(governance.ActAdminister)
 
 // subjectID is the subject the scope is limited to, or "".
 func (sc scope) subjectID() string {
@@ -71,10 +87,10 @@ func (s *Server) projectScopeByID(ctx context.Context, projectID int64) (scope, 
 }
 
 func projectScopeOf(ctx context.Context, p *governance.Project) (scope, error) {
-	sc, ok := scopeFor(auth.UserFrom(ctx), p)
-	if !ok {
-		return scope{}, governance.Errorf(governance.EFORBIDDEN, "You have no access to project %s.", p.Slug)
+	if err := can(ctx, governance.ActSee, governance.InProject(p)); err != nil {
+		return scope{}, err
 	}
+	sc, _ := scopeFor(auth.UserFrom(ctx), p)
 	return sc, nil
 }
 
@@ -99,3 +115,74 @@ func (s *Server) visibleScopes(ctx context.Context) ([]scope, error) {
 var errEventNotFound = governance.Errorf(governance.ENOTFOUND, "Event not found.")
 
 var errSessionNotFound = governance.Errorf(governance.ENOTFOUND, "Session not found.")
+
+// hasSubject reports whether the account is an end user (member) of any project.
+func hasSubject(a *governance.Account) bool {
+	if a == nil {
+		return false
+	}
+	for _, m := range a.Memberships {
+		if m.Role == governance.ProjectMember && m.SubjectID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+var errReviewersOnly = governance.Errorf(governance.EFORBIDDEN, "Only the project's reviewers may do this.")
+
+// actor is the audit name of the signed-in account.
+func actor(c echo.Context) string {
+	if a := auth.UserFrom(c.Request().Context()); a != nil {
+		return a.Username
+	}
+	return ""
+}
+
+// reviewScope is the viewer's scope in the project of the path, which must
+// be a reviewer's (or admin's): members get 403.
+func (s *Server) reviewScope(c echo.Context) (scope, error) {
+	slug, err := pathParam(c, "project")
+	if err != nil {
+		return scope{}, err
+	}
+	sc, err := s.projectScope(c, slug)
+	if err != nil {
+		return scope{}, err
+	}
+	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
+		return scope{}, err
+	}
+	return sc, nil
+}
+
+// ruleInScope loads the rule of the path and the viewer's scope in its
+// project: 404 for an unknown rule, 403 without a role in the project.
+func (s *Server) ruleInScope(c echo.Context) (*governance.Rule, scope, error) {
+	ctx := c.Request().Context()
+	id, err := idParam(c, "id", "rule")
+	if err != nil {
+		return nil, scope{}, err
+	}
+	r, err := s.store.FindRuleByID(ctx, id)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	sc, err := s.projectScopeByID(ctx, r.ProjectID)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	return r, sc, nil
+}
+
+// reviewedRule is ruleInScope for reviewers and admins only.
+func (s *Server) reviewedRule(c echo.Context) (*governance.Rule, scope, error) {
+	r, sc, err := s.ruleInScope(c)
+	if err != nil {
+		return nil, scope{}, err
+	}
+	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
+		return nil, scope{}, err
+	}
+	return r, sc, nil
+}

@@ -14,7 +14,9 @@ import (
 	"github.com/mnemo-console/mnemo/web"
 )
 
-// TestAuthorization checks every route for every kind of account. Project
+// TestAuthorization checks, for every kind of account, the cross-project and
+// cross-subject cases of the pages that show events (TestRouteInventory
+// covers every registered route). Project
 // access is 403 when the account has no role in the project; another
 // subject's data inside the member's own project is 404, so its existence
 // is not revealed.

@@ -170,7 +170,9 @@ func TestBrowser(t *testing.T) {
 
 	// Search in Chinese; htmx swaps the results in and pushes the URL.
 	do(
-		chromedp.Click(css(`[data-testid="nav-search"]`)),
+		// On a phone the bar has a menu of every page.
+		chromedp.Click(css(`[data-testid="nav-menu"] summary`)),
+		chromedp.Click(css(`[data-testid="navm-search"]`)),
 		chromedp.WaitVisible(css(`#search-q`)),
 		// A marker that a full page load would wipe out.
 		chromedp.Evaluate[chromedp.Void](`window.mnemoSamePage = true`),

@@ -13,7 +13,8 @@ import (
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
-// errorStatus maps governance error codes to HTTP statuses.
+// errorStatus maps error codes to HTTP statuses: the one map of the HTML
+// pages (handleError) and the agent API (apiErrors).
 var errorStatus = map[string]int{
 	governance.EINVALID:      http.StatusBadRequest,
 	governance.EUNAUTHORIZED: http.StatusUnauthorized,
@@ -22,6 +23,15 @@ var errorStatus = map[string]int{
 	governance.ECONFLICT:     http.StatusConflict,
 	governance.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	governance.EINTERNAL:     http.StatusInternalServerError,
+	codeUnsupportedMedia:     http.StatusUnsupportedMediaType,
+}
+
+// statusOf is the HTTP status of an error code (500 for an unknown one).
+func statusOf(code string) int {
+	if status, ok := errorStatus[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
 }
 
 // classify returns the status and a message safe to show for err.
@@ -47,11 +57,7 @@ func classify(err error) (int, string) {
 	if errors.As(err, &mbe) {
 		return http.StatusRequestEntityTooLarge, "The upload is too large."
 	}
-	status, ok := errorStatus[governance.ErrorCode(err)]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
-	return status, governance.ErrorMessage(err)
+	return statusOf(governance.ErrorCode(err)), governance.ErrorMessage(err)
 }
 
 // errorCodeOf is err's governance code, or for errors raised before a

@@ -27,7 +27,7 @@ func (s *Server) ruleForChecks(c echo.Context) (*governance.Rule, *governance.Ac
 	if err != nil {
 		return nil, nil, err
 	}
-	if a == nil || !a.CanReview(r.ProjectID) {
+	if governance.Can(governance.AccountActor(a), governance.ActReview, governance.Object{ProjectID: r.ProjectID}) != nil {
 		return nil, nil, governance.Errorf(governance.EFORBIDDEN, "Only reviewers of the rule's project edit its checks.")
 	}
 	return r, a, nil

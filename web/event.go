@@ -108,8 +108,11 @@ func (s *Server) handleEventShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !sc.canSee(ev.SubjectID) {
-		return errEventNotFound
+	if err := can(ctx, governance.ActSee, governance.InProject(sc.Project).About(ev.SubjectID)); err != nil {
+		if governance.ErrorCode(err) == governance.ENOTFOUND {
+			return errEventNotFound
+		}
+		return err
 	}
 	si, err := s.visibleSession(ctx, sc, ev.SessionID)
 	if err != nil {
@@ -129,8 +132,11 @@ func (s *Server) visibleSession(ctx context.Context, sc scope, sessionID string)
 	if err != nil {
 		return nil, err
 	}
-	if !sc.canSee(si.SubjectID) {
-		return nil, errSessionNotFound
+	if err := can(ctx, governance.ActSee, governance.InProject(sc.Project).About(si.SubjectID)); err != nil {
+		if governance.ErrorCode(err) == governance.ENOTFOUND {
+			return nil, errSessionNotFound
+		}
+		return nil, err
 	}
 	return si, nil
 }

@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -28,23 +26,18 @@ func (s *Server) forgettableRule(c echo.Context) (*governance.Rule, scope, error
 	if err != nil {
 		return nil, scope{}, err
 	}
-	if sc.Subject != nil {
-		switch {
-		case r.SubjectID == "":
-			return nil, scope{}, governance.Errorf(governance.EFORBIDDEN,
-				"This memory is shared by the whole project; use \"forget everything about me\" or ask a reviewer.")
-		case r.SubjectID != *sc.Subject:
-			return nil, scope{}, errRuleNotFound
-		}
+	if err := can(c.Request().Context(), governance.ActForgetRule,
+		governance.InProject(sc.Project).About(r.SubjectID).Named("Rule")); err != nil {
+		return nil, scope{}, err
 	}
-	if r.Status == governance.RuleForgotten {
+	if !governance.RuleAllows(r.Status, governance.RuleForget) {
 		return nil, scope{}, governance.Errorf(governance.ECONFLICT, "This memory is already forgotten.")
 	}
 	return r, sc, nil
 }
 
 // planView turns a store preview into the confirmation's view.
-func planView(p *store.ForgetPreview, project *governance.Project) templates.ForgetPlanView {
+func planView(p *governance.ForgetPreview, project *governance.Project) templates.ForgetPlanView {
 	v := templates.ForgetPlanView{
 		Project: project, SubjectID: p.SubjectID, Rules: p.Rules, SharedRuleIDs: p.SharedRuleIDs, Versions: len(p.Versions),
 		Candidates: p.Candidates, Events: p.Events, EventCount: p.EventCount, Fingerprints: p.Fingerprints, RecallTraces: p.RecallTraces,
@@ -121,7 +114,7 @@ func (s *Server) handleRuleForgetCreate(c echo.Context) error {
 
 // forgetMessage is the flash after a forget, in the viewer's language:
 // head, then what went.
-func forgetMessage(c echo.Context, head string, rep *store.ForgetReport) string {
+func forgetMessage(c echo.Context, head string, rep *governance.ForgetReport) string {
 	parts := trn(c, "forget.rules", len(rep.RuleIDs)) + tr(c, "list.sep") + trn(c, "forget.done_candidates", len(rep.CandidateIDs))
 	if rep.Events > 0 {
 		parts += tr(c, "list.sep") + trn(c, "forget.events", rep.Events)
@@ -133,9 +126,8 @@ func forgetMessage(c echo.Context, head string, rep *store.ForgetReport) string 
 // every one's project.
 func (s *Server) bulkForgetIDs(c echo.Context) ([]int64, error) {
 	ctx := c.Request().Context()
-	a := auth.UserFrom(ctx)
-	if !isReviewer(a) {
-		return nil, errReviewersOnly
+	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
+		return nil, err
 	}
 	form, err := c.FormParams()
 	if err != nil {
@@ -161,10 +153,10 @@ func (s *Server) bulkForgetIDs(c echo.Context) ([]int64, error) {
 		return nil, errRuleNotFound
 	}
 	for _, r := range rules {
-		if !a.CanReview(r.ProjectID) {
+		if can(ctx, governance.ActReview, governance.Object{ProjectID: r.ProjectID}) != nil {
 			return nil, governance.Errorf(governance.EFORBIDDEN, "You do not review the project of rule %d.", r.ID)
 		}
-		if r.Status == governance.RuleForgotten {
+		if !governance.RuleAllows(r.Status, governance.RuleForget) {
 			return nil, governance.Errorf(governance.ECONFLICT, "Rule %d is already forgotten.", r.ID)
 		}
 	}
@@ -227,8 +219,9 @@ func (s *Server) forgettableCandidate(c echo.Context) (*governance.Candidate, sc
 	if err != nil {
 		return nil, scope{}, err
 	}
-	if !sc.canSee(cand.SubjectID) {
-		return nil, scope{}, governance.Errorf(governance.ENOTFOUND, "Candidate not found.")
+	if err := can(ctx, governance.ActForgetCandidate,
+		governance.InProject(sc.Project).About(cand.SubjectID).Named("Candidate")); err != nil {
+		return nil, scope{}, err
 	}
 	return cand, sc, nil
 }

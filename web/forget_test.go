@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 )
 
 func TestForgetRulePages(t *testing.T) {
@@ -116,7 +115,7 @@ func TestAdminForgetSubject(t *testing.T) {
 			t.Fatalf("event %d kept its text", e.Seq)
 		}
 	}
-	rows, _, _ := f.Store.FindAudit(context.Background(), store.AuditFilter{Action: "subject.forget"})
+	rows, _, _ := f.Store.FindAudit(context.Background(), governance.AuditFilter{Action: "subject.forget"})
 	if len(rows) != 1 || rows[0].Actor != GovAdmin {
 		t.Fatalf("audit = %+v", rows)
 	}

@@ -13,9 +13,10 @@ import (
 // Heartbeat is what the console needs of the background heartbeat.
 type Heartbeat interface {
 	Status() governance.HeartbeatStatus
-	// Nudge asks for a beat now without waiting; a beat already running is
-	// followed by one more, never run beside it.
-	Nudge()
+	// NudgeBy asks for a beat now without waiting, recording trigger as
+	// why it ran; a beat already running is followed by one more, never
+	// run beside it.
+	NudgeBy(trigger string)
 }
 
 const beatHistory = 20
@@ -48,14 +49,14 @@ func (s *Server) handleHeartbeatPanel(c echo.Context) error {
 
 // handleHeartbeatRun asks for a beat now.
 func (s *Server) handleHeartbeatRun(c echo.Context) error {
-	a := auth.UserFrom(c.Request().Context())
-	if !canSeeHeartbeat(a) {
+	if err := can(c.Request().Context(), governance.ActReviewAny, governance.Object{}); err != nil {
 		return errHeartbeatForbidden
 	}
+	a := auth.UserFrom(c.Request().Context())
 	if s.cfg.Heartbeat == nil {
 		return governance.Errorf(governance.ECONFLICT, "The heartbeat does not run in this process.")
 	}
-	s.cfg.Heartbeat.Nudge()
+	s.cfg.Heartbeat.NudgeBy("manual:account:" + a.Username)
 	if err := s.store.AppendAudit(c.Request().Context(), &governance.AuditEntry{
 		Actor: "account:" + a.Username, Action: "heartbeat.run", ObjectType: "heartbeat", ObjectID: "now",
 	}); err != nil {
@@ -76,26 +77,18 @@ func (s *Server) handleHeartbeatRun(c echo.Context) error {
 }
 
 func (s *Server) heartbeatView(c echo.Context) (templates.HeartbeatView, error) {
-	a := auth.UserFrom(c.Request().Context())
-	if !canSeeHeartbeat(a) {
+	if err := can(c.Request().Context(), governance.ActReviewAny, governance.Object{}); err != nil {
 		return templates.HeartbeatView{}, errHeartbeatForbidden
 	}
 	beats, err := s.store.FindBeats(c.Request().Context(), beatHistory)
 	if err != nil {
 		return templates.HeartbeatView{}, err
 	}
-	v := templates.HeartbeatView{Beats: beats, Now: time.Now(), CanRun: s.cfg.Heartbeat != nil}
+	a := auth.UserFrom(c.Request().Context())
+	_, all := a.ReviewableProjects()
+	v := templates.HeartbeatView{Beats: beats, Now: time.Now(), CanRun: s.cfg.Heartbeat != nil, AllProjects: a.IsAdmin || all}
 	if s.cfg.Heartbeat != nil {
 		v.Status = s.cfg.Heartbeat.Status()
 	}
 	return v, nil
-}
-
-// canSeeHeartbeat: admins and reviewers of any project.
-func canSeeHeartbeat(a *governance.Account) bool {
-	if a == nil {
-		return false
-	}
-	ids, all := a.ReviewableProjects()
-	return all || len(ids) > 0
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web"
 )
 
@@ -70,7 +70,7 @@ func TestImportTranscript(t *testing.T) {
 
 func TestAPIEventsTranscript(t *testing.T) {
 	f := NewFixture(t, web.Config{})
-	token := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeIngest)
+	token := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeIngest)
 	codex := []byte(readFixture(t, "codex-rollout.jsonl"))
 
 	var e apiErr

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -55,11 +55,23 @@ func (s *Server) newMCPHandler() http.Handler {
 		Description: "Lists the project's rules (active by default) with their kind, scope, promotion reason and trust.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, s.mcpListRules)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "export_memory",
+		Title:       "Export memory",
+		Description: "Returns the project's active memories (and one end user's, with subject_id) as portable JSON Lines: kind, text, scope, promotion reason, trust.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.mcpExportMemory)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "import_memory",
+		Title:       "Import memory",
+		Description: "Records memories given as portable JSON Lines (kind, text, optional subject_id) as raw events; the heartbeat gates them and proposes rules only on evidence, like any other write.",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true},
+	}, s.mcpImportMemory)
 
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
-		MaxRequestBodyBytes: APIMaxEventsBytes,
+		MaxRequestBodyBytes: s.cfg.MaxEventsBytes,
 		// Every request needs a project token, which a DNS-rebinding page
 		// cannot send; the SDK's localhost check would instead refuse a
 		// reverse proxy on the same host that forwards the public Host.
@@ -86,17 +98,18 @@ func (s *Server) verifyMCPToken(ctx context.Context, secret string, _ *http.Requ
 	return &mcpauth.TokenInfo{Scopes: scopes, UserID: t.Actor(), Extra: map[string]any{mcpTokenKey: t}}, nil
 }
 
-// mcpToken returns the request's token if it carries scope.
-func mcpToken(req *mcp.CallToolRequest, scope store.TokenScope) (*store.APIToken, error) {
-	var t *store.APIToken
+// mcpToken returns the request's token if the policy lets it do action in
+// its project.
+func mcpToken(req *mcp.CallToolRequest, action governance.Action) (*governance.APIToken, error) {
+	var t *governance.APIToken
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		t, _ = req.Extra.TokenInfo.Extra[mcpTokenKey].(*store.APIToken)
+		t, _ = req.Extra.TokenInfo.Extra[mcpTokenKey].(*governance.APIToken)
 	}
-	switch {
-	case t == nil:
+	if t == nil {
 		return nil, errors.New("not authenticated: send a project API token as a bearer token")
-	case !t.Has(scope):
-		return nil, fmt.Errorf("this token lacks the %s scope", scope)
+	}
+	if err := governance.Can(governance.TokenActor(t), action, governance.Object{ProjectID: t.ProjectID}); err != nil {
+		return nil, errors.New(governance.ErrorMessage(err))
 	}
 	return t, nil
 }
@@ -108,9 +121,12 @@ func (s *Server) toolError(ctx context.Context, tool string, err error) error {
 	var ie *governance.ImportError
 	if errors.As(err, &ie) {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d invalid event(s); nothing was written.", len(ie.Lines))
+		fmt.Fprintf(&b, "%d invalid event(s); nothing was written.", ie.Count())
 		for _, l := range ie.Lines {
 			fmt.Fprintf(&b, "\nitem %d: %s", l.Line, strings.Join(l.Problems, "; "))
+		}
+		if more := ie.Count() - len(ie.Lines); more > 0 {
+			fmt.Fprintf(&b, "\n… and %d more", more)
 		}
 		return errors.New(b.String())
 	}
@@ -132,7 +148,7 @@ type MCPRecallInput struct {
 }
 
 func (s *Server) mcpRecall(ctx context.Context, req *mcp.CallToolRequest, in MCPRecallInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, store.ScopeRecall)
+	t, err := mcpToken(req, governance.ActRecall)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,7 +190,7 @@ type MCPRecordInput struct {
 }
 
 func (s *Server) mcpRecordEvents(ctx context.Context, req *mcp.CallToolRequest, in MCPRecordInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, store.ScopeIngest)
+	t, err := mcpToken(req, governance.ActIngest)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -182,18 +198,18 @@ func (s *Server) mcpRecordEvents(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, nil, fmt.Errorf("at most %d events per call", APIMaxEvents)
 	}
 	events := make([]*governance.Event, len(in.Events))
-	var bad []governance.LineError
+	var bad governance.LineErrors
 	for i, e := range in.Events {
 		at, err := time.Parse(time.RFC3339, e.OccurredAt)
 		if err != nil && e.OccurredAt != "" {
-			bad = append(bad, governance.LineError{Line: i + 1, Problems: []string{"occurred_at is not an RFC 3339 time"}})
+			bad.Add(i+1, "occurred_at is not an RFC 3339 time")
 		}
 		events[i] = &governance.Event{ID: e.ID, SessionID: e.SessionID, SubjectID: e.SubjectID, Turn: e.Turn,
 			Kind: governance.EventKind(e.Kind), Role: governance.Role(e.Role), Text: e.Text, Tool: e.Tool, Status: e.Status,
 			Source: governance.Source(e.Source), OccurredAt: at}
 	}
-	if len(bad) > 0 {
-		return nil, nil, s.toolError(ctx, "record_events", &governance.ImportError{Lines: bad})
+	if err := bad.Err(); err != nil {
+		return nil, nil, s.toolError(ctx, "record_events", err)
 	}
 	res, err := s.store.IngestEvents(ctx, t.ProjectID, events)
 	if err != nil {
@@ -210,7 +226,7 @@ type MCPForgetInput struct {
 }
 
 func (s *Server) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCPForgetInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, store.ScopeForget)
+	t, err := mcpToken(req, governance.ActForgetSubject)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,12 +235,13 @@ func (s *Server) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCP
 	}
 	if in.RuleID != 0 {
 		r, err := s.store.FindRuleByID(ctx, in.RuleID)
-		if err != nil || r.ProjectID != t.ProjectID || r.Status == governance.RuleForgotten {
+		if err != nil || !governance.RuleAllows(r.Status, governance.RuleForget) ||
+			governance.Can(governance.TokenActor(t), governance.ActForgetRule, governance.Object{ProjectID: r.ProjectID}) != nil {
 			return nil, nil, errors.New("rule not found")
 		}
 	}
 	f := s.forgetter()
-	var report *store.ForgetReport
+	var report *governance.ForgetReport
 	if in.RuleID != 0 {
 		report, err = f.ForgetRule(ctx, t.Actor(), in.RuleID, in.WithEvents)
 	} else {
@@ -252,32 +269,20 @@ type MCPRuleList struct {
 }
 
 func (s *Server) mcpListRules(ctx context.Context, req *mcp.CallToolRequest, in MCPListRulesInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, store.ScopeRecall)
+	t, err := mcpToken(req, governance.ActRecall)
 	if err != nil {
 		return nil, nil, err
 	}
-	f := governance.RuleFilter{ProjectID: &t.ProjectID, Query: in.Query, Limit: min(max(in.Limit, 0), APIMaxRules)}
-	if f.Limit == 0 {
-		f.Limit = 100
+	fin := governance.RuleFilterInput{Status: in.Status, Kind: in.Kind, ForSubject: in.SubjectID, Query: in.Query}
+	if in.Limit > 0 {
+		fin.Limit = strconv.Itoa(in.Limit)
 	}
-	f.Statuses = []governance.RuleStatus{governance.RuleActive}
-	if in.Status != "" {
-		f.Statuses = nil
-		for _, st := range strings.Split(in.Status, ",") {
-			rs := governance.RuleStatus(strings.TrimSpace(st))
-			if rs == governance.RuleForgotten {
-				return nil, nil, errors.New("forgotten rules are not listed")
-			}
-			f.Statuses = append(f.Statuses, rs)
-		}
+	f, err := governance.ParseRuleFilter(fin, governance.RuleFilterDefaults{
+		Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: APIMaxRules})
+	if err != nil {
+		return nil, nil, s.toolError(ctx, "list_rules", err)
 	}
-	if in.Kind != "" {
-		k := governance.MemoryType(in.Kind)
-		f.Kind = &k
-	}
-	if in.SubjectID != "" {
-		f.ForSubject = &in.SubjectID
-	}
+	f.ProjectID = &t.ProjectID
 	rules, total, err := s.store.FindRules(ctx, f)
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "list_rules", err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -63,7 +62,7 @@ func TestMCP(t *testing.T) {
 	nap := mustAPIRule(t, f.Store, f.Travel.ID, "family-li", governance.TypePreference, "每天 14:00–16:00 留给孩子午睡。")
 	mustAPIRule(t, f.Store, f.Travel.ID, "", governance.TypeLesson, "远距离的大型景点单独安排一天。")
 	mustAPIRule(t, f.Store, f.Expense.ID, "", governance.TypeFact, "200 元以下的报销不需要扫描发票。")
-	all := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeIngest, store.ScopeRecall, store.ScopeForget)
+	all := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeIngest, governance.ScopeRecall, governance.ScopeForget)
 	cs, err := mcpConnect(t, f.Server.URL, all)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +78,7 @@ func TestMCP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		if strings.Join(names, ",") != "forget_memory,list_rules,recall_memory,record_events" {
+		if strings.Join(names, ",") != "export_memory,forget_memory,import_memory,list_rules,recall_memory,record_events" {
 			t.Errorf("tools = %v", names)
 		}
 	})
@@ -143,7 +142,7 @@ func TestMCP(t *testing.T) {
 		}
 	})
 	t.Run("ScopeEnforced", func(t *testing.T) {
-		ingest := mustAPIToken(t, f.Store, f.Travel.ID, store.ScopeIngest)
+		ingest := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeIngest)
 		cs, err := mcpConnect(t, f.Server.URL, ingest)
 		if err != nil {
 			t.Fatal(err)

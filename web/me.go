@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -34,8 +33,7 @@ func (s *Server) mySubjects(ctx context.Context) ([]subjectRef, error) {
 }
 
 // liveRuleStatuses are every status but forgotten.
-var liveRuleStatuses = []governance.RuleStatus{governance.RuleProposed, governance.RuleActive, governance.RuleStale,
-	governance.RuleArchived, governance.RuleSuperseded, governance.RuleRejected}
+var liveRuleStatuses = governance.ListableRuleStatuses
 
 // handleMeShow is "My memories": rules and candidates about the viewer,
 // by project, each with why it is remembered.
@@ -80,7 +78,7 @@ func (s *Server) meProject(ctx context.Context, ref subjectRef) (templates.MePro
 	for _, r := range rules {
 		g.Rules = append(g.Rules, templates.MeRule{Rule: r, Evidence: ownLines(evidence[r.ID], subject)})
 	}
-	cands, _, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: ref.Project.ID, SubjectID: &subject})
+	cands, _, err := s.store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: ref.Project.ID, SubjectID: &subject})
 	if err != nil {
 		return g, err
 	}
@@ -143,7 +141,7 @@ func (s *Server) handleMeExport(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		cands, _, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: ref.Project.ID, SubjectID: &subject})
+		cands, _, err := s.store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: ref.Project.ID, SubjectID: &subject})
 		if err != nil {
 			return err
 		}
@@ -252,7 +250,7 @@ func (s *Server) handleMeForgetCreate(c echo.Context) error {
 	if len(refs) == 0 {
 		return governance.Errorf(governance.ENOTFOUND, "Nothing is remembered about you.")
 	}
-	total := &store.ForgetReport{}
+	total := &governance.ForgetReport{}
 	for _, ref := range refs {
 		rep, err := s.store.ForgetSubject(ctx, actor(c), ref.Project.ID, ref.SubjectID)
 		if err != nil {

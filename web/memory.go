@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -48,7 +47,7 @@ func (s *Server) handleEpisodeIndex(c echo.Context) error {
 	v := templates.EpisodesView{MemoryTabs: t}
 	if t.Project != nil {
 		page := pageParam(c)
-		episodes, total, err := s.store.FindEpisodes(c.Request().Context(), store.EpisodeFilter{
+		episodes, total, err := s.store.FindEpisodes(c.Request().Context(), governance.EpisodeFilter{
 			ProjectID: t.Project.ID, SubjectID: sc.Subject, Offset: (page - 1) * memoryPageSize, Limit: memoryPageSize,
 		})
 		if err != nil {
@@ -78,7 +77,7 @@ func (s *Server) handleCandidateIndex(c echo.Context) error {
 	}
 	v := templates.CandidatesView{MemoryTabs: t, Status: c.QueryParam("status")}
 	if t.Project != nil {
-		f := store.CandidateFilter{ProjectID: t.Project.ID, SubjectID: sc.Subject}
+		f := governance.CandidateFilter{ProjectID: t.Project.ID, SubjectID: sc.Subject}
 		if v.Status != "" {
 			if !validCandidateStatus(v.Status) {
 				return governance.Errorf(governance.EINVALID, "Unknown candidate status %q.", v.Status)

@@ -25,7 +25,7 @@ func (h *fakeHeartbeat) Status() governance.HeartbeatStatus {
 		Progress: governance.BeatProgress{Project: "travel-agent", ProjectsDone: 1, ProjectsTotal: 2}}
 }
 
-func (h *fakeHeartbeat) Nudge() { h.nudges.Add(1) }
+func (h *fakeHeartbeat) NudgeBy(string) { h.nudges.Add(1) }
 
 // beat consolidates the fixture's events once with the offline extractor.
 func beat(t *testing.T, f *Fixture) *governance.BeatRecord {

@@ -35,7 +35,7 @@ var navigation = []navEntry{
 	{key: "evals", label: "Evals", url: "/evals", show: isReviewer},
 	{key: "episodes", label: "Episodes", url: "/episodes", show: signedIn, group: groupMemory},
 	{key: "candidates", label: "Candidates", url: "/candidates", show: signedIn, group: groupMemory},
-	{key: "heartbeat", label: "Heartbeat", url: "/heartbeat", show: canSeeHeartbeat, group: groupMemory},
+	{key: "heartbeat", label: "Heartbeat", url: "/heartbeat", show: isReviewer, group: groupMemory},
 	{key: "export", label: "Export", url: "/export", show: signedIn, group: groupAgents},
 	{key: "tokens", label: "API tokens", url: "/admin/tokens", show: isAdmin, group: groupAgents},
 	{key: "audit", label: "Audit", url: "/audit", show: isReviewer, group: groupAdmin},
@@ -44,8 +44,6 @@ var navigation = []navEntry{
 }
 
 func signedIn(a *governance.Account) bool { return a != nil }
-
-func isAdmin(a *governance.Account) bool { return a != nil && a.IsAdmin }
 
 // navFor returns the entries the account may see.
 func navFor(a *governance.Account) []templates.NavItem {

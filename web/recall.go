@@ -142,7 +142,7 @@ func (s *Server) handleRecallRun(c echo.Context) error {
 		for _, it := range pkg.Items {
 			res.Labels[it.ID] = it.Text
 		}
-		if a.CanReview(sc.Project.ID) {
+		if governance.Can(governance.AccountActor(a), governance.ActReview, governance.InProject(sc.Project)) == nil {
 			res.ShowFiltered = true
 			if res.Filtered, err = s.scopeFilteredRules(ctx, a, sc, req.SubjectID); err != nil {
 				return err

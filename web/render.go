@@ -140,3 +140,35 @@ func withPage(base string, q url.Values, page int) string {
 	}
 	return base + "?" + v.Encode()
 }
+
+// backTo returns the validated local address a form returns to, or def.
+func backTo(c echo.Context, def string) string {
+	b := c.FormValue("back")
+	if b == "" {
+		return def
+	}
+	if next := safeNext(b); next != "/" || b == "/" {
+		return next
+	}
+	return def
+}
+
+// done flashes msg and sends the browser back.
+func (s *Server) done(c echo.Context, back, msg string) error {
+	if err := s.flash(c, auth.FlashSuccess, msg); err != nil {
+		return err
+	}
+	return redirect(c, back)
+}
+
+func dedupe(ids []int64) []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

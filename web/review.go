@@ -12,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -25,86 +24,6 @@ const (
 	// candidates past the page.
 	candidateCountCap = 10 * heldPageSize
 )
-
-// isReviewer reports whether the account reviews any project (admins all).
-func isReviewer(a *governance.Account) bool {
-	if a == nil {
-		return false
-	}
-	ids, all := a.ReviewableProjects()
-	return all || len(ids) > 0
-}
-
-// hasSubject reports whether the account is an end user (member) of any project.
-func hasSubject(a *governance.Account) bool {
-	if a == nil {
-		return false
-	}
-	for _, m := range a.Memberships {
-		if m.Role == governance.ProjectMember && m.SubjectID != "" {
-			return true
-		}
-	}
-	return false
-}
-
-var errReviewersOnly = governance.Errorf(governance.EFORBIDDEN, "Only the project's reviewers may do this.")
-
-// actor is the audit name of the signed-in account.
-func actor(c echo.Context) string {
-	if a := auth.UserFrom(c.Request().Context()); a != nil {
-		return a.Username
-	}
-	return ""
-}
-
-// reviewScope is the viewer's scope in the project of the path, which must
-// be a reviewer's (or admin's): members get 403.
-func (s *Server) reviewScope(c echo.Context) (scope, error) {
-	slug, err := pathParam(c, "project")
-	if err != nil {
-		return scope{}, err
-	}
-	sc, err := s.projectScope(c, slug)
-	if err != nil {
-		return scope{}, err
-	}
-	if sc.Subject != nil {
-		return scope{}, errReviewersOnly
-	}
-	return sc, nil
-}
-
-// ruleInScope loads the rule of the path and the viewer's scope in its
-// project: 404 for an unknown rule, 403 without a role in the project.
-func (s *Server) ruleInScope(c echo.Context) (*governance.Rule, scope, error) {
-	ctx := c.Request().Context()
-	id, err := idParam(c, "id", "rule")
-	if err != nil {
-		return nil, scope{}, err
-	}
-	r, err := s.store.FindRuleByID(ctx, id)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	sc, err := s.projectScopeByID(ctx, r.ProjectID)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	return r, sc, nil
-}
-
-// reviewedRule is ruleInScope for reviewers and admins only.
-func (s *Server) reviewedRule(c echo.Context) (*governance.Rule, scope, error) {
-	r, sc, err := s.ruleInScope(c)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	if sc.Subject != nil {
-		return nil, scope{}, errReviewersOnly
-	}
-	return r, sc, nil
-}
 
 // withReviewBadge puts the number of proposals the viewer may review on
 // the navigation's Review entry.
@@ -151,8 +70,8 @@ func (s *Server) pendingReviews(ctx context.Context, a *governance.Account) (int
 func (s *Server) handleReviewIndex(c echo.Context) error {
 	ctx := c.Request().Context()
 	a := auth.UserFrom(ctx)
-	if !isReviewer(a) {
-		return errReviewersOnly
+	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
+		return err
 	}
 	scopes, err := s.visibleScopes(ctx)
 	if err != nil {
@@ -243,9 +162,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 	ctx := c.Request().Context()
 	p := sc.Project
 	v := templates.ReviewView{Project: p, Tab: tab, CSRF: csrfToken(c), Bulk: templates.BulkForm{Selected: map[int64]bool{}}}
-	if a := auth.UserFrom(ctx); a != nil && a.IsAdmin {
-		v.CanSetPolicy = true
-	}
+	v.CanSetPolicy = can(ctx, governance.ActAdminister, governance.InProject(p)) == nil
 	counts, err := s.store.FindReviewCounts(ctx, []int64{p.ID})
 	if err != nil {
 		return v, err
@@ -269,7 +186,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 			return v, err
 		}
 	case templates.TabHeld:
-		cands, total, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID,
+		cands, total, err := s.store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID,
 			Statuses: []governance.CandidateStatus{governance.CandidateHeld}, Offset: (page - 1) * heldPageSize, Limit: heldPageSize, CountCap: candidateCountCap})
 		if err != nil {
 			return v, err
@@ -290,7 +207,7 @@ func (s *Server) reviewView(c echo.Context, sc scope, tab string, page int) (tem
 			v.Groups[i].Members = append(v.Groups[i].Members, l)
 		}
 	case templates.TabBlocked:
-		cands, total, err := s.store.FindCandidates(ctx, store.CandidateFilter{ProjectID: p.ID,
+		cands, total, err := s.store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID,
 			Statuses: []governance.CandidateStatus{governance.CandidateBlocked}, Offset: (page - 1) * blockedPageSize, Limit: blockedPageSize, CountCap: candidateCountCap})
 		if err != nil {
 			return v, err
@@ -338,18 +255,6 @@ func (s *Server) proposalViews(ctx context.Context, rules []*governance.Rule) ([
 	return out, nil
 }
 
-// backTo returns the validated local address a form returns to, or def.
-func backTo(c echo.Context, def string) string {
-	b := c.FormValue("back")
-	if b == "" {
-		return def
-	}
-	if next := safeNext(b); next != "/" || b == "/" {
-		return next
-	}
-	return def
-}
-
 // reshow renders the page a rule form came from again with status 422 and
 // the form's values and errors: the review queue or the rule page.
 func (s *Server) reshow(c echo.Context, r *governance.Rule, sc scope, back string, form templates.RuleForm) error {
@@ -380,7 +285,7 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 		return err
 	}
 	back := backTo(c, templates.RuleURL(r.ID))
-	var edit *store.RuleEdit
+	var edit *governance.RuleEdit
 	if c.FormValue("edited") != "" {
 		form := templates.RuleForm{Action: "approve_edit", Text: strings.TrimSpace(c.FormValue("text")),
 			Kind: c.FormValue("kind"), Reason: strings.TrimSpace(c.FormValue("reason")), Errors: templates.FieldErrors{}}
@@ -397,7 +302,7 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 			return s.reshow(c, r, sc, back, form)
 		}
 		if form.Text != r.Text || form.Kind != string(r.Kind) {
-			edit = &store.RuleEdit{Text: form.Text, Kind: governance.MemoryType(form.Kind), Reason: form.Reason}
+			edit = &governance.RuleEdit{Text: form.Text, Kind: governance.MemoryType(form.Kind), Reason: form.Reason}
 		}
 		if _, err := s.store.ApproveRule(c.Request().Context(), actor(c), r.ID, edit); err != nil {
 			if governance.ErrorCode(err) == governance.EINVALID {
@@ -414,14 +319,6 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 		msg = fmt.Sprintf("Rule #%d approved as edited (new version).", r.ID)
 	}
 	return s.done(c, back, msg)
-}
-
-// done flashes msg and sends the browser back.
-func (s *Server) done(c echo.Context, back, msg string) error {
-	if err := s.flash(c, auth.FlashSuccess, msg); err != nil {
-		return err
-	}
-	return redirect(c, back)
 }
 
 // handleRuleReject rejects a proposal; without a reason the page comes back with 422.
@@ -469,7 +366,7 @@ func (s *Server) handleRuleEvidence(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := templates.RuleEvidenceOptions(r, csrfToken(c), backTo(c, templates.RuleURL(r.ID)))
+	opt := templates.RuleEvidenceOptions(r.ID, governance.RuleAllows(r.Status, governance.RuleSplit), csrfToken(c), backTo(c, templates.RuleURL(r.ID)))
 	return render(c, http.StatusOK, templates.EvidenceChain(evidence, opt))
 }
 
@@ -516,18 +413,6 @@ func (s *Server) selectedRules(c echo.Context, sc scope) ([]int64, error) {
 		}
 	}
 	return dedupe(ids), nil
-}
-
-func dedupe(ids []int64) []int64 {
-	seen := map[int64]bool{}
-	var out []int64
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // bulkProblem re-renders the queue with 422 and the bulk form's values.
@@ -621,9 +506,9 @@ func (s *Server) handleReviewMerge(c echo.Context) error {
 		if other == keep {
 			other = ids[1]
 		}
-		var edit *store.RuleEdit
+		var edit *governance.RuleEdit
 		if v.Form.Text != "" {
-			edit = &store.RuleEdit{Text: v.Form.Text, Reason: v.Form.Reason}
+			edit = &governance.RuleEdit{Text: v.Form.Text, Reason: v.Form.Reason}
 			if v.Form.Reason == "" {
 				v.Form.Errors["reason"] = "Say why you changed the wording."
 			}
@@ -657,8 +542,8 @@ func (s *Server) handleProjectPolicy(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if a := auth.UserFrom(c.Request().Context()); a == nil || !a.IsAdmin {
-		return governance.Errorf(governance.EFORBIDDEN, "Only administrators change a project's policy.")
+	if err := can(c.Request().Context(), governance.ActAdminister, governance.InProject(sc.Project)); err != nil {
+		return err
 	}
 	on := c.FormValue("auto_activate") == "on"
 	if err := s.store.SetProjectAutoActivate(c.Request().Context(), actor(c), sc.Project.ID, on); err != nil {

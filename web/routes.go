@@ -5,13 +5,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
-	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/static"
 )
 
 // routes lists every route of the console. The group decides who may call a
 // route at all; which project and which subject a caller may see is checked
-// in the handlers through s.scopeFor and friends (authz.go).
+// in the handlers by the policy, governance.Can (through can in authz.go).
 func (s *Server) routes() {
 	e := s.echo
 
@@ -43,6 +43,8 @@ func (s *Server) routes() {
 	admin := group{e: e, prefix: "/admin", mw: []echo.MiddlewareFunc{auth.RequireAdmin}}
 	admin.GET("/import", s.handleImportNew)
 	admin.POST("/import", s.handleImportCreate)
+	admin.GET("/sources", s.handleSourceIndex)
+	admin.POST("/sources", s.handleSourceCreate)
 
 	// Recall playground, exports and API tokens (recall.go, export.go, token.go).
 	app.GET("/recall", s.handleRecallShow)
@@ -113,15 +115,15 @@ func (s *Server) routes() {
 	// tokens only, never the session cookie; skipAssets exempts them from
 	// the session and CSRF middleware. Errors are JSON {code, message}.
 	e.GET("/api/v1/openapi.json", s.handleOpenAPI)
-	apiScope := func(scope store.TokenScope) group {
-		return group{e: e, prefix: "/api/v1", mw: []echo.MiddlewareFunc{s.apiErrors, s.requireToken(scope)}}
+	apiScope := func(action governance.Action) group {
+		return group{e: e, prefix: "/api/v1", mw: []echo.MiddlewareFunc{s.apiErrors, s.requireToken(action)}}
 	}
-	apiScope(store.ScopeIngest).POST("/events", s.handleAPIEventsCreate)
-	apiScope(store.ScopeRecall).POST("/recall", s.handleAPIRecall)
-	apiScope(store.ScopeRecall).GET("/rules", s.handleAPIRuleIndex)
-	apiScope(store.ScopeForget).POST("/rules/:id/forget", s.handleAPIRuleForget)
-	e.DELETE("/api/v1/subjects/:id", s.handleAPISubjectForget, s.apiErrors, s.requireToken(store.ScopeForget))
-	apiScope(store.ScopeExport).GET("/export", s.handleAPIExport)
+	apiScope(governance.ActIngest).POST("/events", s.handleAPIEventsCreate)
+	apiScope(governance.ActRecall).POST("/recall", s.handleAPIRecall)
+	apiScope(governance.ActRecall).GET("/rules", s.handleAPIRuleIndex)
+	apiScope(governance.ActForgetRule).POST("/rules/:id/forget", s.handleAPIRuleForget)
+	e.DELETE("/api/v1/subjects/:id", s.handleAPISubjectForget, s.apiErrors, s.requireToken(governance.ActForgetSubject))
+	apiScope(governance.ActExport).GET("/export", s.handleAPIExport)
 	e.Any("/api/*", s.handleAPINotFound, s.apiErrors)
 	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, MCPPath, echo.WrapHandler(s.newMCPHandler()))
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -61,54 +59,32 @@ func (s *Server) ruleFilter(c echo.Context, f templates.RuleFilterForm, page int
 		if err != nil {
 			return rf, nil, err
 		}
-		if sc.Subject != nil {
-			return rf, nil, errReviewersOnly
+		if err := can(ctx, governance.ActReview, governance.InProject(sc.Project)); err != nil {
+			return rf, nil, err
 		}
 		rf.ProjectID = &sc.Project.ID
 	}
-	switch f.Subject {
-	case "":
-	case "-":
-		rf.SubjectID = new(string)
-	default:
-		rf.SubjectID = &f.Subject
+	in := governance.RuleFilterInput{Status: f.Status, Kind: f.Kind, Reason: f.Reason, Paused: f.Paused,
+		ExpiringDays: f.Expiring, Query: f.Query}
+	if f.Subject != "" {
+		in.Subject = &f.Subject
 	}
-	if k := governance.MemoryType(f.Kind); k.Valid() {
-		rf.Kind = &k
+	parsed, err := governance.ParseRuleFilter(in, governance.RuleFilterDefaults{
+		Statuses: governance.ListableRuleStatuses, Limit: rulePageSize, Now: s.store.Now(), Forgotten: true})
+	if err != nil {
+		return rf, nil, err
 	}
-	if f.Status != "" && slices.Contains(templates.RuleStatuses, governance.RuleStatus(f.Status)) {
-		rf.Statuses = []governance.RuleStatus{governance.RuleStatus(f.Status)}
-	} else {
-		for _, st := range templates.RuleStatuses {
-			if st != governance.RuleForgotten {
-				rf.Statuses = append(rf.Statuses, st)
-			}
-		}
-	}
-	if r := governance.PromotionReason(f.Reason); slices.Contains(templates.PromotionReasons, r) {
-		rf.Reason = &r
-	}
-	switch f.Paused {
-	case "yes":
-		rf.Paused = ptrTo(true)
-	case "no":
-		rf.Paused = ptrTo(false)
-	}
-	if days, err := strconv.Atoi(f.Expiring); err == nil && days > 0 {
-		before := s.store.Now().UTC().Add(time.Duration(days) * 24 * time.Hour)
-		rf.ExpiringBefore = &before
-	}
+	parsed.ProjectID, parsed.ProjectIDs, parsed.Offset = rf.ProjectID, rf.ProjectIDs, rf.Offset
+	rf = parsed
 	return rf, projects, nil
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // handleRuleIndex lists the rules of the viewer's projects with filters and search.
 func (s *Server) handleRuleIndex(c echo.Context) error {
 	ctx := c.Request().Context()
 	a := auth.UserFrom(ctx)
-	if !isReviewer(a) {
-		return errReviewersOnly
+	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
+		return err
 	}
 	form := newRuleFilterForm(c)
 	page := pageParam(c)
@@ -124,7 +100,7 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 		return err
 	}
 	v := templates.RuleListView{Form: form, Projects: projects, Rules: rules, Slugs: map[int64]string{}, CSRF: csrfToken(c),
-		CanForgetSubjects: a.IsAdmin}
+		CanForgetSubjects: isAdmin(a)}
 	for _, p := range projects {
 		v.Slugs[p.ID] = p.Slug
 	}
@@ -153,7 +129,8 @@ func (s *Server) handleRuleShow(c echo.Context) error {
 // renderRule renders the rule page; form is a rejected submission (422).
 func (s *Server) renderRule(c echo.Context, status int, r *governance.Rule, sc scope, form templates.RuleForm) error {
 	ctx := c.Request().Context()
-	v := templates.RuleView{Rule: r, Project: sc.Project, Now: s.store.Now().UTC(), CSRF: csrfToken(c), Form: form}
+	v := templates.RuleView{Rule: r, Project: sc.Project, Now: s.store.Now().UTC(), CSRF: csrfToken(c), Form: form,
+		Can: r.AllowedActions()}
 	versions, err := s.store.FindRuleVersions(ctx, r.ID)
 	if err != nil {
 		return err
@@ -181,10 +158,10 @@ func (s *Server) renderRule(c echo.Context, status int, r *governance.Rule, sc s
 			return err
 		}
 	}
-	if v.Audit, _, err = s.store.FindAudit(ctx, store.AuditFilter{ObjectType: "rule", ObjectID: strconv.FormatInt(r.ID, 10), Limit: 50}); err != nil {
+	if v.Audit, _, err = s.store.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: strconv.FormatInt(r.ID, 10), Limit: 50}); err != nil {
 		return err
 	}
-	traces, _, err := s.store.FindRecallTraces(ctx, store.RecallTraceFilter{ProjectID: r.ProjectID, RuleID: r.ID, Limit: 10})
+	traces, _, err := s.store.FindRecallTraces(ctx, governance.RecallTraceFilter{ProjectID: r.ProjectID, RuleID: r.ID, Limit: 10})
 	if err != nil {
 		return err
 	}
@@ -253,7 +230,7 @@ func (s *Server) handleRuleEdit(c echo.Context) error {
 	if len(form.Errors) > 0 {
 		return s.renderRule(c, http.StatusUnprocessableEntity, r, sc, form)
 	}
-	if _, err := s.store.EditRule(c.Request().Context(), actor(c), r.ID, store.RuleEdit{
+	if _, err := s.store.EditRule(c.Request().Context(), actor(c), r.ID, governance.RuleEdit{
 		Text: form.Text, Kind: governance.MemoryType(form.Kind), Reason: form.Reason}); err != nil {
 		return s.invalidOr(c, err, r, sc, form, "text")
 	}

@@ -133,7 +133,7 @@ func TestRuleShow(t *testing.T) {
 	if doc.Find(testid("rule-version")).Length() != 1 || doc.Find(testid("rule-audit")+" "+testid("audit-row")).Length() == 0 {
 		t.Error("history or audit missing")
 	}
-	if !strings.Contains(doc.Find(testid("rule-usage")).Text(), "never yet") {
+	if !strings.Contains(doc.Find(testid("rule-usage")).Text(), "Not yet given to agents") {
 		t.Error("recall usage missing")
 	}
 }

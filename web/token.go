@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -39,9 +38,9 @@ func newTokenForm(c echo.Context) (tokenForm, error) {
 }
 
 // Validate returns the field errors and the token to create.
-func (f tokenForm) Validate(projects []*governance.Project) (templates.FieldErrors, *store.APIToken) {
+func (f tokenForm) Validate(projects []*governance.Project) (templates.FieldErrors, *governance.APIToken) {
 	errs := templates.FieldErrors{}
-	t := &store.APIToken{Name: f.Name}
+	t := &governance.APIToken{Name: f.Name}
 	for _, p := range projects {
 		if p.Slug == f.Project {
 			t.ProjectID = p.ID
@@ -53,11 +52,11 @@ func (f tokenForm) Validate(projects []*governance.Project) (templates.FieldErro
 	switch {
 	case f.Name == "":
 		errs["name"] = "Give the token a name, e.g. the agent that will use it."
-	case len(f.Name) > store.MaxTokenNameBytes:
-		errs["name"] = fmt.Sprintf("At most %d bytes.", store.MaxTokenNameBytes)
+	case len(f.Name) > governance.MaxTokenNameBytes:
+		errs["name"] = fmt.Sprintf("At most %d bytes.", governance.MaxTokenNameBytes)
 	}
 	for _, sc := range f.Scopes {
-		t.Scopes = append(t.Scopes, store.TokenScope(sc))
+		t.Scopes = append(t.Scopes, governance.TokenScope(sc))
 	}
 	if len(t.Scopes) == 0 {
 		errs["scope"] = "Choose at least one scope."
@@ -74,13 +73,13 @@ func (s *Server) tokenView(c echo.Context, form tokenForm, errs templates.FieldE
 	if err != nil {
 		return templates.TokenView{}, err
 	}
-	tokens, err := s.store.FindTokens(ctx, store.TokenFilter{IncludeRevoked: true})
+	tokens, err := s.store.FindTokens(ctx, governance.TokenFilter{IncludeRevoked: true})
 	if err != nil {
 		return templates.TokenView{}, err
 	}
 	v := templates.TokenView{Projects: projects, Errors: errs,
 		Form: templates.TokenFormValues{Project: form.Project, Name: form.Name, Scopes: form.Scopes}}
-	for _, sc := range store.TokenScopes {
+	for _, sc := range governance.TokenScopes {
 		v.AllScopes = append(v.AllScopes, string(sc))
 	}
 	for _, t := range tokens {
@@ -96,7 +95,7 @@ func (s *Server) tokenView(c echo.Context, form tokenForm, errs templates.FieldE
 
 // handleTokenIndex lists every API token and the form for a new one.
 func (s *Server) handleTokenIndex(c echo.Context) error {
-	v, err := s.tokenView(c, tokenForm{Project: c.QueryParam("project"), Scopes: []string{string(store.ScopeIngest), string(store.ScopeRecall)}}, nil)
+	v, err := s.tokenView(c, tokenForm{Project: c.QueryParam("project"), Scopes: []string{string(governance.ScopeIngest), string(governance.ScopeRecall)}}, nil)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web"
 )
 
@@ -55,7 +55,7 @@ func TestTokenAdmin(t *testing.T) {
 		}
 	})
 	t.Run("Revoke", func(t *testing.T) {
-		tokens, err := f.Store.FindTokens(context.Background(), store.TokenFilter{})
+		tokens, err := f.Store.FindTokens(context.Background(), governance.TokenFilter{})
 		if err != nil || len(tokens) != 1 {
 			t.Fatalf("tokens = %v, %v", tokens, err)
 		}
@@ -66,7 +66,7 @@ func TestTokenAdmin(t *testing.T) {
 			t.Error("token not shown as revoked")
 		}
 		wantStatus(t, apiCall(t, f.Server.URL, http.MethodGet, "/api/v1/rules", secret, "", nil, nil), http.StatusUnauthorized)
-		audit, _, _ := f.Store.FindAudit(context.Background(), store.AuditFilter{ObjectType: "api_token"})
+		audit, _, _ := f.Store.FindAudit(context.Background(), governance.AuditFilter{ObjectType: "api_token"})
 		if len(audit) != 2 || audit[0].Actor != Admin {
 			t.Errorf("audit = %+v", audit)
 		}

@@ -7,6 +7,8 @@ package tokenizer
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -34,8 +36,24 @@ func Stem(w string) string {
 	if len(w) <= 2 {
 		return w
 	}
-	return english.Stem(w, true)
+	if st, ok := stems.Load(w); ok {
+		return st.(string)
+	}
+	st := english.Stem(w, true)
+	if stemCount.Add(1) <= maxCachedStems {
+		stems.Store(w, st)
+	}
+	return st
 }
+
+// Stemming is most of the tokenizer's work and words repeat: stems are
+// kept for the first maxCachedStems words seen.
+const maxCachedStems = 200_000
+
+var (
+	stems     sync.Map
+	stemCount atomic.Int64
+)
 
 // IsStopWord reports whether a lower-case word is a common English function
 // word that says nothing about what a text is about.

@@ -91,3 +91,13 @@ func navClass(key string) string {
 	}
 	return "nav-wide"
 }
+
+// allLive marks every object of entries as existing (the rule page's own
+// history).
+func allLive(entries []*governance.AuditEntry) map[string]bool {
+	live := map[string]bool{}
+	for _, e := range entries {
+		live[e.ObjectType+":"+e.ObjectID] = true
+	}
+	return live
+}
