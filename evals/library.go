@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"gopkg.in/yaml.v3"
 )
 
 // SuiteStore is the part of the store that keeps suites and queues runs;
@@ -188,30 +187,20 @@ func (s *Suite) LiveProjects() []string {
 	return out
 }
 
-// LiveProjectsOf reads only what LiveProjects needs from a stored suite
-// body; a body that names no live project is recognised without parsing.
+// LiveProjectsOf lists the live projects a stored suite body reads, from the
+// suite as ParseSuite decodes it — never from a look at the raw text, which
+// YAML escapes ("use\x5flive\x5fproject"), anchors or flow style would
+// fool. A body that does not parse names the unknown project "?", which no
+// reviewer has: only admins may see it.
 func LiveProjectsOf(body string) []string {
-	if !strings.Contains(body, "use_live_project") && !strings.Contains(body, "copy_events") {
+	if strings.HasPrefix(strings.TrimSpace(body), "[") {
+		// ParseSuite reads any such body as a benchmark (a LoCoMo file,
+		// possibly megabytes), which has scratch fixtures only.
 		return nil
 	}
-	var light struct {
-		Project  string `yaml:"project"`
-		Fixtures struct {
-			UseLiveProject bool              `yaml:"use_live_project"`
-			CopyEvents     map[string]string `yaml:"copy_events"`
-		} `yaml:"fixtures"`
-		Cases []struct {
-			Kind    Kind   `yaml:"kind"`
-			Project string `yaml:"project"`
-			Foreign *Scope `yaml:"foreign"`
-		} `yaml:"cases"`
-	}
-	if err := yaml.Unmarshal([]byte(body), &light); err != nil {
-		return []string{"?"} // unreadable: only admins may see it
-	}
-	s := &Suite{Project: light.Project, Fixtures: Fixtures{UseLiveProject: light.Fixtures.UseLiveProject, CopyEvents: light.Fixtures.CopyEvents}}
-	for _, c := range light.Cases {
-		s.Cases = append(s.Cases, &Case{Kind: c.Kind, Project: c.Project, Foreign: c.Foreign})
+	s, err := ParseSuite("stored.yaml", []byte(body))
+	if err != nil {
+		return []string{"?"}
 	}
 	return s.LiveProjects()
 }

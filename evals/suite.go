@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"gopkg.in/yaml.v3"
@@ -338,6 +339,9 @@ func ParseSuite(file string, body []byte) (*Suite, error) {
 	if trimmed := bytes.TrimSpace(body); strings.HasSuffix(strings.ToLower(file), ".json") || bytes.HasPrefix(trimmed, []byte("[")) {
 		return parseBenchmarkFile(file, body)
 	}
+	if problems := cleanYAML(body); len(problems) > 0 {
+		return nil, &ValidationError{File: file, Problems: problems}
+	}
 	var s Suite
 	dec := yaml.NewDecoder(bytes.NewReader(body))
 	dec.KnownFields(true)
@@ -356,6 +360,36 @@ func ParseSuite(file string, body []byte) (*Suite, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// cleanYAML checks every decoded scalar (keys and values, after YAML
+// escapes such as "\x1b" are applied) with governance.CheckText, naming the
+// line; at most governance.MaxReportedErrors problems are listed.
+func cleanYAML(body []byte) []Problem {
+	if !utf8.Valid(body) {
+		return []Problem{{Message: "file is not valid UTF-8"}}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(body, &root); err != nil {
+		return nil // the strict decode that follows reports it
+	}
+	var out []Problem
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil || len(out) >= governance.MaxReportedErrors {
+			return
+		}
+		if n.Kind == yaml.ScalarNode {
+			if p := governance.CheckText(n.Value); p != "" {
+				out = append(out, Problem{Field: fmt.Sprintf("line %d", n.Line), Message: "value " + p})
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&root)
+	return out
 }
 
 // LoadSuiteFile reads and parses a suite file from disk; a benchmark's
@@ -521,6 +555,8 @@ func validateSessions(v *validator, caseID, field string, sessions []*Session, d
 		}
 		if sess.ID == "" {
 			sess.ID = fmt.Sprintf("s%d", i+1)
+		} else if p := governance.CheckIdentifier(sess.ID); p != "" {
+			v.add(caseID, f+".id", p)
 		}
 		if ids[sess.ID] {
 			v.add(caseID, f+".id", fmt.Sprintf("duplicates session %q", sess.ID))
@@ -564,7 +600,7 @@ func validateEvents(v *validator, caseID, field string, events []*FixtureEvent, 
 		ev := e.event("x", "s", 0, time.Now())
 		ev.Normalize()
 		for _, p := range ev.Validate() {
-			if strings.HasPrefix(p, "id ") || strings.HasPrefix(p, "session_id ") {
+			if (e.ID == "" && strings.HasPrefix(p, "id ")) || strings.HasPrefix(p, "session_id ") {
 				continue
 			}
 			v.add(caseID, f, p)

@@ -25,6 +25,9 @@ type SessionWork struct {
 // ConsolidateInput is everything one beat needs to know about a project.
 type ConsolidateInput struct {
 	Project *Project
+	// ForgetGeneration is the project's forget generation read before
+	// anything else; the plan carries it to the write.
+	ForgetGeneration int64
 	// Checkpoint is the current checkpoint; NewCheckpoint the one to write.
 	Checkpoint    int64
 	NewCheckpoint int64
@@ -67,7 +70,10 @@ type GateFunc func(text string) (text2 string, findings []Finding, blocked bool)
 type BeatPlan struct {
 	ProjectID  int64
 	Checkpoint int64
-	Episodes   []*Episode
+	// ForgetGeneration is the forget generation the input was read at: the
+	// plan is written only if no forget committed since (ErrForgotMeanwhile).
+	ForgetGeneration int64
+	Episodes         []*Episode
 	// Candidates are new candidates (negative ids).
 	Candidates []*Candidate
 	// Updates are existing candidates whose status, group or rule changes.
@@ -122,7 +128,7 @@ type Consolidator struct {
 
 // Plan builds the plan for one project. It reads nothing and writes nothing.
 func (c *Consolidator) Plan(ctx context.Context, in *ConsolidateInput) (*BeatPlan, error) {
-	plan := &BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, Attach: map[int64]int64{}}
+	plan := &BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, ForgetGeneration: in.ForgetGeneration, Attach: map[int64]int64{}}
 	plan.Stats.NewEvents = in.NewEvents
 	evidence := make(map[int64]*Event, len(in.Evidence))
 	for seq, e := range in.Evidence {

@@ -1,11 +1,12 @@
 package governance
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Role of the speaker of a raw event.
@@ -91,21 +92,25 @@ func (e *Event) Normalize() {
 func (e *Event) Validate() []string {
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-	checkString := func(name, v string, max int, required bool) {
+	check := func(name, v string, max int, required bool, clean func(string) string) {
 		switch {
 		case required && strings.TrimSpace(v) == "":
 			add("%s is required", name)
-		case !utf8.ValidString(v):
-			add("%s is not valid UTF-8", name)
 		case len(v) > max:
 			add("%s is longer than %d bytes", name, max)
+		default:
+			if p := clean(v); p != "" {
+				add("%s %s", name, p)
+			}
 		}
 	}
-	checkString("id", e.ID, MaxIDBytes, true)
-	checkString("session_id", e.SessionID, MaxIDBytes, true)
-	checkString("subject_id", e.SubjectID, MaxIDBytes, false)
-	checkString("tool", e.Tool, MaxToolBytes, false)
-	checkString("status", e.Status, MaxStatusBytes, false)
+	checkString := func(name, v string, max int, required bool) { check(name, v, max, required, CheckText) }
+	checkID := func(name, v string, max int, required bool) { check(name, v, max, required, CheckIdentifier) }
+	checkID("id", e.ID, MaxIDBytes, true)
+	checkID("session_id", e.SessionID, MaxIDBytes, true)
+	checkID("subject_id", e.SubjectID, MaxIDBytes, false)
+	checkID("tool", e.Tool, MaxToolBytes, false)
+	checkID("status", e.Status, MaxStatusBytes, false)
 	if e.Turn < 0 {
 		add("turn must be zero or more")
 	}
@@ -219,18 +224,63 @@ type LineError struct {
 	Problems []string `json:"problems"`
 }
 
-// ImportError rejects a whole batch; nothing was written.
+// MaxReportedErrors bounds how many invalid lines (or items) an import or
+// ingest error lists; the rest are only counted, so a huge bad batch cannot
+// produce a huge answer.
+const MaxReportedErrors = 100
+
+// ImportError rejects a whole batch; nothing was written. Lines holds the
+// first MaxReportedErrors problems by line number; Total counts them all.
 type ImportError struct {
 	Lines []LineError
+	Total int
 }
+
+// Count is the number of invalid lines, listed or not.
+func (e *ImportError) Count() int { return max(e.Total, len(e.Lines)) }
 
 func (e *ImportError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "import rejected: %d invalid line(s), nothing written", len(e.Lines))
+	fmt.Fprintf(&b, "import rejected: %d invalid line(s), nothing written", e.Count())
 	for _, l := range e.Lines {
 		fmt.Fprintf(&b, "\nline %d: %s", l.Line, strings.Join(l.Problems, "; "))
 	}
+	if more := e.Count() - len(e.Lines); more > 0 {
+		fmt.Fprintf(&b, "\n… and %d more", more)
+	}
 	return b.String()
+}
+
+// LineErrors collects the problems of a batch, keeping only the first
+// MaxReportedErrors by line number and counting the rest. The zero value is
+// ready to use.
+type LineErrors struct {
+	lines []LineError
+	total int
+}
+
+// Add records the problems of one line (or item).
+func (l *LineErrors) Add(line int, problems ...string) {
+	l.total++
+	if len(l.lines) == MaxReportedErrors {
+		if line >= l.lines[len(l.lines)-1].Line {
+			return
+		}
+		l.lines = l.lines[:len(l.lines)-1]
+	}
+	i, _ := slices.BinarySearchFunc(l.lines, line, func(e LineError, n int) int { return cmp.Compare(e.Line, n+1) })
+	l.lines = slices.Insert(l.lines, i, LineError{Line: line, Problems: problems})
+}
+
+// Len is the number of lines added.
+func (l *LineErrors) Len() int { return l.total }
+
+// Err returns nil when nothing was added, else the *ImportError.
+func (l *LineErrors) Err() error {
+	if l.total == 0 {
+		return nil
+	}
+	return &ImportError{Lines: l.lines, Total: l.total}
 }
 
 // EventService is the raw layer.

@@ -3,78 +3,139 @@ package governance
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
-// MaxImportLineBytes bounds one JSON Lines record.
+// MaxImportLineBytes is the default bound of one JSON Lines record: the
+// longest text plus room for the other fields.
 const MaxImportLineBytes = MaxEventTextBytes + 8<<10
 
-// ParseEventsJSONL reads JSON Lines events. Blank lines are ignored. Every bad
-// line is reported (by its 1-based number) in one *ImportError; then no event
-// is returned, so a rejected file writes nothing.
+// ParseEventsJSONL reads JSON Lines events with the default line limit; see
+// ParseEventsJSONLLimit.
 func ParseEventsJSONL(r io.Reader) ([]*Event, error) {
-	br := bufio.NewReader(r)
+	return ParseEventsJSONLLimit(r, MaxImportLineBytes)
+}
+
+// ParseEventsJSONLLimit reads JSON Lines events. Blank lines are ignored. A
+// line longer than maxLine bytes is an error naming it (never cut to size).
+// Every bad line is counted, and the first MaxReportedErrors are named (by
+// 1-based number) in one *ImportError; then no event is returned, so a
+// rejected file writes nothing.
+func ParseEventsJSONLLimit(r io.Reader, maxLine int) ([]*Event, error) {
+	if maxLine <= 0 {
+		maxLine = MaxImportLineBytes
+	}
+	lr := NewLineReader(r, maxLine)
 	var (
 		events []*Event
-		lines  []int
-		bad    []LineError
+		first  = map[string]int{} // event id → line of its first use
+		bad    LineErrors
 	)
-	for n := 1; ; n++ {
-		line, err := readLine(br)
-		if len(bytes.TrimSpace(line)) > 0 {
-			if e, problems := parseEventLine(line); len(problems) > 0 {
-				bad = append(bad, LineError{Line: n, Problems: problems})
-			} else {
-				events = append(events, e)
-				lines = append(lines, n)
-			}
-		}
+	for {
+		line, n, err := lr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil {
+		var tl *LineTooLongError
+		switch {
+		case errors.As(err, &tl):
+			bad.Add(n, fmt.Sprintf("line is longer than %d bytes", maxLine))
+			continue
+		case err != nil:
 			return nil, fmt.Errorf("read line %d: %w", n, err)
 		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		e, problems := parseEventLine(line)
+		if len(problems) > 0 {
+			bad.Add(n, problems...)
+			continue
+		}
+		if j, dup := first[e.ID]; dup {
+			bad.Add(n, fmt.Sprintf("id duplicates line %d", j))
+			continue
+		}
+		first[e.ID] = n
+		if bad.Len() == 0 {
+			// Once a line is bad nothing will be returned: stop keeping
+			// events, so a huge bad file costs no more memory.
+			events = append(events, e)
+		}
 	}
-	for line, first := range duplicateIDs(events, func(i int) int { return lines[i] }) {
-		bad = append(bad, LineError{Line: line, Problems: []string{fmt.Sprintf("id duplicates line %d", first)}})
-	}
-	if len(bad) > 0 {
-		sortLineErrors(bad)
-		return nil, &ImportError{Lines: bad}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	return events, nil
 }
 
-// readLine reads one line; lines longer than MaxImportLineBytes are returned
-// truncated with the overflow marked so the caller reports them.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
+// LineTooLongError reports a line over a LineReader's limit.
+type LineTooLongError struct {
+	Line  int
+	Limit int
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("line %d is longer than %d bytes", e.Line, e.Limit)
+}
+
+// LineReader splits a stream into lines ("\n", with an optional "\r"
+// before it) of at most a given length. A longer line is read to its end and
+// reported as a *LineTooLongError, so the caller can name it; it is never
+// cut.
+type LineReader struct {
+	br  *bufio.Reader
+	max int
+	n   int
+	buf []byte
+}
+
+// NewLineReader reads lines of at most max bytes from r.
+func NewLineReader(r io.Reader, max int) *LineReader {
+	return &LineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// Next returns the next line without its end, and its 1-based number. At
+// the end of the stream it returns io.EOF. The line is valid until the next
+// call.
+func (lr *LineReader) Next() ([]byte, int, error) {
+	lr.buf = lr.buf[:0]
+	size := 0
+	read := false
 	for {
-		chunk, isPrefix, err := br.ReadLine()
-		if len(buf)+len(chunk) <= MaxImportLineBytes+1 {
-			buf = append(buf, chunk...)
-		}
+		chunk, isPrefix, err := lr.br.ReadLine()
 		if err != nil {
-			return buf, err
+			if errors.Is(err, io.EOF) && read {
+				break
+			}
+			if errors.Is(err, io.EOF) {
+				return nil, lr.n + 1, io.EOF
+			}
+			lr.n++
+			return nil, lr.n, err
+		}
+		read = true
+		size += len(chunk)
+		if size <= lr.max {
+			lr.buf = append(lr.buf, chunk...)
 		}
 		if !isPrefix {
-			return buf, nil
+			break
 		}
 	}
+	lr.n++
+	if size > lr.max {
+		return nil, lr.n, &LineTooLongError{Line: lr.n, Limit: lr.max}
+	}
+	return lr.buf, lr.n, nil
 }
 
 func parseEventLine(line []byte) (*Event, []string) {
-	if len(line) > MaxImportLineBytes {
-		return nil, []string{fmt.Sprintf("line is longer than %d bytes", MaxImportLineBytes)}
-	}
 	if !utf8.Valid(line) {
 		return nil, []string{"line is not valid UTF-8"}
 	}
@@ -106,25 +167,21 @@ func jsonProblem(err error) string {
 // or an import); item numbers are 1-based. Duplicate ids inside the batch are
 // errors. It returns nil or an *ImportError listing every bad item.
 func ValidateBatch(events []*Event) error {
-	var bad []LineError
+	var bad LineErrors
 	for i, e := range events {
 		if e == nil {
-			bad = append(bad, LineError{Line: i + 1, Problems: []string{"event is null"}})
+			bad.Add(i+1, "event is null")
 			continue
 		}
 		e.Normalize()
 		if problems := e.Validate(); len(problems) > 0 {
-			bad = append(bad, LineError{Line: i + 1, Problems: problems})
+			bad.Add(i+1, problems...)
 		}
 	}
 	for item, first := range duplicateIDs(events, func(i int) int { return i + 1 }) {
-		bad = append(bad, LineError{Line: item, Problems: []string{fmt.Sprintf("id duplicates item %d", first)}})
+		bad.Add(item, fmt.Sprintf("id duplicates item %d", first))
 	}
-	if len(bad) == 0 {
-		return nil
-	}
-	sortLineErrors(bad)
-	return &ImportError{Lines: bad}
+	return bad.Err()
 }
 
 // duplicateIDs maps the number of each repeated event to the number of its first occurrence.
@@ -142,8 +199,4 @@ func duplicateIDs(events []*Event, number func(int) int) map[int]int {
 		first[e.ID] = i
 	}
 	return dup
-}
-
-func sortLineErrors(l []LineError) {
-	slices.SortStableFunc(l, func(a, b LineError) int { return cmp.Compare(a.Line, b.Line) })
 }

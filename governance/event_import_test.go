@@ -49,3 +49,37 @@ func TestParseEventsJSONL(t *testing.T) {
 		}
 	})
 }
+
+// TestParseEventsJSONLLimits: a line over the limit is an error naming it,
+// never cut to size; errors are bounded to the first MaxReportedErrors.
+func TestParseEventsJSONLLimits(t *testing.T) {
+	good := `{"id":"e1","session_id":"s1","turn":1,"role":"user","text":"ok","occurred_at":"2026-06-15T09:00:00Z"}`
+	t.Run("ErrLongLineNotCut", func(t *testing.T) {
+		// Valid JSON padded past the limit: cutting the tail would leave an
+		// acceptable event.
+		in := good + "\n" + good[:len(good)-1] + strings.Repeat(" ", governance.MaxImportLineBytes) + "}\n"
+		in = strings.Replace(in, `"e1"`, `"e2"`, 2)
+		in = good + "\n" + strings.SplitN(in, "\n", 2)[1]
+		_, err := governance.ParseEventsJSONL(strings.NewReader(in))
+		var ie *governance.ImportError
+		if !errors.As(err, &ie) || len(ie.Lines) != 1 || ie.Lines[0].Line != 2 ||
+			!strings.Contains(strings.Join(ie.Lines[0].Problems, ";"), "longer than") {
+			t.Fatalf("err = %v; want line 2 rejected as too long", err)
+		}
+	})
+	t.Run("ErrBounded", func(t *testing.T) {
+		in := strings.Repeat("{}\n", 5000)
+		_, err := governance.ParseEventsJSONL(strings.NewReader(in))
+		var ie *governance.ImportError
+		if !errors.As(err, &ie) {
+			t.Fatalf("err = %v", err)
+		}
+		if len(ie.Lines) != governance.MaxReportedErrors || ie.Total != 5000 || ie.Lines[99].Line != 100 {
+			t.Fatalf("%d lines listed (last %d), total %d; want the first %d of 5000",
+				len(ie.Lines), ie.Lines[len(ie.Lines)-1].Line, ie.Total, governance.MaxReportedErrors)
+		}
+		if msg := ie.Error(); !strings.Contains(msg, "5000 invalid") || len(msg) > 16<<10 {
+			t.Fatalf("message (%d bytes) %.200s", len(msg), msg)
+		}
+	})
+}

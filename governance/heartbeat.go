@@ -134,6 +134,9 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 		}
 		rec.BeatStats.Add(stats)
 	}
+	if ctx.Err() != nil {
+		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
+	}
 	now := h.now()
 	interval := NextInterval(rec.NewEvents)
 	h.state.Lock()
@@ -148,7 +151,11 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 	h.next = next
 	h.state.Unlock()
 	rec.FinishedAt, rec.NextBeatAt = &now, &next
-	if err := h.Store.FinishBeat(ctx, rec); err != nil {
+	// The record is closed even when ctx was cancelled (a shutdown): with
+	// the cancelled context it would stay "running" forever.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := h.Store.FinishBeat(fctx, rec); err != nil {
 		return rec, err
 	}
 	h.state.Lock()
@@ -168,22 +175,38 @@ func (h *Heartbeat) BeatProject(ctx context.Context, p *Project) (BeatStats, err
 	return h.beatProject(ctx, p)
 }
 
+// ErrForgotMeanwhile is returned by ApplyBeatPlan when a forget committed in
+// the project after the plan's input was read: nothing was written, and the
+// beat consolidates again from what is left.
+var ErrForgotMeanwhile = Errorf(ECONFLICT, "A forget committed while the beat was running; the beat starts again.")
+
+// forgetRetries bounds how often one project's beat starts again because of
+// forgets committed meanwhile.
+const forgetRetries = 3
+
 func (h *Heartbeat) beatProject(ctx context.Context, p *Project) (BeatStats, error) {
-	in, err := h.Store.LoadConsolidateInput(ctx, p, h.Idle)
-	if err != nil {
-		return BeatStats{}, err
+	for attempt := 0; ; attempt++ {
+		in, err := h.Store.LoadConsolidateInput(ctx, p, h.Idle)
+		if err != nil {
+			return BeatStats{}, err
+		}
+		if in.NewCheckpoint <= in.Checkpoint && len(in.Sessions) == 0 {
+			return BeatStats{}, nil
+		}
+		plan, err := h.Consolidator.Plan(ctx, in)
+		if err != nil {
+			return BeatStats{}, err
+		}
+		err = h.Store.ApplyBeatPlan(ctx, plan)
+		if errors.Is(err, ErrForgotMeanwhile) && attempt < forgetRetries {
+			h.log().Info("a forget committed during the beat; consolidating again", slog.String("project", p.Slug))
+			continue
+		}
+		if err != nil {
+			return BeatStats{}, err
+		}
+		return plan.Stats, nil
 	}
-	if in.NewCheckpoint <= in.Checkpoint && len(in.Sessions) == 0 {
-		return BeatStats{}, nil
-	}
-	plan, err := h.Consolidator.Plan(ctx, in)
-	if err != nil {
-		return BeatStats{}, err
-	}
-	if err := h.Store.ApplyBeatPlan(ctx, plan); err != nil {
-		return BeatStats{}, err
-	}
-	return plan.Stats, nil
 }
 
 // Run beats at once, then at the adaptive interval, until ctx is cancelled.

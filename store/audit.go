@@ -139,7 +139,7 @@ func (s *Store) FindAudit(ctx context.Context, f governance.AuditFilter) ([]*gov
 		where = append(where, "a.project_id IN ("+strings.Join(append(ph, "NULL"), ",")+")")
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+auditColumns+`, COUNT(*) OVER () FROM `+auditFrom+`
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY a.id DESC`+limitOffset(f.Limit, f.Offset), args...)
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY a.id DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find audit: %w", err)
 	}

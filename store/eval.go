@@ -213,7 +213,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+evalRunColumns+`, COUNT(*) OVER ()
 		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id DESC`+limitOffset(f.Limit, f.Offset), args...)
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY r.id DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find eval runs: %w", err)
 	}
@@ -235,6 +235,15 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 // ClaimEvalRun marks the oldest queued run as running and returns it;
 // ENOTFOUND when nothing is queued.
 func (s *Store) ClaimEvalRun(ctx context.Context) (*evals.RunRow, error) {
+	// A read first: the idle runner polls every second and must not take
+	// the writer slot (BEGIN IMMEDIATE) when nothing is queued.
+	var queued bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM eval_runs WHERE status = 'queued')`).Scan(&queued); err != nil {
+		return nil, fmt.Errorf("store: claim eval run: %w", err)
+	}
+	if !queued {
+		return nil, governance.Errorf(governance.ENOTFOUND, "No queued eval run.")
+	}
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err

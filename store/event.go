@@ -205,7 +205,7 @@ func (s *Store) FindEvents(ctx context.Context, f governance.EventFilter) ([]*go
 		order = " ORDER BY e.turn, e.seq"
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+`, COUNT(*) OVER () FROM events e WHERE `+
-		strings.Join(where, " AND ")+order+limitOffset(f.Limit, f.Offset), args...)
+		strings.Join(where, " AND ")+order+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find events: %w", err)
 	}
@@ -333,15 +333,15 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		fmt.Sprintf(" LIMIT %d)", maxSearchCount+1), args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count search: %w", err)
 	}
-	query := `SELECT ` + eventColumns + ` FROM ` + from + ` WHERE ` + cond + order + limitOffset(f.Limit, f.Offset)
+	query := `SELECT ` + eventColumns + ` FROM ` + from + ` WHERE ` + cond + order + pageSQL
 	if total > maxSearchCount && f.Order != governance.SearchNewest && len(q.phrases)+len(q.any) > 0 {
 		// FTS5 scores every match it sorts: past searchRankWindow matches,
 		// the newest searchRankWindow are ranked, which bounds the cost.
 		query = `SELECT ` + strings.ReplaceAll(eventColumns, "e.", "m.") + ` FROM (SELECT e.*, w.rank AS score FROM ` + from +
 			` WHERE ` + cond + fmt.Sprintf(` ORDER BY w.rowid DESC LIMIT %d) m`, searchRankWindow) +
-			` ORDER BY m.score, m.seq DESC` + limitOffset(f.Limit, f.Offset)
+			` ORDER BY m.score, m.seq DESC` + pageSQL
 	}
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	rows, err := s.read.QueryContext(ctx, query, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: search events: %w", err)
 	}
@@ -438,7 +438,7 @@ func (s *Store) FindSessions(ctx context.Context, f governance.SessionFilter) ([
 	}
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT project_id, session_id, subject_id, events, failed, external, first_at, last_at, ended, last_seq, COUNT(*) OVER ()
-		FROM sessions WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+limitOffset(f.Limit, f.Offset), args...)
+		FROM sessions WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find sessions: %w", err)
 	}

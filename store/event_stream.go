@@ -19,6 +19,13 @@ const maxStreamSkippedIDs = 1000
 // are skipped and counted. An "events.import" audit row naming the actor
 // is written in the same transaction when actor is not empty.
 func (s *Store) ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error) {
+	return s.importStream(ctx, actor, projectID, produce, nil)
+}
+
+// importStream is ImportStream with a hook run in the same transaction
+// before the commit.
+func (s *Store) importStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error,
+	before func(context.Context, *Tx, *governance.ImportResult) error) (*governance.ImportResult, error) {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -94,6 +101,11 @@ func (s *Store) ImportStream(ctx context.Context, actor string, projectID int64,
 			Actor: actor, Action: "events.import", ObjectType: "project", ObjectID: slug, ProjectID: projectID,
 			Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped),
 		}); err != nil {
+			return nil, err
+		}
+	}
+	if before != nil {
+		if err := before(ctx, tx, res); err != nil {
 			return nil, err
 		}
 	}

@@ -485,7 +485,7 @@ func parseExport(r io.Reader) ([]*exportRecord, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	var (
 		out []*exportRecord
-		bad []governance.LineError
+		bad governance.LineErrors
 	)
 	n := 0
 	for sc.Scan() {
@@ -504,7 +504,7 @@ func parseExport(r io.Reader) ([]*exportRecord, error) {
 			problem = checkExportRecord(&rec, len(out) == 0)
 		}
 		if problem != "" {
-			bad = append(bad, governance.LineError{Line: n, Problems: []string{problem}})
+			bad.Add(n, problem)
 			continue
 		}
 		out = append(out, &rec)
@@ -515,8 +515,8 @@ func parseExport(r io.Reader) ([]*exportRecord, error) {
 		}
 		return nil, fmt.Errorf("store: read export: %w", err)
 	}
-	if len(bad) > 0 {
-		return nil, &governance.ImportError{Lines: bad}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, governance.Errorf(governance.EINVALID, "The export is empty.")

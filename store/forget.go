@@ -398,8 +398,8 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM events e WHERE `+p.eventSQL, p.eventArg...).Scan(&p.EventCount); err != nil {
 			return fmt.Errorf("store: count events: %w", err)
 		}
-		if err := queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE `+p.eventSQL+` ORDER BY e.seq`+limitOffset(governance.PreviewEventLimit, 0),
-			p.eventArg, func(r scanner) error {
+		if err := queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE `+p.eventSQL+` ORDER BY e.seq`+pageSQL,
+			pageArgs(p.eventArg, governance.PreviewEventLimit, 0), func(r scanner) error {
 				e, err := scanEvent(r)
 				if err == nil {
 					p.Events = append(p.Events, e)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -31,6 +32,13 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	in := &governance.ConsolidateInput{
 		Project: p, Now: now.Truncate(time.Second), Evidence: map[int64]*governance.Event{}, Suppressed: governance.Suppressions{},
 	}
+	// Read first: a forget committing after this point is seen by
+	// ApplyBeatPlan, which then writes nothing.
+	gen, err := forgetGeneration(ctx, s.read, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	in.ForgetGeneration = gen
 	cp, err := s.FindCheckpoint(ctx, p.ID)
 	if err != nil {
 		return nil, fmt.Errorf("store: checkpoint: %w", err)
@@ -176,6 +184,15 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		return err
 	}
 	defer tx.Rollback()
+	// A forget that committed after the input was read wins: the plan may
+	// carry the forgotten text, so nothing of it is written.
+	gen, err := forgetGeneration(ctx, tx, plan.ProjectID)
+	if err != nil {
+		return err
+	}
+	if gen != plan.ForgetGeneration {
+		return governance.ErrForgotMeanwhile
+	}
 	now := formatTime(tx.now)
 	for _, ep := range plan.Episodes {
 		if _, err := tx.ExecContext(ctx, `
@@ -341,7 +358,7 @@ func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRec
 	var out []*governance.BeatRecord
 	err := queryEach(ctx, s, `
 		SELECT id, trigger, started_at, finished_at, new_events, episodes, candidates, proposals, held, blocked, errors, tokens, next_beat_at
-		FROM beats ORDER BY id DESC`+limitOffset(limit, 0), nil, func(r scanner) error {
+		FROM beats ORDER BY id DESC`+pageSQL, pageArgs(nil, limit, 0), func(r scanner) error {
 		var (
 			b              governance.BeatRecord
 			started        string
@@ -372,4 +389,17 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// forgetGeneration is the project's forget generation (0 before any forget);
+// the triggers of migration 0020 bump it in every forget's transaction.
+func forgetGeneration(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, projectID int64) (int64, error) {
+	var gen int64
+	err := q.QueryRowContext(ctx, `SELECT COALESCE((SELECT generation FROM forget_generations WHERE project_id = ?), 0)`, projectID).Scan(&gen)
+	if err != nil {
+		return 0, fmt.Errorf("store: forget generation: %w", err)
+	}
+	return gen, nil
 }

@@ -70,10 +70,10 @@ func (s *Store) FindCandidates(ctx context.Context, f governance.CandidateFilter
 		return out[min(max(f.Offset, 0), len(out)):], len(out), err
 	}
 	var total int
-	if err := s.read.QueryRowContext(ctx, countQuery("candidates c", cond, f.Offset, f.Limit, f.CountCap), args...).Scan(&total); err != nil {
+	if err := s.read.QueryRowContext(ctx, countQuery("candidates c", cond, f.CountCap), countArgs(args, f.Offset, f.Limit, f.CountCap)...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count candidates: %w", err)
 	}
-	ids, err := s.pageIDs(ctx, `SELECT c.id FROM candidates c WHERE `+cond+` ORDER BY c.id`+limitOffset(f.Limit, f.Offset), args)
+	ids, err := s.pageIDs(ctx, `SELECT c.id FROM candidates c WHERE `+cond+` ORDER BY c.id`+pageSQL, pageArgs(args, f.Limit, f.Offset))
 	if err != nil || len(ids) == 0 {
 		return nil, total, err
 	}
@@ -82,12 +82,20 @@ func (s *Store) FindCandidates(ctx context.Context, f governance.CandidateFilter
 }
 
 // countQuery counts the rows of from matching cond; with countCap > 0 it
-// stops countCap rows past the page.
-func countQuery(from, cond string, offset, limit, countCap int) string {
+// stops countCap rows past the page (the bound is a parameter, countArgs).
+func countQuery(from, cond string, countCap int) string {
 	if countCap > 0 {
-		return fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT %d)`, from, cond, max(offset, 0)+limit+countCap)
+		return `SELECT COUNT(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + cond + ` LIMIT ?)`
 	}
 	return `SELECT COUNT(*) FROM ` + from + ` WHERE ` + cond
+}
+
+// countArgs are the arguments of countQuery: args, then the bound.
+func countArgs(args []any, offset, limit, countCap int) []any {
+	if countCap <= 0 {
+		return args
+	}
+	return append(append(make([]any, 0, len(args)+1), args...), max(offset, 0)+limit+countCap)
 }
 
 // pageIDs runs a query returning one id a row.
@@ -167,7 +175,7 @@ func (s *Store) FindEpisodes(ctx context.Context, f governance.EpisodeFilter) ([
 	)
 	err := queryEach(ctx, s, `
 		SELECT id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at, COUNT(*) OVER ()
-		FROM episodes WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+limitOffset(f.Limit, f.Offset), args, func(r scanner) error {
+		FROM episodes WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset), func(r scanner) error {
 		var (
 			e                governance.Episode
 			created, updated string
@@ -243,10 +251,10 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 		return out[min(max(f.Offset, 0), len(out)):], len(out), err
 	}
 	var total int
-	if err := s.read.QueryRowContext(ctx, countQuery(from, cond, f.Offset, f.Limit, f.CountCap), args...).Scan(&total); err != nil {
+	if err := s.read.QueryRowContext(ctx, countQuery(from, cond, f.CountCap), countArgs(args, f.Offset, f.Limit, f.CountCap)...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count rules: %w", err)
 	}
-	ids, err := s.pageIDs(ctx, `SELECT r.id FROM `+from+` WHERE `+cond+` ORDER BY r.id`+limitOffset(f.Limit, f.Offset), args)
+	ids, err := s.pageIDs(ctx, `SELECT r.id FROM `+from+` WHERE `+cond+` ORDER BY r.id`+pageSQL, pageArgs(args, f.Limit, f.Offset))
 	if err != nil {
 		return nil, 0, err
 	}

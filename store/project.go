@@ -19,6 +19,12 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	if p.Name == "" {
 		return governance.Errorf(governance.EINVALID, "A project needs a name.")
 	}
+	if problem := governance.CheckSlug(p.Slug); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project slug %s.", problem)
+	}
+	if problem := governance.CheckText(p.Name); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project name %s.", problem)
+	}
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -361,7 +361,7 @@ func (s *Store) FindRecallTraces(ctx context.Context, f governance.RecallTraceFi
 	)
 	err := queryEach(ctx, s, `
 		SELECT id, project_id, subject_id, actor, task_hash, trace, created_at, COUNT(*) OVER ()
-		FROM recall_traces WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC`+limitOffset(f.Limit, f.Offset), args,
+		FROM recall_traces WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset),
 		func(r scanner) error {
 			var (
 				t             governance.RecallTraceInfo

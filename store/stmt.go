@@ -6,7 +6,10 @@ import (
 	"sync"
 )
 
-// maxCachedStmts bounds the statement cache; past it the cache starts over.
+// maxCachedStmts bounds the statement cache. Queries bind their values,
+// pages and count bounds as parameters, so the product's read queries form
+// a fixed set well below it; a query past the bound runs unprepared and
+// nothing already cached is closed.
 const maxCachedStmts = 512
 
 // stmtCache prepares each distinct read query once (database/sql then keeps
@@ -18,11 +21,13 @@ type stmtCache struct {
 	m  map[string]*sql.Stmt
 }
 
+// stmt returns the cached statement of query, preparing it the first time;
+// nil (and no error) when the cache is full and query is not in it.
 func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	c.mu.Lock()
-	st := c.m[query]
+	st, full := c.m[query], len(c.m) >= maxCachedStmts
 	c.mu.Unlock()
-	if st != nil {
+	if st != nil || full {
 		return st, nil
 	}
 	st, err := c.db.PrepareContext(ctx, query)
@@ -36,7 +41,8 @@ func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 		return old, nil
 	}
 	if len(c.m) >= maxCachedStmts {
-		c.closeLocked()
+		st.Close()
+		return nil, nil
 	}
 	if c.m == nil {
 		c.m = map[string]*sql.Stmt{}
@@ -51,14 +57,17 @@ func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any)
 	if err != nil {
 		return nil, err
 	}
+	if st == nil {
+		return c.db.QueryContext(ctx, query, args...)
+	}
 	return st.QueryContext(ctx, args...)
 }
 
 // QueryRowContext runs a one-row read query through its cached statement.
 func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	st, err := c.stmt(ctx, query)
-	if err != nil {
-		// Let database/sql report the same error through the Row.
+	if err != nil || st == nil {
+		// Uncached, or let database/sql report the same error through the Row.
 		return c.db.QueryRowContext(ctx, query, args...)
 	}
 	return st.QueryRowContext(ctx, args...)

@@ -262,13 +262,16 @@ func (n *NullTime) Scan(v any) error {
 	return nil
 }
 
-// limitOffset formats LIMIT/OFFSET for a query; limit <= 0 means no limit.
-func limitOffset(limit, offset int) string {
+// pageSQL ends a query with its page; pageArgs gives the two arguments.
+// They are parameters, not text, so every page of a query is one statement
+// (the statement cache holds a bounded set).
+const pageSQL = " LIMIT ? OFFSET ?"
+
+// pageArgs returns a copy of args followed by the LIMIT and OFFSET of a
+// page; limit <= 0 means no limit.
+func pageArgs(args []any, limit, offset int) []any {
 	if limit <= 0 {
 		limit = -1
 	}
-	if offset < 0 {
-		offset = 0
-	}
-	return fmt.Sprintf(" LIMIT %d OFFSET %d", limit, offset)
+	return append(append(make([]any, 0, len(args)+2), args...), limit, max(offset, 0))
 }

@@ -79,7 +79,7 @@ type claudeParser struct {
 // split by it.
 func parseClaude(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
 	c := &claudeParser{parser: newParser(opts, rep, emit), tools: map[string]string{}}
-	err := lines(ctx, br, rep, func(n int, line []byte) error {
+	err := lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
 		var l claudeLine
 		if msg := decodeLine(line, &l); msg != "" {

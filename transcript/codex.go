@@ -84,7 +84,7 @@ type codexWaiting struct {
 func parseCodex(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
 	c := &codexParser{parser: newParser(opts, rep, emit), session: codexSessionFromName(opts.Name),
 		tools: map[string]string{}, exits: map[string]int{}}
-	err := lines(ctx, br, rep, func(n int, line []byte) error {
+	err := lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
 		var l codexLine
 		if msg := decodeLine(line, &l); msg != "" {

@@ -31,7 +31,7 @@ func (d dupes) check(id string, line int) (first int, dup bool) {
 // governance.Event, unknown fields rejected, occurred_at required).
 func parseMnemo(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
 	seen := dupes{}
-	return lines(ctx, br, rep, func(n int, line []byte) error {
+	return lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		var e governance.Event
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
@@ -100,7 +100,7 @@ func parseSeed(ctx context.Context, br *bufio.Reader, opts Options, rep *Report,
 	p := newParser(opts, rep, emit)
 	seen := dupes{}
 	project := opts.Project
-	return lines(ctx, br, rep, func(n int, line []byte) error {
+	return lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		p.line = n
 		var s seedEvent
 		dec := json.NewDecoder(bytes.NewReader(line))

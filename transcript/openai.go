@@ -66,7 +66,7 @@ func parseOpenAI(ctx context.Context, br *bufio.Reader, opts Options, rep *Repor
 	if len(trimmed) > 0 && trimmed[0] == '{' && !json.Valid(bytes.TrimSpace(firstLine)) {
 		return c.stream(ctx, br, session, true) // one pretty-printed object
 	}
-	return lines(ctx, br, rep, func(n int, line []byte) error {
+	return lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
 		var conv struct {
 			Messages []json.RawMessage `json:"messages"`

@@ -83,7 +83,7 @@ const (
 	MaxLineBytes = 4 << 20
 	// maxReportedLines bounds the malformed lines listed in a report; the
 	// count goes on.
-	maxReportedLines = 200
+	maxReportedLines = governance.MaxReportedErrors
 	// maxToolNames bounds the tool-call ids remembered to name a later result.
 	maxToolNames = 4096
 )
@@ -105,6 +105,10 @@ type Options struct {
 	// Now is the import time; events without a timestamp get Now plus their
 	// position in the file in milliseconds, so file order is kept.
 	Now time.Time
+	// LineOffset is the number of lines before the input (follow mode
+	// reads a file from a checkpoint): line numbers, and the ids derived
+	// from them, continue from it.
+	LineOffset int
 }
 
 // Report says what a parse read.
@@ -214,10 +218,10 @@ func stem(name string) string {
 
 // lines calls fn for every non-blank line of r, numbered from 1. A line
 // longer than MaxLineBytes is reported malformed without being buffered.
-func lines(ctx context.Context, r io.Reader, rep *Report, fn func(n int, line []byte) error) error {
+func lines(ctx context.Context, r io.Reader, rep *Report, offset int, fn func(n int, line []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
-	for n := 1; ; n++ {
+	for n := offset + 1; ; n++ {
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -280,7 +284,7 @@ func decodeLine(line []byte, v any) string {
 // file when it has malformed lines and skipping was not asked for.
 func finish(rep *Report, opts Options) error {
 	if rep.MalformedCount > 0 && !opts.SkipMalformed {
-		return &governance.ImportError{Lines: rep.Malformed}
+		return &governance.ImportError{Lines: rep.Malformed, Total: rep.MalformedCount}
 	}
 	return nil
 }

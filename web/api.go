@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
@@ -71,8 +72,10 @@ func tokenFrom(ctx context.Context) *governance.APIToken {
 type apiError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-	// Items lists every invalid event of a rejected batch (1-based item or line numbers).
-	Items []governance.LineError `json:"items,omitempty"`
+	// Items lists the first governance.MaxReportedErrors invalid events of
+	// a rejected batch (1-based item or line numbers); Invalid counts them all.
+	Items   []governance.LineError `json:"items,omitempty"`
+	Invalid int                    `json:"invalid,omitempty"`
 }
 
 // apiErrors renders every error of an API route as JSON {code, message}
@@ -92,8 +95,11 @@ func (s *Server) apiErrors(next echo.HandlerFunc) echo.HandlerFunc {
 		)
 		switch {
 		case errors.As(err, &ie):
-			status, body = http.StatusBadRequest, apiError{Code: governance.EINVALID, Items: ie.Lines,
-				Message: fmt.Sprintf("%d invalid event(s); nothing was written.", len(ie.Lines))}
+			status, body = http.StatusBadRequest, apiError{Code: governance.EINVALID, Items: ie.Lines, Invalid: ie.Count(),
+				Message: fmt.Sprintf("%d invalid event(s); nothing was written.", ie.Count())}
+			if more := ie.Count() - len(ie.Lines); more > 0 {
+				body.Message = fmt.Sprintf("%d invalid event(s); the first %d are listed; nothing was written.", ie.Count(), len(ie.Lines))
+			}
 		case errors.As(err, &mbe):
 			status, body = http.StatusRequestEntityTooLarge, apiError{Code: governance.ETOOLARGE,
 				Message: fmt.Sprintf("The request body is larger than %d bytes.", mbe.Limit)}
@@ -165,10 +171,18 @@ func capBody(c echo.Context, n int64) {
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, n)
 }
 
-// decodeJSON reads one JSON object from the body, rejecting unknown fields.
+// decodeJSON reads one JSON object from the body, rejecting unknown fields
+// and invalid UTF-8 (which encoding/json would silently replace).
 func decodeJSON(c echo.Context, limit int64, v any) error {
 	capBody(c, limit)
-	dec := json.NewDecoder(c.Request().Body)
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return err
+	}
+	if !utf8.Valid(body) {
+		return governance.Errorf(governance.EINVALID, "The request body is not valid UTF-8.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
@@ -217,7 +231,7 @@ func (s *Server) handleAPINotFound(c echo.Context) error {
 // whose id the project already has are skipped and reported.
 func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	t := tokenFrom(c.Request().Context())
-	capBody(c, APIMaxEventsBytes)
+	capBody(c, s.cfg.MaxEventsBytes)
 	if c.QueryParam("format") != "" {
 		return s.handleAPITranscriptCreate(c, t)
 	}
@@ -230,7 +244,7 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	case echo.MIMEApplicationJSON:
 		events, err = parseEventArray(c.Request().Body)
 	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/jsonlines":
-		events, err = governance.ParseEventsJSONL(c.Request().Body)
+		events, err = governance.ParseEventsJSONLLimit(c.Request().Body, s.cfg.MaxLineBytes)
 	default:
 		return governance.Errorf(codeUnsupportedMedia, "Send events as application/json (an array) or application/x-ndjson (one event per line).")
 	}
@@ -251,19 +265,18 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 	if len(events) == 0 {
 		return governance.Errorf(governance.EINVALID, "The batch holds no events.")
 	}
-	var bad []governance.LineError
+	var bad governance.LineErrors
 	for i, e := range events {
 		if e == nil {
 			continue // IngestEvents names it
 		}
 		if e.Project != "" && e.Project != t.ProjectSlug {
-			bad = append(bad, governance.LineError{Line: i + 1, Problems: []string{
-				fmt.Sprintf("project %q is not this token's project %q", e.Project, t.ProjectSlug)}})
+			bad.Add(i+1, fmt.Sprintf("project %q is not this token's project %q", e.Project, t.ProjectSlug))
 		}
 		e.Project = ""
 	}
-	if len(bad) > 0 {
-		return &governance.ImportError{Lines: bad}
+	if err := bad.Err(); err != nil {
+		return err
 	}
 	res, err := s.store.IngestEvents(c.Request().Context(), t.ProjectID, events)
 	if err != nil {
@@ -328,14 +341,27 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 	}
 	var (
 		events []*governance.Event
-		bad    []governance.LineError
+		bad    governance.LineErrors
 	)
 	for i := 1; dec.More(); i++ {
 		if i > APIMaxEvents {
 			return nil, governance.Errorf(governance.ETOOLARGE, "At most %d events per request.", APIMaxEvents)
 		}
+		// Each item is first taken raw: encoding/json would silently turn
+		// invalid UTF-8 into U+FFFD (two different ids could collide).
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		var e *governance.Event
-		if err := dec.Decode(&e); err != nil {
+		if err == nil {
+			if !utf8.Valid(raw) {
+				bad.Add(i, "item is not valid UTF-8")
+				continue
+			}
+			itemDec := json.NewDecoder(bytes.NewReader(raw))
+			itemDec.DisallowUnknownFields()
+			err = itemDec.Decode(&e)
+		}
+		if err != nil {
 			var (
 				mbe *http.MaxBytesError
 				se  *json.SyntaxError
@@ -343,9 +369,9 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 			if errors.As(err, &mbe) {
 				return nil, err
 			}
-			bad = append(bad, governance.LineError{Line: i, Problems: []string{"invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}})
+			bad.Add(i, "invalid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
 			if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, &governance.ImportError{Lines: bad}
+				return nil, bad.Err()
 			}
 			continue // unknown fields and wrong types: the item was read whole
 		}
@@ -357,8 +383,8 @@ func parseEventArray(r io.Reader) ([]*governance.Event, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, governance.Errorf(governance.EINVALID, "The body holds more than one JSON value.")
 	}
-	if len(bad) > 0 {
-		return nil, &governance.ImportError{Lines: bad}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	return events, nil
 }

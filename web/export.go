@@ -66,6 +66,9 @@ func (s *Server) handleExportShow(c echo.Context) error {
 	v := templates.ExportView{Project: sc.Project, Member: sc.Subject != nil, SubjectID: subject, User: h.User}
 	if sc.Subject == nil {
 		v.Memory = &h.Memory
+		if v.AgentFiles, _, err = s.store.ExportAgentFiles(ctx, sc.Project.ID, subject); err != nil {
+			return err
+		}
 		if v.Subjects, err = s.projectSubjects(ctx, sc.Project.ID); err != nil {
 			return err
 		}
@@ -106,6 +109,9 @@ func (s *Server) handleExportDownload(c echo.Context) error {
 	}
 	format := map[string]string{"project.jsonl": exportJSONL, governance.HermesMemoryName: exportMemory,
 		governance.HermesUserName: exportUser}[c.Param("file")]
+	if format == "" && sc.Subject == nil {
+		return s.writeAgentFile(c, sc.Project, c.Param("file"), strings.TrimSpace(c.QueryParam("subject")))
+	}
 	if format == "" {
 		return governance.Errorf(governance.ENOTFOUND, "There is no such export file.")
 	}
@@ -200,4 +206,27 @@ func safeFileName(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// writeAgentFile sends one agent file (AGENTS.md, CLAUDE.md,
+// claude-rules-<topic>.md) holding only its managed block, ready to be
+// placed in a repository and kept current by console sync.
+func (s *Server) writeAgentFile(c echo.Context, p *governance.Project, name, subject string) error {
+	files, _, err := s.store.ExportAgentFiles(c.Request().Context(), p.ID, subject)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if templates.AgentFileDownload(f.Path) != name {
+			continue
+		}
+		body, err := governance.MergeManagedBlock(nil, f.Block)
+		if err != nil {
+			return err
+		}
+		c.Response().Header().Set("Cache-Control", "no-store")
+		c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", name))
+		return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", body)
+	}
+	return governance.Errorf(governance.ENOTFOUND, "There is no such export file.")
 }

@@ -117,7 +117,7 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 	var rejected *governance.ImportError
 	switch {
 	case errors.As(err, &rejected):
-		v.LineErrors = rejected.Lines
+		v.LineErrors, v.InvalidLines = rejected.Lines, rejected.Count()
 		return s.renderImport(c, http.StatusUnprocessableEntity, v)
 	case err != nil:
 		if code := governance.ErrorCode(err); code == governance.EINVALID {

@@ -55,11 +55,23 @@ func (s *Server) newMCPHandler() http.Handler {
 		Description: "Lists the project's rules (active by default) with their kind, scope, promotion reason and trust.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, s.mcpListRules)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "export_memory",
+		Title:       "Export memory",
+		Description: "Returns the project's active memories (and one end user's, with subject_id) as portable JSON Lines: kind, text, scope, promotion reason, trust.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.mcpExportMemory)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "import_memory",
+		Title:       "Import memory",
+		Description: "Records memories given as portable JSON Lines (kind, text, optional subject_id) as raw events; the heartbeat gates them and proposes rules only on evidence, like any other write.",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true},
+	}, s.mcpImportMemory)
 
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
-		MaxRequestBodyBytes: APIMaxEventsBytes,
+		MaxRequestBodyBytes: s.cfg.MaxEventsBytes,
 		// Every request needs a project token, which a DNS-rebinding page
 		// cannot send; the SDK's localhost check would instead refuse a
 		// reverse proxy on the same host that forwards the public Host.
@@ -109,9 +121,12 @@ func (s *Server) toolError(ctx context.Context, tool string, err error) error {
 	var ie *governance.ImportError
 	if errors.As(err, &ie) {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d invalid event(s); nothing was written.", len(ie.Lines))
+		fmt.Fprintf(&b, "%d invalid event(s); nothing was written.", ie.Count())
 		for _, l := range ie.Lines {
 			fmt.Fprintf(&b, "\nitem %d: %s", l.Line, strings.Join(l.Problems, "; "))
+		}
+		if more := ie.Count() - len(ie.Lines); more > 0 {
+			fmt.Fprintf(&b, "\n… and %d more", more)
 		}
 		return errors.New(b.String())
 	}
@@ -183,18 +198,18 @@ func (s *Server) mcpRecordEvents(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, nil, fmt.Errorf("at most %d events per call", APIMaxEvents)
 	}
 	events := make([]*governance.Event, len(in.Events))
-	var bad []governance.LineError
+	var bad governance.LineErrors
 	for i, e := range in.Events {
 		at, err := time.Parse(time.RFC3339, e.OccurredAt)
 		if err != nil && e.OccurredAt != "" {
-			bad = append(bad, governance.LineError{Line: i + 1, Problems: []string{"occurred_at is not an RFC 3339 time"}})
+			bad.Add(i+1, "occurred_at is not an RFC 3339 time")
 		}
 		events[i] = &governance.Event{ID: e.ID, SessionID: e.SessionID, SubjectID: e.SubjectID, Turn: e.Turn,
 			Kind: governance.EventKind(e.Kind), Role: governance.Role(e.Role), Text: e.Text, Tool: e.Tool, Status: e.Status,
 			Source: governance.Source(e.Source), OccurredAt: at}
 	}
-	if len(bad) > 0 {
-		return nil, nil, s.toolError(ctx, "record_events", &governance.ImportError{Lines: bad})
+	if err := bad.Err(); err != nil {
+		return nil, nil, s.toolError(ctx, "record_events", err)
 	}
 	res, err := s.store.IngestEvents(ctx, t.ProjectID, events)
 	if err != nil {

@@ -43,6 +43,8 @@ func (s *Server) routes() {
 	admin := group{e: e, prefix: "/admin", mw: []echo.MiddlewareFunc{auth.RequireAdmin}}
 	admin.GET("/import", s.handleImportNew)
 	admin.POST("/import", s.handleImportCreate)
+	admin.GET("/sources", s.handleSourceIndex)
+	admin.POST("/sources", s.handleSourceCreate)
 
 	// Recall playground, exports and API tokens (recall.go, export.go, token.go).
 	app.GET("/recall", s.handleRecallShow)

@@ -29,6 +29,12 @@ type Config struct {
 	TrustProxy bool
 	// MaxImportBytes bounds an uploaded JSON Lines file (default 64 MiB).
 	MaxImportBytes int64
+	// MaxEventsBytes bounds the body of POST /api/v1/events (default 8 MiB).
+	MaxEventsBytes int64
+	// MaxLineBytes bounds one JSON Lines record, in an upload or an NDJSON
+	// body (default governance.MaxImportLineBytes). A longer line is an
+	// error naming it, never cut.
+	MaxLineBytes int
 	// LoginLimit rate-limits sign-in attempts (zero: 5, then 1 every 10 s,
 	// per client IP and per username).
 	LoginLimit auth.LimitConfig
@@ -55,6 +61,12 @@ type Server struct {
 func NewServer(cfg Config, st *store.Store, logger *slog.Logger) (*Server, error) {
 	if cfg.MaxImportBytes <= 0 {
 		cfg.MaxImportBytes = DefaultMaxImportBytes
+	}
+	if cfg.MaxEventsBytes <= 0 {
+		cfg.MaxEventsBytes = APIMaxEventsBytes
+	}
+	if cfg.MaxLineBytes <= 0 {
+		cfg.MaxLineBytes = governance.MaxImportLineBytes
 	}
 	hashKey, blockKey, err := st.SessionKeys(context.Background())
 	if err != nil {
@@ -100,7 +112,7 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 
 // middleware installs, in order: Recover → RequestID → request logger →
 // Secure headers → body limit → session → current user → language →
-// CSRF.
+// CSRF → clean forms.
 func (s *Server) middleware() error {
 	s.echo.Use(
 		middleware.Recover(),
@@ -115,11 +127,17 @@ func (s *Server) middleware() error {
 			ReferrerPolicy:        "same-origin",
 		}),
 		// Before the CSRF check, which may parse a multipart body.
-		limitBody(s.cfg.MaxImportBytes+1<<20),
+		limitBody(func(c echo.Context) int64 {
+			if strings.HasPrefix(c.Request().URL.Path, "/api/") || c.Request().URL.Path == MCPPath {
+				return s.cfg.MaxEventsBytes + 1<<20 // the handlers cap their own bodies lower
+			}
+			return s.cfg.MaxImportBytes + 1<<20
+		}),
 		skipFor(skipAssets, s.sessions.SessionMiddleware()),
 		skipFor(skipAssets, auth.LoadUser(s.sessions, s.store)),
 		localize,
 		auth.CSRF(s.sessions, csrfContextKey, skipAssets),
+		skipFor(skipAssets, cleanForms),
 	)
 	return nil
 }
@@ -173,12 +191,13 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 	})
 }
 
-// limitBody refuses request bodies over n bytes: at once when the declared
-// length is larger, otherwise when reading passes n.
-func limitBody(n int64) echo.MiddlewareFunc {
+// limitBody refuses request bodies over limit(c) bytes: at once when the
+// declared length is larger, otherwise when reading passes it.
+func limitBody(limit func(echo.Context) int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
+			n := limit(c)
 			if r.ContentLength > n {
 				return governance.Errorf(governance.ETOOLARGE, "The request is larger than %d MiB.", n>>20)
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web"
 	"github.com/sashabaranov/go-openai"
 )
@@ -131,8 +132,16 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	if err := evals.InstallBuiltins(ctx, m.Store, seed.BuiltinSuites()); err != nil {
 		return fmt.Errorf("built-in eval suites: %w", err)
 	}
+	// Beats a crash left "running" are closed as interrupted before the
+	// heartbeat starts again (eval runs resume).
+	if n, err := m.Store.RepairInterrupted(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		m.Logger.Warn("closed work left running by an earlier stop", slog.Int64("rows", n))
+	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
-	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat}, m.Store, m.Logger)
+	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat,
+		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes}, m.Store, m.Logger)
 	if err != nil {
 		return err
 	}
@@ -152,6 +161,11 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 			m.Heartbeat.Run(bg)
 		}()
 	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.followSources(bg, time.Second)
+	}()
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -225,4 +239,35 @@ func newConsolidator(cfg Config, logger *slog.Logger) *governance.Consolidator {
 		c.Extractor, c.Merger = mc, mc
 	}
 	return c
+}
+
+// followSources polls every followed directory (the Sources page) each
+// interval until ctx is cancelled. Problems are kept per file in the
+// database and shown on the Sources page; other errors are logged.
+func (m *Main) followSources(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		sources, err := m.Store.FindSources(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				m.Logger.Error("follow: list sources failed", slog.Any("error", err))
+			}
+			continue
+		}
+		for _, src := range sources {
+			format, _ := transcript.ParseFormat(src.Format)
+			f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: src.ProjectID, Dir: src.Dir,
+				Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID}}
+			if _, err := f.Poll(ctx); err != nil && ctx.Err() == nil {
+				m.Logger.Warn("follow: poll failed", slog.String("dir", src.Dir), slog.Any("error", err))
+				_ = m.Store.SetSourceFileError(ctx, src.ID, ".", err.Error())
+			}
+		}
+	}
 }

@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
+	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 )
 
@@ -341,6 +343,85 @@ func writeManaged(path, block string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// watch runs "console watch DIR --project P [--format F]": it follows a
+// directory of session files, ingesting new files and appended lines
+// every --interval, with per-file checkpoints in the database.
+func (e *cmdEnv) watch(args []string) error {
+	fs, cfg, envErr := e.flags("watch", "watch DIR --project SLUG [--format auto|claude-code|codex|openai|seed|mnemo] [--interval 1s] [--once]")
+	project := fs.String("project", "", "project slug to ingest into (required)")
+	formatName := fs.String("format", "auto", "format of the files (auto detects each file's)")
+	subject := fs.String("subject", "", "subject id for events whose source names none")
+	interval := fs.Duration("interval", time.Second, "how often to look for new lines")
+	once := fs.Bool("once", false, "poll once and exit")
+	create := fs.Bool("create", false, "create the project if it does not exist")
+	pos, err := parse(fs, cfg, envErr, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *project == "" {
+		fs.Usage()
+		return errors.New("watch needs DIR and --project")
+	}
+	format, err := transcript.ParseFormat(*formatName)
+	if err != nil {
+		return errors.New(governance.ErrorMessage(err))
+	}
+	if format == transcript.FormatHermes {
+		return errors.New("a Hermes state.db is imported with console import, not followed")
+	}
+	dir, err := filepath.Abs(pos[0])
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", pos[0])
+	}
+	m, err := openMain(e.ctx, *cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	p, err := m.Store.FindProjectBySlug(e.ctx, *project)
+	if governance.ErrorCode(err) == governance.ENOTFOUND && *create {
+		p = &governance.Project{Slug: *project, Name: *project}
+		err = m.Store.CreateProject(e.ctx, p)
+	}
+	if err != nil {
+		return fmt.Errorf("project %s: %s (use --create to create it)", *project, governance.ErrorMessage(err))
+	}
+	src := &store.Source{ProjectID: p.ID, Dir: dir, Format: string(format), SubjectID: *subject}
+	if err := m.Store.EnsureSource(e.ctx, src); err != nil {
+		return err
+	}
+	f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: p.ID, Dir: dir,
+		Options: transcript.Options{Format: format, Project: p.Slug, Subject: *subject}}
+	report := func(res *transcript.PollResult, err error) {
+		if err != nil {
+			fmt.Fprintf(e.stderr, "watch: %v\n", err)
+			return
+		}
+		if res.Inserted > 0 {
+			fmt.Fprintf(e.stdout, "%s: %d new event(s) from %d file(s).\n", time.Now().Format("15:04:05"), res.Inserted, res.Files)
+		}
+		for _, p := range res.Problems {
+			fmt.Fprintf(e.stderr, "watch: %s\n", p)
+		}
+	}
+	if *once {
+		res, err := f.Poll(e.ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Followed %d file(s) in %s: %d new event(s).\n", res.Files, dir, res.Inserted)
+		for _, p := range res.Problems {
+			fmt.Fprintf(e.stdout, "  %s\n", p)
+		}
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Following %s into %s every %s (Ctrl-C stops).\n", dir, p.Slug, *interval)
+	return f.Run(e.ctx, *interval, report)
 }
 
 // heartbeat runs "console heartbeat --once".

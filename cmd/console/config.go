@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/web"
 )
 
 // Config is the console's whole configuration, from flags and MNEMO_* variables.
@@ -30,6 +33,12 @@ type Config struct {
 	TrustProxy bool
 	// Heartbeat runs the background heartbeat (off only in tests and tools).
 	Heartbeat bool
+	// Size limits: an uploaded import file, the body of POST /api/v1/events,
+	// and one JSON Lines record (import file, NDJSON body, CLI import).
+	// Anything over a limit is refused with an error naming it, never cut.
+	MaxImportBytes int64
+	MaxEventsBytes int64
+	MaxLineBytes   int
 
 	LLMBaseURL string
 	LLMAPIKey  string
@@ -52,6 +61,10 @@ func DefaultConfig() Config {
 		Heartbeat:   true,
 		LLMModel:    "gpt-4o-mini",
 		LLMTimeout:  60 * time.Second,
+
+		MaxImportBytes: web.DefaultMaxImportBytes,
+		MaxEventsBytes: web.APIMaxEventsBytes,
+		MaxLineBytes:   governance.MaxImportLineBytes,
 	}
 }
 
@@ -73,6 +86,9 @@ func (c Config) Validate() error {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
 		errs = append(errs, fmt.Errorf("--log-level %q: %w", c.LogLevel, err))
+	}
+	if c.MaxImportBytes <= 0 || c.MaxEventsBytes <= 0 || c.MaxLineBytes <= 0 {
+		errs = append(errs, errors.New("--max-import-bytes, --max-events-bytes and --max-line-bytes must be positive"))
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		errs = append(errs, errors.New("--tls-cert and --tls-key go together"))
@@ -149,6 +165,20 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	envDur("MNEMO_LLM_TIMEOUT", &c.LLMTimeout)
 	envFloat("MNEMO_LLM_PRICE_IN", &c.LLMPriceIn)
 	envFloat("MNEMO_LLM_PRICE_OUT", &c.LLMPriceOut)
+	envInt := func(name string, dst *int64) {
+		if v := getenv(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				errs = append(errs, fmt.Errorf("%s=%q: not a positive number of bytes", name, v))
+			}
+			*dst = n
+		}
+	}
+	maxLine := int64(c.MaxLineBytes)
+	envInt("MNEMO_MAX_IMPORT_BYTES", &c.MaxImportBytes)
+	envInt("MNEMO_MAX_EVENTS_BYTES", &c.MaxEventsBytes)
+	envInt("MNEMO_MAX_LINE_BYTES", &maxLine)
+	c.MaxLineBytes = int(maxLine)
 
 	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (MNEMO_ADDR)")
 	fs.StringVar(&c.DataDir, "data", c.DataDir, "data directory holding the SQLite database (MNEMO_DATA_DIR)")
@@ -165,6 +195,9 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.DurationVar(&c.LLMTimeout, "llm-timeout", c.LLMTimeout, "timeout of one model call (MNEMO_LLM_TIMEOUT)")
 	fs.Float64Var(&c.LLMPriceIn, "llm-price-in", c.LLMPriceIn, "price of a million prompt tokens, for eval cost figures (MNEMO_LLM_PRICE_IN)")
 	fs.Float64Var(&c.LLMPriceOut, "llm-price-out", c.LLMPriceOut, "price of a million completion tokens (MNEMO_LLM_PRICE_OUT)")
+	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", c.MaxImportBytes, "largest import file uploaded on the Import page (MNEMO_MAX_IMPORT_BYTES)")
+	fs.Int64Var(&c.MaxEventsBytes, "max-events-bytes", c.MaxEventsBytes, "largest body of POST /api/v1/events (MNEMO_MAX_EVENTS_BYTES)")
+	fs.IntVar(&c.MaxLineBytes, "max-line-bytes", c.MaxLineBytes, "longest record of an NDJSON body of POST /api/v1/events; a longer one is an error (MNEMO_MAX_LINE_BYTES)")
 	// The API key is read only from MNEMO_LLM_API_KEY or OPENAI_API_KEY, never
 	// from a flag, so it does not show in process listings.
 	return errors.Join(errs...)

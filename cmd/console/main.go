@@ -50,6 +50,7 @@ Usage:
                                                chat messages (detected unless --format); all or nothing
   console import FILE --export [--project S]   restore a full project export as a new project
   console export --project SLUG [--format jsonl|hermes] [--subject ID] [--out PATH]
+  console watch DIR --project SLUG [--format F] follow a directory of session files (new files, appended lines)
   console sync --project SLUG --to DIR         write approved memory into AGENTS.md, CLAUDE.md,
                                                .claude/rules/*.md, MEMORY.md, USER.md (managed blocks)
   console heartbeat --once                     run one heartbeat and print what it did
@@ -82,6 +83,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return env.export(args)
 	case "sync":
 		return env.sync(args)
+	case "watch":
+		return env.watch(args)
 	case "eval":
 		return env.eval(args)
 	case "help":

@@ -198,6 +198,27 @@ func TestImportAndHeartbeatCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Imported 10 event(s) into shop") || !strings.Contains(out, "line 9: invalid JSON") {
 		t.Fatalf("transcript import: %v\n%s", err, out)
 	}
+	// Follow a directory: one poll picks up the file, a second the appended line.
+	watched := filepath.Join(dir, "watched")
+	os.MkdirAll(watched, 0o755)
+	codex, _ := os.ReadFile(filepath.Join("..", "..", "transcript", "testdata", "codex-rollout.jsonl"))
+	codexLines := strings.SplitAfter(string(codex), "\n")
+	os.WriteFile(filepath.Join(watched, "rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"), []byte(strings.Join(codexLines[:4], "")), 0o644)
+	out, err = runCmd("watch", watched, "--project", "followed", "--create", "--format", "codex", "--once")
+	if err != nil || !strings.Contains(out, "1 new event(s)") {
+		t.Fatalf("watch: %v\n%s", err, out)
+	}
+	fh, _ := os.OpenFile(filepath.Join(watched, "rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	fh.WriteString(codexLines[7] + codexLines[9])
+	fh.Close()
+	out, err = runCmd("watch", watched, "--project", "followed", "--once")
+	if err != nil || !strings.Contains(out, "2 new event(s)") {
+		t.Fatalf("watch after append: %v\n%s", err, out)
+	}
+	out, err = runCmd("watch", watched, "--project", "followed", "--once")
+	if err != nil || !strings.Contains(out, "0 new event(s)") {
+		t.Fatalf("watch again: %v\n%s", err, out)
+	}
 	// Sync the approved memory into agent files around hand-written text.
 	repo := filepath.Join(dir, "repo")
 	os.MkdirAll(repo, 0o755)

@@ -220,6 +220,8 @@ type ImportView struct {
 	FileName   string
 	Errors     FieldErrors
 	LineErrors []governance.LineError
+	// InvalidLines counts every invalid line; LineErrors lists the first ones.
+	InvalidLines int
 	// Format is the chosen source format ("" or "auto" detects it); Formats
 	// lists the choices. Skip asks to skip malformed lines.
 	Format  string

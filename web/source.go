@@ -1,0 +1,90 @@
+package web
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/transcript"
+	"github.com/mnemo-console/mnemo/web/templates"
+)
+
+// handleSourceIndex lists the followed directories with each file's
+// checkpoint and last problem.
+func (s *Server) handleSourceIndex(c echo.Context) error {
+	return s.renderSources(c, http.StatusOK, templates.SourceFormValues{}, nil)
+}
+
+// handleSourceCreate follows a new directory (the console's follow loop
+// picks it up at its next tick).
+func (s *Server) handleSourceCreate(c echo.Context) error {
+	ctx := c.Request().Context()
+	form := templates.SourceFormValues{
+		Project: strings.TrimSpace(c.FormValue("project")),
+		Dir:     strings.TrimSpace(c.FormValue("dir")),
+		Format:  strings.TrimSpace(c.FormValue("format")),
+	}
+	projects, err := s.store.FindProjects(ctx)
+	if err != nil {
+		return err
+	}
+	errs := templates.FieldErrors{}
+	var project *governance.Project
+	for _, p := range projects {
+		if p.Slug == form.Project {
+			project = p
+		}
+	}
+	if project == nil {
+		errs["project"] = "Choose a project."
+	}
+	format, ferr := transcript.ParseFormat(form.Format)
+	if ferr != nil || format == transcript.FormatHermes {
+		errs["format"] = "Choose a line format (a Hermes state.db is imported, not followed)."
+	}
+	dir := filepath.Clean(form.Dir)
+	if st, err := os.Stat(dir); form.Dir == "" || !filepath.IsAbs(dir) || err != nil || !st.IsDir() {
+		errs["dir"] = "Give the absolute path of a directory the server can read."
+	}
+	if len(errs) > 0 {
+		return s.renderSources(c, http.StatusUnprocessableEntity, form, errs)
+	}
+	if err := s.store.EnsureSource(ctx, &store.Source{ProjectID: project.ID, Dir: dir, Format: string(format)}); err != nil {
+		return err
+	}
+	if err := s.flash(c, auth.FlashSuccess, "Following "+dir+"."); err != nil {
+		return err
+	}
+	return redirect(c, templates.SourcesURL)
+}
+
+func (s *Server) renderSources(c echo.Context, status int, form templates.SourceFormValues, errs templates.FieldErrors) error {
+	ctx := c.Request().Context()
+	projects, err := s.store.FindProjects(ctx)
+	if err != nil {
+		return err
+	}
+	sources, err := s.store.FindSources(ctx)
+	if err != nil {
+		return err
+	}
+	v := templates.SourceView{Projects: projects, Formats: importFormats(), Form: form, Errors: errs}
+	for _, src := range sources {
+		row := templates.SourceRow{Project: src.Project, Dir: src.Dir, Format: src.Format}
+		for _, f := range src.Files {
+			row.Files = append(row.Files, templates.SourceFileRow{Path: f.Path, Offset: f.Offset, Lines: f.Lines, Events: f.Events,
+				LastError: f.LastError, UpdatedAt: f.UpdatedAt})
+		}
+		v.Sources = append(v.Sources, row)
+	}
+	meta, err := s.meta(c, "Sources", "sources")
+	if err != nil {
+		return err
+	}
+	return render(c, status, templates.SourcePage(meta, v))
+}

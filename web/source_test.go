@@ -1,0 +1,67 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/transcript"
+	"github.com/mnemo-console/mnemo/web"
+)
+
+func TestSources(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	admin := f.Login(t, Admin)
+	dir := t.TempDir()
+
+	if res, _ := f.Login(t, TravelReviewer).Get("/admin/sources"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("reviewer: status %d", res.StatusCode)
+	}
+	res, doc := admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {"relative/dir"}, "format": {"auto"}})
+	wantStatus(t, res, http.StatusUnprocessableEntity)
+	if doc.Find(testid("source-dir-error")).Length() != 1 {
+		t.Fatal("a relative directory was accepted")
+	}
+	res, _ = admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {dir}, "format": {"claude-code"}})
+	wantStatus(t, res, http.StatusSeeOther)
+
+	// What the console's follow loop does each second.
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(readFixture(t, "claude-session.jsonl")), 0o644)
+	sources, err := f.Store.FindSources(context.Background())
+	if err != nil || len(sources) != 1 {
+		t.Fatalf("sources = %v, %v", sources, err)
+	}
+	fl := &transcript.Follower{Store: f.Store, SourceID: sources[0].ID, ProjectID: sources[0].ProjectID, Dir: sources[0].Dir,
+		Options: transcript.Options{Format: transcript.FormatClaudeCode}}
+	if pr, err := fl.Poll(context.Background()); err != nil || pr.Inserted != 10 {
+		t.Fatalf("poll = %+v, %v", pr, err)
+	}
+	_, doc = admin.Get("/admin/sources")
+	if doc.Find(testid("source-file")).Length() != 1 || !strings.Contains(doc.Find(testid("source-error")).Text(), "line 9") {
+		t.Fatalf("sources page:\n%s", doc.Find("main").Text())
+	}
+}
+
+func TestExportAgentFiles(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	mustAPIRule(t, f.Store, f.Travel.ID, "", governance.TypeLesson, "远距离的大型景点单独安排一天。")
+	c := f.Login(t, Admin)
+	_, doc := c.Get("/projects/travel-agent/export")
+	if doc.Find(testid("download-AGENTS.md")).Length() != 1 || doc.Find(testid("download-claude-rules-lessons.md")).Length() != 1 {
+		t.Fatalf("no agent file downloads:\n%s", doc.Find("main").Text())
+	}
+	res, body := c.Do(http.MethodGet, "/projects/travel-agent/export/claude-rules-lessons.md", nil, nil)
+	wantStatus(t, res, http.StatusOK)
+	if !strings.HasPrefix(body, "<!-- mnemo:begin") || !strings.Contains(body, "- 远距离的大型景点单独安排一天。") || !strings.HasSuffix(body, "<!-- mnemo:end -->\n") {
+		t.Fatalf("lessons.md = %q", body)
+	}
+	res, _ = f.Login(t, MemberLi).Get("/projects/travel-agent/export/AGENTS.md")
+	if res.StatusCode == http.StatusOK {
+		t.Fatal("a member downloaded AGENTS.md")
+	}
+}
