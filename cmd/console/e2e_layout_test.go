@@ -143,7 +143,8 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 	widths := []int64{1280, 390}
 	resize := func(width int64) {
 		if _, err := chromedp.Call(b.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-			Width: width, Height: 900, DeviceScaleFactor: 1, Mobile: width < 500,
+			Width: width, Height: 900, DeviceScaleFactor: 1, // not Mobile: a phone browser zooms out to fit a page too wide, which would hide the overflow
+
 		}); err != nil {
 			t.Fatal(err)
 		}
