@@ -131,6 +131,7 @@ func TestRouteInventory(t *testing.T) {
 		"/heartbeat/panel":                     {path: "/heartbeat/panel", get: e(reviewers(ok))},
 		"/heartbeat/run":                       {path: "/heartbeat/run", post: e(reviewers(pass))},
 		"/admin/import":                        {path: "/admin/import", get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/sources":                       {path: "/admin/sources", get: e(admins(ok)), post: e(admins(pass))},
 		"/recall":                              {path: "/recall", get: e(signedIn(ok)), post: e(signedIn(pass))},
 		"/export":                              {path: "/export", get: e(signedIn(ok))},
 		"/projects/:project/export":            {path: "/projects/travel-agent/export", get: e(project(ok))},
