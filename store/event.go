@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -87,6 +88,39 @@ func endBatchIndex(ctx context.Context, tx *Tx, last int64) error {
 }
 
 func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	w, err := newEventWriter(ctx, tx, projectID, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	for _, e := range events {
+		if err := w.write(ctx, e); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.finish(ctx); err != nil {
+		return nil, err
+	}
+	return w.res, nil
+}
+
+// eventWriter inserts events of one project inside a transaction: ids
+// already present are skipped and counted, the batch is indexed in one
+// statement at the end, and the sessions table is kept in step. Batch
+// ingest and the streamed import both write through it.
+type eventWriter struct {
+	tx         *Tx
+	stmt       *sql.Stmt
+	projectID  int64
+	ingested   string
+	last       int64 // the highest seq before the batch
+	maxSkipped int   // how many skipped ids to list (0: all)
+	res        *governance.ImportResult
+	sessions   map[string]*governance.SessionInfo
+	order      []string
+}
+
+func newEventWriter(ctx context.Context, tx *Tx, projectID int64, maxSkipped int) (*eventWriter, error) {
 	last, err := beginBatchIndex(ctx, tx)
 	if err != nil {
 		return nil, err
@@ -98,43 +132,48 @@ func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*govern
 	if err != nil {
 		return nil, fmt.Errorf("store: prepare ingest: %w", err)
 	}
-	defer stmt.Close()
-	result := &governance.ImportResult{}
-	sessions := map[string]*governance.SessionInfo{}
-	var order []string
-	ingested := formatTime(tx.now)
-	for _, e := range events {
-		r, err := stmt.ExecContext(ctx, e.ID, projectID, e.SessionID, e.SubjectID, e.Turn, e.Kind, e.Role, e.Text,
-			e.Tool, e.Status, e.Source, formatTime(e.OccurredAt), ingested)
-		if err != nil {
-			return nil, mapError(err, "Event "+e.ID)
-		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			result.Skipped++
-			result.SkippedIDs = append(result.SkippedIDs, e.ID)
-			continue
-		}
-		e.Seq, _ = r.LastInsertId()
-		e.ProjectID, e.IngestedAt = projectID, tx.now
-		result.Inserted++
-		si := sessions[e.SessionID]
-		if si == nil {
-			si = &governance.SessionInfo{SessionID: e.SessionID, FirstAt: e.OccurredAt, LastAt: e.OccurredAt}
-			sessions[e.SessionID] = si
-			order = append(order, e.SessionID)
-		}
-		addToSession(si, e)
-	}
-	for _, id := range order {
-		if err := upsertSession(ctx, tx, projectID, sessions[id]); err != nil {
-			return nil, err
-		}
-	}
-	if err := endBatchIndex(ctx, tx, last); err != nil {
-		return nil, err
-	}
-	return result, nil
+	return &eventWriter{tx: tx, stmt: stmt, projectID: projectID, ingested: formatTime(tx.now), last: last,
+		maxSkipped: maxSkipped, res: &governance.ImportResult{}, sessions: map[string]*governance.SessionInfo{}}, nil
 }
+
+// write inserts one event, or counts it as skipped when its id exists.
+func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
+	r, err := w.stmt.ExecContext(ctx, e.ID, w.projectID, e.SessionID, e.SubjectID, e.Turn, e.Kind, e.Role, e.Text,
+		e.Tool, e.Status, e.Source, formatTime(e.OccurredAt), w.ingested)
+	if err != nil {
+		return mapError(err, "Event "+e.ID)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		w.res.Skipped++
+		if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
+			w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
+		}
+		return nil
+	}
+	e.Seq, _ = r.LastInsertId()
+	e.ProjectID, e.IngestedAt = w.projectID, w.tx.now
+	w.res.Inserted++
+	si := w.sessions[e.SessionID]
+	if si == nil {
+		si = &governance.SessionInfo{SessionID: e.SessionID, FirstAt: e.OccurredAt, LastAt: e.OccurredAt}
+		w.sessions[e.SessionID] = si
+		w.order = append(w.order, e.SessionID)
+	}
+	addToSession(si, e)
+	return nil
+}
+
+// finish indexes the batch and updates the sessions it touched.
+func (w *eventWriter) finish(ctx context.Context) error {
+	for _, id := range w.order {
+		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
+			return err
+		}
+	}
+	return endBatchIndex(ctx, w.tx, w.last)
+}
+
+func (w *eventWriter) close() { w.stmt.Close() }
 
 func addToSession(si *governance.SessionInfo, e *governance.Event) {
 	if e.SubjectID != "" {

@@ -31,22 +31,11 @@ func (s *Store) importStream(ctx context.Context, actor string, projectID int64,
 		return nil, err
 	}
 	defer tx.Rollback()
-	last, err := beginBatchIndex(ctx, tx)
+	w, err := newEventWriter(ctx, tx, projectID, maxStreamSkippedIDs)
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO events (id, project_id, session_id, subject_id, turn, kind, role, text, tool, status, source, occurred_at, ingested_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (project_id, id) DO NOTHING`)
-	if err != nil {
-		return nil, fmt.Errorf("store: prepare import: %w", err)
-	}
-	defer stmt.Close()
-	res := &governance.ImportResult{}
-	sessions := map[string]*governance.SessionInfo{}
-	var order []string
-	ingested := formatTime(tx.now)
+	defer w.close()
 	item := 0
 	emit := func(e *governance.Event) error {
 		item++
@@ -57,41 +46,15 @@ func (s *Store) importStream(ctx context.Context, actor string, projectID int64,
 		if problems := e.Validate(); len(problems) > 0 {
 			return &governance.ImportError{Lines: []governance.LineError{{Line: item, Problems: problems}}}
 		}
-		r, err := stmt.ExecContext(ctx, e.ID, projectID, e.SessionID, e.SubjectID, e.Turn, e.Kind, e.Role, e.Text,
-			e.Tool, e.Status, e.Source, formatTime(e.OccurredAt), ingested)
-		if err != nil {
-			return mapError(err, "Event "+e.ID)
-		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			res.Skipped++
-			if len(res.SkippedIDs) < maxStreamSkippedIDs {
-				res.SkippedIDs = append(res.SkippedIDs, e.ID)
-			}
-			return nil
-		}
-		e.Seq, _ = r.LastInsertId()
-		e.ProjectID, e.IngestedAt = projectID, tx.now
-		res.Inserted++
-		si := sessions[e.SessionID]
-		if si == nil {
-			si = &governance.SessionInfo{SessionID: e.SessionID, FirstAt: e.OccurredAt, LastAt: e.OccurredAt}
-			sessions[e.SessionID] = si
-			order = append(order, e.SessionID)
-		}
-		addToSession(si, e)
-		return nil
+		return w.write(ctx, e)
 	}
 	if err := produce(emit); err != nil {
 		return nil, err
 	}
-	if err := endBatchIndex(ctx, tx, last); err != nil {
+	if err := w.finish(ctx); err != nil {
 		return nil, err
 	}
-	for _, id := range order {
-		if err := upsertSession(ctx, tx, projectID, sessions[id]); err != nil {
-			return nil, err
-		}
-	}
+	res := w.res
 	if actor != "" {
 		var slug string
 		if err := tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, projectID).Scan(&slug); err != nil {
