@@ -44,14 +44,14 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		reportIngest(b, n)
 	})
-	// The event indexes before migration 0030 (a trigram index and a CJK
+	// The event indexes before migration 0016 (a trigram index and a CJK
 	// pair index), restored over the current schema: old and new ingest
 	// measured in the same run.
-	b.Run("before0030", func(b *testing.B) {
+	b.Run("before0016", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			s, pid := open(b)
-			if _, err := s.DB().ExecContext(ctx, indexesBefore0030); err != nil {
+			if _, err := s.DB().ExecContext(ctx, indexesBefore0016); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -96,7 +96,7 @@ func BenchmarkIngest(b *testing.B) {
 	})
 }
 
-const indexesBefore0030 = `
+const indexesBefore0016 = `
 DROP TRIGGER events_words_insert;
 DROP TRIGGER events_words_delete;
 DROP TRIGGER events_words_update;

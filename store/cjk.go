@@ -13,7 +13,7 @@ import (
 var registerFuncs sync.Once
 
 // registerFunctions adds the store's SQL functions to the driver, before
-// the first connection opens (the triggers of migrations 0005 and 0030 call them).
+// the first connection opens (the triggers of migrations 0005 and 0016 call them).
 func registerFunctions() {
 	registerFuncs.Do(func() {
 		sqlite.MustRegisterDeterministicScalarFunction("mnemo_cjk_bigrams", 1,

@@ -59,7 +59,7 @@ func (s *Store) ingest(ctx context.Context, actor string, projectID int64, event
 }
 
 // beginBatchIndex makes the row trigger stand aside for the events a
-// transaction is about to insert (migration 0031) and returns the last seq
+// transaction is about to insert (migration 0017) and returns the last seq
 // before them, for endBatchIndex.
 func beginBatchIndex(ctx context.Context, tx *Tx) (int64, error) {
 	var last int64

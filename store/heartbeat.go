@@ -392,7 +392,7 @@ func nonNil[T any](s []T) []T {
 }
 
 // forgetGeneration is the project's forget generation (0 before any forget);
-// the triggers of migration 0020 bump it in every forget's transaction.
+// the triggers of migration 0015 bump it in every forget's transaction.
 func forgetGeneration(ctx context.Context, q interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }, projectID int64) (int64, error) {

@@ -1,5 +1,5 @@
 -- FTS5 writes its pending terms to disk at every statement that changes it
--- (a savepoint), so the row trigger of 0030 wrote one index segment per
+-- (a savepoint), so the row trigger of 0016 wrote one index segment per
 -- ingested event, and merging those segments was most of ingest's cost.
 -- Ingest now indexes each batch with one statement (indexBatch in
 -- store/event.go) and sets ingest_mode.batch while it writes the rows; the
