@@ -43,19 +43,26 @@ func (s *Store) ingest(ctx context.Context, actor string, projectID int64, event
 	if err != nil {
 		return nil, err
 	}
-	if actor != "" {
-		var slug string
-		if err := tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, projectID).Scan(&slug); err != nil {
-			return nil, fmt.Errorf("store: import project: %w", err)
-		}
-		if err := appendAudit(ctx, tx, &governance.AuditEntry{
-			Actor: actor, Action: "events.import", ObjectType: "project", ObjectID: slug, ProjectID: projectID,
-			Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped),
-		}); err != nil {
-			return nil, err
-		}
+	if err := auditImport(ctx, tx, actor, projectID, res); err != nil {
+		return nil, err
 	}
 	return res, tx.Commit()
+}
+
+// auditImport writes the "events.import" audit row of an ingest, in its
+// transaction, when an actor is named.
+func auditImport(ctx context.Context, tx *Tx, actor string, projectID int64, res *governance.ImportResult) error {
+	if actor == "" {
+		return nil
+	}
+	var slug string
+	if err := tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, projectID).Scan(&slug); err != nil {
+		return fmt.Errorf("store: import project: %w", err)
+	}
+	return appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "events.import", ObjectType: "project", ObjectID: slug, ProjectID: projectID,
+		Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped),
+	})
 }
 
 // beginBatchIndex makes the row trigger stand aside for the events a

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -55,17 +54,8 @@ func (s *Store) importStream(ctx context.Context, actor string, projectID int64,
 		return nil, err
 	}
 	res := w.res
-	if actor != "" {
-		var slug string
-		if err := tx.QueryRowContext(ctx, `SELECT slug FROM projects WHERE id = ?`, projectID).Scan(&slug); err != nil {
-			return nil, fmt.Errorf("store: import project: %w", err)
-		}
-		if err := appendAudit(ctx, tx, &governance.AuditEntry{
-			Actor: actor, Action: "events.import", ObjectType: "project", ObjectID: slug, ProjectID: projectID,
-			Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped),
-		}); err != nil {
-			return nil, err
-		}
+	if err := auditImport(ctx, tx, actor, projectID, res); err != nil {
+		return nil, err
 	}
 	if before != nil {
 		if err := before(ctx, tx, res); err != nil {
