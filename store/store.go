@@ -94,6 +94,13 @@ func (s *Store) Path() string { return s.path }
 // DB exposes the handle for benchmarks and tests in other packages.
 func (s *Store) DB() *sql.DB { return s.db }
 
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// CurrentTime is the store's clock, Now, for callers that reach the store
+// through an interface.
+func (s *Store) CurrentTime() time.Time { return s.Now() }
+
 // Checkpoint runs a WAL checkpoint that truncates the log.
 func (s *Store) Checkpoint(ctx context.Context) error {
 	_, err := s.exec(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)

@@ -4,28 +4,13 @@ import (
 	"context"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// scope is what one account may see of one project: everything (admins,
-// the project's reviewers) or one subject's data (the project's members).
-type scope struct {
-	Project *governance.Project
-	Access  string // admin, reviewer or member
-	// Subject, when set, limits every query to that subject's data.
-	Subject *string
-}
-
-// scopeFor returns the account's scope in p (governance.ScopeIn), or false
-// when it has none.
-func scopeFor(a *governance.Account, p *governance.Project) (scope, bool) {
-	sc, ok := governance.ScopeIn(a, p.ID)
-	if !ok {
-		return scope{}, false
-	}
-	return scope{Project: p, Access: sc.Role, Subject: sc.Subject}, true
-}
+// scope is what the request's actor may see of one project (app.Scope).
+type scope = app.Scope
 
 // actorOf is the request's actor for the policy: its API token (agent API,
 // MCP) or its signed-in account (nil: anonymous).
@@ -56,59 +41,24 @@ var isReviewer = accountMay(governance.ActReviewAny)
 // isAdmin: administrators (the policy's ActAdminister).
 var isAdmin = accountMay(governance.ActAdminister)
 
-// subjectID is the subject the scope is limited to, or "".
-func (sc scope) subjectID() string {
-	if sc.Subject == nil {
-		return ""
-	}
-	return *sc.Subject
-}
-
 // projectScope loads the project named by slug and the current account's
 // scope in it: ENOTFOUND for an unknown project, EFORBIDDEN for a project
 // the account has no role in.
 func (s *Server) projectScope(c echo.Context, slug string) (scope, error) {
 	ctx := c.Request().Context()
-	p, err := s.store.FindProjectBySlug(ctx, slug)
-	if err != nil {
-		return scope{}, err
-	}
-	return projectScopeOf(ctx, p)
+	return s.app.Projects.Scope(ctx, actorOf(ctx), slug)
 }
 
 // projectScopeByID is projectScope for a project named by its id, as the
 // objects of deep links (rules, candidates, events) name theirs.
 func (s *Server) projectScopeByID(ctx context.Context, projectID int64) (scope, error) {
-	p, err := s.store.FindProjectByID(ctx, projectID)
-	if err != nil {
-		return scope{}, err
-	}
-	return projectScopeOf(ctx, p)
-}
-
-func projectScopeOf(ctx context.Context, p *governance.Project) (scope, error) {
-	if err := can(ctx, governance.ActSee, governance.InProject(p)); err != nil {
-		return scope{}, err
-	}
-	sc, _ := scopeFor(auth.UserFrom(ctx), p)
-	return sc, nil
+	return s.app.Projects.ScopeByID(ctx, actorOf(ctx), projectID)
 }
 
 // visibleScopes returns the account's scope in every project it may see,
 // in the store's project order.
 func (s *Server) visibleScopes(ctx context.Context) ([]scope, error) {
-	projects, err := s.store.FindProjects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	a := auth.UserFrom(ctx)
-	var out []scope
-	for _, p := range projects {
-		if sc, ok := scopeFor(a, p); ok {
-			out = append(out, sc)
-		}
-	}
-	return out, nil
+	return s.app.Projects.Visible(ctx, actorOf(ctx))
 }
 
 // errEventNotFound hides whether an event exists from those who may not see it.
@@ -146,43 +96,27 @@ func (s *Server) reviewScope(c echo.Context) (scope, error) {
 	if err != nil {
 		return scope{}, err
 	}
-	sc, err := s.projectScope(c, slug)
-	if err != nil {
-		return scope{}, err
-	}
-	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
-		return scope{}, err
-	}
-	return sc, nil
+	ctx := c.Request().Context()
+	return s.app.Projects.ReviewScope(ctx, actorOf(ctx), slug)
 }
 
 // ruleInScope loads the rule of the path and the viewer's scope in its
 // project: 404 for an unknown rule, 403 without a role in the project.
 func (s *Server) ruleInScope(c echo.Context) (*governance.Rule, scope, error) {
-	ctx := c.Request().Context()
 	id, err := idParam(c, "id", "rule")
 	if err != nil {
 		return nil, scope{}, err
 	}
-	r, err := s.store.FindRuleByID(ctx, id)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	sc, err := s.projectScopeByID(ctx, r.ProjectID)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	return r, sc, nil
+	ctx := c.Request().Context()
+	return s.app.Rules.Get(ctx, actorOf(ctx), id)
 }
 
 // reviewedRule is ruleInScope for reviewers and admins only.
 func (s *Server) reviewedRule(c echo.Context) (*governance.Rule, scope, error) {
-	r, sc, err := s.ruleInScope(c)
+	id, err := idParam(c, "id", "rule")
 	if err != nil {
 		return nil, scope{}, err
 	}
-	if err := can(c.Request().Context(), governance.ActReview, governance.InProject(sc.Project)); err != nil {
-		return nil, scope{}, err
-	}
-	return r, sc, nil
+	ctx := c.Request().Context()
+	return s.app.Rules.GetReviewed(ctx, actorOf(ctx), id)
 }

@@ -40,7 +40,7 @@ func (s *Server) projectCards(ctx context.Context) ([]templates.ProjectCard, err
 	}
 	cards := make([]templates.ProjectCard, 0, len(scopes))
 	for _, sc := range scopes {
-		card := templates.ProjectCard{Project: sc.Project, Access: sc.Access, SubjectID: sc.subjectID()}
+		card := templates.ProjectCard{Project: sc.Project, Access: sc.Access, SubjectID: sc.SubjectID()}
 		if sc.Subject == nil {
 			card.Stats = byID[sc.Project.ID]
 		} else if card.Stats, err = s.subjectStats(ctx, sc); err != nil {
@@ -56,5 +56,5 @@ func (s *Server) projectCards(ctx context.Context) ([]templates.ProjectCard, err
 
 // subjectStats counts what every layer holds about the scope's subject.
 func (s *Server) subjectStats(ctx context.Context, sc scope) (*governance.ProjectStats, error) {
-	return s.store.FindSubjectStats(ctx, sc.Project, sc.subjectID())
+	return s.store.FindSubjectStats(ctx, sc.Project, sc.SubjectID())
 }

@@ -54,7 +54,7 @@ func (s *Server) handleSessionIndex(c echo.Context) error {
 	base := templates.ProjectSessionsURL(sc.Project.Slug)
 	v := templates.SessionsView{
 		Project:   sc.Project,
-		SubjectID: sc.subjectID(),
+		SubjectID: sc.SubjectID(),
 		Sessions:  sessions,
 		Pager: newPager(page, sessionPageSize, total, false, "session-table", func(p int) string {
 			return withPage(base, c.QueryParams(), p)

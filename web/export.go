@@ -37,7 +37,7 @@ func (s *Server) handleExportIndex(c echo.Context) error {
 	}
 	v := templates.ExportIndexView{}
 	for _, sc := range scopes {
-		v.Projects = append(v.Projects, templates.ExportProject{Project: sc.Project, SubjectID: sc.subjectID()})
+		v.Projects = append(v.Projects, templates.ExportProject{Project: sc.Project, SubjectID: sc.SubjectID()})
 	}
 	meta, err := s.meta(c, "Export", "export")
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 func (s *Server) handleHealth(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 	defer cancel()
-	if err := s.store.DB().PingContext(ctx); err != nil {
+	if err := s.app.Ping(ctx); err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": "ok"})

@@ -158,7 +158,7 @@ func (s *Server) handleMeExport(c echo.Context) error {
 		Format     string    `json:"format"`
 		Account    string    `json:"account"`
 		ExportedAt time.Time `json:"exported_at"`
-	}{"mnemo-my-data/1", actor(c), s.store.Now().UTC().Truncate(time.Second)})
+	}{"mnemo-my-data/1", actor(c), s.app.Now().UTC().Truncate(time.Second)})
 	fmt.Fprintf(w, "%s,\"subjects\":[", head[:len(head)-1])
 	for i, sub := range subjects {
 		if i > 0 {

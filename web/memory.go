@@ -33,7 +33,7 @@ func (s *Server) memoryTabs(c echo.Context) (templates.MemoryTabs, scope, error)
 			return t, scope{}, err
 		}
 	}
-	t.Project, t.SubjectID = sc.Project, sc.subjectID()
+	t.Project, t.SubjectID = sc.Project, sc.SubjectID()
 	return t, sc, nil
 }
 

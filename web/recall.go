@@ -87,7 +87,7 @@ func (s *Server) recallView(ctx context.Context, f templates.RecallForm) (templa
 	}
 	v := templates.RecallView{Form: f, DemoTask: demoTask}
 	for _, sc := range scopes {
-		opt := templates.RecallProject{Slug: sc.Project.Slug, Name: sc.Project.Name, Subject: sc.subjectID(), Member: sc.Subject != nil}
+		opt := templates.RecallProject{Slug: sc.Project.Slug, Name: sc.Project.Name, Subject: sc.SubjectID(), Member: sc.Subject != nil}
 		if sc.Subject == nil {
 			if opt.Subjects, err = s.projectSubjects(ctx, sc.Project.ID); err != nil {
 				return v, nil, err

@@ -70,7 +70,7 @@ func (s *Server) ruleFilter(c echo.Context, f templates.RuleFilterForm, page int
 		in.Subject = &f.Subject
 	}
 	parsed, err := governance.ParseRuleFilter(in, governance.RuleFilterDefaults{
-		Statuses: governance.ListableRuleStatuses, Limit: rulePageSize, Now: s.store.Now(), Forgotten: true})
+		Statuses: governance.ListableRuleStatuses, Limit: rulePageSize, Now: s.app.Now(), Forgotten: true})
 	if err != nil {
 		return rf, nil, err
 	}
@@ -129,7 +129,7 @@ func (s *Server) handleRuleShow(c echo.Context) error {
 // renderRule renders the rule page; form is a rejected submission (422).
 func (s *Server) renderRule(c echo.Context, status int, r *governance.Rule, sc scope, form templates.RuleForm) error {
 	ctx := c.Request().Context()
-	v := templates.RuleView{Rule: r, Project: sc.Project, Now: s.store.Now().UTC(), CSRF: csrfToken(c), Form: form,
+	v := templates.RuleView{Rule: r, Project: sc.Project, Now: s.app.Now().UTC(), CSRF: csrfToken(c), Form: form,
 		Can: r.AllowedActions()}
 	versions, err := s.store.FindRuleVersions(ctx, r.ID)
 	if err != nil {

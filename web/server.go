@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
@@ -49,7 +50,8 @@ const DefaultMaxImportBytes = 64 << 20
 // Server holds the web layer's dependencies explicitly.
 type Server struct {
 	cfg      Config
-	store    *store.Store
+	app      *app.App
+	store    *store.Store // going: every call moves into app
 	logger   *slog.Logger
 	sessions *auth.Sessions
 	limiter  *auth.LoginLimiter
@@ -68,7 +70,8 @@ func NewServer(cfg Config, st *store.Store, logger *slog.Logger) (*Server, error
 	if cfg.MaxLineBytes <= 0 {
 		cfg.MaxLineBytes = governance.MaxImportLineBytes
 	}
-	hashKey, blockKey, err := st.SessionKeys(context.Background())
+	a := app.New(st)
+	hashKey, blockKey, err := a.SessionKeys(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("web: session keys: %w", err)
 	}
@@ -78,6 +81,7 @@ func NewServer(cfg Config, st *store.Store, logger *slog.Logger) (*Server, error
 	}
 	s := &Server{
 		cfg:      cfg,
+		app:      a,
 		store:    st,
 		logger:   logger,
 		sessions: sessions,

@@ -1,0 +1,65 @@
+// Package app is the use-case layer: one method per operation the console
+// performs — for the HTML pages, the agent REST API, the MCP tools and the
+// CLI alike. Each use case validates its input, asks the policy
+// (governance.Can) on behalf of an explicit actor, and calls the store
+// through the narrow interface its service declares. Handlers and tools are
+// adapters around it: bind input, call one use case, render.
+//
+// app imports governance, never store, echo or database/sql; any type that
+// satisfies Store (the SQLite store today) can sit behind it. See
+// docs/ARCHITECTURE.md.
+package app
+
+import (
+	"context"
+	"time"
+)
+
+// Store is everything the use cases need from a store: the union of the
+// services' narrow interfaces. store.Store satisfies it; a second backend
+// implements it too.
+type Store interface {
+	ProjectStore
+	RuleStore
+	SystemStore
+}
+
+// SystemStore is what the console's plumbing needs from the store.
+type SystemStore interface {
+	// SessionKeys returns the cookie keys shared by every instance on the
+	// database (generated on first use).
+	SessionKeys(ctx context.Context) (hashKey, blockKey []byte, err error)
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+	// CurrentTime is the store's clock (tests move it).
+	CurrentTime() time.Time
+}
+
+// App holds the use cases, grouped by aggregate.
+type App struct {
+	Projects Projects
+	Rules    Rules
+
+	system SystemStore
+}
+
+// New builds the use-case layer over st.
+func New(st Store) *App {
+	projects := Projects{store: st}
+	return &App{
+		Projects: projects,
+		Rules:    Rules{store: st, projects: projects},
+		system:   st,
+	}
+}
+
+// SessionKeys returns the session cookie keys kept in the database.
+func (a *App) SessionKeys(ctx context.Context) (hashKey, blockKey []byte, err error) {
+	return a.system.SessionKeys(ctx)
+}
+
+// Ping reports whether the database answers (the health check).
+func (a *App) Ping(ctx context.Context) error { return a.system.Ping(ctx) }
+
+// Now is the time the use cases work with: the store's clock.
+func (a *App) Now() time.Time { return a.system.CurrentTime() }
