@@ -19,6 +19,7 @@ import (
 // services' narrow interfaces. store.Store satisfies it; a second backend
 // implements it too.
 type Store interface {
+	AdminStore
 	ProjectStore
 	RuleStore
 	SystemStore
@@ -37,6 +38,7 @@ type SystemStore interface {
 
 // App holds the use cases, grouped by aggregate.
 type App struct {
+	Admin    Admin
 	Projects Projects
 	Rules    Rules
 
@@ -47,6 +49,7 @@ type App struct {
 func New(st Store) *App {
 	projects := Projects{store: st}
 	return &App{
+		Admin:    Admin{store: st},
 		Projects: projects,
 		Rules:    Rules{store: st, projects: projects},
 		system:   st,
