@@ -71,6 +71,7 @@ func NewServer(cfg Config, st *store.Store, logger *slog.Logger) (*Server, error
 		cfg.MaxLineBytes = governance.MaxImportLineBytes
 	}
 	a := app.New(st)
+	a.SetPasswords(authPasswords{})
 	hashKey, blockKey, err := a.SessionKeys(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("web: session keys: %w", err)
