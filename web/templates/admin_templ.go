@@ -2210,7 +2210,7 @@ func AdminProjectListPage(meta PageMeta, v AdminProjectListView) templ.Component
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 180, "\" maxlength=\"64\" required pattern=\"[a-z0-9][a-z0-9-]*\" autocomplete=\"off\" data-testid=\"project-slug\"> <small class=\"muted\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 180, "\" maxlength=\"64\" required pattern=\"[a-z0-9]([a-z0-9]|-)*\" autocomplete=\"off\" data-testid=\"project-slug\"> <small class=\"muted\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
