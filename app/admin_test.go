@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -394,6 +395,11 @@ func TestAdminDeleteProject(t *testing.T) {
 		VALUES (?, 's1', 'family-li', 'user_preference', ?, 'test', 'promoted', ?, ?, ?)`, f.project.ID, ruleText, ruleID, now, now); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.ExecContext(ctx, `
+		INSERT INTO episodes (project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
+		VALUES (?, 's1', 'family-li', 'The family asked for Zebraquokka hotels.', 1, 2, 2, 'test', ?, ?)`, f.project.ID, now, now); err != nil {
+		t.Fatal(err)
+	}
 	if err := f.st.AppendAudit(ctx, &governance.AuditEntry{Actor: "rita", Action: "rule.approve", ObjectType: "rule",
 		ObjectID: "1", ProjectID: f.project.ID, Reason: reason}); err != nil {
 		t.Fatal(err)
@@ -424,8 +430,8 @@ func TestAdminDeleteProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := governance.ProjectDeletion{Events: 2, Sessions: 1, Candidates: 1, Rules: 1, Tokens: 1, Memberships: 2, AuditReasons: 1}
-	if d.Events != want.Events || d.Sessions != want.Sessions || d.Candidates != want.Candidates || d.Rules != want.Rules ||
+	want := governance.ProjectDeletion{Events: 2, Sessions: 1, Episodes: 1, Candidates: 1, Rules: 1, Tokens: 1, Memberships: 2, AuditReasons: 1}
+	if d.Events != want.Events || d.Sessions != want.Sessions || d.Episodes != want.Episodes || d.Candidates != want.Candidates || d.Rules != want.Rules ||
 		d.Tokens != want.Tokens || d.Memberships != want.Memberships || d.AuditReasons != want.AuditReasons {
 		t.Fatalf("preview = %+v, want %+v", *d, want)
 	}
@@ -519,4 +525,42 @@ func TestAdminDeleteProject(t *testing.T) {
 			t.Fatalf("new project id %d reuses an old one", p.ID)
 		}
 	})
+}
+
+// TestAdminDeleteLargeProject: a project large enough for the forget's bulk
+// path (the full-text indexes rewritten once) leaves no copy either.
+func TestAdminDeleteLargeProject(t *testing.T) {
+	f := newAdminFixture(t)
+	ctx := context.Background()
+	at := time.Date(2026, 7, 1, 10, 0, 0, 0, time.UTC)
+	var events []*governance.Event
+	for i := 0; i < 1200; i++ {
+		events = append(events, &governance.Event{ID: "e" + strconv.Itoa(i), SessionID: "s" + strconv.Itoa(i/40), SubjectID: "family-li",
+			Turn: i%40 + 1, Role: governance.RoleUser, Text: "Okapimarmot 獾狸 line " + strconv.Itoa(i), OccurredAt: at})
+	}
+	if _, err := f.st.IngestEvents(ctx, f.project.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	d, err := f.app.Admin.DeleteProject(ctx, f.admin, f.project.ID, f.project.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Events != 1200 || d.Sessions != 30 {
+		t.Fatalf("deletion = %+v", *d)
+	}
+	if hits, _, err := f.st.SearchEvents(ctx, governance.EventFilter{Query: "Okapimarmot", Limit: 5}); err != nil || len(hits) != 0 {
+		t.Fatalf("search finds %d events (%v)", len(hits), err)
+	}
+	if err := f.st.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(f.st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"Okapimarmot", "獾狸"} {
+		if bytes.Contains(b, []byte(text)) {
+			t.Errorf("the database file still holds %q", text)
+		}
+	}
 }
