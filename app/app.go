@@ -21,6 +21,9 @@ import (
 type Store interface {
 	ProjectStore
 	RuleStore
+	ReviewStore
+	AuditStore
+	MemoryStore
 	SystemStore
 }
 
@@ -39,6 +42,9 @@ type SystemStore interface {
 type App struct {
 	Projects Projects
 	Rules    Rules
+	Reviews  Reviews
+	AuditLog AuditLog
+	Memories Memories
 
 	system SystemStore
 }
@@ -46,9 +52,13 @@ type App struct {
 // New builds the use-case layer over st.
 func New(st Store) *App {
 	projects := Projects{store: st}
+	rules := Rules{store: st, projects: projects}
 	return &App{
 		Projects: projects,
-		Rules:    Rules{store: st, projects: projects},
+		Rules:    rules,
+		Reviews:  Reviews{store: st, projects: projects, rules: rules},
+		AuditLog: AuditLog{store: st},
+		Memories: Memories{store: st, projects: projects},
 		system:   st,
 	}
 }
