@@ -58,3 +58,5 @@ func onField(err error, field string) error {
 	}
 	return FieldErrors{field: governance.ErrorMessage(err)}
 }
+
+var errSignIn = governance.Errorf(governance.EUNAUTHORIZED, "Sign in first.")

@@ -40,8 +40,12 @@ type MemoryTabs struct {
 	Scope    Scope
 }
 
-// tabs picks the project of q among those the actor may see.
+// tabs picks the project named by slug among those the actor may see.
+// An account that sees no project gets none, whatever slug says.
 func (ms Memories) tabs(ctx context.Context, actor governance.Actor, slug string) (MemoryTabs, error) {
+	if actor.Anonymous() {
+		return MemoryTabs{}, errSignIn
+	}
 	scopes, err := ms.projects.Visible(ctx, actor)
 	if err != nil {
 		return MemoryTabs{}, err
