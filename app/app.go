@@ -22,6 +22,13 @@ type Store interface {
 	ProjectStore
 	RuleStore
 	SystemStore
+	ForgetStore
+	MeStore
+	AccountStore
+	TokenStore
+	DashboardStore
+	HeartbeatStore
+	EvalStore
 }
 
 // SystemStore is what the console's plumbing needs from the store.
@@ -37,8 +44,15 @@ type SystemStore interface {
 
 // App holds the use cases, grouped by aggregate.
 type App struct {
-	Projects Projects
-	Rules    Rules
+	Projects  Projects
+	Rules     Rules
+	Forget    Forget
+	Me        Me
+	Account   Account
+	Tokens    Tokens
+	Dashboard Dashboard
+	Heartbeat Heartbeat
+	Evals     Evals
 
 	system SystemStore
 }
@@ -46,10 +60,19 @@ type App struct {
 // New builds the use-case layer over st.
 func New(st Store) *App {
 	projects := Projects{store: st}
+	rules := Rules{store: st, projects: projects}
+	forget := Forget{store: st, projects: projects, rules: rules}
 	return &App{
-		Projects: projects,
-		Rules:    Rules{store: st, projects: projects},
-		system:   st,
+		Projects:  projects,
+		Rules:     rules,
+		Forget:    forget,
+		Me:        Me{store: st, projects: projects, forget: forget},
+		Account:   Account{store: st},
+		Tokens:    Tokens{store: st},
+		Dashboard: Dashboard{store: st, projects: projects},
+		Heartbeat: Heartbeat{store: st},
+		Evals:     Evals{store: st, projects: st},
+		system:    st,
 	}
 }
 
