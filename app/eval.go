@@ -37,6 +37,13 @@ func evalAccount(actor governance.Actor) (*governance.Account, error) {
 	return actor.Account, nil
 }
 
+// Allowed reports whether actor may use evals at all (reviewers of any
+// project and admins): nil, or the EFORBIDDEN every evals use case answers.
+func (e Evals) Allowed(actor governance.Actor) error {
+	_, err := evalAccount(actor)
+	return err
+}
+
 // evalActor names an account in eval audit rows and run rows.
 func evalActor(a *governance.Account) string { return "account:" + a.Username }
 
