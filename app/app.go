@@ -25,6 +25,13 @@ type Store interface {
 	AuditStore
 	MemoryStore
 	SystemStore
+	ForgetStore
+	MeStore
+	AccountStore
+	TokenStore
+	DashboardStore
+	HeartbeatStore
+	EvalStore
 }
 
 // SystemStore is what the console's plumbing needs from the store.
@@ -40,11 +47,18 @@ type SystemStore interface {
 
 // App holds the use cases, grouped by aggregate.
 type App struct {
-	Projects Projects
-	Rules    Rules
-	Reviews  Reviews
-	AuditLog AuditLog
-	Memories Memories
+	Projects  Projects
+	Rules     Rules
+	Reviews   Reviews
+	AuditLog  AuditLog
+	Memories  Memories
+	Forget    Forget
+	Me        Me
+	Account   Account
+	Tokens    Tokens
+	Dashboard Dashboard
+	Heartbeat Heartbeat
+	Evals     Evals
 
 	system SystemStore
 }
@@ -53,13 +67,21 @@ type App struct {
 func New(st Store) *App {
 	projects := Projects{store: st}
 	rules := Rules{store: st, projects: projects}
+	forget := Forget{store: st, projects: projects, rules: rules}
 	return &App{
-		Projects: projects,
-		Rules:    rules,
-		Reviews:  Reviews{store: st, projects: projects, rules: rules},
-		AuditLog: AuditLog{store: st},
-		Memories: Memories{store: st, projects: projects},
-		system:   st,
+		Projects:  projects,
+		Rules:     rules,
+		Reviews:   Reviews{store: st, projects: projects, rules: rules},
+		AuditLog:  AuditLog{store: st},
+		Memories:  Memories{store: st, projects: projects},
+		Forget:    forget,
+		Me:        Me{store: st, projects: projects, forget: forget},
+		Account:   Account{store: st},
+		Tokens:    Tokens{store: st},
+		Dashboard: Dashboard{store: st, projects: projects},
+		Heartbeat: Heartbeat{store: st},
+		Evals:     Evals{store: st, projects: st},
+		system:    st,
 	}
 }
 
