@@ -70,7 +70,7 @@ func newAdminFixture(t *testing.T) *adminFixture {
 	return f
 }
 
-func wantCode(t *testing.T, err error, code string) {
+func wantAdminCode(t *testing.T, err error, code string) {
 	t.Helper()
 	if got := governance.ErrorCode(err); got != code {
 		t.Fatalf("error = %v (code %q), want code %q", err, got, code)
@@ -122,9 +122,9 @@ func TestAdminAuthorization(t *testing.T) {
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {
-			wantCode(t, call(f.reviewer), governance.EFORBIDDEN)
-			wantCode(t, call(f.member), governance.EFORBIDDEN)
-			wantCode(t, call(governance.Actor{}), governance.EUNAUTHORIZED)
+			wantAdminCode(t, call(f.reviewer), governance.EFORBIDDEN)
+			wantAdminCode(t, call(f.member), governance.EFORBIDDEN)
+			wantAdminCode(t, call(governance.Actor{}), governance.EUNAUTHORIZED)
 		})
 	}
 	// Nothing changed.
@@ -217,7 +217,7 @@ func TestAdminAccounts(t *testing.T) {
 		if !after.Disabled() || after.SessionGen == before.SessionGen {
 			t.Fatalf("disabled = %v, session generation %d → %d", after.Disabled(), before.SessionGen, after.SessionGen)
 		}
-		wantCode(t, governance.Can(governance.AccountActor(after), governance.ActSee, governance.InProject(f.project)), governance.EUNAUTHORIZED)
+		wantAdminCode(t, governance.Can(governance.AccountActor(after), governance.ActSee, governance.InProject(f.project)), governance.EUNAUTHORIZED)
 		if _, err := ad.SetDisabled(ctx, f.admin, before.ID, false); err != nil {
 			t.Fatal(err)
 		}
@@ -233,12 +233,12 @@ func TestAdminAccounts(t *testing.T) {
 	t.Run("LastAdmin", func(t *testing.T) {
 		root := f.admin.Account.ID
 		_, err := ad.SetAdmin(ctx, f.admin, root, false)
-		wantCode(t, err, governance.ECONFLICT)
+		wantAdminCode(t, err, governance.ECONFLICT)
 		if !strings.Contains(governance.ErrorMessage(err), "last administrator") {
 			t.Fatalf("message = %q", governance.ErrorMessage(err))
 		}
 		_, err = ad.SetDisabled(ctx, f.admin, root, true)
-		wantCode(t, err, governance.ECONFLICT) // nobody disables themselves
+		wantAdminCode(t, err, governance.ECONFLICT) // nobody disables themselves
 		// A second admin, disabled, does not count: root is still the last.
 		second, _, err := ad.CreateAccount(ctx, f.admin, app.NewAccount{Username: "root2", Admin: true})
 		if err != nil {
@@ -248,7 +248,7 @@ func TestAdminAccounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = ad.SetAdmin(ctx, f.admin, root, false)
-		wantCode(t, err, governance.ECONFLICT)
+		wantAdminCode(t, err, governance.ECONFLICT)
 		// Enabled, root2 lets root step down; then root2 is the last one.
 		if _, err := ad.SetDisabled(ctx, f.admin, second.ID, false); err != nil {
 			t.Fatal(err)
@@ -258,7 +258,7 @@ func TestAdminAccounts(t *testing.T) {
 		}
 		r2, _ := f.st.FindAccountByID(ctx, second.ID)
 		_, err = ad.SetAdmin(ctx, governance.AccountActor(r2), second.ID, false)
-		wantCode(t, err, governance.ECONFLICT)
+		wantAdminCode(t, err, governance.ECONFLICT)
 		if got, _ := f.st.FindAccountByID(ctx, second.ID); !got.IsAdmin {
 			t.Fatal("the last administrator was demoted")
 		}
@@ -280,9 +280,9 @@ func TestAdminAccounts(t *testing.T) {
 			t.Fatalf("memberships = %+v", a.Memberships)
 		}
 		_, err := ad.RemoveMembership(ctx, f.admin, id, f.project.ID)
-		wantCode(t, err, governance.ENOTFOUND)
+		wantAdminCode(t, err, governance.ENOTFOUND)
 		_, _, err = ad.SetMembership(ctx, f.admin, id, governance.Membership{ProjectID: 999999, Role: governance.ProjectReviewer})
-		wantCode(t, err, governance.ENOTFOUND)
+		wantAdminCode(t, err, governance.ENOTFOUND)
 		for _, action := range []string{"membership.set", "membership.remove"} {
 			if entries, _, _ := f.st.FindAudit(ctx, governance.AuditFilter{Action: action, ObjectID: "mia"}); len(entries) != 1 {
 				t.Errorf("%s audited %d times", action, len(entries))
@@ -315,19 +315,19 @@ func TestAdminProjects(t *testing.T) {
 			t.Fatalf("choices = %v", choices)
 		}
 		_, err = ad.PreviewDeleteProject(ctx, f.admin, scratch.ID)
-		wantCode(t, err, governance.ENOTFOUND)
+		wantAdminCode(t, err, governance.ENOTFOUND)
 		_, _, err = ad.SetMembership(ctx, f.admin, f.member.Account.ID, governance.Membership{ProjectID: scratch.ID, Role: governance.ProjectReviewer})
-		wantCode(t, err, governance.ENOTFOUND)
+		wantAdminCode(t, err, governance.ENOTFOUND)
 	})
 	t.Run("CreateAndUpdate", func(t *testing.T) {
 		for _, slug := range []string{"", "Has Caps", "-lead", strings.Repeat("a", 65)} {
 			_, err := ad.CreateProject(ctx, f.admin, app.NewProject{Slug: slug, Name: "x"})
-			wantCode(t, err, governance.EINVALID)
+			wantAdminCode(t, err, governance.EINVALID)
 		}
 		_, err := ad.CreateProject(ctx, f.admin, app.NewProject{Slug: "ok-slug", Name: " "})
-		wantCode(t, err, governance.EINVALID)
+		wantAdminCode(t, err, governance.EINVALID)
 		_, err = ad.CreateProject(ctx, f.admin, app.NewProject{Slug: "travel-agent", Name: "Again"})
-		wantCode(t, err, governance.ECONFLICT)
+		wantAdminCode(t, err, governance.ECONFLICT)
 		p, err := ad.CreateProject(ctx, f.admin, app.NewProject{Slug: "support-bot", Name: "客服助手", Description: "售后"})
 		if err != nil {
 			t.Fatal(err)
@@ -342,7 +342,7 @@ func TestAdminProjects(t *testing.T) {
 		}
 		empty := ""
 		_, err = ad.UpdateProject(ctx, f.admin, p.ID, governance.ProjectUpdate{Name: &empty})
-		wantCode(t, err, governance.EINVALID)
+		wantAdminCode(t, err, governance.EINVALID)
 		for _, action := range []string{"project.create", "project.rename", "project.policy"} {
 			if entries, _, _ := f.st.FindAudit(ctx, governance.AuditFilter{Action: action}); len(entries) != 1 {
 				t.Errorf("%s audited %d times", action, len(entries))
@@ -437,7 +437,7 @@ func TestAdminDeleteProject(t *testing.T) {
 	}
 
 	_, err = ad.DeleteProject(ctx, f.admin, f.project.ID, "travel")
-	wantCode(t, err, governance.EINVALID)
+	wantAdminCode(t, err, governance.EINVALID)
 	if _, err := f.st.FindProjectByID(ctx, f.project.ID); err != nil {
 		t.Fatal("a deletion without the typed slug deleted the project")
 	}

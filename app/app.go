@@ -22,7 +22,17 @@ type Store interface {
 	AdminStore
 	ProjectStore
 	RuleStore
+	ReviewStore
+	AuditStore
+	MemoryStore
 	SystemStore
+	ForgetStore
+	MeStore
+	AccountStore
+	TokenStore
+	DashboardStore
+	HeartbeatStore
+	EvalStore
 }
 
 // SystemStore is what the console's plumbing needs from the store.
@@ -38,9 +48,19 @@ type SystemStore interface {
 
 // App holds the use cases, grouped by aggregate.
 type App struct {
-	Admin    Admin
-	Projects Projects
-	Rules    Rules
+	Admin     Admin
+	Projects  Projects
+	Rules     Rules
+	Reviews   Reviews
+	AuditLog  AuditLog
+	Memories  Memories
+	Forget    Forget
+	Me        Me
+	Account   Account
+	Tokens    Tokens
+	Dashboard Dashboard
+	Heartbeat Heartbeat
+	Evals     Evals
 
 	system SystemStore
 }
@@ -48,11 +68,23 @@ type App struct {
 // New builds the use-case layer over st.
 func New(st Store) *App {
 	projects := Projects{store: st}
+	rules := Rules{store: st, projects: projects}
+	forget := Forget{store: st, projects: projects, rules: rules}
 	return &App{
-		Admin:    Admin{store: st},
-		Projects: projects,
-		Rules:    Rules{store: st, projects: projects},
-		system:   st,
+		Admin:     Admin{store: st},
+		Projects:  projects,
+		Rules:     rules,
+		Reviews:   Reviews{store: st, projects: projects, rules: rules},
+		AuditLog:  AuditLog{store: st},
+		Memories:  Memories{store: st, projects: projects},
+		Forget:    forget,
+		Me:        Me{store: st, projects: projects, forget: forget},
+		Account:   Account{store: st},
+		Tokens:    Tokens{store: st},
+		Dashboard: Dashboard{store: st, projects: projects},
+		Heartbeat: Heartbeat{store: st},
+		Evals:     Evals{store: st, projects: st},
+		system:    st,
 	}
 }
 
