@@ -205,11 +205,14 @@ func (s *Server) handleAccountRole(c echo.Context) error {
 	if err != nil {
 		return s.refusedBack(c, err, templates.AccountURL(id))
 	}
+	back := templates.AccountURL(a.ID)
 	msg := tr(c, "admin.flash.demoted", "Name", a.Username)
 	if admin {
 		msg = tr(c, "admin.flash.promoted", "Name", a.Username)
+	} else if self := auth.UserFrom(ctx); self != nil && self.ID == a.ID {
+		back = "/" // the administration pages are no longer theirs
 	}
-	return s.done(c, templates.AccountURL(a.ID), msg)
+	return s.done(c, back, msg)
 }
 
 // handleAccountDisable disables an account and ends its sessions.

@@ -193,6 +193,9 @@ func TestAdminLastAdmin(t *testing.T) {
 	wantStatus(t, res, http.StatusSeeOther)
 	res, _ = admin.PostForm(id, id+"/admin", url.Values{"admin": {"off"}})
 	wantStatus(t, res, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != "/" {
+		t.Fatalf("stepping down redirects to %q, want /", loc)
+	}
 	a, _ = f.Store.FindAccountByUsername(context.Background(), Admin)
 	if a.IsAdmin {
 		t.Fatal("the administrator could not step down beside another one")
