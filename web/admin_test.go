@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -307,4 +308,30 @@ func TestAdminProjects(t *testing.T) {
 	wantStatus(t, res, http.StatusNotFound)
 	res, _ = admin.Get(travel)
 	wantStatus(t, res, http.StatusNotFound)
+}
+
+// TestAdminPagesInChinese: every administration page reads in Chinese; no
+// message id shows through.
+func TestAdminPagesInChinese(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	admin := f.Login(t, Admin)
+	project := "/admin/projects/" + strconv.FormatInt(f.Travel.ID, 10)
+	ids := regexp.MustCompile(`\b(admin|common|nav|dashboard)\.[a-z_.-]+\b`)
+	for page, want := range map[string]string{
+		"/admin/accounts":                      "新建账户",
+		accountPath(accountID(t, f, MemberLi)): "分配项目角色",
+		"/admin/projects":                      "新建项目",
+		project:                                "删除该项目",
+		project + "/delete":                    "请输入项目标识",
+	} {
+		res, doc := admin.Get(page, "Accept-Language", "zh-CN")
+		wantStatus(t, res, http.StatusOK)
+		text := doc.Find("main").Text()
+		if !strings.Contains(text, want) {
+			t.Errorf("%s: no %q in the page", page, want)
+		}
+		if m := ids.FindString(text); m != "" {
+			t.Errorf("%s: message id %q shows through", page, m)
+		}
+	}
 }
