@@ -564,3 +564,42 @@ func TestAdminDeleteLargeProject(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminLastAdminConcurrent: two administrators demoting each other at
+// the same moment cannot both succeed; the check and the change share one
+// write transaction.
+func TestAdminLastAdminConcurrent(t *testing.T) {
+	f := newAdminFixture(t)
+	ctx := context.Background()
+	second, _, err := f.app.Admin.CreateAccount(ctx, f.admin, app.NewAccount{Username: "root2", Admin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := f.st.FindAccountByID(ctx, second.ID)
+	errs := make(chan error, 2)
+	go func() { _, err := f.app.Admin.SetAdmin(ctx, f.admin, second.ID, false); errs <- err }()
+	go func() {
+		_, err := f.app.Admin.SetAdmin(ctx, governance.AccountActor(r2), f.admin.Account.ID, false)
+		errs <- err
+	}()
+	var refused int
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			wantAdminCode(t, err, governance.ECONFLICT)
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Fatalf("%d of 2 demotions refused, want 1", refused)
+	}
+	accounts, _ := f.st.FindAccounts(ctx)
+	admins := 0
+	for _, a := range accounts {
+		if a.IsAdmin {
+			admins++
+		}
+	}
+	if admins != 1 {
+		t.Fatalf("%d administrators left, want 1", admins)
+	}
+}
