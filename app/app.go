@@ -22,6 +22,11 @@ type Store interface {
 	ProjectStore
 	RuleStore
 	SystemStore
+	EventStore
+	RecallStore
+	ExportStore
+	ImportStore
+	SourceStore
 }
 
 // SystemStore is what the console's plumbing needs from the store.
@@ -39,6 +44,11 @@ type SystemStore interface {
 type App struct {
 	Projects Projects
 	Rules    Rules
+	Events   Events
+	Recalls  Recalls
+	Exports  Exports
+	Imports  Imports
+	Sources  Sources
 
 	system SystemStore
 }
@@ -46,9 +56,15 @@ type App struct {
 // New builds the use-case layer over st.
 func New(st Store) *App {
 	projects := Projects{store: st}
+	events := Events{store: st, projects: projects}
 	return &App{
 		Projects: projects,
 		Rules:    Rules{store: st, projects: projects},
+		Events:   events,
+		Recalls:  Recalls{store: st, projects: projects},
+		Exports:  Exports{store: st, projects: projects, events: events},
+		Imports:  Imports{store: st, projects: projects, events: events},
+		Sources:  Sources{store: st, projects: projects},
 		system:   st,
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 // RuleStore reads and changes rules.
 type RuleStore interface {
+	RuleListStore
 	FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error)
 }
 
