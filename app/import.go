@@ -17,9 +17,11 @@ import (
 )
 
 // ImportStore stores a stream of events all or nothing, with an
-// "events.import" audit row when an actor is named (transcript.Sink).
+// "events.import" audit row when an actor is named (transcript.Sink), and
+// restores full project exports.
 type ImportStore interface {
 	ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
+	ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error)
 }
 
 // Imports are the use cases that bring events in from files: an agent's
@@ -78,6 +80,17 @@ func (is Imports) TranscriptFile(ctx context.Context, actor governance.Actor, pr
 	}
 	opts.Project = p.Slug
 	return transcript.ImportFile(ctx, is.store, importAuditName(actor), p.ID, path, opts)
+}
+
+// ProjectExport restores a full project export (Exports.JSONL of a whole
+// project) as a new project, named slug when slug is set (the store
+// validates it): all or nothing.
+// Administrators only.
+func (is Imports) ProjectExport(ctx context.Context, actor governance.Actor, r io.Reader, slug string) (*governance.Project, *governance.ExportStats, error) {
+	if err := governance.Can(actor, governance.ActAdminister, governance.Object{}); err != nil {
+		return nil, nil, err
+	}
+	return is.store.ImportExport(ctx, r, governance.ImportOptions{Slug: slug, Actor: actor.Name()})
 }
 
 // MemoryImport is what a portable memory import recorded.
