@@ -30,8 +30,9 @@ func newRecallForm(c echo.Context) templates.RecallForm {
 }
 
 // validateRecallForm checks the form against the caller's scopes and builds
-// the request. A member recalls only for their own subject.
-func validateRecallForm(f *templates.RecallForm, scopes []scope) (templates.FieldErrors, governance.RecallRequest, scope) {
+// the request. A member recalls only for their own subject (the use case
+// holds them to it; the form shows it).
+func validateRecallForm(f *templates.RecallForm, scopes []scope) (templates.FieldErrors, governance.RecallRequest) {
 	errs := templates.FieldErrors{}
 	var (
 		req governance.RecallRequest
@@ -75,7 +76,7 @@ func validateRecallForm(f *templates.RecallForm, scopes []scope) (templates.Fiel
 			errs["budget"] = governance.ErrorMessage(err)
 		}
 	}
-	return errs, req, sc
+	return errs, req
 }
 
 // recallView builds the playground's view for the caller's projects.
@@ -123,7 +124,7 @@ func (s *Server) handleRecallRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	errs, req, _ := validateRecallForm(&v.Form, scopes)
+	errs, req := validateRecallForm(&v.Form, scopes)
 	status := http.StatusOK
 	if len(errs) > 0 {
 		v.Errors, status = errs, http.StatusUnprocessableEntity
