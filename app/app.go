@@ -33,6 +33,11 @@ type Store interface {
 	DashboardStore
 	HeartbeatStore
 	EvalStore
+	EventStore
+	RecallStore
+	ExportStore
+	ImportStore
+	SourceStore
 }
 
 // SystemStore is what the console's plumbing needs from the store.
@@ -61,6 +66,11 @@ type App struct {
 	Dashboard Dashboard
 	Heartbeat Heartbeat
 	Evals     Evals
+	Events    Events
+	Recalls   Recalls
+	Exports   Exports
+	Imports   Imports
+	Sources   Sources
 
 	system SystemStore
 }
@@ -69,6 +79,7 @@ type App struct {
 func New(st Store) *App {
 	projects := Projects{store: st}
 	rules := Rules{store: st, projects: projects}
+	events := Events{store: st, projects: projects}
 	forget := Forget{store: st, projects: projects, rules: rules}
 	return &App{
 		Admin:     Admin{store: st},
@@ -84,6 +95,11 @@ func New(st Store) *App {
 		Dashboard: Dashboard{store: st, projects: projects},
 		Heartbeat: Heartbeat{store: st},
 		Evals:     Evals{store: st, projects: st},
+		Events:    events,
+		Recalls:   Recalls{store: st, projects: projects},
+		Exports:   Exports{store: st, projects: projects, events: events},
+		Imports:   Imports{store: st, projects: projects, events: events},
+		Sources:   Sources{store: st, projects: projects},
 		system:    st,
 	}
 }

@@ -61,11 +61,6 @@ func (s *Server) visibleScopes(ctx context.Context) ([]scope, error) {
 	return s.app.Projects.Visible(ctx, actorOf(ctx))
 }
 
-// errEventNotFound hides whether an event exists from those who may not see it.
-var errEventNotFound = governance.Errorf(governance.ENOTFOUND, "Event not found.")
-
-var errSessionNotFound = governance.Errorf(governance.ENOTFOUND, "Session not found.")
-
 // hasSubject reports whether the account is an end user (member) of any project.
 func hasSubject(a *governance.Account) bool {
 	if a == nil {
