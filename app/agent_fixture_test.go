@@ -98,18 +98,6 @@ func (w *agentWorld) eventCount(t *testing.T, p *governance.Project) int {
 	return total
 }
 
-// wantCode fails unless err has the error code want ("" = no error).
-func wantCode(t *testing.T, err error, want string) {
-	t.Helper()
-	got := ""
-	if err != nil {
-		got = governance.ErrorCode(err)
-	}
-	if got != want {
-		t.Fatalf("error = %v (code %q), want code %q", err, got, want)
-	}
-}
-
 // wantImportError fails unless err is a rejected batch.
 func wantImportError(t *testing.T, err error) *governance.ImportError {
 	t.Helper()

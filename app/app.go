@@ -21,6 +21,9 @@ import (
 type Store interface {
 	ProjectStore
 	RuleStore
+	ReviewStore
+	AuditStore
+	MemoryStore
 	SystemStore
 	EventStore
 	RecallStore
@@ -44,6 +47,9 @@ type SystemStore interface {
 type App struct {
 	Projects Projects
 	Rules    Rules
+	Reviews  Reviews
+	AuditLog AuditLog
+	Memories Memories
 	Events   Events
 	Recalls  Recalls
 	Exports  Exports
@@ -56,10 +62,14 @@ type App struct {
 // New builds the use-case layer over st.
 func New(st Store) *App {
 	projects := Projects{store: st}
+	rules := Rules{store: st, projects: projects}
 	events := Events{store: st, projects: projects}
 	return &App{
 		Projects: projects,
-		Rules:    Rules{store: st, projects: projects},
+		Rules:    rules,
+		Reviews:  Reviews{store: st, projects: projects, rules: rules},
+		AuditLog: AuditLog{store: st},
+		Memories: Memories{store: st, projects: projects},
 		Events:   events,
 		Recalls:  Recalls{store: st, projects: projects},
 		Exports:  Exports{store: st, projects: projects, events: events},
