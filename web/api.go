@@ -32,7 +32,7 @@ const (
 	// APIMaxBodyBytes bounds every other JSON body.
 	APIMaxBodyBytes = 64 << 10
 	// APIMaxRules bounds one page of GET /api/v1/rules.
-	APIMaxRules = 500
+	APIMaxRules = app.MaxProjectRules
 )
 
 // The agent API's error codes beyond governance's.
@@ -402,8 +402,11 @@ type apiRuleList struct {
 	Offset int                `json:"offset"`
 }
 
-// newAPIRuleFilter reads the rule filters of GET /api/v1/rules.
-func newAPIRuleFilter(c echo.Context, projectID int64) (governance.RuleFilter, error) {
+// handleAPIRuleIndex lists the token's project's rules (active by default).
+// Forgotten rules are never listed.
+func (s *Server) handleAPIRuleIndex(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := tokenFrom(ctx)
 	q := c.QueryParams()
 	in := governance.RuleFilterInput{Status: q.Get("status"), Kind: q.Get("kind"), Reason: q.Get("reason"),
 		Paused: q.Get("paused"), ForSubject: q.Get("for_subject"), Query: q.Get("q"),
@@ -412,26 +415,11 @@ func newAPIRuleFilter(c echo.Context, projectID int64) (governance.RuleFilter, e
 		v := q.Get("subject_id")
 		in.Subject = &v
 	}
-	f, err := governance.ParseRuleFilter(in, governance.RuleFilterDefaults{
-		Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: APIMaxRules})
-	f.ProjectID = &projectID
-	return f, err
-}
-
-// handleAPIRuleIndex lists the token's project's rules (active by default).
-// Forgotten rules are never listed.
-func (s *Server) handleAPIRuleIndex(c echo.Context) error {
-	t := tokenFrom(c.Request().Context())
-	f, err := newAPIRuleFilter(c, t.ProjectID)
+	list, err := s.app.Rules.ListProject(ctx, actorOf(ctx), t.ProjectID, in)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	rules, total, err := s.app.Rules.ListProject(ctx, actorOf(ctx), t.ProjectID, f)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, apiRuleList{Rules: rules, Total: total, Limit: f.Limit, Offset: f.Offset})
+	return c.JSON(http.StatusOK, apiRuleList{Rules: list.Rules, Total: list.Total, Limit: list.Filter.Limit, Offset: list.Filter.Offset})
 }
 
 // apiForgetRequest is the optional body of POST /api/v1/rules/{id}/forget.

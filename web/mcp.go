@@ -274,15 +274,11 @@ func (s *Server) mcpListRules(ctx context.Context, req *mcp.CallToolRequest, in 
 	if in.Limit > 0 {
 		fin.Limit = strconv.Itoa(in.Limit)
 	}
-	f, err := governance.ParseRuleFilter(fin, governance.RuleFilterDefaults{
-		Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: APIMaxRules})
+	list, err := s.app.Rules.ListProject(ctx, governance.TokenActor(t), t.ProjectID, fin)
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "list_rules", err)
 	}
-	rules, total, err := s.app.Rules.ListProject(ctx, governance.TokenActor(t), t.ProjectID, f)
-	if err != nil {
-		return nil, nil, s.toolError(ctx, "list_rules", err)
-	}
+	rules, total := list.Rules, list.Total
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d rule(s)", total)
 	for _, r := range rules {
