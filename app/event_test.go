@@ -32,7 +32,7 @@ func TestEventsIngest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := w.eventCount(t, w.travel)
 			res, err := w.app.Events.Ingest(ctx, tc.actor, w.travel.ID, batch("new-"+tc.name))
-			wantCode(t, err, tc.want)
+			wantErrCode(t, err, tc.want)
 			wantEvents := before
 			if tc.want == "" {
 				wantEvents++
@@ -62,9 +62,9 @@ func TestEventsIngest(t *testing.T) {
 	})
 	t.Run("Limits", func(t *testing.T) {
 		_, err := w.app.Events.Ingest(ctx, w.admin, w.travel.ID, nil)
-		wantCode(t, err, governance.EINVALID)
+		wantErrCode(t, err, governance.EINVALID)
 		_, err = w.app.Events.Ingest(ctx, w.admin, w.travel.ID, make([]*governance.Event, app.MaxIngestEvents+1))
-		wantCode(t, err, governance.ETOOLARGE)
+		wantErrCode(t, err, governance.ETOOLARGE)
 	})
 }
 
@@ -96,7 +96,7 @@ func TestEventsSearch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := search(tc.actor, tc.slug)
-			wantCode(t, err, tc.code)
+			wantErrCode(t, err, tc.code)
 			if !sameIDs(got, tc.want) {
 				t.Fatalf("hits = %v, want %v", got, tc.want)
 			}
@@ -127,7 +127,7 @@ func TestEventsSessionsAndTimelines(t *testing.T) {
 
 	t.Run("Sessions", func(t *testing.T) {
 		_, sessions, total, err := w.app.Events.Sessions(ctx, w.ann, "travel", page)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if total != 1 || sessions[0].SessionID != "s-ann" {
 			t.Fatalf("ann's sessions = %d %+v, want only s-ann", total, sessions)
 		}
@@ -135,20 +135,20 @@ func TestEventsSessionsAndTimelines(t *testing.T) {
 			t.Fatalf("reviewer's sessions = %d, want 2", total)
 		}
 		_, _, _, err = w.app.Events.Sessions(ctx, w.reviewerOfCode, "travel", page)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 	})
 	t.Run("SessionTimeline", func(t *testing.T) {
 		tl, err := w.app.Events.SessionTimeline(ctx, w.ann, "travel", "s-ann", page)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if tl.Total != 2 || len(tl.Events) != 2 {
 			t.Fatalf("timeline = %d events, want 2", tl.Total)
 		}
 		_, err = w.app.Events.SessionTimeline(ctx, w.ann, "travel", "s-bob", page)
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 		_, err = w.app.Events.SessionTimeline(ctx, w.reviewerOfCode, "travel", "s-bob", page)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = w.app.Events.SessionTimeline(ctx, w.admin, "travel", "s-bob", page)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 	})
 	t.Run("EventTimeline", func(t *testing.T) {
 		_, all, err := w.st.FindEvents(ctx, governance.EventFilter{ProjectID: &w.travel.ID, Limit: 1})
@@ -161,26 +161,26 @@ func TestEventsSessionsAndTimelines(t *testing.T) {
 			seq[e.ID] = e.Seq
 		}
 		tl, err := w.app.Events.EventTimeline(ctx, w.ann, seq["a2"], 1)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if tl.Highlight != seq["a2"] || tl.Page != 2 || tl.Events[0].ID != "a2" {
 			t.Fatalf("timeline = page %d highlight %d, want page 2 holding a2", tl.Page, tl.Highlight)
 		}
 		_, err = w.app.Events.EventTimeline(ctx, w.ann, seq["b1"], 50)
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 		_, err = w.app.Events.EventTimeline(ctx, w.reviewerOfCode, seq["b1"], 50)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = w.app.Events.EventTimeline(ctx, w.reviewer, seq["b1"], 50)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 	})
 	t.Run("Subjects", func(t *testing.T) {
 		subjects, err := w.app.Events.Subjects(ctx, w.reviewer, w.travel.ID)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if len(subjects) != 2 || subjects[0] != "ann" || subjects[1] != "bob" {
 			t.Fatalf("subjects = %v, want [ann bob]", subjects)
 		}
 		_, err = w.app.Events.Subjects(ctx, w.ann, w.travel.ID)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = w.app.Events.Subjects(ctx, w.reviewerOfCode, w.travel.ID)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 	})
 }

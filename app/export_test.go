@@ -41,7 +41,7 @@ func TestExportsJSONL(t *testing.T) {
 				name string
 			)
 			_, err = w.app.Exports.JSONL(ctx, tc.actor, "travel", tc.subject, func(n string) io.Writer { name = n; return &buf })
-			wantCode(t, err, tc.want)
+			wantErrCode(t, err, tc.want)
 			audit, after, _ := w.st.FindAudit(ctx, governance.AuditFilter{Action: "project.export", Limit: 100})
 			if err != nil {
 				if buf.Len() != 0 || name != "" || after != before {
@@ -80,56 +80,56 @@ func TestExportsFiles(t *testing.T) {
 
 	t.Run("Page", func(t *testing.T) {
 		page, err := w.app.Exports.Page(ctx, w.reviewer, "travel", "ann")
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if len(page.AgentFiles) == 0 || len(page.Subjects) != 2 || !strings.Contains(page.Hermes.User.Text, "Ann prefers") {
 			t.Fatalf("reviewer's page = %+v", page)
 		}
 		page, err = w.app.Exports.Page(ctx, w.ann, "travel", "bob")
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if page.SubjectID != "ann" || page.AgentFiles != nil || page.Subjects != nil || strings.Contains(page.Hermes.User.Text, "Bob") {
 			t.Fatalf("member's page = %+v, want ann's USER.md only", page)
 		}
 		_, err = w.app.Exports.Page(ctx, w.reviewerOfCode, "travel", "")
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 	})
 	t.Run("HermesFile", func(t *testing.T) {
 		f, err := w.app.Exports.HermesFile(ctx, w.token(w.travel, governance.ScopeExport), "travel", governance.HermesMemoryName, "")
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if !strings.Contains(f.Text, "weekday") || strings.Contains(f.Text, "Ann prefers") {
 			t.Fatalf("MEMORY.md = %q, want the project-wide rule only", f.Text)
 		}
 		_, err = w.app.Exports.HermesFile(ctx, w.ann, "travel", governance.HermesMemoryName, "")
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		f, err = w.app.Exports.HermesFile(ctx, w.ann, "travel", governance.HermesUserName, "bob")
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if !strings.Contains(f.Text, "Ann prefers") || strings.Contains(f.Text, "Bob") {
 			t.Fatalf("ann's USER.md = %q", f.Text)
 		}
 		_, err = w.app.Exports.HermesFile(ctx, w.admin, "travel", "SECRET.md", "")
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 	})
 	t.Run("AgentFile", func(t *testing.T) {
 		body, err := w.app.Exports.AgentFile(ctx, w.reviewer, "travel", "AGENTS.md", "")
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if !bytes.Contains(body, []byte(governance.ManagedBegin)) || !bytes.Contains(body, []byte("weekday")) {
 			t.Fatalf("AGENTS.md = %q", body)
 		}
 		_, err = w.app.Exports.AgentFile(ctx, w.ann, "travel", "AGENTS.md", "")
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 		_, err = w.app.Exports.AgentFile(ctx, w.admin, "travel", "nothing.md", "")
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 		_, _, err = w.app.Exports.AgentFiles(ctx, w.ann, "travel", "")
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 	})
 	t.Run("Memory", func(t *testing.T) {
 		jsonl, n, err := w.app.Exports.Memory(ctx, w.token(w.travel, governance.ScopeExport), w.travel.ID, "ann")
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if n != 2 || !strings.Contains(jsonl, "Ann prefers") || strings.Contains(jsonl, "Bob") {
 			t.Fatalf("memory = %d lines\n%s", n, jsonl)
 		}
 		_, _, err = w.app.Exports.Memory(ctx, w.token(w.travel, governance.ScopeRecall), w.travel.ID, "")
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, _, err = w.app.Exports.Memory(ctx, w.token(w.code, governance.ScopeExport), w.travel.ID, "")
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 	})
 }

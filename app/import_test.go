@@ -36,7 +36,7 @@ func TestImportsTranscript(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newAgentWorld(t)
 			res, err := w.app.Imports.Transcript(ctx, tc.actor(w), w.travel.ID, strings.NewReader(importLines), opts)
-			wantCode(t, err, tc.want)
+			wantErrCode(t, err, tc.want)
 			wantEvents := 3
 			if err == nil {
 				wantEvents = 5
@@ -83,12 +83,12 @@ func TestImportsMemory(t *testing.T) {
 `
 	t.Run("OK", func(t *testing.T) {
 		res, err := w.app.Imports.Memory(ctx, token, w.travel.ID, lines)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if res.Inserted != 3 || !strings.HasPrefix(res.Session, "memory-import-") {
 			t.Fatalf("result = %+v, want 2 memories and the session's end", res)
 		}
 		again, err := w.app.Imports.Memory(ctx, token, w.travel.ID, lines)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if again.Inserted != 0 || again.Skipped != 3 {
 			t.Fatalf("second import = %+v, want everything skipped", again)
 		}
@@ -106,11 +106,11 @@ func TestImportsMemory(t *testing.T) {
 	})
 	t.Run("Authorization", func(t *testing.T) {
 		_, err := w.app.Imports.Memory(ctx, w.token(w.travel, governance.ScopeRecall), w.travel.ID, lines)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = w.app.Imports.Memory(ctx, w.token(w.code, governance.ScopeIngest), w.travel.ID, lines)
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 		_, err = w.app.Imports.Memory(ctx, w.reviewer, w.travel.ID, lines)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 	})
 }
 
@@ -122,12 +122,12 @@ func TestImportsProjectExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := w.app.Imports.ProjectExport(ctx, w.reviewer, strings.NewReader(buf.String()), "travel-copy")
-	wantCode(t, err, governance.EFORBIDDEN)
+	wantErrCode(t, err, governance.EFORBIDDEN)
 	p, stats, err := w.app.Imports.ProjectExport(ctx, w.admin, strings.NewReader(buf.String()), "travel-copy")
-	wantCode(t, err, "")
+	wantErrCode(t, err, "")
 	if p.Slug != "travel-copy" || stats.Events != 3 {
 		t.Fatalf("restored %+v with %+v, want travel-copy with 3 events", p, stats)
 	}
 	_, _, err = w.app.Imports.ProjectExport(ctx, w.admin, strings.NewReader(buf.String()), "Bad Slug")
-	wantCode(t, err, governance.EINVALID)
+	wantErrCode(t, err, governance.EINVALID)
 }

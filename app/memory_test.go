@@ -31,9 +31,9 @@ func TestMemories(t *testing.T) {
 			}
 		}
 		_, err := f.app.Memories.Candidates(ctx, f.member, app.MemoryQuery{Project: f.expense.Slug})
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = f.app.Memories.Candidates(ctx, f.admin, app.MemoryQuery{Statuses: []governance.CandidateStatus{"bogus"}})
-		wantCode(t, err, governance.EINVALID)
+		wantErrCode(t, err, governance.EINVALID)
 	})
 	t.Run("MembersSeeTheirOwn", func(t *testing.T) {
 		all, err := f.app.Memories.Candidates(ctx, f.reviewer, travel)

@@ -31,7 +31,7 @@ func TestRecallsRecall(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pkg, err := w.app.Recalls.Recall(ctx, tc.actor, governance.RecallRequest{Task: "plan the aquarium visit", ProjectID: tc.project, SubjectID: tc.subject})
-			wantCode(t, err, tc.want)
+			wantErrCode(t, err, tc.want)
 			if err == nil && tc.subject == "ann" && !hasItem(pkg, governance.RecallRuleID(annRule)) {
 				t.Fatalf("ann's recall does not hold her rule: %+v", pkg.Items)
 			}
@@ -58,7 +58,7 @@ func TestRecallsPreview(t *testing.T) {
 
 	t.Run("MemberRecallsForThemself", func(t *testing.T) {
 		prev, err := w.app.Recalls.Preview(ctx, w.ann, req)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if !hasItem(prev.Package, governance.RecallRuleID(annRule)) || hasItem(prev.Package, governance.RecallRuleID(bobRule)) {
 			t.Fatalf("a member's preview for bob holds %+v, want ann's rule only", prev.Package.Items)
 		}
@@ -68,7 +68,7 @@ func TestRecallsPreview(t *testing.T) {
 	})
 	t.Run("ReviewerSeesFiltered", func(t *testing.T) {
 		prev, err := w.app.Recalls.Preview(ctx, w.reviewer, req)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if !prev.ShowFiltered || len(prev.Filtered) != 1 || prev.Filtered[0].RuleID != annRule {
 			t.Fatalf("filtered = %+v, want ann's rule only (the code project is not the reviewer's)", prev.Filtered)
 		}
@@ -78,14 +78,14 @@ func TestRecallsPreview(t *testing.T) {
 	})
 	t.Run("AdminSeesOtherProjects", func(t *testing.T) {
 		prev, err := w.app.Recalls.Preview(ctx, w.admin, req)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if len(prev.Filtered) != 2 {
 			t.Fatalf("filtered = %+v, want ann's rule and the code project's", prev.Filtered)
 		}
 	})
 	t.Run("ReviewerOfAnotherProject", func(t *testing.T) {
 		_, err := w.app.Recalls.Preview(ctx, w.reviewerOfCode, req)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 	})
 }
 
@@ -109,7 +109,7 @@ func TestRulesListProject(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			list, err := w.app.Rules.ListProject(ctx, tc.actor, w.travel.ID, governance.RuleFilterInput{})
-			wantCode(t, err, tc.want)
+			wantErrCode(t, err, tc.want)
 			if err == nil && (list.Total != 1 || list.Rules[0].ProjectID != w.travel.ID || list.Filter.Limit != 100) {
 				t.Fatalf("rules = %d %+v (limit %d), want the travel rule only, 100 a page", list.Total, list.Rules, list.Filter.Limit)
 			}
@@ -117,9 +117,9 @@ func TestRulesListProject(t *testing.T) {
 	}
 	t.Run("Filter", func(t *testing.T) {
 		_, err := w.app.Rules.ListProject(ctx, w.admin, w.travel.ID, governance.RuleFilterInput{Status: "sleeping"})
-		wantCode(t, err, governance.EINVALID)
+		wantErrCode(t, err, governance.EINVALID)
 		list, err := w.app.Rules.ListProject(ctx, w.admin, w.travel.ID, governance.RuleFilterInput{Limit: "501"})
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if list.Filter.Limit != app.MaxProjectRules {
 			t.Fatalf("limit = %d, want it held to %d", list.Filter.Limit, app.MaxProjectRules)
 		}

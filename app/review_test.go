@@ -104,7 +104,7 @@ func (f *reviewFixture) reload(tb testing.TB, id int64) *governance.Rule {
 }
 
 // wantCode fails unless err has code ("" = nil).
-func wantCode(tb testing.TB, err error, code string) {
+func wantErrCode(tb testing.TB, err error, code string) {
 	tb.Helper()
 	if got := governance.ErrorCode(err); got != code {
 		tb.Fatalf("error = %v (code %q), want code %q", err, got, code)
@@ -157,20 +157,20 @@ func TestReviewsQueue(t *testing.T) {
 	for _, tc := range f.reviewerCases() {
 		t.Run("Authorization/"+tc.name, func(t *testing.T) {
 			_, err := f.app.Reviews.Queue(ctx, tc.actor, app.QueueQuery{Project: f.travel.Slug, Tab: governance.CandidateProposed, Limit: 10})
-			wantCode(t, err, tc.code)
+			wantErrCode(t, err, tc.code)
 		})
 	}
 	t.Run("OtherProjectsToken", func(t *testing.T) {
 		_, err := f.app.Reviews.Queue(ctx, f.expenseToken, app.QueueQuery{Project: f.travel.Slug, Tab: governance.CandidateProposed})
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 	})
 	t.Run("UnknownProject", func(t *testing.T) {
 		_, err := f.app.Reviews.Queue(ctx, f.admin, app.QueueQuery{Project: "nope", Tab: governance.CandidateProposed})
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 	})
 	t.Run("UnknownTab", func(t *testing.T) {
 		_, err := f.app.Reviews.Queue(ctx, f.admin, app.QueueQuery{Project: f.travel.Slug, Tab: governance.CandidatePromoted})
-		wantCode(t, err, governance.EINVALID)
+		wantErrCode(t, err, governance.EINVALID)
 	})
 	t.Run("Proposals", func(t *testing.T) {
 		proposed := f.rules(t, f.travel, governance.RuleProposed)
@@ -255,7 +255,7 @@ func TestReviewsIndexAndPending(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := slugs(tc.actor)
-			wantCode(t, err, tc.code)
+			wantErrCode(t, err, tc.code)
 			if !sameSet(got, tc.want) {
 				t.Fatalf("projects = %q, want %q", got, tc.want)
 			}
@@ -322,10 +322,10 @@ func TestReviewsDecisions(t *testing.T) {
 			{"Anonymous", governance.Actor{}, governance.EUNAUTHORIZED},
 		} {
 			_, _, err := f.app.Reviews.Approve(ctx, tc.actor, r.ID, app.Approval{})
-			wantCode(t, err, tc.code)
+			wantErrCode(t, err, tc.code)
 		}
 		_, _, err := f.app.Reviews.Approve(ctx, f.reviewer, 1<<40, app.Approval{})
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 		if got := f.reload(t, r.ID).Status; got != governance.RuleProposed {
 			t.Fatalf("refused approvals left the rule %s", got)
 		}
@@ -363,7 +363,7 @@ func TestReviewsDecisions(t *testing.T) {
 		_, err := f.app.Reviews.Reject(ctx, f.reviewer, r.ID, "  ")
 		wantFields(t, err, "reason")
 		_, err = f.app.Reviews.Reject(ctx, f.member, r.ID, "no")
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		after, err := f.app.Reviews.Reject(ctx, f.reviewer, r.ID, "wrong")
 		if err != nil || after.Status != governance.RuleRejected {
 			t.Fatalf("reject = %v, %v", after, err)
@@ -373,15 +373,15 @@ func TestReviewsDecisions(t *testing.T) {
 		f, proposed, expenseRule := setup(t)
 		ids := []int64{proposed[0].ID, proposed[1].ID}
 		_, err := f.app.Reviews.ApproveMany(ctx, f.reviewer, f.travel.Slug, append(ids, expenseRule.ID))
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = f.app.Reviews.ApproveMany(ctx, f.reviewer, f.travel.Slug, append(ids, 1<<40))
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 		_, err = f.app.Reviews.ApproveMany(ctx, f.reviewer, f.travel.Slug, append(ids, 0))
-		wantCode(t, err, governance.EINVALID)
+		wantErrCode(t, err, governance.EINVALID)
 		_, err = f.app.Reviews.ApproveMany(ctx, f.expenseReviewer, f.travel.Slug, ids)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = f.app.Reviews.ApproveMany(ctx, f.member, f.travel.Slug, ids)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = f.app.Reviews.ApproveMany(ctx, f.reviewer, f.travel.Slug, nil)
 		wantFields(t, err, "ids")
 		_, err = f.app.Reviews.RejectMany(ctx, f.reviewer, f.travel.Slug, ids, "")
@@ -404,21 +404,21 @@ func TestReviewsDecisions(t *testing.T) {
 	t.Run("HoldAndSplitAuthorization", func(t *testing.T) {
 		f, _, expenseRule := setup(t)
 		_, err := f.app.Reviews.Hold(ctx, f.expenseReviewer, expenseRule.ID, "")
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if got := f.reload(t, expenseRule.ID).Status; got == governance.RuleProposed {
 			t.Fatalf("held rule is still %s", got)
 		}
 		_, err = f.app.Reviews.Split(ctx, f.reviewer, expenseRule.ID, 1, "")
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = f.app.Reviews.Split(ctx, f.expenseReviewer, expenseRule.ID, 0, "")
-		wantCode(t, err, governance.EINVALID)
+		wantErrCode(t, err, governance.EINVALID)
 	})
 	t.Run("AutoActivate", func(t *testing.T) {
 		f, _, _ := setup(t)
 		_, err := f.app.Reviews.SetAutoActivate(ctx, f.reviewer, f.travel.Slug, true)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = f.app.Reviews.SetAutoActivate(ctx, f.member, f.travel.Slug, true)
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		p, err := f.app.Reviews.SetAutoActivate(ctx, f.admin, f.travel.Slug, true)
 		if err != nil || p.ID != f.travel.ID {
 			t.Fatalf("set auto-activate = %v, %v", p, err)
@@ -451,7 +451,7 @@ func TestReviewsMerge(t *testing.T) {
 	_, err := f.app.Reviews.MergeChoice(ctx, f.reviewer, f.travel.Slug, ids[:1])
 	wantFields(t, err, "ids")
 	_, err = f.app.Reviews.MergeChoice(ctx, f.expenseReviewer, f.travel.Slug, ids)
-	wantCode(t, err, governance.EFORBIDDEN)
+	wantErrCode(t, err, governance.EFORBIDDEN)
 	choice, err := f.app.Reviews.MergeChoice(ctx, f.reviewer, f.travel.Slug, ids)
 	if err != nil || len(choice.Rules) != 2 || choice.Project.ID != f.travel.ID {
 		t.Fatalf("merge choice = %+v, %v", choice, err)

@@ -34,9 +34,9 @@ func TestRulesListForReview(t *testing.T) {
 			}
 		}
 		_, err := list(f.expenseReviewer, app.RuleListQuery{Project: f.travel.Slug})
-		wantCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EFORBIDDEN)
 		_, err = list(f.admin, app.RuleListQuery{Project: "nope"})
-		wantCode(t, err, governance.ENOTFOUND)
+		wantErrCode(t, err, governance.ENOTFOUND)
 	})
 	t.Run("ReviewerSeesOwnProjects", func(t *testing.T) {
 		l, err := list(f.reviewer, app.RuleListQuery{})
@@ -73,7 +73,7 @@ func TestRulesListForReview(t *testing.T) {
 			}
 		}
 		_, err = list(f.admin, app.RuleListQuery{Filter: governance.RuleFilterInput{Status: "bogus"}})
-		wantCode(t, err, governance.EINVALID)
+		wantErrCode(t, err, governance.EINVALID)
 		l, err = list(f.admin, app.RuleListQuery{Filter: governance.RuleFilterInput{Query: "hotel"}, SearchCountCap: 7})
 		if err != nil || l.Filter.CountCap != 7 {
 			t.Fatalf("search: count cap %d, %v", l.Filter.CountCap, err)
@@ -96,9 +96,9 @@ func TestRulesDetailAndEvidence(t *testing.T) {
 		}
 	}
 	_, err := f.app.Rules.Detail(ctx, f.expenseToken, r.ID)
-	wantCode(t, err, governance.ENOTFOUND)
+	wantErrCode(t, err, governance.ENOTFOUND)
 	_, err = f.app.Rules.Detail(ctx, f.admin, 1<<40)
-	wantCode(t, err, governance.ENOTFOUND)
+	wantErrCode(t, err, governance.ENOTFOUND)
 
 	d, err := f.app.Rules.Detail(ctx, f.reviewer, r.ID)
 	if err != nil {
@@ -241,7 +241,7 @@ func TestRulesChecks(t *testing.T) {
 		t.Fatalf("message = %q", msg)
 	}
 	err = f.app.Rules.AddCheck(ctx, f.reviewer, r.ID, &evals.Check{Type: "no-such-type"})
-	wantCode(t, err, governance.EINVALID)
+	wantErrCode(t, err, governance.EINVALID)
 	if err := f.app.Rules.AddCheck(ctx, f.reviewer, r.ID, contains); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestRulesChecks(t *testing.T) {
 		t.Fatalf("checks = %+v, %v", rc, err)
 	}
 	_, err = f.app.Rules.RemoveCheck(ctx, f.reviewer, r.ID, 1)
-	wantCode(t, err, governance.EINVALID)
+	wantErrCode(t, err, governance.EINVALID)
 	removed, err := f.app.Rules.RemoveCheck(ctx, f.reviewer, r.ID, 0)
 	if err != nil || removed.Value != "window seat" {
 		t.Fatalf("removed %v, %v", removed, err)

@@ -13,12 +13,12 @@ func TestSources(t *testing.T) {
 	dir := t.TempDir()
 	t.Run("Admin", func(t *testing.T) {
 		src := &governance.FollowSource{ProjectID: w.travel.ID, Dir: dir + "/", Format: "codex"}
-		wantCode(t, w.app.Sources.Ensure(ctx, w.admin, src), "")
+		wantErrCode(t, w.app.Sources.Ensure(ctx, w.admin, src), "")
 		if src.ID == 0 || src.Dir != dir {
 			t.Fatalf("source = %+v, want an id and the cleaned directory", src)
 		}
 		list, err := w.app.Sources.List(ctx, w.admin)
-		wantCode(t, err, "")
+		wantErrCode(t, err, "")
 		if len(list) != 1 || list[0].Project != "travel" || list[0].Format != "codex" {
 			t.Fatalf("sources = %+v", list)
 		}
@@ -41,9 +41,9 @@ func TestSources(t *testing.T) {
 			{ProjectID: w.travel.ID, Dir: dir, Format: "hermes"},
 			{ProjectID: w.travel.ID, Dir: dir, Format: "word"},
 		} {
-			wantCode(t, w.app.Sources.Ensure(ctx, w.admin, src), governance.EINVALID)
+			wantErrCode(t, w.app.Sources.Ensure(ctx, w.admin, src), governance.EINVALID)
 		}
-		wantCode(t, w.app.Sources.Ensure(ctx, w.admin, &governance.FollowSource{ProjectID: 999, Dir: dir, Format: "codex"}), governance.ENOTFOUND)
+		wantErrCode(t, w.app.Sources.Ensure(ctx, w.admin, &governance.FollowSource{ProjectID: 999, Dir: dir, Format: "codex"}), governance.ENOTFOUND)
 		list, _ := w.app.Sources.List(ctx, w.admin)
 		if len(list) != 1 {
 			t.Fatalf("sources = %d after invalid requests, want 1", len(list))
