@@ -18,7 +18,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/app"
-	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/transcript"
 )
@@ -42,16 +41,6 @@ const (
 
 //go:embed openapi.json
 var openAPIDocument []byte
-
-// Forgetter forgets memories completely (docs/ARCHITECTURE.md, Forget); *store.Store
-// implements it.
-type Forgetter interface {
-	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error)
-	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error)
-}
-
-// forgetter is the forget implementation the API and MCP tools call.
-func (s *Server) forgetter() Forgetter { return s.store }
 
 // tokenKey is the context key of the API token of a request.
 type tokenKey struct{}
@@ -124,18 +113,14 @@ func bearerToken(r *http.Request) (string, bool) {
 	return secret, ok && strings.EqualFold(scheme, "bearer") && secret != ""
 }
 
-// verifyToken finds the live token whose secret the request carries.
+// verifyToken finds the live token whose secret the request carries and
+// records its use (a failure to record it does not fail the request).
 func (s *Server) verifyToken(ctx context.Context, secret string) (*governance.APIToken, error) {
-	t, err := s.store.FindTokenByHash(ctx, auth.HashToken(secret))
-	switch {
-	case governance.ErrorCode(err) == governance.ENOTFOUND:
-		return nil, governance.Errorf(governance.EUNAUTHORIZED, "The API token is not valid.")
-	case err != nil:
+	t, err := s.app.Tokens.Verify(ctx, secret)
+	if err != nil {
 		return nil, err
-	case t.Revoked():
-		return nil, governance.Errorf(governance.EUNAUTHORIZED, "The API token was revoked.")
 	}
-	if err := s.store.TouchToken(ctx, t); err != nil {
+	if err := s.app.Tokens.Touch(ctx, t); err != nil {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "token use not recorded", slog.Int64("token_id", t.ID), slog.Any("error", err))
 	}
 	return t, nil
@@ -439,7 +424,6 @@ type apiForgetResult struct {
 // handleAPIRuleForget forgets one rule of the token's project completely.
 func (s *Server) handleAPIRuleForget(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := tokenFrom(ctx)
 	id, err := idParam(c, "id", "rule")
 	if err != nil {
 		return err
@@ -448,17 +432,7 @@ func (s *Server) handleAPIRuleForget(c echo.Context) error {
 	if err := decodeOptionalJSON(c, APIMaxBodyBytes, &body); err != nil {
 		return err
 	}
-	r, err := s.store.FindRuleByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := can(ctx, governance.ActForgetRule, governance.Object{ProjectID: r.ProjectID}.About(r.SubjectID).Named("Rule")); err != nil {
-		return err
-	}
-	if !governance.RuleAllows(r.Status, governance.RuleForget) {
-		return governance.Errorf(governance.ENOTFOUND, "Rule not found.")
-	}
-	report, err := s.forgetter().ForgetRule(ctx, t.Actor(), id, body.WithEvents)
+	report, err := s.app.Forget.Rule(ctx, actorOf(ctx), id, body.WithEvents)
 	if err != nil {
 		return err
 	}
@@ -474,10 +448,7 @@ func (s *Server) handleAPISubjectForget(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(subject) == "" || len(subject) > governance.MaxIDBytes {
-		return governance.Errorf(governance.EINVALID, "Invalid subject id.")
-	}
-	report, err := s.forgetter().ForgetSubject(ctx, t.Actor(), t.ProjectID, subject)
+	report, err := s.app.Forget.Subject(ctx, actorOf(ctx), t.ProjectSlug, subject)
 	if err != nil {
 		return err
 	}
