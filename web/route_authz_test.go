@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web"
 )
@@ -212,7 +213,7 @@ func TestRouteInventory(t *testing.T) {
 		web.MCPPath:                  {path: web.MCPPath, get: e(token), post: e(token), other: e(token)},
 	}
 
-	srv, err := web.NewServer(web.Config{}, f.Store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := web.NewServer(web.Config{}, app.New(f.Store), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
