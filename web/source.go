@@ -32,7 +32,7 @@ func (s *Server) handleSourceCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.flash(c, auth.FlashSuccess, "Following "+src.Dir+"."); err != nil {
+	if err := s.flash(c, auth.FlashSuccess, tr(c, "source.flash.following", "Dir", src.Dir)); err != nil {
 		return err
 	}
 	return redirect(c, templates.SourcesURL)
