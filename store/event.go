@@ -11,8 +11,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
-var _ governance.EventService = (*Store)(nil)
-
 const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.turn, e.kind, e.role, e.text,
 	e.tool, e.status, e.source, e.occurred_at, e.ingested_at, e.redacted`
 

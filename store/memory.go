@@ -9,8 +9,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-var _ governance.RuleService = (*Store)(nil)
-
 const candidateColumns = `c.id, c.project_id, c.session_id, c.subject_id, c.type, c.statement, c.durable, c.extractor,
 	c.status, c.status_reason, c.group_id, COALESCE(c.rule_id, 0), c.fingerprint, c.findings, c.created_at, c.updated_at,
 	(SELECT COALESCE(group_concat(event_seq), '') FROM evidence v WHERE v.candidate_id = c.id)`

@@ -9,8 +9,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-var _ governance.ProjectService = (*Store)(nil)
-
 // CreateProject inserts a project; a duplicate slug is ECONFLICT.
 func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error {
 	if err := governance.ValidateSlug(p.Slug); err != nil {

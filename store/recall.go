@@ -12,8 +12,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
-var _ governance.RecallService = (*Store)(nil)
-
 // Limits on what recall reads for one request.
 const (
 	recallQueryTerms   = 64   // full-text terms taken from the task
