@@ -92,11 +92,7 @@ func (s *Store) FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error) {
 
 const evalSuiteColumns = `id, name, origin, body, created_at, updated_at`
 
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func findEvalSuite(ctx context.Context, q queryRower, where string, arg any) (*evals.SuiteRow, error) {
+func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*evals.SuiteRow, error) {
 	suite, err := scanEvalSuite(q.QueryRowContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites WHERE `+where, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Eval suite not found.")
@@ -182,7 +178,7 @@ func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, e
 	return findEvalRunByID(ctx, s.db, id)
 }
 
-func findEvalRunByID(ctx context.Context, q queryRower, id int64) (*evals.RunRow, error) {
+func findEvalRunByID(ctx context.Context, q querier, id int64) (*evals.RunRow, error) {
 	run, err := scanEvalRun(q.QueryRowContext(ctx, `SELECT `+evalRunColumns+`
 		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE r.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -540,9 +536,6 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 	}
 	if !scratch {
 		return governance.Errorf(governance.EFORBIDDEN, "Project %s is not an eval scratch project.", slug)
-	}
-	if err := raiseIDFloor(ctx, tx, "projects", "rules", "candidates", "episodes"); err != nil {
-		return err
 	}
 	for _, q := range []string{
 		`DELETE FROM recall_traces WHERE project_id = ?`,

@@ -97,7 +97,7 @@ func (p *forgetPlan) addCandidate(c *governance.Candidate) bool {
 	return true
 }
 
-func findRulesIn(ctx context.Context, q dbQuerier, where string, args ...any) ([]*governance.Rule, error) {
+func findRulesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Rule, error) {
 	var out []*governance.Rule
 	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+where+` ORDER BY r.id`, args, func(r scanner) error {
 		rule, err := scanRule(r)
@@ -109,7 +109,7 @@ func findRulesIn(ctx context.Context, q dbQuerier, where string, args ...any) ([
 	return out, err
 }
 
-func findCandidatesIn(ctx context.Context, q dbQuerier, where string, args ...any) ([]*governance.Candidate, error) {
+func findCandidatesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Candidate, error) {
 	var out []*governance.Candidate
 	err := queryAll(ctx, q, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
 		c, err := scanCandidate(r)
@@ -121,32 +121,11 @@ func findCandidatesIn(ctx context.Context, q dbQuerier, where string, args ...an
 	return out, err
 }
 
-// inChunks calls fn with the ids in chunks small enough for one statement.
-func inChunks(ids []int64, fn func(chunk []int64) error) error {
-	for len(ids) > 0 {
-		n := min(len(ids), 500)
-		if err := fn(ids[:n]); err != nil {
-			return err
-		}
-		ids = ids[n:]
-	}
-	return nil
-}
-
-func sortedIDs(m map[int64]bool) []int64 {
-	out := make([]int64, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // planRules collects what forgetting these rules removes: the rules, any
 // other live rule or candidate of the same scope with the same statement,
 // their candidates (and unattached members of the same merge groups),
 // versions, the episodes quoting them and, withEvents, the evidence events.
-func planRules(ctx context.Context, q dbQuerier, ids []int64, withEvents bool) (*forgetPlan, error) {
+func planRules(ctx context.Context, q querier, ids []int64, withEvents bool) (*forgetPlan, error) {
 	p := newForgetPlan()
 	p.WithEvents = withEvents
 	for _, id := range ids {
@@ -167,7 +146,7 @@ func planRules(ctx context.Context, q dbQuerier, ids []int64, withEvents bool) (
 
 // expand follows rules to their versions and candidates, and statements to
 // the rules and candidates of the same scope that say the same.
-func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
+func (p *forgetPlan) expand(ctx context.Context, q querier) error {
 	versioned := map[int64]bool{}
 	for round := 0; round < 3; round++ {
 		grew := false
@@ -192,7 +171,7 @@ func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
 			p.addFingerprint(r.ProjectID, r.SubjectID, v.Text)
 		}
 		// Candidates of the rules.
-		cands, err := findCandidatesIn(ctx, q, `c.rule_id IN (SELECT value FROM json_each(?))`, idList(sortedIDs(p.ruleIDs)))
+		cands, err := findCandidatesIn(ctx, q, `c.rule_id IN (SELECT value FROM json_each(?))`, listArg(sortedIDs(p.ruleIDs)))
 		if err != nil {
 			return err
 		}
@@ -215,7 +194,7 @@ func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
 		}
 		for sk := range scopes {
 			cond, args := `r.project_id = ? AND r.status <> 'forgotten' AND r.fingerprint IN (SELECT value FROM json_each(?))`,
-				[]any{sk.project, stringList(p.fingerprintsOf(sk.project))}
+				[]any{sk.project, listArg(p.fingerprintsOf(sk.project))}
 			if sk.subject != "" {
 				cond, args = cond+` AND r.subject_id = ?`, append(args, sk.subject)
 			}
@@ -234,14 +213,14 @@ func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
 		for projectID := range p.fps {
 			subjects := p.subjectsOf(projectID)
 			cond := `c.project_id = ? AND c.fingerprint IN (SELECT value FROM json_each(?))`
-			args := []any{projectID, stringList(p.fingerprintsOf(projectID))}
+			args := []any{projectID, listArg(p.fingerprintsOf(projectID))}
 			if !subjects[""] {
 				var list []string
 				for s := range subjects {
 					list = append(list, s)
 				}
 				cond += ` AND c.subject_id IN (SELECT value FROM json_each(?))`
-				args = append(args, stringList(list))
+				args = append(args, listArg(list))
 			}
 			cands, err := findCandidatesIn(ctx, q, cond+` AND (c.rule_id IS NULL OR c.rule_id IN (SELECT id FROM rules WHERE status IN ('rejected', 'archived', 'forgotten')))`, args...)
 			if err != nil {
@@ -251,7 +230,7 @@ func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
 				grew = p.addCandidate(c) || grew
 			}
 		}
-		members, err := findCandidatesIn(ctx, q, `c.group_id IN (SELECT value FROM json_each(?)) AND c.rule_id IS NULL`, idList(sortedIDs(groups)))
+		members, err := findCandidatesIn(ctx, q, `c.group_id IN (SELECT value FROM json_each(?)) AND c.rule_id IS NULL`, listArg(sortedIDs(groups)))
 		if err != nil {
 			return err
 		}
@@ -267,20 +246,15 @@ func (p *forgetPlan) expand(ctx context.Context, q dbQuerier) error {
 	return nil
 }
 
-func stringList(ss []string) string {
-	b, _ := json.Marshal(nonNil(ss))
-	return string(b)
-}
-
 // findVersionsOf returns the versions of the given rules.
-func findVersionsOf(ctx context.Context, q dbQuerier, ruleIDs []int64) ([]*governance.RuleVersion, error) {
+func findVersionsOf(ctx context.Context, q querier, ruleIDs []int64) ([]*governance.RuleVersion, error) {
 	var out []*governance.RuleVersion
 	if len(ruleIDs) == 0 {
 		return out, nil
 	}
 	err := queryAll(ctx, q, `SELECT rule_id, version, text, kind, actor, reason, created_at FROM rule_versions
 		WHERE rule_id IN (SELECT value FROM json_each(?)) ORDER BY rule_id, version`,
-		[]any{idList(ruleIDs)}, func(r scanner) error {
+		[]any{listArg(ruleIDs)}, func(r scanner) error {
 			var (
 				v       governance.RuleVersion
 				created string
@@ -331,16 +305,8 @@ func (p *forgetPlan) subjectsOf(projectID int64) map[string]bool {
 	return out
 }
 
-func stringArgs(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
 // finish gathers versions, events and episodes once rules and candidates are known.
-func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
+func (p *forgetPlan) finish(ctx context.Context, q querier) error {
 	slices.SortFunc(p.Rules, func(a, b *governance.Rule) int { return int(a.ID - b.ID) })
 	slices.SortFunc(p.Candidates, func(a, b *governance.Candidate) int { return int(a.ID - b.ID) })
 	vs, err := findVersionsOf(ctx, q, sortedIDs(p.ruleIDs))
@@ -377,20 +343,18 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 		}
 		p.seqs = sortedIDs(seqs)
 		p.EventCount = len(p.seqs)
-		if err := inChunks(p.seqs, func(chunk []int64) error {
-			return queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (`+placeholders(len(chunk))+`) AND e.redacted = 0 ORDER BY e.seq`,
-				int64Args(chunk), func(r scanner) error {
-					e, err := scanEvent(r)
-					if err != nil {
-						return err
-					}
-					quotes = append(quotes, e.Text)
-					if len(p.Events) < governance.PreviewEventLimit {
-						p.Events = append(p.Events, e)
-					}
-					return nil
-				})
-		}); err != nil {
+		if err := queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (SELECT value FROM json_each(?)) AND e.redacted = 0 ORDER BY e.seq`,
+			[]any{listArg(p.seqs)}, func(r scanner) error {
+				e, err := scanEvent(r)
+				if err != nil {
+					return err
+				}
+				quotes = append(quotes, e.Text)
+				if len(p.Events) < governance.PreviewEventLimit {
+					p.Events = append(p.Events, e)
+				}
+				return nil
+			}); err != nil {
 			return err
 		}
 	}
@@ -450,8 +414,7 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 			ids = append(ids, s)
 		}
 		slices.Sort(ids)
-		eps, err := findEpisodesIn(ctx, q, `project_id = ? AND session_id IN (`+placeholders(len(ids))+`)`,
-			append([]any{projectID}, stringArgs(ids)...)...)
+		eps, err := findEpisodesIn(ctx, q, `project_id = ? AND session_id IN (SELECT value FROM json_each(?))`, projectID, listArg(ids))
 		if err != nil {
 			return err
 		}
@@ -474,7 +437,7 @@ func (p *forgetPlan) finish(ctx context.Context, q dbQuerier) error {
 	return nil
 }
 
-func findEpisodesIn(ctx context.Context, q dbQuerier, where string, args ...any) ([]*governance.Episode, error) {
+func findEpisodesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Episode, error) {
 	var out []*governance.Episode
 	err := queryAll(ctx, q, `
 		SELECT id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at
@@ -497,7 +460,7 @@ func findEpisodesIn(ctx context.Context, q dbQuerier, where string, args ...any)
 // planSubject collects "everything about" a subject of a project: every rule
 // scoped to it, every project-wide rule whose evidence comes only from its
 // events, every candidate and event of it, its episodes and recall traces.
-func planSubject(ctx context.Context, q dbQuerier, projectID int64, subjectID string) (*forgetPlan, error) {
+func planSubject(ctx context.Context, q querier, projectID int64, subjectID string) (*forgetPlan, error) {
 	if strings.TrimSpace(subjectID) == "" {
 		return nil, governance.Errorf(governance.EINVALID, "Name the subject to forget.")
 	}
@@ -629,7 +592,7 @@ func rewriteIndexes(ctx context.Context, tx *Tx, indexes []ftsIndex) error {
 // planCandidate collects a candidate that supports no rule together with
 // the unattached members of its merge group of the same subject; a
 // candidate that supports a rule goes alone (the rule keeps its other evidence).
-func planCandidate(ctx context.Context, q dbQuerier, id int64, withEvents bool) (*forgetPlan, error) {
+func planCandidate(ctx context.Context, q querier, id int64, withEvents bool) (*forgetPlan, error) {
 	cands, err := findCandidatesIn(ctx, q, `c.id = ?`, id)
 	if err != nil {
 		return nil, err
@@ -882,21 +845,14 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	}
 
 	// Rules keep their ids, scope and history of who did what, not their words.
-	if err := inChunks(r.RuleIDs, func(chunk []int64) error {
-		_, err := tx.ExecContext(ctx, `
-			UPDATE rules SET text = ?, status = 'forgotten', findings = '[]', checks = '[]', paused = 0, updated_at = ?
-			WHERE id IN (`+placeholders(len(chunk))+`)`, append([]any{governance.RedactedText, now}, int64Args(chunk)...)...)
-		if err != nil {
-			return fmt.Errorf("store: forget rules: %w", err)
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE rule_versions SET text = ?, reason = '' WHERE rule_id IN (`+placeholders(len(chunk))+`)`,
-			append([]any{governance.RedactedText}, int64Args(chunk)...)...)
-		if err != nil {
-			return fmt.Errorf("store: forget rule versions: %w", err)
-		}
-		return nil
-	}); err != nil {
-		return nil, err
+	if _, err := tx.ExecContext(ctx, `
+		UPDATE rules SET text = ?, status = 'forgotten', findings = '[]', checks = '[]', paused = 0, updated_at = ?
+		WHERE id IN (SELECT value FROM json_each(?))`, governance.RedactedText, now, listArg(r.RuleIDs)); err != nil {
+		return nil, fmt.Errorf("store: forget rules: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE rule_versions SET text = ?, reason = '' WHERE rule_id IN (SELECT value FROM json_each(?))`,
+		governance.RedactedText, listArg(r.RuleIDs)); err != nil {
+		return nil, fmt.Errorf("store: forget rule versions: %w", err)
 	}
 	// Reasons people gave on these rules and candidates may quote them.
 	if err := redactAuditReasons(ctx, tx, "rule", r.RuleIDs); err != nil {
@@ -905,18 +861,10 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	if err := redactAuditReasons(ctx, tx, "candidate", r.CandidateIDs); err != nil {
 		return nil, err
 	}
-	// Candidates go, and their evidence links with them (ON DELETE CASCADE).
-	if err := raiseIDFloor(ctx, tx, "candidates"); err != nil {
-		return nil, err
-	}
-	if err := inChunks(r.CandidateIDs, func(chunk []int64) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM candidates WHERE id IN (`+placeholders(len(chunk))+`)`, int64Args(chunk)...)
-		if err != nil {
-			return fmt.Errorf("store: forget candidates: %w", err)
-		}
-		return nil
-	}); err != nil {
-		return nil, err
+	// Candidates go, and their evidence links with them (ON DELETE CASCADE);
+	// AUTOINCREMENT never hands their ids out again.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM candidates WHERE id IN (SELECT value FROM json_each(?))`, listArg(r.CandidateIDs)); err != nil {
+		return nil, fmt.Errorf("store: forget candidates: %w", err)
 	}
 	if p.SubjectID != "" {
 		// Every episode of the subject goes blank, in one statement.
@@ -945,22 +893,18 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		n, _ := res.RowsAffected()
 		r.Events = int(n)
 	} else if len(p.seqs) > 0 {
-		if err := inChunks(p.seqs, func(chunk []int64) error {
-			if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE e.redacted = 0 AND e.seq IN (`+
-				placeholders(len(chunk))+`) ORDER BY e.seq`, int64Args(chunk)); err != nil {
-				return err
-			}
-			res, err := tx.ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE redacted = 0 AND seq IN (`+placeholders(len(chunk))+`)`,
-				append([]any{governance.RedactedText}, int64Args(chunk)...)...)
-			if err != nil {
-				return fmt.Errorf("store: redact events: %w", err)
-			}
-			n, _ := res.RowsAffected()
-			r.Events += int(n)
-			return nil
-		}); err != nil {
+		seqs := listArg(p.seqs)
+		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE e.redacted = 0 AND e.seq IN (SELECT value FROM json_each(?)) ORDER BY e.seq`,
+			[]any{seqs}); err != nil {
 			return nil, err
 		}
+		res, err := tx.ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE redacted = 0 AND seq IN (SELECT value FROM json_each(?))`,
+			governance.RedactedText, seqs)
+		if err != nil {
+			return nil, fmt.Errorf("store: redact events: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		r.Events = int(n)
 	}
 	// Suppressions: fingerprints only, so the heartbeat never learns it again.
 	for projectID, fps := range p.fps {

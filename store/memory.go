@@ -29,23 +29,9 @@ func scanCandidate(r scanner) (*governance.Candidate, error) {
 	return &c, nil
 }
 
-func parseSeqs(s string) []int64 {
-	if s == "" {
-		return nil
-	}
-	parts := strings.Split(s, ",")
-	out := make([]int64, 0, len(parts))
-	for _, p := range parts {
-		var v int64
-		fmt.Sscan(p, &v)
-		out = append(out, v)
-	}
-	return out
-}
-
 func (s *Store) findCandidates(ctx context.Context, where string, args ...any) ([]*governance.Candidate, error) {
 	var out []*governance.Candidate
-	err := queryEach(ctx, s, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
+	err := queryAll(ctx, s.read, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
 		c, err := scanCandidate(r)
 		if err == nil {
 			out = append(out, c)
@@ -79,35 +65,6 @@ func (s *Store) FindCandidates(ctx context.Context, f governance.CandidateFilter
 	return cands, total, err
 }
 
-// countQuery counts the rows of from matching cond; with countCap > 0 it
-// stops countCap rows past the page (the bound is a parameter, countArgs).
-func countQuery(from, cond string, countCap int) string {
-	if countCap > 0 {
-		return `SELECT COUNT(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + cond + ` LIMIT ?)`
-	}
-	return `SELECT COUNT(*) FROM ` + from + ` WHERE ` + cond
-}
-
-// countArgs are the arguments of countQuery: args, then the bound.
-func countArgs(args []any, offset, limit, countCap int) []any {
-	if countCap <= 0 {
-		return args
-	}
-	return append(append(make([]any, 0, len(args)+1), args...), max(offset, 0)+limit+countCap)
-}
-
-// pageIDs runs a query returning one id a row.
-func (s *Store) pageIDs(ctx context.Context, query string, args []any) ([]int64, error) {
-	var ids []int64
-	err := queryEach(ctx, s, query, args, func(r scanner) error {
-		var id int64
-		err := r.Scan(&id)
-		ids = append(ids, id)
-		return err
-	})
-	return ids, err
-}
-
 // FindCandidateByID returns one candidate or ENOTFOUND.
 func (s *Store) FindCandidateByID(ctx context.Context, id int64) (*governance.Candidate, error) {
 	cands, err := s.findCandidates(ctx, `c.id = ?`, id)
@@ -128,7 +85,7 @@ func candidateWhere(f governance.CandidateFilter) ([]string, []any) {
 		add("c.project_id = ?", f.ProjectID)
 	}
 	if f.ProjectIDs != nil {
-		add("c.project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")", append(int64Args(f.ProjectIDs), nil)...)
+		add("c.project_id IN (SELECT value FROM json_each(?))", listArg(f.ProjectIDs))
 	}
 	if f.SubjectID != nil {
 		add("c.subject_id = ?", *f.SubjectID)
@@ -137,11 +94,7 @@ func candidateWhere(f governance.CandidateFilter) ([]string, []any) {
 		add("c.session_id = ?", *f.SessionID)
 	}
 	if len(f.Statuses) > 0 {
-		vals := make([]any, len(f.Statuses))
-		for i, st := range f.Statuses {
-			vals[i] = string(st)
-		}
-		add("c.status IN ("+placeholders(len(vals))+")", vals...)
+		add("c.status IN (SELECT value FROM json_each(?))", listArg(f.Statuses))
 	}
 	if f.RuleID != 0 {
 		add("c.rule_id = ?", f.RuleID)
@@ -159,7 +112,7 @@ func (s *Store) FindEpisodes(ctx context.Context, f governance.EpisodeFilter) ([
 		where, args = append(where, "project_id = ?"), append(args, f.ProjectID)
 	}
 	if f.ProjectIDs != nil {
-		where, args = append(where, "project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")"), append(args, append(int64Args(f.ProjectIDs), nil)...)
+		where, args = append(where, "project_id IN (SELECT value FROM json_each(?))"), append(args, listArg(f.ProjectIDs))
 	}
 	if f.SubjectID != nil {
 		where, args = append(where, "subject_id = ?"), append(args, *f.SubjectID)
@@ -171,7 +124,7 @@ func (s *Store) FindEpisodes(ctx context.Context, f governance.EpisodeFilter) ([
 		out   []*governance.Episode
 		total int
 	)
-	err := queryEach(ctx, s, `
+	err := queryAll(ctx, s.read, `
 		SELECT id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at, COUNT(*) OVER ()
 		FROM episodes WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset), func(r scanner) error {
 		var (
@@ -238,7 +191,7 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 	}
 	if f.Limit <= 0 {
 		var out []*governance.Rule
-		err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+cond+` ORDER BY r.id`, args,
+		err := queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+cond+` ORDER BY r.id`, args,
 			func(r scanner) error {
 				rule, err := scanRule(r)
 				if err == nil {
@@ -273,12 +226,4 @@ func (s *Store) FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governan
 // FindRuleVersions returns a rule's history, oldest first.
 func (s *Store) FindRuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error) {
 	return findVersionsOf(ctx, s.read, []int64{ruleID})
-}
-
-func int64Args(ids []int64) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
-	}
-	return out
 }

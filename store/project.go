@@ -29,8 +29,8 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO projects (id, slug, name, description, auto_activate, scratch, created_at)
-		VALUES (`+nextID("projects")+`, ?, ?, ?, ?, ?, ?)`,
+		INSERT INTO projects (slug, name, description, auto_activate, scratch, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`,
 		p.Slug, p.Name, p.Description, p.AutoActivate, p.Scratch, formatTime(tx.now))
 	if err != nil {
 		return mapError(err, "Project "+p.Slug)
@@ -157,8 +157,6 @@ func (s *Store) FindProjectStats(ctx context.Context) ([]*governance.ProjectStat
 	}
 	return out, nil
 }
-
-type scanner interface{ Scan(dest ...any) error }
 
 const projectColumns = `id, slug, name, description, auto_activate, scratch, created_at`
 

@@ -17,29 +17,7 @@ import (
 // Reviewer actions on rules. Each runs in one transaction together with its
 // audit row; audit rows name ids and reasons, never the text of a memory.
 
-// dbQuerier is what read helpers need; *sql.DB and *Tx both have it, so a
-// preview reads outside a transaction and the change itself inside one.
-type dbQuerier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// queryAll runs a query on q and calls fn for every row.
-func queryAll(ctx context.Context, q dbQuerier, query string, args []any, fn func(scanner) error) error {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("store: query: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-func findRuleIn(ctx context.Context, q dbQuerier, id int64) (*governance.Rule, error) {
+func findRuleIn(ctx context.Context, q querier, id int64) (*governance.Rule, error) {
 	r, err := scanRule(q.QueryRowContext(ctx, `SELECT `+ruleColumns+` FROM rules r WHERE r.id = ?`, id))
 	if isNoRows(err) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Rule not found.")
@@ -643,8 +621,8 @@ func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[i
 func (s *Store) CountProposals(ctx context.Context, projectIDs []int64) (int, error) {
 	q, args := `SELECT COUNT(*) FROM rules WHERE status = 'proposed'`, []any{}
 	if projectIDs != nil {
-		q += " AND project_id IN (" + placeholders(len(projectIDs)+1) + ")"
-		args = append(int64Args(projectIDs), nil)
+		q += " AND project_id IN (SELECT value FROM json_each(?))"
+		args = []any{listArg(projectIDs)}
 	}
 	var n int
 	if err := s.read.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
@@ -674,21 +652,14 @@ func (s *Store) ReviewQueueVersion(ctx context.Context, projectID int64, status 
 	return fmt.Sprintf("%s.%d.%d.%d", status, n, maxID, maxCand), nil
 }
 
-// idList passes a list of ids as one JSON parameter (read with json_each),
-// so the query text, and its cached statement, is the same for any length.
-func idList(ids []int64) string {
-	b, _ := json.Marshal(nonNil(ids))
-	return string(b)
-}
-
 // FindRulesByIDs returns the rules with these ids (missing ones are left out), by id.
 func (s *Store) FindRulesByIDs(ctx context.Context, ids []int64) ([]*governance.Rule, error) {
 	var out []*governance.Rule
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
-		[]any{idList(ids)}, func(r scanner) error {
+	err := queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM rules r WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
+		[]any{listArg(ids)}, func(r scanner) error {
 			rule, err := scanRule(r)
 			if err == nil {
 				out = append(out, rule)
@@ -711,8 +682,8 @@ func (s *Store) candidatesByIDs(ctx context.Context, column string, ids []int64)
 		return out, nil
 	}
 	byID := map[int64]*governance.Candidate{}
-	if err := queryEach(ctx, s, `SELECT `+candidateColumnsBare+` FROM candidates c WHERE c.`+column+` IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
-		[]any{idList(ids)}, func(r scanner) error {
+	if err := queryAll(ctx, s.read, `SELECT `+candidateColumnsBare+` FROM candidates c WHERE c.`+column+` IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
+		[]any{listArg(ids)}, func(r scanner) error {
 			c, err := scanCandidate(r)
 			if err == nil {
 				out = append(out, c)
@@ -726,8 +697,8 @@ func (s *Store) candidatesByIDs(ctx context.Context, column string, ids []int64)
 	for i, c := range out {
 		cids[i] = c.ID
 	}
-	err := queryEach(ctx, s, `SELECT candidate_id, event_seq FROM evidence WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, event_seq`,
-		[]any{idList(cids)}, func(r scanner) error {
+	err := queryAll(ctx, s.read, `SELECT candidate_id, event_seq FROM evidence WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, event_seq`,
+		[]any{listArg(cids)}, func(r scanner) error {
 			var cid, seq int64
 			if err := r.Scan(&cid, &seq); err != nil {
 				return err
@@ -746,8 +717,8 @@ func (s *Store) CountRuleCandidates(ctx context.Context, ruleIDs []int64) (map[i
 	if len(ruleIDs) == 0 {
 		return out, nil
 	}
-	err := queryEach(ctx, s, `SELECT rule_id, COUNT(*) FROM candidates WHERE rule_id IN (SELECT value FROM json_each(?)) GROUP BY rule_id`,
-		[]any{idList(ruleIDs)}, func(r scanner) error {
+	err := queryAll(ctx, s.read, `SELECT rule_id, COUNT(*) FROM candidates WHERE rule_id IN (SELECT value FROM json_each(?)) GROUP BY rule_id`,
+		[]any{listArg(ruleIDs)}, func(r scanner) error {
 			var id int64
 			var n int
 			err := r.Scan(&id, &n)
@@ -814,7 +785,7 @@ func ruleWhere(f governance.RuleFilter) ([]string, []any) {
 	case len(f.ProjectIDs) == 1:
 		add("r.project_id = ?", f.ProjectIDs[0])
 	case f.ProjectIDs != nil:
-		add("r.project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")", append(int64Args(f.ProjectIDs), nil)...)
+		add("r.project_id IN (SELECT value FROM json_each(?))", listArg(f.ProjectIDs))
 	}
 	if f.SubjectID != nil {
 		add("r.subject_id = ?", *f.SubjectID)
@@ -826,11 +797,7 @@ func ruleWhere(f governance.RuleFilter) ([]string, []any) {
 		add("r.kind = ?", *f.Kind)
 	}
 	if len(f.Statuses) > 0 {
-		vals := make([]any, len(f.Statuses))
-		for i, st := range f.Statuses {
-			vals[i] = string(st)
-		}
-		add("r.status IN ("+placeholders(len(vals))+")", vals...)
+		add("r.status IN (SELECT value FROM json_each(?))", listArg(f.Statuses))
 	}
 	if f.Reason != nil {
 		add("r.promotion_reason = ?", *f.Reason)
