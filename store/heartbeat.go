@@ -110,7 +110,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	}
 	in.NewCheckpoint = max(cp, newCP)
 
-	held, err := s.findCandidates(ctx, `c.project_id = ? AND c.status = 'held'`, p.ID)
+	held, err := findCandidatesIn(ctx, s.read, `c.project_id = ? AND c.status = 'held'`, p.ID)
 	if err != nil {
 		return nil, err
 	}

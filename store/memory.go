@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -29,18 +31,6 @@ func scanCandidate(r scanner) (*governance.Candidate, error) {
 	return &c, nil
 }
 
-func (s *Store) findCandidates(ctx context.Context, where string, args ...any) ([]*governance.Candidate, error) {
-	var out []*governance.Candidate
-	err := queryAll(ctx, s.read, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
-		c, err := scanCandidate(r)
-		if err == nil {
-			out = append(out, c)
-		}
-		return err
-	})
-	return out, err
-}
-
 // FindCandidates lists candidates with their evidence seqs, oldest first,
 // and how many match. With a Limit it reads a page: ids in index order, a
 // separate count (stopped at CountCap rows past the page when set), and the
@@ -50,7 +40,7 @@ func (s *Store) FindCandidates(ctx context.Context, f governance.CandidateFilter
 	where, args := candidateWhere(f)
 	cond := strings.Join(where, " AND ")
 	if f.Limit <= 0 {
-		out, err := s.findCandidates(ctx, cond, args...)
+		out, err := findCandidatesIn(ctx, s.read, cond, args...)
 		return out[min(max(f.Offset, 0), len(out)):], len(out), err
 	}
 	var total int
@@ -67,7 +57,7 @@ func (s *Store) FindCandidates(ctx context.Context, f governance.CandidateFilter
 
 // FindCandidateByID returns one candidate or ENOTFOUND.
 func (s *Store) FindCandidateByID(ctx context.Context, id int64) (*governance.Candidate, error) {
-	cands, err := s.findCandidates(ctx, `c.id = ?`, id)
+	cands, err := findCandidatesIn(ctx, s.read, `c.id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -125,21 +115,33 @@ func (s *Store) FindEpisodes(ctx context.Context, f governance.EpisodeFilter) ([
 		total int
 	)
 	err := queryAll(ctx, s.read, `
-		SELECT id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at, COUNT(*) OVER ()
-		FROM episodes WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset), func(r scanner) error {
-		var (
-			e                governance.Episode
-			created, updated string
-		)
-		if err := r.Scan(&e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Summary, &e.FirstSeq, &e.LastSeq, &e.EventCount,
-			&e.Extractor, &created, &updated, &total); err != nil {
-			return err
+		SELECT `+episodeColumns+`, COUNT(*) OVER ()
+		FROM episodes e WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset), func(r scanner) error {
+		e, err := scanEpisode(r, &total)
+		if err == nil {
+			out = append(out, e)
 		}
-		e.CreatedAt, e.UpdatedAt = parseTime(created), parseTime(updated)
-		out = append(out, &e)
-		return nil
+		return err
 	})
 	return out, total, err
+}
+
+// episodeColumns are the columns scanEpisode reads (episodes aliased e).
+const episodeColumns = `e.id, e.project_id, e.session_id, e.subject_id, e.summary, e.first_seq, e.last_seq, e.event_count,
+	e.extractor, e.created_at, e.updated_at`
+
+func scanEpisode(r scanner, extra ...any) (*governance.Episode, error) {
+	var (
+		e                governance.Episode
+		created, updated string
+	)
+	dest := append([]any{&e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Summary, &e.FirstSeq, &e.LastSeq, &e.EventCount,
+		&e.Extractor, &created, &updated}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return nil, fmt.Errorf("store: scan episode: %w", err)
+	}
+	e.CreatedAt, e.UpdatedAt = parseTime(created), parseTime(updated)
+	return &e, nil
 }
 
 const ruleColumns = `r.id, r.project_id, r.subject_id, r.kind, r.text, r.promotion_reason, r.status, r.version, r.trust,
@@ -216,7 +218,7 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 // FindRuleEvidence returns the evidence chain of a rule: its candidates, each
 // with the events that support it, in session order.
 func (s *Store) FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error) {
-	cands, err := s.findCandidates(ctx, `c.rule_id = ?`, ruleID)
+	cands, err := findCandidatesIn(ctx, s.read, `c.rule_id = ?`, ruleID)
 	if err != nil {
 		return nil, err
 	}
@@ -226,4 +228,126 @@ func (s *Store) FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governan
 // FindRuleVersions returns a rule's history, oldest first.
 func (s *Store) FindRuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error) {
 	return findVersionsOf(ctx, s.read, []int64{ruleID})
+}
+
+func findRuleIn(ctx context.Context, q querier, id int64) (*governance.Rule, error) {
+	r, err := scanRule(q.QueryRowContext(ctx, `SELECT `+ruleColumns+` FROM rules r WHERE r.id = ?`, id))
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Rule not found.")
+	}
+	return r, err
+}
+
+// ruleWhere builds the conditions of a rule filter (as FindRules reads it).
+func ruleWhere(f governance.RuleFilter) ([]string, []any) {
+	where, args := []string{"1 = 1"}, []any{}
+	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
+	if f.ID != nil {
+		add("r.id = ?", *f.ID)
+	}
+	// One project is an equality, so the index gives ids in order.
+	switch {
+	case f.ProjectID != nil && f.ProjectIDs != nil && !slices.Contains(f.ProjectIDs, *f.ProjectID):
+		add("0 = 1")
+	case f.ProjectID != nil:
+		add("r.project_id = ?", *f.ProjectID)
+	case len(f.ProjectIDs) == 1:
+		add("r.project_id = ?", f.ProjectIDs[0])
+	case f.ProjectIDs != nil:
+		add("r.project_id IN (SELECT value FROM json_each(?))", listArg(f.ProjectIDs))
+	}
+	if f.SubjectID != nil {
+		add("r.subject_id = ?", *f.SubjectID)
+	}
+	if f.ForSubject != nil {
+		add("(r.subject_id = '' OR r.subject_id = ?)", *f.ForSubject)
+	}
+	if f.Kind != nil {
+		add("r.kind = ?", *f.Kind)
+	}
+	if len(f.Statuses) > 0 {
+		add("r.status IN (SELECT value FROM json_each(?))", listArg(f.Statuses))
+	}
+	if f.Reason != nil {
+		add("r.promotion_reason = ?", *f.Reason)
+	}
+	if f.Paused != nil {
+		add("r.paused = ?", *f.Paused)
+	}
+	if f.ExpiringBefore != nil {
+		add("r.expires_at IS NOT NULL AND r.expires_at < ?", formatTime(*f.ExpiringBefore))
+	}
+	// Every word of the query must occur: through the trigram index when it
+	// has three or more characters, the CJK pair index for two-character
+	// Chinese words, else by LIKE on the rows left.
+	for _, t := range searchTerms(f.Query) {
+		switch {
+		case utf8.RuneCountInString(t) >= 3:
+			add("r.id IN (SELECT rowid FROM rules_fts WHERE rules_fts MATCH ?)", ftsPhrase(t))
+		case isCJKPair(t):
+			add("r.id IN (SELECT rowid FROM rules_cjk WHERE rules_cjk MATCH ?)", ftsPhrase(t))
+		default:
+			add(`r.text LIKE ? ESCAPE '\'`, "%"+likeEscape(t)+"%")
+		}
+	}
+	return where, args
+}
+
+func findRulesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Rule, error) {
+	var out []*governance.Rule
+	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+where+` ORDER BY r.id`, args, func(r scanner) error {
+		rule, err := scanRule(r)
+		if err == nil {
+			out = append(out, rule)
+		}
+		return err
+	})
+	return out, err
+}
+
+func findCandidatesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Candidate, error) {
+	var out []*governance.Candidate
+	err := queryAll(ctx, q, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
+		c, err := scanCandidate(r)
+		if err == nil {
+			out = append(out, c)
+		}
+		return err
+	})
+	return out, err
+}
+
+// findVersionsOf returns the versions of the given rules.
+func findVersionsOf(ctx context.Context, q querier, ruleIDs []int64) ([]*governance.RuleVersion, error) {
+	var out []*governance.RuleVersion
+	if len(ruleIDs) == 0 {
+		return out, nil
+	}
+	err := queryAll(ctx, q, `SELECT rule_id, version, text, kind, actor, reason, created_at FROM rule_versions
+		WHERE rule_id IN (SELECT value FROM json_each(?)) ORDER BY rule_id, version`,
+		[]any{listArg(ruleIDs)}, func(r scanner) error {
+			var (
+				v       governance.RuleVersion
+				created string
+			)
+			if err := r.Scan(&v.RuleID, &v.Version, &v.Text, &v.Kind, &v.Actor, &v.Reason, &created); err != nil {
+				return err
+			}
+			v.CreatedAt = parseTime(created)
+			out = append(out, &v)
+			return nil
+		})
+	return out, err
+}
+
+func findEpisodesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Episode, error) {
+	var out []*governance.Episode
+	err := queryAll(ctx, q, `SELECT `+episodeColumns+` FROM episodes e WHERE `+where+` ORDER BY e.id`, args, func(r scanner) error {
+		e, err := scanEpisode(r)
+		if err == nil {
+			out = append(out, e)
+		}
+		return err
+	})
+	return out, err
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -194,4 +195,32 @@ func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, sub
 		return nil, fmt.Errorf("store: subject stats: %w", err)
 	}
 	return st, nil
+}
+
+// SetProjectAutoActivate changes whether a project's proposals become
+// active at once (true) or wait for a reviewer (false), with an audit row.
+func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, on, projectID)
+	if err != nil {
+		return fmt.Errorf("store: set project policy: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	policy := "approval"
+	if on {
+		policy = "auto_activate"
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
+		ProjectID: projectID, Details: fmt.Sprintf(`{"policy":%q}`, policy),
+	}); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

@@ -136,23 +136,6 @@ func (s *Store) fillRecallSources(ctx context.Context, pkg *governance.RecallPac
 	return nil
 }
 
-const recallEpisodeColumns = `e.id, e.project_id, e.session_id, e.subject_id, e.summary, e.first_seq, e.last_seq, e.event_count,
-	e.extractor, e.created_at, e.updated_at`
-
-func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
-	var (
-		e                governance.Episode
-		created, updated string
-	)
-	dest := append([]any{&e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Summary, &e.FirstSeq, &e.LastSeq, &e.EventCount,
-		&e.Extractor, &created, &updated}, extra...)
-	if err := r.Scan(dest...); err != nil {
-		return nil, fmt.Errorf("store: scan episode: %w", err)
-	}
-	e.CreatedAt, e.UpdatedAt = parseTime(created), parseTime(updated)
-	return &e, nil
-}
-
 // loadRecallEpisodes offers the most recent in-scope episodes and the
 // in-scope episodes of any age (the newest recallFTSEpisodes of them) that
 // recall's
@@ -162,7 +145,7 @@ func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
 func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallRequest, in *governance.RecallInput) error {
 	seen := map[int64]bool{}
 	add := func(r scanner) error {
-		e, err := scanRecallEpisode(r)
+		e, err := scanEpisode(r)
 		if err == nil && !seen[e.ID] {
 			seen[e.ID] = true
 			in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e})
@@ -179,7 +162,7 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 	}
 	if q := recallEpisodeMatch(req); q != "" {
 		err := queryAll(ctx, s.read, `
-			SELECT `+recallEpisodeColumns+`
+			SELECT `+episodeColumns+`
 			FROM episodes_recall JOIN episodes e ON e.id = episodes_recall.rowid
 			WHERE episodes_recall MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
 			ORDER BY episodes_recall.rowid DESC LIMIT ?`,
@@ -189,7 +172,7 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 		}
 	}
 	err = queryAll(ctx, s.read, `
-		SELECT `+recallEpisodeColumns+` FROM episodes e
+		SELECT `+episodeColumns+` FROM episodes e
 		WHERE e.project_id = ? AND e.subject_id IN ('', ?)
 		ORDER BY e.last_seq DESC LIMIT ?`,
 		[]any{req.ProjectID, req.SubjectID, recallRecentEpisod}, add)
