@@ -133,12 +133,7 @@ func (s *Store) FindAudit(ctx context.Context, f governance.AuditFilter) ([]*gov
 			`(a.project_id IS NULL OR a.project_id IN (SELECT id FROM projects WHERE scratch = 0))`)
 	}
 	if f.ProjectIDs != nil {
-		ph := make([]string, len(f.ProjectIDs))
-		for i, id := range f.ProjectIDs {
-			ph[i] = "?"
-			args = append(args, id)
-		}
-		where = append(where, "a.project_id IN ("+strings.Join(append(ph, "NULL"), ",")+")")
+		where, args = append(where, "a.project_id IN (SELECT value FROM json_each(?))"), append(args, listArg(f.ProjectIDs))
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+auditColumns+`, COUNT(*) OVER () FROM `+auditFrom+`
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY a.id DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset)...)

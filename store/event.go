@@ -275,12 +275,7 @@ func eventWhere(f governance.EventFilter) ([]string, []any) {
 		add("e.project_id = ?", *f.ProjectID)
 	}
 	if f.ProjectIDs != nil {
-		ph := []string{"NULL"}
-		for _, id := range f.ProjectIDs {
-			ph = append(ph, "?")
-			args = append(args, id)
-		}
-		where = append(where, "e.project_id IN ("+strings.Join(ph, ",")+")")
+		add("e.project_id IN (SELECT value FROM json_each(?))", listArg(f.ProjectIDs))
 	}
 	if f.SessionID != nil {
 		add("e.session_id = ?", *f.SessionID)

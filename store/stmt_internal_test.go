@@ -62,6 +62,12 @@ func TestStatementCacheBounded(t *testing.T) {
 		if _, err := s.CountProposals(ctx, ids); err != nil {
 			t.Fatal(err)
 		}
+		if _, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectIDs: ids, Limit: 10}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.FindRuleChecks(ctx, ids); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := s.CountRuleCandidates(ctx, ids); err != nil {
 			t.Fatal(err)
 		}
