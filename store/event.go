@@ -448,8 +448,6 @@ func parseSearch(text string) searchQuery {
 	return q
 }
 
-func ftsPhrase(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
-
 // searchTerms splits a query on white space, dropping quotes and empties.
 func searchTerms(q string) []string {
 	var out []string
@@ -460,10 +458,6 @@ func searchTerms(q string) []string {
 		}
 	}
 	return out
-}
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // FindSessions lists the sessions of a project, most recent activity first.

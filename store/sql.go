@@ -106,6 +106,14 @@ func listArg[T ~int64 | ~string](list []T) string {
 	return string(b)
 }
 
+// ftsPhrase quotes a term as an FTS5 phrase, for MATCH.
+func ftsPhrase(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
+
+// likeEscape escapes LIKE's wildcards; the query says ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
 // placeholders is "?,?,…" for a list whose length is fixed in the code (a
 // constant set of statuses); lists that vary go through listArg.
 func placeholders(n int) string {
