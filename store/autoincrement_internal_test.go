@@ -35,11 +35,11 @@ func insertRows(t *testing.T, db *sql.DB, p int64, tag string) map[string]int64 
 		p = ids["projects"]
 	}
 	exec("rules", `INSERT INTO rules (project_id, kind, text, promotion_reason, status, created_at, updated_at)
-		VALUES (?, 'fact', ?, 'explicit', 'active', ?, ?)`, p, "rule about the "+tag+" bathtub", now, now)
+		VALUES (?, 'fact', ?, 'explicit', 'active', ?, ?)`, p, "rule about the "+tag+" bathtub 带浴缸的房间", now, now)
 	exec("candidates", `INSERT INTO candidates (project_id, session_id, type, statement, extractor, status, rule_id, created_at, updated_at)
 		VALUES (?, ?, 'fact', ?, 'test', 'promoted', ?, ?, ?)`, p, "s-"+tag, "statement "+tag, ids["rules"], now, now)
 	exec("episodes", `INSERT INTO episodes (project_id, session_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
-		VALUES (?, ?, ?, 1, 1, 1, 'test', ?, ?)`, p, "s-"+tag, "summary "+tag, now, now)
+		VALUES (?, ?, ?, 1, 1, 1, 'test', ?, ?)`, p, "s-"+tag, "summary "+tag+" 孩子喜欢泡澡", now, now)
 	return ids
 }
 
@@ -164,9 +164,21 @@ func TestAutoincrementMigration(t *testing.T) {
 			t.Errorf("%s: new id %d is not past the floor %d", table, next[table], floors[table])
 		}
 	}
+	if rules, _, err := s.FindRules(ctx, governance.RuleFilter{Query: "浴缸"}); err != nil || len(rules) != 2 {
+		t.Fatalf("CJK search after the migration: %v, %v", rules, err)
+	}
 	// The triggers were created again: the new rule is in the index.
 	if rules, _, err := s.FindRules(ctx, governance.RuleFilter{Query: "next bathtub"}); err != nil || len(rules) != 1 {
 		t.Fatalf("search for a rule written after the migration: %v, %v", rules, err)
+	}
+	var ok string
+	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity_check: %s, %v", ok, err)
+	}
+	for _, ix := range []string{"rules_fts", "rules_cjk", "episodes_recall"} {
+		if _, err := s.db.Exec(`INSERT INTO ` + ix + ` (` + ix + `) VALUES ('integrity-check')`); err != nil {
+			t.Errorf("%s integrity-check: %v", ix, err)
+		}
 	}
 	// Foreign keys are on again on every connection.
 	conns := make([]*sql.Conn, 3)
