@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -147,4 +149,22 @@ func TestDataPagesInChinese(t *testing.T) {
 	}
 	readsChinese(t, "sources", doc, []string{"数据来源", "跟踪一个目录", "服务器上的目录", "Claude Code 会话记录", "还没有读取任何文件"},
 		[]string{"Follow a directory", "No file read yet", "Directory on the server", "Format:"})
+}
+
+// TestRuleChecksPageInChinese: the page of a rule's code checks reads in
+// Chinese.
+func TestRuleChecksPageInChinese(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	res, err := f.Store.DB().ExecContext(context.Background(), `
+		INSERT INTO rules (project_id, subject_id, kind, text, promotion_reason, status, created_at, updated_at)
+		VALUES (?, 'family-li', 'user_preference', '每天14:00–16:00留给孩子午睡', 'explicit_user_instruction', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')`,
+		f.Travel.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := res.LastInsertId()
+	page := fmt.Sprintf("/rules/%d/checks", id)
+	_, doc := f.Login(t, TravelReviewer).Get(page, "Accept-Language", "zh-CN")
+	readsChinese(t, page, doc, []string{"代码检查", "没有代码检查", "添加检查", "时段模式", "被休息时段覆盖"},
+		[]string{"Code checks", "No code checks", "Add a check", "Window mode", "covered by a rest block", "At least (blocks)"})
 }
