@@ -145,7 +145,7 @@ func TestRouteInventory(t *testing.T) {
 		"/projects/:project/export":            {path: "/projects/travel-agent/export", get: e(project(ok))},
 		"/projects/:project/export/:file":      {path: "/projects/travel-agent/export/USER.md", get: e(project(ok))},
 		"/admin/tokens":                        {path: "/admin/tokens", get: e(admins(ok)), post: e(admins(pass))},
-		"/admin/tokens/:id/revoke":             {path: "/admin/tokens/" + strconv.FormatInt(tokens[0].ID, 10) + "/revoke", post: e(admins(pass))},
+		"/admin/tokens/:id/revoke":             {path: "/admin/tokens/" + strconv.FormatInt(tokens[0].ID, 10) + "/revoke", get: e(admins(ok)), post: e(admins(pass))},
 		"/review":                              {path: "/review", get: e(reviewers(ok))},
 		"/review/badge":                        {path: "/review/badge", get: e(reviewers(ok))},
 		"/projects/:project/review":            {path: "/projects/travel-agent/review", get: e(travel(ok))},

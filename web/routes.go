@@ -54,6 +54,7 @@ func (s *Server) routes() {
 	app.GET("/projects/:project/export/:file", s.handleExportDownload)
 	admin.GET("/tokens", s.handleTokenIndex)
 	admin.POST("/tokens", s.handleTokenCreate)
+	admin.GET("/tokens/:id/revoke", s.handleTokenRevokeShow)
 	admin.POST("/tokens/:id/revoke", s.handleTokenRevoke)
 
 	// Governance (review.go, rule.go, forget.go, me.go, audit.go): who may
