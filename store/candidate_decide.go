@@ -72,7 +72,7 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 		return nil, err
 	}
 	now := formatTime(tx.now)
-	note := fmt.Sprintf("Released into review by %s.", actor)
+	const note = "Released into review by a reviewer."
 	q := `UPDATE candidates SET status = 'proposed', status_reason = ?, rule_id = ?, updated_at = ? WHERE id = ?`
 	args := []any{note, ruleID, now, c.ID}
 	if c.Status == governance.CandidateHeld && c.GroupID != 0 {

@@ -171,6 +171,11 @@ func TestRouteInventory(t *testing.T) {
 		"/rules/:id/expiry":                    {path: "/rules/" + r + "/expiry", post: e(travel(pass))},
 		"/rules/:id/forget": {path: "/rules/" + r + "/forget", get: e(own(ok)), post: e(own(pass)),
 			postPath: func(actor string) string { return fmt.Sprintf("/rules/%d/forget", forgettable[actor][0]) }},
+		// Deciding a held or blocked candidate: travel's reviewers and admins;
+		// the other project's reviewer does not learn that it exists.
+		"/candidates/:id/decide":  {path: "/candidates/" + c + "/decide", get: e(expect{see, no, no, ok, gone, ok})},
+		"/candidates/:id/release": {path: "/candidates/" + c + "/release", post: e(expect{see, no, no, pass, gone, pass})},
+		"/candidates/:id/reject":  {path: "/candidates/" + c + "/reject", post: e(expect{see, no, no, pass, gone, pass})},
 		"/candidates/:id/forget": {path: "/candidates/" + c + "/forget", get: e(own(ok)), post: e(own(pass)),
 			postPath: func(actor string) string { return fmt.Sprintf("/candidates/%d/forget", forgettable[actor][1]) }},
 		"/me":                             {path: "/me", get: e(signedIn(ok))},

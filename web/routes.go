@@ -35,6 +35,9 @@ func (s *Server) routes() {
 	// Consolidated layer and heartbeat (members see only their subject's memories).
 	app.GET("/episodes", s.handleEpisodeIndex)
 	app.GET("/candidates", s.handleCandidateIndex)
+	app.GET("/candidates/:id/decide", s.handleCandidateDecide)
+	app.POST("/candidates/:id/release", s.handleCandidateRelease)
+	app.POST("/candidates/:id/reject", s.handleCandidateReject)
 	app.GET("/heartbeat", s.handleHeartbeatShow)
 	app.GET("/heartbeat/panel", s.handleHeartbeatPanel)
 	app.POST("/heartbeat/run", s.handleHeartbeatRun)
