@@ -265,4 +265,11 @@ func TestSessionEndLast(t *testing.T) {
 			t.Fatalf("%s: timeline order = %v, want the session end last", path, order)
 		}
 	}
+	_, doc := c.Get("/projects/travel-agent/sessions/ended", "Accept-Language", "zh-CN")
+	if got := doc.Find(testid("session-end") + " strong").Text(); !strings.Contains(got, "会话已结束") {
+		t.Errorf("zh-CN session end = %q", got)
+	}
+	if got := doc.Find(testid("event-turn")).First().Text(); got != "第 1 轮" {
+		t.Errorf("zh-CN turn = %q", got)
+	}
 }
