@@ -31,7 +31,7 @@ func undecided(c *governance.Candidate) error {
 	case governance.CandidateHeld, governance.CandidateBlocked:
 		return nil
 	}
-	return governance.Errorf(governance.ECONFLICT, "Candidate %d is %s: only held or blocked candidates wait for a reviewer.", c.ID, c.Status)
+	return governance.Errorf(governance.ECONFLICT, "This candidate no longer waits for a reviewer: only held or blocked candidates can be released or rejected.")
 }
 
 func auditCandidate(ctx context.Context, tx *Tx, actor, action string, c *governance.Candidate, reason string, details map[string]any) error {
