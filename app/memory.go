@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -11,6 +12,9 @@ import (
 type MemoryStore interface {
 	FindEpisodes(ctx context.Context, f governance.EpisodeFilter) ([]*governance.Episode, int, error)
 	FindCandidates(ctx context.Context, f governance.CandidateFilter) ([]*governance.Candidate, int, error)
+	FindCandidateByID(ctx context.Context, id int64) (*governance.Candidate, error)
+	ReleaseCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)
+	RejectCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Candidate, error)
 }
 
 // Memories are the use cases of the episodes and candidates pages: every
@@ -124,4 +128,75 @@ func (ms Memories) Candidates(ctx context.Context, actor governance.Actor, q Mem
 		return nil, err
 	}
 	return out, nil
+}
+
+// Candidate returns a candidate for a reviewer of its project, with the
+// scope it is seen in (the page that asks to confirm a decision shows it):
+// ENOTFOUND for a candidate of a project the actor cannot see, EFORBIDDEN
+// for a member.
+func (ms Memories) Candidate(ctx context.Context, actor governance.Actor, id int64) (*governance.Candidate, Scope, error) {
+	if id <= 0 {
+		return nil, Scope{}, governance.Errorf(governance.EINVALID, "Invalid candidate id.")
+	}
+	c, err := ms.store.FindCandidateByID(ctx, id)
+	if err != nil {
+		return nil, Scope{}, err
+	}
+	sc, err := ms.projects.ScopeByID(ctx, actor, c.ProjectID)
+	if err != nil {
+		if governance.ErrorCode(err) == governance.EFORBIDDEN {
+			return nil, Scope{}, governance.Errorf(governance.ENOTFOUND, "Candidate not found.")
+		}
+		return nil, Scope{}, err
+	}
+	if err := governance.Can(actor, governance.ActReview, governance.InProject(sc.Project)); err != nil {
+		return nil, Scope{}, err
+	}
+	return c, sc, nil
+}
+
+// CandidateRelease is a reviewer's release of a held or blocked candidate
+// into review. A blocked one was stopped by the write gate: the reviewer
+// confirms having read its findings (Acknowledged) and says why it may be
+// remembered after all (Reason).
+type CandidateRelease struct {
+	Reason       string
+	Acknowledged bool
+}
+
+// Release turns a held or blocked candidate into a proposed rule in the
+// review queue (audited as candidate.release). Bad input is FieldErrors
+// (acknowledged, reason); a candidate that no longer waits is ECONFLICT.
+func (ms Memories) Release(ctx context.Context, actor governance.Actor, id int64, in CandidateRelease) (*governance.Rule, error) {
+	c, _, err := ms.Candidate(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	in.Reason = strings.TrimSpace(in.Reason)
+	if c.Status == governance.CandidateBlocked {
+		fe := FieldErrors{}
+		if !in.Acknowledged {
+			fe["acknowledged"] = "Confirm that you read why the write gate blocked it."
+		}
+		if in.Reason == "" {
+			fe["reason"] = "Say why it may be remembered after all."
+		}
+		if err := fe.err(); err != nil {
+			return nil, err
+		}
+	}
+	return ms.store.ReleaseCandidate(ctx, actor.Name(), c.ID, in.Reason)
+}
+
+// Reject turns a held or blocked candidate down (audited as
+// candidate.reject); a reason is asked (FieldErrors "reason").
+func (ms Memories) Reject(ctx context.Context, actor governance.Actor, id int64, reason string) (*governance.Candidate, error) {
+	c, _, err := ms.Candidate(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	if reason = strings.TrimSpace(reason); reason == "" {
+		return nil, FieldErrors{"reason": "Say why the candidate is rejected."}
+	}
+	return ms.store.RejectCandidate(ctx, actor.Name(), c.ID, reason)
 }

@@ -58,6 +58,15 @@ func (ts Tokens) Create(ctx context.Context, actor governance.Actor, t *governan
 	return secret, nil
 }
 
+// Get returns token id (administrators only), e.g. for the page that asks
+// to confirm its revocation.
+func (ts Tokens) Get(ctx context.Context, actor governance.Actor, id int64) (*governance.APIToken, error) {
+	if err := governance.Can(actor, governance.ActAdminister, governance.Object{}); err != nil {
+		return nil, err
+	}
+	return ts.store.FindTokenByID(ctx, id)
+}
+
 // Revoke revokes token id for good (it stops working at once) and returns
 // it as it was; revoking twice is a no-op.
 func (ts Tokens) Revoke(ctx context.Context, actor governance.Actor, id int64) (*governance.APIToken, error) {

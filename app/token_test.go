@@ -31,6 +31,15 @@ func TestTokens(t *testing.T) {
 				Scopes: []governance.TokenScope{governance.ScopeRecall}})
 			return err
 		})
+		f.check(t, want, func(actor governance.Actor) error {
+			tok, err := f.App.Tokens.Get(ctx, actor, f.Tokens[TokenRecall].ID)
+			if err == nil && tok.Name == "" {
+				t.Errorf("Get returned an empty token")
+			}
+			return err
+		})
+		_, err := f.App.Tokens.Get(ctx, f.Actors[Admin], 999999)
+		wantCode(t, "unknown token", err, enotfound)
 		f.check(t, notAdmins, func(actor governance.Actor) error {
 			_, err := f.App.Tokens.Revoke(ctx, actor, f.Tokens[TokenRecall].ID)
 			return err

@@ -238,7 +238,8 @@ func (s *Store) FindEventBySeq(ctx context.Context, seq int64) (*governance.Even
 }
 
 // FindEvents lists events matching the filter (no full-text query), in
-// session order when a session is given and by seq otherwise.
+// session order when a session is given (by turn, then seq; a session_end
+// comes last even when it has no turn) and by seq otherwise.
 func (s *Store) FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error) {
 	if f.Query != "" {
 		return nil, 0, governance.Errorf(governance.EINVALID, "Use SearchEvents for a text query.")
@@ -246,7 +247,7 @@ func (s *Store) FindEvents(ctx context.Context, f governance.EventFilter) ([]*go
 	where, args := eventWhere(f)
 	order := " ORDER BY e.seq"
 	if f.SessionID != nil {
-		order = " ORDER BY e.turn, e.seq"
+		order = " ORDER BY e.kind = 'session_end', e.turn, e.seq"
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+eventColumns+`, COUNT(*) OVER () FROM events e WHERE `+
 		strings.Join(where, " AND ")+order+pageSQL, pageArgs(args, f.Limit, f.Offset)...)

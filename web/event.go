@@ -53,10 +53,11 @@ func (s *Server) handleSessionIndex(c echo.Context) error {
 	if hxTargets(c, "session-table") {
 		return render(c, http.StatusOK, templates.SessionTable(v))
 	}
-	meta, err := s.meta(c, "Sessions of "+sc.Project.Name, "events")
+	meta, err := s.meta(c, "Events", "events")
 	if err != nil {
 		return err
 	}
+	meta.Title = tr(c, "timeline.sessions_of", "Project", sc.Project.Name)
 	return render(c, http.StatusOK, templates.SessionsPage(meta, v))
 }
 
@@ -108,9 +109,10 @@ func (s *Server) renderTimeline(c echo.Context, tl *app.Timeline) error {
 	if hxTargets(c, "timeline") {
 		return render(c, http.StatusOK, templates.Timeline(v))
 	}
-	meta, err := s.meta(c, "Session "+si.SessionID, "events")
+	meta, err := s.meta(c, "Events", "events")
 	if err != nil {
 		return err
 	}
+	meta.Title = tr(c, "timeline.session_title") + " " + si.SessionID
 	return render(c, http.StatusOK, templates.TimelinePage(meta, v))
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web"
 )
@@ -23,6 +24,9 @@ func TestDashboard(t *testing.T) {
 			if card.Find(testid("count-rules")).Length() != 1 || card.Find(testid("count-candidates")).Length() != 1 {
 				t.Errorf("%s: consolidated and semantic counts missing", slug)
 			}
+		}
+		if href, _ := doc.Find(testid("next-accounts")).Attr("href"); href != "/admin/accounts" {
+			t.Errorf("admin's next step to accounts = %q", href)
 		}
 	})
 	t.Run("Reviewer", func(t *testing.T) {
@@ -236,5 +240,36 @@ func TestSessionIDEscaping(t *testing.T) {
 	wantStatus(t, res, http.StatusOK)
 	if got := doc.Find(testid("session-id")).Text(); got != "trip/2025 #1" {
 		t.Fatalf("session id = %q", got)
+	}
+}
+
+// A session_end without a turn (turn 0) comes after the last turn, on the
+// session's page and on an event's deep link, even when it arrived first.
+func TestSessionEndLast(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	end := ev("end-1", "ended", "family-li", 0, governance.RoleUser, "")
+	end.Kind, end.Role = governance.KindSessionEnd, ""
+	end.OccurredAt = t0.Add(10 * time.Minute)
+	MustIngest(t, f.Store, f.Travel, end)
+	first := ev("ended-1", "ended", "family-li", 1, governance.RoleUser, "第一轮 turn one")
+	MustIngest(t, f.Store, f.Travel, first, ev("ended-2", "ended", "family-li", 2, governance.RoleAssistant, "turn two"))
+	c := f.Login(t, MemberLi)
+	for _, path := range []string{"/projects/travel-agent/sessions/ended", fmt.Sprintf("/events/%d", first.Seq)} {
+		res, doc := c.Get(path)
+		wantStatus(t, res, http.StatusOK)
+		var order []string
+		doc.Find(testid("timeline") + " li[data-seq]").Each(func(_ int, s *goquery.Selection) {
+			order = append(order, s.AttrOr("data-testid", ""))
+		})
+		if len(order) != 3 || order[2] != "session-end" {
+			t.Fatalf("%s: timeline order = %v, want the session end last", path, order)
+		}
+	}
+	_, doc := c.Get("/projects/travel-agent/sessions/ended", "Accept-Language", "zh-CN")
+	if got := doc.Find(testid("session-end") + " strong").Text(); !strings.Contains(got, "会话已结束") {
+		t.Errorf("zh-CN session end = %q", got)
+	}
+	if got := doc.Find(testid("event-turn")).First().Text(); got != "第 1 轮" {
+		t.Errorf("zh-CN turn = %q", got)
 	}
 }

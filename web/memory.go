@@ -5,8 +5,11 @@ import (
 	"net/url"
 	"strconv"
 
+	"strings"
+
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/app"
+	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
@@ -62,7 +65,8 @@ func (s *Server) handleCandidateIndex(c echo.Context) error {
 		return err
 	}
 	t := memoryTabs(list.MemoryTabs)
-	v := templates.CandidatesView{MemoryTabs: t, Status: status}
+	v := templates.CandidatesView{MemoryTabs: t, Status: status, CanDecide: list.Scope.Project != nil && list.Scope.Reviewer(),
+		Back: c.Request().URL.RequestURI()}
 	if t.Project != nil {
 		v.Candidates = list.Candidates
 		v.Pager = newPager(page, memoryPageSize, list.Total, false, "candidate-table", func(p int) string {
@@ -81,4 +85,109 @@ func (s *Server) handleCandidateIndex(c echo.Context) error {
 		return err
 	}
 	return render(c, http.StatusOK, templates.CandidatesPage(meta, v))
+}
+
+// candidateBack is where a decision on a candidate returns: the list it
+// was made from, else the candidates of its project and status.
+func candidateBack(c echo.Context, def string) string {
+	b := c.QueryParam("back")
+	if c.Request().Method != http.MethodGet {
+		b = c.FormValue("back")
+	}
+	if b = safeNext(b); !strings.HasPrefix(b, "/candidates") {
+		return def
+	}
+	return b
+}
+
+// candidatesOf is the list of p's candidates with cand's status.
+func candidatesOf(cand *governance.Candidate, p *governance.Project) string {
+	return "/candidates?" + url.Values{"project": {p.Slug}, "status": {string(cand.Status)}}.Encode()
+}
+
+// handleCandidateDecide shows a held or blocked candidate, why it waits
+// and the reviewer's decisions (reviewers of its project only).
+func (s *Server) handleCandidateDecide(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := idParam(c, "id", "candidate")
+	if err != nil {
+		return err
+	}
+	cand, sc, err := s.app.Memories.Candidate(ctx, actorOf(ctx), id)
+	if err != nil {
+		return err
+	}
+	return s.renderCandidateDecide(c, http.StatusOK, templates.CandidateDecideView{Project: sc.Project, Candidate: cand,
+		Back: candidateBack(c, candidatesOf(cand, sc.Project))})
+}
+
+func (s *Server) renderCandidateDecide(c echo.Context, status int, v templates.CandidateDecideView) error {
+	meta, err := s.meta(c, "Decide a candidate", "candidates")
+	if err != nil {
+		return err
+	}
+	return render(c, status, templates.CandidateDecidePage(meta, v))
+}
+
+// candidateProblem re-renders the decision page with 422 and the form's
+// values when err is app.FieldErrors (field names prefixed by the form:
+// "reject_" for the reject form), and returns any other error.
+func (s *Server) candidateProblem(c echo.Context, id int64, prefix string, err error) error {
+	fe, ok := app.AsFieldErrors(err)
+	if !ok {
+		return err
+	}
+	ctx := c.Request().Context()
+	cand, sc, err := s.app.Memories.Candidate(ctx, actorOf(ctx), id)
+	if err != nil {
+		return err
+	}
+	v := templates.CandidateDecideView{Project: sc.Project, Candidate: cand, Back: candidateBack(c, candidatesOf(cand, sc.Project)),
+		Errors: templates.FieldErrors{}}
+	for k, msg := range fe {
+		v.Errors[prefix+k] = msg
+	}
+	if prefix == "" {
+		v.Reason, v.Acknowledged = c.FormValue("reason"), c.FormValue("acknowledged") == "yes"
+	} else {
+		v.RejectReason = c.FormValue("reason")
+	}
+	return s.renderCandidateDecide(c, http.StatusUnprocessableEntity, v)
+}
+
+// handleCandidateRelease releases a held or blocked candidate into review
+// as a proposed rule; a blocked one needs its findings acknowledged and a
+// reason.
+func (s *Server) handleCandidateRelease(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := idParam(c, "id", "candidate")
+	if err != nil {
+		return err
+	}
+	r, err := s.app.Memories.Release(ctx, actorOf(ctx), id, app.CandidateRelease{
+		Reason: c.FormValue("reason"), Acknowledged: c.FormValue("acknowledged") == "yes"})
+	if err != nil {
+		return s.candidateProblem(c, id, "", err)
+	}
+	if err := s.flash(c, auth.FlashSuccess, tr(c, "memory.flash.released", "ID", id, "Rule", r.ID)); err != nil {
+		return err
+	}
+	return redirect(c, templates.RuleURL(r.ID))
+}
+
+// handleCandidateReject rejects a held or blocked candidate, with a reason.
+func (s *Server) handleCandidateReject(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := idParam(c, "id", "candidate")
+	if err != nil {
+		return err
+	}
+	cand, err := s.app.Memories.Reject(ctx, actorOf(ctx), id, c.FormValue("reason"))
+	if err != nil {
+		return s.candidateProblem(c, id, "reject_", err)
+	}
+	if err := s.flash(c, auth.FlashSuccess, tr(c, "memory.flash.rejected", "ID", id)); err != nil {
+		return err
+	}
+	return redirect(c, candidateBack(c, "/candidates?"+url.Values{"status": {string(cand.Status)}}.Encode()))
 }

@@ -145,7 +145,7 @@ func TestRouteInventory(t *testing.T) {
 		"/projects/:project/export":            {path: "/projects/travel-agent/export", get: e(project(ok))},
 		"/projects/:project/export/:file":      {path: "/projects/travel-agent/export/USER.md", get: e(project(ok))},
 		"/admin/tokens":                        {path: "/admin/tokens", get: e(admins(ok)), post: e(admins(pass))},
-		"/admin/tokens/:id/revoke":             {path: "/admin/tokens/" + strconv.FormatInt(tokens[0].ID, 10) + "/revoke", post: e(admins(pass))},
+		"/admin/tokens/:id/revoke":             {path: "/admin/tokens/" + strconv.FormatInt(tokens[0].ID, 10) + "/revoke", get: e(admins(ok)), post: e(admins(pass))},
 		"/review":                              {path: "/review", get: e(reviewers(ok))},
 		"/review/badge":                        {path: "/review/badge", get: e(reviewers(ok))},
 		"/projects/:project/review":            {path: "/projects/travel-agent/review", get: e(travel(ok))},
@@ -171,6 +171,11 @@ func TestRouteInventory(t *testing.T) {
 		"/rules/:id/expiry":                    {path: "/rules/" + r + "/expiry", post: e(travel(pass))},
 		"/rules/:id/forget": {path: "/rules/" + r + "/forget", get: e(own(ok)), post: e(own(pass)),
 			postPath: func(actor string) string { return fmt.Sprintf("/rules/%d/forget", forgettable[actor][0]) }},
+		// Deciding a held or blocked candidate: travel's reviewers and admins;
+		// the other project's reviewer does not learn that it exists.
+		"/candidates/:id/decide":  {path: "/candidates/" + c + "/decide", get: e(expect{see, no, no, ok, gone, ok})},
+		"/candidates/:id/release": {path: "/candidates/" + c + "/release", post: e(expect{see, no, no, pass, gone, pass})},
+		"/candidates/:id/reject":  {path: "/candidates/" + c + "/reject", post: e(expect{see, no, no, pass, gone, pass})},
 		"/candidates/:id/forget": {path: "/candidates/" + c + "/forget", get: e(own(ok)), post: e(own(pass)),
 			postPath: func(actor string) string { return fmt.Sprintf("/candidates/%d/forget", forgettable[actor][1]) }},
 		"/me":                             {path: "/me", get: e(signedIn(ok))},

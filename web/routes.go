@@ -35,6 +35,9 @@ func (s *Server) routes() {
 	// Consolidated layer and heartbeat (members see only their subject's memories).
 	app.GET("/episodes", s.handleEpisodeIndex)
 	app.GET("/candidates", s.handleCandidateIndex)
+	app.GET("/candidates/:id/decide", s.handleCandidateDecide)
+	app.POST("/candidates/:id/release", s.handleCandidateRelease)
+	app.POST("/candidates/:id/reject", s.handleCandidateReject)
 	app.GET("/heartbeat", s.handleHeartbeatShow)
 	app.GET("/heartbeat/panel", s.handleHeartbeatPanel)
 	app.POST("/heartbeat/run", s.handleHeartbeatRun)
@@ -54,6 +57,7 @@ func (s *Server) routes() {
 	app.GET("/projects/:project/export/:file", s.handleExportDownload)
 	admin.GET("/tokens", s.handleTokenIndex)
 	admin.POST("/tokens", s.handleTokenCreate)
+	admin.GET("/tokens/:id/revoke", s.handleTokenRevokeShow)
 	admin.POST("/tokens/:id/revoke", s.handleTokenRevoke)
 
 	// Governance (review.go, rule.go, forget.go, me.go, audit.go): who may

@@ -1,7 +1,7 @@
 package web
 
 import (
-	"fmt"
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -10,6 +10,10 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
+
+// tokenOnceKey names the session value holding the token just created
+// (templates.CreatedToken as JSON) until the tokens page shows it.
+const tokenOnceKey = "token"
 
 // tokenForm is the new-token form as posted.
 type tokenForm struct {
@@ -30,8 +34,9 @@ func newTokenForm(c echo.Context) (tokenForm, error) {
 	}, nil
 }
 
-// Validate returns the field errors and the token to create.
-func (f tokenForm) Validate(projects []*governance.Project) (templates.FieldErrors, *governance.APIToken) {
+// Validate returns the field errors, in the request's language, and the
+// token to create.
+func (f tokenForm) Validate(c echo.Context, projects []*governance.Project) (templates.FieldErrors, *governance.APIToken) {
 	errs := templates.FieldErrors{}
 	t := &governance.APIToken{Name: f.Name}
 	for _, p := range projects {
@@ -40,21 +45,21 @@ func (f tokenForm) Validate(projects []*governance.Project) (templates.FieldErro
 		}
 	}
 	if t.ProjectID == 0 {
-		errs["project"] = "Choose a project."
+		errs["project"] = tr(c, "token.error.project")
 	}
 	switch {
 	case f.Name == "":
-		errs["name"] = "Give the token a name, e.g. the agent that will use it."
+		errs["name"] = tr(c, "token.error.name")
 	case len(f.Name) > governance.MaxTokenNameBytes:
-		errs["name"] = fmt.Sprintf("At most %d bytes.", governance.MaxTokenNameBytes)
+		errs["name"] = tr(c, "token.error.name_long", "Max", governance.MaxTokenNameBytes)
 	}
 	for _, sc := range f.Scopes {
 		t.Scopes = append(t.Scopes, governance.TokenScope(sc))
 	}
 	if len(t.Scopes) == 0 {
-		errs["scope"] = "Choose at least one scope."
+		errs["scope"] = tr(c, "token.error.scope")
 	} else if err := t.Validate(); err != nil && errs["name"] == "" && errs["project"] == "" {
-		errs["scope"] = governance.ErrorMessage(err)
+		errs["scope"] = phrase(c, governance.ErrorMessage(err))
 	}
 	return errs, t
 }
@@ -76,31 +81,51 @@ func (s *Server) tokenView(c echo.Context, form tokenForm, errs templates.FieldE
 		v.AllScopes = append(v.AllScopes, string(sc))
 	}
 	for _, t := range tokens {
-		row := templates.TokenRow{ID: t.ID, Project: t.ProjectSlug, Name: t.Name, CreatedBy: t.CreatedBy,
-			CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
-		for _, sc := range t.Scopes {
-			row.Scopes = append(row.Scopes, string(sc))
-		}
-		v.Tokens = append(v.Tokens, row)
+		v.Tokens = append(v.Tokens, tokenRow(t))
 	}
 	return v, nil
 }
 
-// handleTokenIndex lists every API token and the form for a new one.
+func tokenRow(t *governance.APIToken) templates.TokenRow {
+	row := templates.TokenRow{ID: t.ID, Project: t.ProjectSlug, Name: t.Name, CreatedBy: t.CreatedBy,
+		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+	for _, sc := range t.Scopes {
+		row.Scopes = append(row.Scopes, string(sc))
+	}
+	return row
+}
+
+// handleTokenIndex lists every API token and the form for a new one. The
+// token created by the POST that redirected here is shown with its secret
+// this once: the session value is taken, so a refresh no longer shows it,
+// and the page is not cached.
 func (s *Server) handleTokenIndex(c echo.Context) error {
 	v, err := s.tokenView(c, tokenForm{Project: c.QueryParam("project"), Scopes: []string{string(governance.ScopeIngest), string(governance.ScopeRecall)}}, nil)
 	if err != nil {
 		return err
 	}
+	once, err := s.sessions.TakeOnce(c.Response(), c.Request(), tokenOnceKey)
+	if err != nil {
+		return err
+	}
+	if once != "" {
+		var created templates.CreatedToken
+		if json.Unmarshal([]byte(once), &created) == nil && created.Secret != "" {
+			v.Created = &created
+			v.Form.Project = created.Project
+		}
+	}
 	meta, err := s.meta(c, "API tokens", "tokens")
 	if err != nil {
 		return err
 	}
+	c.Response().Header().Set("Cache-Control", "no-store")
 	return render(c, http.StatusOK, templates.TokenPage(meta, v))
 }
 
-// handleTokenCreate creates a token and shows its secret once, on this
-// response only: it is neither stored nor put into a flash message.
+// handleTokenCreate creates a token and redirects (303) to the tokens page,
+// which shows its secret once: it waits in the session, never in a URL, a
+// flash message or the store (only its hash is kept).
 func (s *Server) handleTokenCreate(c echo.Context) error {
 	ctx := c.Request().Context()
 	form, err := newTokenForm(c)
@@ -111,44 +136,67 @@ func (s *Server) handleTokenCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	errs, t := form.Validate(projects)
-	status := http.StatusOK
-	var secret string
-	if len(errs) == 0 {
-		if secret, err = s.app.Tokens.Create(ctx, actorOf(ctx), t); err != nil {
+	errs, t := form.Validate(c, projects)
+	if len(errs) > 0 {
+		v, err := s.tokenView(c, form, errs)
+		if err != nil {
 			return err
 		}
-		form = tokenForm{Project: form.Project}
-	} else {
-		status = http.StatusUnprocessableEntity
+		meta, err := s.meta(c, "API tokens", "tokens")
+		if err != nil {
+			return err
+		}
+		return render(c, http.StatusUnprocessableEntity, templates.TokenPage(meta, v))
 	}
-	v, err := s.tokenView(c, form, errs)
+	secret, err := s.app.Tokens.Create(ctx, actorOf(ctx), t)
 	if err != nil {
 		return err
 	}
-	if secret != "" {
-		v.Created = &templates.CreatedToken{ID: t.ID, Name: t.Name, Project: t.ProjectSlug, Secret: secret}
-	}
-	meta, err := s.meta(c, "API tokens", "tokens")
+	once, err := json.Marshal(templates.CreatedToken{ID: t.ID, Name: t.Name, Project: t.ProjectSlug, Secret: secret})
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set("Cache-Control", "no-store")
-	return render(c, status, templates.TokenPage(meta, v))
+	if err := s.sessions.SetOnce(c.Response(), c.Request(), tokenOnceKey, string(once)); err != nil {
+		return err
+	}
+	return redirect(c, templates.TokensURL)
 }
 
-// handleTokenRevoke revokes a token; it stops working at once.
+// handleTokenRevokeShow asks to confirm the revocation of a token.
+func (s *Server) handleTokenRevokeShow(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := idParam(c, "id", "token")
+	if err != nil {
+		return err
+	}
+	t, err := s.app.Tokens.Get(ctx, actorOf(ctx), id)
+	if err != nil {
+		return err
+	}
+	meta, err := s.meta(c, "Revoke API token", "tokens")
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, templates.TokenRevokePage(meta, tokenRow(t)))
+}
+
+// handleTokenRevoke revokes a token once the confirmation page's form is
+// sent (confirm=yes); it stops working at once. Without the confirmation
+// nothing is revoked and the browser is sent to the confirmation page.
 func (s *Server) handleTokenRevoke(c echo.Context) error {
 	ctx := c.Request().Context()
 	id, err := idParam(c, "id", "token")
 	if err != nil {
 		return err
 	}
+	if c.FormValue("confirm") != "yes" {
+		return redirect(c, templates.TokenRevokeURL(id))
+	}
 	t, err := s.app.Tokens.Revoke(ctx, actorOf(ctx), id)
 	if err != nil {
 		return err
 	}
-	if err := s.flash(c, auth.FlashSuccess, fmt.Sprintf("Token %q of %s was revoked.", t.Name, t.ProjectSlug)); err != nil {
+	if err := s.flash(c, auth.FlashSuccess, tr(c, "token.flash.revoked", "Name", t.Name, "Project", t.ProjectSlug)); err != nil {
 		return err
 	}
 	return redirect(c, templates.TokensURL)

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// A reviewer decides a held or blocked candidate: release it into review
+// as a proposed rule, or reject it. Forgetting one is ForgetCandidate.
+
+// candidateIn reads one candidate inside tx (ENOTFOUND when it is gone).
+func candidateIn(ctx context.Context, tx *Tx, id int64) (*governance.Candidate, error) {
+	c, err := scanCandidate(tx.QueryRowContext(ctx, `SELECT `+candidateColumns+` FROM candidates c WHERE c.id = ?`, id))
+	if err != nil {
+		if isNoRows(err) {
+			return nil, governance.Errorf(governance.ENOTFOUND, "Candidate not found.")
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// undecided refuses a candidate that no longer waits for a reviewer.
+func undecided(c *governance.Candidate) error {
+	switch c.Status {
+	case governance.CandidateHeld, governance.CandidateBlocked:
+		return nil
+	}
+	return governance.Errorf(governance.ECONFLICT, "This candidate no longer waits for a reviewer: only held or blocked candidates can be released or rejected.")
+}
+
+func auditCandidate(ctx context.Context, tx *Tx, actor, action string, c *governance.Candidate, reason string, details map[string]any) error {
+	b, err := json.Marshal(details)
+	if err != nil {
+		return err
+	}
+	return appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: action, ObjectType: "candidate", ObjectID: strconv.FormatInt(c.ID, 10),
+		ProjectID: c.ProjectID, Reason: reason, Details: string(b),
+	})
+}
+
+// ReleaseCandidate turns a held or blocked candidate into a proposed rule
+// that waits in the review queue (its wording, kind and subject; the write
+// gate's findings go with it). A held candidate takes the held members of
+// its merge group along as evidence. The release is audited
+// (candidate.release, with the status it had and, for a blocked one, the
+// categories of its findings) next to the rule's rule.propose.
+func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	c, err := candidateIn(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := undecided(c); err != nil {
+		return nil, err
+	}
+	r := &governance.Rule{ProjectID: c.ProjectID, SubjectID: c.SubjectID, Kind: c.Type, Text: c.Statement,
+		PromotionReason: governance.ReasonReviewer, Status: governance.RuleProposed,
+		Trust: governance.Trust(governance.ReasonReviewer, 1), Findings: c.Findings}
+	ruleID, err := insertRule(ctx, tx, r, actor, "Released from the "+string(c.Status)+" candidates by a reviewer.")
+	if err != nil {
+		return nil, err
+	}
+	now := formatTime(tx.now)
+	const note = "Released into review by a reviewer."
+	q := `UPDATE candidates SET status = 'proposed', status_reason = ?, rule_id = ?, updated_at = ? WHERE id = ?`
+	args := []any{note, ruleID, now, c.ID}
+	if c.Status == governance.CandidateHeld && c.GroupID != 0 {
+		q = `UPDATE candidates SET status = 'proposed', status_reason = ?, rule_id = ?, updated_at = ?
+			WHERE project_id = ? AND status = 'held' AND (id = ? OR group_id = ?)`
+		args = []any{note, ruleID, now, c.ProjectID, c.ID, c.GroupID}
+	}
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return nil, fmt.Errorf("store: release candidate: %w", err)
+	}
+	details := map[string]any{"rule_id": ruleID, "was": c.Status}
+	if len(c.Findings) > 0 {
+		var cats []string
+		for _, f := range c.Findings {
+			cats = append(cats, f.Category)
+		}
+		details["findings"] = cats
+	}
+	if err := auditCandidate(ctx, tx, actor, "candidate.release", c, strings.TrimSpace(reason), details); err != nil {
+		return nil, err
+	}
+	out, err := findRuleIn(ctx, tx, ruleID)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RejectCandidate turns a held or blocked candidate down for good, with the
+// reviewer's reason, audited as candidate.reject.
+func (s *Store) RejectCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Candidate, error) {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	c, err := candidateIn(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := undecided(c); err != nil {
+		return nil, err
+	}
+	reason = strings.TrimSpace(reason)
+	if _, err := tx.ExecContext(ctx, `UPDATE candidates SET status = 'rejected', status_reason = ?, updated_at = ? WHERE id = ?`,
+		reason, formatTime(tx.now), c.ID); err != nil {
+		return nil, fmt.Errorf("store: reject candidate: %w", err)
+	}
+	if err := auditCandidate(ctx, tx, actor, "candidate.reject", c, reason, map[string]any{"was": c.Status}); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	c.Status, c.StatusReason = governance.CandidateRejected, reason
+	return c, nil
+}
