@@ -108,7 +108,7 @@ func TestRulesListProject(t *testing.T) {
 		{"Member", w.ann, governance.EFORBIDDEN},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			list, err := w.app.Rules.ListProject(ctx, tc.actor, w.travel.ID, governance.RuleFilterInput{})
+			list, err := w.app.Rules.List(ctx, tc.actor, app.RuleListQuery{ProjectID: w.travel.ID, Filter: governance.RuleFilterInput{}, Defaults: app.AgentRuleDefaults})
 			wantErrCode(t, err, tc.want)
 			if err == nil && (list.Total != 1 || list.Rules[0].ProjectID != w.travel.ID || list.Filter.Limit != 100) {
 				t.Fatalf("rules = %d %+v (limit %d), want the travel rule only, 100 a page", list.Total, list.Rules, list.Filter.Limit)
@@ -116,9 +116,9 @@ func TestRulesListProject(t *testing.T) {
 		})
 	}
 	t.Run("Filter", func(t *testing.T) {
-		_, err := w.app.Rules.ListProject(ctx, w.admin, w.travel.ID, governance.RuleFilterInput{Status: "sleeping"})
+		_, err := w.app.Rules.List(ctx, w.admin, app.RuleListQuery{ProjectID: w.travel.ID, Filter: governance.RuleFilterInput{Status: "sleeping"}, Defaults: app.AgentRuleDefaults})
 		wantErrCode(t, err, governance.EINVALID)
-		list, err := w.app.Rules.ListProject(ctx, w.admin, w.travel.ID, governance.RuleFilterInput{Limit: "501"})
+		list, err := w.app.Rules.List(ctx, w.admin, app.RuleListQuery{ProjectID: w.travel.ID, Filter: governance.RuleFilterInput{Limit: "501"}, Defaults: app.AgentRuleDefaults})
 		wantErrCode(t, err, "")
 		if list.Filter.Limit != app.MaxProjectRules {
 			t.Fatalf("limit = %d, want it held to %d", list.Filter.Limit, app.MaxProjectRules)
