@@ -54,7 +54,7 @@ func TestRecallsPreview(t *testing.T) {
 	annRule := w.mustRule(t, w.travel, "ann", "Ann prefers the aquarium in the morning")
 	bobRule := w.mustRule(t, w.travel, "bob", "Bob prefers the aquarium at night")
 	w.mustRule(t, w.code, "", "The aquarium service is written in Go")
-	req := governance.RecallRequest{Task: "plan the aquarium visit", ProjectID: w.travel.ID, SubjectID: "bob"}
+	req := app.RecallInput{Task: "plan the aquarium visit", Project: w.travel.Slug, Subject: "bob"}
 
 	t.Run("MemberRecallsForThemself", func(t *testing.T) {
 		prev, err := w.app.Recalls.Preview(ctx, w.ann, req)
@@ -84,8 +84,42 @@ func TestRecallsPreview(t *testing.T) {
 		}
 	})
 	t.Run("ReviewerOfAnotherProject", func(t *testing.T) {
+		// The playground offers only the viewer's projects: another one is
+		// a field error, as on the form (it was EFORBIDDEN before the
+		// form's validation moved here).
 		_, err := w.app.Recalls.Preview(ctx, w.reviewerOfCode, req)
-		wantErrCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EINVALID)
+		if fe, ok := app.AsFieldErrors(err); !ok || fe["project"] == "" {
+			t.Fatalf("error %v, want a project field error", err)
+		}
+		_, err = w.app.Recalls.Preview(ctx, governance.Actor{}, req)
+		wantErrCode(t, err, governance.EUNAUTHORIZED)
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		for _, tc := range []struct {
+			name  string
+			in    app.RecallInput
+			field string
+		}{
+			{"NoProject", app.RecallInput{Task: "x"}, "project"},
+			{"UnknownProject", app.RecallInput{Project: "nope", Task: "x"}, "project"},
+			{"NoTask", app.RecallInput{Project: w.travel.Slug, Task: "  "}, "task"},
+			{"TotalNotANumber", app.RecallInput{Project: w.travel.Slug, Task: "x", Total: "abc"}, "total"},
+			{"PerItemZero", app.RecallInput{Project: w.travel.Slug, Task: "x", PerItem: "0"}, "per_item"},
+			{"PerItemOverTotal", app.RecallInput{Project: w.travel.Slug, Task: "x", Total: "100", PerItem: "400"}, "budget"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				before := w.traces(t)
+				_, err := w.app.Recalls.Preview(ctx, w.admin, tc.in)
+				fe, ok := app.AsFieldErrors(err)
+				if !ok || fe[tc.field] == "" || governance.ErrorCode(err) != governance.EINVALID {
+					t.Fatalf("error %v, want a %s field error", err, tc.field)
+				}
+				if after := w.traces(t); after != before {
+					t.Fatalf("a refused preview stored a trace (%d → %d)", before, after)
+				}
+			})
+		}
 	})
 }
 
