@@ -285,20 +285,19 @@ func (c Confirmation) check(fe FieldErrors) {
 
 // Demote moves a rule one step down: active → stale → archived.
 func (rs Rules) Demote(ctx context.Context, actor governance.Actor, id int64, c Confirmation) (*governance.Rule, error) {
-	r, _, err := rs.GetReviewed(ctx, actor, id)
-	if err != nil {
-		return nil, err
-	}
-	fe := FieldErrors{}
-	if c.check(fe); len(fe) > 0 {
-		return nil, fe
-	}
-	return rs.store.DemoteRule(ctx, actor.Name(), r.ID, strings.TrimSpace(c.Reason))
+	return rs.confirmed(ctx, actor, id, c, rs.store.DemoteRule)
 }
 
 // ToCandidates archives a rule and returns its candidates to the held
 // queue.
 func (rs Rules) ToCandidates(ctx context.Context, actor governance.Actor, id int64, c Confirmation) (*governance.Rule, error) {
+	return rs.confirmed(ctx, actor, id, c, rs.store.DemoteRuleToCandidates)
+}
+
+// confirmed runs a step the reviewer must confirm with a reason on rule
+// id: the project's reviewers and admins only.
+func (rs Rules) confirmed(ctx context.Context, actor governance.Actor, id int64, c Confirmation,
+	step func(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)) (*governance.Rule, error) {
 	r, _, err := rs.GetReviewed(ctx, actor, id)
 	if err != nil {
 		return nil, err
@@ -307,7 +306,7 @@ func (rs Rules) ToCandidates(ctx context.Context, actor governance.Actor, id int
 	if c.check(fe); len(fe) > 0 {
 		return nil, fe
 	}
-	return rs.store.DemoteRuleToCandidates(ctx, actor.Name(), r.ID, strings.TrimSpace(c.Reason))
+	return step(ctx, actor.Name(), r.ID, strings.TrimSpace(c.Reason))
 }
 
 // Restore brings a stale, archived or rejected rule back.
