@@ -68,6 +68,9 @@ func NewServer(cfg Config, a *app.App, logger *slog.Logger) (*Server, error) {
 	if cfg.MaxLineBytes <= 0 {
 		cfg.MaxLineBytes = governance.MaxImportLineBytes
 	}
+	// Administration generates and hashes passwords with auth's argon2id
+	// (app cannot import auth, an HTTP package).
+	a.SetPasswords(authPasswords{})
 	hashKey, blockKey, err := a.SessionKeys(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("web: session keys: %w", err)
