@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
@@ -30,33 +31,20 @@ func newTokenForm(c echo.Context) (tokenForm, error) {
 	}, nil
 }
 
-// Validate returns the field errors and the token to create.
-func (f tokenForm) Validate(projects []*governance.Project) (templates.FieldErrors, *governance.APIToken) {
-	errs := templates.FieldErrors{}
+// token is the token the form asks for; the project is looked up among
+// the projects the page offers (0 when none matches, which the use case
+// refuses as a field error).
+func (f tokenForm) token(projects []*governance.Project) *governance.APIToken {
 	t := &governance.APIToken{Name: f.Name}
 	for _, p := range projects {
 		if p.Slug == f.Project {
 			t.ProjectID = p.ID
 		}
 	}
-	if t.ProjectID == 0 {
-		errs["project"] = "Choose a project."
-	}
-	switch {
-	case f.Name == "":
-		errs["name"] = "Give the token a name, e.g. the agent that will use it."
-	case len(f.Name) > governance.MaxTokenNameBytes:
-		errs["name"] = fmt.Sprintf("At most %d bytes.", governance.MaxTokenNameBytes)
-	}
 	for _, sc := range f.Scopes {
 		t.Scopes = append(t.Scopes, governance.TokenScope(sc))
 	}
-	if len(t.Scopes) == 0 {
-		errs["scope"] = "Choose at least one scope."
-	} else if err := t.Validate(); err != nil && errs["name"] == "" && errs["project"] == "" {
-		errs["scope"] = governance.ErrorMessage(err)
-	}
-	return errs, t
+	return t
 }
 
 // tokenView builds the page's view.
@@ -111,16 +99,16 @@ func (s *Server) handleTokenCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	errs, t := form.Validate(projects)
+	t := form.token(projects)
 	status := http.StatusOK
-	var secret string
-	if len(errs) == 0 {
-		if secret, err = s.app.Tokens.Create(ctx, actorOf(ctx), t); err != nil {
-			return err
-		}
-		form = tokenForm{Project: form.Project}
+	var errs templates.FieldErrors
+	secret, err := s.app.Tokens.Create(ctx, actorOf(ctx), t)
+	if fe, ok := app.AsFieldErrors(err); ok {
+		errs, status = templates.FieldErrors(fe), http.StatusUnprocessableEntity
+	} else if err != nil {
+		return err
 	} else {
-		status = http.StatusUnprocessableEntity
+		form = tokenForm{Project: form.Project}
 	}
 	v, err := s.tokenView(c, form, errs)
 	if err != nil {
