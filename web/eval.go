@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -66,7 +67,7 @@ func (s *Server) evalIndexView(c echo.Context) (templates.EvalIndexView, error) 
 func readUpload(c echo.Context, maxBytes int64) (name string, body []byte, err error) {
 	if fh, err := c.FormFile(evalUploadField); err == nil && fh.Size > 0 {
 		if fh.Size > maxBytes {
-			return "", nil, governance.Errorf(governance.ETOOLARGE, "The file is larger than %d MiB.", maxBytes>>20)
+			return "", nil, governance.Errorf(governance.ETOOLARGE, "%s", tr(c, "data.file_too_large", "MiB", maxBytes>>20))
 		}
 		f, err := fh.Open()
 		if err != nil {
@@ -122,7 +123,7 @@ func (s *Server) handleEvalSuiteCreate(c echo.Context) error {
 		v.CSRF, v.Upload = meta.CSRF, form
 		return render(c, http.StatusUnprocessableEntity, templates.EvalsPage(meta, v))
 	}
-	if err := s.flash(c, auth.FlashSuccess, "Suite "+row.Name+" stored."); err != nil {
+	if err := s.flash(c, auth.FlashSuccess, tr(c, "eval.flash.stored", "Name", row.Name)); err != nil {
 		return err
 	}
 	return redirect(c, templates.EvalSuiteURL(row.ID))
@@ -141,7 +142,7 @@ func (s *Server) handleEvalSuiteShow(c echo.Context) error {
 	}
 	row, runs := h.Suite, h.Runs
 	info := evals.Describe(row)
-	v := templates.EvalSuiteView{Suite: suiteRow(info), Chart: trendChart(runs)}
+	v := templates.EvalSuiteView{Suite: suiteRow(info), Chart: trendChart(locale.From(ctx), runs)}
 	if !info.Benchmark {
 		v.Body = row.Body
 		if suite, err := evals.ParseSuite(row.Name+".yaml", []byte(row.Body)); err == nil {
@@ -189,8 +190,8 @@ func (s *Server) handleEvalRunShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	run, v := d.Run, evalRunView(d)
-	meta, err := s.meta(c, "Run #"+strconv.FormatInt(run.ID, 10)+" · "+run.SuiteName, "evals")
+	run, v := d.Run, evalRunView(locale.From(ctx), d)
+	meta, err := s.meta(c, tr(c, "eval.run_title", "ID", run.ID, "Suite", run.SuiteName), "evals")
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func (s *Server) handleEvalRunPanel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := evalRunView(d)
+	v := evalRunView(locale.From(ctx), d)
 	v.CSRF = csrfToken(c)
 	if !v.Active && isHTMX(c) {
 		c.Response().Header().Set("HX-Refresh", "true")
@@ -230,7 +231,7 @@ func (s *Server) handleEvalRunCancel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.flash(c, auth.FlashInfo, "Run #"+strconv.FormatInt(run.ID, 10)+" cancelled; the results so far are kept."); err != nil {
+	if err := s.flash(c, auth.FlashInfo, tr(c, "eval.flash.cancelled", "ID", run.ID)); err != nil {
 		return err
 	}
 	return redirect(c, templates.EvalRunURL(run.ID))
@@ -246,7 +247,7 @@ func (s *Server) handleEvalRunCompare(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := compareView(cmp.A, cmp.B, cmp.Change)
+	v := compareView(locale.From(ctx), cmp.A, cmp.B, cmp.Change)
 	meta, err := s.meta(c, "Compare runs", "evals")
 	if err != nil {
 		return err
@@ -283,7 +284,7 @@ func (s *Server) benchmarkIndexView(c echo.Context) (templates.EvalBenchmarkInde
 		}
 		if bm.LastDone != nil {
 			if m := evals.ParseRunSummary(bm.LastDone.Summary).Metrics; m != nil && m.Benchmark != nil {
-				b.Table = benchmarkView(m.Benchmark)
+				b.Table = benchmarkView(locale.From(ctx), m.Benchmark)
 			}
 		}
 		v.Suites = append(v.Suites, b)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -14,7 +15,7 @@ const trendPoints = 30
 
 // trendChart draws the finished runs (newest first in runs) as an SVG line
 // chart: pass rate, recall precision and recall, and uplift.
-func trendChart(runs []*evals.RunRow) templates.EvalChart {
+func trendChart(loc *locale.Localizer, runs []*evals.RunRow) templates.EvalChart {
 	c := templates.EvalChart{Width: 640, Height: 240, Left: 44, Top: 12, Right: 628, Bottom: 212}
 	var done []*evals.RunRow
 	var metrics []*evals.Metrics
@@ -67,10 +68,10 @@ func trendChart(runs []*evals.RunRow) templates.EvalChart {
 		dashed           bool
 		get              func(*evals.Metrics) *float64
 	}{
-		{"pass-rate", "Pass rate", "#2e7d32", false, func(m *evals.Metrics) *float64 { return m.PassRate }},
-		{"precision", "Recall precision", "#1d4ed8", false, func(m *evals.Metrics) *float64 { return m.Precision }},
-		{"recall", "Recall (expected found)", "#7c3aed", true, func(m *evals.Metrics) *float64 { return m.Recall }},
-		{"uplift", "Uplift (with − without)", "#b45309", false, func(m *evals.Metrics) *float64 { return m.Uplift }},
+		{"pass-rate", loc.T("eval.metric.pass_rate"), "#2e7d32", false, func(m *evals.Metrics) *float64 { return m.PassRate }},
+		{"precision", loc.T("eval.metric.precision"), "#1d4ed8", false, func(m *evals.Metrics) *float64 { return m.Precision }},
+		{"recall", loc.T("eval.metric.recall"), "#7c3aed", true, func(m *evals.Metrics) *float64 { return m.Recall }},
+		{"uplift", loc.T("eval.metric.uplift"), "#b45309", false, func(m *evals.Metrics) *float64 { return m.Uplift }},
 	} {
 		series := templates.EvalSeries{Key: s.key, Name: s.name, Color: s.color, Dashed: s.dashed, Width: "2"}
 		if s.key == "pass-rate" {
@@ -85,7 +86,7 @@ func trendChart(runs []*evals.RunRow) templates.EvalChart {
 			px, py := coord(x(i)), coord(y(*v))
 			pts = append(pts, px+","+py)
 			series.Dots = append(series.Dots, templates.EvalDot{X: px, Y: py, URL: templates.EvalRunURL(done[i].ID),
-				Label: fmt.Sprintf("%s, run #%d: %.2f", s.name, done[i].ID, *v)})
+				Label: loc.T("eval.chart_dot", "Series", s.name, "ID", done[i].ID, "Value", fmt.Sprintf("%.2f", *v))})
 		}
 		if len(pts) == 0 {
 			continue

@@ -34,9 +34,9 @@ func (s *Server) renderRuleChecks(c echo.Context, status int, id int64, form tem
 	if rc.Invalid != nil {
 		// Checks stored by hand that no longer parse: show the problem,
 		// an added check replaces them.
-		form.Error = "The stored checks are invalid (" + rc.Invalid.Error() + "); adding a check replaces them."
+		form.Error = tr(c, "rule.checks_invalid", "Problem", rc.Invalid.Error())
 	}
-	meta, err := s.meta(c, "Code checks · rule "+strconv.FormatInt(rc.Rule.ID, 10), "rules")
+	meta, err := s.meta(c, tr(c, "rule.checks_title", "ID", rc.Rule.ID), "rules")
 	if err != nil {
 		return err
 	}
@@ -96,13 +96,13 @@ func (s *Server) handleRuleChecksCreate(c echo.Context) error {
 		err = s.app.Rules.AddCheck(ctx, actorOf(ctx), id, ch)
 	}
 	if governance.ErrorCode(err) == governance.EINVALID {
-		form.Error = governance.ErrorMessage(err)
+		form.Error = phrase(c, governance.ErrorMessage(err))
 		return s.renderRuleChecks(c, http.StatusUnprocessableEntity, id, form)
 	}
 	if err != nil {
 		return err
 	}
-	if err := s.flash(c, auth.FlashSuccess, "Check added: "+ch.String()+"."); err != nil {
+	if err := s.flash(c, auth.FlashSuccess, tr(c, "rule.flash.check_added", "Check", ch.String())); err != nil {
 		return err
 	}
 	return redirect(c, templates.RuleChecksURL(id))
@@ -123,7 +123,7 @@ func (s *Server) handleRuleChecksDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.flash(c, auth.FlashSuccess, "Check removed: "+removed.String()+"."); err != nil {
+	if err := s.flash(c, auth.FlashSuccess, tr(c, "rule.flash.check_removed", "Check", removed.String())); err != nil {
 		return err
 	}
 	return redirect(c, templates.RuleChecksURL(id))

@@ -3,21 +3,29 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
 // Conversions from evals and store types to the evals pages' views.
 
 func suiteRow(info *evals.SuiteInfo) templates.EvalSuiteRow {
-	return templates.EvalSuiteRow{
+	row := templates.EvalSuiteRow{
 		ID: info.ID, Name: info.Name, Origin: info.Origin, Description: info.Description,
-		Kinds: info.KindList(), Cases: info.Cases, Benchmark: info.Benchmark, Problem: info.Problem,
+		Cases: info.Cases, Benchmark: info.Benchmark, Problem: info.Problem,
 	}
+	for _, k := range append(slices.Clone(evals.Kinds), evals.KindBenchmark) {
+		if n := info.Kinds[k]; n > 0 {
+			row.Kinds = append(row.Kinds, templates.EvalKindCount{Kind: string(k), Count: n})
+		}
+	}
+	return row
 }
 
 func runRow(r *evals.RunRow) templates.EvalRunRow {
@@ -51,7 +59,7 @@ func signed(p *float64) string {
 }
 
 // evalRunView builds a run's page from its row and the report of its results.
-func evalRunView(d app.RunDetail) templates.EvalRunView {
+func evalRunView(loc *locale.Localizer, d app.RunDetail) templates.EvalRunView {
 	run, rep := d.Run, d.Report
 	v := templates.EvalRunView{Run: runRow(run), Active: !run.Status.Terminal(), Current: run.CurrentCase}
 	if run.Total > 0 {
@@ -59,46 +67,46 @@ func evalRunView(d app.RunDetail) templates.EvalRunView {
 	}
 	m := rep.Metrics
 	v.Metrics = []templates.EvalMetric{
-		{Key: "passed", Label: "Passed", Value: fmt.Sprintf("%d of %d", m.Passed, m.Total)},
-		{Key: "failed", Label: "Failed", Value: fmt.Sprint(m.Failed)},
-		{Key: "errors", Label: "Errors", Value: fmt.Sprint(m.Errors)},
-		{Key: "skipped", Label: "Skipped", Value: fmt.Sprint(m.Skipped)},
+		{Key: "passed", Label: loc.T("eval.metric.passed"), Value: loc.T("eval.n_of_m", "N", loc.Number(m.Passed), "Total", loc.Number(m.Total))},
+		{Key: "failed", Label: loc.T("eval.metric.failed"), Value: loc.Number(m.Failed)},
+		{Key: "errors", Label: loc.T("eval.metric.errors"), Value: loc.Number(m.Errors)},
+		{Key: "skipped", Label: loc.T("eval.metric.skipped"), Value: loc.Number(m.Skipped)},
 	}
 	if m.PassRate != nil {
-		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "pass-rate", Label: "Pass rate", Value: pct(*m.PassRate)})
+		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "pass-rate", Label: loc.T("eval.metric.pass_rate"), Value: pct(*m.PassRate)})
 	}
 	if m.Precision != nil || m.Recall != nil {
 		v.Metrics = append(v.Metrics,
-			templates.EvalMetric{Key: "precision", Label: "Recall precision", Value: f2(m.Precision)},
-			templates.EvalMetric{Key: "recall", Label: "Recall (expected found)", Value: f2(m.Recall)})
+			templates.EvalMetric{Key: "precision", Label: loc.T("eval.metric.precision"), Value: f2(m.Precision)},
+			templates.EvalMetric{Key: "recall", Label: loc.T("eval.metric.recall"), Value: f2(m.Recall)})
 	}
 	if m.Uplift != nil {
 		v.Metrics = append(v.Metrics,
-			templates.EvalMetric{Key: "uplift", Label: "Uplift (with − without)", Value: signed(m.Uplift)},
-			templates.EvalMetric{Key: "with", Label: "Compliance with / without memory", Value: f2(m.With) + " / " + f2(m.Without)})
+			templates.EvalMetric{Key: "uplift", Label: loc.T("eval.metric.uplift"), Value: signed(m.Uplift)},
+			templates.EvalMetric{Key: "with", Label: loc.T("eval.metric.compliance"), Value: f2(m.With) + " / " + f2(m.Without)})
 	}
 	if m.GuardFails > 0 {
-		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "guards", Label: "Guard failures (with memory)", Value: fmt.Sprint(m.GuardFails)})
+		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "guards", Label: loc.T("eval.metric.guards"), Value: loc.Number(m.GuardFails)})
 	}
-	v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "tokens", Label: "Tokens · cost", Value: fmt.Sprintf("%d · %.4f", run.Tokens, run.Cost)})
+	v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "tokens", Label: loc.T("eval.metric.tokens"), Value: loc.Number(run.Tokens) + fmt.Sprintf(" · %.4f", run.Cost)})
 	if m.DurationMS > 0 {
-		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "duration", Label: "Took", Value: (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Millisecond).String()})
+		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "duration", Label: loc.T("eval.metric.took"), Value: (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Millisecond).String()})
 	}
 	for _, c := range m.Compliance {
 		v.Compliance = append(v.Compliance, templates.EvalComplianceRow{Name: c.Name, Method: c.Method, Cases: c.Cases,
 			With: fmt.Sprintf("%.2f", c.With), Without: fmt.Sprintf("%.2f", c.Without), Uplift: fmt.Sprintf("%+.2f", c.Uplift)})
 	}
 	if m.Benchmark != nil {
-		v.Benchmark = benchmarkView(m.Benchmark)
+		v.Benchmark = benchmarkView(loc, m.Benchmark)
 	}
 	for _, c := range rep.Cases {
-		v.Cases = append(v.Cases, caseView(c))
+		v.Cases = append(v.Cases, caseView(loc, c))
 	}
 	v.Previous = d.Previous
 	return v
 }
 
-func caseView(c *evals.CaseResult) templates.EvalCaseView {
+func caseView(loc *locale.Localizer, c *evals.CaseResult) templates.EvalCaseView {
 	v := templates.EvalCaseView{ID: c.CaseID, Kind: string(c.Kind), Status: c.Status, Reason: c.Reason,
 		Duration: (time.Duration(c.DurationMS) * time.Millisecond).String()}
 	d := c.Detail
@@ -107,44 +115,44 @@ func caseView(c *evals.CaseResult) templates.EvalCaseView {
 	}
 	v.Problems = d.Problems
 	if r := d.Recall; r != nil {
-		sec := templates.EvalSection{Title: "Context package for: " + r.Task}
+		sec := templates.EvalSection{Title: loc.T("eval.section.package", "Task", r.Task)}
 		for _, it := range r.Items {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: it.ID + " — " + it.Text})
 		}
 		if len(r.Items) == 0 {
-			sec.Lines = append(sec.Lines, templates.EvalLine{Text: "(empty)"})
+			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.empty")})
 		}
 		if r.OutOfScope > 0 {
-			sec.Lines = append(sec.Lines, templates.EvalLine{Text: fmt.Sprintf("%d memories outside the scope were filtered out (only counted)", r.OutOfScope)})
+			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.N("eval.line.out_of_scope", r.OutOfScope)})
 		}
 		v.Sections = append(v.Sections, sec)
-		exp := templates.EvalSection{Title: "Expectations"}
+		exp := templates.EvalSection{Title: loc.T("eval.section.expectations")}
 		for _, m := range r.Include {
-			exp.Lines = append(exp.Lines, matchLine("include", m))
+			exp.Lines = append(exp.Lines, matchLine(loc.T("eval.line.include"), m))
 		}
 		for _, m := range r.Exclude {
-			exp.Lines = append(exp.Lines, matchLine("exclude", m))
+			exp.Lines = append(exp.Lines, matchLine(loc.T("eval.line.exclude"), m))
 		}
 		if r.Precision != nil {
-			exp.Lines = append(exp.Lines, templates.EvalLine{Text: "precision " + f2(r.Precision) + ", recall " + f2(r.Recall)})
+			exp.Lines = append(exp.Lines, templates.EvalLine{Text: loc.T("eval.line.precision_recall", "Precision", f2(r.Precision), "Recall", f2(r.Recall))})
 		}
 		if len(exp.Lines) > 0 {
 			v.Sections = append(v.Sections, exp)
 		}
 	}
 	if iso := d.Isolation; iso != nil {
-		sec := templates.EvalSection{Title: "Isolation from " + iso.Foreign}
-		sec.Lines = append(sec.Lines, templates.EvalLine{Text: fmt.Sprintf("%d active rules in the foreign scope; %d memories filtered by scope", iso.ForeignRules, iso.OutOfScope)})
+		sec := templates.EvalSection{Title: loc.T("eval.section.isolation", "Foreign", iso.Foreign)}
+		sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.isolation", "Rules", loc.Number(iso.ForeignRules), "Filtered", loc.Number(iso.OutOfScope))})
 		for _, l := range iso.Leaks {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: l, State: "fail"})
 		}
 		if len(iso.Leaks) == 0 && iso.ForeignRules > 0 {
-			sec.Lines = append(sec.Lines, templates.EvalLine{Text: "nothing crossed", State: "ok"})
+			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.nothing_crossed"), State: "ok"})
 		}
 		v.Sections = append(v.Sections, sec)
 	}
 	for _, st := range d.Steps {
-		sec := templates.EvalSection{Title: "Step: " + st.Name}
+		sec := templates.EvalSection{Title: loc.T("eval.section.step", "Name", st.Name)}
 		for _, n := range st.Notes {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: n})
 		}
@@ -152,29 +160,29 @@ func caseView(c *evals.CaseResult) templates.EvalCaseView {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: p, State: "fail"})
 		}
 		if st.Passed {
-			sec.Lines = append(sec.Lines, templates.EvalLine{Text: "as expected", State: "ok"})
+			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.as_expected"), State: "ok"})
 		}
 		v.Sections = append(v.Sections, sec)
 	}
 	if p := d.Poisoning; p != nil {
-		sec := templates.EvalSection{Title: "After the untrusted content"}
+		sec := templates.EvalSection{Title: loc.T("eval.section.poisoning")}
 		for _, r := range p.NewRules {
-			sec.Lines = append(sec.Lines, templates.EvalLine{Text: "new " + r, State: "fail"})
+			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.new_rule", "Rule", r), State: "fail"})
 		}
 		for _, r := range p.Forbidden {
-			sec.Lines = append(sec.Lines, templates.EvalLine{Text: "forbidden text in " + r, State: "fail"})
+			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.forbidden", "Rule", r), State: "fail"})
 		}
-		sec.Lines = append(sec.Lines, templates.EvalLine{Text: "recall before: " + strings.Join(p.RecallBefore, ", ")},
-			templates.EvalLine{Text: "recall after: " + strings.Join(p.RecallAfter, ", ")})
+		sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.recall_before", "IDs", strings.Join(p.RecallBefore, ", "))},
+			templates.EvalLine{Text: loc.T("eval.line.recall_after", "IDs", strings.Join(p.RecallAfter, ", "))})
 		v.Sections = append(v.Sections, sec)
 	}
 	if ab := d.AB; ab != nil && ab.With != nil && ab.Without != nil {
-		v.AB = abView(ab)
+		v.AB = abView(loc, ab)
 	}
 	if b := d.Benchmark; b != nil {
-		sec := templates.EvalSection{Title: "Conversation " + b.Conversation}
-		sec.Lines = append(sec.Lines, templates.EvalLine{Text: fmt.Sprintf("%d turns ingested, %d questions measured, %d without usable evidence, %d malformed evidence ids",
-			b.Turns, b.Questions, b.NoEvidence, b.BadEvidence)})
+		sec := templates.EvalSection{Title: loc.T("eval.section.conversation", "Name", b.Conversation)}
+		sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.conversation", "Turns", loc.Number(b.Turns), "Questions", loc.Number(b.Questions),
+			"NoEvidence", loc.Number(b.NoEvidence), "BadEvidence", loc.Number(b.BadEvidence))})
 		v.Sections = append(v.Sections, sec)
 	}
 	return v
@@ -192,7 +200,7 @@ func matchLine(what string, m evals.MatchResult) templates.EvalLine {
 	return l
 }
 
-func abView(ab *evals.ABDetail) *templates.EvalABView {
+func abView(loc *locale.Localizer, ab *evals.ABDetail) *templates.EvalABView {
 	v := &templates.EvalABView{Task: ab.Task, Uplift: fmt.Sprintf("%+.2f", ab.Uplift)}
 	for _, it := range ab.Package {
 		v.Package = append(v.Package, it.ID+" — "+it.Text)
@@ -201,7 +209,7 @@ func abView(ab *evals.ABDetail) *templates.EvalABView {
 	v.With = templates.EvalVariantView{Score: fmt.Sprintf("%.2f", ab.With.Score), Tokens: ab.With.Tokens, Lines: diffLines(with)}
 	v.Without = templates.EvalVariantView{Score: fmt.Sprintf("%.2f", ab.Without.Score), Tokens: ab.Without.Tokens, Lines: diffLines(without)}
 	for _, r := range ab.Rules {
-		v.Rules = append(v.Rules, templates.EvalRuleRow{Name: r.Name, Method: r.Method, With: verdictView(r.With), Without: verdictView(r.Without)})
+		v.Rules = append(v.Rules, templates.EvalRuleRow{Name: r.Name, Method: r.Method, With: verdictView(loc, r.With), Without: verdictView(loc, r.Without)})
 	}
 	for _, g := range ab.Guards {
 		state := "ok"
@@ -221,7 +229,7 @@ func diffLines(lines []evals.DiffLine) []templates.EvalDiffLine {
 	return out
 }
 
-func verdictView(v *evals.Verdict) templates.EvalVerdictView {
+func verdictView(loc *locale.Localizer, v *evals.Verdict) templates.EvalVerdictView {
 	if v == nil {
 		return templates.EvalVerdictView{}
 	}
@@ -230,14 +238,14 @@ func verdictView(v *evals.Verdict) templates.EvalVerdictView {
 	case v.Error != "":
 		out.Note = v.Error
 	case v.Quoted != nil && !*v.Quoted:
-		out.Note = "the judge's evidence is not a quote from the answer"
+		out.Note = loc.T("eval.not_quoted")
 	}
 	return out
 }
 
-func benchmarkView(t *evals.BenchmarkTable) *templates.EvalBenchmarkView {
-	v := &templates.EvalBenchmarkView{K: t.K, Summary: fmt.Sprintf("%d questions over %d turns; %d questions without usable evidence and %d malformed evidence ids were left out.",
-		t.Questions, t.Turns, t.NoEvidence, t.BadEvidence)}
+func benchmarkView(loc *locale.Localizer, t *evals.BenchmarkTable) *templates.EvalBenchmarkView {
+	v := &templates.EvalBenchmarkView{K: t.K, Summary: loc.T("eval.benchmark_summary", "Questions", loc.Number(t.Questions), "Turns", loc.Number(t.Turns),
+		"NoEvidence", loc.Number(t.NoEvidence), "BadEvidence", loc.Number(t.BadEvidence))}
 	for _, r := range t.Rows {
 		row := templates.EvalBenchmarkRow{Retriever: r.Retriever, Category: r.Category, Questions: r.Questions, NDCG: fmt.Sprintf("%.3f", r.NDCG10)}
 		for _, s := range r.HitAt {
@@ -251,13 +259,13 @@ func benchmarkView(t *evals.BenchmarkTable) *templates.EvalBenchmarkView {
 	return v
 }
 
-func compareView(a, b *evals.RunRow, cmp *evals.Comparison) templates.EvalCompareView {
+func compareView(loc *locale.Localizer, a, b *evals.RunRow, cmp *evals.Comparison) templates.EvalCompareView {
 	v := templates.EvalCompareView{SuiteID: a.SuiteID, Suite: a.SuiteName, A: runRow(a), B: runRow(b),
 		Regressions: cmp.Regressions, Fixed: cmp.Fixed}
 	for _, m := range []struct {
 		label string
 		pair  [2]*float64
-	}{{"Pass rate", cmp.PassRate}, {"Recall precision", cmp.Precision}, {"Recall (expected found)", cmp.Recall}, {"Uplift", cmp.Uplift}} {
+	}{{loc.T("eval.metric.pass_rate"), cmp.PassRate}, {loc.T("eval.metric.precision"), cmp.Precision}, {loc.T("eval.metric.recall"), cmp.Recall}, {loc.T("eval.metric.uplift_short"), cmp.Uplift}} {
 		if m.pair[0] == nil && m.pair[1] == nil {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
@@ -38,7 +39,7 @@ func newImportForm(c echo.Context) (importForm, error) {
 	default:
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return f, governance.Errorf(governance.ETOOLARGE, "The file is larger than %d MiB.", mbe.Limit>>20)
+			return f, governance.Errorf(governance.ETOOLARGE, "%s", tr(c, "data.file_too_large", "MiB", mbe.Limit>>20))
 		}
 		return f, governance.Errorf(governance.EINVALID, "The upload could not be read.")
 	}
@@ -97,13 +98,13 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("%d imported, %d skipped (already present).", res.Inserted, res.Skipped)
+	msg := tr(c, "import.flash.done", "Inserted", trNum(c, res.Inserted), "Skipped", trNum(c, res.Skipped))
 	if res.MalformedCount > 0 {
 		var lines []string
 		for _, l := range res.Malformed {
 			lines = append(lines, strconv.Itoa(l.Line))
 		}
-		msg += fmt.Sprintf(" %d malformed line(s) skipped: %s.", res.MalformedCount, strings.Join(lines, ", "))
+		msg += " " + tr(c, "import.flash.malformed", "Count", trNum(c, res.MalformedCount), "Lines", strings.Join(lines, ", "))
 	}
 	if err := s.flash(c, auth.FlashSuccess, msg); err != nil {
 		return err
@@ -126,4 +127,9 @@ func (s *Server) renderImport(c echo.Context, status int, v templates.ImportView
 		return err
 	}
 	return render(c, status, templates.ImportPage(meta, v))
+}
+
+// trNum formats an integer with the request language's digit grouping.
+func trNum(c echo.Context, n int) string {
+	return locale.From(c.Request().Context()).Number(n)
 }

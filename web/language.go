@@ -41,3 +41,9 @@ func (s *Server) handleLanguageUpdate(c echo.Context) error {
 func trn(c echo.Context, id string, n int, kv ...any) string {
 	return locale.From(c.Request().Context()).N(id, n, kv...)
 }
+
+// enumLabel is the human label of an enumerated value for the request,
+// e.g. enumLabel(c, "rule_status", "active").
+func enumLabel(c echo.Context, kind, value string) string {
+	return locale.From(c.Request().Context()).Enum(kind, value)
+}

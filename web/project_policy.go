@@ -18,9 +18,9 @@ func (s *Server) handleProjectPolicy(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msg := "Proposals of " + p.Name + " now wait for a reviewer."
+	msg := tr(c, "review.flash.policy_wait", "Name", p.Name)
 	if on {
-		msg = "Proposals of " + p.Name + " now become active at once."
+		msg = tr(c, "review.flash.policy_auto", "Name", p.Name)
 	}
 	return s.done(c, templates.ReviewURL(p.Slug, "", 1), msg)
 }

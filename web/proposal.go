@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -64,9 +63,9 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 	if err != nil {
 		return s.reshow(c, id, back, form, err)
 	}
-	msg := fmt.Sprintf("Rule #%d approved: recall uses it now.", id)
+	msg := tr(c, "review.flash.rule_approved", "ID", id)
 	if edited {
-		msg = fmt.Sprintf("Rule #%d approved as edited (new version).", id)
+		msg = tr(c, "review.flash.rule_approved_edited", "ID", id)
 	}
 	return s.done(c, back, msg)
 }
@@ -82,7 +81,7 @@ func (s *Server) handleRuleReject(c echo.Context) error {
 	if _, err := s.app.Reviews.Reject(ctx, actorOf(ctx), id, c.FormValue("reason")); err != nil {
 		return s.reshow(c, id, back, templates.RuleForm{Action: "reject"}, err)
 	}
-	return s.done(c, back, fmt.Sprintf("Proposal #%d rejected.", id))
+	return s.done(c, back, tr(c, "review.flash.proposal_rejected", "ID", id))
 }
 
 // handleRuleHold sends a proposal back to the held candidates.
@@ -95,7 +94,7 @@ func (s *Server) handleRuleHold(c echo.Context) error {
 	if _, err := s.app.Reviews.Hold(ctx, actorOf(ctx), id, c.FormValue("reason")); err != nil {
 		return err
 	}
-	return s.done(c, backTo(c, templates.RuleURL(id)), fmt.Sprintf("Proposal #%d held: its candidates wait for more evidence.", id))
+	return s.done(c, backTo(c, templates.RuleURL(id)), tr(c, "review.flash.held", "ID", id))
 }
 
 // handleRuleEvidence is a rule's evidence chain as a fragment, for a
@@ -131,5 +130,5 @@ func (s *Server) handleRuleSplit(c echo.Context) error {
 	if _, err := s.app.Reviews.Split(ctx, actorOf(ctx), id, cand, c.FormValue("reason")); err != nil {
 		return err
 	}
-	return s.done(c, backTo(c, templates.RuleURL(id)), fmt.Sprintf("Candidate #%d split out of rule #%d; it is held now.", cand, id))
+	return s.done(c, backTo(c, templates.RuleURL(id)), tr(c, "review.flash.split", "Candidate", cand, "ID", id))
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -114,7 +113,7 @@ func (s *Server) renderReview(c echo.Context, status int, v templates.ReviewView
 	if hxTargets(c, "review-queue") {
 		return render(c, status, templates.ReviewQueue(v))
 	}
-	meta, err := s.meta(c, "Review "+v.Project.Name, "review")
+	meta, err := s.meta(c, tr(c, "review.queue_of", "Name", v.Project.Name), "review")
 	if err != nil {
 		return err
 	}
@@ -212,7 +211,7 @@ func (s *Server) handleReviewApprove(c echo.Context) error {
 	if err != nil {
 		return s.bulkProblem(c, slug, ids, err)
 	}
-	return s.done(c, backTo(c, templates.ReviewURL(slug, "", 1)), fmt.Sprintf("%d proposal(s) approved.", n))
+	return s.done(c, backTo(c, templates.ReviewURL(slug, "", 1)), trn(c, "review.flash.approved", n))
 }
 
 // handleReviewReject rejects the selected proposals with one reason.
@@ -226,7 +225,7 @@ func (s *Server) handleReviewReject(c echo.Context) error {
 	if err != nil {
 		return s.bulkProblem(c, slug, ids, err)
 	}
-	return s.done(c, backTo(c, templates.ReviewURL(slug, "", 1)), fmt.Sprintf("%d proposal(s) rejected.", n))
+	return s.done(c, backTo(c, templates.ReviewURL(slug, "", 1)), trn(c, "review.flash.rejected", n))
 }
 
 // handleReviewMerge merges two selected proposals. Without confirm it asks
@@ -249,7 +248,7 @@ func (s *Server) handleReviewMerge(c echo.Context) error {
 		keep, _ := strconv.ParseInt(v.Keep, 10, 64)
 		_, other, err := s.app.Reviews.Merge(ctx, actorOf(ctx), slug, app.Merge{IDs: ids, Keep: keep, Text: v.Form.Text, Reason: v.Form.Reason})
 		if err == nil {
-			return s.done(c, back, fmt.Sprintf("Proposal #%d merged into #%d.", other, keep))
+			return s.done(c, back, tr(c, "review.flash.merged", "ID", other, "Into", keep))
 		}
 		fe, ok := app.AsFieldErrors(err)
 		if !ok {

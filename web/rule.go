@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -108,7 +108,7 @@ func (s *Server) renderRule(c echo.Context, status int, id int64, form templates
 		}
 		v.Traces = append(v.Traces, ref)
 	}
-	meta, err := s.meta(c, fmt.Sprintf("Rule #%d", r.ID), "rules")
+	meta, err := s.meta(c, tr(c, "rule.title", "ID", r.ID), "rules")
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (s *Server) handleRuleEdit(c echo.Context) error {
 		Text: form.Text, Kind: governance.MemoryType(form.Kind), Reason: form.Reason}); err != nil {
 		return s.formProblem(c, id, form, err)
 	}
-	return s.done(c, templates.RuleURL(id), fmt.Sprintf("Rule #%d: new version saved.", id))
+	return s.done(c, templates.RuleURL(id), tr(c, "rule.flash.edited", "ID", id))
 }
 
 // handleRuleDemote moves a rule one step down: active → stale → archived.
@@ -187,7 +187,7 @@ func (s *Server) handleRuleDemote(c echo.Context) error {
 	if err != nil {
 		return s.formProblem(c, id, form, err)
 	}
-	return s.done(c, templates.RuleURL(id), fmt.Sprintf("Rule #%d is %s now.", id, after.Status))
+	return s.done(c, templates.RuleURL(id), tr(c, "rule.flash.status_now", "ID", id, "Status", enumLabel(c, "rule_status", string(after.Status))))
 }
 
 // handleRuleToCandidates archives a rule and returns its candidates to the held queue.
@@ -200,7 +200,7 @@ func (s *Server) handleRuleToCandidates(c echo.Context) error {
 	if _, err := s.app.Rules.ToCandidates(ctx, actorOf(ctx), id, confirmation(c, form)); err != nil {
 		return s.formProblem(c, id, form, err)
 	}
-	return s.done(c, templates.RuleURL(id), fmt.Sprintf("Rule #%d archived; its candidates are held again.", id))
+	return s.done(c, templates.RuleURL(id), tr(c, "rule.flash.to_candidates", "ID", id))
 }
 
 // handleRuleRestore brings a stale, archived or rejected rule back.
@@ -214,7 +214,7 @@ func (s *Server) handleRuleRestore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, templates.RuleURL(id), fmt.Sprintf("Rule #%d is %s again.", id, after.Status))
+	return s.done(c, templates.RuleURL(id), tr(c, "rule.flash.status_again", "ID", id, "Status", enumLabel(c, "rule_status", string(after.Status))))
 }
 
 // handleRuleSupersede links the newer rule that replaces this one.
@@ -231,7 +231,7 @@ func (s *Server) handleRuleSupersede(c echo.Context) error {
 	if _, err := s.app.Rules.Supersede(ctx, actorOf(ctx), id, newer, confirmation(c, form)); err != nil {
 		return s.formProblem(c, id, form, err)
 	}
-	return s.done(c, templates.RuleURL(id), fmt.Sprintf("Rule #%d is linked to its replacement #%d.", id, newer))
+	return s.done(c, templates.RuleURL(id), tr(c, "rule.flash.superseded", "ID", id, "Newer", newer))
 }
 
 // handleRulePause keeps a rule but takes it out of recall.
@@ -249,9 +249,9 @@ func (s *Server) setPaused(c echo.Context, paused bool) error {
 	if _, err := s.app.Rules.SetPaused(ctx, actorOf(ctx), id, paused, c.FormValue("reason")); err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("Rule #%d paused: recall leaves it out.", id)
+	msg := tr(c, "rule.flash.paused", "ID", id)
 	if !paused {
-		msg = fmt.Sprintf("Rule #%d resumed.", id)
+		msg = tr(c, "rule.flash.resumed", "ID", id)
 	}
 	return s.done(c, templates.RuleURL(id), msg)
 }
@@ -275,9 +275,9 @@ func (s *Server) handleRuleExpiry(c echo.Context) error {
 	if _, err := s.app.Rules.SetExpiry(ctx, actorOf(ctx), id, at, form.Reason); err != nil {
 		return s.formProblem(c, id, form, err)
 	}
-	msg := fmt.Sprintf("Rule #%d no longer expires.", id)
+	msg := tr(c, "rule.flash.no_expiry", "ID", id)
 	if at != nil {
-		msg = fmt.Sprintf("Rule #%d expires at the end of %s (UTC).", id, form.Expires)
+		msg = tr(c, "rule.flash.expires", "ID", id, "Date", locale.From(ctx).Date(*at))
 	}
 	return s.done(c, templates.RuleURL(id), msg)
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/app"
@@ -32,10 +33,19 @@ func (s *Server) handleSourceCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.flash(c, auth.FlashSuccess, "Following "+src.Dir+"."); err != nil {
+	if err := s.flash(c, auth.FlashSuccess, tr(c, "source.flash.following", "Dir", src.Dir)); err != nil {
 		return err
 	}
 	return redirect(c, templates.SourcesURL)
+}
+
+// parseStamp reads a stored RFC 3339 time (zero when it does not parse).
+func parseStamp(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 func (s *Server) renderSources(c echo.Context, status int, form templates.SourceFormValues, errs templates.FieldErrors) error {
@@ -53,7 +63,7 @@ func (s *Server) renderSources(c echo.Context, status int, form templates.Source
 		row := templates.SourceRow{Project: src.Project, Dir: src.Dir, Format: src.Format}
 		for _, f := range src.Files {
 			row.Files = append(row.Files, templates.SourceFileRow{Path: f.Path, Offset: f.Offset, Lines: f.Lines, Events: f.Events,
-				LastError: f.LastError, UpdatedAt: f.UpdatedAt})
+				LastError: f.LastError, UpdatedAt: parseStamp(f.UpdatedAt)})
 		}
 		v.Sources = append(v.Sources, row)
 	}

@@ -1,0 +1,83 @@
+package templates
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Why a candidate waits, as the heartbeat wrote it (governance.Decide and
+// the consolidator), in the viewer's language. The stored text is English;
+// fixed sentences are catalog entries (phrase), the ones that name a number
+// or a rule are recognised here and said with a message of their own.
+var (
+	whyGate          = regexp.MustCompile(`^Blocked by the write gate: (.+)\.$`)
+	whyContradicts   = regexp.MustCompile(`^Contradicts rule (\d+)\. (.*)$`)
+	whyAdds          = regexp.MustCompile(`^Adds evidence to rule (\d+)\.$`)
+	whySaidBy        = regexp.MustCompile(`^Said by (\d+) different people\.$`)
+	whyRepeated      = regexp.MustCompile(`^Repeated across (\d+) sessions\.$`)
+	versionByBeat    = regexp.MustCompile(`^Proposed by the heartbeat: (\w+)\.$`)
+	whyAuthorityHeld = regexp.MustCompile(`^Touches authority \(a URL, e-mail address, command or credential\) and only one person said it, in (\d+) sessions: repetition by one actor counts once\.$`)
+)
+
+const (
+	whyAuthoritySuffix = " It touches authority (a URL, e-mail address, command or credential), so a reviewer must approve it."
+	whyHiddenPrefix    = "A supporting event hides content: "
+)
+
+// candidateWhy translates a candidate's status reason; English stays as
+// stored.
+func candidateWhy(ctx context.Context, why string) string {
+	if why == "" || lang(ctx) == "en" {
+		return why
+	}
+	if rest, ok := strings.CutSuffix(why, whyAuthoritySuffix); ok {
+		return candidateWhy(ctx, rest) + t(ctx, "review.why.authority_review")
+	}
+	if m := whyGate.FindStringSubmatch(why); m != nil {
+		var labels []string
+		for _, c := range strings.Split(m[1], ", ") {
+			labels = append(labels, label(ctx, "gate", c))
+		}
+		return t(ctx, "review.why.gate", "Classes", strings.Join(labels, t(ctx, "list.sep")))
+	}
+	if m := whyContradicts.FindStringSubmatch(why); m != nil {
+		return t(ctx, "review.why.contradicts", "ID", m[1]) + candidateWhy(ctx, m[2])
+	}
+	if m := whyAdds.FindStringSubmatch(why); m != nil {
+		return t(ctx, "review.why.adds", "ID", m[1])
+	}
+	if m := whySaidBy.FindStringSubmatch(why); m != nil {
+		return tn(ctx, "review.why.said_by", atoi(m[1]))
+	}
+	if m := whyRepeated.FindStringSubmatch(why); m != nil {
+		return tn(ctx, "review.why.repeated", atoi(m[1]))
+	}
+	if m := whyAuthorityHeld.FindStringSubmatch(why); m != nil {
+		return tn(ctx, "review.why.authority_held", atoi(m[1]))
+	}
+	return phrase(ctx, why)
+}
+
+// findingWhy translates why a write gate finding matters.
+func findingWhy(ctx context.Context, why string) string {
+	if rest, ok := strings.CutPrefix(why, whyHiddenPrefix); ok && lang(ctx) != "en" {
+		return t(ctx, "review.why.hidden") + phrase(ctx, rest)
+	}
+	return phrase(ctx, why)
+}
+
+// versionReason translates the reason of a rule version the heartbeat
+// wrote; a person's reason is shown as they typed it.
+func versionReason(ctx context.Context, why string) string {
+	if m := versionByBeat.FindStringSubmatch(why); m != nil && lang(ctx) != "en" {
+		return t(ctx, "rule.proposed_by_heartbeat", "Reason", label(ctx, "promotion_reason", m[1]))
+	}
+	return why
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
