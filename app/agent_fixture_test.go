@@ -98,6 +98,16 @@ func (w *agentWorld) eventCount(t *testing.T, p *governance.Project) int {
 	return total
 }
 
+// traces counts the travel project's stored recall traces.
+func (w *agentWorld) traces(t *testing.T) int {
+	t.Helper()
+	_, total, err := w.st.FindRecallTraces(context.Background(), governance.RecallTraceFilter{ProjectID: w.travel.ID, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total
+}
+
 // wantImportError fails unless err is a rejected batch.
 func wantImportError(t *testing.T, err error) *governance.ImportError {
 	t.Helper()

@@ -39,6 +39,10 @@ func TestAuditLog(t *testing.T) {
 			if governance.ErrorCode(err) != tc.code {
 				t.Fatalf("export, %s: %v, want code %q", tc.name, err, tc.code)
 			}
+			v, err := f.app.AuditLog.Verify(ctx, tc.actor)
+			if governance.ErrorCode(err) != tc.code || (err == nil && (!v.OK || v.Rows == 0)) {
+				t.Fatalf("verify, %s: %+v, %v, want code %q (an intact chain otherwise)", tc.name, v, err, tc.code)
+			}
 		}
 	})
 	t.Run("AdminSeesEverything", func(t *testing.T) {

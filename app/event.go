@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -85,20 +86,45 @@ func (es Events) ingestProject(ctx context.Context, actor governance.Actor, proj
 	return es.projects.store.FindProjectByID(ctx, projectID)
 }
 
+// SearchInput is the search form as text: a query and its filters.
+type SearchInput struct {
+	// Project is a project's slug; "" searches every project the actor
+	// sees whole (admins: all of them).
+	Project string
+	Query   string
+	Session string
+	Role    string
+	Status  string
+	Source  string
+	// Order is relevance or newest.
+	Order string
+	Page  Page
+}
+
+// MaxSearchQueryRunes bounds a search query.
+const MaxSearchQueryRunes = 200
+
+// MsgNoSearchTerms is the "q" field error of a query that holds nothing to
+// search for (punctuation alone); a surface may show its translation.
+const MsgNoSearchTerms = "The query holds no letters, digits or Chinese characters to search for; punctuation alone matches nothing."
+
 // Search searches raw events within what actor may see: the project named
-// by slug (limited to a member's own subject), or, with slug "", every
-// project the actor sees whole (admins: all of them). f carries the query
-// and the other filters; its project and subject fields are set here.
-func (es Events) Search(ctx context.Context, actor governance.Actor, slug string, f governance.EventFilter) ([]*governance.EventHit, int, error) {
-	f.ProjectID, f.ProjectIDs, f.SubjectID = nil, nil, nil
+// by in.Project (limited to a member's own subject; an unknown or foreign
+// project is refused before anything else), or every project the actor
+// sees whole. Bad filters are FieldErrors on q, role, source, order,
+// status and session; an empty query searches nothing (no hits, no error).
+func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchInput) ([]*governance.EventHit, int, error) {
+	var f governance.EventFilter
 	switch {
-	case slug != "":
-		sc, err := es.projects.Scope(ctx, actor, slug)
+	case in.Project != "":
+		sc, err := es.projects.Scope(ctx, actor, in.Project)
 		if err != nil {
 			return nil, 0, err
 		}
 		f.ProjectID, f.SubjectID = &sc.Project.ID, sc.Subject
-	case actor.Account != nil && actor.Account.IsAdmin:
+	case actor.Account == nil:
+		return nil, 0, errSignIn
+	case actor.Account.IsAdmin:
 	default:
 		scopes, err := es.projects.Visible(ctx, actor)
 		if err != nil {
@@ -111,7 +137,58 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, slug string
 			}
 		}
 	}
-	return es.store.SearchEvents(ctx, f)
+	errs := FieldErrors{}
+	if utf8.RuneCountInString(in.Query) > MaxSearchQueryRunes {
+		errs["q"] = fmt.Sprintf("Use at most %d characters.", MaxSearchQueryRunes)
+	}
+	switch governance.Role(in.Role) {
+	case "", governance.RoleUser, governance.RoleAssistant, governance.RoleTool:
+	default:
+		errs["role"] = "Choose user, assistant or tool."
+	}
+	switch governance.Source(in.Source) {
+	case "", governance.SourceConversation, governance.SourceTool, governance.SourceExternal:
+	default:
+		errs["source"] = "Choose conversation, tool or external."
+	}
+	switch governance.SearchOrder(in.Order) {
+	case governance.SearchRelevance, governance.SearchNewest:
+	default:
+		errs["order"] = "Choose most relevant or newest first."
+	}
+	if len(in.Status) > governance.MaxStatusBytes {
+		errs["status"] = "Unknown status."
+	}
+	if len(in.Session) > governance.MaxIDBytes {
+		errs["session"] = "Session ids are shorter."
+	}
+	if err := errs.err(); err != nil {
+		return nil, 0, err
+	}
+	if in.Query == "" {
+		return nil, 0, nil
+	}
+	f.Query, f.Order = in.Query, governance.SearchOrder(in.Order)
+	f.Offset, f.Limit = in.Page.offset(), in.Page.Size
+	if in.Session != "" {
+		f.SessionID = &in.Session
+	}
+	if in.Role != "" {
+		role := governance.Role(in.Role)
+		f.Role = &role
+	}
+	if in.Status != "" {
+		f.Status = &in.Status
+	}
+	if in.Source != "" {
+		src := governance.Source(in.Source)
+		f.Source = &src
+	}
+	hits, total, err := es.store.SearchEvents(ctx, f)
+	if governance.ErrorCode(err) == governance.EINVALID {
+		return nil, 0, FieldErrors{"q": MsgNoSearchTerms}
+	}
+	return hits, total, err
 }
 
 // Page is one page of a list: its 1-based number and its size.

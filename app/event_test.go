@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,7 +73,7 @@ func TestEventsSearch(t *testing.T) {
 	ctx := context.Background()
 	w := newAgentWorld(t)
 	search := func(actor governance.Actor, slug string) ([]string, error) {
-		hits, _, err := w.app.Events.Search(ctx, actor, slug, governance.EventFilter{Query: "aquarium", Limit: 20})
+		hits, _, err := w.app.Events.Search(ctx, actor, app.SearchInput{Project: slug, Query: "aquarium", Page: app.Page{Number: 1, Size: 20}})
 		var ids []string
 		for _, h := range hits {
 			ids = append(ids, h.Event.ID)
@@ -101,6 +102,40 @@ func TestEventsSearch(t *testing.T) {
 				t.Fatalf("hits = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestEventsSearchInvalid(t *testing.T) {
+	ctx := context.Background()
+	w := newAgentWorld(t)
+	for _, tc := range []struct {
+		name  string
+		in    app.SearchInput
+		field string
+	}{
+		{"QueryTooLong", app.SearchInput{Query: strings.Repeat("水", app.MaxSearchQueryRunes+1)}, "q"},
+		{"NothingToSearch", app.SearchInput{Query: `""`}, "q"},
+		{"Role", app.SearchInput{Query: "aquarium", Role: "robot"}, "role"},
+		{"Source", app.SearchInput{Query: "aquarium", Source: "rumour"}, "source"},
+		{"Order", app.SearchInput{Query: "aquarium", Order: "oldest"}, "order"},
+		{"Status", app.SearchInput{Query: "aquarium", Status: strings.Repeat("x", governance.MaxStatusBytes+1)}, "status"},
+		{"Session", app.SearchInput{Query: "aquarium", Session: strings.Repeat("s", governance.MaxIDBytes+1)}, "session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.in.Project, tc.in.Page = w.travel.Slug, app.Page{Number: 1, Size: 20}
+			hits, _, err := w.app.Events.Search(ctx, w.admin, tc.in)
+			fe, ok := app.AsFieldErrors(err)
+			if !ok || fe[tc.field] == "" || len(hits) != 0 {
+				t.Fatalf("error %v (%d hits), want a %s field error", err, len(hits), tc.field)
+			}
+		})
+	}
+	// A foreign project is refused before the filters are looked at.
+	_, _, err := w.app.Events.Search(ctx, w.ann, app.SearchInput{Project: w.code.Slug, Role: "robot"})
+	wantErrCode(t, err, governance.EFORBIDDEN)
+	hits, total, err := w.app.Events.Search(ctx, w.admin, app.SearchInput{Project: w.travel.Slug})
+	if err != nil || hits != nil || total != 0 {
+		t.Fatalf("empty query: %v hits, %d, %v; want no search", hits, total, err)
 	}
 }
 

@@ -122,17 +122,14 @@ func (f Forget) reviewedRules(ctx context.Context, actor governance.Actor, raw [
 		return nil, err
 	}
 	var ids []int64
-	seen := map[int64]bool{}
 	for _, v := range raw {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id <= 0 {
 			return nil, governance.Errorf(governance.EINVALID, "Invalid rule id %q.", v)
 		}
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
+		ids = append(ids, id)
 	}
+	ids = dedupe(ids)
 	if len(ids) == 0 {
 		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule to forget.")
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -69,6 +70,67 @@ func (is Imports) Transcript(ctx context.Context, actor governance.Actor, projec
 	}
 	opts.Project = p.Slug
 	return transcript.Import(ctx, is.store, importAuditName(actor), p.ID, r, opts)
+}
+
+// UploadInput is the import page's form: a file uploaded for a project.
+type UploadInput struct {
+	// Project is the project's slug.
+	Project string
+	// Format is a format's name ("" and "auto" detect it).
+	Format        string
+	SkipMalformed bool
+	// File is the uploaded file, nil when none was chosen; Name and Size
+	// are its name and size in bytes.
+	File io.Reader
+	Name string
+	Size int64
+}
+
+// Upload imports the import page's uploaded file into a project, like
+// Transcript: administrators only. Bad input is FieldErrors on project,
+// format and file (no project, an unknown one, an unknown format, no file,
+// an empty one, one the parser refuses or one holding no events); a file
+// with malformed lines is a *governance.ImportError. Nothing is written
+// then. It returns the project imported into.
+func (is Imports) Upload(ctx context.Context, actor governance.Actor, in UploadInput) (*transcript.Result, *governance.Project, error) {
+	if err := governance.Can(actor, governance.ActAdminister, governance.Object{}); err != nil {
+		return nil, nil, err
+	}
+	errs := FieldErrors{}
+	var p *governance.Project
+	if slug := strings.TrimSpace(in.Project); slug == "" {
+		errs["project"] = "Choose a project."
+	} else if found, err := is.projects.store.FindProjectBySlug(ctx, slug); err == nil {
+		p = found
+	} else if governance.ErrorCode(err) == governance.ENOTFOUND {
+		errs["project"] = "There is no such project."
+	} else {
+		return nil, nil, err
+	}
+	format, err := transcript.ParseFormat(in.Format)
+	if err != nil {
+		errs["format"] = governance.ErrorMessage(err)
+	}
+	switch {
+	case in.File == nil:
+		errs["file"] = "Choose a file."
+	case in.Size == 0:
+		errs["file"] = "The file is empty."
+	}
+	if err := errs.err(); err != nil {
+		return nil, nil, err
+	}
+	res, err := is.Transcript(ctx, actor, p.ID, in.File, transcript.Options{Format: format, Name: in.Name, SkipMalformed: in.SkipMalformed})
+	var rejected *governance.ImportError
+	switch {
+	case errors.As(err, &rejected):
+		return res, p, err
+	case err != nil:
+		return res, p, onField(err, "file")
+	case res.Inserted+res.Skipped == 0 && res.MalformedCount == 0:
+		return res, p, FieldErrors{"file": "The file holds no events."}
+	}
+	return res, p, nil
 }
 
 // TranscriptFile is Transcript for a file on disk (any format, a Hermes

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/transcript"
 )
@@ -130,4 +131,63 @@ func TestImportsProjectExport(t *testing.T) {
 	}
 	_, _, err = w.app.Imports.ProjectExport(ctx, w.admin, strings.NewReader(buf.String()), "Bad Slug")
 	wantErrCode(t, err, governance.EINVALID)
+}
+
+func TestImportsUpload(t *testing.T) {
+	ctx := context.Background()
+	w := newAgentWorld(t)
+	upload := func(project, format, body string) app.UploadInput {
+		return app.UploadInput{Project: project, Format: format, File: strings.NewReader(body), Name: "up.jsonl", Size: int64(len(body))}
+	}
+	t.Run("Authorization", func(t *testing.T) {
+		for _, tc := range []actorCase{
+			{"Reviewer", w.reviewer, governance.EFORBIDDEN},
+			{"Member", w.ann, governance.EFORBIDDEN},
+			{"Token", w.token(w.travel, governance.ScopeIngest), governance.EFORBIDDEN},
+			{"Anonymous", governance.Actor{}, governance.EUNAUTHORIZED},
+		} {
+			_, _, err := w.app.Imports.Upload(ctx, tc.actor, upload(w.travel.Slug, "", importLines))
+			if governance.ErrorCode(err) != tc.code {
+				t.Fatalf("%s: error %v, want code %q", tc.name, err, tc.code)
+			}
+		}
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		before := w.eventCount(t, w.travel)
+		for _, tc := range []struct {
+			name   string
+			in     app.UploadInput
+			fields []string
+		}{
+			{"NothingChosen", app.UploadInput{}, []string{"project", "file"}},
+			{"UnknownProject", upload("nope", "", importLines), []string{"project"}},
+			{"UnknownFormat", upload(w.travel.Slug, "word", importLines), []string{"format"}},
+			{"EmptyFile", upload(w.travel.Slug, "", ""), []string{"file"}},
+			{"NoEvents", upload(w.travel.Slug, "mnemo", "\n\n"), []string{"file"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, _, err := w.app.Imports.Upload(ctx, w.admin, tc.in)
+				fe, ok := app.AsFieldErrors(err)
+				if !ok || len(fe) != len(tc.fields) || governance.ErrorCode(err) != governance.EINVALID {
+					t.Fatalf("error %v, want field errors on %v", err, tc.fields)
+				}
+				for _, f := range tc.fields {
+					if fe[f] == "" {
+						t.Fatalf("field errors %v, want one on %s", fe, f)
+					}
+				}
+			})
+		}
+		_, _, err := w.app.Imports.Upload(ctx, w.admin, upload(w.travel.Slug, "mnemo", importLines+"not json\n"))
+		wantImportError(t, err)
+		if got := w.eventCount(t, w.travel); got != before {
+			t.Fatalf("events = %d after refused uploads, want %d", got, before)
+		}
+	})
+	t.Run("HappyPath", func(t *testing.T) {
+		res, p, err := w.app.Imports.Upload(ctx, w.admin, upload(" "+w.travel.Slug, "auto", importLines))
+		if err != nil || res.Inserted != 2 || p.ID != w.travel.ID {
+			t.Fatalf("upload: %+v into %v, %v", res, p, err)
+		}
+	})
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -52,18 +54,73 @@ type FilteredRule struct {
 	Text         string
 }
 
-// Preview runs req as a preview (the trace is stored, rule use is not
-// counted) for a signed-in viewer: a member's recall is always for their
-// own subject.
-func (rs Recalls) Preview(ctx context.Context, actor governance.Actor, req governance.RecallRequest) (*RecallPreview, error) {
-	sc, err := rs.projects.ScopeByID(ctx, actor, req.ProjectID)
-	if err != nil {
+// RecallInput is the recall playground's form as text.
+type RecallInput struct {
+	// Project is the project's slug.
+	Project string
+	// Subject is the end user the task is for ("" = project-wide memory
+	// only); a member's is always their own.
+	Subject  string
+	Task     string
+	TaskType string
+	Risk     string
+	// Total and PerItem are the budget in characters ("" = the default).
+	Total, PerItem string
+	IncludeEvents  bool
+}
+
+// Preview runs the playground's recall as a preview (the trace is stored,
+// rule use is not counted) for a signed-in viewer: a member's recall is
+// always for their own subject. Bad input — a project the viewer has no
+// place in, no task, a budget that is not a positive whole number or that
+// the request refuses — is FieldErrors on project, task, total, per_item
+// and budget.
+func (rs Recalls) Preview(ctx context.Context, actor governance.Actor, in RecallInput) (*RecallPreview, error) {
+	if actor.Account == nil {
+		return nil, errSignIn
+	}
+	errs := FieldErrors{}
+	req := governance.RecallRequest{SubjectID: strings.TrimSpace(in.Subject), Task: strings.TrimSpace(in.Task),
+		TaskType: strings.TrimSpace(in.TaskType), Risk: strings.TrimSpace(in.Risk), IncludeEvents: in.IncludeEvents, Preview: true}
+	sc, err := rs.projects.Scope(ctx, actor, strings.TrimSpace(in.Project))
+	switch code := governance.ErrorCode(err); {
+	case err == nil:
+		req.ProjectID = sc.Project.ID
+		if sc.Subject != nil {
+			req.SubjectID = *sc.Subject
+		}
+	case code == governance.ENOTFOUND || code == governance.EFORBIDDEN:
+		errs["project"] = "Choose a project."
+	default:
 		return nil, err
 	}
-	if sc.Subject != nil {
-		req.SubjectID = *sc.Subject
+	if req.Task == "" {
+		errs["task"] = "Type the task the agent is about to do."
 	}
-	req.Preview = true
+	for name, p := range map[string]struct {
+		in  string
+		dst *int
+	}{"total": {in.Total, &req.Budget.Total}, "per_item": {in.PerItem, &req.Budget.PerItem}} {
+		v := strings.TrimSpace(p.in)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			errs[name] = "A whole number of characters, 1 or more."
+			continue
+		}
+		*p.dst = n
+	}
+	if len(errs) == 0 {
+		req.Normalize()
+		if err := req.Validate(); err != nil {
+			errs["budget"] = governance.ErrorMessage(err)
+		}
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
 	pkg, err := rs.Recall(ctx, actor, req)
 	if err != nil {
 		return nil, err

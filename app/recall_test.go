@@ -54,7 +54,7 @@ func TestRecallsPreview(t *testing.T) {
 	annRule := w.mustRule(t, w.travel, "ann", "Ann prefers the aquarium in the morning")
 	bobRule := w.mustRule(t, w.travel, "bob", "Bob prefers the aquarium at night")
 	w.mustRule(t, w.code, "", "The aquarium service is written in Go")
-	req := governance.RecallRequest{Task: "plan the aquarium visit", ProjectID: w.travel.ID, SubjectID: "bob"}
+	req := app.RecallInput{Task: "plan the aquarium visit", Project: w.travel.Slug, Subject: "bob"}
 
 	t.Run("MemberRecallsForThemself", func(t *testing.T) {
 		prev, err := w.app.Recalls.Preview(ctx, w.ann, req)
@@ -84,8 +84,42 @@ func TestRecallsPreview(t *testing.T) {
 		}
 	})
 	t.Run("ReviewerOfAnotherProject", func(t *testing.T) {
+		// The playground offers only the viewer's projects: another one is
+		// a field error, as on the form (it was EFORBIDDEN before the
+		// form's validation moved here).
 		_, err := w.app.Recalls.Preview(ctx, w.reviewerOfCode, req)
-		wantErrCode(t, err, governance.EFORBIDDEN)
+		wantErrCode(t, err, governance.EINVALID)
+		if fe, ok := app.AsFieldErrors(err); !ok || fe["project"] == "" {
+			t.Fatalf("error %v, want a project field error", err)
+		}
+		_, err = w.app.Recalls.Preview(ctx, governance.Actor{}, req)
+		wantErrCode(t, err, governance.EUNAUTHORIZED)
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		for _, tc := range []struct {
+			name  string
+			in    app.RecallInput
+			field string
+		}{
+			{"NoProject", app.RecallInput{Task: "x"}, "project"},
+			{"UnknownProject", app.RecallInput{Project: "nope", Task: "x"}, "project"},
+			{"NoTask", app.RecallInput{Project: w.travel.Slug, Task: "  "}, "task"},
+			{"TotalNotANumber", app.RecallInput{Project: w.travel.Slug, Task: "x", Total: "abc"}, "total"},
+			{"PerItemZero", app.RecallInput{Project: w.travel.Slug, Task: "x", PerItem: "0"}, "per_item"},
+			{"PerItemOverTotal", app.RecallInput{Project: w.travel.Slug, Task: "x", Total: "100", PerItem: "400"}, "budget"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				before := w.traces(t)
+				_, err := w.app.Recalls.Preview(ctx, w.admin, tc.in)
+				fe, ok := app.AsFieldErrors(err)
+				if !ok || fe[tc.field] == "" || governance.ErrorCode(err) != governance.EINVALID {
+					t.Fatalf("error %v, want a %s field error", err, tc.field)
+				}
+				if after := w.traces(t); after != before {
+					t.Fatalf("a refused preview stored a trace (%d → %d)", before, after)
+				}
+			})
+		}
 	})
 }
 
@@ -108,7 +142,7 @@ func TestRulesListProject(t *testing.T) {
 		{"Member", w.ann, governance.EFORBIDDEN},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			list, err := w.app.Rules.ListProject(ctx, tc.actor, w.travel.ID, governance.RuleFilterInput{})
+			list, err := w.app.Rules.List(ctx, tc.actor, app.RuleListQuery{ProjectID: w.travel.ID, Filter: governance.RuleFilterInput{}, Defaults: app.AgentRuleDefaults})
 			wantErrCode(t, err, tc.want)
 			if err == nil && (list.Total != 1 || list.Rules[0].ProjectID != w.travel.ID || list.Filter.Limit != 100) {
 				t.Fatalf("rules = %d %+v (limit %d), want the travel rule only, 100 a page", list.Total, list.Rules, list.Filter.Limit)
@@ -116,9 +150,9 @@ func TestRulesListProject(t *testing.T) {
 		})
 	}
 	t.Run("Filter", func(t *testing.T) {
-		_, err := w.app.Rules.ListProject(ctx, w.admin, w.travel.ID, governance.RuleFilterInput{Status: "sleeping"})
+		_, err := w.app.Rules.List(ctx, w.admin, app.RuleListQuery{ProjectID: w.travel.ID, Filter: governance.RuleFilterInput{Status: "sleeping"}, Defaults: app.AgentRuleDefaults})
 		wantErrCode(t, err, governance.EINVALID)
-		list, err := w.app.Rules.ListProject(ctx, w.admin, w.travel.ID, governance.RuleFilterInput{Limit: "501"})
+		list, err := w.app.Rules.List(ctx, w.admin, app.RuleListQuery{ProjectID: w.travel.ID, Filter: governance.RuleFilterInput{Limit: "501"}, Defaults: app.AgentRuleDefaults})
 		wantErrCode(t, err, "")
 		if list.Filter.Limit != app.MaxProjectRules {
 			t.Fatalf("limit = %d, want it held to %d", list.Filter.Limit, app.MaxProjectRules)

@@ -65,73 +65,117 @@ func (rs Rules) GetReviewed(ctx context.Context, actor governance.Actor, id int6
 	return r, sc, nil
 }
 
-// RuleListQuery is the reviewers' rules list: a filter as text (parsed by
-// governance.ParseRuleFilter, the one parser), a project and a page.
+// RuleListStore lists rules (the part of RuleStore that recall and export
+// need too).
+type RuleListStore interface {
+	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+}
+
+// RuleListQuery is a rules list as a surface asks for it: a filter as text
+// (parsed by governance.ParseRuleFilter, the one parser) with that
+// surface's defaults, and where to look.
 type RuleListQuery struct {
-	// Project is a project's slug; "" lists every project the actor
-	// reviews.
+	// ProjectID, when set, lists that one project's rules for those who may
+	// recall from it (its API tokens with the recall scope, its reviewers
+	// and admins): the agent API and MCP.
+	ProjectID int64
+	// Project is a project's slug the actor reviews; with neither field
+	// set the list covers every project the actor reviews (the rules page).
 	Project string
 	Filter  governance.RuleFilterInput
-	Offset  int
-	Limit   int
+	// Defaults are what the surface means by an empty field of Filter
+	// (ReviewRuleDefaults, AgentRuleDefaults); Now is filled in.
+	Defaults governance.RuleFilterDefaults
 	// SearchCountCap, for a full-text query, stops the count that many
 	// rows past the page (governance.RuleFilter.CountCap).
 	SearchCountCap int
 }
 
-// RuleList is a page of the reviewers' rules list.
+// MaxProjectRules bounds one page of an agent's rules list.
+const MaxProjectRules = 500
+
+// AgentRuleDefaults are the agent surfaces' defaults (GET /api/v1/rules,
+// the MCP tool list_rules): active rules, 100 a page, at most
+// MaxProjectRules, never forgotten ones.
+var AgentRuleDefaults = governance.RuleFilterDefaults{
+	Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: MaxProjectRules}
+
+// ReviewRuleDefaults are the rules page's defaults: every status but
+// forgotten (tombstones on request), limit rules a page.
+func ReviewRuleDefaults(limit int) governance.RuleFilterDefaults {
+	return governance.RuleFilterDefaults{Statuses: governance.ListableRuleStatuses, Limit: limit, Forgotten: true}
+}
+
+// RuleList is a page of a rules list.
 type RuleList struct {
+	// Rules is never nil.
 	Rules []*governance.Rule
 	Total int
 	// Filter is the filter as applied (its CountCap says whether Total is
 	// a lower bound).
 	Filter governance.RuleFilter
-	// Projects are the projects the actor reviews, in the store's order.
+	// Projects are the projects the actor reviews, in the store's order
+	// (without q.ProjectID only).
 	Projects []*governance.Project
 }
 
-// ListForReview lists the rules of the projects the actor reviews (every
-// status but forgotten by default), with filters and search: reviewers of
-// any project only; naming a project the actor does not review is
-// EFORBIDDEN.
-func (rs Rules) ListForReview(ctx context.Context, actor governance.Actor, q RuleListQuery) (*RuleList, error) {
-	if err := governance.Can(actor, governance.ActReviewAny, governance.Object{}); err != nil {
-		return nil, err
-	}
-	scopes, err := rs.projects.Visible(ctx, actor)
-	if err != nil {
-		return nil, err
-	}
+// List is the one rules-list use case of the rules page, GET /api/v1/rules
+// and the MCP tool list_rules. With q.ProjectID it lists that project's
+// rules for those who may recall from it; otherwise the rules of the
+// projects the actor reviews (reviewers of any project only; naming a
+// project the actor does not review is EFORBIDDEN).
+func (rs Rules) List(ctx context.Context, actor governance.Actor, q RuleListQuery) (*RuleList, error) {
 	out := &RuleList{}
-	ids := []int64{}
-	for _, sc := range scopes {
-		if sc.Reviewer() {
-			out.Projects = append(out.Projects, sc.Project)
-			ids = append(ids, sc.Project.ID)
-		}
-	}
-	if actor.Account != nil && actor.Account.IsAdmin {
-		ids = nil // every project: no need to list them
-	}
 	var project *int64
-	if q.Project != "" {
-		sc, err := rs.projects.ReviewScope(ctx, actor, q.Project)
+	var ids []int64
+	if q.ProjectID != 0 {
+		if err := governance.Can(actor, governance.ActRecall, governance.Object{ProjectID: q.ProjectID}); err != nil {
+			return nil, err
+		}
+		project = &q.ProjectID
+	} else {
+		if err := governance.Can(actor, governance.ActReviewAny, governance.Object{}); err != nil {
+			return nil, err
+		}
+		scopes, err := rs.projects.Visible(ctx, actor)
 		if err != nil {
 			return nil, err
 		}
-		project = &sc.Project.ID
+		ids = []int64{}
+		for _, sc := range scopes {
+			if sc.Reviewer() {
+				out.Projects = append(out.Projects, sc.Project)
+				ids = append(ids, sc.Project.ID)
+			}
+		}
+		if actor.Account != nil && actor.Account.IsAdmin {
+			ids = nil // every project: no need to list them
+		}
+		if q.Project != "" {
+			sc, err := rs.projects.ReviewScope(ctx, actor, q.Project)
+			if err != nil {
+				return nil, err
+			}
+			project = &sc.Project.ID
+		}
 	}
-	f, err := governance.ParseRuleFilter(q.Filter, governance.RuleFilterDefaults{
-		Statuses: governance.ListableRuleStatuses, Limit: q.Limit, Now: rs.store.CurrentTime(), Forgotten: true})
+	def := q.Defaults
+	if def.Now.IsZero() {
+		def.Now = rs.store.CurrentTime()
+	}
+	f, err := governance.ParseRuleFilter(q.Filter, def)
 	if err != nil {
 		return nil, err
 	}
-	f.ProjectID, f.ProjectIDs, f.Offset = project, ids, q.Offset
+	f.ProjectID, f.ProjectIDs = project, ids
 	if f.Query != "" {
 		f.CountCap = q.SearchCountCap
 	}
 	if out.Rules, out.Total, err = rs.store.FindRules(ctx, f); err != nil {
 		return nil, err
+	}
+	if out.Rules == nil {
+		out.Rules = []*governance.Rule{}
 	}
 	out.Filter = f
 	return out, nil
@@ -241,20 +285,19 @@ func (c Confirmation) check(fe FieldErrors) {
 
 // Demote moves a rule one step down: active → stale → archived.
 func (rs Rules) Demote(ctx context.Context, actor governance.Actor, id int64, c Confirmation) (*governance.Rule, error) {
-	r, _, err := rs.GetReviewed(ctx, actor, id)
-	if err != nil {
-		return nil, err
-	}
-	fe := FieldErrors{}
-	if c.check(fe); len(fe) > 0 {
-		return nil, fe
-	}
-	return rs.store.DemoteRule(ctx, actor.Name(), r.ID, strings.TrimSpace(c.Reason))
+	return rs.confirmed(ctx, actor, id, c, rs.store.DemoteRule)
 }
 
 // ToCandidates archives a rule and returns its candidates to the held
 // queue.
 func (rs Rules) ToCandidates(ctx context.Context, actor governance.Actor, id int64, c Confirmation) (*governance.Rule, error) {
+	return rs.confirmed(ctx, actor, id, c, rs.store.DemoteRuleToCandidates)
+}
+
+// confirmed runs a step the reviewer must confirm with a reason on rule
+// id: the project's reviewers and admins only.
+func (rs Rules) confirmed(ctx context.Context, actor governance.Actor, id int64, c Confirmation,
+	step func(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)) (*governance.Rule, error) {
 	r, _, err := rs.GetReviewed(ctx, actor, id)
 	if err != nil {
 		return nil, err
@@ -263,7 +306,7 @@ func (rs Rules) ToCandidates(ctx context.Context, actor governance.Actor, id int
 	if c.check(fe); len(fe) > 0 {
 		return nil, fe
 	}
-	return rs.store.DemoteRuleToCandidates(ctx, actor.Name(), r.ID, strings.TrimSpace(c.Reason))
+	return step(ctx, actor.Name(), r.ID, strings.TrimSpace(c.Reason))
 }
 
 // Restore brings a stale, archived or rejected rule back.

@@ -14,10 +14,8 @@ func TestRulesListForReview(t *testing.T) {
 	f := newReviewFixture(t)
 	ctx := context.Background()
 	list := func(actor governance.Actor, q app.RuleListQuery) (*app.RuleList, error) {
-		if q.Limit == 0 {
-			q.Limit = 500
-		}
-		return f.app.Rules.ListForReview(ctx, actor, q)
+		q.Defaults = app.ReviewRuleDefaults(500)
+		return f.app.Rules.List(ctx, actor, q)
 	}
 	t.Run("Authorization", func(t *testing.T) {
 		for _, tc := range []actorCase{

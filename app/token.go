@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -40,14 +41,14 @@ func (ts Tokens) List(ctx context.Context, actor governance.Actor) ([]*governanc
 }
 
 // Create validates and stores t (project, name, scopes) for an
-// administrator, and returns its secret: the only time it exists outside
+// administrator — bad input is FieldErrors on project, name and scope — and returns its secret: the only time it exists outside
 // the agent that will use it (only its hash is kept). t gets its id,
 // project slug, creator and creation time.
 func (ts Tokens) Create(ctx context.Context, actor governance.Actor, t *governance.APIToken) (secret string, err error) {
 	if err := governance.Can(actor, governance.ActAdminister, governance.Object{}); err != nil {
 		return "", err
 	}
-	if err := t.Validate(); err != nil {
+	if err := tokenProblems(t).err(); err != nil {
 		return "", err
 	}
 	t.CreatedBy = actor.Name()
@@ -106,4 +107,28 @@ func (ts Tokens) Verify(ctx context.Context, secret string) (*governance.APIToke
 // A failure here need not fail the request.
 func (ts Tokens) Touch(ctx context.Context, t *governance.APIToken) error {
 	return ts.store.TouchToken(ctx, t)
+}
+
+// tokenProblems validates t (trimming its name, ordering its scopes) and
+// returns what is wrong with it by form field.
+func tokenProblems(t *governance.APIToken) FieldErrors {
+	errs := FieldErrors{}
+	t.Name = strings.TrimSpace(t.Name)
+	if t.ProjectID <= 0 {
+		errs["project"] = "Choose a project."
+	}
+	switch {
+	case t.Name == "":
+		errs["name"] = "Give the token a name, e.g. the agent that will use it."
+	case len(t.Name) > governance.MaxTokenNameBytes:
+		errs["name"] = fmt.Sprintf("At most %d bytes.", governance.MaxTokenNameBytes)
+	}
+	if len(t.Scopes) == 0 {
+		errs["scope"] = "Choose at least one scope."
+	} else if len(errs) == 0 {
+		if err := t.Validate(); err != nil {
+			errs["scope"] = governance.ErrorMessage(err)
+		}
+	}
+	return errs
 }

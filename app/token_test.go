@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -59,6 +60,24 @@ func TestTokens(t *testing.T) {
 		_, err = f.App.Tokens.Create(ctx, admin, &governance.APIToken{ProjectID: 999999, Name: "x",
 			Scopes: []governance.TokenScope{governance.ScopeRecall}})
 		wantCode(t, "unknown project", err, enotfound)
+		// The token form's problems come back by field, and nothing is stored.
+		before, err := f.App.Tokens.List(ctx, admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.App.Tokens.Create(ctx, admin, &governance.APIToken{Name: strings.Repeat("n", governance.MaxTokenNameBytes+1)})
+		fe, ok := app.AsFieldErrors(err)
+		if !ok || fe["project"] == "" || fe["name"] == "" || fe["scope"] == "" {
+			t.Fatalf("error %v, want field errors on project, name and scope", err)
+		}
+		_, err = f.App.Tokens.Create(ctx, admin, &governance.APIToken{ProjectID: f.Travel.ID, Name: "x", Scopes: []governance.TokenScope{"root"}})
+		if fe, ok := app.AsFieldErrors(err); !ok || len(fe) != 1 || fe["scope"] == "" {
+			t.Fatalf("error %v, want a field error on scope", err)
+		}
+		after, err := f.App.Tokens.List(ctx, admin)
+		if err != nil || len(after) != len(before) {
+			t.Fatalf("%d tokens after refused creates, want %d (%v)", len(after), len(before), err)
+		}
 	})
 
 	t.Run("OK", func(t *testing.T) {

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 
-	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
@@ -21,12 +20,6 @@ func actorOf(ctx context.Context) governance.Actor {
 	return governance.AccountActor(auth.UserFrom(ctx))
 }
 
-// can asks the policy (governance.Can) whether the request's actor may do
-// action to object.
-func can(ctx context.Context, action governance.Action, object governance.Object) error {
-	return governance.Can(actorOf(ctx), action, object)
-}
-
 // accountMay reports whether a may do action to no object in particular
 // (cross-project pages, navigation entries).
 func accountMay(action governance.Action) func(a *governance.Account) bool {
@@ -40,20 +33,6 @@ var isReviewer = accountMay(governance.ActReviewAny)
 
 // isAdmin: administrators (the policy's ActAdminister).
 var isAdmin = accountMay(governance.ActAdminister)
-
-// projectScope loads the project named by slug and the current account's
-// scope in it: ENOTFOUND for an unknown project, EFORBIDDEN for a project
-// the account has no role in.
-func (s *Server) projectScope(c echo.Context, slug string) (scope, error) {
-	ctx := c.Request().Context()
-	return s.app.Projects.Scope(ctx, actorOf(ctx), slug)
-}
-
-// projectScopeByID is projectScope for a project named by its id, as the
-// objects of deep links (rules, candidates, events) name theirs.
-func (s *Server) projectScopeByID(ctx context.Context, projectID int64) (scope, error) {
-	return s.app.Projects.ScopeByID(ctx, actorOf(ctx), projectID)
-}
 
 // visibleScopes returns the account's scope in every project it may see,
 // in the store's project order.
@@ -75,22 +54,3 @@ func hasSubject(a *governance.Account) bool {
 }
 
 var errReviewersOnly = governance.Errorf(governance.EFORBIDDEN, "Only the project's reviewers may do this.")
-
-// actor is the audit name of the signed-in account.
-func actor(c echo.Context) string {
-	if a := auth.UserFrom(c.Request().Context()); a != nil {
-		return a.Username
-	}
-	return ""
-}
-
-// ruleInScope loads the rule of the path and the viewer's scope in its
-// project: 404 for an unknown rule, 403 without a role in the project.
-func (s *Server) ruleInScope(c echo.Context) (*governance.Rule, scope, error) {
-	id, err := idParam(c, "id", "rule")
-	if err != nil {
-		return nil, scope{}, err
-	}
-	ctx := c.Request().Context()
-	return s.app.Rules.Get(ctx, actorOf(ctx), id)
-}

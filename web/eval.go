@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -133,10 +132,7 @@ func (s *Server) handleEvalSuiteCreate(c echo.Context) error {
 // handleEvalSuiteShow shows a suite with its trend and history.
 func (s *Server) handleEvalSuiteShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	if err := s.evalsAllowed(ctx); err != nil {
-		return err
-	}
-	id, err := idParam(c, "id", "suite")
+	id, err := s.evalID(c, "suite")
 	if err != nil {
 		return err
 	}
@@ -172,10 +168,7 @@ func (s *Server) handleEvalSuiteShow(c echo.Context) error {
 // handleEvalRunCreate queues a run; the background runner picks it up.
 func (s *Server) handleEvalRunCreate(c echo.Context) error {
 	ctx := c.Request().Context()
-	if err := s.evalsAllowed(ctx); err != nil {
-		return err
-	}
-	id, err := idParam(c, "id", "suite")
+	id, err := s.evalID(c, "suite")
 	if err != nil {
 		return err
 	}
@@ -189,10 +182,7 @@ func (s *Server) handleEvalRunCreate(c echo.Context) error {
 // handleEvalRunShow is a run's page.
 func (s *Server) handleEvalRunShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	if err := s.evalsAllowed(ctx); err != nil {
-		return err
-	}
-	id, err := idParam(c, "id", "run")
+	id, err := s.evalID(c, "run")
 	if err != nil {
 		return err
 	}
@@ -214,10 +204,7 @@ func (s *Server) handleEvalRunShow(c echo.Context) error {
 // results.
 func (s *Server) handleEvalRunPanel(c echo.Context) error {
 	ctx := c.Request().Context()
-	if err := s.evalsAllowed(ctx); err != nil {
-		return err
-	}
-	id, err := idParam(c, "id", "run")
+	id, err := s.evalID(c, "run")
 	if err != nil {
 		return err
 	}
@@ -236,10 +223,7 @@ func (s *Server) handleEvalRunPanel(c echo.Context) error {
 // handleEvalRunCancel cancels a queued or running run.
 func (s *Server) handleEvalRunCancel(c echo.Context) error {
 	ctx := c.Request().Context()
-	if err := s.evalsAllowed(ctx); err != nil {
-		return err
-	}
-	id, err := idParam(c, "id", "run")
+	id, err := s.evalID(c, "run")
 	if err != nil {
 		return err
 	}
@@ -331,8 +315,12 @@ func (s *Server) handleEvalBenchmarkCreate(c echo.Context) error {
 	return redirect(c, templates.EvalRunURL(run.ID))
 }
 
-// evalsAllowed answers as the evals use cases do when the actor may not use
-// evals at all, before a malformed id would answer 404.
-func (s *Server) evalsAllowed(ctx context.Context) error {
-	return s.app.Evals.Allowed(actorOf(ctx))
+// evalID reads the id in an evals page's path. A viewer who may not use
+// evals at all gets the evals use cases' answer (403) before a malformed
+// id would answer 404.
+func (s *Server) evalID(c echo.Context, what string) (int64, error) {
+	if err := s.app.Evals.Allowed(actorOf(c.Request().Context())); err != nil {
+		return 0, err
+	}
+	return idParam(c, "id", what)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
@@ -45,33 +46,6 @@ func newImportForm(c echo.Context) (importForm, error) {
 	return f, nil
 }
 
-// Validate returns the problems of each field; project must be one of projects.
-func (f importForm) Validate(projects []*governance.Project) (templates.FieldErrors, *governance.Project) {
-	errs := templates.FieldErrors{}
-	var chosen *governance.Project
-	for _, p := range projects {
-		if p.Slug == f.Project {
-			chosen = p
-		}
-	}
-	switch {
-	case f.Project == "":
-		errs["project"] = "Choose a project."
-	case chosen == nil:
-		errs["project"] = "There is no such project."
-	}
-	if _, err := transcript.ParseFormat(f.Format); err != nil {
-		errs["format"] = governance.ErrorMessage(err)
-	}
-	switch {
-	case f.File == nil:
-		errs["file"] = "Choose a file."
-	case f.File.Size == 0:
-		errs["file"] = "The file is empty."
-	}
-	return errs, chosen
-}
-
 // handleImportNew shows the upload form.
 func (s *Server) handleImportNew(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -101,35 +75,28 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 		return err
 	}
 	v := templates.ImportView{Projects: projects, Project: f.Project, Format: f.Format, Skip: f.Skip, Formats: importFormats()}
-	errs, project := f.Validate(projects)
-	if len(errs) > 0 {
-		v.Errors = errs
-		return s.renderImport(c, http.StatusUnprocessableEntity, v)
+	in := app.UploadInput{Project: f.Project, Format: f.Format, SkipMalformed: f.Skip}
+	if f.File != nil {
+		file, err := f.File.Open()
+		if err != nil {
+			return fmt.Errorf("web: open upload: %w", err)
+		}
+		defer file.Close()
+		in.File, in.Name, in.Size = file, f.File.Filename, f.File.Size
+		v.FileName = f.File.Filename
 	}
-	v.FileName = f.File.Filename
-
-	format, _ := transcript.ParseFormat(f.Format)
-	file, err := f.File.Open()
-	if err != nil {
-		return fmt.Errorf("web: open upload: %w", err)
-	}
-	defer file.Close()
-	opts := transcript.Options{Format: format, Name: f.File.Filename, SkipMalformed: f.Skip}
-	res, err := s.app.Imports.Transcript(ctx, actorOf(ctx), project.ID, file, opts)
+	res, project, err := s.app.Imports.Upload(ctx, actorOf(ctx), in)
 	var rejected *governance.ImportError
-	switch {
-	case errors.As(err, &rejected):
+	if errors.As(err, &rejected) {
 		v.LineErrors, v.InvalidLines = rejected.Lines, rejected.Count()
 		return s.renderImport(c, http.StatusUnprocessableEntity, v)
-	case err != nil:
-		if code := governance.ErrorCode(err); code == governance.EINVALID {
-			v.Errors = templates.FieldErrors{"file": governance.ErrorMessage(err)}
-			return s.renderImport(c, http.StatusUnprocessableEntity, v)
-		}
-		return err
-	case res.Inserted+res.Skipped == 0 && res.MalformedCount == 0:
-		v.Errors = templates.FieldErrors{"file": "The file holds no events."}
+	}
+	if errs, ok := app.AsFieldErrors(err); ok {
+		v.Errors = templates.FieldErrors(errs)
 		return s.renderImport(c, http.StatusUnprocessableEntity, v)
+	}
+	if err != nil {
+		return err
 	}
 	msg := tr(c, "import.flash.done", "Inserted", trNum(c, res.Inserted), "Skipped", trNum(c, res.Skipped))
 	if res.MalformedCount > 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -98,18 +99,15 @@ func (s *Server) verifyMCPToken(ctx context.Context, secret string, _ *http.Requ
 	return &mcpauth.TokenInfo{Scopes: scopes, UserID: t.Actor(), Extra: map[string]any{mcpTokenKey: t}}, nil
 }
 
-// mcpToken returns the request's token if the policy lets it do action in
-// its project.
-func mcpToken(req *mcp.CallToolRequest, action governance.Action) (*governance.APIToken, error) {
+// mcpToken returns the request's verified token. What the token may do is
+// the use case's decision (governance.Can on governance.TokenActor).
+func mcpToken(req *mcp.CallToolRequest) (*governance.APIToken, error) {
 	var t *governance.APIToken
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
 		t, _ = req.Extra.TokenInfo.Extra[mcpTokenKey].(*governance.APIToken)
 	}
 	if t == nil {
 		return nil, errors.New("not authenticated: send a project API token as a bearer token")
-	}
-	if err := governance.Can(governance.TokenActor(t), action, governance.Object{ProjectID: t.ProjectID}); err != nil {
-		return nil, errors.New(governance.ErrorMessage(err))
 	}
 	return t, nil
 }
@@ -148,7 +146,7 @@ type MCPRecallInput struct {
 }
 
 func (s *Server) mcpRecall(ctx context.Context, req *mcp.CallToolRequest, in MCPRecallInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, governance.ActRecall)
+	t, err := mcpToken(req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,7 +188,7 @@ type MCPRecordInput struct {
 }
 
 func (s *Server) mcpRecordEvents(ctx context.Context, req *mcp.CallToolRequest, in MCPRecordInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, governance.ActIngest)
+	t, err := mcpToken(req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -223,7 +221,7 @@ type MCPForgetInput struct {
 }
 
 func (s *Server) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCPForgetInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, governance.ActForgetSubject)
+	t, err := mcpToken(req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -259,7 +257,7 @@ type MCPRuleList struct {
 }
 
 func (s *Server) mcpListRules(ctx context.Context, req *mcp.CallToolRequest, in MCPListRulesInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, governance.ActRecall)
+	t, err := mcpToken(req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,7 +265,7 @@ func (s *Server) mcpListRules(ctx context.Context, req *mcp.CallToolRequest, in 
 	if in.Limit > 0 {
 		fin.Limit = strconv.Itoa(in.Limit)
 	}
-	list, err := s.app.Rules.ListProject(ctx, governance.TokenActor(t), t.ProjectID, fin)
+	list, err := s.app.Rules.List(ctx, governance.TokenActor(t), app.RuleListQuery{ProjectID: t.ProjectID, Filter: fin, Defaults: app.AgentRuleDefaults})
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "list_rules", err)
 	}

@@ -26,7 +26,7 @@ type MCPExportMemoryOutput struct {
 // mcpExportMemory returns the token's project's active rules (and one
 // subject's, when asked) as portable JSON Lines. Scope: export.
 func (s *Server) mcpExportMemory(ctx context.Context, req *mcp.CallToolRequest, in MCPExportMemoryInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, governance.ActExport)
+	t, err := mcpToken(req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -50,7 +50,7 @@ type MCPImportMemoryInput struct {
 // here. Ids derive from the content, so importing the same memory again
 // is skipped. A malformed line rejects the call whole. Scope: ingest.
 func (s *Server) mcpImportMemory(ctx context.Context, req *mcp.CallToolRequest, in MCPImportMemoryInput) (*mcp.CallToolResult, any, error) {
-	t, err := mcpToken(req, governance.ActIngest)
+	t, err := mcpToken(req)
 	if err != nil {
 		return nil, nil, err
 	}

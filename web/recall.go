@@ -3,11 +3,10 @@ package web
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -29,68 +28,18 @@ func newRecallForm(c echo.Context) templates.RecallForm {
 	return f
 }
 
-// validateRecallForm checks the form against the caller's scopes and builds
-// the request. A member recalls only for their own subject (the use case
-// holds them to it; the form shows it).
-func validateRecallForm(f *templates.RecallForm, scopes []scope) (templates.FieldErrors, governance.RecallRequest) {
-	errs := templates.FieldErrors{}
-	var (
-		req governance.RecallRequest
-		sc  scope
-	)
-	for _, s := range scopes {
-		if s.Project.Slug == f.Project {
-			sc = s
-		}
-	}
-	if sc.Project == nil {
-		errs["project"] = "Choose a project."
-	} else {
-		req.ProjectID = sc.Project.ID
-		if sc.Subject != nil {
-			f.Subject = *sc.Subject
-		}
-	}
-	req.SubjectID, req.Task, req.TaskType, req.Risk, req.IncludeEvents = f.Subject, f.Task, f.TaskType, f.Risk, f.IncludeEvents
-	if f.Task == "" {
-		errs["task"] = "Type the task the agent is about to do."
-	}
-	for name, dst := range map[string]*int{"total": &req.Budget.Total, "per_item": &req.Budget.PerItem} {
-		v := f.Total
-		if name == "per_item" {
-			v = f.PerItem
-		}
-		if v == "" {
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			errs[name] = "A whole number of characters, 1 or more."
-			continue
-		}
-		*dst = n
-	}
-	if len(errs) == 0 {
-		req.Normalize()
-		if err := req.Validate(); err != nil {
-			errs["budget"] = governance.ErrorMessage(err)
-		}
-	}
-	return errs, req
-}
-
 // recallView builds the playground's view for the caller's projects.
-func (s *Server) recallView(ctx context.Context, f templates.RecallForm) (templates.RecallView, []scope, error) {
+func (s *Server) recallView(ctx context.Context, f templates.RecallForm) (templates.RecallView, error) {
 	scopes, err := s.visibleScopes(ctx)
 	if err != nil {
-		return templates.RecallView{}, nil, err
+		return templates.RecallView{}, err
 	}
 	v := templates.RecallView{Form: f, DemoTask: demoTask}
 	for _, sc := range scopes {
 		opt := templates.RecallProject{Slug: sc.Project.Slug, Name: sc.Project.Name, Subject: sc.SubjectID(), Member: sc.Subject != nil}
 		if sc.Subject == nil {
 			if opt.Subjects, err = s.app.Events.Subjects(ctx, actorOf(ctx), sc.Project.ID); err != nil {
-				return v, nil, err
+				return v, err
 			}
 		}
 		v.Projects = append(v.Projects, opt)
@@ -98,12 +47,12 @@ func (s *Server) recallView(ctx context.Context, f templates.RecallForm) (templa
 	if v.Form.Project == "" && len(scopes) > 0 {
 		v.Form.Project = scopes[0].Project.Slug
 	}
-	return v, scopes, nil
+	return v, nil
 }
 
 // handleRecallShow is the recall playground.
 func (s *Server) handleRecallShow(c echo.Context) error {
-	v, _, err := s.recallView(c.Request().Context(), templates.RecallForm{Project: c.QueryParam("project"), Subject: c.QueryParam("subject")})
+	v, err := s.recallView(c.Request().Context(), templates.RecallForm{Project: c.QueryParam("project"), Subject: c.QueryParam("subject")})
 	if err != nil {
 		return err
 	}
@@ -120,20 +69,27 @@ func (s *Server) handleRecallShow(c echo.Context) error {
 func (s *Server) handleRecallRun(c echo.Context) error {
 	ctx := c.Request().Context()
 	form := newRecallForm(c)
-	v, scopes, err := s.recallView(ctx, form)
+	v, err := s.recallView(ctx, form)
 	if err != nil {
 		return err
 	}
-	errs, req := validateRecallForm(&v.Form, scopes)
+	for _, p := range v.Projects {
+		if p.Member && p.Slug == v.Form.Project {
+			v.Form.Subject = p.Subject // a member recalls for themself
+		}
+	}
+	f := v.Form
+	run, err := s.app.Recalls.Preview(ctx, actorOf(ctx), app.RecallInput{Project: f.Project, Subject: f.Subject, Task: f.Task,
+		TaskType: f.TaskType, Risk: f.Risk, Total: f.Total, PerItem: f.PerItem, IncludeEvents: f.IncludeEvents})
+	errs, invalid := app.AsFieldErrors(err)
 	status := http.StatusOK
-	if len(errs) > 0 {
-		v.Errors, status = errs, http.StatusUnprocessableEntity
+	if invalid {
+		v.Errors, status = templates.FieldErrors(errs), http.StatusUnprocessableEntity
 	} else {
-		run, err := s.app.Recalls.Preview(ctx, actorOf(ctx), req)
 		if err != nil {
 			return err
 		}
-		res := &templates.RecallResult{Task: req.Task, Package: run.Package, Labels: run.Labels, ShowFiltered: run.ShowFiltered}
+		res := &templates.RecallResult{Task: f.Task, Package: run.Package, Labels: run.Labels, ShowFiltered: run.ShowFiltered}
 		if run.ShowFiltered {
 			res.Filtered = []templates.FilteredRule{}
 			for _, fr := range run.Filtered {

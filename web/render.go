@@ -160,15 +160,3 @@ func (s *Server) done(c echo.Context, back, msg string) error {
 	}
 	return redirect(c, back)
 }
-
-func dedupe(ids []int64) []int64 {
-	seen := map[int64]bool{}
-	var out []int64
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
-}

@@ -152,12 +152,17 @@ func (s *Server) reviewView(c echo.Context, slug, tab string, page int, since st
 	return v, false, nil
 }
 
-// selectedIDs reads the ids of a bulk form; one that is not a number is
-// 0, which the use case refuses once it has checked the reviewer.
-func selectedIDs(c echo.Context) ([]int64, error) {
+// bulkForm reads a bulk form of the review queue: the project's slug from
+// the path and the selected ids; an id that is not a number is 0, which
+// the use case refuses once it has checked the reviewer.
+func bulkForm(c echo.Context) (string, []int64, error) {
+	slug, err := pathParam(c, "project")
+	if err != nil {
+		return "", nil, err
+	}
 	form, err := c.FormParams()
 	if err != nil {
-		return nil, governance.Errorf(governance.EINVALID, "Unreadable form.")
+		return "", nil, governance.Errorf(governance.EINVALID, "Unreadable form.")
 	}
 	var ids []int64
 	for _, v := range form["id"] {
@@ -167,7 +172,7 @@ func selectedIDs(c echo.Context) ([]int64, error) {
 		}
 		ids = append(ids, id)
 	}
-	return ids, nil
+	return slug, ids, nil
 }
 
 // bulkProblem re-renders the queue with 422 and the bulk form's values and
@@ -198,11 +203,7 @@ func (s *Server) bulkProblem(c echo.Context, slug string, ids []int64, err error
 // handleReviewApprove approves the selected proposals, all or none.
 func (s *Server) handleReviewApprove(c echo.Context) error {
 	ctx := c.Request().Context()
-	slug, err := pathParam(c, "project")
-	if err != nil {
-		return err
-	}
-	ids, err := selectedIDs(c)
+	slug, ids, err := bulkForm(c)
 	if err != nil {
 		return err
 	}
@@ -216,11 +217,7 @@ func (s *Server) handleReviewApprove(c echo.Context) error {
 // handleReviewReject rejects the selected proposals with one reason.
 func (s *Server) handleReviewReject(c echo.Context) error {
 	ctx := c.Request().Context()
-	slug, err := pathParam(c, "project")
-	if err != nil {
-		return err
-	}
-	ids, err := selectedIDs(c)
+	slug, ids, err := bulkForm(c)
 	if err != nil {
 		return err
 	}
@@ -235,11 +232,7 @@ func (s *Server) handleReviewReject(c echo.Context) error {
 // which wording to keep; with it, it merges.
 func (s *Server) handleReviewMerge(c echo.Context) error {
 	ctx := c.Request().Context()
-	slug, err := pathParam(c, "project")
-	if err != nil {
-		return err
-	}
-	ids, err := selectedIDs(c)
+	slug, ids, err := bulkForm(c)
 	if err != nil {
 		return err
 	}

@@ -10,18 +10,21 @@ import (
 )
 
 // routes lists every route of the console. The group decides who may call a
-// route at all; which project and which subject a caller may see is checked
-// in the handlers by the policy, governance.Can (through can in authz.go).
+// route at all; which project and which subject a caller may see is decided
+// by the use case each handler calls (package app asks governance.Can), so
+// a handler only binds, calls one use case and renders. Each comment names
+// the files of the handlers.
 func (s *Server) routes() {
 	e := s.echo
 
-	// Public.
+	// Public (health.go, login.go).
 	e.GET("/healthz", s.handleHealth)
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
 	e.GET("/login", s.handleLoginShow)
 	e.POST("/login", s.handleLoginCreate)
 
-	// Signed-in accounts: admin, reviewer, member.
+	// Signed-in accounts: admin, reviewer, member (login.go, language.go,
+	// dashboard.go, event.go, search.go).
 	app := group{e: e, mw: []echo.MiddlewareFunc{auth.RequireLogin}}
 	app.POST("/logout", s.handleLogout)
 	app.POST("/me/language", s.handleLanguageUpdate)
@@ -32,7 +35,8 @@ func (s *Server) routes() {
 	app.GET("/projects/:project/sessions/:session", s.handleSessionShow)
 	app.GET("/search", s.handleEventSearch)
 
-	// Consolidated layer and heartbeat (members see only their subject's memories).
+	// Consolidated layer and heartbeat (memory.go, heartbeat.go): members
+	// see only their subject's memories.
 	app.GET("/episodes", s.handleEpisodeIndex)
 	app.GET("/candidates", s.handleCandidateIndex)
 	app.GET("/candidates/:id/decide", s.handleCandidateDecide)
@@ -42,7 +46,7 @@ func (s *Server) routes() {
 	app.GET("/heartbeat/panel", s.handleHeartbeatPanel)
 	app.POST("/heartbeat/run", s.handleHeartbeatRun)
 
-	// Administrators.
+	// Administrators (import.go, source.go).
 	admin := group{e: e, prefix: "/admin", mw: []echo.MiddlewareFunc{auth.RequireAdmin}}
 	admin.GET("/import", s.handleImportNew)
 	admin.POST("/import", s.handleImportCreate)
@@ -60,8 +64,9 @@ func (s *Server) routes() {
 	admin.GET("/tokens/:id/revoke", s.handleTokenRevokeShow)
 	admin.POST("/tokens/:id/revoke", s.handleTokenRevoke)
 
-	// Governance (review.go, rule.go, forget.go, me.go, audit.go): who may
-	// act on which rule, candidate or subject is checked in the handlers.
+	// Governance (review.go, proposal.go, project_policy.go, rule.go,
+	// forget.go, me.go, audit.go): who may act on which rule, candidate or
+	// subject is decided in app (Reviews, Rules, Forget, Me, AuditLog).
 	app.GET("/review", s.handleReviewIndex)
 	app.GET("/review/badge", s.handleReviewBadge)
 	app.GET("/projects/:project/review", s.handleReviewShow)
@@ -116,7 +121,7 @@ func (s *Server) routes() {
 	admin.GET("/projects/:id/delete", s.handleAdminProjectDeleteShow)
 	admin.POST("/projects/:id/delete", s.handleAdminProjectDelete)
 
-	// Evals (eval.go, eval_checks.go): reviewers and admins; suites that
+	// Evals (eval.go, eval_checks.go; app.Evals): reviewers and admins; suites that
 	// read live projects only for those who review them all. Runs are
 	// queued here and executed by the background evals.Runner.
 	app.GET("/evals", s.handleEvalIndex)
@@ -133,9 +138,11 @@ func (s *Server) routes() {
 	app.POST("/rules/:id/checks", s.handleRuleChecksCreate)
 	app.POST("/rules/:id/checks/delete", s.handleRuleChecksDelete)
 
-	// Agent API and MCP server (api.go, export.go, mcp.go): project API
-	// tokens only, never the session cookie; skipAssets exempts them from
-	// the session and CSRF middleware. Errors are JSON {code, message}.
+	// Agent API and MCP server (api.go, export.go, mcp.go, mcp_memory.go):
+	// project API tokens only, never the session cookie; skipAssets exempts
+	// them from the session and CSRF middleware. requireToken refuses a
+	// token without the route's scope early; the use case decides again.
+	// Errors are JSON {code, message}.
 	e.GET("/api/v1/openapi.json", s.handleOpenAPI)
 	apiScope := func(action governance.Action) group {
 		return group{e: e, prefix: "/api/v1", mw: []echo.MiddlewareFunc{s.apiErrors, s.requireToken(action)}}

@@ -45,8 +45,9 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 	if form.Subject != "" {
 		in.Subject = &form.Subject
 	}
-	list, err := s.app.Rules.ListForReview(ctx, actorOf(ctx), app.RuleListQuery{Project: form.Project, Filter: in,
-		Offset: (page - 1) * rulePageSize, Limit: rulePageSize, SearchCountCap: ruleSearchCountCap})
+	in.Offset = strconv.Itoa((page - 1) * rulePageSize)
+	list, err := s.app.Rules.List(ctx, actorOf(ctx), app.RuleListQuery{Project: form.Project, Filter: in,
+		Defaults: app.ReviewRuleDefaults(rulePageSize), SearchCountCap: ruleSearchCountCap})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
@@ -34,34 +35,20 @@ func newTokenForm(c echo.Context) (tokenForm, error) {
 	}, nil
 }
 
-// Validate returns the field errors, in the request's language, and the
-// token to create.
-func (f tokenForm) Validate(c echo.Context, projects []*governance.Project) (templates.FieldErrors, *governance.APIToken) {
-	errs := templates.FieldErrors{}
+// token is the token the form asks for; the project is looked up among
+// the projects the page offers (0 when none matches, which the use case
+// refuses as a field error).
+func (f tokenForm) token(projects []*governance.Project) *governance.APIToken {
 	t := &governance.APIToken{Name: f.Name}
 	for _, p := range projects {
 		if p.Slug == f.Project {
 			t.ProjectID = p.ID
 		}
 	}
-	if t.ProjectID == 0 {
-		errs["project"] = tr(c, "token.error.project")
-	}
-	switch {
-	case f.Name == "":
-		errs["name"] = tr(c, "token.error.name")
-	case len(f.Name) > governance.MaxTokenNameBytes:
-		errs["name"] = tr(c, "token.error.name_long", "Max", governance.MaxTokenNameBytes)
-	}
 	for _, sc := range f.Scopes {
 		t.Scopes = append(t.Scopes, governance.TokenScope(sc))
 	}
-	if len(t.Scopes) == 0 {
-		errs["scope"] = tr(c, "token.error.scope")
-	} else if err := t.Validate(); err != nil && errs["name"] == "" && errs["project"] == "" {
-		errs["scope"] = phrase(c, governance.ErrorMessage(err))
-	}
-	return errs, t
+	return t
 }
 
 // tokenView builds the page's view.
@@ -136,8 +123,13 @@ func (s *Server) handleTokenCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	errs, t := form.Validate(c, projects)
-	if len(errs) > 0 {
+	t := form.token(projects)
+	secret, err := s.app.Tokens.Create(ctx, actorOf(ctx), t)
+	if fe, ok := app.AsFieldErrors(err); ok {
+		errs := templates.FieldErrors{}
+		for field, msg := range fe {
+			errs[field] = phrase(c, msg)
+		}
 		v, err := s.tokenView(c, form, errs)
 		if err != nil {
 			return err
@@ -148,7 +140,6 @@ func (s *Server) handleTokenCreate(c echo.Context) error {
 		}
 		return render(c, http.StatusUnprocessableEntity, templates.TokenPage(meta, v))
 	}
-	secret, err := s.app.Tokens.Create(ctx, actorOf(ctx), t)
 	if err != nil {
 		return err
 	}

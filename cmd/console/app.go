@@ -80,8 +80,10 @@ func (m *Main) evalDeps() evals.Deps {
 			_, err = m.Heartbeat.BeatProject(ctx, p)
 			return err
 		},
+		// The runner forgets through the same use case as every surface,
+		// as an administrator named actor (its audit name).
 		Forget: func(ctx context.Context, ruleID int64, actor string) error {
-			_, err := m.Store.ForgetRule(ctx, actor, ruleID, false)
+			_, err := m.App.Forget.Rule(ctx, governance.AccountActor(&governance.Account{Username: actor, IsAdmin: true}), ruleID, false)
 			return err
 		},
 	}

@@ -472,7 +472,7 @@ func (e *cmdEnv) audit(args []string) error {
 		return err
 	}
 	defer m.Close()
-	v, err := m.Store.VerifyAudit(e.ctx)
+	v, err := m.App.AuditLog.Verify(e.ctx, cliActor)
 	if err != nil {
 		return err
 	}
