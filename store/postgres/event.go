@@ -1,0 +1,440 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.turn, e.kind, e.role, e.text,
+	e.tool, e.status, e.source, e.occurred_at, e.ingested_at, e.redacted`
+
+// IngestEvents validates a batch and stores it in one transaction: either
+// every new event is written or none is. Events whose id already exists in
+// the project are skipped and reported, so re-sending a batch is harmless.
+func (s *Store) IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	return s.ingest(ctx, "", projectID, events)
+}
+
+// ImportEvents is IngestEvents plus an "events.import" audit row naming the
+// actor and the counts, written in the same transaction.
+func (s *Store) ImportEvents(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	return s.ingest(ctx, actor, projectID, events)
+}
+
+func (s *Store) ingest(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	if err := governance.ValidateBatch(events); err != nil {
+		return nil, err
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.rollback()
+	res, err := insertEvents(ctx, tx, projectID, events)
+	if err != nil {
+		return nil, err
+	}
+	if err := auditImport(ctx, tx, actor, projectID, res); err != nil {
+		return nil, err
+	}
+	return res, tx.Commit(ctx)
+}
+
+// auditImport writes the "events.import" audit row of an ingest, in its
+// transaction, when an actor is named.
+func auditImport(ctx context.Context, tx *Tx, actor string, projectID int64, res *governance.ImportResult) error {
+	if actor == "" {
+		return nil
+	}
+	var slug string
+	if err := tx.QueryRow(ctx, `SELECT slug FROM projects WHERE id = $1`, projectID).Scan(&slug); err != nil {
+		return fmt.Errorf("postgres: import project: %w", err)
+	}
+	return appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "events.import", ObjectType: "project", ObjectID: slug, ProjectID: projectID,
+		Details: fmt.Sprintf(`{"inserted":%d,"skipped":%d}`, res.Inserted, res.Skipped),
+	})
+}
+
+// insertEvents writes the events of one project in one round trip (a
+// pipelined batch of inserts); ids already present are skipped and
+// counted. Then it brings the sessions the batch touched up to date.
+func insertEvents(ctx context.Context, tx *Tx, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	res := &governance.ImportResult{}
+	batch := &pgx.Batch{}
+	for _, e := range events {
+		batch.Queue(`
+			INSERT INTO events (id, project_id, session_id, subject_id, turn, kind, role, text, tool, status, source,
+				occurred_at, ingested_at, words)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector)
+			ON CONFLICT (project_id, id) DO NOTHING
+			RETURNING seq`,
+			e.ID, projectID, e.SessionID, e.SubjectID, e.Turn, e.Kind, e.Role, e.Text, e.Tool, e.Status, e.Source,
+			utc(e.OccurredAt), tx.now, tsvectorOf(e.Text))
+	}
+	br := tx.SendBatch(ctx, batch)
+	sessions := map[string]*governance.SessionInfo{}
+	var order []string
+	for _, e := range events {
+		var seq int64
+		err := br.QueryRow().Scan(&seq)
+		if isNoRows(err) {
+			res.Skipped++
+			res.SkippedIDs = append(res.SkippedIDs, e.ID)
+			continue
+		}
+		if err != nil {
+			br.Close()
+			return nil, mapError(err, "Event "+e.ID)
+		}
+		e.Seq, e.ProjectID, e.IngestedAt = seq, projectID, tx.now
+		e.OccurredAt = utc(e.OccurredAt)
+		res.Inserted++
+		si := sessions[e.SessionID]
+		if si == nil {
+			si = &governance.SessionInfo{SessionID: e.SessionID, FirstAt: e.OccurredAt, LastAt: e.OccurredAt}
+			sessions[e.SessionID] = si
+			order = append(order, e.SessionID)
+		}
+		addToSession(si, e)
+	}
+	if err := br.Close(); err != nil {
+		return nil, mapError(err, "Event")
+	}
+	for _, id := range order {
+		if err := upsertSession(ctx, tx, projectID, sessions[id]); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func addToSession(si *governance.SessionInfo, e *governance.Event) {
+	if e.SubjectID != "" {
+		si.SubjectID = e.SubjectID
+	}
+	if e.Kind == governance.KindSessionEnd {
+		si.Ended = true
+	} else {
+		si.Events++
+	}
+	if e.Status == governance.StatusFailed {
+		si.Failed++
+	}
+	if e.Source == governance.SourceExternal {
+		si.External++
+	}
+	if e.OccurredAt.Before(si.FirstAt) {
+		si.FirstAt = e.OccurredAt
+	}
+	if e.OccurredAt.After(si.LastAt) {
+		si.LastAt = e.OccurredAt
+	}
+	si.LastSeq = max(si.LastSeq, e.Seq)
+}
+
+func upsertSession(ctx context.Context, tx *Tx, projectID int64, si *governance.SessionInfo) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO sessions AS s (project_id, session_id, subject_id, events, failed, external, first_at, last_at, ended, last_seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (project_id, session_id) DO UPDATE SET
+			subject_id = CASE WHEN excluded.subject_id <> '' THEN excluded.subject_id ELSE s.subject_id END,
+			events = s.events + excluded.events,
+			failed = s.failed + excluded.failed,
+			external = s.external + excluded.external,
+			first_at = LEAST(s.first_at, excluded.first_at),
+			last_at = GREATEST(s.last_at, excluded.last_at),
+			ended = s.ended OR excluded.ended,
+			last_seq = GREATEST(s.last_seq, excluded.last_seq)`,
+		projectID, si.SessionID, si.SubjectID, si.Events, si.Failed, si.External,
+		si.FirstAt, si.LastAt, si.Ended, si.LastSeq)
+	if err != nil {
+		return fmt.Errorf("postgres: upsert session: %w", err)
+	}
+	return nil
+}
+
+// FindEventBySeq returns one event or ENOTFOUND.
+func (s *Store) FindEventBySeq(ctx context.Context, seq int64) (*governance.Event, error) {
+	events, _, err := s.FindEvents(ctx, governance.EventFilter{Seq: &seq, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Event not found.")
+	}
+	return events[0], nil
+}
+
+// FindEvents lists events matching the filter (no full-text query), in
+// session order when a session is given and by seq otherwise.
+func (s *Store) FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error) {
+	if f.Query != "" {
+		return nil, 0, governance.Errorf(governance.EINVALID, "Use SearchEvents for a text query.")
+	}
+	var w where
+	eventWhere(&w, f)
+	order := " ORDER BY e.seq"
+	if f.SessionID != nil {
+		order = " ORDER BY e.turn, e.seq"
+	}
+	limit, args := page(w.args, f.Limit, f.Offset)
+	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+`, count(*) OVER () FROM events e WHERE `+
+		w.String()+order+limit, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: find events: %w", err)
+	}
+	defer rows.Close()
+	var (
+		out   []*governance.Event
+		total int
+	)
+	for rows.Next() {
+		e, err := scanEvent(rows, &total)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, e)
+	}
+	return out, total, rows.Err()
+}
+
+// where collects the conditions of a query and their numbered arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+// add appends cond with each ? numbered as the next argument (one
+// argument per ?, in order).
+func (w *where) add(cond string, args ...any) {
+	for _, a := range args {
+		w.args = append(w.args, a)
+		cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(w.args)), 1)
+	}
+	w.conds = append(w.conds, cond)
+}
+
+// arg adds v as the next argument and returns its placeholder.
+func (w *where) arg(v any) string {
+	w.args = append(w.args, v)
+	return fmt.Sprintf("$%d", len(w.args))
+}
+
+func (w *where) String() string {
+	if len(w.conds) == 0 {
+		return "true"
+	}
+	return strings.Join(w.conds, " AND ")
+}
+
+func eventWhere(w *where, f governance.EventFilter) {
+	if f.ProjectID != nil {
+		w.add("e.project_id = ?", *f.ProjectID)
+	}
+	if f.ProjectIDs != nil {
+		w.add("e.project_id = ANY(?)", f.ProjectIDs)
+	}
+	if f.SessionID != nil {
+		w.add("e.session_id = ?", *f.SessionID)
+	}
+	if f.SubjectID != nil {
+		w.add("e.subject_id = ?", *f.SubjectID)
+	}
+	if f.Role != nil {
+		w.add("e.role = ?", string(*f.Role))
+	}
+	if f.Status != nil {
+		w.add("e.status = ?", *f.Status)
+	}
+	if f.Source != nil {
+		w.add("e.source = ?", string(*f.Source))
+	}
+	if f.Seq != nil {
+		w.add("e.seq = ?", *f.Seq)
+	}
+	if f.AfterSeq != nil {
+		w.add("e.seq > ?", *f.AfterSeq)
+	}
+}
+
+func scanEvent(r pgx.Row, extra ...any) (*governance.Event, error) {
+	var (
+		e                  governance.Event
+		occurred, ingested time.Time
+	)
+	dest := append([]any{&e.Seq, &e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Turn, &e.Kind, &e.Role, &e.Text,
+		&e.Tool, &e.Status, &e.Source, &occurred, &ingested, &e.Redacted}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return nil, fmt.Errorf("postgres: scan event: %w", err)
+	}
+	e.OccurredAt, e.IngestedAt = occurred.UTC(), ingested.UTC()
+	return &e, nil
+}
+
+// maxSearchCount caps how many matches a search counts; beyond it the UI
+// says "more than". searchRankWindow bounds the matches a search ranks by
+// relevance: a query matching more ranks its newest searchRankWindow
+// matches. Both are the SQLite store's.
+const (
+	maxSearchCount   = 1000
+	searchRankWindow = 2000
+)
+
+// SearchEvents finds events for a query, most relevant first (or newest
+// first with SearchNewest), with the SQLite store's reading of the query
+// and its results contract (store/storetest's TestSearchRanking).
+//
+// Each event's words column holds the terms the tokenizer package cuts
+// (English stems, CJK character pairs and single characters) with their
+// positions; GIN indexes it and the query is a tsquery over the same
+// terms: loose words are OR-ed, a Chinese run matches through its
+// character pairs, a quoted phrase is a <-> phrase of its terms and must
+// also occur exactly in the text (case-insensitive). Relevance is BM25's
+// shape built from PostgreSQL's ts_rank: the sum over the query's parts of
+// ts_rank (term frequency, length-normalised) weighted by the part's
+// inverse document frequency, so more matched words and rarer words rank
+// higher; ties go to the newest.
+func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error) {
+	q := parseSearch(f.Query)
+	if len(q.highlight) == 0 {
+		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
+	}
+	var w where
+	eventWhere(&w, f)
+	for _, p := range q.exact {
+		w.add("strpos(lower(e.text), ?) > 0", strings.ToLower(p))
+	}
+	ranked := q.ranked()
+	if len(ranked) > 0 {
+		w.add("e.words @@ ?::tsquery", q.match())
+	}
+	cond := w.String()
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM events e WHERE `+cond+
+		fmt.Sprintf(" LIMIT %d) m", maxSearchCount+1), w.args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("postgres: count search: %w", err)
+	}
+	from, order := "events e", " ORDER BY e.seq DESC"
+	if len(ranked) > 0 && f.Order != governance.SearchNewest {
+		weights, err := s.idf(ctx, ranked)
+		if err != nil {
+			return nil, 0, err
+		}
+		terms := make([]string, len(ranked))
+		for i, part := range ranked {
+			terms[i] = fmt.Sprintf("ts_rank(e.words, %s::tsquery, 1) * %s::float8", w.arg(part), w.arg(weights[i]))
+		}
+		score := strings.Join(terms, " + ")
+		window := ""
+		if total > maxSearchCount {
+			// Past the count cap the newest searchRankWindow matches are
+			// ranked, which bounds the cost.
+			window = fmt.Sprintf(" ORDER BY e.seq DESC LIMIT %d", searchRankWindow)
+		}
+		from = "(SELECT e.*, " + score + " AS score FROM events e WHERE " + cond + window + ") e"
+		cond, order = "true", " ORDER BY e.score DESC, e.seq DESC"
+	}
+	limit, args := page(w.args, f.Limit, f.Offset)
+	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+` FROM `+from+` WHERE `+cond+order+limit, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: search events: %w", err)
+	}
+	defer rows.Close()
+	var out []*governance.EventHit
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, &governance.EventHit{Event: e, Fragments: governance.Highlight(e.Text, q.highlight, 240)})
+	}
+	return out, total, rows.Err()
+}
+
+// idf returns the inverse document frequency of each tsquery part over the
+// whole table (as FTS5's BM25 computes it): ln(1 + (N − n + 0.5)/(n + 0.5))
+// for n matching events of N. n is counted through the GIN index up to
+// searchRankWindow (a part matching more is common: its weight is about
+// the same either way), and N is the planner's estimate once the table is
+// large enough for that to be close.
+func (s *Store) idf(ctx context.Context, parts []string) ([]float64, error) {
+	out := make([]float64, len(parts))
+	if len(parts) == 1 {
+		out[0] = 1 // one part: the weight changes no order
+		return out, nil
+	}
+	cols := []string{`(SELECT CASE WHEN c.reltuples < 10000 THEN (SELECT count(*) FROM events) ELSE c.reltuples::bigint END
+		FROM pg_class c WHERE c.oid = 'events'::regclass)`}
+	args := make([]any, len(parts))
+	for i, p := range parts {
+		args[i] = p
+		cols = append(cols, fmt.Sprintf(`(SELECT count(*) FROM (SELECT 1 FROM events WHERE words @@ $%d::tsquery LIMIT %d) m)`,
+			i+1, searchRankWindow))
+	}
+	counts := make([]int64, len(parts)+1)
+	dest := make([]any, len(counts))
+	for i := range counts {
+		dest[i] = &counts[i]
+	}
+	if err := s.pool.QueryRow(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+		return nil, fmt.Errorf("postgres: search term frequencies: %w", err)
+	}
+	for i := range parts {
+		total, n := float64(max(counts[0], counts[i+1])), float64(counts[i+1])
+		out[i] = max(math.Log(1+(total-n+0.5)/(n+0.5)), 1e-6)
+	}
+	return out, nil
+}
+
+// FindSessions lists the sessions of a project, most recent activity first.
+func (s *Store) FindSessions(ctx context.Context, f governance.SessionFilter) ([]*governance.SessionInfo, int, error) {
+	var w where
+	w.add("project_id = ?", f.ProjectID)
+	if f.SubjectID != nil {
+		w.add("subject_id = ?", *f.SubjectID)
+	}
+	if f.SessionID != nil {
+		w.add("session_id = ?", *f.SessionID)
+	}
+	limit, args := page(w.args, f.Limit, f.Offset)
+	rows, err := s.pool.Query(ctx, `
+		SELECT project_id, session_id, subject_id, events, failed, external, first_at, last_at, ended, last_seq, count(*) OVER ()
+		FROM sessions WHERE `+w.String()+` ORDER BY last_seq DESC`+limit, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: find sessions: %w", err)
+	}
+	defer rows.Close()
+	var (
+		out   []*governance.SessionInfo
+		total int
+	)
+	for rows.Next() {
+		var si governance.SessionInfo
+		if err := rows.Scan(&si.ProjectID, &si.SessionID, &si.SubjectID, &si.Events, &si.Failed, &si.External,
+			&si.FirstAt, &si.LastAt, &si.Ended, &si.LastSeq, &total); err != nil {
+			return nil, 0, err
+		}
+		si.FirstAt, si.LastAt = si.FirstAt.UTC(), si.LastAt.UTC()
+		out = append(out, &si)
+	}
+	return out, total, rows.Err()
+}
+
+// FindSession returns one session or ENOTFOUND.
+func (s *Store) FindSession(ctx context.Context, projectID int64, sessionID string) (*governance.SessionInfo, error) {
+	sessions, _, err := s.FindSessions(ctx, governance.SessionFilter{ProjectID: projectID, SessionID: &sessionID, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(sessions) == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Session not found.")
+	}
+	return sessions[0], nil
+}
