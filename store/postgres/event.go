@@ -298,7 +298,9 @@ const (
 // character pairs, a quoted phrase is a <-> phrase of its terms and must
 // also occur exactly in the text (case-insensitive). Relevance is BM25's
 // shape built from PostgreSQL's ts_rank: the sum over the query's parts of
-// ts_rank (term frequency, length-normalised) weighted by the part's
+// ts_rank (term frequency, divided by 1 + the log of the event's number of
+// distinct terms: normalisation 16, the closest to SQLite's order on the
+// contract's fixture) weighted by the part's
 // inverse document frequency, so more matched words and rarer words rank
 // higher; ties go to the newest.
 func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error) {
@@ -329,7 +331,7 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		}
 		terms := make([]string, len(ranked))
 		for i, part := range ranked {
-			terms[i] = fmt.Sprintf("ts_rank(e.words, %s::tsquery, 1) * %s::float8", w.arg(part), w.arg(weights[i]))
+			terms[i] = fmt.Sprintf("ts_rank(e.words, %s::tsquery, 16) * %s::float8", w.arg(part), w.arg(weights[i]))
 		}
 		score := strings.Join(terms, " + ")
 		window := ""

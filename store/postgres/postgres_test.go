@@ -3,9 +3,11 @@ package postgres_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/app"
+	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/store/internal/pgtest"
 	"github.com/mnemo-console/mnemo/store/postgres"
 	"github.com/mnemo-console/mnemo/store/storetest"
@@ -43,4 +45,15 @@ func MustOpenStore(tb testing.TB) *postgres.Store {
 // TestConformance runs the store conformance suite against PostgreSQL.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(tb testing.TB) storetest.Store { return MustOpenStore(tb) })
+}
+
+// TestSearchRanking holds PostgreSQL's search to the results contract
+// against SQLite's on the shared fixture (storetest.CompareRanking).
+func TestSearchRanking(t *testing.T) {
+	ref, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ref.Close() })
+	storetest.CompareRanking(t, ref, MustOpenStore(t))
 }

@@ -262,6 +262,29 @@ func TestSearchCJKPairs(t *testing.T, open Opener) {
 	}
 }
 
+// TestSearchRarerWordsFirst: among events matching as many of the query's
+// words, those matching the rarer word rank first.
+func TestSearchRarerWordsFirst(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	p := MustCreateProject(t, s, "ops")
+	events := []*governance.Event{Ev("rare", "s0", 1, governance.RoleUser, "kubernetes upgrade notes")}
+	for i := range 8 {
+		events = append(events, Ev(fmt.Sprintf("common%d", i), "s1", i+1, governance.RoleUser, fmt.Sprintf("we deploy on friday %d", i)))
+	}
+	events = append(events, Ev("both", "s2", 1, governance.RoleUser, "deploy kubernetes on friday"))
+	if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	hits, total, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: "deploy kubernetes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(hits); total != 10 || len(got) != 10 || got[0] != "both" || got[1] != "rare" {
+		t.Fatalf("got %v (total %d), want both, rare, then the common ones", got, total)
+	}
+}
+
 // TestSearchManyMatches: past the count cap the newest matches are ranked
 // by relevance, and the best of them comes first.
 func TestSearchManyMatches(t *testing.T, open Opener) {

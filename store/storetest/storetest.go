@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"IngestEvents", TestIngestEvents},
 		{"SearchEvents", TestSearchEvents},
 		{"SearchCJKPairs", TestSearchCJKPairs},
+		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
 		{"SearchManyMatches", TestSearchManyMatches},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
