@@ -50,8 +50,8 @@ type Store interface {
 // Opener returns a fresh, empty store for tb, closed when tb ends.
 type Opener func(tb testing.TB) Store
 
-// Run runs the whole suite against stores from open, one subtest per
-// test function.
+// Run runs the whole suite against stores from open, one parallel
+// subtest per test function (each opens its own stores).
 func Run(t *testing.T, open Opener) {
 	for _, tc := range []struct {
 		name string
@@ -68,7 +68,10 @@ func Run(t *testing.T, open Opener) {
 		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
 		{"SearchManyMatches", TestSearchManyMatches},
 	} {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, open)
+		})
 	}
 }
 

@@ -84,8 +84,10 @@ func Main(m *testing.M, p Prepare) int {
 	return code
 }
 
-// NewDatabase returns the URL of a new, empty (template-prepared) database
-// for tb, dropped when tb ends. It skips tb when no PostgreSQL server
+// NewDatabase returns the URL of a new database for tb, a copy of the
+// prepared template. It is not dropped: the server and its directory go
+// at the end of the run, and a failed test's data stays inspectable until
+// then. It skips tb when no PostgreSQL server
 // binaries are installed, unless $CI is set, where it fails.
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
@@ -105,13 +107,6 @@ func NewDatabase(tb testing.TB) string {
 	if err := srv.admin(ctx, `CREATE DATABASE `+name+` TEMPLATE `+template); err != nil {
 		tb.Fatalf("pgtest: create database: %v", err)
 	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := srv.admin(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
-			tb.Errorf("pgtest: drop database: %v", err)
-		}
-	})
 	return srv.url(name)
 }
 
