@@ -36,6 +36,9 @@ func (s *Store) ingest(ctx context.Context, actor string, projectID int64, event
 		return nil, err
 	}
 	defer tx.rollback()
+	if err := tx.lockProjectIngest(ctx, projectID); err != nil {
+		return nil, err
+	}
 	res, err := insertEvents(ctx, tx, projectID, events)
 	if err != nil {
 		return nil, err

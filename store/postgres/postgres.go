@@ -33,13 +33,16 @@ type Store struct {
 	Now func() time.Time
 }
 
-// Advisory lock keys: one namespace (the first key) for the store, one
-// second key per purpose.
+// Advisory lock keys: one namespace (the first key) for the store's
+// singletons, one second key per purpose; and a namespace of its own for
+// the per-project ingest lock, whose second key is the project id.
 const (
 	lockNamespace  = 0x6d6e656d // "mnem"
 	lockMigrate    = 1
 	lockAudit      = 2
 	lockSessionKey = 3
+
+	lockIngestNamespace = 0x6d6e6569 // "mnei"
 )
 
 // Open connects to the database at url (postgres://…) and applies pending
@@ -160,6 +163,22 @@ func (t *Tx) rollback() { _ = t.Rollback(context.Background()) }
 func (t *Tx) lock(ctx context.Context, key int32) error {
 	if _, err := t.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockNamespace, key); err != nil {
 		return fmt.Errorf("postgres: lock: %w", err)
+	}
+	return nil
+}
+
+// lockProjectIngest serialises the ingest transactions of one project
+// across instances. An event's seq is drawn when it is inserted, and the
+// heartbeat consolidates a project's events past its checkpoint seq: were
+// two transactions of one project to interleave, the one that drew the
+// lower seqs could commit after the heartbeat had moved the checkpoint
+// past the other's, and its events would never be consolidated. Under the
+// lock a project's seqs are drawn in commit order; projects still ingest
+// concurrently. (Ids past 2³¹ share a key with a lower one: they only
+// queue behind each other.)
+func (t *Tx) lockProjectIngest(ctx context.Context, projectID int64) error {
+	if _, err := t.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockIngestNamespace, int32(projectID)); err != nil {
+		return fmt.Errorf("postgres: ingest lock: %w", err)
 	}
 	return nil
 }

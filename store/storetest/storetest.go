@@ -63,6 +63,7 @@ func Run(t *testing.T, open Opener) {
 		{"SessionKeys", TestSessionKeys},
 		{"Audit", TestAudit},
 		{"IngestEvents", TestIngestEvents},
+		{"IngestConcurrent", TestIngestConcurrent},
 		{"SearchEvents", TestSearchEvents},
 		{"SearchCJKPairs", TestSearchCJKPairs},
 		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
