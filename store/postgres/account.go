@@ -38,6 +38,65 @@ func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error 
 	return tx.Commit(ctx)
 }
 
+// SetPasswordHash replaces an account's password hash and signs it out
+// everywhere (its session generation moves on).
+func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash string) error {
+	return s.updateAccount(ctx, "set password", accountID,
+		`UPDATE accounts SET password_hash = $2, session_gen = session_gen + 1, updated_at = $3 WHERE id = $1`, hash, utc(s.Now()))
+}
+
+// SetAccountLanguage saves the console language an account chose (""
+// follows the browser).
+func (s *Store) SetAccountLanguage(ctx context.Context, accountID int64, lang string) error {
+	return s.updateAccount(ctx, "set language", accountID,
+		`UPDATE accounts SET language = $2, updated_at = $3 WHERE id = $1`, lang, utc(s.Now()))
+}
+
+// EndSessions signs the account out everywhere: cookies issued before no
+// longer carry its session generation.
+func (s *Store) EndSessions(ctx context.Context, accountID int64) error {
+	_, err := s.pool.Exec(ctx, `UPDATE accounts SET session_gen = session_gen + 1 WHERE id = $1`, accountID)
+	if err != nil {
+		return fmt.Errorf("postgres: end sessions: %w", err)
+	}
+	return nil
+}
+
+// updateAccount runs one UPDATE of the account ($1) and reports
+// ENOTFOUND when there is none.
+func (s *Store) updateAccount(ctx context.Context, what string, accountID int64, query string, args ...any) error {
+	tag, err := s.pool.Exec(ctx, query, append([]any{accountID}, args...)...)
+	if err != nil {
+		return fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return governance.Errorf(governance.ENOTFOUND, "Account not found.")
+	}
+	return nil
+}
+
+// SetMembership creates or replaces an account's role in a project.
+func (s *Store) SetMembership(ctx context.Context, m governance.Membership) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.rollback()
+	if err := setMembership(ctx, tx, m); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// RemoveMembership removes an account's role in a project.
+func (s *Store) RemoveMembership(ctx context.Context, accountID, projectID int64) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM memberships WHERE account_id = $1 AND project_id = $2`, accountID, projectID)
+	if err != nil {
+		return fmt.Errorf("postgres: remove membership: %w", err)
+	}
+	return nil
+}
+
 func setMembership(ctx context.Context, tx *Tx, m governance.Membership) error {
 	switch m.Role {
 	case governance.ProjectReviewer:

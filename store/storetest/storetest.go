@@ -33,6 +33,11 @@ type Store interface {
 	FindAccounts(ctx context.Context) ([]*governance.Account, error)
 	FindAccountByID(ctx context.Context, id int64) (*governance.Account, error)
 	FindAccountByUsername(ctx context.Context, username string) (*governance.Account, error)
+	SetPasswordHash(ctx context.Context, accountID int64, hash string) error
+	SetAccountLanguage(ctx context.Context, accountID int64, lang string) error
+	EndSessions(ctx context.Context, accountID int64) error
+	SetMembership(ctx context.Context, m governance.Membership) error
+	RemoveMembership(ctx context.Context, accountID, projectID int64) error
 
 	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
 	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
@@ -60,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"System", TestSystem},
 		{"Projects", TestProjects},
 		{"Accounts", TestAccounts},
+		{"AccountChanges", TestAccountChanges},
 		{"SessionKeys", TestSessionKeys},
 		{"Audit", TestAudit},
 		{"IngestEvents", TestIngestEvents},

@@ -186,6 +186,72 @@ func TestAccounts(t *testing.T, open Opener) {
 	})
 }
 
+// TestAccountChanges: a new password or signing out everywhere moves the
+// session generation on; the language is kept; memberships are set,
+// replaced and removed; an unknown account is ENOTFOUND.
+func TestAccountChanges(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	p := MustCreateProject(t, s, "travel")
+	a := &governance.Account{Username: "alice", PasswordHash: "old"}
+	if err := s.CreateAccount(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	find := func() *governance.Account {
+		t.Helper()
+		got, err := s.FindAccountByID(ctx, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if err := s.SetPasswordHash(ctx, a.ID, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(); got.PasswordHash != "new" || got.SessionGen != 1 {
+		t.Fatalf("after new password: %+v", got)
+	}
+	if err := s.EndSessions(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetAccountLanguage(ctx, a.ID, "zh-CN"); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(); got.SessionGen != 2 || got.Language != "zh-CN" {
+		t.Fatalf("after sign-out and language: %+v", got)
+	}
+	for _, err := range []error{
+		s.SetPasswordHash(ctx, a.ID+100, "x"),
+		s.SetAccountLanguage(ctx, a.ID+100, "en"),
+	} {
+		if governance.ErrorCode(err) != governance.ENOTFOUND {
+			t.Fatalf("unknown account: err = %v, want ENOTFOUND", err)
+		}
+	}
+
+	if err := s.SetMembership(ctx, governance.Membership{AccountID: a.ID, ProjectID: p.ID, Role: governance.ProjectMember, SubjectID: "family-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMembership(ctx, governance.Membership{AccountID: a.ID, ProjectID: p.ID, Role: governance.ProjectReviewer, SubjectID: "dropped"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := find().Memberships; len(m) != 1 || m[0].Role != governance.ProjectReviewer || m[0].SubjectID != "" || m[0].ProjectSlug != "travel" {
+		t.Fatalf("memberships = %+v, want reviewer of travel", m)
+	}
+	if err := s.SetMembership(ctx, governance.Membership{AccountID: a.ID, ProjectID: p.ID, Role: governance.ProjectMember}); governance.ErrorCode(err) != governance.EINVALID {
+		t.Fatalf("member without subject: err = %v, want EINVALID", err)
+	}
+	if err := s.SetMembership(ctx, governance.Membership{AccountID: a.ID, ProjectID: p.ID + 100, Role: governance.ProjectReviewer}); governance.ErrorCode(err) != governance.ECONFLICT {
+		t.Fatalf("unknown project: err = %v, want ECONFLICT", err)
+	}
+	if err := s.RemoveMembership(ctx, a.ID, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if m := find().Memberships; len(m) != 0 {
+		t.Fatalf("memberships after removal = %+v", m)
+	}
+}
+
 // TestSessionKeys: the keys are made once and every caller, concurrent
 // first callers included, gets the same ones.
 func TestSessionKeys(t *testing.T, open Opener) {
