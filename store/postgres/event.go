@@ -65,57 +65,158 @@ func auditImport(ctx context.Context, tx *Tx, actor string, projectID int64, res
 	})
 }
 
-// insertEvents writes the events of one project in one round trip (a
-// pipelined batch of inserts); ids already present are skipped and
-// counted. Then it brings the sessions the batch touched up to date.
+// insertEvents writes a validated batch of one project's events.
 func insertEvents(ctx context.Context, tx *Tx, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
-	res := &governance.ImportResult{}
-	batch := &pgx.Batch{}
+	w := newEventWriter(tx, projectID, 0)
 	for _, e := range events {
+		if err := w.write(ctx, e); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.finish(ctx); err != nil {
+		return nil, err
+	}
+	return w.res, nil
+}
+
+// writeChunk is how many events an eventWriter sends in one round trip.
+const writeChunk = 500
+
+// eventWriter inserts events of one project inside a transaction, in
+// pipelined chunks (one round trip per writeChunk events): ids already
+// present — in the table or earlier in the same writer — are skipped and
+// counted, and the sessions table is kept in step at the end. Batch
+// ingest and the streamed import both write through it.
+type eventWriter struct {
+	tx         *Tx
+	projectID  int64
+	maxSkipped int // how many skipped ids to list (0: all)
+	pending    []*governance.Event
+	res        *governance.ImportResult
+	sessions   map[string]*governance.SessionInfo
+	order      []string
+}
+
+func newEventWriter(tx *Tx, projectID int64, maxSkipped int) *eventWriter {
+	return &eventWriter{tx: tx, projectID: projectID, maxSkipped: maxSkipped,
+		res: &governance.ImportResult{}, sessions: map[string]*governance.SessionInfo{}}
+}
+
+// write queues one validated event, sending the queue when it is full.
+func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
+	w.pending = append(w.pending, e)
+	if len(w.pending) < writeChunk {
+		return nil
+	}
+	return w.flush(ctx)
+}
+
+func (w *eventWriter) flush(ctx context.Context) error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	for _, e := range w.pending {
 		batch.Queue(`
 			INSERT INTO events (id, project_id, session_id, subject_id, turn, kind, role, text, tool, status, source,
 				occurred_at, ingested_at, words)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector)
 			ON CONFLICT (project_id, id) DO NOTHING
 			RETURNING seq`,
-			e.ID, projectID, e.SessionID, e.SubjectID, e.Turn, e.Kind, e.Role, e.Text, e.Tool, e.Status, e.Source,
-			utc(e.OccurredAt), tx.now, tsvectorOf(e.Text))
+			e.ID, w.projectID, e.SessionID, e.SubjectID, e.Turn, e.Kind, e.Role, e.Text, e.Tool, e.Status, e.Source,
+			utc(e.OccurredAt), w.tx.now, tsvectorOf(e.Text))
 	}
-	br := tx.SendBatch(ctx, batch)
-	sessions := map[string]*governance.SessionInfo{}
-	var order []string
-	for _, e := range events {
+	br := w.tx.SendBatch(ctx, batch)
+	for _, e := range w.pending {
 		var seq int64
 		err := br.QueryRow().Scan(&seq)
 		if isNoRows(err) {
-			res.Skipped++
-			res.SkippedIDs = append(res.SkippedIDs, e.ID)
+			w.res.Skipped++
+			if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
+				w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
+			}
 			continue
 		}
 		if err != nil {
 			br.Close()
-			return nil, mapError(err, "Event "+e.ID)
+			return mapError(err, "Event "+e.ID)
 		}
-		e.Seq, e.ProjectID, e.IngestedAt = seq, projectID, tx.now
+		e.Seq, e.ProjectID, e.IngestedAt = seq, w.projectID, w.tx.now
 		e.OccurredAt = utc(e.OccurredAt)
-		res.Inserted++
-		si := sessions[e.SessionID]
+		w.res.Inserted++
+		si := w.sessions[e.SessionID]
 		if si == nil {
 			si = &governance.SessionInfo{SessionID: e.SessionID, FirstAt: e.OccurredAt, LastAt: e.OccurredAt}
-			sessions[e.SessionID] = si
-			order = append(order, e.SessionID)
+			w.sessions[e.SessionID] = si
+			w.order = append(w.order, e.SessionID)
 		}
 		addToSession(si, e)
 	}
+	w.pending = w.pending[:0]
 	if err := br.Close(); err != nil {
-		return nil, mapError(err, "Event")
+		return mapError(err, "Event")
 	}
-	for _, id := range order {
-		if err := upsertSession(ctx, tx, projectID, sessions[id]); err != nil {
-			return nil, err
+	return nil
+}
+
+// finish sends what is queued and updates the sessions the events touched.
+func (w *eventWriter) finish(ctx context.Context) error {
+	if err := w.flush(ctx); err != nil {
+		return err
+	}
+	for _, id := range w.order {
+		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
+			return err
 		}
 	}
-	return res, nil
+	return nil
+}
+
+// maxStreamSkippedIDs bounds the skipped ids listed by a streamed import
+// (the count goes on).
+const maxStreamSkippedIDs = 1000
+
+// ImportStream stores the events produce emits in a single transaction:
+// memory stays bounded (events go out in chunks) whatever their number,
+// and either every new event is written or none is. When produce returns
+// an error (a rejected file), everything it emitted is rolled back. Events
+// whose id already exists in the project (or earlier in the same stream)
+// are skipped and counted. An "events.import" audit row naming the actor
+// is written in the same transaction when actor is not empty. An emitted
+// event is kept until its chunk is sent: the producer hands over a new
+// one each time.
+func (s *Store) ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.rollback()
+	if err := tx.lockProjectIngest(ctx, projectID); err != nil {
+		return nil, err
+	}
+	w := newEventWriter(tx, projectID, maxStreamSkippedIDs)
+	item := 0
+	emit := func(e *governance.Event) error {
+		item++
+		if e == nil {
+			return &governance.ImportError{Lines: []governance.LineError{{Line: item, Problems: []string{"event is null"}}}}
+		}
+		e.Normalize()
+		if problems := e.Validate(); len(problems) > 0 {
+			return &governance.ImportError{Lines: []governance.LineError{{Line: item, Problems: problems}}}
+		}
+		return w.write(ctx, e)
+	}
+	if err := produce(emit); err != nil {
+		return nil, err
+	}
+	if err := w.finish(ctx); err != nil {
+		return nil, err
+	}
+	if err := auditImport(ctx, tx, actor, projectID, w.res); err != nil {
+		return nil, err
+	}
+	return w.res, tx.Commit(ctx)
 }
 
 func addToSession(si *governance.SessionInfo, e *governance.Event) {

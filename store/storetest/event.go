@@ -168,6 +168,72 @@ func TestIngestConcurrent(t *testing.T, open Opener) {
 	}
 }
 
+// TestImportStream: a stream larger than any one round trip is written
+// whole with one audit row, ids repeated in the stream or already stored
+// are skipped, and a stream rejected midway — a bad event, or the
+// producer's own error — writes nothing.
+func TestImportStream(t *testing.T, open Opener) {
+	ctx := context.Background()
+	const n = 1203
+	stream := func(fail error, bad int) func(emit func(*governance.Event) error) error {
+		return func(emit func(*governance.Event) error) error {
+			for i := range n {
+				e := Ev(fmt.Sprintf("e%d", i%(n-3)), fmt.Sprintf("s%d", i/100), i%100+1, governance.RoleUser, fmt.Sprintf("line %d", i))
+				if i == bad {
+					e.Role = "robot"
+				}
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+			return fail
+		}
+	}
+	t.Run("OK", func(t *testing.T) {
+		s := open(t)
+		p := MustCreateProject(t, s, "travel")
+		if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{Ev("e5", "s0", 6, governance.RoleUser, "line 5")}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.ImportStream(ctx, "cli", p.ID, stream(nil, -1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Inserted != n-4 || res.Skipped != 4 || fmt.Sprint(res.SkippedIDs) != "[e5 e0 e1 e2]" {
+			t.Fatalf("result = %d inserted, %d skipped %v; want %d, 4 [e5 e0 e1 e2]", res.Inserted, res.Skipped, res.SkippedIDs, n-4)
+		}
+		if _, total, _ := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID}); total != n-3 {
+			t.Fatalf("events = %d, want %d", total, n-3)
+		}
+		if si, err := s.FindSession(ctx, p.ID, "s11"); err != nil || si.Events != 100 {
+			t.Fatalf("session s11 = %+v, %v; want its 100 events", si, err)
+		}
+		rows, _, err := s.FindAudit(ctx, governance.AuditFilter{Action: "events.import"})
+		if err != nil || len(rows) != 1 || rows[0].Actor != "cli" || rows[0].Details != fmt.Sprintf(`{"inserted":%d,"skipped":4}`, n-4) {
+			t.Fatalf("audit = %+v, %v", rows, err)
+		}
+	})
+	t.Run("ErrInvalidWritesNothing", func(t *testing.T) {
+		s := open(t)
+		p := MustCreateProject(t, s, "travel")
+		_, err := s.ImportStream(ctx, "cli", p.ID, stream(nil, 1100))
+		var ie *governance.ImportError
+		if !errors.As(err, &ie) || len(ie.Lines) != 1 || ie.Lines[0].Line != 1101 {
+			t.Fatalf("err = %v, want item 1101 rejected", err)
+		}
+		assertNothingWritten(t, s, p)
+	})
+	t.Run("ErrProducerWritesNothing", func(t *testing.T) {
+		s := open(t)
+		p := MustCreateProject(t, s, "travel")
+		boom := errors.New("file truncated")
+		if _, err := s.ImportStream(ctx, "cli", p.ID, stream(boom, -1)); !errors.Is(err, boom) {
+			t.Fatalf("err = %v, want the producer's", err)
+		}
+		assertNothingWritten(t, s, p)
+	})
+}
+
 func assertNothingWritten(t *testing.T, s Store, p *governance.Project) {
 	t.Helper()
 	ctx := context.Background()

@@ -45,6 +45,7 @@ type Store interface {
 
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	ImportEvents(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
+	ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
 	FindEventBySeq(ctx context.Context, seq int64) (*governance.Event, error)
 	FindSessions(ctx context.Context, f governance.SessionFilter) ([]*governance.SessionInfo, int, error)
@@ -70,6 +71,7 @@ func Run(t *testing.T, open Opener) {
 		{"Audit", TestAudit},
 		{"IngestEvents", TestIngestEvents},
 		{"IngestConcurrent", TestIngestConcurrent},
+		{"ImportStream", TestImportStream},
 		{"SearchEvents", TestSearchEvents},
 		{"SearchCJKPairs", TestSearchCJKPairs},
 		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
