@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/app"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/store/internal/pgtest"
 	"github.com/mnemo-console/mnemo/store/postgres"
@@ -56,4 +57,20 @@ func TestSearchRanking(t *testing.T) {
 	}
 	t.Cleanup(func() { ref.Close() })
 	storetest.CompareRanking(t, ref, MustOpenStore(t))
+}
+
+// TestTokenStoresOnlyHash: the table holds the secret's hash, never the
+// secret.
+func TestTokenStoresOnlyHash(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	p := storetest.MustCreateProject(t, s, "travel")
+	tok := &governance.APIToken{ProjectID: p.ID, Name: "agent", CreatedBy: "admin", Scopes: []governance.TokenScope{governance.ScopeRecall}}
+	if err := s.CreateToken(ctx, tok, storetest.TokenHash("secret-1")); err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := s.Pool().QueryRow(ctx, `SELECT token_hash FROM api_tokens WHERE id = $1`, tok.ID).Scan(&stored); err != nil || stored != storetest.TokenHash("secret-1") {
+		t.Fatalf("stored %q, %v", stored, err)
+	}
 }

@@ -43,6 +43,13 @@ type Store interface {
 	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
 	VerifyAudit(ctx context.Context) (*governance.AuditVerification, error)
 
+	CreateToken(ctx context.Context, t *governance.APIToken, hash string) error
+	RevokeToken(ctx context.Context, id int64, actor string) error
+	FindTokenByID(ctx context.Context, id int64) (*governance.APIToken, error)
+	FindTokenByHash(ctx context.Context, hash string) (*governance.APIToken, error)
+	FindTokens(ctx context.Context, f governance.TokenFilter) ([]*governance.APIToken, error)
+	TouchToken(ctx context.Context, t *governance.APIToken) error
+
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	ImportEvents(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
@@ -69,6 +76,7 @@ func Run(t *testing.T, open Opener) {
 		{"AccountChanges", TestAccountChanges},
 		{"SessionKeys", TestSessionKeys},
 		{"Audit", TestAudit},
+		{"Tokens", TestTokens},
 		{"IngestEvents", TestIngestEvents},
 		{"IngestConcurrent", TestIngestConcurrent},
 		{"ImportStream", TestImportStream},
