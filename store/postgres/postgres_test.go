@@ -51,6 +51,7 @@ func TestConformance(t *testing.T) {
 // TestSearchRanking holds PostgreSQL's search to the results contract
 // against SQLite's on the shared fixture (storetest.CompareRanking).
 func TestSearchRanking(t *testing.T) {
+	t.Parallel()
 	ref, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db"))
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +63,7 @@ func TestSearchRanking(t *testing.T) {
 // TestTokenStoresOnlyHash: the table holds the secret's hash, never the
 // secret.
 func TestTokenStoresOnlyHash(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := MustOpenStore(t)
 	p := storetest.MustCreateProject(t, s, "travel")
