@@ -21,7 +21,22 @@ import (
 type Store interface {
 	ProjectStore
 	RuleStore
+	ReviewStore
+	AuditStore
+	MemoryStore
 	SystemStore
+	ForgetStore
+	MeStore
+	AccountStore
+	TokenStore
+	DashboardStore
+	HeartbeatStore
+	EvalStore
+	EventStore
+	RecallStore
+	ExportStore
+	ImportStore
+	SourceStore
 }
 
 // SystemStore is what the console's plumbing needs from the store.
@@ -37,8 +52,23 @@ type SystemStore interface {
 
 // App holds the use cases, grouped by aggregate.
 type App struct {
-	Projects Projects
-	Rules    Rules
+	Projects  Projects
+	Rules     Rules
+	Reviews   Reviews
+	AuditLog  AuditLog
+	Memories  Memories
+	Forget    Forget
+	Me        Me
+	Account   Account
+	Tokens    Tokens
+	Dashboard Dashboard
+	Heartbeat Heartbeat
+	Evals     Evals
+	Events    Events
+	Recalls   Recalls
+	Exports   Exports
+	Imports   Imports
+	Sources   Sources
 
 	system SystemStore
 }
@@ -46,10 +76,28 @@ type App struct {
 // New builds the use-case layer over st.
 func New(st Store) *App {
 	projects := Projects{store: st}
+	rules := Rules{store: st, projects: projects}
+	events := Events{store: st, projects: projects}
+	forget := Forget{store: st, projects: projects, rules: rules}
 	return &App{
-		Projects: projects,
-		Rules:    Rules{store: st, projects: projects},
-		system:   st,
+		Projects:  projects,
+		Rules:     rules,
+		Reviews:   Reviews{store: st, projects: projects, rules: rules},
+		AuditLog:  AuditLog{store: st},
+		Memories:  Memories{store: st, projects: projects},
+		Forget:    forget,
+		Me:        Me{store: st, projects: projects, forget: forget},
+		Account:   Account{store: st},
+		Tokens:    Tokens{store: st},
+		Dashboard: Dashboard{store: st, projects: projects},
+		Heartbeat: Heartbeat{store: st},
+		Evals:     Evals{store: st, projects: st},
+		Events:    events,
+		Recalls:   Recalls{store: st, projects: projects},
+		Exports:   Exports{store: st, projects: projects, events: events},
+		Imports:   Imports{store: st, projects: projects, events: events},
+		Sources:   Sources{store: st, projects: projects},
+		system:    st,
 	}
 }
 

@@ -2,16 +2,39 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 )
 
 // RuleStore reads and changes rules.
 type RuleStore interface {
+	RuleListStore
 	FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error)
+	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	FindRuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error)
+	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
+	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
+	FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error)
+	EditRule(ctx context.Context, actor string, id int64, e governance.RuleEdit) (*governance.Rule, error)
+	DemoteRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)
+	DemoteRuleToCandidates(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)
+	RestoreRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)
+	SupersedeRule(ctx context.Context, actor string, oldID, newID int64, reason string) (*governance.Rule, error)
+	SetRulePaused(ctx context.Context, actor string, id int64, paused bool, reason string) (*governance.Rule, error)
+	SetRuleExpiry(ctx context.Context, actor string, id int64, at *time.Time, reason string) (*governance.Rule, error)
+	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+	SetRuleChecks(ctx context.Context, ruleID int64, checks, actor string) error
+	CurrentTime() time.Time
 }
 
-// Rules are the use cases about one rule or a list of them.
+// Rules are the use cases about one rule or a list of them. Every change
+// is for the rule project's reviewers and admins (GetReviewed); the store
+// checks the rule's lifecycle ((*governance.Rule).Allow).
 type Rules struct {
 	store    RuleStore
 	projects Projects
@@ -41,4 +64,337 @@ func (rs Rules) GetReviewed(ctx context.Context, actor governance.Actor, id int6
 		return nil, Scope{}, err
 	}
 	return r, sc, nil
+}
+
+// RuleListQuery is the reviewers' rules list: a filter as text (parsed by
+// governance.ParseRuleFilter, the one parser), a project and a page.
+type RuleListQuery struct {
+	// Project is a project's slug; "" lists every project the actor
+	// reviews.
+	Project string
+	Filter  governance.RuleFilterInput
+	Offset  int
+	Limit   int
+	// SearchCountCap, for a full-text query, stops the count that many
+	// rows past the page (governance.RuleFilter.CountCap).
+	SearchCountCap int
+}
+
+// RuleList is a page of the reviewers' rules list.
+type RuleList struct {
+	Rules []*governance.Rule
+	Total int
+	// Filter is the filter as applied (its CountCap says whether Total is
+	// a lower bound).
+	Filter governance.RuleFilter
+	// Projects are the projects the actor reviews, in the store's order.
+	Projects []*governance.Project
+}
+
+// ListForReview lists the rules of the projects the actor reviews (every
+// status but forgotten by default), with filters and search: reviewers of
+// any project only; naming a project the actor does not review is
+// EFORBIDDEN.
+func (rs Rules) ListForReview(ctx context.Context, actor governance.Actor, q RuleListQuery) (*RuleList, error) {
+	if err := governance.Can(actor, governance.ActReviewAny, governance.Object{}); err != nil {
+		return nil, err
+	}
+	scopes, err := rs.projects.Visible(ctx, actor)
+	if err != nil {
+		return nil, err
+	}
+	out := &RuleList{}
+	ids := []int64{}
+	for _, sc := range scopes {
+		if sc.Reviewer() {
+			out.Projects = append(out.Projects, sc.Project)
+			ids = append(ids, sc.Project.ID)
+		}
+	}
+	if actor.Account != nil && actor.Account.IsAdmin {
+		ids = nil // every project: no need to list them
+	}
+	var project *int64
+	if q.Project != "" {
+		sc, err := rs.projects.ReviewScope(ctx, actor, q.Project)
+		if err != nil {
+			return nil, err
+		}
+		project = &sc.Project.ID
+	}
+	f, err := governance.ParseRuleFilter(q.Filter, governance.RuleFilterDefaults{
+		Statuses: governance.ListableRuleStatuses, Limit: q.Limit, Now: rs.store.CurrentTime(), Forgotten: true})
+	if err != nil {
+		return nil, err
+	}
+	f.ProjectID, f.ProjectIDs, f.Offset = project, ids, q.Offset
+	if f.Query != "" {
+		f.CountCap = q.SearchCountCap
+	}
+	if out.Rules, out.Total, err = rs.store.FindRules(ctx, f); err != nil {
+		return nil, err
+	}
+	out.Filter = f
+	return out, nil
+}
+
+// RuleDetail is everything the rule page shows about one rule.
+type RuleDetail struct {
+	Rule  *governance.Rule
+	Scope Scope
+	// Versions, oldest first.
+	Versions []*governance.RuleVersion
+	Evidence []*governance.EvidenceLink
+	// Replaces and ReplacedBy are the rules this one supersedes and is
+	// superseded by, when there are.
+	Replaces, ReplacedBy *governance.Rule
+	// Audit is the rule's last audit rows, newest first.
+	Audit []*governance.AuditEntry
+	// Traces are the last recalls that considered the rule.
+	Traces []*governance.RecallTraceInfo
+}
+
+// Detail loads a rule with its history, evidence, links, audit rows and
+// recall traces: the project's reviewers and admins only.
+func (rs Rules) Detail(ctx context.Context, actor governance.Actor, id int64) (*RuleDetail, error) {
+	r, sc, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	d := &RuleDetail{Rule: r, Scope: sc}
+	if d.Versions, err = rs.store.FindRuleVersions(ctx, r.ID); err != nil {
+		return nil, err
+	}
+	if d.Evidence, err = rs.store.FindRuleEvidence(ctx, r.ID); err != nil {
+		return nil, err
+	}
+	for _, link := range []struct {
+		id  int64
+		dst **governance.Rule
+	}{{r.Supersedes, &d.Replaces}, {r.SupersededBy, &d.ReplacedBy}} {
+		if link.id == 0 {
+			continue
+		}
+		if *link.dst, err = rs.store.FindRuleByID(ctx, link.id); err != nil {
+			return nil, err
+		}
+	}
+	if d.Audit, _, err = rs.store.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: strconv.FormatInt(r.ID, 10), Limit: 50}); err != nil {
+		return nil, err
+	}
+	if d.Traces, _, err = rs.store.FindRecallTraces(ctx, governance.RecallTraceFilter{ProjectID: r.ProjectID, RuleID: r.ID, Limit: 10}); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Evidence loads a rule's evidence chain: the project's reviewers and
+// admins only.
+func (rs Rules) Evidence(ctx context.Context, actor governance.Actor, id int64) (*governance.Rule, []*governance.EvidenceLink, error) {
+	r, _, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	evidence, err := rs.store.FindRuleEvidence(ctx, r.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, evidence, nil
+}
+
+// Edit writes a new version of a rule. The text and a reason are asked
+// (FieldErrors "text", "reason"); a kind left empty stays.
+func (rs Rules) Edit(ctx context.Context, actor governance.Actor, id int64, e governance.RuleEdit) (*governance.Rule, error) {
+	r, _, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	e.Text, e.Reason = strings.TrimSpace(e.Text), strings.TrimSpace(e.Reason)
+	fe := FieldErrors{}
+	if e.Text == "" {
+		fe["text"] = "The rule text cannot be empty."
+	}
+	if e.Reason == "" {
+		fe["reason"] = "Say why the rule changes."
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	after, err := rs.store.EditRule(ctx, actor.Name(), r.ID, e)
+	return after, onField(err, "text")
+}
+
+// Confirmation is what a destructive action on a rule asks: a reason, and
+// that the reviewer confirmed it.
+type Confirmation struct {
+	Reason    string
+	Confirmed bool
+}
+
+func (c Confirmation) check(fe FieldErrors) {
+	if strings.TrimSpace(c.Reason) == "" {
+		fe["reason"] = "Give a reason."
+	}
+	if !c.Confirmed {
+		fe["confirm"] = "Tick the box to confirm."
+	}
+}
+
+// Demote moves a rule one step down: active → stale → archived.
+func (rs Rules) Demote(ctx context.Context, actor governance.Actor, id int64, c Confirmation) (*governance.Rule, error) {
+	r, _, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	fe := FieldErrors{}
+	if c.check(fe); len(fe) > 0 {
+		return nil, fe
+	}
+	return rs.store.DemoteRule(ctx, actor.Name(), r.ID, strings.TrimSpace(c.Reason))
+}
+
+// ToCandidates archives a rule and returns its candidates to the held
+// queue.
+func (rs Rules) ToCandidates(ctx context.Context, actor governance.Actor, id int64, c Confirmation) (*governance.Rule, error) {
+	r, _, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	fe := FieldErrors{}
+	if c.check(fe); len(fe) > 0 {
+		return nil, fe
+	}
+	return rs.store.DemoteRuleToCandidates(ctx, actor.Name(), r.ID, strings.TrimSpace(c.Reason))
+}
+
+// Restore brings a stale, archived or rejected rule back.
+func (rs Rules) Restore(ctx context.Context, actor governance.Actor, id int64, reason string) (*governance.Rule, error) {
+	r, _, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	return rs.store.RestoreRule(ctx, actor.Name(), r.ID, strings.TrimSpace(reason))
+}
+
+// Supersede links the newer rule that replaces this one (FieldErrors
+// "newer" for a missing or unacceptable one).
+func (rs Rules) Supersede(ctx context.Context, actor governance.Actor, id, newer int64, c Confirmation) (*governance.Rule, error) {
+	r, _, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	fe := FieldErrors{}
+	c.check(fe)
+	if newer <= 0 {
+		fe["newer"] = "Give the id of the newer rule."
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	after, err := rs.store.SupersedeRule(ctx, actor.Name(), r.ID, newer, strings.TrimSpace(c.Reason))
+	return after, onField(err, "newer")
+}
+
+// SetPaused takes a rule out of recall (paused) or puts it back.
+func (rs Rules) SetPaused(ctx context.Context, actor governance.Actor, id int64, paused bool, reason string) (*governance.Rule, error) {
+	r, _, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	return rs.store.SetRulePaused(ctx, actor.Name(), r.ID, paused, strings.TrimSpace(reason))
+}
+
+// SetExpiry sets when a rule expires, or clears it (nil). The store's
+// refusal of a date is FieldErrors "expires".
+func (rs Rules) SetExpiry(ctx context.Context, actor governance.Actor, id int64, at *time.Time, reason string) (*governance.Rule, error) {
+	r, _, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	after, err := rs.store.SetRuleExpiry(ctx, actor.Name(), r.ID, at, strings.TrimSpace(reason))
+	return after, onField(err, "expires")
+}
+
+// RuleChecks are a rule's code checks, which A/B evals run against model
+// answers.
+type RuleChecks struct {
+	Rule   *governance.Rule
+	Checks []*evals.Check
+	// Invalid is why the stored checks no longer parse (they were edited
+	// by hand); adding a check replaces them.
+	Invalid error
+}
+
+var errChecksReviewersOnly = governance.Errorf(governance.EFORBIDDEN, "Only reviewers of the rule's project edit its checks.")
+
+// checked loads a rule whose checks the actor may edit, and its checks.
+func (rs Rules) checked(ctx context.Context, actor governance.Actor, id int64) (*RuleChecks, error) {
+	r, _, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		if governance.ErrorCode(err) == governance.EFORBIDDEN {
+			return nil, errChecksReviewersOnly
+		}
+		return nil, err
+	}
+	stored, err := rs.store.FindRuleChecks(ctx, []int64{r.ID})
+	if err != nil {
+		return nil, err
+	}
+	rc := &RuleChecks{Rule: r}
+	rc.Checks, rc.Invalid = evals.ParseChecks(stored[r.ID])
+	return rc, nil
+}
+
+// Checks loads a rule's code checks: the project's reviewers and admins.
+func (rs Rules) Checks(ctx context.Context, actor governance.Actor, id int64) (*RuleChecks, error) {
+	return rs.checked(ctx, actor, id)
+}
+
+// AddCheck validates a code check and adds it to a rule's (an invalid
+// check is EINVALID; invalid stored checks are replaced).
+func (rs Rules) AddCheck(ctx context.Context, actor governance.Actor, id int64, ch *evals.Check) error {
+	rc, err := rs.checked(ctx, actor, id)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal([]*evals.Check{ch})
+	if err != nil {
+		return governance.Errorf(governance.EINVALID, "Unreadable check.")
+	}
+	if _, err := evals.ParseChecks(string(b)); err != nil {
+		return governance.Errorf(governance.EINVALID, "%s", strings.TrimPrefix(err.Error(), "check 1: "))
+	}
+	return rs.saveChecks(ctx, actor, rc.Rule, append(rc.Checks, ch))
+}
+
+// RemoveCheck removes the check at index (0-based) from a rule's and
+// returns it.
+func (rs Rules) RemoveCheck(ctx context.Context, actor governance.Actor, id int64, index int) (*evals.Check, error) {
+	rc, err := rs.checked(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	if rc.Invalid != nil {
+		return nil, governance.Errorf(governance.ECONFLICT, "The stored checks are invalid; add a check to replace them.")
+	}
+	if index < 0 || index >= len(rc.Checks) {
+		return nil, governance.Errorf(governance.EINVALID, "No such check; reload the page.")
+	}
+	removed := rc.Checks[index]
+	checks := append(rc.Checks[:index:index], rc.Checks[index+1:]...)
+	if err := rs.saveChecks(ctx, actor, rc.Rule, checks); err != nil {
+		return nil, err
+	}
+	return removed, nil
+}
+
+func (rs Rules) saveChecks(ctx context.Context, actor governance.Actor, r *governance.Rule, checks []*evals.Check) error {
+	if checks == nil {
+		checks = []*evals.Check{}
+	}
+	b, err := json.Marshal(checks)
+	if err != nil {
+		return err
+	}
+	return rs.store.SetRuleChecks(ctx, r.ID, string(b), "account:"+actor.Name())
 }

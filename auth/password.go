@@ -2,15 +2,14 @@ package auth
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -119,8 +118,5 @@ func GeneratePassword() string {
 }
 
 // HashToken returns the hex SHA-256 of an API token secret; only this hash is
-// stored. Tokens are random, so a fast hash is enough.
-func HashToken(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
-}
+// stored (governance.HashTokenSecret).
+func HashToken(secret string) string { return governance.HashTokenSecret(secret) }

@@ -39,6 +39,12 @@ type AgentFile struct {
 	Omitted  []HermesEntry `json:"omitted"`
 }
 
+// AgentFileDownloadName is the download name of the agent file at path:
+// .claude/rules/lessons.md → claude-rules-lessons.md.
+func AgentFileDownloadName(path string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(path, "."), "/", "-")
+}
+
 // ruleTopics names the .claude/rules file of each kind of memory.
 var ruleTopics = []struct {
 	kind  MemoryType

@@ -1,6 +1,8 @@
 package governance
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -75,4 +77,11 @@ func (t *APIToken) Validate() error {
 type TokenFilter struct {
 	ProjectID      int64
 	IncludeRevoked bool
+}
+
+// HashTokenSecret returns the hex SHA-256 of an API token secret; only this
+// hash is stored. Tokens are random, so a fast hash is enough.
+func HashTokenSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
 }

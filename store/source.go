@@ -10,25 +10,10 @@ import (
 )
 
 // Source is a followed directory of agent session files.
-type Source struct {
-	ID        int64
-	ProjectID int64
-	Project   string
-	Dir       string
-	Format    string
-	SubjectID string
-	Files     []*SourceFile
-}
+type Source = governance.FollowSource
 
 // SourceFile is how far one file of a source has been ingested.
-type SourceFile struct {
-	Path      string
-	Offset    int64
-	Lines     int
-	Events    int
-	LastError string
-	UpdatedAt string
-}
+type SourceFile = governance.FollowFile
 
 // EnsureSource registers a followed directory (or returns the one already
 // registered for the project and directory, with its format updated).

@@ -17,9 +17,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 )
 
@@ -28,7 +28,7 @@ const (
 	// APIMaxEventsBytes bounds the body of POST /api/v1/events.
 	APIMaxEventsBytes = 8 << 20
 	// APIMaxEvents bounds the number of events in one POST /api/v1/events.
-	APIMaxEvents = 5000
+	APIMaxEvents = app.MaxIngestEvents
 	// APIMaxBodyBytes bounds every other JSON body.
 	APIMaxBodyBytes = 64 << 10
 	// APIMaxRules bounds one page of GET /api/v1/rules.
@@ -49,8 +49,6 @@ type Forgetter interface {
 	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error)
 	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error)
 }
-
-var _ Forgetter = (*store.Store)(nil)
 
 // forgetter is the forget implementation the API and MCP tools call.
 func (s *Server) forgetter() Forgetter { return s.store }
@@ -259,31 +257,9 @@ func (s *Server) handleAPIEventsCreate(c echo.Context) error {
 		}
 		return governance.Errorf(governance.EINVALID, "The request body could not be read.")
 	}
-	if len(events) > APIMaxEvents {
-		return governance.Errorf(governance.ETOOLARGE, "At most %d events per request; this one has %d.", APIMaxEvents, len(events))
-	}
-	if len(events) == 0 {
-		return governance.Errorf(governance.EINVALID, "The batch holds no events.")
-	}
-	var bad governance.LineErrors
-	for i, e := range events {
-		if e == nil {
-			continue // IngestEvents names it
-		}
-		if e.Project != "" && e.Project != t.ProjectSlug {
-			bad.Add(i+1, fmt.Sprintf("project %q is not this token's project %q", e.Project, t.ProjectSlug))
-		}
-		e.Project = ""
-	}
-	if err := bad.Err(); err != nil {
-		return err
-	}
-	res, err := s.store.IngestEvents(c.Request().Context(), t.ProjectID, events)
+	res, err := s.app.Events.Ingest(c.Request().Context(), actorOf(c.Request().Context()), t.ProjectID, events)
 	if err != nil {
 		return err
-	}
-	if res.SkippedIDs == nil {
-		res.SkippedIDs = []string{}
 	}
 	return c.JSON(http.StatusOK, res)
 }
@@ -299,12 +275,12 @@ func (s *Server) handleAPITranscriptCreate(c echo.Context, t *governance.APIToke
 		return err
 	}
 	skip, _ := strconv.ParseBool(c.QueryParam("skip_malformed"))
-	opts := transcript.Options{Format: format, Name: c.QueryParam("name"), Project: t.ProjectSlug,
-		Subject: c.QueryParam("subject_id"), SkipMalformed: skip}
+	opts := transcript.Options{Format: format, Name: c.QueryParam("name"), Subject: c.QueryParam("subject_id"), SkipMalformed: skip}
 	if opts.Name == "" {
 		opts.Name = "api"
 	}
-	res, err := transcript.Import(c.Request().Context(), s.store, "", t.ProjectID, c.Request().Body, opts)
+	ctx := c.Request().Context()
+	res, err := s.app.Imports.Transcript(ctx, actorOf(ctx), t.ProjectID, c.Request().Body, opts)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -407,7 +383,8 @@ func (s *Server) handleAPIRecall(c echo.Context) error {
 	if err := decodeJSON(c, APIMaxBodyBytes, &body); err != nil {
 		return err
 	}
-	pkg, err := s.store.Recall(c.Request().Context(), t.Actor(), governance.RecallRequest{
+	ctx := c.Request().Context()
+	pkg, err := s.app.Recalls.Recall(ctx, actorOf(ctx), governance.RecallRequest{
 		Task: body.Task, ProjectID: t.ProjectID, SubjectID: body.SubjectID, TaskType: body.TaskType,
 		Risk: body.Risk, Budget: body.Budget, IncludeEvents: body.IncludeEvents,
 	})
@@ -449,12 +426,10 @@ func (s *Server) handleAPIRuleIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rules, total, err := s.store.FindRules(c.Request().Context(), f)
+	ctx := c.Request().Context()
+	rules, total, err := s.app.Rules.ListProject(ctx, actorOf(ctx), t.ProjectID, f)
 	if err != nil {
 		return err
-	}
-	if rules == nil {
-		rules = []*governance.Rule{}
 	}
 	return c.JSON(http.StatusOK, apiRuleList{Rules: rules, Total: total, Limit: f.Limit, Offset: f.Offset})
 }

@@ -1,15 +1,14 @@
 package web
 
 import (
-	"context"
 	"encoding/csv"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
@@ -39,9 +38,9 @@ func newAuditForm(c echo.Context) (templates.AuditFilterForm, templates.FieldErr
 	return f, errs
 }
 
-// auditFilter turns the form into a store filter limited to what the viewer
-// may see: admins everything, reviewers their projects' rows.
-func auditFilter(a *governance.Account, f templates.AuditFilterForm, errs templates.FieldErrors) (governance.AuditFilter, bool) {
+// auditFilter turns the form into a filter; the use cases limit it to
+// what the viewer may see (admins everything, reviewers their projects' rows).
+func auditFilter(f templates.AuditFilterForm, errs templates.FieldErrors) governance.AuditFilter {
 	af := governance.AuditFilter{Actor: f.Actor, Action: f.Action, ObjectType: f.ObjectType, ObjectID: f.ObjectID, HideEval: !f.Eval}
 	if f.Since != "" && errs["since"] == "" {
 		af.Since = f.Since + "T00:00:00Z"
@@ -49,40 +48,25 @@ func auditFilter(a *governance.Account, f templates.AuditFilterForm, errs templa
 	if f.Until != "" && errs["until"] == "" {
 		af.Until = f.Until + "T23:59:59Z"
 	}
-	ids, all := a.ReviewableProjects()
-	if !all {
-		af.ProjectIDs = append([]int64{}, ids...)
-	}
-	return af, !all
+	return af
 }
 
 // handleAuditIndex is the audit log: filters, paging, CSV, and whether the
 // hash chain verifies.
 func (s *Server) handleAuditIndex(c echo.Context) error {
 	ctx := c.Request().Context()
-	a := auth.UserFrom(ctx)
-	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
-		return err
-	}
 	form, errs := newAuditForm(c)
-	af, scoped := auditFilter(a, form, errs)
+	af := auditFilter(form, errs)
 	page := pageParam(c)
 	af.Offset, af.Limit = (page-1)*auditPageSize, auditPageSize
-	entries, total, err := s.store.FindAudit(ctx, af)
+	log, err := s.app.AuditLog.Page(ctx, actorOf(ctx), af)
 	if err != nil {
 		return err
 	}
-	check, err := s.store.VerifyAudit(ctx)
-	if err != nil {
-		return err
-	}
-	live, err := s.liveAuditObjects(ctx, entries)
-	if err != nil {
-		return err
-	}
-	v := templates.AuditView{Form: form, Errors: errs, Entries: entries, Scoped: scoped, Live: live,
+	check := log.Check
+	v := templates.AuditView{Form: form, Errors: errs, Entries: log.Entries, Scoped: log.Scoped, Live: log.Live,
 		Check: templates.AuditCheck{OK: check.OK, Rows: check.Rows, BadID: check.BadID, Problem: check.Problem}}
-	v.Pager = newPager(page, auditPageSize, total, false, "audit", func(p int) string {
+	v.Pager = newPager(page, auditPageSize, log.Total, false, "audit", func(p int) string {
 		return withPage("/audit", form.Values(), p)
 	})
 	status := http.StatusOK
@@ -96,39 +80,29 @@ func (s *Server) handleAuditIndex(c echo.Context) error {
 	return render(c, status, templates.AuditPage(meta, v))
 }
 
+// errStopCSV ends an export whose client went away.
+var errStopCSV = errors.New("web: audit CSV: client gone")
+
 // handleAuditCSV exports the filtered audit rows as CSV, newest first.
 func (s *Server) handleAuditCSV(c echo.Context) error {
 	ctx := c.Request().Context()
-	a := auth.UserFrom(ctx)
-	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
-		return err
-	}
 	form, errs := newAuditForm(c)
 	if len(errs) > 0 {
 		return governance.Errorf(governance.EINVALID, "Use dates like 2026-06-15.")
 	}
-	af, _ := auditFilter(a, form, errs)
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
-	h.Set(echo.HeaderContentDisposition, `attachment; filename="audit.csv"`)
-	h.Set("Cache-Control", "no-store")
 	w := csv.NewWriter(c.Response())
-	const batch = 1000
-	for af.Offset = 0; ; af.Offset += batch {
-		af.Limit = batch
-		entries, _, err := s.store.FindAudit(ctx, af)
-		if err != nil {
-			if af.Offset == 0 {
-				return err
-			}
-			w.Flush()
-			return nil
-		}
-		if af.Offset == 0 {
+	started := false
+	err := s.app.AuditLog.Export(ctx, actorOf(ctx), auditFilter(form, errs), 1000, func(entries []*governance.AuditEntry) error {
+		if !started {
+			started = true
+			h := c.Response().Header()
+			h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+			h.Set(echo.HeaderContentDisposition, `attachment; filename="audit.csv"`)
+			h.Set("Cache-Control", "no-store")
 			c.Response().WriteHeader(http.StatusOK)
 			// A byte order mark, so spreadsheet programs read UTF-8 (Chinese).
 			if _, err := c.Response().Write([]byte("\ufeff")); err != nil {
-				return nil
+				return errStopCSV
 			}
 			w.Write([]string{"id", "at", "actor", "action", "object_type", "object_id", "project_id", "reason",
 				"policy_version", "details", "prev_hash", "hash"})
@@ -140,11 +114,19 @@ func (s *Server) handleAuditCSV(c echo.Context) error {
 				csvCell(e.PolicyVersion), csvCell(e.Details), e.PrevHash, e.Hash,
 			})
 		}
-		if len(entries) < batch {
-			break
-		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errStopCSV):
+		return nil
+	case err != nil && !started:
+		return err
 	}
+	// A store error once rows were sent ends the file where it is.
 	w.Flush()
+	if err != nil {
+		return nil
+	}
 	return w.Error()
 }
 
@@ -154,35 +136,4 @@ func csvCell(s string) string {
 		return "'" + s
 	}
 	return s
-}
-
-// liveAuditObjects says which rules named by audit rows still exist, so the
-// log links only to pages that are there (eval scratch rules are deleted
-// with their run).
-func (s *Server) liveAuditObjects(ctx context.Context, entries []*governance.AuditEntry) (map[string]bool, error) {
-	live := map[string]bool{}
-	for _, e := range entries {
-		if e.ObjectType != "rule" {
-			continue
-		}
-		key := "rule:" + e.ObjectID
-		if _, done := live[key]; done {
-			continue
-		}
-		id, err := strconv.ParseInt(e.ObjectID, 10, 64)
-		if err != nil {
-			live[key] = false
-			continue
-		}
-		_, err = s.store.FindRuleByID(ctx, id)
-		switch governance.ErrorCode(err) {
-		case "":
-			live[key] = true
-		case governance.ENOTFOUND:
-			live[key] = false
-		default:
-			return nil, err
-		}
-	}
-	return live, nil
 }

@@ -61,11 +61,6 @@ func (s *Server) visibleScopes(ctx context.Context) ([]scope, error) {
 	return s.app.Projects.Visible(ctx, actorOf(ctx))
 }
 
-// errEventNotFound hides whether an event exists from those who may not see it.
-var errEventNotFound = governance.Errorf(governance.ENOTFOUND, "Event not found.")
-
-var errSessionNotFound = governance.Errorf(governance.ENOTFOUND, "Session not found.")
-
 // hasSubject reports whether the account is an end user (member) of any project.
 func hasSubject(a *governance.Account) bool {
 	if a == nil {
@@ -89,17 +84,6 @@ func actor(c echo.Context) string {
 	return ""
 }
 
-// reviewScope is the viewer's scope in the project of the path, which must
-// be a reviewer's (or admin's): members get 403.
-func (s *Server) reviewScope(c echo.Context) (scope, error) {
-	slug, err := pathParam(c, "project")
-	if err != nil {
-		return scope{}, err
-	}
-	ctx := c.Request().Context()
-	return s.app.Projects.ReviewScope(ctx, actorOf(ctx), slug)
-}
-
 // ruleInScope loads the rule of the path and the viewer's scope in its
 // project: 404 for an unknown rule, 403 without a role in the project.
 func (s *Server) ruleInScope(c echo.Context) (*governance.Rule, scope, error) {
@@ -109,14 +93,4 @@ func (s *Server) ruleInScope(c echo.Context) (*governance.Rule, scope, error) {
 	}
 	ctx := c.Request().Context()
 	return s.app.Rules.Get(ctx, actorOf(ctx), id)
-}
-
-// reviewedRule is ruleInScope for reviewers and admins only.
-func (s *Server) reviewedRule(c echo.Context) (*governance.Rule, scope, error) {
-	id, err := idParam(c, "id", "rule")
-	if err != nil {
-		return nil, scope{}, err
-	}
-	ctx := c.Request().Context()
-	return s.app.Rules.GetReviewed(ctx, actorOf(ctx), id)
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -26,35 +25,13 @@ func (s *Server) handleDashboard(c echo.Context) error {
 // projectCards returns the visible projects with their counts; a member's
 // counts cover only their subject.
 func (s *Server) projectCards(ctx context.Context) ([]templates.ProjectCard, error) {
-	scopes, err := s.visibleScopes(ctx)
+	cards, err := s.app.Dashboard.Cards(ctx, actorOf(ctx))
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.store.FindProjectStats(ctx)
-	if err != nil {
-		return nil, err
+	out := make([]templates.ProjectCard, 0, len(cards))
+	for _, card := range cards {
+		out = append(out, templates.ProjectCard{Project: card.Project, Access: card.Access, SubjectID: card.SubjectID(), Stats: card.Stats})
 	}
-	byID := make(map[int64]*governance.ProjectStats, len(all))
-	for _, st := range all {
-		byID[st.Project.ID] = st
-	}
-	cards := make([]templates.ProjectCard, 0, len(scopes))
-	for _, sc := range scopes {
-		card := templates.ProjectCard{Project: sc.Project, Access: sc.Access, SubjectID: sc.SubjectID()}
-		if sc.Subject == nil {
-			card.Stats = byID[sc.Project.ID]
-		} else if card.Stats, err = s.subjectStats(ctx, sc); err != nil {
-			return nil, err
-		}
-		if card.Stats == nil {
-			card.Stats = &governance.ProjectStats{Project: sc.Project}
-		}
-		cards = append(cards, card)
-	}
-	return cards, nil
-}
-
-// subjectStats counts what every layer holds about the scope's subject.
-func (s *Server) subjectStats(ctx context.Context, sc scope) (*governance.ProjectStats, error) {
-	return s.store.FindSubjectStats(ctx, sc.Project, sc.SubjectID())
+	return out, nil
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
@@ -19,92 +21,15 @@ import (
 // (use_live_project, copy_events) shows their memories in its results, so
 // only admins and reviewers of every one of those projects may see or run it.
 
-var errEvalsForbidden = governance.Errorf(governance.EFORBIDDEN, "Only reviewers and admins run evals.")
-
 const (
 	evalRunHistory  = 50
 	evalRecentRuns  = 20
 	evalUploadField = "file"
 )
 
-// evalAccount returns the signed-in account if the policy lets it use
-// evals (reviewers of any project and admins).
-func evalAccount(c echo.Context) (*governance.Account, error) {
-	if err := can(c.Request().Context(), governance.ActReviewAny, governance.Object{}); err != nil {
-		return nil, errEvalsForbidden
-	}
-	return auth.UserFrom(c.Request().Context()), nil
-}
-
-// canAccessLive reports whether a may see suites reading these live
-// projects: the policy must let it review every one.
-func (s *Server) canAccessLive(ctx context.Context, a *governance.Account, live []string) bool {
-	for _, slug := range live {
-		p, err := s.store.FindProjectBySlug(ctx, slug)
-		if err != nil {
-			if a.IsAdmin {
-				continue // an admin may run a suite naming a project that does not exist yet
-			}
-			return false
-		}
-		if governance.Can(governance.AccountActor(a), governance.ActReview, governance.InProject(p)) != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// evalSuite loads a suite the account may see.
-func (s *Server) evalSuite(c echo.Context, a *governance.Account, id int64) (*evals.SuiteRow, error) {
-	ctx := c.Request().Context()
-	row, err := s.store.FindEvalSuiteByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !s.canAccessLive(ctx, a, evals.LiveProjectsOf(row.Body)) {
-		return nil, governance.Errorf(governance.EFORBIDDEN, "Suite %s reads live projects you do not review.", row.Name)
-	}
-	return row, nil
-}
-
-// evalRun loads a run of a suite the account may see.
-func (s *Server) evalRun(c echo.Context, a *governance.Account, param string) (*evals.RunRow, error) {
-	id, err := idParam(c, param, "run")
-	if err != nil {
-		return nil, err
-	}
-	run, err := s.store.FindEvalRunByID(c.Request().Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.evalSuite(c, a, run.SuiteID); err != nil {
-		return nil, err
-	}
-	return run, nil
-}
-
-// visibleSuites lists the suites the account may see.
-func (s *Server) visibleSuites(ctx context.Context, a *governance.Account) ([]*evals.SuiteRow, error) {
-	rows, err := s.store.FindEvalSuites(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []*evals.SuiteRow
-	for _, row := range rows {
-		if s.canAccessLive(ctx, a, evals.LiveProjectsOf(row.Body)) {
-			out = append(out, row)
-		}
-	}
-	return out, nil
-}
-
 // handleEvalIndex lists suites and recent runs, with the upload form.
 func (s *Server) handleEvalIndex(c echo.Context) error {
-	a, err := evalAccount(c)
-	if err != nil {
-		return err
-	}
-	v, err := s.evalIndexView(c, a)
+	v, err := s.evalIndexView(c)
 	if err != nil {
 		return err
 	}
@@ -116,59 +41,29 @@ func (s *Server) handleEvalIndex(c echo.Context) error {
 	return render(c, http.StatusOK, templates.EvalsPage(meta, v))
 }
 
-func (s *Server) evalIndexView(c echo.Context, a *governance.Account) (templates.EvalIndexView, error) {
+func (s *Server) evalIndexView(c echo.Context) (templates.EvalIndexView, error) {
 	ctx := c.Request().Context()
-	rows, err := s.visibleSuites(ctx, a)
+	ix, err := s.app.Evals.Index(ctx, actorOf(ctx), evalRecentRuns)
 	if err != nil {
 		return templates.EvalIndexView{}, err
 	}
 	var v templates.EvalIndexView
-	ids := make([]int64, 0, len(rows))
-	for _, row := range rows {
-		ids = append(ids, row.ID)
-	}
-	last, err := s.lastRuns(ctx, ids)
-	if err != nil {
-		return v, err
-	}
-	for _, row := range rows {
+	for _, row := range ix.Suites {
 		sr := suiteRow(evals.Describe(row))
-		sr.Last = last[row.ID]
+		if last := ix.Last[row.ID]; last != nil {
+			r := runRow(last)
+			sr.Last = &r
+		}
 		v.Suites = append(v.Suites, sr)
 	}
-	runs, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{Limit: evalRecentRuns * 3})
-	if err != nil {
-		return v, err
-	}
-	visible := map[int64]bool{}
-	for _, id := range ids {
-		visible[id] = true
-	}
-	for _, r := range runs {
-		if visible[r.SuiteID] && len(v.Runs) < evalRecentRuns {
-			v.Runs = append(v.Runs, runRow(r))
-		}
+	for _, r := range ix.Recent {
+		v.Runs = append(v.Runs, runRow(r))
 	}
 	return v, nil
 }
 
-// lastRuns finds the newest run of each suite.
-func (s *Server) lastRuns(ctx context.Context, suiteIDs []int64) (map[int64]*templates.EvalRunRow, error) {
-	out := map[int64]*templates.EvalRunRow{}
-	for _, id := range suiteIDs {
-		runs, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &id, Limit: 1})
-		if err != nil {
-			return nil, err
-		}
-		if len(runs) == 1 {
-			r := runRow(runs[0])
-			out[id] = &r
-		}
-	}
-	return out, nil
-}
-
-// readUpload reads the uploaded file, or the pasted text.
+// readUpload reads the uploaded file, or the pasted text (a nil body:
+// neither).
 func readUpload(c echo.Context, maxBytes int64) (name string, body []byte, err error) {
 	if fh, err := c.FormFile(evalUploadField); err == nil && fh.Size > 0 {
 		if fh.Size > maxBytes {
@@ -193,18 +88,31 @@ func readUpload(c echo.Context, maxBytes int64) (name string, body []byte, err e
 	return name, []byte(text), nil
 }
 
+// uploadFunc reads the request's upload for the evals use cases.
+func uploadFunc(c echo.Context) app.UploadFunc {
+	return func() (string, []byte, error) { return readUpload(c, evals.MaxSuiteBytes) }
+}
+
+// uploadProblems turns an upload's *app.SuiteProblems into the form to show
+// again; any other error is returned.
+func uploadProblems(c echo.Context, err error) (templates.EvalUploadForm, error) {
+	var sp *app.SuiteProblems
+	if !errors.As(err, &sp) {
+		return templates.EvalUploadForm{}, err
+	}
+	return templates.EvalUploadForm{Body: c.FormValue("body"), Problems: sp.Problems}, nil
+}
+
 // handleEvalSuiteCreate stores an uploaded suite (YAML or LoCoMo JSON).
 func (s *Server) handleEvalSuiteCreate(c echo.Context) error {
-	a, err := evalAccount(c)
+	ctx := c.Request().Context()
+	row, err := s.app.Evals.Upload(ctx, actorOf(ctx), uploadFunc(c))
 	if err != nil {
-		return err
-	}
-	row, form, err := s.uploadSuite(c, a)
-	if err != nil {
-		return err
-	}
-	if row == nil {
-		v, err := s.evalIndexView(c, a)
+		form, err := uploadProblems(c, err)
+		if err != nil {
+			return err
+		}
+		v, err := s.evalIndexView(c)
 		if err != nil {
 			return err
 		}
@@ -221,59 +129,21 @@ func (s *Server) handleEvalSuiteCreate(c echo.Context) error {
 	return redirect(c, templates.EvalSuiteURL(row.ID))
 }
 
-// uploadSuite validates and stores an upload; an invalid one returns a nil
-// row and the form to show again with its problems.
-func (s *Server) uploadSuite(c echo.Context, a *governance.Account) (*evals.SuiteRow, templates.EvalUploadForm, error) {
-	name, body, err := readUpload(c, evals.MaxSuiteBytes)
-	if err != nil {
-		return nil, templates.EvalUploadForm{}, err
-	}
-	form := templates.EvalUploadForm{Body: c.FormValue("body")}
-	if body == nil {
-		form.Problems = []string{"Choose a file or paste a suite."}
-		return nil, form, nil
-	}
-	suite, err := evals.ParseSuite(name, body)
-	if ve, ok := evals.IsValidation(err); ok {
-		for _, p := range ve.Problems {
-			form.Problems = append(form.Problems, ve.File+": "+p.String())
-		}
-		return nil, form, nil
-	}
-	if err != nil {
-		return nil, form, err
-	}
-	if !s.canAccessLive(c.Request().Context(), a, suite.LiveProjects()) {
-		form.Problems = []string{"The suite reads live projects you do not review: " + strings.Join(suite.LiveProjects(), ", ") + "."}
-		return nil, form, nil
-	}
-	row, err := evals.Upload(c.Request().Context(), s.store, name, body, "account:"+a.Username)
-	if governance.ErrorCode(err) == governance.ECONFLICT {
-		form.Problems = []string{governance.ErrorMessage(err)}
-		return nil, form, nil
-	}
-	return row, form, err
-}
-
 // handleEvalSuiteShow shows a suite with its trend and history.
 func (s *Server) handleEvalSuiteShow(c echo.Context) error {
-	a, err := evalAccount(c)
-	if err != nil {
+	ctx := c.Request().Context()
+	if err := s.evalsAllowed(ctx); err != nil {
 		return err
 	}
 	id, err := idParam(c, "id", "suite")
 	if err != nil {
 		return err
 	}
-	row, err := s.evalSuite(c, a, id)
+	h, err := s.app.Evals.Suite(ctx, actorOf(ctx), id, evalRunHistory)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	runs, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &row.ID, Limit: evalRunHistory})
-	if err != nil {
-		return err
-	}
+	row, runs := h.Suite, h.Runs
 	info := evals.Describe(row)
 	v := templates.EvalSuiteView{Suite: suiteRow(info), Chart: trendChart(runs)}
 	if !info.Benchmark {
@@ -300,18 +170,15 @@ func (s *Server) handleEvalSuiteShow(c echo.Context) error {
 
 // handleEvalRunCreate queues a run; the background runner picks it up.
 func (s *Server) handleEvalRunCreate(c echo.Context) error {
-	a, err := evalAccount(c)
-	if err != nil {
+	ctx := c.Request().Context()
+	if err := s.evalsAllowed(ctx); err != nil {
 		return err
 	}
 	id, err := idParam(c, "id", "suite")
 	if err != nil {
 		return err
 	}
-	if _, err := s.evalSuite(c, a, id); err != nil {
-		return err
-	}
-	run, err := evals.Enqueue(c.Request().Context(), s.store, id, "account:"+a.Username)
+	run, err := s.app.Evals.Enqueue(ctx, actorOf(ctx), id)
 	if err != nil {
 		return err
 	}
@@ -320,18 +187,19 @@ func (s *Server) handleEvalRunCreate(c echo.Context) error {
 
 // handleEvalRunShow is a run's page.
 func (s *Server) handleEvalRunShow(c echo.Context) error {
-	a, err := evalAccount(c)
+	ctx := c.Request().Context()
+	if err := s.evalsAllowed(ctx); err != nil {
+		return err
+	}
+	id, err := idParam(c, "id", "run")
 	if err != nil {
 		return err
 	}
-	run, err := s.evalRun(c, a, "id")
+	d, err := s.app.Evals.Run(ctx, actorOf(ctx), id)
 	if err != nil {
 		return err
 	}
-	v, err := s.evalRunView(c.Request().Context(), run)
-	if err != nil {
-		return err
-	}
+	run, v := d.Run, evalRunView(d)
 	meta, err := s.meta(c, "Run #"+strconv.FormatInt(run.ID, 10)+" · "+run.SuiteName, "evals")
 	if err != nil {
 		return err
@@ -344,18 +212,19 @@ func (s *Server) handleEvalRunShow(c echo.Context) error {
 // the run has ended it asks htmx to reload the page, which then shows the
 // results.
 func (s *Server) handleEvalRunPanel(c echo.Context) error {
-	a, err := evalAccount(c)
+	ctx := c.Request().Context()
+	if err := s.evalsAllowed(ctx); err != nil {
+		return err
+	}
+	id, err := idParam(c, "id", "run")
 	if err != nil {
 		return err
 	}
-	run, err := s.evalRun(c, a, "id")
+	d, err := s.app.Evals.Run(ctx, actorOf(ctx), id)
 	if err != nil {
 		return err
 	}
-	v, err := s.evalRunView(c.Request().Context(), run)
-	if err != nil {
-		return err
-	}
+	v := evalRunView(d)
 	v.CSRF = csrfToken(c)
 	if !v.Active && isHTMX(c) {
 		c.Response().Header().Set("HX-Refresh", "true")
@@ -365,15 +234,16 @@ func (s *Server) handleEvalRunPanel(c echo.Context) error {
 
 // handleEvalRunCancel cancels a queued or running run.
 func (s *Server) handleEvalRunCancel(c echo.Context) error {
-	a, err := evalAccount(c)
+	ctx := c.Request().Context()
+	if err := s.evalsAllowed(ctx); err != nil {
+		return err
+	}
+	id, err := idParam(c, "id", "run")
 	if err != nil {
 		return err
 	}
-	run, err := s.evalRun(c, a, "id")
+	run, err := s.app.Evals.Cancel(ctx, actorOf(ctx), id)
 	if err != nil {
-		return err
-	}
-	if err := s.store.CancelEvalRun(c.Request().Context(), run.ID, "account:"+a.Username); err != nil {
 		return err
 	}
 	if err := s.flash(c, auth.FlashInfo, "Run #"+strconv.FormatInt(run.ID, 10)+" cancelled; the results so far are kept."); err != nil {
@@ -384,38 +254,15 @@ func (s *Server) handleEvalRunCancel(c echo.Context) error {
 
 // handleEvalRunCompare compares two runs of one suite (?a=before&b=after).
 func (s *Server) handleEvalRunCompare(c echo.Context) error {
-	a, err := evalAccount(c)
+	ctx := c.Request().Context()
+	// An id that does not parse is 0, which the use case refuses.
+	a, _ := strconv.ParseInt(c.QueryParam("a"), 10, 64)
+	b, _ := strconv.ParseInt(c.QueryParam("b"), 10, 64)
+	cmp, err := s.app.Evals.Compare(ctx, actorOf(ctx), a, b)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	var runs [2]*evals.RunRow
-	for i, key := range []string{"a", "b"} {
-		id, err := strconv.ParseInt(c.QueryParam(key), 10, 64)
-		if err != nil {
-			return governance.Errorf(governance.EINVALID, "Choose two runs to compare.")
-		}
-		run, err := s.store.FindEvalRunByID(ctx, id)
-		if err != nil {
-			return err
-		}
-		if _, err := s.evalSuite(c, a, run.SuiteID); err != nil {
-			return err
-		}
-		runs[i] = run
-	}
-	if runs[0].SuiteID != runs[1].SuiteID {
-		return governance.Errorf(governance.EINVALID, "Only runs of the same suite can be compared.")
-	}
-	var reports [2]*evals.Report
-	for i, run := range runs {
-		results, err := s.store.FindEvalResults(ctx, run.ID)
-		if err != nil {
-			return err
-		}
-		reports[i] = evals.ReportOf(run, results)
-	}
-	v := compareView(runs[0], runs[1], evals.Compare(reports[0], reports[1]))
+	v := compareView(cmp.A, cmp.B, cmp.Change)
 	meta, err := s.meta(c, "Compare runs", "evals")
 	if err != nil {
 		return err
@@ -425,11 +272,7 @@ func (s *Server) handleEvalRunCompare(c echo.Context) error {
 
 // handleEvalBenchmarkIndex lists the retrieval benchmarks.
 func (s *Server) handleEvalBenchmarkIndex(c echo.Context) error {
-	a, err := evalAccount(c)
-	if err != nil {
-		return err
-	}
-	v, err := s.benchmarkIndexView(c, a)
+	v, err := s.benchmarkIndexView(c)
 	if err != nil {
 		return err
 	}
@@ -441,33 +284,21 @@ func (s *Server) handleEvalBenchmarkIndex(c echo.Context) error {
 	return render(c, http.StatusOK, templates.EvalBenchmarksPage(meta, v))
 }
 
-func (s *Server) benchmarkIndexView(c echo.Context, a *governance.Account) (templates.EvalBenchmarkIndexView, error) {
+func (s *Server) benchmarkIndexView(c echo.Context) (templates.EvalBenchmarkIndexView, error) {
 	ctx := c.Request().Context()
 	var v templates.EvalBenchmarkIndexView
-	rows, err := s.visibleSuites(ctx, a)
+	benchmarks, err := s.app.Evals.Benchmarks(ctx, actorOf(ctx))
 	if err != nil {
 		return v, err
 	}
-	for _, row := range rows {
-		info := evals.Describe(row)
-		if !info.Benchmark {
-			continue
-		}
-		b := templates.EvalBenchmarkSuite{Suite: suiteRow(info)}
-		runs, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &row.ID, Limit: 1})
-		if err != nil {
-			return v, err
-		}
-		if len(runs) == 1 {
-			r := runRow(runs[0])
+	for _, bm := range benchmarks {
+		b := templates.EvalBenchmarkSuite{Suite: suiteRow(evals.Describe(bm.Suite))}
+		if bm.Last != nil {
+			r := runRow(bm.Last)
 			b.Run = &r
 		}
-		done, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &row.ID, Statuses: []evals.RunStatus{evals.RunDone}, Limit: 1})
-		if err != nil {
-			return v, err
-		}
-		if len(done) == 1 {
-			if m := evals.ParseRunSummary(done[0].Summary).Metrics; m != nil && m.Benchmark != nil {
+		if bm.LastDone != nil {
+			if m := evals.ParseRunSummary(bm.LastDone.Summary).Metrics; m != nil && m.Benchmark != nil {
 				b.Table = benchmarkView(m.Benchmark)
 			}
 		}
@@ -478,20 +309,14 @@ func (s *Server) benchmarkIndexView(c echo.Context, a *governance.Account) (temp
 
 // handleEvalBenchmarkCreate imports a LoCoMo file and starts its run.
 func (s *Server) handleEvalBenchmarkCreate(c echo.Context) error {
-	a, err := evalAccount(c)
+	ctx := c.Request().Context()
+	run, err := s.app.Evals.UploadBenchmark(ctx, actorOf(ctx), uploadFunc(c))
 	if err != nil {
-		return err
-	}
-	row, form, err := s.uploadSuite(c, a)
-	if err != nil {
-		return err
-	}
-	if row != nil && !evals.Describe(row).Benchmark {
-		form.Problems = []string{"This is a suite, not a benchmark file; it was stored under Evals."}
-		row = nil
-	}
-	if row == nil {
-		v, err := s.benchmarkIndexView(c, a)
+		form, err := uploadProblems(c, err)
+		if err != nil {
+			return err
+		}
+		v, err := s.benchmarkIndexView(c)
 		if err != nil {
 			return err
 		}
@@ -502,9 +327,11 @@ func (s *Server) handleEvalBenchmarkCreate(c echo.Context) error {
 		v.CSRF, v.Upload = meta.CSRF, form
 		return render(c, http.StatusUnprocessableEntity, templates.EvalBenchmarksPage(meta, v))
 	}
-	run, err := evals.Enqueue(c.Request().Context(), s.store, row.ID, "account:"+a.Username)
-	if err != nil {
-		return err
-	}
 	return redirect(c, templates.EvalRunURL(run.ID))
+}
+
+// evalsAllowed answers as the evals use cases do when the actor may not use
+// evals at all, before a malformed id would answer 404.
+func (s *Server) evalsAllowed(ctx context.Context) error {
+	return s.app.Evals.Allowed(actorOf(ctx))
 }

@@ -1,12 +1,12 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
@@ -50,13 +50,9 @@ func signed(p *float64) string {
 	return fmt.Sprintf("%+.2f", *p)
 }
 
-// evalRunView builds a run's page from its row and stored results.
-func (s *Server) evalRunView(ctx context.Context, run *evals.RunRow) (templates.EvalRunView, error) {
-	results, err := s.store.FindEvalResults(ctx, run.ID)
-	if err != nil {
-		return templates.EvalRunView{}, err
-	}
-	rep := evals.ReportOf(run, results)
+// evalRunView builds a run's page from its row and the report of its results.
+func evalRunView(d app.RunDetail) templates.EvalRunView {
+	run, rep := d.Run, d.Report
 	v := templates.EvalRunView{Run: runRow(run), Active: !run.Status.Terminal(), Current: run.CurrentCase}
 	if run.Total > 0 {
 		v.Percent = run.Done * 100 / run.Total
@@ -98,19 +94,8 @@ func (s *Server) evalRunView(ctx context.Context, run *evals.RunRow) (templates.
 	for _, c := range rep.Cases {
 		v.Cases = append(v.Cases, caseView(c))
 	}
-	if run.Status.Terminal() {
-		prev, _, err := s.store.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &run.SuiteID, Statuses: []evals.RunStatus{evals.RunDone}, Limit: 10})
-		if err != nil {
-			return v, err
-		}
-		for _, p := range prev {
-			if p.ID < run.ID {
-				v.Previous = p.ID
-				break
-			}
-		}
-	}
-	return v, nil
+	v.Previous = d.Previous
+	return v
 }
 
 func caseView(c *evals.CaseResult) templates.EvalCaseView {

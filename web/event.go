@@ -1,11 +1,10 @@
 package web
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -37,17 +36,8 @@ func (s *Server) handleSessionIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, err := s.projectScope(c, slug)
-	if err != nil {
-		return err
-	}
 	page := pageParam(c)
-	sessions, total, err := s.store.FindSessions(ctx, governance.SessionFilter{
-		ProjectID: sc.Project.ID,
-		SubjectID: sc.Subject,
-		Offset:    (page - 1) * sessionPageSize,
-		Limit:     sessionPageSize,
-	})
+	sc, sessions, total, err := s.app.Events.Sessions(ctx, actorOf(ctx), slug, app.Page{Number: page, Size: sessionPageSize})
 	if err != nil {
 		return err
 	}
@@ -81,15 +71,11 @@ func (s *Server) handleSessionShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, err := s.projectScope(c, slug)
+	tl, err := s.app.Events.SessionTimeline(ctx, actorOf(ctx), slug, sessionID, app.Page{Number: pageParam(c), Size: timelinePageSize})
 	if err != nil {
 		return err
 	}
-	si, err := s.visibleSession(ctx, sc, sessionID)
-	if err != nil {
-		return err
-	}
-	return s.renderTimeline(c, sc, si, pageParam(c), 0)
+	return s.renderTimeline(c, tl)
 }
 
 // handleEventShow is the deep link to one event: its session's timeline at
@@ -100,89 +86,22 @@ func (s *Server) handleEventShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ev, err := s.store.FindEventBySeq(ctx, seq)
+	tl, err := s.app.Events.EventTimeline(ctx, actorOf(ctx), seq, timelinePageSize)
 	if err != nil {
 		return err
 	}
-	sc, err := s.projectScopeByID(ctx, ev.ProjectID)
-	if err != nil {
-		return err
-	}
-	if err := can(ctx, governance.ActSee, governance.InProject(sc.Project).About(ev.SubjectID)); err != nil {
-		if governance.ErrorCode(err) == governance.ENOTFOUND {
-			return errEventNotFound
-		}
-		return err
-	}
-	si, err := s.visibleSession(ctx, sc, ev.SessionID)
-	if err != nil {
-		return err
-	}
-	pos, err := s.eventPosition(ctx, sc, ev)
-	if err != nil {
-		return err
-	}
-	return s.renderTimeline(c, sc, si, pos/timelinePageSize+1, ev.Seq)
+	return s.renderTimeline(c, tl)
 }
 
-// visibleSession returns a session of the scope's project, or ENOTFOUND when
-// it does not exist or belongs to a subject the scope cannot see.
-func (s *Server) visibleSession(ctx context.Context, sc scope, sessionID string) (*governance.SessionInfo, error) {
-	si, err := s.store.FindSession(ctx, sc.Project.ID, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	if err := can(ctx, governance.ActSee, governance.InProject(sc.Project).About(si.SubjectID)); err != nil {
-		if governance.ErrorCode(err) == governance.ENOTFOUND {
-			return nil, errSessionNotFound
-		}
-		return nil, err
-	}
-	return si, nil
-}
-
-// sessionFilter selects a session's events visible in the scope.
-func sessionFilter(sc scope, sessionID string) governance.EventFilter {
-	id := sc.Project.ID
-	return governance.EventFilter{ProjectID: &id, SessionID: &sessionID, SubjectID: sc.Subject}
-}
-
-// eventPosition is the 0-based index of ev in its session's timeline order.
-// It pages through the session's events; sessions are short.
-func (s *Server) eventPosition(ctx context.Context, sc scope, ev *governance.Event) (int, error) {
-	const batch = 500
-	f := sessionFilter(sc, ev.SessionID)
-	f.Limit = batch
-	for f.Offset = 0; ; f.Offset += batch {
-		events, _, err := s.store.FindEvents(ctx, f)
-		if err != nil {
-			return 0, err
-		}
-		for i, e := range events {
-			if e.Seq == ev.Seq {
-				return f.Offset + i, nil
-			}
-		}
-		if len(events) < batch {
-			return 0, errEventNotFound
-		}
-	}
-}
-
-func (s *Server) renderTimeline(c echo.Context, sc scope, si *governance.SessionInfo, page int, highlight int64) error {
-	f := sessionFilter(sc, si.SessionID)
-	f.Offset, f.Limit = (page-1)*timelinePageSize, timelinePageSize
-	events, total, err := s.store.FindEvents(c.Request().Context(), f)
-	if err != nil {
-		return err
-	}
+func (s *Server) renderTimeline(c echo.Context, tl *app.Timeline) error {
+	sc, si := tl.Scope, tl.Session
 	base := templates.SessionURL(sc.Project.Slug, si.SessionID)
 	v := templates.TimelineView{
 		Project:   sc.Project,
 		Session:   si,
-		Events:    events,
-		Highlight: highlight,
-		Pager: newPager(page, timelinePageSize, total, false, "timeline", func(p int) string {
+		Events:    tl.Events,
+		Highlight: tl.Highlight,
+		Pager: newPager(tl.Page, timelinePageSize, tl.Total, false, "timeline", func(p int) string {
 			return withPage(base, nil, p)
 		}),
 	}

@@ -1,14 +1,12 @@
 package web
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
@@ -19,15 +17,6 @@ const (
 	exportMemory = "memory"
 	exportUser   = "user"
 )
-
-// exportSubject is the subject a caller's export is about: a member's own,
-// always; for reviewers and admins the ?subject= they chose ("" = none).
-func exportSubject(c echo.Context, sc scope) string {
-	if sc.Subject != nil {
-		return *sc.Subject
-	}
-	return strings.TrimSpace(c.QueryParam("subject"))
-}
 
 // handleExportIndex lists the projects the caller may export from.
 func (s *Server) handleExportIndex(c echo.Context) error {
@@ -54,24 +43,15 @@ func (s *Server) handleExportShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, err := s.projectScope(c, slug)
+	page, err := s.app.Exports.Page(ctx, actorOf(ctx), slug, strings.TrimSpace(c.QueryParam("subject")))
 	if err != nil {
 		return err
 	}
-	subject := exportSubject(c, sc)
-	h, err := s.store.ExportHermes(ctx, sc.Project.ID, subject)
-	if err != nil {
-		return err
-	}
-	v := templates.ExportView{Project: sc.Project, Member: sc.Subject != nil, SubjectID: subject, User: h.User}
+	sc := page.Scope
+	v := templates.ExportView{Project: sc.Project, Member: sc.Subject != nil, SubjectID: page.SubjectID, User: page.Hermes.User,
+		AgentFiles: page.AgentFiles, Subjects: page.Subjects}
 	if sc.Subject == nil {
-		v.Memory = &h.Memory
-		if v.AgentFiles, _, err = s.store.ExportAgentFiles(ctx, sc.Project.ID, subject); err != nil {
-			return err
-		}
-		if v.Subjects, err = s.projectSubjects(ctx, sc.Project.ID); err != nil {
-			return err
-		}
+		v.Memory = &page.Hermes.Memory
 	}
 	meta, err := s.meta(c, "Export · "+sc.Project.Name, "export")
 	if err != nil {
@@ -80,62 +60,37 @@ func (s *Server) handleExportShow(c echo.Context) error {
 	return render(c, http.StatusOK, templates.ExportPage(meta, v))
 }
 
-// projectSubjects lists the subjects a project has sessions of.
-func (s *Server) projectSubjects(ctx context.Context, projectID int64) ([]string, error) {
-	sessions, _, err := s.store.FindSessions(ctx, governance.SessionFilter{ProjectID: projectID, Limit: 1000})
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, si := range sessions {
-		if si.SubjectID != "" && !slices.Contains(out, si.SubjectID) {
-			out = append(out, si.SubjectID)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
 // handleExportDownload sends one export file: project.jsonl (a member's
-// holds only their own data), MEMORY.md (reviewers and admins) or USER.md.
+// holds only their own data), MEMORY.md (reviewers and admins), USER.md or
+// an agent file (reviewers and admins).
 func (s *Server) handleExportDownload(c echo.Context) error {
 	slug, err := pathParam(c, "project")
 	if err != nil {
 		return err
 	}
-	sc, err := s.projectScope(c, slug)
-	if err != nil {
-		return err
-	}
-	format := map[string]string{"project.jsonl": exportJSONL, governance.HermesMemoryName: exportMemory,
-		governance.HermesUserName: exportUser}[c.Param("file")]
-	if format == "" && sc.Subject == nil {
-		return s.writeAgentFile(c, sc.Project, c.Param("file"), strings.TrimSpace(c.QueryParam("subject")))
-	}
-	if format == "" {
-		return governance.Errorf(governance.ENOTFOUND, "There is no such export file.")
-	}
-	if format == exportMemory && sc.Subject != nil {
-		return governance.Errorf(governance.EFORBIDDEN, "MEMORY.md holds the project's rules; members may download USER.md.")
-	}
 	var subject *string
-	if sc.Subject != nil {
-		subject = sc.Subject
-	} else if v := strings.TrimSpace(c.QueryParam("subject")); v != "" {
+	if v := strings.TrimSpace(c.QueryParam("subject")); v != "" {
 		subject = &v
 	}
-	return s.writeExport(c, sc.Project, format, subject, auth.UserFrom(c.Request().Context()).Username)
+	switch name := c.Param("file"); name {
+	case "project.jsonl":
+		return s.writeJSONL(c, slug, subject)
+	case governance.HermesMemoryName, governance.HermesUserName:
+		return s.writeHermes(c, slug, name, subject)
+	default:
+		ctx := c.Request().Context()
+		body, err := s.app.Exports.AgentFile(ctx, actorOf(ctx), slug, name, deref(subject))
+		if err != nil {
+			return err
+		}
+		return sendMarkdown(c, name, body)
+	}
 }
 
 // handleAPIExport sends the token's project export: ?format=jsonl (default),
 // memory or user (with ?subject_id=).
 func (s *Server) handleAPIExport(c echo.Context) error {
-	ctx := c.Request().Context()
-	t := tokenFrom(ctx)
-	p, err := s.store.FindProjectByID(ctx, t.ProjectID)
-	if err != nil {
-		return err
-	}
+	t := tokenFrom(c.Request().Context())
 	format := c.QueryParam("format")
 	if format == "" {
 		format = exportJSONL
@@ -148,85 +103,54 @@ func (s *Server) handleAPIExport(c echo.Context) error {
 		v := c.QueryParam("subject_id")
 		subject = &v
 	}
-	if format == exportUser && (subject == nil || *subject == "") {
-		return governance.Errorf(governance.EINVALID, "USER.md is about one subject: give subject_id.")
+	switch format {
+	case exportUser:
+		if subject == nil || *subject == "" {
+			return governance.Errorf(governance.EINVALID, "USER.md is about one subject: give subject_id.")
+		}
+		return s.writeHermes(c, t.ProjectSlug, governance.HermesUserName, subject)
+	case exportMemory:
+		return s.writeHermes(c, t.ProjectSlug, governance.HermesMemoryName, subject)
 	}
-	return s.writeExport(c, p, format, subject, t.Actor())
+	return s.writeJSONL(c, t.ProjectSlug, subject)
 }
 
-// writeExport streams one export file as a download; a JSON Lines export is
-// audited (who, which project, which subject; never content).
-func (s *Server) writeExport(c echo.Context, p *governance.Project, format string, subject *string, actor string) error {
+// writeJSONL streams the JSON Lines export as a download (audited by the
+// use case: who, which project, which subject; never content).
+func (s *Server) writeJSONL(c echo.Context, slug string, subject *string) error {
 	ctx := c.Request().Context()
 	res := c.Response()
-	res.Header().Set("Cache-Control", "no-store")
-	switch format {
-	case exportJSONL:
-		details := `{"subject":null}`
-		name := p.Slug + ".jsonl"
-		if subject != nil {
-			details = fmt.Sprintf(`{"subject":%q}`, *subject)
-			name = p.Slug + "-" + safeFileName(*subject) + ".jsonl"
-		}
-		if err := s.store.AppendAudit(ctx, &governance.AuditEntry{Actor: actor, Action: "project.export", ObjectType: "project",
-			ObjectID: fmt.Sprint(p.ID), ProjectID: p.ID, Details: details}); err != nil {
-			return err
-		}
+	// Once streaming has begun, a failure can only cut the file short.
+	_, err := s.app.Exports.JSONL(ctx, actorOf(ctx), slug, subject, func(name string) io.Writer {
+		res.Header().Set("Cache-Control", "no-store")
 		res.Header().Set(echo.HeaderContentType, "application/x-ndjson; charset=utf-8")
 		res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", name))
 		res.WriteHeader(http.StatusOK)
-		// Once streaming has begun, a failure can only cut the file short.
-		if _, err := s.store.ExportJSONL(ctx, p.ID, res, governance.ExportOptions{SubjectID: subject}); err != nil {
-			return err
-		}
-		return nil
-	default:
-		sub := ""
-		if subject != nil {
-			sub = *subject
-		}
-		h, err := s.store.ExportHermes(ctx, p.ID, sub)
-		if err != nil {
-			return err
-		}
-		f := h.Memory
-		if format == exportUser {
-			f = h.User
-		}
-		res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", f.Name))
-		return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", []byte(f.Text))
-	}
+		return res
+	})
+	return err
 }
 
-// safeFileName keeps letters, digits, dash and underscore.
-func safeFileName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			return r
-		}
-		return '_'
-	}, s)
-}
-
-// writeAgentFile sends one agent file (AGENTS.md, CLAUDE.md,
-// claude-rules-<topic>.md) holding only its managed block, ready to be
-// placed in a repository and kept current by console sync.
-func (s *Server) writeAgentFile(c echo.Context, p *governance.Project, name, subject string) error {
-	files, _, err := s.store.ExportAgentFiles(c.Request().Context(), p.ID, subject)
+// writeHermes sends MEMORY.md or USER.md as a download.
+func (s *Server) writeHermes(c echo.Context, slug, name string, subject *string) error {
+	ctx := c.Request().Context()
+	f, err := s.app.Exports.HermesFile(ctx, actorOf(ctx), slug, name, deref(subject))
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		if templates.AgentFileDownload(f.Path) != name {
-			continue
-		}
-		body, err := governance.MergeManagedBlock(nil, f.Block)
-		if err != nil {
-			return err
-		}
-		c.Response().Header().Set("Cache-Control", "no-store")
-		c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", name))
-		return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", body)
+	return sendMarkdown(c, f.Name, []byte(f.Text))
+}
+
+// sendMarkdown sends a Markdown file as a download, never cached.
+func sendMarkdown(c echo.Context, name string, body []byte) error {
+	c.Response().Header().Set("Cache-Control", "no-store")
+	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", name))
+	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", body)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	return governance.Errorf(governance.ENOTFOUND, "There is no such export file.")
+	return *s
 }

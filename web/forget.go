@@ -1,51 +1,42 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
 // Forget pages: a confirmation that shows exactly what will go, then a POST
 // that forgets it. Reviewers forget any memory of their projects; members
-// forget the memories about themselves; admins forget whole subjects.
+// forget the memories about themselves; admins forget whole subjects. Who
+// may forget what is decided by app.Forget.
 
-var errRuleNotFound = governance.Errorf(governance.ENOTFOUND, "Rule not found.")
-
-// forgettableRule loads the rule of the path if the viewer may forget it:
-// reviewers and admins of its project, or the member it is about. Another
-// subject's rule is 404 for a member, a project-wide rule 403.
-func (s *Server) forgettableRule(c echo.Context) (*governance.Rule, scope, error) {
-	r, sc, err := s.ruleInScope(c)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	if err := can(c.Request().Context(), governance.ActForgetRule,
-		governance.InProject(sc.Project).About(r.SubjectID).Named("Rule")); err != nil {
-		return nil, scope{}, err
-	}
-	if !governance.RuleAllows(r.Status, governance.RuleForget) {
-		return nil, scope{}, governance.Errorf(governance.ECONFLICT, "This memory is already forgotten.")
-	}
-	return r, sc, nil
-}
-
-// planView turns a store preview into the confirmation's view.
-func planView(p *governance.ForgetPreview, project *governance.Project) templates.ForgetPlanView {
+// planView turns a forget plan into the confirmation's view.
+func planView(plan app.ForgetPlan) templates.ForgetPlanView {
+	p := plan.Preview
 	v := templates.ForgetPlanView{
-		Project: project, SubjectID: p.SubjectID, Rules: p.Rules, SharedRuleIDs: p.SharedRuleIDs, Versions: len(p.Versions),
+		Project: plan.Project, SubjectID: p.SubjectID, Rules: p.Rules, SharedRuleIDs: p.SharedRuleIDs, Versions: len(p.Versions),
 		Candidates: p.Candidates, Events: p.Events, EventCount: p.EventCount, Fingerprints: p.Fingerprints, RecallTraces: p.RecallTraces,
 	}
 	for _, e := range p.Episodes {
 		v.Episodes = append(v.Episodes, templates.EpisodeChange{Episode: e.Episode, After: e.Summary})
 	}
 	return v
+}
+
+// planViews turns forget plans into the confirmation's views.
+func planViews(plans []app.ForgetPlan) []templates.ForgetPlanView {
+	out := make([]templates.ForgetPlanView, 0, len(plans))
+	for _, p := range plans {
+		out = append(out, planView(p))
+	}
+	return out
 }
 
 // forgetBack is where a forget returns: the form's back, or def.
@@ -67,29 +58,30 @@ func (s *Server) renderForget(c echo.Context, title string, v templates.ForgetVi
 // handleRuleForgetShow confirms forgetting one rule (optionally with the
 // conversation lines it came from: ?events=1).
 func (s *Server) handleRuleForgetShow(c echo.Context) error {
-	r, sc, err := s.forgettableRule(c)
+	id, err := idParam(c, "id", "rule")
 	if err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
 	withEvents := c.QueryParam("events") == "1"
-	preview, err := s.store.PreviewForgetRule(c.Request().Context(), r.ID, withEvents)
+	plan, err := s.app.Forget.PreviewRule(ctx, actorOf(ctx), id, withEvents)
 	if err != nil {
 		return err
 	}
-	back := forgetBack(c, templates.RuleURL(r.ID))
+	back := forgetBack(c, templates.RuleURL(id))
 	toggle := url.Values{"back": {back}}
 	if !withEvents {
 		toggle.Set("events", "1")
 	}
 	v := templates.ForgetView{
 		Heading:      tr(c, "forget.heading_memory"),
-		Intro:        tr(c, "forget.intro_rule", "ID", r.ID),
-		Action:       "/rules/" + strconv.FormatInt(r.ID, 10) + "/forget",
+		Intro:        tr(c, "forget.intro_rule", "ID", id),
+		Action:       "/rules/" + strconv.FormatInt(id, 10) + "/forget",
 		Back:         back,
 		EventsChoice: true,
 		WithEvents:   withEvents,
-		EventsToggle: "/rules/" + strconv.FormatInt(r.ID, 10) + "/forget?" + toggle.Encode(),
-		Plans:        []templates.ForgetPlanView{planView(preview, sc.Project)},
+		EventsToggle: "/rules/" + strconv.FormatInt(id, 10) + "/forget?" + toggle.Encode(),
+		Plans:        []templates.ForgetPlanView{planView(plan)},
 		Submit:       tr(c, "forget.submit"),
 	}
 	return s.renderForget(c, tr(c, "forget.heading_memory"), v)
@@ -97,17 +89,18 @@ func (s *Server) handleRuleForgetShow(c echo.Context) error {
 
 // handleRuleForgetCreate forgets one rule.
 func (s *Server) handleRuleForgetCreate(c echo.Context) error {
-	r, _, err := s.forgettableRule(c)
+	id, err := idParam(c, "id", "rule")
 	if err != nil {
 		return err
 	}
-	back := backTo(c, templates.RuleURL(r.ID))
-	if back == templates.RuleURL(r.ID)+"/forget" {
-		back = templates.RuleURL(r.ID)
-	}
-	rep, err := s.store.ForgetRule(c.Request().Context(), actor(c), r.ID, c.FormValue("events") == "1")
+	ctx := c.Request().Context()
+	rep, err := s.app.Forget.Rule(ctx, actorOf(ctx), id, c.FormValue("events") == "1")
 	if err != nil {
 		return err
+	}
+	back := backTo(c, templates.RuleURL(id))
+	if back == templates.RuleURL(id)+"/forget" {
+		back = templates.RuleURL(id)
 	}
 	return s.done(c, back, forgetMessage(c, tr(c, "forget.done_memory"), rep))
 }
@@ -122,71 +115,24 @@ func forgetMessage(c echo.Context, head string, rep *governance.ForgetReport) st
 	return tr(c, "forget.done", "Head", head, "Parts", parts)
 }
 
-// bulkForgetIDs reads the selected rules and checks the viewer reviews
-// every one's project.
-func (s *Server) bulkForgetIDs(c echo.Context) ([]int64, error) {
-	ctx := c.Request().Context()
-	if err := can(ctx, governance.ActReviewAny, governance.Object{}); err != nil {
-		return nil, err
-	}
-	form, err := c.FormParams()
-	if err != nil {
-		return nil, governance.Errorf(governance.EINVALID, "Unreadable form.")
-	}
-	var ids []int64
-	for _, v := range form["id"] {
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || id <= 0 {
-			return nil, governance.Errorf(governance.EINVALID, "Invalid rule id %q.", v)
-		}
-		ids = append(ids, id)
-	}
-	ids = dedupe(ids)
-	if len(ids) == 0 {
-		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule to forget.")
-	}
-	rules, err := s.store.FindRulesByIDs(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	if len(rules) != len(ids) {
-		return nil, errRuleNotFound
-	}
-	for _, r := range rules {
-		if can(ctx, governance.ActReview, governance.Object{ProjectID: r.ProjectID}) != nil {
-			return nil, governance.Errorf(governance.EFORBIDDEN, "You do not review the project of rule %d.", r.ID)
-		}
-		if !governance.RuleAllows(r.Status, governance.RuleForget) {
-			return nil, governance.Errorf(governance.ECONFLICT, "Rule %d is already forgotten.", r.ID)
-		}
-	}
-	return ids, nil
-}
-
 // handleRulesForget forgets the rules selected on the rules page: the first
 // POST shows what will go, the confirmed one forgets.
 func (s *Server) handleRulesForget(c echo.Context) error {
 	ctx := c.Request().Context()
-	ids, err := s.bulkForgetIDs(c)
+	form, err := c.FormParams()
 	if err != nil {
-		return err
+		return governance.Errorf(governance.EINVALID, "Unreadable form.")
 	}
 	if c.FormValue("confirm") == "1" {
-		rep, err := s.store.ForgetRules(ctx, actor(c), ids, false)
+		rep, err := s.app.Forget.Rules(ctx, actorOf(ctx), form["id"])
 		if err != nil {
 			return err
 		}
 		return s.done(c, "/rules", forgetMessage(c, tr(c, "forget.done_plain"), rep))
 	}
-	preview, err := s.store.PreviewForgetRules(ctx, ids, false)
+	ids, plan, err := s.app.Forget.PreviewRules(ctx, actorOf(ctx), form["id"])
 	if err != nil {
 		return err
-	}
-	var project *governance.Project
-	if preview.ProjectID != 0 {
-		if project, err = s.store.FindProjectByID(ctx, preview.ProjectID); err != nil {
-			return err
-		}
 	}
 	v := templates.ForgetView{
 		Heading: trn(c, "forget.heading_rules", len(ids)),
@@ -194,7 +140,7 @@ func (s *Server) handleRulesForget(c echo.Context) error {
 		Action:  "/rules/forget",
 		Back:    "/rules",
 		Hidden:  []templates.HiddenField{{Name: "confirm", Value: "1"}},
-		Plans:   []templates.ForgetPlanView{planView(preview, project)},
+		Plans:   []templates.ForgetPlanView{planView(plan)},
 		Submit:  trn(c, "forget.heading_rules", len(ids)),
 	}
 	for _, id := range ids {
@@ -203,37 +149,15 @@ func (s *Server) handleRulesForget(c echo.Context) error {
 	return s.renderForget(c, trn(c, "forget.heading_rules", len(ids)), v)
 }
 
-// forgettableCandidate loads the candidate of the path if the viewer may
-// forget it: reviewers and admins, or the member it is about.
-func (s *Server) forgettableCandidate(c echo.Context) (*governance.Candidate, scope, error) {
-	ctx := c.Request().Context()
-	id, err := idParam(c, "id", "candidate")
-	if err != nil {
-		return nil, scope{}, err
-	}
-	cand, err := s.store.FindCandidateByID(ctx, id)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	sc, err := s.projectScopeByID(ctx, cand.ProjectID)
-	if err != nil {
-		return nil, scope{}, err
-	}
-	if err := can(ctx, governance.ActForgetCandidate,
-		governance.InProject(sc.Project).About(cand.SubjectID).Named("Candidate")); err != nil {
-		return nil, scope{}, err
-	}
-	return cand, sc, nil
-}
-
 // handleCandidateForgetShow confirms forgetting a candidate memory.
 func (s *Server) handleCandidateForgetShow(c echo.Context) error {
-	cand, sc, err := s.forgettableCandidate(c)
+	id, err := idParam(c, "id", "candidate")
 	if err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
 	withEvents := c.QueryParam("events") == "1"
-	preview, err := s.store.PreviewForgetCandidate(c.Request().Context(), cand.ID, withEvents)
+	plan, err := s.app.Forget.PreviewCandidate(ctx, actorOf(ctx), id, withEvents)
 	if err != nil {
 		return err
 	}
@@ -242,7 +166,7 @@ func (s *Server) handleCandidateForgetShow(c echo.Context) error {
 	if !withEvents {
 		toggle.Set("events", "1")
 	}
-	action := "/candidates/" + strconv.FormatInt(cand.ID, 10) + "/forget"
+	action := "/candidates/" + strconv.FormatInt(id, 10) + "/forget"
 	v := templates.ForgetView{
 		Heading:      tr(c, "forget.heading_memory"),
 		Intro:        tr(c, "forget.intro_candidate"),
@@ -251,7 +175,7 @@ func (s *Server) handleCandidateForgetShow(c echo.Context) error {
 		EventsChoice: true,
 		WithEvents:   withEvents,
 		EventsToggle: action + "?" + toggle.Encode(),
-		Plans:        []templates.ForgetPlanView{planView(preview, sc.Project)},
+		Plans:        []templates.ForgetPlanView{planView(plan)},
 		Submit:       tr(c, "forget.submit"),
 	}
 	return s.renderForget(c, tr(c, "forget.heading_memory"), v)
@@ -259,79 +183,61 @@ func (s *Server) handleCandidateForgetShow(c echo.Context) error {
 
 // handleCandidateForgetCreate forgets a candidate memory.
 func (s *Server) handleCandidateForgetCreate(c echo.Context) error {
-	cand, _, err := s.forgettableCandidate(c)
+	id, err := idParam(c, "id", "candidate")
 	if err != nil {
 		return err
 	}
-	rep, err := s.store.ForgetCandidate(c.Request().Context(), actor(c), cand.ID, c.FormValue("events") == "1")
+	ctx := c.Request().Context()
+	rep, err := s.app.Forget.Candidate(ctx, actorOf(ctx), id, c.FormValue("events") == "1")
 	if err != nil {
 		return err
 	}
 	return s.done(c, backTo(c, "/me"), forgetMessage(c, tr(c, "forget.done_memory"), rep))
 }
 
-// subjectPlans previews forgetting each (project, subject) pair.
-func (s *Server) subjectPlans(ctx context.Context, pairs []subjectRef) ([]templates.ForgetPlanView, error) {
-	var out []templates.ForgetPlanView
-	for _, p := range pairs {
-		preview, err := s.store.PreviewForgetSubject(ctx, p.Project.ID, p.SubjectID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, planView(preview, p.Project))
-	}
-	return out, nil
-}
-
-// subjectRef is one subject of one project.
-type subjectRef struct {
-	Project   *governance.Project
-	SubjectID string
-}
-
-// newAdminForgetForm reads the project and subject to forget.
-func (s *Server) adminForgetView(c echo.Context, project, subject string) (templates.AdminForgetView, *governance.Project, error) {
+// adminForgetView is the admin forget page's form: every project, and the
+// project and subject chosen, with a field error for a missing subject.
+func (s *Server) adminForgetView(c echo.Context, project, subject string) (templates.AdminForgetView, error) {
 	ctx := c.Request().Context()
-	projects, err := s.store.FindProjects(ctx)
+	projects, err := s.app.Projects.All(ctx, actorOf(ctx))
 	if err != nil {
-		return templates.AdminForgetView{}, nil, err
+		return templates.AdminForgetView{}, err
 	}
 	v := templates.AdminForgetView{Projects: projects, Project: project, Subject: strings.TrimSpace(subject), Errors: templates.FieldErrors{}}
-	if project == "" {
-		return v, nil, nil
-	}
-	p, err := s.store.FindProjectBySlug(ctx, project)
-	if err != nil {
-		return v, nil, err
-	}
-	if v.Subject == "" {
+	if project != "" && v.Subject == "" {
 		v.Errors["subject"] = "Name the subject whose memories to forget."
 	}
-	return v, p, nil
+	return v, nil
 }
 
 // handleAdminForgetShow picks a subject and shows what forgetting it removes.
 func (s *Server) handleAdminForgetShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	v, p, err := s.adminForgetView(c, c.QueryParam("project"), c.QueryParam("subject"))
+	v, err := s.adminForgetView(c, c.QueryParam("project"), c.QueryParam("subject"))
 	if err != nil {
 		return err
 	}
 	status := http.StatusOK
+	if v.Project != "" {
+		if _, err := s.app.Projects.Scope(ctx, actorOf(ctx), v.Project); err != nil {
+			return err
+		}
+	}
 	if len(v.Errors) > 0 {
 		status = http.StatusUnprocessableEntity
-	} else if p != nil {
-		plans, err := s.subjectPlans(ctx, []subjectRef{{Project: p, SubjectID: v.Subject}})
+	} else if v.Project != "" {
+		plan, err := s.app.Forget.PreviewSubject(ctx, actorOf(ctx), v.Project, v.Subject)
 		if err != nil {
 			return err
 		}
+		p := plan.Project
 		back := "/admin/forget?" + url.Values{"project": {p.Slug}, "subject": {v.Subject}}.Encode()
 		v.Confirm = &templates.ForgetView{
 			Intro:  tr(c, "forget.intro_subject", "Subject", v.Subject, "Project", p.Name),
 			Action: "/admin/forget",
 			Back:   back,
 			Hidden: []templates.HiddenField{{Name: "project", Value: p.Slug}, {Name: "subject", Value: v.Subject}},
-			Plans:  plans,
+			Plans:  []templates.ForgetPlanView{planView(plan)},
 			Submit: tr(c, "forget.submit_subject", "Subject", v.Subject),
 		}
 	}
@@ -344,16 +250,14 @@ func (s *Server) handleAdminForgetShow(c echo.Context) error {
 
 // handleAdminForgetCreate forgets everything about a subject of a project.
 func (s *Server) handleAdminForgetCreate(c echo.Context) error {
-	v, p, err := s.adminForgetView(c, c.FormValue("project"), c.FormValue("subject"))
-	if err != nil {
-		return err
-	}
-	if p == nil || len(v.Errors) > 0 {
+	ctx := c.Request().Context()
+	project, subject := c.FormValue("project"), strings.TrimSpace(c.FormValue("subject"))
+	if project == "" || subject == "" {
 		return governance.Errorf(governance.EINVALID, "Pick a project and a subject.")
 	}
-	rep, err := s.store.ForgetSubject(c.Request().Context(), actor(c), p.ID, v.Subject)
+	rep, err := s.app.Forget.Subject(ctx, actorOf(ctx), project, subject)
 	if err != nil {
 		return err
 	}
-	return s.done(c, "/admin/forget", forgetMessage(c, tr(c, "forget.done_subject", "Subject", v.Subject), rep))
+	return s.done(c, "/admin/forget", forgetMessage(c, tr(c, "forget.done_subject", "Subject", subject), rep))
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
@@ -20,8 +21,6 @@ type Heartbeat interface {
 }
 
 const beatHistory = 20
-
-var errHeartbeatForbidden = governance.Errorf(governance.EFORBIDDEN, "Only reviewers and admins see and run the heartbeat.")
 
 // handleHeartbeatShow is the heartbeat page (reviewers and admins).
 func (s *Server) handleHeartbeatShow(c echo.Context) error {
@@ -49,17 +48,12 @@ func (s *Server) handleHeartbeatPanel(c echo.Context) error {
 
 // handleHeartbeatRun asks for a beat now.
 func (s *Server) handleHeartbeatRun(c echo.Context) error {
-	if err := can(c.Request().Context(), governance.ActReviewAny, governance.Object{}); err != nil {
-		return errHeartbeatForbidden
+	ctx := c.Request().Context()
+	var hb app.Nudger
+	if s.cfg.Heartbeat != nil {
+		hb = s.cfg.Heartbeat
 	}
-	a := auth.UserFrom(c.Request().Context())
-	if s.cfg.Heartbeat == nil {
-		return governance.Errorf(governance.ECONFLICT, "The heartbeat does not run in this process.")
-	}
-	s.cfg.Heartbeat.NudgeBy("manual:account:" + a.Username)
-	if err := s.store.AppendAudit(c.Request().Context(), &governance.AuditEntry{
-		Actor: "account:" + a.Username, Action: "heartbeat.run", ObjectType: "heartbeat", ObjectID: "now",
-	}); err != nil {
+	if err := s.app.Heartbeat.Run(ctx, actorOf(ctx), hb); err != nil {
 		return err
 	}
 	if isPartial(c) {
@@ -77,14 +71,12 @@ func (s *Server) handleHeartbeatRun(c echo.Context) error {
 }
 
 func (s *Server) heartbeatView(c echo.Context) (templates.HeartbeatView, error) {
-	if err := can(c.Request().Context(), governance.ActReviewAny, governance.Object{}); err != nil {
-		return templates.HeartbeatView{}, errHeartbeatForbidden
-	}
-	beats, err := s.store.FindBeats(c.Request().Context(), beatHistory)
+	ctx := c.Request().Context()
+	beats, err := s.app.Heartbeat.Beats(ctx, actorOf(ctx), beatHistory)
 	if err != nil {
 		return templates.HeartbeatView{}, err
 	}
-	a := auth.UserFrom(c.Request().Context())
+	a := auth.UserFrom(ctx)
 	_, all := a.ReviewableProjects()
 	v := templates.HeartbeatView{Beats: beats, Now: time.Now(), CanRun: s.cfg.Heartbeat != nil, AllProjects: a.IsAdmin || all}
 	if s.cfg.Heartbeat != nil {

@@ -73,7 +73,8 @@ func (f importForm) Validate(projects []*governance.Project) (templates.FieldErr
 
 // handleImportNew shows the upload form.
 func (s *Server) handleImportNew(c echo.Context) error {
-	projects, err := s.store.FindProjects(c.Request().Context())
+	ctx := c.Request().Context()
+	projects, err := s.app.Projects.All(ctx, actorOf(ctx))
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func (s *Server) handleImportNew(c echo.Context) error {
 // by line number. Events already present (same id) are skipped and counted.
 func (s *Server) handleImportCreate(c echo.Context) error {
 	ctx := c.Request().Context()
-	projects, err := s.store.FindProjects(ctx)
+	projects, err := s.app.Projects.All(ctx, actorOf(ctx))
 	if err != nil {
 		return err
 	}
@@ -112,8 +113,8 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 		return fmt.Errorf("web: open upload: %w", err)
 	}
 	defer file.Close()
-	opts := transcript.Options{Format: format, Name: f.File.Filename, Project: project.Slug, SkipMalformed: f.Skip}
-	res, err := transcript.Import(ctx, s.store, "account:"+auth.UserFrom(ctx).Username, project.ID, file, opts)
+	opts := transcript.Options{Format: format, Name: f.File.Filename, SkipMalformed: f.Skip}
+	res, err := s.app.Imports.Transcript(ctx, actorOf(ctx), project.ID, file, opts)
 	var rejected *governance.ImportError
 	switch {
 	case errors.As(err, &rejected):

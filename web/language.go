@@ -3,7 +3,6 @@ package web
 import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
-	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -32,12 +31,7 @@ func tr(c echo.Context, id string, kv ...any) string {
 // goes back to the page it was chosen on.
 func (s *Server) handleLanguageUpdate(c echo.Context) error {
 	ctx := c.Request().Context()
-	a := auth.UserFrom(ctx)
-	lang := c.FormValue("language")
-	if lang != "" && !locale.Supported(lang) {
-		return governance.Errorf(governance.EINVALID, "Unknown language.")
-	}
-	if err := s.store.SetAccountLanguage(ctx, a.ID, lang); err != nil {
+	if err := s.app.Account.SetLanguage(ctx, actorOf(ctx), c.FormValue("language")); err != nil {
 		return err
 	}
 	return redirect(c, safeNext(c.FormValue("back")))

@@ -87,7 +87,7 @@ func (s *Server) handleLoginCreate(c echo.Context) error {
 		return render(c, http.StatusTooManyRequests, templates.LoginPage(meta, v))
 	}
 
-	a, err := s.store.FindAccountByUsername(ctx, f.Username)
+	a, err := s.app.Account.ForSignIn(ctx, f.Username)
 	switch governance.ErrorCode(err) {
 	case "":
 	case governance.ENOTFOUND:
@@ -120,8 +120,9 @@ func (s *Server) handleLoginCreate(c echo.Context) error {
 // handleLogout signs the account out everywhere: every copy of its cookie
 // (another browser, a copied one) stops working, not only this one.
 func (s *Server) handleLogout(c echo.Context) error {
-	if a := auth.UserFrom(c.Request().Context()); a != nil {
-		if err := s.store.EndSessions(c.Request().Context(), a.ID); err != nil {
+	ctx := c.Request().Context()
+	if actor := actorOf(ctx); actor.Account != nil {
+		if err := s.app.Account.EndSessions(ctx, actor); err != nil {
 			return err
 		}
 	}

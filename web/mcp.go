@@ -152,7 +152,7 @@ func (s *Server) mcpRecall(ctx context.Context, req *mcp.CallToolRequest, in MCP
 	if err != nil {
 		return nil, nil, err
 	}
-	pkg, err := s.store.Recall(ctx, t.Actor(), governance.RecallRequest{
+	pkg, err := s.app.Recalls.Recall(ctx, governance.TokenActor(t), governance.RecallRequest{
 		Task: in.Task, ProjectID: t.ProjectID, SubjectID: in.SubjectID, TaskType: in.TaskType, Risk: in.Risk,
 		Budget: governance.Budget{Total: in.BudgetTotal, PerItem: in.BudgetPerItem}, IncludeEvents: in.IncludeEvents,
 	})
@@ -194,9 +194,6 @@ func (s *Server) mcpRecordEvents(ctx context.Context, req *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(in.Events) > APIMaxEvents {
-		return nil, nil, fmt.Errorf("at most %d events per call", APIMaxEvents)
-	}
 	events := make([]*governance.Event, len(in.Events))
 	var bad governance.LineErrors
 	for i, e := range in.Events {
@@ -211,7 +208,7 @@ func (s *Server) mcpRecordEvents(ctx context.Context, req *mcp.CallToolRequest, 
 	if err := bad.Err(); err != nil {
 		return nil, nil, s.toolError(ctx, "record_events", err)
 	}
-	res, err := s.store.IngestEvents(ctx, t.ProjectID, events)
+	res, err := s.app.Events.Ingest(ctx, governance.TokenActor(t), t.ProjectID, events)
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "record_events", err)
 	}
@@ -282,13 +279,9 @@ func (s *Server) mcpListRules(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "list_rules", err)
 	}
-	f.ProjectID = &t.ProjectID
-	rules, total, err := s.store.FindRules(ctx, f)
+	rules, total, err := s.app.Rules.ListProject(ctx, governance.TokenActor(t), t.ProjectID, f)
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "list_rules", err)
-	}
-	if rules == nil {
-		rules = []*governance.Rule{}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d rule(s)", total)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
@@ -31,8 +30,9 @@ func newRecallForm(c echo.Context) templates.RecallForm {
 }
 
 // validateRecallForm checks the form against the caller's scopes and builds
-// the request. A member recalls only for their own subject.
-func validateRecallForm(f *templates.RecallForm, scopes []scope) (templates.FieldErrors, governance.RecallRequest, scope) {
+// the request. A member recalls only for their own subject (the use case
+// holds them to it; the form shows it).
+func validateRecallForm(f *templates.RecallForm, scopes []scope) (templates.FieldErrors, governance.RecallRequest) {
 	errs := templates.FieldErrors{}
 	var (
 		req governance.RecallRequest
@@ -76,7 +76,7 @@ func validateRecallForm(f *templates.RecallForm, scopes []scope) (templates.Fiel
 			errs["budget"] = governance.ErrorMessage(err)
 		}
 	}
-	return errs, req, sc
+	return errs, req
 }
 
 // recallView builds the playground's view for the caller's projects.
@@ -89,7 +89,7 @@ func (s *Server) recallView(ctx context.Context, f templates.RecallForm) (templa
 	for _, sc := range scopes {
 		opt := templates.RecallProject{Slug: sc.Project.Slug, Name: sc.Project.Name, Subject: sc.SubjectID(), Member: sc.Subject != nil}
 		if sc.Subject == nil {
-			if opt.Subjects, err = s.projectSubjects(ctx, sc.Project.ID); err != nil {
+			if opt.Subjects, err = s.app.Events.Subjects(ctx, actorOf(ctx), sc.Project.ID); err != nil {
 				return v, nil, err
 			}
 		}
@@ -124,28 +124,20 @@ func (s *Server) handleRecallRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	errs, req, sc := validateRecallForm(&v.Form, scopes)
+	errs, req := validateRecallForm(&v.Form, scopes)
 	status := http.StatusOK
 	if len(errs) > 0 {
 		v.Errors, status = errs, http.StatusUnprocessableEntity
 	} else {
-		a := auth.UserFrom(ctx)
-		req.Preview = true
-		pkg, err := s.store.Recall(ctx, a.Username, req)
+		run, err := s.app.Recalls.Preview(ctx, actorOf(ctx), req)
 		if err != nil {
 			return err
 		}
-		res := &templates.RecallResult{Task: req.Task, Package: pkg, Labels: map[string]string{}}
-		if err := s.recallLabels(ctx, req, res.Labels); err != nil {
-			return err
-		}
-		for _, it := range pkg.Items {
-			res.Labels[it.ID] = it.Text
-		}
-		if governance.Can(governance.AccountActor(a), governance.ActReview, governance.InProject(sc.Project)) == nil {
-			res.ShowFiltered = true
-			if res.Filtered, err = s.scopeFilteredRules(ctx, a, sc, req.SubjectID); err != nil {
-				return err
+		res := &templates.RecallResult{Task: req.Task, Package: run.Package, Labels: run.Labels, ShowFiltered: run.ShowFiltered}
+		if run.ShowFiltered {
+			res.Filtered = []templates.FilteredRule{}
+			for _, fr := range run.Filtered {
+				res.Filtered = append(res.Filtered, templates.FilteredRule(fr))
 			}
 		}
 		v.Result = res
@@ -161,47 +153,4 @@ func (s *Server) handleRecallRun(c echo.Context) error {
 		return err
 	}
 	return render(c, status, templates.RecallPage(meta, v))
-}
-
-// recallLabels names the in-scope rules of the trace by their text.
-func (s *Server) recallLabels(ctx context.Context, req governance.RecallRequest, labels map[string]string) error {
-	rules, _, err := s.store.FindRules(ctx, governance.RuleFilter{ProjectID: &req.ProjectID, ForSubject: &req.SubjectID})
-	if err != nil {
-		return err
-	}
-	for _, r := range rules {
-		labels[governance.RecallRuleID(r.ID)] = r.Text
-	}
-	return nil
-}
-
-// scopeFilteredRules names the active rules the scope filter removed that
-// the account may see: rules of the other projects it reviews, and rules
-// about other subjects of this project.
-func (s *Server) scopeFilteredRules(ctx context.Context, a *governance.Account, sc scope, subject string) ([]templates.FilteredRule, error) {
-	projects, err := s.store.FindProjects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	slugs := map[int64]string{}
-	for _, p := range projects {
-		slugs[p.ID] = p.Slug
-	}
-	f := governance.RuleFilter{Statuses: []governance.RuleStatus{governance.RuleActive}}
-	if ids, all := a.ReviewableProjects(); !all {
-		f.ProjectIDs = ids
-	}
-	rules, _, err := s.store.FindRules(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	out := []templates.FilteredRule{}
-	for _, r := range rules {
-		other := r.ProjectID != sc.Project.ID
-		if other || (r.SubjectID != "" && r.SubjectID != subject) {
-			out = append(out, templates.FilteredRule{Project: slugs[r.ProjectID], OtherProject: other, SubjectID: r.SubjectID,
-				RuleID: r.ID, Text: r.Text})
-		}
-	}
-	return out, nil
 }

@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
-	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
@@ -108,20 +107,13 @@ func (s *Server) handleEventSearch(c echo.Context) error {
 		f.Project = scopes[0].Project.Slug
 	}
 
-	ef := f.filter()
 	if f.Project != "" {
-		sc, err := s.projectScope(c, f.Project)
-		if err != nil {
+		// An unknown or foreign project is refused even before a query.
+		if _, err := s.projectScope(c, f.Project); err != nil {
 			return err
 		}
-		ef.ProjectID, ef.SubjectID = &sc.Project.ID, sc.Subject
-	} else if a := auth.UserFrom(ctx); !a.IsAdmin {
-		ef.ProjectIDs = []int64{}
-		for _, sc := range scopes {
-			ef.ProjectIDs = append(ef.ProjectIDs, sc.Project.ID)
-		}
 	}
-
+	ef := f.filter()
 	v.Form = templates.SearchForm(f)
 	status := http.StatusOK
 	if v.Errors = f.Validate(); len(v.Errors) > 0 {
@@ -129,7 +121,7 @@ func (s *Server) handleEventSearch(c echo.Context) error {
 	} else if f.Query != "" {
 		page := pageParam(c)
 		ef.Offset, ef.Limit = (page-1)*searchPageSize, searchPageSize
-		hits, total, err := s.store.SearchEvents(ctx, ef)
+		hits, total, err := s.app.Events.Search(ctx, actorOf(ctx), f.Project, ef)
 		switch {
 		case governance.ErrorCode(err) == governance.EINVALID:
 			// Punctuation alone: say so where the results would be.

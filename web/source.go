@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
@@ -29,7 +28,7 @@ func (s *Server) handleSourceCreate(c echo.Context) error {
 		Dir:     strings.TrimSpace(c.FormValue("dir")),
 		Format:  strings.TrimSpace(c.FormValue("format")),
 	}
-	projects, err := s.store.FindProjects(ctx)
+	projects, err := s.app.Projects.All(ctx, actorOf(ctx))
 	if err != nil {
 		return err
 	}
@@ -54,7 +53,7 @@ func (s *Server) handleSourceCreate(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.renderSources(c, http.StatusUnprocessableEntity, form, errs)
 	}
-	if err := s.store.EnsureSource(ctx, &store.Source{ProjectID: project.ID, Dir: dir, Format: string(format)}); err != nil {
+	if err := s.app.Sources.Ensure(ctx, actorOf(ctx), &governance.FollowSource{ProjectID: project.ID, Dir: dir, Format: string(format)}); err != nil {
 		return err
 	}
 	if err := s.flash(c, auth.FlashSuccess, "Following "+dir+"."); err != nil {
@@ -65,11 +64,11 @@ func (s *Server) handleSourceCreate(c echo.Context) error {
 
 func (s *Server) renderSources(c echo.Context, status int, form templates.SourceFormValues, errs templates.FieldErrors) error {
 	ctx := c.Request().Context()
-	projects, err := s.store.FindProjects(ctx)
+	projects, err := s.app.Projects.All(ctx, actorOf(ctx))
 	if err != nil {
 		return err
 	}
-	sources, err := s.store.FindSources(ctx)
+	sources, err := s.app.Sources.List(ctx, actorOf(ctx))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,12 +10,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
-
-// tokenPrefix marks Mnemo API token secrets, so secret scanners can find them.
-const tokenPrefix = "mnemo_"
-
-// newTokenSecret returns a random token secret (130 bits).
-func newTokenSecret() string { return tokenPrefix + strings.ToLower(rand.Text()) }
 
 // tokenForm is the new-token form as posted.
 type tokenForm struct {
@@ -66,14 +59,14 @@ func (f tokenForm) Validate(projects []*governance.Project) (templates.FieldErro
 	return errs, t
 }
 
-// tokenView builds the page's view from the store.
+// tokenView builds the page's view.
 func (s *Server) tokenView(c echo.Context, form tokenForm, errs templates.FieldErrors) (templates.TokenView, error) {
 	ctx := c.Request().Context()
-	projects, err := s.store.FindProjects(ctx)
+	projects, err := s.app.Projects.All(ctx, actorOf(ctx))
 	if err != nil {
 		return templates.TokenView{}, err
 	}
-	tokens, err := s.store.FindTokens(ctx, governance.TokenFilter{IncludeRevoked: true})
+	tokens, err := s.app.Tokens.List(ctx, actorOf(ctx))
 	if err != nil {
 		return templates.TokenView{}, err
 	}
@@ -114,7 +107,7 @@ func (s *Server) handleTokenCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	projects, err := s.store.FindProjects(ctx)
+	projects, err := s.app.Projects.All(ctx, actorOf(ctx))
 	if err != nil {
 		return err
 	}
@@ -122,9 +115,7 @@ func (s *Server) handleTokenCreate(c echo.Context) error {
 	status := http.StatusOK
 	var secret string
 	if len(errs) == 0 {
-		t.CreatedBy = auth.UserFrom(ctx).Username
-		secret = newTokenSecret()
-		if err := s.store.CreateToken(ctx, t, auth.HashToken(secret)); err != nil {
+		if secret, err = s.app.Tokens.Create(ctx, actorOf(ctx), t); err != nil {
 			return err
 		}
 		form = tokenForm{Project: form.Project}
@@ -153,11 +144,8 @@ func (s *Server) handleTokenRevoke(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := s.store.FindTokenByID(ctx, id)
+	t, err := s.app.Tokens.Revoke(ctx, actorOf(ctx), id)
 	if err != nil {
-		return err
-	}
-	if err := s.store.RevokeToken(ctx, id, auth.UserFrom(ctx).Username); err != nil {
 		return err
 	}
 	if err := s.flash(c, auth.FlashSuccess, fmt.Sprintf("Token %q of %s was revoked.", t.Name, t.ProjectSlug)); err != nil {

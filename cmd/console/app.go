@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
@@ -30,6 +31,7 @@ type Main struct {
 	Config    Config
 	Logger    *slog.Logger
 	Store     *store.Store
+	App       *app.App
 	Heartbeat *governance.Heartbeat
 	Evals     *evals.Runner
 	EvalDeps  evals.Deps
@@ -50,7 +52,7 @@ func openMain(ctx context.Context, cfg Config, logw io.Writer) (*Main, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Main{Config: cfg, Logger: logger, Store: st}
+	m := &Main{Config: cfg, Logger: logger, Store: st, App: app.New(st)}
 	m.Heartbeat = &governance.Heartbeat{
 		Store:        st,
 		Consolidator: newConsolidator(cfg, logger),

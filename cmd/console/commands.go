@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,9 +16,13 @@ import (
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 )
+
+// cliActor is the actor of the command line's use cases: an administrator
+// named "cli" in audit rows (the CLI runs with the database's owner's
+// rights).
+var cliActor = governance.AccountActor(&governance.Account{Username: "cli", IsAdmin: true})
 
 // user runs "console user add|passwd|list".
 func (e *cmdEnv) user(args []string) error {
@@ -215,7 +220,7 @@ func (e *cmdEnv) importEvents(args []string) error {
 	if err != nil {
 		return fmt.Errorf("project %s: %s (use --create to create it)", slug, governance.ErrorMessage(err))
 	}
-	res, err := transcript.ImportFile(e.ctx, m.Store, "cli", p.ID, pos[0], opts)
+	res, err := m.App.Imports.TranscriptFile(e.ctx, cliActor, p.ID, pos[0], opts)
 	if err != nil {
 		if res != nil {
 			return rejected(&res.Report, err)
@@ -283,12 +288,11 @@ func (e *cmdEnv) sync(args []string) error {
 		return err
 	}
 	defer m.Close()
-	p, err := m.Store.FindProjectBySlug(e.ctx, *project)
+	files, h, err := m.App.Exports.AgentFiles(e.ctx, cliActor, *project, *subject)
 	if err != nil {
-		return fmt.Errorf("project %s: %s", *project, governance.ErrorMessage(err))
-	}
-	files, h, err := m.Store.ExportAgentFiles(e.ctx, p.ID, *subject)
-	if err != nil {
+		if governance.ErrorCode(err) == governance.ENOTFOUND {
+			return fmt.Errorf("project %s: %s", *project, governance.ErrorMessage(err))
+		}
 		return err
 	}
 	for _, hf := range []governance.HermesFile{h.Memory, h.User} {
@@ -391,8 +395,8 @@ func (e *cmdEnv) watch(args []string) error {
 	if err != nil {
 		return fmt.Errorf("project %s: %s (use --create to create it)", *project, governance.ErrorMessage(err))
 	}
-	src := &store.Source{ProjectID: p.ID, Dir: dir, Format: string(format), SubjectID: *subject}
-	if err := m.Store.EnsureSource(e.ctx, src); err != nil {
+	src := &governance.FollowSource{ProjectID: p.ID, Dir: dir, Format: string(format), SubjectID: *subject}
+	if err := m.App.Sources.Ensure(e.ctx, cliActor, src); err != nil {
 		return err
 	}
 	f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: p.ID, Dir: dir,
@@ -498,36 +502,50 @@ func (e *cmdEnv) export(args []string) error {
 		return err
 	}
 	defer m.Close()
-	p, err := m.Store.FindProjectBySlug(e.ctx, *project)
-	if err != nil {
-		return fmt.Errorf("project %s: %s", *project, governance.ErrorMessage(err))
+	notFound := func(err error) error {
+		if governance.ErrorCode(err) == governance.ENOTFOUND {
+			return fmt.Errorf("project %s: %s", *project, governance.ErrorMessage(err))
+		}
+		return err
 	}
 	switch *format {
 	case "jsonl":
-		w := e.stdout
-		if *out != "" {
-			f, err := os.Create(*out)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			w = f
-		}
-		opts := governance.ExportOptions{}
+		var sub *string
 		if *subject != "" {
-			opts.SubjectID = subject
+			sub = subject
 		}
-		stats, err := m.Store.ExportJSONL(e.ctx, p.ID, w, opts)
+		// The file is created once the export is authorized and audited.
+		var (
+			f         *os.File
+			createErr error
+		)
+		stats, err := m.App.Exports.JSONL(e.ctx, cliActor, *project, sub, func(string) io.Writer {
+			if *out == "" {
+				return e.stdout
+			}
+			if f, createErr = os.Create(*out); createErr != nil {
+				return io.Discard
+			}
+			return f
+		})
+		if f != nil {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err == nil {
+			err = createErr
+		}
 		if err != nil {
-			return err
+			return notFound(err)
 		}
 		fmt.Fprintf(e.stderr, "Exported %s: %d events, %d episodes, %d candidates, %d rules, %d suppressions.\n",
-			p.Slug, stats.Events, stats.Episodes, stats.Candidates, stats.Rules, stats.Suppressions)
+			*project, stats.Events, stats.Episodes, stats.Candidates, stats.Rules, stats.Suppressions)
 		return nil
 	case "hermes":
-		h, err := m.Store.ExportHermes(e.ctx, p.ID, *subject)
+		h, err := m.App.Exports.Hermes(e.ctx, cliActor, *project, *subject)
 		if err != nil {
-			return err
+			return notFound(err)
 		}
 		dir := *out
 		if dir == "" {
@@ -560,7 +578,7 @@ func (e *cmdEnv) importExport(cfg Config, path, slug string) error {
 		return err
 	}
 	defer m.Close()
-	p, stats, err := m.Store.ImportExport(e.ctx, f, governance.ImportOptions{Slug: slug, Actor: "cli"})
+	p, stats, err := m.App.Imports.ProjectExport(e.ctx, cliActor, f, slug)
 	if err != nil {
 		var ie *governance.ImportError
 		if errors.As(err, &ie) {

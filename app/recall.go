@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// RecallStore builds context packages and records their traces.
+type RecallStore interface {
+	Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error)
+	RuleListStore
+}
+
+// Recalls are the use cases of recall: an agent's (REST, MCP) and the
+// playground's preview.
+type Recalls struct {
+	store    RecallStore
+	projects Projects
+}
+
+// Recall returns the context package for req and records its trace (each
+// recalled rule's use is counted unless req.Preview). A member recalls only
+// for their own subject; a token only in its project. The trace lists only
+// in-scope memories; what the scope filter removed is only counted.
+func (rs Recalls) Recall(ctx context.Context, actor governance.Actor, req governance.RecallRequest) (*governance.RecallPackage, error) {
+	if err := governance.Can(actor, governance.ActRecall, governance.Object{ProjectID: req.ProjectID}.About(req.SubjectID)); err != nil {
+		return nil, err
+	}
+	return rs.store.Recall(ctx, actor.Name(), req)
+}
+
+// RecallPreview is a playground recall: the package, the text of every
+// memory its trace names, and — for the project's reviewers — the active
+// rules the scope filter removed that the viewer may see.
+type RecallPreview struct {
+	Package *governance.RecallPackage
+	// Labels maps the trace's memory ids (rule:7) to their text.
+	Labels map[string]string
+	// ShowFiltered is set for the project's reviewers and admins, who see
+	// Filtered.
+	ShowFiltered bool
+	Filtered     []FilteredRule
+}
+
+// FilteredRule is an active rule recall left out because of its scope.
+type FilteredRule struct {
+	Project      string
+	OtherProject bool
+	SubjectID    string
+	RuleID       int64
+	Text         string
+}
+
+// Preview runs req as a preview (the trace is stored, rule use is not
+// counted) for a signed-in viewer: a member's recall is always for their
+// own subject.
+func (rs Recalls) Preview(ctx context.Context, actor governance.Actor, req governance.RecallRequest) (*RecallPreview, error) {
+	sc, err := rs.projects.ScopeByID(ctx, actor, req.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	if sc.Subject != nil {
+		req.SubjectID = *sc.Subject
+	}
+	req.Preview = true
+	pkg, err := rs.Recall(ctx, actor, req)
+	if err != nil {
+		return nil, err
+	}
+	out := &RecallPreview{Package: pkg, Labels: map[string]string{}}
+	rules, _, err := rs.store.FindRules(ctx, governance.RuleFilter{ProjectID: &req.ProjectID, ForSubject: &req.SubjectID})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rules {
+		out.Labels[governance.RecallRuleID(r.ID)] = r.Text
+	}
+	for _, it := range pkg.Items {
+		out.Labels[it.ID] = it.Text
+	}
+	if actor.Account != nil && governance.Can(actor, governance.ActReview, governance.InProject(sc.Project)) == nil {
+		out.ShowFiltered = true
+		if out.Filtered, err = rs.scopeFiltered(ctx, actor.Account, sc, req.SubjectID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// scopeFiltered names the active rules the scope filter removed that the
+// account may see: rules of the other projects it reviews, and rules about
+// other subjects of this project.
+func (rs Recalls) scopeFiltered(ctx context.Context, a *governance.Account, sc Scope, subject string) ([]FilteredRule, error) {
+	projects, err := rs.projects.store.FindProjects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slugs := map[int64]string{}
+	for _, p := range projects {
+		slugs[p.ID] = p.Slug
+	}
+	f := governance.RuleFilter{Statuses: []governance.RuleStatus{governance.RuleActive}}
+	if ids, all := a.ReviewableProjects(); !all {
+		f.ProjectIDs = ids
+	}
+	rules, _, err := rs.store.FindRules(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := []FilteredRule{}
+	for _, r := range rules {
+		other := r.ProjectID != sc.Project.ID
+		if other || (r.SubjectID != "" && r.SubjectID != subject) {
+			out = append(out, FilteredRule{Project: slugs[r.ProjectID], OtherProject: other, SubjectID: r.SubjectID, RuleID: r.ID, Text: r.Text})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,499 @@
+package app
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// ReviewStore reads the review queue and decides proposals.
+type ReviewStore interface {
+	CountProposals(ctx context.Context, projectIDs []int64) (int, error)
+	FindReviewCounts(ctx context.Context, projectIDs []int64) (map[int64]*governance.ReviewCounts, error)
+	ReviewQueueVersion(ctx context.Context, projectID int64, status governance.CandidateStatus) (string, error)
+	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	FindRulesByIDs(ctx context.Context, ids []int64) ([]*governance.Rule, error)
+	FindCandidates(ctx context.Context, f governance.CandidateFilter) ([]*governance.Candidate, int, error)
+	FindCandidateEvidence(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error)
+	CountRuleCandidates(ctx context.Context, ruleIDs []int64) (map[int64]int, error)
+	FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[int64][]*governance.EvidenceLink, error)
+	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
+	ApproveRule(ctx context.Context, actor string, id int64, edit *governance.RuleEdit) (*governance.Rule, error)
+	ApproveRules(ctx context.Context, actor string, ids []int64) error
+	RejectRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)
+	RejectRules(ctx context.Context, actor string, ids []int64, reason string) error
+	HoldRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)
+	SplitCandidate(ctx context.Context, actor string, ruleID, candidateID int64, reason string) (*governance.Rule, error)
+	MergeRules(ctx context.Context, actor string, keepID, otherID int64, edit *governance.RuleEdit) (*governance.Rule, error)
+	SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error
+}
+
+// Reviews are the use cases of the review queue: what waits, and the
+// reviewers' decisions on proposals, alone or in bulk. Every one is for the
+// project's reviewers and admins (governance.ActReview).
+type Reviews struct {
+	store    ReviewStore
+	projects Projects
+	rules    Rules
+}
+
+// Pending counts the proposals waiting in the projects the actor reviews
+// (0 for anyone who reviews none), for the navigation's badge.
+func (rv Reviews) Pending(ctx context.Context, actor governance.Actor) (int, error) {
+	if actor.Account == nil || governance.Can(actor, governance.ActReviewAny, governance.Object{}) != nil {
+		return 0, nil
+	}
+	ids, all := actor.Account.ReviewableProjects()
+	if all {
+		ids = nil
+	}
+	return rv.store.CountProposals(ctx, ids)
+}
+
+// ReviewProject is one project of the review index with what waits in it.
+type ReviewProject struct {
+	Project *governance.Project
+	Counts  governance.ReviewCounts
+}
+
+// Index lists the projects the actor reviews, in the store's order, with
+// what waits in each: reviewers of any project only.
+func (rv Reviews) Index(ctx context.Context, actor governance.Actor) ([]ReviewProject, error) {
+	if err := governance.Can(actor, governance.ActReviewAny, governance.Object{}); err != nil {
+		return nil, err
+	}
+	scopes, err := rv.projects.Visible(ctx, actor)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	if actor.Account != nil {
+		var all bool
+		if ids, all = actor.Account.ReviewableProjects(); all {
+			ids = nil
+		}
+	}
+	counts, err := rv.store.FindReviewCounts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []ReviewProject
+	for _, sc := range scopes {
+		if !sc.Reviewer() {
+			continue
+		}
+		rp := ReviewProject{Project: sc.Project}
+		if n := counts[sc.Project.ID]; n != nil {
+			rp.Counts = *n
+		}
+		out = append(out, rp)
+	}
+	return out, nil
+}
+
+// QueueQuery selects one tab and page of a project's review queue.
+type QueueQuery struct {
+	// Project is the project's slug.
+	Project string
+	// Tab is the queue's tab: proposed rules, held or blocked candidates.
+	Tab governance.CandidateStatus
+	// Offset and Limit select the page; CountCap bounds the held and
+	// blocked counts past it (governance.CandidateFilter.CountCap).
+	Offset, Limit, CountCap int
+	// InlineEvidence is the longest evidence chain loaded with a
+	// proposal; a longer one is loaded on demand (Rules.Evidence).
+	InlineEvidence int
+	// Since is the version the client shows; when the queue still has it
+	// the answer is Unchanged and nothing else is loaded.
+	Since string
+}
+
+// Proposal is a proposed rule with its evidence and, for a replacement,
+// the rule it would replace.
+type Proposal struct {
+	Rule *governance.Rule
+	// Evidence is loaded when the chain has at most
+	// QueueQuery.InlineEvidence links.
+	Evidence      []*governance.EvidenceLink
+	EvidenceCount int
+	Replaces      *governance.Rule
+}
+
+// CandidateGroup is a merge group of held candidates and why it waits.
+type CandidateGroup struct {
+	GroupID int64
+	Why     string
+	Members []*governance.EvidenceLink
+}
+
+// Queue is one tab and page of a project's review queue.
+type Queue struct {
+	Scope  Scope
+	Counts governance.ReviewCounts
+	// Version identifies the tab's content (polling sends it back).
+	Version string
+	// Unchanged: the tab still has QueueQuery.Since; nothing else is set
+	// but Scope and Version.
+	Unchanged bool
+	// CanSetPolicy: the actor may switch the project's auto-activation.
+	CanSetPolicy bool
+	// Total counts the tab's items (capped for held and blocked).
+	Total     int
+	Proposals []Proposal
+	Groups    []CandidateGroup
+	Blocked   []*governance.EvidenceLink
+}
+
+// Queue loads one tab and page of a project's review queue.
+func (rv Reviews) Queue(ctx context.Context, actor governance.Actor, q QueueQuery) (*Queue, error) {
+	sc, err := rv.projects.ReviewScope(ctx, actor, q.Project)
+	if err != nil {
+		return nil, err
+	}
+	switch q.Tab {
+	case governance.CandidateProposed, governance.CandidateHeld, governance.CandidateBlocked:
+	default:
+		return nil, governance.Errorf(governance.EINVALID, "Unknown review tab %q.", q.Tab)
+	}
+	p := sc.Project
+	out := &Queue{Scope: sc}
+	if out.Version, err = rv.store.ReviewQueueVersion(ctx, p.ID, q.Tab); err != nil {
+		return nil, err
+	}
+	if q.Since != "" && q.Since == out.Version {
+		out.Unchanged = true
+		return out, nil
+	}
+	out.CanSetPolicy = governance.Can(actor, governance.ActAdminister, governance.InProject(p)) == nil
+	counts, err := rv.store.FindReviewCounts(ctx, []int64{p.ID})
+	if err != nil {
+		return nil, err
+	}
+	if n := counts[p.ID]; n != nil {
+		out.Counts = *n
+	}
+	switch q.Tab {
+	case governance.CandidateProposed:
+		rules, total, err := rv.store.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID,
+			Statuses: []governance.RuleStatus{governance.RuleProposed}, Offset: q.Offset, Limit: q.Limit})
+		if err != nil {
+			return nil, err
+		}
+		out.Total = total
+		if out.Proposals, err = rv.proposals(ctx, rules, q.InlineEvidence); err != nil {
+			return nil, err
+		}
+	case governance.CandidateHeld, governance.CandidateBlocked:
+		cands, total, err := rv.store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID,
+			Statuses: []governance.CandidateStatus{q.Tab}, Offset: q.Offset, Limit: q.Limit, CountCap: q.CountCap})
+		if err != nil {
+			return nil, err
+		}
+		out.Total = total
+		links, err := rv.store.FindCandidateEvidence(ctx, cands)
+		if err != nil {
+			return nil, err
+		}
+		if q.Tab == governance.CandidateBlocked {
+			out.Blocked = links
+			break
+		}
+		byGroup := map[int64]int{}
+		for _, l := range links {
+			i, ok := byGroup[l.Candidate.GroupID]
+			if !ok {
+				i = len(out.Groups)
+				byGroup[l.Candidate.GroupID] = i
+				out.Groups = append(out.Groups, CandidateGroup{GroupID: l.Candidate.GroupID, Why: l.Candidate.StatusReason})
+			}
+			out.Groups[i].Members = append(out.Groups[i].Members, l)
+		}
+	}
+	return out, nil
+}
+
+// proposals loads the evidence of a page of proposals and the rules that
+// replacements would replace.
+func (rv Reviews) proposals(ctx context.Context, rules []*governance.Rule, inlineMax int) ([]Proposal, error) {
+	ids := make([]int64, len(rules))
+	var replaced []int64
+	for i, r := range rules {
+		ids[i] = r.ID
+		if r.Supersedes != 0 {
+			replaced = append(replaced, r.Supersedes)
+		}
+	}
+	counts, err := rv.store.CountRuleCandidates(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	inline := slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return counts[id] > inlineMax })
+	evidence, err := rv.store.FindEvidenceByRules(ctx, inline)
+	if err != nil {
+		return nil, err
+	}
+	olds, err := rv.store.FindRulesByIDs(ctx, replaced)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]*governance.Rule{}
+	for _, r := range olds {
+		byID[r.ID] = r
+	}
+	out := make([]Proposal, len(rules))
+	for i, r := range rules {
+		out[i] = Proposal{Rule: r, Evidence: evidence[r.ID], EvidenceCount: counts[r.ID], Replaces: byID[r.Supersedes]}
+	}
+	return out, nil
+}
+
+// Approval is a reviewer's approval of a proposal. Edited says the
+// reviewer submitted the wording form; the rule changes (a new version)
+// only when Text or Kind differ from the proposal, and then Reason is
+// asked.
+type Approval struct {
+	Edited bool
+	Text   string
+	Kind   governance.MemoryType
+	Reason string
+}
+
+// Approve activates a proposal, as proposed or as edited; it reports
+// whether the wording changed. Bad input is FieldErrors (text, kind,
+// reason).
+func (rv Reviews) Approve(ctx context.Context, actor governance.Actor, id int64, in Approval) (*governance.Rule, bool, error) {
+	r, _, err := rv.rules.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, false, err
+	}
+	if !in.Edited {
+		after, err := rv.store.ApproveRule(ctx, actor.Name(), r.ID, nil)
+		return after, false, err
+	}
+	in.Text, in.Reason = strings.TrimSpace(in.Text), strings.TrimSpace(in.Reason)
+	changed := in.Text != r.Text || in.Kind != r.Kind
+	fe := FieldErrors{}
+	if in.Text == "" {
+		fe["text"] = "The rule text cannot be empty."
+	}
+	if !in.Kind.Valid() {
+		fe["kind"] = "Pick a kind."
+	}
+	if in.Reason == "" && changed {
+		fe["reason"] = "Say why you changed it."
+	}
+	if err := fe.err(); err != nil {
+		return nil, false, err
+	}
+	var edit *governance.RuleEdit
+	if changed {
+		edit = &governance.RuleEdit{Text: in.Text, Kind: in.Kind, Reason: in.Reason}
+	}
+	after, err := rv.store.ApproveRule(ctx, actor.Name(), r.ID, edit)
+	if err != nil {
+		return nil, false, onField(err, "text")
+	}
+	return after, changed, nil
+}
+
+// Reject turns a proposal down; a reason is asked (FieldErrors "reason").
+func (rv Reviews) Reject(ctx context.Context, actor governance.Actor, id int64, reason string) (*governance.Rule, error) {
+	r, _, err := rv.rules.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	if reason = strings.TrimSpace(reason); reason == "" {
+		return nil, FieldErrors{"reason": "Say why the proposal is rejected."}
+	}
+	return rv.store.RejectRule(ctx, actor.Name(), r.ID, reason)
+}
+
+// Hold sends a proposal back to the held candidates.
+func (rv Reviews) Hold(ctx context.Context, actor governance.Actor, id int64, reason string) (*governance.Rule, error) {
+	r, _, err := rv.rules.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	return rv.store.HoldRule(ctx, actor.Name(), r.ID, reason)
+}
+
+// Split takes one candidate out of a rule's evidence; it is held again.
+// A candidate id that is not positive is EINVALID.
+func (rv Reviews) Split(ctx context.Context, actor governance.Actor, id, candidateID int64, reason string) (*governance.Rule, error) {
+	r, _, err := rv.rules.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	if candidateID <= 0 {
+		return nil, governance.Errorf(governance.EINVALID, "Pick a candidate to split out.")
+	}
+	return rv.store.SplitCandidate(ctx, actor.Name(), r.ID, candidateID, reason)
+}
+
+// selected checks that every id names a rule of the project the actor
+// reviews (an id that is not positive is EINVALID), and returns them once
+// each, in the order given.
+func (rv Reviews) selected(ctx context.Context, actor governance.Actor, slug string, ids []int64) (Scope, []int64, error) {
+	sc, err := rv.projects.ReviewScope(ctx, actor, slug)
+	if err != nil {
+		return Scope{}, nil, err
+	}
+	for _, id := range ids {
+		if id <= 0 {
+			return Scope{}, nil, governance.Errorf(governance.EINVALID, "Invalid rule id: select proposals of the queue.")
+		}
+	}
+	ids = dedupe(ids)
+	rules, err := rv.store.FindRulesByIDs(ctx, ids)
+	if err != nil {
+		return Scope{}, nil, err
+	}
+	if len(rules) != len(ids) {
+		return Scope{}, nil, governance.Errorf(governance.ENOTFOUND, "Rule not found.")
+	}
+	for _, r := range rules {
+		if r.ProjectID != sc.Project.ID {
+			return Scope{}, nil, governance.Errorf(governance.EFORBIDDEN, "Rule %d is not in project %s.", r.ID, sc.Project.Slug)
+		}
+	}
+	return sc, ids, nil
+}
+
+var errSelectOne = FieldErrors{"ids": "Select at least one proposal."}
+
+// ApproveMany approves the selected proposals of a project, all or none.
+// It returns how many were approved.
+func (rv Reviews) ApproveMany(ctx context.Context, actor governance.Actor, slug string, ids []int64) (int, error) {
+	_, ids, err := rv.selected(ctx, actor, slug, ids)
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, errSelectOne
+	}
+	if err := rv.store.ApproveRules(ctx, actor.Name(), ids); err != nil {
+		return 0, err
+	}
+	return len(ids), nil
+}
+
+// RejectMany rejects the selected proposals of a project with one reason,
+// all or none. It returns how many were rejected.
+func (rv Reviews) RejectMany(ctx context.Context, actor governance.Actor, slug string, ids []int64, reason string) (int, error) {
+	_, ids, err := rv.selected(ctx, actor, slug, ids)
+	if err != nil {
+		return 0, err
+	}
+	reason = strings.TrimSpace(reason)
+	switch {
+	case len(ids) == 0:
+		return 0, errSelectOne
+	case reason == "":
+		return 0, FieldErrors{"reason": "Say why the selected proposals are rejected."}
+	}
+	if err := rv.store.RejectRules(ctx, actor.Name(), ids, reason); err != nil {
+		return 0, err
+	}
+	return len(ids), nil
+}
+
+// MergeChoice is the two proposals a reviewer selected to merge.
+type MergeChoice struct {
+	Project *governance.Project
+	Rules   []*governance.Rule
+}
+
+// MergeChoice loads the two selected proposals of a project, for the
+// reviewer to pick the wording to keep. Anything but two is FieldErrors
+// ("ids").
+func (rv Reviews) MergeChoice(ctx context.Context, actor governance.Actor, slug string, ids []int64) (*MergeChoice, error) {
+	sc, ids, err := rv.selected(ctx, actor, slug, ids)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != 2 {
+		return nil, FieldErrors{"ids": "Select exactly two proposals to merge."}
+	}
+	rules, err := rv.store.FindRulesByIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return &MergeChoice{Project: sc.Project, Rules: rules}, nil
+}
+
+// Merge is a merge of two proposals: the one kept, the new wording (none:
+// the kept one's) and why it changed.
+type Merge struct {
+	IDs    []int64
+	Keep   int64
+	Text   string
+	Reason string
+}
+
+// Merge merges the other selected proposal into the one kept. It returns
+// the kept rule and the id of the other. Bad input is FieldErrors ("ids",
+// "reason").
+func (rv Reviews) Merge(ctx context.Context, actor governance.Actor, slug string, in Merge) (*governance.Rule, int64, error) {
+	_, ids, err := rv.selected(ctx, actor, slug, in.IDs)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(ids) != 2 {
+		return nil, 0, FieldErrors{"ids": "Select exactly two proposals to merge."}
+	}
+	in.Text, in.Reason = strings.TrimSpace(in.Text), strings.TrimSpace(in.Reason)
+	other := ids[0]
+	if other == in.Keep {
+		other = ids[1]
+	}
+	fe := FieldErrors{}
+	var edit *governance.RuleEdit
+	if in.Text != "" {
+		edit = &governance.RuleEdit{Text: in.Text, Reason: in.Reason}
+		if in.Reason == "" {
+			fe["reason"] = "Say why you changed the wording."
+		}
+	}
+	if in.Keep != ids[0] && in.Keep != ids[1] {
+		fe["ids"] = "Pick the wording to keep."
+	}
+	if err := fe.err(); err != nil {
+		return nil, 0, err
+	}
+	kept, err := rv.store.MergeRules(ctx, actor.Name(), in.Keep, other, edit)
+	if err != nil {
+		return nil, 0, onField(err, "ids")
+	}
+	return kept, other, nil
+}
+
+// SetAutoActivate switches a project between activating proposals at once
+// and waiting for a reviewer: the project's admins only.
+func (rv Reviews) SetAutoActivate(ctx context.Context, actor governance.Actor, slug string, on bool) (*governance.Project, error) {
+	sc, err := rv.projects.ReviewScope(ctx, actor, slug)
+	if err != nil {
+		return nil, err
+	}
+	if err := governance.Can(actor, governance.ActAdminister, governance.InProject(sc.Project)); err != nil {
+		return nil, err
+	}
+	if err := rv.store.SetProjectAutoActivate(ctx, actor.Name(), sc.Project.ID, on); err != nil {
+		return nil, err
+	}
+	return sc.Project, nil
+}
+
+// dedupe keeps the first of each id, in order.
+func dedupe(ids []int64) []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
