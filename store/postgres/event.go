@@ -186,6 +186,13 @@ const maxStreamSkippedIDs = 1000
 // event is kept until its chunk is sent: the producer hands over a new
 // one each time.
 func (s *Store) ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error) {
+	return s.importStream(ctx, actor, projectID, produce, nil)
+}
+
+// importStream is ImportStream with a hook run in the same transaction
+// before the commit.
+func (s *Store) importStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error,
+	before func(context.Context, *Tx, *governance.ImportResult) error) (*governance.ImportResult, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -215,6 +222,11 @@ func (s *Store) ImportStream(ctx context.Context, actor string, projectID int64,
 	}
 	if err := auditImport(ctx, tx, actor, projectID, w.res); err != nil {
 		return nil, err
+	}
+	if before != nil {
+		if err := before(ctx, tx, w.res); err != nil {
+			return nil, err
+		}
 	}
 	return w.res, tx.Commit(ctx)
 }

@@ -18,6 +18,10 @@ import (
 var _ interface {
 	app.ProjectStore
 	app.SystemStore
+	app.AccountStore
+	app.TokenStore
+	app.EventStore
+	app.SourceStore
 } = (*postgres.Store)(nil)
 
 // TestMain runs the package's tests against a throwaway server whose

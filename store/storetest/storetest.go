@@ -50,6 +50,14 @@ type Store interface {
 	FindTokens(ctx context.Context, f governance.TokenFilter) ([]*governance.APIToken, error)
 	TouchToken(ctx context.Context, t *governance.APIToken) error
 
+	EnsureSource(ctx context.Context, src *governance.FollowSource) error
+	FindSources(ctx context.Context) ([]*governance.FollowSource, error)
+	FindSourceFile(ctx context.Context, sourceID int64, path string) (*governance.FollowFile, error)
+	FindSourceFileOffset(ctx context.Context, sourceID int64, path string) (int64, int, error)
+	SetSourceFileError(ctx context.Context, sourceID int64, path, problem string) error
+	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, offset int64, lines int, problem string,
+		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
+
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	ImportEvents(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
@@ -80,6 +88,7 @@ func Run(t *testing.T, open Opener) {
 		{"IngestEvents", TestIngestEvents},
 		{"IngestConcurrent", TestIngestConcurrent},
 		{"ImportStream", TestImportStream},
+		{"Sources", TestSources},
 		{"SearchEvents", TestSearchEvents},
 		{"SearchCJKPairs", TestSearchCJKPairs},
 		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
