@@ -83,7 +83,7 @@ func insertEvents(ctx context.Context, tx *Tx, projectID int64, events []*govern
 const writeChunk = 500
 
 // eventWriter inserts events of one project inside a transaction, in
-// pipelined chunks (one round trip per writeChunk events): ids already
+// chunks (one INSERT of writeChunk rows, one round trip): ids already
 // present — in the table or earlier in the same writer — are skipped and
 // counted, and the sessions table is kept in step at the end. Batch
 // ingest and the streamed import both write through it.
@@ -115,32 +115,62 @@ func (w *eventWriter) flush(ctx context.Context) error {
 	if len(w.pending) == 0 {
 		return nil
 	}
-	batch := &pgx.Batch{}
-	for _, e := range w.pending {
-		batch.Queue(`
-			INSERT INTO events (id, project_id, session_id, subject_id, turn, kind, role, text, tool, status, source,
-				occurred_at, ingested_at, words)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector)
-			ON CONFLICT (project_id, id) DO NOTHING
-			RETURNING seq`,
-			e.ID, w.projectID, e.SessionID, e.SubjectID, e.Turn, e.Kind, e.Role, e.Text, e.Tool, e.Status, e.Source,
-			utc(e.OccurredAt), w.tx.now, tsvectorOf(e.Text))
+	n := len(w.pending)
+	var (
+		ids, sessions, subjects, kinds, roles, texts, tools, statuses, sources, words = make([]string, n), make([]string, n),
+			make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n),
+			make([]string, n), make([]string, n)
+		turns    = make([]int64, n)
+		occurred = make([]time.Time, n)
+	)
+	for i, e := range w.pending {
+		ids[i], sessions[i], subjects[i], turns[i] = e.ID, e.SessionID, e.SubjectID, int64(e.Turn)
+		kinds[i], roles[i], texts[i], tools[i] = string(e.Kind), string(e.Role), e.Text, e.Tool
+		statuses[i], sources[i], occurred[i], words[i] = e.Status, string(e.Source), utc(e.OccurredAt), tsvectorOf(e.Text)
 	}
-	br := w.tx.SendBatch(ctx, batch)
+	// One statement per chunk: the rows go in the chunk's order (ORDER BY
+	// the ordinality), so seqs follow it; ids already stored — or earlier
+	// in the chunk — are not returned.
+	rows, err := w.tx.Query(ctx, `
+		INSERT INTO events (id, project_id, session_id, subject_id, turn, kind, role, text, tool, status, source,
+			occurred_at, ingested_at, words)
+		SELECT u.id, $1, u.session_id, u.subject_id, u.turn, u.kind, u.role, u.text, u.tool, u.status, u.source,
+			u.occurred_at, $2, u.words::tsvector
+		FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[],
+			$11::text[], $12::text[], $13::timestamptz[], $14::text[])
+			WITH ORDINALITY AS u(id, session_id, subject_id, turn, kind, role, text, tool, status, source, occurred_at, words, n)
+		ORDER BY u.n
+		ON CONFLICT (project_id, id) DO NOTHING
+		RETURNING id, seq`,
+		w.projectID, w.tx.now, ids, sessions, subjects, turns, kinds, roles, texts, tools, statuses, sources, occurred, words)
+	if err != nil {
+		return mapError(err, "Events")
+	}
+	inserted := make(map[string]int64, n)
+	for rows.Next() {
+		var (
+			id  string
+			seq int64
+		)
+		if err := rows.Scan(&id, &seq); err != nil {
+			rows.Close()
+			return fmt.Errorf("postgres: insert events: %w", err)
+		}
+		inserted[id] = seq
+	}
+	if err := rows.Err(); err != nil {
+		return mapError(err, "Events")
+	}
 	for _, e := range w.pending {
-		var seq int64
-		err := br.QueryRow().Scan(&seq)
-		if isNoRows(err) {
+		seq, ok := inserted[e.ID]
+		if !ok {
 			w.res.Skipped++
 			if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
 				w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
 			}
 			continue
 		}
-		if err != nil {
-			br.Close()
-			return mapError(err, "Event "+e.ID)
-		}
+		delete(inserted, e.ID) // a repeat later in the chunk was skipped
 		e.Seq, e.ProjectID, e.IngestedAt = seq, w.projectID, w.tx.now
 		e.OccurredAt = utc(e.OccurredAt)
 		w.res.Inserted++
@@ -153,9 +183,6 @@ func (w *eventWriter) flush(ctx context.Context) error {
 		addToSession(si, e)
 	}
 	w.pending = w.pending[:0]
-	if err := br.Close(); err != nil {
-		return mapError(err, "Event")
-	}
 	return nil
 }
 

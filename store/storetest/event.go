@@ -213,6 +213,28 @@ func TestImportStream(t *testing.T, open Opener) {
 			t.Fatalf("audit = %+v, %v", rows, err)
 		}
 	})
+	t.Run("RepeatedID", func(t *testing.T) {
+		s := open(t)
+		p := MustCreateProject(t, s, "travel")
+		res, err := s.ImportStream(ctx, "", p.ID, func(emit func(*governance.Event) error) error {
+			for _, e := range []*governance.Event{
+				Ev("e1", "s1", 1, governance.RoleUser, "first"), Ev("e2", "s1", 2, governance.RoleUser, "second"),
+				Ev("e1", "s1", 3, governance.RoleUser, "again"), Ev("e3", "s1", 4, governance.RoleUser, "third"),
+			} {
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil || res.Inserted != 3 || fmt.Sprint(res.SkippedIDs) != "[e1]" {
+			t.Fatalf("result = %+v, %v; want 3 inserted, e1 skipped", res, err)
+		}
+		events, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID})
+		if err != nil || len(events) != 3 || events[0].Text != "first" || events[2].ID != "e3" {
+			t.Fatalf("events = %+v, %v", events, err)
+		}
+	})
 	t.Run("ErrInvalidWritesNothing", func(t *testing.T) {
 		s := open(t)
 		p := MustCreateProject(t, s, "travel")
