@@ -239,11 +239,12 @@ func unprivileged() (*syscall.Credential, error) {
 // reach it: $TMPDIR when every parent is traversable by others, else /tmp.
 func tempRoot() (string, error) {
 	base := os.TempDir()
-	if !traversable(base) {
+	// The socket's path (base/mnemo-pg-NNNNNNNNNN/.s.PGSQL.5432) must fit
+	// the 107 bytes of sun_path.
+	if !traversable(base) || len(base) > 70 {
 		base = "/tmp"
 	}
 	removeStale(base)
-	// The socket path must stay under the 107 bytes of sun_path.
 	return os.MkdirTemp(base, "mnemo-pg-")
 }
 
