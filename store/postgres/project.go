@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -90,4 +91,40 @@ func scanProject(r pgx.Row) (*governance.Project, error) {
 	}
 	p.CreatedAt = created.UTC()
 	return &p, nil
+}
+
+// SetProjectPolicy changes whether proposals of a project activate at once.
+func (s *Store) SetProjectPolicy(ctx context.Context, projectID int64, autoActivate bool) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE projects SET auto_activate = $1 WHERE id = $2`, autoActivate, projectID); err != nil {
+		return fmt.Errorf("postgres: set project policy: %w", err)
+	}
+	return nil
+}
+
+// SetProjectAutoActivate is SetProjectPolicy by a person, audited as
+// "project.policy"; an unknown project is ENOTFOUND.
+func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.rollback()
+	tag, err := tx.Exec(ctx, `UPDATE projects SET auto_activate = $1 WHERE id = $2`, on, projectID)
+	if err != nil {
+		return fmt.Errorf("postgres: set project policy: %w", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	policy := "approval"
+	if on {
+		policy = "auto_activate"
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
+		ProjectID: projectID, Details: fmt.Sprintf(`{"policy":%q}`, policy),
+	}); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }

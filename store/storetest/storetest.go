@@ -28,6 +28,8 @@ type Store interface {
 	FindProjects(ctx context.Context) ([]*governance.Project, error)
 	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
 	FindProjectByID(ctx context.Context, id int64) (*governance.Project, error)
+	SetProjectPolicy(ctx context.Context, projectID int64, autoActivate bool) error
+	SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error
 
 	CreateAccount(ctx context.Context, a *governance.Account) error
 	FindAccounts(ctx context.Context) ([]*governance.Account, error)
@@ -80,6 +82,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"System", TestSystem},
 		{"Projects", TestProjects},
+		{"ProjectPolicy", TestProjectPolicy},
 		{"Accounts", TestAccounts},
 		{"AccountChanges", TestAccountChanges},
 		{"SessionKeys", TestSessionKeys},

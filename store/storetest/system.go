@@ -101,6 +101,36 @@ func TestProjects(t *testing.T, open Opener) {
 	})
 }
 
+// TestProjectPolicy: a person switching a project's policy is audited;
+// the plumbing's switch is not; an unknown project is ENOTFOUND.
+func TestProjectPolicy(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	p := MustCreateProject(t, s, "travel")
+	if err := s.SetProjectAutoActivate(ctx, "admin", p.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.FindProjectByID(ctx, p.ID); !got.AutoActivate {
+		t.Fatal("policy not changed")
+	}
+	rows, _, _ := s.FindAudit(ctx, governance.AuditFilter{Action: "project.policy", Limit: 1})
+	if len(rows) != 1 || rows[0].Actor != "admin" || rows[0].ProjectID != p.ID || !strings.Contains(rows[0].Details, "auto_activate") {
+		t.Fatalf("audit = %+v", rows)
+	}
+	if err := s.SetProjectAutoActivate(ctx, "admin", p.ID+100, true); governance.ErrorCode(err) != governance.ENOTFOUND {
+		t.Fatalf("unknown project: err = %v, want ENOTFOUND", err)
+	}
+	if err := s.SetProjectPolicy(ctx, p.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.FindProjectByID(ctx, p.ID); got.AutoActivate {
+		t.Fatal("policy not changed back")
+	}
+	if _, total, _ := s.FindAudit(ctx, governance.AuditFilter{}); total != 1 {
+		t.Fatalf("audit rows = %d, want 1", total)
+	}
+}
+
 // TestAccounts: an account with its memberships, found by id or by name
 // whatever its case, and the errors of a bad or duplicate account; a
 // rejected membership leaves no account behind.
