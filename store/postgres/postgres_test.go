@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/store/internal/pgtest"
@@ -24,6 +25,9 @@ var _ interface {
 	app.TokenStore
 	app.EventStore
 	app.SourceStore
+	app.EvalStore
+	evals.SuiteStore
+	evals.RunStore
 } = (*postgres.Store)(nil)
 
 // TestMain runs the package's tests against a throwaway server whose

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 )
 
@@ -60,6 +61,20 @@ type Store interface {
 	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, offset int64, lines int, problem string,
 		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 
+	UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error
+	FindEvalSuiteByID(ctx context.Context, id int64) (*evals.SuiteRow, error)
+	FindEvalSuiteByName(ctx context.Context, name string) (*evals.SuiteRow, error)
+	FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error)
+	CreateEvalRun(ctx context.Context, run *evals.RunRow) error
+	FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, error)
+	FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.RunRow, int, error)
+	ClaimEvalRun(ctx context.Context) (*evals.RunRow, error)
+	UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate) error
+	SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens int, cost float64) error
+	FindEvalResults(ctx context.Context, runID int64) ([]*evals.ResultRow, error)
+	FinishEvalRun(ctx context.Context, id int64, status evals.RunStatus, summary, errMsg string) (bool, error)
+	CancelEvalRun(ctx context.Context, id int64, actor string) error
+
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	ImportEvents(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
@@ -92,6 +107,8 @@ func Run(t *testing.T, open Opener) {
 		{"IngestConcurrent", TestIngestConcurrent},
 		{"ImportStream", TestImportStream},
 		{"Sources", TestSources},
+		{"EvalSuites", TestEvalSuites},
+		{"EvalRunLifecycle", TestEvalRunLifecycle},
 		{"SearchEvents", TestSearchEvents},
 		{"SearchCJKPairs", TestSearchCJKPairs},
 		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
