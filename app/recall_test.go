@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 )
 
@@ -93,7 +94,6 @@ func TestRulesListProject(t *testing.T) {
 	w := newAgentWorld(t)
 	w.mustRule(t, w.travel, "ann", "Ann prefers the aquarium in the morning")
 	w.mustRule(t, w.code, "", "The aquarium service is written in Go")
-	f := governance.RuleFilter{Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100}
 	for _, tc := range []struct {
 		name  string
 		actor governance.Actor
@@ -108,11 +108,20 @@ func TestRulesListProject(t *testing.T) {
 		{"Member", w.ann, governance.EFORBIDDEN},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rules, total, err := w.app.Rules.ListProject(ctx, tc.actor, w.travel.ID, f)
+			list, err := w.app.Rules.ListProject(ctx, tc.actor, w.travel.ID, governance.RuleFilterInput{})
 			wantErrCode(t, err, tc.want)
-			if err == nil && (total != 1 || rules[0].ProjectID != w.travel.ID) {
-				t.Fatalf("rules = %d %+v, want the travel rule only", total, rules)
+			if err == nil && (list.Total != 1 || list.Rules[0].ProjectID != w.travel.ID || list.Filter.Limit != 100) {
+				t.Fatalf("rules = %d %+v (limit %d), want the travel rule only, 100 a page", list.Total, list.Rules, list.Filter.Limit)
 			}
 		})
 	}
+	t.Run("Filter", func(t *testing.T) {
+		_, err := w.app.Rules.ListProject(ctx, w.admin, w.travel.ID, governance.RuleFilterInput{Status: "sleeping"})
+		wantErrCode(t, err, governance.EINVALID)
+		list, err := w.app.Rules.ListProject(ctx, w.admin, w.travel.ID, governance.RuleFilterInput{Limit: "501"})
+		wantErrCode(t, err, "")
+		if list.Filter.Limit != app.MaxProjectRules {
+			t.Fatalf("limit = %d, want it held to %d", list.Filter.Limit, app.MaxProjectRules)
+		}
+	})
 }

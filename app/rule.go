@@ -13,7 +13,6 @@ import (
 
 // RuleStore reads and changes rules.
 type RuleStore interface {
-	RuleListStore
 	FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error)
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	FindRuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error)

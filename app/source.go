@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/transcript"
@@ -30,31 +32,54 @@ func (ss Sources) List(ctx context.Context, actor governance.Actor) ([]*governan
 	return ss.store.FindSources(ctx)
 }
 
-// Ensure follows src.Dir for project src.ProjectID (or updates the format
-// and subject of the directory already followed there) and sets src.ID.
-// The directory must be an absolute path and the format a line format (a
-// Hermes state.db is imported, not followed). Whether the directory exists
-// is the caller's to check: the server and the CLI see different files.
-func (ss Sources) Ensure(ctx context.Context, actor governance.Actor, src *governance.FollowSource) error {
+// SourceInput is a directory to follow, as the sources page or console
+// watch gives it.
+type SourceInput struct {
+	// Project is the project's slug.
+	Project string
+	// Dir is the absolute path of a directory this process can read.
+	Dir string
+	// Format is a line format's name ("auto" or "" detects each file's).
+	Format string
+	// SubjectID is the subject of events whose file names none.
+	SubjectID string
+}
+
+// Ensure follows in.Dir for a project (or updates the format and subject
+// of the directory already followed there). Bad input is FieldErrors on
+// project, format, dir and subject; the source is returned with its id.
+func (ss Sources) Ensure(ctx context.Context, actor governance.Actor, in SourceInput) (*governance.FollowSource, error) {
 	if err := governance.Can(actor, governance.ActAdminister, governance.Object{}); err != nil {
-		return err
+		return nil, err
 	}
-	format, err := transcript.ParseFormat(src.Format)
-	if err != nil {
-		return err
+	errs := FieldErrors{}
+	var p *governance.Project
+	if in.Project == "" {
+		errs["project"] = "Choose a project."
+	} else if found, err := ss.projects.store.FindProjectBySlug(ctx, in.Project); err == nil {
+		p = found
+	} else if governance.ErrorCode(err) == governance.ENOTFOUND {
+		errs["project"] = "Choose a project."
+	} else {
+		return nil, err
 	}
-	if format == transcript.FormatHermes {
-		return governance.Errorf(governance.EINVALID, "A Hermes state.db is imported, not followed.")
+	format, err := transcript.ParseFormat(in.Format)
+	if err != nil || format == transcript.FormatHermes {
+		errs["format"] = "Choose a line format (a Hermes state.db is imported, not followed)."
 	}
-	if src.Dir == "" || !filepath.IsAbs(src.Dir) {
-		return governance.Errorf(governance.EINVALID, "Give the absolute path of a directory.")
+	dir := filepath.Clean(in.Dir)
+	if st, err := os.Stat(dir); strings.TrimSpace(in.Dir) == "" || !filepath.IsAbs(dir) || err != nil || !st.IsDir() {
+		errs["dir"] = "Give the absolute path of a directory the server can read."
 	}
-	if len(src.SubjectID) > governance.MaxIDBytes {
-		return governance.Errorf(governance.EINVALID, "The subject id is too long.")
+	if len(in.SubjectID) > governance.MaxIDBytes {
+		errs["subject"] = "The subject id is too long."
 	}
-	if _, err := ss.projects.store.FindProjectByID(ctx, src.ProjectID); err != nil {
-		return err
+	if err := errs.err(); err != nil {
+		return nil, err
 	}
-	src.Dir, src.Format = filepath.Clean(src.Dir), string(format)
-	return ss.store.EnsureSource(ctx, src)
+	src := &governance.FollowSource{ProjectID: p.ID, Project: p.Slug, Dir: dir, Format: string(format), SubjectID: in.SubjectID}
+	if err := ss.store.EnsureSource(ctx, src); err != nil {
+		return nil, err
+	}
+	return src, nil
 }

@@ -2,8 +2,10 @@ package app_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 )
 
@@ -12,14 +14,14 @@ func TestSources(t *testing.T) {
 	w := newAgentWorld(t)
 	dir := t.TempDir()
 	t.Run("Admin", func(t *testing.T) {
-		src := &governance.FollowSource{ProjectID: w.travel.ID, Dir: dir + "/", Format: "codex"}
-		wantErrCode(t, w.app.Sources.Ensure(ctx, w.admin, src), "")
-		if src.ID == 0 || src.Dir != dir {
-			t.Fatalf("source = %+v, want an id and the cleaned directory", src)
+		src, err := w.app.Sources.Ensure(ctx, w.admin, app.SourceInput{Project: "travel", Dir: dir + "/", Format: "codex", SubjectID: "ann"})
+		wantErrCode(t, err, "")
+		if src.ID == 0 || src.Dir != dir || src.ProjectID != w.travel.ID {
+			t.Fatalf("source = %+v, want an id, the travel project and the cleaned directory", src)
 		}
 		list, err := w.app.Sources.List(ctx, w.admin)
 		wantErrCode(t, err, "")
-		if len(list) != 1 || list[0].Project != "travel" || list[0].Format != "codex" {
+		if len(list) != 1 || list[0].Project != "travel" || list[0].Format != "codex" || list[0].SubjectID != "ann" {
 			t.Fatalf("sources = %+v", list)
 		}
 	})
@@ -27,23 +29,33 @@ func TestSources(t *testing.T) {
 		for _, actor := range []governance.Actor{w.reviewer, w.ann, w.token(w.travel, governance.ScopeIngest), {}} {
 			_, err := w.app.Sources.List(ctx, actor)
 			if code := governance.ErrorCode(err); code != governance.EFORBIDDEN && code != governance.EUNAUTHORIZED {
-				t.Fatalf("%s lists sources: %v", actor.Name(), err)
+				t.Fatalf("%q lists sources: %v", actor.Name(), err)
 			}
-			err = w.app.Sources.Ensure(ctx, actor, &governance.FollowSource{ProjectID: w.travel.ID, Dir: dir, Format: "codex"})
+			_, err = w.app.Sources.Ensure(ctx, actor, app.SourceInput{Project: "travel", Dir: dir, Format: "codex"})
 			if code := governance.ErrorCode(err); code != governance.EFORBIDDEN && code != governance.EUNAUTHORIZED {
-				t.Fatalf("%s follows a directory: %v", actor.Name(), err)
+				t.Fatalf("%q follows a directory: %v", actor.Name(), err)
 			}
 		}
 	})
 	t.Run("Invalid", func(t *testing.T) {
-		for _, src := range []*governance.FollowSource{
-			{ProjectID: w.travel.ID, Dir: "relative/dir", Format: "codex"},
-			{ProjectID: w.travel.ID, Dir: dir, Format: "hermes"},
-			{ProjectID: w.travel.ID, Dir: dir, Format: "word"},
+		for _, tc := range []struct {
+			in    app.SourceInput
+			field string
+		}{
+			{app.SourceInput{Project: "travel", Dir: "relative/dir", Format: "codex"}, "dir"},
+			{app.SourceInput{Project: "travel", Dir: filepath.Join(dir, "missing"), Format: "codex"}, "dir"},
+			{app.SourceInput{Project: "travel", Dir: dir, Format: "hermes"}, "format"},
+			{app.SourceInput{Project: "travel", Dir: dir, Format: "word"}, "format"},
+			{app.SourceInput{Project: "nope", Dir: dir, Format: "codex"}, "project"},
+			{app.SourceInput{Dir: dir}, "project"},
 		} {
-			wantErrCode(t, w.app.Sources.Ensure(ctx, w.admin, src), governance.EINVALID)
+			_, err := w.app.Sources.Ensure(ctx, w.admin, tc.in)
+			wantErrCode(t, err, governance.EINVALID)
+			fe, ok := app.AsFieldErrors(err)
+			if !ok || len(fe) != 1 || fe[tc.field] == "" {
+				t.Fatalf("%+v: errors %v, want one on %s", tc.in, err, tc.field)
+			}
 		}
-		wantErrCode(t, w.app.Sources.Ensure(ctx, w.admin, &governance.FollowSource{ProjectID: 999, Dir: dir, Format: "codex"}), governance.ENOTFOUND)
 		list, _ := w.app.Sources.List(ctx, w.admin)
 		if len(list) != 1 {
 			t.Fatalf("sources = %d after invalid requests, want 1", len(list))

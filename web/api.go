@@ -18,7 +18,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/app"
-	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/transcript"
 )
@@ -32,7 +31,7 @@ const (
 	// APIMaxBodyBytes bounds every other JSON body.
 	APIMaxBodyBytes = 64 << 10
 	// APIMaxRules bounds one page of GET /api/v1/rules.
-	APIMaxRules = 500
+	APIMaxRules = app.MaxProjectRules
 )
 
 // The agent API's error codes beyond governance's.
@@ -42,16 +41,6 @@ const (
 
 //go:embed openapi.json
 var openAPIDocument []byte
-
-// Forgetter forgets memories completely (docs/ARCHITECTURE.md, Forget); *store.Store
-// implements it.
-type Forgetter interface {
-	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error)
-	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error)
-}
-
-// forgetter is the forget implementation the API and MCP tools call.
-func (s *Server) forgetter() Forgetter { return s.store }
 
 // tokenKey is the context key of the API token of a request.
 type tokenKey struct{}
@@ -124,18 +113,14 @@ func bearerToken(r *http.Request) (string, bool) {
 	return secret, ok && strings.EqualFold(scheme, "bearer") && secret != ""
 }
 
-// verifyToken finds the live token whose secret the request carries.
+// verifyToken finds the live token whose secret the request carries and
+// records its use (a failure to record it does not fail the request).
 func (s *Server) verifyToken(ctx context.Context, secret string) (*governance.APIToken, error) {
-	t, err := s.store.FindTokenByHash(ctx, auth.HashToken(secret))
-	switch {
-	case governance.ErrorCode(err) == governance.ENOTFOUND:
-		return nil, governance.Errorf(governance.EUNAUTHORIZED, "The API token is not valid.")
-	case err != nil:
+	t, err := s.app.Tokens.Verify(ctx, secret)
+	if err != nil {
 		return nil, err
-	case t.Revoked():
-		return nil, governance.Errorf(governance.EUNAUTHORIZED, "The API token was revoked.")
 	}
-	if err := s.store.TouchToken(ctx, t); err != nil {
+	if err := s.app.Tokens.Touch(ctx, t); err != nil {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "token use not recorded", slog.Int64("token_id", t.ID), slog.Any("error", err))
 	}
 	return t, nil
@@ -402,8 +387,11 @@ type apiRuleList struct {
 	Offset int                `json:"offset"`
 }
 
-// newAPIRuleFilter reads the rule filters of GET /api/v1/rules.
-func newAPIRuleFilter(c echo.Context, projectID int64) (governance.RuleFilter, error) {
+// handleAPIRuleIndex lists the token's project's rules (active by default).
+// Forgotten rules are never listed.
+func (s *Server) handleAPIRuleIndex(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := tokenFrom(ctx)
 	q := c.QueryParams()
 	in := governance.RuleFilterInput{Status: q.Get("status"), Kind: q.Get("kind"), Reason: q.Get("reason"),
 		Paused: q.Get("paused"), ForSubject: q.Get("for_subject"), Query: q.Get("q"),
@@ -412,26 +400,11 @@ func newAPIRuleFilter(c echo.Context, projectID int64) (governance.RuleFilter, e
 		v := q.Get("subject_id")
 		in.Subject = &v
 	}
-	f, err := governance.ParseRuleFilter(in, governance.RuleFilterDefaults{
-		Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: APIMaxRules})
-	f.ProjectID = &projectID
-	return f, err
-}
-
-// handleAPIRuleIndex lists the token's project's rules (active by default).
-// Forgotten rules are never listed.
-func (s *Server) handleAPIRuleIndex(c echo.Context) error {
-	t := tokenFrom(c.Request().Context())
-	f, err := newAPIRuleFilter(c, t.ProjectID)
+	list, err := s.app.Rules.ListProject(ctx, actorOf(ctx), t.ProjectID, in)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	rules, total, err := s.app.Rules.ListProject(ctx, actorOf(ctx), t.ProjectID, f)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, apiRuleList{Rules: rules, Total: total, Limit: f.Limit, Offset: f.Offset})
+	return c.JSON(http.StatusOK, apiRuleList{Rules: list.Rules, Total: list.Total, Limit: list.Filter.Limit, Offset: list.Filter.Offset})
 }
 
 // apiForgetRequest is the optional body of POST /api/v1/rules/{id}/forget.
@@ -451,7 +424,6 @@ type apiForgetResult struct {
 // handleAPIRuleForget forgets one rule of the token's project completely.
 func (s *Server) handleAPIRuleForget(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := tokenFrom(ctx)
 	id, err := idParam(c, "id", "rule")
 	if err != nil {
 		return err
@@ -460,17 +432,7 @@ func (s *Server) handleAPIRuleForget(c echo.Context) error {
 	if err := decodeOptionalJSON(c, APIMaxBodyBytes, &body); err != nil {
 		return err
 	}
-	r, err := s.store.FindRuleByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := can(ctx, governance.ActForgetRule, governance.Object{ProjectID: r.ProjectID}.About(r.SubjectID).Named("Rule")); err != nil {
-		return err
-	}
-	if !governance.RuleAllows(r.Status, governance.RuleForget) {
-		return governance.Errorf(governance.ENOTFOUND, "Rule not found.")
-	}
-	report, err := s.forgetter().ForgetRule(ctx, t.Actor(), id, body.WithEvents)
+	report, err := s.app.Forget.Rule(ctx, actorOf(ctx), id, body.WithEvents)
 	if err != nil {
 		return err
 	}
@@ -486,10 +448,7 @@ func (s *Server) handleAPISubjectForget(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(subject) == "" || len(subject) > governance.MaxIDBytes {
-		return governance.Errorf(governance.EINVALID, "Invalid subject id.")
-	}
-	report, err := s.forgetter().ForgetSubject(ctx, t.Actor(), t.ProjectID, subject)
+	report, err := s.app.Forget.Subject(ctx, actorOf(ctx), t.ProjectSlug, subject)
 	if err != nil {
 		return err
 	}

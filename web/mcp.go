@@ -230,19 +230,12 @@ func (s *Server) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCP
 	if (in.RuleID == 0) == (in.SubjectID == "") {
 		return nil, nil, errors.New("give either rule_id or subject_id")
 	}
-	if in.RuleID != 0 {
-		r, err := s.store.FindRuleByID(ctx, in.RuleID)
-		if err != nil || !governance.RuleAllows(r.Status, governance.RuleForget) ||
-			governance.Can(governance.TokenActor(t), governance.ActForgetRule, governance.Object{ProjectID: r.ProjectID}) != nil {
-			return nil, nil, errors.New("rule not found")
-		}
-	}
-	f := s.forgetter()
+	actor := governance.TokenActor(t)
 	var report *governance.ForgetReport
 	if in.RuleID != 0 {
-		report, err = f.ForgetRule(ctx, t.Actor(), in.RuleID, in.WithEvents)
+		report, err = s.app.Forget.Rule(ctx, actor, in.RuleID, in.WithEvents)
 	} else {
-		report, err = f.ForgetSubject(ctx, t.Actor(), t.ProjectID, in.SubjectID)
+		report, err = s.app.Forget.Subject(ctx, actor, t.ProjectSlug, in.SubjectID)
 	}
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "forget_memory", err)
@@ -274,15 +267,11 @@ func (s *Server) mcpListRules(ctx context.Context, req *mcp.CallToolRequest, in 
 	if in.Limit > 0 {
 		fin.Limit = strconv.Itoa(in.Limit)
 	}
-	f, err := governance.ParseRuleFilter(fin, governance.RuleFilterDefaults{
-		Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: APIMaxRules})
+	list, err := s.app.Rules.ListProject(ctx, governance.TokenActor(t), t.ProjectID, fin)
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "list_rules", err)
 	}
-	rules, total, err := s.app.Rules.ListProject(ctx, governance.TokenActor(t), t.ProjectID, f)
-	if err != nil {
-		return nil, nil, s.toolError(ctx, "list_rules", err)
-	}
+	rules, total := list.Rules, list.Total
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d rule(s)", total)
 	for _, r := range rules {

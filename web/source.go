@@ -2,14 +2,11 @@ package web
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
-	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -28,35 +25,14 @@ func (s *Server) handleSourceCreate(c echo.Context) error {
 		Dir:     strings.TrimSpace(c.FormValue("dir")),
 		Format:  strings.TrimSpace(c.FormValue("format")),
 	}
-	projects, err := s.app.Projects.All(ctx, actorOf(ctx))
+	src, err := s.app.Sources.Ensure(ctx, actorOf(ctx), app.SourceInput{Project: form.Project, Dir: form.Dir, Format: form.Format})
+	if fe, ok := app.AsFieldErrors(err); ok {
+		return s.renderSources(c, http.StatusUnprocessableEntity, form, templates.FieldErrors(fe))
+	}
 	if err != nil {
 		return err
 	}
-	errs := templates.FieldErrors{}
-	var project *governance.Project
-	for _, p := range projects {
-		if p.Slug == form.Project {
-			project = p
-		}
-	}
-	if project == nil {
-		errs["project"] = "Choose a project."
-	}
-	format, ferr := transcript.ParseFormat(form.Format)
-	if ferr != nil || format == transcript.FormatHermes {
-		errs["format"] = "Choose a line format (a Hermes state.db is imported, not followed)."
-	}
-	dir := filepath.Clean(form.Dir)
-	if st, err := os.Stat(dir); form.Dir == "" || !filepath.IsAbs(dir) || err != nil || !st.IsDir() {
-		errs["dir"] = "Give the absolute path of a directory the server can read."
-	}
-	if len(errs) > 0 {
-		return s.renderSources(c, http.StatusUnprocessableEntity, form, errs)
-	}
-	if err := s.app.Sources.Ensure(ctx, actorOf(ctx), &governance.FollowSource{ProjectID: project.ID, Dir: dir, Format: string(format)}); err != nil {
-		return err
-	}
-	if err := s.flash(c, auth.FlashSuccess, "Following "+dir+"."); err != nil {
+	if err := s.flash(c, auth.FlashSuccess, "Following "+src.Dir+"."); err != nil {
 		return err
 	}
 	return redirect(c, templates.SourcesURL)

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
@@ -395,9 +396,9 @@ func (e *cmdEnv) watch(args []string) error {
 	if err != nil {
 		return fmt.Errorf("project %s: %s (use --create to create it)", *project, governance.ErrorMessage(err))
 	}
-	src := &governance.FollowSource{ProjectID: p.ID, Dir: dir, Format: string(format), SubjectID: *subject}
-	if err := m.App.Sources.Ensure(e.ctx, cliActor, src); err != nil {
-		return err
+	src, err := m.App.Sources.Ensure(e.ctx, cliActor, app.SourceInput{Project: p.Slug, Dir: dir, Format: string(format), SubjectID: *subject})
+	if err != nil {
+		return errors.New(governance.ErrorMessage(err))
 	}
 	f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: p.ID, Dir: dir,
 		Options: transcript.Options{Format: format, Project: p.Slug, Subject: *subject}}
