@@ -70,3 +70,57 @@ func BenchmarkIngest(b *testing.B) {
 	b.Run("postgres", func(b *testing.B) { run(b, postgres, 1) })
 	b.Run("postgres-4writers", func(b *testing.B) { run(b, postgres, 4) })
 }
+
+// BenchmarkSearch runs the same relevance searches over the same 50,000
+// synthetic events on SQLite and PostgreSQL (one project), one op being
+// one search of a rotating list of queries. Compare ns/op of one run.
+func BenchmarkSearch(b *testing.B) {
+	const n = 50_000
+	events := seed.SyntheticEvents(n, 2)
+	queries := []string{"linter commit", "故宫 酒店", "环球影城", "deploy timeout retry", `"run the linter"`, "午睡", "invoice"}
+	ctx := context.Background()
+	load := func(b *testing.B, s storetest.Store) int64 {
+		p := storetest.MustCreateProject(b, s, "bench")
+		for i := 0; i < n; i += 1000 {
+			if _, err := s.IngestEvents(ctx, p.ID, events[i:min(i+1000, n)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return p.ID
+	}
+	run := func(b *testing.B, s storetest.Store) {
+		pid := load(b, s)
+		i := 0
+		for b.Loop() {
+			q := queries[i%len(queries)]
+			i++
+			if _, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &pid, Query: q, Limit: 20}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("sqlite", func(b *testing.B) {
+		s, err := store.Open(ctx, filepath.Join(b.TempDir(), "db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		run(b, s)
+	})
+	b.Run("postgres", func(b *testing.B) {
+		s := MustOpenStore(b)
+		pid := load(b, s)
+		// Planner statistics, as autovacuum would have gathered them.
+		if _, err := s.Pool().Exec(ctx, `ANALYZE events`); err != nil {
+			b.Fatal(err)
+		}
+		i := 0
+		for b.Loop() {
+			q := queries[i%len(queries)]
+			i++
+			if _, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &pid, Query: q, Limit: 20}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -474,7 +474,7 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		}
 		terms := make([]string, len(ranked))
 		for i, part := range ranked {
-			terms[i] = fmt.Sprintf("ts_rank(e.words, %s::tsquery, 16) * %s::float8", w.arg(part), w.arg(weights[i]))
+			terms[i] = fmt.Sprintf("ts_rank(e.words, %s::tsquery, 16) * %s::float8", w.arg(part.query), w.arg(weights[i]))
 		}
 		score := strings.Join(terms, " + ")
 		window := ""
@@ -503,23 +503,61 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 	return out, total, rows.Err()
 }
 
-// idf returns the inverse document frequency of each tsquery part over the
-// whole table (as FTS5's BM25 computes it): ln(1 + (N − n + 0.5)/(n + 0.5))
-// for n matching events of N. n is counted through the GIN index up to
-// searchRankWindow (a part matching more is common: its weight is about
-// the same either way), and N is the planner's estimate once the table is
-// large enough for that to be close.
-func (s *Store) idf(ctx context.Context, parts []string) ([]float64, error) {
+// idf returns the inverse document frequency of each part of a query over
+// the whole table (as FTS5's BM25 computes it): ln(1 + (N − n + 0.5)/(n +
+// 0.5)) for n matching events of N. On a table of statsFrom events or
+// more, n comes from the statistics ANALYZE (or autovacuum) keeps for the
+// words column — the frequencies of its most common lexemes; a lexeme not
+// among them is rarer than all of them, and a phrase is as rare as its
+// rarest term — so a search reads one catalog row instead of counting.
+// On a smaller table, or one never analysed, n is counted through the GIN
+// index, up to searchRankWindow (a part matching more is common: its
+// weight is about the same either way).
+func (s *Store) idf(ctx context.Context, parts []tsPart) ([]float64, error) {
 	out := make([]float64, len(parts))
 	if len(parts) == 1 {
 		out[0] = 1 // one part: the weight changes no order
 		return out, nil
 	}
-	cols := []string{`(SELECT CASE WHEN c.reltuples < 10000 THEN (SELECT count(*) FROM events) ELSE c.reltuples::bigint END
-		FROM pg_class c WHERE c.oid = 'events'::regclass)`}
+	var (
+		total float64
+		elems []string
+		freqs []float32
+	)
+	err := s.pool.QueryRow(ctx, `
+		SELECT c.reltuples::float8, s.most_common_elems::text::text[], s.most_common_elem_freqs
+		FROM pg_class c LEFT JOIN pg_stats s
+			ON s.schemaname = current_schema() AND s.tablename = 'events' AND s.attname = 'words'
+		WHERE c.oid = 'events'::regclass`).Scan(&total, &elems, &freqs)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: search statistics: %w", err)
+	}
+	idf := func(n float64) float64 { return max(math.Log(1+(total-n+0.5)/(n+0.5)), 1e-6) }
+	if total >= s.statsFrom && len(elems) > 0 && len(freqs) > len(elems) {
+		// most_common_elem_freqs: one per element, then the least and the
+		// greatest of them (and the frequency of nulls).
+		freq := make(map[string]float64, len(elems))
+		for i, e := range elems {
+			freq[e] = float64(freqs[i])
+		}
+		rare := float64(freqs[len(elems)]) / 2
+		for i, p := range parts {
+			f := 1.0
+			for _, t := range p.terms {
+				ft, ok := freq[t]
+				if !ok {
+					ft = rare
+				}
+				f = min(f, ft)
+			}
+			out[i] = idf(f * total)
+		}
+		return out, nil
+	}
+	cols := []string{`(SELECT count(*) FROM events)`}
 	args := make([]any, len(parts))
 	for i, p := range parts {
-		args[i] = p
+		args[i] = p.query
 		cols = append(cols, fmt.Sprintf(`(SELECT count(*) FROM (SELECT 1 FROM events WHERE words @@ $%d::tsquery LIMIT %d) m)`,
 			i+1, searchRankWindow))
 	}
@@ -531,9 +569,12 @@ func (s *Store) idf(ctx context.Context, parts []string) ([]float64, error) {
 	if err := s.pool.QueryRow(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
 		return nil, fmt.Errorf("postgres: search term frequencies: %w", err)
 	}
+	total = float64(counts[0])
 	for i := range parts {
-		total, n := float64(max(counts[0], counts[i+1])), float64(counts[i+1])
-		out[i] = max(math.Log(1+(total-n+0.5)/(n+0.5)), 1e-6)
+		total = max(total, float64(counts[i+1]))
+	}
+	for i := range parts {
+		out[i] = idf(float64(counts[i+1]))
 	}
 	return out, nil
 }

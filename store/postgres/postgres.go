@@ -31,6 +31,9 @@ type Store struct {
 	pool *pgxpool.Pool
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
+	// statsFrom is the table size (planner estimate) from which search
+	// weighs words by the column statistics instead of counting (see idf).
+	statsFrom float64
 }
 
 // Advisory lock keys: one namespace (the first key) for the store's
@@ -59,7 +62,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	s := &Store{pool: pool, Now: time.Now}
+	s := &Store{pool: pool, Now: time.Now, statsFrom: 10_000}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -68,17 +68,22 @@ func quoteLexeme(t string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + "'"
 }
 
-// tsPhrase is the tsquery of consecutive terms ('a' <-> 'b'), a single
-// lexeme for one term.
-func tsPhrase(terms []string) string {
+// tsPart is one part of a query: consecutive terms and their tsquery
+// ('a' <-> 'b', a single lexeme for one term).
+type tsPart struct {
+	query string
+	terms []string
+}
+
+func tsPhrase(terms []string) tsPart {
 	q := make([]string, len(terms))
 	for i, t := range terms {
 		q[i] = quoteLexeme(t)
 	}
 	if len(q) == 1 {
-		return q[0]
+		return tsPart{query: q[0], terms: terms}
 	}
-	return "(" + strings.Join(q, " <-> ") + ")"
+	return tsPart{query: "(" + strings.Join(q, " <-> ") + ")", terms: terms}
 }
 
 // searchQuery is a parsed search, the same reading as the SQLite store's:
@@ -86,8 +91,8 @@ func tsPhrase(terms []string) string {
 // (quoted text, checked on the event text), what to highlight, and the
 // parts relevance is summed over.
 type searchQuery struct {
-	phrases   []string // tsquery phrases
-	any       []string // tsquery lexemes (and phrases, when both)
+	phrases   []tsPart // phrases, all of which must match
+	any       []tsPart // terms of which one must match (and the phrases, when both)
 	exact     []string
 	highlight []string
 }
@@ -129,7 +134,7 @@ func parseSearch(text string) searchQuery {
 	}
 	if len(q.phrases) > 0 && len(q.any) > 0 {
 		// The phrases select; loose words then only add to the rank.
-		q.any = append(append([]string{}, q.phrases...), q.any...)
+		q.any = append(append([]tsPart{}, q.phrases...), q.any...)
 	}
 	return q
 }
@@ -137,15 +142,22 @@ func parseSearch(text string) searchQuery {
 // match is the tsquery an event must satisfy: every phrase, and one of the
 // loose terms.
 func (q searchQuery) match() string {
-	parts := append([]string{}, q.phrases...)
+	var parts []string
+	for _, p := range q.phrases {
+		parts = append(parts, p.query)
+	}
 	if len(q.any) > 0 {
-		parts = append(parts, "("+strings.Join(q.any, " | ")+")")
+		alts := make([]string, len(q.any))
+		for i, p := range q.any {
+			alts[i] = p.query
+		}
+		parts = append(parts, "("+strings.Join(alts, " | ")+")")
 	}
 	return strings.Join(parts, " & ")
 }
 
 // ranked are the parts relevance sums over.
-func (q searchQuery) ranked() []string {
+func (q searchQuery) ranked() []tsPart {
 	if len(q.any) > 0 {
 		return q.any
 	}

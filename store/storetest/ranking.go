@@ -80,11 +80,15 @@ func LoadRankingFixture(tb testing.TB, s Store) map[string]*governance.Project {
 }
 
 // CompareRanking loads the shared fixture into ref (the reference backend:
-// SQLite) and got, runs every contract query on both and checks the
-// contract (see TopSlack).
-func CompareRanking(t *testing.T, ref, got Store) {
+// SQLite) and got, runs each loaded func (to gather statistics, say), then
+// runs every contract query on both and checks the contract (see
+// TopSlack).
+func CompareRanking(t *testing.T, ref, got Store, loaded ...func()) {
 	ctx := context.Background()
 	refProjects, gotProjects := LoadRankingFixture(t, ref), LoadRankingFixture(t, got)
+	for _, fn := range loaded {
+		fn()
+	}
 	var (
 		overlap float64
 		agree   int
