@@ -11,6 +11,7 @@ import (
 // may change about itself.
 type AccountStore interface {
 	FindAccountByUsername(ctx context.Context, username string) (*governance.Account, error)
+	FindAccountByID(ctx context.Context, id int64) (*governance.Account, error)
 	EndSessions(ctx context.Context, accountID int64) error
 	SetAccountLanguage(ctx context.Context, accountID int64, lang string) error
 }
@@ -30,6 +31,13 @@ func (as Account) ForSignIn(ctx context.Context, username string) (*governance.A
 		return nil, governance.Errorf(governance.EINVALID, "Enter your username.")
 	}
 	return as.store.FindAccountByUsername(ctx, username)
+}
+
+// FindAccountByID loads the account a verified session cookie names (the
+// sign-in middleware's lookup: the cookie is the credential, so there is no
+// actor yet).
+func (as Account) FindAccountByID(ctx context.Context, id int64) (*governance.Account, error) {
+	return as.store.FindAccountByID(ctx, id)
 }
 
 // signedIn is actor's account, or EUNAUTHORIZED.

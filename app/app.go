@@ -19,6 +19,7 @@ import (
 // services' narrow interfaces. store.Store satisfies it; a second backend
 // implements it too.
 type Store interface {
+	AdminStore
 	ProjectStore
 	RuleStore
 	ReviewStore
@@ -52,6 +53,7 @@ type SystemStore interface {
 
 // App holds the use cases, grouped by aggregate.
 type App struct {
+	Admin     Admin
 	Projects  Projects
 	Rules     Rules
 	Reviews   Reviews
@@ -80,6 +82,7 @@ func New(st Store) *App {
 	events := Events{store: st, projects: projects}
 	forget := Forget{store: st, projects: projects, rules: rules}
 	return &App{
+		Admin:     Admin{store: st},
 		Projects:  projects,
 		Rules:     rules,
 		Reviews:   Reviews{store: st, projects: projects, rules: rules},

@@ -35,8 +35,9 @@ func LoadUser(s *Sessions, accounts AccountFinder) echo.MiddlewareFunc {
 				return next(c)
 			}
 			a, err := accounts.FindAccountByID(r.Context(), id)
-			if err == nil && a.SessionGen != s.Generation(r) {
-				// Signed out elsewhere, or the password changed since.
+			if err == nil && (a.SessionGen != s.Generation(r) || a.Disabled()) {
+				// Signed out elsewhere, the password changed since, or an
+				// administrator disabled the account.
 				err = governance.Errorf(governance.ENOTFOUND, "Session ended.")
 			}
 			switch governance.ErrorCode(err) {

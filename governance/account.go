@@ -42,7 +42,10 @@ type Account struct {
 	SessionGen int64
 	// Language is the console language the account chose (en, zh-CN);
 	// empty follows the browser.
-	Language    string
+	Language string
+	// DisabledAt is when an administrator disabled the account (nil:
+	// enabled). A disabled account cannot sign in and the policy refuses it.
+	DisabledAt  *time.Time
 	Memberships []Membership
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
@@ -57,6 +60,9 @@ type Membership struct {
 	// SubjectID links a member to the end user the memories are about.
 	SubjectID string
 }
+
+// Disabled reports whether an administrator disabled the account.
+func (a *Account) Disabled() bool { return a.DisabledAt != nil }
 
 // RoleName is the account's most powerful role, for display.
 func (a *Account) RoleName() string {

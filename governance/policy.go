@@ -109,6 +109,7 @@ var (
 	errSignIn        = Errorf(EUNAUTHORIZED, "Sign in first.")
 	errReviewersOnly = Errorf(EFORBIDDEN, "Only the project's reviewers may do this.")
 	errAdminsOnly    = Errorf(EFORBIDDEN, "Only administrators may do this.")
+	errDisabled      = Errorf(EUNAUTHORIZED, "This account is disabled.")
 )
 
 // Can returns nil when actor may do action to object, else an *Error:
@@ -123,6 +124,9 @@ func Can(actor Actor, action Action, object Object) error {
 	case actor.Token != nil:
 		return tokenCan(actor.Token, action, object)
 	case actor.Account != nil:
+		if actor.Account.Disabled() {
+			return errDisabled
+		}
 		return accountCan(actor.Account, action, object)
 	}
 	return errSignIn

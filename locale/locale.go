@@ -1,7 +1,9 @@
 // Package locale translates what the console shows people: the web pages,
 // their messages and the command line's sentences. Catalogs are TOML files
-// embedded from locale/catalog, one per language, read by go-i18n; plural
-// forms follow the CLDR rules of each language.
+// embedded from locale/catalog, named <area>.<language>.toml (one area per
+// part of the console, so parallel changes touch different files), read by
+// go-i18n; plural forms follow the CLDR rules of each language. A message
+// id lives in exactly one area.
 package locale
 
 import (
@@ -67,25 +69,47 @@ var load = sync.OnceValues(func() (*i18n.Bundle, error) {
 	return b, nil
 })
 
-// Check parses the catalogs and reports the first defect.
+// Check parses the catalogs and reports the first defect: a file that does
+// not parse, or a message id defined in two areas of one language.
 func Check() error {
-	_, err := load()
-	return err
+	if _, err := load(); err != nil {
+		return err
+	}
+	for _, code := range Languages {
+		if _, err := Catalog(code); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// Catalog returns the raw message ids of one language's catalog file.
+// Catalog returns the raw message ids of one language, from all its area
+// files; an id defined twice is an error.
 func Catalog(code string) (map[string]bool, error) {
-	buf, err := catalogFS.ReadFile("catalog/" + code + ".toml")
+	files, err := fs.Glob(catalogFS, "catalog/*."+code+".toml")
 	if err != nil {
 		return nil, err
 	}
-	var raw map[string]any
-	if err := toml.Unmarshal(buf, &raw); err != nil {
-		return nil, err
+	if len(files) == 0 {
+		return nil, fmt.Errorf("locale: no catalog for %q", code)
 	}
 	ids := map[string]bool{}
-	for k := range raw {
-		ids[k] = true
+	where := map[string]string{}
+	for _, f := range files {
+		buf, err := catalogFS.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var raw map[string]any
+		if err := toml.Unmarshal(buf, &raw); err != nil {
+			return nil, fmt.Errorf("locale: %s: %w", f, err)
+		}
+		for k := range raw {
+			if prev, dup := where[k]; dup {
+				return nil, fmt.Errorf("locale: %q is defined in both %s and %s", k, prev, f)
+			}
+			ids[k], where[k] = true, f
+		}
 	}
 	return ids, nil
 }

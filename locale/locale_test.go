@@ -27,12 +27,12 @@ func TestCatalogs(t *testing.T) {
 	}
 	for id := range en {
 		if !zh[id] {
-			t.Errorf("%q is in en.toml but not in zh-CN.toml", id)
+			t.Errorf("%q is in the English catalog but not in the Chinese one", id)
 		}
 	}
 	for id := range zh {
 		if !en[id] {
-			t.Errorf("%q is in zh-CN.toml but not in en.toml", id)
+			t.Errorf("%q is in the Chinese catalog but not in the English one", id)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func (s *Store) FindAccounts(ctx context.Context) ([]*governance.Account, error)
 
 func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]*governance.Account, error) {
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT id, username, password_hash, is_admin, session_gen, language, created_at, updated_at
+		SELECT id, username, password_hash, is_admin, session_gen, language, disabled_at, created_at, updated_at
 		FROM accounts WHERE `+where+` ORDER BY username`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: find accounts: %w", err)
@@ -82,9 +82,14 @@ func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]
 		var (
 			a                governance.Account
 			created, updated string
+			disabled         sql.NullString
 		)
-		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &a.SessionGen, &a.Language, &created, &updated); err != nil {
+		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &a.SessionGen, &a.Language, &disabled, &created, &updated); err != nil {
 			return nil, err
+		}
+		if disabled.Valid {
+			at := parseTime(disabled.String)
+			a.DisabledAt = &at
 		}
 		a.CreatedAt, a.UpdatedAt = parseTime(created), parseTime(updated)
 		out = append(out, &a)

@@ -541,28 +541,8 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 	if !scratch {
 		return governance.Errorf(governance.EFORBIDDEN, "Project %s is not an eval scratch project.", slug)
 	}
-	if err := raiseIDFloor(ctx, tx, "projects", "rules", "candidates", "episodes"); err != nil {
+	if err := deleteProjectRows(ctx, tx, &governance.Project{ID: projectID, Slug: slug}); err != nil {
 		return err
-	}
-	for _, q := range []string{
-		`DELETE FROM recall_traces WHERE project_id = ?`,
-		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = ?)`,
-		`DELETE FROM candidates WHERE project_id = ?`,
-		`UPDATE rules SET supersedes = NULL, superseded_by = NULL WHERE project_id = ?`,
-		`DELETE FROM rule_versions WHERE rule_id IN (SELECT id FROM rules WHERE project_id = ?)`,
-		`DELETE FROM rules WHERE project_id = ?`,
-		`DELETE FROM suppressions WHERE project_id = ?`,
-		`DELETE FROM episodes WHERE project_id = ?`,
-		`DELETE FROM checkpoints WHERE project_id = ?`,
-		`DELETE FROM sessions WHERE project_id = ?`,
-		`DELETE FROM events WHERE project_id = ?`,
-		`DELETE FROM api_tokens WHERE project_id = ?`,
-		`DELETE FROM memberships WHERE project_id = ?`,
-		`DELETE FROM projects WHERE id = ?`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, projectID); err != nil {
-			return fmt.Errorf("store: delete scratch project %s: %w", slug, err)
-		}
 	}
 	return tx.Commit()
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
@@ -55,7 +56,7 @@ func BenchmarkAPIEventsIngest(b *testing.B) {
 			b.StopTimer()
 			s, p := fresh(b)
 			token := mustAPIToken(b, s, p.ID, governance.ScopeIngest)
-			srv, err := web.NewServer(web.Config{}, s, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			srv, err := web.NewServer(web.Config{}, app.New(s), slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				b.Fatal(err)
 			}

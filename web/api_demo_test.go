@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
@@ -44,7 +45,7 @@ func demoConsole(t *testing.T) (*store.Store, *httptest.Server) {
 	if _, err := st.DB().ExecContext(ctx, `UPDATE rules SET status = 'active' WHERE status = 'proposed'`); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := web.NewServer(web.Config{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := web.NewServer(web.Config{}, app.New(st), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

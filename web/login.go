@@ -101,6 +101,7 @@ func (s *Server) handleLoginCreate(c echo.Context) error {
 		if ok, err = auth.VerifyPassword(a.PasswordHash, f.Password); err != nil {
 			return fmt.Errorf("web: verify password of account %d: %w", a.ID, err)
 		}
+		ok = ok && !a.Disabled() // a disabled account gets the same answer as a wrong password
 	}
 	if !ok {
 		if err := s.flash(c, auth.FlashError, "Wrong username or password."); err != nil {

@@ -38,6 +38,8 @@ var navigation = []navEntry{
 	{key: "heartbeat", label: "Heartbeat", url: "/heartbeat", show: isReviewer, group: groupMemory},
 	{key: "export", label: "Export", url: "/export", show: signedIn, group: groupAgents},
 	{key: "tokens", label: "API tokens", url: "/admin/tokens", show: isAdmin, group: groupAgents},
+	{key: "accounts", label: "Accounts", url: "/admin/accounts", show: isAdmin, group: groupAdmin},
+	{key: "projects", label: "Projects", url: "/admin/projects", show: isAdmin, group: groupAdmin},
 	{key: "audit", label: "Audit", url: "/audit", show: isReviewer, group: groupAdmin},
 	{key: "import", label: "Import", url: "/admin/import", show: isAdmin, group: groupAdmin},
 	{key: "forget-subject", label: "Forget a subject", url: "/admin/forget", show: isAdmin, group: groupAdmin},

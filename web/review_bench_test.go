@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web"
@@ -119,7 +120,7 @@ func BenchmarkGovernancePages(b *testing.B) {
 	b.Logf("built %d rules and %d candidates in %s", benchRules, benchCandidates, time.Since(start).Round(time.Millisecond))
 	MustCreateAccount(b, s, &governance.Account{Username: "rita", Memberships: []governance.Membership{
 		{ProjectID: p.ID, Role: governance.ProjectReviewer}}})
-	srv, err := web.NewServer(web.Config{}, s, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := web.NewServer(web.Config{}, app.New(s), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
 	}

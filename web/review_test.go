@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
@@ -70,7 +71,7 @@ func NewGovFixture(tb testing.TB) *GovFixture {
 		{ProjectID: f.Expense.ID, Role: governance.ProjectReviewer}}})
 	MustCreateAccount(tb, s, &governance.Account{Username: GovOtherMember, Memberships: []governance.Membership{
 		{ProjectID: f.Travel.ID, Role: governance.ProjectMember, SubjectID: "family-wang"}}})
-	srv, err := web.NewServer(web.Config{}, s, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := web.NewServer(web.Config{}, app.New(s), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatal(err)
 	}

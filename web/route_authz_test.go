@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web"
 )
@@ -77,6 +78,13 @@ func TestRouteInventory(t *testing.T) {
 		forgettable[actor] = [2]int64{mustAPIRule(t, f.Store, f.Travel.ID, "family-li", governance.TypeFact, "规则 "+actor), id}
 	}
 	mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeRecall)
+	// Administration acts on an account and a project of its own, so no
+	// inventory actor loses its role or its sessions.
+	spareProject := MustCreateProject(t, f.Store, "spare-project", "Spare")
+	spare := MustCreateAccount(t, f.Store, &governance.Account{Username: "spare", Memberships: []governance.Membership{
+		{ProjectID: spareProject.ID, Role: governance.ProjectReviewer}}})
+	acct := "/admin/accounts/" + strconv.FormatInt(spare.ID, 10)
+	proj := "/admin/projects/" + strconv.FormatInt(spareProject.ID, 10)
 	tokens, err := f.Store.FindTokens(ctx, governance.TokenFilter{})
 	if err != nil || len(tokens) != 1 {
 		t.Fatalf("tokens = %v, %v", tokens, err)
@@ -165,36 +173,47 @@ func TestRouteInventory(t *testing.T) {
 			postPath: func(actor string) string { return fmt.Sprintf("/rules/%d/forget", forgettable[actor][0]) }},
 		"/candidates/:id/forget": {path: "/candidates/" + c + "/forget", get: e(own(ok)), post: e(own(pass)),
 			postPath: func(actor string) string { return fmt.Sprintf("/candidates/%d/forget", forgettable[actor][1]) }},
-		"/me":                      {path: "/me", get: e(signedIn(ok))},
-		"/me/language":             {path: "/me/language", post: e(signedIn(see))},
-		"/me/export.json":          {path: "/me/export.json", get: e(signedIn(ok))},
-		"/me/forget":               {path: "/me/forget", get: e(expect{see, ok, ok, gone, gone, gone}), post: e(expect{see, pass, pass, gone, gone, gone})},
-		"/audit":                   {path: "/audit", get: e(reviewers(ok))},
-		"/audit.csv":               {path: "/audit.csv", get: e(reviewers(ok))},
-		"/admin/forget":            {path: "/admin/forget", get: e(admins(ok)), post: e(admins(pass))},
-		"/evals":                   {path: "/evals", get: e(reviewers(ok))},
-		"/evals/suites":            {path: "/evals/suites", post: e(reviewers(pass))},
-		"/evals/suites/:id":        {path: "/evals/suites/999999", get: e(reviewers(gone))},
-		"/evals/suites/:id/runs":   {path: "/evals/suites/999999/runs", post: e(reviewers(gone))},
-		"/evals/runs/:id":          {path: "/evals/runs/999999", get: e(reviewers(gone))},
-		"/evals/runs/:id/panel":    {path: "/evals/runs/999999/panel", get: e(reviewers(gone))},
-		"/evals/runs/:id/cancel":   {path: "/evals/runs/999999/cancel", post: e(reviewers(gone))},
-		"/evals/compare":           {path: "/evals/compare", get: e(reviewers(pass))},
-		"/evals/benchmarks":        {path: "/evals/benchmarks", get: e(reviewers(ok)), post: e(reviewers(pass))},
-		"/rules/:id/checks":        {path: "/rules/" + r + "/checks", get: e(travel(ok)), post: e(travel(pass))},
-		"/rules/:id/checks/delete": {path: "/rules/" + r + "/checks/delete", post: e(travel(pass))},
-		"/api/v1/openapi.json":     {path: "/api/v1/openapi.json", get: e(everyone(ok))},
-		"/api/v1/events":           {path: "/api/v1/events", post: e(token)},
-		"/api/v1/recall":           {path: "/api/v1/recall", post: e(token)},
-		"/api/v1/rules":            {path: "/api/v1/rules", get: e(token)},
-		"/api/v1/rules/:id/forget": {path: "/api/v1/rules/" + r + "/forget", post: e(token)},
-		"/api/v1/subjects/:id":     {path: "/api/v1/subjects/family-li", other: e(token)},
-		"/api/v1/export":           {path: "/api/v1/export", get: e(token)},
-		"/api/*":                   {path: "/api/v1/no-such", get: e(everyone(gone)), post: e(everyone(gone)), other: e(everyone(gone))},
-		web.MCPPath:                {path: web.MCPPath, get: e(token), post: e(token), other: e(token)},
+		"/me":                             {path: "/me", get: e(signedIn(ok))},
+		"/me/language":                    {path: "/me/language", post: e(signedIn(see))},
+		"/me/export.json":                 {path: "/me/export.json", get: e(signedIn(ok))},
+		"/me/forget":                      {path: "/me/forget", get: e(expect{see, ok, ok, gone, gone, gone}), post: e(expect{see, pass, pass, gone, gone, gone})},
+		"/audit":                          {path: "/audit", get: e(reviewers(ok))},
+		"/audit.csv":                      {path: "/audit.csv", get: e(reviewers(ok))},
+		"/admin/forget":                   {path: "/admin/forget", get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/accounts":                 {path: "/admin/accounts", get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/accounts/:id":             {path: acct, get: e(admins(ok))},
+		"/admin/accounts/:id/password":    {path: acct + "/password", post: e(admins(see))},
+		"/admin/accounts/:id/admin":       {path: acct + "/admin", post: e(admins(see))},
+		"/admin/accounts/:id/disable":     {path: acct + "/disable", post: e(admins(see))},
+		"/admin/accounts/:id/enable":      {path: acct + "/enable", post: e(admins(see))},
+		"/admin/accounts/:id/memberships": {path: acct + "/memberships", post: e(admins(see))},
+		"/admin/accounts/:id/memberships/:project/remove": {path: acct + "/memberships/" + strconv.FormatInt(spareProject.ID, 10) + "/remove", post: e(admins(see))},
+		"/admin/projects":            {path: "/admin/projects", get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/projects/:id":        {path: proj, get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/projects/:id/delete": {path: proj + "/delete", get: e(admins(ok)), post: e(admins(pass))},
+		"/evals":                     {path: "/evals", get: e(reviewers(ok))},
+		"/evals/suites":              {path: "/evals/suites", post: e(reviewers(pass))},
+		"/evals/suites/:id":          {path: "/evals/suites/999999", get: e(reviewers(gone))},
+		"/evals/suites/:id/runs":     {path: "/evals/suites/999999/runs", post: e(reviewers(gone))},
+		"/evals/runs/:id":            {path: "/evals/runs/999999", get: e(reviewers(gone))},
+		"/evals/runs/:id/panel":      {path: "/evals/runs/999999/panel", get: e(reviewers(gone))},
+		"/evals/runs/:id/cancel":     {path: "/evals/runs/999999/cancel", post: e(reviewers(gone))},
+		"/evals/compare":             {path: "/evals/compare", get: e(reviewers(pass))},
+		"/evals/benchmarks":          {path: "/evals/benchmarks", get: e(reviewers(ok)), post: e(reviewers(pass))},
+		"/rules/:id/checks":          {path: "/rules/" + r + "/checks", get: e(travel(ok)), post: e(travel(pass))},
+		"/rules/:id/checks/delete":   {path: "/rules/" + r + "/checks/delete", post: e(travel(pass))},
+		"/api/v1/openapi.json":       {path: "/api/v1/openapi.json", get: e(everyone(ok))},
+		"/api/v1/events":             {path: "/api/v1/events", post: e(token)},
+		"/api/v1/recall":             {path: "/api/v1/recall", post: e(token)},
+		"/api/v1/rules":              {path: "/api/v1/rules", get: e(token)},
+		"/api/v1/rules/:id/forget":   {path: "/api/v1/rules/" + r + "/forget", post: e(token)},
+		"/api/v1/subjects/:id":       {path: "/api/v1/subjects/family-li", other: e(token)},
+		"/api/v1/export":             {path: "/api/v1/export", get: e(token)},
+		"/api/*":                     {path: "/api/v1/no-such", get: e(everyone(gone)), post: e(everyone(gone)), other: e(everyone(gone))},
+		web.MCPPath:                  {path: web.MCPPath, get: e(token), post: e(token), other: e(token)},
 	}
 
-	srv, err := web.NewServer(web.Config{}, f.Store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := web.NewServer(web.Config{}, app.New(f.Store), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,6 +94,24 @@ func (s *Server) routes() {
 	admin.GET("/forget", s.handleAdminForgetShow)
 	admin.POST("/forget", s.handleAdminForgetCreate)
 
+	// Accounts, memberships and projects (admin.go): app.Admin asks the
+	// policy again in every use case.
+	admin.GET("/accounts", s.handleAccountIndex)
+	admin.POST("/accounts", s.handleAccountCreate)
+	admin.GET("/accounts/:id", s.handleAccountShow)
+	admin.POST("/accounts/:id/password", s.handleAccountPassword)
+	admin.POST("/accounts/:id/admin", s.handleAccountRole)
+	admin.POST("/accounts/:id/disable", s.handleAccountDisable)
+	admin.POST("/accounts/:id/enable", s.handleAccountEnable)
+	admin.POST("/accounts/:id/memberships", s.handleMembershipUpdate)
+	admin.POST("/accounts/:id/memberships/:project/remove", s.handleMembershipDelete)
+	admin.GET("/projects", s.handleAdminProjectIndex)
+	admin.POST("/projects", s.handleAdminProjectCreate)
+	admin.GET("/projects/:id", s.handleAdminProjectShow)
+	admin.POST("/projects/:id", s.handleAdminProjectUpdate)
+	admin.GET("/projects/:id/delete", s.handleAdminProjectDeleteShow)
+	admin.POST("/projects/:id/delete", s.handleAdminProjectDelete)
+
 	// Evals (eval.go, eval_checks.go): reviewers and admins; suites that
 	// read live projects only for those who review them all. Runs are
 	// queued here and executed by the background evals.Runner.

@@ -14,7 +14,6 @@ import (
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/web/static"
 )
 
@@ -51,7 +50,6 @@ const DefaultMaxImportBytes = 64 << 20
 type Server struct {
 	cfg      Config
 	app      *app.App
-	store    *store.Store // going: every call moves into app
 	logger   *slog.Logger
 	sessions *auth.Sessions
 	limiter  *auth.LoginLimiter
@@ -60,7 +58,7 @@ type Server struct {
 
 // NewServer builds the echo app: middleware, routes and error handling. The
 // session cookie keys come from the store (generated on first start).
-func NewServer(cfg Config, st *store.Store, logger *slog.Logger) (*Server, error) {
+func NewServer(cfg Config, a *app.App, logger *slog.Logger) (*Server, error) {
 	if cfg.MaxImportBytes <= 0 {
 		cfg.MaxImportBytes = DefaultMaxImportBytes
 	}
@@ -70,7 +68,9 @@ func NewServer(cfg Config, st *store.Store, logger *slog.Logger) (*Server, error
 	if cfg.MaxLineBytes <= 0 {
 		cfg.MaxLineBytes = governance.MaxImportLineBytes
 	}
-	a := app.New(st)
+	// Administration generates and hashes passwords with auth's argon2id
+	// (app cannot import auth, an HTTP package).
+	a.SetPasswords(authPasswords{})
 	hashKey, blockKey, err := a.SessionKeys(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("web: session keys: %w", err)
@@ -82,7 +82,6 @@ func NewServer(cfg Config, st *store.Store, logger *slog.Logger) (*Server, error
 	s := &Server{
 		cfg:      cfg,
 		app:      a,
-		store:    st,
 		logger:   logger,
 		sessions: sessions,
 		limiter:  auth.NewLoginLimiter(cfg.LoginLimit),
@@ -138,7 +137,7 @@ func (s *Server) middleware() error {
 			return s.cfg.MaxImportBytes + 1<<20
 		}),
 		skipFor(skipAssets, s.sessions.SessionMiddleware()),
-		skipFor(skipAssets, auth.LoadUser(s.sessions, s.store)),
+		skipFor(skipAssets, auth.LoadUser(s.sessions, s.app.Account)),
 		localize,
 		auth.CSRF(s.sessions, csrfContextKey, skipAssets),
 		skipFor(skipAssets, cleanForms),

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
@@ -153,7 +154,7 @@ func NewFixture(tb testing.TB, cfg web.Config) *Fixture {
 		}
 	}
 
-	srv, err := web.NewServer(cfg, s, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := web.NewServer(cfg, app.New(s), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatal(err)
 	}

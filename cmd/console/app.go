@@ -143,7 +143,7 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
 	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat,
-		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes}, m.Store, m.Logger)
+		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes}, m.App, m.Logger)
 	if err != nil {
 		return err
 	}

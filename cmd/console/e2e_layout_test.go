@@ -93,6 +93,7 @@ func TestE2ECrawlAsAdmin(t *testing.T) {
 			t.Errorf("GET %s = %d (linked from %s)", u, st, from[u])
 		}
 	}
+	requireAdminPagesCrawled(t, status)
 	t.Logf("%d addresses, %d pages, %d not 2xx", len(status), len(pages), bad)
 }
 
@@ -160,6 +161,9 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 	}
 	for _, user := range []string{"admin", "reviewer", "family-chen"} {
 		pages, _, _ := crawl(t, m, user, 1, 80)
+		if user == "admin" {
+			pages = withAdminPages(t, m, pages)
+		}
 		name, value := sessionCookie(t, m, user)
 		httpOnly := true
 		if _, err := chromedp.Call(b.ctx, network.SetCookie, network.SetCookieParams{

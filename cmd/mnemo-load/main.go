@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
@@ -149,7 +150,7 @@ func searchLoad(ctx context.Context, st *store.Store, p *governance.Project, n i
 }
 
 func timelineLoad(ctx context.Context, st *store.Store, p *governance.Project, clients, requests, events int) error {
-	srv, err := web.NewServer(web.Config{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := web.NewServer(web.Config{}, app.New(st), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}

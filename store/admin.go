@@ -1,0 +1,441 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Administration from the browser: accounts, memberships and projects
+// changed by an administrator, each change and its audit row in one
+// transaction.
+
+var errLastAdmin = governance.Errorf(governance.ECONFLICT,
+	"The last administrator cannot be disabled or demoted: make another account an administrator first.")
+
+// CreateAccountBy inserts an account with its memberships; actor's audit
+// row is written in the same transaction.
+func (s *Store) CreateAccountBy(ctx context.Context, actor string, a *governance.Account) error {
+	a.Username = strings.TrimSpace(a.Username)
+	if a.Username == "" || a.PasswordHash == "" {
+		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO accounts (username, password_hash, is_admin, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?)`,
+		a.Username, a.PasswordHash, a.IsAdmin, formatTime(tx.now), formatTime(tx.now))
+	if err != nil {
+		return mapError(err, "Account "+a.Username)
+	}
+	a.ID, _ = res.LastInsertId()
+	a.CreatedAt, a.UpdatedAt = tx.now, tx.now
+	for i := range a.Memberships {
+		a.Memberships[i].AccountID = a.ID
+		if err := setMembership(ctx, tx, a.Memberships[i]); err != nil {
+			return err
+		}
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "account.create", ObjectType: "account",
+		ObjectID: a.Username, Details: jsonDetails(map[string]any{"admin": a.IsAdmin})}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// UpdateAccount changes an account's password, administrator role or
+// state. A new password or disabling ends every session of the account.
+// The last enabled administrator can be neither demoted nor disabled
+// (ECONFLICT): the check and the change share one transaction.
+func (s *Store) UpdateAccount(ctx context.Context, actor string, id int64, upd governance.AccountUpdate) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var (
+		username string
+		admin    bool
+		disabled bool
+	)
+	err = tx.QueryRowContext(ctx, `SELECT username, is_admin, disabled_at IS NOT NULL FROM accounts WHERE id = ?`, id).
+		Scan(&username, &admin, &disabled)
+	if isNoRows(err) {
+		return governance.Errorf(governance.ENOTFOUND, "Account not found.")
+	}
+	if err != nil {
+		return fmt.Errorf("store: update account: %w", err)
+	}
+	demote := upd.IsAdmin != nil && !*upd.IsAdmin && admin
+	disable := upd.Disabled != nil && *upd.Disabled && !disabled
+	if admin && !disabled && (demote || disable) {
+		var others int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM accounts WHERE is_admin = 1 AND disabled_at IS NULL AND id <> ?`, id).
+			Scan(&others); err != nil {
+			return fmt.Errorf("store: count administrators: %w", err)
+		}
+		if others == 0 {
+			return errLastAdmin
+		}
+	}
+	now := formatTime(tx.now)
+	audit := func(action string, details map[string]any) error {
+		return appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: action, ObjectType: "account",
+			ObjectID: username, Details: jsonDetails(details)})
+	}
+	if upd.PasswordHash != nil {
+		if *upd.PasswordHash == "" {
+			return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET password_hash = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
+			*upd.PasswordHash, now, id); err != nil {
+			return fmt.Errorf("store: set password: %w", err)
+		}
+		if err := audit("account.passwd", nil); err != nil {
+			return err
+		}
+	}
+	if upd.IsAdmin != nil && *upd.IsAdmin != admin {
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET is_admin = ?, updated_at = ? WHERE id = ?`, *upd.IsAdmin, now, id); err != nil {
+			return fmt.Errorf("store: set administrator: %w", err)
+		}
+		if err := audit("account.role", map[string]any{"admin": *upd.IsAdmin}); err != nil {
+			return err
+		}
+	}
+	if upd.Disabled != nil && *upd.Disabled != disabled {
+		action, at := "account.enable", any(nil)
+		if *upd.Disabled {
+			action, at = "account.disable", now
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET disabled_at = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
+			at, now, id); err != nil {
+			return fmt.Errorf("store: disable account: %w", err)
+		}
+		if err := audit(action, nil); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// SetMembershipBy gives an account a role in a project (replacing the one
+// it had there), with actor's audit row.
+func (s *Store) SetMembershipBy(ctx context.Context, actor string, m governance.Membership) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	username, err := accountName(ctx, tx, m.AccountID)
+	if err != nil {
+		return err
+	}
+	if err := setMembership(ctx, tx, m); err != nil {
+		return err
+	}
+	details := map[string]any{"role": m.Role}
+	if m.Role == governance.ProjectMember {
+		details["subject"] = m.SubjectID
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "membership.set", ObjectType: "account",
+		ObjectID: username, ProjectID: m.ProjectID, Details: jsonDetails(details)}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// RemoveMembershipBy takes an account's role in a project away, with
+// actor's audit row; ENOTFOUND when it had none.
+func (s *Store) RemoveMembershipBy(ctx context.Context, actor string, accountID, projectID int64) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	username, err := accountName(ctx, tx, accountID)
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM memberships WHERE account_id = ? AND project_id = ?`, accountID, projectID)
+	if err != nil {
+		return fmt.Errorf("store: remove membership: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return governance.Errorf(governance.ENOTFOUND, "Membership not found.")
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "membership.remove", ObjectType: "account",
+		ObjectID: username, ProjectID: projectID}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func accountName(ctx context.Context, tx *Tx, id int64) (string, error) {
+	var name string
+	err := tx.QueryRowContext(ctx, `SELECT username FROM accounts WHERE id = ?`, id).Scan(&name)
+	if isNoRows(err) {
+		return "", governance.Errorf(governance.ENOTFOUND, "Account not found.")
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: find account: %w", err)
+	}
+	return name, nil
+}
+
+// CreateProjectBy inserts a project (never a scratch one), with actor's
+// audit row; a taken slug is ECONFLICT.
+func (s *Store) CreateProjectBy(ctx context.Context, actor string, p *governance.Project) error {
+	if err := governance.ValidateSlug(p.Slug); err != nil {
+		return err
+	}
+	if strings.TrimSpace(p.Name) == "" {
+		return governance.Errorf(governance.EINVALID, "A project needs a name.")
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO projects (id, slug, name, description, auto_activate, scratch, created_at)
+		VALUES (`+nextID("projects")+`, ?, ?, ?, ?, 0, ?)`,
+		p.Slug, p.Name, p.Description, p.AutoActivate, formatTime(tx.now))
+	if err != nil {
+		return mapError(err, "Project "+p.Slug)
+	}
+	p.ID, _ = res.LastInsertId()
+	p.Scratch, p.CreatedAt = false, tx.now
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "project.create", ObjectType: "project",
+		ObjectID: strconv.FormatInt(p.ID, 10), ProjectID: p.ID, Details: jsonDetails(map[string]any{"slug": p.Slug})}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// UpdateProject changes a project's name, description or review policy,
+// with one audit row per kind of change.
+func (s *Store) UpdateProject(ctx context.Context, actor string, id int64, upd governance.ProjectUpdate) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id))
+	if isNoRows(err) {
+		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	if err != nil {
+		return fmt.Errorf("store: update project: %w", err)
+	}
+	audit := func(action string, details map[string]any) error {
+		return appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: action, ObjectType: "project",
+			ObjectID: strconv.FormatInt(id, 10), ProjectID: id, Details: jsonDetails(details)})
+	}
+	renamed := (upd.Name != nil && *upd.Name != p.Name) || (upd.Description != nil && *upd.Description != p.Description)
+	if renamed {
+		name, desc := p.Name, p.Description
+		if upd.Name != nil {
+			name = *upd.Name
+		}
+		if upd.Description != nil {
+			desc = *upd.Description
+		}
+		if strings.TrimSpace(name) == "" {
+			return governance.Errorf(governance.EINVALID, "A project needs a name.")
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET name = ?, description = ? WHERE id = ?`, name, desc, id); err != nil {
+			return fmt.Errorf("store: rename project: %w", err)
+		}
+		if err := audit("project.rename", nil); err != nil {
+			return err
+		}
+	}
+	if upd.AutoActivate != nil && *upd.AutoActivate != p.AutoActivate {
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, *upd.AutoActivate, id); err != nil {
+			return fmt.Errorf("store: set project policy: %w", err)
+		}
+		policy := "approval"
+		if *upd.AutoActivate {
+			policy = "auto_activate"
+		}
+		if err := audit("project.policy", map[string]any{"policy": policy}); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// PreviewDeleteProject counts exactly what DeleteProject would remove.
+func (s *Store) PreviewDeleteProject(ctx context.Context, id int64) (*governance.ProjectDeletion, error) {
+	p, err := s.FindProjectByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return countProject(ctx, s.db, p)
+}
+
+// DeleteProject removes a project and every row of every layer that
+// belongs to it, leaving no copy behind, as a forget does: the content is
+// first forgotten by the forget's own code (events redacted with their
+// full-text terms, audit reasons on its rules and candidates blanked,
+// quotes in stored eval results replaced), the reasons of the project's
+// other audit rows are blanked, then the rows go. The audit row holds the
+// counts and a SHA-256 of the content, never the content; the WAL is
+// checkpointed afterwards.
+func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*governance.ProjectDeletion, error) {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id))
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: delete project: %w", err)
+	}
+	d, err := countProject(ctx, tx, p)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := planProject(ctx, tx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !plan.Empty() {
+		r, err := applyForget(ctx, tx, plan)
+		if err != nil {
+			return nil, err
+		}
+		d.ContentHash = r.ContentHash
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE audit_reasons SET reason = ? WHERE reason <> ? AND audit_id IN (SELECT id FROM audit WHERE project_id = ?)`,
+		governance.RedactedText, governance.RedactedText, p.ID); err != nil {
+		return nil, fmt.Errorf("store: redact audit reasons: %w", err)
+	}
+	if err := deleteProjectRows(ctx, tx, p); err != nil {
+		return nil, err
+	}
+	details := map[string]any{"slug": p.Slug, "deleted": d}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "project.delete", ObjectType: "project",
+		ObjectID: strconv.FormatInt(p.ID, 10), Details: jsonDetails(details)}); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("store: commit project deletion: %w", err)
+	}
+	if err := s.checkpointAfterForget(ctx); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// planProject is the forget of everything a project holds: every rule and
+// candidate (with their versions) and every event.
+func planProject(ctx context.Context, q dbQuerier, projectID int64) (*forgetPlan, error) {
+	p := newForgetPlan()
+	p.ProjectID, p.WithEvents = projectID, true
+	p.eventSQL, p.eventArg = `e.project_id = ? AND e.redacted = 0`, []any{projectID}
+	rules, err := findRulesIn(ctx, q, `r.project_id = ? AND r.status <> 'forgotten'`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rules {
+		p.addRule(r)
+	}
+	cands, err := findCandidatesIn(ctx, q, `c.project_id = ?`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cands {
+		p.addCandidate(c)
+	}
+	if p.Versions, err = findVersionsOf(ctx, q, sortedIDs(p.ruleIDs)); err != nil {
+		return nil, err
+	}
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM events e WHERE `+p.eventSQL, p.eventArg...).Scan(&p.EventCount); err != nil {
+		return nil, fmt.Errorf("store: count events: %w", err)
+	}
+	var all int
+	if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&all); err != nil {
+		return nil, fmt.Errorf("store: count events: %w", err)
+	}
+	p.bulk = bulkForget(p.EventCount, all)
+	return p, nil
+}
+
+// countProject counts what deleting p removes.
+func countProject(ctx context.Context, q dbQuerier, p *governance.Project) (*governance.ProjectDeletion, error) {
+	d := &governance.ProjectDeletion{Project: p}
+	err := q.QueryRowContext(ctx, `
+		SELECT
+			(SELECT COUNT(*) FROM events WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM sessions WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM episodes WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM candidates WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM rules WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM rule_versions WHERE rule_id IN (SELECT id FROM rules WHERE project_id = ?1)),
+			(SELECT COUNT(*) FROM suppressions WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM recall_traces WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM api_tokens WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM memberships WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM sources WHERE project_id = ?1),
+			(SELECT COUNT(*) FROM audit_reasons WHERE reason <> ?2 AND audit_id IN (SELECT id FROM audit WHERE project_id = ?1))`,
+		p.ID, governance.RedactedText).Scan(&d.Events, &d.Sessions, &d.Episodes, &d.Candidates, &d.Rules, &d.RuleVersions,
+		&d.Suppressions, &d.RecallTraces, &d.Tokens, &d.Memberships, &d.Sources, &d.AuditReasons)
+	if err != nil {
+		return nil, fmt.Errorf("store: count project: %w", err)
+	}
+	return d, nil
+}
+
+// deleteProjectRows deletes every row that belongs to project p, in an
+// order the foreign keys accept; ids of the deleted rows are never handed
+// out again. Audit rows stay.
+func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error {
+	if err := raiseIDFloor(ctx, tx, "projects", "rules", "candidates", "episodes"); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`DELETE FROM recall_traces WHERE project_id = ?`,
+		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = ?)`,
+		`DELETE FROM candidates WHERE project_id = ?`,
+		`UPDATE rules SET supersedes = NULL, superseded_by = NULL WHERE project_id = ?`,
+		`DELETE FROM rule_versions WHERE rule_id IN (SELECT id FROM rules WHERE project_id = ?)`,
+		`DELETE FROM rules WHERE project_id = ?`,
+		`DELETE FROM suppressions WHERE project_id = ?`,
+		`DELETE FROM episodes WHERE project_id = ?`,
+		`DELETE FROM checkpoints WHERE project_id = ?`,
+		`DELETE FROM sessions WHERE project_id = ?`,
+		`DELETE FROM events WHERE project_id = ?`,
+		`DELETE FROM api_tokens WHERE project_id = ?`,
+		`DELETE FROM memberships WHERE project_id = ?`,
+		`DELETE FROM sources WHERE project_id = ?`,
+		`DELETE FROM recall_rule_counts WHERE project_id = ?`,
+		`DELETE FROM projects WHERE id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, p.ID); err != nil {
+			return fmt.Errorf("store: delete project %s: %w", p.Slug, err)
+		}
+	}
+	return nil
+}
+
+// jsonDetails is an audit row's details as JSON ("" for none).
+func jsonDetails(d map[string]any) string {
+	if len(d) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(d)
+	return string(b)
+}
