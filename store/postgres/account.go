@@ -146,7 +146,7 @@ func (s *Store) FindAccounts(ctx context.Context) ([]*governance.Account, error)
 
 func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]*governance.Account, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT id, username, password_hash, is_admin, session_gen, language, created_at, updated_at
+		SELECT id, username, password_hash, is_admin, session_gen, language, disabled_at, created_at, updated_at
 		FROM accounts WHERE `+where+` ORDER BY lower(username) COLLATE "C", id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: find accounts: %w", err)
@@ -161,11 +161,12 @@ func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]
 		var (
 			a                governance.Account
 			created, updated time.Time
+			disabled         *time.Time
 		)
-		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &a.SessionGen, &a.Language, &created, &updated); err != nil {
+		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &a.SessionGen, &a.Language, &disabled, &created, &updated); err != nil {
 			return nil, err
 		}
-		a.CreatedAt, a.UpdatedAt = created.UTC(), updated.UTC()
+		a.CreatedAt, a.UpdatedAt, a.DisabledAt = created.UTC(), updated.UTC(), utcPtr(disabled)
 		out = append(out, &a)
 		ids = append(ids, a.ID)
 		byID[a.ID] = &a

@@ -160,7 +160,7 @@ func TestAccounts(t *testing.T, open Opener) {
 			if err != nil {
 				t.Fatalf("%q: %v", name, err)
 			}
-			if got.ID != a.ID || got.PasswordHash != "hash-a" || got.IsAdmin || got.SessionGen != 0 {
+			if got.ID != a.ID || got.PasswordHash != "hash-a" || got.IsAdmin || got.SessionGen != 0 || got.DisabledAt != nil {
 				t.Fatalf("%q: got %+v", name, got)
 			}
 			if len(got.Memberships) != 2 {
