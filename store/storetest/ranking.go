@@ -10,7 +10,7 @@ import (
 )
 
 // The search results contract between two backends, checked by
-// CompareRanking on the shared fixture (the demo projects and a synthetic
+// RankingReference.Compare on the shared fixture (the demo projects and a synthetic
 // project) for every query of rankingQueries:
 //
 //   - the same matches: the same set of events and the same total;
@@ -79,16 +79,62 @@ func LoadRankingFixture(tb testing.TB, s Store) map[string]*governance.Project {
 	return out
 }
 
-// CompareRanking loads the shared fixture into ref (the reference backend:
-// SQLite) and got, runs each loaded func (to gather statistics, say), then
-// runs every contract query on both and checks the contract (see
-// TopSlack).
-func CompareRanking(t *testing.T, ref, got Store, loaded ...func()) {
+// rankingAnswer is one backend's answer to a contract query.
+type rankingAnswer struct {
+	relevance, newest []string
+	total             int
+}
+
+// RankingReference holds the reference backend's (SQLite's) answers to the
+// contract queries, computed once for any number of comparisons.
+type RankingReference struct {
+	answers map[string]rankingAnswer
+}
+
+// NewRankingReference loads the shared fixture into ref and records its
+// answers to every contract query.
+func NewRankingReference(tb testing.TB, ref Store) *RankingReference {
+	tb.Helper()
+	return &RankingReference{answers: rankingAnswers(tb, ref, LoadRankingFixture(tb, ref))}
+}
+
+func rankingAnswers(tb testing.TB, s Store, projects map[string]*governance.Project) map[string]rankingAnswer {
+	tb.Helper()
 	ctx := context.Background()
-	refProjects, gotProjects := LoadRankingFixture(t, ref), LoadRankingFixture(t, got)
+	out := map[string]rankingAnswer{}
+	for _, group := range rankingQueries {
+		for _, q := range group.queries {
+			var ans rankingAnswer
+			for _, order := range []governance.SearchOrder{governance.SearchRelevance, governance.SearchNewest} {
+				f := governance.EventFilter{ProjectID: &projects[group.project].ID, Query: q, Order: order}
+				if group.subject != "" {
+					f.SubjectID = &group.subject
+				}
+				hits, total, err := s.SearchEvents(ctx, f)
+				if err != nil {
+					tb.Fatalf("%s %q: %v", group.project, q, err)
+				}
+				if order == governance.SearchNewest {
+					ans.newest = ids(hits)
+				} else {
+					ans.relevance, ans.total = ids(hits), total
+				}
+			}
+			out[group.project+" "+q] = ans
+		}
+	}
+	return out
+}
+
+// Compare loads the shared fixture into got, runs each loaded func (to
+// gather statistics, say), then runs every contract query and checks the
+// answers against the reference's (see TopSlack).
+func (r *RankingReference) Compare(t *testing.T, got Store, loaded ...func()) {
+	projects := LoadRankingFixture(t, got)
 	for _, fn := range loaded {
 		fn()
 	}
+	answers := rankingAnswers(t, got, projects)
 	var (
 		overlap float64
 		agree   int
@@ -96,33 +142,19 @@ func CompareRanking(t *testing.T, ref, got Store, loaded ...func()) {
 	)
 	for _, group := range rankingQueries {
 		for _, q := range group.queries {
-			search := func(s Store, p *governance.Project, order governance.SearchOrder) ([]string, int) {
-				t.Helper()
-				f := governance.EventFilter{ProjectID: &p.ID, Query: q, Order: order}
-				if group.subject != "" {
-					f.SubjectID = &group.subject
-				}
-				hits, total, err := s.SearchEvents(ctx, f)
-				if err != nil {
-					t.Fatalf("%s %q: %v", group.project, q, err)
-				}
-				return ids(hits), total
-			}
 			name := group.project + " " + q
-			a, aTotal := search(ref, refProjects[group.project], governance.SearchRelevance)
-			b, bTotal := search(got, gotProjects[group.project], governance.SearchRelevance)
+			ra, ga := r.answers[name], answers[name]
+			a, b := ra.relevance, ga.relevance
 			if len(a) == 0 {
 				t.Errorf("%s: no match in the reference; the fixture query tests nothing", name)
 				continue
 			}
-			if aTotal != bTotal || !sameSet(a, b) {
-				t.Errorf("%s: matches differ: %d %v, want %d %v", name, bTotal, head(b, 10), aTotal, head(a, 10))
+			if ra.total != ga.total || !sameSet(a, b) {
+				t.Errorf("%s: matches differ: %d %v, want %d %v", name, ga.total, head(b, 10), ra.total, head(a, 10))
 				continue
 			}
-			an, _ := search(ref, refProjects[group.project], governance.SearchNewest)
-			bn, _ := search(got, gotProjects[group.project], governance.SearchNewest)
-			if !slices.Equal(an, bn) {
-				t.Errorf("%s: newest order differs: %v, want %v", name, head(bn, 10), head(an, 10))
+			if !slices.Equal(ra.newest, ga.newest) {
+				t.Errorf("%s: newest order differs: %v, want %v", name, head(ga.newest, 10), head(ra.newest, 10))
 			}
 			firstAgree := slices.Contains(head(b, TopSlack), a[0]) && slices.Contains(head(a, TopSlack), b[0])
 			if firstAgree {
@@ -138,7 +170,7 @@ func CompareRanking(t *testing.T, ref, got Store, loaded ...func()) {
 			overlap += float64(shared) / float64(k)
 			n++
 			t.Logf("%-50s matches %4d  top-10 shared %2d/%-2d  first agrees %-5v  top-5 %v / reference %v",
-				name, aTotal, shared, k, firstAgree, head(b, 5), head(a, 5))
+				name, ra.total, shared, k, firstAgree, head(b, 5), head(a, 5))
 		}
 	}
 	if n == 0 {
