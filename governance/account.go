@@ -1,7 +1,6 @@
 package governance
 
 import (
-	"context"
 	"time"
 )
 
@@ -120,16 +119,6 @@ func (a *Account) ReviewableProjects() (ids []int64, all bool) {
 	return ids, false
 }
 
-// ProjectService manages projects.
-type ProjectService interface {
-	CreateProject(ctx context.Context, p *Project) error
-	FindProjectByID(ctx context.Context, id int64) (*Project, error)
-	FindProjectBySlug(ctx context.Context, slug string) (*Project, error)
-	FindProjects(ctx context.Context) ([]*Project, error)
-	// FindProjectStats returns per-project counts for every layer.
-	FindProjectStats(ctx context.Context) ([]*ProjectStats, error)
-}
-
 // ProjectStats counts what each layer holds for one project.
 type ProjectStats struct {
 	Project    *Project
@@ -142,18 +131,4 @@ type ProjectStats struct {
 	Proposed   int
 	Active     int
 	Rules      int
-}
-
-// AccountService manages console accounts and their memberships.
-type AccountService interface {
-	CreateAccount(ctx context.Context, a *Account) error
-	FindAccountByID(ctx context.Context, id int64) (*Account, error)
-	FindAccountByUsername(ctx context.Context, username string) (*Account, error)
-	FindAccounts(ctx context.Context) ([]*Account, error)
-	// SetPasswordHash changes the password and ends every session of the account.
-	SetPasswordHash(ctx context.Context, accountID int64, hash string) error
-	// EndSessions signs the account out everywhere.
-	EndSessions(ctx context.Context, accountID int64) error
-	SetMembership(ctx context.Context, m Membership) error
-	RemoveMembership(ctx context.Context, accountID, projectID int64) error
 }

@@ -2,7 +2,6 @@ package governance
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -281,15 +280,4 @@ func (l *LineErrors) Err() error {
 		return nil
 	}
 	return &ImportError{Lines: l.lines, Total: l.total}
-}
-
-// EventService is the raw layer.
-type EventService interface {
-	// IngestEvents validates and stores a batch all-or-nothing; events whose
-	// id already exists in the project are skipped and counted.
-	IngestEvents(ctx context.Context, projectID int64, events []*Event) (*ImportResult, error)
-	FindEventBySeq(ctx context.Context, seq int64) (*Event, error)
-	FindEvents(ctx context.Context, filter EventFilter) ([]*Event, int, error)
-	SearchEvents(ctx context.Context, filter EventFilter) ([]*EventHit, int, error)
-	FindSessions(ctx context.Context, filter SessionFilter) ([]*SessionInfo, int, error)
 }

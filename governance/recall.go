@@ -2,7 +2,6 @@ package governance
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -374,12 +373,6 @@ type RecallPackage struct {
 	// into a prompt; "" when nothing was recalled.
 	Text  string      `json:"text"`
 	Trace RecallTrace `json:"trace"`
-}
-
-// RecallService builds context packages. Implementations apply the hard
-// scope filter before anything else, store the trace and count rule use.
-type RecallService interface {
-	Recall(ctx context.Context, actor string, req RecallRequest) (*RecallPackage, error)
 }
 
 // Memory fence of the text block.

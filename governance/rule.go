@@ -1,7 +1,6 @@
 package governance
 
 import (
-	"context"
 	"time"
 )
 
@@ -29,16 +28,6 @@ type RuleFilter struct {
 	// CountCap, with a Limit, stops the count CountCap rows past the page:
 	// a total of Offset+Limit+CountCap then means "at least".
 	CountCap int
-}
-
-// RuleService reads and changes semantic rules. Every change writes an audit
-// row in the same transaction.
-type RuleService interface {
-	FindRuleByID(ctx context.Context, id int64) (*Rule, error)
-	FindRules(ctx context.Context, filter RuleFilter) ([]*Rule, int, error)
-	// FindRuleEvidence returns the evidence chain: rule → candidates → events.
-	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*EvidenceLink, error)
-	FindRuleVersions(ctx context.Context, ruleID int64) ([]*RuleVersion, error)
 }
 
 // EvidenceLink is one candidate supporting a rule with the events that support it.

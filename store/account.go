@@ -11,8 +11,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-var _ governance.AccountService = (*Store)(nil)
-
 // CreateAccount inserts an account with its memberships.
 func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error {
 	a.Username = strings.TrimSpace(a.Username)

@@ -206,8 +206,8 @@ func (s *Store) CreateProjectBy(ctx context.Context, actor string, p *governance
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO projects (id, slug, name, description, auto_activate, scratch, created_at)
-		VALUES (`+nextID("projects")+`, ?, ?, ?, ?, 0, ?)`,
+		INSERT INTO projects (slug, name, description, auto_activate, scratch, created_at)
+		VALUES (?, ?, ?, ?, 0, ?)`,
 		p.Slug, p.Name, p.Description, p.AutoActivate, formatTime(tx.now))
 	if err != nil {
 		return mapError(err, "Project "+p.Slug)
@@ -342,7 +342,7 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 
 // planProject is the forget of everything a project holds: every rule and
 // candidate (with their versions) and every event.
-func planProject(ctx context.Context, q dbQuerier, projectID int64) (*forgetPlan, error) {
+func planProject(ctx context.Context, q querier, projectID int64) (*forgetPlan, error) {
 	p := newForgetPlan()
 	p.ProjectID, p.WithEvents = projectID, true
 	p.eventSQL, p.eventArg = `e.project_id = ? AND e.redacted = 0`, []any{projectID}
@@ -375,7 +375,7 @@ func planProject(ctx context.Context, q dbQuerier, projectID int64) (*forgetPlan
 }
 
 // countProject counts what deleting p removes.
-func countProject(ctx context.Context, q dbQuerier, p *governance.Project) (*governance.ProjectDeletion, error) {
+func countProject(ctx context.Context, q querier, p *governance.Project) (*governance.ProjectDeletion, error) {
 	d := &governance.ProjectDeletion{Project: p}
 	err := q.QueryRowContext(ctx, `
 		SELECT
@@ -401,11 +401,8 @@ func countProject(ctx context.Context, q dbQuerier, p *governance.Project) (*gov
 
 // deleteProjectRows deletes every row that belongs to project p, in an
 // order the foreign keys accept; ids of the deleted rows are never handed
-// out again. Audit rows stay.
+// out again (AUTOINCREMENT, migration 0025). Audit rows stay.
 func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error {
-	if err := raiseIDFloor(ctx, tx, "projects", "rules", "candidates", "episodes"); err != nil {
-		return err
-	}
 	for _, q := range []string{
 		`DELETE FROM recall_traces WHERE project_id = ?`,
 		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = ?)`,

@@ -77,18 +77,20 @@ func chainReason(column, reasonHash string) string {
 // redactAuditReasons blanks the reasons given on audit rows about the
 // objects of a forget; the chain still verifies (it covers their hash).
 func redactAuditReasons(ctx context.Context, tx *Tx, objectType string, ids []int64) error {
-	return inChunks(ids, func(chunk []int64) error {
-		args := []any{governance.RedactedText, objectType}
-		for _, id := range chunk {
-			args = append(args, strconv.FormatInt(id, 10))
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE audit_reasons SET reason = ? WHERE audit_id IN (
-			SELECT id FROM audit WHERE object_type = ? AND object_id IN (`+placeholders(len(chunk))+`))`, args...)
-		if err != nil {
-			return fmt.Errorf("store: redact audit reasons: %w", err)
-		}
+	if len(ids) == 0 {
 		return nil
-	})
+	}
+	objectIDs := make([]string, len(ids))
+	for i, id := range ids {
+		objectIDs[i] = strconv.FormatInt(id, 10)
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE audit_reasons SET reason = ? WHERE audit_id IN (
+		SELECT id FROM audit WHERE object_type = ? AND object_id IN (SELECT value FROM json_each(?)))`,
+		governance.RedactedText, objectType, listArg(objectIDs))
+	if err != nil {
+		return fmt.Errorf("store: redact audit reasons: %w", err)
+	}
+	return nil
 }
 
 // auditHash is SHA-256 over the previous hash and every field of the row
@@ -131,12 +133,7 @@ func (s *Store) FindAudit(ctx context.Context, f governance.AuditFilter) ([]*gov
 			`(a.project_id IS NULL OR a.project_id IN (SELECT id FROM projects WHERE scratch = 0))`)
 	}
 	if f.ProjectIDs != nil {
-		ph := make([]string, len(f.ProjectIDs))
-		for i, id := range f.ProjectIDs {
-			ph[i] = "?"
-			args = append(args, id)
-		}
-		where = append(where, "a.project_id IN ("+strings.Join(append(ph, "NULL"), ",")+")")
+		where, args = append(where, "a.project_id IN (SELECT value FROM json_each(?))"), append(args, listArg(f.ProjectIDs))
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+auditColumns+`, COUNT(*) OVER () FROM `+auditFrom+`
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY a.id DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
@@ -211,11 +208,4 @@ func (s *Store) VerifyAudit(ctx context.Context) (*governance.AuditVerification,
 		prev = e.Hash
 	}
 	return v, rows.Err()
-}
-
-func nullInt(v int64) any {
-	if v == 0 {
-		return nil
-	}
-	return v
 }

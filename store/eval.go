@@ -92,11 +92,7 @@ func (s *Store) FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error) {
 
 const evalSuiteColumns = `id, name, origin, body, created_at, updated_at`
 
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func findEvalSuite(ctx context.Context, q queryRower, where string, arg any) (*evals.SuiteRow, error) {
+func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*evals.SuiteRow, error) {
 	suite, err := scanEvalSuite(q.QueryRowContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites WHERE `+where, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Eval suite not found.")
@@ -182,7 +178,7 @@ func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, e
 	return findEvalRunByID(ctx, s.db, id)
 }
 
-func findEvalRunByID(ctx context.Context, q queryRower, id int64) (*evals.RunRow, error) {
+func findEvalRunByID(ctx context.Context, q querier, id int64) (*evals.RunRow, error) {
 	run, err := scanEvalRun(q.QueryRowContext(ctx, `SELECT `+evalRunColumns+`
 		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE r.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -198,18 +194,10 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 		where, args = append(where, "r.suite_id = ?"), append(args, *f.SuiteID)
 	}
 	if f.Statuses != nil {
-		ph := []string{"NULL"}
-		for _, st := range f.Statuses {
-			ph, args = append(ph, "?"), append(args, st)
-		}
-		where = append(where, "r.status IN ("+strings.Join(ph, ",")+")")
+		where, args = append(where, "r.status IN (SELECT value FROM json_each(?))"), append(args, listArg(f.Statuses))
 	}
 	if f.IDs != nil {
-		ph := []string{"NULL"}
-		for _, id := range f.IDs {
-			ph, args = append(ph, "?"), append(args, id)
-		}
-		where = append(where, "r.id IN ("+strings.Join(ph, ",")+")")
+		where, args = append(where, "r.id IN (SELECT value FROM json_each(?))"), append(args, listArg(f.IDs))
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+evalRunColumns+`, COUNT(*) OVER ()
 		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id
@@ -432,27 +420,20 @@ func (s *Store) FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]
 	if len(ruleIDs) == 0 {
 		return out, nil
 	}
-	ph, args := make([]string, len(ruleIDs)), make([]any, len(ruleIDs))
-	for i, id := range ruleIDs {
-		ph[i], args[i] = "?", id
-	}
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT id, checks FROM rules WHERE id IN (`+strings.Join(ph, ",")+`) AND checks NOT IN ('', '[]')`, args...)
+	err := queryAll(ctx, s.read, `SELECT id, checks FROM rules WHERE id IN (SELECT value FROM json_each(?)) AND checks NOT IN ('', '[]')`,
+		[]any{listArg(ruleIDs)}, func(r scanner) error {
+			var (
+				id     int64
+				checks string
+			)
+			err := r.Scan(&id, &checks)
+			out[id] = checks
+			return err
+		})
 	if err != nil {
 		return nil, fmt.Errorf("store: find rule checks: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			id     int64
-			checks string
-		)
-		if err := rows.Scan(&id, &checks); err != nil {
-			return nil, err
-		}
-		out[id] = checks
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // SetRuleChecks replaces the code checks (a JSON array, validated by the

@@ -11,8 +11,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
-var _ governance.EventService = (*Store)(nil)
-
 const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.turn, e.kind, e.role, e.text,
 	e.tool, e.status, e.source, e.occurred_at, e.ingested_at, e.redacted`
 
@@ -277,12 +275,7 @@ func eventWhere(f governance.EventFilter) ([]string, []any) {
 		add("e.project_id = ?", *f.ProjectID)
 	}
 	if f.ProjectIDs != nil {
-		ph := []string{"NULL"}
-		for _, id := range f.ProjectIDs {
-			ph = append(ph, "?")
-			args = append(args, id)
-		}
-		where = append(where, "e.project_id IN ("+strings.Join(ph, ",")+")")
+		add("e.project_id IN (SELECT value FROM json_each(?))", listArg(f.ProjectIDs))
 	}
 	if f.SessionID != nil {
 		add("e.session_id = ?", *f.SessionID)
@@ -455,8 +448,6 @@ func parseSearch(text string) searchQuery {
 	return q
 }
 
-func ftsPhrase(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
-
 // searchTerms splits a query on white space, dropping quotes and empties.
 func searchTerms(q string) []string {
 	var out []string
@@ -467,10 +458,6 @@ func searchTerms(q string) []string {
 		}
 	}
 	return out
-}
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // FindSessions lists the sessions of a project, most recent activity first.

@@ -345,7 +345,7 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 	}
 	defer tx.Rollback()
 	now := formatTime(tx.now)
-	res, err := tx.ExecContext(ctx, `INSERT INTO projects (id, slug, name, description, auto_activate, created_at) VALUES (`+nextID("projects")+`, ?, ?, ?, ?, ?)`,
+	res, err := tx.ExecContext(ctx, `INSERT INTO projects (slug, name, description, auto_activate, created_at) VALUES (?, ?, ?, ?, ?)`,
 		p.Slug, p.Name, p.Description, p.AutoActivate, now)
 	if err != nil {
 		return nil, nil, mapError(err, "Project "+p.Slug)
@@ -375,8 +375,8 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 		case "episode":
 			ep := rec.Episode
 			if _, err := tx.ExecContext(ctx, `
-				INSERT INTO episodes (id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
-				VALUES (`+nextID("episodes")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				INSERT INTO episodes (project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				p.ID, ep.SessionID, ep.SubjectID, ep.Summary, seqOf[ep.FirstEventID], seqOf[ep.LastEventID], ep.EventCount,
 				ep.Extractor, formatTime(ep.CreatedAt), formatTime(ep.UpdatedAt)); err != nil {
 				return nil, nil, mapError(err, "Episode "+ep.SessionID)
@@ -385,9 +385,9 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 		case "rule":
 			r := rec.Rule
 			res, err := tx.ExecContext(ctx, `
-				INSERT INTO rules (id, project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
+				INSERT INTO rules (project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
 					last_used_at, use_count, findings, fingerprint, checks, created_at, updated_at)
-				VALUES (`+nextID("rules")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				p.ID, r.SubjectID, r.Kind, r.Text, r.PromotionReason, r.Status, r.Version, r.Trust, formatTimePtr(r.ExpiresAt), r.Paused,
 				formatTimePtr(r.LastUsedAt), r.UseCount, jsonOr(r.Findings, "[]"), r.Fingerprint, jsonOr(r.Checks, "[]"),
 				formatTime(r.CreatedAt), formatTime(r.UpdatedAt))
@@ -407,9 +407,9 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 		case "candidate":
 			c := rec.Candidate
 			res, err := tx.ExecContext(ctx, `
-				INSERT INTO candidates (id, project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
+				INSERT INTO candidates (project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
 					group_id, rule_id, fingerprint, findings, created_at, updated_at)
-				VALUES (`+nextID("candidates")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
 				p.ID, c.SessionID, c.SubjectID, c.Type, c.Statement, c.Durable, c.Extractor, c.Status, c.StatusReason,
 				nullInt(ruleIDs[c.RuleRef]), c.Fingerprint, jsonOr(c.Findings, "[]"), formatTime(c.CreatedAt), formatTime(c.UpdatedAt))
 			if err != nil {
@@ -567,7 +567,7 @@ func checkExportRecord(rec *exportRecord, first bool) string {
 // and USER.md from the usable rules about subjectID ("" leaves USER.md empty).
 func (s *Store) ExportHermes(ctx context.Context, projectID int64, subjectID string) (*governance.HermesExport, error) {
 	var project, user []*governance.Rule
-	err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r WHERE r.project_id = ? AND r.status = 'active'
+	err := queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM rules r WHERE r.project_id = ? AND r.status = 'active'
 		AND (r.subject_id = '' OR r.subject_id = ?) ORDER BY r.id`, []any{projectID, subjectID}, func(r scanner) error {
 		rule, err := scanRule(r)
 		if err != nil {
@@ -600,7 +600,7 @@ func (s *Store) ExportAgentFiles(ctx context.Context, projectID int64, subjectID
 		return nil, nil, err
 	}
 	var rules []*governance.Rule
-	err = queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r WHERE r.project_id = ? AND r.status = 'active'
+	err = queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM rules r WHERE r.project_id = ? AND r.status = 'active'
 		AND (r.subject_id = '' OR r.subject_id = ?) ORDER BY r.id`, []any{projectID, subjectID}, func(r scanner) error {
 		rule, err := scanRule(r)
 		if err != nil {

@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -60,7 +58,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		return nil, err
 	}
 	episodes := map[string]int64{}
-	if err := queryEach(ctx, s, `SELECT session_id, last_seq FROM episodes WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
+	if err := queryAll(ctx, s.read, `SELECT session_id, last_seq FROM episodes WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
 		var (
 			id   string
 			last int64
@@ -100,7 +98,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 			}
 		}
 		known := map[string]bool{}
-		if err := queryEach(ctx, s, `SELECT fingerprint FROM candidates WHERE project_id = ? AND session_id = ?`, []any{p.ID, sid}, func(r scanner) error {
+		if err := queryAll(ctx, s.read, `SELECT fingerprint FROM candidates WHERE project_id = ? AND session_id = ?`, []any{p.ID, sid}, func(r scanner) error {
 			var fp string
 			err := r.Scan(&fp)
 			known[fp] = true
@@ -112,7 +110,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	}
 	in.NewCheckpoint = max(cp, newCP)
 
-	held, err := s.findCandidates(ctx, `c.project_id = ? AND c.status = 'held'`, p.ID)
+	held, err := findCandidatesIn(ctx, s.read, `c.project_id = ? AND c.status = 'held'`, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +127,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	if err != nil {
 		return nil, err
 	}
-	if err := queryEach(ctx, s, `SELECT subject_id, fingerprint FROM suppressions WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
+	if err := queryAll(ctx, s.read, `SELECT subject_id, fingerprint FROM suppressions WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
 		var subject, fp string
 		err := r.Scan(&subject, &fp)
 		in.Suppressed.Add(subject, fp)
@@ -142,7 +140,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 
 func (s *Store) findTouchedSessions(ctx context.Context, projectID, after int64) ([]*governance.SessionInfo, int, error) {
 	var out []*governance.SessionInfo
-	err := queryEach(ctx, s, `
+	err := queryAll(ctx, s.read, `
 		SELECT project_id, session_id, subject_id, events, failed, external, first_at, last_at, ended, last_seq
 		FROM sessions WHERE project_id = ? AND last_seq > ? ORDER BY last_seq`, []any{projectID, after}, func(r scanner) error {
 		var (
@@ -165,8 +163,8 @@ func (s *Store) eventsBySeq(ctx context.Context, seqs []int64, m map[int64]*gove
 	if len(seqs) == 0 {
 		return nil
 	}
-	return queryEach(ctx, s, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (SELECT value FROM json_each(?))`,
-		[]any{idList(seqs)}, func(r scanner) error {
+	return queryAll(ctx, s.read, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (SELECT value FROM json_each(?))`,
+		[]any{listArg(seqs)}, func(r scanner) error {
 			e, err := scanEvent(r)
 			if err == nil {
 				m[e.Seq] = e
@@ -196,8 +194,8 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 	now := formatTime(tx.now)
 	for _, ep := range plan.Episodes {
 		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO episodes (id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
-			VALUES (`+nextID("episodes")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			INSERT INTO episodes (project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (project_id, session_id) DO UPDATE SET summary = excluded.summary, first_seq = excluded.first_seq,
 				last_seq = excluded.last_seq, event_count = excluded.event_count, extractor = excluded.extractor, updated_at = excluded.updated_at`,
 			plan.ProjectID, ep.SessionID, ep.SubjectID, ep.Summary, ep.FirstSeq, ep.LastSeq, ep.EventCount, ep.Extractor, now, now); err != nil {
@@ -243,9 +241,9 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 	for _, c := range plan.Candidates {
 		findings, _ := json.Marshal(nonNil(c.Findings))
 		res, err := tx.ExecContext(ctx, `
-			INSERT INTO candidates (id, project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
+			INSERT INTO candidates (project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
 				group_id, rule_id, fingerprint, findings, created_at, updated_at)
-			VALUES (`+nextID("candidates")+`, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
 			c.ProjectID, c.SessionID, c.SubjectID, c.Type, c.Statement, c.Durable, c.Extractor, c.Status, c.StatusReason,
 			mapRule(c.RuleID), c.Fingerprint, string(findings), now, now)
 		if err != nil {
@@ -303,9 +301,9 @@ func insertRule(ctx context.Context, tx *Tx, r *governance.Rule, actor, reason s
 	findings, _ := json.Marshal(nonNil(r.Findings))
 	now := formatTime(tx.now)
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO rules (id, project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
+		INSERT INTO rules (project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
 			supersedes, findings, fingerprint, created_at, updated_at)
-		VALUES (`+nextID("rules")+`, ?, ?, ?, ?, ?, ?, 1, ?, ?, 0, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, 0, ?, ?, ?, ?, ?)`,
 		r.ProjectID, r.SubjectID, r.Kind, r.Text, r.PromotionReason, r.Status, r.Trust, formatTimePtr(r.ExpiresAt),
 		nullInt(r.Supersedes), string(findings), governance.Fingerprint(r.Text), now, now)
 	if err != nil {
@@ -356,7 +354,7 @@ func (s *Store) FinishBeat(ctx context.Context, b *governance.BeatRecord) error 
 // FindBeats lists the most recent beats, newest first.
 func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRecord, error) {
 	var out []*governance.BeatRecord
-	err := queryEach(ctx, s, `
+	err := queryAll(ctx, s.read, `
 		SELECT id, trigger, started_at, finished_at, new_events, episodes, candidates, proposals, held, blocked, errors, tokens, next_beat_at
 		FROM beats ORDER BY id DESC`+pageSQL, pageArgs(nil, limit, 0), func(r scanner) error {
 		var (
@@ -375,27 +373,9 @@ func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRec
 	return out, err
 }
 
-// queryEach runs a query and calls fn for every row.
-func queryEach(ctx context.Context, s *Store, query string, args []any, fn func(scanner) error) error {
-	return queryAll(ctx, s.read, query, args, fn)
-}
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // forgetGeneration is the project's forget generation (0 before any forget);
 // the triggers of migration 0015 bump it in every forget's transaction.
-func forgetGeneration(ctx context.Context, q interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}, projectID int64) (int64, error) {
+func forgetGeneration(ctx context.Context, q querier, projectID int64) (int64, error) {
 	var gen int64
 	err := q.QueryRowContext(ctx, `SELECT COALESCE((SELECT generation FROM forget_generations WHERE project_id = ?), 0)`, projectID).Scan(&gen)
 	if err != nil {

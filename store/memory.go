@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
-
-var _ governance.RuleService = (*Store)(nil)
 
 const candidateColumns = `c.id, c.project_id, c.session_id, c.subject_id, c.type, c.statement, c.durable, c.extractor,
 	c.status, c.status_reason, c.group_id, COALESCE(c.rule_id, 0), c.fingerprint, c.findings, c.created_at, c.updated_at,
@@ -31,32 +31,6 @@ func scanCandidate(r scanner) (*governance.Candidate, error) {
 	return &c, nil
 }
 
-func parseSeqs(s string) []int64 {
-	if s == "" {
-		return nil
-	}
-	parts := strings.Split(s, ",")
-	out := make([]int64, 0, len(parts))
-	for _, p := range parts {
-		var v int64
-		fmt.Sscan(p, &v)
-		out = append(out, v)
-	}
-	return out
-}
-
-func (s *Store) findCandidates(ctx context.Context, where string, args ...any) ([]*governance.Candidate, error) {
-	var out []*governance.Candidate
-	err := queryEach(ctx, s, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
-		c, err := scanCandidate(r)
-		if err == nil {
-			out = append(out, c)
-		}
-		return err
-	})
-	return out, err
-}
-
 // FindCandidates lists candidates with their evidence seqs, oldest first,
 // and how many match. With a Limit it reads a page: ids in index order, a
 // separate count (stopped at CountCap rows past the page when set), and the
@@ -66,7 +40,7 @@ func (s *Store) FindCandidates(ctx context.Context, f governance.CandidateFilter
 	where, args := candidateWhere(f)
 	cond := strings.Join(where, " AND ")
 	if f.Limit <= 0 {
-		out, err := s.findCandidates(ctx, cond, args...)
+		out, err := findCandidatesIn(ctx, s.read, cond, args...)
 		return out[min(max(f.Offset, 0), len(out)):], len(out), err
 	}
 	var total int
@@ -81,38 +55,9 @@ func (s *Store) FindCandidates(ctx context.Context, f governance.CandidateFilter
 	return cands, total, err
 }
 
-// countQuery counts the rows of from matching cond; with countCap > 0 it
-// stops countCap rows past the page (the bound is a parameter, countArgs).
-func countQuery(from, cond string, countCap int) string {
-	if countCap > 0 {
-		return `SELECT COUNT(*) FROM (SELECT 1 FROM ` + from + ` WHERE ` + cond + ` LIMIT ?)`
-	}
-	return `SELECT COUNT(*) FROM ` + from + ` WHERE ` + cond
-}
-
-// countArgs are the arguments of countQuery: args, then the bound.
-func countArgs(args []any, offset, limit, countCap int) []any {
-	if countCap <= 0 {
-		return args
-	}
-	return append(append(make([]any, 0, len(args)+1), args...), max(offset, 0)+limit+countCap)
-}
-
-// pageIDs runs a query returning one id a row.
-func (s *Store) pageIDs(ctx context.Context, query string, args []any) ([]int64, error) {
-	var ids []int64
-	err := queryEach(ctx, s, query, args, func(r scanner) error {
-		var id int64
-		err := r.Scan(&id)
-		ids = append(ids, id)
-		return err
-	})
-	return ids, err
-}
-
 // FindCandidateByID returns one candidate or ENOTFOUND.
 func (s *Store) FindCandidateByID(ctx context.Context, id int64) (*governance.Candidate, error) {
-	cands, err := s.findCandidates(ctx, `c.id = ?`, id)
+	cands, err := findCandidatesIn(ctx, s.read, `c.id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +75,7 @@ func candidateWhere(f governance.CandidateFilter) ([]string, []any) {
 		add("c.project_id = ?", f.ProjectID)
 	}
 	if f.ProjectIDs != nil {
-		add("c.project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")", append(int64Args(f.ProjectIDs), nil)...)
+		add("c.project_id IN (SELECT value FROM json_each(?))", listArg(f.ProjectIDs))
 	}
 	if f.SubjectID != nil {
 		add("c.subject_id = ?", *f.SubjectID)
@@ -139,11 +84,7 @@ func candidateWhere(f governance.CandidateFilter) ([]string, []any) {
 		add("c.session_id = ?", *f.SessionID)
 	}
 	if len(f.Statuses) > 0 {
-		vals := make([]any, len(f.Statuses))
-		for i, st := range f.Statuses {
-			vals[i] = string(st)
-		}
-		add("c.status IN ("+placeholders(len(vals))+")", vals...)
+		add("c.status IN (SELECT value FROM json_each(?))", listArg(f.Statuses))
 	}
 	if f.RuleID != 0 {
 		add("c.rule_id = ?", f.RuleID)
@@ -161,7 +102,7 @@ func (s *Store) FindEpisodes(ctx context.Context, f governance.EpisodeFilter) ([
 		where, args = append(where, "project_id = ?"), append(args, f.ProjectID)
 	}
 	if f.ProjectIDs != nil {
-		where, args = append(where, "project_id IN ("+placeholders(len(f.ProjectIDs)+1)+")"), append(args, append(int64Args(f.ProjectIDs), nil)...)
+		where, args = append(where, "project_id IN (SELECT value FROM json_each(?))"), append(args, listArg(f.ProjectIDs))
 	}
 	if f.SubjectID != nil {
 		where, args = append(where, "subject_id = ?"), append(args, *f.SubjectID)
@@ -173,22 +114,34 @@ func (s *Store) FindEpisodes(ctx context.Context, f governance.EpisodeFilter) ([
 		out   []*governance.Episode
 		total int
 	)
-	err := queryEach(ctx, s, `
-		SELECT id, project_id, session_id, subject_id, summary, first_seq, last_seq, event_count, extractor, created_at, updated_at, COUNT(*) OVER ()
-		FROM episodes WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset), func(r scanner) error {
-		var (
-			e                governance.Episode
-			created, updated string
-		)
-		if err := r.Scan(&e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Summary, &e.FirstSeq, &e.LastSeq, &e.EventCount,
-			&e.Extractor, &created, &updated, &total); err != nil {
-			return err
+	err := queryAll(ctx, s.read, `
+		SELECT `+episodeColumns+`, COUNT(*) OVER ()
+		FROM episodes e WHERE `+strings.Join(where, " AND ")+` ORDER BY last_seq DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset), func(r scanner) error {
+		e, err := scanEpisode(r, &total)
+		if err == nil {
+			out = append(out, e)
 		}
-		e.CreatedAt, e.UpdatedAt = parseTime(created), parseTime(updated)
-		out = append(out, &e)
-		return nil
+		return err
 	})
 	return out, total, err
+}
+
+// episodeColumns are the columns scanEpisode reads (episodes aliased e).
+const episodeColumns = `e.id, e.project_id, e.session_id, e.subject_id, e.summary, e.first_seq, e.last_seq, e.event_count,
+	e.extractor, e.created_at, e.updated_at`
+
+func scanEpisode(r scanner, extra ...any) (*governance.Episode, error) {
+	var (
+		e                governance.Episode
+		created, updated string
+	)
+	dest := append([]any{&e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Summary, &e.FirstSeq, &e.LastSeq, &e.EventCount,
+		&e.Extractor, &created, &updated}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return nil, fmt.Errorf("store: scan episode: %w", err)
+	}
+	e.CreatedAt, e.UpdatedAt = parseTime(created), parseTime(updated)
+	return &e, nil
 }
 
 const ruleColumns = `r.id, r.project_id, r.subject_id, r.kind, r.text, r.promotion_reason, r.status, r.version, r.trust,
@@ -240,7 +193,7 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 	}
 	if f.Limit <= 0 {
 		var out []*governance.Rule
-		err := queryEach(ctx, s, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+cond+` ORDER BY r.id`, args,
+		err := queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+cond+` ORDER BY r.id`, args,
 			func(r scanner) error {
 				rule, err := scanRule(r)
 				if err == nil {
@@ -265,7 +218,7 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 // FindRuleEvidence returns the evidence chain of a rule: its candidates, each
 // with the events that support it, in session order.
 func (s *Store) FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error) {
-	cands, err := s.findCandidates(ctx, `c.rule_id = ?`, ruleID)
+	cands, err := findCandidatesIn(ctx, s.read, `c.rule_id = ?`, ruleID)
 	if err != nil {
 		return nil, err
 	}
@@ -277,10 +230,124 @@ func (s *Store) FindRuleVersions(ctx context.Context, ruleID int64) ([]*governan
 	return findVersionsOf(ctx, s.read, []int64{ruleID})
 }
 
-func int64Args(ids []int64) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
+func findRuleIn(ctx context.Context, q querier, id int64) (*governance.Rule, error) {
+	r, err := scanRule(q.QueryRowContext(ctx, `SELECT `+ruleColumns+` FROM rules r WHERE r.id = ?`, id))
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Rule not found.")
 	}
-	return out
+	return r, err
+}
+
+// ruleWhere builds the conditions of a rule filter (as FindRules reads it).
+func ruleWhere(f governance.RuleFilter) ([]string, []any) {
+	where, args := []string{"1 = 1"}, []any{}
+	add := func(cond string, v ...any) { where = append(where, cond); args = append(args, v...) }
+	if f.ID != nil {
+		add("r.id = ?", *f.ID)
+	}
+	// One project is an equality, so the index gives ids in order.
+	switch {
+	case f.ProjectID != nil && f.ProjectIDs != nil && !slices.Contains(f.ProjectIDs, *f.ProjectID):
+		add("0 = 1")
+	case f.ProjectID != nil:
+		add("r.project_id = ?", *f.ProjectID)
+	case len(f.ProjectIDs) == 1:
+		add("r.project_id = ?", f.ProjectIDs[0])
+	case f.ProjectIDs != nil:
+		add("r.project_id IN (SELECT value FROM json_each(?))", listArg(f.ProjectIDs))
+	}
+	if f.SubjectID != nil {
+		add("r.subject_id = ?", *f.SubjectID)
+	}
+	if f.ForSubject != nil {
+		add("(r.subject_id = '' OR r.subject_id = ?)", *f.ForSubject)
+	}
+	if f.Kind != nil {
+		add("r.kind = ?", *f.Kind)
+	}
+	if len(f.Statuses) > 0 {
+		add("r.status IN (SELECT value FROM json_each(?))", listArg(f.Statuses))
+	}
+	if f.Reason != nil {
+		add("r.promotion_reason = ?", *f.Reason)
+	}
+	if f.Paused != nil {
+		add("r.paused = ?", *f.Paused)
+	}
+	if f.ExpiringBefore != nil {
+		add("r.expires_at IS NOT NULL AND r.expires_at < ?", formatTime(*f.ExpiringBefore))
+	}
+	// Every word of the query must occur: through the trigram index when it
+	// has three or more characters, the CJK pair index for two-character
+	// Chinese words, else by LIKE on the rows left.
+	for _, t := range searchTerms(f.Query) {
+		switch {
+		case utf8.RuneCountInString(t) >= 3:
+			add("r.id IN (SELECT rowid FROM rules_fts WHERE rules_fts MATCH ?)", ftsPhrase(t))
+		case isCJKPair(t):
+			add("r.id IN (SELECT rowid FROM rules_cjk WHERE rules_cjk MATCH ?)", ftsPhrase(t))
+		default:
+			add(`r.text LIKE ? ESCAPE '\'`, "%"+likeEscape(t)+"%")
+		}
+	}
+	return where, args
+}
+
+func findRulesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Rule, error) {
+	var out []*governance.Rule
+	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+where+` ORDER BY r.id`, args, func(r scanner) error {
+		rule, err := scanRule(r)
+		if err == nil {
+			out = append(out, rule)
+		}
+		return err
+	})
+	return out, err
+}
+
+func findCandidatesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Candidate, error) {
+	var out []*governance.Candidate
+	err := queryAll(ctx, q, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
+		c, err := scanCandidate(r)
+		if err == nil {
+			out = append(out, c)
+		}
+		return err
+	})
+	return out, err
+}
+
+// findVersionsOf returns the versions of the given rules.
+func findVersionsOf(ctx context.Context, q querier, ruleIDs []int64) ([]*governance.RuleVersion, error) {
+	var out []*governance.RuleVersion
+	if len(ruleIDs) == 0 {
+		return out, nil
+	}
+	err := queryAll(ctx, q, `SELECT rule_id, version, text, kind, actor, reason, created_at FROM rule_versions
+		WHERE rule_id IN (SELECT value FROM json_each(?)) ORDER BY rule_id, version`,
+		[]any{listArg(ruleIDs)}, func(r scanner) error {
+			var (
+				v       governance.RuleVersion
+				created string
+			)
+			if err := r.Scan(&v.RuleID, &v.Version, &v.Text, &v.Kind, &v.Actor, &v.Reason, &created); err != nil {
+				return err
+			}
+			v.CreatedAt = parseTime(created)
+			out = append(out, &v)
+			return nil
+		})
+	return out, err
+}
+
+func findEpisodesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Episode, error) {
+	var out []*governance.Episode
+	err := queryAll(ctx, q, `SELECT `+episodeColumns+` FROM episodes e WHERE `+where+` ORDER BY e.id`, args, func(r scanner) error {
+		e, err := scanEpisode(r)
+		if err == nil {
+			out = append(out, e)
+		}
+		return err
+	})
+	return out, err
 }

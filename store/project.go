@@ -5,11 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
-
-var _ governance.ProjectService = (*Store)(nil)
 
 // CreateProject inserts a project; a duplicate slug is ECONFLICT.
 func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error {
@@ -31,8 +30,8 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO projects (id, slug, name, description, auto_activate, scratch, created_at)
-		VALUES (`+nextID("projects")+`, ?, ?, ?, ?, ?, ?)`,
+		INSERT INTO projects (slug, name, description, auto_activate, scratch, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`,
 		p.Slug, p.Name, p.Description, p.AutoActivate, p.Scratch, formatTime(tx.now))
 	if err != nil {
 		return mapError(err, "Project "+p.Slug)
@@ -160,8 +159,6 @@ func (s *Store) FindProjectStats(ctx context.Context) ([]*governance.ProjectStat
 	return out, nil
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
 const projectColumns = `id, slug, name, description, auto_activate, scratch, created_at`
 
 func scanProject(r scanner) (*governance.Project, error) {
@@ -198,4 +195,32 @@ func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, sub
 		return nil, fmt.Errorf("store: subject stats: %w", err)
 	}
 	return st, nil
+}
+
+// SetProjectAutoActivate changes whether a project's proposals become
+// active at once (true) or wait for a reviewer (false), with an audit row.
+func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, on, projectID)
+	if err != nil {
+		return fmt.Errorf("store: set project policy: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	policy := "approval"
+	if on {
+		policy = "auto_activate"
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
+		ProjectID: projectID, Details: fmt.Sprintf(`{"policy":%q}`, policy),
+	}); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

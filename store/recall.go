@@ -12,8 +12,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
-var _ governance.RecallService = (*Store)(nil)
-
 // Limits on what recall reads for one request.
 const (
 	recallQueryTerms   = 64   // full-text terms taken from the task
@@ -76,7 +74,7 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 	if !exists {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Project not found.")
 	}
-	err = queryEach(ctx, s, `SELECT `+ruleColumns+` FROM rules r
+	err = queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM rules r
 		WHERE r.project_id = ? AND (r.subject_id = '' OR r.subject_id = ?) AND r.status IN (`+placeholders(len(recallRuleStatuses))+`)
 		ORDER BY r.id`,
 		append([]any{req.ProjectID, req.SubjectID}, recallRuleStatuses...), func(r scanner) error {
@@ -114,11 +112,11 @@ func (s *Store) fillRecallSources(ctx context.Context, pkg *governance.RecallPac
 	if len(ids) == 0 {
 		return nil
 	}
-	err := queryEach(ctx, s, `
+	err := queryAll(ctx, s.read, `
 		SELECT c.rule_id, c.session_id, COUNT(DISTINCT v.event_seq)
 		FROM candidates c JOIN evidence v ON v.candidate_id = c.id
-		WHERE c.rule_id IN (`+placeholders(len(ids))+`)
-		GROUP BY c.rule_id, c.session_id ORDER BY c.rule_id, MIN(v.event_seq)`, int64Args(ids), func(r scanner) error {
+		WHERE c.rule_id IN (SELECT value FROM json_each(?))
+		GROUP BY c.rule_id, c.session_id ORDER BY c.rule_id, MIN(v.event_seq)`, []any{listArg(ids)}, func(r scanner) error {
 		var (
 			id      int64
 			session string
@@ -138,23 +136,6 @@ func (s *Store) fillRecallSources(ctx context.Context, pkg *governance.RecallPac
 	return nil
 }
 
-const recallEpisodeColumns = `e.id, e.project_id, e.session_id, e.subject_id, e.summary, e.first_seq, e.last_seq, e.event_count,
-	e.extractor, e.created_at, e.updated_at`
-
-func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
-	var (
-		e                governance.Episode
-		created, updated string
-	)
-	dest := append([]any{&e.ID, &e.ProjectID, &e.SessionID, &e.SubjectID, &e.Summary, &e.FirstSeq, &e.LastSeq, &e.EventCount,
-		&e.Extractor, &created, &updated}, extra...)
-	if err := r.Scan(dest...); err != nil {
-		return nil, fmt.Errorf("store: scan episode: %w", err)
-	}
-	e.CreatedAt, e.UpdatedAt = parseTime(created), parseTime(updated)
-	return &e, nil
-}
-
 // loadRecallEpisodes offers the most recent in-scope episodes and the
 // in-scope episodes of any age (the newest recallFTSEpisodes of them) that
 // recall's
@@ -164,7 +145,7 @@ func scanRecallEpisode(r scanner, extra ...any) (*governance.Episode, error) {
 func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallRequest, in *governance.RecallInput) error {
 	seen := map[int64]bool{}
 	add := func(r scanner) error {
-		e, err := scanRecallEpisode(r)
+		e, err := scanEpisode(r)
 		if err == nil && !seen[e.ID] {
 			seen[e.ID] = true
 			in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e})
@@ -180,8 +161,8 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 		return nil
 	}
 	if q := recallEpisodeMatch(req); q != "" {
-		err := queryEach(ctx, s, `
-			SELECT `+recallEpisodeColumns+`
+		err := queryAll(ctx, s.read, `
+			SELECT `+episodeColumns+`
 			FROM episodes_recall JOIN episodes e ON e.id = episodes_recall.rowid
 			WHERE episodes_recall MATCH ? AND e.project_id = ? AND (e.subject_id = '' OR e.subject_id = ?)
 			ORDER BY episodes_recall.rowid DESC LIMIT ?`,
@@ -190,8 +171,8 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 			return fmt.Errorf("store: recall episodes by text: %w", err)
 		}
 	}
-	err = queryEach(ctx, s, `
-		SELECT `+recallEpisodeColumns+` FROM episodes e
+	err = queryAll(ctx, s.read, `
+		SELECT `+episodeColumns+` FROM episodes e
 		WHERE e.project_id = ? AND e.subject_id IN ('', ?)
 		ORDER BY e.last_seq DESC LIMIT ?`,
 		[]any{req.ProjectID, req.SubjectID, recallRecentEpisod}, add)
@@ -272,7 +253,7 @@ func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallReque
 	if err != nil {
 		return fmt.Errorf("store: recall event count: %w", err)
 	}
-	err = queryEach(ctx, s, `
+	err = queryAll(ctx, s.read, `
 		SELECT `+eventColumns+`
 		FROM (SELECT rowid FROM events_words WHERE events_words MATCH ? ORDER BY rank LIMIT ?) w
 		JOIN events e ON e.seq = w.rowid
@@ -334,8 +315,8 @@ func (s *Store) recordRecall(ctx context.Context, actor string, req governance.R
 			}
 		}
 		if len(ids) > 0 {
-			if _, err := tx.ExecContext(ctx, `UPDATE rules SET last_used_at = ?, use_count = use_count + 1 WHERE id IN (`+
-				placeholders(len(ids))+`)`, append([]any{formatTime(tx.now)}, int64Args(ids)...)...); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE rules SET last_used_at = ?, use_count = use_count + 1 WHERE id IN (SELECT value FROM json_each(?))`,
+				formatTime(tx.now), listArg(ids)); err != nil {
 				return fmt.Errorf("store: count rule use: %w", err)
 			}
 		}
@@ -359,7 +340,7 @@ func (s *Store) FindRecallTraces(ctx context.Context, f governance.RecallTraceFi
 		out   []*governance.RecallTraceInfo
 		total int
 	)
-	err := queryEach(ctx, s, `
+	err := queryAll(ctx, s.read, `
 		SELECT id, project_id, subject_id, actor, task_hash, trace, created_at, COUNT(*) OVER ()
 		FROM recall_traces WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset),
 		func(r scanner) error {

@@ -37,7 +37,7 @@ func (s *Store) EnsureSource(ctx context.Context, src *Source) error {
 func (s *Store) FindSources(ctx context.Context) ([]*Source, error) {
 	var out []*Source
 	byID := map[int64]*Source{}
-	err := queryEach(ctx, s, `SELECT s.id, s.project_id, p.slug, s.dir, s.format, s.subject_id
+	err := queryAll(ctx, s.read, `SELECT s.id, s.project_id, p.slug, s.dir, s.format, s.subject_id
 		FROM sources s JOIN projects p ON p.id = s.project_id ORDER BY p.slug, s.dir`, nil, func(r scanner) error {
 		src := &Source{}
 		if err := r.Scan(&src.ID, &src.ProjectID, &src.Project, &src.Dir, &src.Format, &src.SubjectID); err != nil {
@@ -50,7 +50,7 @@ func (s *Store) FindSources(ctx context.Context) ([]*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: find sources: %w", err)
 	}
-	err = queryEach(ctx, s, `SELECT source_id, path, offset, lines, events, last_error, updated_at FROM source_files ORDER BY source_id, path`, nil,
+	err = queryAll(ctx, s.read, `SELECT source_id, path, offset, lines, events, last_error, updated_at FROM source_files ORDER BY source_id, path`, nil,
 		func(r scanner) error {
 			var id int64
 			f := &SourceFile{}

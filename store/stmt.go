@@ -7,9 +7,10 @@ import (
 )
 
 // maxCachedStmts bounds the statement cache. Queries bind their values,
-// pages and count bounds as parameters, so the product's read queries form
-// a fixed set well below it; a query past the bound runs unprepared and
-// nothing already cached is closed.
+// pages, count bounds and lists (one JSON parameter, see listArg) as
+// parameters, so the product's read queries form a fixed set well below
+// it; a query past the bound runs unprepared and nothing already cached is
+// closed (statements close only with the store).
 const maxCachedStmts = 512
 
 // stmtCache prepares each distinct read query once (database/sql then keeps
@@ -73,14 +74,11 @@ func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...a
 	return st.QueryRowContext(ctx, args...)
 }
 
-// close closes every cached statement (statements in use close when released).
+// close closes every cached statement when the store closes (statements in
+// use close when released).
 func (c *stmtCache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.closeLocked()
-}
-
-func (c *stmtCache) closeLocked() {
 	for q, st := range c.m {
 		st.Close()
 		delete(c.m, q)

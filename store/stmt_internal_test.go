@@ -9,8 +9,9 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// Pages and count bounds are parameters, so paging through a list adds no
-// statement per page, and a full cache keeps what it holds.
+// Pages, count bounds and lists are parameters, so paging through a list
+// or asking for more ids adds no statement, and a full cache keeps what it
+// holds.
 func TestStatementCacheBounded(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "db"))
@@ -42,6 +43,45 @@ func TestStatementCacheBounded(t *testing.T) {
 	}
 	if got := size(); got != before {
 		t.Fatalf("cached statements grew from %d to %d over 50 pages", before, got)
+	}
+
+	// A list of ids or statuses is one JSON parameter: every length is the
+	// same statement.
+	lists := func(n int) {
+		ids := make([]int64, n)
+		for i := range ids {
+			ids[i] = int64(i + 1)
+		}
+		statuses := governance.RuleStatuses[:1+n%len(governance.RuleStatuses)]
+		if _, err := s.FindRulesByIDs(ctx, ids); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.FindRules(ctx, governance.RuleFilter{ProjectIDs: append(ids, p.ID), Statuses: statuses, Limit: 10}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CountProposals(ctx, ids); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectIDs: ids, Limit: 10}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.FindRuleChecks(ctx, ids); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CountRuleCandidates(ctx, ids); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.FindCandidates(ctx, governance.CandidateFilter{ProjectIDs: ids, Statuses: []governance.CandidateStatus{"held", "blocked"}[:1+n%2], Limit: 10}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lists(1)
+	before = size()
+	for _, n := range []int{2, 3, 7, 40, 900, 5000} {
+		lists(n)
+	}
+	if got := size(); got != before {
+		t.Fatalf("cached statements grew from %d to %d over lists of 2 to 5000 ids", before, got)
 	}
 
 	// Fill the cache: the statements already cached stay usable.

@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -128,7 +129,11 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result
 	return s.db.ExecContext(ctx, query, args...)
 }
 
-func (s *Store) migrate(ctx context.Context) error {
+func (s *Store) migrate(ctx context.Context) error { return s.migrateBefore(ctx, "") }
+
+// migrateBefore applies the pending migrations whose names sort before
+// stop ("": all of them); tests build an older schema with it.
+func (s *Store) migrateBefore(ctx context.Context, stop string) error {
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("store: create schema_migrations: %w", err)
 	}
@@ -138,6 +143,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if stop != "" && name >= stop {
+			break
+		}
 		if err := s.migrateFile(ctx, name); err != nil {
 			return fmt.Errorf("store: migration %s: %w", name, err)
 		}
@@ -145,8 +153,27 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-func (s *Store) migrateFile(ctx context.Context, name string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+// migrateFile applies one migration, unless it already has been, in one
+// transaction. Foreign keys are off while it runs, as SQLite's procedure for
+// rebuilding a table requires (dropping a table others reference would
+// otherwise fail or cascade), and must hold again before it commits.
+func (s *Store) migrateFile(ctx context.Context, name string) (err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		return err
+	}
+	defer func() {
+		if _, onErr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`); onErr != nil {
+			// A connection without foreign keys must not go back to the pool.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+			err = errors.Join(err, onErr)
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -163,6 +190,14 @@ func (s *Store) migrateFile(ctx context.Context, name string) error {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	var violation string
+	err = tx.QueryRowContext(ctx, `SELECT "table" || ' row ' || COALESCE(rowid, '?') || ' references ' || parent FROM pragma_foreign_key_check`).Scan(&violation)
+	if err == nil {
+		return fmt.Errorf("foreign key broken: %s", violation)
+	}
+	if !isNoRows(err) {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, formatTime(s.Now())); err != nil {
@@ -207,78 +242,4 @@ func (t *Tx) Commit() error {
 func (t *Tx) Rollback() error {
 	defer t.unlock()
 	return t.Tx.Rollback()
-}
-
-func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
-
-// nextID is the SQL for a new row's id in table: past every id the table
-// has used, also when its newest rows were deleted (see raiseIDFloor).
-func nextID(table string) string {
-	return `(SELECT MAX(COALESCE((SELECT MAX(id) FROM ` + table + `), 0), ` +
-		`COALESCE((SELECT id FROM id_floors WHERE tbl = '` + table + `'), 0)) + 1)`
-}
-
-// raiseIDFloor records the highest id table has used, before rows of it
-// are deleted, so nextID never hands those ids out again.
-func raiseIDFloor(ctx context.Context, tx *Tx, tables ...string) error {
-	for _, t := range tables {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO id_floors (tbl, id) SELECT ?, COALESCE(MAX(id), 0) FROM `+t+` WHERE true
-			ON CONFLICT (tbl) DO UPDATE SET id = MAX(id, excluded.id)`, t); err != nil {
-			return fmt.Errorf("store: id floor of %s: %w", t, err)
-		}
-	}
-	return nil
-}
-
-const timeLayout = time.RFC3339
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-func formatTimePtr(t *time.Time) any {
-	if t == nil || t.IsZero() {
-		return nil
-	}
-	return formatTime(*t)
-}
-
-func parseTime(s string) time.Time {
-	t, err := time.Parse(timeLayout, s)
-	if err != nil {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return t.UTC()
-}
-
-// NullTime scans a nullable RFC 3339 column.
-type NullTime struct{ Time *time.Time }
-
-// Scan implements sql.Scanner.
-func (n *NullTime) Scan(v any) error {
-	switch x := v.(type) {
-	case nil:
-		n.Time = nil
-	case string:
-		t := parseTime(x)
-		n.Time = &t
-	case []byte:
-		t := parseTime(string(x))
-		n.Time = &t
-	default:
-		return fmt.Errorf("store: cannot scan %T into time", v)
-	}
-	return nil
-}
-
-// pageSQL ends a query with its page; pageArgs gives the two arguments.
-// They are parameters, not text, so every page of a query is one statement
-// (the statement cache holds a bounded set).
-const pageSQL = " LIMIT ? OFFSET ?"
-
-// pageArgs returns a copy of args followed by the LIMIT and OFFSET of a
-// page; limit <= 0 means no limit.
-func pageArgs(args []any, limit, offset int) []any {
-	if limit <= 0 {
-		limit = -1
-	}
-	return append(append(make([]any, 0, len(args)+2), args...), limit, max(offset, 0))
 }

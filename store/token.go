@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -97,7 +96,7 @@ func (s *Store) FindTokens(ctx context.Context, f governance.TokenFilter) ([]*go
 		where = append(where, "t.revoked_at IS NULL")
 	}
 	var out []*governance.APIToken
-	err := queryEach(ctx, s, `SELECT `+tokenColumns+` FROM api_tokens t JOIN projects p ON p.id = t.project_id
+	err := queryAll(ctx, s.read, `SELECT `+tokenColumns+` FROM api_tokens t JOIN projects p ON p.id = t.project_id
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id DESC`, args, func(r scanner) error {
 		t, err := scanToken(r)
 		if err == nil {
@@ -126,12 +125,7 @@ func (s *Store) TouchToken(ctx context.Context, t *governance.APIToken) error {
 
 const tokenColumns = `t.id, t.project_id, p.slug, t.name, t.scopes, t.created_by, t.created_at, t.last_used_at, t.revoked_at`
 
-// tokenQuerier is a *sql.DB or a *Tx.
-type tokenQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func findToken(ctx context.Context, q tokenQuerier, where string, arg any) (*governance.APIToken, error) {
+func findToken(ctx context.Context, q querier, where string, arg any) (*governance.APIToken, error) {
 	t, err := scanToken(q.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens t JOIN projects p ON p.id = t.project_id WHERE `+where, arg))
 	if isNoRows(err) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Token not found.")

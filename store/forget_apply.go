@@ -1,0 +1,259 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"regexp"
+	"slices"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Applying a forget plan inside its transaction: content replaced or
+// deleted, events redacted, suppressions written, full-text indexes left
+// without the removed terms.
+
+// ftsIndex is an FTS5 table that removes deleted terms at once.
+type ftsIndex struct {
+	name string
+	// contentless indexes keep no text and are rewritten with 'optimize',
+	// which drops their tombstoned rows; the others are rebuilt from their
+	// content ('rebuild'), because 'optimize' keeps delete markers of an
+	// external-content index.
+	contentless bool
+}
+
+var contentlessFTS = regexp.MustCompile(`(?i)\bcontent\s*=\s*''`)
+
+// secureIndexes lists the FTS5 tables that have secure-delete on.
+func secureIndexes(ctx context.Context, tx *Tx) ([]ftsIndex, error) {
+	var all []ftsIndex
+	if err := queryAll(ctx, tx, `SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5(%' ORDER BY name`,
+		nil, func(r scanner) error {
+			var n, sql string
+			err := r.Scan(&n, &sql)
+			all = append(all, ftsIndex{name: n, contentless: contentlessFTS.MatchString(sql)})
+			return err
+		}); err != nil {
+		return nil, err
+	}
+	var out []ftsIndex
+	for _, ix := range all {
+		var v string
+		err := tx.QueryRowContext(ctx, `SELECT v FROM "`+ix.name+`_config" WHERE k = 'secure-delete'`).Scan(&v)
+		if isNoRows(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: index %s: %w", ix.name, err)
+		}
+		if v == "1" {
+			out = append(out, ix)
+		}
+	}
+	return out, nil
+}
+
+// setSecureDelete turns secure-delete of the given FTS5 tables on or off.
+func setSecureDelete(ctx context.Context, tx *Tx, indexes []ftsIndex, on bool) error {
+	v := 0
+	if on {
+		v = 1
+	}
+	for _, ix := range indexes {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO "`+ix.name+`" ("`+ix.name+`", rank) VALUES ('secure-delete', ?)`, v); err != nil {
+			return fmt.Errorf("store: secure-delete of %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}
+
+// rewriteIndexes rewrites each index so that no deleted term is left in it.
+func rewriteIndexes(ctx context.Context, tx *Tx, indexes []ftsIndex) error {
+	for _, ix := range indexes {
+		cmd := "rebuild"
+		if ix.contentless {
+			cmd = "optimize"
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO "`+ix.name+`" ("`+ix.name+`") VALUES ('`+cmd+`')`); err != nil {
+			return fmt.Errorf("store: %s index %s: %w", cmd, ix.name, err)
+		}
+	}
+	return nil
+}
+
+// applyForget removes the planned content and returns the report.
+func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.ForgetReport, error) {
+	now := formatTime(tx.now)
+	h := sha256.New()
+	r := &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
+		EpisodeIDs: []int64{}, AuditIDs: []int64{}}
+	write := func(kind string, id any, text string) {
+		fmt.Fprintf(h, "%s:%v:%d:%s\n", kind, id, len(text), text)
+	}
+	for _, rule := range p.Rules {
+		write("rule", rule.ID, rule.Text)
+		r.RuleIDs = append(r.RuleIDs, rule.ID)
+	}
+	for _, v := range p.Versions {
+		write("version", fmt.Sprintf("%d.%d", v.RuleID, v.Version), v.Text+"\x00"+v.Reason)
+	}
+	for _, c := range p.Candidates {
+		write("candidate", c.ID, c.Statement)
+		r.CandidateIDs = append(r.CandidateIDs, c.ID)
+	}
+	for _, e := range p.Episodes {
+		write("episode", e.Episode.ID, e.Episode.Summary)
+		r.EpisodeIDs = append(r.EpisodeIDs, e.Episode.ID)
+	}
+	r.Versions = len(p.Versions)
+
+	// A large forget marks deletions without looking each term up, then
+	// rewrites every such index once (rebuild, or optimize when it keeps no
+	// text): the rewrite drops the deleted terms and SQLite's secure_delete
+	// zeroes the pages they were on.
+	var bulkIndexes []ftsIndex
+	if p.bulk {
+		var err error
+		if bulkIndexes, err = secureIndexes(ctx, tx); err != nil {
+			return nil, err
+		}
+		if err := setSecureDelete(ctx, tx, bulkIndexes, false); err != nil {
+			return nil, err
+		}
+	}
+
+	// Rules keep their ids, scope and history of who did what, not their words.
+	if _, err := tx.ExecContext(ctx, `
+		UPDATE rules SET text = ?, status = 'forgotten', findings = '[]', checks = '[]', paused = 0, updated_at = ?
+		WHERE id IN (SELECT value FROM json_each(?))`, governance.RedactedText, now, listArg(r.RuleIDs)); err != nil {
+		return nil, fmt.Errorf("store: forget rules: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE rule_versions SET text = ?, reason = '' WHERE rule_id IN (SELECT value FROM json_each(?))`,
+		governance.RedactedText, listArg(r.RuleIDs)); err != nil {
+		return nil, fmt.Errorf("store: forget rule versions: %w", err)
+	}
+	// Reasons people gave on these rules and candidates may quote them.
+	if err := redactAuditReasons(ctx, tx, "rule", r.RuleIDs); err != nil {
+		return nil, err
+	}
+	if err := redactAuditReasons(ctx, tx, "candidate", r.CandidateIDs); err != nil {
+		return nil, err
+	}
+	// Candidates go, and their evidence links with them (ON DELETE CASCADE);
+	// AUTOINCREMENT never hands their ids out again.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM candidates WHERE id IN (SELECT value FROM json_each(?))`, listArg(r.CandidateIDs)); err != nil {
+		return nil, fmt.Errorf("store: forget candidates: %w", err)
+	}
+	if p.SubjectID != "" {
+		// Every episode of the subject goes blank, in one statement.
+		if _, err := tx.ExecContext(ctx, `UPDATE episodes SET summary = ?, updated_at = ? WHERE project_id = ? AND subject_id = ? AND summary <> ?`,
+			governance.RedactedText, now, p.ProjectID, p.SubjectID, governance.RedactedText); err != nil {
+			return nil, fmt.Errorf("store: blank episodes: %w", err)
+		}
+	} else {
+		for _, e := range p.Episodes {
+			if _, err := tx.ExecContext(ctx, `UPDATE episodes SET summary = ?, updated_at = ? WHERE id = ?`, e.Summary, now, e.Episode.ID); err != nil {
+				return nil, fmt.Errorf("store: rewrite episode: %w", err)
+			}
+		}
+	}
+	// Events: hash their text first, then replace it; the FTS trigger
+	// removes the old tokens (secure-delete).
+	if p.eventSQL != "" {
+		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE `+p.eventSQL+` ORDER BY e.seq`, p.eventArg); err != nil {
+			return nil, err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE seq IN (SELECT e.seq FROM events e WHERE `+p.eventSQL+`)`,
+			append([]any{governance.RedactedText}, p.eventArg...)...)
+		if err != nil {
+			return nil, fmt.Errorf("store: redact events: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		r.Events = int(n)
+	} else if len(p.seqs) > 0 {
+		seqs := listArg(p.seqs)
+		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE e.redacted = 0 AND e.seq IN (SELECT value FROM json_each(?)) ORDER BY e.seq`,
+			[]any{seqs}); err != nil {
+			return nil, err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE redacted = 0 AND seq IN (SELECT value FROM json_each(?))`,
+			governance.RedactedText, seqs)
+		if err != nil {
+			return nil, fmt.Errorf("store: redact events: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		r.Events = int(n)
+	}
+	// Suppressions: fingerprints only, so the heartbeat never learns it again.
+	for projectID, fps := range p.fps {
+		for fp, subjects := range fps {
+			if subjects[""] {
+				subjects = map[string]bool{"": true} // everyone's covers each one's
+			}
+			for subject := range subjects {
+				res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES (?, ?, ?, ?)`,
+					projectID, fp, subject, now)
+				if err != nil {
+					return nil, fmt.Errorf("store: write suppression: %w", err)
+				}
+				n, _ := res.RowsAffected()
+				r.Suppressions += int(n)
+			}
+		}
+	}
+	if err := rewriteIndexes(ctx, tx, bulkIndexes); err != nil {
+		return nil, err
+	}
+	if err := setSecureDelete(ctx, tx, bulkIndexes, true); err != nil {
+		return nil, err
+	}
+	// Stored eval results may quote a rule (an eval checks recalled rules);
+	// replace the quotes of every wording of every forgotten rule.
+	var evalRows int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM eval_results LIMIT 1)`).Scan(&evalRows); err != nil {
+		return nil, fmt.Errorf("store: scrub eval results: %w", err)
+	}
+	if evalRows > 0 {
+		quoted := map[string]bool{}
+		for _, rule := range p.Rules {
+			quoted[rule.Text] = true
+		}
+		for _, v := range p.Versions {
+			quoted[v.Text] = true
+		}
+		for t := range quoted {
+			if t == "" || t == governance.RedactedText {
+				continue
+			}
+			// The detail is JSON: a text with quotes, <, > or & is stored escaped.
+			escaped, _ := json.Marshal(t)
+			for _, q := range slices.Compact([]string{t, string(escaped[1 : len(escaped)-1])}) {
+				if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?, ?) WHERE instr(detail, ?) > 0`,
+					q, governance.RedactedText, q); err != nil {
+					return nil, fmt.Errorf("store: scrub eval results: %w", err)
+				}
+			}
+		}
+	}
+	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return r, nil
+}
+
+func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []any) error {
+	return queryAll(ctx, tx, query, args, func(row scanner) error {
+		var (
+			seq  int64
+			text string
+		)
+		if err := row.Scan(&seq, &text); err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "event:%d:%d:%s\n", seq, len(text), text)
+		return nil
+	})
+}

@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Reads of the review queue: counts per project, the polling version, and
+// the rules, candidates and evidence of a page, several at once.
+
+// FindReviewCounts counts proposals, held and blocked candidates per
+// project (projectIDs nil: every project), from indexes only.
+func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[int64]*governance.ReviewCounts, error) {
+	if projectIDs == nil {
+		projects, err := s.FindProjects(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range projects {
+			projectIDs = append(projectIDs, p.ID)
+		}
+	}
+	out := map[int64]*governance.ReviewCounts{}
+	for _, id := range projectIDs {
+		var c governance.ReviewCounts
+		if err := s.read.QueryRowContext(ctx, `
+			SELECT (SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND status = 'proposed'),
+				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'held' LIMIT ?2)),
+				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'blocked' LIMIT ?2))`,
+			id, governance.ReviewCountCap+1).Scan(&c.Proposed, &c.Held, &c.Blocked); err != nil {
+			return nil, fmt.Errorf("store: review counts: %w", err)
+		}
+		out[id] = &c
+	}
+	return out, nil
+}
+
+// CountProposals counts the proposals waiting in the given projects (nil:
+// every project); the navigation badge shows it.
+func (s *Store) CountProposals(ctx context.Context, projectIDs []int64) (int, error) {
+	q, args := `SELECT COUNT(*) FROM rules WHERE status = 'proposed'`, []any{}
+	if projectIDs != nil {
+		q += " AND project_id IN (SELECT value FROM json_each(?))"
+		args = []any{listArg(projectIDs)}
+	}
+	var n int
+	if err := s.read.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count proposals: %w", err)
+	}
+	return n, nil
+}
+
+// ReviewQueueVersion changes whenever a tab of a project's review queue
+// gains or loses items (status "proposed", "held" or "blocked"), so a
+// polling page swaps its table only when a beat or a reviewer changed it.
+// It reads a few index entries: for proposals, their count and newest id
+// and the newest proposed candidate (new evidence); for a candidate tab,
+// its (capped) count and newest id.
+func (s *Store) ReviewQueueVersion(ctx context.Context, projectID int64, status governance.CandidateStatus) (string, error) {
+	var n, maxID, maxCand int64
+	q := `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = ?2 LIMIT ?3)), 0,
+		COALESCE((SELECT id FROM candidates WHERE project_id = ?1 AND status = ?2 ORDER BY id DESC LIMIT 1), 0)`
+	if status == governance.CandidateProposed {
+		q = `SELECT (SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND status = 'proposed'),
+			COALESCE((SELECT id FROM rules WHERE project_id = ?1 AND status = 'proposed' ORDER BY id DESC LIMIT 1), 0),
+			COALESCE((SELECT id FROM candidates WHERE project_id = ?1 AND status = ?2 ORDER BY id DESC LIMIT 1), 0)`
+	}
+	if err := s.read.QueryRowContext(ctx, q, projectID, status, governance.ReviewCountCap+1).Scan(&n, &maxID, &maxCand); err != nil {
+		return "", fmt.Errorf("store: review version: %w", err)
+	}
+	return fmt.Sprintf("%s.%d.%d.%d", status, n, maxID, maxCand), nil
+}
+
+// FindRulesByIDs returns the rules with these ids (missing ones are left out), by id.
+func (s *Store) FindRulesByIDs(ctx context.Context, ids []int64) ([]*governance.Rule, error) {
+	var out []*governance.Rule
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM rules r WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
+		[]any{listArg(ids)}, func(r scanner) error {
+			rule, err := scanRule(r)
+			if err == nil {
+				out = append(out, rule)
+			}
+			return err
+		})
+	return out, err
+}
+
+// candidateColumnsBare are the candidate columns with an empty evidence
+// list: the lists come from one join instead of a subquery per candidate.
+var candidateColumnsBare = strings.Replace(candidateColumns,
+	"(SELECT COALESCE(group_concat(event_seq), '') FROM evidence v WHERE v.candidate_id = c.id)", "''", 1)
+
+// candidatesByIDs loads candidates by id, or by the rules they support,
+// with their evidence seqs.
+func (s *Store) candidatesByIDs(ctx context.Context, column string, ids []int64) ([]*governance.Candidate, error) {
+	var out []*governance.Candidate
+	if len(ids) == 0 {
+		return out, nil
+	}
+	byID := map[int64]*governance.Candidate{}
+	if err := queryAll(ctx, s.read, `SELECT `+candidateColumnsBare+` FROM candidates c WHERE c.`+column+` IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
+		[]any{listArg(ids)}, func(r scanner) error {
+			c, err := scanCandidate(r)
+			if err == nil {
+				out = append(out, c)
+				byID[c.ID] = c
+			}
+			return err
+		}); err != nil {
+		return nil, err
+	}
+	cids := make([]int64, len(out))
+	for i, c := range out {
+		cids[i] = c.ID
+	}
+	err := queryAll(ctx, s.read, `SELECT candidate_id, event_seq FROM evidence WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, event_seq`,
+		[]any{listArg(cids)}, func(r scanner) error {
+			var cid, seq int64
+			if err := r.Scan(&cid, &seq); err != nil {
+				return err
+			}
+			if c := byID[cid]; c != nil {
+				c.EvidenceSeqs = append(c.EvidenceSeqs, seq)
+			}
+			return nil
+		})
+	return out, err
+}
+
+// CountRuleCandidates counts the candidates supporting each of the rules.
+func (s *Store) CountRuleCandidates(ctx context.Context, ruleIDs []int64) (map[int64]int, error) {
+	out := make(map[int64]int, len(ruleIDs))
+	if len(ruleIDs) == 0 {
+		return out, nil
+	}
+	err := queryAll(ctx, s.read, `SELECT rule_id, COUNT(*) FROM candidates WHERE rule_id IN (SELECT value FROM json_each(?)) GROUP BY rule_id`,
+		[]any{listArg(ruleIDs)}, func(r scanner) error {
+			var id int64
+			var n int
+			err := r.Scan(&id, &n)
+			out[id] = n
+			return err
+		})
+	return out, err
+}
+
+// FindEvidenceByRules returns the evidence chain of several rules at once,
+// keyed by rule id (the review queue shows a page of proposals).
+func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[int64][]*governance.EvidenceLink, error) {
+	out := map[int64][]*governance.EvidenceLink{}
+	cands, err := s.candidatesByIDs(ctx, "rule_id", ruleIDs)
+	if err != nil {
+		return nil, err
+	}
+	links, err := s.FindCandidateEvidence(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range links {
+		out[l.Candidate.RuleID] = append(out[l.Candidate.RuleID], l)
+	}
+	return out, nil
+}
+
+// FindCandidateEvidence returns candidates with their supporting events.
+func (s *Store) FindCandidateEvidence(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error) {
+	var seqs []int64
+	for _, c := range cands {
+		seqs = append(seqs, c.EvidenceSeqs...)
+	}
+	events := make(map[int64]*governance.Event, len(seqs))
+	if err := s.eventsBySeq(ctx, seqs, events); err != nil {
+		return nil, err
+	}
+	out := make([]*governance.EvidenceLink, 0, len(cands))
+	for _, c := range cands {
+		link := &governance.EvidenceLink{Candidate: c}
+		for _, seq := range c.EvidenceSeqs {
+			if e := events[seq]; e != nil {
+				link.Events = append(link.Events, e)
+			}
+		}
+		out = append(out, link)
+	}
+	return out, nil
+}
