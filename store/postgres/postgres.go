@@ -1,0 +1,206 @@
+// Package postgres implements the console's persistence on PostgreSQL
+// (driver pgx v5, native pool), for deployments that outgrow one SQLite
+// file: several console instances on one database. Its methods have the
+// names and signatures of the SQLite store's (package store), so both
+// satisfy the interfaces the use cases declare; the conformance suite in
+// store/storetest runs the same tests against both.
+//
+// It implements a first slice so far (projects, accounts and session keys,
+// the audit chain, event ingest and search); docs/ARCHITECTURE.md ("Store
+// backends") lists what remains before the console can run on it.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Store is the PostgreSQL database behind the console.
+type Store struct {
+	pool *pgxpool.Pool
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+	// statsFrom is the table size (planner estimate) from which search
+	// weighs words by the column statistics instead of counting (see idf).
+	statsFrom float64
+}
+
+// Advisory lock keys: one namespace (the first key) for the store's
+// singletons, one second key per purpose; and a namespace of its own for
+// the per-project ingest lock, whose second key is the project id.
+const (
+	lockNamespace  = 0x6d6e656d // "mnem"
+	lockMigrate    = 1
+	lockAudit      = 2
+	lockSessionKey = 3
+
+	lockIngestNamespace = 0x6d6e6569 // "mnei"
+)
+
+// Open connects to the database at url (postgres://…) and applies pending
+// migrations. Several instances may open one database at once: migrations
+// run under an advisory lock.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse url: %w", err)
+	}
+	// Times come back in UTC whatever the server's TimeZone.
+	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	s := &Store{pool: pool, Now: time.Now, statsFrom: 10_000}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() error {
+	if s != nil && s.pool != nil {
+		s.pool.Close()
+	}
+	return nil
+}
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// CurrentTime is the store's clock, Now.
+func (s *Store) CurrentTime() time.Time { return s.Now() }
+
+// Pool exposes the pool for tests in other packages.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+func (s *Store) migrate(ctx context.Context) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, lockNamespace, lockMigrate); err != nil {
+		return fmt.Errorf("postgres: migration lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, lockNamespace, lockMigrate)
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)`); err != nil {
+		return fmt.Errorf("postgres: create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := s.migrateFile(ctx, conn.Conn(), name); err != nil {
+			return fmt.Errorf("postgres: migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) migrateFile(ctx context.Context, conn *pgx.Conn, name string) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE name = $1`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := migrationFS.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	// No arguments: the simple protocol, which runs every statement of the file.
+	if _, err := tx.Exec(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)`, name, s.Now().UTC()); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Tx is a transaction with the time it started, so every row written in
+// one transaction carries the same timestamp.
+type Tx struct {
+	pgx.Tx
+	now time.Time
+}
+
+// begin starts a read-committed transaction. Writes that must not
+// interleave across instances take an advisory lock inside it (lock).
+func (s *Store) begin(ctx context.Context) (*Tx, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: begin: %w", err)
+	}
+	return &Tx{Tx: tx, now: s.Now().UTC().Truncate(time.Second)}, nil
+}
+
+// rollback ends a transaction that was not committed; after Commit it
+// does nothing.
+func (t *Tx) rollback() { _ = t.Rollback(context.Background()) }
+
+// lock takes a transaction-level advisory lock, held until the
+// transaction ends, across every instance on the database.
+func (t *Tx) lock(ctx context.Context, key int32) error {
+	if _, err := t.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockNamespace, key); err != nil {
+		return fmt.Errorf("postgres: lock: %w", err)
+	}
+	return nil
+}
+
+// lockProjectIngest serialises the ingest transactions of one project
+// across instances. An event's seq is drawn when it is inserted, and the
+// heartbeat consolidates a project's events past its checkpoint seq: were
+// two transactions of one project to interleave, the one that drew the
+// lower seqs could commit after the heartbeat had moved the checkpoint
+// past the other's, and its events would never be consolidated. Under the
+// lock a project's seqs are drawn in commit order; projects still ingest
+// concurrently. (Ids past 2³¹ share a key with a lower one: they only
+// queue behind each other.)
+func (t *Tx) lockProjectIngest(ctx context.Context, projectID int64) error {
+	if _, err := t.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockIngestNamespace, int32(projectID)); err != nil {
+		return fmt.Errorf("postgres: ingest lock: %w", err)
+	}
+	return nil
+}
+
+// utc normalises a time the way both backends store it: UTC, whole seconds.
+func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
+
+var errNoRows = pgx.ErrNoRows
+
+func isNoRows(err error) bool { return errors.Is(err, errNoRows) }
+
+// page returns the LIMIT/OFFSET clause of a page, numbering its
+// parameters after args; limit <= 0 means no limit.
+func page(args []any, limit, offset int) (string, []any) {
+	args = append(args, max(offset, 0))
+	clause := fmt.Sprintf(" OFFSET $%d", len(args))
+	if limit > 0 {
+		args = append(args, limit)
+		clause = fmt.Sprintf(" LIMIT $%d", len(args)) + clause
+	}
+	return clause, args
+}

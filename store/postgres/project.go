@@ -1,0 +1,130 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// CreateProject inserts a project; a duplicate slug is ECONFLICT.
+func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error {
+	if err := governance.ValidateSlug(p.Slug); err != nil {
+		return err
+	}
+	if p.Name == "" {
+		return governance.Errorf(governance.EINVALID, "A project needs a name.")
+	}
+	if problem := governance.CheckSlug(p.Slug); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project slug %s.", problem)
+	}
+	if problem := governance.CheckText(p.Name); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project name %s.", problem)
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.rollback()
+	err = tx.QueryRow(ctx, `
+		INSERT INTO projects (slug, name, description, auto_activate, scratch, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+		p.Slug, p.Name, p.Description, p.AutoActivate, p.Scratch, tx.now).Scan(&p.ID)
+	if err != nil {
+		return mapError(err, "Project "+p.Slug)
+	}
+	p.CreatedAt = tx.now
+	return tx.Commit(ctx)
+}
+
+// FindProjectByID returns one project or ENOTFOUND.
+func (s *Store) FindProjectByID(ctx context.Context, id int64) (*governance.Project, error) {
+	return s.findProject(ctx, `id = $1`, id)
+}
+
+// FindProjectBySlug returns one project or ENOTFOUND.
+func (s *Store) FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error) {
+	return s.findProject(ctx, `slug = $1`, slug)
+}
+
+func (s *Store) findProject(ctx context.Context, where string, arg any) (*governance.Project, error) {
+	p, err := scanProject(s.pool.QueryRow(ctx, `SELECT `+projectColumns+` FROM projects WHERE `+where, arg))
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find project: %w", err)
+	}
+	return p, nil
+}
+
+// FindProjects lists every project by slug (byte order, as SQLite sorts).
+func (s *Store) FindProjects(ctx context.Context) ([]*governance.Project, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug COLLATE "C"`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find projects: %w", err)
+	}
+	defer rows.Close()
+	var out []*governance.Project
+	for rows.Next() {
+		p, err := scanProject(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+const projectColumns = `id, slug, name, description, auto_activate, scratch, created_at`
+
+func scanProject(r pgx.Row) (*governance.Project, error) {
+	var (
+		p       governance.Project
+		created time.Time
+	)
+	if err := r.Scan(&p.ID, &p.Slug, &p.Name, &p.Description, &p.AutoActivate, &p.Scratch, &created); err != nil {
+		return nil, err
+	}
+	p.CreatedAt = created.UTC()
+	return &p, nil
+}
+
+// SetProjectPolicy changes whether proposals of a project activate at once.
+func (s *Store) SetProjectPolicy(ctx context.Context, projectID int64, autoActivate bool) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE projects SET auto_activate = $1 WHERE id = $2`, autoActivate, projectID); err != nil {
+		return fmt.Errorf("postgres: set project policy: %w", err)
+	}
+	return nil
+}
+
+// SetProjectAutoActivate is SetProjectPolicy by a person, audited as
+// "project.policy"; an unknown project is ENOTFOUND.
+func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.rollback()
+	tag, err := tx.Exec(ctx, `UPDATE projects SET auto_activate = $1 WHERE id = $2`, on, projectID)
+	if err != nil {
+		return fmt.Errorf("postgres: set project policy: %w", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	policy := "approval"
+	if on {
+		policy = "auto_activate"
+	}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
+		ProjectID: projectID, Details: fmt.Sprintf(`{"policy":%q}`, policy),
+	}); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}

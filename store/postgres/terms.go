@@ -1,0 +1,177 @@
+package postgres
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
+)
+
+// PostgreSQL's limits on a tsvector entry: a lexeme's length in bytes, the
+// positions kept per lexeme and the largest position.
+const (
+	maxLexemeBytes = 2046
+	maxPositions   = 255
+	maxPosition    = 16383
+)
+
+// tsvectorOf returns the text form of s's full-text entry: every term the
+// tokenizer package cuts (the terms the SQLite store indexes, in the same
+// order) with its positions. The store casts it with ::tsvector, which
+// takes lexemes as written: PostgreSQL's parser and dictionaries never see
+// the text, so both backends match exactly the same terms. Positions past
+// PostgreSQL's largest count as the largest, as to_tsvector does.
+func tsvectorOf(s string) string {
+	pos := map[string][]int{}
+	var order []string
+	n := 0
+	tokenizer.Tokens(s, func(t string, _ int) {
+		n++
+		if len(t) > maxLexemeBytes {
+			return
+		}
+		p, seen := pos[t]
+		if !seen {
+			order = append(order, t)
+		}
+		if len(p) < maxPositions {
+			pos[t] = append(p, min(n, maxPosition))
+		}
+	})
+	sort.Strings(order)
+	var b strings.Builder
+	for i, t := range order {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(quoteLexeme(t))
+		b.WriteByte(':')
+		last := -1
+		for j, p := range pos[t] {
+			if p == last { // positions clamped to the largest
+				continue
+			}
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(p))
+			last = p
+		}
+	}
+	return b.String()
+}
+
+// quoteLexeme quotes a lexeme for tsvector and tsquery input: in single
+// quotes, with quotes doubled and backslashes escaped.
+func quoteLexeme(t string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + "'"
+}
+
+// tsPart is one part of a query: consecutive terms and their tsquery
+// ('a' <-> 'b', a single lexeme for one term).
+type tsPart struct {
+	query string
+	terms []string
+}
+
+func tsPhrase(terms []string) tsPart {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = quoteLexeme(t)
+	}
+	if len(q) == 1 {
+		return tsPart{query: q[0], terms: terms}
+	}
+	return tsPart{query: "(" + strings.Join(q, " <-> ") + ")", terms: terms}
+}
+
+// searchQuery is a parsed search, the same reading as the SQLite store's:
+// phrases that must all match, terms of which any may, exact substrings
+// (quoted text, checked on the event text), what to highlight, and the
+// parts relevance is summed over.
+type searchQuery struct {
+	phrases   []tsPart // phrases, all of which must match
+	any       []tsPart // terms of which one must match (and the phrases, when both)
+	exact     []string
+	highlight []string
+}
+
+// parseSearch reads a query: "quoted phrases" are exact, everything else is
+// words (any may match) and CJK runs (their character pairs, or the single
+// character).
+func parseSearch(text string) searchQuery {
+	var q searchQuery
+	seen := map[string]bool{}
+	loose := func(part string) {
+		tokenizer.PhraseTokens(part, func(t string, _ int) {
+			if !seen[t] && len(t) <= maxLexemeBytes {
+				seen[t] = true
+				q.any = append(q.any, tsPhrase([]string{t}))
+			}
+		})
+		q.highlight = append(q.highlight, searchTerms(part)...)
+	}
+	for {
+		before, rest, quoted := strings.Cut(text, `"`)
+		loose(before)
+		if !quoted {
+			break
+		}
+		phrase, after, _ := strings.Cut(rest, `"`)
+		text = after
+		phrase = strings.TrimSpace(phrase)
+		if phrase == "" {
+			continue
+		}
+		var toks []string
+		tokenizer.PhraseTokens(phrase, func(t string, _ int) { toks = append(toks, t) })
+		if len(toks) > 0 {
+			q.phrases = append(q.phrases, tsPhrase(toks))
+		}
+		q.exact = append(q.exact, phrase)
+		q.highlight = append(q.highlight, phrase)
+	}
+	if len(q.phrases) > 0 && len(q.any) > 0 {
+		// The phrases select; loose words then only add to the rank.
+		q.any = append(append([]tsPart{}, q.phrases...), q.any...)
+	}
+	return q
+}
+
+// match is the tsquery an event must satisfy: every phrase, and one of the
+// loose terms.
+func (q searchQuery) match() string {
+	var parts []string
+	for _, p := range q.phrases {
+		parts = append(parts, p.query)
+	}
+	if len(q.any) > 0 {
+		alts := make([]string, len(q.any))
+		for i, p := range q.any {
+			alts[i] = p.query
+		}
+		parts = append(parts, "("+strings.Join(alts, " | ")+")")
+	}
+	return strings.Join(parts, " & ")
+}
+
+// ranked are the parts relevance sums over.
+func (q searchQuery) ranked() []tsPart {
+	if len(q.any) > 0 {
+		return q.any
+	}
+	return q.phrases
+}
+
+// searchTerms splits a query on white space, dropping quotes and empties.
+func searchTerms(q string) []string {
+	var out []string
+	for _, t := range strings.Fields(q) {
+		t = strings.Trim(t, `"`)
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,138 @@
+// Package storetest is the store conformance suite: test functions that
+// take an Opener returning a fresh, empty store and check the behaviour
+// every backend must share. The SQLite store (package store) and the
+// PostgreSQL store (package store/postgres) each run the whole suite from
+// one test (TestConformance); a test about one engine's internals (its
+// pragmas, its index files) stays in that backend's package.
+//
+// The suite grows with the PostgreSQL store: Store lists the methods both
+// implement so far.
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Store is the part of a store the suite exercises: the methods with the
+// SQLite store's names and signatures that every backend implements.
+type Store interface {
+	Ping(ctx context.Context) error
+	CurrentTime() time.Time
+	SessionKeys(ctx context.Context) (hashKey, blockKey []byte, err error)
+
+	CreateProject(ctx context.Context, p *governance.Project) error
+	FindProjects(ctx context.Context) ([]*governance.Project, error)
+	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
+	FindProjectByID(ctx context.Context, id int64) (*governance.Project, error)
+	SetProjectPolicy(ctx context.Context, projectID int64, autoActivate bool) error
+	SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error
+
+	CreateAccount(ctx context.Context, a *governance.Account) error
+	FindAccounts(ctx context.Context) ([]*governance.Account, error)
+	FindAccountByID(ctx context.Context, id int64) (*governance.Account, error)
+	FindAccountByUsername(ctx context.Context, username string) (*governance.Account, error)
+	SetPasswordHash(ctx context.Context, accountID int64, hash string) error
+	SetAccountLanguage(ctx context.Context, accountID int64, lang string) error
+	EndSessions(ctx context.Context, accountID int64) error
+	SetMembership(ctx context.Context, m governance.Membership) error
+	RemoveMembership(ctx context.Context, accountID, projectID int64) error
+
+	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
+	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
+	VerifyAudit(ctx context.Context) (*governance.AuditVerification, error)
+
+	CreateToken(ctx context.Context, t *governance.APIToken, hash string) error
+	RevokeToken(ctx context.Context, id int64, actor string) error
+	FindTokenByID(ctx context.Context, id int64) (*governance.APIToken, error)
+	FindTokenByHash(ctx context.Context, hash string) (*governance.APIToken, error)
+	FindTokens(ctx context.Context, f governance.TokenFilter) ([]*governance.APIToken, error)
+	TouchToken(ctx context.Context, t *governance.APIToken) error
+
+	EnsureSource(ctx context.Context, src *governance.FollowSource) error
+	FindSources(ctx context.Context) ([]*governance.FollowSource, error)
+	FindSourceFile(ctx context.Context, sourceID int64, path string) (*governance.FollowFile, error)
+	FindSourceFileOffset(ctx context.Context, sourceID int64, path string) (int64, int, error)
+	SetSourceFileError(ctx context.Context, sourceID int64, path, problem string) error
+	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, offset int64, lines int, problem string,
+		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
+
+	UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error
+	FindEvalSuiteByID(ctx context.Context, id int64) (*evals.SuiteRow, error)
+	FindEvalSuiteByName(ctx context.Context, name string) (*evals.SuiteRow, error)
+	FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error)
+	CreateEvalRun(ctx context.Context, run *evals.RunRow) error
+	FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, error)
+	FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.RunRow, int, error)
+	ClaimEvalRun(ctx context.Context) (*evals.RunRow, error)
+	UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate) error
+	SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens int, cost float64) error
+	FindEvalResults(ctx context.Context, runID int64) ([]*evals.ResultRow, error)
+	FinishEvalRun(ctx context.Context, id int64, status evals.RunStatus, summary, errMsg string) (bool, error)
+	CancelEvalRun(ctx context.Context, id int64, actor string) error
+
+	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
+	ImportEvents(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
+	ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
+	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
+	FindEventBySeq(ctx context.Context, seq int64) (*governance.Event, error)
+	FindSessions(ctx context.Context, f governance.SessionFilter) ([]*governance.SessionInfo, int, error)
+	FindSession(ctx context.Context, projectID int64, sessionID string) (*governance.SessionInfo, error)
+	SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error)
+}
+
+// Opener returns a fresh, empty store for tb, closed when tb ends.
+type Opener func(tb testing.TB) Store
+
+// Run runs the whole suite against stores from open, one parallel
+// subtest per test function (each opens its own stores).
+func Run(t *testing.T, open Opener) {
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, Opener)
+	}{
+		{"System", TestSystem},
+		{"Projects", TestProjects},
+		{"ProjectPolicy", TestProjectPolicy},
+		{"Accounts", TestAccounts},
+		{"AccountChanges", TestAccountChanges},
+		{"SessionKeys", TestSessionKeys},
+		{"Audit", TestAudit},
+		{"Tokens", TestTokens},
+		{"IngestEvents", TestIngestEvents},
+		{"IngestConcurrent", TestIngestConcurrent},
+		{"ImportStream", TestImportStream},
+		{"Sources", TestSources},
+		{"EvalSuites", TestEvalSuites},
+		{"EvalRunLifecycle", TestEvalRunLifecycle},
+		{"SearchEvents", TestSearchEvents},
+		{"SearchCJKPairs", TestSearchCJKPairs},
+		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
+		{"SearchManyMatches", TestSearchManyMatches},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, open)
+		})
+	}
+}
+
+// MustCreateProject creates a project with the given slug.
+func MustCreateProject(tb testing.TB, s Store, slug string) *governance.Project {
+	tb.Helper()
+	p := &governance.Project{Slug: slug, Name: slug}
+	if err := s.CreateProject(context.Background(), p); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// Ev is a message event of subject "family-1", turn minutes after 09:00.
+func Ev(id, session string, turn int, role governance.Role, text string) *governance.Event {
+	return &governance.Event{ID: id, SessionID: session, SubjectID: "family-1", Turn: turn, Role: role, Text: text,
+		OccurredAt: time.Date(2026, 6, 15, 9, turn, 0, 0, time.UTC)}
+}
