@@ -46,7 +46,7 @@ func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
 		sum := sha256.Sum256([]byte(e.Reason))
 		reasonHash = hex.EncodeToString(sum[:])
 	}
-	e.Hash = auditHash(e, chainReason("", reasonHash))
+	e.Hash = governance.AuditHash(e, chainReason("", reasonHash))
 	res, err := tx.ExecContext(ctx, `
 		INSERT INTO audit (at, actor, action, object_type, object_id, project_id, reason, reason_hash, policy_version, details, prev_hash, hash)
 		VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?)`,
@@ -91,19 +91,6 @@ func redactAuditReasons(ctx context.Context, tx *Tx, objectType string, ids []in
 		return fmt.Errorf("store: redact audit reasons: %w", err)
 	}
 	return nil
-}
-
-// auditHash is SHA-256 over the previous hash and every field of the row
-// (for the reason, what chainReason says).
-func auditHash(e *governance.AuditEntry, reason string) string {
-	h := sha256.New()
-	for _, f := range []string{
-		e.PrevHash, formatTime(e.At), e.Actor, e.Action, e.ObjectType, e.ObjectID,
-		strconv.FormatInt(e.ProjectID, 10), reason, e.PolicyVersion, e.Details,
-	} {
-		fmt.Fprintf(h, "%d:%s|", len(f), f)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // FindAudit lists audit rows, newest first, with the total count.
@@ -188,24 +175,13 @@ func (s *Store) VerifyAudit(ctx context.Context) (*governance.AuditVerification,
 		return nil, fmt.Errorf("store: verify audit: %w", err)
 	}
 	defer rows.Close()
-	v := &governance.AuditVerification{OK: true}
-	prev := ""
+	v := governance.NewAuditVerification()
 	for rows.Next() {
 		e, reason, err := scanAudit(rows)
 		if err != nil {
 			return nil, err
 		}
-		v.Rows++
-		if !v.OK {
-			continue
-		}
-		switch {
-		case e.PrevHash != prev:
-			v.OK, v.BadID, v.Problem = false, e.ID, "its link to the previous row does not match"
-		case auditHash(e, reason) != e.Hash:
-			v.OK, v.BadID, v.Problem = false, e.ID, "its content does not match its hash"
-		}
-		prev = e.Hash
+		v.Check(e, reason)
 	}
 	return v, rows.Err()
 }

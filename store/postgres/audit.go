@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -51,7 +50,7 @@ func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
 		sum := sha256.Sum256([]byte(e.Reason))
 		reasonHash = hex.EncodeToString(sum[:])
 	}
-	e.Hash = auditHash(e, chainReason(reasonHash))
+	e.Hash = governance.AuditHash(e, chainReason(reasonHash))
 	err = tx.QueryRow(ctx, `
 		INSERT INTO audit (at, actor, action, object_type, object_id, project_id, reason_hash, policy_version, details, prev_hash, hash)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
@@ -77,19 +76,6 @@ func chainReason(reasonHash string) string {
 		return ""
 	}
 	return "\x00sha256:" + reasonHash
-}
-
-// auditHash is SHA-256 over the previous hash and every field of the row;
-// the SQLite store computes the same.
-func auditHash(e *governance.AuditEntry, reason string) string {
-	h := sha256.New()
-	for _, f := range []string{
-		e.PrevHash, e.At.UTC().Format(time.RFC3339), e.Actor, e.Action, e.ObjectType, e.ObjectID,
-		strconv.FormatInt(e.ProjectID, 10), reason, e.PolicyVersion, e.Details,
-	} {
-		fmt.Fprintf(h, "%d:%s|", len(f), f)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 func nullInt(v int64) any {
@@ -182,24 +168,13 @@ func (s *Store) VerifyAudit(ctx context.Context) (*governance.AuditVerification,
 		return nil, fmt.Errorf("postgres: verify audit: %w", err)
 	}
 	defer rows.Close()
-	v := &governance.AuditVerification{OK: true}
-	prev := ""
+	v := governance.NewAuditVerification()
 	for rows.Next() {
 		e, reason, err := scanAudit(rows)
 		if err != nil {
 			return nil, err
 		}
-		v.Rows++
-		if !v.OK {
-			continue
-		}
-		switch {
-		case e.PrevHash != prev:
-			v.OK, v.BadID, v.Problem = false, e.ID, "its link to the previous row does not match"
-		case auditHash(e, reason) != e.Hash:
-			v.OK, v.BadID, v.Problem = false, e.ID, "its content does not match its hash"
-		}
-		prev = e.Hash
+		v.Check(e, reason)
 	}
 	return v, rows.Err()
 }
