@@ -242,13 +242,7 @@ func (ad Admin) ProjectChoices(ctx context.Context, actor governance.Actor) ([]*
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*governance.Project, 0, len(all))
-	for _, p := range all {
-		if !p.Scratch {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return withoutScratch(all), nil
 }
 
 // Project loads one project an administrator manages (ENOTFOUND for an

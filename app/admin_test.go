@@ -314,6 +314,11 @@ func TestAdminProjects(t *testing.T) {
 		if len(choices) != 1 || choices[0].Slug != "travel-agent" {
 			t.Fatalf("choices = %v", choices)
 		}
+		// The import, token, source and forget forms offer the same.
+		all, err := f.app.Projects.All(ctx, f.admin)
+		if err != nil || len(all) != 1 || all[0].Slug != "travel-agent" {
+			t.Fatalf("Projects.All = %v, %v", all, err)
+		}
 		_, err = ad.PreviewDeleteProject(ctx, f.admin, scratch.ID)
 		wantAdminCode(t, err, governance.ENOTFOUND)
 		_, _, err = ad.SetMembership(ctx, f.admin, f.member.Account.ID, governance.Membership{ProjectID: scratch.ID, Role: governance.ProjectReviewer})

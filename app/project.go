@@ -105,12 +105,30 @@ func (ps Projects) Visible(ctx context.Context, actor governance.Actor) ([]Scope
 	return out, nil
 }
 
-// All lists every project, for those who may administer them.
+// All lists the projects people work in (eval scratch projects, which
+// exist only while a run uses them, are left out), for those who may
+// administer them: the choices of the import, token, source and forget
+// forms.
 func (ps Projects) All(ctx context.Context, actor governance.Actor) ([]*governance.Project, error) {
 	if err := governance.Can(actor, governance.ActAdminister, governance.Object{}); err != nil {
 		return nil, err
 	}
-	return ps.store.FindProjects(ctx)
+	all, err := ps.store.FindProjects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return withoutScratch(all), nil
+}
+
+// withoutScratch leaves out the eval runs' scratch projects.
+func withoutScratch(all []*governance.Project) []*governance.Project {
+	out := make([]*governance.Project, 0, len(all))
+	for _, p := range all {
+		if !p.Scratch {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func scopeIn(actor governance.Actor, p *governance.Project) (Scope, error) {
