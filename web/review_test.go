@@ -224,6 +224,17 @@ func TestReviewQueue(t *testing.T) {
 		if doc.Find(testid("finding-why")).Length() == 0 {
 			t.Fatal("findings say no why")
 		}
+		// Both tabs lead to the page where the reviewer decides.
+		for tab, id := range map[string]string{"held": "held-decide", "blocked": "blocked-decide"} {
+			_, doc := rita.Get(travelQueue + "?tab=" + tab)
+			href, ok := doc.Find(testid(id)).First().Attr("href")
+			if !ok || !strings.HasPrefix(href, "/candidates/") || !strings.Contains(href, "/decide?back=") {
+				t.Fatalf("%s tab: decide link = %q", tab, href)
+			}
+			if res, _ := rita.Get(href); res.StatusCode != http.StatusOK {
+				t.Fatalf("%s tab: decide page status %d", tab, res.StatusCode)
+			}
+		}
 	})
 
 	t.Run("LivePolling", func(t *testing.T) {
