@@ -13,15 +13,23 @@ import (
 
 // CreateAccount inserts an account with its memberships.
 func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error {
-	a.Username = strings.TrimSpace(a.Username)
-	if a.Username == "" || a.PasswordHash == "" {
-		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
-	}
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if err := createAccount(ctx, tx, a); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// createAccount inserts an account with its memberships inside tx.
+func createAccount(ctx context.Context, tx *Tx, a *governance.Account) error {
+	a.Username = strings.TrimSpace(a.Username)
+	if a.Username == "" || a.PasswordHash == "" {
+		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
+	}
 	res, err := tx.ExecContext(ctx, `
 		INSERT INTO accounts (username, password_hash, is_admin, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?)`,
@@ -37,7 +45,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error 
 			return err
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // FindAccountByID returns an account with its memberships or ENOTFOUND.

@@ -20,29 +20,13 @@ var errLastAdmin = governance.Errorf(governance.ECONFLICT,
 // CreateAccountBy inserts an account with its memberships; actor's audit
 // row is written in the same transaction.
 func (s *Store) CreateAccountBy(ctx context.Context, actor string, a *governance.Account) error {
-	a.Username = strings.TrimSpace(a.Username)
-	if a.Username == "" || a.PasswordHash == "" {
-		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
-	}
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `
-		INSERT INTO accounts (username, password_hash, is_admin, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?)`,
-		a.Username, a.PasswordHash, a.IsAdmin, formatTime(tx.now), formatTime(tx.now))
-	if err != nil {
-		return mapError(err, "Account "+a.Username)
-	}
-	a.ID, _ = res.LastInsertId()
-	a.CreatedAt, a.UpdatedAt = tx.now, tx.now
-	for i := range a.Memberships {
-		a.Memberships[i].AccountID = a.ID
-		if err := setMembership(ctx, tx, a.Memberships[i]); err != nil {
-			return err
-		}
+	if err := createAccount(ctx, tx, a); err != nil {
+		return err
 	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "account.create", ObjectType: "account",
 		ObjectID: a.Username, Details: jsonDetails(map[string]any{"admin": a.IsAdmin})}); err != nil {
