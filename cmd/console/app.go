@@ -43,6 +43,8 @@ type Main struct {
 	// and the followed sources (leader.go); leading says it is this one.
 	elector elector
 	leading atomic.Bool
+	leaseMu sync.Mutex
+	lease   lease
 }
 
 // openMain opens the configured store (SQLite in the data directory, or

@@ -69,8 +69,18 @@ func (m *Main) takeLead(ctx context.Context, l lease) error {
 	if n > 0 {
 		m.Logger.Warn("closed work left running by an earlier stop", slog.Int64("rows", n))
 	}
+	m.leaseMu.Lock()
+	m.lease = l
+	m.leaseMu.Unlock()
 	m.leading.Store(true)
 	return nil
+}
+
+// currentLease is the lease this instance leads on, nil when it does not.
+func (m *Main) currentLease() lease {
+	m.leaseMu.Lock()
+	defer m.leaseMu.Unlock()
+	return m.lease
 }
 
 // leadWith runs the heartbeat, the eval runner and the followed sources
@@ -117,6 +127,9 @@ func (m *Main) leadWith(ctx context.Context, l lease) {
 		}
 	}
 	m.leading.Store(false)
+	m.leaseMu.Lock()
+	m.lease = nil
+	m.leaseMu.Unlock()
 	stop()
 	wg.Wait()
 }
