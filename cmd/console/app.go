@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/model"
+	"github.com/mnemo-console/mnemo/ops"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web"
@@ -33,6 +35,10 @@ type Main struct {
 	Heartbeat *governance.Heartbeat
 	Evals     *evals.Runner
 	EvalDeps  evals.Deps
+	// Metrics and Tracing observe the store's recalls, ingests, forgets,
+	// beats and eval runs, and the HTTP requests (observe.go).
+	Metrics *ops.Metrics
+	Tracing *ops.Tracing
 
 	server   *http.Server
 	listener net.Listener
@@ -50,12 +56,25 @@ type Main struct {
 // openMain opens the configured store (SQLite in the data directory, or
 // PostgreSQL with --database) and builds the heartbeat.
 func openMain(ctx context.Context, cfg Config, logw io.Writer) (*Main, error) {
-	logger := cfg.logger(logw)
-	st, el, err := openStore(ctx, cfg)
+	tracing, err := ops.NewTracing(ctx, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	m := &Main{Config: cfg, Logger: logger, Store: st, App: app.New(st), elector: el}
+	return openMainWith(ctx, cfg, logw, tracing)
+}
+
+// openMainWith is openMain with the given tracer provider (tests record
+// spans in memory).
+func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.Tracing) (*Main, error) {
+	logger := cfg.logger(logw)
+	backend, el, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m := &Main{Config: cfg, Logger: logger, Tracing: tracing, elector: el}
+	m.Metrics = ops.NewMetrics(m.queues())
+	st := observe(backend, m.Metrics, tracing)
+	m.Store, m.App = st, app.New(st)
 	m.Heartbeat = &governance.Heartbeat{
 		Store:        st,
 		Consolidator: newConsolidator(cfg, logger),
@@ -153,7 +172,12 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
 	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: clusterHeartbeat{m},
-		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes}, m.App, m.Logger)
+		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes,
+		Metrics: m.Metrics.Handler(), MetricsToken: m.Config.MetricsToken,
+		ObserveRequest: func(ctx context.Context, method, route string, status int, d time.Duration) {
+			m.Metrics.ObserveRequest(method, route, status, d)
+			ops.NameRequestSpan(ctx, method, route, status)
+		}}, m.App, m.Logger)
 	if err != nil {
 		return err
 	}
@@ -172,7 +196,7 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("leader lease: %w", err)
 	}
 	m.listener = ln
-	m.server = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+	m.server = &http.Server{Handler: m.Tracing.TraceHTTP(srv.Handler()), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
 
 	bg, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
@@ -233,6 +257,11 @@ func (m *Main) Close() error {
 		m.cancel()
 	}
 	m.wg.Wait()
+	if m.Tracing != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, m.Tracing.Shutdown(ctx))
+		cancel()
+	}
 	if m.Store != nil {
 		errs = append(errs, m.Store.Close())
 	}

@@ -26,6 +26,10 @@ type Config struct {
 	// (default: adaptive, 60 s to 15 min) and how often an instance that
 	// does not lead tries for the lease (default 60 s).
 	BeatInterval time.Duration
+	// MetricsToken lets a Prometheus scraper read /metrics (Authorization:
+	// Bearer …); administrators' sessions may read it too. Only from the
+	// environment (MNEMO_METRICS_TOKEN), like the model API key.
+	MetricsToken string
 	NoDemo       bool
 	LogFormat    string
 	LogLevel     string
@@ -89,6 +93,9 @@ func (c Config) Validate() error {
 	}
 	if c.Database != "" && !isPostgresURL(c.Database) {
 		errs = append(errs, fmt.Errorf("--database %q: want a postgres:// URL (leave it empty for SQLite in --data)", redactURL(c.Database)))
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
+		errs = append(errs, errors.New("MNEMO_METRICS_TOKEN must have at least 16 characters"))
 	}
 	if c.BeatInterval < 0 {
 		errs = append(errs, errors.New("--beat-interval must not be negative"))
@@ -169,6 +176,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	env("MNEMO_DATA_DIR", &c.DataDir)
 	env("MNEMO_DATABASE_URL", &c.Database)
 	envDur("MNEMO_BEAT_INTERVAL", &c.BeatInterval)
+	env("MNEMO_METRICS_TOKEN", &c.MetricsToken)
 	envBool("MNEMO_NO_DEMO", &c.NoDemo)
 	env("MNEMO_LOG_FORMAT", &c.LogFormat)
 	env("MNEMO_LOG_LEVEL", &c.LogLevel)
