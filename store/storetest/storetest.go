@@ -42,6 +42,13 @@ type Store interface {
 	SetMembership(ctx context.Context, m governance.Membership) error
 	RemoveMembership(ctx context.Context, accountID, projectID int64) error
 
+	CreateAccountBy(ctx context.Context, actor string, a *governance.Account) error
+	UpdateAccount(ctx context.Context, actor string, id int64, upd governance.AccountUpdate) error
+	SetMembershipBy(ctx context.Context, actor string, m governance.Membership) error
+	RemoveMembershipBy(ctx context.Context, actor string, accountID, projectID int64) error
+	CreateProjectBy(ctx context.Context, actor string, p *governance.Project) error
+	UpdateProject(ctx context.Context, actor string, id int64, upd governance.ProjectUpdate) error
+
 	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
 	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
 	VerifyAudit(ctx context.Context) (*governance.AuditVerification, error)
@@ -101,6 +108,9 @@ func Run(t *testing.T, open Opener) {
 		{"Accounts", TestAccounts},
 		{"AccountChanges", TestAccountChanges},
 		{"SessionKeys", TestSessionKeys},
+		{"AdminAccounts", TestAdminAccounts},
+		{"AdminMemberships", TestAdminMemberships},
+		{"AdminProjects", TestAdminProjects},
 		{"Audit", TestAudit},
 		{"Tokens", TestTokens},
 		{"IngestEvents", TestIngestEvents},
