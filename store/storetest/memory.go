@@ -68,6 +68,7 @@ var memoryTests = []struct {
 	{"Heartbeat", TestHeartbeat},
 	{"RepairInterrupted", TestRepairInterrupted},
 	{"ApproveRule", TestApproveRule},
+	{"ConcurrentApprove", TestConcurrentApprove},
 	{"RejectRule", TestRejectRule},
 	{"HoldAndDemote", TestHoldAndDemote},
 	{"SupersedePauseExpire", TestSupersedePauseExpire},

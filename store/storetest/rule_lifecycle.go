@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -259,4 +260,40 @@ func TestSupersedePauseExpire(t *testing.T, open Opener) {
 			}
 		}
 	})
+}
+
+// TestConcurrentApprove: reviewers approving one proposal at the same time
+// (two console instances, on PostgreSQL) — one approval wins, the others
+// get ECONFLICT, and the rule has one approval in its audit.
+func TestConcurrentApprove(t *testing.T, open Opener) {
+	ctx := context.Background()
+	d := LoadDemo(t, open)
+	nap := d.Rule(t, "午睡")
+	const n = 4
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := d.Store.ApproveRule(ctx, fmt.Sprintf("reviewer-%d", i), nap.ID, nil)
+			errs <- err
+		}()
+	}
+	ok := 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case governance.ErrorCode(err) != governance.ECONFLICT:
+			t.Fatalf("concurrent approval: %v, want ECONFLICT", err)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d approvals succeeded, want 1", ok)
+	}
+	rows, _, err := d.Store.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: itoa(nap.ID), Action: "rule.approve"})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("approval audit rows = %d, %v; want 1", len(rows), err)
+	}
+	if v, err := d.Store.VerifyAudit(ctx); err != nil || !v.OK {
+		t.Fatalf("audit = %+v, %v", v, err)
+	}
 }
