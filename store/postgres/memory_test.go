@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-console/mnemo/app"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/postgres"
 	"github.com/mnemo-console/mnemo/store/storetest"
 )
 
@@ -136,3 +139,16 @@ func TestForgetDuringBeat(t *testing.T) {
 		t.Fatalf("rules = %d, %v", rules, err)
 	}
 }
+
+// The use cases' interfaces of the memory and governance part this
+// backend satisfies (besides those in postgres_test.go).
+var _ interface {
+	app.AuditStore
+	app.MeStore
+	app.MemoryStore
+	app.HeartbeatStore
+	app.ReviewStore
+	app.RuleListStore
+	governance.HeartbeatStore
+	storetest.MemoryStore
+} = (*postgres.Store)(nil)
