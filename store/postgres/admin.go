@@ -267,6 +267,184 @@ func (s *Store) UpdateProject(ctx context.Context, actor string, id int64, upd g
 	return tx.Commit(ctx)
 }
 
+// PreviewDeleteProject counts exactly what DeleteProject would remove.
+func (s *Store) PreviewDeleteProject(ctx context.Context, id int64) (*governance.ProjectDeletion, error) {
+	p, err := s.FindProjectByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return countProject(ctx, s.pool, p)
+}
+
+// DeleteProject removes a project and every row of every layer that
+// belongs to it, leaving no copy behind, as a forget does: the content is
+// first forgotten by the forget's own code (events redacted with their
+// words, audit reasons on its rules and candidates blanked, quotes in
+// stored eval results replaced), the reasons of the project's other audit
+// rows are blanked, then the rows go, and the tables are rewritten
+// (VACUUM FULL) after the commit. The audit row holds the counts and a
+// SHA-256 of the content, never the content.
+func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*governance.ProjectDeletion, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.rollback()
+	p, err := scanProject(tx.QueryRow(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1 FOR UPDATE`, id))
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: delete project: %w", err)
+	}
+	// No ingest into the project while it goes.
+	if err := tx.lockProjectIngest(ctx, p.ID); err != nil {
+		return nil, err
+	}
+	d, err := countProject(ctx, tx, p)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := planProject(ctx, tx, "FOR UPDATE", p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !plan.Empty() {
+		r, err := applyForget(ctx, tx, plan)
+		if err != nil {
+			return nil, err
+		}
+		d.ContentHash = r.ContentHash
+	}
+	if _, err := tx.Exec(ctx, `UPDATE audit_reasons SET reason = $1 WHERE reason <> $1 AND audit_id IN (SELECT id FROM audit WHERE project_id = $2)`,
+		governance.RedactedText, p.ID); err != nil {
+		return nil, fmt.Errorf("postgres: redact audit reasons: %w", err)
+	}
+	if err := deleteProjectRows(ctx, tx, p); err != nil {
+		return nil, err
+	}
+	details := map[string]any{"slug": p.Slug, "deleted": d}
+	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "project.delete", ObjectType: "project",
+		ObjectID: strconv.FormatInt(p.ID, 10), Details: jsonDetails(details)}); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("postgres: commit project deletion: %w", err)
+	}
+	if err := s.vacuumAfterForget(ctx, vacuumTables); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// countProject counts what deleting p removes.
+func countProject(ctx context.Context, q dbtx, p *governance.Project) (*governance.ProjectDeletion, error) {
+	d := &governance.ProjectDeletion{Project: p}
+	err := q.QueryRow(ctx, `
+		SELECT
+			(SELECT count(*) FROM events WHERE project_id = $1),
+			(SELECT count(*) FROM sessions WHERE project_id = $1),
+			(SELECT count(*) FROM episodes WHERE project_id = $1),
+			(SELECT count(*) FROM candidates WHERE project_id = $1),
+			(SELECT count(*) FROM rules WHERE project_id = $1),
+			(SELECT count(*) FROM rule_versions WHERE rule_id IN (SELECT id FROM rules WHERE project_id = $1)),
+			(SELECT count(*) FROM suppressions WHERE project_id = $1),
+			(SELECT count(*) FROM recall_traces WHERE project_id = $1),
+			(SELECT count(*) FROM api_tokens WHERE project_id = $1),
+			(SELECT count(*) FROM memberships WHERE project_id = $1),
+			(SELECT count(*) FROM sources WHERE project_id = $1),
+			(SELECT count(*) FROM audit_reasons WHERE reason <> $2 AND audit_id IN (SELECT id FROM audit WHERE project_id = $1))`,
+		p.ID, governance.RedactedText).Scan(&d.Events, &d.Sessions, &d.Episodes, &d.Candidates, &d.Rules, &d.RuleVersions,
+		&d.Suppressions, &d.RecallTraces, &d.Tokens, &d.Memberships, &d.Sources, &d.AuditReasons)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: count project: %w", err)
+	}
+	return d, nil
+}
+
+// deleteProjectRows deletes every row that belongs to project p, in an
+// order the foreign keys accept; identity sequences never hand the
+// deleted ids out again. Audit rows stay.
+func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error {
+	for _, q := range []string{
+		`DELETE FROM recall_traces WHERE project_id = $1`,
+		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = $1)`,
+		`DELETE FROM candidates WHERE project_id = $1`,
+		`UPDATE rules SET supersedes = NULL, superseded_by = NULL WHERE project_id = $1 AND (supersedes IS NOT NULL OR superseded_by IS NOT NULL)`,
+		`DELETE FROM rule_versions WHERE rule_id IN (SELECT id FROM rules WHERE project_id = $1)`,
+		`DELETE FROM rules WHERE project_id = $1`,
+		`DELETE FROM suppressions WHERE project_id = $1`,
+		`DELETE FROM episodes WHERE project_id = $1`,
+		`DELETE FROM checkpoints WHERE project_id = $1`,
+		`DELETE FROM sessions WHERE project_id = $1`,
+		`DELETE FROM events WHERE project_id = $1`,
+		`DELETE FROM api_tokens WHERE project_id = $1`,
+		`DELETE FROM memberships WHERE project_id = $1`,
+		`DELETE FROM sources WHERE project_id = $1`,
+		`DELETE FROM recall_rule_counts WHERE project_id = $1`,
+		`DELETE FROM forget_generations WHERE project_id = $1`,
+		`DELETE FROM projects WHERE id = $1`,
+	} {
+		if _, err := tx.Exec(ctx, q, p.ID); err != nil {
+			return fmt.Errorf("postgres: delete project %s: %w", p.Slug, err)
+		}
+	}
+	return nil
+}
+
+// DeleteScratchProjects removes every scratch project (flagged
+// governance.Project.Scratch when created) whose slug starts with prefix,
+// the run's own; a project that is not flagged is never touched, whatever
+// its slug.
+func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error {
+	if prefix == "" {
+		return governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
+	}
+	ids, err := queryIDs(ctx, s.pool, `SELECT id FROM projects WHERE scratch AND left(slug, $1) = $2 ORDER BY id`,
+		[]any{len([]rune(prefix)), prefix})
+	if err != nil {
+		return fmt.Errorf("postgres: find scratch projects: %w", err)
+	}
+	for _, id := range ids {
+		if err := s.DeleteScratchProject(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteScratchProject removes a project an eval run created, with every
+// row of every layer that belongs to it (audit rows stay). It refuses any
+// project that was not created as a scratch project (EFORBIDDEN).
+func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.rollback()
+	var (
+		slug    string
+		scratch bool
+	)
+	err = tx.QueryRow(ctx, `SELECT slug, scratch FROM projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&slug, &scratch)
+	if isNoRows(err) {
+		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: delete scratch project: %w", err)
+	}
+	if !scratch {
+		return governance.Errorf(governance.EFORBIDDEN, "Project %s is not an eval scratch project.", slug)
+	}
+	if err := tx.lockProjectIngest(ctx, projectID); err != nil {
+		return err
+	}
+	if err := deleteProjectRows(ctx, tx, &governance.Project{ID: projectID, Slug: slug}); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
 // jsonDetails is an audit row's details as JSON ("" for none).
 func jsonDetails(d map[string]any) string {
 	if len(d) == 0 {

@@ -11,6 +11,7 @@ package storetest
 
 import (
 	"context"
+	"io"
 	"testing"
 	"time"
 
@@ -90,6 +91,26 @@ type Store interface {
 	FindSessions(ctx context.Context, f governance.SessionFilter) ([]*governance.SessionInfo, int, error)
 	FindSession(ctx context.Context, projectID int64, sessionID string) (*governance.SessionInfo, error)
 	SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error)
+
+	PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*governance.ForgetPreview, error)
+	PreviewForgetRule(ctx context.Context, ruleID int64, withEvents bool) (*governance.ForgetPreview, error)
+	PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*governance.ForgetPreview, error)
+	PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*governance.ForgetPreview, error)
+	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error)
+	ForgetRules(ctx context.Context, actor string, ids []int64, withEvents bool) (*governance.ForgetReport, error)
+	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error)
+	ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*governance.ForgetReport, error)
+	PreviewDeleteProject(ctx context.Context, id int64) (*governance.ProjectDeletion, error)
+	DeleteProject(ctx context.Context, actor string, id int64) (*governance.ProjectDeletion, error)
+	DeleteScratchProjects(ctx context.Context, prefix string) error
+
+	Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error)
+	FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error)
+
+	ExportJSONL(ctx context.Context, projectID int64, w io.Writer, opts governance.ExportOptions) (*governance.ExportStats, error)
+	ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error)
+	ExportHermes(ctx context.Context, projectID int64, subjectID string) (*governance.HermesExport, error)
+	ExportAgentFiles(ctx context.Context, projectID int64, subjectID string) ([]governance.AgentFile, *governance.HermesExport, error)
 }
 
 // Opener returns a fresh, empty store for tb, closed when tb ends.
@@ -123,6 +144,14 @@ func Run(t *testing.T, open Opener) {
 		{"SearchCJKPairs", TestSearchCJKPairs},
 		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
 		{"SearchManyMatches", TestSearchManyMatches},
+		{"ExportImport", TestExportImport},
+		{"ExportMemoryFiles", TestExportMemoryFiles},
+		{"Recall", TestRecall},
+		{"ForgetRule", TestForgetRule},
+		{"ForgetSubject", TestForgetSubject},
+		{"ForgetCandidate", TestForgetCandidate},
+		{"DeleteProject", TestDeleteProject},
+		{"DeleteScratchProjects", TestDeleteScratchProjects},
 	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
