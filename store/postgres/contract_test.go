@@ -7,9 +7,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-console/mnemo/app"
+	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/postgres"
 	"github.com/mnemo-console/mnemo/store/storetest"
 )
+
+// The whole of what the console needs of a store: every use case's
+// interface (app.Store), the eval runner's memory and the heartbeat's.
+var _ interface {
+	app.Store
+	evals.MemoryStore
+	governance.HeartbeatStore
+} = (*postgres.Store)(nil)
 
 // mustOpenSQLite opens a SQLite store in tb's temporary directory, the
 // reference the contracts compare PostgreSQL to.

@@ -104,6 +104,11 @@ type Store interface {
 	DeleteProject(ctx context.Context, actor string, id int64) (*governance.ProjectDeletion, error)
 	DeleteScratchProjects(ctx context.Context, prefix string) error
 
+	FindProjectStats(ctx context.Context) ([]*governance.ProjectStats, error)
+	FindSubjectStats(ctx context.Context, p *governance.Project, subjectID string) (*governance.ProjectStats, error)
+	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+	SetRuleChecks(ctx context.Context, ruleID int64, checks, actor string) error
+
 	Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error)
 	FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error)
 
@@ -152,6 +157,8 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetCandidate", TestForgetCandidate},
 		{"DeleteProject", TestDeleteProject},
 		{"DeleteScratchProjects", TestDeleteScratchProjects},
+		{"Stats", TestStats},
+		{"RuleChecks", TestRuleChecks},
 	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
