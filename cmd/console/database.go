@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
-	"sort"
 	"strings"
 	"time"
 
@@ -44,9 +42,11 @@ type Store interface {
 	Close() error
 }
 
-// The SQLite store is the reference backend: it must satisfy Store at
-// compile time. (PostgreSQL is checked by TestPostgresIsStore.)
-var _ Store = (*store.Store)(nil)
+// Both backends satisfy Store.
+var (
+	_ Store = (*store.Store)(nil)
+	_ Store = (*postgres.Store)(nil)
+)
 
 // isPostgresURL reports whether the --database value names PostgreSQL.
 func isPostgresURL(s string) bool {
@@ -71,12 +71,7 @@ func openStore(ctx context.Context, cfg Config) (Store, elector, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		st, err := asStore(pg)
-		if err != nil {
-			pg.Close()
-			return nil, nil, err
-		}
-		return st, pgElector{pg}, nil
+		return pg, pgElector{pg}, nil
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data directory: %w", err)
@@ -86,53 +81,6 @@ func openStore(ctx context.Context, cfg Config) (Store, elector, error) {
 		return nil, nil, err
 	}
 	return st, soleElector{}, nil
-}
-
-// asStore returns v as a Store, or an error naming the methods v lacks.
-// The assertion is made at run time so that a backend still growing
-// toward Store builds (and fails to open with a clear message) instead of
-// breaking the build.
-func asStore(v any) (Store, error) {
-	if st, ok := v.(Store); ok {
-		return st, nil
-	}
-	missing := missingMethods(v, reflect.TypeFor[Store]())
-	return nil, fmt.Errorf("this build's %T does not implement the console's store yet; missing %d method(s): %s",
-		v, len(missing), strings.Join(missing, ", "))
-}
-
-// missingMethods lists the methods of iface that v's type lacks (or has
-// with another signature).
-func missingMethods(v any, iface reflect.Type) []string {
-	t := reflect.TypeOf(v)
-	var missing []string
-	for i := range iface.NumMethod() {
-		want := iface.Method(i)
-		got, ok := t.MethodByName(want.Name)
-		// got.Type includes the receiver; compare the rest of the signature.
-		if !ok || !sameSignature(got.Type, want.Type) {
-			missing = append(missing, want.Name)
-		}
-	}
-	sort.Strings(missing)
-	return missing
-}
-
-func sameSignature(method, want reflect.Type) bool {
-	if method.NumIn()-1 != want.NumIn() || method.NumOut() != want.NumOut() || method.IsVariadic() != want.IsVariadic() {
-		return false
-	}
-	for i := range want.NumIn() {
-		if method.In(i+1) != want.In(i) {
-			return false
-		}
-	}
-	for i := range want.NumOut() {
-		if method.Out(i) != want.Out(i) {
-			return false
-		}
-	}
-	return true
 }
 
 // leaderJob is the name of the one lease the heartbeat and the eval runner
