@@ -7,6 +7,8 @@
 //	console audit verify                    verify the audit hash chain
 //	console export --project SLUG           export a project (JSON Lines or MEMORY.md/USER.md)
 //	console eval list|run NAME|FILE         list or run eval suites (non-zero exit on failure)
+//	console backup --out FILE               online copy of the SQLite database
+//	console restore BACKUP --data DIR ...   restore into an empty data directory, replaying later forgets
 package main
 
 import (
@@ -57,6 +59,10 @@ Usage:
   console audit verify                         verify the audit log's hash chain
   console eval list                            list the eval suites (built-in and uploaded)
   console eval run NAME|FILE                   run a suite, print a summary, exit non-zero on failure
+  console backup --out FILE                    online copy of the SQLite database (VACUUM INTO)
+  console restore BACKUP --data DIR --replay-from OLD_DB
+                                               restore into an empty data directory, replaying the forgets
+                                               OLD_DB audited after the backup (or --no-replay: they come back)
 
 Every command takes the flags below; run "console COMMAND --help" for its own.
 The model API key is read only from the environment: MNEMO_LLM_API_KEY (or OPENAI_API_KEY).
@@ -87,6 +93,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return env.watch(args)
 	case "eval":
 		return env.eval(args)
+	case "backup":
+		return env.backup(args)
+	case "restore":
+		return env.restore(args)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil
