@@ -91,7 +91,7 @@ type Opener func(tb testing.TB) Store
 // Run runs the whole suite against stores from open, one parallel
 // subtest per test function (each opens its own stores).
 func Run(t *testing.T, open Opener) {
-	for _, tc := range []struct {
+	for _, tc := range append([]struct {
 		name string
 		fn   func(*testing.T, Opener)
 	}{
@@ -113,7 +113,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchCJKPairs", TestSearchCJKPairs},
 		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
 		{"SearchManyMatches", TestSearchManyMatches},
-	} {
+	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.fn(t, open)
