@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -347,6 +348,52 @@ func TestDeleteScratchProjects(t *testing.T, open Opener) {
 	for _, p := range []*governance.Project{other, named} {
 		if _, err := s.FindProjectByID(ctx, p.ID); err != nil {
 			t.Errorf("project %s deleted: %v", p.Slug, err)
+		}
+	}
+}
+
+// TestForgetDuringBeat: a subject forget that commits while a beat is
+// extracting wins: the beat must not write the forgotten text back as an
+// episode, candidate or rule from the text it had read before (the beat
+// sees the forget generation move and consolidates again).
+func TestForgetDuringBeat(t *testing.T, open Opener) {
+	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	s := OpenMemory(t, open)
+	ctx := context.Background()
+	p := MustCreateProject(t, s, "travel")
+	secret := "we always travel with the blue suitcase"
+	if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, secret)); err != nil {
+		t.Fatal(err)
+	}
+	x := NewGatedExtractor()
+	hb := NewHeartbeat(s, x, func() time.Time { return now })
+	done := make(chan error, 1)
+	go func() { _, err := hb.Beat(ctx, "test"); done <- err }()
+	<-x.Started // the beat has read the text and is extracting
+	if _, err := s.ForgetSubject(ctx, "test", p.ID, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	close(x.Release)
+	if err := <-done; err != nil {
+		t.Fatalf("beat: %v", err)
+	}
+	noCopyLeft(t, s, p.ID, "suitcase")
+	eps, _, _ := s.FindEpisodes(ctx, governance.EpisodeFilter{ProjectID: p.ID})
+	cands, _, _ := s.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID})
+	rules, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+	for _, e := range eps {
+		if strings.Contains(e.Summary, "suitcase") {
+			t.Errorf("episode %d: %q", e.ID, e.Summary)
+		}
+	}
+	for _, c := range cands {
+		if strings.Contains(c.Statement, "suitcase") {
+			t.Errorf("candidate %d: %q", c.ID, c.Statement)
+		}
+	}
+	for _, r := range rules {
+		if strings.Contains(r.Text, "suitcase") {
+			t.Errorf("rule %d: %q", r.ID, r.Text)
 		}
 	}
 }

@@ -155,6 +155,7 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetRule", TestForgetRule},
 		{"ForgetSubject", TestForgetSubject},
 		{"ForgetCandidate", TestForgetCandidate},
+		{"ForgetDuringBeat", TestForgetDuringBeat},
 		{"DeleteProject", TestDeleteProject},
 		{"DeleteScratchProjects", TestDeleteScratchProjects},
 		{"Stats", TestStats},
