@@ -202,6 +202,12 @@ func (h *Heartbeat) BeatProject(ctx context.Context, p *Project) (BeatStats, err
 // beat consolidates again from what is left.
 var ErrForgotMeanwhile = Errorf(ECONFLICT, "A forget committed while the beat was running; the beat starts again.")
 
+// ErrBeatMeanwhile is returned by ApplyBeatPlan when another beat of the
+// project (another console instance's) committed after the plan's input
+// was read: nothing was written, and the beat consolidates again from the
+// state that beat left.
+var ErrBeatMeanwhile = Errorf(ECONFLICT, "Another beat of the project committed while this one was running; the beat starts again.")
+
 // forgetRetries bounds how often one project's beat starts again because of
 // forgets committed meanwhile.
 const forgetRetries = 3
@@ -222,6 +228,10 @@ func (h *Heartbeat) beatProject(ctx context.Context, p *Project) (BeatStats, err
 		err = h.Store.ApplyBeatPlan(ctx, plan)
 		if errors.Is(err, ErrForgotMeanwhile) && attempt < forgetRetries {
 			h.log().Info("a forget committed during the beat; consolidating again", slog.String("project", p.Slug))
+			continue
+		}
+		if errors.Is(err, ErrBeatMeanwhile) && attempt < forgetRetries {
+			h.log().Info("another beat of the project committed meanwhile; consolidating again", slog.String("project", p.Slug))
 			continue
 		}
 		if err != nil {

@@ -297,8 +297,11 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 	if err != nil {
 		return nil, fmt.Errorf("postgres: delete project: %w", err)
 	}
-	// No ingest into the project while it goes.
+	// No ingest into the project while it goes, and no beat.
 	if err := tx.lockProjectIngest(ctx, p.ID); err != nil {
+		return nil, err
+	}
+	if _, err := lockForgetGeneration(ctx, tx, p.ID); err != nil {
 		return nil, err
 	}
 	d, err := countProject(ctx, tx, p)

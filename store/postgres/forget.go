@@ -65,7 +65,9 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 	if len(ids) == 0 {
 		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule to forget.")
 	}
-	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
+	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
+		return queryIDs(ctx, tx, `SELECT DISTINCT project_id FROM rules WHERE id = ANY($1) ORDER BY project_id`, []any{ids})
+	}, func(tx *Tx) (*forgetPlan, error) {
 		return planRules(ctx, tx, "FOR UPDATE", ids, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		for _, id := range ids {
@@ -82,7 +84,9 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 
 // ForgetSubject forgets everything about one subject of a project.
 func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
-	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
+	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
+		return queryIDs(ctx, tx, `SELECT id FROM projects WHERE id = $1`, []any{projectID})
+	}, func(tx *Tx) (*forgetPlan, error) {
 		return planSubject(ctx, tx, "FOR UPDATE", projectID, subjectID)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM recall_traces WHERE project_id = $1 AND subject_id = $2`, projectID, subjectID); err != nil {
@@ -98,7 +102,9 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 
 // ForgetCandidate forgets a candidate (with its unattached merge group).
 func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*governance.ForgetReport, error) {
-	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
+	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
+		return queryIDs(ctx, tx, `SELECT project_id FROM candidates WHERE id = $1`, []any{candidateID})
+	}, func(tx *Tx) (*forgetPlan, error) {
 		return planCandidate(ctx, tx, "FOR UPDATE", candidateID, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		return auditForget(ctx, tx, r, &governance.AuditEntry{
@@ -153,15 +159,29 @@ func forgetDetails(p *forgetPlan, r *governance.ForgetReport) string {
 	return string(b)
 }
 
-// forget plans inside one transaction, removes the content, lets audit add
-// its rows, commits, and then rewrites the tables it touched (vacuum).
-func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, error),
+// forget locks the forget generation of the projects it touches, plans
+// inside the same transaction, removes the content, lets audit add its
+// rows, commits, and then rewrites the tables it touched (vacuum). The
+// generation lock comes first, before anything is read: a beat of the
+// project (ApplyBeatPlan takes the same lock) either committed before, and
+// the plan sees what it wrote, or waits for this commit and then drops
+// its work (docs/ARCHITECTURE.md, "Heartbeat and forget").
+func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, error), plan func(tx *Tx) (*forgetPlan, error),
 	audit func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error) (*governance.ForgetReport, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.rollback()
+	ids, err := projects(tx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids { // ascending: two forgets lock in one order
+		if _, err := lockForgetGeneration(ctx, tx, id); err != nil {
+			return nil, err
+		}
+	}
 	p, err := plan(tx)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -111,6 +112,70 @@ func TestExportImport(t *testing.T, open Opener) {
 			t.Fatalf("links after import: %+v / %+v", far, old)
 		}
 	})
+	t.Run("EventsReimportable", func(t *testing.T) {
+		// An export's event objects are what the ingest API accepts.
+		var events []string
+		for _, l := range strings.Split(strings.TrimSpace(string(first)), "\n") {
+			var rec struct {
+				Type  string          `json:"type"`
+				Event json.RawMessage `json:"event"`
+			}
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Type == "event" {
+				events = append(events, string(rec.Event))
+			}
+		}
+		parsed, err := governance.ParseEventsJSONL(strings.NewReader(strings.Join(events, "\n")))
+		if err != nil || len(parsed) != want.Events {
+			t.Fatalf("event payloads do not re-import: %v (%d)", err, len(parsed))
+		}
+	})
+	t.Run("SameRecallAndCheckpoint", func(t *testing.T) {
+		p, _, err := s.ImportExport(ctx, bytes.NewReader(first), governance.ImportOptions{Slug: "copy2", Actor: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same items in the same order (the scores differ a little:
+		// the forgotten rule is not exported, and the rules' corpus, which
+		// relevance is relative to, is one smaller in the copy).
+		strip := func(pkg *governance.RecallPackage) string {
+			var parts []string
+			for _, it := range pkg.Items {
+				parts = append(parts, fmt.Sprintf("%s %s %v %d", it.Kind, it.Text, it.Source.SessionIDs, it.Source.EvidenceEvents))
+			}
+			return strings.Join(parts, "\n")
+		}
+		req := governance.RecallRequest{Task: "带女儿去北京玩三天，景点怎么安排", SubjectID: "family-1", Preview: true, IncludeEvents: true}
+		req.ProjectID = f.Project.ID
+		a, err := s.Recall(ctx, "t", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ProjectID = p.ID
+		b, err := s.Recall(ctx, "t", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strip(a) != strip(b) || a.Used != b.Used || len(a.Items) < 2 {
+			t.Fatalf("recall differs:\n%s\nvs\n%s", strip(a), strip(b))
+		}
+		cp, err := s.FindCheckpoint(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, _, _ := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID, SessionID: ptr("s1")})
+		var e5 int64
+		for _, e := range evs {
+			if e.ID == "e5" {
+				e5 = e.Seq
+			}
+		}
+		if cp == 0 || cp != e5 {
+			t.Fatalf("checkpoint of the copy = %d, want e5's seq %d", cp, e5)
+		}
+	})
 	t.Run("Subject", func(t *testing.T) {
 		data, stats := ExportOf(t, s, f.Project.ID, "family-2")
 		if *stats != (governance.ExportStats{Events: 2, Episodes: 1, Rules: 1, Candidates: 2}) {
@@ -190,5 +255,58 @@ func TestExportMemoryFiles(t *testing.T, open Opener) {
 	}
 	if _, _, err := s.ExportAgentFiles(ctx, f.Project.ID+100, ""); governance.ErrorCode(err) != governance.ENOTFOUND {
 		t.Errorf("unknown project: %v, want ENOTFOUND", err)
+	}
+}
+
+// TestExportHermes: the Hermes files stay within their limits, highest
+// ranked first, one separator between entries, what does not fit listed
+// as omitted; another subject's and paused rules stay out.
+func TestExportHermes(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := OpenMemory(t, open)
+	var recs []governance.ExportRecord
+	rule := func(ref int64, subject string, trust float64, paused bool, text string) {
+		recs = append(recs, governance.ExportRecord{Type: "rule", Rule: &governance.ExportRule{Ref: ref, SubjectID: subject,
+			Kind: governance.TypeLesson, Text: text, PromotionReason: governance.ReasonToolFailure, Status: governance.RuleActive,
+			Version: 1, Trust: trust, Paused: paused, Fingerprint: governance.Fingerprint(text), CreatedAt: FixtureAt, UpdatedAt: FixtureAt}})
+	}
+	for i := range 40 {
+		rule(int64(i+1), "", 0.5+float64(i)/100, false, fmt.Sprintf("项目规则 %02d：%s", i, strings.Repeat("长", 60)))
+	}
+	for i := range 12 {
+		rule(int64(100+i), "u1", 0.8, false, fmt.Sprintf("User preference %02d %s", i, strings.Repeat("x", 100)))
+	}
+	rule(200, "u2", 0.8, false, "other subject")
+	rule(201, "", 0.8, true, "paused rule")
+	p := ImportRecords(t, s, "travel", recs...)
+	h, err := s.ExportHermes(ctx, p.ID, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		file  governance.HermesFile
+		limit int
+		total int
+	}{{h.Memory, 2200, 40}, {h.User, 1375, 12}} {
+		if n := utf8.RuneCountInString(f.file.Text); n > f.limit || n != f.file.Used {
+			t.Errorf("%s: %d runes (used %d), limit %d", f.file.Name, n, f.file.Used, f.limit)
+		}
+		if len(f.file.Included)+len(f.file.Omitted) != f.total || len(f.file.Omitted) == 0 {
+			t.Errorf("%s: %d included + %d omitted, want %d with some omitted", f.file.Name, len(f.file.Included), len(f.file.Omitted), f.total)
+		}
+		if got := strings.Count(f.file.Text, governance.HermesSeparator); got != len(f.file.Included)-1 {
+			t.Errorf("%s: %d separators for %d entries", f.file.Name, got, len(f.file.Included))
+		}
+		for i := 1; i < len(f.file.Included); i++ {
+			if f.file.Included[i].Score > f.file.Included[i-1].Score {
+				t.Errorf("%s: not highest-ranked first", f.file.Name)
+			}
+		}
+	}
+	if !strings.HasPrefix(h.Memory.Text, "项目规则 39") {
+		t.Errorf("MEMORY.md does not start with the most trusted rule: %.20s", h.Memory.Text)
+	}
+	if strings.Contains(h.User.Text, "other subject") || strings.Contains(h.Memory.Text, "paused") {
+		t.Error("USER.md holds another subject's rule or MEMORY.md a paused one")
 	}
 }

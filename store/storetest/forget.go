@@ -2,11 +2,14 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 )
 
@@ -348,5 +351,157 @@ func TestDeleteScratchProjects(t *testing.T, open Opener) {
 		if _, err := s.FindProjectByID(ctx, p.ID); err != nil {
 			t.Errorf("project %s deleted: %v", p.Slug, err)
 		}
+	}
+}
+
+// TestForgetDuringBeat: a subject forget that commits while a beat is
+// extracting wins: the beat must not write the forgotten text back as an
+// episode, candidate or rule from the text it had read before (the beat
+// sees the forget generation move and consolidates again).
+func TestForgetDuringBeat(t *testing.T, open Opener) {
+	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	s := OpenMemory(t, open)
+	ctx := context.Background()
+	p := MustCreateProject(t, s, "travel")
+	secret := "we always travel with the blue suitcase"
+	if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, secret)); err != nil {
+		t.Fatal(err)
+	}
+	x := NewGatedExtractor()
+	hb := NewHeartbeat(s, x, func() time.Time { return now })
+	done := make(chan error, 1)
+	go func() { _, err := hb.Beat(ctx, "test"); done <- err }()
+	<-x.Started // the beat has read the text and is extracting
+	if _, err := s.ForgetSubject(ctx, "test", p.ID, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	close(x.Release)
+	if err := <-done; err != nil {
+		t.Fatalf("beat: %v", err)
+	}
+	noCopyLeft(t, s, p.ID, "suitcase")
+	eps, _, _ := s.FindEpisodes(ctx, governance.EpisodeFilter{ProjectID: p.ID})
+	cands, _, _ := s.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID})
+	rules, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+	for _, e := range eps {
+		if strings.Contains(e.Summary, "suitcase") {
+			t.Errorf("episode %d: %q", e.ID, e.Summary)
+		}
+	}
+	for _, c := range cands {
+		if strings.Contains(c.Statement, "suitcase") {
+			t.Errorf("candidate %d: %q", c.ID, c.Statement)
+		}
+	}
+	for _, r := range rules {
+		if strings.Contains(r.Text, "suitcase") {
+			t.Errorf("rule %d: %q", r.ID, r.Text)
+		}
+	}
+}
+
+// TestSuppressionScope: a suppression holds for the scope of what was
+// forgotten: a member's preference for that member only, a project-wide
+// rule for everyone.
+func TestSuppressionScope(t *testing.T, open Opener) {
+	ctx := context.Background()
+	d := LoadDemo(t, open)
+	nap := d.Rule(t, "午睡")
+	if nap.SubjectID != "family-chen" {
+		t.Fatalf("nap rule scope = %q", nap.SubjectID)
+	}
+	chain, err := d.Store.FindRuleEvidence(ctx, nap.ID)
+	if err != nil || len(chain) == 0 {
+		t.Fatalf("evidence = %v, %v", chain, err)
+	}
+	said := chain[0].Events[0]
+	if _, err := d.Store.ForgetRule(ctx, "family-chen", nap.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	lesson := d.Rule(t, "单独安排一天")
+	if _, err := d.Store.ForgetRule(ctx, "rita", lesson.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	// The export lists the suppressions with their subjects.
+	data, _ := ExportOf(t, d.Store, d.Travel.ID, "")
+	scopes := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec governance.ExportRecord
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Type == "suppression" {
+			scopes[rec.SubjectID]++
+		}
+	}
+	if len(scopes) != 2 || scopes["family-chen"] == 0 || scopes[""] == 0 {
+		t.Fatalf("suppressions by subject = %v, want the preference's for family-chen and the lesson's for everyone", scopes)
+	}
+
+	// Another family says the same words in a new session, and so does
+	// the family that forgot them.
+	at := said.OccurredAt.Add(30 * 24 * time.Hour)
+	for _, subject := range []string{"family-wang", "family-chen"} {
+		session := "again-" + subject
+		if _, err := d.Store.IngestEvents(ctx, d.Travel.ID, []*governance.Event{
+			{ID: session + "-1", SessionID: session, SubjectID: subject, Turn: 1, Role: governance.RoleUser, Text: said.Text, OccurredAt: at},
+			{ID: session + "-end", SessionID: session, SubjectID: subject, Kind: governance.KindSessionEnd, OccurredAt: at.Add(time.Minute)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Beat.Beat(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	bySubject := map[string]int{}
+	cands, _, _ := d.Store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: d.Travel.ID})
+	for _, c := range cands {
+		if strings.HasPrefix(c.SessionID, "again-") {
+			bySubject[c.SubjectID]++
+		}
+	}
+	if bySubject["family-wang"] == 0 || bySubject["family-chen"] != 0 {
+		t.Fatalf("candidates from the repeated words by subject = %v, want family-wang's only", bySubject)
+	}
+}
+
+// TestForgetScrubsEvalResults: a stored eval result that quotes a
+// forgotten rule loses the quote, also where JSON escaped it (quotes, <,
+// >, &).
+func TestForgetScrubsEvalResults(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := OpenMemory(t, open)
+	const text = `Keep pull requests < 400 lines & call them "small"`
+	p := ImportRecords(t, s, "coding", governance.ExportRecord{Type: "rule", Rule: &governance.ExportRule{Ref: 1,
+		Kind: governance.TypePreference, Text: text, PromotionReason: governance.ReasonExplicit, Status: governance.RuleActive,
+		Version: 1, Trust: 0.8, Fingerprint: governance.Fingerprint(text), CreatedAt: FixtureAt, UpdatedAt: FixtureAt}})
+	rules, _, err := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("rules = %v, %v", rules, err)
+	}
+	suite := MustCreateEvalSuite(t, s, "coding")
+	run := &evals.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "alice"}
+	if err := s.CreateEvalRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimEvalRun(ctx); err != nil {
+		t.Fatal(err)
+	}
+	detail, _ := json.Marshal(map[string]any{"package": []map[string]string{{"text": text}}, "output": "I kept it: " + text})
+	if !strings.Contains(string(detail), `\u003c`) {
+		t.Fatalf("detail %s is not escaped; the test needs a text JSON escapes", detail)
+	}
+	if err := s.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: string(detail)}, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ForgetRule(ctx, "alice", rules[0].ID, false); err != nil {
+		t.Fatal(err)
+	}
+	results, err := s.FindEvalResults(ctx, run.ID)
+	if err != nil || len(results) != 1 {
+		t.Fatalf("results = %v, %v", results, err)
+	}
+	if strings.Contains(results[0].Detail, "400 lines") || !strings.Contains(results[0].Detail, governance.RedactedText) {
+		t.Fatalf("detail after the forget = %s", results[0].Detail)
 	}
 }
