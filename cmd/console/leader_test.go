@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -211,7 +213,8 @@ func TestFailoverChild(t *testing.T) {
 
 // TestFailover: two consoles on one PostgreSQL database, the leader a child
 // process; SIGKILL it and the other takes over within two beat intervals;
-// no beat runs twice and no event is lost.
+// no beat runs twice and no event is lost. Before the kill, "console
+// heartbeat --once" beside the leader is forwarded to it and runs there.
 func TestFailover(t *testing.T) {
 	const interval = 500 * time.Millisecond
 	dbURL := postgrestest.NewDatabase(t)
@@ -258,6 +261,16 @@ func TestFailover(t *testing.T) {
 	waitFor(t, 30*time.Second, "the leader consolidating", func() bool {
 		in, err := b.Store.LoadConsolidateInput(ctx, p, time.Hour)
 		return err == nil && in.NewEvents == 0
+	})
+	// "console heartbeat --once" while another instance leads asks it.
+	var cliOut bytes.Buffer
+	if err := run(ctx, []string{"heartbeat", "--once", "--database", dbURL}, env(nil), nil, &cliOut, &cliOut); err != nil ||
+		!strings.Contains(cliOut.String(), "Another console instance leads the heartbeat") {
+		t.Fatalf("heartbeat --once beside a leader: %v\n%s", err, cliOut.String())
+	}
+	waitFor(t, 30*time.Second, "the leader running the CLI's beat", func() bool {
+		beats, err := b.Store.FindBeats(ctx, 50)
+		return err == nil && slices.ContainsFunc(beats, func(r *governance.BeatRecord) bool { return r.Trigger == "cli" && r.FinishedAt != nil })
 	})
 	// Keep ingesting while the leader is killed.
 	src.add(t, 2)
