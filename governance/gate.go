@@ -130,10 +130,16 @@ func Scan(text string) GateResult {
 		}
 	}
 
+	// Each view is read once by the literal prefilter.
+	lits := make([]*scanned, len(views))
+	for i, v := range views {
+		lits[i] = gateIndex.scan(v.text)
+	}
+
 	// Credentials, in original coordinates, from every view.
 	var secrets []secretSpan
-	for _, v := range views {
-		for _, sp := range findSecrets(v.text, strings.ToLower(v.text)) {
+	for i, v := range views {
+		for _, sp := range findSecrets(v.text, lits[i]) {
 			sp.lo, sp.hi = v.origin(sp.lo, sp.hi)
 			sp.matchLo, sp.matchHi = v.origin(sp.matchLo, sp.matchHi)
 			secrets = append(secrets, sp)
@@ -159,13 +165,13 @@ func Scan(text string) GateResult {
 		lo, hi := p.origin(0, max(1, len(p.text)))
 		add(GateEncodedPayload, p.encoding, lo, hi, false)
 	}
-	for _, v := range views {
-		lower := strings.ToLower(v.text)
-		for _, r := range gateRules {
-			if r.category == GateCredentials && r.secret || seen[r.pattern] || !r.mayMatch(lower) {
+	for i, v := range views {
+		for j := range gateRules {
+			r := &gateRules[j]
+			if r.secret || seen[r.pattern] || !r.mayMatch(lits[i]) {
 				continue
 			}
-			loc := r.find(v.text, lower)
+			loc := r.find(v.text, lits[i])
 			if loc == nil {
 				continue
 			}
@@ -310,12 +316,12 @@ func withhold(text string, authority bool) (string, bool) {
 func findSecretsOrig(text string) []secretSpan {
 	n := normalise(text, nil)
 	var out []secretSpan
-	for _, sp := range findSecrets(n.view.text, strings.ToLower(n.view.text)) {
+	for _, sp := range findSecrets(n.view.text, gateIndex.scan(n.view.text)) {
 		sp.lo, sp.hi = n.view.origin(sp.lo, sp.hi)
 		out = append(out, sp)
 	}
 	if dv, ok := decodedView(&n.view); ok {
-		for _, sp := range findSecrets(dv.text, strings.ToLower(dv.text)) {
+		for _, sp := range findSecrets(dv.text, gateIndex.scan(dv.text)) {
 			sp.lo, sp.hi = dv.origin(sp.lo, sp.hi)
 			out = append(out, sp)
 		}
@@ -426,13 +432,14 @@ type secretSpan struct {
 }
 
 // findSecrets returns every secret of s, sorted and without overlaps.
-func findSecrets(s, lower string) []secretSpan {
+func findSecrets(s string, lits *scanned) []secretSpan {
 	var spans []secretSpan
-	for _, r := range gateRules {
-		if !r.secret || !r.mayMatch(lower) {
+	for i := range gateRules {
+		r := &gateRules[i]
+		if !r.secret || !r.mayMatch(lits) {
 			continue
 		}
-		for _, loc := range r.findAll(s, lower) {
+		for _, loc := range r.findAll(s, lits) {
 			lo, hi := firstGroup(loc)
 			spans = append(spans, secretSpan{lo: lo, hi: hi, matchLo: loc[0], matchHi: loc[1], pattern: r.pattern})
 		}
