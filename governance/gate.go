@@ -311,6 +311,62 @@ func withhold(text string, authority bool) (string, bool) {
 	return b.String(), blocked
 }
 
+// quoteWindow is the length, in runes, of a passage that counts as quoted.
+const quoteWindow = 12
+
+// withholdQuoted replaces, in text, every sentence that repeats a passage
+// of quoteWindow runes of one of blocked (or the whole of a shorter one)
+// by WithheldMarker.
+func withholdQuoted(text string, blocked []string) string {
+	type span struct{ lo, hi int }
+	var spans []span
+	mark := func(w string) {
+		for from := 0; ; {
+			i := strings.Index(text[from:], w)
+			if i < 0 {
+				return
+			}
+			lo, hi := sentenceAround(text, from+i, from+i+len(w))
+			spans = append(spans, span{lo, hi})
+			from = from + i + len(w)
+		}
+	}
+	for _, b := range blocked {
+		r := []rune(b)
+		if len(r) <= quoteWindow {
+			if strings.TrimSpace(b) != "" {
+				mark(b)
+			}
+			continue
+		}
+		for i := 0; i+quoteWindow <= len(r); i++ {
+			if w := string(r[i : i+quoteWindow]); strings.TrimSpace(w) != "" {
+				mark(w)
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
+	var out strings.Builder
+	cur := 0
+	for _, sp := range spans {
+		if sp.hi <= cur {
+			continue
+		}
+		if sp.lo < cur {
+			sp.lo = cur
+		} else {
+			out.WriteString(text[cur:sp.lo])
+			out.WriteString(WithheldMarker)
+		}
+		cur = sp.hi
+	}
+	out.WriteString(text[cur:])
+	return out.String()
+}
+
 // findSecretsOrig returns the credential spans of text in its own
 // coordinates (through the normalised views, as Scan finds them).
 func findSecretsOrig(text string) []secretSpan {
