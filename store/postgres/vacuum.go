@@ -24,27 +24,13 @@ import (
 var vacuumTables = []string{"rules", "rule_versions", "candidates", "evidence", "episodes", "events",
 	"audit_reasons", "eval_results", "recall_traces"}
 
-// forgetTables are the tables forget plan p changes.
+// forgetTables are the tables forget plan p changed rows of (evidence
+// goes with its candidates; a subject's recall traces are deleted).
 func forgetTables(p *forgetPlan) []string {
-	touched := map[string]bool{"audit_reasons": true, "eval_results": true}
-	if len(p.Rules) > 0 {
-		touched["rules"], touched["rule_versions"] = true, true
-	}
-	if len(p.Candidates) > 0 {
-		touched["candidates"], touched["evidence"] = true, true
-	}
-	if len(p.Episodes) > 0 {
-		touched["episodes"] = true
-	}
-	if p.EventCount > 0 {
-		touched["events"] = true
-	}
-	if p.RecallTraces > 0 {
-		touched["recall_traces"] = true
-	}
+	touched := map[string]bool{"evidence": p.changed["candidates"], "recall_traces": p.RecallTraces > 0}
 	var out []string
 	for _, t := range vacuumTables {
-		if touched[t] {
+		if p.changed[t] || touched[t] {
 			out = append(out, t)
 		}
 	}
