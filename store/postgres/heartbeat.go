@@ -52,9 +52,12 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	if in.ForgetGeneration, err = forgetGeneration(ctx, tx, p.ID); err != nil {
 		return nil, err
 	}
-	cp, err := findCheckpoint(ctx, tx, p.ID)
-	if err != nil {
-		return nil, err
+	// The checkpoint row's version (xmin: every applied beat rewrites the
+	// row) tells ApplyBeatPlan whether another beat committed since.
+	var cp int64
+	err = tx.QueryRow(ctx, `SELECT seq, xmin::text FROM checkpoints WHERE project_id = $1`, p.ID).Scan(&cp, &in.BeatVersion)
+	if err != nil && !isNoRows(err) {
+		return nil, fmt.Errorf("postgres: checkpoint: %w", err)
 	}
 	in.Checkpoint = cp
 	var maxSeq int64
@@ -178,6 +181,9 @@ func findTouchedSessions(ctx context.Context, q dbtx, projectID, after int64) ([
 // generation (lockForgetGeneration): a forget that committed after the
 // input was read wins (the plan may carry the forgotten text, so nothing
 // of it is written), and one still running makes the beat wait for it.
+// Holding that lock, it refuses a plan read before another beat of the
+// project committed (governance.ErrBeatMeanwhile): two instances that
+// beat at once (a leader change in flight) write each session's work once.
 func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) error {
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -190,6 +196,17 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 	}
 	if gen != plan.ForgetGeneration {
 		return governance.ErrForgotMeanwhile
+	}
+	// Another instance's beat of this project that committed since the
+	// input was read has done (some of) this plan's work: writing it too
+	// would duplicate candidates and proposals.
+	var version string
+	err = tx.QueryRow(ctx, `SELECT xmin::text FROM checkpoints WHERE project_id = $1 FOR UPDATE`, plan.ProjectID).Scan(&version)
+	if err != nil && !isNoRows(err) {
+		return fmt.Errorf("postgres: checkpoint version: %w", err)
+	}
+	if version != plan.BeatVersion {
+		return governance.ErrBeatMeanwhile
 	}
 	for _, ep := range plan.Episodes {
 		if _, err := tx.Exec(ctx, `

@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/internal/pgtest"
 	"github.com/mnemo-console/mnemo/store/postgres"
 	"github.com/mnemo-console/mnemo/store/storetest"
 )
@@ -152,3 +153,51 @@ var _ interface {
 	governance.HeartbeatStore
 	storetest.MemoryStore
 } = (*postgres.Store)(nil)
+
+// TestTwoInstancesBeat: two console instances on one database beat one
+// project at the same time (a leader change in flight). The beat that
+// read its input before the other committed is refused
+// (ErrBeatMeanwhile), consolidates again and finds the work done: each
+// session's candidates and proposals are written once, as by one beat.
+func TestTwoInstancesBeat(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	open := func() *postgres.Store {
+		s, err := postgres.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	a, b := open(), open()
+	ref := MustOpenStore(t)
+	now := time.Now().UTC()
+	events := append(storetest.Session("s1", now.Add(-48*time.Hour), true, "we always travel light", "FAILED cross district"),
+		storetest.Session("s2", now.Add(-24*time.Hour), true, "FAILED cross district", "maybe a hotel near the lake")...)
+	for _, s := range []*postgres.Store{a, ref} {
+		p := storetest.MustCreateProject(t, s, "travel")
+		if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := storetest.NewHeartbeat(ref, &storetest.LineExtractor{}, nil).Beat(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+
+	x := storetest.NewGatedExtractor()
+	done := make(chan error, 1)
+	go func() { _, err := storetest.NewHeartbeat(a, x, nil).Beat(ctx, "test"); done <- err }()
+	<-x.Started // a has read its input and is extracting
+	if _, err := storetest.NewHeartbeat(b, &storetest.LineExtractor{}, nil).Beat(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	close(x.Release)
+	if err := <-done; err != nil {
+		t.Fatalf("beat on the other instance: %v", err)
+	}
+	if got, want := storetest.MemoryContent(t, a), storetest.MemoryContent(t, ref); got != want {
+		t.Fatalf("two instances beating at once differ from one beat:\n%s", lineDiff(want, got))
+	}
+}
