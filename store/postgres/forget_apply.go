@@ -46,38 +46,39 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	r.Versions = len(p.Versions)
 
 	// Rules keep their ids, scope and history of who did what, not their words.
-	if _, err := tx.Exec(ctx, `
+	if err := p.exec(ctx, tx, "rules", `
 		UPDATE rules SET text = $1, status = 'forgotten', findings = '[]', checks = '[]', paused = false, updated_at = $2,
 			words = ''::tsvector
 		WHERE id = ANY($3)`, governance.RedactedText, tx.now, r.RuleIDs); err != nil {
 		return nil, fmt.Errorf("postgres: forget rules: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE rule_versions SET text = $1, reason = '' WHERE rule_id = ANY($2)`,
+	if err := p.exec(ctx, tx, "rule_versions", `UPDATE rule_versions SET text = $1, reason = '' WHERE rule_id = ANY($2)`,
 		governance.RedactedText, r.RuleIDs); err != nil {
 		return nil, fmt.Errorf("postgres: forget rule versions: %w", err)
 	}
 	// Reasons people gave on these rules and candidates may quote them.
-	if err := redactAuditReasons(ctx, tx, "rule", r.RuleIDs); err != nil {
-		return nil, err
-	}
-	if err := redactAuditReasons(ctx, tx, "candidate", r.CandidateIDs); err != nil {
-		return nil, err
+	for kind, ids := range map[string][]int64{"rule": r.RuleIDs, "candidate": r.CandidateIDs} {
+		n, err := redactAuditReasons(ctx, tx, kind, ids)
+		if err != nil {
+			return nil, err
+		}
+		p.changed["audit_reasons"] = p.changed["audit_reasons"] || n > 0
 	}
 	// Candidates go, and their evidence links with them (ON DELETE CASCADE);
 	// the identity sequence never hands their ids out again.
-	if _, err := tx.Exec(ctx, `DELETE FROM candidates WHERE id = ANY($1)`, r.CandidateIDs); err != nil {
+	if err := p.exec(ctx, tx, "candidates", `DELETE FROM candidates WHERE id = ANY($1)`, r.CandidateIDs); err != nil {
 		return nil, fmt.Errorf("postgres: forget candidates: %w", err)
 	}
 	if p.SubjectID != "" {
 		// Every episode of the subject goes blank, in one statement.
-		if _, err := tx.Exec(ctx, `UPDATE episodes SET summary = $1, words = ''::tsvector, updated_at = $2
+		if err := p.exec(ctx, tx, "episodes", `UPDATE episodes SET summary = $1, words = ''::tsvector, updated_at = $2
 			WHERE project_id = $3 AND subject_id = $4 AND summary <> $1`,
 			governance.RedactedText, tx.now, p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("postgres: blank episodes: %w", err)
 		}
 	} else {
 		for _, e := range p.Episodes {
-			if _, err := tx.Exec(ctx, `UPDATE episodes SET summary = $1, words = $2::tsvector, updated_at = $3 WHERE id = $4`,
+			if err := p.exec(ctx, tx, "episodes", `UPDATE episodes SET summary = $1, words = $2::tsvector, updated_at = $3 WHERE id = $4`,
 				e.Summary, tsvectorOf(e.Summary), tx.now, e.Episode.ID); err != nil {
 				return nil, fmt.Errorf("postgres: rewrite episode: %w", err)
 			}
@@ -96,6 +97,7 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 			return fmt.Errorf("postgres: redact events: %w", err)
 		}
 		r.Events = int(tag.RowsAffected())
+		p.changed["events"] = r.Events > 0
 		return nil
 	}
 	if p.events != nil {
@@ -143,13 +145,26 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	}
 	slices.Sort(texts)
 	for _, t := range slices.Compact(texts) {
-		if _, err := tx.Exec(ctx, `UPDATE eval_results SET detail = replace(detail, $1, $2) WHERE strpos(detail, $1) > 0`,
+		if err := p.exec(ctx, tx, "eval_results", `UPDATE eval_results SET detail = replace(detail, $1, $2) WHERE strpos(detail, $1) > 0`,
 			t, governance.RedactedText); err != nil {
 			return nil, fmt.Errorf("postgres: scrub eval results: %w", err)
 		}
 	}
 	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return r, nil
+}
+
+// exec runs one statement of the forget and records table as changed
+// when it changed a row.
+func (p *forgetPlan) exec(ctx context.Context, tx *Tx, table, query string, args ...any) error {
+	tag, err := tx.Exec(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() > 0 {
+		p.changed[table] = true
+	}
+	return nil
 }
 
 // renumber shifts the $n placeholders of cond by k (cond's arguments come
@@ -192,20 +207,21 @@ func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []a
 }
 
 // redactAuditReasons blanks the reasons given on the audit rows about
-// these objects: a reviewer's reason may quote what is forgotten.
-func redactAuditReasons(ctx context.Context, tx *Tx, objectType string, ids []int64) error {
+// these objects (a reviewer's reason may quote what is forgotten) and
+// returns how many it blanked.
+func redactAuditReasons(ctx context.Context, tx *Tx, objectType string, ids []int64) (int64, error) {
 	if len(ids) == 0 {
-		return nil
+		return 0, nil
 	}
 	objectIDs := make([]string, len(ids))
 	for i, id := range ids {
 		objectIDs[i] = strconv.FormatInt(id, 10)
 	}
-	_, err := tx.Exec(ctx, `UPDATE audit_reasons SET reason = $1 WHERE reason <> $1 AND audit_id IN (
+	tag, err := tx.Exec(ctx, `UPDATE audit_reasons SET reason = $1 WHERE reason <> $1 AND audit_id IN (
 		SELECT id FROM audit WHERE object_type = $2 AND object_id = ANY($3))`,
 		governance.RedactedText, objectType, objectIDs)
 	if err != nil {
-		return fmt.Errorf("postgres: redact audit reasons: %w", err)
+		return 0, fmt.Errorf("postgres: redact audit reasons: %w", err)
 	}
-	return nil
+	return tag.RowsAffected(), nil
 }

@@ -27,11 +27,14 @@ type forgetPlan struct {
 	textSet  map[string]bool
 	events   *where  // subject or project forget: the events to redact (aliased e)
 	seqs     []int64 // rule or candidate forget: the events to redact
+	// changed are the tables applyForget changed rows of, which the
+	// store rewrites after the commit (vacuum.go).
+	changed map[string]bool
 }
 
 func newForgetPlan(lock string) *forgetPlan {
 	return &forgetPlan{lock: lock, ruleIDs: map[int64]bool{}, candIDs: map[int64]bool{}, fps: map[int64]map[string]map[string]bool{},
-		ruleSubj: map[int64]string{}, textSet: map[string]bool{}}
+		ruleSubj: map[int64]string{}, textSet: map[string]bool{}, changed: map[string]bool{}}
 }
 
 // addFingerprint records a forgotten statement and the subject it is

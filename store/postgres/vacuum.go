@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // After a forget or a project deletion the old versions of the changed
@@ -24,40 +25,72 @@ import (
 var vacuumTables = []string{"rules", "rule_versions", "candidates", "evidence", "episodes", "events",
 	"audit_reasons", "eval_results", "recall_traces"}
 
-// forgetTables are the tables forget plan p changes.
+// forgetTables are the tables forget plan p changed rows of (evidence
+// goes with its candidates; a subject's recall traces are deleted).
 func forgetTables(p *forgetPlan) []string {
-	touched := map[string]bool{"audit_reasons": true, "eval_results": true}
-	if len(p.Rules) > 0 {
-		touched["rules"], touched["rule_versions"] = true, true
-	}
-	if len(p.Candidates) > 0 {
-		touched["candidates"], touched["evidence"] = true, true
-	}
-	if len(p.Episodes) > 0 {
-		touched["episodes"] = true
-	}
-	if p.EventCount > 0 {
-		touched["events"] = true
-	}
-	if p.RecallTraces > 0 {
-		touched["recall_traces"] = true
-	}
+	touched := map[string]bool{"evidence": p.changed["candidates"], "recall_traces": p.RecallTraces > 0}
 	var out []string
 	for _, t := range vacuumTables {
-		if touched[t] {
+		if p.changed[t] || touched[t] {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
+// snapshotWait bounds how long a forget waits for the transactions that
+// started before it to end before it rewrites the tables.
+const snapshotWait = 30 * time.Second
+
 // vacuumAfterForget rewrites tables (VACUUM FULL), one statement each,
-// outside any transaction.
-func (s *Store) vacuumAfterForget(ctx context.Context, tables []string) error {
+// outside any transaction, once no transaction of the database that
+// started before since (the forget's transaction start, by the server's
+// clock) is running. VACUUM FULL copies every row version some running
+// transaction may still see, the forgotten ones included, so a snapshot
+// older than the forget (a long report, pg_dump, an autovacuum ANALYZE)
+// would carry the old rows into the new files. The wait sees other roles'
+// transactions only when the store's role may read their activity
+// (superuser or pg_read_all_stats). Past snapshotWait the tables are
+// rewritten anyway and an error names the backend that held them.
+func (s *Store) vacuumAfterForget(ctx context.Context, since time.Time, tables []string) error {
+	var (
+		pid      int32
+		deadline = time.Now().Add(snapshotWait)
+	)
+	for {
+		err := s.pool.QueryRow(ctx, `SELECT COALESCE(min(pid), 0) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL AND xact_start <= $1`,
+			since).Scan(&pid)
+		if err != nil {
+			return fmt.Errorf("postgres: vacuum after forget: %w", err)
+		}
+		if pid == 0 || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	for _, t := range tables {
 		if _, err := s.pool.Exec(ctx, `VACUUM (FULL) `+t); err != nil {
 			return fmt.Errorf("postgres: vacuum %s after forget: %w", t, err)
 		}
 	}
+	if pid != 0 {
+		return fmt.Errorf("postgres: vacuum after forget: backend %d ran a transaction older than the forget for %v; "+
+			"the rewritten tables may keep the forgotten rows until they are rewritten again (VACUUM FULL) after it ends", pid, snapshotWait)
+	}
 	return nil
+}
+
+// txStart is the server's start time of tx, which vacuumAfterForget waits
+// past.
+func txStart(ctx context.Context, tx *Tx) (time.Time, error) {
+	var t time.Time
+	if err := tx.QueryRow(ctx, `SELECT transaction_timestamp()`).Scan(&t); err != nil {
+		return t, fmt.Errorf("postgres: transaction start: %w", err)
+	}
+	return t, nil
 }
