@@ -331,14 +331,10 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 		ObjectID: strconv.FormatInt(p.ID, 10), Details: jsonDetails(details)}); err != nil {
 		return nil, err
 	}
-	since, err := txStart(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit project deletion: %w", err)
 	}
-	if err := s.vacuumAfterForget(ctx, since, vacuumTables); err != nil {
+	if err := s.vacuumAfterForget(ctx, vacuumTables); err != nil {
 		return d, err
 	}
 	return d, nil

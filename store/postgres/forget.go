@@ -198,14 +198,10 @@ func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, erro
 	if err := audit(ctx, tx, p, r); err != nil {
 		return nil, err
 	}
-	since, err := txStart(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit forget: %w", err)
 	}
-	if err := s.vacuumAfterForget(ctx, since, forgetTables(p)); err != nil {
+	if err := s.vacuumAfterForget(ctx, forgetTables(p)); err != nil {
 		return r, err
 	}
 	return r, nil

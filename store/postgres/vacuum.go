@@ -43,23 +43,27 @@ func forgetTables(p *forgetPlan) []string {
 const snapshotWait = 30 * time.Second
 
 // vacuumAfterForget rewrites tables (VACUUM FULL), one statement each,
-// outside any transaction, once no transaction of the database that
-// started before since (the forget's transaction start, by the server's
-// clock) is running. VACUUM FULL copies every row version some running
+// outside any transaction, once no other transaction of the database that
+// began before now (by the server's clock: the forget has committed) is
+// running. VACUUM FULL copies every row version some running
 // transaction may still see, the forgotten ones included, so a snapshot
 // older than the forget (a long report, pg_dump, an autovacuum ANALYZE)
 // would carry the old rows into the new files. The wait sees other roles'
 // transactions only when the store's role may read their activity
 // (superuser or pg_read_all_stats). Past snapshotWait the tables are
 // rewritten anyway and an error names the backend that held them.
-func (s *Store) vacuumAfterForget(ctx context.Context, since time.Time, tables []string) error {
+func (s *Store) vacuumAfterForget(ctx context.Context, tables []string) error {
 	var (
 		pid      int32
+		since    time.Time
 		deadline = time.Now().Add(snapshotWait)
 	)
+	if err := s.pool.QueryRow(ctx, `SELECT clock_timestamp()`).Scan(&since); err != nil {
+		return fmt.Errorf("postgres: vacuum after forget: %w", err)
+	}
 	for {
 		err := s.pool.QueryRow(ctx, `SELECT COALESCE(min(pid), 0) FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL AND xact_start <= $1`,
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL AND xact_start < $1`,
 			since).Scan(&pid)
 		if err != nil {
 			return fmt.Errorf("postgres: vacuum after forget: %w", err)
@@ -83,14 +87,4 @@ func (s *Store) vacuumAfterForget(ctx context.Context, since time.Time, tables [
 			"the rewritten tables may keep the forgotten rows until they are rewritten again (VACUUM FULL) after it ends", pid, snapshotWait)
 	}
 	return nil
-}
-
-// txStart is the server's start time of tx, which vacuumAfterForget waits
-// past.
-func txStart(ctx context.Context, tx *Tx) (time.Time, error) {
-	var t time.Time
-	if err := tx.QueryRow(ctx, `SELECT transaction_timestamp()`).Scan(&t); err != nil {
-		return t, fmt.Errorf("postgres: transaction start: %w", err)
-	}
-	return t, nil
 }
