@@ -61,6 +61,12 @@ func openMain(ctx context.Context, cfg Config, logw io.Writer) (*Main, error) {
 		// Eval runs beat their own scratch projects synchronously.
 		Skip: func(p *governance.Project) bool { return p.Scratch },
 	}
+	if cfg.EmbedModel != "" {
+		emb := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.EmbedModel,
+			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)
+		st.Embedder = emb
+		m.Heartbeat.Embedder, m.Heartbeat.Embeddings = emb, st
+	}
 	m.EvalDeps = m.evalDeps()
 	m.Evals = evals.NewRunner(st, m.EvalDeps, logger)
 	return m, nil
