@@ -2,11 +2,13 @@ package governance
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -777,7 +779,7 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 				text, truncated := truncateRunes(oneLine(c.item.Text), pkg.Budget.PerItem)
 				// Summaries nobody reviewed also hold back links, addresses
 				// and commands.
-				gated, withheld := withhold(text, c.order == 1)
+				gated, withheld := recallGate(text, c.order == 1)
 				if withheld && c.order != 1 {
 					e.Reason = TraceWithheld
 					break
@@ -803,6 +805,45 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 		pkg.Trace.Considered = append(pkg.Trace.Considered, *e)
 	}
 }
+
+// recallGate is the write gate's withhold for a packed item, remembering
+// which texts it left untouched: the same rules and summaries are packed
+// request after request, and scanning them again each time was an eighth
+// of a recall's CPU. Only a SHA-256 of a clean text is kept — never text —
+// so the memory holds nothing a forget would have to remove; a text with
+// findings is scanned every time. The gate is a pure function of the text,
+// so a remembered answer is the answer.
+func recallGate(text string, authority bool) (string, bool) {
+	key := sha256.Sum256([]byte(text))
+	if authority {
+		key[0] ^= 1 // the summary flavour is another question
+	}
+	cleanTexts.Lock()
+	_, clean := cleanTexts.m[key]
+	cleanTexts.Unlock()
+	if clean {
+		return text, false
+	}
+	gated, withheld := withhold(text, authority)
+	if !withheld && gated == text {
+		cleanTexts.Lock()
+		if len(cleanTexts.m) >= maxCleanTexts {
+			clear(cleanTexts.m)
+		}
+		cleanTexts.m[key] = struct{}{}
+		cleanTexts.Unlock()
+	}
+	return gated, withheld
+}
+
+// maxCleanTexts bounds recallGate's memory (32 bytes a text); when full it
+// starts again.
+const maxCleanTexts = 1 << 16
+
+var cleanTexts = struct {
+	sync.Mutex
+	m map[[32]byte]struct{}
+}{m: map[[32]byte]struct{}{}}
 
 // detectConflicts flags pairs of usable rules that speak about the same thing
 // but disagree (one negates what the other says, or they give different

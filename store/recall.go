@@ -20,6 +20,11 @@ const (
 	recallRecentEpisod = 50   // most recent episodes of the scope
 	recallEventMatches = 1000 // events found through the index, best first
 	recallEpisodeTerms = 32   // terms of the episode index query
+	// recallScanEpisodes: a scope with at most this many episodes offers
+	// them all, without the index (no more candidates than the index and
+	// the recent window give, and cheaper: the index's lists span every
+	// project).
+	recallScanEpisodes = recallFTSEpisodes + recallRecentEpisod
 )
 
 // recallRuleStatuses are the rule states recall considers (and explains in
@@ -253,7 +258,8 @@ func (s *Store) fillRecallSources(ctx context.Context, pkg *governance.RecallPac
 	return nil
 }
 
-// loadRecallEpisodes offers the most recent in-scope episodes and the
+// loadRecallEpisodes offers every in-scope episode when the scope holds
+// few (recallScanEpisodes), else the most recent in-scope episodes and the
 // in-scope episodes of any age (the newest recallFTSEpisodes of them) that
 // recall's
 // scope-partitioned index (episodes_recall) finds for any of the task's CJK
@@ -275,6 +281,16 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 		return fmt.Errorf("store: recall episode count: %w", err)
 	}
 	if in.Corpus.Episodes == 0 {
+		return nil
+	}
+	if in.Corpus.Episodes <= recallScanEpisodes {
+		err := queryAll(ctx, s.read, `
+			SELECT `+episodeColumns+` FROM episodes e
+			WHERE e.project_id = ? AND e.subject_id IN ('', ?) ORDER BY e.id`,
+			[]any{req.ProjectID, req.SubjectID}, add)
+		if err != nil {
+			return fmt.Errorf("store: recall scope episodes: %w", err)
+		}
 		return nil
 	}
 	if q := recallEpisodeMatch(req); q != "" {
