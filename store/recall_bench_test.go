@@ -166,7 +166,11 @@ func processCPU() time.Duration {
 // process CPU time per recall (cpu-ms/op), which does not depend on the
 // machine's load. "recall" is the full call (scope filter, gathering,
 // scoring, packing, storing the trace, counting use); "preview" skips the
-// use count; "with-events" is a preview that also considers raw events.
+// use count; "with-events" is a preview that also considers raw events;
+// "bare-fts5" is one FTS5 query of the task's terms in the project over the
+// same events index (the reference); "search" and "search-newest" are the
+// event search's first page of 20 in the project (the subject's, when one
+// is drawn), most relevant and newest first.
 //
 //	go test ./store -run '^$' -bench RecallScale -benchtime 2000x -timeout 60m
 func BenchmarkRecallScale(b *testing.B) {
