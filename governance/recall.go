@@ -3,8 +3,8 @@ package governance
 import (
 	"cmp"
 	"crypto/sha256"
-	"hash/fnv"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
