@@ -74,6 +74,14 @@ type Heartbeat struct {
 	Embeddings   EmbedStore
 	EmbedBatch   int
 	EmbedBatches int
+	// Every, when set, is the fixed time between beats instead of the
+	// adaptive NextInterval (and the shortest backoff after a failure).
+	Every time.Duration
+	// Hold, when set, is asked before a beat and before each project of
+	// it; an error (this instance no longer leads: docs/ARCHITECTURE.md,
+	// Leader election) ends the beat there, so two instances never work
+	// as leader at once for longer than one project.
+	Hold func(ctx context.Context) error
 
 	mu       sync.Mutex // held for the whole beat
 	state    sync.Mutex // guards the fields below
@@ -114,6 +122,11 @@ func (h *Heartbeat) Status() HeartbeatStatus {
 func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.Hold != nil {
+		if err := h.Hold(ctx); err != nil {
+			return nil, err
+		}
+	}
 	h.setRunning(true)
 	defer h.setRunning(false)
 
@@ -130,6 +143,12 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 		projects = slices.DeleteFunc(projects, h.Skip)
 	}
 	for i, p := range projects {
+		if h.Hold != nil {
+			if err := h.Hold(ctx); err != nil {
+				errs = append(errs, err)
+				break
+			}
+		}
 		h.state.Lock()
 		h.progress = BeatProgress{Project: p.Slug, ProjectsDone: i, ProjectsTotal: len(projects)}
 		h.state.Unlock()
@@ -149,11 +168,14 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
 	}
 	now := h.now()
-	interval := NextInterval(rec.NewEvents)
+	interval, shortest := NextInterval(rec.NewEvents), IntervalBusy
+	if h.Every > 0 {
+		interval, shortest = h.Every, h.Every
+	}
 	h.state.Lock()
 	if len(errs) > 0 {
 		h.failures++
-		interval = min(maxBackoff, IntervalBusy<<min(h.failures, 5))
+		interval = min(maxBackoff, shortest<<min(h.failures, 5))
 		rec.Errors = errors.Join(errs...).Error()
 	} else {
 		h.failures = 0
@@ -214,6 +236,12 @@ func (h *Heartbeat) embed(ctx context.Context, p *Project) error {
 // beat consolidates again from what is left.
 var ErrForgotMeanwhile = Errorf(ECONFLICT, "A forget committed while the beat was running; the beat starts again.")
 
+// ErrBeatMeanwhile is returned by ApplyBeatPlan when another beat of the
+// project (another console instance's) committed after the plan's input
+// was read: nothing was written, and the beat consolidates again from the
+// state that beat left.
+var ErrBeatMeanwhile = Errorf(ECONFLICT, "Another beat of the project committed while this one was running; the beat starts again.")
+
 // forgetRetries bounds how often one project's beat starts again because of
 // forgets committed meanwhile.
 const forgetRetries = 3
@@ -234,6 +262,10 @@ func (h *Heartbeat) beatProject(ctx context.Context, p *Project) (BeatStats, err
 		err = h.Store.ApplyBeatPlan(ctx, plan)
 		if errors.Is(err, ErrForgotMeanwhile) && attempt < forgetRetries {
 			h.log().Info("a forget committed during the beat; consolidating again", slog.String("project", p.Slug))
+			continue
+		}
+		if errors.Is(err, ErrBeatMeanwhile) && attempt < forgetRetries {
+			h.log().Info("another beat of the project committed meanwhile; consolidating again", slog.String("project", p.Slug))
 			continue
 		}
 		if err != nil {
@@ -260,7 +292,11 @@ func (h *Heartbeat) Run(ctx context.Context) {
 		h.state.Lock()
 		wait := time.Until(h.next)
 		h.state.Unlock()
-		timer := time.NewTimer(max(wait, time.Second))
+		floor := time.Second
+		if h.Every > 0 {
+			floor = min(floor, h.Every)
+		}
+		timer := time.NewTimer(max(wait, floor))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
