@@ -91,11 +91,14 @@ type SearchInput struct {
 	// Project is a project's slug; "" searches every project the actor
 	// sees whole (admins: all of them).
 	Project string
-	Query   string
-	Session string
-	Role    string
-	Status  string
-	Source  string
+	// ProjectID names the project by id instead (an API token's own
+	// project); it wins over Project when set.
+	ProjectID int64
+	Query     string
+	Session   string
+	Role      string
+	Status    string
+	Source    string
 	// Order is relevance or newest.
 	Order string
 	Page  Page
@@ -104,18 +107,28 @@ type SearchInput struct {
 // MaxSearchQueryRunes bounds a search query.
 const MaxSearchQueryRunes = 200
 
+// MaxSearchPageSize bounds the hits of one search page.
+const MaxSearchPageSize = 100
+
 // MsgNoSearchTerms is the "q" field error of a query that holds nothing to
 // search for (punctuation alone); a surface may show its translation.
 const MsgNoSearchTerms = "The query holds no letters, digits or Chinese characters to search for; punctuation alone matches nothing."
 
 // Search searches raw events within what actor may see: the project named
-// by in.Project (limited to a member's own subject; an unknown or foreign
-// project is refused before anything else), or every project the actor
-// sees whole. Bad filters are FieldErrors on q, role, source, order,
-// status and session; an empty query searches nothing (no hits, no error).
+// by in.ProjectID or in.Project (limited to a member's own subject; an
+// unknown or foreign project is refused before anything else), or every
+// project the actor sees whole. Bad filters are FieldErrors on q, role,
+// source, order, status, session and limit (the page size); an empty query
+// searches nothing (no hits, no error).
 func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchInput) ([]*governance.EventHit, int, error) {
 	var f governance.EventFilter
 	switch {
+	case in.ProjectID != 0:
+		sc, err := es.projects.ScopeByID(ctx, actor, in.ProjectID)
+		if err != nil {
+			return nil, 0, err
+		}
+		f.ProjectID, f.SubjectID = &sc.Project.ID, sc.Subject
 	case in.Project != "":
 		sc, err := es.projects.Scope(ctx, actor, in.Project)
 		if err != nil {
@@ -162,6 +175,9 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchIn
 	if len(in.Session) > governance.MaxIDBytes {
 		errs["session"] = "Session ids are shorter."
 	}
+	if in.Page.Size < 0 || in.Page.Size > MaxSearchPageSize || in.Page.Offset < 0 {
+		errs["limit"] = fmt.Sprintf("Ask for 1 to %d hits from an offset of 0 or more.", MaxSearchPageSize)
+	}
 	if err := errs.err(); err != nil {
 		return nil, 0, err
 	}
@@ -191,12 +207,17 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchIn
 	return hits, total, err
 }
 
-// Page is one page of a list: its 1-based number and its size.
+// Page is one page of a list: its 1-based number and its size, or (an
+// API's offset, when Number is 0) the number of items to skip.
 type Page struct {
 	Number, Size int
+	Offset       int
 }
 
 func (p Page) offset() int {
+	if p.Number == 0 {
+		return p.Offset
+	}
 	if p.Number < 1 {
 		return 0
 	}

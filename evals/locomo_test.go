@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/model"
+	"github.com/mnemo-console/mnemo/governance/model/modeltest"
 	"github.com/mnemo-console/mnemo/store"
 )
 
@@ -182,11 +185,38 @@ func TestLoCoMoFile(t *testing.T) {
 		suite.Benchmark.Retrievers = strings.Split(r, ",")
 	}
 	st := MustOpenStore(t)
-	rep, err := evals.RunSuite(context.Background(), evals.Deps{Memory: benchServices(st), Concurrency: 2}, suite)
+	svc := benchServices(st)
+	if os.Getenv("MNEMO_LOCOMO_EMBED") == "fake" {
+		// The semantic channel against the in-process fake (hashed bags of
+		// terms): a plumbing check, not a measure of a real model.
+		fake := modeltest.NewEmbeddings(t)
+		emb := model.New(model.Config{BaseURL: fake.URL(), APIKey: "test", Model: "fake-embed"}, nil)
+		st.Embedder = emb
+		svc.Store = embeddingStore{Store: st, emb: emb}
+	}
+	rep, err := evals.RunSuite(context.Background(), evals.Deps{Memory: svc, Concurrency: 2}, suite)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", rep)
+}
+
+// embeddingStore embeds every ingested batch at once (the heartbeat's
+// backfill, run to the end), so recall's semantic channel sees it.
+type embeddingStore struct {
+	*store.Store
+	emb governance.Embedder
+}
+
+func (s embeddingStore) IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+	res, err := s.Store.IngestEvents(ctx, projectID, events)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := governance.Backfill(ctx, s.Store, s.emb, projectID, 256, 1<<20); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // benchServices wires the store and its FTS5 baseline, as the console does.

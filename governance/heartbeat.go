@@ -66,6 +66,14 @@ type Heartbeat struct {
 	// their runs consolidate themselves through BeatProject).
 	Skip func(*Project) bool
 	Now  func() time.Time
+	// Embedder and Embeddings, when both are set, turn the semantic channel
+	// on: each beat embeds every project's memories that have no vector
+	// yet, in at most EmbedBatches calls of EmbedBatch items per project
+	// (0: the defaults), so a backlog is worked off over several beats.
+	Embedder     Embedder
+	Embeddings   EmbedStore
+	EmbedBatch   int
+	EmbedBatches int
 	// Every, when set, is the fixed time between beats instead of the
 	// adaptive NextInterval (and the shortest backoff after a failure).
 	Every time.Duration
@@ -149,9 +157,12 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 			h.log().Error("heartbeat failed for a project; checkpoint unchanged",
 				slog.String("project", p.Slug), slog.Any("error", err))
 			errs = append(errs, fmt.Errorf("%s: %w", p.Slug, err))
-			continue
+		} else {
+			rec.BeatStats.Add(stats)
 		}
-		rec.BeatStats.Add(stats)
+		if err := h.embed(ctx, p); err != nil {
+			errs = append(errs, fmt.Errorf("%s: embeddings: %w", p.Slug, err))
+		}
 	}
 	if ctx.Err() != nil {
 		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
@@ -194,7 +205,30 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 func (h *Heartbeat) BeatProject(ctx context.Context, p *Project) (BeatStats, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.beatProject(ctx, p)
+	stats, err := h.beatProject(ctx, p)
+	if err != nil {
+		return stats, err
+	}
+	return stats, h.embed(ctx, p)
+}
+
+// embed backfills the project's vectors when the semantic channel is on.
+// A failed model call leaves the embedding checkpoint where the last saved
+// batch put it; the next beat goes on from there.
+func (h *Heartbeat) embed(ctx context.Context, p *Project) error {
+	if h.Embedder == nil || h.Embeddings == nil {
+		return nil
+	}
+	n, err := Backfill(ctx, h.Embeddings, h.Embedder, p.ID, h.EmbedBatch, h.EmbedBatches)
+	if err != nil {
+		h.log().Error("embedding backfill failed for a project; checkpoint unchanged",
+			slog.String("project", p.Slug), slog.Int("embedded", n), slog.Any("error", err))
+		return err
+	}
+	if n > 0 {
+		h.log().Info("embedded memories", slog.String("project", p.Slug), slog.Int("embedded", n))
+	}
+	return nil
 }
 
 // ErrForgotMeanwhile is returned by ApplyBeatPlan when a forget committed in

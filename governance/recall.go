@@ -2,11 +2,14 @@ package governance
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -151,6 +154,15 @@ type RecallWeights struct {
 	FTSShare float64 `json:"fts_share"`
 	// ProjectScopeMatch is the scope match of a project-wide memory.
 	ProjectScopeMatch float64 `json:"project_scope_match"`
+
+	// The semantic channel (only when an embeddings model is configured):
+	// the SemanticTopK memories of each kind whose vectors are closest to
+	// the task's (cosine at least MinCosine) are fused with the words'
+	// ranking by reciprocal rank fusion, Σ 1/(RRFK + rank) over the two
+	// lists, divided by its most, 2/(RRFK + 1); that is the relevance.
+	RRFK         float64 `json:"rrf_k,omitempty"`
+	SemanticTopK int     `json:"semantic_top_k,omitempty"`
+	MinCosine    float64 `json:"min_cosine,omitempty"`
 	// RecencyHalfLifeDays halves the recency component.
 	RecencyHalfLifeDays float64 `json:"recency_half_life_days"`
 
@@ -191,6 +203,9 @@ func DefaultRecallWeights() RecallWeights {
 		MinEventRelevance:   0.01,
 		FTSShare:            0.3,
 		ProjectScopeMatch:   0.6,
+		RRFK:                60,
+		SemanticTopK:        20,
+		MinCosine:           0.2,
 		RecencyHalfLifeDays: 90,
 
 		ImportanceExplicit:  1.0,
@@ -279,6 +294,31 @@ type RecallInput struct {
 	Filtered ScopeCounts
 	// Corpus sizes the scope's memories of each kind, for relevance.
 	Corpus RecallCorpus
+	// Semantic holds the semantic channel's hits; nil when it is off.
+	Semantic *RecallSemantic
+}
+
+// RecallSemantic is the semantic channel's view of one request: for each
+// kind, the in-scope memories closest to the task (best first, at most
+// SemanticTopK, cosine at least MinCosine). The store offers each of them
+// as a candidate too. Error says why the task could not be embedded; the
+// words then rank alone.
+type RecallSemantic struct {
+	Model                   string
+	Rules, Episodes, Events []SemanticHit
+	Error                   string
+}
+
+// RecallFusion tells the trace how relevance was made when the semantic
+// channel is on.
+type RecallFusion struct {
+	// Method is "rrf": reciprocal rank fusion of the words' ranking and the
+	// vectors' (RecallWeights.RRFK).
+	Method string  `json:"method"`
+	K      float64 `json:"k"`
+	Model  string  `json:"model"`
+	// Error: the task could not be embedded, relevance is the words' alone.
+	Error string `json:"error,omitempty"`
 }
 
 // RecallCorpus counts the in-scope documents of each kind, which the
@@ -302,6 +342,14 @@ type RecallScore struct {
 	Sensitivity float64 `json:"sensitivity"`
 	Conflict    float64 `json:"conflict"`
 	Total       float64 `json:"total"`
+	// With the semantic channel on, relevance is fused: Lexical is the
+	// words' relevance and LexicalRank its place among the kind's
+	// candidates the words found (0: not found); Cosine and SemanticRank
+	// the same for the vectors (0: not among the closest).
+	Lexical      float64 `json:"lexical,omitempty"`
+	LexicalRank  int     `json:"lexical_rank,omitempty"`
+	Cosine       float64 `json:"cosine,omitempty"`
+	SemanticRank int     `json:"semantic_rank,omitempty"`
 }
 
 // RecallSource says where an item came from.
@@ -360,6 +408,8 @@ type RecallTrace struct {
 	Considered    []RecallTraceEntry `json:"considered"`
 	ScopeFiltered ScopeCounts        `json:"scope_filtered"`
 	Weights       RecallWeights      `json:"weights"`
+	// Fusion is set when the semantic channel is on.
+	Fusion *RecallFusion `json:"fusion,omitempty"`
 }
 
 // RecallPackage is the working memory for one task.
@@ -401,16 +451,68 @@ type recallCandidate struct {
 	eligible      bool
 	sortScore     float64
 	// shape caches what conflict detection reads of a rule's text.
-	shape *statementShape
+	shape *shapeDigest
 }
 
-func (c *recallCandidate) textShape() statementShape {
+func (c *recallCandidate) textShape() shapeDigest {
 	if c.shape == nil {
-		sh := shapeOf(c.rule.Text)
+		sh := recallShape(c.rule.Text)
 		c.shape = &sh
 	}
 	return *c.shape
 }
+
+// shapeDigest is a statementShape with its numbers as a count and a hash:
+// what conflict detection compares, without the text's numbers themselves.
+type shapeDigest struct {
+	negated bool
+	numbers int
+	hash    uint64
+}
+
+func digestShape(sh statementShape) shapeDigest {
+	h := fnv.New64a()
+	for _, n := range sh.numbers {
+		h.Write([]byte(n))
+		h.Write([]byte{0})
+	}
+	return shapeDigest{negated: sh.negated, numbers: len(sh.numbers), hash: h.Sum64()}
+}
+
+// conflicts is statementShape.conflicts on digests.
+func (a shapeDigest) conflicts(b shapeDigest) bool {
+	if a.negated != b.negated {
+		return true
+	}
+	return a.numbers > 0 && b.numbers > 0 && (a.numbers != b.numbers || a.hash != b.hash)
+}
+
+// recallShape is shapeOf's digest, remembered by the SHA-256 of the text
+// (the rules of a scope are compared request after request; reading their
+// numbers again was a tenth of a recall's CPU). Neither text nor numbers
+// are kept.
+func recallShape(text string) shapeDigest {
+	key := sha256.Sum256([]byte(text))
+	shapes.Lock()
+	d, ok := shapes.m[key]
+	shapes.Unlock()
+	if ok {
+		return d
+	}
+	d = digestShape(shapeOf(text))
+	shapes.Lock()
+	if len(shapes.m) >= maxCleanTexts {
+		clear(shapes.m)
+	}
+	shapes.m[key] = d
+	shapes.Unlock()
+	return d
+}
+
+var shapes = struct {
+	sync.Mutex
+	m map[[32]byte]shapeDigest
+}{m: map[[32]byte]shapeDigest{}}
 
 // Recall scores, de-conflicts and packs the in-scope input into a package.
 // It is pure: the same request and input give the same package. Items whose
@@ -424,6 +526,13 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 	pkg.Trace.ScopeFiltered = in.Filtered
 	pkg.Trace.Weights = w
 	pkg.Trace.Considered = []RecallTraceEntry{}
+	sem := in.Semantic
+	if sem != nil {
+		pkg.Trace.Fusion = &RecallFusion{Method: "rrf", K: w.RRFK, Model: sem.Model, Error: sem.Error}
+		if sem.Error != "" {
+			sem = nil
+		}
+	}
 
 	var rules []*recallCandidate
 	for _, r := range in.Rules {
@@ -437,6 +546,9 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 		rules = append(rules, ruleCandidate(req, in, w, r))
 	}
 	scoreRelevance(rules, terms, in.Corpus.Rules, w)
+	if sem != nil {
+		fuseSemantic(rules, sem.Rules, w)
+	}
 	detectConflicts(rules, w)
 	var episodes, events []*recallCandidate
 	for _, ep := range in.Episodes {
@@ -451,6 +563,9 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 	}
 	episodes = dedupeCandidates(episodes)
 	scoreRelevance(episodes, terms, in.Corpus.Episodes, w)
+	if sem != nil {
+		fuseSemantic(episodes, sem.Episodes, w)
+	}
 	if req.IncludeEvents {
 		for _, ev := range in.Events {
 			if ev.Event == nil || ev.Event.Redacted {
@@ -463,6 +578,9 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 		}
 		events = dedupeCandidates(events)
 		scoreRelevance(events, terms, in.Corpus.Events, w)
+		if sem != nil {
+			fuseSemantic(events, sem.Events, w)
+		}
 		neighbourRelevance(events, w)
 	}
 	cands := append(append(rules, episodes...), events...)
@@ -492,6 +610,61 @@ func scoreRelevance(cands []*recallCandidate, terms queryTerms, docs int, w Reca
 	for i, c := range cands {
 		s := c.entry.Score
 		s.Relevance = blendRank(rel[i], c.storeRank, w)
+		c.baseRelevance = s.Relevance
+		c.sortScore = rawTotal(s, w)
+		c.entry.Score = total(s, w)
+	}
+}
+
+// fuseSemantic makes the relevance of one kind's candidates the reciprocal
+// rank fusion of the words' ranking (the candidates the words found, by
+// relevance, ties to the lowest id) and the semantic hits' (cosine order),
+// scaled to [0, 1] by its most, 2/(k + 1). The trace keeps both ranks.
+func fuseSemantic(cands []*recallCandidate, hits []SemanticHit, w RecallWeights) {
+	k := w.RRFK
+	if k <= 0 {
+		k = 60
+	}
+	lexical := make([]*recallCandidate, 0, len(cands))
+	for _, c := range cands {
+		if c.baseRelevance > 0 {
+			lexical = append(lexical, c)
+		}
+	}
+	slices.SortFunc(lexical, func(a, b *recallCandidate) int {
+		if c := cmp.Compare(b.baseRelevance, a.baseRelevance); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.num, b.num)
+	})
+	lexRank := make(map[*recallCandidate]int, len(lexical))
+	for i, c := range lexical {
+		lexRank[c] = i + 1
+	}
+	type semRank struct {
+		rank   int
+		cosine float64
+	}
+	semantic := make(map[int64]semRank, len(hits))
+	for i, h := range hits {
+		if _, dup := semantic[h.ID]; !dup {
+			semantic[h.ID] = semRank{i + 1, h.Cosine}
+		}
+	}
+	ideal := 2 / (k + 1)
+	for _, c := range cands {
+		s := c.entry.Score
+		s.Lexical = c.baseRelevance
+		var fused float64
+		if r := lexRank[c]; r > 0 {
+			s.LexicalRank = r
+			fused += 1 / (k + float64(r))
+		}
+		if h, ok := semantic[c.num]; ok {
+			s.SemanticRank, s.Cosine = h.rank, h.cosine
+			fused += 1 / (k + float64(h.rank))
+		}
+		s.Relevance = clamp01(fused / ideal)
 		c.baseRelevance = s.Relevance
 		c.sortScore = rawTotal(s, w)
 		c.entry.Score = total(s, w)
@@ -660,14 +833,14 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 				// agent would get: the item on one line, cut to its budget.
 				// Summaries nobody reviewed also hold back links, addresses
 				// and commands.
-				full, withheld := withhold(c.item.Text, c.order == 1)
+				full, withheld := recallGate(c.item.Text, c.order == 1)
 				if withheld && c.order != 1 {
 					e.Reason = TraceWithheld
 					break
 				}
 				text, truncated := truncateRunes(oneLine(full), pkg.Budget.PerItem)
 				if text != full {
-					gated, withheld := withhold(text, c.order == 1)
+					gated, withheld := recallGate(text, c.order == 1)
 					if withheld && c.order != 1 {
 						e.Reason = TraceWithheld
 						break
@@ -694,6 +867,45 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 		pkg.Trace.Considered = append(pkg.Trace.Considered, *e)
 	}
 }
+
+// recallGate is the write gate's withhold for a packed item, remembering
+// which texts it left untouched: the same rules and summaries are packed
+// request after request, and scanning them again each time was an eighth
+// of a recall's CPU. Only a SHA-256 of a clean text is kept — never text —
+// so the memory holds nothing a forget would have to remove; a text with
+// findings is scanned every time. The gate is a pure function of the text,
+// so a remembered answer is the answer.
+func recallGate(text string, authority bool) (string, bool) {
+	key := sha256.Sum256([]byte(text))
+	if authority {
+		key[0] ^= 1 // the summary flavour is another question
+	}
+	cleanTexts.Lock()
+	_, clean := cleanTexts.m[key]
+	cleanTexts.Unlock()
+	if clean {
+		return text, false
+	}
+	gated, withheld := withhold(text, authority)
+	if !withheld && gated == text {
+		cleanTexts.Lock()
+		if len(cleanTexts.m) >= maxCleanTexts {
+			clear(cleanTexts.m)
+		}
+		cleanTexts.m[key] = struct{}{}
+		cleanTexts.Unlock()
+	}
+	return gated, withheld
+}
+
+// maxCleanTexts bounds recallGate's memory (32 bytes a text); when full it
+// starts again.
+const maxCleanTexts = 1 << 16
+
+var cleanTexts = struct {
+	sync.Mutex
+	m map[[32]byte]struct{}
+}{m: map[[32]byte]struct{}{}}
 
 // detectConflicts flags pairs of usable rules that speak about the same thing
 // but disagree (one negates what the other says, or they give different
@@ -777,6 +989,7 @@ func total(s RecallScore, w RecallWeights) RecallScore {
 	s.Total = rawTotal(s, w)
 	s.Relevance, s.ScopeMatch, s.Trust = round3(s.Relevance), round3(s.ScopeMatch), round3(s.Trust)
 	s.Recency, s.Importance, s.Use, s.Total = round3(s.Recency), round3(s.Importance), round3(s.Use), round3(s.Total)
+	s.Lexical, s.Cosine = round3(s.Lexical), round3(s.Cosine)
 	return s
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
@@ -19,6 +20,11 @@ const (
 	recallRecentEpisod = 50   // most recent episodes of the scope
 	recallEventMatches = 1000 // events found through the index, best first
 	recallEpisodeTerms = 32   // terms of the episode index query
+	// recallScanEpisodes: a scope with at most this many episodes offers
+	// them all, without the index (no more candidates than the index and
+	// the recent window give, and cheaper: the index's lists span every
+	// project).
+	recallScanEpisodes = recallFTSEpisodes + recallRecentEpisod
 )
 
 // recallRuleStatuses are the rule states recall considers (and explains in
@@ -95,7 +101,123 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 			return nil, err
 		}
 	}
+	if s.Embedder != nil {
+		if err := s.loadRecallSemantic(ctx, req, in); err != nil {
+			return nil, err
+		}
+	}
 	return in, nil
+}
+
+// recallEmbedTimeout bounds the embedding of a task: past it recall ranks
+// by words alone rather than keep an agent waiting.
+const recallEmbedTimeout = 5 * time.Second
+
+// loadRecallSemantic embeds the task and finds, per kind, the in-scope
+// memories whose vectors are closest to it; episodes and events among them
+// that the words did not find are added to the candidates. A failed
+// embedding call is no error: the trace says so and the words rank alone.
+func (s *Store) loadRecallSemantic(ctx context.Context, req governance.RecallRequest, in *governance.RecallInput) error {
+	model := s.Embedder.EmbedModel()
+	in.Semantic = &governance.RecallSemantic{Model: model}
+	w := governance.DefaultRecallWeights()
+	ectx, cancel := context.WithTimeout(ctx, recallEmbedTimeout)
+	vecs, err := s.Embedder.Embed(ectx, []string{strings.TrimSpace(req.Task + " " + req.TaskType)})
+	cancel()
+	if err == nil && (len(vecs) != 1 || governance.Normalized(vecs[0]) == nil) {
+		err = fmt.Errorf("no usable vector")
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		in.Semantic.Error = "The task could not be embedded; relevance is the words' alone."
+		return nil
+	}
+	q := governance.Normalized(vecs[0])
+	top := func(kind governance.RecallKind) ([]governance.SemanticHit, error) {
+		var hits []governance.SemanticHit
+		err := queryAll(ctx, s.read, `
+			SELECT item_id, vector FROM embeddings
+			WHERE project_id = ? AND model = ? AND kind = ? AND subject_id IN ('', ?)`,
+			[]any{req.ProjectID, model, string(kind), req.SubjectID}, func(r scanner) error {
+				var (
+					id  int64
+					vec []byte
+				)
+				if err := r.Scan(&id, &vec); err != nil {
+					return err
+				}
+				hits = append(hits, governance.SemanticHit{ID: id, Cosine: dotEncoded(q, vec)})
+				return nil
+			})
+		if err != nil {
+			return nil, fmt.Errorf("store: recall %s vectors: %w", kind, err)
+		}
+		return governance.TopSemantic(hits, w.SemanticTopK, w.MinCosine), nil
+	}
+	if in.Semantic.Rules, err = top(governance.RecallKindRule); err != nil {
+		return err
+	}
+	if in.Semantic.Episodes, err = top(governance.RecallKindEpisode); err != nil {
+		return err
+	}
+	have := map[int64]bool{}
+	for _, e := range in.Episodes {
+		have[e.Episode.ID] = true
+	}
+	var missing []int64
+	for _, h := range in.Semantic.Episodes {
+		if !have[h.ID] {
+			missing = append(missing, h.ID)
+		}
+	}
+	if len(missing) > 0 {
+		err := queryAll(ctx, s.read, `SELECT `+episodeColumns+` FROM episodes e
+			WHERE e.id IN (SELECT value FROM json_each(?)) AND e.project_id = ? AND e.subject_id IN ('', ?) ORDER BY e.id`,
+			[]any{listArg(missing), req.ProjectID, req.SubjectID}, func(r scanner) error {
+				e, err := scanEpisode(r)
+				if err == nil {
+					in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e})
+				}
+				return err
+			})
+		if err != nil {
+			return fmt.Errorf("store: recall episodes by vector: %w", err)
+		}
+	}
+	if !req.IncludeEvents {
+		return nil
+	}
+	if in.Semantic.Events, err = top(governance.RecallKindEvent); err != nil {
+		return err
+	}
+	clear(have)
+	for _, e := range in.Events {
+		have[e.Event.Seq] = true
+	}
+	missing = missing[:0]
+	for _, h := range in.Semantic.Events {
+		if !have[h.ID] {
+			missing = append(missing, h.ID)
+		}
+	}
+	if len(missing) > 0 {
+		err := queryAll(ctx, s.read, `SELECT `+eventColumns+` FROM events e
+			WHERE e.seq IN (SELECT value FROM json_each(?)) AND e.project_id = ? AND e.subject_id IN ('', ?)
+				AND e.redacted = 0 AND e.kind = 'message' ORDER BY e.seq`,
+			[]any{listArg(missing), req.ProjectID, req.SubjectID}, func(r scanner) error {
+				e, err := scanEvent(r)
+				if err == nil {
+					in.Events = append(in.Events, governance.RecallEvent{Event: e})
+				}
+				return err
+			})
+		if err != nil {
+			return fmt.Errorf("store: recall events by vector: %w", err)
+		}
+	}
+	return nil
 }
 
 // fillRecallSources adds to each included rule of pkg the sessions it was
@@ -136,7 +258,8 @@ func (s *Store) fillRecallSources(ctx context.Context, pkg *governance.RecallPac
 	return nil
 }
 
-// loadRecallEpisodes offers the most recent in-scope episodes and the
+// loadRecallEpisodes offers every in-scope episode when the scope holds
+// few (recallScanEpisodes), else the most recent in-scope episodes and the
 // in-scope episodes of any age (the newest recallFTSEpisodes of them) that
 // recall's
 // scope-partitioned index (episodes_recall) finds for any of the task's CJK
@@ -158,6 +281,16 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 		return fmt.Errorf("store: recall episode count: %w", err)
 	}
 	if in.Corpus.Episodes == 0 {
+		return nil
+	}
+	if in.Corpus.Episodes <= recallScanEpisodes {
+		err := queryAll(ctx, s.read, `
+			SELECT `+episodeColumns+` FROM episodes e
+			WHERE e.project_id = ? AND e.subject_id IN ('', ?) ORDER BY e.id`,
+			[]any{req.ProjectID, req.SubjectID}, add)
+		if err != nil {
+			return fmt.Errorf("store: recall scope episodes: %w", err)
+		}
 		return nil
 	}
 	if q := recallEpisodeMatch(req); q != "" {

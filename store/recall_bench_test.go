@@ -166,7 +166,11 @@ func processCPU() time.Duration {
 // process CPU time per recall (cpu-ms/op), which does not depend on the
 // machine's load. "recall" is the full call (scope filter, gathering,
 // scoring, packing, storing the trace, counting use); "preview" skips the
-// use count; "with-events" is a preview that also considers raw events.
+// use count; "with-events" is a preview that also considers raw events;
+// "bare-fts5" is one FTS5 query of the task's terms in the project over the
+// same events index (the reference); "search" and "search-newest" are the
+// event search's first page of 20 in the project (the subject's, when one
+// is drawn), most relevant and newest first.
 //
 //	go test ./store -run '^$' -bench RecallScale -benchtime 2000x -timeout 60m
 func BenchmarkRecallScale(b *testing.B) {
@@ -199,7 +203,10 @@ func BenchmarkRecallScale(b *testing.B) {
 		preview bool
 		events  bool
 		bare    bool
-	}{{"recall", false, false, false}, {"preview", true, false, false}, {"with-events", true, true, false}, {"bare-fts5", false, false, true}} {
+		search  governance.SearchOrder
+	}{{"recall", false, false, false, ""}, {"preview", true, false, false, ""}, {"with-events", true, true, false, ""},
+		{"bare-fts5", false, false, true, ""}, {"search", false, false, false, governance.SearchRelevance},
+		{"search-newest", false, false, false, governance.SearchNewest}} {
 		b.Run(mode.name, func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(7, 7))
 			lat := make([]time.Duration, 0, b.N)
@@ -213,6 +220,20 @@ func BenchmarkRecallScale(b *testing.B) {
 					req.SubjectID = fmt.Sprintf("user-%d", rng.IntN(10))
 				}
 				t0 := time.Now()
+				if strings.HasPrefix(mode.name, "search") {
+					// Event search in the project (a member's subject when
+					// one is drawn), first page of 20, as the search page
+					// and GET /api/v1/search ask for it.
+					f := governance.EventFilter{ProjectID: &req.ProjectID, Query: req.Task, Order: mode.search, Limit: 20}
+					if req.SubjectID != "" {
+						f.SubjectID = &req.SubjectID
+					}
+					if _, _, err := s.SearchEvents(ctx, f); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t0))
+					continue
+				}
 				if mode.bare {
 					// The reference: one FTS5 query over the same events
 					// index, the task's terms ORed in the project's scope,

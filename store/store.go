@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-console/mnemo/governance"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -32,6 +33,10 @@ type Store struct {
 	// BeforeCommit, when set, runs just before a beat's transaction commits;
 	// an error aborts the beat. Tests use it to inject a crash.
 	BeforeCommit func(ctx context.Context) error
+	// Embedder, when set, turns recall's semantic channel on: the task is
+	// embedded and the scope's closest memories (vectors the heartbeat's
+	// backfill stored for this model) are fused with the words' ranking.
+	Embedder governance.Embedder
 	// writer is held by this process's one writing transaction or
 	// statement. SQLite admits one writer at a time and its busy handler
 	// polls with growing sleeps, so under load a waiting writer can lose

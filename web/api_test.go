@@ -384,7 +384,7 @@ func TestAPIExportAndOpenAPI(t *testing.T) {
 				}
 			}
 		}
-		if len(doc.Paths) != 7 {
+		if len(doc.Paths) != 8 {
 			t.Errorf("paths = %d", len(doc.Paths))
 		}
 	})

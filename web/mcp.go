@@ -57,6 +57,12 @@ func (s *Server) newMCPHandler() http.Handler {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, s.mcpListRules)
 	mcp.AddTool(server, &mcp.Tool{
+		Name:        "search_events",
+		Title:       "Search raw events",
+		Description: "Searches the project's raw events (what was said and done, before consolidation): most relevant first, or newest first.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.mcpSearchEvents)
+	mcp.AddTool(server, &mcp.Tool{
 		Name:        "export_memory",
 		Title:       "Export memory",
 		Description: "Returns the project's active memories (and one end user's, with subject_id) as portable JSON Lines: kind, text, scope, promotion reason, trust.",

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
@@ -62,4 +63,45 @@ func (s *Server) mcpImportMemory(ctx context.Context, req *mcp.CallToolRequest, 
 	msg := fmt.Sprintf("%d memory item(s) recorded as events (session %s), %d already present. The heartbeat gates them and proposes rules only on evidence.",
 		res.Inserted-min(res.Inserted, 1), session, res.Skipped)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, res.ImportResult, nil
+}
+
+// MCPSearchInput is the input of search_events.
+type MCPSearchInput struct {
+	Query   string `json:"query" jsonschema:"words or a question (any word may match; more and rarer words rank higher), \"quoted phrases\" exact, Chinese substrings of two or more characters"`
+	Order   string `json:"order,omitempty" jsonschema:"relevance (the default) or newest"`
+	Session string `json:"session_id,omitempty" jsonschema:"only this session's events"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many events (1 to 100, default 20)"`
+}
+
+// MCPSearchOutput is search_events' structured result.
+type MCPSearchOutput struct {
+	Events []*governance.Event `json:"events"`
+	Total  int                 `json:"total"`
+}
+
+// mcpSearchEvents searches the token's project's raw events through the
+// search page's use case. Scope: recall.
+func (s *Server) mcpSearchEvents(ctx context.Context, req *mcp.CallToolRequest, in MCPSearchInput) (*mcp.CallToolResult, any, error) {
+	t, err := mcpToken(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = apiSearchDefaultLimit
+	}
+	hits, total, err := s.app.Events.Search(ctx, governance.TokenActor(t), app.SearchInput{ProjectID: t.ProjectID,
+		Query: strings.TrimSpace(in.Query), Order: searchOrder(in.Order), Session: in.Session, Page: app.Page{Size: limit}})
+	if err != nil {
+		return nil, nil, s.toolError(ctx, "search_events", err)
+	}
+	out := MCPSearchOutput{Events: make([]*governance.Event, 0, len(hits)), Total: min(total, searchCountCap)}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d matching event(s)", out.Total)
+	for _, h := range hits {
+		e := h.Event
+		out.Events = append(out.Events, e)
+		fmt.Fprintf(&b, "\n- %s · session %s turn %d · %s: %s", governance.RecallEventID(e.Seq), e.SessionID, e.Turn, e.Role, e.Text)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
 }

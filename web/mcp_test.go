@@ -78,7 +78,7 @@ func TestMCP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		if strings.Join(names, ",") != "export_memory,forget_memory,import_memory,list_rules,recall_memory,record_events" {
+		if strings.Join(names, ",") != "export_memory,forget_memory,import_memory,list_rules,recall_memory,record_events,search_events" {
 			t.Errorf("tools = %v", names)
 		}
 	})
@@ -119,6 +119,23 @@ func TestMCP(t *testing.T) {
 			t.Errorf("invalid event accepted: %s", text)
 		}
 	})
+	t.Run("SearchEvents", func(t *testing.T) {
+		res, text := callTool(t, cs, "search_events", map[string]any{"query": "你好", "order": "newest"})
+		if res.IsError || !strings.Contains(text, "session m1 turn 1") {
+			t.Fatalf("search: %s", text)
+		}
+		var got web.MCPSearchOutput
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &got); err != nil || got.Total == 0 || got.Events[0].ID != "mcp-1" {
+			t.Errorf("structured = %s (%v)", b, err)
+		}
+		if res, text := callTool(t, cs, "search_events", map[string]any{"query": "报销"}); res.IsError || !strings.HasPrefix(text, "0 matching") {
+			t.Errorf("another project's events: %s", text)
+		}
+		if res, text := callTool(t, cs, "search_events", map[string]any{"query": "x", "order": "oldest"}); !res.IsError {
+			t.Errorf("bad order accepted: %s", text)
+		}
+	})
 	t.Run("ListRules", func(t *testing.T) {
 		res, text := callTool(t, cs, "list_rules", map[string]any{"subject_id": "family-li"})
 		if res.IsError || !strings.Contains(text, "2 rule(s)") || strings.Contains(text, "报销") {
@@ -148,7 +165,7 @@ func TestMCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		for tool, args := range map[string]map[string]any{
-			"recall_memory": {"task": "x"}, "forget_memory": {"rule_id": nap}, "list_rules": {},
+			"recall_memory": {"task": "x"}, "forget_memory": {"rule_id": nap}, "list_rules": {}, "search_events": {"query": "x"},
 		} {
 			res, text := callTool(t, cs, tool, args)
 			if !res.IsError || !strings.Contains(text, "scope") {

@@ -213,6 +213,7 @@ func TestRouteInventory(t *testing.T) {
 		"/api/v1/events":             {path: "/api/v1/events", post: e(token)},
 		"/api/v1/recall":             {path: "/api/v1/recall", post: e(token)},
 		"/api/v1/rules":              {path: "/api/v1/rules", get: e(token)},
+		"/api/v1/search":             {path: "/api/v1/search?q=nap", get: e(token)},
 		"/api/v1/rules/:id/forget":   {path: "/api/v1/rules/" + r + "/forget", post: e(token)},
 		"/api/v1/subjects/:id":       {path: "/api/v1/subjects/family-li", other: e(token)},
 		"/api/v1/export":             {path: "/api/v1/export", get: e(token)},

@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/ops"
 	"github.com/mnemo-console/mnemo/seed"
+	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web"
 	"github.com/sashabaranov/go-openai"
@@ -84,6 +85,17 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		Skip:  func(p *governance.Project) bool { return p.Scratch },
 		Every: cfg.BeatInterval,
 		Hold:  m.hold,
+	}
+	if cfg.EmbedModel != "" {
+		emb := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.EmbedModel,
+			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)
+		sq, ok := backend.(*store.Store)
+		if !ok {
+			backend.Close()
+			return nil, errors.New("--embed-model works with the SQLite store only for now")
+		}
+		sq.Embedder = emb
+		m.Heartbeat.Embedder, m.Heartbeat.Embeddings = emb, sq
 	}
 	m.EvalDeps = m.evalDeps()
 	m.Evals = evals.NewRunner(st, m.EvalDeps, logger)

@@ -59,6 +59,10 @@ type Config struct {
 	// tokens, so eval runs report what their model calls cost.
 	LLMPriceIn  float64
 	LLMPriceOut float64
+	// EmbedModel, when set, turns recall's semantic channel on: the
+	// heartbeat embeds memories with this model at the LLM endpoint and
+	// recall fuses the closest with the words' ranking.
+	EmbedModel string
 }
 
 // DefaultConfig returns the defaults.
@@ -119,6 +123,9 @@ func (c Config) Validate() error {
 	if c.LLMPriceIn < 0 || c.LLMPriceOut < 0 {
 		errs = append(errs, errors.New("--llm-price-in and --llm-price-out must not be negative"))
 	}
+	if c.EmbedModel != "" && !c.LLMConfigured() {
+		errs = append(errs, errors.New("--embed-model needs a model endpoint (--llm-base-url or an API key)"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -132,8 +139,8 @@ func (c Config) String() string {
 	if c.Database != "" {
 		db = redactURL(c.Database)
 	}
-	return fmt.Sprintf("addr=%s data=%s database=%s no_demo=%t session_idle=%s llm_base_url=%s llm_model=%s llm_price=%g/%g llm_api_key=%s",
-		c.Addr, c.DataDir, db, c.NoDemo, c.SessionIdle, c.LLMBaseURL, c.LLMModel, c.LLMPriceIn, c.LLMPriceOut, key)
+	return fmt.Sprintf("addr=%s data=%s database=%s no_demo=%t session_idle=%s llm_base_url=%s llm_model=%s llm_price=%g/%g llm_api_key=%s embed_model=%s",
+		c.Addr, c.DataDir, db, c.NoDemo, c.SessionIdle, c.LLMBaseURL, c.LLMModel, c.LLMPriceIn, c.LLMPriceOut, key, c.EmbedModel)
 }
 
 // bindFlags registers the shared flags on fs with defaults taken from the
@@ -192,6 +199,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	envDur("MNEMO_LLM_TIMEOUT", &c.LLMTimeout)
 	envFloat("MNEMO_LLM_PRICE_IN", &c.LLMPriceIn)
 	envFloat("MNEMO_LLM_PRICE_OUT", &c.LLMPriceOut)
+	env("MNEMO_EMBED_MODEL", &c.EmbedModel)
 	envInt := func(name string, dst *int64) {
 		if v := getenv(name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -224,6 +232,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.DurationVar(&c.LLMTimeout, "llm-timeout", c.LLMTimeout, "timeout of one model call (MNEMO_LLM_TIMEOUT)")
 	fs.Float64Var(&c.LLMPriceIn, "llm-price-in", c.LLMPriceIn, "price of a million prompt tokens, for eval cost figures (MNEMO_LLM_PRICE_IN)")
 	fs.Float64Var(&c.LLMPriceOut, "llm-price-out", c.LLMPriceOut, "price of a million completion tokens (MNEMO_LLM_PRICE_OUT)")
+	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "embeddings model at the LLM endpoint; empty: recall ranks by words alone (MNEMO_EMBED_MODEL)")
 	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", c.MaxImportBytes, "largest import file uploaded on the Import page (MNEMO_MAX_IMPORT_BYTES)")
 	fs.Int64Var(&c.MaxEventsBytes, "max-events-bytes", c.MaxEventsBytes, "largest body of POST /api/v1/events (MNEMO_MAX_EVENTS_BYTES)")
 	fs.IntVar(&c.MaxLineBytes, "max-line-bytes", c.MaxLineBytes, "longest record of an NDJSON body of POST /api/v1/events; a longer one is an error (MNEMO_MAX_LINE_BYTES)")
