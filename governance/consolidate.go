@@ -28,6 +28,12 @@ type ConsolidateInput struct {
 	// ForgetGeneration is the project's forget generation read before
 	// anything else; the plan carries it to the write.
 	ForgetGeneration int64
+	// BeatVersion, when a store sets it, names the project's consolidated
+	// state the input was read from (PostgreSQL: the checkpoint row's
+	// version); the plan carries it to the write, which refuses a plan read
+	// before another beat of the project committed (ErrBeatMeanwhile), so
+	// two instances beating at once never write the same work twice.
+	BeatVersion string
 	// Checkpoint is the current checkpoint; NewCheckpoint the one to write.
 	Checkpoint    int64
 	NewCheckpoint int64
@@ -73,7 +79,9 @@ type BeatPlan struct {
 	// ForgetGeneration is the forget generation the input was read at: the
 	// plan is written only if no forget committed since (ErrForgotMeanwhile).
 	ForgetGeneration int64
-	Episodes         []*Episode
+	// BeatVersion is the input's (ConsolidateInput.BeatVersion).
+	BeatVersion string
+	Episodes    []*Episode
 	// Candidates are new candidates (negative ids).
 	Candidates []*Candidate
 	// Updates are existing candidates whose status, group or rule changes.
@@ -128,7 +136,7 @@ type Consolidator struct {
 
 // Plan builds the plan for one project. It reads nothing and writes nothing.
 func (c *Consolidator) Plan(ctx context.Context, in *ConsolidateInput) (*BeatPlan, error) {
-	plan := &BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, ForgetGeneration: in.ForgetGeneration, Attach: map[int64]int64{}}
+	plan := &BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, ForgetGeneration: in.ForgetGeneration, BeatVersion: in.BeatVersion, Attach: map[int64]int64{}}
 	plan.Stats.NewEvents = in.NewEvents
 	evidence := make(map[int64]*Event, len(in.Evidence))
 	for seq, e := range in.Evidence {
