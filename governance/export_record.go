@@ -30,13 +30,18 @@ type ExportRecord struct {
 	Type string `json:"type"`
 
 	// project
-	Format     string           `json:"format,omitempty"`
-	Project    *ExportProject   `json:"project,omitempty"`
-	ExportedAt *time.Time       `json:"exported_at,omitempty"`
-	Event      *Event           `json:"event,omitempty"`
-	Episode    *ExportEpisode   `json:"episode,omitempty"`
-	Rule       *ExportRule      `json:"rule,omitempty"`
-	Candidate  *ExportCandidate `json:"candidate,omitempty"`
+	Format     string         `json:"format,omitempty"`
+	Project    *ExportProject `json:"project,omitempty"`
+	ExportedAt *time.Time     `json:"exported_at,omitempty"`
+	Event      *Event         `json:"event,omitempty"`
+	// GateFindings, on an event record, are what the write gate finds in
+	// an event it blocks. The export keeps raw events verbatim (it is the
+	// backup of the raw layer); the mark says the text must not be trusted,
+	// and an import gates every rule and candidate again (checkExportRecord).
+	GateFindings []Finding        `json:"gate_findings,omitempty"`
+	Episode      *ExportEpisode   `json:"episode,omitempty"`
+	Rule         *ExportRule      `json:"rule,omitempty"`
+	Candidate    *ExportCandidate `json:"candidate,omitempty"`
 	// suppression
 	Fingerprint string `json:"fingerprint,omitempty"`
 	SubjectID   string `json:"subject_id,omitempty"`
@@ -201,6 +206,16 @@ func ParseExport(r io.Reader) (*ParsedExport, error) {
 	return x, nil
 }
 
+// ExportEventRecord is the export record of a raw event: the event as
+// stored, marked with the write gate's findings when the gate blocks it.
+func ExportEventRecord(e *Event) ExportRecord {
+	rec := ExportRecord{Type: "event", Event: e}
+	if res := Scan(e.Text); res.Blocked() {
+		rec.GateFindings = res.Findings
+	}
+	return rec
+}
+
 // ImportProject is the project an export is imported into: its header,
 // with the slug and name opts give, checked.
 func (x *ParsedExport) ImportProject(opts ImportOptions) (*Project, error) {
@@ -242,9 +257,28 @@ func checkExportRecord(rec *ExportRecord, first bool) string {
 		if rec.Rule == nil || rec.Rule.Ref == 0 {
 			return "rule record without rule or ref"
 		}
+		// An import never turns blocked text into a rule.
+		texts := []string{rec.Rule.Text}
+		for _, v := range rec.Rule.Versions {
+			texts = append(texts, v.Text)
+		}
+		for _, t := range texts {
+			if res := Scan(t); res.Blocked() {
+				return "the write gate blocks this rule's text (" + strings.TrimPrefix(RiskLabel(res.Findings), "risk: ") + "); it cannot be imported as a rule"
+			}
+		}
 	case "candidate":
 		if rec.Candidate == nil || rec.Candidate.Ref == 0 {
 			return "candidate record without candidate or ref"
+		}
+		// A statement the gate blocks comes in blocked, with the gate's
+		// findings, whatever the file says.
+		if res := Scan(rec.Candidate.Statement); res.Blocked() && rec.Candidate.Status != CandidateBlocked {
+			c := rec.Candidate
+			c.Status, c.StatusReason, c.RuleRef = CandidateBlocked, "Blocked by the write gate on import.", 0
+			if b, err := json.Marshal(res.Findings); err == nil {
+				c.Findings = b
+			}
 		}
 	case "suppression":
 		if rec.Fingerprint == "" {

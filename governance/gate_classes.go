@@ -40,11 +40,11 @@ func notNegated(s string, loc []int) bool {
 var payloadWords = splitPieces(`(?i)\b(?:curl|wget|nc|ncat|netcat|socat|bash\s+-i|sh\s+-c|eval|base64|python3?\s+-c|perl\s+-e|nohup|ld_preload|iex|invoke-expression|downloads?|re-downloads?|fetch(?:es)?|reverse\s+shell|beacon|implant|exfiltrate)\b|/dev/tcp|\|\s*(?:ba|z)?sh\b|https?://|ftp://|/tmp/|\.ssh\b|authorized_keys|id_rsa|\.env\b|下载|反弹|远程|木马|后门|回连`)
 
 const (
-	untrustedSource = `(?:(?:the|any|a|an|all|every|retrieved|external|fetched|scraped|incoming|linked|third[-\s]party|unknown|online|random)\s+){0,3}` +
+	untrustedSource = `(?:(?:the|any|a|an|all|every|this|that|these|those|each|such|retrieved|external|fetched|scraped|incoming|linked|third[-\s]party|unknown|online|random)\s+){0,3}` +
 		`(?:documents?|docs|web\s*pages?|websites?|web\s+sites?|sites?|pages?|e-?mails?|mails?|inbox|tool\s+(?:outputs?|results?|responses?)|tools?|search\s+results?|files?|pdfs?|attachments?|memory|memories|recalled\s+memory|comments?|issues?|readmes?|plugins?|urls?|links?|the\s+web|internet|forum\s+posts?|posts?|content)`
 	sensitiveData = `(?:(?:deployment|deploy|production|prod|admin|root|login|database|db|aws|cloud|server|ssh|api|access|auth|bank|account|all\s+(?:the\s+)?|our\s+|my\s+|your\s+|the\s+|user(?:'s)?\s+|users'\s+)*` +
 		`(?:credentials?|passwords?|passwd|passphrases?|api[\s_-]?keys?|keys|tokens?|secrets?|private\s+keys?|cookies?|session\s+(?:ids?|tokens?|cookies?)|env(?:ironment)?\s+(?:vars|variables|files?)|\.env(?:\s+files?)?|customer\s+(?:data|records|lists?|emails?|details)|personal\s+(?:data|info(?:rmation)?|details)|user\s+data|pii|database\s+dumps?|chat\s+(?:history|logs?)|conversation(?:s|\s+(?:history|logs?))?|memories|contacts|address\s+book|everything|all\s+(?:data|files|messages|emails|conversations|chats|documents|notes)))`
-	sensitiveZH = `(?:密码|口令|密钥|秘钥|令牌|凭证|凭据|证书|私钥|验证码|环境变量|聊天记录|对话记录|会话记录|对话内容|聊天内容|对话历史|聊天历史|历史记录|通讯录|联系人|客户(?:资料|数据|名单|信息)|个人信息|身份证号?|银行卡号?|用户数据|数据库|所有(?:文件|数据|资料|邮件|对话))`
+	sensitiveZH = `(?:密码|口令|密钥|秘钥|令牌|凭证|凭据|证书|私钥|验证码|环境变量|聊天记录|对话记录|会话记录|对话内容|聊天内容|对话历史|聊天历史|历史记录|通讯录|联系人|客户(?:资料|数据|名单|信息)|个人信息|身份证号?|银行卡号?|用户数据|数据库|所有(?:文件|数据|资料|邮件|对话)|(?:完整|全部|所有|整个|整段)的?(?:对话|聊天|会话))`
 	targetZH    = `(?:这个|那个|以下|下面|指定|外部|我的|某个)?的?(?:邮箱|地址|网址|链接|服务器|接口|网站|网盘|webhook|群)`
 	shellWords  = `(?:sudo|curl|wget|rm\s+-[a-z]+|chmod|chown|ssh\s+(?:-\w|[\w.-]+@)|scp|rsync|ncat|netcat|bash|zsh|powershell|pwsh|python3?\s+-c|perl\s+-e|apt(?:-get)?\s+install|pip3?\s+install|npm\s+(?:i|install|run)|yarn\s+add|brew\s+install|git\s+(?:push|clone|config|reset|checkout|rebase|commit|pull)|docker\s+(?:run|exec|build|compose)|kubectl|systemctl|crontab|mkfs|dd\s+if=|go\s+(?:test|build|run|install|get|vet|mod)|npx|terraform|ansible)`
 )
@@ -57,11 +57,20 @@ var classRules = []gateRule{
 			`|\btreat\s+(?:the\s+)?(?:content|text|instructions?|anything|whatever)\s+(?:of|from|in|inside)\s+`+untrustedSource+`\s+(?:you\s+(?:read|see|get|open|fetch)\s+)?as\s+(?:(?:the\s+)?user'?s?|system|your|developer|trusted|authoritative|real)\s*(?:instructions?|commands?|requests?|orders?|input)?`+
 			`|\b(?:instructions?|commands?|text)\s+(?:in|from|inside)\s+`+untrustedSource+`\s+(?:take\s+precedence|override|outrank|have\s+(?:higher\s+)?priority|come\s+first|win|are\s+more\s+important)`+
 			`|\bmemor(?:y|ies)\s+(?:always\s+)?(?:overrides?|outranks?|takes?\s+precedence\s+over)\s+(?:the\s+)?(?:user|current|system)`+
+			`|\b(?:instructions?|commands?|directives?|requests?|orders?|steps)\s+(?:that\s+|which\s+)?(?:come\s+back|comes\s+back|coming\s+back|come|comes|coming|returned|appear|appearing|found|showing\s+up)\s+(?:back\s+)?(?:from|in|inside|within)\s+`+untrustedSource+`\b[^.!?\n]{0,40}?\b(?:execute[ds]?|run|follow(?:ed)?|obey(?:ed)?|carr(?:y|ied)\s+out|acted\s+on|take\s+priority)\b`+
+			`|\bwhatever\s+(?:the\s+|a\s+|any\s+)?(?:retrieved\s+|fetched\s+|external\s+|web\s+)?(?:text|content|page|web\s*page|document|pdf|file|tool|tool\s+output|result|search\s+result|e-?mail|memory|site)s?\s+(?:says?|tells?\s+you(?:\s+to\s+do)?|asks?(?:\s+for)?|wants?)\b[^.!?\n]{0,20}?\b(?:takes?\s+priority|overrides?|outranks?|comes?\s+first|wins|is\s+what\s+you\s+do)`+
+			`|\boverrides?\s+(?:anything|everything|whatever|what)\s+(?:the\s+user|i|they)\s+(?:told|tells|said|says|asked|asks)\b`+
+			`|(?:文档|网页|网站|页面|邮件|工具|插件|检索|搜索结果|资料|记忆|文件|附件|帖子|外部内容)[^，。,.!?！？\n]{0,12}?(?:指令|命令|要求|让你|叫你|文字|内容)[^。！？!?\n]{0,16}?(?:一律|直接|无条件|全部|都要?|就)(?:执行|运行|照做|去做|照办|服从)`+
+			`|(?:文档|网页|网站|页面|邮件|工具|插件|检索|搜索结果|资料|记忆|文件|附件|帖子|外部内容)[^，。,.!?！？\n]{0,12}?(?:指令|命令|要求|内容|文字)[^，。,.!?！？\n]{0,6}?(?:优先级?(?:最高|高于|比)|高于用户|为准|覆盖用户)`+
+			`|(?:文档|网页|网站|页面|邮件|工具|插件|检索|搜索结果|资料|记忆|文件|附件|帖子)[^，。,.!?！？\n]{0,12}?让你做什么你就做什么`+
+			`|把[^，。,.!?！？\n]{0,12}?(?:文档|网页|网站|页面|邮件|工具|插件|检索|搜索结果|资料|记忆|文件|附件|帖子)[^，。,.!?！？\n]{0,10}?(?:当成|当作|视为|作为)(?:系统|用户|开发者|最高)?的?(?:指令|命令|指示)`+
 			`|(?:听从|遵循|遵守|执行|服从|相信|信任|照做|照着做|按照|依照|优先(?:执行|采用|听从)?|服从于)[^，。,.!?！？\n]{0,10}?(?:文档|网页|网站|页面|邮件|工具(?:输出|返回|结果)?|检索(?:结果|内容|到的)?|搜索结果|记忆|文件|附件|评论|链接|外部(?:内容|来源)|帖子)[^，。,.!?！？\n]{0,8}?(?:里|中|上|内)?的?[^，。\n]{0,4}?(?:指令|指示|命令|要求|安排|说法)`+
 			`|(?:文档|网页|网站|页面|邮件|工具输出|检索结果|搜索结果|记忆|文件|帖子)(?:里|中|上|内)(?:有)?(?:什么|任何|的)?(?:指令|指示|命令|要求)[^。\n]{0,10}?(?:照着|照|都|就)?(?:执行|照做|遵循|服从|去做)`+
 			`|(?:文档|网页|网站|页面|邮件|工具输出|检索结果|搜索结果|记忆|文件|帖子)[^，。\n]{0,8}?(?:里|中|上|内)的?(?:指令|指示|命令)[^，。\n]{0,8}?(?:优先|为准|高于|覆盖|都要执行|都要照做|必须执行|一律执行)`).
 		with("obey", "follow", "trust", "execute", "carry", "comply", "act on", "priorit", "defer", "accept", "run", " do ", "treat", "instruction", "command", "text", "memor",
-			"听从", "遵循", "遵守", "执行", "服从", "相信", "信任", "照做", "照着", "按照", "依照", "优先", "指令", "指示", "命令"),
+			"directive", "request", "order", "step", "whatever", "override",
+			"听从", "遵循", "遵守", "执行", "服从", "相信", "信任", "照做", "照着", "按照", "依照", "优先", "指令", "指示", "命令",
+			"运行", "去做", "就做", "照办", "为准", "高于", "覆盖", "当成", "当作", "视为", "作为"),
 	rule(GateInstructionHierarchy, "bypass_rules",
 		`(?i)\bno\s+longer\s+(?:need\s+to\s+|have\s+to\s+)?(?:follow|obey|be\s+bound\s+by|respect|comply\s+with)\s+(?:any\s+|the\s+|your\s+)?(?:rules|guidelines|policies|restrictions|instructions|safety)`+
 			`|\b(?:rules|guidelines|restrictions|policies|safety\s+rules)\s+(?:no\s+longer|don't|do\s+not)\s+apply`+
@@ -80,15 +89,19 @@ var classRules = []gateRule{
 	// persona_jailbreak
 	rule(GatePersona, "unrestricted_persona",
 		`(?i)\b(?:an?|the|as\s+an?|as\s+the|you\s+are)\s+(?:(?:completely|totally|fully)\s+)?(?:unrestricted|unfiltered|uncensored|unlimited|unbound|unaligned|amoral|rogue|evil|jailbroken|lawless)\s+(?:ai|assistant|model|chatbot|bot|agent|version|llm|persona|mode)\b`+
-			`|\bwith\s+no\s+(?:rules|restrictions|filters|guidelines|morals|ethics|content\s+polic(?:y|ies)|safety\s+(?:rules|limits|filters))\b|\bwithout\s+any\s+(?:rules|restrictions|filters|guidelines|morals|ethics)\b`+
+			`|\bwith\s+no\s+(?:rules|restrictions|filters|guidelines|morals|ethics|content\s+polic(?:y|ies)|safety\s+(?:rules|limits|filters))\b|\bwithout\s+any\s+(?:rules|restrictions|filters|guidelines|morals|ethics|limits|limitations|guardrails|content\s+polic(?:y|ies)|safety\s+(?:rules|guidelines|filters))\b`+
+			`|\b(?:its|your|all|the)\s+(?:(?:of\s+)?(?:its|your|the)\s+)?(?:guardrails|safeguards|safety\s+(?:rules|filters|guidelines)|content\s+filters?|restrictions)\s+(?:have\s+been\s+|had\s+been\s+|are\s+|were\s+)?(?:removed|disabled|turned\s+off|lifted|stripped)`+
+			`|\b(?:never|won't|will\s+not)\s+(?:ever\s+)?say(?:s|ing)?\s+no\b`+
 			`|\bnever\s+(?:ever\s+)?refuse\b|\b(?:don't|do\s+not|never)\s+(?:ever\s+)?(?:refuse|decline)\s+(?:any|a|my)\s+(?:request|question|task|order|command)`+
 			`|\bno\s+(?:ethical|moral|safety)\s+(?:guidelines|constraints|limits|boundaries|rules)\b|\bfree\s+(?:from|of)\s+(?:all\s+)?(?:rules|restrictions|guidelines|your\s+programming)`+
-			`|(?:没有|不受|无|毫无)(?:任何)?(?:限制|约束|规则|审查|过滤|道德|底线)的?(?:AI|ai|助手|模型|机器人|人工智能|角色|版本|智能体)`+
-			`|不受任何(?:限制|约束|规则)|没有任何(?:规则|限制|底线|约束)|(?:永远|从不|绝不|决不)(?:不)?(?:要|会)?拒绝|(?:不要|不准|不许|不能|不可以)拒绝(?:我的|用户的|任何)`+
+			`|(?:没有|不受|无|毫无)(?:任何)?(?:道德|安全|内容|伦理)?(?:限制|约束|规则|审查|过滤|道德|底线)的?\s*(?:AI|ai|助手|模型|机器人|人工智能|角色|版本|智能体)`+
+			`|(?:不设限|无约束|无限制|无底线|没底线)的?\s*(?:AI|ai|助手|模型|机器人|人工智能|角色|版本|智能体)`+
+			`|不受任何(?:限制|约束|规则)|没有任何(?:规则|限制|底线|约束)|不再受(?:任何)?[^，。\n]{0,4}?(?:限制|约束)|(?:永远|从不|绝不|决不)(?:不)?(?:要|会)?拒绝|(?:不要|不准|不许|不能|不可以|别)拒绝(?:我|用户|任何)`+
 			`|(?:解除|去掉|取消|摆脱)(?:你的)?(?:所有|一切|全部)?的?(?:限制|约束|审查|规则)`).
 		with("unrestricted", "unfiltered", "uncensored", "unlimited", "unbound", "unaligned", "amoral", "rogue", "evil", "jailbroken", "lawless",
 			"with no", "without any", "refuse", "decline", "no ethical", "no moral", "no safety", "free from", "free of",
-			"限制", "约束", "规则", "审查", "过滤", "道德", "底线", "拒绝"),
+			"removed", "disabled", "turned off", "lifted", "stripped", " no",
+			"限制", "约束", "规则", "审查", "过滤", "道德", "底线", "拒绝", "不设限", "无约束", "无限制", "没底线"),
 
 	rule(GatePersona, "reveal_system_prompt",
 		`(?:系统提示词?|系统指令|初始指令|初始提示词?|系统设定|隐藏指令)[^，。\n]{0,8}?(?:输出|显示|打印|发给|告诉|给我|泄露|透露|复述)`),
@@ -96,7 +109,7 @@ var classRules = []gateRule{
 	// exfiltration
 	ruleIf(GateExfiltration, "send_data_to_target",
 		`(?i)\b(?:send|e-?mail|mail|upload|post|forward|transmit|sync|copy|cc|bcc|share|submit|leak|exfiltrate|report|pipe|dump|paste|publish|deliver|relay|mirror|back\s+up)\s+(?:[\w'.-]+\s+){0,6}?`+sensitiveData+`\b[^\n]{0,60}?(?:\b(?:to|at|into|onto|via|on|with)\s+|\s*(?:→|->|=>)\s*)(?:[\w'-]+\s+){0,3}?`+sendTarget+
-			`|\b(?:send|post|forward|cc|bcc|copy|mirror|relay|sync|upload|log|report|stream|pipe|e-?mail|mail)\s+(?:a\s+copy\s+of\s+)?(?:every|each|all)\s+(?:of\s+)?(?:the\s+|my\s+|your\s+|our\s+|user\s+|incoming\s+|outgoing\s+)?(?:messages?|conversations?|chats?|e-?mails?|mails?|prompts?|responses?|answers?|outputs?|replies|requests?|sessions?|inputs?|files?|documents?|uploads?|screenshots?|keystrokes?)\b[^\n]{0,60}?\b(?:to|at|into)\s+(?:[\w'-]+\s+){0,3}?`+sendTarget+
+			`|\b(?:send|post|forward|cc|bcc|copy|mirror|relay|sync|upload|log|report|stream|pipe|e-?mail|mail)\s+(?:a\s+copy\s+of\s+)?(?:every|each|all)\s+(?:of\s+)?(?:the\s+|my\s+|your\s+|our\s+|user\s+|incoming\s+|outgoing\s+)?(?:messages?|conversations?|chats?|e-?mails?|mails?|prompts?|responses?|answers?|outputs?|replies|requests?|sessions?|inputs?|files?|documents?|uploads?|screenshots?|keystrokes?|reports?|summar(?:y|ies)|notes?|drafts?|transcripts?|minutes)\b[^\n]{0,60}?\b(?:to|at|into)\s+(?:[\w'-]+\s+){0,3}?`+sendTarget+
 			`|(?:把|将)[^，。,.!?！？\n]{0,16}?`+sensitiveZH+`[^，。\n]{0,16}?(?:发送|发给|发到|转发|上传|传到|传给|同步|抄送|邮寄|邮件发|寄|提交|贴|泄露|备份|复制|汇报)(?:到|至|给)?[^，。\n]{0,20}?(?:`+sendTarget+`|`+targetZH+`)`+
 			`|(?:上传|外发|泄露|偷偷发送|悄悄发送|同步|转发|发送)(?:一下)?(?:所有|全部|你的|用户的|我们的|客户的)?的?`+sensitiveZH+`[^，。\n]{0,12}?(?:到|至|给)?[^，。\n]{0,16}?(?:`+sendTarget+`|`+targetZH+`)`+
 			`|(?:上传|外发|泄露)(?:所有|全部|你的|用户的)?的?(?:聊天记录|对话记录|会话记录|对话历史|聊天历史|密码|密钥|凭证|环境变量|私钥)`,
@@ -111,7 +124,9 @@ var classRules = []gateRule{
 			`|\b(?:ask|prompt|request|get|make)\s+(?:the\s+)?(?:users?|customers?|people|them|visitors?|clients?)\s+(?:for|to\s+(?:enter|type|give|provide|share|confirm|send|reveal))\s+(?:their|the|your)?\s*(?:passwords?|credentials|otp|one-time\s+codes?|verification\s+codes?|2fa\s+codes?|card\s+numbers?|cvv|seed\s+phrases?|private\s+keys?)`+
 			`|(?:把|将)?(?:你的|我的|用户的|客户的|账号|登录|管理员|银行卡|支付)?(?:密码|口令|验证码|动态码|支付密码|银行卡号|卡号|CVV|私钥|助记词|账号密码|登录凭证)[^，。\n]{0,8}?(?:输入|填写|填入|填到|输到|粘贴到|贴到|提交到|告诉|发给|发到|回复)[^，。\n]{0,12}?(?:表单|网页|页面|网站|链接|这里|对话框|弹窗|聊天框|问卷|文档|群里|私信|邮件|短信)`+
 			`|(?:在|到|往)[^，。\n]{0,12}?(?:表单|网页|页面|网站|链接|弹窗|问卷)(?:里|中|上)?[^，。\n]{0,6}?(?:输入|填写|填入|提交)[^，。\n]{0,6}?(?:密码|口令|验证码|银行卡号|卡号|私钥|助记词)`+
-			`|(?:向|问|让|要求)(?:用户|客户|对方|访客)(?:索要|要|提供|输入|告诉|发送)[^，。\n]{0,4}?(?:密码|验证码|银行卡号|私钥|助记词|口令)`,
+			`|(?:向|问|让|要求)(?:用户|客户|对方|访客)(?:索要|要|提供|输入|告诉|发送)[^，。\n]{0,4}?(?:密码|验证码|银行卡号|私钥|助记词|口令)`+
+			`|(?:把|将)?(?:你的|你们的|用户的)[^，。\n]{0,10}?(?:密码|口令|令牌|密钥|秘钥|私钥|助记词|验证码|token|api\s*key)[^，。\n]{0,6}?(?:发给|告诉|交给|给|私信)我`+
+			`|\b(?:send|give|tell|share|dm|paste|hand)\s+me\s+(?:your|the\s+user's|their)\s+(?:[\w-]+\s+){0,2}?(?:passwords?|passcodes?|tokens?|api\s+keys?|private\s+keys?|otp|one-time\s+codes?|2fa\s+codes?|verification\s+codes?|seed\s+phrases?|recovery\s+phrases?|credentials)\b`,
 		notNegated),
 
 	// persistence: a start-up, schedule, service or hook that runs
@@ -124,7 +139,7 @@ var classRules = []gateRule{
 	ruleIf(GatePersistence, "scheduled_task",
 		`(?i)\bcrontab\b|/etc/cron\.|/var/spool/cron|@reboot\b|\bcron\s+(?:job|entry|task)|\bschtasks\b|scheduled\s+task|定时任务|计划任务`, nil).withPayload(),
 	ruleIf(GatePersistence, "system_service",
-		`(?i)systemctl\s+enable|/etc/systemd/system/|\.service\b|launchctl\s+(?:load|bootstrap)|launchagents|launchdaemons|currentversion\\run|\bsc\s+create\b|update-rc\.d|chkconfig|开机(?:自启|自动启动|启动|自动运行)|自启动|启动项`, nil).withPayload(),
+		`(?i)systemctl\s+enable|/etc/systemd/system/|\.service\b|\bsystemd\s+(?:unit|service|timer)s?\b|\b(?:run|runs|start|starts|launch|launches|execute|executes|install|installs|fetch(?:es)?|download(?:s)?)\b[^.!?\n]{0,60}?\b(?:on|at)\s+(?:every\s+)?(?:boot|startup|start-up|system\s+start)\b|launchctl\s+(?:load|bootstrap)|launchagents|launchdaemons|currentversion\\run|\bsc\s+create\b|update-rc\.d|chkconfig|开机(?:自启|自动启动|启动|自动运行)|自启动|启动项`, nil).withPayload(),
 	ruleIf(GatePersistence, "git_hook",
 		`(?i)\.git/hooks\b|core\.hookspath|\b(?:pre|post)-(?:commit|push|merge|checkout|receive|rewrite)\b|\bgit\s+hooks?\b|git\s*钩子`, nil).withPayload(),
 
@@ -223,11 +238,12 @@ var classHints = map[string][]string{
 		"密码", "口令", "密钥", "秘钥", "令牌", "凭证", "凭据", "证书", "私钥", "验证码", "环境变量", "记录", "对话", "聊天", "通讯录", "联系人",
 		"客户", "个人信息", "身份证", "银行卡", "用户数据", "数据库", "所有"},
 	"credential_harvest": {"password", "credential", "passcode", "pin", "otp", "one-time", "2fa", "verification", "security code", "mfa",
-		"card", "cvv", "seed", "recovery", "private key", "api key", "access token", "密码", "口令", "验证码", "动态码", "卡号", "私钥", "助记词", "凭证"},
+		"card", "cvv", "seed", "recovery", "private key", "api key", "access token", "token", "密码", "口令", "验证码", "动态码", "卡号", "私钥", "助记词", "凭证",
+		"令牌", "密钥", "秘钥"},
 	"shell_startup": {"bash", "zsh", "profile", "login", "cshrc", "xinitrc", "config.fish", "/etc/rc.local", "/etc/environment", "startup",
 		"启动文件夹", "every time", "whenever", "each time", "每次", "每当"},
 	"scheduled_task": {"cron", "@reboot", "schtasks", "scheduled task", "定时任务", "计划任务"},
-	"system_service": {"systemctl", "systemd", ".service", "launchctl", "launchagents", "launchdaemons", "currentversion", "sc create",
+	"system_service": {"systemctl", "systemd", ".service", "boot", "startup", "start-up", "system start", "launchctl", "launchagents", "launchdaemons", "currentversion", "sc create",
 		"update-rc.d", "chkconfig", "开机", "自启动", "启动项"},
 	"git_hook":       {"hook", "pre-", "post-", "钩子"},
 	"fake_fence_tag": {"<"},

@@ -134,18 +134,19 @@ const (
 // gateHints are the necessary substrings of each pattern (see gateRule.hints);
 // the attack corpus in testdata/gate checks that they miss nothing.
 var gateHints = map[string][]string{
-	"ignore_previous_instructions": {"ignore", "disregard", "forget", "override", "bypass", "skip", "忽略", "无视", "忽视", "理会", "忘记", "忘掉", "抛开", "跳过"},
-	"system_prompt_override":       {"override", "overwrite", "bypass", "disable", "ignore", "your", "system", "系统", "安全", "内容"},
-	"chat_template_tokens":         {"<|", "inst]", "<<sys>>", "<</sys>>"},
-	"hide_from_user":               {"user", "human", "用户", "使用者"},
-	"hidden_html_comment":          {"<!--"},
-	"hidden_html_element":          {"hidden", "display", "visibility", "font-size", "opacity"},
-	"you_are_now":                  {"you", "你"},
-	"pretend_to_be":                {"pretend", "roleplay", "role-play", "假装", "假扮", "扮演"},
-	"act_as":                       {"act"},
-	"jailbreak_mode":               {"mode", "do anything now", "模式"},
-	"reveal_system_prompt":         {"prompt", "instruction", "above", "提示", "指令", "消息", "设定"},
-	"http_with_secret_variable":    {"$", "%", "|"},
+	"ignore_previous_instructions": {"ignore", "disregard", "forget", "override", "bypass", "skip", "忽略", "无视", "忽视", "理会", "忘记", "忘掉", "抛开", "跳过",
+		"作废", "不算数", "不作数", "失效", "无效", "废除", "取消"},
+	"system_prompt_override":    {"override", "overwrite", "bypass", "disable", "ignore", "your", "system", "系统", "安全", "内容"},
+	"chat_template_tokens":      {"<|", "inst]", "<<sys>>", "<</sys>>"},
+	"hide_from_user":            {"user", "human", "用户", "使用者"},
+	"hidden_html_comment":       {"<!--"},
+	"hidden_html_element":       {"hidden", "display", "visibility", "font-size", "opacity"},
+	"you_are_now":               {"you", "你"},
+	"pretend_to_be":             {"pretend", "roleplay", "role-play", "假装", "假扮", "扮演"},
+	"act_as":                    {"act"},
+	"jailbreak_mode":            {"mode", "do anything now", "模式"},
+	"reveal_system_prompt":      {"prompt", "instruction", "above", "提示", "指令", "消息", "设定"},
+	"http_with_secret_variable": {"$", "%", "|"},
 	"read_secret_file": {".env", "netrc", ".pgpass", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials",
 		".docker/config", ".kube/config", ".npmrc", ".pypirc", ".htpasswd", "/etc/shadow"},
 	"send_conversation": {"conversation", "chat", "dialog", "session", "message", "对话", "聊天", "会话"},
@@ -217,11 +218,13 @@ func init() {
 var gateRules = []gateRule{
 	// instruction_hierarchy
 	rule(GateInstructionHierarchy, "ignore_previous_instructions",
-		`(?i)\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|every|of|the|your|these|those|above|prior|previous|earlier)\s+){0,4}(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer)\s+(?:instructions?|prompts?|rules|directions|directives|guidelines|commands|context|constraints)\b`+
+		`(?i)\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|every|of|the|your|their|its|my|our|these|those|above|prior|previous|earlier)\s+){0,4}(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer)\s+(?:instructions?|prompts?|rules|directions|directives|guidelines|commands|context|constraints)\b`+
 			`|\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:(?:of\s+)?(?:the\s+)?(?:above|before|previous|prior|earlier)\b|you(?:'ve|\s+have)?\s+(?:been\s+told|were\s+told|know))`+
 			`|(?:忽略|无视|忽视|不要理会|别理会|不用理会|忘记|忘掉|抛开|跳过)[^，。,.!?！？\n]{0,12}?(?:之前|以前|先前|此前|上面|以上|前面|上述|原来|原有|原先|原始|系统)[^，。,.!?！？\n]{0,8}?(?:指令|指示|提示词?|规则|命令|设定|约束|限制)`+
 			`|(?:忽略|无视|忽视|不要理会|别理会|不用理会|忘记|忘掉|抛开|跳过)掉?(?:你|您)?(?:所有|全部|一切|任何)的?(?:指令|指示|提示词?|规则|命令|设定|约束|限制)`+
-			`|无视以上|忽略以上(?:所有|全部|一切)?的?(?:内容|指令|提示|规则|设定)`),
+			`|无视以上|忽略以上(?:所有|全部|一切)?的?(?:内容|指令|提示|规则|设定)`+
+			`|(?:之前|以前|先前|此前|原来|原先|上面|前面|以上)[^，。,.!?！？\n]{0,8}?(?:规矩|规则|限制|指令|指示|设定|约束|要求)[^，。,.!?！？\n]{0,6}?(?:作废|不算数|不作数|失效|无效|不再有效|取消|废除)`+
+			`|(?:作废|废除|取消)掉?[^，。,.!?！？\n]{0,6}?(?:之前|以前|原来|原先|先前)的?(?:所有|全部)?的?(?:规矩|规则|限制|指令|设定|约束)`),
 	rule(GateInstructionHierarchy, "system_prompt_override",
 		`(?i)\b(?:override|overwrite|bypass|disable|ignore)\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:system\s+(?:prompt|message|instructions)|safety\s+(?:rules|guidelines|filters?)|guardrails|content\s+polic(?:y|ies))`+
 			`|\b(?:change|replace|update|modify|reset|rewrite)\s+your\s+(?:system\s+prompt|system\s+instructions|instructions)\b`+

@@ -328,3 +328,16 @@ func TestWithhold(t *testing.T) {
 		}
 	})
 }
+
+// TestScan_Variants runs the attack variants written later to re-check
+// every class of the issue with new wording and new tricks (look-alikes
+// of other scripts, joiners inside words, encodings nested twice,
+// instructions inside tool output, Chinese paraphrases). The classes
+// they showed open were fixed; each must now be caught.
+func TestScan_Variants(t *testing.T) {
+	for _, a := range attackCorpus(t, "testdata/gate/variant_attacks.txt", false) {
+		if res := governance.Scan(a.text); !caught(res, a) {
+			t.Errorf("line %d: got %v, want %s: %q", a.line, categories(res.Findings), a.class, a.text)
+		}
+	}
+}

@@ -62,7 +62,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			}
 			e.Seq, e.Project, e.IngestedAt = 0, "", time.Time{}
 			stats.Events++
-			return enc.Encode(governance.ExportRecord{Type: "event", Event: e})
+			return enc.Encode(governance.ExportEventRecord(e))
 		}); err != nil {
 		return nil, fmt.Errorf("store: export events: %w", err)
 	}
