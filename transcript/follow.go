@@ -19,8 +19,8 @@ import (
 // FollowStore keeps a followed file's checkpoint with its events
 // (store.Store implements it).
 type FollowStore interface {
-	FindSourceFileOffset(ctx context.Context, sourceID int64, path string) (offset int64, lines int, err error)
-	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, offset int64, lines int, problem string,
+	FindSourceFile(ctx context.Context, sourceID int64, path string) (*governance.FollowFile, error)
+	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 	SetSourceFileError(ctx context.Context, sourceID int64, path, problem string) error
 }
@@ -105,16 +105,21 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 }
 
 // pollFile ingests what was appended to one file since its checkpoint.
+// When the previous poll ended inside a message that may still grow (a
+// Claude Code assistant message written over several lines), it reads
+// again from that message's first line, so the message's event gets every
+// part (the store completes its text; the id stays the message's).
 func (f *Follower) pollFile(ctx context.Context, path string) (int, string, error) {
 	rel, err := filepath.Rel(f.Dir, path)
 	if err != nil {
 		rel = path
 	}
 	rel = filepath.ToSlash(rel)
-	offset, lineCount, err := f.Store.FindSourceFileOffset(ctx, f.SourceID, rel)
+	ff, err := f.Store.FindSourceFile(ctx, f.SourceID, rel)
 	if err != nil {
 		return 0, "", err
 	}
+	cp := ff.FollowCheckpoint
 	fh, err := os.Open(path)
 	if err != nil {
 		return 0, err.Error(), f.Store.SetSourceFileError(ctx, f.SourceID, rel, err.Error())
@@ -124,54 +129,72 @@ func (f *Follower) pollFile(ctx context.Context, path string) (int, string, erro
 	if err != nil {
 		return 0, "", err
 	}
-	if st.Size() < offset {
+	if st.Size() < cp.Offset {
 		// Truncated or replaced: read it again from the start; ids that are
 		// already stored are skipped.
-		offset, lineCount = 0, 0
+		cp = governance.FollowCheckpoint{}
 	}
-	if st.Size() == offset {
+	if st.Size() == cp.Offset {
 		return 0, "", nil
+	}
+	start, startLines, reopen := cp.Offset, cp.Lines, ""
+	if cp.OpenID != "" && cp.OpenOffset <= cp.Offset {
+		start, startLines, reopen = cp.OpenOffset, cp.OpenLines, cp.OpenID
 	}
 	limit := f.MaxChunkBytes
 	if limit <= 0 {
 		limit = DefaultMaxChunkBytes
 	}
-	avail := st.Size() - offset
-	buf := make([]byte, min(limit, avail))
-	n, err := fh.ReadAt(buf, offset)
+	avail := st.Size() - start
+	buf := make([]byte, min(limit+cp.Offset-start, avail))
+	n, err := fh.ReadAt(buf, start)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, "", fmt.Errorf("transcript: read %s: %w", path, err)
 	}
 	buf = buf[:n]
 	end := bytes.LastIndexByte(buf, '\n')
-	problem := ""
-	if end < 0 {
-		if avail < limit {
+	if start+int64(end+1) <= cp.Offset {
+		if st.Size()-cp.Offset < limit {
 			return 0, "", nil // a line still being written
 		}
 		// No end of line within the limit: skip the over-long line.
-		problem = fmt.Sprintf("line %d is longer than %d bytes; skipped", lineCount+1, len(buf))
-		return 0, problem, f.skipLongLine(ctx, fh, rel, offset+int64(n), lineCount, problem)
+		problem := fmt.Sprintf("line %d is longer than %d bytes; skipped", cp.Lines+1, limit)
+		return 0, problem, f.skipLongLine(ctx, fh, rel, cp, problem)
 	}
 	chunk := buf[:end+1]
-	newLines := lineCount + bytes.Count(chunk, []byte{'\n'})
 	opts := f.Options
-	opts.Name, opts.LineOffset, opts.SkipMalformed = path, lineCount, true
-	var rep *Report
-	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, offset+int64(len(chunk)), newLines, "",
+	opts.Name, opts.LineOffset, opts.SkipMalformed = path, startLines, true
+	// The chunk is parsed before the transaction opens (its events are at
+	// most MaxChunkBytes of text): the checkpoint depends on where the
+	// parse ended.
+	var events []*governance.Event
+	rep, err := Parse(ctx, bytes.NewReader(chunk), opts, func(e *governance.Event) error {
+		events = append(events, e)
+		return nil
+	})
+	if err != nil {
+		return 0, "", err
+	}
+	next := governance.FollowCheckpoint{Offset: start + int64(len(chunk)), Lines: startLines + bytes.Count(chunk, []byte{'\n'}), EndedMark: cp.EndedMark}
+	if rep.OpenID != "" {
+		next.OpenID, next.OpenLines = rep.OpenID, rep.OpenLine-1
+		next.OpenOffset = start + int64(lineStart(chunk, rep.OpenLine-1-startLines))
+	}
+	problem := ""
+	if rep.MalformedCount > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
+		for _, l := range rep.Malformed {
+			fmt.Fprintf(&b, " line %d (%s);", l.Line, strings.Join(l.Problems, "; "))
+		}
+		problem = strings.TrimSuffix(b.String(), ";")
+	}
+	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, reopen, problem,
 		func(emit func(*governance.Event) error) error {
-			var perr error
-			rep, perr = Parse(ctx, bytes.NewReader(chunk), opts, emit)
-			if perr != nil {
-				return perr
-			}
-			if rep.MalformedCount > 0 {
-				var b strings.Builder
-				fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
-				for _, l := range rep.Malformed {
-					fmt.Fprintf(&b, " line %d (%s);", l.Line, strings.Join(l.Problems, "; "))
+			for _, e := range events {
+				if err := emit(e); err != nil {
+					return err
 				}
-				problem = strings.TrimSuffix(b.String(), ";")
 			}
 			return nil
 		})
@@ -179,21 +202,32 @@ func (f *Follower) pollFile(ctx context.Context, path string) (int, string, erro
 		msg := governance.ErrorMessage(err)
 		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
 	}
-	if problem != "" {
-		if err := f.Store.SetSourceFileError(ctx, f.SourceID, rel, problem); err != nil {
-			return 0, "", err
-		}
-	}
-	return ires.Inserted, problem, nil
+	return ires.Inserted + ires.Replaced, problem, nil
 }
 
-// skipLongLine moves the checkpoint past the next end of line after from.
-func (f *Follower) skipLongLine(ctx context.Context, fh *os.File, rel string, from int64, lineCount int, problem string) error {
+// lineStart is the byte offset in chunk where the line after the first k
+// lines begins.
+func lineStart(chunk []byte, k int) int {
+	pos := 0
+	for range k {
+		i := bytes.IndexByte(chunk[pos:], '\n')
+		if i < 0 {
+			return len(chunk)
+		}
+		pos += i + 1
+	}
+	return pos
+}
+
+// skipLongLine moves the checkpoint past the next end of line after the
+// checkpoint (closing any open message: its next part is what is skipped).
+func (f *Follower) skipLongLine(ctx context.Context, fh *os.File, rel string, cp governance.FollowCheckpoint, problem string) error {
 	buf := make([]byte, 64<<10)
-	for pos := from; ; {
+	for pos := cp.Offset; ; {
 		n, err := fh.ReadAt(buf, pos)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			_, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, pos+int64(i)+1, lineCount+1, problem,
+			next := governance.FollowCheckpoint{Offset: pos + int64(i) + 1, Lines: cp.Lines + 1, EndedMark: cp.EndedMark}
+			_, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, "", problem,
 				func(func(*governance.Event) error) error { return nil })
 			return err
 		}

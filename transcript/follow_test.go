@@ -87,9 +87,14 @@ func TestFollow(t *testing.T) {
 	if _, err := follower(s2).Poll(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// Every event of the file exactly once: the ten of a whole import,
-	// except that the assistant message split across the restart keeps the
-	// part stored first (its id is the message id).
+	// Every event of the file exactly once, each with the text a whole
+	// import gives it: the assistant message split across the polls (and
+	// the restart) keeps all its parts under the message's id.
+	want := map[string]string{}
+	if _, err := transcript.Parse(ctx, strings.NewReader(string(fixture)), transcript.Options{Format: transcript.FormatClaudeCode, SkipMalformed: true},
+		func(e *governance.Event) error { want[e.ID] = e.Text; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	events, n, err := s2.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -100,9 +105,12 @@ func TestFollow(t *testing.T) {
 			t.Errorf("event %s stored twice", e.ID)
 		}
 		seen[e.ID] = true
+		if w, ok := want[e.ID]; !ok || w != e.Text {
+			t.Errorf("event %s = %q, want %q as a whole import has it", e.ID, e.Text, w)
+		}
 	}
-	if n != 10 {
-		t.Fatalf("%d events after the restart, want 10", n)
+	if n != len(want) || n != 10 {
+		t.Fatalf("%d events after the restart, want %d", n, len(want))
 	}
 	sources, err := s2.FindSources(ctx)
 	if err != nil {

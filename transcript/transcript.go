@@ -126,6 +126,13 @@ type Report struct {
 	MalformedCount int                    `json:"malformed_count"`
 	// Project is the project named by the file (seed format), if any.
 	Project string `json:"project,omitempty"`
+	// OpenID is the id of the message the input ended in when more of it
+	// may follow (a Claude Code assistant message: its lines share
+	// message.id), and OpenLine the number of its first line. Follow mode
+	// reads again from there at its next poll; a whole-file import ignores
+	// them.
+	OpenID   string `json:"-"`
+	OpenLine int    `json:"-"`
 }
 
 func (r *Report) bad(line int, problems ...string) {

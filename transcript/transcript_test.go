@@ -274,7 +274,9 @@ func TestParseOpenAI(t *testing.T) {
 	if rep.Format != transcript.FormatOpenAI || rep.Ignored != 1 || !slices.Equal(malformedLines(rep), []int{6}) || len(events) != 4 {
 		t.Fatalf("report = %+v, %d events", rep, len(events))
 	}
-	if tool := events[2]; tool.Tool != "run" || tool.Status != governance.StatusFailed || tool.ID != "oa:chat:4" {
+	// The session comes from the conversation's opening, not the file name.
+	if tool := events[2]; tool.Tool != "run" || tool.Status != governance.StatusFailed || !strings.HasPrefix(tool.SessionID, "chat-") ||
+		tool.ID != "oa:"+tool.SessionID+":4" {
 		t.Errorf("tool event = %+v", tool)
 	}
 	if events[1].Text != "[run] golangci-lint run" {
