@@ -225,4 +225,3 @@ func BenchmarkIngestBaseline(b *testing.B) {
 		})
 	}
 }
-

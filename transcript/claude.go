@@ -14,12 +14,12 @@ import (
 // (~/.claude/projects/<encoded-dir>/<session>.jsonl). Only the fields read
 // here are declared.
 type claudeLine struct {
-	Type        string          `json:"type"`
-	UUID        string          `json:"uuid"`
-	SessionID   string          `json:"sessionId"`
-	Timestamp   string          `json:"timestamp"`
-	IsSidechain bool            `json:"isSidechain"`
-	IsMeta      bool            `json:"isMeta"`
+	Type        string `json:"type"`
+	UUID        string `json:"uuid"`
+	SessionID   string `json:"sessionId"`
+	Timestamp   string `json:"timestamp"`
+	IsSidechain bool   `json:"isSidechain"`
+	IsMeta      bool   `json:"isMeta"`
 	// Message is decoded with the line, in the same pass (a second
 	// Unmarshal of a raw message scanned every byte twice more).
 	Message *claudeMessage `json:"message"`
