@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -26,9 +27,11 @@ type claudeLine struct {
 }
 
 type claudeMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	ID   string `json:"id"`
+	Role string `json:"role"`
+	// Content is an array of blocks, or a string (Text): see decodeClaude.
+	Content []claudeBlock `json:"content"`
+	Text    string        `json:"-"`
 }
 
 type claudeBlock struct {
@@ -108,7 +111,7 @@ func parseClaude(ctx context.Context, br *bufio.Reader, opts Options, rep *Repor
 	err := lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
 		var l claudeLine
-		if msg := decodeLine(line, &l); msg != "" {
+		if msg := decodeClaude(line, &l); msg != "" {
 			c.bad(n, msg)
 			return nil
 		}
@@ -152,11 +155,7 @@ func (c *claudeParser) message(n int, l *claudeLine) error {
 	if session == "" {
 		session = stem(c.opts.Name)
 	}
-	blocks, text, ok := claudeContent(m.Content)
-	if !ok {
-		c.bad(n, "message.content must be a string or an array of blocks")
-		return nil
-	}
+	blocks, text := m.Content, m.Text
 	if l.Type == "assistant" {
 		return c.assistant(n, l, m, session, at.UTC(), blocks, text)
 	}
@@ -300,25 +299,37 @@ func (c *claudeParser) remember(id, name string) {
 	c.toolOrder = append(c.toolOrder, id)
 }
 
-// claudeContent reads message.content: a string, or an array of blocks.
-// The first byte says which, so the content is decoded once.
-func claudeContent(raw json.RawMessage) ([]claudeBlock, string, bool) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, "", true
+// decodeClaude decodes one transcript line. It takes message.content to
+// be an array of blocks (assistant messages, tool results), so those lines
+// are decoded in a single pass; when it is a string (what the person
+// typed), encoding/json reports that field alone and a second, small
+// decode reads the string.
+func decodeClaude(line []byte, l *claudeLine) string {
+	if len(line) == 0 || line[0] != '{' {
+		return "invalid JSON: not an object"
 	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return nil, s, true
+	err := json.Unmarshal(line, l)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "message.content" && l.Message != nil {
+		var text struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
 		}
-	case '[':
-		var blocks []claudeBlock
-		if json.Unmarshal(raw, &blocks) == nil {
-			return blocks, "", true
+		raw := json.RawMessage(nil)
+		if json.Unmarshal(line, &text) == nil {
+			raw = text.Message.Content
 		}
+		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &l.Message.Text) != nil {
+			return "message.content must be a string or an array of blocks"
+		}
+		l.Message.Content = nil
+		return ""
 	}
-	return nil, "", false
+	if err != nil {
+		return decodeLine(line, l) // the same error, worded for the report
+	}
+	return ""
 }
 
 // toolResultText reads a tool_result's content: a string or text blocks.
@@ -343,26 +354,50 @@ func toolResultText(raw json.RawMessage) string {
 	return string(raw)
 }
 
+// callArgs are the arguments renderCall looks for, in the order it looks.
+// A struct rather than a map: decoding a map of any costs several times as
+// much, and every tool call of an import is rendered.
+type callArgs struct {
+	Arguments   json.RawMessage `json:"arguments"`
+	Command     json.RawMessage `json:"command"`
+	Cmd         json.RawMessage `json:"cmd"`
+	FilePath    json.RawMessage `json:"file_path"`
+	Path        json.RawMessage `json:"path"`
+	Pattern     json.RawMessage `json:"pattern"`
+	URL         json.RawMessage `json:"url"`
+	Query       json.RawMessage `json:"query"`
+	Description json.RawMessage `json:"description"`
+	Prompt      json.RawMessage `json:"prompt"`
+}
+
 // renderCall writes a tool call on one line: its name and the argument that
 // says what it does (a command, a path, a pattern), else compact JSON.
 func renderCall(name string, input json.RawMessage) string {
-	var args map[string]any
+	var args callArgs
 	_ = json.Unmarshal(input, &args)
-	if s, ok := args["arguments"].(string); ok { // OpenAI-style: arguments is a JSON string
-		var inner map[string]any
+	var s string
+	if len(args.Arguments) > 0 && args.Arguments[0] == '"' && json.Unmarshal(args.Arguments, &s) == nil {
+		// OpenAI-style: arguments is a JSON string
+		var inner callArgs
 		if json.Unmarshal([]byte(s), &inner) == nil {
 			args = inner
 		}
 	}
-	for _, k := range []string{"command", "cmd", "file_path", "path", "pattern", "url", "query", "description", "prompt"} {
-		switch v := args[k].(type) {
-		case string:
-			if v != "" {
-				return "[" + name + "] " + oneLine(v, 300)
+	for _, v := range []json.RawMessage{args.Command, args.Cmd, args.FilePath, args.Path, args.Pattern, args.URL, args.Query, args.Description, args.Prompt} {
+		if len(v) == 0 {
+			continue
+		}
+		switch v[0] {
+		case '"':
+			var str string
+			if json.Unmarshal(v, &str) == nil && str != "" {
+				return "[" + name + "] " + oneLine(str, 300)
 			}
-		case []any:
+		case '[':
+			var list []any
+			_ = json.Unmarshal(v, &list)
 			var parts []string
-			for _, p := range v {
+			for _, p := range list {
 				if s, ok := p.(string); ok {
 					parts = append(parts, s)
 				}

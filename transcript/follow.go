@@ -35,13 +35,16 @@ const (
 )
 
 // Follower follows a directory of JSON Lines session files (Claude Code
-// transcripts, Codex rollouts, any line format): each poll reads what was
+// transcripts, Codex rollouts, any line format) and Hermes databases
+// (state.db; see FollowHermes): each poll reads what was
 // appended to each file since its checkpoint, up to the last complete line,
 // and stores the events and the new checkpoint in one transaction. A
 // restart resumes at the checkpoint, so no line is lost or stored twice.
 // Malformed lines are skipped and recorded as the file's last error (a
-// live file cannot be rejected whole). Sessions end by the heartbeat's idle
-// time, or by the source's own end events.
+// live file cannot be rejected whole). Sessions end by the source's own
+// end signals where the format has them (Claude Code's /exit, /quit and
+// /clear; Hermes's sessions.ended_at), otherwise by the heartbeat's idle
+// time (Codex rollouts record no end).
 type Follower struct {
 	Store     FollowStore
 	SourceID  int64
@@ -72,10 +75,9 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") && !strings.HasSuffix(d.Name(), ".ndjson") {
-			return nil
+		if !d.IsDir() && (isLineFile(d.Name()) || f.isHermesFile(d.Name())) {
+			paths = append(paths, path)
 		}
-		paths = append(paths, path)
 		return nil
 	})
 	if err != nil {
@@ -91,7 +93,11 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		n, problem, err := f.pollFile(ctx, p)
+		poll := f.pollFile
+		if f.isHermesFile(filepath.Base(p)) {
+			poll = f.pollHermes
+		}
+		n, problem, err := poll(ctx, p)
 		if err != nil {
 			return res, err
 		}
@@ -104,17 +110,101 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 	return res, nil
 }
 
+func isLineFile(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".ndjson")
+}
+
+// isHermesFile reports whether a file is followed as a Hermes database:
+// state.db (Hermes's name for it), or any .db when the format is hermes.
+func (f *Follower) isHermesFile(name string) bool {
+	switch f.Options.Format {
+	case FormatHermes:
+		return strings.HasSuffix(name, ".db")
+	case FormatAuto:
+		return name == "state.db"
+	}
+	return false
+}
+
+// relPath is a followed file's path relative to the directory.
+func (f *Follower) relPath(path string) string {
+	rel, err := filepath.Rel(f.Dir, path)
+	if err != nil {
+		rel = path
+	}
+	return filepath.ToSlash(rel)
+}
+
+// pollHermes ingests what a followed Hermes state.db gained since its
+// checkpoint (FollowHermes): new message rows and sessions that ended.
+func (f *Follower) pollHermes(ctx context.Context, path string) (int, string, error) {
+	rel := f.relPath(path)
+	ff, err := f.Store.FindSourceFile(ctx, f.SourceID, rel)
+	if err != nil {
+		return 0, "", err
+	}
+	opts := f.Options
+	opts.Name, opts.SkipMalformed = path, true
+	var events []*governance.Event
+	rep, next, err := FollowHermes(ctx, path, ff.FollowCheckpoint, opts, func(e *governance.Event) error {
+		events = append(events, e)
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, "", ctx.Err()
+		}
+		// A busy, locked or foreign database: say so on the Sources page and
+		// try again at the next poll.
+		msg := err.Error()
+		if governance.ErrorCode(err) != governance.EINTERNAL {
+			msg = governance.ErrorMessage(err)
+		}
+		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
+	}
+	if len(events) == 0 && next == ff.FollowCheckpoint && rep.MalformedCount == 0 {
+		return 0, "", nil
+	}
+	problem := malformedProblem(rep)
+	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, "", problem, emitAll(events))
+	if err != nil {
+		msg := governance.ErrorMessage(err)
+		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
+	}
+	return ires.Inserted, problem, nil
+}
+
+// malformedProblem summarises the malformed lines of a followed chunk.
+func malformedProblem(rep *Report) string {
+	if rep.MalformedCount == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
+	for _, l := range rep.Malformed {
+		fmt.Fprintf(&b, " line %d (%s);", l.Line, strings.Join(l.Problems, "; "))
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+func emitAll(events []*governance.Event) func(emit func(*governance.Event) error) error {
+	return func(emit func(*governance.Event) error) error {
+		for _, e := range events {
+			if err := emit(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // pollFile ingests what was appended to one file since its checkpoint.
 // When the previous poll ended inside a message that may still grow (a
 // Claude Code assistant message written over several lines), it reads
 // again from that message's first line, so the message's event gets every
 // part (the store completes its text; the id stays the message's).
 func (f *Follower) pollFile(ctx context.Context, path string) (int, string, error) {
-	rel, err := filepath.Rel(f.Dir, path)
-	if err != nil {
-		rel = path
-	}
-	rel = filepath.ToSlash(rel)
+	rel := f.relPath(path)
 	ff, err := f.Store.FindSourceFile(ctx, f.SourceID, rel)
 	if err != nil {
 		return 0, "", err
@@ -180,24 +270,8 @@ func (f *Follower) pollFile(ctx context.Context, path string) (int, string, erro
 		next.OpenID, next.OpenLines = rep.OpenID, rep.OpenLine-1
 		next.OpenOffset = start + int64(lineStart(chunk, rep.OpenLine-1-startLines))
 	}
-	problem := ""
-	if rep.MalformedCount > 0 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
-		for _, l := range rep.Malformed {
-			fmt.Fprintf(&b, " line %d (%s);", l.Line, strings.Join(l.Problems, "; "))
-		}
-		problem = strings.TrimSuffix(b.String(), ";")
-	}
-	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, reopen, problem,
-		func(emit func(*governance.Event) error) error {
-			for _, e := range events {
-				if err := emit(e); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	problem := malformedProblem(rep)
+	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, reopen, problem, emitAll(events))
 	if err != nil {
 		msg := governance.ErrorMessage(err)
 		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)

@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,5 +120,73 @@ func TestFollow(t *testing.T) {
 	f := sources[0].Files[0]
 	if f.Path != "5b1e7f3a.jsonl" || f.Offset != int64(len(fixture)) || f.Lines != 18 || !strings.Contains(f.LastError, "line 9") {
 		t.Fatalf("checkpoint = %+v", f)
+	}
+}
+
+// TestFollowHermes follows a Hermes state.db that Hermes keeps open in WAL
+// mode: the first poll reads every message and the ended session's end;
+// rows appended later and a session ending are picked up by the next poll,
+// each once; a whole import of the database afterwards adds nothing (the
+// ids are the same); the database is never written by the follower.
+func TestFollowHermes(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	p := &governance.Project{Slug: "home", Name: "home"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	path := mustHermesDB(t)
+	dir := filepath.Dir(path)
+	hermes, err := sql.Open("sqlite", path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hermes.Close() })
+	if _, err := hermes.Exec(`SELECT COUNT(*) FROM messages`); err != nil {
+		t.Fatal(err)
+	}
+	src := &store.Source{ProjectID: p.ID, Dir: dir, Format: ""}
+	if err := s.EnsureSource(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	f := &transcript.Follower{Store: s, SourceID: src.ID, ProjectID: p.ID, Dir: dir}
+	res, err := f.Poll(ctx)
+	if err != nil || res.Files != 1 || res.Inserted != 9 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "line 10") {
+		t.Fatalf("first poll = %+v, %v; want 9 events from state.db and row 10 reported", res, err)
+	}
+	if res, err = f.Poll(ctx); err != nil || res.Inserted != 0 {
+		t.Fatalf("idle poll = %+v, %v", res, err)
+	}
+	// Hermes writes on: a message in the open session, which then ends.
+	if _, err := hermes.Exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20251104_100000_cd34', 'user', '以后别再自动续订日历令牌了。', 1762250405.0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hermes.Exec(`UPDATE sessions SET ended_at = 1762250406.0, end_reason = 'user_exit' WHERE id = '20251104_100000_cd34'`); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = f.Poll(ctx); err != nil || res.Inserted != 2 {
+		t.Fatalf("poll after Hermes wrote = %+v, %v; want the message and the session's end", res, err)
+	}
+	if res, err = f.Poll(ctx); err != nil || res.Inserted != 0 {
+		t.Fatalf("poll after that = %+v, %v", res, err)
+	}
+	sessions, _, err := s.FindSessions(ctx, governance.SessionFilter{ProjectID: p.ID})
+	if err != nil || len(sessions) != 2 || !sessions[0].Ended || !sessions[1].Ended {
+		t.Fatalf("sessions = %+v, %v; want both ended", sessions, err)
+	}
+	imp, err := transcript.ImportFile(ctx, s, "cli", p.ID, path, transcript.Options{SkipMalformed: true})
+	if err != nil || imp.Inserted != 0 || imp.Skipped != 11 {
+		t.Fatalf("whole import after following = %+v, %v; want all 11 skipped", imp, err)
+	}
+	files, err := s.FindSources(ctx)
+	if err != nil || len(files) != 1 || len(files[0].Files) != 1 {
+		t.Fatalf("sources = %+v, %v", files, err)
+	}
+	if cp := files[0].Files[0]; cp.Path != "state.db" || cp.Offset != 11 || cp.EndedMark != 1762250406000 {
+		t.Fatalf("checkpoint = %+v", cp)
 	}
 }
