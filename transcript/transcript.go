@@ -6,8 +6,10 @@
 // Every parser streams: it reads one line (or one message, or one row) at a
 // time and hands each event to a callback, so memory stays bounded whatever
 // the size of the file. Event ids are derived from the source (a line's
-// uuid, a tool call's id, a row id, or the line number of an append-only
-// file), so importing the same file twice skips what is already present.
+// uuid, an API message's id, a tool call's id, a row id, a hash of a
+// message's role, time and text), never from a line number or a file name,
+// so importing the same session twice, from wherever, skips what is
+// already present.
 //
 // Malformed lines are reported by number. By default a file with any
 // malformed line is rejected whole (the parser reads to the end so that every
@@ -106,8 +108,8 @@ type Options struct {
 	// position in the file in milliseconds, so file order is kept.
 	Now time.Time
 	// LineOffset is the number of lines before the input (follow mode
-	// reads a file from a checkpoint): line numbers, and the ids derived
-	// from them, continue from it.
+	// reads a file from a checkpoint): the line numbers of a report
+	// continue from it.
 	LineOffset int
 }
 
