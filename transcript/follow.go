@@ -23,6 +23,7 @@ type FollowStore interface {
 	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 	SetSourceFileError(ctx context.Context, sourceID int64, path, problem string) error
+	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
 }
 
 // Limits of follow mode.
@@ -126,6 +127,29 @@ func (f *Follower) isHermesFile(name string) bool {
 	return false
 }
 
+// options are the parse options of one poll of path: malformed lines are
+// skipped (a live file cannot be rejected whole) and each session's turns
+// continue from the last one stored, so a session read over many polls is
+// numbered as a whole import numbers it.
+func (f *Follower) options(ctx context.Context, path string, lineOffset int) Options {
+	opts := f.Options
+	opts.Name, opts.LineOffset, opts.SkipMalformed = path, lineOffset, true
+	opts.LastTurn = func(session string) int {
+		filter := governance.EventFilter{ProjectID: &f.ProjectID, SessionID: &session, Limit: 1}
+		_, n, err := f.Store.FindEvents(ctx, filter)
+		if err != nil || n == 0 {
+			return 0
+		}
+		filter.Offset = n - 1 // in session order: the highest turn comes last
+		last, _, err := f.Store.FindEvents(ctx, filter)
+		if err != nil || len(last) == 0 {
+			return n
+		}
+		return max(n, last[0].Turn)
+	}
+	return opts
+}
+
 // relPath is a followed file's path relative to the directory.
 func (f *Follower) relPath(path string) string {
 	rel, err := filepath.Rel(f.Dir, path)
@@ -143,8 +167,7 @@ func (f *Follower) pollHermes(ctx context.Context, path string) (int, string, er
 	if err != nil {
 		return 0, "", err
 	}
-	opts := f.Options
-	opts.Name, opts.SkipMalformed = path, true
+	opts := f.options(ctx, path, 0)
 	var events []*governance.Event
 	rep, next, err := FollowHermes(ctx, path, ff.FollowCheckpoint, opts, func(e *governance.Event) error {
 		events = append(events, e)
@@ -252,8 +275,7 @@ func (f *Follower) pollFile(ctx context.Context, path string) (int, string, erro
 		return 0, problem, f.skipLongLine(ctx, fh, rel, cp, problem)
 	}
 	chunk := buf[:end+1]
-	opts := f.Options
-	opts.Name, opts.LineOffset, opts.SkipMalformed = path, startLines, true
+	opts := f.options(ctx, path, startLines)
 	// The chunk is parsed before the transaction opens (its events are at
 	// most MaxChunkBytes of text): the checkpoint depends on where the
 	// parse ended.

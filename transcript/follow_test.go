@@ -113,6 +113,18 @@ func TestFollow(t *testing.T) {
 	if n != len(want) || n != 10 {
 		t.Fatalf("%d events after the restart, want %d", n, len(want))
 	}
+	// Turns go on across polls: each session's timeline is in file order.
+	for _, session := range []string{"5b1e7f3a-2c4d-4e6f-8a9b-0c1d2e3f4a5b", "9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f"} {
+		timeline, _, err := s2.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID, SessionID: &session, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(timeline); i++ {
+			if prev, e := timeline[i-1], timeline[i]; e.Turn <= prev.Turn || e.Seq < prev.Seq {
+				t.Errorf("session %s: %s (turn %d, seq %d) follows %s (turn %d, seq %d)", session, e.ID, e.Turn, e.Seq, prev.ID, prev.Turn, prev.Seq)
+			}
+		}
+	}
 	sources, err := s2.FindSources(ctx)
 	if err != nil {
 		t.Fatal(err)

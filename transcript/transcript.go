@@ -111,6 +111,10 @@ type Options struct {
 	// reads a file from a checkpoint): the line numbers of a report
 	// continue from it.
 	LineOffset int
+	// LastTurn, when set, gives the last turn a session already has
+	// (follow mode reads a session over many polls), so that the turns of
+	// the events read now continue after it instead of starting at 1.
+	LastTurn func(sessionID string) int
 }
 
 // Report says what a parse read.
@@ -167,8 +171,12 @@ func (p *parser) send(e *governance.Event) error {
 		e.SubjectID = p.opts.Subject
 	}
 	if e.Turn == 0 {
-		p.turns[e.SessionID]++
-		e.Turn = p.turns[e.SessionID]
+		last, seen := p.turns[e.SessionID]
+		if !seen && p.opts.LastTurn != nil {
+			last = p.opts.LastTurn(e.SessionID)
+		}
+		p.turns[e.SessionID] = last + 1
+		e.Turn = last + 1
 	}
 	if e.OccurredAt.IsZero() {
 		e.OccurredAt = p.derivedTime()
