@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mnemo-console/mnemo/governance"
 )
 
@@ -27,22 +30,44 @@ type claudeLine struct {
 }
 
 type claudeMessage struct {
-	ID   string `json:"id"`
-	Role string `json:"role"`
-	// Content is an array of blocks, or a string (Text): see decodeClaude.
-	Content []claudeBlock `json:"content"`
-	Text    string        `json:"-"`
+	ID      string        `json:"id"`
+	Role    string        `json:"role"`
+	Content claudeContent `json:"content"`
+}
+
+// claudeContent is message.content: an array of blocks, or a string (what
+// the person typed).
+type claudeContent struct {
+	Blocks []claudeBlock
+	Text   string
+}
+
+// UnmarshalJSONFrom reads content in the one pass that decodes its line:
+// the next token says which form it has.
+func (c *claudeContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		c.Text = tok.String()
+		return err
+	case '[':
+		return jsonv2.UnmarshalDecode(dec, &c.Blocks)
+	case 'n':
+		_, err := dec.ReadToken()
+		return err
+	}
+	return errors.New("must be a string or an array of blocks")
 }
 
 type claudeBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   *bool           `json:"is_error"`
+	Type      string         `json:"type"`
+	Text      string         `json:"text"`
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Input     jsontext.Value `json:"input"`
+	ToolUseID string         `json:"tool_use_id"`
+	Content   jsontext.Value `json:"content"`
+	IsError   *bool          `json:"is_error"`
 }
 
 // claudeIgnored are line types skipped on purpose: a summary is a title the
@@ -155,7 +180,7 @@ func (c *claudeParser) message(n int, l *claudeLine) error {
 	if session == "" {
 		session = stem(c.opts.Name)
 	}
-	blocks, text := m.Content, m.Text
+	blocks, text := m.Content.Blocks, m.Content.Text
 	if l.Type == "assistant" {
 		return c.assistant(n, l, m, session, at.UTC(), blocks, text)
 	}
@@ -249,7 +274,7 @@ func (c *claudeParser) assistant(n int, l *claudeLine, m *claudeMessage, session
 			parts = append(parts, b.Text)
 		case "tool_use":
 			c.remember(b.ID, b.Name)
-			parts = append(parts, renderCall(b.Name, b.Input))
+			parts = append(parts, renderCall(b.Name, json.RawMessage(b.Input)))
 		}
 	}
 	if c.pending == nil {
@@ -299,50 +324,44 @@ func (c *claudeParser) remember(id, name string) {
 	c.toolOrder = append(c.toolOrder, id)
 }
 
-// decodeClaude decodes one transcript line. It takes message.content to
-// be an array of blocks (assistant messages, tool results), so those lines
-// are decoded in a single pass; when it is a string (what the person
-// typed), encoding/json reports that field alone and a second, small
-// decode reads the string.
+// claudeJSON are the decoding options of a transcript line: like
+// encoding/json, a repeated member name keeps the last value; unlike it,
+// invalid UTF-8 is an error (lines() has already reported it).
+var claudeJSON = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true))
+
+// decodeClaude decodes one transcript line in a single pass, with the
+// streaming decoder of github.com/go-json-experiment/json (the proposed
+// encoding/json/v2): a line is decoded once, content included, where
+// encoding/json validates a line before decoding it and decodes raw
+// content again. It is most of an import's parse time.
 func decodeClaude(line []byte, l *claudeLine) string {
 	if len(line) == 0 || line[0] != '{' {
 		return "invalid JSON: not an object"
 	}
-	err := json.Unmarshal(line, l)
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field == "message.content" && l.Message != nil {
-		var text struct {
-			Message struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		raw := json.RawMessage(nil)
-		if json.Unmarshal(line, &text) == nil {
-			raw = text.Message.Content
-		}
-		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &l.Message.Text) != nil {
+	if err := jsonv2.Unmarshal(line, l, claudeJSON); err != nil {
+		var se *jsonv2.SemanticError
+		if errors.As(err, &se) && se.JSONPointer == "/message/content" {
 			return "message.content must be a string or an array of blocks"
 		}
-		l.Message.Content = nil
-		return ""
-	}
-	if err != nil {
-		return decodeLine(line, l) // the same error, worded for the report
+		if errors.As(err, &se) && se.JSONPointer != "" {
+			return fmt.Sprintf("invalid JSON: field %s must be %s", strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", "."), se.GoType)
+		}
+		return "invalid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
 	}
 	return ""
 }
 
 // toolResultText reads a tool_result's content: a string or text blocks.
-func toolResultText(raw json.RawMessage) string {
+func toolResultText(raw jsontext.Value) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+	if raw[0] == '"' && jsonv2.Unmarshal(raw, &s) == nil {
 		return s
 	}
 	var blocks []claudeBlock
-	if raw[0] == '[' && json.Unmarshal(raw, &blocks) == nil {
+	if raw[0] == '[' && jsonv2.Unmarshal(raw, &blocks, claudeJSON) == nil {
 		var parts []string
 		for _, b := range blocks {
 			if b.Type == "text" {
