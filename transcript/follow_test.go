@@ -1,8 +1,10 @@
 package transcript_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,5 +202,80 @@ func TestFollowHermes(t *testing.T) {
 	}
 	if cp := files[0].Files[0]; cp.Path != "state.db" || cp.Offset != 11 || cp.EndedMark != 1762250406000 {
 		t.Fatalf("checkpoint = %+v", cp)
+	}
+}
+
+// TestFollowRestartExactlyOnce appends a generated transcript in chunks
+// cut at random byte positions (so polls often meet half-written lines),
+// polls between chunks, and closes and reopens the store every few
+// chunks, as a console restarted while its agents write would. In the
+// end every line is stored exactly once, with the text a whole import
+// gives it.
+func TestFollowRestartExactlyOnce(t *testing.T) {
+	ctx := context.Background()
+	dbPath := filepath.Join(t.TempDir(), "db")
+	s, err := store.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Close() }()
+	p := &governance.Project{Slug: "load", Name: "load"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := &store.Source{ProjectID: p.ID, Dir: dir, Format: string(transcript.FormatClaudeCode)}
+	if err := s.EnsureSource(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	const lines = 300
+	body := claudeLines(lines)
+	fh, err := os.OpenFile(filepath.Join(dir, "live.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	rng := rand.New(rand.NewPCG(13, 13))
+	poll := func() {
+		f := &transcript.Follower{Store: s, SourceID: src.ID, ProjectID: p.ID, Dir: dir, Options: transcript.Options{Format: transcript.FormatClaudeCode}}
+		if _, err := f.Poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for pos, chunk := 0, 0; pos < len(body); chunk++ {
+		n := min(len(body)-pos, 1+rng.IntN(3000))
+		if _, err := fh.Write(body[pos : pos+n]); err != nil {
+			t.Fatal(err)
+		}
+		pos += n
+		poll()
+		if chunk%8 == 7 {
+			s.Close()
+			if s, err = store.Open(ctx, dbPath); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	poll()
+	want := map[string]string{}
+	if _, err := transcript.Parse(ctx, bytes.NewReader(body), transcript.Options{Format: transcript.FormatClaudeCode},
+		func(e *governance.Event) error { want[e.ID] = e.Text; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	events, n, err := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Limit: 2 * lines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != lines || len(want) != lines {
+		t.Fatalf("%d events stored, %d in a whole parse; want %d", n, len(want), lines)
+	}
+	for _, e := range events {
+		if want[e.ID] != e.Text {
+			t.Fatalf("event %s = %q, want %q", e.ID, e.Text, want[e.ID])
+		}
+		delete(want, e.ID)
+	}
+	if len(want) != 0 {
+		t.Fatalf("%d events missing", len(want))
 	}
 }
