@@ -377,44 +377,44 @@ func toolResultText(raw jsontext.Value) string {
 // A struct rather than a map: decoding a map of any costs several times as
 // much, and every tool call of an import is rendered.
 type callArgs struct {
-	Arguments   json.RawMessage `json:"arguments"`
-	Command     json.RawMessage `json:"command"`
-	Cmd         json.RawMessage `json:"cmd"`
-	FilePath    json.RawMessage `json:"file_path"`
-	Path        json.RawMessage `json:"path"`
-	Pattern     json.RawMessage `json:"pattern"`
-	URL         json.RawMessage `json:"url"`
-	Query       json.RawMessage `json:"query"`
-	Description json.RawMessage `json:"description"`
-	Prompt      json.RawMessage `json:"prompt"`
+	Arguments   jsontext.Value `json:"arguments"`
+	Command     jsontext.Value `json:"command"`
+	Cmd         jsontext.Value `json:"cmd"`
+	FilePath    jsontext.Value `json:"file_path"`
+	Path        jsontext.Value `json:"path"`
+	Pattern     jsontext.Value `json:"pattern"`
+	URL         jsontext.Value `json:"url"`
+	Query       jsontext.Value `json:"query"`
+	Description jsontext.Value `json:"description"`
+	Prompt      jsontext.Value `json:"prompt"`
 }
 
 // renderCall writes a tool call on one line: its name and the argument that
 // says what it does (a command, a path, a pattern), else compact JSON.
 func renderCall(name string, input json.RawMessage) string {
 	var args callArgs
-	_ = json.Unmarshal(input, &args)
+	_ = jsonv2.Unmarshal(input, &args, claudeJSON)
 	var s string
-	if len(args.Arguments) > 0 && args.Arguments[0] == '"' && json.Unmarshal(args.Arguments, &s) == nil {
+	if len(args.Arguments) > 0 && args.Arguments[0] == '"' && jsonv2.Unmarshal(args.Arguments, &s) == nil {
 		// OpenAI-style: arguments is a JSON string
 		var inner callArgs
-		if json.Unmarshal([]byte(s), &inner) == nil {
+		if jsonv2.Unmarshal([]byte(s), &inner, claudeJSON) == nil {
 			args = inner
 		}
 	}
-	for _, v := range []json.RawMessage{args.Command, args.Cmd, args.FilePath, args.Path, args.Pattern, args.URL, args.Query, args.Description, args.Prompt} {
+	for _, v := range []jsontext.Value{args.Command, args.Cmd, args.FilePath, args.Path, args.Pattern, args.URL, args.Query, args.Description, args.Prompt} {
 		if len(v) == 0 {
 			continue
 		}
 		switch v[0] {
 		case '"':
 			var str string
-			if json.Unmarshal(v, &str) == nil && str != "" {
+			if jsonv2.Unmarshal(v, &str) == nil && str != "" {
 				return "[" + name + "] " + oneLine(str, 300)
 			}
 		case '[':
 			var list []any
-			_ = json.Unmarshal(v, &list)
+			_ = jsonv2.Unmarshal(v, &list)
 			var parts []string
 			for _, p := range list {
 				if s, ok := p.(string); ok {
