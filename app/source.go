@@ -39,7 +39,8 @@ type SourceInput struct {
 	Project string
 	// Dir is the absolute path of a directory this process can read.
 	Dir string
-	// Format is a line format's name ("auto" or "" detects each file's).
+	// Format is a format's name ("auto" or "" detects each file's; a
+	// Hermes state.db in the directory is followed too).
 	Format string
 	// SubjectID is the subject of events whose file names none.
 	SubjectID string
@@ -64,8 +65,8 @@ func (ss Sources) Ensure(ctx context.Context, actor governance.Actor, in SourceI
 		return nil, err
 	}
 	format, err := transcript.ParseFormat(in.Format)
-	if err != nil || format == transcript.FormatHermes {
-		errs["format"] = "Choose a line format (a Hermes state.db is imported, not followed)."
+	if err != nil {
+		errs["format"] = "Choose a format."
 	}
 	dir := filepath.Clean(in.Dir)
 	if st, err := os.Stat(dir); strings.TrimSpace(in.Dir) == "" || !filepath.IsAbs(dir) || err != nil || !st.IsDir() {

@@ -44,7 +44,6 @@ func TestSources(t *testing.T) {
 		}{
 			{app.SourceInput{Project: "travel", Dir: "relative/dir", Format: "codex"}, "dir"},
 			{app.SourceInput{Project: "travel", Dir: filepath.Join(dir, "missing"), Format: "codex"}, "dir"},
-			{app.SourceInput{Project: "travel", Dir: dir, Format: "hermes"}, "format"},
 			{app.SourceInput{Project: "travel", Dir: dir, Format: "word"}, "format"},
 			{app.SourceInput{Project: "nope", Dir: dir, Format: "codex"}, "project"},
 			{app.SourceInput{Dir: dir}, "project"},

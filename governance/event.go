@@ -212,7 +212,10 @@ type SessionFilter struct {
 
 // ImportResult reports what an import or ingest did.
 type ImportResult struct {
-	Inserted   int      `json:"inserted"`
+	Inserted int `json:"inserted"`
+	// Replaced counts stored events whose text was completed by a later
+	// read (follow mode: a message whose last lines came after its first).
+	Replaced   int      `json:"replaced,omitempty"`
 	Skipped    int      `json:"skipped"`
 	SkippedIDs []string `json:"skipped_ids,omitempty"`
 }

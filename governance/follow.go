@@ -19,10 +19,30 @@ type FollowSource struct {
 
 // FollowFile is how far one file of a followed directory has been ingested.
 type FollowFile struct {
-	Path      string
-	Offset    int64
-	Lines     int
+	Path string
+	FollowCheckpoint
 	Events    int
 	LastError string
 	UpdatedAt string
+}
+
+// FollowCheckpoint is where the next poll of a followed file starts. It is
+// stored in the transaction that stores the events read up to it.
+type FollowCheckpoint struct {
+	// Offset is the byte offset after the last complete line read, and
+	// Lines the number of lines before it. For a Hermes state.db, Offset
+	// is the highest message row id read.
+	Offset int64
+	Lines  int
+	// OpenID is the event id of the last message read when more of it may
+	// still be appended (Claude Code writes one API message over several
+	// lines); OpenOffset and OpenLines are where its first line starts.
+	// The next poll reads again from there and the store replaces the
+	// event's text with the whole message's. "" when no message is open.
+	OpenID     string
+	OpenOffset int64
+	OpenLines  int
+	// EndedMark is, for a Hermes state.db, the latest sessions.ended_at
+	// seen (Unix milliseconds): sessions ending later get their end event.
+	EndedMark int64
 }

@@ -123,6 +123,8 @@ type eventWriter struct {
 	res        *governance.ImportResult
 	sessions   map[string]*governance.SessionInfo
 	order      []string
+	// reopen is an event id whose stored text a longer one replaces.
+	reopen string
 }
 
 func newEventWriter(ctx context.Context, tx *Tx, projectID int64, maxSkipped int) (*eventWriter, error) {
@@ -149,6 +151,9 @@ func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
 		return mapError(err, "Event "+e.ID)
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
+		if e.ID == w.reopen && w.reopen != "" {
+			return w.replace(ctx, e)
+		}
 		w.res.Skipped++
 		if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
 			w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
@@ -165,6 +170,29 @@ func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
 		w.order = append(w.order, e.SessionID)
 	}
 	addToSession(si, e)
+	return nil
+}
+
+// replace gives the stored event e.ID the text of e, the same message read
+// again with parts appended since (follow mode). Only a longer text that
+// extends the stored one replaces it, and never the text of an event a
+// forget redacted; the index follows through the update trigger.
+func (w *eventWriter) replace(ctx context.Context, e *governance.Event) error {
+	r, err := w.tx.ExecContext(ctx, `
+		UPDATE events SET text = ? WHERE project_id = ? AND id = ? AND redacted = 0
+			AND length(text) < length(?) AND substr(?, 1, length(text)) = text`,
+		e.Text, w.projectID, e.ID, e.Text, e.Text)
+	if err != nil {
+		return mapError(err, "Event "+e.ID)
+	}
+	if n, _ := r.RowsAffected(); n > 0 {
+		w.res.Replaced++
+		return nil
+	}
+	w.res.Skipped++
+	if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
+		w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
+	}
 	return nil
 }
 

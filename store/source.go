@@ -50,11 +50,11 @@ func (s *Store) FindSources(ctx context.Context) ([]*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: find sources: %w", err)
 	}
-	err = queryAll(ctx, s.read, `SELECT source_id, path, offset, lines, events, last_error, updated_at FROM source_files ORDER BY source_id, path`, nil,
+	err = queryAll(ctx, s.read, `SELECT source_id, `+sourceFileColumns+` FROM source_files ORDER BY source_id, path`, nil,
 		func(r scanner) error {
 			var id int64
 			f := &SourceFile{}
-			if err := r.Scan(&id, &f.Path, &f.Offset, &f.Lines, &f.Events, &f.LastError, &f.UpdatedAt); err != nil {
+			if err := r.Scan(append([]any{&id}, sourceFileFields(f)...)...); err != nil {
 				return err
 			}
 			if src := byID[id]; src != nil {
@@ -71,8 +71,8 @@ func (s *Store) FindSources(ctx context.Context) ([]*Source, error) {
 // FindSourceFile returns a file's checkpoint; a file never seen starts at 0.
 func (s *Store) FindSourceFile(ctx context.Context, sourceID int64, path string) (*SourceFile, error) {
 	f := &SourceFile{Path: path}
-	err := s.db.QueryRowContext(ctx, `SELECT offset, lines, events, last_error, updated_at FROM source_files WHERE source_id = ? AND path = ?`,
-		sourceID, path).Scan(&f.Offset, &f.Lines, &f.Events, &f.LastError, &f.UpdatedAt)
+	err := s.db.QueryRowContext(ctx, `SELECT `+sourceFileColumns+` FROM source_files WHERE source_id = ? AND path = ?`,
+		sourceID, path).Scan(sourceFileFields(f)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return f, nil
 	}
@@ -100,17 +100,24 @@ func (s *Store) SetSourceFileError(ctx context.Context, sourceID int64, path, pr
 }
 
 // ImportChunk stores the events of a followed file's new lines and moves
-// its checkpoint to offset and lines in the same transaction: a crash
-// before the commit leaves both where they were, so the lines are read
-// again and stored once. problem is recorded as the file's last error.
-func (s *Store) ImportChunk(ctx context.Context, projectID, sourceID int64, path string, offset int64, lines int, problem string,
+// its checkpoint to cp in the same transaction: a crash before the commit
+// leaves both where they were, so the lines are read again and stored
+// once. problem is recorded as the file's last error. reopen is the id of
+// the message left open by the previous poll (its OpenID), which this
+// chunk reads again from its first line: when the chunk emits that id with
+// a longer text, the stored event's text is replaced (unless a forget has
+// redacted it) and counted as replaced, not skipped.
+func (s *Store) ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 	produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error) {
-	return s.importStream(ctx, "", projectID, produce, func(ctx context.Context, tx *Tx, res *governance.ImportResult) error {
+	return s.importStream(ctx, "", projectID, reopen, produce, func(ctx context.Context, tx *Tx, res *governance.ImportResult) error {
 		_, err := tx.ExecContext(ctx, `
-			INSERT INTO source_files (source_id, path, offset, lines, events, last_error, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+			INSERT INTO source_files (source_id, path, offset, lines, open_id, open_offset, open_lines, ended_mark, events, last_error, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (source_id, path) DO UPDATE SET offset = excluded.offset, lines = excluded.lines,
-				events = events + excluded.events, last_error = excluded.last_error, updated_at = excluded.updated_at`,
-			sourceID, path, offset, lines, res.Inserted, problem, formatTime(tx.now))
+				open_id = excluded.open_id, open_offset = excluded.open_offset, open_lines = excluded.open_lines,
+				ended_mark = excluded.ended_mark, events = events + excluded.events, last_error = excluded.last_error,
+				updated_at = excluded.updated_at`,
+			sourceID, path, cp.Offset, cp.Lines, cp.OpenID, cp.OpenOffset, cp.OpenLines, cp.EndedMark, res.Inserted, problem, formatTime(tx.now))
 		if err != nil {
 			return fmt.Errorf("store: checkpoint source file: %w", err)
 		}
@@ -118,12 +125,9 @@ func (s *Store) ImportChunk(ctx context.Context, projectID, sourceID int64, path
 	})
 }
 
-// FindSourceFileOffset returns a file's checkpoint: the byte offset after
-// the last ingested line and the number of lines before it.
-func (s *Store) FindSourceFileOffset(ctx context.Context, sourceID int64, path string) (int64, int, error) {
-	f, err := s.FindSourceFile(ctx, sourceID, path)
-	if err != nil {
-		return 0, 0, err
-	}
-	return f.Offset, f.Lines, nil
+// sourceFileColumns are read into a SourceFile by sourceFileFields.
+const sourceFileColumns = `path, offset, lines, open_id, open_offset, open_lines, ended_mark, events, last_error, updated_at`
+
+func sourceFileFields(f *SourceFile) []any {
+	return []any{&f.Path, &f.Offset, &f.Lines, &f.OpenID, &f.OpenOffset, &f.OpenLines, &f.EndedMark, &f.Events, &f.LastError, &f.UpdatedAt}
 }

@@ -3,6 +3,8 @@ package transcript
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"hash/fnv"
 	"regexp"
@@ -79,8 +81,8 @@ type codexWaiting struct {
 // becomes a one-line assistant event, each output a tool event whose status
 // comes from the exit code: in the output's metadata, in "Exit code: N" or
 // "Process exited with code N", or in the exec_command_end of the same call.
-// The session id is session_meta's id (else the file name). Ids are the
-// session id and the line number: rollouts are append-only.
+// The session id is session_meta's id (else the uuid in the file name).
+// Ids never depend on line numbers or the file name (see codexID).
 func parseCodex(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
 	c := &codexParser{parser: newParser(opts, rep, emit), session: codexSessionFromName(opts.Name),
 		tools: map[string]string{}, exits: map[string]int{}}
@@ -117,8 +119,32 @@ func parseCodex(ctx context.Context, br *bufio.Reader, opts Options, rep *Report
 	return c.release(true)
 }
 
+// codexID names an event of the rollout by what it is, never by its line
+// number: a tool call and its output by their call_id, a message by its
+// role, time and text. A session resumed or copied into another file, or a
+// file with lines added before, gives the same ids, so a re-import skips.
+func (c *codexParser) codexID(kind, key string) string {
+	return shortID("cx:", c.session+":"+kind+":"+key)
+}
+
+// messageKey is a message's role, timestamp and text, hashed.
+func messageKey(role governance.Role, at time.Time, text string) string {
+	h := sha256.New()
+	h.Write([]byte(role))
+	h.Write([]byte{0})
+	h.Write([]byte(at.UTC().Format(time.RFC3339Nano)))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
 func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) error {
-	id := func() string { return shortID("cx:", c.session+":"+strconv.Itoa(n)) }
+	callID := func(kind string, role governance.Role, text string) string {
+		if p.CallID != "" {
+			return c.codexID(kind, p.CallID)
+		}
+		return c.codexID(kind, messageKey(role, at, text))
+	}
 	switch typ {
 	case "session_meta":
 		if p.ID != "" {
@@ -142,7 +168,7 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 				c.rep.Ignored++
 				return nil
 			}
-			return c.send(&governance.Event{ID: id(), SessionID: c.session, Role: role, Text: text, OccurredAt: at})
+			return c.send(&governance.Event{ID: c.codexID(string(role), messageKey(role, at, text)), SessionID: c.session, Role: role, Text: text, OccurredAt: at})
 		case "function_call", "custom_tool_call", "local_shell_call":
 			if err := c.release(true); err != nil {
 				return err
@@ -159,7 +185,8 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 			if name == "" {
 				name = "shell"
 			}
-			return c.send(&governance.Event{ID: id(), SessionID: c.session, Role: governance.RoleAssistant, Text: renderCall(name, args), OccurredAt: at})
+			text := renderCall(name, args)
+			return c.send(&governance.Event{ID: callID("call", governance.RoleAssistant, text), SessionID: c.session, Role: governance.RoleAssistant, Text: text, OccurredAt: at})
 		case "function_call_output", "custom_tool_call_output":
 			out, code, ok := codexOutput(p.Output)
 			if !ok {
@@ -173,7 +200,7 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 			if tool == "" {
 				tool = "tool"
 			}
-			e := &governance.Event{ID: id(), SessionID: c.session, Role: governance.RoleTool, Tool: clipTool(tool), Text: out, OccurredAt: at}
+			e := &governance.Event{ID: callID("out", governance.RoleTool, out), SessionID: c.session, Role: governance.RoleTool, Tool: clipTool(tool), Text: out, OccurredAt: at}
 			if code == nil {
 				if x, ok := c.exits[p.CallID]; ok {
 					code = &x
@@ -206,7 +233,7 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 			if err := c.release(true); err != nil {
 				return err
 			}
-			return c.send(&governance.Event{ID: id(), SessionID: c.session, Role: role, Text: text, OccurredAt: at})
+			return c.send(&governance.Event{ID: c.codexID(string(role), messageKey(role, at, text)), SessionID: c.session, Role: role, Text: text, OccurredAt: at})
 		case "exec_command_end":
 			if p.ExitCode != nil && p.CallID != "" {
 				c.setExit(p.CallID, *p.ExitCode)

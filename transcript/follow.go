@@ -19,10 +19,11 @@ import (
 // FollowStore keeps a followed file's checkpoint with its events
 // (store.Store implements it).
 type FollowStore interface {
-	FindSourceFileOffset(ctx context.Context, sourceID int64, path string) (offset int64, lines int, err error)
-	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, offset int64, lines int, problem string,
+	FindSourceFile(ctx context.Context, sourceID int64, path string) (*governance.FollowFile, error)
+	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 	SetSourceFileError(ctx context.Context, sourceID int64, path, problem string) error
+	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
 }
 
 // Limits of follow mode.
@@ -35,13 +36,16 @@ const (
 )
 
 // Follower follows a directory of JSON Lines session files (Claude Code
-// transcripts, Codex rollouts, any line format): each poll reads what was
+// transcripts, Codex rollouts, any line format) and Hermes databases
+// (state.db; see FollowHermes): each poll reads what was
 // appended to each file since its checkpoint, up to the last complete line,
 // and stores the events and the new checkpoint in one transaction. A
 // restart resumes at the checkpoint, so no line is lost or stored twice.
 // Malformed lines are skipped and recorded as the file's last error (a
-// live file cannot be rejected whole). Sessions end by the heartbeat's idle
-// time, or by the source's own end events.
+// live file cannot be rejected whole). Sessions end by the source's own
+// end signals where the format has them (Claude Code's /exit, /quit and
+// /clear; Hermes's sessions.ended_at), otherwise by the heartbeat's idle
+// time (Codex rollouts record no end).
 type Follower struct {
 	Store     FollowStore
 	SourceID  int64
@@ -72,10 +76,9 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") && !strings.HasSuffix(d.Name(), ".ndjson") {
-			return nil
+		if !d.IsDir() && (isLineFile(d.Name()) || f.isHermesFile(d.Name())) {
+			paths = append(paths, path)
 		}
-		paths = append(paths, path)
 		return nil
 	})
 	if err != nil {
@@ -91,7 +94,11 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		n, problem, err := f.pollFile(ctx, p)
+		poll := f.pollFile
+		if f.isHermesFile(filepath.Base(p)) {
+			poll = f.pollHermes
+		}
+		n, problem, err := poll(ctx, p)
 		if err != nil {
 			return res, err
 		}
@@ -104,17 +111,128 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 	return res, nil
 }
 
-// pollFile ingests what was appended to one file since its checkpoint.
-func (f *Follower) pollFile(ctx context.Context, path string) (int, string, error) {
+func isLineFile(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".ndjson")
+}
+
+// isHermesFile reports whether a file is followed as a Hermes database:
+// state.db (Hermes's name for it), or any .db when the format is hermes.
+func (f *Follower) isHermesFile(name string) bool {
+	switch f.Options.Format {
+	case FormatHermes:
+		return strings.HasSuffix(name, ".db")
+	case FormatAuto:
+		return name == "state.db"
+	}
+	return false
+}
+
+// options are the parse options of one poll of path: malformed lines are
+// skipped (a live file cannot be rejected whole) and each session's turns
+// continue from the last one stored, so a session read over many polls is
+// numbered as a whole import numbers it.
+func (f *Follower) options(ctx context.Context, path string, lineOffset int) Options {
+	opts := f.Options
+	opts.Name, opts.LineOffset, opts.SkipMalformed = path, lineOffset, true
+	opts.LastTurn = func(session string) int {
+		filter := governance.EventFilter{ProjectID: &f.ProjectID, SessionID: &session, Limit: 1}
+		_, n, err := f.Store.FindEvents(ctx, filter)
+		if err != nil || n == 0 {
+			return 0
+		}
+		filter.Offset = n - 1 // in session order: the highest turn comes last
+		last, _, err := f.Store.FindEvents(ctx, filter)
+		if err != nil || len(last) == 0 {
+			return n
+		}
+		return max(n, last[0].Turn)
+	}
+	return opts
+}
+
+// relPath is a followed file's path relative to the directory.
+func (f *Follower) relPath(path string) string {
 	rel, err := filepath.Rel(f.Dir, path)
 	if err != nil {
 		rel = path
 	}
-	rel = filepath.ToSlash(rel)
-	offset, lineCount, err := f.Store.FindSourceFileOffset(ctx, f.SourceID, rel)
+	return filepath.ToSlash(rel)
+}
+
+// pollHermes ingests what a followed Hermes state.db gained since its
+// checkpoint (FollowHermes): new message rows and sessions that ended.
+func (f *Follower) pollHermes(ctx context.Context, path string) (int, string, error) {
+	rel := f.relPath(path)
+	ff, err := f.Store.FindSourceFile(ctx, f.SourceID, rel)
 	if err != nil {
 		return 0, "", err
 	}
+	opts := f.options(ctx, path, 0)
+	var events []*governance.Event
+	rep, next, err := FollowHermes(ctx, path, ff.FollowCheckpoint, opts, func(e *governance.Event) error {
+		events = append(events, e)
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, "", ctx.Err()
+		}
+		// A busy, locked or foreign database: say so on the Sources page and
+		// try again at the next poll.
+		msg := err.Error()
+		if governance.ErrorCode(err) != governance.EINTERNAL {
+			msg = governance.ErrorMessage(err)
+		}
+		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
+	}
+	if len(events) == 0 && next == ff.FollowCheckpoint && rep.MalformedCount == 0 {
+		return 0, "", nil
+	}
+	problem := malformedProblem(rep)
+	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, "", problem, emitAll(events))
+	if err != nil {
+		msg := governance.ErrorMessage(err)
+		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
+	}
+	return ires.Inserted, problem, nil
+}
+
+// malformedProblem summarises the malformed lines of a followed chunk.
+func malformedProblem(rep *Report) string {
+	if rep.MalformedCount == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
+	for _, l := range rep.Malformed {
+		fmt.Fprintf(&b, " line %d (%s);", l.Line, strings.Join(l.Problems, "; "))
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+func emitAll(events []*governance.Event) func(emit func(*governance.Event) error) error {
+	return func(emit func(*governance.Event) error) error {
+		for _, e := range events {
+			if err := emit(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// pollFile ingests what was appended to one file since its checkpoint.
+// When the previous poll ended inside a message that may still grow (a
+// Claude Code assistant message written over several lines), it reads
+// again from that message's first line, so the message's event gets every
+// part (the store completes its text; the id stays the message's).
+func (f *Follower) pollFile(ctx context.Context, path string) (int, string, error) {
+	rel := f.relPath(path)
+	ff, err := f.Store.FindSourceFile(ctx, f.SourceID, rel)
+	if err != nil {
+		return 0, "", err
+	}
+	cp := ff.FollowCheckpoint
 	fh, err := os.Open(path)
 	if err != nil {
 		return 0, err.Error(), f.Store.SetSourceFileError(ctx, f.SourceID, rel, err.Error())
@@ -124,76 +242,88 @@ func (f *Follower) pollFile(ctx context.Context, path string) (int, string, erro
 	if err != nil {
 		return 0, "", err
 	}
-	if st.Size() < offset {
+	if st.Size() < cp.Offset {
 		// Truncated or replaced: read it again from the start; ids that are
 		// already stored are skipped.
-		offset, lineCount = 0, 0
+		cp = governance.FollowCheckpoint{}
 	}
-	if st.Size() == offset {
+	if st.Size() == cp.Offset {
 		return 0, "", nil
+	}
+	start, startLines, reopen := cp.Offset, cp.Lines, ""
+	if cp.OpenID != "" && cp.OpenOffset <= cp.Offset {
+		start, startLines, reopen = cp.OpenOffset, cp.OpenLines, cp.OpenID
 	}
 	limit := f.MaxChunkBytes
 	if limit <= 0 {
 		limit = DefaultMaxChunkBytes
 	}
-	avail := st.Size() - offset
-	buf := make([]byte, min(limit, avail))
-	n, err := fh.ReadAt(buf, offset)
+	avail := st.Size() - start
+	buf := make([]byte, min(limit+cp.Offset-start, avail))
+	n, err := fh.ReadAt(buf, start)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, "", fmt.Errorf("transcript: read %s: %w", path, err)
 	}
 	buf = buf[:n]
 	end := bytes.LastIndexByte(buf, '\n')
-	problem := ""
-	if end < 0 {
-		if avail < limit {
+	if start+int64(end+1) <= cp.Offset {
+		if st.Size()-cp.Offset < limit {
 			return 0, "", nil // a line still being written
 		}
 		// No end of line within the limit: skip the over-long line.
-		problem = fmt.Sprintf("line %d is longer than %d bytes; skipped", lineCount+1, len(buf))
-		return 0, problem, f.skipLongLine(ctx, fh, rel, offset+int64(n), lineCount, problem)
+		problem := fmt.Sprintf("line %d is longer than %d bytes; skipped", cp.Lines+1, limit)
+		return 0, problem, f.skipLongLine(ctx, fh, rel, cp, problem)
 	}
 	chunk := buf[:end+1]
-	newLines := lineCount + bytes.Count(chunk, []byte{'\n'})
-	opts := f.Options
-	opts.Name, opts.LineOffset, opts.SkipMalformed = path, lineCount, true
-	var rep *Report
-	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, offset+int64(len(chunk)), newLines, "",
-		func(emit func(*governance.Event) error) error {
-			var perr error
-			rep, perr = Parse(ctx, bytes.NewReader(chunk), opts, emit)
-			if perr != nil {
-				return perr
-			}
-			if rep.MalformedCount > 0 {
-				var b strings.Builder
-				fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
-				for _, l := range rep.Malformed {
-					fmt.Fprintf(&b, " line %d (%s);", l.Line, strings.Join(l.Problems, "; "))
-				}
-				problem = strings.TrimSuffix(b.String(), ";")
-			}
-			return nil
-		})
+	opts := f.options(ctx, path, startLines)
+	// The chunk is parsed before the transaction opens (its events are at
+	// most MaxChunkBytes of text): the checkpoint depends on where the
+	// parse ended.
+	var events []*governance.Event
+	rep, err := Parse(ctx, bytes.NewReader(chunk), opts, func(e *governance.Event) error {
+		events = append(events, e)
+		return nil
+	})
+	if err != nil {
+		return 0, "", err
+	}
+	next := governance.FollowCheckpoint{Offset: start + int64(len(chunk)), Lines: startLines + bytes.Count(chunk, []byte{'\n'}), EndedMark: cp.EndedMark}
+	if rep.OpenID != "" {
+		next.OpenID, next.OpenLines = rep.OpenID, rep.OpenLine-1
+		next.OpenOffset = start + int64(lineStart(chunk, rep.OpenLine-1-startLines))
+	}
+	problem := malformedProblem(rep)
+	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, reopen, problem, emitAll(events))
 	if err != nil {
 		msg := governance.ErrorMessage(err)
 		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
 	}
-	if problem != "" {
-		if err := f.Store.SetSourceFileError(ctx, f.SourceID, rel, problem); err != nil {
-			return 0, "", err
-		}
-	}
-	return ires.Inserted, problem, nil
+	return ires.Inserted + ires.Replaced, problem, nil
 }
 
-// skipLongLine moves the checkpoint past the next end of line after from.
-func (f *Follower) skipLongLine(ctx context.Context, fh *os.File, rel string, from int64, lineCount int, problem string) error {
+// lineStart is the byte offset in chunk where the line after the first k
+// lines begins.
+func lineStart(chunk []byte, k int) int {
+	pos := 0
+	for range k {
+		i := bytes.IndexByte(chunk[pos:], '\n')
+		if i < 0 {
+			return len(chunk)
+		}
+		pos += i + 1
+	}
+	return pos
+}
+
+// skipLongLine moves the checkpoint past the next end of line after the
+// checkpoint (closing any open message: its next part is what is skipped).
+func (f *Follower) skipLongLine(ctx context.Context, fh *os.File, rel string, cp governance.FollowCheckpoint, problem string) error {
 	buf := make([]byte, 64<<10)
-	for pos := from; ; {
+	for pos := cp.Offset; ; {
 		n, err := fh.ReadAt(buf, pos)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			_, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, pos+int64(i)+1, lineCount+1, problem,
+			next := governance.FollowCheckpoint{Offset: pos + int64(i) + 1, Lines: cp.Lines + 1, EndedMark: cp.EndedMark}
+			_, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, "", problem,
 				func(func(*governance.Event) error) error { return nil })
 			return err
 		}

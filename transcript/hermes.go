@@ -55,20 +55,11 @@ func IsSQLite(head []byte) bool { return len(head) >= 16 && string(head[:16]) ==
 // message row id. Ids are "hm:<session>:<row id>".
 func parseHermes(ctx context.Context, path string, opts Options, emit Emit) (*Report, error) {
 	rep := &Report{Format: FormatHermes}
-	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)"}).String()
-	db, err := sql.Open("sqlite", dsn)
+	db, err := openHermes(ctx, path)
 	if err != nil {
-		return rep, fmt.Errorf("transcript: open hermes db: %w", err)
+		return rep, err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
-	var tables int
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'messages')`).Scan(&tables); err != nil {
-		return rep, governance.Errorf(governance.EINVALID, "The file is not a readable SQLite database.")
-	}
-	if tables != 2 {
-		return rep, governance.Errorf(governance.EINVALID, "The database has no Hermes sessions and messages tables.")
-	}
 	// One pass over messages joined to their session, ordered by session
 	// start: rows stream, nothing is held but the current session.
 	rows, err := db.QueryContext(ctx, `
@@ -121,34 +112,10 @@ func parseHermes(ctx context.Context, path string, opts Options, emit Emit) (*Re
 			sessionCount++
 		}
 		lastRow = id
-		c.line = int(id)
-		msg := map[string]any{"role": role}
-		if content.Valid {
-			msg["content"] = content.String
-		}
-		if callID.Valid {
-			msg["tool_call_id"] = callID.String
-		}
-		if toolNm.Valid {
-			msg["name"] = toolNm.String
-		}
-		if toolCalls.Valid && toolCalls.String != "" {
-			msg["tool_calls"] = json.RawMessage(toolCallsJSON(toolCalls.String))
-		}
-		raw, _ := json.Marshal(msg)
-		at := unixTime(ts.Float64, time.Time{})
-		if !at.IsZero() {
+		if at := unixTime(ts.Float64, time.Time{}); !at.IsZero() {
 			lastAt = at
 		}
-		fill := func(e *governance.Event) {
-			e.ID = shortID("hm:", session+":"+strconv.FormatInt(id, 10))
-			e.SubjectID = user
-			e.OccurredAt = at
-			if role == "tool" && e.Status == "" {
-				e.Status = governance.StatusPassed // Hermes stores failures with exit_code or error
-			}
-		}
-		if err := c.message(int(id), session, "", raw, fill); err != nil {
+		if err := c.hermesMessage(id, session, user, role, content, callID, toolCalls, toolNm, ts); err != nil {
 			return rep, err
 		}
 	}
@@ -159,6 +126,149 @@ func parseHermes(ctx context.Context, path string, opts Options, emit Emit) (*Re
 		return rep, err
 	}
 	return rep, finish(rep, opts)
+}
+
+// openHermes opens a Hermes state.db read-only (query_only as well: this
+// process never writes to another program's database; in WAL mode a
+// reader neither blocks Hermes nor sees a half-written transaction) and
+// checks that it has Hermes's tables.
+func openHermes(ctx context.Context, path string) (*sql.DB, error) {
+	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)"}).String()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: open hermes db: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	var tables int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'messages')`).Scan(&tables); err != nil {
+		db.Close()
+		return nil, governance.Errorf(governance.EINVALID, "The file is not a readable SQLite database.")
+	}
+	if tables != 2 {
+		db.Close()
+		return nil, governance.Errorf(governance.EINVALID, "The database has no Hermes sessions and messages tables.")
+	}
+	return db, nil
+}
+
+// hermesMessage turns one row of Hermes's messages table into events: the
+// row is a chat message; its id is "hm:<session>:<row id>".
+func (c *chatParser) hermesMessage(id int64, session, user, role string, content, callID, toolCalls, toolNm sql.NullString, ts sql.NullFloat64) error {
+	c.line = int(id)
+	msg := map[string]any{"role": role}
+	if content.Valid {
+		msg["content"] = content.String
+	}
+	if callID.Valid {
+		msg["tool_call_id"] = callID.String
+	}
+	if toolNm.Valid {
+		msg["name"] = toolNm.String
+	}
+	if toolCalls.Valid && toolCalls.String != "" {
+		msg["tool_calls"] = json.RawMessage(toolCallsJSON(toolCalls.String))
+	}
+	raw, _ := json.Marshal(msg)
+	at := unixTime(ts.Float64, time.Time{})
+	fill := func(e *governance.Event) {
+		e.ID = shortID("hm:", session+":"+strconv.FormatInt(id, 10))
+		e.SubjectID = user
+		e.OccurredAt = at
+		if role == "tool" && e.Status == "" {
+			e.Status = governance.StatusPassed // Hermes stores failures with exit_code or error
+		}
+	}
+	return c.message(int(id), session, "", raw, fill)
+}
+
+// hermesFollowRows bounds the messages one poll of a followed state.db
+// reads (the rest come at the next polls).
+const hermesFollowRows = 5000
+
+// FollowHermes reads what a Hermes state.db gained since cp: the messages
+// whose row id is above cp.Offset (in row id order, at most
+// hermesFollowRows), then, once no message is left behind, a session_end
+// for every session that ended since cp.EndedMark (sessions.ended_at, in
+// milliseconds). Both are read in one read transaction, a consistent
+// snapshot of the live database. It returns the checkpoint after what it
+// read; ids are those of a whole import, so the two never duplicate each
+// other.
+func FollowHermes(ctx context.Context, path string, cp governance.FollowCheckpoint, opts Options, emit Emit) (*Report, governance.FollowCheckpoint, error) {
+	rep := &Report{Format: FormatHermes}
+	db, err := openHermes(ctx, path)
+	if err != nil {
+		return rep, cp, err
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return rep, cp, fmt.Errorf("transcript: read hermes db: %w", err)
+	}
+	defer tx.Rollback()
+	c := newChatParser(opts, rep, emit)
+	rows, err := tx.QueryContext(ctx, `
+		SELECT m.id, m.session_id, COALESCE(s.user_id, ''), m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.timestamp
+		FROM messages m JOIN sessions s ON s.id = m.session_id
+		WHERE m.id > ? ORDER BY m.id LIMIT ?`, cp.Offset, hermesFollowRows)
+	if err != nil {
+		return rep, cp, fmt.Errorf("transcript: read hermes messages: %w", err)
+	}
+	next := cp
+	for rows.Next() {
+		var (
+			id                                 int64
+			session, user, role                string
+			content, callID, toolCalls, toolNm sql.NullString
+			ts                                 sql.NullFloat64
+		)
+		if err := rows.Scan(&id, &session, &user, &role, &content, &callID, &toolCalls, &toolNm, &ts); err != nil {
+			rows.Close()
+			return rep, cp, fmt.Errorf("transcript: scan hermes message: %w", err)
+		}
+		rep.Lines++
+		if err := c.hermesMessage(id, session, user, role, content, callID, toolCalls, toolNm, ts); err != nil {
+			rows.Close()
+			return rep, cp, err
+		}
+		next.Offset, next.Lines = id, next.Lines+1
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return rep, cp, fmt.Errorf("transcript: read hermes messages: %w", err)
+	}
+	if rep.Lines == hermesFollowRows {
+		return rep, next, nil // sessions end once their messages are all read
+	}
+	ends, err := tx.QueryContext(ctx, `
+		SELECT s.id, COALESCE(s.user_id, ''), s.ended_at, COALESCE(s.end_reason, ''),
+			(SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id)
+		FROM sessions s
+		WHERE s.ended_at IS NOT NULL AND CAST(s.ended_at * 1000 AS INTEGER) > ?
+			AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
+		ORDER BY s.ended_at, s.id`, cp.EndedMark)
+	if err != nil {
+		return rep, cp, fmt.Errorf("transcript: read hermes sessions: %w", err)
+	}
+	defer ends.Close()
+	for ends.Next() {
+		var (
+			session, user, reason string
+			ended                 float64
+			last                  sql.NullFloat64
+		)
+		if err := ends.Scan(&session, &user, &ended, &reason, &last); err != nil {
+			return rep, cp, fmt.Errorf("transcript: scan hermes session: %w", err)
+		}
+		if err := c.send(&governance.Event{ID: shortID("hm:", session+":end"), SessionID: session, SubjectID: user,
+			Kind: governance.KindSessionEnd, Text: reason, OccurredAt: unixTime(ended, unixTime(last.Float64, time.Time{}))}); err != nil {
+			return rep, cp, err
+		}
+		next.EndedMark = max(next.EndedMark, int64(ended*1000))
+	}
+	if err := ends.Err(); err != nil {
+		return rep, cp, fmt.Errorf("transcript: read hermes sessions: %w", err)
+	}
+	return rep, next, nil
 }
 
 // toolCallsJSON keeps a stored tool_calls value that is JSON, and wraps one

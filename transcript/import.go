@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -47,7 +48,7 @@ func ImportFile(ctx context.Context, sink Sink, actor string, projectID int64, p
 func run(ctx context.Context, sink Sink, actor string, projectID int64, opts Options, parse func(Emit) (*Report, error)) (*Result, error) {
 	res := &Result{}
 	ir, err := sink.ImportStream(ctx, actor, projectID, func(emit func(*governance.Event) error) error {
-		rep, err := parse(emit)
+		rep, err := pipe(ctx, parse, emit)
 		if rep != nil {
 			res.Report = *rep
 		}
@@ -80,4 +81,73 @@ func importViaTempFile(ctx context.Context, sink Sink, actor string, projectID i
 		opts.Name = "state.db"
 	}
 	return ImportFile(ctx, sink, actor, projectID, f.Name(), opts)
+}
+
+// Pipelining: events travel from the parser to the store in batches of
+// pipeBatch, at most pipeDepth batches ahead of the store.
+const (
+	pipeBatch = 256
+	pipeDepth = 4
+)
+
+// pipe runs parse in a goroutine of its own and hands its events to store
+// in file order, so decoding the next lines overlaps with writing the last
+// ones (the store's transaction stays on the calling goroutine). At most
+// pipeBatch×(pipeDepth+2) events are in flight, so memory stays bounded.
+// A store error stops the parse; a parse error is returned after every
+// event emitted before it was stored (the caller's transaction then rolls
+// them back, as it would without the pipe).
+func pipe(ctx context.Context, parse func(Emit) (*Report, error), store Emit) (*Report, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []*governance.Event, pipeDepth)
+	var (
+		rep  *Report
+		perr error
+		wg   sync.WaitGroup
+	)
+	wg.Go(func() {
+		defer close(batches)
+		batch := make([]*governance.Event, 0, pipeBatch)
+		send := func() error {
+			select {
+			case batches <- batch:
+				batch = make([]*governance.Event, 0, pipeBatch)
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		rep, perr = parse(func(e *governance.Event) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			batch = append(batch, e)
+			if len(batch) == pipeBatch {
+				return send()
+			}
+			return nil
+		})
+		if len(batch) > 0 {
+			if err := send(); err != nil && perr == nil {
+				perr = err
+			}
+		}
+	})
+	var serr error
+	for b := range batches {
+		for _, e := range b {
+			if serr != nil {
+				break // drain what is in flight; the parse is stopping
+			}
+			if serr = store(e); serr != nil {
+				cancel()
+			}
+		}
+	}
+	wg.Wait()
+	if serr != nil {
+		return rep, serr
+	}
+	return rep, perr
 }

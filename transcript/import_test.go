@@ -189,3 +189,69 @@ func TestImport(t *testing.T) {
 		}
 	})
 }
+
+// TestReimportMovedFile imports a Codex rollout and an OpenAI conversation,
+// then the same sessions from renamed files with lines added before them
+// (Codex: a line of the harness's; OpenAI: a conversation before it in a
+// JSON Lines file). Every event is skipped: ids depend neither on line
+// numbers nor on file names.
+func TestReimportMovedFile(t *testing.T) {
+	ctx := context.Background()
+	s := sqlitetest.Open(t)
+	p := &governance.Project{Slug: "shop", Name: "shop"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, body []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	imp := func(path string, format transcript.Format) *transcript.Result {
+		t.Helper()
+		res, err := transcript.ImportFile(ctx, s, "cli", p.ID, path, transcript.Options{Format: format, SkipMalformed: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	t.Run("Codex", func(t *testing.T) {
+		rollout, err := os.ReadFile(filepath.Join("testdata", "codex-rollout.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := imp(write("rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl", rollout), transcript.FormatCodex)
+		if first.Inserted == 0 {
+			t.Fatalf("first import = %+v", first)
+		}
+		// session_meta names the session, so the new name does not matter;
+		// the extra lines shift every line number.
+		extra := `{"timestamp":"2025-10-29T00:59:38.000Z","type":"turn_context","payload":{"cwd":"/home/dev/api","model":"gpt-5-codex"}}` + "\n"
+		moved := append([]byte(extra+extra), rollout...)
+		again := imp(write("resumed.jsonl", moved), transcript.FormatCodex)
+		if again.Inserted != 0 || again.Skipped != first.Inserted {
+			t.Fatalf("re-import from a moved file = %+v, first = %+v", again, first)
+		}
+	})
+	t.Run("OpenAI", func(t *testing.T) {
+		conv := `[{"role":"system","content":"You are a coding assistant."},` +
+			`{"role":"user","content":"Fix the flaky test, and from now on run it three times before you say it passes."},` +
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"call_9","type":"function","function":{"name":"run","arguments":"{\"command\":\"go test -count=3 ./...\"}"}}]},` +
+			`{"role":"tool","tool_call_id":"call_9","content":"{\"exit_code\":0}"},` +
+			`{"role":"assistant","content":"It passed three times."}]`
+		first := imp(write("chat.json", []byte(conv)), transcript.FormatOpenAI)
+		if first.Inserted != 4 {
+			t.Fatalf("first import = %+v", first)
+		}
+		other := `{"messages":[{"role":"user","content":"What does this regexp match?"}]}`
+		lines := other + "\n" + `{"messages":` + conv + "}\n"
+		again := imp(write("export-2025-11.jsonl", []byte(lines)), transcript.FormatOpenAI)
+		if again.Inserted != 1 || again.Skipped != 4 {
+			t.Fatalf("re-import from another file = %+v", again)
+		}
+	})
+}

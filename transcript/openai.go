@@ -3,9 +3,13 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"strconv"
 	"strings"
@@ -41,6 +45,37 @@ type chatParser struct {
 	*parser
 	tools map[string]string
 	order []string
+	// conv derives the session of a conversation that names none.
+	conv *convKey
+}
+
+// convKey derives a conversation's session id from its opening: the role
+// and text of every message up to and including the first one that becomes
+// an event (the system prompt and the first thing said). The file's name
+// plays no part, so the same conversation imported from a moved or renamed
+// file, or from a longer log of it, gets the same ids and is skipped.
+type convKey struct {
+	h  hash.Hash
+	id string
+}
+
+func newConvKey() *convKey { return &convKey{h: sha256.New()} }
+
+func (k *convKey) add(role, text string) {
+	if k.id != "" {
+		return
+	}
+	k.h.Write([]byte(role))
+	k.h.Write([]byte{0})
+	k.h.Write([]byte(text))
+	k.h.Write([]byte{0})
+}
+
+func (k *convKey) session() string {
+	if k.id == "" {
+		k.id = "chat-" + hex.EncodeToString(k.h.Sum(nil)[:10])
+	}
+	return k.id
 }
 
 func newChatParser(opts Options, rep *Report, emit Emit) *chatParser {
@@ -51,25 +86,29 @@ func newChatParser(opts Options, rep *Report, emit Emit) *chatParser {
 // object with a "messages" array, or JSON Lines with one such object per
 // line (each line a conversation). Messages are numbered from 1 (the
 // report's "line" is the message number, or the line of a JSON Lines file).
-// The session is the file name (with the line number for JSON Lines) and
-// ids are the session and the message number. There are no timestamps: each
+// A conversation object's "id", "conversation_id" or "session_id" is its
+// session; otherwise the session is derived from the conversation's opening
+// (convKey), never from the file name or the line. Ids are the session and
+// the message's number in the conversation. There are no timestamps: each
 // message gets the import time plus its number in milliseconds.
 func parseOpenAI(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
 	c := newChatParser(opts, rep, emit)
-	session := stem(opts.Name)
 	head, _ := br.Peek(64 << 10)
 	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return c.stream(ctx, br, session, false)
+		return c.stream(ctx, br, false)
 	}
 	firstLine, _, _ := bytes.Cut(trimmed, []byte("\n"))
 	if len(trimmed) > 0 && trimmed[0] == '{' && !json.Valid(bytes.TrimSpace(firstLine)) {
-		return c.stream(ctx, br, session, true) // one pretty-printed object
+		return c.stream(ctx, br, true) // one pretty-printed object
 	}
 	return lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
 		var conv struct {
-			Messages []json.RawMessage `json:"messages"`
+			ID             string            `json:"id"`
+			ConversationID string            `json:"conversation_id"`
+			SessionID      string            `json:"session_id"`
+			Messages       []json.RawMessage `json:"messages"`
 		}
 		if msg := decodeLine(line, &conv); msg != "" {
 			rep.bad(n, msg)
@@ -79,9 +118,13 @@ func parseOpenAI(ctx context.Context, br *bufio.Reader, opts Options, rep *Repor
 			rep.bad(n, "the object has no \"messages\" array")
 			return nil
 		}
-		sess := session + ":" + strconv.Itoa(n)
+		session := cmp.Or(conv.SessionID, conv.ConversationID, conv.ID)
+		c.conv = nil
+		if session == "" {
+			c.conv = newConvKey()
+		}
 		for i, raw := range conv.Messages {
-			if err := c.message(n, sess, sess+":"+strconv.Itoa(i+1), raw, nil); err != nil {
+			if err := c.message(n, session, strconv.Itoa(i+1), raw, nil); err != nil {
 				return err
 			}
 		}
@@ -91,7 +134,8 @@ func parseOpenAI(ctx context.Context, br *bufio.Reader, opts Options, rep *Repor
 
 // stream walks a top-level array of messages (or, when inObject, finds the
 // "messages" key of a top-level object first) one message at a time.
-func (c *chatParser) stream(ctx context.Context, r io.Reader, session string, inObject bool) error {
+func (c *chatParser) stream(ctx context.Context, r io.Reader, inObject bool) error {
+	c.conv = newConvKey()
 	dec := json.NewDecoder(r)
 	if _, err := dec.Token(); err != nil {
 		c.rep.bad(1, "invalid JSON: "+err.Error())
@@ -115,16 +159,17 @@ func (c *chatParser) stream(ctx context.Context, r io.Reader, session string, in
 		}
 		c.rep.Lines++
 		c.line = n
-		if err := c.message(n, session, session+":"+strconv.Itoa(n), raw, nil); err != nil {
+		if err := c.message(n, "", strconv.Itoa(n), raw, nil); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// message turns one chat message into events; extra fills what the chat
-// format lacks (Hermes gives timestamps and session ends).
-func (c *chatParser) message(n int, session, id string, raw json.RawMessage, fill func(*governance.Event)) error {
+// message turns one chat message into events; fill sets what the chat
+// format lacks (Hermes gives ids, timestamps and session ends). The event
+// id is the session and number; an empty session is derived (c.conv).
+func (c *chatParser) message(n int, session, number string, raw json.RawMessage, fill func(*governance.Event)) error {
 	var m chatMessage
 	if msg := decodeLine(raw, &m); msg != "" {
 		c.rep.bad(n, msg)
@@ -140,7 +185,10 @@ func (c *chatParser) message(n int, session, id string, raw json.RawMessage, fil
 		c.rep.bad(n, "tool_calls must be an array of tool calls")
 		return nil
 	}
-	e := &governance.Event{ID: shortID("oa:", id), SessionID: session}
+	if session == "" && c.conv != nil {
+		c.conv.add(m.Role, text)
+	}
+	e := &governance.Event{}
 	switch m.Role {
 	case "user":
 		e.Role = governance.RoleUser
@@ -188,6 +236,10 @@ func (c *chatParser) message(n int, session, id string, raw json.RawMessage, fil
 		return nil
 	}
 	e.Text = text
+	if session == "" && c.conv != nil {
+		session = c.conv.session()
+	}
+	e.ID, e.SessionID = shortID("oa:", session+":"+number), session
 	if fill != nil {
 		fill(e)
 	}

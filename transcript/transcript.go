@@ -6,8 +6,10 @@
 // Every parser streams: it reads one line (or one message, or one row) at a
 // time and hands each event to a callback, so memory stays bounded whatever
 // the size of the file. Event ids are derived from the source (a line's
-// uuid, a tool call's id, a row id, or the line number of an append-only
-// file), so importing the same file twice skips what is already present.
+// uuid, an API message's id, a tool call's id, a row id, a hash of a
+// message's role, time and text), never from a line number or a file name,
+// so importing the same session twice, from wherever, skips what is
+// already present.
 //
 // Malformed lines are reported by number. By default a file with any
 // malformed line is rejected whole (the parser reads to the end so that every
@@ -106,9 +108,13 @@ type Options struct {
 	// position in the file in milliseconds, so file order is kept.
 	Now time.Time
 	// LineOffset is the number of lines before the input (follow mode
-	// reads a file from a checkpoint): line numbers, and the ids derived
-	// from them, continue from it.
+	// reads a file from a checkpoint): the line numbers of a report
+	// continue from it.
 	LineOffset int
+	// LastTurn, when set, gives the last turn a session already has
+	// (follow mode reads a session over many polls), so that the turns of
+	// the events read now continue after it instead of starting at 1.
+	LastTurn func(sessionID string) int
 }
 
 // Report says what a parse read.
@@ -126,6 +132,13 @@ type Report struct {
 	MalformedCount int                    `json:"malformed_count"`
 	// Project is the project named by the file (seed format), if any.
 	Project string `json:"project,omitempty"`
+	// OpenID is the id of the message the input ended in when more of it
+	// may follow (a Claude Code assistant message: its lines share
+	// message.id), and OpenLine the number of its first line. Follow mode
+	// reads again from there at its next poll; a whole-file import ignores
+	// them.
+	OpenID   string `json:"-"`
+	OpenLine int    `json:"-"`
 }
 
 func (r *Report) bad(line int, problems ...string) {
@@ -158,8 +171,12 @@ func (p *parser) send(e *governance.Event) error {
 		e.SubjectID = p.opts.Subject
 	}
 	if e.Turn == 0 {
-		p.turns[e.SessionID]++
-		e.Turn = p.turns[e.SessionID]
+		last, seen := p.turns[e.SessionID]
+		if !seen && p.opts.LastTurn != nil {
+			last = p.opts.LastTurn(e.SessionID)
+		}
+		p.turns[e.SessionID] = last + 1
+		e.Turn = last + 1
 	}
 	if e.OccurredAt.IsZero() {
 		e.OccurredAt = p.derivedTime()

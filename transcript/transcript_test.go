@@ -274,7 +274,9 @@ func TestParseOpenAI(t *testing.T) {
 	if rep.Format != transcript.FormatOpenAI || rep.Ignored != 1 || !slices.Equal(malformedLines(rep), []int{6}) || len(events) != 4 {
 		t.Fatalf("report = %+v, %d events", rep, len(events))
 	}
-	if tool := events[2]; tool.Tool != "run" || tool.Status != governance.StatusFailed || tool.ID != "oa:chat:4" {
+	// The session comes from the conversation's opening, not the file name.
+	if tool := events[2]; tool.Tool != "run" || tool.Status != governance.StatusFailed || !strings.HasPrefix(tool.SessionID, "chat-") ||
+		tool.ID != "oa:"+tool.SessionID+":4" {
 		t.Errorf("tool event = %+v", tool)
 	}
 	if events[1].Text != "[run] golangci-lint run" {
@@ -306,5 +308,27 @@ func TestDetect(t *testing.T) {
 	}
 	if _, err := transcript.ParseFormat("word"); governance.ErrorCode(err) != governance.EINVALID {
 		t.Errorf("unknown format: err = %v", err)
+	}
+}
+
+// TestClaudeCodeEndCommand: the echo of /exit (or /quit, /clear) that
+// Claude Code writes as a user line ends its session with a session_end
+// event; other command echoes are skipped as before.
+func TestClaudeCodeEndCommand(t *testing.T) {
+	body := `{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s-1","version":"2.0.14","type":"user","message":{"role":"user","content":"Fix the flaky test."},"uuid":"u1","timestamp":"2025-11-03T09:00:00.000Z"}
+{"parentUuid":"u1","isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s-1","version":"2.0.14","type":"user","message":{"role":"user","content":"<command-name>/model</command-name>\n            <command-message>model</command-message>\n            <command-args></command-args>"},"uuid":"u2","timestamp":"2025-11-03T09:01:00.000Z"}
+{"parentUuid":"u2","isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s-1","version":"2.0.14","type":"user","message":{"role":"user","content":"<command-name>/exit</command-name>\n            <command-message>exit</command-message>\n            <command-args></command-args>"},"uuid":"u3","timestamp":"2025-11-03T09:02:00.000Z"}
+`
+	var events []*governance.Event
+	rep, err := transcript.Parse(context.Background(), strings.NewReader(body), transcript.Options{Format: transcript.FormatClaudeCode},
+		func(e *governance.Event) error { events = append(events, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 2 || rep.Ignored != 1 {
+		t.Fatalf("%d events, %d ignored; want the message and the end, the /model echo ignored", len(events), rep.Ignored)
+	}
+	if end := events[1]; end.Kind != governance.KindSessionEnd || end.ID != "cc:u3" || end.SessionID != "s-1" || end.Text != "exit" {
+		t.Fatalf("end = %+v", end)
 	}
 }

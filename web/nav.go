@@ -42,6 +42,7 @@ var navigation = []navEntry{
 	{key: "projects", label: "Projects", url: "/admin/projects", show: isAdmin, group: groupAdmin},
 	{key: "audit", label: "Audit", url: "/audit", show: isReviewer, group: groupAdmin},
 	{key: "import", label: "Import", url: "/admin/import", show: isAdmin, group: groupAdmin},
+	{key: "sources", label: "Sources", url: "/admin/sources", show: isAdmin, group: groupAdmin},
 	{key: "forget-subject", label: "Forget a subject", url: "/admin/forget", show: isAdmin, group: groupAdmin},
 }
 

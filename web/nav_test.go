@@ -26,6 +26,9 @@ func TestNavigation(t *testing.T) {
 		if doc.Find(testid("nav-group-Admin")+" "+testid("nav-import")).Length() != 1 {
 			t.Fatal("Import is not in the Admin menu")
 		}
+		if a := doc.Find(testid("nav-group-Admin") + " " + testid("nav-sources")); a.Length() != 1 || a.AttrOr("href", "") != "/admin/sources" {
+			t.Fatal("Sources is not in the Admin menu")
+		}
 		_, doc = f.Login(t, MemberLi).Get("/")
 		if doc.Find(testid("nav-group-Admin")).Length() != 0 || doc.Find(testid("nav-me")).Length() != 1 {
 			t.Fatal("a member sees the Admin menu or lacks My memories")

@@ -354,7 +354,7 @@ func writeManaged(path, block string) error {
 // directory of session files, ingesting new files and appended lines
 // every --interval, with per-file checkpoints in the database.
 func (e *cmdEnv) watch(args []string) error {
-	fs, cfg, envErr := e.flags("watch", "watch DIR --project SLUG [--format auto|claude-code|codex|openai|seed|mnemo] [--interval 1s] [--once]")
+	fs, cfg, envErr := e.flags("watch", "watch DIR --project SLUG [--format auto|claude-code|codex|hermes|openai|seed|mnemo] [--interval 1s] [--once]")
 	project := fs.String("project", "", "project slug to ingest into (required)")
 	formatName := fs.String("format", "auto", "format of the files (auto detects each file's)")
 	subject := fs.String("subject", "", "subject id for events whose source names none")
@@ -372,9 +372,6 @@ func (e *cmdEnv) watch(args []string) error {
 	format, err := transcript.ParseFormat(*formatName)
 	if err != nil {
 		return errors.New(governance.ErrorMessage(err))
-	}
-	if format == transcript.FormatHermes {
-		return errors.New("a Hermes state.db is imported with console import, not followed")
 	}
 	dir, err := filepath.Abs(pos[0])
 	if err != nil {

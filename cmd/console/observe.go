@@ -91,10 +91,10 @@ func (s *observedStore) ImportStream(ctx context.Context, actor string, projectI
 	})
 }
 
-func (s *observedStore) ImportChunk(ctx context.Context, projectID, sourceID int64, path string, offset int64, lines int, problem string,
+func (s *observedStore) ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 	produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error) {
 	return s.ingested(ctx, "follow", projectID, func(ctx context.Context) (*governance.ImportResult, error) {
-		return s.Store.ImportChunk(ctx, projectID, sourceID, path, offset, lines, problem, produce)
+		return s.Store.ImportChunk(ctx, projectID, sourceID, path, cp, reopen, problem, produce)
 	})
 }
 

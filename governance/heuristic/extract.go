@@ -157,7 +157,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence) {
 		return
 	}
 	external := e.Source == governance.SourceExternal
-	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN)
+	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN) && !isTagQuestion(t)
 	if !external && !question && isBackReference(t) && s.pointBack(e, index) {
 		return
 	}

@@ -95,6 +95,8 @@ type eventWriter struct {
 	res        *governance.ImportResult
 	sessions   map[string]*governance.SessionInfo
 	order      []string
+	// reopen is an event id whose stored text a longer one replaces.
+	reopen string
 }
 
 func newEventWriter(tx *Tx, projectID int64, maxSkipped int) *eventWriter {
@@ -163,6 +165,12 @@ func (w *eventWriter) flush(ctx context.Context) error {
 	}
 	for _, e := range w.pending {
 		seq, ok := inserted[e.ID]
+		if !ok && e.ID == w.reopen && w.reopen != "" {
+			if err := w.replace(ctx, e); err != nil {
+				return err
+			}
+			continue
+		}
 		if !ok {
 			w.res.Skipped++
 			if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
@@ -183,6 +191,28 @@ func (w *eventWriter) flush(ctx context.Context) error {
 		addToSession(si, e)
 	}
 	w.pending = w.pending[:0]
+	return nil
+}
+
+// replace gives the stored event e.ID the text of e, the same message read
+// again with parts appended since (follow mode): only a longer text that
+// extends the stored one, and never the text of a redacted event.
+func (w *eventWriter) replace(ctx context.Context, e *governance.Event) error {
+	tag, err := w.tx.Exec(ctx, `
+		UPDATE events SET text = $1, words = $2::tsvector
+		WHERE project_id = $3 AND id = $4 AND NOT redacted AND length(text) < length($1) AND starts_with($1, text)`,
+		e.Text, tsvectorOf(e.Text), w.projectID, e.ID)
+	if err != nil {
+		return mapError(err, "Event "+e.ID)
+	}
+	if tag.RowsAffected() > 0 {
+		w.res.Replaced++
+		return nil
+	}
+	w.res.Skipped++
+	if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
+		w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
+	}
 	return nil
 }
 
@@ -213,12 +243,13 @@ const maxStreamSkippedIDs = 1000
 // event is kept until its chunk is sent: the producer hands over a new
 // one each time.
 func (s *Store) ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error) {
-	return s.importStream(ctx, actor, projectID, produce, nil)
+	return s.importStream(ctx, actor, projectID, "", produce, nil)
 }
 
 // importStream is ImportStream with a hook run in the same transaction
-// before the commit.
-func (s *Store) importStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error,
+// before the commit; an event emitted with the id reopen replaces the
+// stored text of that id (see ImportChunk).
+func (s *Store) importStream(ctx context.Context, actor string, projectID int64, reopen string, produce func(emit func(*governance.Event) error) error,
 	before func(context.Context, *Tx, *governance.ImportResult) error) (*governance.ImportResult, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -229,6 +260,7 @@ func (s *Store) importStream(ctx context.Context, actor string, projectID int64,
 		return nil, err
 	}
 	w := newEventWriter(tx, projectID, maxStreamSkippedIDs)
+	w.reopen = reopen
 	item := 0
 	emit := func(e *governance.Event) error {
 		item++

@@ -42,7 +42,7 @@ func (s *Store) FindSources(ctx context.Context) ([]*governance.FollowSource, er
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	frows, err := s.pool.Query(ctx, `SELECT source_id, path, "offset", lines, events, last_error, updated_at
+	frows, err := s.pool.Query(ctx, `SELECT source_id, `+sourceFileColumns+`
 		FROM source_files ORDER BY source_id, path COLLATE "C"`)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: find source files: %w", err)
@@ -54,7 +54,7 @@ func (s *Store) FindSources(ctx context.Context) ([]*governance.FollowSource, er
 			f       governance.FollowFile
 			updated time.Time
 		)
-		if err := frows.Scan(&id, &f.Path, &f.Offset, &f.Lines, &f.Events, &f.LastError, &updated); err != nil {
+		if err := frows.Scan(append([]any{&id}, sourceFileFields(&f, &updated)...)...); err != nil {
 			return nil, fmt.Errorf("postgres: find source files: %w", err)
 		}
 		f.UpdatedAt = formatTime(updated)
@@ -69,8 +69,8 @@ func (s *Store) FindSources(ctx context.Context) ([]*governance.FollowSource, er
 func (s *Store) FindSourceFile(ctx context.Context, sourceID int64, path string) (*governance.FollowFile, error) {
 	f := &governance.FollowFile{Path: path}
 	var updated time.Time
-	err := s.pool.QueryRow(ctx, `SELECT "offset", lines, events, last_error, updated_at FROM source_files WHERE source_id = $1 AND path = $2`,
-		sourceID, path).Scan(&f.Offset, &f.Lines, &f.Events, &f.LastError, &updated)
+	err := s.pool.QueryRow(ctx, `SELECT `+sourceFileColumns+` FROM source_files WHERE source_id = $1 AND path = $2`,
+		sourceID, path).Scan(sourceFileFields(f, &updated)...)
 	if isNoRows(err) {
 		return f, nil
 	}
@@ -79,16 +79,6 @@ func (s *Store) FindSourceFile(ctx context.Context, sourceID int64, path string)
 	}
 	f.UpdatedAt = formatTime(updated)
 	return f, nil
-}
-
-// FindSourceFileOffset returns a file's checkpoint: the byte offset after
-// the last ingested line and the number of lines before it.
-func (s *Store) FindSourceFileOffset(ctx context.Context, sourceID int64, path string) (int64, int, error) {
-	f, err := s.FindSourceFile(ctx, sourceID, path)
-	if err != nil {
-		return 0, 0, err
-	}
-	return f.Offset, f.Lines, nil
 }
 
 // SetSourceFileError records a file's latest problem ("" clears it)
@@ -105,22 +95,34 @@ func (s *Store) SetSourceFileError(ctx context.Context, sourceID int64, path, pr
 }
 
 // ImportChunk stores the events of a followed file's new lines and moves
-// its checkpoint to offset and lines in the same transaction: a crash
-// before the commit leaves both where they were, so the lines are read
-// again and stored once. problem is recorded as the file's last error.
-func (s *Store) ImportChunk(ctx context.Context, projectID, sourceID int64, path string, offset int64, lines int, problem string,
+// its checkpoint to cp in the same transaction: a crash before the commit
+// leaves both where they were, so the lines are read again and stored
+// once. problem is recorded as the file's last error. An event emitted
+// with the id reopen (the message the previous poll left open, read again
+// from its first line) replaces the stored text when it extends it.
+func (s *Store) ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 	produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error) {
-	return s.importStream(ctx, "", projectID, produce, func(ctx context.Context, tx *Tx, res *governance.ImportResult) error {
+	return s.importStream(ctx, "", projectID, reopen, produce, func(ctx context.Context, tx *Tx, res *governance.ImportResult) error {
 		_, err := tx.Exec(ctx, `
-			INSERT INTO source_files AS f (source_id, path, "offset", lines, events, last_error, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+			INSERT INTO source_files AS f (source_id, path, "offset", lines, open_id, open_offset, open_lines, ended_mark, events, last_error, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 			ON CONFLICT (source_id, path) DO UPDATE SET "offset" = excluded."offset", lines = excluded.lines,
-				events = f.events + excluded.events, last_error = excluded.last_error, updated_at = excluded.updated_at`,
-			sourceID, path, offset, lines, res.Inserted, problem, tx.now)
+				open_id = excluded.open_id, open_offset = excluded.open_offset, open_lines = excluded.open_lines,
+				ended_mark = excluded.ended_mark, events = f.events + excluded.events, last_error = excluded.last_error,
+				updated_at = excluded.updated_at`,
+			sourceID, path, cp.Offset, cp.Lines, cp.OpenID, cp.OpenOffset, cp.OpenLines, cp.EndedMark, res.Inserted, problem, tx.now)
 		if err != nil {
 			return fmt.Errorf("postgres: checkpoint source file: %w", mapError(err, "Source file"))
 		}
 		return nil
 	})
+}
+
+// sourceFileColumns are read into a FollowFile by sourceFileFields.
+const sourceFileColumns = `path, "offset", lines, open_id, open_offset, open_lines, ended_mark, events, last_error, updated_at`
+
+func sourceFileFields(f *governance.FollowFile, updated *time.Time) []any {
+	return []any{&f.Path, &f.Offset, &f.Lines, &f.OpenID, &f.OpenOffset, &f.OpenLines, &f.EndedMark, &f.Events, &f.LastError, updated}
 }
 
 // formatTime is the text form of a time in the domain's string fields:

@@ -28,8 +28,8 @@ func TestSources(t *testing.T, open Opener) {
 	if again.ID != src.ID {
 		t.Fatalf("second registration id %d, want %d", again.ID, src.ID)
 	}
-	if off, lines, err := s.FindSourceFileOffset(ctx, src.ID, "a.jsonl"); err != nil || off != 0 || lines != 0 {
-		t.Fatalf("new file checkpoint = %d, %d, %v; want 0, 0", off, lines, err)
+	if f, err := s.FindSourceFile(ctx, src.ID, "a.jsonl"); err != nil || f.Offset != 0 || f.Lines != 0 || f.OpenID != "" {
+		t.Fatalf("new file checkpoint = %+v, %v; want 0, 0", f, err)
 	}
 
 	chunk := func(first, n int, fail error) func(emit func(*governance.Event) error) error {
@@ -42,22 +42,51 @@ func TestSources(t *testing.T, open Opener) {
 			return fail
 		}
 	}
-	res, err := s.ImportChunk(ctx, p.ID, src.ID, "a.jsonl", 120, 3, "", chunk(0, 3, nil))
+	res, err := s.ImportChunk(ctx, p.ID, src.ID, "a.jsonl", governance.FollowCheckpoint{Offset: 120, Lines: 3}, "", "", chunk(0, 3, nil))
 	if err != nil || res.Inserted != 3 {
 		t.Fatalf("chunk 1 = %+v, %v", res, err)
 	}
 	// A failed chunk moves neither the checkpoint nor the events.
-	if _, err := s.ImportChunk(ctx, p.ID, src.ID, "a.jsonl", 400, 9, "", chunk(3, 6, errors.New("read error"))); err == nil {
+	if _, err := s.ImportChunk(ctx, p.ID, src.ID, "a.jsonl", governance.FollowCheckpoint{Offset: 400, Lines: 9}, "", "", chunk(3, 6, errors.New("read error"))); err == nil {
 		t.Fatal("failed chunk succeeded")
 	}
-	if off, lines, _ := s.FindSourceFileOffset(ctx, src.ID, "a.jsonl"); off != 120 || lines != 3 {
-		t.Fatalf("checkpoint after a failed chunk = %d, %d; want 120, 3", off, lines)
+	if f, _ := s.FindSourceFile(ctx, src.ID, "a.jsonl"); f.Offset != 120 || f.Lines != 3 {
+		t.Fatalf("checkpoint after a failed chunk = %d, %d; want 120, 3", f.Offset, f.Lines)
 	}
 	if _, total, _ := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID}); total != 3 {
 		t.Fatalf("events after a failed chunk = %d, want 3", total)
 	}
-	if _, err := s.ImportChunk(ctx, p.ID, src.ID, "a.jsonl", 400, 9, "line 8: not JSON", chunk(2, 6, nil)); err != nil {
+	// The last message is left open: the next poll reads it again.
+	openMsg := governance.FollowCheckpoint{Offset: 400, Lines: 9, OpenID: "a-7", OpenOffset: 350, OpenLines: 8}
+	if _, err := s.ImportChunk(ctx, p.ID, src.ID, "a.jsonl", openMsg, "", "line 8: not JSON", chunk(2, 6, nil)); err != nil {
 		t.Fatal(err)
+	}
+	// It is read again with a part appended: its text is completed, once;
+	// a text that does not extend the stored one replaces nothing.
+	reread := func(text string) *governance.ImportResult {
+		res, err := s.ImportChunk(ctx, p.ID, src.ID, "a.jsonl", governance.FollowCheckpoint{Offset: 400, Lines: 9}, "a-7", "line 8: not JSON",
+			func(emit func(*governance.Event) error) error {
+				return emit(Ev("a-7", "a", 8, governance.RoleUser, text))
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := reread("line\nand its second part"); res.Replaced != 1 || res.Inserted != 0 || res.Skipped != 0 {
+		t.Fatalf("re-read open message = %+v, want 1 replaced", res)
+	}
+	if res := reread("another text altogether"); res.Replaced != 0 || res.Skipped != 1 {
+		t.Fatalf("re-read with other text = %+v, want 1 skipped", res)
+	}
+	events, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events {
+		if e.ID == "a-7" && e.Text != "line\nand its second part" {
+			t.Fatalf("completed event text = %q", e.Text)
+		}
 	}
 	if err := s.SetSourceFileError(ctx, src.ID, "b.jsonl", "permission denied"); err != nil {
 		t.Fatal(err)
@@ -72,7 +101,7 @@ func TestSources(t *testing.T, open Opener) {
 		t.Fatalf("source = %+v", got)
 	}
 	a, b := got.Files[0], got.Files[1]
-	if a.Path != "a.jsonl" || a.Offset != 400 || a.Lines != 9 || a.Events != 8 || a.LastError != "line 8: not JSON" || a.UpdatedAt == "" {
+	if a.Path != "a.jsonl" || a.Offset != 400 || a.Lines != 9 || a.OpenID != "" || a.Events != 8 || a.LastError != "line 8: not JSON" || a.UpdatedAt == "" {
 		t.Fatalf("file a = %+v; want offset 400, 9 lines, 8 events", a)
 	}
 	if b.Path != "b.jsonl" || b.Offset != 0 || b.LastError != "permission denied" {

@@ -64,9 +64,8 @@ type Store interface {
 	EnsureSource(ctx context.Context, src *governance.FollowSource) error
 	FindSources(ctx context.Context) ([]*governance.FollowSource, error)
 	FindSourceFile(ctx context.Context, sourceID int64, path string) (*governance.FollowFile, error)
-	FindSourceFileOffset(ctx context.Context, sourceID int64, path string) (int64, int, error)
 	SetSourceFileError(ctx context.Context, sourceID int64, path, problem string) error
-	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, offset int64, lines int, problem string,
+	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 
 	UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error
