@@ -107,9 +107,10 @@ func (m *Main) evalDeps() evals.Deps {
 func (e *cmdEnv) serve(args []string) error {
 	fs, cfg, envErr := e.flags("serve", "[serve] [flags]")
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, usage)
-		fmt.Fprintln(e.stderr, "\nFlags (environment variables in brackets):")
-		printFlags(e.stderr, fs)
+		fmt.Fprint(e.stderr, e.usage())
+		fmt.Fprintln(e.stderr)
+		e.say(e.stderr, "Flags (environment variables in brackets):")
+		e.printFlags(e.stderr, fs)
 	}
 	if _, err := parse(fs, cfg, envErr, args); err != nil {
 		return err
