@@ -76,6 +76,7 @@ var valueSentences = []*regexp.Regexp{
 	regexp.MustCompile(`\bproblems\("((?:[^"\\]|\\.)+)"`),
 	regexp.MustCompile(`\bv\.add\([\w.]+, [^,]+, (?:fmt\.Sprintf\()?"((?:[^"\\]|\\.)+)"`), // eval suite problems
 	regexp.MustCompile(`\bProblem\{\{?(?:Field: [^,]+, )?Message: (?:fmt\.Sprintf\()?"((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`\b(?:tr\.Phrasef|line)\("((?:[^"\\]|\\.)+)"`), // an eval report's lines
 	regexp.MustCompile(`\bbad\.Add\(\w+,\s*(?:fmt\.Sprintf\()?"((?:[^"\\]|\\.)+)"`),
 }
 

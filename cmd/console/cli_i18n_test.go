@@ -60,6 +60,7 @@ func TestCLIInChinese(t *testing.T) {
 		{[]string{"audit", "verify"}, true, "审计链已验证", "Audit chain verified", "verified", false},
 		{[]string{"export"}, false, "export 需要 --project", "export needs --project", "needs", true},
 		{[]string{"export", "--project", "nope"}, false, "项目 nope：", "project nope:", "project nope", true},
+		{[]string{"eval", "list"}, true, "名称", "NAME", "ORIGIN", false},
 		{[]string{"user", "add", "--help"}, false, "参数（括号内为环境变量）：", "Flags (environment variables in brackets):", "Flags", false},
 	}
 	for _, c := range checks {

@@ -635,7 +635,7 @@ func (e *cmdEnv) eval(args []string) error {
 		}
 		rep, err := evals.RunSuite(e.ctx, m.EvalDeps, suite)
 		if rep != nil {
-			if werr := rep.WriteText(e.stdout); werr != nil {
+			if werr := rep.WriteTextIn(e.stdout, e.loc); werr != nil {
 				return werr
 			}
 		}
