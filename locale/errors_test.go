@@ -37,7 +37,18 @@ var errorSentences = []*regexp.Regexp{
 
 func TestTranslatedErrorsAreInBothCatalogs(t *testing.T) {
 	found := 0
-	for _, f := range translatedErrorFiles {
+	files := translatedErrorFiles
+	// Every use case: its field errors and errors reach a page.
+	apps, err := filepath.Glob(filepath.Join("..", "app", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range apps {
+		if !strings.HasSuffix(f, "_test.go") {
+			files = append(files, strings.TrimPrefix(filepath.ToSlash(f), "../"))
+		}
+	}
+	for _, f := range files {
 		buf, err := os.ReadFile(filepath.Join("..", f))
 		if err != nil {
 			t.Fatal(err)

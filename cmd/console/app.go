@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/seed"
@@ -35,6 +36,8 @@ type Main struct {
 	Heartbeat *governance.Heartbeat
 	Evals     *evals.Runner
 	EvalDeps  evals.Deps
+	// Messages is the language of what Open prints (English when nil).
+	Messages *locale.Localizer
 
 	server   *http.Server
 	listener net.Listener
@@ -119,6 +122,7 @@ func (e *cmdEnv) serve(args []string) error {
 	if err != nil {
 		return err
 	}
+	m.Messages = e.loc
 	if err := m.Open(e.ctx, e.stdout); err != nil {
 		m.Close()
 		return err
@@ -196,13 +200,17 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	if m.Config.TLSCert != "" {
 		scheme = "https"
 	}
-	fmt.Fprintf(out, "Mnemo console: %s://%s/\n", scheme, ln.Addr())
+	loc := m.Messages
+	if loc == nil {
+		loc = locale.For(locale.English)
+	}
+	fmt.Fprintln(out, loc.Phrasef("Mnemo console: %s://%s/", scheme, ln.Addr().String()))
 	if len(creds) > 0 {
-		fmt.Fprintln(out, "First start: these accounts were created. The passwords are shown only this once:")
+		fmt.Fprintln(out, loc.Phrasef("First start: these accounts were created. The passwords are shown only this once:"))
 		for _, c := range creds {
 			fmt.Fprintf(out, "  %-12s %-24s %s\n", c.Username, c.Password, c.Role)
 		}
-		fmt.Fprintln(out, `Change them with "console user passwd NAME".`)
+		fmt.Fprintln(out, loc.Phrasef(`Change them with "console user passwd NAME".`))
 	}
 	m.Logger.Info("console started", slog.String("addr", ln.Addr().String()), slog.String("config", m.Config.String()))
 	return nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCLILanguage(t *testing.T) {
@@ -84,4 +85,31 @@ func TestCLIInChinese(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestServeInChinese: the first start's address and passwords notice follow
+// LANG too.
+func TestServeInChinese(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--no-demo"},
+			env(map[string]string{"LANG": "zh_CN.UTF-8"}), strings.NewReader(""), out, &syncBuffer{})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if s := out.String(); strings.Contains(s, "Mnemo 控制台：http://") {
+			if !strings.Contains(s, "首次启动：已创建以下账号") || strings.Contains(s, "First start") {
+				t.Errorf("output:\n%s", s)
+			}
+			return
+		}
+	}
+	t.Fatalf("no Chinese address printed:\n%s", out.String())
 }
