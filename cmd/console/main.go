@@ -169,8 +169,11 @@ func (e *cmdEnv) printFlags(w io.Writer, fs *flag.FlagSet) {
 			line += " " + name
 		}
 		fmt.Fprintf(w, "%s\n    \t%s", line, e.loc.Phrase(help))
-		if f.DefValue != "" && f.DefValue != "false" {
-			fmt.Fprint(w, " "+e.loc.Phrasef("(default %q)", f.DefValue))
+		if def := f.DefValue; def != "" && def != "false" {
+			if f.Name == "database" {
+				def = redactURL(def) // the URL may hold a password
+			}
+			fmt.Fprint(w, " "+e.loc.Phrasef("(default %q)", def))
 		}
 		fmt.Fprintln(w)
 	})

@@ -1,19 +1,18 @@
-package store
+package governance
 
 import (
 	"strings"
 	"unicode"
-
-	"github.com/mnemo-console/mnemo/governance"
 )
 
 // Which sentences of an episode summary quote a forgotten text, and the
-// summary without them.
+// summary without them: a forget rewrites the episodes that quote what it
+// removes (every store backend, with this one code).
 
-// rewriteSummary drops the sentences of an episode summary that quote any
+// RewriteSummary drops the sentences of an episode summary that quote any
 // of the forgotten texts; when nothing is left the summary is blanked.
-func rewriteSummary(summary string, forgotten []string) string {
-	if summary == "" || summary == governance.RedactedText {
+func RewriteSummary(summary string, forgotten []string) string {
+	if summary == "" || summary == RedactedText {
 		return summary
 	}
 	var (
@@ -22,8 +21,8 @@ func rewriteSummary(summary string, forgotten []string) string {
 	)
 	for _, s := range splitSummary(summary) {
 		if quotesAny(s, forgotten) {
-			if len(out) == 0 || out[len(out)-1] != governance.RedactedText {
-				out = append(out, governance.RedactedText)
+			if len(out) == 0 || out[len(out)-1] != RedactedText {
+				out = append(out, RedactedText)
 			}
 			dropped = true
 			continue
@@ -35,10 +34,10 @@ func rewriteSummary(summary string, forgotten []string) string {
 	}
 	kept := false
 	for _, s := range out {
-		kept = kept || s != governance.RedactedText
+		kept = kept || s != RedactedText
 	}
 	if !kept {
-		return governance.RedactedText
+		return RedactedText
 	}
 	return strings.TrimSpace(strings.Join(out, " "))
 }
@@ -76,7 +75,7 @@ func quotesAny(sentence string, forgotten []string) bool {
 	s := []rune(sentence)
 	for _, f := range forgotten {
 		fr := []rune(f)
-		if len(fr) < 4 || f == governance.RedactedText {
+		if len(fr) < 4 || f == RedactedText {
 			continue
 		}
 		need := 24
