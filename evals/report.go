@@ -305,49 +305,68 @@ func mean(v []float64) *float64 {
 }
 
 // WriteText prints the report for a terminal: one line per case, then the
-// metrics.
+// metrics, in English.
 func (r *Report) WriteText(w io.Writer) error {
+	return r.WriteTextIn(w, english{})
+}
+
+// Translator renders the report's sentences in a reader's language
+// (locale.Localizer does): Phrasef fills a sentence's English fmt format,
+// Phrase translates a sentence formatted earlier (a case's reason).
+type Translator interface {
+	Phrasef(format string, args ...any) string
+	Phrase(english string) string
+}
+
+type english struct{}
+
+func (english) Phrasef(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+func (english) Phrase(s string) string                    { return s }
+
+// WriteTextIn is WriteText with the sentences translated by tr.
+func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "suite %s\n", r.Suite)
+	line := func(format string, args ...any) { b.WriteString(tr.Phrasef(format, args...) + "\n") }
+	line("suite %s", r.Suite)
 	for _, c := range r.Cases {
-		fmt.Fprintf(&b, "  %-7s %-9s %s — %s\n", strings.ToUpper(c.Status), c.Kind, c.CaseID, c.Reason)
+		fmt.Fprintf(&b, "  %-7s %-9s %s — %s\n", strings.ToUpper(c.Status), c.Kind, c.CaseID, tr.Phrase(c.Reason))
 		if c.Detail != nil && c.Status != StatusPassed {
 			for _, p := range c.Detail.Problems[min(1, len(c.Detail.Problems)):] {
-				fmt.Fprintf(&b, "          %s\n", p)
+				fmt.Fprintf(&b, "          %s\n", tr.Phrase(p))
 			}
 		}
 	}
 	m := r.Metrics
-	fmt.Fprintf(&b, "%d cases: %d passed, %d failed, %d errors, %d skipped", m.Total, m.Passed, m.Failed, m.Errors, m.Skipped)
+	summary := tr.Phrasef("%d cases: %d passed, %d failed, %d errors, %d skipped", m.Total, m.Passed, m.Failed, m.Errors, m.Skipped)
 	if m.PassRate != nil {
-		fmt.Fprintf(&b, " — pass rate %.0f%%", *m.PassRate*100)
+		summary += tr.Phrasef(" — pass rate %.0f%%", *m.PassRate*100)
 	}
-	b.WriteString("\n")
+	b.WriteString(summary + "\n")
 	if m.Precision != nil || m.Recall != nil {
-		fmt.Fprintf(&b, "recall precision %s, recall %s\n", fmtPtr(m.Precision), fmtPtr(m.Recall))
+		line("recall precision %s, recall %s", fmtPtr(m.Precision), fmtPtr(m.Recall))
 	}
 	if m.Uplift != nil {
-		fmt.Fprintf(&b, "rule compliance with memory %s, without %s, uplift %s\n", fmtPtr(m.With), fmtPtr(m.Without), fmtSigned(m.Uplift))
+		line("rule compliance with memory %s, without %s, uplift %s", fmtPtr(m.With), fmtPtr(m.Without), fmtSigned(m.Uplift))
 		for _, c := range m.Compliance {
 			fmt.Fprintf(&b, "  %-40s with %.2f without %.2f uplift %+.2f (%s)\n", shorten(c.Name, 40), c.With, c.Without, c.Uplift, c.Method)
 		}
 		if m.GuardFails > 0 {
-			fmt.Fprintf(&b, "guards failed on the with-memory answers: %d\n", m.GuardFails)
+			line("guards failed on the with-memory answers: %d", m.GuardFails)
 		}
 	}
 	if t := m.Benchmark; t != nil {
 		writeBenchmarkText(&b, t)
 	}
 	if m.Tokens > 0 {
-		fmt.Fprintf(&b, "tokens %d, cost %.4f\n", m.Tokens, m.Cost)
+		line("tokens %d, cost %.4f", m.Tokens, m.Cost)
 	}
-	fmt.Fprintf(&b, "took %s", (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Millisecond))
+	took := tr.Phrasef("took %s", (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Millisecond))
 	if m.CleanupMS > 0 {
-		fmt.Fprintf(&b, " (removing scratch projects %s)", (time.Duration(m.CleanupMS) * time.Millisecond).Round(time.Millisecond))
+		took += tr.Phrasef(" (removing scratch projects %s)", (time.Duration(m.CleanupMS) * time.Millisecond).Round(time.Millisecond))
 	}
-	b.WriteString("\n")
+	b.WriteString(took + "\n")
 	if r.Err != "" {
-		fmt.Fprintf(&b, "run failed: %s\n", r.Err)
+		line("run failed: %s", tr.Phrase(r.Err))
 	}
 	if r.Failed() {
 		b.WriteString("FAIL\n")

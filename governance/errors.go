@@ -17,9 +17,16 @@ const (
 )
 
 // Error is an application error whose Message is safe to show to users.
+// Message is the English text (logs, the API, the command line); Format
+// and Args, set by Errorf, are the message id and its values, from which a
+// page in another language builds the same sentence (the locale catalogs
+// hold the sentence under its English format, e.g. "Rule %d is not in
+// project %s.").
 type Error struct {
 	Code    string
 	Message string
+	Format  string
+	Args    []any
 }
 
 func (e *Error) Error() string {
@@ -28,7 +35,7 @@ func (e *Error) Error() string {
 
 // Errorf builds an *Error with a formatted, user-safe message.
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // ErrorCode returns the code of the first *Error in err's chain, EINTERNAL

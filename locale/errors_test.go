@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/locale"
@@ -35,7 +37,18 @@ var errorSentences = []*regexp.Regexp{
 
 func TestTranslatedErrorsAreInBothCatalogs(t *testing.T) {
 	found := 0
-	for _, f := range translatedErrorFiles {
+	files := translatedErrorFiles
+	// Every use case: its field errors and errors reach a page.
+	apps, err := filepath.Glob(filepath.Join("..", "app", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range apps {
+		if !strings.HasSuffix(f, "_test.go") {
+			files = append(files, strings.TrimPrefix(filepath.ToSlash(f), "../"))
+		}
+	}
+	for _, f := range files {
 		buf, err := os.ReadFile(filepath.Join("..", f))
 		if err != nil {
 			t.Fatal(err)
@@ -57,5 +70,134 @@ func TestTranslatedErrorsAreInBothCatalogs(t *testing.T) {
 	}
 	if found < 60 {
 		t.Fatalf("found only %d sentences; is the scan broken?", found)
+	}
+}
+
+// valueSentences find the English fmt formats of sentences that carry a
+// value: errors, per-line import problems, eval case reasons and problems,
+// a followed file's problems. Pages translate them (Phrasef, Phrase), so
+// each must be in both catalogs with the same values.
+var valueSentences = []*regexp.Regexp{
+	regexp.MustCompile(`Errorf\((?:governance\.)?E[A-Z]+,\s*"((?:[^"\\]|\\.)*%(?:[^"\\]|\\.)*)"`),
+	regexp.MustCompile(`\.bad\(\w+,\s*(?:fmt\.Sprintf\()?"((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`(?:problems|Problems) = append\([\w.]+,\s*(?:fmt\.Sprintf\()?"((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`\bReason = (?:fmt\.Sprintf\()?"((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`\bproblem = fmt\.Sprintf\("((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`\bfail\("((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`\bproblems\("((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`\bv\.add\([\w.]+, [^,]+, (?:fmt\.Sprintf\()?"((?:[^"\\]|\\.)+)"`), // eval suite problems
+	regexp.MustCompile(`\bProblem\{\{?(?:Field: [^,]+, )?Message: (?:fmt\.Sprintf\()?"((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`\b(?:tr\.Phrasef|line)\("((?:[^"\\]|\\.)+)"`), // an eval report's lines
+	regexp.MustCompile(`\bbad\.Add\(\w+,\s*(?:fmt\.Sprintf\()?"((?:[^"\\]|\\.)+)"`),
+}
+
+// eventProblem finds governance.Event.Validate's problems.
+var eventProblem = regexp.MustCompile(`\badd\("((?:[^"\\]|\\.)+)"`)
+
+// valueDirs are the packages whose sentences reach a page.
+var valueDirs = []string{"app", "governance", "store", "store/postgres", "web", "evals", "transcript"}
+
+func TestValueSentencesAreInBothCatalogs(t *testing.T) {
+	found := map[string]string{}
+	for _, dir := range valueDirs {
+		files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") || strings.HasSuffix(f, "_templ.go") {
+				continue
+			}
+			buf, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := valueSentences
+			if dir == "governance" {
+				res = append(res[:len(res):len(res)], eventProblem)
+			}
+			for _, re := range res {
+				for _, m := range re.FindAllStringSubmatch(string(buf), -1) {
+					msg, err := strconv.Unquote(`"` + m[1] + `"`)
+					if err != nil {
+						t.Fatalf("%s: %v", f, err)
+					}
+					if strings.Trim(msg, "%s: ") == "" {
+						continue // "%s": a message made elsewhere
+					}
+					if strings.HasSuffix(msg, " ") {
+						msg += "%s" // "leak: "+l is the format "leak: %s"
+					}
+					found[msg] = f
+				}
+			}
+		}
+	}
+	if len(found) < 100 {
+		t.Fatalf("found only %d sentences; is the scan broken?", len(found))
+	}
+	var msgs []string
+	for m := range found {
+		msgs = append(msgs, m)
+	}
+	sort.Strings(msgs)
+	for _, msg := range msgs {
+		for _, code := range locale.Languages {
+			if !locale.For(code).Has(msg) {
+				t.Errorf("%s: %q (%s) is missing", code, msg, found[msg])
+			}
+		}
+	}
+}
+
+// cliSentences find what the command line says: e.say and e.fail formats
+// and the help of its flags.
+var cliSentences = []*regexp.Regexp{
+	regexp.MustCompile(`\be\.(?:say\(e\.\w+,|fail\()\s*"((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`\bfs\.\w+\((?:&[\w.]+,\s*)?"[\w-]+",\s*[^,]+,\s*"((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile(`\.(?:Phrase|Phrasef)\("((?:[^"\\]|\\.)+)"`),
+}
+
+func TestCLISentencesAreInBothCatalogs(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "cmd", "console", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		buf, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, re := range cliSentences {
+			for _, m := range re.FindAllStringSubmatch(string(buf), -1) {
+				msg, err := strconv.Unquote(`"` + m[1] + `"`)
+				if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				if strings.HasSuffix(msg, " ") {
+					msg += "%s"
+				}
+				found[msg] = f
+			}
+		}
+	}
+	if len(found) < 60 {
+		t.Fatalf("found only %d sentences; is the scan broken?", len(found))
+	}
+	for msg, f := range found {
+		for _, code := range locale.Languages {
+			if !locale.For(code).Has(msg) {
+				t.Errorf("%s: %q (%s) is missing", code, msg, f)
+			}
+		}
+	}
+	for _, code := range locale.Languages {
+		if !locale.For(code).Has("cli.usage") {
+			t.Errorf("%s: no cli.usage", code)
+		}
 	}
 }

@@ -213,17 +213,30 @@ func (l *Localizer) localize(id string, count any, kv []any) string {
 
 // Phrase translates a sentence that Go code wrote in English (a page
 // title, a flash message, an error's message): the catalogs hold such
-// sentences under their English text. A sentence with no entry (one that
-// names a value, say) is shown as it is.
+// sentences under their English text, and sentences that name a value
+// under their English fmt format (see Phrasef). A sentence with no entry is
+// shown as it is.
 func (l *Localizer) Phrase(english string) string {
+	return l.phrase(english, 2)
+}
+
+func (l *Localizer) phrase(english string, depth int) string {
 	if english == "" || l.code == English {
 		return english
 	}
-	s, tag, err := l.loc.LocalizeWithTag(&i18n.LocalizeConfig{MessageID: english})
-	if err != nil || tag != l.tag {
-		return english
+	if s, ok := l.translated(english); ok {
+		return s
 	}
-	return s
+	if s, ok := l.match(english, depth); ok {
+		return s
+	}
+	// "name: sentence" (a field, a step, a file) translates the sentence.
+	if i := strings.Index(english, ": "); i > 0 && depth > 0 && !strings.Contains(english[:i], " ") {
+		if rest := l.phrase(english[i+2:], depth-1); rest != english[i+2:] {
+			return l.T("msg.labelled", "Label", english[:i], "Text", rest)
+		}
+	}
+	return english
 }
 
 // Has reports whether the catalog of l's language defines id.

@@ -1,10 +1,12 @@
 package locale_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +85,11 @@ func usedIDs(t *testing.T) map[string][]string {
 				if strings.HasSuffix(m[1], " ") || strings.HasSuffix(m[1], "#") || strings.HasSuffix(m[1], ".") && !strings.Contains(m[1], " ") {
 					continue // the start of a title that names a value
 				}
-				used[m[1]] = append(used[m[1]], path)
+				id := m[1]
+				if u, err := strconv.Unquote(`"` + id + `"`); err == nil {
+					id = u // "A\tB" names the id with a tab
+				}
+				used[id] = append(used[id], path)
 			}
 		}
 		return nil
@@ -189,5 +195,51 @@ func TestPhrase(t *testing.T) {
 	}
 	if got := zh.Phrase("Rule #12 was approved."); got != "Rule #12 was approved." {
 		t.Errorf("a sentence with no entry changed: %q", got)
+	}
+}
+
+// TestValueSentences: a translated format uses the same values as its
+// English one (so Phrasef never prints %!d(MISSING)); a page translates an
+// error's format with its values, and text formatted earlier (a field
+// error, an eval reason) by matching it against the English formats.
+func TestValueSentences(t *testing.T) {
+	en, err := locale.Catalog(locale.English)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh := locale.For(locale.Chinese)
+	n := 0
+	for id := range en {
+		if !locale.HasVerbs(id) || !zh.Has(id) {
+			continue
+		}
+		n++
+		if got, want := strings.Join(locale.Verbs(zh.T(id)), " "), strings.Join(locale.Verbs(id), " "); got != want {
+			t.Errorf("%q: the translation uses %s, the English %s", id, got, want)
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d sentences with values; is the scan broken?", n)
+	}
+	ge := governance.Errorf(governance.EFORBIDDEN, "Rule %d is not in project %s.", 12, "atlas")
+	if got, want := ge.Message, "Rule 12 is not in project atlas."; got != want {
+		t.Errorf("Message = %q, want %q", got, want)
+	}
+	for _, tc := range []struct{ got, want string }{
+		{zh.ErrorMessage(fmt.Errorf("wrapped: %w", ge)), "规则 12 不属于项目 atlas。"},
+		{locale.For(locale.English).ErrorMessage(ge), "Rule 12 is not in project atlas."},
+		{zh.Phrasef("rule %d matching %s disappeared", 7, `"go vet"`), `匹配 "go vet" 的规则 7 消失了`},
+		// Formatted earlier: read back, reordered, values that are sentences translated.
+		{zh.Phrase("rule 7 matching \"go vet\" disappeared"), `匹配 "go vet" 的规则 7 消失了`},
+		{zh.Phrase("leak: rule 7 matching x disappeared"), "泄漏：匹配 x 的规则 7 消失了"},
+		{zh.Phrase(`id duplicates line 3`), "id 与第 3 行重复"},
+		{zh.Phrase(`case "c1": steps[0].expect: no_writes contradicts writes`), `用例 "c1"：steps[0].expect：no_writes 与 writes 相互矛盾`},
+		{zh.Phrase("Rule 12 is not in project a b."), "规则 12 不属于项目 a b。"},
+		{zh.ShortDuration(12 * time.Millisecond), "12 毫秒"},
+		{locale.For(locale.English).ShortDuration(1400 * time.Millisecond), "1.4 s"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
 	}
 }

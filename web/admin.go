@@ -36,6 +36,12 @@ func phrase(c echo.Context, english string) string {
 	return locale.From(c.Request().Context()).Phrase(english)
 }
 
+// errorText is err's user-safe message in the request's language: an
+// error's values are filled into the translated sentence.
+func errorText(c echo.Context, err error) string {
+	return locale.From(c.Request().Context()).ErrorMessage(err)
+}
+
 // fixable reports an error the administrator can fix by changing the input
 // or the order of their actions (shown on the page, not as an error page).
 func fixable(err error) bool {
@@ -129,7 +135,7 @@ func (s *Server) handleAccountCreate(c echo.Context) error {
 		a, password, err = s.app.Admin.CreateAccount(ctx, actorOf(ctx), in)
 	}
 	if fixable(err) {
-		return s.accountListPage(c, http.StatusUnprocessableEntity, f, phrase(c, governance.ErrorMessage(err)))
+		return s.accountListPage(c, http.StatusUnprocessableEntity, f, errorText(c, err))
 	}
 	if err != nil {
 		return err
@@ -317,7 +323,7 @@ func (s *Server) handleAdminProjectCreate(c echo.Context) error {
 	p, err := s.app.Admin.CreateProject(ctx, actorOf(ctx), app.NewProject{
 		Slug: f.Slug, Name: f.Name, Description: f.Description, AutoActivate: f.AutoActivate})
 	if fixable(err) {
-		return s.projectListPage(c, http.StatusUnprocessableEntity, f, phrase(c, governance.ErrorMessage(err)))
+		return s.projectListPage(c, http.StatusUnprocessableEntity, f, errorText(c, err))
 	}
 	if err != nil {
 		return err
@@ -365,7 +371,7 @@ func (s *Server) handleAdminProjectUpdate(c echo.Context) error {
 			return cerr
 		}
 		f.Slug = current.Slug
-		return s.projectPage(c, http.StatusUnprocessableEntity, current, f, phrase(c, governance.ErrorMessage(err)))
+		return s.projectPage(c, http.StatusUnprocessableEntity, current, f, errorText(c, err))
 	}
 	if err != nil {
 		return err
@@ -407,7 +413,7 @@ func (s *Server) handleAdminProjectDelete(c echo.Context) error {
 	confirm := c.FormValue("confirm")
 	d, err := s.app.Admin.DeleteProject(ctx, actorOf(ctx), id, confirm)
 	if fixable(err) {
-		return s.projectDeletePage(c, http.StatusUnprocessableEntity, id, confirm, phrase(c, governance.ErrorMessage(err)))
+		return s.projectDeletePage(c, http.StatusUnprocessableEntity, id, confirm, errorText(c, err))
 	}
 	if err != nil {
 		return err

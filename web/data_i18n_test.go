@@ -81,6 +81,12 @@ func TestEvalPagesInChinese(t *testing.T) {
 	readsChinese(t, second, doc, []string{"摘要", "已完成 2 / 2 个用例（100%）", "通过", "失败", "跳过", "令牌数 · 费用"},
 		[]string{"Summary", "cases done", "Passed", "Failed", "Skipped", "Tokens · cost", "Compare with the previous run", "Expectations", "Started by"})
 
+	// The failed case's reason and its time are in Chinese too.
+	if got := doc.Find(testid("case-nap")).Text(); !strings.Contains(got, "预期记忆包中有匹配") || !strings.Contains(got, "秒") ||
+		strings.Contains(got, "expected a memory") || strings.Contains(got, "ms") {
+		t.Errorf("failed case = %q", strings.Join(strings.Fields(got), " "))
+	}
+
 	link, ok := doc.Find(testid("compare-previous")).Attr("href")
 	if !ok {
 		t.Fatal("no link to compare with the previous run")

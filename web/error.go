@@ -108,6 +108,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 	}
 	v := templates.ErrorView{Status: status, Title: loc.Phrase(http.StatusText(status)), Message: loc.Phrase(msg)}
+	if ge := (*governance.Error)(nil); errors.As(err, &ge) {
+		v.Message = loc.ErrorMessage(err) // the sentence translated with its values
+	}
 	if status == http.StatusNotFound {
 		v.Title = loc.Phrase("Not found")
 	} else if status == http.StatusInternalServerError {

@@ -96,7 +96,7 @@ func (s *Server) handleRuleChecksCreate(c echo.Context) error {
 		err = s.app.Rules.AddCheck(ctx, actorOf(ctx), id, ch)
 	}
 	if governance.ErrorCode(err) == governance.EINVALID {
-		form.Error = phrase(c, governance.ErrorMessage(err))
+		form.Error = errorText(c, err)
 		return s.renderRuleChecks(c, http.StatusUnprocessableEntity, id, form)
 	}
 	if err != nil {

@@ -90,7 +90,7 @@ func evalRunView(loc *locale.Localizer, d app.RunDetail) templates.EvalRunView {
 	}
 	v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "tokens", Label: loc.T("eval.metric.tokens"), Value: loc.Number(run.Tokens) + fmt.Sprintf(" · %.4f", run.Cost)})
 	if m.DurationMS > 0 {
-		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "duration", Label: loc.T("eval.metric.took"), Value: (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Millisecond).String()})
+		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "duration", Label: loc.T("eval.metric.took"), Value: loc.ShortDuration(time.Duration(m.DurationMS) * time.Millisecond)})
 	}
 	for _, c := range m.Compliance {
 		v.Compliance = append(v.Compliance, templates.EvalComplianceRow{Name: c.Name, Method: c.Method, Cases: c.Cases,
@@ -108,7 +108,7 @@ func evalRunView(loc *locale.Localizer, d app.RunDetail) templates.EvalRunView {
 
 func caseView(loc *locale.Localizer, c *evals.CaseResult) templates.EvalCaseView {
 	v := templates.EvalCaseView{ID: c.CaseID, Kind: string(c.Kind), Status: c.Status, Reason: c.Reason,
-		Duration: (time.Duration(c.DurationMS) * time.Millisecond).String()}
+		Duration: loc.ShortDuration(time.Duration(c.DurationMS) * time.Millisecond)}
 	d := c.Detail
 	if d == nil {
 		return v

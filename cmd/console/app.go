@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/model"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/ops"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
@@ -36,6 +37,8 @@ type Main struct {
 	Heartbeat *governance.Heartbeat
 	Evals     *evals.Runner
 	EvalDeps  evals.Deps
+	// Messages is the language of what Open prints (English when nil).
+	Messages *locale.Localizer
 	// Metrics and Tracing observe the store's recalls, ingests, forgets,
 	// beats and eval runs, and the HTTP requests (observe.go).
 	Metrics *ops.Metrics
@@ -143,9 +146,10 @@ func (m *Main) evalDeps() evals.Deps {
 func (e *cmdEnv) serve(args []string) error {
 	fs, cfg, envErr := e.flags("serve", "[serve] [flags]")
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, usage)
-		fmt.Fprintln(e.stderr, "\nFlags (environment variables in brackets):")
-		printFlags(e.stderr, fs)
+		fmt.Fprint(e.stderr, e.usage())
+		fmt.Fprintln(e.stderr)
+		e.say(e.stderr, "Flags (environment variables in brackets):")
+		e.printFlags(e.stderr, fs)
 	}
 	if _, err := parse(fs, cfg, envErr, args); err != nil {
 		return err
@@ -154,6 +158,7 @@ func (e *cmdEnv) serve(args []string) error {
 	if err != nil {
 		return err
 	}
+	m.Messages = e.loc
 	if err := m.Open(e.ctx, e.stdout); err != nil {
 		m.Close()
 		return err
@@ -237,13 +242,17 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	if m.Config.TLSCert != "" {
 		scheme = "https"
 	}
-	fmt.Fprintf(out, "Mnemo console: %s://%s/\n", scheme, ln.Addr())
+	loc := m.Messages
+	if loc == nil {
+		loc = locale.For(locale.English)
+	}
+	fmt.Fprintln(out, loc.Phrasef("Mnemo console: %s://%s/", scheme, ln.Addr().String()))
 	if len(creds) > 0 {
-		fmt.Fprintln(out, "First start: these accounts were created. The passwords are shown only this once:")
+		fmt.Fprintln(out, loc.Phrasef("First start: these accounts were created. The passwords are shown only this once:"))
 		for _, c := range creds {
 			fmt.Fprintf(out, "  %-12s %-24s %s\n", c.Username, c.Password, c.Role)
 		}
-		fmt.Fprintln(out, `Change them with "console user passwd NAME".`)
+		fmt.Fprintln(out, loc.Phrasef(`Change them with "console user passwd NAME".`))
 	}
 	m.Logger.Info("console started", slog.String("addr", ln.Addr().String()), slog.String("config", m.Config.String()))
 	return nil

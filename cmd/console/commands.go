@@ -51,7 +51,7 @@ func (e *cmdEnv) user(args []string) error {
 			}
 			pw := strings.TrimRight(line, "\r\n")
 			if len(pw) < 8 {
-				return "", false, errors.New("the password must have at least 8 characters")
+				return "", false, e.fail("the password must have at least 8 characters")
 			}
 			return pw, false, nil
 		}
@@ -64,7 +64,7 @@ func (e *cmdEnv) user(args []string) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "USERNAME\tROLE\tPROJECTS")
+		fmt.Fprintln(tw, e.loc.Phrase("USERNAME\tROLE\tPROJECTS"))
 		for _, a := range accounts {
 			var ps []string
 			for _, ms := range a.Memberships {
@@ -80,23 +80,23 @@ func (e *cmdEnv) user(args []string) error {
 	case "add":
 		if len(pos) != 1 {
 			fs.Usage()
-			return errors.New("user add needs exactly one NAME")
+			return e.fail("user add needs exactly one NAME")
 		}
 		a := &governance.Account{Username: pos[0], IsAdmin: *admin}
 		if *reviewer != "" {
 			p, err := st.FindProjectBySlug(e.ctx, *reviewer)
 			if err != nil {
-				return fmt.Errorf("--reviewer %s: %s", *reviewer, governance.ErrorMessage(err))
+				return e.fail("--reviewer %s: %s", *reviewer, e.loc.ErrorMessage(err))
 			}
 			a.Memberships = append(a.Memberships, governance.Membership{ProjectID: p.ID, Role: governance.ProjectReviewer})
 		}
 		if *member != "" {
 			p, err := st.FindProjectBySlug(e.ctx, *member)
 			if err != nil {
-				return fmt.Errorf("--member %s: %s", *member, governance.ErrorMessage(err))
+				return e.fail("--member %s: %s", *member, e.loc.ErrorMessage(err))
 			}
 			if *subject == "" {
-				return errors.New("--member needs --subject")
+				return e.fail("--member needs --subject")
 			}
 			a.Memberships = append(a.Memberships, governance.Membership{ProjectID: p.ID, Role: governance.ProjectMember, SubjectID: *subject})
 		}
@@ -108,24 +108,24 @@ func (e *cmdEnv) user(args []string) error {
 			return err
 		}
 		if err := st.CreateAccount(e.ctx, a); err != nil {
-			return errors.New(governance.ErrorMessage(err))
+			return errors.New(e.loc.ErrorMessage(err))
 		}
 		if err := st.AppendAudit(e.ctx, &governance.AuditEntry{Actor: "cli", Action: "account.create", ObjectType: "account", ObjectID: a.Username}); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Created %s (%s).\n", a.Username, a.RoleName())
+		e.say(e.stdout, "Created %s (%s).", a.Username, a.RoleName())
 		if generated {
-			fmt.Fprintf(e.stdout, "Password (shown once): %s\n", pw)
+			e.say(e.stdout, "Password (shown once): %s", pw)
 		}
 		return nil
 	case "passwd":
 		if len(pos) != 1 {
 			fs.Usage()
-			return errors.New("user passwd needs exactly one NAME")
+			return e.fail("user passwd needs exactly one NAME")
 		}
 		a, err := st.FindAccountByUsername(e.ctx, pos[0])
 		if err != nil {
-			return errors.New(governance.ErrorMessage(err))
+			return errors.New(e.loc.ErrorMessage(err))
 		}
 		pw, generated, err := password()
 		if err != nil {
@@ -141,14 +141,14 @@ func (e *cmdEnv) user(args []string) error {
 		if err := st.AppendAudit(e.ctx, &governance.AuditEntry{Actor: "cli", Action: "account.passwd", ObjectType: "account", ObjectID: a.Username}); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Changed the password of %s.\n", a.Username)
+		e.say(e.stdout, "Changed the password of %s.", a.Username)
 		if generated {
-			fmt.Fprintf(e.stdout, "Password (shown once): %s\n", pw)
+			e.say(e.stdout, "Password (shown once): %s", pw)
 		}
 		return nil
 	}
 	fs.Usage()
-	return fmt.Errorf("unknown user command %q (want add, passwd or list)", sub)
+	return e.fail("unknown user command %q (want add, passwd or list)", sub)
 }
 
 // importEvents runs "console import FILE --project SLUG [--format F]".
@@ -169,11 +169,11 @@ func (e *cmdEnv) importEvents(args []string) error {
 	}
 	format, err := transcript.ParseFormat(*formatName)
 	if err != nil {
-		return errors.New(governance.ErrorMessage(err))
+		return errors.New(e.loc.ErrorMessage(err))
 	}
 	if len(pos) != 1 {
 		fs.Usage()
-		return errors.New("import needs FILE and --project")
+		return e.fail("import needs FILE and --project")
 	}
 	slug := *project
 	if slug == "" {
@@ -181,11 +181,11 @@ func (e *cmdEnv) importEvents(args []string) error {
 	}
 	if slug == "" {
 		fs.Usage()
-		return errors.New("import needs FILE and --project")
+		return e.fail("import needs FILE and --project")
 	}
 	if *create {
 		if err := governance.ValidateSlug(slug); err != nil {
-			return errors.New(governance.ErrorMessage(err))
+			return errors.New(e.loc.ErrorMessage(err))
 		}
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
@@ -197,14 +197,14 @@ func (e *cmdEnv) importEvents(args []string) error {
 	rejected := func(rep *transcript.Report, err error) error {
 		var ie *governance.ImportError
 		if !errors.As(err, &ie) {
-			return errors.New(governance.ErrorMessage(err))
+			return errors.New(e.loc.ErrorMessage(err))
 		}
-		fmt.Fprintf(e.stderr, "%s: %s\n", pos[0], ie.Error())
+		e.importError(pos[0], ie)
 		if rep != nil && rep.MalformedCount > len(rep.Malformed) {
-			fmt.Fprintf(e.stderr, "(%d malformed lines in all; the first %d are listed)\n", rep.MalformedCount, len(rep.Malformed))
+			e.say(e.stderr, "(%d malformed lines in all; the first %d are listed)", rep.MalformedCount, len(rep.Malformed))
 		}
 		if !*skip {
-			fmt.Fprintln(e.stderr, "Use --skip-malformed to import the good lines and list the bad ones.")
+			e.say(e.stderr, "Use --skip-malformed to import the good lines and list the bad ones.")
 		}
 		return errSilent
 	}
@@ -219,7 +219,7 @@ func (e *cmdEnv) importEvents(args []string) error {
 		err = m.Store.CreateProject(e.ctx, p)
 	}
 	if err != nil {
-		return fmt.Errorf("project %s: %s (use --create to create it)", slug, governance.ErrorMessage(err))
+		return e.fail("project %s: %s (use --create to create it)", slug, e.loc.ErrorMessage(err))
 	}
 	res, err := m.App.Imports.TranscriptFile(e.ctx, cliActor, p.ID, pos[0], opts)
 	if err != nil {
@@ -228,12 +228,12 @@ func (e *cmdEnv) importEvents(args []string) error {
 		}
 		return rejected(nil, err)
 	}
-	fmt.Fprintf(e.stdout, "Imported %d event(s) into %s from %s (%s); skipped %d already present, %d line(s) ignored on purpose.\n",
+	e.say(e.stdout, "Imported %d event(s) into %s from %s (%s); skipped %d already present, %d line(s) ignored on purpose.",
 		res.Inserted, p.Slug, pos[0], res.Format, res.Skipped, res.Ignored)
 	if res.MalformedCount > 0 {
-		fmt.Fprintf(e.stdout, "Skipped %d malformed line(s):\n", res.MalformedCount)
+		e.say(e.stdout, "Skipped %d malformed line(s):", res.MalformedCount)
 		for _, l := range res.Malformed {
-			fmt.Fprintf(e.stdout, "  line %d: %s\n", l.Line, strings.Join(l.Problems, "; "))
+			e.say(e.stdout, "  line %d: %s", l.Line, e.phrases(l.Problems))
 		}
 	}
 	return nil
@@ -282,7 +282,7 @@ func (e *cmdEnv) sync(args []string) error {
 	}
 	if *project == "" || *to == "" {
 		fs.Usage()
-		return errors.New("sync needs --project and --to")
+		return e.fail("sync needs --project and --to")
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
@@ -292,7 +292,7 @@ func (e *cmdEnv) sync(args []string) error {
 	files, h, err := m.App.Exports.AgentFiles(e.ctx, cliActor, *project, *subject)
 	if err != nil {
 		if governance.ErrorCode(err) == governance.ENOTFOUND {
-			return fmt.Errorf("project %s: %s", *project, governance.ErrorMessage(err))
+			return e.fail("project %s: %s", *project, e.loc.ErrorMessage(err))
 		}
 		return err
 	}
@@ -303,11 +303,11 @@ func (e *cmdEnv) sync(args []string) error {
 	for _, f := range files {
 		path := filepath.Join(*to, filepath.FromSlash(f.Path))
 		if err := writeManaged(path, f.Block); err != nil {
-			return fmt.Errorf("%s: %s", path, governance.ErrorMessage(err))
+			return fmt.Errorf("%s: %s", path, e.loc.ErrorMessage(err))
 		}
-		fmt.Fprintf(e.stdout, "Wrote %s: %d of %d characters, %d entries.\n", path, f.Used, f.Limit, len(f.Included))
+		e.say(e.stdout, "Wrote %s: %d of %d characters, %d entries.", path, f.Used, f.Limit, len(f.Included))
 		for _, o := range f.Omitted {
-			fmt.Fprintf(e.stdout, "  did not fit: rule %d (%d characters)\n", o.RuleID, o.Runes)
+			e.say(e.stdout, "  did not fit: rule %d (%d characters)", o.RuleID, o.Runes)
 		}
 	}
 	return nil
@@ -367,18 +367,18 @@ func (e *cmdEnv) watch(args []string) error {
 	}
 	if len(pos) != 1 || *project == "" {
 		fs.Usage()
-		return errors.New("watch needs DIR and --project")
+		return e.fail("watch needs DIR and --project")
 	}
 	format, err := transcript.ParseFormat(*formatName)
 	if err != nil {
-		return errors.New(governance.ErrorMessage(err))
+		return errors.New(e.loc.ErrorMessage(err))
 	}
 	dir, err := filepath.Abs(pos[0])
 	if err != nil {
 		return err
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fmt.Errorf("%s is not a directory", pos[0])
+		return e.fail("%s is not a directory", pos[0])
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
@@ -391,24 +391,24 @@ func (e *cmdEnv) watch(args []string) error {
 		err = m.Store.CreateProject(e.ctx, p)
 	}
 	if err != nil {
-		return fmt.Errorf("project %s: %s (use --create to create it)", *project, governance.ErrorMessage(err))
+		return e.fail("project %s: %s (use --create to create it)", *project, e.loc.ErrorMessage(err))
 	}
 	src, err := m.App.Sources.Ensure(e.ctx, cliActor, app.SourceInput{Project: p.Slug, Dir: dir, Format: string(format), SubjectID: *subject})
 	if err != nil {
-		return errors.New(governance.ErrorMessage(err))
+		return errors.New(e.loc.ErrorMessage(err))
 	}
 	f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: p.ID, Dir: dir,
 		Options: transcript.Options{Format: format, Project: p.Slug, Subject: *subject}}
 	report := func(res *transcript.PollResult, err error) {
 		if err != nil {
-			fmt.Fprintf(e.stderr, "watch: %v\n", err)
+			fmt.Fprintf(e.stderr, "watch: %s\n", e.loc.ErrorMessage(err))
 			return
 		}
 		if res.Inserted > 0 {
-			fmt.Fprintf(e.stdout, "%s: %d new event(s) from %d file(s).\n", time.Now().Format("15:04:05"), res.Inserted, res.Files)
+			e.say(e.stdout, "%s: %d new event(s) from %d file(s).", time.Now().Format("15:04:05"), res.Inserted, res.Files)
 		}
 		for _, p := range res.Problems {
-			fmt.Fprintf(e.stderr, "watch: %s\n", p)
+			fmt.Fprintf(e.stderr, "watch: %s\n", e.loc.Phrase(p))
 		}
 	}
 	if *once {
@@ -416,13 +416,13 @@ func (e *cmdEnv) watch(args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Followed %d file(s) in %s: %d new event(s).\n", res.Files, dir, res.Inserted)
+		e.say(e.stdout, "Followed %d file(s) in %s: %d new event(s).", res.Files, dir, res.Inserted)
 		for _, p := range res.Problems {
-			fmt.Fprintf(e.stdout, "  %s\n", p)
+			fmt.Fprintf(e.stdout, "  %s\n", e.loc.Phrase(p))
 		}
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Following %s into %s every %s (Ctrl-C stops).\n", dir, p.Slug, *interval)
+	e.say(e.stdout, "Following %s into %s every %s (Ctrl-C stops).", dir, p.Slug, *interval)
 	return f.Run(e.ctx, *interval, report)
 }
 
@@ -435,7 +435,7 @@ func (e *cmdEnv) heartbeat(args []string) error {
 	}
 	if !*once {
 		fs.Usage()
-		return errors.New("heartbeat needs --once (the server runs the heartbeat in the background)")
+		return e.fail("heartbeat needs --once (the server runs the heartbeat in the background)")
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
@@ -452,14 +452,14 @@ func (e *cmdEnv) heartbeat(args []string) error {
 		return err
 	})
 	if forwarded && err == nil {
-		fmt.Fprintln(e.stdout, "Another console instance leads the heartbeat: it was asked to beat now (see the Heartbeat page).")
+		e.say(e.stdout, "Another console instance leads the heartbeat: it was asked to beat now (see the Heartbeat page).")
 		return nil
 	}
 	if rec != nil {
-		fmt.Fprintf(e.stdout, "Beat %d: %d new event(s), %d episode(s), %d candidate(s), %d proposal(s), %d held, %d blocked, %d token(s).\n",
+		e.say(e.stdout, "Beat %d: %d new event(s), %d episode(s), %d candidate(s), %d proposal(s), %d held, %d blocked, %d token(s).",
 			rec.ID, rec.NewEvents, rec.Episodes, rec.Candidates, rec.Proposals, rec.Held, rec.Blocked, rec.Tokens)
 		if rec.NextBeatAt != nil {
-			fmt.Fprintf(e.stdout, "Next beat (when the server runs): %s\n", rec.NextBeatAt.Format("2006-01-02 15:04:05 MST"))
+			e.say(e.stdout, "Next beat (when the server runs): %s", rec.NextBeatAt.Format("2006-01-02 15:04:05 MST"))
 		}
 	}
 	return err
@@ -474,7 +474,7 @@ func (e *cmdEnv) audit(args []string) error {
 	}
 	if len(pos) != 1 || pos[0] != "verify" {
 		fs.Usage()
-		return errors.New("audit needs the verify command")
+		return e.fail("audit needs the verify command")
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
@@ -486,10 +486,10 @@ func (e *cmdEnv) audit(args []string) error {
 		return err
 	}
 	if !v.OK {
-		fmt.Fprintf(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).\n", v.BadID, v.Problem, v.Rows)
+		e.say(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).", v.BadID, v.Problem, v.Rows)
 		return errSilent
 	}
-	fmt.Fprintf(e.stdout, "Audit chain verified: %d rows, intact.\n", v.Rows)
+	e.say(e.stdout, "Audit chain verified: %d rows, intact.", v.Rows)
 	return nil
 }
 
@@ -505,7 +505,7 @@ func (e *cmdEnv) export(args []string) error {
 	}
 	if *project == "" {
 		fs.Usage()
-		return errors.New("export needs --project")
+		return e.fail("export needs --project")
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
@@ -514,7 +514,7 @@ func (e *cmdEnv) export(args []string) error {
 	defer m.Close()
 	notFound := func(err error) error {
 		if governance.ErrorCode(err) == governance.ENOTFOUND {
-			return fmt.Errorf("project %s: %s", *project, governance.ErrorMessage(err))
+			return e.fail("project %s: %s", *project, e.loc.ErrorMessage(err))
 		}
 		return err
 	}
@@ -549,7 +549,7 @@ func (e *cmdEnv) export(args []string) error {
 		if err != nil {
 			return notFound(err)
 		}
-		fmt.Fprintf(e.stderr, "Exported %s: %d events, %d episodes, %d candidates, %d rules, %d suppressions.\n",
+		e.say(e.stderr, "Exported %s: %d events, %d episodes, %d candidates, %d rules, %d suppressions.",
 			*project, stats.Events, stats.Episodes, stats.Candidates, stats.Rules, stats.Suppressions)
 		return nil
 	case "hermes":
@@ -566,14 +566,14 @@ func (e *cmdEnv) export(args []string) error {
 			if err := os.WriteFile(path, []byte(f.Text), 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "Wrote %s: %d of %d characters, %d entries.\n", path, f.Used, f.Limit, len(f.Included))
+			e.say(e.stdout, "Wrote %s: %d of %d characters, %d entries.", path, f.Used, f.Limit, len(f.Included))
 			for _, o := range f.Omitted {
-				fmt.Fprintf(e.stdout, "  did not fit: rule %d (%d characters)\n", o.RuleID, o.Runes)
+				e.say(e.stdout, "  did not fit: rule %d (%d characters)", o.RuleID, o.Runes)
 			}
 		}
 		return nil
 	}
-	return fmt.Errorf("--format %q: want jsonl or hermes", *format)
+	return e.fail("--format %q: want jsonl or hermes", *format)
 }
 
 // importExport restores a full project export into a new project.
@@ -592,12 +592,12 @@ func (e *cmdEnv) importExport(cfg Config, path, slug string) error {
 	if err != nil {
 		var ie *governance.ImportError
 		if errors.As(err, &ie) {
-			fmt.Fprintf(e.stderr, "%s: %s\n", path, ie.Error())
+			e.importError(path, ie)
 			return errSilent
 		}
-		return errors.New(governance.ErrorMessage(err))
+		return errors.New(e.loc.ErrorMessage(err))
 	}
-	fmt.Fprintf(e.stdout, "Restored %s: %d events, %d episodes, %d candidates, %d rules, %d suppressions.\n",
+	e.say(e.stdout, "Restored %s: %d events, %d episodes, %d candidates, %d rules, %d suppressions.",
 		p.Slug, stats.Events, stats.Episodes, stats.Candidates, stats.Rules, stats.Suppressions)
 	return nil
 }
@@ -624,7 +624,7 @@ func (e *cmdEnv) eval(args []string) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tORIGIN\tCASES\tKINDS")
+		fmt.Fprintln(tw, e.loc.Phrase("NAME\tORIGIN\tCASES\tKINDS"))
 		for _, s := range suites {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.Name, s.Origin, s.Cases, s.KindList())
 		}
@@ -632,7 +632,7 @@ func (e *cmdEnv) eval(args []string) error {
 	case "run":
 		if len(pos) != 1 {
 			fs.Usage()
-			return errors.New("eval run needs one suite NAME or FILE")
+			return e.fail("eval run needs one suite NAME or FILE")
 		}
 		suite, err := evals.Find(e.ctx, m.Store, pos[0])
 		if err != nil {
@@ -640,11 +640,11 @@ func (e *cmdEnv) eval(args []string) error {
 				fmt.Fprintln(e.stderr, v.Error())
 				return errSilent
 			}
-			return errors.New(governance.ErrorMessage(err))
+			return errors.New(e.loc.ErrorMessage(err))
 		}
 		rep, err := evals.RunSuite(e.ctx, m.EvalDeps, suite)
 		if rep != nil {
-			if werr := rep.WriteText(e.stdout); werr != nil {
+			if werr := rep.WriteTextIn(e.stdout, e.loc); werr != nil {
 				return werr
 			}
 		}
@@ -657,7 +657,7 @@ func (e *cmdEnv) eval(args []string) error {
 		return nil
 	}
 	fs.Usage()
-	return fmt.Errorf("unknown eval command %q (want list or run)", sub)
+	return e.fail("unknown eval command %q (want list or run)", sub)
 }
 
 // open parses a command's flags and opens the console's store.
@@ -668,4 +668,16 @@ func (e *cmdEnv) open(fs *flag.FlagSet, cfg *Config, envErr error, args []string
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	return m, pos, err
+}
+
+// importError lists why a file was rejected, line by line, in the user's
+// language.
+func (e *cmdEnv) importError(path string, ie *governance.ImportError) {
+	e.say(e.stderr, "%s: import rejected: %d invalid line(s), nothing written", path, ie.Count())
+	for _, l := range ie.Lines {
+		e.say(e.stderr, "line %d: %s", l.Line, e.phrases(l.Problems))
+	}
+	if more := ie.Count() - len(ie.Lines); more > 0 {
+		e.say(e.stderr, "… and %d more", more)
+	}
 }

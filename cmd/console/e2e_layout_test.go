@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/mnemo-console/mnemo/locale"
 )
 
 // crawl follows the console's links from "/" as one account over plain
@@ -130,8 +134,80 @@ const layoutProblems = `(() => {
 			box = box.parentElement;
 		}
 	}
+	// The navigation bar: the text of no two items may overlap, and each
+	// lies inside the window.
+	const shown = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+	const items = [...document.querySelectorAll('body > header nav > ul > li')].filter(shown);
+	const boxes = items.map((li) => {
+		const el = li.querySelector(':scope > a, :scope > details > summary') || li;
+		const range = document.createRange();
+		range.selectNodeContents(el);
+		let r = range.getBoundingClientRect();
+		if (getComputedStyle(el).overflowX !== 'visible') {
+			// Text cut with an ellipsis shows only what fits its box.
+			const box = el.getBoundingClientRect();
+			r = new DOMRect(Math.max(r.left, box.left), r.top, Math.max(0, Math.min(r.right, box.right) - Math.max(r.left, box.left)), r.height);
+		}
+		return { name: el.textContent.trim().slice(0, 20), r };
+	}).filter((b) => b.r.width > 0);
+	for (const li of items) {
+		const s = getComputedStyle(li);
+		if (s.display === 'list-item' && s.listStyleType !== 'none') {
+			out.push('navigation item "' + (li.querySelector(':scope > a, :scope > details > summary') || li).textContent.trim().slice(0, 20) + '" draws a list marker over the item before it');
+		}
+	}
+	for (let i = 0; i < boxes.length; i++) {
+		const a = boxes[i].r;
+		if (a.left < -1 || a.right > window.innerWidth + 1) {
+			out.push('navigation item "' + boxes[i].name + '" is outside the window');
+		}
+		for (let j = i + 1; j < boxes.length; j++) {
+			const b = boxes[j].r;
+			if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) {
+				out.push('navigation items "' + boxes[i].name + '" and "' + boxes[j].name + '" overlap');
+			}
+		}
+	}
+	// A column of free text keeps a readable width (.cell-text: 12em, about
+	// twelve Chinese characters a line).
+	for (const cell of document.querySelectorAll('main td.cell-text')) {
+		if (!shown(cell)) continue;
+		const em = parseFloat(getComputedStyle(cell).fontSize);
+		if (cell.getBoundingClientRect().width < 11 * em) {
+			out.push('text column of table ' + (cell.closest('table').dataset.testid || '') + ' is ' + Math.round(cell.getBoundingClientRect().width) + 'px wide');
+			break;
+		}
+	}
 	return out;
 })()`
+
+// rawLabels lists what the page says outside code, fields and ids that is
+// an enumerated value's raw identifier (repeated_across_sessions) instead
+// of its label. The identifiers come from the English catalog's labels.
+func rawLabels(t *testing.T) string {
+	t.Helper()
+	ids, err := locale.Catalog(locale.English)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []string
+	for id := range ids {
+		kind, value, ok := strings.Cut(id, ".")
+		if ok && strings.Contains(value, "_") && strings.Contains(kind, "_") && !strings.ContainsAny(value, " %") {
+			raw = append(raw, value)
+		}
+	}
+	if len(raw) < 8 {
+		t.Fatalf("only %d raw identifiers: %v", len(raw), raw)
+	}
+	list, _ := json.Marshal(raw)
+	return `(() => {
+	const main = document.querySelector('main').cloneNode(true);
+	for (const el of main.querySelectorAll('code, pre, kbd, textarea, select, input, script, [data-raw]')) el.remove();
+	const text = main.innerText || main.textContent;
+	return ` + string(list) + `.filter((id) => new RegExp('(^|[^a-z_])' + id + '($|[^a-z_])').test(text));
+})()`
+}
 
 // TestE2ELayoutEveryPage visits every page each role can reach, on a
 // 390 px phone and a 1280 px laptop, in one browser: no page is wider than
@@ -140,7 +216,7 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 	e2eChrome(t)
 	t.Parallel()
 	m := e2eConsole(t)
-	b := newE2EBrowserFor(t, m, "admin", 1280, 900, 10*time.Minute)
+	b := newE2EBrowserFor(t, m, "admin", 1280, 900, 20*time.Minute)
 	widths := []int64{1280, 390}
 	resize := func(width int64) {
 		if _, err := chromedp.Call(b.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
@@ -159,10 +235,28 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 	if problems, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](layoutProblems)); err != nil || len(problems) == 0 {
 		t.Fatalf("a 900 px element at 390 px was not reported (%v)", err)
 	}
+	measure := func(what string) {
+		for _, width := range widths {
+			resize(width)
+			problems, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](layoutProblems))
+			if err != nil {
+				t.Fatalf("%s at %dpx: %v", what, width, err)
+			}
+			for _, pr := range problems {
+				t.Errorf("%s at %dpx: %s", what, width, pr)
+			}
+		}
+	}
+	ctx := context.Background()
+	raw := rawLabels(t)
 	for _, user := range []string{"admin", "reviewer", "family-chen"} {
 		pages, _, _ := crawl(t, m, user, 1, 80)
 		if user == "admin" {
 			pages = withAdminPages(t, m, pages)
+		}
+		account, err := m.Store.FindAccountByUsername(ctx, user)
+		if err != nil {
+			t.Fatal(err)
 		}
 		name, value := sessionCookie(t, m, user)
 		httpOnly := true
@@ -171,27 +265,43 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		visited := 0
-		for _, p := range pages {
-			if strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".csv") || strings.Contains(p, "/export/") {
-				continue // downloads, not pages
+		// Once in each language: Chinese labels are wider than English ones,
+		// and a CJK font wraps differently.
+		for _, lang := range locale.Languages {
+			if err := m.Store.SetAccountLanguage(ctx, account.ID, lang); err != nil {
+				t.Fatal(err)
 			}
-			visited++
-			resize(widths[0])
-			b.do(chromedp.Navigate(b.base + p))
-			// Measured at each width without reloading: the layout follows
-			// the window as it does when a phone turns.
-			for _, width := range widths {
-				resize(width)
-				problems, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](layoutProblems))
-				if err != nil {
-					t.Fatalf("%s as %s at %dpx: %v", p, user, width, err)
+			visited := 0
+			for _, p := range pages {
+				if strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".csv") || strings.Contains(p, "/export/") {
+					continue // downloads, not pages
 				}
-				for _, pr := range problems {
-					t.Errorf("%s as %s at %dpx: %s", p, user, width, pr)
+				visited++
+				resize(widths[0])
+				b.do(chromedp.Navigate(b.base + p))
+				if !b.eval(`document.documentElement.lang === ` + strconv.Quote(lang)) {
+					t.Fatalf("%s as %s: the page is not in %s", p, user, lang)
+				}
+				// Measured at each width without reloading: the layout follows
+				// the window as it does when a phone turns.
+				measure(p + " as " + user + " in " + lang)
+				if found, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](raw)); err != nil {
+					t.Fatal(err)
+				} else if len(found) > 0 {
+					t.Errorf("%s as %s in %s shows raw identifiers %q", p, user, lang, found)
 				}
 			}
+			if user != "family-chen" {
+				// A recall with a result: the package, the trace and the scope.
+				resize(widths[0])
+				b.do(chromedp.Navigate(b.base+"/recall"),
+					chromedp.SetValue(css(testidSel("recall-task")), "带孩子去北京玩三天"),
+					chromedp.Click(css(testidSel("recall-submit"))),
+					chromedp.WaitVisible(css(testidSel("recall-summary"))))
+				measure("a recall result as " + user + " in " + lang)
+				visited++
+			}
+			t.Logf("%s in %s: %d pages at %v px", user, lang, visited, widths)
 		}
-		t.Logf("%s: %d pages at %v px", user, visited, widths)
 	}
 }

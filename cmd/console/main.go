@@ -19,7 +19,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/mnemo-console/mnemo/locale"
 )
 
 func main() {
@@ -39,41 +42,12 @@ func main() {
 // errSilent is returned when the command already explained its failure.
 var errSilent = errors.New("failed")
 
-const usage = `Mnemo console — memory governance for LLM agents.
-
-Usage:
-  console [serve] [flags]                      start the console (the default command)
-  console user list
-  console user add NAME [--admin] [--reviewer PROJECT] [--member PROJECT --subject ID]
-  console user passwd NAME
-  console import FILE --project SLUG [--format F] [--skip-malformed]
-                                               import events: Mnemo JSON Lines, seed events, Claude Code
-                                               transcripts, Codex CLI rollouts, a Hermes state.db, OpenAI
-                                               chat messages (detected unless --format); all or nothing
-  console import FILE --export [--project S]   restore a full project export as a new project
-  console export --project SLUG [--format jsonl|hermes] [--subject ID] [--out PATH]
-  console watch DIR --project SLUG [--format F] follow a directory of session files (new files, appended lines)
-  console sync --project SLUG --to DIR         write approved memory into AGENTS.md, CLAUDE.md,
-                                               .claude/rules/*.md, MEMORY.md, USER.md (managed blocks)
-  console heartbeat --once                     run one heartbeat and print what it did
-  console audit verify                         verify the audit log's hash chain
-  console eval list                            list the eval suites (built-in and uploaded)
-  console eval run NAME|FILE                   run a suite, print a summary, exit non-zero on failure
-  console backup --out FILE                    online copy of the SQLite database (VACUUM INTO)
-  console restore BACKUP --data DIR --replay-from OLD_DB
-                                               restore into an empty data directory, replaying the forgets
-                                               OLD_DB audited after the backup (or --no-replay: they come back)
-
-Every command takes the flags below; run "console COMMAND --help" for its own.
-The model API key is read only from the environment: MNEMO_LLM_API_KEY (or OPENAI_API_KEY).
-`
-
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
-	env := &cmdEnv{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	env := &cmdEnv{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, loc: locale.For(cliLanguage(getenv))}
 	switch cmd {
 	case "serve":
 		return env.serve(args)
@@ -98,11 +72,54 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "restore":
 		return env.restore(args)
 	case "help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, env.usage())
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", cmd)
+	fmt.Fprint(stderr, env.usage())
+	return env.fail("unknown command %q", cmd)
+}
+
+// cliLanguage is the language of the command line's messages, from the
+// environment as POSIX programs read it: LC_ALL, else LC_MESSAGES, else
+// LANG ("zh_CN.UTF-8" is Simplified Chinese; unset, C or POSIX English).
+func cliLanguage(getenv func(string) string) string {
+	for _, name := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		v := getenv(name)
+		if v == "" {
+			continue
+		}
+		if i := strings.IndexAny(v, ".@"); i >= 0 {
+			v = v[:i]
+		}
+		if v == "C" || v == "POSIX" {
+			return locale.English
+		}
+		return locale.Match("", strings.ReplaceAll(v, "_", "-"))
+	}
+	return locale.English
+}
+
+// usage is the command overview in the user's language.
+func (e *cmdEnv) usage() string { return e.loc.T("cli.usage") }
+
+// say prints one sentence of the command line in the user's language: the
+// catalogs hold it under its English fmt format.
+func (e *cmdEnv) say(w io.Writer, format string, args ...any) {
+	fmt.Fprintln(w, e.loc.Phrasef(format, args...))
+}
+
+// fail is an error whose message is a sentence in the user's language.
+func (e *cmdEnv) fail(format string, args ...any) error {
+	return errors.New(e.loc.Phrasef(format, args...))
+}
+
+// phrases translates problems (an import's, a suite's) and joins them.
+func (e *cmdEnv) phrases(problems []string) string {
+	out := make([]string, len(problems))
+	for i, p := range problems {
+		out[i] = e.loc.Phrase(p)
+	}
+	return strings.Join(out, "; ")
 }
 
 // cmdEnv carries what every subcommand needs.
@@ -111,6 +128,7 @@ type cmdEnv struct {
 	getenv         func(string) string
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	loc            *locale.Localizer
 }
 
 // flags builds a flag set with the shared configuration flags.
@@ -119,8 +137,10 @@ func (e *cmdEnv) flags(name, synopsis string) (*flag.FlagSet, *Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: console %s\n\nFlags (environment variables in brackets):\n", synopsis)
-		printFlags(e.stderr, fs)
+		e.say(e.stderr, "Usage: console %s", synopsis)
+		fmt.Fprintln(e.stderr)
+		e.say(e.stderr, "Flags (environment variables in brackets):")
+		e.printFlags(e.stderr, fs)
 	}
 	err := cfg.bindFlags(fs, e.getenv)
 	return fs, &cfg, err
@@ -147,19 +167,19 @@ func parse(fs *flag.FlagSet, cfg *Config, envErr error, args []string) ([]string
 }
 
 // printFlags lists the flags GNU-style (--name), with their defaults.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
+func (e *cmdEnv) printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, help := flag.UnquoteUsage(f)
 		line := "  --" + f.Name
 		if name != "" {
 			line += " " + name
 		}
-		fmt.Fprintf(w, "%s\n    \t%s", line, help)
+		fmt.Fprintf(w, "%s\n    \t%s", line, e.loc.Phrase(help))
 		if def := f.DefValue; def != "" && def != "false" {
 			if f.Name == "database" {
 				def = redactURL(def) // the URL may hold a password
 			}
-			fmt.Fprintf(w, " (default %q)", def)
+			fmt.Fprint(w, " "+e.loc.Phrasef("(default %q)", def))
 		}
 		fmt.Fprintln(w)
 	})

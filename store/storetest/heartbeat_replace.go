@@ -136,3 +136,53 @@ func TestHeartbeatWideningProposal(t *testing.T, open Opener) {
 		})
 	}
 }
+
+// TestHeartbeatWideningOffline: the offline consolidator the console runs
+// without a model (its own extractor, not a fake) proposes a widened or
+// narrowed instruction as the rule's replacement, for phrasings other than
+// the tour's, in both languages, and files it as no evidence of the rule.
+func TestHeartbeatWideningOffline(t *testing.T, open Opener) {
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	for _, tc := range []struct{ name, rule, wider, added string }{
+		{"tour", "From now on, always run the linter before committing.", "From now on, always run go vet and the linter before committing.", "go vet"},
+		{"English also", "Always run the linter before committing.", "Going forward, always run the linter and also staticcheck before committing.", "staticcheck"},
+		{"English condition", "Always write the changelog entry in English.", "Always write the changelog entry in English, only for user-facing changes.", "user-facing"},
+		{"Chinese 还要", "以后提交代码前都要运行 linter。", "以后提交代码前都要运行 linter，还要运行 go vet。", "go vet"},
+		{"Chinese 和", "记住，每次提交前都跑一遍单元测试。", "记住，每次提交前都跑一遍单元测试和集成测试。", "集成测试"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := OpenMemory(t, open)
+			p := MustCreateProject(t, s, "code")
+			hb := &governance.Heartbeat{Store: s, Idle: time.Hour, Consolidator: heuristic.NewConsolidator(nil)}
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, tc.rule)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(first) != 1 {
+				t.Fatalf("rules after the first beat = %d (%q)", len(first), tc.rule)
+			}
+			activate(t, s, first[0])
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s2", now.Add(-24*time.Hour), true, tc.wider)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			rules, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			var texts []string
+			for _, r := range rules {
+				texts = append(texts, fmt.Sprintf("%d %s %q supersedes=%d", r.ID, r.Status, r.Text, r.Supersedes))
+			}
+			if len(rules) != 2 || rules[1].Supersedes != first[0].ID || rules[1].Status != governance.RuleProposed || !strings.Contains(rules[1].Text, tc.added) {
+				t.Fatalf("rules = %q, want a replacement proposal for rule %d naming %q", texts, first[0].ID, tc.added)
+			}
+			if links, _ := s.FindRuleEvidence(ctx, first[0].ID); len(links) != 1 {
+				t.Fatalf("the widened statement was filed as evidence of the old rule: %d links", len(links))
+			}
+		})
+	}
+}

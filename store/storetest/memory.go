@@ -70,6 +70,7 @@ var memoryTests = []struct {
 	{"HeartbeatWithModel", TestHeartbeatWithModel},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},
+	{"HeartbeatWideningOffline", TestHeartbeatWideningOffline},
 	{"WriteGateEndToEnd", TestWriteGateEndToEnd},
 	{"ApproveRule", TestApproveRule},
 	{"ConcurrentApprove", TestConcurrentApprove},

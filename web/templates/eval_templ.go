@@ -589,9 +589,9 @@ func EvalsPage(meta PageMeta, v EvalIndexView) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var17 string
-						templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(s.Problem)
+						templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, s.Problem))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 375, Col: 98}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 375, Col: 111}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 						if templ_7745c5c3_Err != nil {
@@ -820,9 +820,9 @@ func evalUploadForm(action, title, help string, f EvalUploadForm, csrf string) t
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var28 string
-				templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(p)
+				templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, p))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 417, Col: 13}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 417, Col: 26}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 				if templ_7745c5c3_Err != nil {
@@ -1714,9 +1714,9 @@ func EvalSuitePage(meta PageMeta, v EvalSuiteView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var83 string
-				templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(v.Suite.Problem)
+				templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Suite.Problem))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 528, Col: 92}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 528, Col: 105}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var83))
 				if templ_7745c5c3_Err != nil {
@@ -3138,9 +3138,9 @@ func EvalRunPanel(v EvalRunView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var168 string
-				templ_7745c5c3_Var168, templ_7745c5c3_Err = templ.JoinStringErrs(c.Reason)
+				templ_7745c5c3_Var168, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, c.Reason))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 713, Col: 146}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 713, Col: 159}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var168))
 				if templ_7745c5c3_Err != nil {
@@ -3608,9 +3608,9 @@ func evalResults(v EvalRunView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var197 string
-			templ_7745c5c3_Var197, templ_7745c5c3_Err = templ.JoinStringErrs(c.Reason)
+			templ_7745c5c3_Var197, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, c.Reason))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 766, Col: 48}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 766, Col: 61}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var197))
 			if templ_7745c5c3_Err != nil {
@@ -3631,9 +3631,9 @@ func evalResults(v EvalRunView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var198 string
-					templ_7745c5c3_Var198, templ_7745c5c3_Err = templ.JoinStringErrs(p)
+					templ_7745c5c3_Var198, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, p))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 771, Col: 14}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 771, Col: 27}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var198))
 					if templ_7745c5c3_Err != nil {

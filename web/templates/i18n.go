@@ -2,6 +2,7 @@ package templates
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/mnemo-console/mnemo/locale"
@@ -42,3 +43,13 @@ func languageName(code string) string { return locale.LanguageName(code) }
 // phrase translates an English sentence written by Go code (a field error,
 // a reason) when the catalogs hold it.
 func phrase(ctx context.Context, english string) string { return locale.From(ctx).Phrase(english) }
+
+// phrases translates each sentence and joins them with sep.
+func phrases(ctx context.Context, english []string, sep string) string {
+	l := locale.From(ctx)
+	out := make([]string, len(english))
+	for i, e := range english {
+		out[i] = l.Phrase(e)
+	}
+	return strings.Join(out, sep)
+}

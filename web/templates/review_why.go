@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mnemo-console/mnemo/locale"
 )
 
 // Why a candidate waits, as the heartbeat wrote it (governance.Decide and
@@ -69,9 +71,10 @@ func findingWhy(ctx context.Context, why string) string {
 }
 
 // versionReason translates the reason of a rule version the heartbeat
-// wrote; a person's reason is shown as they typed it.
+// wrote, with the promotion reason's label (never its identifier); a
+// person's reason is shown as they typed it.
 func versionReason(ctx context.Context, why string) string {
-	if m := versionByBeat.FindStringSubmatch(why); m != nil && lang(ctx) != "en" {
+	if m := versionByBeat.FindStringSubmatch(why); m != nil {
 		return t(ctx, "rule.proposed_by_heartbeat", "Reason", label(ctx, "promotion_reason", m[1]))
 	}
 	return why
@@ -80,4 +83,13 @@ func versionReason(ctx context.Context, why string) string {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// auditReason is an audit row's reason: the heartbeat records a promotion
+// reason's identifier, shown by its label; a person's reason as typed.
+func auditReason(ctx context.Context, reason string) string {
+	if locale.From(ctx).Has("promotion_reason." + reason) {
+		return label(ctx, "promotion_reason", reason)
+	}
+	return reason
 }
