@@ -548,3 +548,72 @@ func TestForgetScrubsEvalResults(t *testing.T) {
 		t.Fatal("the rule is still in the file")
 	}
 }
+
+// TestForgetRuleRedactsRestatements: forgetting the nap rule with its lines
+// also redacts the assistant's three restatements of it in the demo (in
+// its own sessions and in another session of the same family), and keeps
+// a line that only mentions one of its times.
+func TestForgetRuleRedactsRestatements(t *testing.T) {
+	ctx := context.Background()
+	d := MustLoadDemo(t)
+	nap := d.Rule(t, "午睡")
+	restatements := []string{
+		"记住了，每天14:00到16:00都留给她午睡。",
+		"每天下午两点到四点都空着，让孩子回酒店午睡。",
+		"14:00到16:00回酒店午睡。",
+	}
+	const unrelated = "下午两点去断桥、白堤散步"
+	count := func(needle string) int {
+		var n int
+		if err := d.Store.DB().QueryRow(`SELECT COUNT(*) FROM events WHERE instr(text, ?) > 0`, needle).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// found counts the restatements a search for the rule's key word shows.
+	found := func() int {
+		res, _, err := d.Store.SearchEvents(ctx, governance.EventFilter{ProjectID: &d.Travel.ID, Query: "午睡"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, h := range res {
+			for _, s := range restatements {
+				if strings.Contains(h.Event.Text, s) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if found() != len(restatements) {
+		t.Fatalf("precondition: search finds %d of the restatements", found())
+	}
+	for _, s := range append(restatements, unrelated) {
+		if count(s) != 1 {
+			t.Fatalf("precondition: %q is not in one demo line", s)
+		}
+	}
+	preview, err := d.Store.PreviewForgetRule(ctx, nap.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := d.Store.ForgetRule(ctx, "family-chen", nap.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preview.EventCount != rep.Events || rep.Events != 5 {
+		t.Fatalf("preview %d, forgot %d lines; want 5 (2 evidence, 3 restatements)", preview.EventCount, rep.Events)
+	}
+	for _, s := range restatements {
+		if n := count(s); n != 0 {
+			t.Errorf("restatement %q is still stored", s)
+		}
+	}
+	if n := found(); n != 0 {
+		t.Errorf("search still finds %d restatements", n)
+	}
+	if count(unrelated) != 1 {
+		t.Error("a line that only shares a time with the rule was redacted")
+	}
+}
