@@ -85,8 +85,12 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 			return fmt.Errorf("store: delete recall traces: %w", err)
 		}
 		r.RecallTraces = p.RecallTraces
+		ref, err := tombstoneSubject(ctx, tx, projectID, subjectID)
+		if err != nil {
+			return err
+		}
 		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: subjectID,
+			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: ref,
 			ProjectID: projectID, Details: forgetDetails(p, r),
 		})
 	})
@@ -202,4 +206,37 @@ func (s *Store) checkpointAfterForget(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("store: checkpoint after forget: the log is still in use")
+}
+
+// tombstoneSubject replaces the identifiers of a forgotten subject left in
+// the session, episode, rule and suppression rows (applyForget has made
+// its events' ids, session ids and subject id tombstones and blanked their
+// tools and statuses). Then the subject's key is deleted, and the reference the
+// audit row names it by can no longer be confirmed. What remains is
+// counts, turn numbers, roles, kinds and timestamps (README, "What a
+// forget leaves").
+func tombstoneSubject(ctx context.Context, tx *Tx, projectID int64, subjectID string) (string, error) {
+	key, err := subjectKey(ctx, tx, projectID, subjectID)
+	if err != nil {
+		return "", err
+	}
+	ref := tombstone(key, subjectRefPrefix, subjectID)
+	subject := tombstone(key, subjectTombstone, subjectID)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE sessions SET session_id = mnemo_tombstone(?, ?, session_id), subject_id = ? WHERE project_id = ? AND subject_id = ?`,
+			[]any{key, sessionTombstone, subject, projectID, subjectID}},
+		{`UPDATE episodes SET session_id = mnemo_tombstone(?, ?, session_id), subject_id = ? WHERE project_id = ? AND subject_id = ?`,
+			[]any{key, sessionTombstone, subject, projectID, subjectID}},
+		{`UPDATE rules SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},
+		{`UPDATE suppressions SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},
+		{`DELETE FROM subject_keys WHERE project_id = ? AND subject_id = ?`, []any{projectID, subjectID}},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return "", fmt.Errorf("store: tombstone subject: %w", err)
+		}
+	}
+	return ref, nil
 }

@@ -168,13 +168,28 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE `+p.eventSQL+` ORDER BY e.seq`, p.eventArg); err != nil {
 			return nil, err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE seq IN (SELECT e.seq FROM events e WHERE `+p.eventSQL+`)`,
-			append([]any{governance.RedactedText}, p.eventArg...)...)
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events e WHERE `+p.eventSQL, p.eventArg...).Scan(&r.Events); err != nil {
+			return nil, fmt.Errorf("store: count events: %w", err)
+		}
+		// One pass over the subject's events, those redacted earlier
+		// included: the text goes, and every identifier becomes a
+		// tombstone (tombstone.go); tools and statuses are blanked.
+		key, err := subjectKey(ctx, tx, p.ProjectID, p.SubjectID)
 		if err != nil {
+			return nil, err
+		}
+		fkey, err := forgetKey(ctx, tx, p.ProjectID)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, `
+			UPDATE events SET id = mnemo_tombstone(?, ?, id), session_id = mnemo_tombstone(?, ?, session_id), subject_id = ?,
+				tool = '', status = '', text = CASE WHEN redacted = 1 THEN text ELSE ? END, redacted = 1
+			WHERE project_id = ? AND subject_id = ?`,
+			fkey, eventTombstone, key, sessionTombstone, tombstone(key, subjectTombstone, p.SubjectID), governance.RedactedText,
+			p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("store: redact events: %w", err)
 		}
-		n, _ := res.RowsAffected()
-		r.Events = int(n)
 	} else if len(p.seqs) > 0 {
 		seqs := listArg(p.seqs)
 		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE e.redacted = 0 AND e.seq IN (SELECT value FROM json_each(?)) ORDER BY e.seq`,
@@ -188,6 +203,27 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		}
 		n, _ := res.RowsAffected()
 		r.Events = int(n)
+	}
+	// One forget raises each of its projects' forget generations once: a
+	// writer carrying text it read before (the heartbeat) then drops its
+	// work (migration 0015; 0026 moved this out of a per-event trigger).
+	if r.Events > 0 {
+		projects := map[int64]bool{}
+		if p.ProjectID != 0 {
+			projects[p.ProjectID] = true
+		}
+		for _, rule := range p.Rules {
+			projects[rule.ProjectID] = true
+		}
+		for _, c := range p.Candidates {
+			projects[c.ProjectID] = true
+		}
+		for _, id := range sortedIDs(projects) {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO forget_generations (project_id, generation) VALUES (?, 1)
+				ON CONFLICT (project_id) DO UPDATE SET generation = generation + 1`, id); err != nil {
+				return nil, fmt.Errorf("store: raise forget generation: %w", err)
+			}
+		}
 	}
 	// Suppressions: fingerprints only, so the heartbeat never learns it again.
 	for projectID, fps := range p.fps {
