@@ -172,7 +172,8 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 			return nil, fmt.Errorf("store: count events: %w", err)
 		}
 		// One pass over the subject's events, those redacted earlier
-		// included: the text goes, and every identifier becomes a
+		// included, and the events without a subject in its sessions (a
+		// session's end): the text goes, and every identifier becomes a
 		// tombstone (tombstone.go); tools and statuses are blanked.
 		key, err := subjectKey(ctx, tx, p.ProjectID, p.SubjectID)
 		if err != nil {
@@ -185,9 +186,10 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		if _, err := tx.ExecContext(ctx, `
 			UPDATE events SET id = mnemo_tombstone(?, ?, id), session_id = mnemo_tombstone(?, ?, session_id), subject_id = ?,
 				tool = '', status = '', text = CASE WHEN redacted = 1 THEN text ELSE ? END, redacted = 1
-			WHERE project_id = ? AND subject_id = ?`,
+			WHERE project_id = ? AND (subject_id = ? OR subject_id = '' AND session_id IN (
+				SELECT session_id FROM sessions WHERE project_id = ? AND subject_id = ?))`,
 			fkey, eventTombstone, key, sessionTombstone, tombstone(key, subjectTombstone, p.SubjectID), governance.RedactedText,
-			p.ProjectID, p.SubjectID); err != nil {
+			p.ProjectID, p.SubjectID, p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("store: redact events: %w", err)
 		}
 	} else if len(p.seqs) > 0 {
