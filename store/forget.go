@@ -172,6 +172,11 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 	if err := audit(ctx, tx, p, r); err != nil {
 		return nil, err
 	}
+	if s.BeforeForgetCommit != nil {
+		if err := s.BeforeForgetCommit(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit forget: %w", err)
 	}

@@ -32,6 +32,9 @@ type Store struct {
 	// BeforeCommit, when set, runs just before a beat's transaction commits;
 	// an error aborts the beat. Tests use it to inject a crash.
 	BeforeCommit func(ctx context.Context) error
+	// BeforeForgetCommit, when set, runs just before a forget's
+	// transaction commits; tests use it to kill the process there.
+	BeforeForgetCommit func(ctx context.Context) error
 	// writer is held by this process's one writing transaction or
 	// statement. SQLite admits one writer at a time and its busy handler
 	// polls with growing sleeps, so under load a waiting writer can lose
