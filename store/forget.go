@@ -214,9 +214,8 @@ func (s *Store) checkpointAfterForget(ctx context.Context) error {
 }
 
 // tombstoneSubject replaces the identifiers of a forgotten subject left in
-// the session, episode, rule and suppression rows (applyForget has made
-// its events' ids, session ids and subject id tombstones and blanked their
-// tools and statuses). Then the subject's key is deleted, and the reference the
+// the session, rule and suppression rows (applyForget has made its events'
+// and episodes' ids tombstones and blanked the events' tools and statuses). Then the subject's key is deleted, and the reference the
 // audit row names it by can no longer be confirmed. What remains is
 // counts, turn numbers, roles, kinds and timestamps (README, "What a
 // forget leaves").
@@ -232,8 +231,6 @@ func tombstoneSubject(ctx context.Context, tx *Tx, projectID int64, subjectID st
 		args []any
 	}{
 		{`UPDATE sessions SET session_id = mnemo_tombstone(?, ?, session_id), subject_id = ? WHERE project_id = ? AND subject_id = ?`,
-			[]any{key, sessionTombstone, subject, projectID, subjectID}},
-		{`UPDATE episodes SET session_id = mnemo_tombstone(?, ?, session_id), subject_id = ? WHERE project_id = ? AND subject_id = ?`,
 			[]any{key, sessionTombstone, subject, projectID, subjectID}},
 		{`UPDATE rules SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},
 		{`UPDATE suppressions SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},

@@ -127,6 +127,14 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		}
 	}
 
+	// A subject forget's tombstones are made with the subject's key.
+	var subjectKeyOf []byte
+	if p.SubjectID != "" {
+		var err error
+		if subjectKeyOf, err = subjectKey(ctx, tx, p.ProjectID, p.SubjectID); err != nil {
+			return nil, err
+		}
+	}
 	// Rules keep their ids, scope and history of who did what, not their words.
 	if _, err := tx.ExecContext(ctx, `
 		UPDATE rules SET text = ?, status = 'forgotten', findings = '[]', checks = '[]', paused = 0, updated_at = ?
@@ -150,9 +158,15 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		return nil, fmt.Errorf("store: forget candidates: %w", err)
 	}
 	if p.SubjectID != "" {
-		// Every episode of the subject goes blank, in one statement.
-		if _, err := tx.ExecContext(ctx, `UPDATE episodes SET summary = ?, updated_at = ? WHERE project_id = ? AND subject_id = ? AND summary <> ?`,
-			governance.RedactedText, now, p.ProjectID, p.SubjectID, governance.RedactedText); err != nil {
+		// Every episode of the subject goes blank and takes the subject's
+		// tombstones, in one statement (one pass of the recall index's
+		// trigger, inside the bulk window).
+		if _, err := tx.ExecContext(ctx, `
+			UPDATE episodes SET summary = ?, updated_at = CASE WHEN summary = ? THEN updated_at ELSE ? END,
+				session_id = mnemo_tombstone(?, ?, session_id), subject_id = ?
+			WHERE project_id = ? AND subject_id = ?`,
+			governance.RedactedText, governance.RedactedText, now, subjectKeyOf, sessionTombstone,
+			tombstone(subjectKeyOf, subjectTombstone, p.SubjectID), p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("store: blank episodes: %w", err)
 		}
 	} else {
@@ -175,10 +189,7 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		// included, and the events without a subject in its sessions (a
 		// session's end): the text goes, and every identifier becomes a
 		// tombstone (tombstone.go); tools and statuses are blanked.
-		key, err := subjectKey(ctx, tx, p.ProjectID, p.SubjectID)
-		if err != nil {
-			return nil, err
-		}
+		key := subjectKeyOf
 		fkey, err := forgetKey(ctx, tx, p.ProjectID)
 		if err != nil {
 			return nil, err
