@@ -18,13 +18,12 @@ import (
 // candidates and 400 rules (half of them project-wide rules learned only
 // from this subject), next to 10,000 events of other subjects. The data is
 // built once, outside the timer, and each iteration forgets in a fresh
-// copy of that file. Sub-benchmarks, in the same run:
-//   - Forget: ForgetSubject as it is (redaction, tombstones, one raise of
-//     the forget generation);
-//   - PerEventTrigger: the same with migration 0015's per-event trigger
-//     put back (what 0026 removed);
-//   - RedactOnly: the floor, one UPDATE blanking the same events' text
-//     (the full-text triggers run; no plan, audit, tombstones or episodes).
+// copy of that file. Sub-benchmarks, in the same run: Forget is
+// ForgetSubject as it is (redaction, tombstones, one raise of the forget
+// generation); PerEventTrigger the same with migration 0015's per-event
+// trigger put back (what 0026 removed); RedactOnly the floor, one UPDATE
+// blanking the same events' text (the full-text triggers run; no plan,
+// audit, tombstones or episodes).
 //
 //	go test ./store -run '^$' -bench ForgetSubject -benchtime 3x
 func BenchmarkForgetSubject(b *testing.B) {
