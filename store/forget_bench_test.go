@@ -21,9 +21,7 @@ import (
 // copy of that file. Sub-benchmarks, in the same run: Forget is
 // ForgetSubject as it is (redaction, tombstones, one raise of the forget
 // generation); PerEventTrigger the same with migration 0015's per-event
-// trigger put back (what 0026 removed); RedactOnly the floor, one UPDATE
-// blanking the same events' text (the full-text triggers run; no plan,
-// audit, tombstones or episodes).
+// trigger put back (what 0026 removed).
 //
 //	go test ./store -run '^$' -bench ForgetSubject -benchtime 3x
 func BenchmarkForgetSubject(b *testing.B) {
@@ -93,21 +91,6 @@ func BenchmarkForgetSubject(b *testing.B) {
 			}
 			b.StartTimer()
 			forget(b, s)
-		}
-	})
-	b.Run("RedactOnly", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
-			s := fresh(b)
-			b.StartTimer()
-			res, err := s.DB().ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE project_id = 1 AND subject_id = 'user-big'`,
-				governance.RedactedText)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if n, _ := res.RowsAffected(); n != 100_000 {
-				b.Fatalf("redacted %d", n)
-			}
 		}
 	})
 }
