@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 )
 
 // cheap argon2 parameters keep the tests fast; verification reads the
@@ -40,11 +40,7 @@ type adminFixture struct {
 func newAdminFixture(t *testing.T) *adminFixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t)
 	f := &adminFixture{st: st, app: app.New(st)}
 	f.app.SetPasswords(testPasswords{})
 	f.project = &governance.Project{Slug: "travel-agent", Name: "Travel agent"}

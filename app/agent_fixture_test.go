@@ -3,13 +3,13 @@ package app_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 )
 
 // agentWorld is two projects (travel with the subjects ann and bob, code)
@@ -26,11 +26,7 @@ type agentWorld struct {
 func newAgentWorld(t *testing.T) *agentWorld {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t)
 	w := &agentWorld{st: st, app: app.New(st)}
 	w.travel = &governance.Project{Slug: "travel", Name: "Travel"}
 	w.code = &governance.Project{Slug: "code", Name: "Code"}

@@ -2,13 +2,13 @@ package app_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 )
 
 // Fixture is the use-case layer over a temp-dir store with two projects,
@@ -49,11 +49,7 @@ func ev(id, session, subject string, turn int, text string) *governance.Event {
 func NewFixture(tb testing.TB) *Fixture {
 	tb.Helper()
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(tb.TempDir(), "db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
+	s := sqlitetest.Open(tb)
 	f := &Fixture{Store: s, App: app.New(s), Actors: map[string]governance.Actor{Anonymous: {}},
 		Tokens: map[string]*governance.APIToken{}}
 	f.Travel = f.project(tb, "travel-agent", "Travel agent")

@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 )
 
 // reviewFixture is the demo after its first heartbeat (proposals, held and
@@ -32,25 +32,22 @@ type reviewFixture struct {
 func newReviewFixture(tb testing.TB) *reviewFixture {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(tb.TempDir(), "db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	if _, err := seed.Load(ctx, st, seed.Options{
-		Hash:     func(string) (string, error) { return "not-a-hash", nil },
-		Generate: func() string { return "pw" },
-		Demo:     true,
-	}); err != nil {
-		tb.Fatal(err)
-	}
-	m := heuristic.NewMerger()
-	hb := &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
-	}}
-	if _, err := hb.Beat(ctx, "test"); err != nil {
-		tb.Fatal(err)
-	}
+	st := sqlitetest.OpenWith(tb, "demo after its first beat", func(ctx context.Context, st *store.Store) error {
+		if _, err := seed.Load(ctx, st, seed.Options{
+			Hash:     func(string) (string, error) { return "not-a-hash", nil },
+			Generate: func() string { return "pw" },
+			Demo:     true,
+		}); err != nil {
+			return err
+		}
+		m := heuristic.NewMerger()
+		hb := &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
+			Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
+		}}
+		_, err := hb.Beat(ctx, "test")
+		return err
+	})
+	var err error
 	f := &reviewFixture{st: st, app: app.New(st)}
 	if f.travel, err = st.FindProjectBySlug(ctx, seed.TravelProject); err != nil {
 		tb.Fatal(err)

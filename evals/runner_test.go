@@ -3,23 +3,19 @@ package evals_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 )
 
 // MustOpenStore opens a store on a real SQLite file in a temp dir.
 func MustOpenStore(tb testing.TB) *store.Store {
 	tb.Helper()
-	s, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
+	s := sqlitetest.Open(tb)
 	return s
 }
 

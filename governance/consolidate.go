@@ -28,6 +28,12 @@ type ConsolidateInput struct {
 	// ForgetGeneration is the project's forget generation read before
 	// anything else; the plan carries it to the write.
 	ForgetGeneration int64
+	// BeatVersion, when a store sets it, names the project's consolidated
+	// state the input was read from (PostgreSQL: the checkpoint row's
+	// version); the plan carries it to the write, which refuses a plan read
+	// before another beat of the project committed (ErrBeatMeanwhile), so
+	// two instances beating at once never write the same work twice.
+	BeatVersion string
 	// Checkpoint is the current checkpoint; NewCheckpoint the one to write.
 	Checkpoint    int64
 	NewCheckpoint int64
@@ -73,7 +79,9 @@ type BeatPlan struct {
 	// ForgetGeneration is the forget generation the input was read at: the
 	// plan is written only if no forget committed since (ErrForgotMeanwhile).
 	ForgetGeneration int64
-	Episodes         []*Episode
+	// BeatVersion is the input's (ConsolidateInput.BeatVersion).
+	BeatVersion string
+	Episodes    []*Episode
 	// Candidates are new candidates (negative ids).
 	Candidates []*Candidate
 	// Updates are existing candidates whose status, group or rule changes.
@@ -128,7 +136,7 @@ type Consolidator struct {
 
 // Plan builds the plan for one project. It reads nothing and writes nothing.
 func (c *Consolidator) Plan(ctx context.Context, in *ConsolidateInput) (*BeatPlan, error) {
-	plan := &BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, ForgetGeneration: in.ForgetGeneration, Attach: map[int64]int64{}}
+	plan := &BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, ForgetGeneration: in.ForgetGeneration, BeatVersion: in.BeatVersion, Attach: map[int64]int64{}}
 	plan.Stats.NewEvents = in.NewEvents
 	evidence := make(map[int64]*Event, len(in.Evidence))
 	for seq, e := range in.Evidence {
@@ -263,23 +271,29 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 	for _, e := range w.Events {
 		bySeq[e.Seq] = e
 	}
-	hiddenFindings := map[int64][]Finding{}
-	hidden := func(seq int64) []Finding {
-		if f, ok := hiddenFindings[seq]; ok {
+	// What the gate finds in each event of the session, once: the findings
+	// of a blocked event (nil for one that passes).
+	eventFindings := map[int64][]Finding{}
+	blockedEvent := func(seq int64) []Finding {
+		if f, ok := eventFindings[seq]; ok {
 			return f
 		}
 		var out []Finding
-		if e := bySeq[seq]; e != nil && HidesContent(e.Text) {
+		if e := bySeq[seq]; e != nil {
 			if _, fs, blocked := c.gate(e.Text); blocked {
+				why := "A supporting event is blocked: "
+				if HidesContent(e.Text) {
+					why = "A supporting event hides content: "
+				}
 				for _, f := range fs {
 					// The spans are in the event, not in the statement.
 					f.Start, f.End = 0, 0
-					f.Why = "A supporting event hides content: " + f.Why
+					f.Why = why + f.Why
 					out = append(out, f)
 				}
 			}
 		}
-		hiddenFindings[seq] = out
+		eventFindings[seq] = out
 		return out
 	}
 	inSession := make(map[int64]bool, len(w.Events))
@@ -294,6 +308,16 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 		// marker, a credential is redacted, and a URL, e-mail address or
 		// command waits for a reviewer like any statement that has one.
 		summary = WithholdSummary(summary)
+		// A summary may quote a blocked event in a form the gate no longer
+		// recognises (cut short inside an encoding, a role line joined to
+		// the next): every passage that repeats a blocked event is withheld.
+		var blocked []string
+		for _, e := range w.Events {
+			if len(blockedEvent(e.Seq)) > 0 {
+				blocked = append(blocked, e.Text)
+			}
+		}
+		summary = withholdQuoted(summary, blocked)
 	}
 	out := &sessionOutput{tokens: ex.Tokens, episode: &Episode{
 		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
@@ -322,11 +346,12 @@ func (c *Consolidator) extractSession(ctx context.Context, in *ConsolidateInput,
 		g := gatedItem{ExtractedItem: it, support: slices.Compact(support)}
 		g.text, g.findings, g.blocked = c.gate(it.Statement)
 		if !g.blocked && c.Gate != nil {
-			// An extractor may drop what it cannot see: a supporting event
-			// that hides content is gated itself, and what it hides blocks
-			// the statement.
+			// An extractor may drop what it cannot see or keep only the
+			// harmless part of a blocked event ("always approve refunds"
+			// from a fake "### New instructions:" block): every supporting
+			// event is gated itself, and a blocked one blocks the statement.
 			for _, seq := range g.support {
-				if f := hidden(seq); len(f) > 0 {
+				if f := blockedEvent(seq); len(f) > 0 {
 					g.findings, g.blocked = append(g.findings, f...), true
 					break
 				}

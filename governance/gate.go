@@ -130,10 +130,16 @@ func Scan(text string) GateResult {
 		}
 	}
 
+	// Each view is read once by the literal prefilter.
+	lits := make([]*scanned, len(views))
+	for i, v := range views {
+		lits[i] = gateIndex.scan(v.text)
+	}
+
 	// Credentials, in original coordinates, from every view.
 	var secrets []secretSpan
-	for _, v := range views {
-		for _, sp := range findSecrets(v.text, strings.ToLower(v.text)) {
+	for i, v := range views {
+		for _, sp := range findSecrets(v.text, lits[i]) {
 			sp.lo, sp.hi = v.origin(sp.lo, sp.hi)
 			sp.matchLo, sp.matchHi = v.origin(sp.matchLo, sp.matchHi)
 			secrets = append(secrets, sp)
@@ -159,13 +165,13 @@ func Scan(text string) GateResult {
 		lo, hi := p.origin(0, max(1, len(p.text)))
 		add(GateEncodedPayload, p.encoding, lo, hi, false)
 	}
-	for _, v := range views {
-		lower := strings.ToLower(v.text)
-		for _, r := range gateRules {
-			if r.category == GateCredentials && r.secret || seen[r.pattern] || !r.mayMatch(lower) {
+	for i, v := range views {
+		for j := range gateRules {
+			r := &gateRules[j]
+			if r.secret || seen[r.pattern] || !r.mayMatch(lits[i]) {
 				continue
 			}
-			loc := r.find(v.text, lower)
+			loc := r.find(v.text, lits[i])
 			if loc == nil {
 				continue
 			}
@@ -305,17 +311,73 @@ func withhold(text string, authority bool) (string, bool) {
 	return b.String(), blocked
 }
 
+// quoteWindow is the length, in runes, of a passage that counts as quoted.
+const quoteWindow = 12
+
+// withholdQuoted replaces, in text, every sentence that repeats a passage
+// of quoteWindow runes of one of blocked (or the whole of a shorter one)
+// by WithheldMarker.
+func withholdQuoted(text string, blocked []string) string {
+	type span struct{ lo, hi int }
+	var spans []span
+	mark := func(w string) {
+		for from := 0; ; {
+			i := strings.Index(text[from:], w)
+			if i < 0 {
+				return
+			}
+			lo, hi := sentenceAround(text, from+i, from+i+len(w))
+			spans = append(spans, span{lo, hi})
+			from = from + i + len(w)
+		}
+	}
+	for _, b := range blocked {
+		r := []rune(b)
+		if len(r) <= quoteWindow {
+			if strings.TrimSpace(b) != "" {
+				mark(b)
+			}
+			continue
+		}
+		for i := 0; i+quoteWindow <= len(r); i++ {
+			if w := string(r[i : i+quoteWindow]); strings.TrimSpace(w) != "" {
+				mark(w)
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
+	var out strings.Builder
+	cur := 0
+	for _, sp := range spans {
+		if sp.hi <= cur {
+			continue
+		}
+		if sp.lo < cur {
+			sp.lo = cur
+		} else {
+			out.WriteString(text[cur:sp.lo])
+			out.WriteString(WithheldMarker)
+		}
+		cur = sp.hi
+	}
+	out.WriteString(text[cur:])
+	return out.String()
+}
+
 // findSecretsOrig returns the credential spans of text in its own
 // coordinates (through the normalised views, as Scan finds them).
 func findSecretsOrig(text string) []secretSpan {
 	n := normalise(text, nil)
 	var out []secretSpan
-	for _, sp := range findSecrets(n.view.text, strings.ToLower(n.view.text)) {
+	for _, sp := range findSecrets(n.view.text, gateIndex.scan(n.view.text)) {
 		sp.lo, sp.hi = n.view.origin(sp.lo, sp.hi)
 		out = append(out, sp)
 	}
 	if dv, ok := decodedView(&n.view); ok {
-		for _, sp := range findSecrets(dv.text, strings.ToLower(dv.text)) {
+		for _, sp := range findSecrets(dv.text, gateIndex.scan(dv.text)) {
 			sp.lo, sp.hi = dv.origin(sp.lo, sp.hi)
 			out = append(out, sp)
 		}
@@ -426,13 +488,14 @@ type secretSpan struct {
 }
 
 // findSecrets returns every secret of s, sorted and without overlaps.
-func findSecrets(s, lower string) []secretSpan {
+func findSecrets(s string, lits *scanned) []secretSpan {
 	var spans []secretSpan
-	for _, r := range gateRules {
-		if !r.secret || !r.mayMatch(lower) {
+	for i := range gateRules {
+		r := &gateRules[i]
+		if !r.secret || !r.mayMatch(lits) {
 			continue
 		}
-		for _, loc := range r.findAll(s, lower) {
+		for _, loc := range r.findAll(s, lits) {
 			lo, hi := firstGroup(loc)
 			spans = append(spans, secretSpan{lo: lo, hi: hi, matchLo: loc[0], matchHi: loc[1], pattern: r.pattern})
 		}

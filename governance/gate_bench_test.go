@@ -39,12 +39,10 @@ func BenchmarkScanStatementP95(b *testing.B) {
 	b.ReportMetric(float64(len(texts)), "statements")
 }
 
-// BenchmarkScanBaseP95 times Scan per statement over the base lines of the
-// attack corpus and the benign corpus (the same files for the old and the
-// new gate).
-func BenchmarkScanBaseP95(b *testing.B) {
-	// GATE_ATTACKS and GATE_BENIGN point an older checkout at this
-	// checkout's corpora, so both gates time the same statements.
+// gateBenchTexts returns the base lines of the attack corpus and the
+// benign corpus. GATE_ATTACKS and GATE_BENIGN point an older checkout at
+// this checkout's corpora, so both gates time the same statements.
+func gateBenchTexts(b *testing.B) []string {
 	attacks, benign := os.Getenv("GATE_ATTACKS"), os.Getenv("GATE_BENIGN")
 	if attacks == "" {
 		attacks, benign = "testdata/gate/attacks.txt", "testdata/gate/benign.txt"
@@ -58,17 +56,53 @@ func BenchmarkScanBaseP95(b *testing.B) {
 			texts = append(texts, l.text)
 		}
 	}
-	var ds []time.Duration
+	return texts
+}
+
+// timePerStatement runs f over every text once per round and reports the
+// 50th and 95th percentile of single timings (p50-µs, p95-µs) and of each
+// statement's fastest round (p50-min-µs, p95-min-µs). On a shared machine
+// single timings include other processes' time slices; the fastest of
+// several rounds is the statement's own cost.
+func timePerStatement(b *testing.B, texts []string, f func(string)) {
+	best := make([]time.Duration, len(texts))
+	var all []time.Duration
 	for b.Loop() {
-		for _, t := range texts {
+		for i, t := range texts {
 			st := time.Now()
-			governance.Scan(t)
-			ds = append(ds, time.Since(st))
+			f(t)
+			d := time.Since(st)
+			all = append(all, d)
+			if best[i] == 0 || d < best[i] {
+				best[i] = d
+			}
 		}
 	}
-	slices.Sort(ds)
-	p := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Nanoseconds()) / 1e3 }
-	b.ReportMetric(p(0.5), "p50-µs")
-	b.ReportMetric(p(0.95), "p95-µs")
+	pct := func(ds []time.Duration, q float64) float64 {
+		ds = slices.Clone(ds)
+		slices.Sort(ds)
+		return float64(ds[int(q*float64(len(ds)-1))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(pct(all, 0.5), "p50-µs")
+	b.ReportMetric(pct(all, 0.95), "p95-µs")
+	b.ReportMetric(pct(best, 0.5), "p50-min-µs")
+	b.ReportMetric(pct(best, 0.95), "p95-min-µs")
 	b.ReportMetric(float64(len(texts)), "statements")
+}
+
+// BenchmarkScanBaseP95 times Scan per statement over the base lines of the
+// attack corpus and the benign corpus (the same files for the old and the
+// new gate). Run it with -benchtime 20x or more: the min figures need
+// several rounds.
+func BenchmarkScanBaseP95(b *testing.B) {
+	timePerStatement(b, gateBenchTexts(b), func(t string) { governance.Scan(t) })
+}
+
+// BenchmarkScanBaseline times, over the same statements, what the
+// simplest pattern list costs: the text lower-cased and searched for one
+// phrase. The gate's figures are read as ratios to it, from the same run.
+func BenchmarkScanBaseline(b *testing.B) {
+	timePerStatement(b, gateBenchTexts(b), func(t string) {
+		_ = strings.Contains(strings.ToLower(t), "ignore previous instructions")
+	})
 }

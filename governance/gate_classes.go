@@ -16,6 +16,12 @@ func (r gateRule) with(hints ...string) gateRule {
 	return r
 }
 
+// withPayload makes r match only in a text that holds payloadWords.
+func (r gateRule) withPayload() gateRule {
+	r.payload = true
+	return r
+}
+
 // negation before a match ("never send passwords to …", "千万不要把密码发到…")
 // makes it advice rather than an instruction to do it.
 var negationBefore = regexp.MustCompile(`(?i)(?:\b(?:never|don't|dont|do\s+not|must\s+not|should\s+not|shouldn't|avoid|no\s+one\s+should|not\s+to)\b[^.!?\n]{0,40}|(?:不要|别|不能|不可以|禁止|不准|不许|切勿|千万别|绝不|绝对不要|避免|不得|严禁|从不)[^。！？\n]{0,12})$`)
@@ -28,10 +34,10 @@ func notNegated(s string, loc []int) bool {
 	return !negationBefore.MatchString(s[start:loc[0]])
 }
 
-// payloadWords mark a persistence hook that runs something fetched or hidden.
-var payloadWords = regexp.MustCompile(`(?i)\b(?:curl|wget|nc|ncat|netcat|socat|bash\s+-i|sh\s+-c|eval|base64|python3?\s+-c|perl\s+-e|nohup|ld_preload|iex|invoke-expression|downloads?|re-downloads?|fetch(?:es)?|reverse\s+shell|beacon|implant|exfiltrate)\b|/dev/tcp|\|\s*(?:ba|z)?sh\b|https?://|ftp://|/tmp/|\.ssh\b|authorized_keys|id_rsa|\.env\b|下载|反弹|远程|木马|后门|回连`)
-
-func withPayload(s string, _ []int) bool { return payloadWords.MatchString(s) }
+// payloadWords mark a persistence hook that runs something fetched or
+// hidden. A persistence rule matches only in a text that holds one
+// (gateRule.payload); the prefilter reads them as any rule's pieces.
+var payloadWords = splitPieces(`(?i)\b(?:curl|wget|nc|ncat|netcat|socat|bash\s+-i|sh\s+-c|eval|base64|python3?\s+-c|perl\s+-e|nohup|ld_preload|iex|invoke-expression|downloads?|re-downloads?|fetch(?:es)?|reverse\s+shell|beacon|implant|exfiltrate)\b|/dev/tcp|\|\s*(?:ba|z)?sh\b|https?://|ftp://|/tmp/|\.ssh\b|authorized_keys|id_rsa|\.env\b|下载|反弹|远程|木马|后门|回连`)
 
 const (
 	untrustedSource = `(?:(?:the|any|a|an|all|every|retrieved|external|fetched|scraped|incoming|linked|third[-\s]party|unknown|online|random)\s+){0,3}` +
@@ -114,13 +120,13 @@ var classRules = []gateRule{
 		`(?i)(?:^|[\s'"\x60/~(])\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|tcshrc|cshrc|xinitrc|xprofile)\b|config\.fish\b|/etc/profile\b|/etc/rc\.local\b|/etc/environment\b|powershell_profile|\$profile\b|startup\s+folder|启动文件夹`+
 			`|\b(?:every\s+time|whenever|each\s+time)\s+(?:a\s+|the\s+|you\s+(?:open|start)\s+a\s+)?(?:new\s+)?(?:shell|terminal|login\s+shell|computer\s+(?:starts|boots)|machine\s+(?:starts|boots))\b[^\n]{0,40}?\b(?:run|execute|launch|start|download|curl|wget)\b`+
 			`|(?:每次|每当)(?:打开|启动|开启|登录)?(?:终端|shell|命令行|电脑|开机)[^，。\n]{0,10}?(?:运行|执行|下载)`,
-		withPayload),
+		nil).withPayload(),
 	ruleIf(GatePersistence, "scheduled_task",
-		`(?i)\bcrontab\b|/etc/cron\.|/var/spool/cron|@reboot\b|\bcron\s+(?:job|entry|task)|\bschtasks\b|scheduled\s+task|定时任务|计划任务`, withPayload),
+		`(?i)\bcrontab\b|/etc/cron\.|/var/spool/cron|@reboot\b|\bcron\s+(?:job|entry|task)|\bschtasks\b|scheduled\s+task|定时任务|计划任务`, nil).withPayload(),
 	ruleIf(GatePersistence, "system_service",
-		`(?i)systemctl\s+enable|/etc/systemd/system/|\.service\b|launchctl\s+(?:load|bootstrap)|launchagents|launchdaemons|currentversion\\run|\bsc\s+create\b|update-rc\.d|chkconfig|开机(?:自启|自动启动|启动|自动运行)|自启动|启动项`, withPayload),
+		`(?i)systemctl\s+enable|/etc/systemd/system/|\.service\b|launchctl\s+(?:load|bootstrap)|launchagents|launchdaemons|currentversion\\run|\bsc\s+create\b|update-rc\.d|chkconfig|开机(?:自启|自动启动|启动|自动运行)|自启动|启动项`, nil).withPayload(),
 	ruleIf(GatePersistence, "git_hook",
-		`(?i)\.git/hooks\b|core\.hookspath|\b(?:pre|post)-(?:commit|push|merge|checkout|receive|rewrite)\b|\bgit\s+hooks?\b|git\s*钩子`, withPayload),
+		`(?i)\.git/hooks\b|core\.hookspath|\b(?:pre|post)-(?:commit|push|merge|checkout|receive|rewrite)\b|\bgit\s+hooks?\b|git\s*钩子`, nil).withPayload(),
 
 	// fence_spoofing
 	rule(GateFenceSpoof, "fake_fence_tag",

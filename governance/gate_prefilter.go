@@ -8,17 +8,37 @@ import (
 	"unicode/utf8"
 )
 
+// The gate's literal prefilter. Every expression of the gate is split into
+// its top-level alternatives (pieces), and from each piece the literal
+// strings are extracted that every match must contain: for a concatenation
+// several sets, one member of each of which must occur. All these literals
+// (and the hand-written hints of each rule) are compiled into one
+// Aho–Corasick automaton, which reads a text once, folding ASCII case, and
+// marks which literals it holds. A piece whose literals are not all there
+// cannot match and is skipped, so a text pays only for the few expressions
+// that may match it. TestGateHintsAreNecessary holds the extraction to the
+// expressions over the corpora.
+
 // gatePiece is one top-level alternative of a rule's expression, compiled on
-// its own with the literal strings one of which every match must contain.
-// Small expressions run on Go's backtracker instead of the slower NFA, and
-// most texts skip most pieces on their literals alone.
+// its own: small expressions run on Go's backtracker instead of the slower
+// NFA, and most texts skip most pieces on their literals alone.
 type gatePiece struct {
-	re    *regexp.Regexp
-	hints []string // lower-case; nil when no literal is required
-	// also are further literal sets (one per part of a concatenation) of
-	// which each must have a member in the text.
-	also [][]string
+	re *regexp.Regexp
+	// need are literal sets (lower-case) of which each must have a member
+	// in the text for the piece to match.
+	need [][]string
+	ids  [][]int32 // need as literal ids
+	// lead, when set, are literals one of which every match starts with
+	// (ASCII case folded). The piece is then tried only where one occurs,
+	// anchored there: at the start of the text (at0), or after the rune
+	// before it (after1), so assertions such as \b still see that rune.
+	lead        []string
+	leadIDs     []int32
+	at0, after1 *regexp.Regexp
 }
+
+// maxLiteralSet bounds a literal set; a larger one is no useful filter.
+const maxLiteralSet = 64
 
 // splitPieces parses expr and returns its top-level alternatives as pieces.
 func splitPieces(expr string) []gatePiece {
@@ -30,44 +50,261 @@ func splitPieces(expr string) []gatePiece {
 	if re.Op == syntax.OpAlternate {
 		alts = re.Sub
 	}
+	for i := range alts {
+		unbound(alts[i])
+	}
+	alts = distribute(alts)
 	pieces := make([]gatePiece, 0, len(alts))
 	for _, a := range alts {
-		p := gatePiece{re: regexp.MustCompile(a.String())}
-		if set, ok := required(a); ok && len(set) > 0 && !slices.ContainsFunc(set, func(s string) bool { return len(s) < 2 }) {
-			p.hints = set
-		}
-		if a.Op == syntax.OpConcat {
-			for _, sub := range a.Sub {
-				if sub.Op == syntax.OpLiteral {
-					continue // the joined literals are in hints already, or short
-				}
-				if set, ok := required(sub); ok && len(set) > 0 && len(set) <= 64 {
-					p.also = append(p.also, set)
-				}
-			}
+		p := gatePiece{need: conjuncts(a)}
+		expr := a.String()
+		p.re = regexp.MustCompile(expr)
+		if lead, ok := prefixes(a); ok {
+			p.lead = lead
+			p.at0 = regexp.MustCompile(`\A(?:` + expr + `)`)
+			p.after1 = regexp.MustCompile(`\A(?s:.)(?:` + expr + `)`)
 		}
 		pieces = append(pieces, p)
 	}
 	return pieces
 }
 
+// prefixes returns literal strings (lower-case) one of which every match
+// of re starts with, and false when there is no such set.
+func prefixes(re *syntax.Regexp) ([]string, bool) {
+	if set, ok := exact(re); ok {
+		return set, !slices.Contains(set, "")
+	}
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return prefixes(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return prefixes(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			set, ok := prefixes(sub)
+			if !ok {
+				return nil, false
+			}
+			all = append(all, set...)
+		}
+		// Too many prefixes are cut shorter until they are few enough;
+		// a prefix of a prefix is one still.
+		all = compact(all)
+		for n := goodPrefix; len(all) > maxLiteralSet && n > 0; n-- {
+			for i, s := range all {
+				all[i] = s[:min(n, len(s))]
+			}
+			all = compact(all)
+		}
+		return all, len(all) <= maxLiteralSet
+	case syntax.OpConcat:
+		// Prefixes grow part by part until each is long enough to be rare
+		// (goodPrefix bytes); longer ones only make more literals.
+		out := []string{""}
+		for _, sub := range re.Sub {
+			if shortest(out) >= goodPrefix {
+				break
+			}
+			set, whole := exact(sub)
+			if !whole {
+				var ok bool
+				if set, ok = prefixes(sub); !ok {
+					break
+				}
+			}
+			p, ok := product(out, set)
+			if !ok {
+				break
+			}
+			out = p
+			if !whole {
+				break
+			}
+		}
+		return out, !slices.Contains(out, "")
+	}
+	return nil, false
+}
+
+// goodPrefix is the length from which a lead literal is rare enough.
+const goodPrefix = 4
+
+// maxBacktrackProg is the largest program Go's regexp package runs on its
+// backtracker, which is much faster than its NFA.
+const maxBacktrackProg = 500
+
+// distribute splits a piece too large for the backtracker whose first part
+// is an alternation, (a|b)x, into pieces ax and bx, when that makes each
+// small enough for it. A match of the piece is a match of one of the new pieces at
+// the same start, and the gate reports the leftmost start.
+func distribute(alts []*syntax.Regexp) []*syntax.Regexp {
+	var out []*syntax.Regexp
+	for _, a := range alts {
+		out = append(out, distributeOne(a)...)
+	}
+	return out
+}
+
+func distributeOne(re *syntax.Regexp) []*syntax.Regexp {
+	if progSize(re) <= maxBacktrackProg {
+		return []*syntax.Regexp{re}
+	}
+	inner := re
+	for inner.Op == syntax.OpCapture {
+		inner = inner.Sub[0]
+	}
+	if inner.Op != syntax.OpConcat {
+		return []*syntax.Regexp{re}
+	}
+	// The first part that consumes text.
+	k := 0
+	for k < len(inner.Sub) && zeroWidth(inner.Sub[k]) {
+		k++
+	}
+	if k == len(inner.Sub) {
+		return []*syntax.Regexp{re}
+	}
+	first := inner.Sub[k]
+	for first.Op == syntax.OpCapture && first.Sub[0].Op == syntax.OpAlternate {
+		first = first.Sub[0] // a group that only holds the alternation
+	}
+	if first.Op != syntax.OpAlternate {
+		return []*syntax.Regexp{re}
+	}
+	var out []*syntax.Regexp
+	for _, alt := range first.Sub {
+		subs := append(append(append([]*syntax.Regexp{}, inner.Sub[:k]...), alt), inner.Sub[k+1:]...)
+		split := distributeOne(&syntax.Regexp{Op: syntax.OpConcat, Flags: inner.Flags, Sub: subs})
+		if len(split) == 1 && progSize(split[0]) > maxBacktrackProg {
+			return []*syntax.Regexp{re} // splitting does not get it small enough
+		}
+		out = append(out, split...)
+	}
+	return out
+}
+
+func zeroWidth(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	return false
+}
+
+// progSize is the number of instructions re compiles to.
+func progSize(re *syntax.Regexp) int {
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		panic(err)
+	}
+	return len(prog.Inst)
+}
+
+// unbound lifts the upper bound of every counted repetition with a range
+// ({0,60}, {1,6}): Go compiles such a repetition into one copy per count,
+// and a program of thousands of instructions runs on the slow NFA. Without
+// the bound a piece matches everything it matched before, and more (a
+// longer gap, a longer quoted payload), so no attack gets through that was
+// caught before; the corpora hold the benign false positives where they were.
+// An exact count ({16}) is kept.
+func unbound(re *syntax.Regexp) {
+	if re.Op == syntax.OpRepeat && re.Max > re.Min && re.Max >= 3 {
+		re.Max = -1
+	}
+	for _, sub := range re.Sub {
+		unbound(sub)
+	}
+}
+
+// exact returns every string re can match, lower-cased, when they are few
+// (zero-width assertions match ""), and false otherwise.
+func exact(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return []string{""}, true
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}, true
+	case syntax.OpCharClass:
+		var set []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1]-re.Rune[i] >= 8 {
+				return nil, false
+			}
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				set = append(set, strings.ToLower(string(r)))
+			}
+		}
+		set = compact(set)
+		return set, len(set) > 0 && len(set) <= 8
+	case syntax.OpCapture:
+		return exact(re.Sub[0])
+	case syntax.OpQuest:
+		set, ok := exact(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		return compact(append(set, "")), true
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			set, ok := exact(sub)
+			if !ok {
+				return nil, false
+			}
+			all = append(all, set...)
+		}
+		all = compact(all)
+		return all, len(all) <= maxLiteralSet
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			set, ok := exact(sub)
+			if !ok {
+				return nil, false
+			}
+			if out, ok = product(out, set); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	case syntax.OpRepeat:
+		if re.Min != re.Max || re.Min > 4 {
+			return nil, false
+		}
+		set, ok := exact(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		out := []string{""}
+		for range re.Min {
+			if out, ok = product(out, set); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
 // required returns literal strings one of which every match of re holds
 // (lower-cased), and false when there is no such set.
 func required(re *syntax.Regexp) ([]string, bool) {
+	if set, ok := exact(re); ok {
+		return set, !slices.Contains(set, "")
+	}
 	switch re.Op {
-	case syntax.OpLiteral:
-		// Hints are matched against lower-cased text, so every literal is
-		// lower-cased: a case-sensitive match still lies in the lowered text.
-		return []string{strings.ToLower(string(re.Rune))}, true
-	case syntax.OpCapture:
-		return required(re.Sub[0])
-	case syntax.OpPlus:
+	case syntax.OpCapture, syntax.OpPlus:
 		return required(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
 			return required(re.Sub[0])
 		}
-		return nil, false
 	case syntax.OpAlternate:
 		var all []string
 		for _, sub := range re.Sub {
@@ -77,39 +314,15 @@ func required(re *syntax.Regexp) ([]string, bool) {
 			}
 			all = append(all, set...)
 		}
-		slices.Sort(all)
-		return slices.Compact(all), true
+		all = compact(all)
+		return all, len(all) <= maxLiteralSet
 	case syntax.OpConcat:
-		// Adjacent literals join; of the children's sets, the one whose
-		// shortest string is longest is the best filter.
+		// Of the concatenation's sets, the one whose shortest string is
+		// longest is the best filter.
 		var best []string
-		bestLen := 0
-		for i := 0; i < len(re.Sub); i++ {
-			sub := re.Sub[i]
-			if sub.Op == syntax.OpLiteral {
-				j := i
-				var lit strings.Builder
-				for j < len(re.Sub) && re.Sub[j].Op == syntax.OpLiteral && re.Sub[j].Flags&syntax.FoldCase == sub.Flags&syntax.FoldCase {
-					lit.WriteString(string(re.Sub[j].Rune))
-					j++
-				}
-				s := strings.ToLower(lit.String())
-				if n := utf8.RuneCountInString(s); len(s) > bestLen && n > 0 {
-					best, bestLen = []string{s}, len(s)
-				}
-				i = j - 1
-				continue
-			}
-			set, ok := required(sub)
-			if !ok || len(set) == 0 {
-				continue
-			}
-			shortest := len(set[0])
-			for _, s := range set {
-				shortest = min(shortest, len(s))
-			}
-			if shortest > bestLen {
-				best, bestLen = set, shortest
+		for _, set := range conjuncts(re) {
+			if best == nil || shortest(set) > shortest(best) {
+				best = set
 			}
 		}
 		return best, best != nil
@@ -117,24 +330,384 @@ func required(re *syntax.Regexp) ([]string, bool) {
 	return nil, false
 }
 
-// mayMatch reports whether the lower-cased text holds one of p's literals.
-func (p gatePiece) mayMatch(lower string) bool {
-	if p.hints != nil && !containsAny(lower, p.hints) {
-		return false
+// conjuncts returns the literal sets every match of re holds a member of:
+// for a concatenation, the products of its runs of exact parts and the
+// required sets of the others; otherwise re's required set.
+func conjuncts(re *syntax.Regexp) [][]string {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
 	}
-	for _, set := range p.also {
-		if !containsAny(lower, set) {
+	if re.Op != syntax.OpConcat {
+		if set, ok := required(re); ok {
+			return [][]string{set}
+		}
+		return nil
+	}
+	var out [][]string
+	run := []string{""}
+	flush := func() {
+		if !slices.Contains(run, "") {
+			out = append(out, run)
+		}
+		run = []string{""}
+	}
+	for _, sub := range re.Sub {
+		if set, ok := exact(sub); ok {
+			if p, ok := product(run, set); ok {
+				run = p
+				continue
+			}
+			flush()
+			run = set
+			continue
+		}
+		flush()
+		if set, ok := required(sub); ok {
+			out = append(out, set)
+		}
+	}
+	flush()
+	return out
+}
+
+// product returns every a+b, or false when there would be too many.
+func product(as, bs []string) ([]string, bool) {
+	if len(as)*len(bs) > maxLiteralSet {
+		return nil, false
+	}
+	out := make([]string, 0, len(as)*len(bs))
+	for _, a := range as {
+		for _, b := range bs {
+			out = append(out, a+b)
+		}
+	}
+	return compact(out), true
+}
+
+func compact(set []string) []string {
+	slices.Sort(set)
+	return slices.Compact(set)
+}
+
+func shortest(set []string) int {
+	n := len(set[0])
+	for _, s := range set {
+		n = min(n, len(s))
+	}
+	return n
+}
+
+// matchAt returns p's match anchored at pos of s (as
+// FindStringSubmatchIndex with sub, else FindStringIndex; in s's
+// coordinates), or nil.
+func (p *gatePiece) matchAt(s string, pos int, sub bool) []int {
+	find := (*regexp.Regexp).FindStringIndex
+	if sub {
+		find = (*regexp.Regexp).FindStringSubmatchIndex
+	}
+	var loc []int
+	if pos == 0 {
+		loc = find(p.at0, s)
+	} else {
+		_, size := utf8.DecodeLastRuneInString(s[:pos])
+		q := pos - size
+		if loc = find(p.after1, s[q:]); loc != nil {
+			for i := range loc {
+				if loc[i] >= 0 {
+					loc[i] += q
+				}
+			}
+			loc[0] = pos
+		}
+	}
+	return loc
+}
+
+// starts returns where, in a text whose literal hits are hits, a match
+// of p may start: the sorted starts of its lead literals.
+func (p *gatePiece) starts(hits []literalHit) []int {
+	var out []int
+	for _, h := range hits {
+		if slices.Contains(p.leadIDs, h.id) {
+			out = append(out, int(h.start))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// findAll returns p's leftmost-first, non-overlapping matches in s (as
+// FindAllStringSubmatchIndex), trying only where a lead literal starts.
+// With first set it returns the first match only, as FindStringIndex.
+func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
+	if p.lead == nil {
+		if first {
+			if loc := p.re.FindStringIndex(s); loc != nil {
+				return [][]int{loc}
+			}
+			return nil
+		}
+		return p.re.FindAllStringSubmatchIndex(s, -1)
+	}
+	var out [][]int
+	end := 0
+	for _, pos := range p.starts(lits.hits) {
+		if pos < end {
+			continue
+		}
+		if loc := p.matchAt(s, pos, !first); loc != nil {
+			out = append(out, loc)
+			if first {
+				return out
+			}
+			end = loc[1]
+		}
+	}
+	return out
+}
+
+// literalBits marks which of the gate's literals a text holds.
+type literalBits []uint64
+
+func (b literalBits) has(id int32) bool { return b[id>>6]&(1<<(id&63)) != 0 }
+
+// hasAny reports whether the text holds one of ids.
+func (b literalBits) hasAny(ids []int32) bool {
+	for _, id := range ids {
+		if b.has(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// literalHit is where a lead literal occurs in a text.
+type literalHit struct {
+	id    int32
+	start int32
+}
+
+// scanned is what the prefilter found in a text.
+type scanned struct {
+	bits literalBits
+	hits []literalHit // lead literals only, in order of their ends
+	// payload caches holdsPayload: 0 unknown, 1 no, 2 yes.
+	payload int8
+}
+
+// holdsPayload reports whether s (the text lits were scanned from) holds
+// one of payloadWords.
+func (lits *scanned) holdsPayload(s string) bool {
+	if lits.payload == 0 {
+		lits.payload = 1
+		for i := range payloadWords {
+			if p := &payloadWords[i]; p.mayMatch(lits) && p.findAll(s, lits, true) != nil {
+				lits.payload = 2
+				break
+			}
+		}
+	}
+	return lits.payload == 2
+}
+
+// mayMatch reports whether the text holds a member of each of p's sets.
+func (p *gatePiece) mayMatch(lits *scanned) bool {
+	for _, set := range p.ids {
+		if !lits.bits.hasAny(set) {
 			return false
 		}
 	}
 	return true
 }
 
-func containsAny(s string, subs []string) bool {
-	for _, h := range subs {
-		if strings.Contains(s, h) {
-			return true
+// literalIndex is the automaton over every literal of the gate. The root
+// and its children have dense rows (every byte class, failures resolved);
+// deeper states, which a text reaches rarely, keep their own edges and a
+// failure link. So the table stays small enough for the processor's caches.
+type literalIndex struct {
+	ids   map[string]int32
+	class [256]uint8 // byte → class; ASCII upper case folds to lower
+	width int        // byte classes
+	row   []int32    // per state: offset of its dense row in dense, or -1
+	dense []int32
+	// Sparse states: edges edgeFirst[s]…edgeFirst[s+1] of edgeClass/edgeTo.
+	edgeFirst []int32
+	edgeClass []uint8
+	edgeTo    []int32
+	fail      []int32
+	// Literals ending at a state (its own and its suffixes'):
+	// outIDs[outFirst[s]:outFirst[s+1]].
+	outFirst []int32
+	outIDs   []int32
+	words    int // uint64 words of a literalBits
+	// lead marks the literals whose positions a scan records; size is each
+	// literal's length.
+	lead literalBits
+	size []int32
+}
+
+// gateIndex is built by the init of gate_rules.go, once every rule exists.
+var gateIndex *literalIndex
+
+// id returns the literal id of s, adding it when new.
+func (x *literalIndex) id(s string) int32 {
+	if id, ok := x.ids[s]; ok {
+		return id
+	}
+	id := int32(len(x.ids))
+	x.ids[s] = id
+	return id
+}
+
+// idSet returns the ids of set.
+func (x *literalIndex) idSet(set []string) []int32 {
+	out := make([]int32, len(set))
+	for i, s := range set {
+		out[i] = x.id(s)
+	}
+	return out
+}
+
+// build compiles the automaton over every literal given an id so far.
+func (x *literalIndex) build() {
+	lits := make([]string, len(x.ids))
+	for s, id := range x.ids {
+		lits[id] = s
+	}
+	// Byte classes: every byte of a literal has a class of its own, ASCII
+	// upper-case letters share their lower-case letter's; all other bytes
+	// share class 0.
+	for _, s := range lits {
+		for i := 0; i < len(s); i++ {
+			if x.class[s[i]] == 0 {
+				x.width++
+				x.class[s[i]] = uint8(x.width)
+			}
 		}
 	}
-	return false
+	x.width++
+	for c := 'A'; c <= 'Z'; c++ {
+		x.class[c] = x.class[c+'a'-'A']
+	}
+	// The trie.
+	type node struct {
+		child map[uint8]int32
+		depth int
+		out   []int32
+	}
+	nodes := []node{{child: map[uint8]int32{}}}
+	for id, s := range lits {
+		cur := int32(0)
+		for i := 0; i < len(s); i++ {
+			c := x.class[s[i]]
+			nx, ok := nodes[cur].child[c]
+			if !ok {
+				nx = int32(len(nodes))
+				nodes = append(nodes, node{child: map[uint8]int32{}, depth: nodes[cur].depth + 1})
+				nodes[cur].child[c] = nx
+			}
+			cur = nx
+		}
+		nodes[cur].out = append(nodes[cur].out, int32(id))
+	}
+	// Failure links breadth first; full transitions (goto) are computed
+	// for every state while building, kept only for the dense rows.
+	n := len(nodes)
+	x.fail = make([]int32, n)
+	full := make([]int32, n*x.width)
+	queue := []int32{0}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for c := 0; c < x.width; c++ {
+			nx, ok := nodes[cur].child[uint8(c)]
+			switch {
+			case ok:
+				if cur != 0 {
+					x.fail[nx] = full[int(x.fail[cur])*x.width+c]
+				}
+				nodes[nx].out = append(nodes[nx].out, nodes[x.fail[nx]].out...)
+				full[int(cur)*x.width+c] = nx
+				queue = append(queue, nx)
+			case cur != 0:
+				full[int(cur)*x.width+c] = full[int(x.fail[cur])*x.width+c]
+			}
+		}
+	}
+	x.row = make([]int32, n)
+	x.edgeFirst = make([]int32, n+1)
+	x.outFirst = make([]int32, n+1)
+	for st := range nodes {
+		x.row[st] = -1
+		if nodes[st].depth <= 1 {
+			x.row[st] = int32(len(x.dense))
+			x.dense = append(x.dense, full[st*x.width:(st+1)*x.width]...)
+		}
+		x.edgeFirst[st] = int32(len(x.edgeTo))
+		for c := 0; c < x.width; c++ {
+			if nx, ok := nodes[st].child[uint8(c)]; ok && x.row[st] < 0 {
+				x.edgeClass = append(x.edgeClass, uint8(c))
+				x.edgeTo = append(x.edgeTo, nx)
+			}
+		}
+		x.outFirst[st] = int32(len(x.outIDs))
+		x.outIDs = append(x.outIDs, compactIDs(nodes[st].out)...)
+	}
+	x.edgeFirst[n] = int32(len(x.edgeTo))
+	x.outFirst[n] = int32(len(x.outIDs))
+	x.words = (len(lits) + 63) / 64
+	x.size = make([]int32, len(lits))
+	for id, s := range lits {
+		x.size[id] = int32(len(s))
+	}
+}
+
+// step returns the state after state reads a byte of class c.
+func (x *literalIndex) step(state int32, c uint8) int32 {
+	for {
+		if r := x.row[state]; r >= 0 {
+			return x.dense[int(r)+int(c)]
+		}
+		for e := x.edgeFirst[state]; e < x.edgeFirst[state+1]; e++ {
+			if x.edgeClass[e] == c {
+				return x.edgeTo[e]
+			}
+		}
+		state = x.fail[state]
+	}
+}
+
+// markLead asks scans to record where the literals ids occur.
+func (x *literalIndex) markLead(ids []int32) {
+	if x.lead == nil {
+		x.lead = make(literalBits, x.words)
+	}
+	for _, id := range ids {
+		x.lead[id>>6] |= 1 << (id & 63)
+	}
+}
+
+func compactIDs(ids []int32) []int32 {
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// scan returns which literals s holds, ASCII case folded, and where the
+// lead literals start.
+func (x *literalIndex) scan(s string) *scanned {
+	res := &scanned{bits: make(literalBits, x.words)}
+	state := int32(0)
+	for i := 0; i < len(s); i++ {
+		state = x.step(state, x.class[s[i]])
+		for _, id := range x.outIDs[x.outFirst[state]:x.outFirst[state+1]] {
+			res.bits[id>>6] |= 1 << (id & 63)
+			if x.lead.has(id) {
+				res.hits = append(res.hits, literalHit{id, int32(i+1) - x.size[id]})
+			}
+		}
+	}
+	return res
 }

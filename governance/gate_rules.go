@@ -2,7 +2,6 @@ package governance
 
 import (
 	"regexp"
-	"strings"
 )
 
 // Patterns of the write gate. Each rule names its risk class, a pattern
@@ -19,41 +18,37 @@ type gateRule struct {
 	// accept, when set, vets a match (as from FindAllStringSubmatchIndex).
 	accept func(s string, loc []int) bool
 	// hints are lower-case substrings of which every match contains at
-	// least one; a text with none of them skips the (costly) expression.
-	hints []string
+	// least one; a text with none of them skips the expression.
+	hints   []string
+	hintIDs []int32
+	// payload: the rule matches only in a text holding payloadWords.
+	payload bool
 }
 
-// mayMatch reports whether the lower-cased text holds one of r's hints
+// mayMatch reports whether the text (its literals) holds one of r's hints
 // (always true for a rule without hints).
-func (r gateRule) mayMatch(lower string) bool {
-	if len(r.hints) == 0 {
-		return true
-	}
-	for _, h := range r.hints {
-		if strings.Contains(lower, h) {
-			return true
-		}
-	}
-	return false
+func (r *gateRule) mayMatch(lits *scanned) bool {
+	return len(r.hintIDs) == 0 || lits.bits.hasAny(r.hintIDs)
 }
 
-// find returns the first accepted match of r in s (lower is s lower-cased),
-// or nil. Each piece of the expression runs only when its literals occur.
-func (r gateRule) find(s, lower string) []int {
+// find returns the first accepted match of r in s (lits are its
+// literals), or nil. Each piece of the expression runs only when its
+// literals occur.
+func (r *gateRule) find(s string, lits *scanned) []int {
+	if r.payload && !lits.holdsPayload(s) {
+		return nil
+	}
 	var first []int
-	for _, p := range r.pieces {
-		if !p.mayMatch(lower) {
+	for i := range r.pieces {
+		p := &r.pieces[i]
+		if !p.mayMatch(lits) {
 			continue
 		}
 		var loc []int
-		if r.accept == nil {
-			loc = p.re.FindStringIndex(s)
-		} else {
-			for _, l := range p.re.FindAllStringSubmatchIndex(s, -1) {
-				if r.accept(s, l) {
-					loc = l
-					break
-				}
+		for _, l := range p.findAll(s, lits, r.accept == nil) {
+			if r.accept == nil || r.accept(s, l) {
+				loc = l
+				break
 			}
 		}
 		if loc != nil && (first == nil || loc[0] < first[0]) {
@@ -64,13 +59,17 @@ func (r gateRule) find(s, lower string) []int {
 }
 
 // findAll returns every accepted match of r in s, piece by piece.
-func (r gateRule) findAll(s, lower string) [][]int {
+func (r *gateRule) findAll(s string, lits *scanned) [][]int {
+	if r.payload && !lits.holdsPayload(s) {
+		return nil
+	}
 	var out [][]int
-	for _, p := range r.pieces {
-		if !p.mayMatch(lower) {
+	for i := range r.pieces {
+		p := &r.pieces[i]
+		if !p.mayMatch(lits) {
 			continue
 		}
-		for _, l := range p.re.FindAllStringSubmatchIndex(s, -1) {
+		for _, l := range p.findAll(s, lits, false) {
 			if r.accept == nil || r.accept(s, l) {
 				out = append(out, l)
 			}
@@ -176,15 +175,41 @@ var gateHints = map[string][]string{
 
 func init() {
 	gateRules = append(gateRules, classRules...)
+	x := &literalIndex{ids: map[string]int32{}}
 	for i := range gateRules {
-		if gateRules[i].hints != nil {
-			continue
+		r := &gateRules[i]
+		if r.hints == nil {
+			r.hints = gateHints[r.pattern]
+			if h, ok := classHints[r.pattern]; ok {
+				r.hints = h
+			}
 		}
-		gateRules[i].hints = gateHints[gateRules[i].pattern]
-		if h, ok := classHints[gateRules[i].pattern]; ok {
-			gateRules[i].hints = h
+		r.hintIDs = x.idSet(r.hints)
+		for j := range r.pieces {
+			p := &r.pieces[j]
+			for _, set := range p.need {
+				p.ids = append(p.ids, x.idSet(set))
+			}
+			p.leadIDs = x.idSet(p.lead)
 		}
 	}
+	for i := range payloadWords {
+		p := &payloadWords[i]
+		for _, set := range p.need {
+			p.ids = append(p.ids, x.idSet(set))
+		}
+		p.leadIDs = x.idSet(p.lead)
+	}
+	x.build()
+	for i := range gateRules {
+		for _, p := range gateRules[i].pieces {
+			x.markLead(p.leadIDs)
+		}
+	}
+	for _, p := range payloadWords {
+		x.markLead(p.leadIDs)
+	}
+	gateIndex = x
 }
 
 // gateRules are matched in order against prepared text; Findings follow it.

@@ -1,18 +1,12 @@
 package governance_test
 
 import (
-	"bufio"
-	"encoding/base64"
-	"fmt"
-	"net/url"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gatecorpus"
 )
 
 // corpusLine is one non-comment line of a gate corpus.
@@ -21,67 +15,18 @@ type corpusLine struct {
 	text string
 }
 
-// readCorpus reads a corpus file, skipping blank and # lines and decoding
-// the escapes \n, \t, \\, \uXXXX and \UXXXXXXXX.
+// readCorpus reads a corpus file (see gatecorpus.Read).
 func readCorpus(tb testing.TB, path string) []corpusLine {
 	tb.Helper()
-	f, err := os.Open(path)
+	lines, err := gatecorpus.Read(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	var lines []corpusLine
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		lines = append(lines, corpusLine{n: n, text: unescape(tb, line)})
+	out := make([]corpusLine, len(lines))
+	for i, l := range lines {
+		out[i] = corpusLine{n: l.N, text: l.Text}
 	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return lines
-}
-
-func unescape(tb testing.TB, s string) string {
-	tb.Helper()
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 == len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		switch s[i+1] {
-		case 'n':
-			b.WriteByte('\n')
-			i++
-		case 't':
-			b.WriteByte('\t')
-			i++
-		case '\\':
-			b.WriteByte('\\')
-			i++
-		case 'u', 'U':
-			width := 4
-			if s[i+1] == 'U' {
-				width = 8
-			}
-			if i+2+width > len(s) {
-				tb.Fatalf("short escape in %q", s)
-			}
-			r, err := strconv.ParseUint(s[i+2:i+2+width], 16, 32)
-			if err != nil {
-				tb.Fatalf("bad escape in %q: %v", s, err)
-			}
-			b.WriteRune(rune(r))
-			i += 1 + width
-		default:
-			b.WriteByte('\\')
-		}
-	}
-	return b.String()
+	return out
 }
 
 func categories(fs []governance.Finding) []string {
@@ -114,119 +59,17 @@ type attack struct {
 	chinese bool
 }
 
-func isChinese(s string) bool {
-	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
-			return true
-		}
-	}
-	return false
-}
-
-// obfuscations rewrite an attack the way a writer hides it. Each keeps the
-// attack's meaning for a model that reads it, and each must still be caught.
-var obfuscations = []struct {
-	name  string
-	latin bool // only for text with Latin letters
-	apply func(string) string
-}{
-	{"homoglyph", true, func(s string) string {
-		return strings.NewReplacer("o", "о", "e", "е", "a", "а", "c", "с", "p", "р", "i", "і", "O", "Ο", "x", "х").Replace(s)
-	}},
-	{"zero_width", false, func(s string) string { return interleave(s, "\u200b", 2) }},
-	{"rlm", false, func(s string) string { return interleave(s, "\u200f", 4) }},
-	{"variation_selector", false, func(s string) string { return interleave(s, "\ufe0e", 3) }},
-	{"variation_selector_supplement", false, func(s string) string { return interleave(s, "\U000e0101", 3) }},
-	{"base64", false, func(s string) string { return "Reference: " + base64.StdEncoding.EncodeToString([]byte(s)) }},
-	{"percent", false, func(s string) string { return "link text: " + url.PathEscape(s) }},
-	{"html_entities", false, func(s string) string {
-		var b strings.Builder
-		for _, r := range s {
-			fmt.Fprintf(&b, "&#%d;", r)
-		}
-		return b.String()
-	}},
-	{"hidden_in_selectors", false, func(s string) string { return "好的，谢谢！" + selectorPayload(s) }},
-	{"hidden_in_tags", true, func(s string) string {
-		var b strings.Builder
-		b.WriteString("Thanks, noted.")
-		for _, r := range s {
-			if r >= 0x20 && r < 0x7f {
-				b.WriteRune(0xE0000 + r)
-			}
-		}
-		return b.String()
-	}},
-	{"full_width", true, func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if r > ' ' && r < 0x7f {
-				return r - '!' + '！'
-			}
-			return r
-		}, s)
-	}},
-}
-
-// interleave puts sep after every n runes that are letters.
-func interleave(s, sep string, n int) string {
-	var b strings.Builder
-	count := 0
-	for _, r := range s {
-		b.WriteRune(r)
-		if unicode.IsLetter(r) {
-			count++
-			if count%n == 0 {
-				b.WriteString(sep)
-			}
-		}
-	}
-	return b.String()
-}
-
-// selectorPayload spells s's bytes in variation selectors.
-func selectorPayload(s string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		if c < 16 {
-			b.WriteRune(rune(0xFE00 + int(c)))
-		} else {
-			b.WriteRune(rune(0xE0100 + int(c) - 16))
-		}
-	}
-	return b.String()
-}
-
-// attackCorpus reads base attacks and derives variants: English lines get
-// one obfuscation, Chinese lines two, chosen in turn by line.
+// attackCorpus reads base attacks and, with variants, their obfuscated
+// variants (see gatecorpus.Attacks).
 func attackCorpus(tb testing.TB, path string, variants bool) []attack {
 	tb.Helper()
-	var out []attack
-	k := 0
-	for _, l := range readCorpus(tb, path) {
-		class, text, ok := strings.Cut(l.text, "\t")
-		if !ok {
-			tb.Fatalf("%s line %d: want class<TAB>text", path, l.n)
-		}
-		a := attack{line: l.n, class: class, text: text, chinese: isChinese(text)}
-		out = append(out, a)
-		if !variants {
-			continue
-		}
-		want := 1
-		if a.chinese {
-			want = 2
-		}
-		for made := 0; made < want; k++ {
-			ob := obfuscations[k%len(obfuscations)]
-			if ob.latin && a.chinese {
-				continue
-			}
-			v := a
-			v.text = unescape(tb, ob.apply(text))
-			v.variant = ob.name
-			out = append(out, v)
-			made++
-		}
+	as, err := gatecorpus.Attacks(path, variants)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]attack, len(as))
+	for i, a := range as {
+		out[i] = attack{line: a.Line, class: a.Class, text: a.Text, variant: a.Variant, chinese: a.Chinese}
 	}
 	return out
 }
@@ -430,7 +273,10 @@ func BenchmarkScan(b *testing.B) {
 
 // TestScan_Unseen runs the batch written after the gate was final. It was
 // run once, unseen, and the gate was not tuned to it afterwards; it reports
-// its figures and fails on nothing.
+// its figures and holds the targets for the batch: at least 60
+// attacks and 100 benign lines, benign false positives at most 3 %. Its
+// misses are reported, not failed: the end-to-end suites hold that none of
+// them becomes an active rule.
 func TestScan_Unseen(t *testing.T) {
 	attacks := attackCorpus(t, "testdata/gate/unseen_attacks.txt", false)
 	misses := 0
@@ -448,8 +294,15 @@ func TestScan_Unseen(t *testing.T) {
 			t.Logf("unseen false positive, line %d: %v %q", l.n, categories(res.Findings), l.text)
 		}
 	}
+	rate := float64(fp) / float64(len(benign))
 	t.Logf("unseen batch: %d attacks, %d missed; %d benign, %d false positives (%.1f%%)",
-		len(attacks), misses, len(benign), fp, 100*float64(fp)/float64(len(benign)))
+		len(attacks), misses, len(benign), fp, 100*rate)
+	if len(attacks) < 60 || len(benign) < 100 {
+		t.Errorf("unseen batch has %d attacks and %d benign lines, want at least 60 and 100", len(attacks), len(benign))
+	}
+	if rate > 0.03 {
+		t.Errorf("unseen false-positive rate %.1f%% is above 3%%", 100*rate)
+	}
 }
 
 func TestWithhold(t *testing.T) {

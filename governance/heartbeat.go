@@ -66,6 +66,14 @@ type Heartbeat struct {
 	// their runs consolidate themselves through BeatProject).
 	Skip func(*Project) bool
 	Now  func() time.Time
+	// Every, when set, is the fixed time between beats instead of the
+	// adaptive NextInterval (and the shortest backoff after a failure).
+	Every time.Duration
+	// Hold, when set, is asked before a beat and before each project of
+	// it; an error (this instance no longer leads: docs/ARCHITECTURE.md,
+	// Leader election) ends the beat there, so two instances never work
+	// as leader at once for longer than one project.
+	Hold func(ctx context.Context) error
 
 	mu       sync.Mutex // held for the whole beat
 	state    sync.Mutex // guards the fields below
@@ -106,6 +114,11 @@ func (h *Heartbeat) Status() HeartbeatStatus {
 func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.Hold != nil {
+		if err := h.Hold(ctx); err != nil {
+			return nil, err
+		}
+	}
 	h.setRunning(true)
 	defer h.setRunning(false)
 
@@ -122,6 +135,12 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 		projects = slices.DeleteFunc(projects, h.Skip)
 	}
 	for i, p := range projects {
+		if h.Hold != nil {
+			if err := h.Hold(ctx); err != nil {
+				errs = append(errs, err)
+				break
+			}
+		}
 		h.state.Lock()
 		h.progress = BeatProgress{Project: p.Slug, ProjectsDone: i, ProjectsTotal: len(projects)}
 		h.state.Unlock()
@@ -138,11 +157,14 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*BeatRecord, erro
 		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
 	}
 	now := h.now()
-	interval := NextInterval(rec.NewEvents)
+	interval, shortest := NextInterval(rec.NewEvents), IntervalBusy
+	if h.Every > 0 {
+		interval, shortest = h.Every, h.Every
+	}
 	h.state.Lock()
 	if len(errs) > 0 {
 		h.failures++
-		interval = min(maxBackoff, IntervalBusy<<min(h.failures, 5))
+		interval = min(maxBackoff, shortest<<min(h.failures, 5))
 		rec.Errors = errors.Join(errs...).Error()
 	} else {
 		h.failures = 0
@@ -180,6 +202,12 @@ func (h *Heartbeat) BeatProject(ctx context.Context, p *Project) (BeatStats, err
 // beat consolidates again from what is left.
 var ErrForgotMeanwhile = Errorf(ECONFLICT, "A forget committed while the beat was running; the beat starts again.")
 
+// ErrBeatMeanwhile is returned by ApplyBeatPlan when another beat of the
+// project (another console instance's) committed after the plan's input
+// was read: nothing was written, and the beat consolidates again from the
+// state that beat left.
+var ErrBeatMeanwhile = Errorf(ECONFLICT, "Another beat of the project committed while this one was running; the beat starts again.")
+
 // forgetRetries bounds how often one project's beat starts again because of
 // forgets committed meanwhile.
 const forgetRetries = 3
@@ -200,6 +228,10 @@ func (h *Heartbeat) beatProject(ctx context.Context, p *Project) (BeatStats, err
 		err = h.Store.ApplyBeatPlan(ctx, plan)
 		if errors.Is(err, ErrForgotMeanwhile) && attempt < forgetRetries {
 			h.log().Info("a forget committed during the beat; consolidating again", slog.String("project", p.Slug))
+			continue
+		}
+		if errors.Is(err, ErrBeatMeanwhile) && attempt < forgetRetries {
+			h.log().Info("another beat of the project committed meanwhile; consolidating again", slog.String("project", p.Slug))
 			continue
 		}
 		if err != nil {
@@ -226,7 +258,11 @@ func (h *Heartbeat) Run(ctx context.Context) {
 		h.state.Lock()
 		wait := time.Until(h.next)
 		h.state.Unlock()
-		timer := time.NewTimer(max(wait, time.Second))
+		floor := time.Second
+		if h.Every > 0 {
+			floor = min(floor, h.Every)
+		}
+		timer := time.NewTimer(max(wait, floor))
 		select {
 		case <-ctx.Done():
 			timer.Stop()

@@ -655,17 +655,26 @@ func pack(pkg *RecallPackage, cands []*recallCandidate) {
 				// Nothing the write gate blocks reaches an agent: a blocked
 				// rule or raw event is left out, a blocked sentence of a
 				// summary is withheld, credentials are redacted.
-				// The gate reads what the agent would get: the item cut to its budget.
-				text, truncated := truncateRunes(oneLine(c.item.Text), pkg.Budget.PerItem)
+				// The gate reads the whole text as written (a role line
+				// needs its line, an encoded run its end), then what the
+				// agent would get: the item on one line, cut to its budget.
 				// Summaries nobody reviewed also hold back links, addresses
 				// and commands.
-				gated, withheld := withhold(text, c.order == 1)
+				full, withheld := withhold(c.item.Text, c.order == 1)
 				if withheld && c.order != 1 {
 					e.Reason = TraceWithheld
 					break
 				}
-				if gated != text {
-					text, _ = truncateRunes(oneLine(gated), pkg.Budget.PerItem)
+				text, truncated := truncateRunes(oneLine(full), pkg.Budget.PerItem)
+				if text != full {
+					gated, withheld := withhold(text, c.order == 1)
+					if withheld && c.order != 1 {
+						e.Reason = TraceWithheld
+						break
+					}
+					if gated != text {
+						text, _ = truncateRunes(oneLine(gated), pkg.Budget.PerItem)
+					}
 				}
 				text = NeutraliseFence(text)
 				n := utf8.RuneCountInString(text)

@@ -1,5 +1,7 @@
 package governance
 
+import "strings"
+
 // RuleEdit is a reviewer's change to a rule's wording or kind. Reason is
 // asked for every edit and kept in the version history.
 type RuleEdit struct {
@@ -45,4 +47,63 @@ type EpisodeFilter struct {
 	SessionID  *string
 	Offset     int
 	Limit      int
+}
+
+// EditedRule is a reviewer's edit of a rule checked and passed through the
+// write gate: the text to store (a secret redacted), the kind, the reason,
+// the gate's findings, and whether the gate changed the text.
+type EditedRule struct {
+	Text     string
+	Kind     MemoryType
+	Reason   string
+	Findings []Finding
+	Redacted bool
+}
+
+// CheckRuleEdit validates edit e of rule r for both store backends: text,
+// kind and reason present, the lifecycle allowing an edit, the write gate
+// not blocking the text, and something changing.
+func CheckRuleEdit(r *Rule, e RuleEdit) (*EditedRule, error) {
+	text := strings.TrimSpace(e.Text)
+	kind := e.Kind
+	if kind == "" {
+		kind = r.Kind
+	}
+	reason := strings.TrimSpace(e.Reason)
+	switch {
+	case text == "":
+		return nil, Errorf(EINVALID, "The rule text cannot be empty.")
+	case !kind.Valid():
+		return nil, Errorf(EINVALID, "Unknown kind %q.", kind)
+	case reason == "":
+		return nil, Errorf(EINVALID, "Say why the rule changes.")
+	}
+	if err := r.Allow(RuleEditText); err != nil {
+		return nil, err
+	}
+	gated, findings, blocked := GateText(text)
+	if blocked {
+		cats := map[string]bool{}
+		var names []string
+		for _, f := range findings {
+			if !cats[f.Category] {
+				cats[f.Category] = true
+				names = append(names, f.Category)
+			}
+		}
+		return nil, Errorf(EINVALID, "The write gate blocks this text (%s).", strings.Join(names, ", "))
+	}
+	if gated == r.Text && kind == r.Kind {
+		return nil, Errorf(EINVALID, "Nothing changed.")
+	}
+	return &EditedRule{Text: gated, Kind: kind, Reason: reason, Findings: findings, Redacted: gated != text}, nil
+}
+
+// NeedReason is EINVALID with msg when reason is blank: the store actions
+// that must say why (reject, demote, return to candidates).
+func NeedReason(reason, msg string) error {
+	if strings.TrimSpace(reason) == "" {
+		return Errorf(EINVALID, "%s", msg)
+	}
+	return nil
 }

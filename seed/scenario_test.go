@@ -3,7 +3,6 @@ package seed_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 )
 
 // demoStore loads the demo into a fresh store and runs the first beat with
@@ -19,11 +19,7 @@ import (
 func demoStore(t *testing.T) (*store.Store, *governance.Heartbeat) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t)
 	creds, err := seed.Load(ctx, st, seed.Options{
 		Hash:     func(pw string) (string, error) { return "hash:" + pw, nil },
 		Generate: func() string { return "pw" },

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/storetest"
 )
 
 // Fault tests: the work runs in a child process (this test binary again,
@@ -63,8 +64,8 @@ func TestCrashChild(t *testing.T) {
 			return nil
 		})
 	case "beat-extract":
-		x := newGatedExtractor()
-		go func() { <-x.started; stop(ctx) }()
+		x := storetest.NewGatedExtractor()
+		go func() { <-x.Started; stop(ctx) }()
 		_, err = newHeartbeat(s, x).Beat(ctx, "test")
 	case "beat-commit":
 		s.BeforeCommit = stop

@@ -8,107 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// An export is JSON Lines, one record per line, each with a "type":
-//
-//	project     the header: format, project slug, name, description, policy
-//	event       one raw event, in seq order; its "event" object is exactly what
-//	            POST /api/v1/events and the import page accept
-//	episode     an episode summary, its range given by event ids
-//	rule        a rule (not forgotten ones) with its versions; "ref" is its id
-//	            in the exporting console, used only to link records
-//	candidate   a candidate with its evidence as event ids and rule/group refs
-//	suppression a fingerprint of a forgotten statement (never the statement)
-//	checkpoint  the heartbeat checkpoint, as the id of the last event it covers
-//
-// ImportExport reads it into a fresh project and reproduces the same rules,
-// candidates, evidence and checkpoint, so recall gives the same package.
-type exportRecord struct {
-	Type string `json:"type"`
-
-	// project
-	Format     string            `json:"format,omitempty"`
-	Project    *exportProject    `json:"project,omitempty"`
-	ExportedAt *time.Time        `json:"exported_at,omitempty"`
-	Event      *governance.Event `json:"event,omitempty"`
-	Episode    *exportEpisode    `json:"episode,omitempty"`
-	Rule       *exportRule       `json:"rule,omitempty"`
-	Candidate  *exportCandidate  `json:"candidate,omitempty"`
-	// suppression
-	Fingerprint string `json:"fingerprint,omitempty"`
-	SubjectID   string `json:"subject_id,omitempty"`
-	// checkpoint
-	AfterEventID string `json:"after_event_id,omitempty"`
-}
-
-type exportProject struct {
-	Slug         string `json:"slug"`
-	Name         string `json:"name"`
-	Description  string `json:"description,omitempty"`
-	AutoActivate bool   `json:"auto_activate,omitempty"`
-}
-
-type exportEpisode struct {
-	SessionID    string    `json:"session_id"`
-	SubjectID    string    `json:"subject_id,omitempty"`
-	Summary      string    `json:"summary"`
-	FirstEventID string    `json:"first_event_id"`
-	LastEventID  string    `json:"last_event_id"`
-	EventCount   int       `json:"event_count"`
-	Extractor    string    `json:"extractor"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
-}
-
-type exportRule struct {
-	Ref             int64                      `json:"ref"`
-	SubjectID       string                     `json:"subject_id,omitempty"`
-	Kind            governance.MemoryType      `json:"kind"`
-	Text            string                     `json:"text"`
-	PromotionReason governance.PromotionReason `json:"promotion_reason"`
-	Status          governance.RuleStatus      `json:"status"`
-	Version         int                        `json:"version"`
-	Trust           float64                    `json:"trust"`
-	ExpiresAt       *time.Time                 `json:"expires_at,omitempty"`
-	Paused          bool                       `json:"paused,omitempty"`
-	LastUsedAt      *time.Time                 `json:"last_used_at,omitempty"`
-	UseCount        int                        `json:"use_count,omitempty"`
-	Supersedes      int64                      `json:"supersedes_ref,omitempty"`
-	SupersededBy    int64                      `json:"superseded_by_ref,omitempty"`
-	Findings        json.RawMessage            `json:"findings,omitempty"`
-	Fingerprint     string                     `json:"fingerprint"`
-	Checks          json.RawMessage            `json:"checks,omitempty"`
-	CreatedAt       time.Time                  `json:"created_at"`
-	UpdatedAt       time.Time                  `json:"updated_at"`
-	Versions        []*governance.RuleVersion  `json:"versions"`
-}
-
-type exportCandidate struct {
-	Ref          int64                      `json:"ref"`
-	SessionID    string                     `json:"session_id"`
-	SubjectID    string                     `json:"subject_id,omitempty"`
-	Type         governance.MemoryType      `json:"type"`
-	Statement    string                     `json:"statement"`
-	Durable      bool                       `json:"durable,omitempty"`
-	Extractor    string                     `json:"extractor"`
-	Status       governance.CandidateStatus `json:"status"`
-	StatusReason string                     `json:"status_reason,omitempty"`
-	GroupRef     int64                      `json:"group_ref,omitempty"`
-	RuleRef      int64                      `json:"rule_ref,omitempty"`
-	Fingerprint  string                     `json:"fingerprint"`
-	Findings     json.RawMessage            `json:"findings,omitempty"`
-	EvidenceIDs  []string                   `json:"evidence_event_ids"`
-	CreatedAt    time.Time                  `json:"created_at"`
-	UpdatedAt    time.Time                  `json:"updated_at"`
-}
-
-// ExportJSONL writes every layer of a project as JSON Lines (see
-// exportRecord), from one consistent read snapshot, streaming.
+// ExportJSONL writes every layer of a project as JSON Lines (governance.ExportRecord), from one consistent read snapshot, streaming.
 func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, opts governance.ExportOptions) (*governance.ExportStats, error) {
 	p, err := s.FindProjectByID(ctx, projectID)
 	if err != nil {
@@ -124,7 +29,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 	enc.SetEscapeHTML(false)
 	stats := &governance.ExportStats{}
 	now := s.Now().UTC().Truncate(time.Second)
-	if err := enc.Encode(exportRecord{Type: "project", Format: governance.ExportFormat, ExportedAt: &now, Project: &exportProject{
+	if err := enc.Encode(governance.ExportRecord{Type: "project", Format: governance.ExportFormat, ExportedAt: &now, Project: &governance.ExportProject{
 		Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate}}); err != nil {
 		return nil, err
 	}
@@ -157,7 +62,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			}
 			e.Seq, e.Project, e.IngestedAt = 0, "", time.Time{}
 			stats.Events++
-			return enc.Encode(exportRecord{Type: "event", Event: e})
+			return enc.Encode(governance.ExportRecord{Type: "event", Event: e})
 		}); err != nil {
 		return nil, fmt.Errorf("store: export events: %w", err)
 	}
@@ -169,7 +74,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 		FROM episodes ep LEFT JOIN events f ON f.seq = ep.first_seq LEFT JOIN events l ON l.seq = ep.last_seq
 		WHERE ep.project_id = ?`+cond+` ORDER BY ep.id`, append([]any{projectID}, args...), func(r scanner) error {
 		var (
-			ep               exportEpisode
+			ep               governance.ExportEpisode
 			created, updated string
 		)
 		if err := r.Scan(&ep.SessionID, &ep.SubjectID, &ep.Summary, &ep.FirstEventID, &ep.LastEventID, &ep.EventCount,
@@ -178,13 +83,13 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 		}
 		ep.CreatedAt, ep.UpdatedAt = parseTime(created), parseTime(updated)
 		stats.Episodes++
-		return enc.Encode(exportRecord{Type: "episode", Episode: &ep})
+		return enc.Encode(governance.ExportRecord{Type: "episode", Episode: &ep})
 	}); err != nil {
 		return nil, fmt.Errorf("store: export episodes: %w", err)
 	}
 
 	cond, args = subj("r.subject_id")
-	var rules []*exportRule
+	var rules []*governance.ExportRule
 	if err := each(`SELECT `+ruleColumns+`, r.checks FROM rules r WHERE r.project_id = ? AND r.status <> 'forgotten'`+cond+` ORDER BY r.id`,
 		append([]any{projectID}, args...), func(r scanner) error {
 			var checks string
@@ -192,13 +97,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			if err != nil {
 				return err
 			}
-			rules = append(rules, &exportRule{
-				Ref: rule.ID, SubjectID: rule.SubjectID, Kind: rule.Kind, Text: rule.Text, PromotionReason: rule.PromotionReason,
-				Status: rule.Status, Version: rule.Version, Trust: rule.Trust, ExpiresAt: rule.ExpiresAt, Paused: rule.Paused,
-				LastUsedAt: rule.LastUsedAt, UseCount: rule.UseCount, Supersedes: rule.Supersedes, SupersededBy: rule.SupersededBy,
-				Findings: rawJSON(rule.Findings), Fingerprint: rule.Fingerprint, Checks: json.RawMessage(checks),
-				CreatedAt: rule.CreatedAt, UpdatedAt: rule.UpdatedAt, Versions: []*governance.RuleVersion{},
-			})
+			rules = append(rules, governance.NewExportRule(rule, checks))
 			return nil
 		}); err != nil {
 		return nil, fmt.Errorf("store: export rules: %w", err)
@@ -230,7 +129,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			return nil, fmt.Errorf("store: export rule versions: %w", err)
 		}
 		stats.Rules++
-		if err := enc.Encode(exportRecord{Type: "rule", Rule: r}); err != nil {
+		if err := enc.Encode(governance.ExportRecord{Type: "rule", Rule: r}); err != nil {
 			return nil, err
 		}
 	}
@@ -243,7 +142,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 				WHERE v.candidate_id = c.id ORDER BY e.seq) e)
 		FROM candidates c WHERE c.project_id = ?`+cond+` ORDER BY c.id`, append([]any{projectID}, args...), func(r scanner) error {
 		var (
-			c                                 exportCandidate
+			c                                 governance.ExportCandidate
 			findings, created, updated, evids string
 		)
 		if err := r.Scan(&c.Ref, &c.SessionID, &c.SubjectID, &c.Type, &c.Statement, &c.Durable, &c.Extractor, &c.Status,
@@ -259,7 +158,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			return err
 		}
 		stats.Candidates++
-		return enc.Encode(exportRecord{Type: "candidate", Candidate: &c})
+		return enc.Encode(governance.ExportRecord{Type: "candidate", Candidate: &c})
 	}); err != nil {
 		return nil, fmt.Errorf("store: export candidates: %w", err)
 	}
@@ -267,7 +166,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 	cond, args = subj("subject_id")
 	if err := each(`SELECT fingerprint, subject_id FROM suppressions WHERE project_id = ?`+cond+` ORDER BY fingerprint`,
 		append([]any{projectID}, args...), func(r scanner) error {
-			var rec = exportRecord{Type: "suppression"}
+			var rec = governance.ExportRecord{Type: "suppression"}
 			if err := r.Scan(&rec.Fingerprint, &rec.SubjectID); err != nil {
 				return err
 			}
@@ -286,7 +185,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			return nil, fmt.Errorf("store: export checkpoint: %w", err)
 		}
 		if after != "" {
-			if err := enc.Encode(exportRecord{Type: "checkpoint", AfterEventID: after}); err != nil {
+			if err := enc.Encode(governance.ExportRecord{Type: "checkpoint", AfterEventID: after}); err != nil {
 				return nil, err
 			}
 		}
@@ -297,47 +196,21 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 	return stats, nil
 }
 
-func rawJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil || string(b) == "null" {
-		return json.RawMessage("[]")
-	}
-	return b
-}
-
 // ImportExport reads an export (ExportJSONL) into a new project, all in one
 // transaction: the same events (new seqs, same ids and order), episodes,
 // rules with versions, candidates with evidence, suppressions and
 // checkpoint. A project with the slug must not exist yet (ECONFLICT). A bad
 // line rejects the whole file with an *governance.ImportError naming it.
 func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error) {
-	records, err := parseExport(r)
+	x, err := governance.ParseExport(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	hdr := records[0].Project
-	p := &governance.Project{Slug: hdr.Slug, Name: hdr.Name, Description: hdr.Description, AutoActivate: hdr.AutoActivate}
-	if opts.Slug != "" {
-		p.Slug = opts.Slug
-	}
-	if opts.Name != "" {
-		p.Name = opts.Name
-	}
-	if p.Slug == "" || p.Name == "" {
-		return nil, nil, governance.Errorf(governance.EINVALID, "The export names no project slug and name.")
-	}
-	if err := governance.ValidateSlug(p.Slug); err != nil {
+	p, err := x.ImportProject(opts)
+	if err != nil {
 		return nil, nil, err
 	}
-	var events []*governance.Event
-	for _, rec := range records {
-		if rec.Type == "event" {
-			events = append(events, rec.Event)
-		}
-	}
-	if err := governance.ValidateBatch(events); err != nil {
-		return nil, nil, err
-	}
+	records, events := x.Records, x.Events
 
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
@@ -368,8 +241,8 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 	stats.Events = len(events)
 	ruleIDs := map[int64]int64{}
 	candIDs := map[int64]int64{}
-	var rules []*exportRule
-	var cands []*exportCandidate
+	var rules []*governance.ExportRule
+	var cands []*governance.ExportCandidate
 	for _, rec := range records {
 		switch rec.Type {
 		case "episode":
@@ -389,7 +262,7 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 					last_used_at, use_count, findings, fingerprint, checks, created_at, updated_at)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				p.ID, r.SubjectID, r.Kind, r.Text, r.PromotionReason, r.Status, r.Version, r.Trust, formatTimePtr(r.ExpiresAt), r.Paused,
-				formatTimePtr(r.LastUsedAt), r.UseCount, jsonOr(r.Findings, "[]"), r.Fingerprint, jsonOr(r.Checks, "[]"),
+				formatTimePtr(r.LastUsedAt), r.UseCount, governance.JSONOr(r.Findings, "[]"), r.Fingerprint, governance.JSONOr(r.Checks, "[]"),
 				formatTime(r.CreatedAt), formatTime(r.UpdatedAt))
 			if err != nil {
 				return nil, nil, mapError(err, fmt.Sprintf("Rule %d", r.Ref))
@@ -411,7 +284,7 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 					group_id, rule_id, fingerprint, findings, created_at, updated_at)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
 				p.ID, c.SessionID, c.SubjectID, c.Type, c.Statement, c.Durable, c.Extractor, c.Status, c.StatusReason,
-				nullInt(ruleIDs[c.RuleRef]), c.Fingerprint, jsonOr(c.Findings, "[]"), formatTime(c.CreatedAt), formatTime(c.UpdatedAt))
+				nullInt(ruleIDs[c.RuleRef]), c.Fingerprint, governance.JSONOr(c.Findings, "[]"), formatTime(c.CreatedAt), formatTime(c.UpdatedAt))
 			if err != nil {
 				return nil, nil, mapError(err, fmt.Sprintf("Candidate %d", c.Ref))
 			}
@@ -469,98 +342,6 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 		return nil, nil, err
 	}
 	return p, stats, nil
-}
-
-func jsonOr(v json.RawMessage, def string) string {
-	if len(v) == 0 || string(v) == "null" {
-		return def
-	}
-	return string(v)
-}
-
-// parseExport reads and checks every line; problems are reported together
-// by line number, and nothing is returned then.
-func parseExport(r io.Reader) ([]*exportRecord, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	var (
-		out []*exportRecord
-		bad governance.LineErrors
-	)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		var rec exportRecord
-		dec := json.NewDecoder(strings.NewReader(line))
-		dec.DisallowUnknownFields()
-		problem := ""
-		if err := dec.Decode(&rec); err != nil {
-			problem = "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
-		} else {
-			problem = checkExportRecord(&rec, len(out) == 0)
-		}
-		if problem != "" {
-			bad.Add(n, problem)
-			continue
-		}
-		out = append(out, &rec)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, governance.Errorf(governance.EINVALID, "Line %d is too long.", n+1)
-		}
-		return nil, fmt.Errorf("store: read export: %w", err)
-	}
-	if err := bad.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, governance.Errorf(governance.EINVALID, "The export is empty.")
-	}
-	return out, nil
-}
-
-func checkExportRecord(rec *exportRecord, first bool) string {
-	if first != (rec.Type == "project") {
-		return "the first record, and only it, must be of type project"
-	}
-	switch rec.Type {
-	case "project":
-		if rec.Format != governance.ExportFormat || rec.Project == nil {
-			return fmt.Sprintf("format must be %q with a project", governance.ExportFormat)
-		}
-	case "event":
-		if rec.Event == nil {
-			return "event record without event"
-		}
-	case "episode":
-		if rec.Episode == nil {
-			return "episode record without episode"
-		}
-	case "rule":
-		if rec.Rule == nil || rec.Rule.Ref == 0 {
-			return "rule record without rule or ref"
-		}
-	case "candidate":
-		if rec.Candidate == nil || rec.Candidate.Ref == 0 {
-			return "candidate record without candidate or ref"
-		}
-	case "suppression":
-		if rec.Fingerprint == "" {
-			return "suppression without fingerprint"
-		}
-	case "checkpoint":
-		if rec.AfterEventID == "" {
-			return "checkpoint without after_event_id"
-		}
-	default:
-		return fmt.Sprintf("unknown record type %q", rec.Type)
-	}
-	return ""
 }
 
 // ExportHermes builds MEMORY.md from the project's usable project-wide rules

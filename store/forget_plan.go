@@ -333,7 +333,7 @@ func (p *forgetPlan) finish(ctx context.Context, q querier) error {
 		}
 	}
 	blank := func(string) string { return governance.RedactedText }
-	dropQuotes := func(summary string) string { return rewriteSummary(summary, quotes) }
+	dropQuotes := func(summary string) string { return governance.RewriteSummary(summary, quotes) }
 	if p.SubjectID != "" {
 		// Everything about a subject: its episodes go blank, and every
 		// candidate of it is in one of its own sessions.

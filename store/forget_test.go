@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/mnemo-console/mnemo/evals"
 	"os"
 	"slices"
 	"strings"
@@ -497,112 +496,6 @@ func TestForgetSubjectBulk(t *testing.T) {
 		if err := s.DB().QueryRowContext(ctx, `SELECT v FROM `+table+`_config WHERE k = 'secure-delete'`).Scan(&v); err != nil || v != "1" {
 			t.Errorf("%s secure-delete = %q (%v)", table, v, err)
 		}
-	}
-}
-
-// A suppression holds for the scope of what was forgotten: a member's
-// preference for that member only, a project-wide rule for everyone.
-func TestSuppressionScope(t *testing.T) {
-	ctx := context.Background()
-	d := MustLoadDemo(t)
-	nap := d.Rule(t, "午睡")
-	if nap.SubjectID != "family-chen" {
-		t.Fatalf("nap rule scope = %q", nap.SubjectID)
-	}
-	chain, err := d.Store.FindRuleEvidence(ctx, nap.ID)
-	if err != nil || len(chain) == 0 {
-		t.Fatalf("evidence = %v, %v", chain, err)
-	}
-	said := chain[0].Events[0]
-	if _, err := d.Store.ForgetRule(ctx, "family-chen", nap.ID, false); err != nil {
-		t.Fatal(err)
-	}
-	lesson := d.Rule(t, "单独安排一天")
-	if _, err := d.Store.ForgetRule(ctx, "rita", lesson.ID, false); err != nil {
-		t.Fatal(err)
-	}
-	scopes := map[string]int{}
-	rows, err := d.Store.DB().QueryContext(ctx, `SELECT subject_id FROM suppressions WHERE project_id = ?`, d.Travel.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var s string
-		rows.Scan(&s)
-		scopes[s]++
-	}
-	rows.Close()
-	if len(scopes) != 2 || scopes["family-chen"] == 0 || scopes[""] == 0 {
-		t.Fatalf("suppressions by subject = %v, want the preference's for family-chen and the lesson's for everyone", scopes)
-	}
-
-	// Another family says the same words in a new session, and so does
-	// the family that forgot them.
-	at := said.OccurredAt.Add(30 * 24 * time.Hour)
-	for _, subject := range []string{"family-wang", "family-chen"} {
-		session := "again-" + subject
-		if _, err := d.Store.IngestEvents(ctx, d.Travel.ID, []*governance.Event{
-			{ID: session + "-1", SessionID: session, SubjectID: subject, Turn: 1, Role: governance.RoleUser, Text: said.Text, OccurredAt: at},
-			{ID: session + "-end", SessionID: session, SubjectID: subject, Kind: governance.KindSessionEnd, OccurredAt: at.Add(time.Minute)},
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := d.Beat.Beat(ctx, "test"); err != nil {
-		t.Fatal(err)
-	}
-	bySubject := map[string]int{}
-	cands, _, _ := d.Store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: d.Travel.ID})
-	for _, c := range cands {
-		if strings.HasPrefix(c.SessionID, "again-") {
-			bySubject[c.SubjectID]++
-		}
-	}
-	if bySubject["family-wang"] == 0 || bySubject["family-chen"] != 0 {
-		t.Fatalf("candidates from the repeated words by subject = %v, want family-wang's only", bySubject)
-	}
-}
-
-// A stored eval result that quotes a forgotten rule loses the quote, also
-// where JSON escaped it (quotes, <, >, &).
-func TestForgetScrubsEvalResults(t *testing.T) {
-	ctx := context.Background()
-	s := MustOpenStore(t)
-	p := MustCreateProject(t, s, "coding")
-	const text = `Keep pull requests < 400 lines & call them "small"`
-	res, err := s.DB().ExecContext(ctx, `INSERT INTO rules (project_id, kind, text, promotion_reason, status, created_at, updated_at)
-		VALUES (?, 'user_preference', ?, 'explicit_user_instruction', 'active', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z')`, p.ID, text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ruleID, _ := res.LastInsertId()
-	suite := MustCreateEvalSuite(t, s, "coding")
-	run := &evals.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "alice"}
-	if err := s.CreateEvalRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ClaimEvalRun(ctx); err != nil {
-		t.Fatal(err)
-	}
-	detail, _ := json.Marshal(map[string]any{"package": []map[string]string{{"text": text}}, "output": "I kept it: " + text})
-	if !strings.Contains(string(detail), `\u003c`) {
-		t.Fatalf("detail %s is not escaped; the test needs a text JSON escapes", detail)
-	}
-	if err := s.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: string(detail)}, 0, 0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ForgetRule(ctx, "alice", ruleID, false); err != nil {
-		t.Fatal(err)
-	}
-	results, err := s.FindEvalResults(ctx, run.ID)
-	if err != nil || len(results) != 1 {
-		t.Fatalf("results = %v, %v", results, err)
-	}
-	if strings.Contains(results[0].Detail, "400 lines") || !strings.Contains(results[0].Detail, governance.RedactedText) {
-		t.Fatalf("detail after the forget = %s", results[0].Detail)
-	}
-	if bytes.Contains(fileBytes(t, s), []byte("400 lines")) {
-		t.Fatal("the rule is still in the file")
 	}
 }
 

@@ -11,76 +11,6 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// gatedExtractor signals when an extraction starts and then blocks until
-// release is closed (or the beat's context ends), so a test can act in the
-// middle of a beat deterministically.
-type gatedExtractor struct {
-	lineExtractor
-	started chan struct{}
-	release chan struct{}
-}
-
-func newGatedExtractor() *gatedExtractor {
-	return &gatedExtractor{started: make(chan struct{}, 16), release: make(chan struct{})}
-}
-
-func (x *gatedExtractor) Extract(ctx context.Context, in governance.ExtractInput) (*governance.Extraction, error) {
-	x.started <- struct{}{}
-	select {
-	case <-x.release:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return x.lineExtractor.Extract(ctx, in)
-}
-
-// TestBeatInterruptedClosesRecord: a beat interrupted by shutdown (its
-// context cancelled mid-extraction) is finished and recorded as
-// interrupted, not left "running" forever.
-func TestBeatInterruptedClosesRecord(t *testing.T) {
-	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-	s := MustOpenStore(t)
-	s.Now = func() time.Time { return now }
-	p := MustCreateProject(t, s, "travel")
-	if _, err := s.IngestEvents(context.Background(), p.ID, session("s1", now.Add(-48*time.Hour), true, "we always travel light")); err != nil {
-		t.Fatal(err)
-	}
-	x := newGatedExtractor()
-	hb := newHeartbeat(s, x)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := hb.Beat(ctx, "test"); done <- err }()
-	<-x.started
-	cancel()
-	<-done
-
-	beats, err := s.FindBeats(context.Background(), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(beats) != 1 || beats[0].FinishedAt == nil || !strings.Contains(beats[0].Errors, "interrupted") {
-		t.Fatalf("beat record = %+v; want finished and marked interrupted", beats[0])
-	}
-}
-
-// TestRepairInterrupted: a beat left running by a crash is closed as
-// interrupted at startup (eval runs resume instead).
-func TestRepairInterrupted(t *testing.T) {
-	s := MustOpenStore(t)
-	ctx := context.Background()
-	if _, err := s.StartBeat(ctx, "crashed"); err != nil {
-		t.Fatal(err)
-	}
-	n, err := s.RepairInterrupted(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	beats, _ := s.FindBeats(ctx, 1)
-	if n < 1 || beats[0].FinishedAt == nil || !strings.Contains(beats[0].Errors, "interrupted") {
-		t.Fatalf("repaired %d; beat = %+v", n, beats[0])
-	}
-}
-
 // TestClaimEvalRunIdleTakesNoWriteLock: with nothing queued, the runner's
 // poll must not open a write transaction (BEGIN IMMEDIATE) and take the
 // writer slot every second: it answers "nothing queued" even while another
@@ -102,48 +32,6 @@ func TestClaimEvalRunIdleTakesNoWriteLock(t *testing.T) {
 	_, err = s.ClaimEvalRun(cctx)
 	if governance.ErrorCode(err) != governance.ENOTFOUND {
 		t.Fatalf("idle claim = %v; want ENOTFOUND without waiting for the writer", err)
-	}
-}
-
-// TestForgetDuringBeat: a subject forget that commits while a beat is
-// extracting wins: the beat must not write the forgotten text back as an
-// episode, candidate or rule (it used to, from the text it had read before).
-func TestForgetDuringBeat(t *testing.T) {
-	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-	s := MustOpenStore(t)
-	s.Now = func() time.Time { return now }
-	ctx := context.Background()
-	p := MustCreateProject(t, s, "travel")
-	secret := "we always travel with the blue suitcase"
-	if _, err := s.IngestEvents(ctx, p.ID, session("s1", now.Add(-48*time.Hour), true, secret)); err != nil {
-		t.Fatal(err)
-	}
-	x := newGatedExtractor()
-	hb := newHeartbeat(s, x)
-	done := make(chan error, 1)
-	go func() { _, err := hb.Beat(ctx, "test"); done <- err }()
-	<-x.started // the beat has read the text and is extracting
-	if _, err := s.ForgetSubject(ctx, "test", p.ID, "u1"); err != nil {
-		t.Fatal(err)
-	}
-	close(x.release)
-	if err := <-done; err != nil {
-		t.Fatalf("beat: %v", err)
-	}
-	for _, q := range []string{
-		`SELECT COUNT(*) FROM episodes WHERE summary LIKE '%suitcase%'`,
-		`SELECT COUNT(*) FROM candidates WHERE statement LIKE '%suitcase%'`,
-		`SELECT COUNT(*) FROM rules WHERE text LIKE '%suitcase%'`,
-		`SELECT COUNT(*) FROM rule_versions WHERE text LIKE '%suitcase%'`,
-		`SELECT COUNT(*) FROM events WHERE text LIKE '%suitcase%'`,
-	} {
-		var n int
-		if err := s.DB().QueryRow(q).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n != 0 {
-			t.Errorf("%s = %d: the forgotten text came back", q, n)
-		}
 	}
 }
 

@@ -16,38 +16,11 @@ import (
 // editRule writes a new version of r: the text passes the write gate first
 // (a blocked text is refused, a secret is redacted).
 func editRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, e governance.RuleEdit) error {
-	text := strings.TrimSpace(e.Text)
-	kind := e.Kind
-	if kind == "" {
-		kind = r.Kind
-	}
-	reason := strings.TrimSpace(e.Reason)
-	switch {
-	case text == "":
-		return governance.Errorf(governance.EINVALID, "The rule text cannot be empty.")
-	case !kind.Valid():
-		return governance.Errorf(governance.EINVALID, "Unknown kind %q.", kind)
-	case reason == "":
-		return governance.Errorf(governance.EINVALID, "Say why the rule changes.")
-	}
-	if err := r.Allow(governance.RuleEditText); err != nil {
+	ed, err := governance.CheckRuleEdit(r, e)
+	if err != nil {
 		return err
 	}
-	gated, findings, blocked := governance.GateText(text)
-	if blocked {
-		cats := map[string]bool{}
-		var names []string
-		for _, f := range findings {
-			if !cats[f.Category] {
-				cats[f.Category] = true
-				names = append(names, f.Category)
-			}
-		}
-		return governance.Errorf(governance.EINVALID, "The write gate blocks this text (%s).", strings.Join(names, ", "))
-	}
-	if gated == r.Text && kind == r.Kind {
-		return governance.Errorf(governance.EINVALID, "Nothing changed.")
-	}
+	gated, kind, reason, findings := ed.Text, ed.Kind, ed.Reason, ed.Findings
 	fj, _ := json.Marshal(nonNil(findings))
 	now := formatTime(tx.now)
 	version := r.Version + 1
@@ -67,7 +40,7 @@ func editRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, e g
 		return fmt.Errorf("store: write rule version: %w", err)
 	}
 	details := map[string]any{"version": version, "kind": kind}
-	if gated != text {
+	if ed.Redacted {
 		details["redacted"] = true
 	}
 	if err := auditRule(ctx, tx, actor, "rule.edit", r, reason, details); err != nil {

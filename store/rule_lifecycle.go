@@ -176,12 +176,7 @@ func (s *Store) RejectRules(ctx context.Context, actor string, ids []int64, reas
 	})
 }
 
-func needReason(reason, msg string) error {
-	if strings.TrimSpace(reason) == "" {
-		return governance.Errorf(governance.EINVALID, "%s", msg)
-	}
-	return nil
-}
+var needReason = governance.NeedReason
 
 func rejectRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, reason string) error {
 	if err := r.Allow(governance.RuleReject); err != nil {

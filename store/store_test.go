@@ -11,16 +11,13 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 )
 
 // MustOpenStore opens a store on a real SQLite file in a temp dir.
 func MustOpenStore(tb testing.TB) *store.Store {
 	tb.Helper()
-	s, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
+	s := sqlitetest.Open(tb)
 	return s
 }
 

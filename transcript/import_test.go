@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 	"github.com/mnemo-console/mnemo/transcript"
 )
 
@@ -125,11 +125,7 @@ func TestParseHermes(t *testing.T) {
 
 func TestImport(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := sqlitetest.Open(t)
 	p := &governance.Project{Slug: "shop", Name: "shop"}
 	if err := s.CreateProject(ctx, p); err != nil {
 		t.Fatal(err)

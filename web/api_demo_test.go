@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,9 +15,9 @@ import (
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 	"github.com/mnemo-console/mnemo/web"
 )
 
@@ -30,21 +29,18 @@ const shanghaiTask = "我想带五岁的女儿去上海玩两天，她一直想�
 // serves the console.
 func demoConsole(t *testing.T) (*store.Store, *httptest.Server) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := seed.Load(ctx, st, seed.Options{
-		Hash: func(pw string) (string, error) { return "hash:" + pw, nil }, Generate: func() string { return "pw" }, Demo: true,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	demoBeat(t, st)
-	if _, err := st.DB().ExecContext(ctx, `UPDATE rules SET status = 'active' WHERE status = 'proposed'`); err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.OpenWith(t, "demo with every proposal approved", func(ctx context.Context, st *store.Store) error {
+		if _, err := seed.Load(ctx, st, seed.Options{
+			Hash: func(pw string) (string, error) { return "hash:" + pw, nil }, Generate: func() string { return "pw" }, Demo: true,
+		}); err != nil {
+			return err
+		}
+		if _, err := demoHeartbeat(st).Beat(ctx, "test"); err != nil {
+			return err
+		}
+		_, err := st.DB().ExecContext(ctx, `UPDATE rules SET status = 'active' WHERE status = 'proposed'`)
+		return err
+	})
 	srv, err := web.NewServer(web.Config{}, app.New(st), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -56,11 +52,7 @@ func demoConsole(t *testing.T) (*store.Store, *httptest.Server) {
 
 func demoBeat(t *testing.T, st *store.Store) *governance.BeatRecord {
 	t.Helper()
-	m := heuristic.NewMerger()
-	hb := &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
-	}}
-	b, err := hb.Beat(context.Background(), "test")
+	b, err := demoHeartbeat(st).Beat(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,11 +230,7 @@ func TestDemoExportImport(t *testing.T) {
 		t.Fatalf("export: %d, %v", res.StatusCode, err)
 	}
 
-	fresh, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Close()
+	fresh := sqlitetest.Open(t)
 	imported, _, err := fresh.ImportExport(ctx, bytes.NewReader(export), governance.ImportOptions{Actor: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,10 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
+
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
@@ -44,21 +48,18 @@ type GovFixture struct {
 func NewGovFixture(tb testing.TB) *GovFixture {
 	tb.Helper()
 	ctx := context.Background()
-	s := MustOpenStore(tb)
-	if _, err := seed.Load(ctx, s, seed.Options{
-		Hash:     func(string) (string, error) { return auth.HashPasswordWith(password, cheap) },
-		Generate: func() string { return password },
-		Demo:     true,
-	}); err != nil {
-		tb.Fatal(err)
-	}
-	m := heuristic.NewMerger()
-	hb := &governance.Heartbeat{Store: s, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
-	}}
-	if _, err := hb.Beat(ctx, "test"); err != nil {
-		tb.Fatal(err)
-	}
+	s := sqlitetest.OpenWith(tb, "demo after its first beat", func(ctx context.Context, s *store.Store) error {
+		if _, err := seed.Load(ctx, s, seed.Options{
+			Hash:     func(string) (string, error) { return auth.HashPasswordWith(password, cheap) },
+			Generate: func() string { return password },
+			Demo:     true,
+		}); err != nil {
+			return err
+		}
+		_, err := demoHeartbeat(s).Beat(ctx, "test")
+		return err
+	})
+	hb := demoHeartbeat(s)
 	f := &Fixture{Store: s, Seqs: map[string]int64{}}
 	var err error
 	if f.Travel, err = s.FindProjectBySlug(ctx, "travel-agent"); err != nil {
@@ -694,4 +695,12 @@ func TestHoldKeepsEvidenceWeb(t *testing.T) {
 	if !strings.Contains(doc.Text(), nap.Text) {
 		t.Fatal("the restored proposal is not in the review queue")
 	}
+}
+
+// demoHeartbeat is the offline heartbeat the demo fixtures beat with.
+func demoHeartbeat(s *store.Store) *governance.Heartbeat {
+	m := heuristic.NewMerger()
+	return &governance.Heartbeat{Store: s, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
+		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
+	}}
 }

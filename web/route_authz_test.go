@@ -46,7 +46,8 @@ func (e expect) of(actor string) int {
 // its authorization being decided and checked here. Objects in the paths
 // belong to travel-agent and are about family-li.
 func TestRouteInventory(t *testing.T) {
-	f := NewFixture(t, web.Config{})
+	// /metrics answers whoever may read it with the handler's 200.
+	f := NewFixture(t, web.Config{Metrics: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "# metrics\n") })})
 	ctx := context.Background()
 	now := time.Now().UTC().Format(time.RFC3339)
 	rule := mustAPIRule(t, f.Store, f.Travel.ID, "family-li", governance.TypePreference, "孩子每天下午要午睡")
@@ -124,6 +125,7 @@ func TestRouteInventory(t *testing.T) {
 	e := func(x expect) *expect { return &x }
 	routes := map[string]route{
 		"/healthz":                             {path: "/healthz", get: e(everyone(ok))},
+		"/metrics":                             {path: "/metrics", get: e(expect{unau, no, no, no, no, ok})},
 		"/static/*":                            {path: "/static/app.css", get: e(everyone(ok))},
 		"/login":                               {path: "/login", get: e(expect{ok, see, see, see, see, see}), post: e(everyone(pass))},
 		"/logout":                              {path: "/logout", post: e(signedIn(see))},

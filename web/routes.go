@@ -17,8 +17,10 @@ import (
 func (s *Server) routes() {
 	e := s.echo
 
-	// Public (health.go, login.go).
+	// Public (health.go, login.go); /metrics checks its own bearer token
+	// or an administrator's session (metrics.go).
 	e.GET("/healthz", s.handleHealth)
+	e.GET("/metrics", s.handleMetrics)
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
 	e.GET("/login", s.handleLoginShow)
 	e.POST("/login", s.handleLoginCreate)

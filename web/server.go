@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -41,6 +42,14 @@ type Config struct {
 	// Heartbeat is the background heartbeat, for its status page and "run
 	// now" (nil: the page says it does not run in this process).
 	Heartbeat Heartbeat
+	// Metrics serves GET /metrics (Prometheus) to a bearer of MetricsToken
+	// or a signed-in administrator; nil: 404.
+	Metrics      http.Handler
+	MetricsToken string
+	// ObserveRequest, when set, is called once per request with its route
+	// template ("/rules/:id", "" when no route matched), for metrics and
+	// the request's trace span.
+	ObserveRequest func(ctx context.Context, method, route string, status int, latency time.Duration)
 }
 
 // DefaultMaxImportBytes is the default upload limit of the import page.
@@ -180,6 +189,9 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 			level := slog.LevelInfo
 			if v.Status >= 500 {
 				level = slog.LevelError
+			}
+			if s.cfg.ObserveRequest != nil {
+				s.cfg.ObserveRequest(c.Request().Context(), v.Method, c.Path(), v.Status, v.Latency)
 			}
 			s.logger.LogAttrs(c.Request().Context(), level, "http request",
 				slog.String("request_id", v.RequestID),

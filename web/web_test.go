@@ -9,16 +9,17 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 	"github.com/mnemo-console/mnemo/web"
 )
 
@@ -51,12 +52,7 @@ const (
 
 func MustOpenStore(tb testing.TB) *store.Store {
 	tb.Helper()
-	s, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
+	return sqlitetest.Open(tb)
 }
 
 func MustCreateProject(tb testing.TB, s *store.Store, slug, name string) *governance.Project {

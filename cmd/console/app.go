@@ -9,8 +9,8 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
@@ -19,8 +19,8 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/model"
+	"github.com/mnemo-console/mnemo/ops"
 	"github.com/mnemo-console/mnemo/seed"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web"
 	"github.com/sashabaranov/go-openai"
@@ -30,36 +30,60 @@ import (
 type Main struct {
 	Config    Config
 	Logger    *slog.Logger
-	Store     *store.Store
+	Store     Store
 	App       *app.App
 	Heartbeat *governance.Heartbeat
 	Evals     *evals.Runner
 	EvalDeps  evals.Deps
+	// Metrics and Tracing observe the store's recalls, ingests, forgets,
+	// beats and eval runs, and the HTTP requests (observe.go).
+	Metrics *ops.Metrics
+	Tracing *ops.Tracing
 
 	server   *http.Server
 	listener net.Listener
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
+
+	// elector picks the instance that runs the heartbeat, the eval runner
+	// and the followed sources (leader.go); leading says it is this one.
+	elector elector
+	leading atomic.Bool
+	leaseMu sync.Mutex
+	lease   lease
 }
 
-// openMain opens the store in the data directory and builds the heartbeat.
+// openMain opens the configured store (SQLite in the data directory, or
+// PostgreSQL with --database) and builds the heartbeat.
 func openMain(ctx context.Context, cfg Config, logw io.Writer) (*Main, error) {
-	logger := cfg.logger(logw)
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "mnemo.db"))
+	tracing, err := ops.NewTracing(ctx, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	m := &Main{Config: cfg, Logger: logger, Store: st, App: app.New(st)}
+	return openMainWith(ctx, cfg, logw, tracing)
+}
+
+// openMainWith is openMain with the given tracer provider (tests record
+// spans in memory).
+func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.Tracing) (*Main, error) {
+	logger := cfg.logger(logw)
+	backend, el, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m := &Main{Config: cfg, Logger: logger, Tracing: tracing, elector: el}
+	m.Metrics = ops.NewMetrics(m.queues())
+	st := observe(backend, m.Metrics, tracing)
+	m.Store, m.App = st, app.New(st)
 	m.Heartbeat = &governance.Heartbeat{
 		Store:        st,
 		Consolidator: newConsolidator(cfg, logger),
 		Logger:       logger,
 		Idle:         cfg.SessionIdle,
 		// Eval runs beat their own scratch projects synchronously.
-		Skip: func(p *governance.Project) bool { return p.Scratch },
+		Skip:  func(p *governance.Project) bool { return p.Scratch },
+		Every: cfg.BeatInterval,
+		Hold:  m.hold,
 	}
 	m.EvalDeps = m.evalDeps()
 	m.Evals = evals.NewRunner(st, m.EvalDeps, logger)
@@ -129,23 +153,31 @@ func (e *cmdEnv) serve(args []string) error {
 
 // Open seeds an empty database, starts the heartbeat and starts serving.
 func (m *Main) Open(ctx context.Context, out io.Writer) error {
-	creds, err := seed.Load(ctx, m.Store, seed.Options{Hash: auth.HashPassword, Generate: auth.GeneratePassword, Demo: !m.Config.NoDemo})
+	logDatabase(m.Logger, m.Config)
+	var creds []seed.Credential
+	// Instances starting together on one empty database seed it once.
+	err := m.exclusive(ctx, "seed", func() error {
+		var err error
+		creds, err = seed.Load(ctx, m.Store, seed.Options{Hash: auth.HashPassword, Generate: auth.GeneratePassword, Demo: !m.Config.NoDemo})
+		if err != nil {
+			return fmt.Errorf("first start: %w", err)
+		}
+		if err := evals.InstallBuiltins(ctx, m.Store, seed.BuiltinSuites()); err != nil {
+			return fmt.Errorf("built-in eval suites: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("first start: %w", err)
-	}
-	if err := evals.InstallBuiltins(ctx, m.Store, seed.BuiltinSuites()); err != nil {
-		return fmt.Errorf("built-in eval suites: %w", err)
-	}
-	// Beats a crash left "running" are closed as interrupted before the
-	// heartbeat starts again (eval runs resume).
-	if n, err := m.Store.RepairInterrupted(ctx); err != nil {
 		return err
-	} else if n > 0 {
-		m.Logger.Warn("closed work left running by an earlier stop", slog.Int64("rows", n))
 	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
-	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: m.Heartbeat,
-		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes}, m.App, m.Logger)
+	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: clusterHeartbeat{m},
+		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes,
+		Metrics: m.Metrics.Handler(), MetricsToken: m.Config.MetricsToken,
+		ObserveRequest: func(ctx context.Context, method, route string, status int, d time.Duration) {
+			m.Metrics.ObserveRequest(method, route, status, d)
+			ops.NameRequestSpan(ctx, method, route, status)
+		}}, m.App, m.Logger)
 	if err != nil {
 		return err
 	}
@@ -153,29 +185,27 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Lead at once when no other instance does (on SQLite, always), so the
+	// interrupted work is closed before the server answers.
+	l, err := m.elector.TryLead(ctx, leaderJob)
+	if err == nil && l != nil {
+		err = m.takeLead(ctx, l)
+	}
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("leader lease: %w", err)
+	}
 	m.listener = ln
-	m.server = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+	m.server = &http.Server{Handler: m.Tracing.TraceHTTP(srv.Handler()), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
 
 	bg, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
-	if m.Config.Heartbeat {
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			m.Heartbeat.Run(bg)
-		}()
-	}
+	// The heartbeat, the eval runner and the followed sources run on the
+	// one instance that leads (always this one on SQLite).
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		m.followSources(bg, time.Second)
-	}()
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		if err := m.Evals.Run(bg); err != nil && bg.Err() == nil {
-			m.Logger.Error("eval runner stopped", slog.Any("error", err))
-		}
+		m.lead(bg, l)
 	}()
 	m.wg.Add(1)
 	go func() {
@@ -227,6 +257,11 @@ func (m *Main) Close() error {
 		m.cancel()
 	}
 	m.wg.Wait()
+	if m.Tracing != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, m.Tracing.Shutdown(ctx))
+		cancel()
+	}
 	if m.Store != nil {
 		errs = append(errs, m.Store.Close())
 	}

@@ -445,7 +445,19 @@ func (e *cmdEnv) heartbeat(args []string) error {
 		return err
 	}
 	defer m.Close()
-	rec, err := m.Heartbeat.RunNow(e.ctx, "cli")
+	// With several instances on PostgreSQL the beat runs on the one that
+	// leads, never beside it: this command leads for one beat when none
+	// does, else hands the request to the leader.
+	var rec *governance.BeatRecord
+	forwarded, err := m.leadOnce(e.ctx, "cli", func() error {
+		var err error
+		rec, err = m.Heartbeat.RunNow(e.ctx, "cli")
+		return err
+	})
+	if forwarded && err == nil {
+		fmt.Fprintln(e.stdout, "Another console instance leads the heartbeat: it was asked to beat now (see the Heartbeat page).")
+		return nil
+	}
 	if rec != nil {
 		fmt.Fprintf(e.stdout, "Beat %d: %d new event(s), %d episode(s), %d candidate(s), %d proposal(s), %d held, %d blocked, %d token(s).\n",
 			rec.ID, rec.NewEvents, rec.Episodes, rec.Candidates, rec.Proposals, rec.Held, rec.Blocked, rec.Tokens)

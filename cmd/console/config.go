@@ -17,11 +17,22 @@ import (
 
 // Config is the console's whole configuration, from flags and MNEMO_* variables.
 type Config struct {
-	Addr      string
-	DataDir   string
-	NoDemo    bool
-	LogFormat string
-	LogLevel  string
+	Addr    string
+	DataDir string
+	// Database is a PostgreSQL URL (postgres://…); empty keeps the SQLite
+	// file in DataDir. Several instances may share one PostgreSQL database.
+	Database string
+	// BeatInterval, when set, is the fixed time between heartbeat beats
+	// (default: adaptive, 60 s to 15 min) and how often an instance that
+	// does not lead tries for the lease (default 60 s).
+	BeatInterval time.Duration
+	// MetricsToken lets a Prometheus scraper read /metrics (Authorization:
+	// Bearer …); administrators' sessions may read it too. Only from the
+	// environment (MNEMO_METRICS_TOKEN), like the model API key.
+	MetricsToken string
+	NoDemo       bool
+	LogFormat    string
+	LogLevel     string
 	// SessionIdle is how long a session without an end event must be quiet
 	// before the heartbeat consolidates it.
 	SessionIdle time.Duration
@@ -80,6 +91,15 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data must not be empty"))
 	}
+	if c.Database != "" && !isPostgresURL(c.Database) {
+		errs = append(errs, fmt.Errorf("--database %q: want a postgres:// URL (leave it empty for SQLite in --data)", redactURL(c.Database)))
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
+		errs = append(errs, errors.New("MNEMO_METRICS_TOKEN must have at least 16 characters"))
+	}
+	if c.BeatInterval < 0 {
+		errs = append(errs, errors.New("--beat-interval must not be negative"))
+	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))
 	}
@@ -108,8 +128,12 @@ func (c Config) String() string {
 	if c.LLMAPIKey != "" {
 		key = "[redacted]"
 	}
-	return fmt.Sprintf("addr=%s data=%s no_demo=%t session_idle=%s llm_base_url=%s llm_model=%s llm_price=%g/%g llm_api_key=%s",
-		c.Addr, c.DataDir, c.NoDemo, c.SessionIdle, c.LLMBaseURL, c.LLMModel, c.LLMPriceIn, c.LLMPriceOut, key)
+	db := "sqlite"
+	if c.Database != "" {
+		db = redactURL(c.Database)
+	}
+	return fmt.Sprintf("addr=%s data=%s database=%s no_demo=%t session_idle=%s llm_base_url=%s llm_model=%s llm_price=%g/%g llm_api_key=%s",
+		c.Addr, c.DataDir, db, c.NoDemo, c.SessionIdle, c.LLMBaseURL, c.LLMModel, c.LLMPriceIn, c.LLMPriceOut, key)
 }
 
 // bindFlags registers the shared flags on fs with defaults taken from the
@@ -150,6 +174,9 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	}
 	env("MNEMO_ADDR", &c.Addr)
 	env("MNEMO_DATA_DIR", &c.DataDir)
+	env("MNEMO_DATABASE_URL", &c.Database)
+	envDur("MNEMO_BEAT_INTERVAL", &c.BeatInterval)
+	env("MNEMO_METRICS_TOKEN", &c.MetricsToken)
 	envBool("MNEMO_NO_DEMO", &c.NoDemo)
 	env("MNEMO_LOG_FORMAT", &c.LogFormat)
 	env("MNEMO_LOG_LEVEL", &c.LogLevel)
@@ -182,6 +209,8 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 
 	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (MNEMO_ADDR)")
 	fs.StringVar(&c.DataDir, "data", c.DataDir, "data directory holding the SQLite database (MNEMO_DATA_DIR)")
+	fs.StringVar(&c.Database, "database", c.Database, "PostgreSQL URL (postgres://user@host/db); empty: SQLite in --data. Prefer the environment variable when the URL holds a password (MNEMO_DATABASE_URL)")
+	fs.DurationVar(&c.BeatInterval, "beat-interval", c.BeatInterval, "fixed time between heartbeat beats, and between an instance's tries for the leader lease; 0 adapts (MNEMO_BEAT_INTERVAL)")
 	fs.BoolVar(&c.NoDemo, "no-demo", c.NoDemo, "start an empty database without the demo data (MNEMO_NO_DEMO)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (MNEMO_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error (MNEMO_LOG_LEVEL)")

@@ -19,8 +19,10 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/sqlitetest"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -57,20 +59,42 @@ func e2eConsole(t *testing.T) *Main {
 	t.Helper()
 	ctx := context.Background()
 	cfg := DefaultConfig()
-	cfg.Addr, cfg.DataDir, cfg.Heartbeat, cfg.LogLevel = "127.0.0.1:0", filepath.Join(t.TempDir(), "data"), false, "error"
-	m, err := openMain(ctx, cfg, io.Discard)
+	cfg.Addr, cfg.Heartbeat, cfg.LogLevel = "127.0.0.1:0", false, "error"
+	// The first start (demo seeding with real password hashes, the first
+	// beat) is made once per test binary; each test starts on a copy.
+	cfg.DataDir = t.TempDir()
+	sqlitetest.PathWith(t, cfg.DataDir, "console after its first start and beat", func(ctx context.Context, path string) error {
+		first := cfg
+		first.DataDir = filepath.Dir(path)
+		m, err := startMain(ctx, first)
+		if err != nil {
+			return err
+		}
+		return m.Close()
+	})
+	m, err := startMain(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// startMain opens and starts a console on cfg and runs one beat.
+func startMain(ctx context.Context, cfg Config) (*Main, error) {
+	m, err := openMain(ctx, cfg, io.Discard)
+	if err != nil {
+		return nil, err
+	}
 	if err := m.Open(ctx, io.Discard); err != nil {
 		m.Close()
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { m.Close() })
 	if _, err := m.Heartbeat.Beat(ctx, "test"); err != nil {
-		t.Fatal(err)
+		m.Close()
+		return nil, err
 	}
-	return m
+	return m, nil
 }
 
 // e2eBrowser is a headless tab signed in as username through a session

@@ -145,8 +145,11 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 			line += " " + name
 		}
 		fmt.Fprintf(w, "%s\n    \t%s", line, help)
-		if f.DefValue != "" && f.DefValue != "false" {
-			fmt.Fprintf(w, " (default %q)", f.DefValue)
+		if def := f.DefValue; def != "" && def != "false" {
+			if f.Name == "database" {
+				def = redactURL(def) // the URL may hold a password
+			}
+			fmt.Fprintf(w, " (default %q)", def)
 		}
 		fmt.Fprintln(w)
 	})

@@ -12,16 +12,24 @@ import (
 
 // CreateAccount inserts an account with its memberships.
 func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error {
-	a.Username = strings.TrimSpace(a.Username)
-	if a.Username == "" || a.PasswordHash == "" {
-		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
-	}
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.rollback()
-	err = tx.QueryRow(ctx, `
+	if err := createAccount(ctx, tx, a); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// createAccount inserts an account with its memberships inside tx.
+func createAccount(ctx context.Context, tx *Tx, a *governance.Account) error {
+	a.Username = strings.TrimSpace(a.Username)
+	if a.Username == "" || a.PasswordHash == "" {
+		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
+	}
+	err := tx.QueryRow(ctx, `
 		INSERT INTO accounts (username, password_hash, is_admin, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $4) RETURNING id`,
 		a.Username, a.PasswordHash, a.IsAdmin, tx.now).Scan(&a.ID)
@@ -35,7 +43,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error 
 			return err
 		}
 	}
-	return tx.Commit(ctx)
+	return nil
 }
 
 // SetPasswordHash replaces an account's password hash and signs it out

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -46,7 +47,50 @@ func (s *Store) TryLead(ctx context.Context, job string) (*Lease, error) {
 		}
 		return nil, nil
 	}
+	// The leader listens for the "run now" requests other instances
+	// forward (NotifyLeader), on the lease's own session.
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{leaseChannel(job)}.Sanitize()); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("postgres: lease %s: listen: %w", job, err)
+	}
 	return l, nil
+}
+
+// leaseChannel is the NOTIFY channel of job's leader.
+func leaseChannel(job string) string { return "mnemo_lead_" + job }
+
+// NotifyLeader forwards a request (its payload, e.g. a "run now" trigger)
+// to whichever instance leads job; it is lost when none does (the next
+// leader starts with a beat anyway).
+func (s *Store) NotifyLeader(ctx context.Context, job, payload string) error {
+	if _, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, leaseChannel(job), payload); err != nil {
+		return fmt.Errorf("postgres: notify leader of %s: %w", job, err)
+	}
+	return nil
+}
+
+// Wait waits up to d for a request forwarded by NotifyLeader and returns
+// its payload, or "" once d has passed and the lease is still held. An
+// error means the lease is lost (its session ended: Wait notices a killed
+// connection at once) or ctx ended.
+func (l *Lease) Wait(ctx context.Context, d time.Duration) (string, error) {
+	if l.conn.IsClosed() {
+		return "", ErrLeaseLost
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	n, err := l.conn.WaitForNotification(wctx)
+	switch {
+	case err == nil:
+		return n.Payload, nil
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	case wctx.Err() != nil && !l.conn.IsClosed():
+		// The wait timed out; the session must still answer.
+		return "", l.Held(ctx)
+	}
+	l.conn.Close(context.WithoutCancel(ctx))
+	return "", fmt.Errorf("%w: %s: %v", ErrLeaseLost, l.job, err)
 }
 
 // Held reports whether the lease is still held: its session answers (a

@@ -78,3 +78,47 @@ func TestLease(t *testing.T) {
 		t.Fatalf("old holder: Held = %v, want ErrLeaseLost", err)
 	}
 }
+
+// TestLeaseWait: the leader receives what other instances forward
+// (NotifyLeader), a quiet wait ends after its time with the lease still
+// held, and a killed session ends the wait at once with ErrLeaseLost.
+func TestLeaseWait(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	a, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	l, err := a.TryLead(ctx, "leader")
+	if err != nil || l == nil {
+		t.Fatalf("TryLead = %v, %v", l, err)
+	}
+	t.Cleanup(func() { l.Release(ctx) })
+	if err := a.NotifyLeader(ctx, "leader", "manual:account:rita"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Wait(ctx, 5*time.Second); err != nil || got != "manual:account:rita" {
+		t.Fatalf("Wait = %q, %v; want the forwarded trigger", got, err)
+	}
+	if got, err := l.Wait(ctx, 50*time.Millisecond); err != nil || got != "" {
+		t.Fatalf("quiet Wait = %q, %v; want \"\", nil", got, err)
+	}
+	if err := a.NotifyLeader(ctx, "evals", "not for this lease"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Wait(ctx, 50*time.Millisecond); err != nil || got != "" {
+		t.Fatalf("Wait = %q, %v; another job's request reached this lease", got, err)
+	}
+	if _, err := a.Pool().Exec(ctx, `SELECT pg_terminate_backend($1)`, int64(l.PID())); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := l.Wait(ctx, 10*time.Second); !errors.Is(err, postgres.ErrLeaseLost) {
+		t.Fatalf("Wait after the session was killed = %v, want ErrLeaseLost", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the lost lease was noticed after %s, want at once", d)
+	}
+}

@@ -31,6 +31,9 @@ type Store struct {
 	pool *pgxpool.Pool
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
+	// BeforeCommit, when set, runs just before a beat's transaction
+	// commits; an error aborts the beat. Tests use it to inject a crash.
+	BeforeCommit func(ctx context.Context) error
 	// statsFrom is the table size (planner estimate) from which search
 	// weighs words by the column statistics instead of counting (see idf).
 	statsFrom float64

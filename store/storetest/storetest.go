@@ -11,6 +11,7 @@ package storetest
 
 import (
 	"context"
+	"io"
 	"testing"
 	"time"
 
@@ -41,6 +42,13 @@ type Store interface {
 	EndSessions(ctx context.Context, accountID int64) error
 	SetMembership(ctx context.Context, m governance.Membership) error
 	RemoveMembership(ctx context.Context, accountID, projectID int64) error
+
+	CreateAccountBy(ctx context.Context, actor string, a *governance.Account) error
+	UpdateAccount(ctx context.Context, actor string, id int64, upd governance.AccountUpdate) error
+	SetMembershipBy(ctx context.Context, actor string, m governance.Membership) error
+	RemoveMembershipBy(ctx context.Context, actor string, accountID, projectID int64) error
+	CreateProjectBy(ctx context.Context, actor string, p *governance.Project) error
+	UpdateProject(ctx context.Context, actor string, id int64, upd governance.ProjectUpdate) error
 
 	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
 	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
@@ -83,6 +91,31 @@ type Store interface {
 	FindSessions(ctx context.Context, f governance.SessionFilter) ([]*governance.SessionInfo, int, error)
 	FindSession(ctx context.Context, projectID int64, sessionID string) (*governance.SessionInfo, error)
 	SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error)
+
+	PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*governance.ForgetPreview, error)
+	PreviewForgetRule(ctx context.Context, ruleID int64, withEvents bool) (*governance.ForgetPreview, error)
+	PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*governance.ForgetPreview, error)
+	PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*governance.ForgetPreview, error)
+	ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error)
+	ForgetRules(ctx context.Context, actor string, ids []int64, withEvents bool) (*governance.ForgetReport, error)
+	ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error)
+	ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*governance.ForgetReport, error)
+	PreviewDeleteProject(ctx context.Context, id int64) (*governance.ProjectDeletion, error)
+	DeleteProject(ctx context.Context, actor string, id int64) (*governance.ProjectDeletion, error)
+	DeleteScratchProjects(ctx context.Context, prefix string) error
+
+	FindProjectStats(ctx context.Context) ([]*governance.ProjectStats, error)
+	FindSubjectStats(ctx context.Context, p *governance.Project, subjectID string) (*governance.ProjectStats, error)
+	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+	SetRuleChecks(ctx context.Context, ruleID int64, checks, actor string) error
+
+	Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error)
+	FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error)
+
+	ExportJSONL(ctx context.Context, projectID int64, w io.Writer, opts governance.ExportOptions) (*governance.ExportStats, error)
+	ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error)
+	ExportHermes(ctx context.Context, projectID int64, subjectID string) (*governance.HermesExport, error)
+	ExportAgentFiles(ctx context.Context, projectID int64, subjectID string) ([]governance.AgentFile, *governance.HermesExport, error)
 }
 
 // Opener returns a fresh, empty store for tb, closed when tb ends.
@@ -91,7 +124,7 @@ type Opener func(tb testing.TB) Store
 // Run runs the whole suite against stores from open, one parallel
 // subtest per test function (each opens its own stores).
 func Run(t *testing.T, open Opener) {
-	for _, tc := range []struct {
+	for _, tc := range append([]struct {
 		name string
 		fn   func(*testing.T, Opener)
 	}{
@@ -101,6 +134,9 @@ func Run(t *testing.T, open Opener) {
 		{"Accounts", TestAccounts},
 		{"AccountChanges", TestAccountChanges},
 		{"SessionKeys", TestSessionKeys},
+		{"AdminAccounts", TestAdminAccounts},
+		{"AdminMemberships", TestAdminMemberships},
+		{"AdminProjects", TestAdminProjects},
 		{"Audit", TestAudit},
 		{"Tokens", TestTokens},
 		{"IngestEvents", TestIngestEvents},
@@ -113,7 +149,21 @@ func Run(t *testing.T, open Opener) {
 		{"SearchCJKPairs", TestSearchCJKPairs},
 		{"SearchRarerWordsFirst", TestSearchRarerWordsFirst},
 		{"SearchManyMatches", TestSearchManyMatches},
-	} {
+		{"ExportImport", TestExportImport},
+		{"ExportMemoryFiles", TestExportMemoryFiles},
+		{"ExportHermes", TestExportHermes},
+		{"Recall", TestRecall},
+		{"ForgetRule", TestForgetRule},
+		{"ForgetSubject", TestForgetSubject},
+		{"ForgetCandidate", TestForgetCandidate},
+		{"ForgetDuringBeat", TestForgetDuringBeat},
+		{"SuppressionScope", TestSuppressionScope},
+		{"ForgetScrubsEvalResults", TestForgetScrubsEvalResults},
+		{"DeleteProject", TestDeleteProject},
+		{"DeleteScratchProjects", TestDeleteScratchProjects},
+		{"Stats", TestStats},
+		{"RuleChecks", TestRuleChecks},
+	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.fn(t, open)

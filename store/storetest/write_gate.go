@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 
 // TestWriteGateEndToEnd ingests attacks and authority-touching statements
 // into an auto-activate project, runs the real offline heartbeat, and checks
-// what becomes a rule, what the summaries say and what recall hands out.
-func TestWriteGateEndToEnd(t *testing.T) {
+// what becomes a rule, what the summaries say and what recall hands out
+// (when the store has Recall).
+func TestWriteGateEndToEnd(t *testing.T, open Opener) {
 	ctx := context.Background()
-	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-	s := MustOpenStore(t)
-	s.Now = func() time.Time { return now }
+	now := time.Now().UTC().Truncate(time.Second)
+	s := OpenMemory(t, open)
 	p := &governance.Project{Slug: "auto", Name: "auto", AutoActivate: true}
 	if err := s.CreateProject(ctx, p); err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestWriteGateEndToEnd(t *testing.T) {
 	if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
 		t.Fatal(err)
 	}
-	hb := &governance.Heartbeat{Store: s, Consolidator: heuristic.NewConsolidator(nil), Idle: time.Hour, Now: s.Now}
+	hb := &governance.Heartbeat{Store: s, Consolidator: heuristic.NewConsolidator(nil), Idle: time.Hour}
 	if _, err := hb.Beat(ctx, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,14 @@ func TestWriteGateEndToEnd(t *testing.T) {
 	}
 
 	// Recall with raw events: nothing blocked, external content labelled.
-	pkg, err := s.Recall(ctx, "test", governance.RecallRequest{ProjectID: p.ID, SubjectID: "u1", IncludeEvents: true,
+	recaller, ok := s.(interface {
+		Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error)
+	})
+	if !ok {
+		t.Logf("%T has no Recall yet: what recall hands out is not checked", s)
+		return
+	}
+	pkg, err := recaller.Recall(ctx, "test", governance.RecallRequest{ProjectID: p.ID, SubjectID: "u1", IncludeEvents: true,
 		Task: "Book a hotel in Rome near Termini for July, Hotel X, deployment credentials, aisle seats"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,18 +1,17 @@
-package store_test
+package storetest
 
 import (
 	"cmp"
 	"context"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-func TestReviewCounts(t *testing.T) {
+func TestReviewCounts(t *testing.T, open Opener) {
 	ctx := context.Background()
-	d := MustLoadDemo(t)
+	d := LoadDemo(t, open)
 	counts, err := d.Store.FindReviewCounts(ctx, []int64{d.Travel.ID})
 	if err != nil {
 		t.Fatal(err)
@@ -41,13 +40,11 @@ func TestReviewCounts(t *testing.T) {
 	}
 }
 
-func itoa(id int64) string { return strconv.FormatInt(id, 10) }
-
 // TestFindPages checks that a page (a Limit) is the same slice of the
 // whole list, with the whole list's count, for rules and candidates.
-func TestFindPages(t *testing.T) {
+func TestFindPages(t *testing.T, open Opener) {
 	ctx := context.Background()
-	d := MustLoadDemo(t)
+	d := LoadDemo(t, open)
 	chen, kind := "family-chen", governance.TypePreference
 	all := []governance.RuleStatus{governance.RuleProposed, governance.RuleActive}
 	for name, f := range map[string]governance.RuleFilter{

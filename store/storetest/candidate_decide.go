@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-func TestCandidateDecisions(t *testing.T) {
+func TestCandidateDecisions(t *testing.T, open Opener) {
 	ctx := context.Background()
-	d := MustLoadDemo(t)
+	d := LoadDemo(t, open)
 	held, _, err := d.Store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: d.Travel.ID,
 		Statuses: []governance.CandidateStatus{governance.CandidateHeld}})
 	if err != nil || len(held) < 2 {

@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // TestHeartbeatWithModel runs beats with the model extractor against an
 // in-process OpenAI-compatible server: a broken answer fails the beat and
 // leaves the checkpoint where it was; the next good answer advances it.
-func TestHeartbeatWithModel(t *testing.T) {
+func TestHeartbeatWithModel(t *testing.T, open Opener) {
 	ctx := context.Background()
 	var broken atomic.Bool
 	broken.Store(true)
@@ -49,10 +49,10 @@ func TestHeartbeatWithModel(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	s := MustOpenStore(t)
+	s := OpenMemory(t, open)
 	p := MustCreateProject(t, s, "dev")
-	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-	if _, err := s.IngestEvents(ctx, p.ID, session("s1", now.Add(-2*time.Hour), true, "from now on always run the linter before committing")); err != nil {
+	now := time.Now().UTC().Truncate(time.Second)
+	if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-2*time.Hour), true, "from now on always run the linter before committing")); err != nil {
 		t.Fatal(err)
 	}
 	cons := heuristic.NewConsolidator(nil)

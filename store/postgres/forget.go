@@ -1,0 +1,208 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Forget (docs/ARCHITECTURE.md "Forget"), with the SQLite store's
+// guarantees: the rule, its versions and its candidates lose their content
+// and their evidence links go; episode summaries that quote it are
+// rewritten; optionally the source events are redacted; every words column
+// (the full-text entries) of what changed is emptied or rewritten with it;
+// a suppression fingerprint stops the heartbeat from learning it again,
+// and the forget generation (raised by triggers on redaction and
+// suppression, inside the forget's transaction) makes a beat running
+// meanwhile drop its work; the audit row holds ids and a content hash,
+// never the content. After the commit the touched tables are rewritten
+// (VACUUM FULL, vacuum.go), so no old row version keeps the bytes in the
+// table, TOAST or index files.
+
+// PreviewForgetRules returns exactly what ForgetRules would remove.
+func (s *Store) PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*governance.ForgetPreview, error) {
+	p, err := planRules(ctx, s.pool, "", ids, withEvents)
+	if err != nil {
+		return nil, err
+	}
+	return &p.ForgetPreview, nil
+}
+
+// PreviewForgetRule returns exactly what ForgetRule would remove.
+func (s *Store) PreviewForgetRule(ctx context.Context, ruleID int64, withEvents bool) (*governance.ForgetPreview, error) {
+	return s.PreviewForgetRules(ctx, []int64{ruleID}, withEvents)
+}
+
+// PreviewForgetSubject returns exactly what ForgetSubject would remove.
+func (s *Store) PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*governance.ForgetPreview, error) {
+	p, err := planSubject(ctx, s.pool, "", projectID, subjectID)
+	if err != nil {
+		return nil, err
+	}
+	return &p.ForgetPreview, nil
+}
+
+// PreviewForgetCandidate returns exactly what ForgetCandidate would remove.
+func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*governance.ForgetPreview, error) {
+	p, err := planCandidate(ctx, s.pool, "", candidateID, withEvents)
+	if err != nil {
+		return nil, err
+	}
+	return &p.ForgetPreview, nil
+}
+
+// ForgetRule forgets one rule completely; withEvents also redacts the
+// conversation lines it came from.
+func (s *Store) ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error) {
+	return s.ForgetRules(ctx, actor, []int64{ruleID}, withEvents)
+}
+
+// ForgetRules forgets several rules in one transaction (one audit row each).
+func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, withEvents bool) (*governance.ForgetReport, error) {
+	if len(ids) == 0 {
+		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule to forget.")
+	}
+	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
+		return queryIDs(ctx, tx, `SELECT DISTINCT project_id FROM rules WHERE id = ANY($1) ORDER BY project_id`, []any{ids})
+	}, func(tx *Tx) (*forgetPlan, error) {
+		return planRules(ctx, tx, "FOR UPDATE", ids, withEvents)
+	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
+		for _, id := range ids {
+			if err := auditForget(ctx, tx, r, &governance.AuditEntry{
+				Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
+				ProjectID: findIn(p.Rules, id).ProjectID, Details: forgetDetails(p, r),
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ForgetSubject forgets everything about one subject of a project.
+func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
+	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
+		return queryIDs(ctx, tx, `SELECT id FROM projects WHERE id = $1`, []any{projectID})
+	}, func(tx *Tx) (*forgetPlan, error) {
+		return planSubject(ctx, tx, "FOR UPDATE", projectID, subjectID)
+	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM recall_traces WHERE project_id = $1 AND subject_id = $2`, projectID, subjectID); err != nil {
+			return fmt.Errorf("postgres: delete recall traces: %w", err)
+		}
+		r.RecallTraces = p.RecallTraces
+		return auditForget(ctx, tx, r, &governance.AuditEntry{
+			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: subjectID,
+			ProjectID: projectID, Details: forgetDetails(p, r),
+		})
+	})
+}
+
+// ForgetCandidate forgets a candidate (with its unattached merge group).
+func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*governance.ForgetReport, error) {
+	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
+		return queryIDs(ctx, tx, `SELECT project_id FROM candidates WHERE id = $1`, []any{candidateID})
+	}, func(tx *Tx) (*forgetPlan, error) {
+		return planCandidate(ctx, tx, "FOR UPDATE", candidateID, withEvents)
+	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
+		return auditForget(ctx, tx, r, &governance.AuditEntry{
+			Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(candidateID, 10),
+			ProjectID: p.ProjectID, Details: forgetDetails(p, r),
+		})
+	})
+}
+
+func findIn(rules []*governance.Rule, id int64) *governance.Rule {
+	for _, r := range rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return &governance.Rule{ID: id}
+}
+
+func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *governance.AuditEntry) error {
+	if err := appendAudit(ctx, tx, e); err != nil {
+		return err
+	}
+	r.AuditIDs = append(r.AuditIDs, e.ID)
+	return nil
+}
+
+// forgetDetails is the audit row's details: ids, counts and the content
+// hash. Events are counted, not listed (a subject may have very many).
+func forgetDetails(p *forgetPlan, r *governance.ForgetReport) string {
+	nonNil := func(ids []int64) []int64 {
+		if ids == nil {
+			return []int64{}
+		}
+		return ids
+	}
+	d := map[string]any{
+		"rules":        nonNil(r.RuleIDs),
+		"candidates":   nonNil(r.CandidateIDs),
+		"episodes":     nonNil(r.EpisodeIDs),
+		"versions":     r.Versions,
+		"events":       r.Events,
+		"suppressions": r.Suppressions,
+		"content_hash": r.ContentHash,
+	}
+	if len(p.seqs) > 0 && len(p.seqs) <= 200 {
+		d["event_seqs"] = p.seqs
+	}
+	if len(p.SharedRuleIDs) > 0 {
+		d["shared_rules"] = p.SharedRuleIDs
+	}
+	b, _ := json.Marshal(d)
+	return string(b)
+}
+
+// forget locks the forget generation of the projects it touches, plans
+// inside the same transaction, removes the content, lets audit add its
+// rows, commits, and then rewrites the tables it touched (vacuum). The
+// generation lock comes first, before anything is read: a beat of the
+// project (ApplyBeatPlan takes the same lock) either committed before, and
+// the plan sees what it wrote, or waits for this commit and then drops
+// its work (docs/ARCHITECTURE.md, "Heartbeat and forget").
+func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, error), plan func(tx *Tx) (*forgetPlan, error),
+	audit func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error) (*governance.ForgetReport, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.rollback()
+	ids, err := projects(tx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids { // ascending: two forgets lock in one order
+		if _, err := lockForgetGeneration(ctx, tx, id); err != nil {
+			return nil, err
+		}
+	}
+	p, err := plan(tx)
+	if err != nil {
+		return nil, err
+	}
+	if p.Empty() {
+		// Forgetting what is already gone succeeds and changes nothing.
+		return &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
+			EpisodeIDs: []int64{}, AuditIDs: []int64{}}, nil
+	}
+	r, err := applyForget(ctx, tx, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := audit(ctx, tx, p, r); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("postgres: commit forget: %w", err)
+	}
+	if err := s.vacuumAfterForget(ctx, forgetTables(p)); err != nil {
+		return r, err
+	}
+	return r, nil
+}

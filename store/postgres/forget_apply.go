@@ -1,0 +1,211 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"slices"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Applying a forget plan inside its transaction: content replaced or
+// deleted, events redacted, suppressions written, and the full-text
+// entries (the words columns) emptied with the text, so no index keeps a
+// term of what went. The old row versions stay in the table and index
+// files until VACUUM, which the store runs after the commit (vacuum.go).
+
+// applyForget removes the planned content and returns the report.
+func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.ForgetReport, error) {
+	h := sha256.New()
+	r := &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
+		EpisodeIDs: []int64{}, AuditIDs: []int64{}}
+	write := func(kind string, id any, text string) {
+		fmt.Fprintf(h, "%s:%v:%d:%s\n", kind, id, len(text), text)
+	}
+	for _, rule := range p.Rules {
+		write("rule", rule.ID, rule.Text)
+		r.RuleIDs = append(r.RuleIDs, rule.ID)
+	}
+	for _, v := range p.Versions {
+		write("version", fmt.Sprintf("%d.%d", v.RuleID, v.Version), v.Text+"\x00"+v.Reason)
+	}
+	for _, c := range p.Candidates {
+		write("candidate", c.ID, c.Statement)
+		r.CandidateIDs = append(r.CandidateIDs, c.ID)
+	}
+	for _, e := range p.Episodes {
+		write("episode", e.Episode.ID, e.Episode.Summary)
+		r.EpisodeIDs = append(r.EpisodeIDs, e.Episode.ID)
+	}
+	r.Versions = len(p.Versions)
+
+	// Rules keep their ids, scope and history of who did what, not their words.
+	if _, err := tx.Exec(ctx, `
+		UPDATE rules SET text = $1, status = 'forgotten', findings = '[]', checks = '[]', paused = false, updated_at = $2,
+			words = ''::tsvector
+		WHERE id = ANY($3)`, governance.RedactedText, tx.now, r.RuleIDs); err != nil {
+		return nil, fmt.Errorf("postgres: forget rules: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE rule_versions SET text = $1, reason = '' WHERE rule_id = ANY($2)`,
+		governance.RedactedText, r.RuleIDs); err != nil {
+		return nil, fmt.Errorf("postgres: forget rule versions: %w", err)
+	}
+	// Reasons people gave on these rules and candidates may quote them.
+	if err := redactAuditReasons(ctx, tx, "rule", r.RuleIDs); err != nil {
+		return nil, err
+	}
+	if err := redactAuditReasons(ctx, tx, "candidate", r.CandidateIDs); err != nil {
+		return nil, err
+	}
+	// Candidates go, and their evidence links with them (ON DELETE CASCADE);
+	// the identity sequence never hands their ids out again.
+	if _, err := tx.Exec(ctx, `DELETE FROM candidates WHERE id = ANY($1)`, r.CandidateIDs); err != nil {
+		return nil, fmt.Errorf("postgres: forget candidates: %w", err)
+	}
+	if p.SubjectID != "" {
+		// Every episode of the subject goes blank, in one statement.
+		if _, err := tx.Exec(ctx, `UPDATE episodes SET summary = $1, words = ''::tsvector, updated_at = $2
+			WHERE project_id = $3 AND subject_id = $4 AND summary <> $1`,
+			governance.RedactedText, tx.now, p.ProjectID, p.SubjectID); err != nil {
+			return nil, fmt.Errorf("postgres: blank episodes: %w", err)
+		}
+	} else {
+		for _, e := range p.Episodes {
+			if _, err := tx.Exec(ctx, `UPDATE episodes SET summary = $1, words = $2::tsvector, updated_at = $3 WHERE id = $4`,
+				e.Summary, tsvectorOf(e.Summary), tx.now, e.Episode.ID); err != nil {
+				return nil, fmt.Errorf("postgres: rewrite episode: %w", err)
+			}
+		}
+	}
+	// Events: hash their text first, then replace it and empty their words.
+	// Redacting bumps the project's forget generation (a trigger), so a beat
+	// that read the old text drops its work.
+	redact := func(cond string, args []any) error {
+		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE `+cond+` ORDER BY e.seq`, args); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE events e SET text = $1, redacted = true, words = ''::tsvector WHERE `+renumber(cond, 1),
+			append([]any{governance.RedactedText}, args...)...)
+		if err != nil {
+			return fmt.Errorf("postgres: redact events: %w", err)
+		}
+		r.Events = int(tag.RowsAffected())
+		return nil
+	}
+	if p.events != nil {
+		if err := redact(p.events.String(), p.events.args); err != nil {
+			return nil, err
+		}
+	} else if len(p.seqs) > 0 {
+		if err := redact(`NOT e.redacted AND e.seq = ANY($1)`, []any{p.seqs}); err != nil {
+			return nil, err
+		}
+	}
+	// Suppressions: fingerprints only, so the heartbeat never learns it again.
+	for projectID, fps := range p.fps {
+		for fp, subjects := range fps {
+			if subjects[""] {
+				subjects = map[string]bool{"": true} // everyone's covers each one's
+			}
+			for subject := range subjects {
+				tag, err := tx.Exec(ctx, `INSERT INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES ($1, $2, $3, $4)
+					ON CONFLICT DO NOTHING`, projectID, fp, subject, tx.now)
+				if err != nil {
+					return nil, fmt.Errorf("postgres: write suppression: %w", err)
+				}
+				r.Suppressions += int(tag.RowsAffected())
+			}
+		}
+	}
+	// Stored eval results may quote a rule (an eval checks recalled rules);
+	// replace the quotes of every wording of every forgotten rule.
+	quoted := map[string]bool{}
+	for _, rule := range p.Rules {
+		quoted[rule.Text] = true
+	}
+	for _, v := range p.Versions {
+		quoted[v.Text] = true
+	}
+	var texts []string
+	for t := range quoted {
+		if t == "" || t == governance.RedactedText {
+			continue
+		}
+		// The detail is JSON: a text with quotes, <, > or & is stored escaped.
+		escaped, _ := json.Marshal(t)
+		texts = append(texts, t, string(escaped[1:len(escaped)-1]))
+	}
+	slices.Sort(texts)
+	for _, t := range slices.Compact(texts) {
+		if _, err := tx.Exec(ctx, `UPDATE eval_results SET detail = replace(detail, $1, $2) WHERE strpos(detail, $1) > 0`,
+			t, governance.RedactedText); err != nil {
+			return nil, fmt.Errorf("postgres: scrub eval results: %w", err)
+		}
+	}
+	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return r, nil
+}
+
+// renumber shifts the $n placeholders of cond by k (cond's arguments come
+// after k others).
+func renumber(cond string, k int) string {
+	out := make([]byte, 0, len(cond)+8)
+	for i := 0; i < len(cond); i++ {
+		if cond[i] != '$' {
+			out = append(out, cond[i])
+			continue
+		}
+		j := i + 1
+		for j < len(cond) && cond[j] >= '0' && cond[j] <= '9' {
+			j++
+		}
+		n, err := strconv.Atoi(cond[i+1 : j])
+		if err != nil {
+			out = append(out, cond[i])
+			continue
+		}
+		out = append(out, '$')
+		out = strconv.AppendInt(out, int64(n+k), 10)
+		i = j - 1
+	}
+	return string(out)
+}
+
+func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []any) error {
+	return queryAll(ctx, tx, query, args, func(row pgx.Row) error {
+		var (
+			seq  int64
+			text string
+		)
+		if err := row.Scan(&seq, &text); err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "event:%d:%d:%s\n", seq, len(text), text)
+		return nil
+	})
+}
+
+// redactAuditReasons blanks the reasons given on the audit rows about
+// these objects: a reviewer's reason may quote what is forgotten.
+func redactAuditReasons(ctx context.Context, tx *Tx, objectType string, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	objectIDs := make([]string, len(ids))
+	for i, id := range ids {
+		objectIDs[i] = strconv.FormatInt(id, 10)
+	}
+	_, err := tx.Exec(ctx, `UPDATE audit_reasons SET reason = $1 WHERE reason <> $1 AND audit_id IN (
+		SELECT id FROM audit WHERE object_type = $2 AND object_id = ANY($3))`,
+		governance.RedactedText, objectType, objectIDs)
+	if err != nil {
+		return fmt.Errorf("postgres: redact audit reasons: %w", err)
+	}
+	return nil
+}

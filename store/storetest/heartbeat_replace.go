@@ -1,0 +1,138 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/heuristic"
+)
+
+// activate approves rule r unless the project activated it already.
+func activate(tb testing.TB, s MemoryStore, r *governance.Rule) {
+	tb.Helper()
+	if r.Status == governance.RuleActive {
+		return
+	}
+	if _, err := s.ApproveRule(context.Background(), "rita", r.ID, nil); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestHeartbeatReplacementProposal: a later session that changes an active
+// rule's value is proposed as its replacement (activated at once under
+// auto-activate, superseding the old rule), not filed as its evidence.
+func TestHeartbeatReplacementProposal(t *testing.T, open Opener) {
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	for _, auto := range []bool{false, true} {
+		t.Run(fmt.Sprintf("AutoActivate=%v", auto), func(t *testing.T) {
+			s := OpenMemory(t, open)
+			p := MustCreateProject(t, s, "travel")
+			if err := s.SetProjectPolicy(ctx, p.ID, auto); err != nil {
+				t.Fatal(err)
+			}
+			m := heuristic.NewMerger()
+			hb := &governance.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &governance.Consolidator{
+				Extractor: &LineExtractor{}, Merger: m, Gate: governance.GateText}}
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, "we always leave the hotel at 08:00")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(first) != 1 {
+				t.Fatalf("rules after the first beat = %d", len(first))
+			}
+			activate(t, s, first[0])
+			// A later session changes the time: a replacement, not more evidence.
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s2", now.Add(-24*time.Hour), true, "we always leave the hotel at 09:30")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			rules, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(rules) != 2 || rules[1].Supersedes != first[0].ID || !strings.Contains(rules[1].Text, "09:30") {
+				t.Fatalf("rules = %+v, want a replacement proposal for rule %d", rules, first[0].ID)
+			}
+			wantOld, wantNew := governance.RuleActive, governance.RuleProposed
+			if auto {
+				wantOld, wantNew = governance.RuleSuperseded, governance.RuleActive
+			}
+			if rules[0].Status != wantOld || rules[1].Status != wantNew {
+				t.Fatalf("statuses = %s, %s; want %s, %s", rules[0].Status, rules[1].Status, wantOld, wantNew)
+			}
+			links, _ := s.FindRuleEvidence(ctx, first[0].ID)
+			if len(links) != 1 {
+				t.Fatalf("the old rule gained evidence from the contradicting session: %d links", len(links))
+			}
+		})
+	}
+}
+
+// userLineExtractor notes every user line as a durable preference.
+type userLineExtractor struct{}
+
+func (userLineExtractor) Name() string { return "fake-user-lines/1" }
+
+func (userLineExtractor) Extract(_ context.Context, in governance.ExtractInput) (*governance.Extraction, error) {
+	out := &governance.Extraction{Summary: "Session " + in.SessionID + "."}
+	for _, e := range in.Events {
+		if e.Role == governance.RoleUser {
+			out.Items = append(out.Items, governance.ExtractedItem{Type: governance.TypePreference, Statement: e.Text, SupportSeqs: []int64{e.Seq}, Durable: true})
+		}
+	}
+	return out, nil
+}
+
+// A statement that widens an active rule (adds a tool) is proposed as its
+// replacement, in English and in Chinese, and the rule gains no evidence
+// from it.
+func TestHeartbeatWideningProposal(t *testing.T, open Opener) {
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	for _, tc := range []struct{ name, rule, wider, added string }{
+		{"English", "Always run the linter before committing.", "From now on, always run go vet and the linter before committing.", "go vet"},
+		{"Chinese", "以后提交代码前都要运行 linter。", "从现在起，以后提交代码前都要运行 go vet 和 linter。", "go vet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := OpenMemory(t, open)
+			p := MustCreateProject(t, s, "code")
+			hb := &governance.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &governance.Consolidator{
+				Extractor: userLineExtractor{}, Merger: heuristic.NewMerger(), Gate: governance.GateText}}
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, tc.rule)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(first) != 1 {
+				t.Fatalf("rules after the first beat = %d", len(first))
+			}
+			activate(t, s, first[0])
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s2", now.Add(-24*time.Hour), true, tc.wider)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			rules, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(rules) != 2 || rules[1].Supersedes != first[0].ID || !strings.Contains(rules[1].Text, tc.added) {
+				t.Fatalf("rules = %+v, want a replacement proposal for rule %d naming %q", rules, first[0].ID, tc.added)
+			}
+			if rules[0].Status != governance.RuleActive || rules[1].Status != governance.RuleProposed {
+				t.Fatalf("statuses = %s, %s", rules[0].Status, rules[1].Status)
+			}
+			links, _ := s.FindRuleEvidence(ctx, first[0].ID)
+			if len(links) != 1 {
+				t.Fatalf("the widened statement was filed as evidence of the old rule: %d links", len(links))
+			}
+		})
+	}
+}
