@@ -9,8 +9,8 @@ import (
 
 // TestHoldKeepsEvidence: a held proposal keeps its candidates linked (its
 // evidence chain); restoring it, or releasing one of its candidates, brings
-// the same rule back as a proposal. (SQLite; the PostgreSQL store still
-// detaches the candidates on hold.)
+// the same rule back as a proposal. (SQLite; the PostgreSQL store keeps
+// the link on hold, but its restore and release do not reopen yet.)
 func TestHoldKeepsEvidence(t *testing.T) {
 	ctx := context.Background()
 	t.Run("Restore", func(t *testing.T) {
