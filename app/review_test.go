@@ -463,3 +463,65 @@ func TestReviewsMerge(t *testing.T) {
 		t.Fatalf("the merged proposal is still %s", got)
 	}
 }
+
+// TestHoldKeepsEvidence: holding a proposal keeps its evidence chain; the
+// member sees the statement once (the rule with its lines), and restoring
+// it brings the proposal back with its chain.
+func TestHoldKeepsEvidence(t *testing.T) {
+	f := newReviewFixture(t)
+	ctx := context.Background()
+	var nap *governance.Rule
+	for _, r := range f.rules(t, f.travel, governance.RuleProposed) {
+		if strings.Contains(r.Text, "午睡") {
+			nap = r
+		}
+	}
+	if nap == nil {
+		t.Fatal("no nap proposal in the demo")
+	}
+	count := func(tb testing.TB) (rules, loose, lines int) {
+		tb.Helper()
+		mine, err := f.app.Me.Memories(ctx, f.member)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, g := range mine {
+			for _, r := range g.Rules {
+				if r.Rule.Text == nap.Text {
+					rules++
+					for _, l := range r.Evidence {
+						lines += len(l.Events)
+					}
+				}
+			}
+			for _, c := range g.Candidates {
+				if c.Candidate.Statement == nap.Text {
+					loose++
+				}
+			}
+		}
+		return
+	}
+	_, _, before := count(t)
+	if before == 0 {
+		t.Fatal("the nap proposal shows no lines before the hold")
+	}
+	_, err := f.app.Reviews.Hold(ctx, f.member, nap.ID, "")
+	wantErrCode(t, err, governance.EFORBIDDEN)
+	held, err := f.app.Reviews.Hold(ctx, f.reviewer, nap.ID, "wait for more")
+	if err != nil || held.Status != governance.RuleArchived {
+		t.Fatalf("hold = %v, %v", held, err)
+	}
+	if rules, loose, lines := count(t); rules != 1 || loose != 0 || lines != before {
+		t.Fatalf("after hold the member sees the rule %d times, %d loose candidates, %d lines; want 1, 0, %d", rules, loose, lines, before)
+	}
+	_, err = f.app.Rules.Restore(ctx, f.member, nap.ID, "")
+	wantErrCode(t, err, governance.EFORBIDDEN)
+	back, err := f.app.Rules.Restore(ctx, f.reviewer, nap.ID, "more came in")
+	if err != nil || back.Status != governance.RuleProposed {
+		t.Fatalf("restore = %v, %v; want proposed", back, err)
+	}
+	if rules, loose, lines := count(t); rules != 1 || loose != 0 || lines != before {
+		t.Fatalf("after restore the member sees the rule %d times, %d loose, %d lines; want 1, 0, %d", rules, loose, lines, before)
+	}
+}

@@ -64,6 +64,35 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 	if err := undecided(c); err != nil {
 		return nil, err
 	}
+	if c.Status == governance.CandidateHeld && c.RuleID != 0 {
+		// A candidate of a held proposal: the proposal itself comes back,
+		// with all its candidates, instead of a second rule saying the same.
+		r, err := findRuleIn(ctx, tx, c.RuleID)
+		if err != nil {
+			return nil, err
+		}
+		held, err := heldRule(ctx, tx, r)
+		if err != nil {
+			return nil, err
+		}
+		if held {
+			if err := reopenHeld(ctx, tx, r, "Released into review by a reviewer."); err != nil {
+				return nil, err
+			}
+			if err := auditCandidate(ctx, tx, actor, "candidate.release", c, strings.TrimSpace(reason),
+				map[string]any{"rule_id": r.ID, "was": c.Status, "reopened": true}); err != nil {
+				return nil, err
+			}
+			out, err := findRuleIn(ctx, tx, r.ID)
+			if err != nil {
+				return nil, err
+			}
+			if err := tx.Commit(); err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
+	}
 	r := &governance.Rule{ProjectID: c.ProjectID, SubjectID: c.SubjectID, Kind: c.Type, Text: c.Statement,
 		PromotionReason: governance.ReasonReviewer, Status: governance.RuleProposed,
 		Trust: governance.Trust(governance.ReasonReviewer, 1), Findings: c.Findings}

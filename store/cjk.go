@@ -21,6 +21,13 @@ func registerFunctions() {
 				s, _ := args[0].(string)
 				return cjkBigrams(s), nil
 			})
+		sqlite.MustRegisterDeterministicScalarFunction("mnemo_tombstone", 3,
+			func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+				key, _ := args[0].([]byte)
+				prefix, _ := args[1].(string)
+				s, _ := args[2].(string)
+				return tombstone(key, prefix, s), nil
+			})
 		sqlite.MustRegisterDeterministicScalarFunction("mnemo_terms", 1,
 			func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 				s, _ := args[0].(string)

@@ -125,6 +125,10 @@ type eventWriter struct {
 	order      []string
 	// reopen is an event id whose stored text a longer one replaces.
 	reopen string
+	// forgotten finds the tombstone of an event id a subject forget left
+	// (tombstone.go); nil while the project has had none.
+	forgotten *sql.Stmt
+	forgetKey []byte
 }
 
 func newEventWriter(ctx context.Context, tx *Tx, projectID int64, maxSkipped int) (*eventWriter, error) {
@@ -139,12 +143,40 @@ func newEventWriter(ctx context.Context, tx *Tx, projectID int64, maxSkipped int
 	if err != nil {
 		return nil, fmt.Errorf("store: prepare ingest: %w", err)
 	}
-	return &eventWriter{tx: tx, stmt: stmt, projectID: projectID, ingested: formatTime(tx.now), last: last,
-		maxSkipped: maxSkipped, res: &governance.ImportResult{}, sessions: map[string]*governance.SessionInfo{}}, nil
+	w := &eventWriter{tx: tx, stmt: stmt, projectID: projectID, ingested: formatTime(tx.now), last: last,
+		maxSkipped: maxSkipped, res: &governance.ImportResult{}, sessions: map[string]*governance.SessionInfo{}}
+	err = tx.QueryRowContext(ctx, `SELECT key FROM forget_keys WHERE project_id = ?`, projectID).Scan(&w.forgetKey)
+	switch {
+	case isNoRows(err):
+	case err != nil:
+		stmt.Close()
+		return nil, fmt.Errorf("store: forget key: %w", err)
+	default:
+		if w.forgotten, err = tx.PrepareContext(ctx, `SELECT COUNT(*) FROM events WHERE project_id = ? AND id = ?`); err != nil {
+			stmt.Close()
+			return nil, fmt.Errorf("store: prepare ingest: %w", err)
+		}
+	}
+	return w, nil
 }
 
-// write inserts one event, or counts it as skipped when its id exists.
+// write inserts one event, or counts it as skipped when its id exists,
+// also as the tombstone a subject forget left of it: a forgotten event
+// sent again does not come back.
 func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
+	if w.forgotten != nil {
+		var n int
+		if err := w.forgotten.QueryRowContext(ctx, w.projectID, tombstone(w.forgetKey, eventTombstone, e.ID)).Scan(&n); err != nil {
+			return fmt.Errorf("store: find tombstone: %w", err)
+		}
+		if n > 0 {
+			w.res.Skipped++
+			if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
+				w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
+			}
+			return nil
+		}
+	}
 	r, err := w.stmt.ExecContext(ctx, e.ID, w.projectID, e.SessionID, e.SubjectID, e.Turn, e.Kind, e.Role, e.Text,
 		e.Tool, e.Status, e.Source, formatTime(e.OccurredAt), w.ingested)
 	if err != nil {
@@ -206,7 +238,12 @@ func (w *eventWriter) finish(ctx context.Context) error {
 	return endBatchIndex(ctx, w.tx, w.last)
 }
 
-func (w *eventWriter) close() { w.stmt.Close() }
+func (w *eventWriter) close() {
+	w.stmt.Close()
+	if w.forgotten != nil {
+		w.forgotten.Close()
+	}
+}
 
 func addToSession(si *governance.SessionInfo, e *governance.Event) {
 	if e.SubjectID != "" {

@@ -85,8 +85,12 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 			return fmt.Errorf("store: delete recall traces: %w", err)
 		}
 		r.RecallTraces = p.RecallTraces
+		ref, err := tombstoneSubject(ctx, tx, projectID, subjectID)
+		if err != nil {
+			return err
+		}
 		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: subjectID,
+			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: ref,
 			ProjectID: projectID, Details: forgetDetails(p, r),
 		})
 	})
@@ -168,6 +172,11 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 	if err := audit(ctx, tx, p, r); err != nil {
 		return nil, err
 	}
+	if s.BeforeForgetCommit != nil {
+		if err := s.BeforeForgetCommit(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit forget: %w", err)
 	}
@@ -202,4 +211,34 @@ func (s *Store) checkpointAfterForget(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("store: checkpoint after forget: the log is still in use")
+}
+
+// tombstoneSubject replaces the identifiers of a forgotten subject left in
+// the session, rule and suppression rows (applyForget has made its events'
+// and episodes' ids tombstones and blanked the events' tools and statuses). Then the subject's key is deleted, and the reference the
+// audit row names it by can no longer be confirmed. What remains is
+// counts, turn numbers, roles, kinds and timestamps (README, "What a
+// forget leaves").
+func tombstoneSubject(ctx context.Context, tx *Tx, projectID int64, subjectID string) (string, error) {
+	key, err := subjectKey(ctx, tx, projectID, subjectID)
+	if err != nil {
+		return "", err
+	}
+	ref := tombstone(key, subjectRefPrefix, subjectID)
+	subject := tombstone(key, subjectTombstone, subjectID)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE sessions SET session_id = mnemo_tombstone(?, ?, session_id), subject_id = ? WHERE project_id = ? AND subject_id = ?`,
+			[]any{key, sessionTombstone, subject, projectID, subjectID}},
+		{`UPDATE rules SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},
+		{`UPDATE suppressions SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},
+		{`DELETE FROM subject_keys WHERE project_id = ? AND subject_id = ?`, []any{projectID, subjectID}},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return "", fmt.Errorf("store: tombstone subject: %w", err)
+		}
+	}
+	return ref, nil
 }

@@ -127,6 +127,14 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		}
 	}
 
+	// A subject forget's tombstones are made with the subject's key.
+	var subjectKeyOf []byte
+	if p.SubjectID != "" {
+		var err error
+		if subjectKeyOf, err = subjectKey(ctx, tx, p.ProjectID, p.SubjectID); err != nil {
+			return nil, err
+		}
+	}
 	// Rules keep their ids, scope and history of who did what, not their words.
 	if _, err := tx.ExecContext(ctx, `
 		UPDATE rules SET text = ?, status = 'forgotten', findings = '[]', checks = '[]', paused = 0, updated_at = ?
@@ -150,9 +158,15 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		return nil, fmt.Errorf("store: forget candidates: %w", err)
 	}
 	if p.SubjectID != "" {
-		// Every episode of the subject goes blank, in one statement.
-		if _, err := tx.ExecContext(ctx, `UPDATE episodes SET summary = ?, updated_at = ? WHERE project_id = ? AND subject_id = ? AND summary <> ?`,
-			governance.RedactedText, now, p.ProjectID, p.SubjectID, governance.RedactedText); err != nil {
+		// Every episode of the subject goes blank and takes the subject's
+		// tombstones, in one statement (one pass of the recall index's
+		// trigger, inside the bulk window).
+		if _, err := tx.ExecContext(ctx, `
+			UPDATE episodes SET summary = ?, updated_at = CASE WHEN summary = ? THEN updated_at ELSE ? END,
+				session_id = mnemo_tombstone(?, ?, session_id), subject_id = ?
+			WHERE project_id = ? AND subject_id = ?`,
+			governance.RedactedText, governance.RedactedText, now, subjectKeyOf, sessionTombstone,
+			tombstone(subjectKeyOf, subjectTombstone, p.SubjectID), p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("store: blank episodes: %w", err)
 		}
 	} else {
@@ -168,13 +182,27 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE `+p.eventSQL+` ORDER BY e.seq`, p.eventArg); err != nil {
 			return nil, err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE events SET text = ?, redacted = 1 WHERE seq IN (SELECT e.seq FROM events e WHERE `+p.eventSQL+`)`,
-			append([]any{governance.RedactedText}, p.eventArg...)...)
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events e WHERE `+p.eventSQL, p.eventArg...).Scan(&r.Events); err != nil {
+			return nil, fmt.Errorf("store: count events: %w", err)
+		}
+		// One pass over the subject's events, those redacted earlier
+		// included, and the events without a subject in its sessions (a
+		// session's end): the text goes, and every identifier becomes a
+		// tombstone (tombstone.go); tools and statuses are blanked.
+		key := subjectKeyOf
+		fkey, err := forgetKey(ctx, tx, p.ProjectID)
 		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, `
+			UPDATE events SET id = mnemo_tombstone(?, ?, id), session_id = mnemo_tombstone(?, ?, session_id), subject_id = ?,
+				tool = '', status = '', text = CASE WHEN redacted = 1 THEN text ELSE ? END, redacted = 1
+			WHERE project_id = ? AND (subject_id = ? OR subject_id = '' AND session_id IN (
+				SELECT session_id FROM sessions WHERE project_id = ? AND subject_id = ?))`,
+			fkey, eventTombstone, key, sessionTombstone, tombstone(key, subjectTombstone, p.SubjectID), governance.RedactedText,
+			p.ProjectID, p.SubjectID, p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("store: redact events: %w", err)
 		}
-		n, _ := res.RowsAffected()
-		r.Events = int(n)
 	} else if len(p.seqs) > 0 {
 		seqs := listArg(p.seqs)
 		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE e.redacted = 0 AND e.seq IN (SELECT value FROM json_each(?)) ORDER BY e.seq`,
@@ -188,6 +216,27 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		}
 		n, _ := res.RowsAffected()
 		r.Events = int(n)
+	}
+	// One forget raises each of its projects' forget generations once: a
+	// writer carrying text it read before (the heartbeat) then drops its
+	// work (migration 0015; 0026 moved this out of a per-event trigger).
+	if r.Events > 0 {
+		projects := map[int64]bool{}
+		if p.ProjectID != 0 {
+			projects[p.ProjectID] = true
+		}
+		for _, rule := range p.Rules {
+			projects[rule.ProjectID] = true
+		}
+		for _, c := range p.Candidates {
+			projects[c.ProjectID] = true
+		}
+		for _, id := range sortedIDs(projects) {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO forget_generations (project_id, generation) VALUES (?, 1)
+				ON CONFLICT (project_id) DO UPDATE SET generation = generation + 1`, id); err != nil {
+				return nil, fmt.Errorf("store: raise forget generation: %w", err)
+			}
+		}
 	}
 	// Suppressions: fingerprints only, so the heartbeat never learns it again.
 	for projectID, fps := range p.fps {

@@ -1,12 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
 // The forget planner: what one forget removes, built by the same code for
@@ -281,6 +284,9 @@ func (p *forgetPlan) finish(ctx context.Context, q querier) error {
 				seqs[s] = true
 			}
 		}
+		if err := p.restatements(ctx, q, seqs); err != nil {
+			return err
+		}
 		p.seqs = sortedIDs(seqs)
 		p.EventCount = len(p.seqs)
 		if err := queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE e.seq IN (SELECT value FROM json_each(?)) AND e.redacted = 0 ORDER BY e.seq`,
@@ -466,4 +472,95 @@ func planCandidate(ctx context.Context, q querier, id int64, withEvents bool) (*
 		}
 	}
 	return p, p.finish(ctx, q)
+}
+
+// restatementTerms bounds the terms of the full-text query that finds the
+// lines which may restate a forgotten statement.
+const restatementTerms = 64
+
+// restatements adds to seqs the lines that restate a forgotten statement
+// (governance.RestatesAny): message lines, the user's or the assistant's,
+// of the conversations of the same subject — for a project-wide
+// candidate, of its own sessions. A subject's lines are first narrowed by
+// the full-text index to those sharing a term with the statements.
+func (p *forgetPlan) restatements(ctx context.Context, q querier, seqs map[int64]bool) error {
+	if len(p.texts) == 0 {
+		return nil
+	}
+	var terms []string
+	seen := map[string]bool{}
+	for _, t := range p.texts {
+		tokenizer.PhraseTokens(t, func(term string, _ int) {
+			if !seen[term] && len(terms) < restatementTerms {
+				seen[term] = true
+				terms = append(terms, ftsPhrase(term))
+			}
+		})
+	}
+	type scope struct {
+		project int64
+		subject string
+	}
+	subjects := map[scope]bool{}
+	sessions := map[int64]map[string]bool{}
+	for _, c := range p.Candidates {
+		if c.SubjectID != "" {
+			subjects[scope{c.ProjectID, c.SubjectID}] = true
+			continue
+		}
+		if sessions[c.ProjectID] == nil {
+			sessions[c.ProjectID] = map[string]bool{}
+		}
+		sessions[c.ProjectID][c.SessionID] = true
+	}
+	check := func(r scanner) error {
+		var (
+			seq  int64
+			text string
+		)
+		if err := r.Scan(&seq, &text); err != nil {
+			return err
+		}
+		if !seqs[seq] && governance.RestatesAny(text, p.texts) {
+			seqs[seq] = true
+		}
+		return nil
+	}
+	const lines = `e.redacted = 0 AND e.kind = 'message' AND e.role IN ('user', 'assistant')`
+	for _, sc := range sortedScopes(subjects, func(a, b scope) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), strings.Compare(a.subject, b.subject))
+	}) {
+		if len(terms) == 0 {
+			break
+		}
+		match := fmt.Sprintf("scope:p%d AND scope:s%s0 AND terms: (%s)", sc.project,
+			strings.ToUpper(hex.EncodeToString([]byte(sc.subject))), strings.Join(terms, " OR "))
+		if err := queryAll(ctx, q, `SELECT e.seq, e.text FROM events_words w JOIN events e ON e.seq = w.rowid
+			WHERE events_words MATCH ? AND e.project_id = ? AND e.subject_id = ? AND `+lines+` ORDER BY e.seq`,
+			[]any{match, sc.project, sc.subject}, check); err != nil {
+			return fmt.Errorf("store: find restatements: %w", err)
+		}
+	}
+	for projectID, ss := range sessions {
+		ids := make([]string, 0, len(ss))
+		for s := range ss {
+			ids = append(ids, s)
+		}
+		slices.Sort(ids)
+		if err := queryAll(ctx, q, `SELECT e.seq, e.text FROM events e
+			WHERE e.project_id = ? AND e.session_id IN (SELECT value FROM json_each(?)) AND `+lines+` ORDER BY e.seq`,
+			[]any{projectID, listArg(ids)}, check); err != nil {
+			return fmt.Errorf("store: find restatements: %w", err)
+		}
+	}
+	return nil
+}
+
+func sortedScopes[K comparable](m map[K]bool, compare func(a, b K) int) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.SortFunc(out, compare)
+	return out
 }

@@ -205,6 +205,28 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 	ids := map[int64]int64{} // temporary id → real id, for candidates and rules alike
 	ruleIDs := map[int64]int64{}
 	for _, r := range plan.Rules {
+		held, err := heldRuleOfPlan(ctx, tx, plan, r)
+		if err != nil {
+			return err
+		}
+		if held != nil {
+			// The held candidates of a held proposal gained evidence: the
+			// same rule comes back, with its chain, not a second copy.
+			if err := reopenHeld(ctx, tx, held, "Held proposal with new evidence."); err != nil {
+				return err
+			}
+			if r.Status == governance.RuleActive {
+				if err := setRuleStatus(ctx, tx, held, governance.RuleActive); err != nil {
+					return err
+				}
+			}
+			if err := auditRule(ctx, tx, "heartbeat", "rule.reopen", held, string(r.PromotionReason),
+				map[string]any{"from": governance.RuleArchived, "to": held.Status}); err != nil {
+				return err
+			}
+			ruleIDs[r.ID] = held.ID
+			continue
+		}
 		id, err := insertRule(ctx, tx, r, "heartbeat", "Proposed by the heartbeat: "+string(r.PromotionReason)+".")
 		if err != nil {
 			return err
@@ -294,6 +316,39 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 	}
 	return tx.Commit()
+}
+
+// heldRuleOfPlan returns the held proposal (HoldRule) whose candidates the
+// plan gathers into its new rule r, when every existing candidate of r
+// belongs to that one held rule; else nil.
+func heldRuleOfPlan(ctx context.Context, tx *Tx, plan *governance.BeatPlan, r *governance.Rule) (*governance.Rule, error) {
+	var members []int64
+	for _, c := range plan.Updates {
+		if c.RuleID == r.ID {
+			members = append(members, c.ID)
+		}
+	}
+	if len(members) == 0 {
+		return nil, nil
+	}
+	var n int
+	var owner int64
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(DISTINCT COALESCE(rule_id, 0)), COALESCE(MAX(rule_id), 0) FROM candidates
+		WHERE id IN (SELECT value FROM json_each(?))`, listArg(members)).Scan(&n, &owner); err != nil {
+		return nil, fmt.Errorf("store: held rule of plan: %w", err)
+	}
+	if n != 1 || owner == 0 {
+		return nil, nil
+	}
+	held, err := findRuleIn(ctx, tx, owner)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := heldRule(ctx, tx, held)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return held, nil
 }
 
 // insertRule writes a new rule, its first version and the audit row.

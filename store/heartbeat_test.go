@@ -94,3 +94,54 @@ func TestHeartbeatCrashBeforeCommit(t *testing.T) {
 		}
 	})
 }
+
+// TestBeatReopensHeldRule: a proposal a reviewer held keeps its candidates;
+// when a later session says the same again, the beat brings that rule back
+// into review with the old and the new evidence, never a second rule.
+func TestBeatReopensHeldRule(t *testing.T) {
+	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	s := MustOpenStore(t)
+	s.Now = func() time.Time { return now }
+	ctx := context.Background()
+	p := MustCreateProject(t, s, "travel")
+	hb := newHeartbeat(s, &lineExtractor{})
+	const pref = "we always take the train"
+	if _, err := s.IngestEvents(ctx, p.ID, session("s1", now.Add(-72*time.Hour), true, pref)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hb.Beat(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	rules, _, err := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+	if err != nil || len(rules) != 1 || rules[0].Status != governance.RuleProposed {
+		t.Fatalf("rules = %+v, %v; want one proposal", rules, err)
+	}
+	held := rules[0]
+	if _, err := s.HoldRule(ctx, "rita", held.ID, "wait"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.IngestEvents(ctx, p.ID, session("s2", now.Add(-48*time.Hour), true, pref)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hb.Beat(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	rules, _, err = s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("rules = %d, %v; want the held one only", len(rules), err)
+	}
+	if rules[0].ID != held.ID || rules[0].Status != governance.RuleProposed {
+		t.Fatalf("rule = %d %s; want rule %d proposed again", rules[0].ID, rules[0].Status, held.ID)
+	}
+	ev, err := s.FindEvidenceByRules(ctx, []int64{held.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := map[string]bool{}
+	for _, l := range ev[held.ID] {
+		sessions[l.Candidate.SessionID] = true
+	}
+	if !sessions["s1"] || !sessions["s2"] {
+		t.Fatalf("evidence sessions = %v; want s1 and s2", sessions)
+	}
+}

@@ -35,5 +35,14 @@ func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 		n, _ := res.RowsAffected()
 		total += n
 	}
-	return total, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	// A crash between a forget's commit and its WAL checkpoint left the
+	// old pages in the database file and the new ones in the log: finish
+	// the checkpoint now, so the forgotten bytes are overwritten.
+	if err := s.checkpointAfterForget(ctx); err != nil {
+		return total, err
+	}
+	return total, nil
 }

@@ -196,15 +196,57 @@ func rejectRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, r
 	return auditRule(ctx, tx, actor, "rule.reject", r, strings.TrimSpace(reason), map[string]any{"candidates": n})
 }
 
-// HoldRule sends a proposal back to the held candidates to wait for more
-// evidence; the proposal itself is archived.
+// HoldRule sets a proposal aside to wait for more evidence: the rule is
+// archived and its candidates are held, still linked to it, so the rule
+// keeps its evidence chain. Restoring the rule, releasing one of its
+// candidates or a beat that finds more evidence for them brings the same
+// rule back as a proposal (heldRule), never a second copy of it.
 func (s *Store) HoldRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
 		if err := r.Allow(governance.RuleHold); err != nil {
 			return err
 		}
-		return toCandidates(ctx, tx, actor, "rule.hold", r, reason, "Held by a reviewer: waits for more evidence.")
+		if err := setRuleStatus(ctx, tx, r, governance.RuleArchived); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `
+			UPDATE candidates SET status = 'held', status_reason = ?, updated_at = ?
+			WHERE rule_id = ? AND status IN ('proposed', 'pending')`,
+			"Held by a reviewer: waits for more evidence.", formatTime(tx.now), r.ID)
+		if err != nil {
+			return fmt.Errorf("store: hold candidates: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		return auditRule(ctx, tx, actor, "rule.hold", r, strings.TrimSpace(reason),
+			map[string]any{"from": governance.RuleProposed, "to": r.Status, "candidates": n})
 	})
+}
+
+// heldRule reports whether r is a held proposal: archived, with every
+// candidate linked to it held (HoldRule), and at least one.
+func heldRule(ctx context.Context, tx *Tx, r *governance.Rule) (bool, error) {
+	if r.Status != governance.RuleArchived {
+		return false, nil
+	}
+	var all, held int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(status = 'held'), 0) FROM candidates WHERE rule_id = ?`,
+		r.ID).Scan(&all, &held); err != nil {
+		return false, fmt.Errorf("store: held rule: %w", err)
+	}
+	return all > 0 && all == held, nil
+}
+
+// reopenHeld brings a held proposal back into the review queue with its
+// candidates (and so its evidence).
+func reopenHeld(ctx context.Context, tx *Tx, r *governance.Rule, why string) error {
+	if err := setRuleStatus(ctx, tx, r, governance.RuleProposed); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE candidates SET status = 'proposed', status_reason = ?, updated_at = ? WHERE rule_id = ? AND status = 'held'`,
+		why, formatTime(tx.now), r.ID); err != nil {
+		return fmt.Errorf("store: reopen held rule: %w", err)
+	}
+	return nil
 }
 
 // DemoteRuleToCandidates takes a rule out of use and returns its candidates
@@ -260,13 +302,27 @@ func (s *Store) DemoteRule(ctx context.Context, actor string, id int64, reason s
 }
 
 // RestoreRule brings a stale or archived rule back into use, and a rejected
-// proposal back into the review queue.
+// or held proposal back into the review queue (a held one with its
+// candidates).
 func (s *Store) RestoreRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
 		if err := r.Allow(governance.RuleRestore); err != nil {
 			return err
 		}
 		from, to := r.Status, governance.RuleActive
+		held, err := heldRule(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		if held {
+			// A held proposal was never approved: it goes back to the
+			// review queue with its evidence.
+			if err := reopenHeld(ctx, tx, r, "Restored into review by a reviewer."); err != nil {
+				return err
+			}
+			return auditRule(ctx, tx, actor, "rule.restore", r, strings.TrimSpace(reason),
+				map[string]any{"from": from, "to": governance.RuleProposed, "held": true})
+		}
 		if r.Status == governance.RuleRejected {
 			to = governance.RuleProposed
 		}

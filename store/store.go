@@ -37,6 +37,9 @@ type Store struct {
 	// embedded and the scope's closest memories (vectors the heartbeat's
 	// backfill stored for this model) are fused with the words' ranking.
 	Embedder governance.Embedder
+	// BeforeForgetCommit, when set, runs just before a forget's
+	// transaction commits; tests use it to kill the process there.
+	BeforeForgetCommit func(ctx context.Context) error
 	// writer is held by this process's one writing transaction or
 	// statement. SQLite admits one writer at a time and its busy handler
 	// polls with growing sleeps, so under load a waiting writer can lose

@@ -640,6 +640,63 @@ func TestGovernanceAuthorization(t *testing.T) {
 	})
 }
 
+// TestHoldKeepsEvidenceWeb: through the console, a held proposal keeps its
+// evidence on its page, the member sees its statement once, and restoring
+// it puts it back in the review queue with the same lines.
+func TestHoldKeepsEvidenceWeb(t *testing.T) {
+	f := NewGovFixture(t)
+	rita, chen := f.Login(t, GovReviewer), f.Login(t, GovMember)
+	nap := f.Rule(t, "午睡")
+	lines := func(tb testing.TB) int {
+		tb.Helper()
+		res, doc := rita.Get(ruleURL(nap.ID))
+		wantStatus(tb, res, http.StatusOK)
+		return doc.Find(testid("evidence-event")).Length()
+	}
+	seen := func(tb testing.TB) (rules, cands int) {
+		tb.Helper()
+		_, doc := chen.Get("/me")
+		doc.Find(testid("me-rule-text")).Each(func(_ int, s *goquery.Selection) {
+			if strings.Contains(s.Text(), nap.Text) {
+				rules++
+			}
+		})
+		doc.Find(testid("me-candidate-text")).Each(func(_ int, s *goquery.Selection) {
+			if strings.Contains(s.Text(), nap.Text) {
+				cands++
+			}
+		})
+		return
+	}
+	before := lines(t)
+	if before == 0 {
+		t.Fatal("the proposal shows no evidence")
+	}
+	res, _ := rita.PostForm(travelQueue, ruleURL(nap.ID, "hold"), url.Values{"back": {travelQueue}})
+	wantRedirect(t, res, travelQueue)
+	if got := lines(t); got != before {
+		t.Fatalf("held rule shows %d lines, want %d", got, before)
+	}
+	if r, c := seen(t); r+c != 1 {
+		t.Fatalf("the member sees the statement %d times as a rule and %d as a candidate; want once", r, c)
+	}
+	res, _ = rita.PostForm(ruleURL(nap.ID), ruleURL(nap.ID, "restore"), url.Values{"reason": {"more came in"}})
+	wantRedirect(t, res, ruleURL(nap.ID))
+	if r := f.Reload(t, nap.ID); r.Status != governance.RuleProposed {
+		t.Fatalf("restored rule is %s, want proposed", r.Status)
+	}
+	if got := lines(t); got != before {
+		t.Fatalf("restored rule shows %d lines, want %d", got, before)
+	}
+	if r, c := seen(t); r != 1 || c != 0 {
+		t.Fatalf("after restore the member sees %d rules and %d candidates; want 1, 0", r, c)
+	}
+	_, doc := rita.Get(travelQueue)
+	if !strings.Contains(doc.Text(), nap.Text) {
+		t.Fatal("the restored proposal is not in the review queue")
+	}
+}
+
 // demoHeartbeat is the offline heartbeat the demo fixtures beat with.
 func demoHeartbeat(s *store.Store) *governance.Heartbeat {
 	m := heuristic.NewMerger()

@@ -2,8 +2,12 @@
 // (once) a database of synthetic events, then reports p50/p95 latencies of
 // full-text searches through the store and of the session timeline page
 // under concurrent clients, against a /healthz baseline in the same run.
+// With -only mixed it runs clients for a fixed time that mix writes (API
+// ingest, subject forgets) with reads (timeline pages, searches, recall),
+// and checks at the end that nothing forgotten is readable (mixed.go).
 //
 //	go run ./cmd/mnemo-load -data /tmp/mnemo-load -events 1000000
+//	go run ./cmd/mnemo-load -data /tmp/mnemo-load-100k -events 100000 -only mixed -duration 60s
 package main
 
 import (
@@ -48,7 +52,8 @@ func run() error {
 	queries := flag.Int("queries", 300, "search queries to time")
 	clients := flag.Int("clients", 50, "concurrent HTTP clients")
 	requests := flag.Int("requests", 4000, "timeline page requests in all")
-	only := flag.String("only", "", "run only this part: search or http")
+	only := flag.String("only", "", "run only this part: search, http or mixed")
+	duration := flag.Duration("duration", 60*time.Second, "how long the mixed load runs")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured part to this file")
 	flag.Parse()
 	ctx := context.Background()
@@ -74,6 +79,9 @@ func run() error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *only == "mixed" {
+		return mixedLoad(ctx, st, p, *clients, *duration, *events)
 	}
 	if *only != "http" {
 		if err := searchLoad(ctx, st, p, *queries); err != nil {

@@ -198,7 +198,20 @@ func (s *Store) HoldRule(ctx context.Context, actor string, id int64, reason str
 		if err := r.Allow(governance.RuleHold); err != nil {
 			return err
 		}
-		return toCandidates(ctx, tx, actor, "rule.hold", r, reason, "Held by a reviewer: waits for more evidence.")
+		// As on SQLite: the rule is archived and its candidates are held,
+		// still linked to it, so it keeps its evidence chain.
+		if err := setRuleStatus(ctx, tx, r, governance.RuleArchived); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `
+			UPDATE candidates SET status = 'held', status_reason = $1, updated_at = $2
+			WHERE rule_id = $3 AND status IN ('proposed', 'pending')`,
+			"Held by a reviewer: waits for more evidence.", tx.now, r.ID)
+		if err != nil {
+			return fmt.Errorf("postgres: hold candidates: %w", err)
+		}
+		return auditRule(ctx, tx, actor, "rule.hold", r, strings.TrimSpace(reason),
+			map[string]any{"from": governance.RuleProposed, "to": r.Status, "candidates": tag.RowsAffected()})
 	})
 }
 

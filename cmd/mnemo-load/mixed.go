@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	mrand "math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/mnemo-console/mnemo/app"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/web"
+)
+
+// The mixed load: clients signed in to the console (pages) and holding an
+// API token (ingest, recall, forget) run for a fixed time. Each turn a
+// client draws one operation: a timeline page (35 %), a search page
+// (20 %), a recall (20 %) or an ingest of a 20-event session under a new
+// subject (25 %); every fourth subject it ingested it then forgets through
+// the API. A /healthz baseline with the same clients runs first, in the
+// same process, and the figures are also given as ratios to it. At the end
+// the store is searched for the marker words of every forgotten subject:
+// none may be readable.
+
+type opStats struct {
+	lat  []time.Duration
+	errs int
+}
+
+func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clients int, dur time.Duration, events int) error {
+	srv, err := web.NewServer(web.Config{}, app.New(st), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	go hs.Serve(ln)
+	defer hs.Shutdown(ctx)
+	base := "http://" + ln.Addr().String()
+	cookies, err := login(base)
+	if err != nil {
+		return err
+	}
+	secret, err := loadToken(ctx, st, p)
+	if err != nil {
+		return err
+	}
+	sessions := events / 10
+	transport := &http.Transport{MaxIdleConnsPerHost: clients}
+
+	type client struct {
+		page *http.Client
+		api  *http.Client
+	}
+	newClient := func() client {
+		jar, _ := cookiejar.New(nil)
+		u, _ := url.Parse(base)
+		jar.SetCookies(u, cookies)
+		return client{page: &http.Client{Jar: jar, Transport: transport, Timeout: 30 * time.Second},
+			api: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
+	}
+	do := func(c *http.Client, method, path string, body any) error {
+		var rd io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		req, _ := http.NewRequestWithContext(ctx, method, base+path, rd)
+		if c.Jar == nil {
+			req.Header.Set("Authorization", "Bearer "+secret)
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			return fmt.Errorf("%s %s: status %d", method, path, resp.StatusCode)
+		}
+		return nil
+	}
+	var (
+		mu        sync.Mutex
+		stats     = map[string]*opStats{}
+		firstErr  error
+		forgotten []string // marker words of forgotten subjects
+	)
+	record := func(op string, d time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		s := stats[op]
+		if s == nil {
+			s = &opStats{}
+			stats[op] = s
+		}
+		s.lat = append(s.lat, d)
+		if err != nil {
+			s.errs++
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+	}
+	run := func(d time.Duration, turn func(c client, r *mrand.Rand, id int, n int)) time.Duration {
+		var wg sync.WaitGroup
+		start := time.Now()
+		deadline := start.Add(d)
+		for i := 0; i < clients; i++ {
+			wg.Add(1)
+			go func(id int) {
+				defer wg.Done()
+				c := newClient()
+				r := mrand.New(mrand.NewPCG(uint64(id), 29))
+				for n := 0; time.Now().Before(deadline); n++ {
+					turn(c, r, id, n)
+				}
+			}(i)
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	timed := func(op string, fn func() error) {
+		t0 := time.Now()
+		err := fn()
+		record(op, time.Since(t0), err)
+	}
+
+	baseDur := dur / 6
+	fmt.Printf("\nmixed load on loopback, %d clients, %d events in %d sessions; baseline /healthz for %s, then the mix for %s\n",
+		clients, events, sessions, baseDur, dur)
+	baseTook := run(baseDur, func(c client, _ *mrand.Rand, _ int, _ int) {
+		timed("baseline /healthz", func() error { return do(c.page, http.MethodGet, "/healthz", nil) })
+	})
+	words := []string{"酒店", "门票", "环球影城", "deploy", "timeout", "午睡", "博物馆", "invoice report"}
+	mixTook := run(dur, func(c client, r *mrand.Rand, id int, n int) {
+		switch x := r.IntN(100); {
+		case x < 35:
+			path := fmt.Sprintf("/projects/%s/sessions/syn-%d-%d", p.Slug, (r.IntN(sessions)/10000)*100_000, r.IntN(sessions)%10000)
+			timed("page: session timeline", func() error { return do(c.page, http.MethodGet, path, nil) })
+		case x < 55:
+			path := "/search?project=" + p.Slug + "&q=" + url.QueryEscape(words[r.IntN(len(words))])
+			timed("page: search", func() error { return do(c.page, http.MethodGet, path, nil) })
+		case x < 75:
+			body := map[string]any{"task": "plan a family trip with " + words[r.IntN(len(words))], "subject_id": fmt.Sprintf("mix-%d-%d", id, r.IntN(n+1)),
+				"include_events": true}
+			timed("api: recall", func() error { return do(c.api, http.MethodPost, "/api/v1/recall", body) })
+		default:
+			subject := fmt.Sprintf("mix-%d-%d", id, n)
+			marker := fmt.Sprintf("kayak%dq%d", id, n)
+			now := time.Now().UTC()
+			var batch []map[string]any
+			for i := 0; i < 20; i++ {
+				batch = append(batch, map[string]any{"id": fmt.Sprintf("%s-%d", subject, i), "session_id": subject, "subject_id": subject,
+					"turn": i + 1, "role": []string{"user", "assistant"}[i%2], "text": fmt.Sprintf("we always take the %s to the lake, line %d", marker, i),
+					"occurred_at": now.Add(time.Duration(i-20) * time.Second).Format(time.RFC3339)})
+			}
+			var err error
+			timed("api: ingest 20 events", func() error { err = do(c.api, http.MethodPost, "/api/v1/events", batch); return err })
+			if err == nil && n%4 == 0 {
+				timed("api: forget subject", func() error {
+					err := do(c.api, http.MethodDelete, "/api/v1/subjects/"+url.PathEscape(subject), nil)
+					if err == nil {
+						mu.Lock()
+						forgotten = append(forgotten, marker)
+						mu.Unlock()
+					}
+					return err
+				})
+			}
+		}
+	})
+
+	bs := stats["baseline /healthz"]
+	b50, b95 := percentiles(bs.lat)
+	bRate := float64(len(bs.lat)) / baseTook.Seconds()
+	fmt.Printf("  %-24s %7d requests %8.0f req/s  p50 %8s  p95 %8s  errors %d\n", "baseline /healthz", len(bs.lat), bRate,
+		b50.Round(10*time.Microsecond), b95.Round(10*time.Microsecond), bs.errs)
+	total, errs := 0, 0
+	for _, op := range []string{"page: session timeline", "page: search", "api: recall", "api: ingest 20 events", "api: forget subject"} {
+		s := stats[op]
+		if s == nil {
+			continue
+		}
+		p50, p95 := percentiles(s.lat)
+		rate := float64(len(s.lat)) / mixTook.Seconds()
+		total += len(s.lat)
+		errs += s.errs
+		fmt.Printf("  %-24s %7d requests %8.0f req/s  p50 %8s (%5.1f× base)  p95 %8s (%5.1f× base)  errors %d\n", op, len(s.lat), rate,
+			p50.Round(10*time.Microsecond), float64(p50)/float64(b50), p95.Round(10*time.Microsecond), float64(p95)/float64(b95), s.errs)
+	}
+	mixRate := float64(total) / mixTook.Seconds()
+	fmt.Printf("  %-24s %7d requests %8.0f req/s (%.3f× the baseline's throughput)  errors %d\n", "all of the mix", total, mixRate, mixRate/bRate, errs)
+	if firstErr != nil {
+		fmt.Printf("  first error: %v\n", firstErr)
+	}
+
+	// Nothing forgotten is readable: not in the events' text, not found
+	// by the full-text index.
+	left := 0
+	for _, m := range forgotten {
+		var n int
+		if err := st.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE instr(text, ?) > 0`, m).Scan(&n); err != nil {
+			return err
+		}
+		hits, _, err := st.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: m, Limit: 5})
+		if err != nil {
+			return err
+		}
+		left += n + len(hits)
+	}
+	fmt.Printf("  forgotten subjects: %d; their lines still readable: %d\n", len(forgotten), left)
+	if errs > 0 || left > 0 {
+		return fmt.Errorf("mixed load: %d errors, %d forgotten lines readable", errs, left)
+	}
+	return nil
+}
+
+// loadToken makes an API token of the load project with every scope and
+// returns its secret.
+func loadToken(ctx context.Context, st *store.Store, p *governance.Project) (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	secret := "mnemo_load_" + hex.EncodeToString(b)
+	t := &governance.APIToken{ProjectID: p.ID, Name: "load " + time.Now().UTC().Format(time.RFC3339Nano),
+		Scopes: []governance.TokenScope{governance.ScopeIngest, governance.ScopeRecall, governance.ScopeForget}}
+	if err := st.CreateToken(ctx, t, governance.HashTokenSecret(secret)); err != nil {
+		return "", err
+	}
+	return secret, nil
+}

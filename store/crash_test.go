@@ -1,0 +1,259 @@
+package store_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/storetest"
+)
+
+// Fault tests: the work runs in a child process (this test binary again,
+// TestCrashChild), which says "mid" from inside the operation's write
+// transaction (or, for the beat, mid-extraction) and then waits; the
+// parent kills it with SIGKILL, reopens the file as a restarting console
+// does (Open, then RepairInterrupted) and checks that the database is
+// sound, the audit chain verifies and the operation either completed or
+// left no trace.
+
+const crashEnv = "MNEMO_CRASH_CHILD"
+
+var crashT0 = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+
+// TestCrashChild is the child's side; without crashEnv it does nothing.
+func TestCrashChild(t *testing.T) {
+	op, path := os.Getenv(crashEnv), os.Getenv(crashEnv+"_DB")
+	if op == "" {
+		t.Skip("runs only as the child of a fault test")
+	}
+	ctx := context.Background()
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Now = func() time.Time { return crashT0 }
+	stop := func(context.Context) error {
+		fmt.Println("mid")
+		select {} // wait for SIGKILL
+	}
+	p, err := s.FindProjectBySlug(ctx, "travel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch op {
+	case "import":
+		_, err = s.ImportStream(ctx, "admin", p.ID, func(emit func(*governance.Event) error) error {
+			for i := range 40 {
+				if i == 20 {
+					stop(ctx)
+				}
+				if err := emit(&governance.Event{ID: fmt.Sprintf("imp-%d", i), SessionID: "imp", SubjectID: "u2", Role: governance.RoleUser,
+					Text: fmt.Sprintf("imported line %d about the green kayak", i), OccurredAt: crashT0.Add(-time.Duration(40-i) * time.Minute)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	case "beat-extract":
+		x := storetest.NewGatedExtractor()
+		go func() { <-x.Started; stop(ctx) }()
+		_, err = newHeartbeat(s, x).Beat(ctx, "test")
+	case "beat-commit":
+		s.BeforeCommit = stop
+		_, err = newHeartbeat(s, &lineExtractor{}).Beat(ctx, "test")
+	case "forget":
+		s.BeforeForgetCommit = stop
+		_, err = s.ForgetSubject(ctx, "admin", p.ID, "u1")
+	default:
+		t.Fatalf("unknown operation %q", op)
+	}
+	t.Fatalf("the operation returned (%v) instead of being killed", err)
+}
+
+// crashDB builds the database the child works on: a project with one
+// ended session of subject u1 ("always" lines become proposals).
+func crashDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "db")
+	ctx := context.Background()
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Now = func() time.Time { return crashT0 }
+	p := &governance.Project{Slug: "travel", Name: "travel"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.IngestEvents(ctx, p.ID, session("s1", crashT0.Add(-48*time.Hour), true,
+		"we always travel with the blue suitcase", "FAILED route check")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// killMid runs the child on path and kills it once it says "mid".
+func killMid(t *testing.T, op, path string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), crashEnv+"="+op, crashEnv+"_DB="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	var seen []string
+	mid := false
+	for lines.Scan() {
+		seen = append(seen, lines.Text())
+		if lines.Text() == "mid" {
+			mid = true
+			break
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if !mid {
+		t.Fatalf("the child never reached the middle of %s: %v\n%s", op, err, strings.Join(seen, "\n"))
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("child state = %v, want killed by SIGKILL", cmd.ProcessState)
+	}
+}
+
+// reopen opens the file as a restarting console does and checks what
+// every crash must leave: integrity and a verifying audit chain.
+func reopen(t *testing.T, path string) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	s.Now = func() time.Time { return crashT0 }
+	if _, err := s.RepairInterrupted(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ok string
+	if err := s.DB().QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity_check = %q, %v", ok, err)
+	}
+	if v, err := s.VerifyAudit(ctx); err != nil || !v.OK {
+		t.Fatalf("audit = %+v, %v", v, err)
+	}
+	return s
+}
+
+func count(t *testing.T, s *store.Store, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.DB().QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func TestCrashDuringImport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	path := crashDB(t)
+	killMid(t, "import", path)
+	s := reopen(t, path)
+	if n := count(t, s, `SELECT COUNT(*) FROM events WHERE id LIKE 'imp-%'`); n != 0 {
+		t.Fatalf("%d events of the killed import were kept: a partial batch", n)
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM sessions WHERE session_id = 'imp'`); n != 0 {
+		t.Fatal("the killed import left its session row")
+	}
+	// The import runs again in full.
+	res, err := s.ImportStream(context.Background(), "admin", 1, func(emit func(*governance.Event) error) error {
+		return emit(&governance.Event{ID: "imp-0", SessionID: "imp", SubjectID: "u2", Role: governance.RoleUser, Text: "again", OccurredAt: crashT0})
+	})
+	if err != nil || res.Inserted != 1 {
+		t.Fatalf("re-run = %+v, %v", res, err)
+	}
+}
+
+func TestCrashDuringBeat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	for _, op := range []string{"beat-extract", "beat-commit"} {
+		t.Run(op, func(t *testing.T) {
+			path := crashDB(t)
+			killMid(t, op, path)
+			s := reopen(t, path)
+			beats, err := s.FindBeats(context.Background(), 10)
+			if err != nil || len(beats) != 1 {
+				t.Fatalf("beats = %d, %v", len(beats), err)
+			}
+			if beats[0].FinishedAt == nil || !strings.Contains(beats[0].Errors, "interrupted") {
+				t.Fatalf("beat record = %+v; want it closed as interrupted", beats[0])
+			}
+			// Nothing of the plan, and the checkpoint where it was.
+			for _, q := range []string{`SELECT COUNT(*) FROM checkpoints`, `SELECT COUNT(*) FROM candidates`,
+				`SELECT COUNT(*) FROM rules`, `SELECT COUNT(*) FROM episodes`} {
+				if n := count(t, s, q); n != 0 {
+					t.Errorf("%s = %d after a killed beat", q, n)
+				}
+			}
+			// The next beat does the work.
+			rep, err := newHeartbeat(s, &lineExtractor{}).Beat(context.Background(), "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if count(t, s, `SELECT COUNT(*) FROM checkpoints`) != 1 || count(t, s, `SELECT COUNT(*) FROM rules`) == 0 {
+				t.Fatalf("the beat after the crash did not consolidate: %+v", rep)
+			}
+		})
+	}
+}
+
+func TestCrashDuringForget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	path := crashDB(t)
+	killMid(t, "forget", path)
+	s := reopen(t, path)
+	ctx := context.Background()
+	// Not applied at all: the subject's lines are all there, unredacted,
+	// and no forget was audited.
+	if n := count(t, s, `SELECT COUNT(*) FROM events WHERE subject_id = 'u1' AND redacted = 0`); n != 2 {
+		t.Fatalf("%d of the subject's 2 lines are intact after the killed forget; want both (nothing applied)", n)
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM audit WHERE action = 'subject.forget'`); n != 0 {
+		t.Fatal("a killed forget was audited")
+	}
+	// The forget runs again and completes.
+	rep, err := s.ForgetSubject(ctx, "admin", 1, "u1")
+	if err != nil || rep.Events != 2 {
+		t.Fatalf("re-run = %+v, %v", rep, err)
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM events WHERE text LIKE '%suitcase%' OR subject_id = 'u1'`); n != 0 {
+		t.Fatalf("%d events of the subject are left after the re-run", n)
+	}
+	if v, err := s.VerifyAudit(ctx); err != nil || !v.OK {
+		t.Fatalf("audit after the re-run = %+v, %v", v, err)
+	}
+}
