@@ -15,11 +15,11 @@ type demo struct {
 	Store *store.Store
 }
 
-// MustLoadDemo loads the demo into a fresh store and runs the first beat
-// with the offline extractor.
+// MustLoadDemo is a copy of the demo after its first beat with the
+// offline extractor (built once per test binary).
 func MustLoadDemo(tb testing.TB) *demo {
 	tb.Helper()
-	d := storetest.LoadDemo(tb, func(tb testing.TB) storetest.Store { return MustOpenStore(tb) })
+	d := storetest.LoadDemo(tb, openConformance)
 	return &demo{Demo: d, Store: d.Store.(*store.Store)}
 }
 

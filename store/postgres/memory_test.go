@@ -22,15 +22,15 @@ import (
 func TestHeartbeatMatchesSQLite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	sqlite := storetest.LoadDemo(t, func(tb testing.TB) storetest.Store {
+	sqlite := storetest.LoadDemo(t, func(tb testing.TB, from ...storetest.State) storetest.Store {
 		s, err := store.Open(ctx, filepath.Join(tb.TempDir(), "db"))
 		if err != nil {
 			tb.Fatal(err)
 		}
 		tb.Cleanup(func() { s.Close() })
-		return s
+		return storetest.Build(tb, s, from...)
 	})
-	pg := storetest.LoadDemo(t, func(tb testing.TB) storetest.Store { return MustOpenStore(tb) })
+	pg := storetest.LoadDemo(t, OpenConformance)
 	compare := func(when string) {
 		t.Helper()
 		a, b := storetest.MemoryContent(t, sqlite.Store), storetest.MemoryContent(t, pg.Store)

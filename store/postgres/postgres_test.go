@@ -53,9 +53,39 @@ func MustOpenStore(tb testing.TB) *postgres.Store {
 	return s
 }
 
+// OpenConformance is the conformance suite's opener: each starting state
+// is built once per test binary in a database of its own, and every test
+// gets a database created from it as a template.
+func OpenConformance(tb testing.TB, from ...storetest.State) storetest.Store {
+	tb.Helper()
+	if len(from) == 0 {
+		return MustOpenStore(tb)
+	}
+	if len(from) > 1 {
+		tb.Fatal("postgres_test: one starting state at a time")
+	}
+	url := pgtest.NewDatabaseFrom(tb, from[0].Name, func(ctx context.Context, url string) error {
+		s, err := postgres.Open(ctx, url)
+		if err != nil {
+			return err
+		}
+		if err := from[0].Build(ctx, s); err != nil {
+			s.Close()
+			return err
+		}
+		return s.Close()
+	})
+	s, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
 // TestConformance runs the store conformance suite against PostgreSQL.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(tb testing.TB) storetest.Store { return MustOpenStore(tb) })
+	storetest.Run(t, OpenConformance)
 }
 
 // TestSearchRanking holds PostgreSQL's search to the results contract

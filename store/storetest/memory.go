@@ -85,10 +85,11 @@ var memoryTests = []struct {
 	{"FindRulesQuery", TestFindRulesQuery},
 }
 
-// OpenMemory opens a store from open that implements MemoryStore.
-func OpenMemory(tb testing.TB, open Opener) MemoryStore {
+// OpenMemory opens a store from open (in the states from) that
+// implements MemoryStore.
+func OpenMemory(tb testing.TB, open Opener, from ...State) MemoryStore {
 	tb.Helper()
-	s, ok := open(tb).(MemoryStore)
+	s, ok := open(tb, from...).(MemoryStore)
 	if !ok {
 		tb.Fatalf("%T does not implement storetest.MemoryStore", s)
 	}
@@ -102,31 +103,44 @@ type Demo struct {
 	Travel *governance.Project
 }
 
-// LoadDemo loads the demo (package seed) into a fresh store and runs the
-// first beat with the offline extractor.
-func LoadDemo(tb testing.TB, open Opener) *Demo {
-	tb.Helper()
-	ctx := context.Background()
-	st := OpenMemory(tb, open)
+// DemoState is the demo (package seed) loaded into an empty store and
+// consolidated by a first beat with the offline extractor. Loading and
+// beating it costs seconds under the race detector, so a backend builds
+// it once per test binary and every test gets a copy.
+var DemoState = State{Name: "demo after its first beat", Build: func(ctx context.Context, s Store) error {
+	st, ok := s.(MemoryStore)
+	if !ok {
+		return fmt.Errorf("%T does not implement storetest.MemoryStore", s)
+	}
 	if _, err := seed.Load(ctx, st, seed.Options{
 		Hash:     func(pw string) (string, error) { return "hash:" + pw, nil },
 		Generate: func() string { return "pw" },
 		Demo:     true,
 	}); err != nil {
-		tb.Fatal(err)
+		return err
 	}
+	_, err := demoHeartbeat(st).Beat(ctx, "test")
+	return err
+}}
+
+// demoHeartbeat is the heartbeat of the demo: the offline extractor.
+func demoHeartbeat(st MemoryStore) *governance.Heartbeat {
 	m := heuristic.NewMerger()
-	hb := &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
+	return &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
 		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
 	}}
-	if _, err := hb.Beat(ctx, "test"); err != nil {
-		tb.Fatal(err)
-	}
-	travel, err := st.FindProjectBySlug(ctx, "travel-agent")
+}
+
+// LoadDemo opens a store from open in DemoState (the test's own copy) with
+// the heartbeat that beat it.
+func LoadDemo(tb testing.TB, open Opener) *Demo {
+	tb.Helper()
+	st := OpenMemory(tb, open, DemoState)
+	travel, err := st.FindProjectBySlug(context.Background(), "travel-agent")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &Demo{Store: st, Beat: hb, Travel: travel}
+	return &Demo{Store: st, Beat: demoHeartbeat(st), Travel: travel}
 }
 
 // Rule returns the one rule of the travel project whose text holds every needle.

@@ -117,8 +117,34 @@ type Store interface {
 	ExportAgentFiles(ctx context.Context, projectID int64, subjectID string) ([]governance.AgentFile, *governance.HermesExport, error)
 }
 
-// Opener returns a fresh, empty store for tb, closed when tb ends.
-type Opener func(tb testing.TB) Store
+// Opener returns a fresh store for tb, closed when tb ends: an empty one,
+// or, given a State, one in the state its Build leaves an empty store in.
+// A backend builds each named state once per test binary and gives every
+// test its own copy (store/sqlitetest copies the database file; the
+// PostgreSQL tests create each test's database from a template holding
+// the state), so a test may change its store freely. An opener that
+// keeps no copies may build the state in each store (Build).
+type Opener func(tb testing.TB, from ...State) Store
+
+// State is a named starting state of a store. Build brings an empty store
+// into it; it must be deterministic, since every test opening the same
+// Name gets a copy of its one result, and must not keep the store.
+type State struct {
+	Name  string
+	Build func(ctx context.Context, s Store) error
+}
+
+// Build brings the fresh store s, which tb owns, into the states from (in
+// order), for openers that keep no copies.
+func Build(tb testing.TB, s Store, from ...State) Store {
+	tb.Helper()
+	for _, st := range from {
+		if err := st.Build(context.Background(), s); err != nil {
+			tb.Fatalf("state %q: %v", st.Name, err)
+		}
+	}
+	return s
+}
 
 // Run runs the whole suite against stores from open, one parallel
 // subtest per test function (each opens its own stores).

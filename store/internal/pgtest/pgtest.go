@@ -91,6 +91,13 @@ func Main(m *testing.M, p Prepare) int {
 // binaries are installed, unless $CI is set, where it fails.
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
+	serve(tb)
+	return createDatabase(tb, template)
+}
+
+// serve starts the server on first use, and skips or fails tb without one.
+func serve(tb testing.TB) {
+	tb.Helper()
 	once.Do(func() { srv, startErr = start() })
 	if errors.Is(startErr, errNoBinaries) {
 		if os.Getenv("CI") != "" {
@@ -101,6 +108,66 @@ func NewDatabase(tb testing.TB) string {
 	if startErr != nil {
 		tb.Fatalf("pgtest: %v", startErr)
 	}
+}
+
+// state is a database holding one starting state, built at most once.
+type state struct {
+	once sync.Once
+	db   string
+	err  error
+}
+
+var (
+	statesMu sync.Mutex
+	states   = map[string]*state{}
+)
+
+// NewDatabaseFrom returns the URL of a new database for tb in the state
+// build leaves a fresh database in (given its URL; build must close every
+// connection it opened). name identifies the state: its first caller
+// builds it, in a copy of the prepared template, once per test binary;
+// every caller gets its own copy of that database, which serves as the
+// template (it accepts no connections once built, so nothing is open on
+// it while it is copied). It skips or fails as NewDatabase does.
+func NewDatabaseFrom(tb testing.TB, name string, build func(ctx context.Context, url string) error) string {
+	tb.Helper()
+	serve(tb)
+	statesMu.Lock()
+	st, ok := states[name]
+	if !ok {
+		st = &state{}
+		states[name] = st
+	}
+	statesMu.Unlock()
+	st.once.Do(func() {
+		url := createDatabase(tb, template)
+		st.db = dbName(url)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		if err := build(ctx, url); err != nil {
+			st.err = fmt.Errorf("build: %w", err)
+			return
+		}
+		st.err = srv.admin(ctx, `ALTER DATABASE `+st.db+` WITH ALLOW_CONNECTIONS false`)
+	})
+	if st.db == "" {
+		tb.Fatalf("pgtest: state %q was not built (its first test stopped early)", name)
+	}
+	if st.err != nil {
+		tb.Fatalf("pgtest: state %q: %v", name, st.err)
+	}
+	return createDatabase(tb, st.db)
+}
+
+// dbName is the database a URL of srv names.
+func dbName(url string) string {
+	rest := url[strings.Index(url, "@/")+2:]
+	return rest[:strings.Index(rest, "?")]
+}
+
+// createDatabase creates a new database as a copy of from.
+func createDatabase(tb testing.TB, from string) string {
+	tb.Helper()
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), dbSeq.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -108,7 +175,7 @@ func NewDatabase(tb testing.TB) string {
 	// cost little): 0.4 s a database against 1–3 s for the default
 	// WAL_LOG, which writes every block of the template to the WAL. Servers
 	// before 15 know no strategy and only copy files.
-	create := `CREATE DATABASE ` + name + ` TEMPLATE ` + template
+	create := `CREATE DATABASE ` + name + ` TEMPLATE ` + from
 	err := srv.admin(ctx, create+` STRATEGY FILE_COPY`)
 	if err != nil {
 		err = srv.admin(ctx, create)
