@@ -176,9 +176,20 @@ func createDatabase(tb testing.TB, from string) string {
 	// WAL_LOG, which writes every block of the template to the WAL. Servers
 	// before 15 know no strategy and only copy files.
 	create := `CREATE DATABASE ` + name + ` TEMPLATE ` + from
-	err := srv.admin(ctx, create+` STRATEGY FILE_COPY`)
-	if err != nil {
-		err = srv.admin(ctx, create)
+	var err error
+	for {
+		err = srv.admin(ctx, create+` STRATEGY FILE_COPY`)
+		if err != nil && !strings.Contains(err.Error(), "being accessed by other users") {
+			err = srv.admin(ctx, create)
+		}
+		// The server refuses to copy a database while a session on it
+		// is still ending (it waits 5 s): the sessions that built a state
+		// may outlive their closed pool on a loaded machine. Try again
+		// until the deadline.
+		if err == nil || !strings.Contains(err.Error(), "being accessed by other users") || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	if err != nil {
 		tb.Fatalf("pgtest: create database: %v", err)
