@@ -116,13 +116,13 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	// rewrites every such index once (rebuild, or optimize when it keeps no
 	// text): the rewrite drops the deleted terms and SQLite's secure_delete
 	// zeroes the pages they were on.
-	var bulkIndexes []ftsIndex
+	var rewrite []ftsIndex
 	if p.bulk {
 		var err error
-		if bulkIndexes, err = secureIndexes(ctx, tx); err != nil {
+		if rewrite, err = secureIndexes(ctx, tx); err != nil {
 			return nil, err
 		}
-		if err := setSecureDelete(ctx, tx, bulkIndexes, false); err != nil {
+		if err := setSecureDelete(ctx, tx, rewrite, false); err != nil {
 			return nil, err
 		}
 	}
@@ -255,10 +255,27 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 			}
 		}
 	}
-	if err := rewriteIndexes(ctx, tx, bulkIndexes); err != nil {
+	if !p.bulk {
+		// A contentless index (content='', contentless_delete=1) cannot
+		// look up a deleted row's terms: secure-delete only marks the row
+		// deleted and its terms stay in the index's pages until a merge.
+		// Every forget rewrites those indexes, which drops them (and
+		// secure_delete zeroes the pages they were on). The bulk path
+		// turned secure-delete off above and rewrites every index anyway.
+		all, err := secureIndexes(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		for _, ix := range all {
+			if ix.contentless {
+				rewrite = append(rewrite, ix)
+			}
+		}
+	}
+	if err := rewriteIndexes(ctx, tx, rewrite); err != nil {
 		return nil, err
 	}
-	if err := setSecureDelete(ctx, tx, bulkIndexes, true); err != nil {
+	if err := setSecureDelete(ctx, tx, rewrite, true); err != nil {
 		return nil, err
 	}
 	// Stored eval results may quote a rule (an eval checks recalled rules);

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"github.com/mnemo-console/mnemo/store"
 )
@@ -624,5 +625,53 @@ func TestForgetSubjectNotResurrectedByReimport(t *testing.T) {
 		Text: "hello again", OccurredAt: time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)}
 	if res, err := d.Store.IngestEvents(ctx, d.Travel.ID, []*governance.Event{fresh}); err != nil || res.Inserted != 1 {
 		t.Fatalf("new event: %+v, %v", res, err)
+	}
+}
+
+// TestForgetLeavesNoIndexTerms: the contentless indexes (the rules' CJK
+// pairs, recall's episode index) cannot remove a deleted row's terms on
+// their own; after a forget of a rule with its lines, neither an English
+// word nor a Chinese pair found only in the forgotten texts is left in the
+// database file.
+func TestForgetLeavesNoIndexTerms(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	p := &governance.Project{Slug: "ops", Name: "ops"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
+	if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{
+		{ID: "e1", SessionID: "s1", SubjectID: "u1", Turn: 1, Role: governance.RoleUser,
+			Text: "From now on, always tag every release with the quokka build number.", OccurredAt: at},
+		{ID: "e2", SessionID: "s1", SubjectID: "u1", Kind: governance.KindSessionEnd, OccurredAt: at.Add(time.Minute)},
+		{ID: "e3", SessionID: "s2", SubjectID: "u1", Turn: 1, Role: governance.RoleUser,
+			Text: "以后每次发布都要写上袋鼠编号。", OccurredAt: at.Add(time.Hour)},
+		{ID: "e4", SessionID: "s2", SubjectID: "u1", Kind: governance.KindSessionEnd, OccurredAt: at.Add(time.Hour + time.Minute)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newHeartbeat(s, heuristic.NewExtractor()).BeatProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	rules, _, err := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+	if err != nil || len(rules) != 2 {
+		t.Fatalf("rules = %d, %v; want the two release rules", len(rules), err)
+	}
+	for _, w := range []string{"quokka", "袋鼠"} {
+		if !bytes.Contains(fileBytes(t, s), []byte(w)) {
+			t.Fatalf("precondition: %q is not in the file", w)
+		}
+	}
+	for _, r := range rules {
+		if _, err := s.ForgetRule(ctx, "u1", r.ID, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := fileBytes(t, s)
+	for _, w := range []string{"quokka", "袋鼠"} {
+		if bytes.Contains(file, []byte(w)) {
+			t.Errorf("%q is still in the database file after the forget", w)
+		}
 	}
 }

@@ -17,9 +17,8 @@ import (
 // TestBackupRestore: an online backup, then a forget (with its events);
 // restoring the backup while replaying the forgets made after it brings
 // neither the rule nor the event text back, while a restore with
-// --no-replay does bring them back, as the README says. (The file bytes
-// are not checked: the live database keeps a term of this forget in an
-// FTS5 segment too — a forget finding, not the restore's.)
+// --no-replay does bring them back, as the README says. (That a forget
+// leaves no bytes in the file is the store's tests' concern.)
 func TestBackupRestore(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
