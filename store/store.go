@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -48,6 +49,10 @@ type Store struct {
 	// when its context ends; busy_timeout still covers other processes
 	// (the CLI next to a running console).
 	writer chan struct{}
+	// The reviewer actions of the rule lifecycle (ApproveRule, HoldRule,
+	// RestoreRule, ...), shared with the PostgreSQL store over this
+	// store's SQL (rule_lifecycle.go).
+	lifecycle.RuleActions[ruleTx]
 }
 
 // DSN returns the connection string for path with every per-connection
@@ -80,6 +85,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(0)
 	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
+	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
