@@ -180,6 +180,9 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit forget: %w", err)
 	}
+	if s.AfterForgetCommit != nil {
+		s.AfterForgetCommit(ctx)
+	}
 	if err := s.checkpointAfterForget(ctx); err != nil {
 		return r, err
 	}

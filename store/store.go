@@ -40,6 +40,10 @@ type Store struct {
 	// BeforeForgetCommit, when set, runs just before a forget's
 	// transaction commits; tests use it to kill the process there.
 	BeforeForgetCommit func(ctx context.Context) error
+	// AfterForgetCommit, when set, runs after a forget's transaction has
+	// committed and before the WAL checkpoint that overwrites the old
+	// pages; tests use it to kill the process there.
+	AfterForgetCommit func(ctx context.Context)
 	// writer is held by this process's one writing transaction or
 	// statement. SQLite admits one writer at a time and its busy handler
 	// polls with growing sleeps, so under load a waiting writer can lose
