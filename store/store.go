@@ -52,7 +52,13 @@ type Store struct {
 	// when its context ends; busy_timeout still covers other processes
 	// (the CLI next to a running console).
 	writer chan struct{}
+	// scrub truncates the WAL in the background when a forget could not
+	// (forget.go, checkpointAfterForget).
+	scrub scrubber
 }
+
+// busyTimeout is how long a connection waits for another's lock.
+const busyTimeout = 10 * time.Second
 
 // DSN returns the connection string for path with every per-connection
 // pragma in it, so each pooled connection gets them.
@@ -60,7 +66,7 @@ func DSN(path string) string {
 	q := url.Values{}
 	for _, p := range []string{
 		"foreign_keys(1)",
-		"busy_timeout(10000)",
+		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
 		"journal_mode(WAL)",
 		"synchronous(NORMAL)",
 		"secure_delete(1)",
@@ -84,6 +90,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(0)
 	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
+	s.scrub.init()
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -96,6 +103,7 @@ func (s *Store) Close() error {
 	if s == nil || s.db == nil {
 		return nil
 	}
+	s.scrub.stop()
 	s.read.close()
 	_, _ = s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	return s.db.Close()
