@@ -56,7 +56,10 @@ type gateRune struct {
 // ignorables, format characters, variation selectors, tags, bidi controls)
 // are removed and remembered; every other character takes its compatibility
 // decomposition (NFKD: full-width and mathematical letters become ASCII)
-// without combining marks; curly quotes are straightened; and letters that
+// without combining marks; Latin letter-likes that NFKD leaves alone (small
+// capitals, letters with a stroke or hook, circled, squared and
+// parenthesised letters, regional indicators) are read as the ASCII letters
+// their Unicode names say they are; curly quotes are straightened; and letters that
 // look like Latin ones (Unicode TS #39 confusables) are read as Latin inside
 // words that mix them with Latin letters or consist only of them. With
 // fixed set, every byte maps to that span (a decoded payload). Runs of
@@ -128,6 +131,12 @@ func normalise(s string, fixed *[2]int32) normalised {
 				r2, n := utf8.DecodeRune(d)
 				d = d[n:]
 				if unicode.Is(unicode.Mn, r2) {
+					continue
+				}
+				if f, ok := letterFold[r2]; ok {
+					for k := 0; k < len(f); k++ {
+						runes = append(runes, gateRune{rune(f[k]), lo, hi})
+					}
 					continue
 				}
 				if _, ok := confusableASCII[r2]; ok {
