@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -493,7 +492,7 @@ func (p *forgetPlan) restatements(ctx context.Context, q querier, seqs map[int64
 		tokenizer.PhraseTokens(t, func(term string, _ int) {
 			if !seen[term] && len(terms) < restatementTerms {
 				seen[term] = true
-				terms = append(terms, ftsPhrase(term))
+				terms = append(terms, term)
 			}
 		})
 	}
@@ -533,8 +532,7 @@ func (p *forgetPlan) restatements(ctx context.Context, q querier, seqs map[int64
 		if len(terms) == 0 {
 			break
 		}
-		match := fmt.Sprintf("scope:p%d AND scope:s%s0 AND terms: (%s)", sc.project,
-			strings.ToUpper(hex.EncodeToString([]byte(sc.subject))), strings.Join(terms, " OR "))
+		match := anyTermMatch(sc.project, []string{sc.subject}, terms)
 		if err := queryAll(ctx, q, `SELECT e.seq, e.text FROM events_words w JOIN events e ON e.seq = w.rowid
 			WHERE events_words MATCH ? AND e.project_id = ? AND e.subject_id = ? AND `+lines+` ORDER BY e.seq`,
 			[]any{match, sc.project, sc.subject}, check); err != nil {

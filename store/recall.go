@@ -22,8 +22,7 @@ const (
 	recallEpisodeTerms = 32   // terms of the episode index query
 	// recallScanEpisodes: a scope with at most this many episodes offers
 	// them all, without the index (no more candidates than the index and
-	// the recent window give, and cheaper: the index's lists span every
-	// project).
+	// the recent window give).
 	recallScanEpisodes = recallFTSEpisodes + recallRecentEpisod
 )
 
@@ -261,9 +260,8 @@ func (s *Store) fillRecallSources(ctx context.Context, pkg *governance.RecallPac
 // loadRecallEpisodes offers every in-scope episode when the scope holds
 // few (recallScanEpisodes), else the most recent in-scope episodes and the
 // in-scope episodes of any age (the newest recallFTSEpisodes of them) that
-// recall's
-// scope-partitioned index (episodes_recall) finds for any of the task's CJK
-// character pairs or words; the engine ranks them (BM25 over the scope's
+// recall's project-scoped index (episodes_recall) finds for any of the
+// task's terms; the engine ranks them (BM25 over the scope's
 // episodes, whose number it is told).
 func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallRequest, in *governance.RecallInput) error {
 	seen := map[int64]bool{}
@@ -293,7 +291,7 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 		}
 		return nil
 	}
-	if q := recallEpisodeMatch(req); q != "" {
+	if q := recallMatch(req, recallEpisodeTerms); q != "" {
 		err := queryAll(ctx, s.read, `
 			SELECT `+episodeColumns+`
 			FROM episodes_recall JOIN episodes e ON e.id = episodes_recall.rowid
@@ -315,61 +313,22 @@ func (s *Store) loadRecallEpisodes(ctx context.Context, req governance.RecallReq
 	return nil
 }
 
-// recallScope is the MATCH expression selecting req's scope in an index
-// with a scope column: the project, and project-wide or the subject's rows.
-func recallScope(req governance.RecallRequest) string {
-	scope := fmt.Sprintf("scope:p%d AND (scope:s0", req.ProjectID)
-	if req.SubjectID != "" {
-		scope += " OR scope:s" + strings.ToUpper(hex.EncodeToString([]byte(req.SubjectID))) + "0"
-	}
-	return scope + ")"
-}
-
-// recallEpisodeMatch builds the episodes_recall query for req: its scope
-// AND any of the task's CJK character pairs (grams column) and words (text
-// column, porter stems). "" when the task has no such term.
-func recallEpisodeMatch(req governance.RecallRequest) string {
-	text := req.Task + " " + req.TaskType
+// recallMatch builds the query of recall's word indexes (episodes_recall,
+// events_words) for req: its scope AND any of the task's terms — words,
+// CJK character pairs and lone characters (the single characters of longer
+// runs would match nearly every Chinese text; they still count in the
+// engine's score of what is found), at most limit of them. "" when the task
+// has none.
+func recallMatch(req governance.RecallRequest, limit int) string {
 	var terms []string
 	seen := map[string]bool{}
-	add := func(t string) {
-		if t != "" && !seen[t] && len(terms) < recallEpisodeTerms {
-			seen[t] = true
-			terms = append(terms, ftsPhrase(t))
-		}
-	}
-	for _, pair := range strings.Fields(cjkBigrams(text)) {
-		add(pair)
-	}
-	for _, w := range tokenizer.Words(text) {
-		if len(w) > 1 && !tokenizer.IsStopWord(w) {
-			add(w)
-		}
-	}
-	if len(terms) == 0 {
-		return ""
-	}
-	return recallScope(req) + " AND {grams text}: (" + strings.Join(terms, " OR ") + ")"
-}
-
-// recallEventMatch builds the events_words query for req: its scope AND
-// any of the task's terms. "" when the task has none.
-func recallEventMatch(req governance.RecallRequest) string {
-	var terms []string
-	seen := map[string]bool{}
-	// Words, CJK character pairs and lone characters: the single characters
-	// of longer runs would match nearly every Chinese event; they still
-	// count in the engine's score of the events found.
 	tokenizer.PhraseTokens(req.Task+" "+req.TaskType, func(t string, _ int) {
-		if !seen[t] && len(terms) < recallQueryTerms {
+		if !seen[t] && len(terms) < limit {
 			seen[t] = true
-			terms = append(terms, ftsPhrase(t))
+			terms = append(terms, t)
 		}
 	})
-	if len(terms) == 0 {
-		return ""
-	}
-	return recallScope(req) + " AND terms: (" + strings.Join(terms, " OR ") + ")"
+	return anyTermMatch(req.ProjectID, recallSubjects(req.SubjectID), terms)
 }
 
 // loadRecallEvents offers the in-scope, unredacted message events holding
@@ -377,7 +336,7 @@ func recallEventMatch(req governance.RecallRequest) string {
 // FTS5 ranks best), and the size of the scope's event corpus; the engine
 // ranks them with the scope's own statistics.
 func (s *Store) loadRecallEvents(ctx context.Context, req governance.RecallRequest, in *governance.RecallInput) error {
-	q := recallEventMatch(req)
+	q := recallMatch(req, recallQueryTerms)
 	if q == "" {
 		return nil
 	}
