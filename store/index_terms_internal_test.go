@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/recall"
 )
 
 // TestProjectTermsMigration: migrations 0032 and 0033 re-index a database
@@ -47,7 +48,7 @@ func TestProjectTermsMigration(t *testing.T) {
 		summary string
 	}{{travel, "family-1", "Planned the nap: 午睡 every afternoon, and the terracotta tour"},
 		{expense, "family-1", "Nap receipts 午睡报销 and terracotta invoices"}} {
-		for i := range recallScanEpisodes + 1 { // more than recall offers without its index
+		for i := range recall.ScanEpisodes + 1 { // more than recall offers without its index
 			summary := "Small talk about the weather"
 			if i == 0 {
 				summary = e.summary
