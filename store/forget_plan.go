@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -216,12 +215,7 @@ func (r planReader) RecallTraces(ctx context.Context, projectID int64, subjectID
 const restatementLines = `e.redacted = 0 AND e.kind = 'message' AND e.role IN ('user', 'assistant')`
 
 func (r planReader) SubjectLines(ctx context.Context, projectID int64, subjectID string, terms []string, fn func(int64, string) error) error {
-	phrases := make([]string, len(terms))
-	for i, t := range terms {
-		phrases[i] = ftsPhrase(t)
-	}
-	match := fmt.Sprintf("scope:p%d AND scope:s%s0 AND terms: (%s)", projectID,
-		strings.ToUpper(hex.EncodeToString([]byte(subjectID))), strings.Join(phrases, " OR "))
+	match := anyTermMatch(projectID, []string{subjectID}, terms)
 	return r.lines(ctx, `SELECT e.seq, e.text FROM events_words w JOIN events e ON e.seq = w.rowid
 		WHERE events_words MATCH ? AND e.project_id = ? AND e.subject_id = ? AND `+restatementLines+` ORDER BY e.seq`,
 		[]any{match, projectID, subjectID}, fn)
