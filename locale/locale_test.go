@@ -291,6 +291,10 @@ func TestValueSentences(t *testing.T) {
 		{zh.Phrase(`id duplicates line 3`), "id 与第 3 行重复"},
 		{zh.Phrase(`case "c1": steps[0].expect: no_writes contradicts writes`), `用例 "c1"：steps[0].expect：no_writes 与 writes 相互矛盾`},
 		{zh.Phrase("Rule 12 is not in project a b."), "规则 12 不属于项目 a b。"},
+		// A followed file's malformed lines: one sentence a line, each line's problems a list.
+		{zh.Phrase("a.jsonl: 2 malformed line(s) skipped:\nline 3: role \"wizard\" is not one of user, assistant, tool; id duplicates line 2\nline 5: id duplicates line 3"),
+			"a.jsonl：已跳过 2 个格式错误的行：\n第 3 行：role \"wizard\" 不是 user、assistant、tool 之一；id 与第 2 行重复\n第 5 行：id 与第 3 行重复"},
+		{zh.Phrase("line 4 is longer than 10 bytes; skipped"), "第 4 行超过 10 字节；已跳过"},
 		{zh.ShortDuration(12 * time.Millisecond), "12 毫秒"},
 		{locale.For(locale.English).ShortDuration(1400 * time.Millisecond), "1.4 s"},
 	} {
