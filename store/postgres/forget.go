@@ -93,8 +93,12 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 			return fmt.Errorf("postgres: delete recall traces: %w", err)
 		}
 		r.RecallTraces = p.RecallTraces
+		ref, err := tombstoneSubject(ctx, tx, p)
+		if err != nil {
+			return err
+		}
 		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: subjectID,
+			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: ref,
 			ProjectID: projectID, Details: forgetplan.Details(p.Plan, r),
 		})
 	})
@@ -167,4 +171,38 @@ func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, erro
 		return r, err
 	}
 	return r, nil
+}
+
+// tombstoneSubject replaces the identifiers of a forgotten subject left in
+// the session, rule and suppression rows (applyForget has made its events'
+// and episodes' ids tombstones and blanked the events' tools and
+// statuses), then deletes the subject's key: the reference the audit row
+// names it by can no longer be confirmed. What remains is counts, turn
+// numbers, roles, kinds and timestamps (README, "What a forget leaves").
+func tombstoneSubject(ctx context.Context, tx *Tx, p *forgetPlan) (string, error) {
+	key, err := subjectKey(ctx, tx, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return "", err
+	}
+	ref := forgetplan.Tombstone(key, forgetplan.SubjectRefPrefix, p.SubjectID)
+	subject := forgetplan.Tombstone(key, forgetplan.SubjectTombstone, p.SubjectID)
+	n, err := rewriteRows(ctx, tx, "sessions", "session_id", "text", []rewriteCol{
+		tombstoneOf("session_id", key, forgetplan.SessionTombstone), fixed("subject_id", subject),
+	}, "", `t.project_id = $1 AND t.subject_id = $2`, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return "", err
+	}
+	p.changed["sessions"] = n > 0
+	for _, q := range []struct{ table, sql string }{
+		{"rules", `UPDATE rules SET subject_id = $3 WHERE project_id = $1 AND subject_id = $2`},
+		{"suppressions", `UPDATE suppressions SET subject_id = $3 WHERE project_id = $1 AND subject_id = $2`},
+	} {
+		if err := p.exec(ctx, tx, q.table, q.sql, p.ProjectID, p.SubjectID, subject); err != nil {
+			return "", fmt.Errorf("postgres: tombstone subject: %w", err)
+		}
+	}
+	if err := p.exec(ctx, tx, "subject_keys", `DELETE FROM subject_keys WHERE project_id = $1 AND subject_id = $2`, p.ProjectID, p.SubjectID); err != nil {
+		return "", fmt.Errorf("postgres: tombstone subject: %w", err)
+	}
+	return ref, nil
 }
