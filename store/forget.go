@@ -148,37 +148,63 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit forget: %w", err)
 	}
+	if s.AfterForgetCommit != nil {
+		s.AfterForgetCommit(ctx)
+	}
 	if err := s.checkpointAfterForget(ctx); err != nil {
 		return r, err
 	}
 	return r, nil
 }
 
-// checkpointAfterForget truncates the WAL; a reader holding an old snapshot
-// can make one attempt incomplete, so it retries briefly. Each attempt
-// holds the writer slot so this process's writers do not refill the log.
+// checkpointAfterForget truncates the WAL: the checkpoint overwrites the
+// pages the forget freed in the database file with the log's new ones,
+// and the truncation drops the log's older frames, which may still hold
+// the text. SQLite's TRUNCATE checkpoint holds the write lock while it
+// waits for readers still on a snapshot from before the forget; with the
+// connections' busy timeout a long search kept every writer waiting up to
+// 10 s per attempt (the mixed load at 1M events). So one attempt here
+// waits for readers at most forgetScrubWait; when readers still hold old
+// snapshots the forget returns and the background scrub retries until the
+// log is truncated. Close truncates it too, and after a crash
+// RepairInterrupted does (TestCrashAfterForgetCommit).
 func (s *Store) checkpointAfterForget(ctx context.Context) error {
-	var busy, logFrames, done int
-	for attempt := 0; attempt < 20; attempt++ {
-		unlock, err := s.lockWriter(ctx)
-		if err != nil {
-			return err
-		}
-		err = s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done)
-		unlock()
-		if err != nil {
-			return fmt.Errorf("store: checkpoint after forget: %w", err)
-		}
-		if busy == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
+	done, err := s.truncateWAL(ctx, forgetScrubWait)
+	if err != nil || done {
+		return err
 	}
-	return fmt.Errorf("store: checkpoint after forget: the log is still in use")
+	s.scrub.wake(s)
+	return nil
+}
+
+// forgetScrubWait bounds how long a forget's checkpoint holds the writer
+// waiting for older readers.
+const forgetScrubWait = 200 * time.Millisecond
+
+// truncateWAL runs one TRUNCATE checkpoint holding this process's writer
+// slot (so its writers do not refill the log meanwhile), waiting at most
+// wait for readers of older snapshots; it reports whether the log was
+// emptied.
+func (s *Store) truncateWAL(ctx context.Context, wait time.Duration) (bool, error) {
+	unlock, err := s.lockWriter(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return false, fmt.Errorf("store: checkpoint: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, wait.Milliseconds())); err != nil {
+		return false, fmt.Errorf("store: checkpoint: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds()))
+	var busy, logFrames, done int
+	if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+		return false, fmt.Errorf("store: checkpoint after forget: %w", err)
+	}
+	return busy == 0, nil
 }
 
 // tombstoneSubject replaces the identifiers of a forgotten subject left in

@@ -168,7 +168,10 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		// One pass over the subject's events, those redacted earlier
 		// included, and the events without a subject in its sessions (a
 		// session's end): the text goes, and every identifier becomes a
-		// tombstone (tombstone.go); tools and statuses are blanked.
+		// tombstone (tombstone.go); tools and statuses are blanked. The
+		// events are looked up by the subject's index and by its sessions
+		// (CROSS JOIN and the unary + keep SQLite from scanning every
+		// event of the project, or every one without a subject).
 		key := subjectKeyOf
 		fkey, err := forgetKey(ctx, tx, p.ProjectID)
 		if err != nil {
@@ -177,8 +180,10 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		if _, err := tx.ExecContext(ctx, `
 			UPDATE events SET id = mnemo_tombstone(?, ?, id), session_id = mnemo_tombstone(?, ?, session_id), subject_id = ?,
 				tool = '', status = '', text = CASE WHEN redacted = 1 THEN text ELSE ? END, redacted = 1
-			WHERE project_id = ? AND (subject_id = ? OR subject_id = '' AND session_id IN (
-				SELECT session_id FROM sessions WHERE project_id = ? AND subject_id = ?))`,
+			WHERE seq IN (SELECT seq FROM events WHERE project_id = ? AND subject_id = ?
+				UNION ALL
+				SELECT e.seq FROM sessions s CROSS JOIN events e ON e.project_id = s.project_id AND e.session_id = s.session_id
+				WHERE s.project_id = ? AND s.subject_id = ? AND +e.subject_id = '')`,
 			fkey, forgetplan.EventTombstone, key, forgetplan.SessionTombstone, forgetplan.Tombstone(key, forgetplan.SubjectTombstone, p.SubjectID), governance.RedactedText,
 			p.ProjectID, p.SubjectID, p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("store: redact events: %w", err)
