@@ -218,7 +218,7 @@ func tombstoneSubject(ctx context.Context, tx *Tx, projectID int64, subjectID st
 	if err != nil {
 		return "", err
 	}
-	ref := forgetplan.Tombstone(key, forgetplan.SubjectRefPrefix, subjectID)
+	ref := forgetplan.SubjectRef(key, subjectID)
 	subject := forgetplan.Tombstone(key, forgetplan.SubjectTombstone, subjectID)
 	for _, q := range []struct {
 		sql  string

@@ -184,7 +184,7 @@ func tombstoneSubject(ctx context.Context, tx *Tx, p *forgetPlan) (string, error
 	if err != nil {
 		return "", err
 	}
-	ref := forgetplan.Tombstone(key, forgetplan.SubjectRefPrefix, p.SubjectID)
+	ref := forgetplan.SubjectRef(key, p.SubjectID)
 	subject := forgetplan.Tombstone(key, forgetplan.SubjectTombstone, p.SubjectID)
 	n, err := rewriteRows(ctx, tx, "sessions", "session_id", "text", []rewriteCol{
 		tombstoneOf("session_id", key, forgetplan.SessionTombstone), fixed("subject_id", subject),

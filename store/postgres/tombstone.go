@@ -36,16 +36,6 @@ func subjectKey(ctx context.Context, tx *Tx, projectID int64, subjectID string) 
 	return k, nil
 }
 
-// subjectRef is how an audit row names a subject: a keyed hash that the
-// subject's forget makes unconfirmable by deleting the key.
-func subjectRef(ctx context.Context, tx *Tx, projectID int64, subjectID string) (string, error) {
-	k, err := subjectKey(ctx, tx, projectID, subjectID)
-	if err != nil {
-		return "", err
-	}
-	return forgetplan.Tombstone(k, forgetplan.SubjectRefPrefix, subjectID), nil
-}
-
 // rewriteCol is a column tombstoneRows rewrites: value gives the new value
 // from the old; assign, when set, is the assignment's right-hand side,
 // with %s for the new value (else the new value itself).

@@ -23,86 +23,87 @@ type rawRow struct {
 // forget must leave no identifier in, whatever the store's API shows.
 func rawRows(t *testing.T, s Store) []rawRow {
 	t.Helper()
-	ctx := context.Background()
-	var out []rawRow
+	var (
+		query  func(q string) ([]string, [][]any, error)
+		tables string
+	)
 	switch db := s.(type) {
 	case interface{ DB() *sql.DB }:
-		var tables []string
-		rows, err := db.DB().QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'
+		query = func(q string) ([]string, [][]any, error) { return sqlRows(db.DB(), q) }
+		tables = `SELECT name FROM sqlite_master WHERE type = 'table'
 			AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_data' AND name NOT LIKE '%_idx' AND name NOT LIKE '%_docsize'
-			AND name NOT LIKE '%_config' AND name NOT LIKE '%_content' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				t.Fatal(err)
-			}
-			tables = append(tables, name)
-		}
-		rows.Close()
-		for _, table := range tables {
-			rows, err := db.DB().QueryContext(ctx, `SELECT * FROM "`+table+`"`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			names, _ := rows.Columns()
-			for rows.Next() {
-				vals := make([]any, len(names))
-				ptrs := make([]any, len(names))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, textRow(table, names, vals))
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			rows.Close()
-		}
+			AND name NOT LIKE '%_config' AND name NOT LIKE '%_content' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name`
 	case interface{ Pool() *pgxpool.Pool }:
-		var tables []string
-		rows, err := db.Pool().Query(ctx, `SELECT table_name FROM information_schema.tables
-			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				t.Fatal(err)
-			}
-			tables = append(tables, name)
-		}
-		rows.Close()
-		for _, table := range tables {
-			rows, err := db.Pool().Query(ctx, `SELECT * FROM "`+table+`"`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, f := range rows.FieldDescriptions() {
-				names = append(names, f.Name)
-			}
-			for rows.Next() {
-				vals, err := rows.Values()
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, textRow(table, names, vals))
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		query = func(q string) ([]string, [][]any, error) { return pgRows(db.Pool(), q) }
+		tables = `SELECT table_name::text FROM information_schema.tables
+			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`
 	default:
 		t.Fatalf("%T: no way to read its tables", s)
 	}
+	_, names, err := query(tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []rawRow
+	for _, name := range names {
+		table := name[0].(string)
+		cols, rows, err := query(`SELECT * FROM "` + table + `"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, vals := range rows {
+			out = append(out, textRow(table, cols, vals))
+		}
+	}
 	return out
+}
+
+// sqlRows runs q on db and returns its columns and rows.
+func sqlRows(db *sql.DB, q string) ([]string, [][]any, error) {
+	rows, err := db.QueryContext(context.Background(), q)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, vals)
+	}
+	return cols, out, rows.Err()
+}
+
+// pgRows runs q on pool and returns its columns and rows.
+func pgRows(pool *pgxpool.Pool, q string) ([]string, [][]any, error) {
+	rows, err := pool.Query(context.Background(), q)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var cols []string
+	for _, f := range rows.FieldDescriptions() {
+		cols = append(cols, f.Name)
+	}
+	var out [][]any
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, vals)
+	}
+	return cols, out, rows.Err()
 }
 
 func textRow(table string, names []string, vals []any) rawRow {
