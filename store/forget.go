@@ -83,13 +83,7 @@ func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID i
 
 // auditForget appends a forget's audit rows and lists them in its report.
 func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, entries ...*governance.AuditEntry) error {
-	for _, e := range entries {
-		if err := appendAudit(ctx, tx, e); err != nil {
-			return err
-		}
-		r.AuditIDs = append(r.AuditIDs, e.ID)
-	}
-	return nil
+	return forgetplan.Audit(r, entries, func(e *governance.AuditEntry) error { return appendAudit(ctx, tx, e) })
 }
 
 // forget plans inside one transaction, removes the content, lets audit add

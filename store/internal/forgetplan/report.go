@@ -174,3 +174,15 @@ func (p *Plan) SubjectAudit(actor, ref string, r *governance.ForgetReport) *gove
 	return &governance.AuditEntry{Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: ref,
 		ProjectID: p.ProjectID, Details: Details(p, r)}
 }
+
+// Audit appends a forget's audit rows with appendAudit and lists them in
+// its report.
+func Audit(r *governance.ForgetReport, entries []*governance.AuditEntry, appendAudit func(*governance.AuditEntry) error) error {
+	for _, e := range entries {
+		if err := appendAudit(e); err != nil {
+			return err
+		}
+		r.AuditIDs = append(r.AuditIDs, e.ID)
+	}
+	return nil
+}
