@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
 // Reads of the consolidated layer (candidates with their evidence,
@@ -387,10 +388,21 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 	if err := undecided(c); err != nil {
 		return nil, err
 	}
+	// A candidate of a held proposal: the proposal itself comes back, with
+	// all its candidates, instead of a second rule saying the same.
+	if r, ok, err := lifecycle.Release(ctx, ruleTx{tx}, actor, c, reason); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 	r := &governance.Rule{ProjectID: c.ProjectID, SubjectID: c.SubjectID, Kind: c.Type, Text: c.Statement,
 		PromotionReason: governance.ReasonReviewer, Status: governance.RuleProposed,
 		Trust: governance.Trust(governance.ReasonReviewer, 1), Findings: c.Findings}
-	ruleID, err := insertRule(ctx, tx, r, actor, "Released from the "+string(c.Status)+" candidates by a reviewer.")
+	ruleID, err := ruleTx{tx}.InsertRule(ctx, r, actor, "Released from the "+string(c.Status)+" candidates by a reviewer.")
 	if err != nil {
 		return nil, err
 	}

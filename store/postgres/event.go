@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.turn, e.kind, e.role, e.text,
@@ -97,6 +99,10 @@ type eventWriter struct {
 	order      []string
 	// reopen is an event id whose stored text a longer one replaces.
 	reopen string
+	// forgetKey makes the tombstone a subject forget left of an event id
+	// (tombstone.go); nil while the project has had none. keyRead: looked up.
+	forgetKey []byte
+	keyRead   bool
 }
 
 func newEventWriter(tx *Tx, projectID int64, maxSkipped int) *eventWriter {
@@ -117,7 +123,20 @@ func (w *eventWriter) flush(ctx context.Context) error {
 	if len(w.pending) == 0 {
 		return nil
 	}
-	n := len(w.pending)
+	forgotten, err := w.forgotten(ctx)
+	if err != nil {
+		return err
+	}
+	send := w.pending
+	if len(forgotten) > 0 {
+		send = make([]*governance.Event, 0, len(w.pending))
+		for _, e := range w.pending {
+			if !forgotten[e.ID] {
+				send = append(send, e)
+			}
+		}
+	}
+	n := len(send)
 	var (
 		ids, sessions, subjects, kinds, roles, texts, tools, statuses, sources, words = make([]string, n), make([]string, n),
 			make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n),
@@ -125,7 +144,7 @@ func (w *eventWriter) flush(ctx context.Context) error {
 		turns    = make([]int64, n)
 		occurred = make([]time.Time, n)
 	)
-	for i, e := range w.pending {
+	for i, e := range send {
 		ids[i], sessions[i], subjects[i], turns[i] = e.ID, e.SessionID, e.SubjectID, int64(e.Turn)
 		kinds[i], roles[i], texts[i], tools[i] = string(e.Kind), string(e.Role), e.Text, e.Tool
 		statuses[i], sources[i], occurred[i], words[i] = e.Status, string(e.Source), utc(e.OccurredAt), tsvectorOf(e.Text)
@@ -165,7 +184,7 @@ func (w *eventWriter) flush(ctx context.Context) error {
 	}
 	for _, e := range w.pending {
 		seq, ok := inserted[e.ID]
-		if !ok && e.ID == w.reopen && w.reopen != "" {
+		if !ok && e.ID == w.reopen && w.reopen != "" && !forgotten[e.ID] {
 			if err := w.replace(ctx, e); err != nil {
 				return err
 			}
@@ -192,6 +211,41 @@ func (w *eventWriter) flush(ctx context.Context) error {
 	}
 	w.pending = w.pending[:0]
 	return nil
+}
+
+// forgotten returns the ids of the pending events that a subject forget
+// left a tombstone of: a forgotten event sent again does not come back.
+func (w *eventWriter) forgotten(ctx context.Context) (map[string]bool, error) {
+	if !w.keyRead {
+		err := w.tx.QueryRow(ctx, `SELECT key FROM forget_keys WHERE project_id = $1`, w.projectID).Scan(&w.forgetKey)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("postgres: forget key: %w", err)
+		}
+		w.keyRead = true
+	}
+	if w.forgetKey == nil {
+		return nil, nil
+	}
+	byTombstone := make(map[string]string, len(w.pending))
+	stones := make([]string, 0, len(w.pending))
+	for _, e := range w.pending {
+		t := forgetplan.Tombstone(w.forgetKey, forgetplan.EventTombstone, e.ID)
+		byTombstone[t] = e.ID
+		stones = append(stones, t)
+	}
+	out := map[string]bool{}
+	err := queryAll(ctx, w.tx, `SELECT id FROM events WHERE project_id = $1 AND id = ANY($2)`, []any{w.projectID, stones}, func(r pgx.Row) error {
+		var t string
+		if err := r.Scan(&t); err != nil {
+			return err
+		}
+		out[byTombstone[t]] = true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find tombstones: %w", err)
+	}
+	return out, nil
 }
 
 // replace gives the stored event e.ID the text of e, the same message read

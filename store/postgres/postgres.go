@@ -5,9 +5,8 @@
 // satisfy the interfaces the use cases declare; the conformance suite in
 // store/storetest runs the same tests against both.
 //
-// It implements a first slice so far (projects, accounts and session keys,
-// the audit chain, event ingest and search); docs/ARCHITECTURE.md ("Store
-// backends") lists what remains before the console can run on it.
+// It implements everything the console needs; docs/ARCHITECTURE.md
+// ("Store backends") lists the SQLite features it does not have yet.
 package postgres
 
 import (
@@ -23,6 +22,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
 //go:embed migrations/*.sql
@@ -39,6 +40,10 @@ type Store struct {
 	// statsFrom is the table size (planner estimate) from which search
 	// weighs words by the column statistics instead of counting (see idf).
 	statsFrom float64
+	// The reviewer actions of the rule lifecycle (ApproveRule, HoldRule,
+	// RestoreRule, ...), shared with the SQLite store over this store's
+	// SQL (rule_lifecycle.go).
+	lifecycle.RuleActions[ruleTx]
 }
 
 // Advisory lock keys: one namespace (the first key) for the store's
@@ -93,6 +98,7 @@ func open(ctx context.Context, url, stop string) (*Store, error) {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	s := &Store{pool: pool, Now: time.Now, statsFrom: 10_000}
+	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
 	if err := s.migrate(ctx, stop); err != nil {
 		pool.Close()
 		return nil, err
