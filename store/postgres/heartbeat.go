@@ -139,7 +139,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	for _, c := range in.Held {
 		seqs = append(seqs, c.EvidenceSeqs...)
 	}
-	if err := eventsBySeq(ctx, tx, seqs, in.Evidence); err != nil {
+	if err := eventsBySeq(ctx, tx, []int64{p.ID}, seqs, in.Evidence); err != nil {
 		return nil, err
 	}
 	if in.Rules, _, err = findRules(ctx, tx, governance.RuleFilter{ProjectID: &p.ID,

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"time"
 
@@ -60,19 +61,31 @@ const (
 // migrations. Several instances may open one database at once: migrations
 // run under an advisory lock.
 func Open(ctx context.Context, url string) (*Store, error) {
+	return open(ctx, url, "")
+}
+
+// open is Open applying only the migrations named before stop (all when
+// stop is ""); benchmarks compare a schema with the one before it.
+func open(ctx context.Context, url, stop string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse url: %w", err)
 	}
 	// Times come back in UTC whatever the server's TimeZone.
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	// Every statement is planned with its values. A cached generic plan of
+	// a query on a partitioned table (events) locks all its partitions
+	// when it runs, before pruning them, so a page of one project would
+	// wait for a forget's rewrite of another project's partition; a plan
+	// made with the project id prunes the others unlocked (vacuum.go).
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	s := &Store{pool: pool, Now: time.Now, statsFrom: 10_000}
 	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrate(ctx, stop); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -96,7 +109,7 @@ func (s *Store) CurrentTime() time.Time { return s.Now() }
 // Pool exposes the pool for tests in other packages.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-func (s *Store) migrate(ctx context.Context) error {
+func (s *Store) migrate(ctx context.Context, stop string) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
@@ -115,6 +128,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if stop != "" && path.Base(name) >= stop {
+			break
+		}
 		if err := s.migrateFile(ctx, conn.Conn(), name); err != nil {
 			return fmt.Errorf("postgres: migration %s: %w", name, err)
 		}
