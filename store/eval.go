@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/baseline"
 )
 
 // UpsertEvalSuite stores a suite by name: a new name is inserted, an existing
@@ -534,10 +535,10 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 }
 
 // NewTextBaseline opens an empty bare full-text baseline in a new
-// temporary directory (OpenTextBaseline), for the eval runner's retrieval
-// benchmarks; it shares nothing with s.
+// temporary directory (store/internal/baseline), for the eval runner's
+// retrieval benchmarks; it shares nothing with s.
 func (s *Store) NewTextBaseline(ctx context.Context) (evals.TextBaseline, error) {
-	return OpenTextBaseline(ctx, "")
+	return baseline.Open(ctx, "")
 }
 
 // withholdForgotten withholds the forgotten statements a result's detail
