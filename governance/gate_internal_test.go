@@ -17,7 +17,8 @@ func corpusTexts(t *testing.T) []string {
 	t.Helper()
 	var texts []string
 	for _, name := range []string{"testdata/gate/attacks.txt", "testdata/gate/benign.txt",
-		"testdata/gate/unseen_attacks.txt", "testdata/gate/unseen_benign.txt", "testdata/gate/variant_attacks.txt"} {
+		"testdata/gate/unseen_attacks.txt", "testdata/gate/unseen_benign.txt", "testdata/gate/variant_attacks.txt",
+		"testdata/gate/heldout_attacks.txt", "testdata/gate/heldout_benign.txt"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
