@@ -16,6 +16,15 @@ func (r gateRule) with(hints ...string) gateRule {
 	return r
 }
 
+// inHostRuns marks r's pieces without lead literals as matching only host
+// names and what follows them up to white space (see gatePiece.hostRuns).
+func (r gateRule) inHostRuns() gateRule {
+	for i := range r.pieces {
+		r.pieces[i].hostRuns = r.pieces[i].lead == nil
+	}
+	return r
+}
+
 // withPayload makes r match only in a text that holds payloadWords.
 func (r gateRule) withPayload() gateRule {
 	r.payload = true
@@ -195,7 +204,7 @@ var classRules = []gateRule{
 	// authority markers: never blocking, always a reviewer.
 	ruleIf(GateAuthority, "url",
 		`(?i)\b(?:https?|ftp)://[^\s<>"'）)]+|\bwww\.[\w-]+\.[\w.-]+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|xyz|ru|cn|site|app|dev|me|co|info|biz|top|link|ly|gl|tk|cc|us|uk|de|jp|ai|gov|edu)\b(?:/[^\s]*)?`,
-		func(s string, loc []int) bool { return loc[0] == 0 || s[loc[0]-1] != '@' }),
+		func(s string, loc []int) bool { return loc[0] == 0 || s[loc[0]-1] != '@' }).inHostRuns(),
 	rule(GateAuthority, "email", `[\w.+-]+@[\w-]+(?:\.[\w-]+)+`).with("@"),
 	rule(GateAuthority, "shell_command", "(?i)`[^`\\n]{2,}`|(?:^|\\n)\\s*\\$\\s+\\w|\\b"+shellWords+"\\b|\\|\\s*(?:ba|z)?sh\\b"),
 }

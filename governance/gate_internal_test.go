@@ -79,6 +79,9 @@ func TestGatePiecesAnchored(t *testing.T) {
 			texts = append(texts, pre+text)
 		}
 	}
+	// Host names at the edges, next to '@', '/', dashes and dots.
+	texts = append(texts, "a.com", "-a.com-", ".a.com.", "x@a.b.com/p?q=1 y.io", "a.com/b.com c.org", "foo.bar-baz.co.uk/x,y.dev",
+		"é.com ü-a.io", "__a__.net", "1.2.3.4.com", "no.dots.here.zz", "mail me@x.io.", "see (example.com).")
 	type named struct {
 		name string
 		p    *gatePiece
@@ -103,6 +106,13 @@ func TestGatePiecesAnchored(t *testing.T) {
 		lits := gateIndex.scan(s)
 		for _, n := range pieces {
 			p := n.p
+			if p.hostRuns && p.mayMatch(lits) {
+				want := p.re.FindAllStringSubmatchIndex(p.subject(s, lits), -1)
+				if got := p.findAll(s, lits, false); !slices.EqualFunc(got, want, slices.Equal) {
+					t.Errorf("host-run piece of %s in %q: got %v, want %v", n.name, s, got, want)
+				}
+				tried++
+			}
 			if p.lead == nil || !p.mayMatch(lits) {
 				if !p.mayMatch(lits) && n.name == "payloadWords" && p.re.MatchString(p.subject(s, lits)) {
 					t.Errorf("a payload piece matches %q but its literals %q are not all in it", s, p.need)

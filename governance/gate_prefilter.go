@@ -36,6 +36,11 @@ type gatePiece struct {
 	lead        []string
 	leadIDs     []int32
 	at0, after1 *regexp.Regexp
+	// hostRuns: every match starts in a run of host-name characters
+	// ([\w.-]) that holds a dot and ends before the next white space
+	// (a host name and its path). The piece is then tried only on such
+	// runs instead of at every position of the text.
+	hostRuns bool
 	// lower: the piece ignores ASCII case, and was compiled without case
 	// folding to run on the text with ASCII letters lower-cased
 	// (scanned.lower), where Go's regexp compares runes directly.
@@ -675,6 +680,9 @@ func (p *gatePiece) starts(hits []literalHit) []int {
 // With first set it returns the first match only, as FindStringIndex.
 func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
 	s = p.subject(s, lits)
+	if p.lead == nil && p.hostRuns {
+		return p.findInHostRuns(s, first)
+	}
 	if p.lead == nil {
 		if first {
 			if loc := p.re.FindStringIndex(s); loc != nil {
@@ -699,6 +707,59 @@ func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
 		}
 	}
 	return out
+}
+
+// findInHostRuns is findAll for a piece with hostRuns: the expression runs
+// on each run of host-name characters that holds a dot, from the byte
+// before the run (so \b sees it) to the next white space.
+func (p *gatePiece) findInHostRuns(s string, first bool) [][]int {
+	var out [][]int
+	end := 0
+	for i := 0; i < len(s); {
+		if !isHostChar(s[i]) {
+			i++
+			continue
+		}
+		j, dot := i, false
+		for j < len(s) && isHostChar(s[j]) {
+			dot = dot || s[j] == '.'
+			j++
+		}
+		if !dot || i < end {
+			i = j
+			continue
+		}
+		q, e := max(0, i-1), j
+		for e < len(s) && !isSpaceByte(s[e]) {
+			e++
+		}
+		for _, loc := range p.re.FindAllStringSubmatchIndex(s[q:e], -1) {
+			if loc[0]+q < end {
+				continue
+			}
+			for k := range loc {
+				if loc[k] >= 0 {
+					loc[k] += q
+				}
+			}
+			if first {
+				return [][]int{loc[:2]}
+			}
+			out = append(out, loc)
+			end = loc[1]
+		}
+		i = j
+	}
+	return out
+}
+
+func isHostChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// isSpaceByte reports whether c is white space as \s reads it.
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // literalBits marks which of the gate's literals a text holds.

@@ -326,7 +326,7 @@ var gateRules = []gateRule{
 	secretRuleIf("bearer_token", `(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)`, plausibleSecret),
 	secretRuleIf("url_credentials", `(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:([^/\s@]{3,})@`, notPlaceholder),
 	secretRuleIf("credential_assignment",
-		`(?i)\b[\w-]*?(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|password|passwd|passphrase|private[_-]?key)\b["']?\s*(?::=|=>|[:=]|\bis\b)\s*["']?`+secretValue+
+		`(?i)(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|password|passwd|passphrase|private[_-]?key)\b["']?\s*(?::=|=>|[:=]|\bis\b)\s*["']?`+secretValue+
 			`|(?:密码|口令|密钥|秘钥|令牌)\s*(?:是|为|:|=)\s*["']?`+secretValue,
 		plausibleSecret),
 
