@@ -16,11 +16,13 @@ func (r gateRule) with(hints ...string) gateRule {
 	return r
 }
 
-// inHostRuns marks r's pieces without lead literals as matching only host
-// names and what follows them up to white space (see gatePiece.hostRuns).
-func (r gateRule) inHostRuns() gateRule {
+// inRuns marks r's pieces without lead literals as matching only within
+// runs described by w (see gatePiece.runs).
+func (r gateRule) inRuns(w *runWindow) gateRule {
 	for i := range r.pieces {
-		r.pieces[i].hostRuns = r.pieces[i].lead == nil
+		if r.pieces[i].lead == nil {
+			r.pieces[i].runs = w
+		}
 	}
 	return r
 }
@@ -204,8 +206,8 @@ var classRules = []gateRule{
 	// authority markers: never blocking, always a reviewer.
 	ruleIf(GateAuthority, "url",
 		`(?i)\b(?:https?|ftp)://[^\s<>"'）)]+|\bwww\.[\w-]+\.[\w.-]+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|xyz|ru|cn|site|app|dev|me|co|info|biz|top|link|ly|gl|tk|cc|us|uk|de|jp|ai|gov|edu)\b(?:/[^\s]*)?`,
-		func(s string, loc []int) bool { return loc[0] == 0 || s[loc[0]-1] != '@' }).inHostRuns(),
-	rule(GateAuthority, "email", `[\w.+-]+@[\w-]+(?:\.[\w-]+)+`).with("@"),
+		func(s string, loc []int) bool { return loc[0] == 0 || s[loc[0]-1] != '@' }).inRuns(hostRun),
+	rule(GateAuthority, "email", `[\w.+-]+@[\w-]+(?:\.[\w-]+)+`).with("@").inRuns(addressRun),
 	rule(GateAuthority, "shell_command", "(?i)`[^`\\n]{2,}`|(?:^|\\n)\\s*\\$\\s+\\w|\\b"+shellWords+"\\b|\\|\\s*(?:ba|z)?sh\\b"),
 }
 

@@ -81,7 +81,8 @@ func TestGatePiecesAnchored(t *testing.T) {
 	}
 	// Host names at the edges, next to '@', '/', dashes and dots.
 	texts = append(texts, "a.com", "-a.com-", ".a.com.", "x@a.b.com/p?q=1 y.io", "a.com/b.com c.org", "foo.bar-baz.co.uk/x,y.dev",
-		"é.com ü-a.io", "__a__.net", "1.2.3.4.com", "no.dots.here.zz", "mail me@x.io.", "see (example.com).")
+		"é.com ü-a.io", "__a__.net", "1.2.3.4.com", "no.dots.here.zz", "mail me@x.io.", "see (example.com).",
+		"a+b.c@d-e.f.gh, x@y", "@@a@b.cd", "end.", "Mixed.Case.COM/Path", "x.y@", "名字a@b.cn。")
 	type named struct {
 		name string
 		p    *gatePiece
@@ -106,10 +107,10 @@ func TestGatePiecesAnchored(t *testing.T) {
 		lits := gateIndex.scan(s)
 		for _, n := range pieces {
 			p := n.p
-			if p.hostRuns && p.mayMatch(lits) {
+			if p.runs != nil && p.mayMatch(lits) {
 				want := p.re.FindAllStringSubmatchIndex(p.subject(s, lits), -1)
 				if got := p.findAll(s, lits, false); !slices.EqualFunc(got, want, slices.Equal) {
-					t.Errorf("host-run piece of %s in %q: got %v, want %v", n.name, s, got, want)
+					t.Errorf("run piece of %s in %q: got %v, want %v", n.name, s, got, want)
 				}
 				tried++
 			}

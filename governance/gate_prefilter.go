@@ -36,11 +36,12 @@ type gatePiece struct {
 	lead        []string
 	leadIDs     []int32
 	at0, after1 *regexp.Regexp
-	// hostRuns: every match starts in a run of host-name characters
-	// ([\w.-]) that holds a dot and ends before the next white space
-	// (a host name and its path). The piece is then tried only on such
-	// runs instead of at every position of the text.
-	hostRuns bool
+	// runs, when set, says where every match of the piece lies: in one run
+	// of characters of a class that holds a marker (a host name with a
+	// dot and a letter after it, an address with '@'), and for a host name
+	// its path up to the next white space. The piece is then tried only on
+	// such runs instead of at every position of the text.
+	runs *runWindow
 	// lower: the piece ignores ASCII case, and was compiled without case
 	// folding to run on the text with ASCII letters lower-cased
 	// (scanned.lower), where Go's regexp compares runes directly.
@@ -680,8 +681,8 @@ func (p *gatePiece) starts(hits []literalHit) []int {
 // With first set it returns the first match only, as FindStringIndex.
 func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
 	s = p.subject(s, lits)
-	if p.lead == nil && p.hostRuns {
-		return p.findInHostRuns(s, first)
+	if p.lead == nil && p.runs != nil {
+		return p.findInRuns(s, first)
 	}
 	if p.lead == nil {
 		if first {
@@ -709,28 +710,64 @@ func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
 	return out
 }
 
-// findInHostRuns is findAll for a piece with hostRuns: the expression runs
-// on each run of host-name characters that holds a dot, from the byte
-// before the run (so \b sees it) to the next white space.
-func (p *gatePiece) findInHostRuns(s string, first bool) [][]int {
+// runWindow describes the runs a piece's matches lie in (gatePiece.runs).
+type runWindow struct {
+	in      func(c byte) bool     // the run's characters
+	marked  func(run string) bool // whether a run may hold a match
+	toSpace bool                  // a match may go on past the run up to white space
+}
+
+// hostRun: a host name ([\w.-]) with a dot followed by a letter, and its path.
+var hostRun = &runWindow{
+	in: func(c byte) bool { return isWordByte(c) || c == '-' || c == '.' },
+	marked: func(run string) bool {
+		for i := 0; i+1 < len(run); i++ {
+			if run[i] == '.' && ('a' <= run[i+1]|0x20 && run[i+1]|0x20 <= 'z') {
+				return true
+			}
+		}
+		return false
+	},
+	toSpace: true,
+}
+
+// addressRun: an e-mail address ([\w.+-] and '@').
+var addressRun = &runWindow{
+	in:     func(c byte) bool { return isWordByte(c) || c == '-' || c == '.' || c == '+' || c == '@' },
+	marked: func(run string) bool { return strings.IndexByte(run, '@') >= 0 },
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// isSpaceByte reports whether c is white space as \s reads it.
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// findInRuns is findAll for a piece with runs: the expression runs on
+// each marked run, from the byte before it (so \b sees it) to its end or,
+// with toSpace, to the next white space.
+func (p *gatePiece) findInRuns(s string, first bool) [][]int {
+	w := p.runs
 	var out [][]int
 	end := 0
 	for i := 0; i < len(s); {
-		if !isHostChar(s[i]) {
+		if !w.in(s[i]) {
 			i++
 			continue
 		}
-		j, dot := i, false
-		for j < len(s) && isHostChar(s[j]) {
-			dot = dot || s[j] == '.'
+		j := i
+		for j < len(s) && w.in(s[j]) {
 			j++
 		}
-		if !dot || i < end {
+		if i < end || !w.marked(s[i:j]) {
 			i = j
 			continue
 		}
 		q, e := max(0, i-1), j
-		for e < len(s) && !isSpaceByte(s[e]) {
+		for w.toSpace && e < len(s) && !isSpaceByte(s[e]) {
 			e++
 		}
 		for _, loc := range p.re.FindAllStringSubmatchIndex(s[q:e], -1) {
@@ -751,15 +788,6 @@ func (p *gatePiece) findInHostRuns(s string, first bool) [][]int {
 		i = j
 	}
 	return out
-}
-
-func isHostChar(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
-}
-
-// isSpaceByte reports whether c is white space as \s reads it.
-func isSpaceByte(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // literalBits marks which of the gate's literals a text holds.
