@@ -64,9 +64,14 @@ func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallR
 // episodes the scope filter removed. An unknown project is ENOTFOUND.
 // (Recall adds the evidence of the rules it includes to their sources.)
 func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallRequest) (*governance.RecallInput, error) {
+	release, err := s.heavyRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	in := &governance.RecallInput{Now: s.Now().UTC(), Evidence: map[int64]governance.RuleEvidence{}}
 	var exists bool
-	err := s.read.QueryRowContext(ctx, `
+	err = s.read.QueryRowContext(ctx, `
 		SELECT
 			EXISTS (SELECT 1 FROM projects WHERE id = ?),
 			(SELECT COALESCE(SUM(active), 0) FROM recall_rule_counts WHERE project_id <> ?),

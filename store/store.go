@@ -52,6 +52,9 @@ type Store struct {
 	// when its context ends; busy_timeout still covers other processes
 	// (the CLI next to a running console).
 	writer chan struct{}
+	// heavy admits the few reads that walk the full-text indexes at
+	// once (heavy.go).
+	heavy chan struct{}
 	// scrub truncates the WAL in the background when a forget could not
 	// (forget.go, checkpointAfterForget).
 	scrub scrubber
@@ -91,6 +94,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetConnMaxIdleTime(0)
 	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
 	s.scrub.init()
+	s.heavy = make(chan struct{}, heavyReads)
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
