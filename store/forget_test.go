@@ -172,7 +172,7 @@ func TestForgetRule(t *testing.T) {
 				var n int
 				// The index holds words: no row has the whole line's terms in order.
 				var toks []string
-				tokenizer.PhraseTokens(text, func(t string, _ int) { toks = append(toks, t) })
+				tokenizer.PhraseTokens(text, func(t string, _ int) { toks = append(toks, fmt.Sprintf("%d_%s", d.Travel.ID, t)) })
 				if err := d.Store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events_words WHERE events_words MATCH ?`,
 					`terms: "`+strings.Join(toks, " ")+`"`).Scan(&n); err != nil {
 					t.Fatal(err)

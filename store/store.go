@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -55,6 +56,10 @@ type Store struct {
 	// heavy admits the few reads that walk the full-text indexes at
 	// once (heavy.go).
 	heavy chan struct{}
+	// The reviewer actions of the rule lifecycle (ApproveRule, HoldRule,
+	// RestoreRule, ...), shared with the PostgreSQL store over this
+	// store's SQL (rule_lifecycle.go).
+	lifecycle.RuleActions[ruleTx]
 	// scrub truncates the WAL in the background when a forget could not
 	// (forget.go, checkpointAfterForget).
 	scrub scrubber
@@ -93,6 +98,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(0)
 	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
+	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
 	s.scrub.init()
 	s.heavy = make(chan struct{}, heavyReads)
 	if err := s.migrate(ctx); err != nil {

@@ -15,7 +15,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -244,7 +243,7 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 
 // loadToken makes an API token of the load project with every scope and
 // returns its secret.
-func loadToken(ctx context.Context, st *store.Store, p *governance.Project) (string, error) {
+func loadToken(ctx context.Context, st loadStore, p *governance.Project) (string, error) {
 	b := make([]byte, 24)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
@@ -298,16 +297,3 @@ func markersInFile(ctx context.Context, st *store.Store, markers []string) (int,
 
 // markerPrefix starts every marker word the mix writes ("kayak<client>q<turn>").
 const markerPrefix = "kayak"
-
-// loadAverage is the machine's 1, 5 and 15 minute load averages.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
