@@ -48,6 +48,8 @@ type Store struct {
 	// when its context ends; busy_timeout still covers other processes
 	// (the CLI next to a running console).
 	writer chan struct{}
+	// termStats caches recall's document frequencies per project.
+	termStats termStats
 }
 
 // DSN returns the connection string for path with every per-connection
@@ -241,8 +243,12 @@ func (s *Store) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 
 // Commit commits the transaction and frees the writer slot.
 func (t *Tx) Commit() error {
-	defer t.unlock()
-	return t.Tx.Commit()
+	err := t.Tx.Commit()
+	t.unlock()
+	if err == nil {
+		t.store.sweepTermStats(context.Background())
+	}
+	return err
 }
 
 // Rollback abandons the transaction (a no-op after Commit) and frees the
