@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 	sqlite "modernc.org/sqlite"
 )
 
@@ -26,7 +27,7 @@ func registerFunctions() {
 				key, _ := args[0].([]byte)
 				prefix, _ := args[1].(string)
 				s, _ := args[2].(string)
-				return tombstone(key, prefix, s), nil
+				return forgetplan.Tombstone(key, prefix, s), nil
 			})
 		sqlite.MustRegisterDeterministicScalarFunction("mnemo_terms", 1,
 			func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {

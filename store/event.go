@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.turn, e.kind, e.role, e.text,
@@ -171,7 +172,7 @@ func newEventWriter(ctx context.Context, tx *Tx, projectID int64, maxSkipped int
 func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
 	if w.forgotten != nil {
 		var n int
-		if err := w.forgotten.QueryRowContext(ctx, w.projectID, tombstone(w.forgetKey, eventTombstone, e.ID)).Scan(&n); err != nil {
+		if err := w.forgotten.QueryRowContext(ctx, w.projectID, forgetplan.Tombstone(w.forgetKey, forgetplan.EventTombstone, e.ID)).Scan(&n); err != nil {
 			return fmt.Errorf("store: find tombstone: %w", err)
 		}
 		if n > 0 {
