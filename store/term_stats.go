@@ -72,7 +72,8 @@ func (s *Store) eventTermStats(ctx context.Context, projectID int64, subject str
 	}
 	c.mu.Unlock()
 	if out.Docs < 0 {
-		if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE project_id = ? AND subject_id IN ('', ?) AND redacted = 0`,
+		// Redacted events count too: the index alone answers (events_subject).
+		if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE project_id = ? AND subject_id IN ('', ?)`,
 			projectID, subject).Scan(&out.Docs); err != nil {
 			return nil, fmt.Errorf("store: event count: %w", err)
 		}
