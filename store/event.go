@@ -86,6 +86,12 @@ func endBatchIndex(ctx context.Context, tx *Tx, last int64) error {
 		SELECT seq, scope, terms FROM events_terms WHERE seq > ?`, last); err != nil {
 		return fmt.Errorf("store: index batch: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO event_index_versions (project_id, version)
+		SELECT DISTINCT project_id, 1 FROM events WHERE seq > ? ORDER BY project_id
+		ON CONFLICT (project_id) DO UPDATE SET version = version + 1`, last); err != nil {
+		return fmt.Errorf("store: index batch version: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = 0 WHERE id = 1`); err != nil {
 		return fmt.Errorf("store: end batch index: %w", err)
 	}
