@@ -117,8 +117,15 @@ func isLineFile(name string) bool {
 
 // isHermesFile reports whether a file is followed as a Hermes database:
 // state.db (Hermes's name for it), or any .db when the format is hermes.
-func (f *Follower) isHermesFile(name string) bool {
-	switch f.Options.Format {
+func (f *Follower) isHermesFile(name string) bool { return FollowsAsDatabase(f.Options.Format, name) }
+
+// FollowsAsDatabase reports whether a followed directory of the given
+// format reads the file of that name (a base name or a path) as a Hermes
+// database, by row id, rather than as lines: state.db (Hermes's name for
+// it) when the format is detected, any .db when it is hermes.
+func FollowsAsDatabase(format Format, name string) bool {
+	name = filepath.Base(name)
+	switch format {
 	case FormatHermes:
 		return strings.HasSuffix(name, ".db")
 	case FormatAuto:

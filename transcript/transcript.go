@@ -156,12 +156,47 @@ type parser struct {
 	opts  Options
 	rep   *Report
 	emit  Emit
-	turns map[string]int
+	turns turnCounter
 	line  int
 }
 
 func newParser(opts Options, rep *Report, emit Emit) *parser {
-	return &parser{opts: opts, rep: rep, emit: emit, turns: map[string]int{}}
+	return &parser{opts: opts, rep: rep, emit: emit, turns: turnCounter{cur: map[string]int{}}}
+}
+
+// turnGeneration bounds the sessions whose last turn a parse remembers:
+// two generations of it (see turnCounter).
+const turnGeneration = 4096
+
+// turnCounter is the last turn of each session a parse has seen, in two
+// generations, so that a file of any number of sessions costs bounded
+// memory: a session is looked up in the current generation, then in the
+// previous one (and carried forward); when the current generation holds
+// turnGeneration sessions it becomes the previous one and the old previous
+// is dropped. A session is forgotten only after at least turnGeneration
+// other sessions were seen since its last event; the sources write a
+// session's events together (a Claude Code or Codex file is one session
+// and its subagents, Hermes is read session by session), so a forgotten
+// session does not come back in practice. If one did, its turns would
+// start again at 1 (or after Options.LastTurn).
+type turnCounter struct {
+	cur, prev map[string]int
+}
+
+// last returns the last turn of session and whether it is known.
+func (t *turnCounter) last(session string) (int, bool) {
+	if n, ok := t.cur[session]; ok {
+		return n, true
+	}
+	n, ok := t.prev[session]
+	return n, ok
+}
+
+func (t *turnCounter) set(session string, turn int) {
+	if _, ok := t.cur[session]; !ok && len(t.cur) >= turnGeneration {
+		t.prev, t.cur = t.cur, make(map[string]int, turnGeneration)
+	}
+	t.cur[session] = turn
 }
 
 // send fills the turn, subject and defaults of e, validates it and passes it
@@ -171,11 +206,11 @@ func (p *parser) send(e *governance.Event) error {
 		e.SubjectID = p.opts.Subject
 	}
 	if e.Turn == 0 {
-		last, seen := p.turns[e.SessionID]
+		last, seen := p.turns.last(e.SessionID)
 		if !seen && p.opts.LastTurn != nil {
 			last = p.opts.LastTurn(e.SessionID)
 		}
-		p.turns[e.SessionID] = last + 1
+		p.turns.set(e.SessionID, last+1)
 		e.Turn = last + 1
 	}
 	if e.OccurredAt.IsZero() {

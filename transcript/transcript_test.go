@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -330,5 +331,31 @@ func TestClaudeCodeEndCommand(t *testing.T) {
 	}
 	if end := events[1]; end.Kind != governance.KindSessionEnd || end.ID != "cc:u3" || end.SessionID != "s-1" || end.Text != "exit" {
 		t.Fatalf("end = %+v", end)
+	}
+}
+
+// TestTurnsAcrossManySessions: a parse remembers the last turn of a
+// bounded number of sessions, yet a session that thousands of others
+// interrupt keeps counting its turns.
+func TestTurnsAcrossManySessions(t *testing.T) {
+	var b strings.Builder
+	line := func(session, uuid string) {
+		fmt.Fprintf(&b, `{"type":"user","sessionId":%q,"uuid":%q,"timestamp":"2025-11-03T09:00:00Z","message":{"role":"user","content":"hello"}}`+"\n", session, uuid)
+	}
+	line("a", "a1")
+	for i := range 6000 {
+		line(fmt.Sprintf("s%d", i), fmt.Sprintf("u%d", i))
+	}
+	line("a", "a2")
+	var turns []int
+	_, err := transcript.Parse(context.Background(), strings.NewReader(b.String()), transcript.Options{Format: transcript.FormatClaudeCode},
+		func(e *governance.Event) error {
+			if e.SessionID == "a" {
+				turns = append(turns, e.Turn)
+			}
+			return nil
+		})
+	if err != nil || fmt.Sprint(turns) != "[1 2]" {
+		t.Fatalf("turns of a = %v, %v; want [1 2]", turns, err)
 	}
 }
