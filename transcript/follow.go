@@ -45,7 +45,8 @@ const (
 // live file cannot be rejected whole). Sessions end by the source's own
 // end signals where the format has them (Claude Code's /exit, /quit and
 // /clear; Hermes's sessions.ended_at), otherwise by the heartbeat's idle
-// time (Codex rollouts record no end).
+// time: a Codex rollout records the end of each turn but never the end of
+// the session, and a resume appends to the same file (see parseCodex).
 type Follower struct {
 	Store     FollowStore
 	SourceID  int64
