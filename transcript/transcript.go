@@ -279,13 +279,19 @@ func lines(ctx context.Context, r io.Reader, rep *Report, offset int, fn func(n 
 				return err
 			}
 		}
-		buf = buf[:0]
+		// A line that fits the reader's buffer is read in place; a longer
+		// one is gathered into buf, up to the limit. Either way fn must not
+		// keep it.
 		long := false
-		var err error
-		for {
-			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			if !long {
+		chunk, err := br.ReadSlice('\n')
+		line := chunk
+		if errors.Is(err, bufio.ErrBufferFull) {
+			buf = append(buf[:0], chunk...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				chunk, err = br.ReadSlice('\n')
+				if long {
+					continue
+				}
 				if len(buf)+len(chunk) > MaxLineBytes+1 {
 					long = true
 					buf = buf[:0]
@@ -293,9 +299,7 @@ func lines(ctx context.Context, r io.Reader, rep *Report, offset int, fn func(n 
 					buf = append(buf, chunk...)
 				}
 			}
-			if !errors.Is(err, bufio.ErrBufferFull) {
-				break
-			}
+			line = buf
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("read line %d: %w", n, err)
@@ -303,7 +307,7 @@ func lines(ctx context.Context, r io.Reader, rep *Report, offset int, fn func(n 
 		if long {
 			rep.Lines++
 			rep.bad(n, fmt.Sprintf("line is longer than %d bytes", MaxLineBytes))
-		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
+		} else if line := bytes.TrimSpace(line); len(line) > 0 {
 			rep.Lines++
 			if !utf8.Valid(line) {
 				rep.bad(n, "line is not valid UTF-8")
