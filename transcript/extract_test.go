@@ -161,6 +161,12 @@ func TestNewUserSessions(t *testing.T) {
 			}
 		}
 	}
+	// The chat around an instruction stays out of its statement.
+	for _, s := range durable {
+		if strings.Contains(s, "put new handlers") && !strings.HasPrefix(s, "From here on out") {
+			t.Errorf("statement %q keeps its chatty opener", s)
+		}
+	}
 	if len(durable) != 6 {
 		t.Errorf("durable preferences = %q, want the 6 instructions", durable)
 	}
