@@ -56,7 +56,10 @@ type gateRune struct {
 // ignorables, format characters, variation selectors, tags, bidi controls)
 // are removed and remembered; every other character takes its compatibility
 // decomposition (NFKD: full-width and mathematical letters become ASCII)
-// without combining marks; curly quotes are straightened; and letters that
+// without combining marks; Latin letter-likes that NFKD leaves alone (small
+// capitals, letters with a stroke or hook, circled, squared and
+// parenthesised letters, regional indicators) are read as the ASCII letters
+// their Unicode names say they are; curly quotes are straightened; and letters that
 // look like Latin ones (Unicode TS #39 confusables) are read as Latin inside
 // words that mix them with Latin letters or consist only of them. With
 // fixed set, every byte maps to that span (a decoded payload). Runs of
@@ -128,6 +131,12 @@ func normalise(s string, fixed *[2]int32) normalised {
 				r2, n := utf8.DecodeRune(d)
 				d = d[n:]
 				if unicode.Is(unicode.Mn, r2) {
+					continue
+				}
+				if f, ok := letterFold[r2]; ok {
+					for k := 0; k < len(f); k++ {
+						runes = append(runes, gateRune{rune(f[k]), lo, hi})
+					}
 					continue
 				}
 				if _, ok := confusableASCII[r2]; ok {
@@ -323,7 +332,6 @@ func printable(b []byte) bool {
 // Encoded runs.
 
 var (
-	base64Run = regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}={0,2}`)
 	hexRun    = regexp.MustCompile(`(?:\\x[0-9A-Fa-f]{2}){4,}|\b(?:[0-9A-Fa-f]{2}[ :]?){8,}`)
 	pctRun    = regexp.MustCompile(`[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*)+`)
 	entityRun = regexp.MustCompile(`[^\s&]*(?:&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});[^\s&]*)+`)
@@ -365,7 +373,7 @@ func decodedViewHidden(v *gateView) (gateView, normalised, bool) {
 		}
 	}
 	if longRun(t, 16) {
-		for _, loc := range base64Run.FindAllStringIndex(t, 8) {
+		for _, loc := range base64Runs(t, 8) {
 			if d, ok := base64Decode(t[loc[0]:loc[1]]); ok {
 				subs = append(subs, substitution{loc[0], loc[1], d, "base64"})
 			}
@@ -479,12 +487,43 @@ func hexDecode(s string) (string, bool) {
 	return string(b), true
 }
 
+// base64Runs returns the first n runs of 16 or more base64 characters
+// (either alphabet) in t, each with up to two "=" of padding: what
+// `[A-Za-z0-9+/_-]{16,}={0,2}` finds, without running an expression
+// over every position.
+func base64Runs(t string, n int) [][]int {
+	var out [][]int
+	for i := 0; i < len(t) && len(out) < n; {
+		if !isBase64Char(t[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && isBase64Char(t[j]) {
+			j++
+		}
+		if j-i >= 16 {
+			end := j
+			for end < len(t) && end-j < 2 && t[end] == '=' {
+				end++
+			}
+			out = append(out, []int{i, end})
+			j = end
+		}
+		i = j
+	}
+	return out
+}
+
+func isBase64Char(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-'
+}
+
 // longRun reports whether t holds n or more base64 characters in a row.
 func longRun(t string, n int) bool {
 	run := 0
 	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-' {
+		if isBase64Char(t[i]) {
 			if run++; run >= n {
 				return true
 			}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -35,6 +36,78 @@ type gatePiece struct {
 	lead        []string
 	leadIDs     []int32
 	at0, after1 *regexp.Regexp
+	// lower: the piece ignores ASCII case, and was compiled without case
+	// folding to run on the text with ASCII letters lower-cased
+	// (scanned.lower), where Go's regexp compares runes directly.
+	lower bool
+}
+
+// caseFree reports whether re matches the same in a text as in the text
+// with its ASCII letters lower-cased: every literal with ASCII letters
+// folds case, and every character class holds both cases of its ASCII
+// letters. (The gate's texts are NFKD-normalised, so the non-ASCII runes
+// that fold to ASCII letters, U+017F and U+212A, never occur in them.)
+func caseFree(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase == 0 {
+			for _, r := range re.Rune {
+				if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
+					return false
+				}
+			}
+		}
+	case syntax.OpCharClass:
+		for c := 'A'; c <= 'Z'; c++ {
+			if inClass(re.Rune, c) != inClass(re.Rune, c+'a'-'A') {
+				return false
+			}
+		}
+	}
+	for _, sub := range re.Sub {
+		if !caseFree(sub) {
+			return false
+		}
+	}
+	return true
+}
+
+func inClass(ranges []rune, r rune) bool {
+	for i := 0; i+1 < len(ranges); i += 2 {
+		if ranges[i] <= r && r <= ranges[i+1] {
+			return true
+		}
+	}
+	return false
+}
+
+// unfold returns a copy of re whose case-folding literals are lower-case
+// ones that do not fold: it matches a lower-cased text as re matched the
+// text. (Pieces share parts, so re itself is left alone.)
+func unfold(re *syntax.Regexp) *syntax.Regexp {
+	c := *re
+	if c.Op == syntax.OpLiteral && c.Flags&syntax.FoldCase != 0 {
+		c.Flags &^= syntax.FoldCase
+		c.Rune = slices.Clone(c.Rune)
+		for i, r := range c.Rune {
+			if 'A' <= r && r <= 'Z' {
+				c.Rune[i] = r + 'a' - 'A'
+			}
+		}
+	}
+	c.Sub = make([]*syntax.Regexp, len(re.Sub))
+	for i, sub := range re.Sub {
+		c.Sub[i] = unfold(sub)
+	}
+	return &c
+}
+
+// subject returns the text p runs on: s, or its lower-cased form.
+func (p *gatePiece) subject(s string, lits *scanned) string {
+	if p.lower {
+		return lits.lowered(s)
+	}
+	return s
 }
 
 // maxLiteralSet bounds a literal set; a larger one is no useful filter.
@@ -42,6 +115,29 @@ const maxLiteralSet = 64
 
 // splitPieces parses expr and returns its top-level alternatives as pieces.
 func splitPieces(expr string) []gatePiece {
+	alts := pieceTrees(expr)
+	pieces := make([]gatePiece, 0, len(alts))
+	for _, a := range alts {
+		p := gatePiece{need: conjuncts(a)}
+		if caseFree(a) {
+			p.lower = true
+			a = unfold(a)
+		}
+		expr := exprString(a)
+		p.re = regexp.MustCompile(expr)
+		if lead, ok := prefixes(a); ok {
+			p.lead = lead
+			p.at0 = regexp.MustCompile(`\A(?:` + expr + `)`)
+			p.after1 = regexp.MustCompile(`\A(?s:.)(?:` + expr + `)`)
+		}
+		pieces = append(pieces, p)
+	}
+	return pieces
+}
+
+// pieceTrees parses expr and returns its pieces' expressions: its
+// top-level alternatives, unbounded and distributed.
+func pieceTrees(expr string) []*syntax.Regexp {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		panic(err)
@@ -53,20 +149,123 @@ func splitPieces(expr string) []gatePiece {
 	for i := range alts {
 		unbound(alts[i])
 	}
-	alts = distribute(alts)
-	pieces := make([]gatePiece, 0, len(alts))
-	for _, a := range alts {
-		p := gatePiece{need: conjuncts(a)}
-		expr := a.String()
-		p.re = regexp.MustCompile(expr)
-		if lead, ok := prefixes(a); ok {
-			p.lead = lead
-			p.at0 = regexp.MustCompile(`\A(?:` + expr + `)`)
-			p.after1 = regexp.MustCompile(`\A(?s:.)(?:` + expr + `)`)
-		}
-		pieces = append(pieces, p)
+	return distribute(alts)
+}
+
+// exprString writes re as an expression that parses back to it. Unlike
+// (*syntax.Regexp).String it states every flag where it applies, and so
+// never has to work out which flags a character class folds under (which
+// walks every rune of a negated class such as [^\n], and made building
+// the gate take seconds).
+func exprString(re *syntax.Regexp) string {
+	var b strings.Builder
+	writeExpr(&b, re)
+	return b.String()
+}
+
+func writeExpr(b *strings.Builder, re *syntax.Regexp) {
+	group := func(sub *syntax.Regexp) {
+		b.WriteString("(?:")
+		writeExpr(b, sub)
+		b.WriteString(")")
 	}
-	return pieces
+	switch re.Op {
+	case syntax.OpNoMatch:
+		b.WriteString(`[^\x00-\x{10FFFF}]`)
+	case syntax.OpEmptyMatch:
+		b.WriteString(`(?:)`)
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			b.WriteString("(?i:")
+		} else {
+			b.WriteString("(?:")
+		}
+		for _, r := range re.Rune {
+			writeRune(b, r)
+		}
+		b.WriteString(")")
+	case syntax.OpCharClass:
+		b.WriteString("[")
+		if len(re.Rune) == 0 {
+			b.WriteString(`^\x00-\x{10FFFF}`)
+		}
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			writeRune(b, re.Rune[i])
+			if re.Rune[i+1] != re.Rune[i] {
+				b.WriteString("-")
+				writeRune(b, re.Rune[i+1])
+			}
+		}
+		b.WriteString("]")
+	case syntax.OpAnyCharNotNL:
+		b.WriteString(`(?-s:.)`)
+	case syntax.OpAnyChar:
+		b.WriteString(`(?s:.)`)
+	case syntax.OpBeginLine:
+		b.WriteString(`(?m:^)`)
+	case syntax.OpEndLine:
+		b.WriteString(`(?m:$)`)
+	case syntax.OpBeginText:
+		b.WriteString(`\A`)
+	case syntax.OpEndText:
+		b.WriteString(`\z`)
+	case syntax.OpWordBoundary:
+		b.WriteString(`\b`)
+	case syntax.OpNoWordBoundary:
+		b.WriteString(`\B`)
+	case syntax.OpCapture:
+		b.WriteString("(")
+		if re.Name != "" {
+			b.WriteString("?P<" + re.Name + ">")
+		}
+		writeExpr(b, re.Sub[0])
+		b.WriteString(")")
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		group(re.Sub[0])
+		switch re.Op {
+		case syntax.OpStar:
+			b.WriteString("*")
+		case syntax.OpPlus:
+			b.WriteString("+")
+		case syntax.OpQuest:
+			b.WriteString("?")
+		default:
+			b.WriteString("{" + strconv.Itoa(re.Min))
+			switch {
+			case re.Max < 0:
+				b.WriteString(",")
+			case re.Max != re.Min:
+				b.WriteString("," + strconv.Itoa(re.Max))
+			}
+			b.WriteString("}")
+		}
+		if re.Flags&syntax.NonGreedy != 0 {
+			b.WriteString("?")
+		}
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			group(sub)
+		}
+	case syntax.OpAlternate:
+		for i, sub := range re.Sub {
+			if i > 0 {
+				b.WriteString("|")
+			}
+			group(sub)
+		}
+	default:
+		panic("gate: unknown expression op " + re.Op.String())
+	}
+}
+
+// writeRune writes r as itself when it is a letter or digit of ASCII, and
+// escaped otherwise.
+func writeRune(b *strings.Builder, r rune) {
+	if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+		b.WriteRune(r)
+		return
+	}
+	b.WriteString(`\x{` + strconv.FormatInt(int64(r), 16) + "}")
 }
 
 // prefixes returns literal strings (lower-case) one of which every match
@@ -137,52 +336,83 @@ const goodPrefix = 4
 // backtracker, which is much faster than its NFA.
 const maxBacktrackProg = 500
 
-// distribute splits a piece too large for the backtracker whose first part
-// is an alternation, (a|b)x, into pieces ax and bx, when that makes each
-// small enough for it. A match of the piece is a match of one of the new pieces at
-// the same start, and the gate reports the leftmost start.
+// distribute splits a piece too large for the backtracker, x(a|b|c|d)y,
+// at the heaviest alternation of its concatenation into x(a|b)y and
+// x(c|d)y, again until each piece is small enough (or has no alternation
+// left to halve). A text matches the piece at a start exactly when it
+// matches one of the halves there, and the gate reports the leftmost
+// start; each half needs only its own alternatives' literals, so the
+// prefilter skips most halves.
 func distribute(alts []*syntax.Regexp) []*syntax.Regexp {
 	var out []*syntax.Regexp
 	for _, a := range alts {
-		out = append(out, distributeOne(a)...)
+		out = append(out, distributeOne(a, maxDistributed)...)
 	}
 	return out
 }
 
-func distributeOne(re *syntax.Regexp) []*syntax.Regexp {
-	if progSize(re) <= maxBacktrackProg {
+// maxDistributed bounds the pieces one alternative is split into.
+const maxDistributed = 32
+
+func distributeOne(re *syntax.Regexp, budget int) []*syntax.Regexp {
+	if budget < 2 || progSize(re) <= maxBacktrackProg {
 		return []*syntax.Regexp{re}
 	}
-	inner := re
-	for inner.Op == syntax.OpCapture {
-		inner = inner.Sub[0]
+	parts := flatConcat(re)
+	// The heaviest alternation among the parts; a capture group that only
+	// holds one keeps its group around each half.
+	k, weight := -1, 0
+	for i, part := range parts {
+		alt := part
+		if alt.Op == syntax.OpCapture {
+			alt = alt.Sub[0]
+		}
+		if alt.Op != syntax.OpAlternate {
+			continue
+		}
+		if w := progSize(part); w > weight {
+			k, weight = i, w
+		}
 	}
-	if inner.Op != syntax.OpConcat {
+	if k < 0 {
 		return []*syntax.Regexp{re}
 	}
-	// The first part that consumes text.
-	k := 0
-	for k < len(inner.Sub) && zeroWidth(inner.Sub[k]) {
-		k++
+	alt, capture := parts[k], (*syntax.Regexp)(nil)
+	if alt.Op == syntax.OpCapture {
+		capture, alt = alt, alt.Sub[0]
 	}
-	if k == len(inner.Sub) {
-		return []*syntax.Regexp{re}
+	half := len(alt.Sub) / 2
+	var out []*syntax.Regexp
+	for _, subs := range [][]*syntax.Regexp{alt.Sub[:half], alt.Sub[half:]} {
+		a := subs[0]
+		if len(subs) > 1 {
+			a = &syntax.Regexp{Op: syntax.OpAlternate, Flags: alt.Flags, Sub: subs}
+		}
+		if capture != nil {
+			c := *capture
+			c.Sub = []*syntax.Regexp{a}
+			a = &c
+		}
+		concat := append(append(append([]*syntax.Regexp{}, parts[:k]...), a), parts[k+1:]...)
+		out = append(out, distributeOne(&syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: concat}, budget/2)...)
 	}
-	first := inner.Sub[k]
-	for first.Op == syntax.OpCapture && first.Sub[0].Op == syntax.OpAlternate {
-		first = first.Sub[0] // a group that only holds the alternation
-	}
-	if first.Op != syntax.OpAlternate {
+	return out
+}
+
+// flatConcat returns re's concatenation with nested concatenations (and
+// non-capturing groups around them) flattened; re alone when it is not a
+// concatenation.
+func flatConcat(re *syntax.Regexp) []*syntax.Regexp {
+	if re.Op != syntax.OpConcat {
 		return []*syntax.Regexp{re}
 	}
 	var out []*syntax.Regexp
-	for _, alt := range first.Sub {
-		subs := append(append(append([]*syntax.Regexp{}, inner.Sub[:k]...), alt), inner.Sub[k+1:]...)
-		split := distributeOne(&syntax.Regexp{Op: syntax.OpConcat, Flags: inner.Flags, Sub: subs})
-		if len(split) == 1 && progSize(split[0]) > maxBacktrackProg {
-			return []*syntax.Regexp{re} // splitting does not get it small enough
+	for _, sub := range re.Sub {
+		if sub.Op == syntax.OpConcat {
+			out = append(out, flatConcat(sub)...)
+			continue
 		}
-		out = append(out, split...)
+		out = append(out, sub)
 	}
 	return out
 }
@@ -399,8 +629,12 @@ func shortest(set []string) int {
 
 // matchAt returns p's match anchored at pos of s (as
 // FindStringSubmatchIndex with sub, else FindStringIndex; in s's
-// coordinates), or nil.
-func (p *gatePiece) matchAt(s string, pos int, sub bool) []int {
+// coordinates), or nil. With lits, s is the text they were scanned from
+// (p's subject is then taken from them).
+func (p *gatePiece) matchAt(s string, pos int, sub bool, lits *scanned) []int {
+	if lits != nil {
+		s = p.subject(s, lits)
+	}
 	find := (*regexp.Regexp).FindStringIndex
 	if sub {
 		find = (*regexp.Regexp).FindStringSubmatchIndex
@@ -440,6 +674,7 @@ func (p *gatePiece) starts(hits []literalHit) []int {
 // FindAllStringSubmatchIndex), trying only where a lead literal starts.
 // With first set it returns the first match only, as FindStringIndex.
 func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
+	s = p.subject(s, lits)
 	if p.lead == nil {
 		if first {
 			if loc := p.re.FindStringIndex(s); loc != nil {
@@ -455,7 +690,7 @@ func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
 		if pos < end {
 			continue
 		}
-		if loc := p.matchAt(s, pos, !first); loc != nil {
+		if loc := p.matchAt(s, pos, !first, nil); loc != nil {
 			out = append(out, loc)
 			if first {
 				return out
@@ -490,9 +725,40 @@ type literalHit struct {
 // scanned is what the prefilter found in a text.
 type scanned struct {
 	bits literalBits
-	hits []literalHit // lead literals only, in order of their ends
+	// lower is the text with ASCII letters lower-cased, made on first use.
+	lower    string
+	hasLower bool
+	hits     []literalHit // lead literals only, in order of their ends
 	// payload caches holdsPayload: 0 unknown, 1 no, 2 yes.
 	payload int8
+}
+
+// lowered returns s (the text lits were scanned from) with its ASCII
+// letters lower-cased.
+func (lits *scanned) lowered(s string) string {
+	if !lits.hasLower {
+		lits.hasLower = true
+		lits.lower = asciiLower(s)
+	}
+	return lits.lower
+}
+
+// asciiLower returns s with its ASCII letters lower-cased (same length).
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if 'A' <= b[i] && b[i] <= 'Z' {
+			b[i] += 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // holdsPayload reports whether s (the text lits were scanned from) holds

@@ -1,7 +1,9 @@
 package governance
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 )
 
 // Patterns of the write gate. Each rule names its risk class, a pattern
@@ -31,28 +33,53 @@ func (r *gateRule) mayMatch(lits *scanned) bool {
 	return len(r.hintIDs) == 0 || lits.bits.hasAny(r.hintIDs)
 }
 
-// find returns the first accepted match of r in s (lits are its
+// find returns the leftmost accepted match of r in s (lits are its
 // literals), or nil. Each piece of the expression runs only when its
-// literals occur.
+// literals occur; pieces with lead literals are tried start by start, in
+// text order, so the search ends at the first start where one matches.
 func (r *gateRule) find(s string, lits *scanned) []int {
 	if r.payload && !lits.holdsPayload(s) {
 		return nil
 	}
 	var first []int
+	type start struct {
+		pos   int32
+		piece int32
+	}
+	var starts []start
 	for i := range r.pieces {
 		p := &r.pieces[i]
 		if !p.mayMatch(lits) {
 			continue
 		}
-		var loc []int
+		if p.lead != nil {
+			for _, h := range lits.hits {
+				if slices.Contains(p.leadIDs, h.id) {
+					starts = append(starts, start{h.start, int32(i)})
+				}
+			}
+			continue
+		}
 		for _, l := range p.findAll(s, lits, r.accept == nil) {
 			if r.accept == nil || r.accept(s, l) {
-				loc = l
+				if first == nil || l[0] < first[0] {
+					first = l
+				}
 				break
 			}
 		}
-		if loc != nil && (first == nil || loc[0] < first[0]) {
-			first = loc
+	}
+	slices.SortFunc(starts, func(a, b start) int { return cmp.Compare(a.pos, b.pos) })
+	for i, st := range starts {
+		if first != nil && int(st.pos) >= first[0] {
+			break
+		}
+		if i > 0 && starts[i-1] == st {
+			continue
+		}
+		loc := r.pieces[st.piece].matchAt(s, int(st.pos), r.accept != nil, lits)
+		if loc != nil && (r.accept == nil || r.accept(s, loc)) {
+			return loc
 		}
 	}
 	return first

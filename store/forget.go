@@ -2,12 +2,12 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Forget (docs/ARCHITECTURE.md): the rule, its versions and its candidates lose their
@@ -67,7 +67,7 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 		for _, id := range ids {
 			if err := auditForget(ctx, tx, r, &governance.AuditEntry{
 				Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
-				ProjectID: findIn(p.Rules, id).ProjectID, Details: forgetDetails(p, r),
+				ProjectID: p.RuleOf(id).ProjectID, Details: forgetplan.Details(p.Plan, r),
 			}); err != nil {
 				return err
 			}
@@ -91,7 +91,7 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 		}
 		return auditForget(ctx, tx, r, &governance.AuditEntry{
 			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: ref,
-			ProjectID: projectID, Details: forgetDetails(p, r),
+			ProjectID: projectID, Details: forgetplan.Details(p.Plan, r),
 		})
 	})
 }
@@ -103,18 +103,9 @@ func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID i
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		return auditForget(ctx, tx, r, &governance.AuditEntry{
 			Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(candidateID, 10),
-			ProjectID: p.ProjectID, Details: forgetDetails(p, r),
+			ProjectID: p.ProjectID, Details: forgetplan.Details(p.Plan, r),
 		})
 	})
-}
-
-func findIn(rules []*governance.Rule, id int64) *governance.Rule {
-	for _, r := range rules {
-		if r.ID == id {
-			return r
-		}
-	}
-	return &governance.Rule{ID: id}
 }
 
 func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *governance.AuditEntry) error {
@@ -123,28 +114,6 @@ func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *gov
 	}
 	r.AuditIDs = append(r.AuditIDs, e.ID)
 	return nil
-}
-
-// forgetDetails is the audit row's details: ids, counts and the content
-// hash. Events are counted, not listed (a subject may have very many).
-func forgetDetails(p *forgetPlan, r *governance.ForgetReport) string {
-	d := map[string]any{
-		"rules":        nonNil(r.RuleIDs),
-		"candidates":   nonNil(r.CandidateIDs),
-		"episodes":     nonNil(r.EpisodeIDs),
-		"versions":     r.Versions,
-		"events":       r.Events,
-		"suppressions": r.Suppressions,
-		"content_hash": r.ContentHash,
-	}
-	if len(p.seqs) > 0 && len(p.seqs) <= 200 {
-		d["event_seqs"] = p.seqs
-	}
-	if len(p.SharedRuleIDs) > 0 {
-		d["shared_rules"] = p.SharedRuleIDs
-	}
-	b, _ := json.Marshal(d)
-	return string(b)
 }
 
 // forget plans inside one transaction, removes the content, lets audit add
@@ -162,8 +131,7 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 	}
 	if p.Empty() {
 		// Forgetting what is already gone succeeds and changes nothing.
-		return &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
-			EpisodeIDs: []int64{}, AuditIDs: []int64{}}, nil
+		return forgetplan.EmptyReport(p.Plan), nil
 	}
 	r, err := applyForget(ctx, tx, p)
 	if err != nil {
@@ -180,37 +148,63 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit forget: %w", err)
 	}
+	if s.AfterForgetCommit != nil {
+		s.AfterForgetCommit(ctx)
+	}
 	if err := s.checkpointAfterForget(ctx); err != nil {
 		return r, err
 	}
 	return r, nil
 }
 
-// checkpointAfterForget truncates the WAL; a reader holding an old snapshot
-// can make one attempt incomplete, so it retries briefly. Each attempt
-// holds the writer slot so this process's writers do not refill the log.
+// checkpointAfterForget truncates the WAL: the checkpoint overwrites the
+// pages the forget freed in the database file with the log's new ones,
+// and the truncation drops the log's older frames, which may still hold
+// the text. SQLite's TRUNCATE checkpoint holds the write lock while it
+// waits for readers still on a snapshot from before the forget; with the
+// connections' busy timeout a long search kept every writer waiting up to
+// 10 s per attempt (the mixed load at 1M events). So one attempt here
+// waits for readers at most forgetScrubWait; when readers still hold old
+// snapshots the forget returns and the background scrub retries until the
+// log is truncated. Close truncates it too, and after a crash
+// RepairInterrupted does (TestCrashAfterForgetCommit).
 func (s *Store) checkpointAfterForget(ctx context.Context) error {
-	var busy, logFrames, done int
-	for attempt := 0; attempt < 20; attempt++ {
-		unlock, err := s.lockWriter(ctx)
-		if err != nil {
-			return err
-		}
-		err = s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done)
-		unlock()
-		if err != nil {
-			return fmt.Errorf("store: checkpoint after forget: %w", err)
-		}
-		if busy == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
+	done, err := s.truncateWAL(ctx, forgetScrubWait)
+	if err != nil || done {
+		return err
 	}
-	return fmt.Errorf("store: checkpoint after forget: the log is still in use")
+	s.scrub.wake(s)
+	return nil
+}
+
+// forgetScrubWait bounds how long a forget's checkpoint holds the writer
+// waiting for older readers.
+const forgetScrubWait = 200 * time.Millisecond
+
+// truncateWAL runs one TRUNCATE checkpoint holding this process's writer
+// slot (so its writers do not refill the log meanwhile), waiting at most
+// wait for readers of older snapshots; it reports whether the log was
+// emptied.
+func (s *Store) truncateWAL(ctx context.Context, wait time.Duration) (bool, error) {
+	unlock, err := s.lockWriter(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return false, fmt.Errorf("store: checkpoint: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, wait.Milliseconds())); err != nil {
+		return false, fmt.Errorf("store: checkpoint: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds()))
+	var busy, logFrames, done int
+	if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+		return false, fmt.Errorf("store: checkpoint after forget: %w", err)
+	}
+	return busy == 0, nil
 }
 
 // tombstoneSubject replaces the identifiers of a forgotten subject left in
@@ -224,14 +218,14 @@ func tombstoneSubject(ctx context.Context, tx *Tx, projectID int64, subjectID st
 	if err != nil {
 		return "", err
 	}
-	ref := tombstone(key, subjectRefPrefix, subjectID)
-	subject := tombstone(key, subjectTombstone, subjectID)
+	ref := forgetplan.Tombstone(key, forgetplan.SubjectRefPrefix, subjectID)
+	subject := forgetplan.Tombstone(key, forgetplan.SubjectTombstone, subjectID)
 	for _, q := range []struct {
 		sql  string
 		args []any
 	}{
 		{`UPDATE sessions SET session_id = mnemo_tombstone(?, ?, session_id), subject_id = ? WHERE project_id = ? AND subject_id = ?`,
-			[]any{key, sessionTombstone, subject, projectID, subjectID}},
+			[]any{key, forgetplan.SessionTombstone, subject, projectID, subjectID}},
 		{`UPDATE rules SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},
 		{`UPDATE suppressions SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},
 		{`DELETE FROM subject_keys WHERE project_id = ? AND subject_id = ?`, []any{projectID, subjectID}},

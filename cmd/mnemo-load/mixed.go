@@ -233,7 +233,7 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 
 // loadToken makes an API token of the load project with every scope and
 // returns its secret.
-func loadToken(ctx context.Context, st *store.Store, p *governance.Project) (string, error) {
+func loadToken(ctx context.Context, st loadStore, p *governance.Project) (string, error) {
 	b := make([]byte, 24)
 	if _, err := rand.Read(b); err != nil {
 		return "", err

@@ -334,7 +334,7 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit project deletion: %w", err)
 	}
-	if err := s.vacuumAfterForget(ctx, vacuumTables); err != nil {
+	if err := s.vacuumAfterForget(ctx, vacuumTables, []int64{p.ID}); err != nil {
 		return d, err
 	}
 	return d, nil

@@ -539,9 +539,10 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 // the whole table (as FTS5's BM25 computes it): ln(1 + (N − n + 0.5)/(n +
 // 0.5)) for n matching events of N. On a table of statsFrom events or
 // more, n comes from the statistics ANALYZE (or autovacuum) keeps for the
-// words column — the frequencies of its most common lexemes; a lexeme not
-// among them is rarer than all of them, and a phrase is as rare as its
-// rarest term — so a search reads one catalog row instead of counting.
+// words column of each partition — the frequencies of its most common
+// lexemes; a lexeme not among them is rarer than all of them, and a phrase
+// is as rare as its rarest term — so a search reads one catalog row a
+// partition instead of counting.
 // On a smaller table, or one never analysed, n is counted through the GIN
 // index, up to searchRankWindow (a part matching more is common: its
 // weight is about the same either way).
@@ -551,38 +552,62 @@ func (s *Store) idf(ctx context.Context, parts []tsPart) ([]float64, error) {
 		out[0] = 1 // one part: the weight changes no order
 		return out, nil
 	}
-	var (
-		total float64
+	// The statistics are kept per partition of events (autovacuum never
+	// analyses a partitioned table's parent): a term's count is the sum
+	// over the partitions of its frequency there (or, when it is not among
+	// a partition's most common, half the least frequency listed) times
+	// the partition's size.
+	type partStats struct {
+		rows  float64
 		elems []string
 		freqs []float32
+	}
+	var (
+		stats []partStats
+		total float64
 	)
-	err := s.pool.QueryRow(ctx, `
-		SELECT c.reltuples::float8, s.most_common_elems::text::text[], s.most_common_elem_freqs
+	err := queryAll(ctx, s.pool, `
+		SELECT greatest(c.reltuples, 0)::float8, s.most_common_elems::text::text[], s.most_common_elem_freqs
 		FROM pg_class c LEFT JOIN pg_stats s
-			ON s.schemaname = current_schema() AND s.tablename = 'events' AND s.attname = 'words'
-		WHERE c.oid = 'events'::regclass`).Scan(&total, &elems, &freqs)
+			ON s.schemaname = current_schema() AND s.tablename = c.relname AND s.attname = 'words' AND NOT s.inherited
+		WHERE c.relkind = 'r' AND (c.oid = 'events'::regclass
+			OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'events'::regclass))`, nil, func(r pgx.Row) error {
+		var p partStats
+		err := r.Scan(&p.rows, &p.elems, &p.freqs)
+		total += p.rows
+		if len(p.elems) > 0 && len(p.freqs) > len(p.elems) {
+			stats = append(stats, p)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: search statistics: %w", err)
 	}
 	idf := func(n float64) float64 { return max(math.Log(1+(total-n+0.5)/(n+0.5)), 1e-6) }
-	if total >= s.statsFrom && len(elems) > 0 && len(freqs) > len(elems) {
+	if total >= s.statsFrom && len(stats) > 0 {
 		// most_common_elem_freqs: one per element, then the least and the
 		// greatest of them (and the frequency of nulls).
-		freq := make(map[string]float64, len(elems))
-		for i, e := range elems {
-			freq[e] = float64(freqs[i])
-		}
-		rare := float64(freqs[len(elems)]) / 2
-		for i, p := range parts {
-			f := 1.0
-			for _, t := range p.terms {
-				ft, ok := freq[t]
-				if !ok {
-					ft = rare
-				}
-				f = min(f, ft)
+		freqs := make([]map[string]float64, len(stats))
+		for k, ps := range stats {
+			freqs[k] = make(map[string]float64, len(ps.elems))
+			for i, e := range ps.elems {
+				freqs[k][e] = float64(ps.freqs[i])
 			}
-			out[i] = idf(f * total)
+		}
+		for i, p := range parts {
+			n := total
+			for _, t := range p.terms {
+				var nt float64
+				for k, ps := range stats {
+					ft, ok := freqs[k][t]
+					if !ok {
+						ft = float64(ps.freqs[len(ps.elems)]) / 2
+					}
+					nt += ft * ps.rows
+				}
+				n = min(n, nt)
+			}
+			out[i] = idf(n)
 		}
 		return out, nil
 	}

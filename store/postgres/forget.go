@@ -2,11 +2,11 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Forget (docs/ARCHITECTURE.md "Forget"), with the SQLite store's
@@ -73,7 +73,7 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 		for _, id := range ids {
 			if err := auditForget(ctx, tx, r, &governance.AuditEntry{
 				Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
-				ProjectID: findIn(p.Rules, id).ProjectID, Details: forgetDetails(p, r),
+				ProjectID: p.RuleOf(id).ProjectID, Details: forgetplan.Details(p.Plan, r),
 			}); err != nil {
 				return err
 			}
@@ -95,7 +95,7 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 		r.RecallTraces = p.RecallTraces
 		return auditForget(ctx, tx, r, &governance.AuditEntry{
 			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: subjectID,
-			ProjectID: projectID, Details: forgetDetails(p, r),
+			ProjectID: projectID, Details: forgetplan.Details(p.Plan, r),
 		})
 	})
 }
@@ -109,18 +109,9 @@ func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID i
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		return auditForget(ctx, tx, r, &governance.AuditEntry{
 			Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(candidateID, 10),
-			ProjectID: p.ProjectID, Details: forgetDetails(p, r),
+			ProjectID: p.ProjectID, Details: forgetplan.Details(p.Plan, r),
 		})
 	})
-}
-
-func findIn(rules []*governance.Rule, id int64) *governance.Rule {
-	for _, r := range rules {
-		if r.ID == id {
-			return r
-		}
-	}
-	return &governance.Rule{ID: id}
 }
 
 func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *governance.AuditEntry) error {
@@ -129,34 +120,6 @@ func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *gov
 	}
 	r.AuditIDs = append(r.AuditIDs, e.ID)
 	return nil
-}
-
-// forgetDetails is the audit row's details: ids, counts and the content
-// hash. Events are counted, not listed (a subject may have very many).
-func forgetDetails(p *forgetPlan, r *governance.ForgetReport) string {
-	nonNil := func(ids []int64) []int64 {
-		if ids == nil {
-			return []int64{}
-		}
-		return ids
-	}
-	d := map[string]any{
-		"rules":        nonNil(r.RuleIDs),
-		"candidates":   nonNil(r.CandidateIDs),
-		"episodes":     nonNil(r.EpisodeIDs),
-		"versions":     r.Versions,
-		"events":       r.Events,
-		"suppressions": r.Suppressions,
-		"content_hash": r.ContentHash,
-	}
-	if len(p.seqs) > 0 && len(p.seqs) <= 200 {
-		d["event_seqs"] = p.seqs
-	}
-	if len(p.SharedRuleIDs) > 0 {
-		d["shared_rules"] = p.SharedRuleIDs
-	}
-	b, _ := json.Marshal(d)
-	return string(b)
 }
 
 // forget locks the forget generation of the projects it touches, plans
@@ -188,8 +151,7 @@ func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, erro
 	}
 	if p.Empty() {
 		// Forgetting what is already gone succeeds and changes nothing.
-		return &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
-			EpisodeIDs: []int64{}, AuditIDs: []int64{}}, nil
+		return forgetplan.EmptyReport(p.Plan), nil
 	}
 	r, err := applyForget(ctx, tx, p)
 	if err != nil {
@@ -201,7 +163,7 @@ func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, erro
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit forget: %w", err)
 	}
-	if err := s.vacuumAfterForget(ctx, forgetTables(p)); err != nil {
+	if err := s.vacuumAfterForget(ctx, forgetTables(p), ids); err != nil {
 		return r, err
 	}
 	return r, nil

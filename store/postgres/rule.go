@@ -176,8 +176,8 @@ func (s *Store) FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governan
 	return s.FindCandidateEvidence(ctx, cands)
 }
 
-// insertRule writes a new rule, its first version and the audit row.
-func insertRule(ctx context.Context, tx *Tx, r *governance.Rule, actor, reason string) (int64, error) {
+// InsertRule writes a new rule, its first version and the audit row.
+func (tx ruleTx) InsertRule(ctx context.Context, r *governance.Rule, actor, reason string) (int64, error) {
 	var id int64
 	err := tx.QueryRow(ctx, `
 		INSERT INTO rules (project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,
@@ -196,7 +196,7 @@ func insertRule(ctx context.Context, tx *Tx, r *governance.Rule, actor, reason s
 	if r.Status == governance.RuleActive {
 		action = "rule.activate"
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+	if err := appendAudit(ctx, tx.Tx, &governance.AuditEntry{
 		Actor: actor, Action: action, ObjectType: "rule", ObjectID: fmt.Sprint(id), ProjectID: r.ProjectID,
 		Reason: string(r.PromotionReason), Details: fmt.Sprintf(`{"kind":%q,"status":%q}`, r.Kind, r.Status),
 	}); err != nil {
