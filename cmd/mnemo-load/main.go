@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -65,6 +66,7 @@ func run() error {
 	withSQLite := flag.Bool("sqlite", true, "with -only scale: measure SQLite too (false: PostgreSQL alone, for tuning)")
 	duration := flag.Duration("duration", 60*time.Second, "how long the mixed load runs")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured part to this file")
+	blockprofile := flag.String("blockprofile", "", "write a profile of where goroutines waited (channels, locks, the connection pool) to this file")
 	flag.Parse()
 	ctx := context.Background()
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
@@ -96,6 +98,15 @@ func run() error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *blockprofile != "" {
+		runtime.SetBlockProfileRate(int(time.Millisecond))
+		defer func() {
+			if f, err := os.Create(*blockprofile); err == nil {
+				pprof.Lookup("block").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	if *only == "mixed" {
 		return mixedLoad(ctx, st, p, *clients, *duration, *events)
