@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -18,15 +17,7 @@ import (
 // their hashes. A subject forgotten before 0026 is done at startup.
 func TestForgetRechainsLegacyAudit(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenStore(t)
-	p := &governance.Project{Slug: "travel", Name: "travel"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-	if _, err := s.IngestEvents(ctx, p.ID, session("s1", at, true, "we always pack the green umbrella")); err != nil {
-		t.Fatal(err)
-	}
+	s, p := mustSubjectSession(t, "we always pack the green umbrella")
 	// Rows as the console wrote them before 0026.
 	legacy := func(e governance.AuditEntry) *governance.AuditEntry {
 		e.Actor, e.ProjectID = "admin", p.ID
