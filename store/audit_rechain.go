@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Audit rows written before migration 0026 name a subject in plain text:
@@ -43,10 +44,11 @@ func (s *Store) rechainLegacySubject(ctx context.Context, actor string, projectI
 		return err
 	}
 	defer tx.Rollback()
-	ref, err := subjectRef(ctx, tx, projectID, subjectID)
+	key, err := subjectKey(ctx, tx, projectID, subjectID)
 	if err != nil {
 		return err
 	}
+	ref := forgetplan.SubjectRef(key, subjectID)
 	n, err := rechainSubjectAudit(ctx, tx, actor, projectID, subjectID, ref)
 	if err != nil || n == 0 {
 		return err

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -20,11 +19,7 @@ import (
 
 // PreviewForgetRules returns exactly what ForgetRules would remove.
 func (s *Store) PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*governance.ForgetPreview, error) {
-	p, err := planRules(ctx, s.db, ids, withEvents)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Rules(ctx, planReader{s.db}, ids, withEvents))
 }
 
 // PreviewForgetRule returns exactly what ForgetRule would remove.
@@ -34,20 +29,12 @@ func (s *Store) PreviewForgetRule(ctx context.Context, ruleID int64, withEvents 
 
 // PreviewForgetSubject returns exactly what ForgetSubject would remove.
 func (s *Store) PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*governance.ForgetPreview, error) {
-	p, err := planSubject(ctx, s.db, projectID, subjectID)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Subject(ctx, planReader{s.db}, projectID, subjectID))
 }
 
 // PreviewForgetCandidate returns exactly what ForgetCandidate would remove.
 func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*governance.ForgetPreview, error) {
-	p, err := planCandidate(ctx, s.db, candidateID, withEvents)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Candidate(ctx, planReader{s.db}, candidateID, withEvents))
 }
 
 // ForgetRule forgets one rule completely; withEvents also redacts the
@@ -64,15 +51,7 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planRules(ctx, tx, ids, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
-		for _, id := range ids {
-			if err := auditForget(ctx, tx, r, &governance.AuditEntry{
-				Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
-				ProjectID: p.RuleOf(id).ProjectID, Details: forgetplan.Details(p.Plan, r),
-			}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return auditForget(ctx, tx, r, p.RuleAudits(actor, ids, r)...)
 	})
 }
 
@@ -95,10 +74,7 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 		if err := removeSubjectMemberships(ctx, tx, actor, projectID, subjectID, ref); err != nil {
 			return err
 		}
-		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: ref,
-			ProjectID: projectID, Details: forgetplan.Details(p.Plan, r),
-		})
+		return auditForget(ctx, tx, r, p.SubjectAudit(actor, ref, r))
 	})
 }
 
@@ -107,19 +83,13 @@ func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID i
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planCandidate(ctx, tx, candidateID, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
-		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(candidateID, 10),
-			ProjectID: p.ProjectID, Details: forgetplan.Details(p.Plan, r),
-		})
+		return auditForget(ctx, tx, r, p.CandidateAudit(actor, candidateID, r))
 	})
 }
 
-func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *governance.AuditEntry) error {
-	if err := appendAudit(ctx, tx, e); err != nil {
-		return err
-	}
-	r.AuditIDs = append(r.AuditIDs, e.ID)
-	return nil
+// auditForget appends a forget's audit rows and lists them in its report.
+func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, entries ...*governance.AuditEntry) error {
+	return forgetplan.Audit(r, entries, func(e *governance.AuditEntry) error { return appendAudit(ctx, tx, e) })
 }
 
 // forget plans inside one transaction, removes the content, lets audit add
@@ -223,7 +193,7 @@ func tombstoneSubject(ctx context.Context, tx *Tx, projectID int64, subjectID st
 	if err != nil {
 		return "", err
 	}
-	ref := forgetplan.Tombstone(key, forgetplan.SubjectRefPrefix, subjectID)
+	ref := forgetplan.SubjectRef(key, subjectID)
 	subject := forgetplan.Tombstone(key, forgetplan.SubjectTombstone, subjectID)
 	for _, q := range []struct {
 		sql  string
