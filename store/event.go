@@ -86,6 +86,12 @@ func endBatchIndex(ctx context.Context, tx *Tx, last int64) error {
 		SELECT seq, scope, terms FROM events_terms WHERE seq > ?`, last); err != nil {
 		return fmt.Errorf("store: index batch: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO event_index_versions (project_id, version)
+		SELECT DISTINCT project_id, 1 FROM events WHERE seq > ? ORDER BY project_id
+		ON CONFLICT (project_id) DO UPDATE SET version = version + 1`, last); err != nil {
+		return fmt.Errorf("store: index batch version: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = 0 WHERE id = 1`); err != nil {
 		return fmt.Errorf("store: end batch index: %w", err)
 	}
@@ -423,6 +429,11 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 	if len(q.highlight) == 0 {
 		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
 	}
+	release, err := s.heavyRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
 	where, args := eventWhere(f)
 	for _, p := range q.exact {
 		where = append(where, "instr(lower(e.text), ?) > 0")
