@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -413,7 +414,8 @@ func TestAdminDeleteProject(t *testing.T) {
 	wordHits := func(q string) int {
 		t.Helper()
 		var toks []string
-		tokenizer.PhraseTokens(q, func(tok string, _ int) { toks = append(toks, tok) })
+		// The index holds the project's terms as <project id>_<term>.
+		tokenizer.PhraseTokens(q, func(tok string, _ int) { toks = append(toks, fmt.Sprintf("%d_%s", f.project.ID, tok)) })
 		var n int
 		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM events_words WHERE events_words MATCH ?`,
 			`terms: "`+strings.Join(toks, " ")+`"`).Scan(&n); err != nil {

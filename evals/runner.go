@@ -162,8 +162,8 @@ func (r *Runner) stopCancelled(ctx context.Context) {
 	}
 }
 
-// scratchPrefix names the scratch projects of a run.
-func scratchPrefix(runID int64) string { return fmt.Sprintf("%sr%d-", ScratchPrefix, runID) }
+// RunScratchPrefix starts the slug of every scratch project of a run.
+func RunScratchPrefix(runID int64) string { return fmt.Sprintf("%sr%d-", ScratchPrefix, runID) }
 
 // execute runs (or resumes) one run to its end.
 func (r *Runner) execute(ctx context.Context, run *RunRow) {
@@ -205,7 +205,7 @@ func (r *Runner) execute(ctx context.Context, run *RunRow) {
 			units = append(units, unit{index: i, id: id})
 		}
 	}
-	eng := newEngine(r.Deps, suite, scratchPrefix(run.ID))
+	eng := newEngine(r.Deps, suite, RunScratchPrefix(run.ID))
 	remaining := make([]string, len(units))
 	for i, u := range units {
 		remaining[i] = u.id

@@ -156,6 +156,8 @@ var cliSentences = []*regexp.Regexp{
 	regexp.MustCompile(`\be\.(?:say\(e\.\w+,|fail\()\s*"((?:[^"\\]|\\.)+)"`),
 	regexp.MustCompile(`\bfs\.\w+\((?:&[\w.]+,\s*)?"[\w-]+",\s*[^,]+,\s*"((?:[^"\\]|\\.)+)"`),
 	regexp.MustCompile(`\.(?:Phrase|Phrasef)\("((?:[^"\\]|\\.)+)"`),
+	regexp.MustCompile("\\.(?:say\\(e\\.\\w+,|fail\\()\\s*`([^`]+)`"), // a sentence with quotes in it
+	regexp.MustCompile(`\berrorf\(\s*"((?:[^"\\]|\\.)+)"`),            // configuration and setup errors
 }
 
 func TestCLISentencesAreInBothCatalogs(t *testing.T) {
@@ -174,7 +176,11 @@ func TestCLISentencesAreInBothCatalogs(t *testing.T) {
 		}
 		for _, re := range cliSentences {
 			for _, m := range re.FindAllStringSubmatch(string(buf), -1) {
-				msg, err := strconv.Unquote(`"` + m[1] + `"`)
+				quoted := `"` + m[1] + `"`
+				if strings.Contains(re.String(), "`") {
+					quoted = "`" + m[1] + "`"
+				}
+				msg, err := strconv.Unquote(quoted)
 				if err != nil {
 					t.Fatalf("%s: %v", f, err)
 				}

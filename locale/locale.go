@@ -20,6 +20,7 @@ import (
 	"github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+	"golang.org/x/text/width"
 )
 
 //go:embed catalog/*.toml
@@ -217,7 +218,7 @@ func (l *Localizer) localize(id string, count any, kv []any) string {
 // under their English fmt format (see Phrasef). A sentence with no entry is
 // shown as it is.
 func (l *Localizer) Phrase(english string) string {
-	return l.phrase(english, 2)
+	return l.phrase(english, 3)
 }
 
 func (l *Localizer) phrase(english string, depth int) string {
@@ -227,7 +228,20 @@ func (l *Localizer) phrase(english string, depth int) string {
 	if s, ok := l.translated(english); ok {
 		return s
 	}
+	// A text of several sentences, one a line, translates line by line;
+	// a list joined by "; " item by item when every item is a sentence of
+	// the catalogs (a format's lazy value would swallow the rest of the
+	// list), else as a whole when a format matches it.
+	if s, ok := l.split(english, "\n", depth, false); ok {
+		return s
+	}
+	if s, ok := l.split(english, "; ", depth, true); ok {
+		return s
+	}
 	if s, ok := l.match(english, depth); ok {
+		return s
+	}
+	if s, ok := l.split(english, "; ", depth, false); ok {
 		return s
 	}
 	// "name: sentence" (a field, a step, a file) translates the sentence.
@@ -237,6 +251,29 @@ func (l *Localizer) phrase(english string, depth int) string {
 		}
 	}
 	return english
+}
+
+// split translates the parts of english between sep, when all of them
+// translate (every) or at least one does.
+func (l *Localizer) split(english, sep string, depth int, every bool) (string, bool) {
+	if depth == 0 || !strings.Contains(english, sep) {
+		return "", false
+	}
+	parts := strings.Split(english, sep)
+	changed := 0
+	for i, p := range parts {
+		if tr := l.phrase(p, depth-1); tr != p {
+			parts[i] = tr
+			changed++
+		}
+	}
+	if changed == 0 || every && changed < len(parts) {
+		return "", false
+	}
+	if sep == "; " {
+		sep = l.T("msg.list_separator")
+	}
+	return strings.Join(parts, sep), true
 }
 
 // Has reports whether the catalog of l's language defines id.
@@ -251,6 +288,31 @@ func (l *Localizer) Number(n int) string {
 		return strconv.Itoa(n)
 	}
 	return l.printer.Sprintf("%d", n)
+}
+
+// Width is the number of terminal columns s takes: East Asian wide and
+// full-width characters (Chinese) take two.
+func Width(s string) int {
+	n := 0
+	for _, r := range s {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// Pad fills s with spaces on the right to n terminal columns, for tables
+// of the command line (text/tabwriter counts a Chinese character as one
+// column, so its columns slip).
+func Pad(s string, n int) string {
+	if w := Width(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s
 }
 
 // Date formats a day: "30 Nov 2026" or "2026年11月30日" (UTC).

@@ -1,7 +1,9 @@
 package locale_test
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,29 +56,9 @@ func usedIDs(t *testing.T) map[string][]string {
 	}
 	webErrors := regexp.MustCompile(`Errorf\(governance\.E[A-Z]+,\s*"([^"%]+)"\)`)
 	used := map[string][]string{}
-	root := filepath.Join("..")
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if strings.HasPrefix(name, ".") && path != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(name, "_templ.go") || strings.HasSuffix(name, "_test.go") ||
-			!(strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".templ")) {
-			return nil
-		}
-		buf, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		src := string(buf)
+	err := walkSources("..", func(path, src string) {
 		ps := patterns
-		dir := filepath.Base(filepath.Dir(path))
+		name, dir := filepath.Base(path), filepath.Base(filepath.Dir(path))
 		if dir == "web" && !strings.HasPrefix(name, "api") && name != "mcp.go" {
 			ps = append(ps, webErrors)
 		}
@@ -92,12 +74,86 @@ func usedIDs(t *testing.T) map[string][]string {
 				used[id] = append(used[id], path)
 			}
 		}
-		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return used
+}
+
+// walkSources calls visit with every hand-written Go and templ source under
+// root (not tests, not generated code, not testdata or hidden directories).
+// The tree may change while it is read: other packages' tests run at the
+// same time and some write files under their own directory (a SQLite
+// database and its -wal, a temporary directory), and an editor or a git
+// merge may replace a file. An entry that is gone by the time it is read
+// is skipped rather than failing the walk: it is not a source.
+func walkSources(root string, visit func(path, src string)) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, "_templ.go") || strings.HasSuffix(name, "_test.go") ||
+			!(strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".templ")) {
+			return nil
+		}
+		buf, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		visit(path, string(buf))
+		return nil
+	})
+}
+
+// TestWalkSourcesWhileTheTreeChanges: a directory removed after the walk
+// listed its parent (as a test of another package removes its temporary
+// directory) is skipped; the old walk failed the whole test with "no such
+// file or directory", which is how TestEveryUsedMessageIsInBothCatalogs
+// failed once in a full -race run.
+func TestWalkSourcesWhileTheTreeChanges(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"a.go", "b/c.go", "b/d/e.go", "z.go"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), []byte("package x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen []string
+	err := walkSources(root, func(path, src string) {
+		rel, _ := filepath.Rel(root, path)
+		seen = append(seen, filepath.ToSlash(rel))
+		if rel == "a.go" {
+			// Listed already (root was read before a.go), gone before it is visited.
+			if err := os.RemoveAll(filepath.Join(root, "b")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(filepath.Join(root, "z.go")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatalf("walk failed on a vanished entry: %v", err)
+	}
+	if strings.Join(seen, " ") != "a.go" {
+		t.Errorf("visited %v, want only a.go", seen)
+	}
 }
 
 func TestEveryUsedMessageIsInBothCatalogs(t *testing.T) {
@@ -235,6 +291,10 @@ func TestValueSentences(t *testing.T) {
 		{zh.Phrase(`id duplicates line 3`), "id 与第 3 行重复"},
 		{zh.Phrase(`case "c1": steps[0].expect: no_writes contradicts writes`), `用例 "c1"：steps[0].expect：no_writes 与 writes 相互矛盾`},
 		{zh.Phrase("Rule 12 is not in project a b."), "规则 12 不属于项目 a b。"},
+		// A followed file's malformed lines: one sentence a line, each line's problems a list.
+		{zh.Phrase("a.jsonl: 2 malformed line(s) skipped:\nline 3: role \"wizard\" is not one of user, assistant, tool; id duplicates line 2\nline 5: id duplicates line 3"),
+			"a.jsonl：已跳过 2 个格式错误的行：\n第 3 行：role \"wizard\" 不是 user、assistant、tool 之一；id 与第 2 行重复\n第 5 行：id 与第 3 行重复"},
+		{zh.Phrase("line 4 is longer than 10 bytes; skipped"), "第 4 行超过 10 字节；已跳过"},
 		{zh.ShortDuration(12 * time.Millisecond), "12 毫秒"},
 		{locale.For(locale.English).ShortDuration(1400 * time.Millisecond), "1.4 s"},
 	} {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Administration from the browser: accounts, memberships and projects
@@ -130,11 +131,11 @@ func (s *Store) SetMembershipBy(ctx context.Context, actor string, m governance.
 	if m.Role == governance.ProjectMember {
 		// The audit names a subject by its keyed reference, which the
 		// subject's forget makes unconfirmable (tombstone.go).
-		ref, err := subjectRef(ctx, tx, m.ProjectID, m.SubjectID)
+		key, err := subjectKey(ctx, tx, m.ProjectID, m.SubjectID)
 		if err != nil {
 			return err
 		}
-		details["subject"] = ref
+		details["subject"] = forgetplan.SubjectRef(key, m.SubjectID)
 	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "membership.set", ObjectType: "account",
 		ObjectID: username, ProjectID: m.ProjectID, Details: jsonDetails(details)}); err != nil {
@@ -328,40 +329,6 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 		return d, err
 	}
 	return d, nil
-}
-
-// planProject is the forget of everything a project holds: every rule and
-// candidate (with their versions) and every event.
-func planProject(ctx context.Context, q querier, projectID int64) (*forgetPlan, error) {
-	p := newForgetPlan()
-	p.ProjectID, p.WithEvents = projectID, true
-	p.eventSQL, p.eventArg = `e.project_id = ? AND e.redacted = 0`, []any{projectID}
-	rules, err := findRulesIn(ctx, q, `r.project_id = ? AND r.status <> 'forgotten'`, projectID)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rules {
-		p.addRule(r)
-	}
-	cands, err := findCandidatesIn(ctx, q, `c.project_id = ?`, projectID)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range cands {
-		p.addCandidate(c)
-	}
-	if p.Versions, err = findVersionsOf(ctx, q, sortedIDs(p.ruleIDs)); err != nil {
-		return nil, err
-	}
-	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM events e WHERE `+p.eventSQL, p.eventArg...).Scan(&p.EventCount); err != nil {
-		return nil, fmt.Errorf("store: count events: %w", err)
-	}
-	var all int
-	if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&all); err != nil {
-		return nil, fmt.Errorf("store: count events: %w", err)
-	}
-	p.bulk = bulkForget(p.EventCount, all)
-	return p, nil
 }
 
 // countProject counts what deleting p removes.

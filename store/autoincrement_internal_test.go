@@ -101,16 +101,8 @@ func MustCreateProjectID(t *testing.T, s *Store, slug string) int64 {
 // sequence, so an id deleted before the upgrade is not handed out after it.
 func TestAutoincrementMigration(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "db")
-	registerFunctions()
-	db, err := sql.Open("sqlite", DSN(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
-	if err := old.migrateBefore(ctx, "migrations/0025"); err != nil {
-		t.Fatal(err)
-	}
+	old, path := openBefore(t, "migrations/0025")
+	db := old.db
 	// Before 0025, code gave ids past the floors by hand; here the floors
 	// stand above rows that were deleted.
 	kept := insertRows(t, db, 0, "kept")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
 // A reviewer decides a held or blocked candidate: release it into review
@@ -64,39 +65,21 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 	if err := undecided(c); err != nil {
 		return nil, err
 	}
-	if c.Status == governance.CandidateHeld && c.RuleID != 0 {
-		// A candidate of a held proposal: the proposal itself comes back,
-		// with all its candidates, instead of a second rule saying the same.
-		r, err := findRuleIn(ctx, tx, c.RuleID)
+	// A candidate of a held proposal: the proposal itself comes back, with
+	// all its candidates, instead of a second rule saying the same.
+	if r, ok, err := lifecycle.Release(ctx, ruleTx{tx}, actor, c, reason); err != nil || ok {
 		if err != nil {
 			return nil, err
 		}
-		held, err := heldRule(ctx, tx, r)
-		if err != nil {
+		if err := tx.Commit(); err != nil {
 			return nil, err
 		}
-		if held {
-			if err := reopenHeld(ctx, tx, r, "Released into review by a reviewer."); err != nil {
-				return nil, err
-			}
-			if err := auditCandidate(ctx, tx, actor, "candidate.release", c, strings.TrimSpace(reason),
-				map[string]any{"rule_id": r.ID, "was": c.Status, "reopened": true}); err != nil {
-				return nil, err
-			}
-			out, err := findRuleIn(ctx, tx, r.ID)
-			if err != nil {
-				return nil, err
-			}
-			if err := tx.Commit(); err != nil {
-				return nil, err
-			}
-			return out, nil
-		}
+		return r, nil
 	}
 	r := &governance.Rule{ProjectID: c.ProjectID, SubjectID: c.SubjectID, Kind: c.Type, Text: c.Statement,
 		PromotionReason: governance.ReasonReviewer, Status: governance.RuleProposed,
 		Trust: governance.Trust(governance.ReasonReviewer, 1), Findings: c.Findings}
-	ruleID, err := insertRule(ctx, tx, r, actor, "Released from the "+string(c.Status)+" candidates by a reviewer.")
+	ruleID, err := ruleTx{tx}.InsertRule(ctx, r, actor, "Released from the "+string(c.Status)+" candidates by a reviewer.")
 	if err != nil {
 		return nil, err
 	}

@@ -7,13 +7,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 	sqlite "modernc.org/sqlite"
 )
 
 var registerFuncs sync.Once
 
 // registerFunctions adds the store's SQL functions to the driver, before
-// the first connection opens (the triggers of migrations 0005 and 0016 call them).
+// the first connection opens (the triggers of migrations 0005, 0016, 0032 and 0033 call them).
 func registerFunctions() {
 	registerFuncs.Do(func() {
 		sqlite.MustRegisterDeterministicScalarFunction("mnemo_cjk_bigrams", 1,
@@ -26,12 +27,18 @@ func registerFunctions() {
 				key, _ := args[0].([]byte)
 				prefix, _ := args[1].(string)
 				s, _ := args[2].(string)
-				return tombstone(key, prefix, s), nil
+				return forgetplan.Tombstone(key, prefix, s), nil
 			})
 		sqlite.MustRegisterDeterministicScalarFunction("mnemo_terms", 1,
 			func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 				s, _ := args[0].(string)
 				return tokenizer.Index(s), nil
+			})
+		sqlite.MustRegisterDeterministicScalarFunction("mnemo_scoped_terms", 2,
+			func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+				project, _ := args[0].(int64)
+				s, _ := args[1].(string)
+				return scopedIndex(project, s), nil
 			})
 	})
 }

@@ -2,17 +2,22 @@ package store_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/store/storetest"
 )
@@ -73,6 +78,17 @@ func TestCrashChild(t *testing.T) {
 	case "forget":
 		s.BeforeForgetCommit = stop
 		_, err = s.ForgetSubject(ctx, "admin", p.ID, "u1")
+	case "forget-committed":
+		s.AfterForgetCommit = func(ctx context.Context) { stop(ctx) }
+		_, err = s.ForgetSubject(ctx, "admin", p.ID, "u1")
+	case "eval":
+		// The runner takes the queued run; the second case's recall
+		// stops the process, with the first case's result stored and
+		// the run's scratch project full of its fixtures.
+		mem := &crashMemory{Services: crashEvalServices(s), stop: stop}
+		r := evals.NewRunner(s, evals.Deps{Memory: mem, Concurrency: 1}, nil)
+		r.Interval = 10 * time.Millisecond
+		err = r.Run(ctx)
 	default:
 		t.Fatalf("unknown operation %q", op)
 	}
@@ -256,4 +272,221 @@ func TestCrashDuringForget(t *testing.T) {
 	if v, err := s.VerifyAudit(ctx); err != nil || !v.OK {
 		t.Fatalf("audit after the re-run = %+v, %v", v, err)
 	}
+}
+
+// TestCrashAfterForgetCommit kills a forget after its transaction
+// committed and before the WAL checkpoint that overwrites the pages the
+// forget freed: the database file still holds the forgotten lines, the
+// log the new pages. The restart finishes the forget's work: after
+// RepairInterrupted neither file holds a forgotten byte, and the forget
+// is applied and audited once.
+func TestCrashAfterForgetCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	path := crashDB(t)
+	killMid(t, "forget-committed", path)
+	raw := func() []byte {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wal, err := os.ReadFile(path + "-wal"); err == nil {
+			b = append(b, wal...)
+		}
+		return b
+	}
+	if !bytes.Contains(raw(), []byte("blue suitcase")) {
+		t.Fatal("the forgotten line is not in the files before the restart: the child was not killed before its checkpoint")
+	}
+	s := reopen(t, path)
+	if b := raw(); bytes.Contains(b, []byte("blue suitcase")) || bytes.Contains(b, []byte("route check")) {
+		t.Fatal("the forgotten lines are still in the database file or its log after the restart")
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM audit WHERE action = 'subject.forget'`); n != 1 {
+		t.Fatalf("%d subject.forget audit rows; want the committed forget's one", n)
+	}
+	if n := count(t, s, `SELECT COUNT(*) FROM events WHERE subject_id = 'u1' OR (redacted = 0 AND text <> '')`); n != 0 {
+		t.Fatalf("%d events of the subject are left after the committed forget", n)
+	}
+}
+
+// crashEvalSuite has fixtures (a scratch project the run makes) and three
+// recall cases.
+const crashEvalSuite = `name: crash
+project: travel
+subject: u3
+fixtures:
+  sessions:
+    - id: trip
+      events:
+        - text: "we always travel with the green kayak on the roof"
+        - role: assistant
+          text: Noted.
+cases:
+  - id: one
+    kind: recall
+    task: pack for the lake trip
+    include: [kayak]
+  - id: two
+    kind: recall
+    task: pack for the river trip
+    include: [kayak]
+  - id: three
+    kind: recall
+    task: pack for the sea trip
+    include: [kayak]
+`
+
+// crashEvalServices is the product's eval memory over s: the offline
+// heuristic consolidator, one beat at a time.
+func crashEvalServices(s *store.Store) *evals.Services {
+	cons := heuristic.NewConsolidator(nil)
+	var mu sync.Mutex
+	return &evals.Services{Store: s, Beat: func(ctx context.Context, projectID int64) error {
+		mu.Lock()
+		defer mu.Unlock()
+		p, err := s.FindProjectByID(ctx, projectID)
+		if err != nil {
+			return err
+		}
+		in, err := s.LoadConsolidateInput(ctx, p, time.Hour)
+		if err != nil {
+			return err
+		}
+		plan, err := cons.Plan(ctx, in)
+		if err != nil {
+			return err
+		}
+		return s.ApplyBeatPlan(ctx, plan)
+	}}
+}
+
+// crashMemory stops the process at the second recall.
+type crashMemory struct {
+	*evals.Services
+	stop    func(context.Context) error
+	recalls atomic.Int32
+}
+
+func (m *crashMemory) Recall(ctx context.Context, q evals.RecallQuery) (*evals.RecallResult, error) {
+	if m.recalls.Add(1) == 2 {
+		m.stop(ctx)
+	}
+	return m.Services.Recall(ctx, q)
+}
+
+// killedEval queues crashEvalSuite on a crash database and kills the
+// process running it between its first and second case.
+func killedEval(t *testing.T) (path string, runID int64) {
+	t.Helper()
+	path = crashDB(t)
+	ctx := context.Background()
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := evals.Upload(ctx, s, "crash.yaml", []byte(crashEvalSuite), "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := evals.Enqueue(ctx, s, row.ID, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	killMid(t, "eval", path)
+	return path, run.ID
+}
+
+// TestCrashDuringEval kills the process running an eval run between two
+// cases. Resumed: after the restart the run is still "running" with the
+// first result, and the runner (started as the console starts it)
+// resumes it: it ends done with one result per case, the first kept as it
+// was, and the run's scratch project is gone. CancelledWhileDown: the run
+// is cancelled from the CLI before the console starts again; the runner
+// never resumes a cancelled run, so the restart removes its scratch
+// project (with the fixtures' text).
+func TestCrashDuringEval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	ctx := context.Background()
+	t.Run("Resumed", func(t *testing.T) {
+		path, runID := killedEval(t)
+		s := reopen(t, path)
+		mid, err := s.FindEvalRunByID(ctx, runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := s.FindEvalResults(ctx, runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mid.Status != evals.RunRunning || mid.Done != 1 || len(before) != 1 || mid.Total != 3 {
+			t.Fatalf("after the kill: run %+v with %d results; want running, 1 of 3 done", mid, len(before))
+		}
+		if n := count(t, s, `SELECT COUNT(*) FROM projects WHERE scratch = 1`); n != 1 {
+			t.Fatalf("%d scratch projects after the kill; want the run's one", n)
+		}
+		// The console starts again: the runner resumes the run.
+		r := evals.NewRunner(s, evals.Deps{Memory: crashEvalServices(s), Concurrency: 1}, nil)
+		r.Interval = 10 * time.Millisecond
+		rctx, cancel := context.WithCancel(ctx)
+		stopped := make(chan error, 1)
+		go func() { stopped <- r.Run(rctx) }()
+		defer func() { cancel(); <-stopped }()
+		deadline := time.Now().Add(time.Minute)
+		var got *evals.RunRow
+		for {
+			if got, err = s.FindEvalRunByID(ctx, runID); err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != evals.RunRunning || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got.Status != evals.RunDone || got.Done != 3 {
+			t.Fatalf("resumed run = %+v; want done with 3 results", got)
+		}
+		after, err := s.FindEvalResults(ctx, runID)
+		if err != nil || len(after) != 3 {
+			t.Fatalf("results = %d, %v; want one per case", len(after), err)
+		}
+		if after[0].ID != before[0].ID || after[0].CaseID != before[0].CaseID || after[0].Detail != before[0].Detail {
+			t.Fatalf("the result stored before the kill changed: %+v → %+v", before[0], after[0])
+		}
+		if n := count(t, s, `SELECT COUNT(*) FROM projects WHERE scratch = 1`); n != 0 {
+			t.Fatalf("%d scratch projects left after the resumed run", n)
+		}
+		if v, err := s.VerifyAudit(ctx); err != nil || !v.OK {
+			t.Fatalf("audit after the resumed run = %+v, %v", v, err)
+		}
+	})
+	t.Run("CancelledWhileDown", func(t *testing.T) {
+		path, runID := killedEval(t)
+		cli, err := store.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cli.CancelEvalRun(ctx, runID, "cli"); err != nil {
+			t.Fatal(err)
+		}
+		if err := cli.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s := reopen(t, path)
+		if n := count(t, s, `SELECT COUNT(*) FROM projects WHERE scratch = 1`); n != 0 {
+			t.Fatalf("%d scratch projects of the cancelled run left after the restart", n)
+		}
+		if n := count(t, s, `SELECT COUNT(*) FROM events WHERE instr(text, 'kayak') > 0`); n != 0 {
+			t.Fatalf("%d fixture lines of the cancelled run left after the restart", n)
+		}
+		if got, err := s.FindEvalRunByID(ctx, runID); err != nil || got.Status != evals.RunCancelled || got.Done != 1 {
+			t.Fatalf("run = %+v, %v; want cancelled with its one result", got, err)
+		}
+	})
 }

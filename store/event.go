@@ -3,12 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.turn, e.kind, e.role, e.text,
@@ -166,7 +166,7 @@ func newEventWriter(ctx context.Context, tx *Tx, projectID int64, maxSkipped int
 func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
 	if w.forgotten != nil {
 		var n int
-		if err := w.forgotten.QueryRowContext(ctx, w.projectID, tombstone(w.forgetKey, eventTombstone, e.ID)).Scan(&n); err != nil {
+		if err := w.forgotten.QueryRowContext(ctx, w.projectID, forgetplan.Tombstone(w.forgetKey, forgetplan.EventTombstone, e.ID)).Scan(&n); err != nil {
 			return fmt.Errorf("store: find tombstone: %w", err)
 		}
 		if n > 0 {
@@ -403,29 +403,30 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 	if len(q.highlight) == 0 {
 		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
 	}
+	release, err := s.heavyRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
 	where, args := eventWhere(f)
 	for _, p := range q.exact {
 		where = append(where, "instr(lower(e.text), ?) > 0")
 		args = append(args, strings.ToLower(p))
 	}
-	var match []string
-	if f.ProjectID != nil {
-		match = append(match, fmt.Sprintf("scope:p%d", *f.ProjectID))
-	}
-	if f.SubjectID != nil {
-		match = append(match, "scope:s"+strings.ToUpper(hex.EncodeToString([]byte(*f.SubjectID)))+"0")
-	}
-	match = append(match, q.phrases...)
-	if len(q.any) > 0 {
-		match = append(match, "("+strings.Join(q.any, " OR ")+")")
-	}
 	from, order := "events e", " ORDER BY e.seq DESC"
 	if len(q.phrases)+len(q.any) > 0 {
+		projects, err := s.searchProjects(ctx, f)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(projects) == 0 {
+			return nil, 0, nil
+		}
 		// Ordering by the index's rowid lets FTS5 walk its doclists
 		// backwards and stop at the limit; by rank it scores every match.
 		from = "events_words w JOIN events e ON e.seq = w.rowid"
 		where = append([]string{"events_words MATCH ?"}, where...)
-		args = append([]any{strings.Join(match, " AND ")}, args...)
+		args = append([]any{q.match(projects, f.SubjectID)}, args...)
 		order = " ORDER BY w.rank, w.rowid DESC"
 		if f.Order == governance.SearchNewest {
 			order = " ORDER BY w.rowid DESC"
@@ -462,11 +463,34 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 	return out, total, rows.Err()
 }
 
-// searchQuery is a parsed search: FTS5 phrases that must match, terms of
-// which any may, exact substrings, and what to highlight.
+// searchProjects are the projects a search's filter names: its project,
+// its list, or (neither) every project.
+func (s *Store) searchProjects(ctx context.Context, f governance.EventFilter) ([]int64, error) {
+	switch {
+	case f.ProjectID != nil:
+		return []int64{*f.ProjectID}, nil
+	case f.ProjectIDs != nil:
+		return f.ProjectIDs, nil
+	}
+	var ids []int64
+	err := queryAll(ctx, s.read, `SELECT id FROM projects ORDER BY id`, nil, func(r scanner) error {
+		var id int64
+		err := r.Scan(&id)
+		ids = append(ids, id)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: search projects: %w", err)
+	}
+	return ids, nil
+}
+
+// searchQuery is a parsed search: phrases that must match, phrases of which
+// any may (single terms, and the phrases first when both are given), each
+// as its tokenizer terms; exact substrings, and what to highlight.
 type searchQuery struct {
-	phrases   []string
-	any       []string
+	phrases   [][]string
+	any       [][]string
 	exact     []string
 	highlight []string
 }
@@ -481,7 +505,7 @@ func parseSearch(text string) searchQuery {
 		tokenizer.PhraseTokens(part, func(t string, _ int) {
 			if !seen[t] {
 				seen[t] = true
-				q.any = append(q.any, ftsPhrase(t))
+				q.any = append(q.any, []string{t})
 			}
 		})
 		q.highlight = append(q.highlight, searchTerms(part)...)
@@ -502,16 +526,47 @@ func parseSearch(text string) searchQuery {
 		var toks []string
 		tokenizer.PhraseTokens(phrase, func(t string, _ int) { toks = append(toks, t) })
 		if len(toks) > 0 {
-			q.phrases = append(q.phrases, ftsPhrase(strings.Join(toks, " ")))
+			q.phrases = append(q.phrases, toks)
 		}
 		q.exact = append(q.exact, phrase)
 		q.highlight = append(q.highlight, phrase)
 	}
 	if len(q.phrases) > 0 && len(q.any) > 0 {
 		// The phrases select; loose words then only add to the rank.
-		q.any = append(append([]string{}, q.phrases...), q.any...)
+		q.any = append(append([][]string{}, q.phrases...), q.any...)
 	}
 	return q
+}
+
+// match is the events_words query of q over the given projects' rows (the
+// subject's alone when one is named): every phrase, and any of the loose
+// terms. An event's terms all carry its own project, so a phrase found in
+// one project and a term in another never make one match.
+func (q searchQuery) match(projects []int64, subject *string) string {
+	var parts []string
+	anyOf := func(phrase func(p int64) []string) string {
+		var alts []string
+		for _, p := range projects {
+			alts = append(alts, phrase(p)...)
+		}
+		return "(" + strings.Join(alts, " OR ") + ")"
+	}
+	if subject != nil {
+		parts = append(parts, "scope: "+anyOf(func(p int64) []string { return []string{subjectScope(p, *subject)} }))
+	}
+	for _, ph := range q.phrases {
+		parts = append(parts, "terms: "+anyOf(func(p int64) []string { return []string{scopedPhrase(p, ph)} }))
+	}
+	if len(q.any) > 0 {
+		parts = append(parts, "terms: "+anyOf(func(p int64) []string {
+			out := make([]string, len(q.any))
+			for i, ph := range q.any {
+				out[i] = scopedPhrase(p, ph)
+			}
+			return out
+		}))
+	}
+	return strings.Join(parts, " AND ")
 }
 
 // searchTerms splits a query on white space, dropping quotes and empties.

@@ -2,12 +2,11 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Forget (docs/ARCHITECTURE.md): the rule, its versions and its candidates lose their
@@ -20,11 +19,7 @@ import (
 
 // PreviewForgetRules returns exactly what ForgetRules would remove.
 func (s *Store) PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*governance.ForgetPreview, error) {
-	p, err := planRules(ctx, s.db, ids, withEvents)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Rules(ctx, planReader{s.db}, ids, withEvents))
 }
 
 // PreviewForgetRule returns exactly what ForgetRule would remove.
@@ -34,20 +29,12 @@ func (s *Store) PreviewForgetRule(ctx context.Context, ruleID int64, withEvents 
 
 // PreviewForgetSubject returns exactly what ForgetSubject would remove.
 func (s *Store) PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*governance.ForgetPreview, error) {
-	p, err := planSubject(ctx, s.db, projectID, subjectID)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Subject(ctx, planReader{s.db}, projectID, subjectID))
 }
 
 // PreviewForgetCandidate returns exactly what ForgetCandidate would remove.
 func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*governance.ForgetPreview, error) {
-	p, err := planCandidate(ctx, s.db, candidateID, withEvents)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Candidate(ctx, planReader{s.db}, candidateID, withEvents))
 }
 
 // ForgetRule forgets one rule completely; withEvents also redacts the
@@ -64,15 +51,7 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planRules(ctx, tx, ids, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
-		for _, id := range ids {
-			if err := auditForget(ctx, tx, r, &governance.AuditEntry{
-				Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
-				ProjectID: findIn(p.Rules, id).ProjectID, Details: forgetDetails(p, r),
-			}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return auditForget(ctx, tx, r, p.RuleAudits(actor, ids, r)...)
 	})
 }
 
@@ -89,10 +68,7 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 		if err != nil {
 			return err
 		}
-		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: ref,
-			ProjectID: projectID, Details: forgetDetails(p, r),
-		})
+		return auditForget(ctx, tx, r, p.SubjectAudit(actor, ref, r))
 	})
 }
 
@@ -101,50 +77,13 @@ func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID i
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planCandidate(ctx, tx, candidateID, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
-		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(candidateID, 10),
-			ProjectID: p.ProjectID, Details: forgetDetails(p, r),
-		})
+		return auditForget(ctx, tx, r, p.CandidateAudit(actor, candidateID, r))
 	})
 }
 
-func findIn(rules []*governance.Rule, id int64) *governance.Rule {
-	for _, r := range rules {
-		if r.ID == id {
-			return r
-		}
-	}
-	return &governance.Rule{ID: id}
-}
-
-func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *governance.AuditEntry) error {
-	if err := appendAudit(ctx, tx, e); err != nil {
-		return err
-	}
-	r.AuditIDs = append(r.AuditIDs, e.ID)
-	return nil
-}
-
-// forgetDetails is the audit row's details: ids, counts and the content
-// hash. Events are counted, not listed (a subject may have very many).
-func forgetDetails(p *forgetPlan, r *governance.ForgetReport) string {
-	d := map[string]any{
-		"rules":        nonNil(r.RuleIDs),
-		"candidates":   nonNil(r.CandidateIDs),
-		"episodes":     nonNil(r.EpisodeIDs),
-		"versions":     r.Versions,
-		"events":       r.Events,
-		"suppressions": r.Suppressions,
-		"content_hash": r.ContentHash,
-	}
-	if len(p.seqs) > 0 && len(p.seqs) <= 200 {
-		d["event_seqs"] = p.seqs
-	}
-	if len(p.SharedRuleIDs) > 0 {
-		d["shared_rules"] = p.SharedRuleIDs
-	}
-	b, _ := json.Marshal(d)
-	return string(b)
+// auditForget appends a forget's audit rows and lists them in its report.
+func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, entries ...*governance.AuditEntry) error {
+	return forgetplan.Audit(r, entries, func(e *governance.AuditEntry) error { return appendAudit(ctx, tx, e) })
 }
 
 // forget plans inside one transaction, removes the content, lets audit add
@@ -162,8 +101,7 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 	}
 	if p.Empty() {
 		// Forgetting what is already gone succeeds and changes nothing.
-		return &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
-			EpisodeIDs: []int64{}, AuditIDs: []int64{}}, nil
+		return forgetplan.EmptyReport(p.Plan), nil
 	}
 	r, err := applyForget(ctx, tx, p)
 	if err != nil {
@@ -177,40 +115,65 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 			return nil, err
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	// The commit keeps this process's writer slot (the deferred Rollback
+	// frees it) for the checkpoint: queueing for it again behind every
+	// waiting writer doubled a forget's time under load.
+	if err := tx.Tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit forget: %w", err)
 	}
-	if err := s.checkpointAfterForget(ctx); err != nil {
-		return r, err
+	if s.AfterForgetCommit != nil {
+		s.AfterForgetCommit(ctx)
 	}
-	return r, nil
+	done, err := s.truncateWALHeld(ctx, forgetScrubWait)
+	if err == nil && !done {
+		s.scrub.wake(s)
+	}
+	return r, err
 }
 
-// checkpointAfterForget truncates the WAL; a reader holding an old snapshot
-// can make one attempt incomplete, so it retries briefly. Each attempt
-// holds the writer slot so this process's writers do not refill the log.
+// checkpointAfterForget truncates the WAL: the checkpoint overwrites the
+// pages the forget freed in the database file with the log's new ones,
+// and the truncation drops the log's older frames, which may still hold
+// the text. SQLite's TRUNCATE checkpoint holds the write lock while it
+// waits for readers still on a snapshot from before the forget; with the
+// connections' busy timeout a long search kept every writer waiting up to
+// 10 s per attempt (the mixed load at 1M events). So one attempt here
+// waits for readers at most forgetScrubWait; when readers still hold old
+// snapshots the forget returns and the background scrub retries until the
+// log is truncated. Close truncates it too, and after a crash
+// RepairInterrupted does (TestCrashAfterForgetCommit).
 func (s *Store) checkpointAfterForget(ctx context.Context) error {
-	var busy, logFrames, done int
-	for attempt := 0; attempt < 20; attempt++ {
-		unlock, err := s.lockWriter(ctx)
-		if err != nil {
-			return err
-		}
-		err = s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done)
-		unlock()
-		if err != nil {
-			return fmt.Errorf("store: checkpoint after forget: %w", err)
-		}
-		if busy == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
+	done, err := s.truncateWAL(ctx)
+	if err != nil || done {
+		return err
 	}
-	return fmt.Errorf("store: checkpoint after forget: the log is still in use")
+	s.scrub.wake(s)
+	return nil
+}
+
+// forgetScrubWait bounds how long a forget's checkpoint holds the writer
+// waiting for older readers.
+const forgetScrubWait = 200 * time.Millisecond
+
+// truncateWALHeld runs one TRUNCATE checkpoint; the caller holds this
+// process's writer slot (so its writers do not refill the log meanwhile).
+// It waits at most wait for readers of older snapshots and reports
+// whether the log was emptied.
+func (s *Store) truncateWALHeld(ctx context.Context, wait time.Duration) (bool, error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return false, fmt.Errorf("store: checkpoint: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, wait.Milliseconds())); err != nil {
+		return false, fmt.Errorf("store: checkpoint: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds()))
+	var busy, logFrames, done int
+	if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+		return false, fmt.Errorf("store: checkpoint after forget: %w", err)
+	}
+	return busy == 0, nil
 }
 
 // tombstoneSubject replaces the identifiers of a forgotten subject left in
@@ -224,14 +187,14 @@ func tombstoneSubject(ctx context.Context, tx *Tx, projectID int64, subjectID st
 	if err != nil {
 		return "", err
 	}
-	ref := tombstone(key, subjectRefPrefix, subjectID)
-	subject := tombstone(key, subjectTombstone, subjectID)
+	ref := forgetplan.SubjectRef(key, subjectID)
+	subject := forgetplan.Tombstone(key, forgetplan.SubjectTombstone, subjectID)
 	for _, q := range []struct {
 		sql  string
 		args []any
 	}{
 		{`UPDATE sessions SET session_id = mnemo_tombstone(?, ?, session_id), subject_id = ? WHERE project_id = ? AND subject_id = ?`,
-			[]any{key, sessionTombstone, subject, projectID, subjectID}},
+			[]any{key, forgetplan.SessionTombstone, subject, projectID, subjectID}},
 		{`UPDATE rules SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},
 		{`UPDATE suppressions SET subject_id = ? WHERE project_id = ? AND subject_id = ?`, []any{subject, projectID, subjectID}},
 		{`DELETE FROM subject_keys WHERE project_id = ? AND subject_id = ?`, []any{projectID, subjectID}},

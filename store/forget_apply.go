@@ -4,13 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash"
 	"regexp"
-	"slices"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Applying a forget plan inside its transaction: content replaced or
@@ -90,27 +89,7 @@ func rewriteIndexes(ctx context.Context, tx *Tx, indexes []ftsIndex) error {
 func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.ForgetReport, error) {
 	now := formatTime(tx.now)
 	h := sha256.New()
-	r := &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
-		EpisodeIDs: []int64{}, AuditIDs: []int64{}}
-	write := func(kind string, id any, text string) {
-		fmt.Fprintf(h, "%s:%v:%d:%s\n", kind, id, len(text), text)
-	}
-	for _, rule := range p.Rules {
-		write("rule", rule.ID, rule.Text)
-		r.RuleIDs = append(r.RuleIDs, rule.ID)
-	}
-	for _, v := range p.Versions {
-		write("version", fmt.Sprintf("%d.%d", v.RuleID, v.Version), v.Text+"\x00"+v.Reason)
-	}
-	for _, c := range p.Candidates {
-		write("candidate", c.ID, c.Statement)
-		r.CandidateIDs = append(r.CandidateIDs, c.ID)
-	}
-	for _, e := range p.Episodes {
-		write("episode", e.Episode.ID, e.Episode.Summary)
-		r.EpisodeIDs = append(r.EpisodeIDs, e.Episode.ID)
-	}
-	r.Versions = len(p.Versions)
+	r := p.Report(h)
 
 	// A large forget marks deletions without looking each term up, then
 	// rewrites every such index once (rebuild, or optimize when it keeps no
@@ -165,8 +144,8 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 			UPDATE episodes SET summary = ?, updated_at = CASE WHEN summary = ? THEN updated_at ELSE ? END,
 				session_id = mnemo_tombstone(?, ?, session_id), subject_id = ?
 			WHERE project_id = ? AND subject_id = ?`,
-			governance.RedactedText, governance.RedactedText, now, subjectKeyOf, sessionTombstone,
-			tombstone(subjectKeyOf, subjectTombstone, p.SubjectID), p.ProjectID, p.SubjectID); err != nil {
+			governance.RedactedText, governance.RedactedText, now, subjectKeyOf, forgetplan.SessionTombstone,
+			forgetplan.Tombstone(subjectKeyOf, forgetplan.SubjectTombstone, p.SubjectID), p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("store: blank episodes: %w", err)
 		}
 	} else {
@@ -178,17 +157,21 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	}
 	// Events: hash their text first, then replace it; the FTS trigger
 	// removes the old tokens (secure-delete).
-	if p.eventSQL != "" {
-		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE `+p.eventSQL+` ORDER BY e.seq`, p.eventArg); err != nil {
+	if p.Scope != nil {
+		cond, args := eventScope(*p.Scope)
+		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE `+cond+` ORDER BY e.seq`, args); err != nil {
 			return nil, err
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events e WHERE `+p.eventSQL, p.eventArg...).Scan(&r.Events); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events e WHERE `+cond, args...).Scan(&r.Events); err != nil {
 			return nil, fmt.Errorf("store: count events: %w", err)
 		}
 		// One pass over the subject's events, those redacted earlier
 		// included, and the events without a subject in its sessions (a
 		// session's end): the text goes, and every identifier becomes a
-		// tombstone (tombstone.go); tools and statuses are blanked.
+		// tombstone (tombstone.go); tools and statuses are blanked. The
+		// events are looked up by the subject's index and by its sessions
+		// (CROSS JOIN and the unary + keep SQLite from scanning every
+		// event of the project, or every one without a subject).
 		key := subjectKeyOf
 		fkey, err := forgetKey(ctx, tx, p.ProjectID)
 		if err != nil {
@@ -197,14 +180,16 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		if _, err := tx.ExecContext(ctx, `
 			UPDATE events SET id = mnemo_tombstone(?, ?, id), session_id = mnemo_tombstone(?, ?, session_id), subject_id = ?,
 				tool = '', status = '', text = CASE WHEN redacted = 1 THEN text ELSE ? END, redacted = 1
-			WHERE project_id = ? AND (subject_id = ? OR subject_id = '' AND session_id IN (
-				SELECT session_id FROM sessions WHERE project_id = ? AND subject_id = ?))`,
-			fkey, eventTombstone, key, sessionTombstone, tombstone(key, subjectTombstone, p.SubjectID), governance.RedactedText,
+			WHERE seq IN (SELECT seq FROM events WHERE project_id = ? AND subject_id = ?
+				UNION ALL
+				SELECT e.seq FROM sessions s CROSS JOIN events e ON e.project_id = s.project_id AND e.session_id = s.session_id
+				WHERE s.project_id = ? AND s.subject_id = ? AND +e.subject_id = '')`,
+			fkey, forgetplan.EventTombstone, key, forgetplan.SessionTombstone, forgetplan.Tombstone(key, forgetplan.SubjectTombstone, p.SubjectID), governance.RedactedText,
 			p.ProjectID, p.SubjectID, p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("store: redact events: %w", err)
 		}
-	} else if len(p.seqs) > 0 {
-		seqs := listArg(p.seqs)
+	} else if len(p.Seqs) > 0 {
+		seqs := listArg(p.Seqs)
 		if err := hashEvents(ctx, tx, h, `SELECT e.seq, e.text FROM events e WHERE e.redacted = 0 AND e.seq IN (SELECT value FROM json_each(?)) ORDER BY e.seq`,
 			[]any{seqs}); err != nil {
 			return nil, err
@@ -221,17 +206,7 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	// writer carrying text it read before (the heartbeat) then drops its
 	// work (migration 0015; 0026 moved this out of a per-event trigger).
 	if r.Events > 0 {
-		projects := map[int64]bool{}
-		if p.ProjectID != 0 {
-			projects[p.ProjectID] = true
-		}
-		for _, rule := range p.Rules {
-			projects[rule.ProjectID] = true
-		}
-		for _, c := range p.Candidates {
-			projects[c.ProjectID] = true
-		}
-		for _, id := range sortedIDs(projects) {
+		for _, id := range p.Projects() {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO forget_generations (project_id, generation) VALUES (?, 1)
 				ON CONFLICT (project_id) DO UPDATE SET generation = generation + 1`, id); err != nil {
 				return nil, fmt.Errorf("store: raise forget generation: %w", err)
@@ -239,21 +214,17 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		}
 	}
 	// Suppressions: fingerprints only, so the heartbeat never learns it again.
-	for projectID, fps := range p.fps {
-		for fp, subjects := range fps {
-			if subjects[""] {
-				subjects = map[string]bool{"": true} // everyone's covers each one's
-			}
-			for subject := range subjects {
-				res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES (?, ?, ?, ?)`,
-					projectID, fp, subject, now)
-				if err != nil {
-					return nil, fmt.Errorf("store: write suppression: %w", err)
-				}
-				n, _ := res.RowsAffected()
-				r.Suppressions += int(n)
-			}
+	if err := p.Suppressions(func(projectID int64, fp, subject string) error {
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES (?, ?, ?, ?)`,
+			projectID, fp, subject, now)
+		if err != nil {
+			return fmt.Errorf("store: write suppression: %w", err)
 		}
+		n, _ := res.RowsAffected()
+		r.Suppressions += int(n)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if !p.bulk {
 		// A contentless index (content='', contentless_delete=1) cannot
@@ -285,24 +256,10 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		return nil, fmt.Errorf("store: scrub eval results: %w", err)
 	}
 	if evalRows > 0 {
-		quoted := map[string]bool{}
-		for _, rule := range p.Rules {
-			quoted[rule.Text] = true
-		}
-		for _, v := range p.Versions {
-			quoted[v.Text] = true
-		}
-		for t := range quoted {
-			if t == "" || t == governance.RedactedText {
-				continue
-			}
-			// The detail is JSON: a text with quotes, <, > or & is stored escaped.
-			escaped, _ := json.Marshal(t)
-			for _, q := range slices.Compact([]string{t, string(escaped[1 : len(escaped)-1])}) {
-				if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?, ?) WHERE instr(detail, ?) > 0`,
-					q, governance.RedactedText, q); err != nil {
-					return nil, fmt.Errorf("store: scrub eval results: %w", err)
-				}
+		for _, q := range p.QuotedTexts() {
+			if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?, ?) WHERE instr(detail, ?) > 0`,
+				q, governance.RedactedText, q); err != nil {
+				return nil, fmt.Errorf("store: scrub eval results: %w", err)
 			}
 		}
 	}
@@ -312,14 +269,9 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 
 func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []any) error {
 	return queryAll(ctx, tx, query, args, func(row scanner) error {
-		var (
-			seq  int64
-			text string
-		)
-		if err := row.Scan(&seq, &text); err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "event:%d:%d:%s\n", seq, len(text), text)
-		return nil
+		return forgetplan.ScanLine(row, func(seq int64, text string) error {
+			forgetplan.HashEvent(h, seq, text)
+			return nil
+		})
 	})
 }

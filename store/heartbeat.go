@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
 var _ governance.HeartbeatStore = (*Store)(nil)
@@ -203,53 +204,9 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 	}
 	ids := map[int64]int64{} // temporary id → real id, for candidates and rules alike
-	ruleIDs := map[int64]int64{}
-	for _, r := range plan.Rules {
-		held, err := heldRuleOfPlan(ctx, tx, plan, r)
-		if err != nil {
-			return err
-		}
-		if held != nil {
-			// The held candidates of a held proposal gained evidence: the
-			// same rule comes back, with its chain, not a second copy.
-			if err := reopenHeld(ctx, tx, held, "Held proposal with new evidence."); err != nil {
-				return err
-			}
-			if r.Status == governance.RuleActive {
-				if err := setRuleStatus(ctx, tx, held, governance.RuleActive); err != nil {
-					return err
-				}
-			}
-			if err := auditRule(ctx, tx, "heartbeat", "rule.reopen", held, string(r.PromotionReason),
-				map[string]any{"from": governance.RuleArchived, "to": held.Status}); err != nil {
-				return err
-			}
-			ruleIDs[r.ID] = held.ID
-			continue
-		}
-		id, err := insertRule(ctx, tx, r, "heartbeat", "Proposed by the heartbeat: "+string(r.PromotionReason)+".")
-		if err != nil {
-			return err
-		}
-		ruleIDs[r.ID] = id
-	}
-	for _, r := range plan.Rules {
-		if r.Status != governance.RuleActive || r.Supersedes == 0 {
-			continue
-		}
-		// Auto-activated replacement: the rule it replaces steps aside now.
-		olds, err := findRulesIn(ctx, tx, "r.id = ?", r.Supersedes)
-		if err != nil {
-			return err
-		}
-		if len(olds) == 0 || !governance.RuleAllows(olds[0].Status, governance.RuleReplace) {
-			continue // gone, or only proposed: nothing to step aside
-		}
-		newer := *r
-		newer.ID = ruleIDs[r.ID]
-		if err := supersede(ctx, tx, "heartbeat", olds[0], &newer, "Replaced by a newer instruction (the project activates proposals at once)."); err != nil {
-			return err
-		}
+	ruleIDs, err := lifecycle.BeatRules(ctx, ruleTx{tx}, plan)
+	if err != nil {
+		return err
 	}
 	mapRule := func(id int64) any {
 		if id < 0 {
@@ -318,41 +275,8 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 	return tx.Commit()
 }
 
-// heldRuleOfPlan returns the held proposal (HoldRule) whose candidates the
-// plan gathers into its new rule r, when every existing candidate of r
-// belongs to that one held rule; else nil.
-func heldRuleOfPlan(ctx context.Context, tx *Tx, plan *governance.BeatPlan, r *governance.Rule) (*governance.Rule, error) {
-	var members []int64
-	for _, c := range plan.Updates {
-		if c.RuleID == r.ID {
-			members = append(members, c.ID)
-		}
-	}
-	if len(members) == 0 {
-		return nil, nil
-	}
-	var n int
-	var owner int64
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(DISTINCT COALESCE(rule_id, 0)), COALESCE(MAX(rule_id), 0) FROM candidates
-		WHERE id IN (SELECT value FROM json_each(?))`, listArg(members)).Scan(&n, &owner); err != nil {
-		return nil, fmt.Errorf("store: held rule of plan: %w", err)
-	}
-	if n != 1 || owner == 0 {
-		return nil, nil
-	}
-	held, err := findRuleIn(ctx, tx, owner)
-	if err != nil {
-		return nil, err
-	}
-	ok, err := heldRule(ctx, tx, held)
-	if err != nil || !ok {
-		return nil, err
-	}
-	return held, nil
-}
-
-// insertRule writes a new rule, its first version and the audit row.
-func insertRule(ctx context.Context, tx *Tx, r *governance.Rule, actor, reason string) (int64, error) {
+// InsertRule writes a new rule, its first version and the audit row.
+func (tx ruleTx) InsertRule(ctx context.Context, r *governance.Rule, actor, reason string) (int64, error) {
 	findings, _ := json.Marshal(nonNil(r.Findings))
 	now := formatTime(tx.now)
 	res, err := tx.ExecContext(ctx, `
@@ -373,7 +297,7 @@ func insertRule(ctx context.Context, tx *Tx, r *governance.Rule, actor, reason s
 	if r.Status == governance.RuleActive {
 		action = "rule.activate"
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
+	if err := appendAudit(ctx, tx.Tx, &governance.AuditEntry{
 		Actor: actor, Action: action, ObjectType: "rule", ObjectID: fmt.Sprint(id), ProjectID: r.ProjectID,
 		Reason: string(r.PromotionReason), Details: fmt.Sprintf(`{"kind":%q,"status":%q}`, r.Kind, r.Status),
 	}); err != nil {

@@ -2,8 +2,12 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/mnemo-console/mnemo/evals"
 )
 
 // InterruptedMessage is recorded on work the console stopped in the middle
@@ -11,11 +15,15 @@ import (
 const InterruptedMessage = "interrupted: the console stopped before this finished"
 
 // RepairInterrupted closes the records a crash left open: beats without a
-// finish time are finished and marked interrupted. (Eval runs left
+// finish time are finished and marked interrupted. Eval runs left
 // "running" are not touched: the runner resumes them at startup, keeping
-// the results already stored. Imports and forgets are single transactions
-// and leave no record half-done.) Call it once at startup of the serving
-// process, before the heartbeat starts; it returns how many rows it closed.
+// the results already stored and their scratch projects; the scratch
+// projects of a run that will not resume (cancelled, or ended, while its
+// process was down) are removed here. Imports and forgets are single
+// transactions and leave no record half-done; a forget's WAL checkpoint,
+// which runs after its commit, is finished here. Call it once at startup
+// of the serving process, before the heartbeat and the eval runner start;
+// it returns how many beats it closed and scratch projects it removed.
 func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
@@ -38,6 +46,11 @@ func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	if err := tx.Commit(); err != nil {
 		return 0, err
 	}
+	removed, err := s.removeOrphanScratch(ctx)
+	total += removed
+	if err != nil {
+		return total, err
+	}
 	// A crash between a forget's commit and its WAL checkpoint left the
 	// old pages in the database file and the new ones in the log: finish
 	// the checkpoint now, so the forgotten bytes are overwritten.
@@ -46,3 +59,60 @@ func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	}
 	return total, nil
 }
+
+// removeOrphanScratch deletes the scratch projects of eval runs that are
+// neither queued nor running: the runner removes a run's scratch projects
+// when it ends, unless its process died first. It returns how many runs
+// it cleaned up after.
+func (s *Store) removeOrphanScratch(ctx context.Context) (int64, error) {
+	live := map[int64]bool{}
+	slugs := []string{}
+	for _, q := range []struct {
+		sql  string
+		args []any
+		scan func(*sql.Rows) error
+	}{
+		{`SELECT id FROM eval_runs WHERE status IN ('queued', 'running')`, nil, func(r *sql.Rows) error {
+			var id int64
+			err := r.Scan(&id)
+			live[id] = true
+			return err
+		}},
+		{`SELECT slug FROM projects WHERE scratch = 1 AND substr(slug, 1, ?) = ?`, []any{len(runPrefix), runPrefix}, func(r *sql.Rows) error {
+			var slug string
+			err := r.Scan(&slug)
+			slugs = append(slugs, slug)
+			return err
+		}},
+	} {
+		rows, err := s.db.QueryContext(ctx, q.sql, q.args...)
+		if err != nil {
+			return 0, fmt.Errorf("store: find orphan scratch projects: %w", err)
+		}
+		for rows.Next() {
+			if err := q.scan(rows); err != nil {
+				rows.Close()
+				return 0, err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+	}
+	done := map[int64]bool{}
+	for _, slug := range slugs {
+		var id int64
+		if _, err := fmt.Sscanf(strings.TrimPrefix(slug, runPrefix), "%d-", &id); err != nil || live[id] || done[id] {
+			continue
+		}
+		if err := s.DeleteScratchProjects(ctx, evals.RunScratchPrefix(id)); err != nil {
+			return int64(len(done)), err
+		}
+		done[id] = true
+	}
+	return int64(len(done)), nil
+}
+
+// runPrefix starts the slug of every eval run's scratch project.
+var runPrefix = evals.ScratchPrefix + "r"

@@ -269,8 +269,9 @@ func BenchmarkRecallScale(b *testing.B) {
 
 func bareFTS5(ctx context.Context, s *store.Store, req governance.RecallRequest) error {
 	var terms []string
-	tokenizer.PhraseTokens(req.Task, func(t string, _ int) { terms = append(terms, `"`+t+`"`) })
-	q := fmt.Sprintf("scope:p%d AND terms: (%s)", req.ProjectID, strings.Join(terms, " OR "))
+	// The index holds a project's terms as <project id>_<term>.
+	tokenizer.PhraseTokens(req.Task, func(t string, _ int) { terms = append(terms, fmt.Sprintf(`"%d_%s"`, req.ProjectID, t)) })
+	q := fmt.Sprintf("terms: (%s)", strings.Join(terms, " OR "))
 	rows, err := s.DB().QueryContext(ctx, `SELECT rowid FROM events_words WHERE events_words MATCH ? ORDER BY rank LIMIT 20`, q)
 	if err != nil {
 		return err

@@ -82,7 +82,8 @@ func TestRecallEpisodeIndex(t *testing.T) {
 	MustInsertRecallEpisode(t, s, expense.ID, "x1", "", "Terracotta Army invoice 兵马俑报销。")
 	count := func() int {
 		var n int
-		if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes_recall WHERE episodes_recall MATCH 'terracotta OR 兵马'`).Scan(&n); err != nil {
+		if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes_recall WHERE episodes_recall MATCH ?`,
+			fmt.Sprintf(`"%d_terracotta" OR "%d_兵马" OR "%d_terracotta" OR "%d_兵马"`, travel.ID, travel.ID, expense.ID, expense.ID)).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

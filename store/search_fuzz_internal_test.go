@@ -1,14 +1,15 @@
 package store
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// FuzzParseSearch: every FTS5 phrase and term the query parser builds is a
-// well-quoted FTS5 string (starts and ends with a quote, inner quotes
-// doubled) around a non-empty body; exact substrings and highlight terms are
+// FuzzParseSearch: every FTS5 phrase and term the query parser builds, in
+// a project's terms, is a well-quoted FTS5 string (starts and ends with a
+// quote, inner quotes doubled) around a non-empty body; exact substrings and highlight terms are
 // non-empty; with valid UTF-8 input everything is valid UTF-8; and a query
 // holding phrases and loose words puts the phrases first among the terms.
 func FuzzParseSearch(f *testing.F) {
@@ -22,8 +23,17 @@ func FuzzParseSearch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		q := parseSearch(text)
 		valid := utf8.ValidString(text)
-		checkFTS := func(kind string, list []string) {
-			for _, p := range list {
+		checkFTS := func(kind string, list [][]string) {
+			for _, toks := range list {
+				if len(toks) == 0 {
+					t.Fatalf("empty %s (query %q)", kind, text)
+				}
+				for _, tok := range toks {
+					if strings.TrimSpace(tok) == "" || strings.ContainsAny(tok, `" _`) {
+						t.Fatalf("%s term %q is blank or holds a quote, space or '_' (query %q)", kind, tok, text)
+					}
+				}
+				p := scopedPhrase(7, toks)
 				if len(p) < 3 || p[0] != '"' || p[len(p)-1] != '"' {
 					t.Fatalf("%s %q is not a quoted non-empty FTS5 string (query %q)", kind, p, text)
 				}
@@ -56,7 +66,7 @@ func FuzzParseSearch(f *testing.F) {
 		}
 		if len(q.phrases) > 0 && len(q.any) > len(q.phrases) {
 			for i, p := range q.phrases {
-				if q.any[i] != p {
+				if !slices.Equal(q.any[i], p) {
 					t.Fatalf("phrase %q not first among the terms %v", p, q.any)
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -40,6 +41,10 @@ type Store struct {
 	// BeforeForgetCommit, when set, runs just before a forget's
 	// transaction commits; tests use it to kill the process there.
 	BeforeForgetCommit func(ctx context.Context) error
+	// AfterForgetCommit, when set, runs after a forget's transaction has
+	// committed and before the WAL checkpoint that overwrites the old
+	// pages; tests use it to kill the process there.
+	AfterForgetCommit func(ctx context.Context)
 	// writer is held by this process's one writing transaction or
 	// statement. SQLite admits one writer at a time and its busy handler
 	// polls with growing sleeps, so under load a waiting writer can lose
@@ -48,7 +53,20 @@ type Store struct {
 	// when its context ends; busy_timeout still covers other processes
 	// (the CLI next to a running console).
 	writer chan struct{}
+	// heavy admits the few reads that walk the full-text indexes at
+	// once (heavy.go).
+	heavy chan struct{}
+	// The reviewer actions of the rule lifecycle (ApproveRule, HoldRule,
+	// RestoreRule, ...), shared with the PostgreSQL store over this
+	// store's SQL (rule_lifecycle.go).
+	lifecycle.RuleActions[ruleTx]
+	// scrub truncates the WAL in the background when a forget could not
+	// (forget.go, checkpointAfterForget).
+	scrub scrubber
 }
+
+// busyTimeout is how long a connection waits for another's lock.
+const busyTimeout = 10 * time.Second
 
 // DSN returns the connection string for path with every per-connection
 // pragma in it, so each pooled connection gets them.
@@ -56,7 +74,7 @@ func DSN(path string) string {
 	q := url.Values{}
 	for _, p := range []string{
 		"foreign_keys(1)",
-		"busy_timeout(10000)",
+		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
 		"journal_mode(WAL)",
 		"synchronous(NORMAL)",
 		"secure_delete(1)",
@@ -80,6 +98,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(0)
 	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
+	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
+	s.scrub.init()
+	s.heavy = make(chan struct{}, heavyReads)
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -92,6 +113,7 @@ func (s *Store) Close() error {
 	if s == nil || s.db == nil {
 		return nil
 	}
+	s.scrub.stop()
 	s.read.close()
 	_, _ = s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	return s.db.Close()

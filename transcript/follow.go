@@ -202,12 +202,15 @@ func malformedProblem(rep *Report) string {
 	if rep.MalformedCount == 0 {
 		return ""
 	}
+	// One sentence a line, each a catalog format, so a page can show the
+	// summary in the reader's language (locale translates line by line).
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
 	for _, l := range rep.Malformed {
-		fmt.Fprintf(&b, " line %d (%s);", l.Line, strings.Join(l.Problems, "; "))
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "line %d: %s", l.Line, strings.Join(l.Problems, "; "))
 	}
-	return strings.TrimSuffix(b.String(), ";")
+	return b.String()
 }
 
 func emitAll(events []*governance.Event) func(emit func(*governance.Event) error) error {

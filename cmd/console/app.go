@@ -11,6 +11,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
@@ -95,7 +96,7 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		sq, ok := backend.(*store.Store)
 		if !ok {
 			backend.Close()
-			return nil, errors.New("--embed-model works with the SQLite store only for now")
+			return nil, errorf("--embed-model works with the SQLite store only for now")
 		}
 		sq.Embedder = emb
 		m.Heartbeat.Embedder, m.Heartbeat.Embeddings = emb, sq
@@ -151,7 +152,7 @@ func (e *cmdEnv) serve(args []string) error {
 		e.say(e.stderr, "Flags (environment variables in brackets):")
 		e.printFlags(e.stderr, fs)
 	}
-	if _, err := parse(fs, cfg, envErr, args); err != nil {
+	if _, err := e.parse(fs, cfg, envErr, args); err != nil {
 		return err
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
@@ -177,10 +178,10 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		var err error
 		creds, err = seed.Load(ctx, m.Store, seed.Options{Hash: auth.HashPassword, Generate: auth.GeneratePassword, Demo: !m.Config.NoDemo})
 		if err != nil {
-			return fmt.Errorf("first start: %w", err)
+			return errorf("first start: %v", err)
 		}
 		if err := evals.InstallBuiltins(ctx, m.Store, seed.BuiltinSuites()); err != nil {
-			return fmt.Errorf("built-in eval suites: %w", err)
+			return errorf("built-in eval suites: %v", err)
 		}
 		return nil
 	})
@@ -199,8 +200,11 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	ln, err := net.Listen("tcp", m.Config.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return errorf("cannot listen on %s: the address is in use (is another console running?)", m.Config.Addr)
+	}
 	if err != nil {
-		return err
+		return errorf("cannot listen on %s: %v", m.Config.Addr, err)
 	}
 	// Lead at once when no other instance does (on SQLite, always), so the
 	// interrupted work is closed before the server answers.
@@ -210,7 +214,7 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	}
 	if err != nil {
 		ln.Close()
-		return fmt.Errorf("leader lease: %w", err)
+		return errorf("leader lease: %v", err)
 	}
 	m.listener = ln
 	m.server = &http.Server{Handler: m.Tracing.TraceHTTP(srv.Handler()), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
@@ -250,7 +254,7 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	if len(creds) > 0 {
 		fmt.Fprintln(out, loc.Phrasef("First start: these accounts were created. The passwords are shown only this once:"))
 		for _, c := range creds {
-			fmt.Fprintf(out, "  %-12s %-24s %s\n", c.Username, c.Password, c.Role)
+			fmt.Fprintf(out, "  %-12s %-24s %s\n", c.Username, c.Password, loc.Enum("account_role", c.Role))
 		}
 		fmt.Fprintln(out, loc.Phrasef(`Change them with "console user passwd NAME".`))
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,15 +20,15 @@ const pgDumpHint = `on PostgreSQL, back up with pg_dump and restore with pg_rest
 func (e *cmdEnv) backup(args []string) error {
 	fs, cfg, envErr := e.flags("backup", "backup --out FILE")
 	out := fs.String("out", "", "file to write the backup to (must not exist)")
-	if _, err := parse(fs, cfg, envErr, args); err != nil {
+	if _, err := e.parse(fs, cfg, envErr, args); err != nil {
 		return err
 	}
 	if cfg.Database != "" {
-		return errors.New(pgDumpHint)
+		return errorf(pgDumpHint)
 	}
 	if *out == "" {
 		fs.Usage()
-		return errors.New("backup needs --out FILE")
+		return e.fail("backup needs --out FILE")
 	}
 	st, err := store.Open(e.ctx, filepath.Join(cfg.DataDir, "mnemo.db"))
 	if err != nil {
@@ -44,8 +42,8 @@ func (e *cmdEnv) backup(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Backed up %s to %s (audit row %d).\n", filepath.Join(cfg.DataDir, "mnemo.db"), *out, head.ID)
-	fmt.Fprintln(e.stdout, `A restore of this file brings back what is forgotten after now unless it replays the newer forgets: see "console restore --help".`)
+	e.say(e.stdout, "Backed up %s to %s (audit row %d).", filepath.Join(cfg.DataDir, "mnemo.db"), *out, head.ID)
+	e.say(e.stdout, `A restore of this file brings back what is forgotten after now unless it replays the newer forgets: see "console restore --help".`)
 	return nil
 }
 
@@ -63,20 +61,20 @@ func (e *cmdEnv) restore(args []string) error {
 	fs, cfg, envErr := e.flags("restore", "restore BACKUP --data DIR (--replay-from OLD_DB | --no-replay)")
 	from := fs.String("replay-from", "", "the database the backup was taken from (or a later backup): its forgets after the backup are applied again")
 	noReplay := fs.Bool("no-replay", false, "restore without replaying forgets: what was forgotten after the backup comes back (README)")
-	pos, err := parse(fs, cfg, envErr, args)
+	pos, err := e.parse(fs, cfg, envErr, args)
 	if err != nil {
 		return err
 	}
 	if cfg.Database != "" {
-		return errors.New(pgDumpHint)
+		return errorf(pgDumpHint)
 	}
 	if len(pos) != 1 || (*from == "") == !*noReplay {
 		fs.Usage()
-		return errors.New("restore needs BACKUP and either --replay-from OLD_DB or --no-replay")
+		return e.fail("restore needs BACKUP and either --replay-from OLD_DB or --no-replay")
 	}
 	dst := filepath.Join(cfg.DataDir, "mnemo.db")
 	if _, err := os.Stat(dst); err == nil {
-		return fmt.Errorf("%s exists: restore only into an empty data directory", dst)
+		return e.fail("%s exists: restore only into an empty data directory", dst)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return err
@@ -87,7 +85,7 @@ func (e *cmdEnv) restore(args []string) error {
 	st, err := store.Open(e.ctx, dst)
 	if err != nil {
 		os.Remove(dst)
-		return fmt.Errorf("%s: not a console backup: %w", pos[0], err)
+		return errorf("%s: not a console backup: %v", pos[0], err)
 	}
 	defer st.Close()
 	head, err := auditHead(e, st)
@@ -95,12 +93,12 @@ func (e *cmdEnv) restore(args []string) error {
 		return err
 	}
 	if *noReplay {
-		fmt.Fprintf(e.stdout, "Restored %s into %s (audit row %d). Forgets made after the backup were NOT replayed.\n", pos[0], dst, head.ID)
+		e.say(e.stdout, "Restored %s into %s (audit row %d). Forgets made after the backup were NOT replayed.", pos[0], dst, head.ID)
 		return nil
 	}
 	old, err := store.Open(e.ctx, *from)
 	if err != nil {
-		return fmt.Errorf("--replay-from %s: %w", *from, err)
+		return errorf("--replay-from %s: %v", *from, err)
 	}
 	defer old.Close()
 	rep, err := replayForgets(e, old, st, head)
@@ -114,12 +112,11 @@ func (e *cmdEnv) restore(args []string) error {
 	if err := compact(e, st, dst); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Restored %s into %s (audit row %d); replayed %d forget(s) made after the backup, %d already absent; %d suppression(s) carried over.\n",
+	e.say(e.stdout, "Restored %s into %s (audit row %d); replayed %d forget(s) made after the backup, %d already absent; %d suppression(s) carried over.",
 		pos[0], dst, head.ID, rep.replayed, rep.absent, rep.suppressions)
 	for _, f := range rep.eventsBack {
-		fmt.Fprintf(e.stderr, "WARNING: audit row %d (%s %s, project %d) redacted events of an object made after the backup; "+
-			"those events are in the restored database again (their seqs are in the row's details). Forget them before serving: "+
-			"forget the subject, or the rule the next beat learns from them.\n", f.ID, f.Action, f.ObjectID, f.ProjectID)
+		e.say(e.stderr, "WARNING: audit row %d (%s %s, project %d) redacted events of an object made after the backup; those events are in the restored database again (their seqs are in the row's details). Forget them before serving: forget the subject, or the rule the next beat learns from them.",
+			f.ID, f.Action, f.ObjectID, f.ProjectID)
 	}
 	return nil
 }
@@ -144,7 +141,7 @@ func replayForgets(e *cmdEnv, old, st *store.Store, head *governance.AuditEntry)
 		}
 		i := slices.IndexFunc(rows, func(r *governance.AuditEntry) bool { return r.ID == head.ID })
 		if i < 0 || rows[i].Hash != head.Hash {
-			return nil, errors.New("the backup is not an earlier state of the --replay-from database (their audit chains differ); nothing restored")
+			return nil, errorf("the backup is not an earlier state of the --replay-from database (their audit chains differ); nothing restored")
 		}
 	}
 	var forgets []*governance.AuditEntry
@@ -192,7 +189,7 @@ func replayForgets(e *cmdEnv, old, st *store.Store, head *governance.AuditEntry)
 				rep.eventsBack = append(rep.eventsBack, f)
 			}
 		default:
-			return nil, fmt.Errorf("replaying audit row %d (%s %s): %w", f.ID, f.Action, f.ObjectID, err)
+			return nil, errorf("replaying audit row %d (%s %s): %v", f.ID, f.Action, f.ObjectID, err)
 		}
 	}
 	sups, err := old.FindSuppressions(ctx)

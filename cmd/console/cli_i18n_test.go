@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -112,4 +113,69 @@ func TestServeInChinese(t *testing.T) {
 		}
 	}
 	t.Fatalf("no Chinese address printed:\n%s", out.String())
+}
+
+// englishWord finds an English word left in a Chinese message once the
+// flag names, environment variable names, quoted values and the words a
+// user types as values (text, json, true...) are taken out.
+var (
+	cliTokens   = regexp.MustCompile(`--[\w-]+|"[^"]*"|\b[A-Z][A-Z0-9_]+\b|\b(?:text|json|true|false|debug|info|warn|error|host|localhost|postgres|SQLite|API|URL|console|help|backup|restore|s|m|h|1h30m)\b|[\w./-]+\.(?:db|jsonl)\b|/[\w./-]+`)
+	englishWord = regexp.MustCompile(`[A-Za-z]{3,}`)
+)
+
+// TestCLIErrorsInChinese: the configuration's and the flag package's errors
+// (unknown flag, a bad value of each kind, a missing value, a bad
+// environment variable, a file the system refuses) are sentences of the
+// catalogs: Chinese under LANG=zh_CN, English otherwise, and every kind
+// of error comes out once, with the usage before it.
+func TestCLIErrorsInChinese(t *testing.T) {
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	os.WriteFile(notDir, []byte("x"), 0o600)
+	for _, c := range []struct {
+		args []string
+		vars map[string]string
+		en   string
+	}{
+		{[]string{"serve", "--bogus"}, nil, "unknown flag --bogus (see --help)"},
+		{[]string{"serve", "--addr"}, nil, "--addr needs a value"},
+		{[]string{"serve", "--beat-interval", "zz"}, nil, `--beat-interval "zz": not a duration`},
+		{[]string{"serve", "--max-line-bytes", "x1"}, nil, `--max-line-bytes "x1": not a whole number`},
+		{[]string{"serve", "--llm-price-in", "cheap"}, nil, `--llm-price-in "cheap": not a number`},
+		{[]string{"serve", "--no-demo=maybe"}, nil, `--no-demo="maybe": want true or false`},
+		{[]string{"serve", "--log-format", "xml", "--log-level", "loud"}, nil, `--log-format "xml": want text or json` + "\n" + `--log-level "loud": want debug, info, warn or error`},
+		{[]string{"serve", "--addr", "nonsense"}, nil, `--addr "nonsense": want host:port`},
+		{[]string{"serve", "--tls-cert", "c.pem"}, nil, "--tls-cert and --tls-key go together"},
+		{[]string{"serve"}, map[string]string{"MNEMO_SESSION_IDLE": "soon", "MNEMO_NO_DEMO": "maybe"}, `MNEMO_NO_DEMO="maybe": want true or false` + "\n" + `MNEMO_SESSION_IDLE="soon": not a duration`},
+		{[]string{"serve"}, map[string]string{"MNEMO_MAX_IMPORT_BYTES": "-1"}, `MNEMO_MAX_IMPORT_BYTES="-1": not a positive number of bytes`},
+		{[]string{"serve", "--database", "mysql://db"}, nil, `want a postgres:// URL`},
+		{[]string{"user", "list", "--data", filepath.Join(notDir, "sub")}, nil, "data directory: " + notDir + ": not a directory"},
+		{[]string{"backup", "--data", dir}, nil, "backup needs --out FILE"},
+	} {
+		for _, lang := range []string{"zh_CN.UTF-8", ""} {
+			vars := map[string]string{"LANG": lang}
+			for k, v := range c.vars {
+				vars[k] = v
+			}
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), c.args, env(vars), nil, &out, &errOut)
+			if err == nil {
+				t.Errorf("%s %v: no error", lang, c.args)
+				continue
+			}
+			msg := err.Error()
+			if strings.Contains(errOut.String(), msg) {
+				t.Errorf("%s %v: the error is printed before it is returned:\n%s", lang, c.args, errOut.String())
+			}
+			if lang == "" {
+				if !strings.Contains(msg, c.en) {
+					t.Errorf("%v: %q, want %q", c.args, msg, c.en)
+				}
+				continue
+			}
+			if w := englishWord.FindString(cliTokens.ReplaceAllString(msg, "")); w != "" || msg == c.en {
+				t.Errorf("%v: English %q left in %q", c.args, w, msg)
+			}
+		}
+	}
 }

@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
@@ -47,7 +47,7 @@ func (e *cmdEnv) user(args []string) error {
 		if *fromStdin {
 			line, err := bufio.NewReader(e.stdin).ReadString('\n')
 			if err != nil && line == "" {
-				return "", false, fmt.Errorf("read password: %w", err)
+				return "", false, errorf("read password: %v", err)
 			}
 			pw := strings.TrimRight(line, "\r\n")
 			if len(pw) < 8 {
@@ -63,20 +63,19 @@ func (e *cmdEnv) user(args []string) error {
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, e.loc.Phrase("USERNAME\tROLE\tPROJECTS"))
+		rows := [][]string{strings.Split(e.loc.Phrase("USERNAME\tROLE\tPROJECTS"), "\t")}
 		for _, a := range accounts {
 			var ps []string
 			for _, ms := range a.Memberships {
-				p := ms.ProjectSlug + ":" + string(ms.Role)
+				p := ms.ProjectSlug + ":" + e.loc.Enum("account_role", string(ms.Role))
 				if ms.SubjectID != "" {
 					p += "(" + ms.SubjectID + ")"
 				}
 				ps = append(ps, p)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Username, a.RoleName(), strings.Join(ps, ", "))
+			rows = append(rows, []string{a.Username, e.loc.Enum("account_role", a.RoleName()), strings.Join(ps, ", ")})
 		}
-		return tw.Flush()
+		return table(e.stdout, rows)
 	case "add":
 		if len(pos) != 1 {
 			fs.Usage()
@@ -160,7 +159,7 @@ func (e *cmdEnv) importEvents(args []string) error {
 	formatName := fs.String("format", "auto", "source format: auto detects it; "+formatNames())
 	skip := fs.Bool("skip-malformed", false, "skip malformed lines and list them (default: a file with any malformed line is rejected whole)")
 	subject := fs.String("subject", "", "subject id for events whose source names none")
-	pos, err := parse(fs, cfg, envErr, args)
+	pos, err := e.parse(fs, cfg, envErr, args)
 	if err != nil {
 		return err
 	}
@@ -277,7 +276,7 @@ func (e *cmdEnv) sync(args []string) error {
 	project := fs.String("project", "", "project slug (required)")
 	to := fs.String("to", "", "directory to write into, usually the repository root (required)")
 	subject := fs.String("subject", "", "also write this subject's memories (USER.md and the agent files)")
-	if _, err := parse(fs, cfg, envErr, args); err != nil {
+	if _, err := e.parse(fs, cfg, envErr, args); err != nil {
 		return err
 	}
 	if *project == "" || *to == "" {
@@ -303,7 +302,7 @@ func (e *cmdEnv) sync(args []string) error {
 	for _, f := range files {
 		path := filepath.Join(*to, filepath.FromSlash(f.Path))
 		if err := writeManaged(path, f.Block); err != nil {
-			return fmt.Errorf("%s: %s", path, e.loc.ErrorMessage(err))
+			return errors.New(e.loc.T("msg.labelled", "Label", path, "Text", e.loc.ErrorMessage(err)))
 		}
 		e.say(e.stdout, "Wrote %s: %d of %d characters, %d entries.", path, f.Used, f.Limit, len(f.Included))
 		for _, o := range f.Omitted {
@@ -361,7 +360,7 @@ func (e *cmdEnv) watch(args []string) error {
 	interval := fs.Duration("interval", time.Second, "how often to look for new lines")
 	once := fs.Bool("once", false, "poll once and exit")
 	create := fs.Bool("create", false, "create the project if it does not exist")
-	pos, err := parse(fs, cfg, envErr, args)
+	pos, err := e.parse(fs, cfg, envErr, args)
 	if err != nil {
 		return err
 	}
@@ -430,7 +429,7 @@ func (e *cmdEnv) watch(args []string) error {
 func (e *cmdEnv) heartbeat(args []string) error {
 	fs, cfg, envErr := e.flags("heartbeat", "heartbeat --once")
 	once := fs.Bool("once", false, "run one beat and print what it did (required)")
-	if _, err := parse(fs, cfg, envErr, args); err != nil {
+	if _, err := e.parse(fs, cfg, envErr, args); err != nil {
 		return err
 	}
 	if !*once {
@@ -468,7 +467,7 @@ func (e *cmdEnv) heartbeat(args []string) error {
 // audit runs "console audit verify".
 func (e *cmdEnv) audit(args []string) error {
 	fs, cfg, envErr := e.flags("audit", "audit verify")
-	pos, err := parse(fs, cfg, envErr, args)
+	pos, err := e.parse(fs, cfg, envErr, args)
 	if err != nil {
 		return err
 	}
@@ -500,7 +499,7 @@ func (e *cmdEnv) export(args []string) error {
 	format := fs.String("format", "jsonl", "jsonl: everything in the project, re-importable with import --export; hermes: MEMORY.md and USER.md")
 	subject := fs.String("subject", "", "limit to one subject (jsonl) or build USER.md for it (hermes)")
 	out := fs.String("out", "", "output file (jsonl; default standard output) or directory (hermes; default current)")
-	if _, err := parse(fs, cfg, envErr, args); err != nil {
+	if _, err := e.parse(fs, cfg, envErr, args); err != nil {
 		return err
 	}
 	if *project == "" {
@@ -623,12 +622,17 @@ func (e *cmdEnv) eval(args []string) error {
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, e.loc.Phrase("NAME\tORIGIN\tCASES\tKINDS"))
+		rows := [][]string{strings.Split(e.loc.Phrase("NAME\tORIGIN\tCASES\tKINDS"), "\t")}
 		for _, s := range suites {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.Name, s.Origin, s.Cases, s.KindList())
+			var kinds []string
+			for _, k := range append(slices.Clone(evals.Kinds), evals.KindBenchmark) {
+				if n := s.Kinds[k]; n > 0 {
+					kinds = append(kinds, e.loc.Number(n)+" "+e.loc.Enum("eval_kind", string(k)))
+				}
+			}
+			rows = append(rows, []string{s.Name, e.loc.Enum("eval_origin", string(s.Origin)), e.loc.Number(s.Cases), strings.Join(kinds, e.loc.T("msg.list_separator"))})
 		}
-		return tw.Flush()
+		return table(e.stdout, rows)
 	case "run":
 		if len(pos) != 1 {
 			fs.Usage()
@@ -637,7 +641,7 @@ func (e *cmdEnv) eval(args []string) error {
 		suite, err := evals.Find(e.ctx, m.Store, pos[0])
 		if err != nil {
 			if v, ok := evals.IsValidation(err); ok {
-				fmt.Fprintln(e.stderr, v.Error())
+				fmt.Fprintln(e.stderr, e.loc.Phrase(v.Error()))
 				return errSilent
 			}
 			return errors.New(e.loc.ErrorMessage(err))
@@ -662,7 +666,7 @@ func (e *cmdEnv) eval(args []string) error {
 
 // open parses a command's flags and opens the console's store.
 func (e *cmdEnv) open(fs *flag.FlagSet, cfg *Config, envErr error, args []string) (*Main, []string, error) {
-	pos, err := parse(fs, cfg, envErr, args)
+	pos, err := e.parse(fs, cfg, envErr, args)
 	if err != nil {
 		return nil, nil, err
 	}

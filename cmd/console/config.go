@@ -90,41 +90,41 @@ func (c Config) LLMConfigured() bool { return c.LLMBaseURL != "" || c.LLMAPIKey 
 func (c Config) Validate() error {
 	var errs []error
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
-		errs = append(errs, fmt.Errorf("--addr %q: %w", c.Addr, err))
+		errs = append(errs, errorf("--addr %q: want host:port, such as localhost:8080", c.Addr))
 	}
 	if c.DataDir == "" {
-		errs = append(errs, errors.New("--data must not be empty"))
+		errs = append(errs, errorf("--data must not be empty"))
 	}
 	if c.Database != "" && !isPostgresURL(c.Database) {
-		errs = append(errs, fmt.Errorf("--database %q: want a postgres:// URL (leave it empty for SQLite in --data)", redactURL(c.Database)))
+		errs = append(errs, errorf("--database %q: want a postgres:// URL (leave it empty for SQLite in --data)", redactURL(c.Database)))
 	}
 	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
-		errs = append(errs, errors.New("MNEMO_METRICS_TOKEN must have at least 16 characters"))
+		errs = append(errs, errorf("MNEMO_METRICS_TOKEN must have at least 16 characters"))
 	}
 	if c.BeatInterval < 0 {
-		errs = append(errs, errors.New("--beat-interval must not be negative"))
+		errs = append(errs, errorf("--beat-interval must not be negative"))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
-		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))
+		errs = append(errs, errorf("--log-format %q: want text or json", c.LogFormat))
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
-		errs = append(errs, fmt.Errorf("--log-level %q: %w", c.LogLevel, err))
+		errs = append(errs, errorf("--log-level %q: want debug, info, warn or error", c.LogLevel))
 	}
 	if c.MaxImportBytes <= 0 || c.MaxEventsBytes <= 0 || c.MaxLineBytes <= 0 {
-		errs = append(errs, errors.New("--max-import-bytes, --max-events-bytes and --max-line-bytes must be positive"))
+		errs = append(errs, errorf("--max-import-bytes, --max-events-bytes and --max-line-bytes must be positive"))
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
-		errs = append(errs, errors.New("--tls-cert and --tls-key go together"))
+		errs = append(errs, errorf("--tls-cert and --tls-key go together"))
 	}
 	if c.SessionIdle < 0 {
-		errs = append(errs, errors.New("--session-idle must not be negative"))
+		errs = append(errs, errorf("--session-idle must not be negative"))
 	}
 	if c.LLMPriceIn < 0 || c.LLMPriceOut < 0 {
-		errs = append(errs, errors.New("--llm-price-in and --llm-price-out must not be negative"))
+		errs = append(errs, errorf("--llm-price-in and --llm-price-out must not be negative"))
 	}
 	if c.EmbedModel != "" && !c.LLMConfigured() {
-		errs = append(errs, errors.New("--embed-model needs a model endpoint (--llm-base-url or an API key)"))
+		errs = append(errs, errorf("--embed-model needs a model endpoint (--llm-base-url or an API key)"))
 	}
 	return errors.Join(errs...)
 }
@@ -156,7 +156,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 		if v := getenv(name); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s=%q: not a boolean", name, v))
+				errs = append(errs, errorf("%s=%q: want true or false", name, v))
 			}
 			*dst = b
 		}
@@ -165,7 +165,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 		if v := getenv(name); v != "" {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s=%q: not a number", name, v))
+				errs = append(errs, errorf("%s=%q: not a number", name, v))
 			}
 			*dst = f
 		}
@@ -174,7 +174,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 		if v := getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s=%q: %w", name, v, err))
+				errs = append(errs, errorf("%s=%q: not a duration (such as 90s, 5m or 1h30m)", name, v))
 			}
 			*dst = d
 		}
@@ -204,7 +204,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 		if v := getenv(name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
-				errs = append(errs, fmt.Errorf("%s=%q: not a positive number of bytes", name, v))
+				errs = append(errs, errorf("%s=%q: not a positive number of bytes", name, v))
 			}
 			*dst = n
 		}

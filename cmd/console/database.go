@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
@@ -74,7 +72,7 @@ func openStore(ctx context.Context, cfg Config) (Store, elector, error) {
 		return pg, pgElector{pg}, nil
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("data directory: %w", err)
+		return nil, nil, errorf("data directory: %v", err)
 	}
 	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "mnemo.db"))
 	if err != nil {
@@ -114,7 +112,7 @@ type soleElector struct{}
 func (soleElector) TryLead(context.Context, string) (lease, error) { return soleLease{}, nil }
 
 func (soleElector) Forward(context.Context, string, string) error {
-	return errors.New("no other instance to forward to")
+	return errorf("no other instance to forward to")
 }
 
 type soleLease struct{}

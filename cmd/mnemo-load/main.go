@@ -5,9 +5,14 @@
 // With -only mixed it runs clients for a fixed time that mix writes (API
 // ingest, subject forgets) with reads (timeline pages, searches, recall),
 // and checks at the end that nothing forgotten is readable (mixed.go).
+// With -only scale it runs concurrent writers and page clients against
+// SQLite (one console instance) and then against PostgreSQL (-database,
+// -instances console instances on it) and reports them side by side
+// (scale.go).
 //
 //	go run ./cmd/mnemo-load -data /tmp/mnemo-load -events 1000000
 //	go run ./cmd/mnemo-load -data /tmp/mnemo-load-100k -events 100000 -only mixed -duration 60s
+//	go run ./cmd/mnemo-load -data /tmp/mnemo-load -only scale -database postgres://… -instances 2 -writers 8 -clients 50
 package main
 
 import (
@@ -23,6 +28,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -52,13 +58,26 @@ func run() error {
 	queries := flag.Int("queries", 300, "search queries to time")
 	clients := flag.Int("clients", 50, "concurrent HTTP clients")
 	requests := flag.Int("requests", 4000, "timeline page requests in all")
-	only := flag.String("only", "", "run only this part: search, http or mixed")
+	only := flag.String("only", "", "run only this part: search, http, mixed or scale")
+	database := flag.String("database", "", "with -only scale: the PostgreSQL database (postgres://…; default $MNEMO_DATABASE_URL), built once like -data")
+	instances := flag.Int("instances", 2, "with -only scale: console instances on the PostgreSQL database")
+	writers := flag.Int("writers", 8, "with -only scale: concurrent API writers, each into a project of its own")
+	batch := flag.Int("batch", 100, "with -only scale: events per ingest request")
+	withSQLite := flag.Bool("sqlite", true, "with -only scale: measure SQLite too (false: PostgreSQL alone, for tuning)")
 	duration := flag.Duration("duration", 60*time.Second, "how long the mixed load runs")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured part to this file")
+	blockprofile := flag.String("blockprofile", "", "write a profile of where goroutines waited (channels, locks, the connection pool) to this file")
 	flag.Parse()
 	ctx := context.Background()
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
 		return err
+	}
+	if *only == "scale" {
+		if *instances < 1 || *writers < 1 || *clients < 1 || *batch < 1 {
+			return fmt.Errorf("-instances, -writers, -clients and -batch must be at least 1")
+		}
+		return scaleLoad(ctx, scaleConfig{dir: *dir, database: *database, events: *events, instances: *instances,
+			writers: *writers, clients: *clients, batch: *batch, duration: *duration, sqlite: *withSQLite})
 	}
 	st, err := store.Open(ctx, filepath.Join(*dir, "mnemo.db"))
 	if err != nil {
@@ -80,6 +99,15 @@ func run() error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if *blockprofile != "" {
+		runtime.SetBlockProfileRate(int(time.Millisecond))
+		defer func() {
+			if f, err := os.Create(*blockprofile); err == nil {
+				pprof.Lookup("block").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	if *only == "mixed" {
 		return mixedLoad(ctx, st, p, *clients, *duration, *events)
 	}
@@ -94,8 +122,9 @@ func run() error {
 	return timelineLoad(ctx, st, p, *clients, *requests, *events)
 }
 
-// build fills the database once: a project, an admin and the events.
-func build(ctx context.Context, st *store.Store, n int) (*governance.Project, error) {
+// build fills the database once: a project, an admin and the events, in
+// requests of 2,000 events (one statement each on PostgreSQL).
+func build(ctx context.Context, st loadStore, n int) (*governance.Project, error) {
 	p, err := st.FindProjectBySlug(ctx, "load")
 	if err == nil {
 		return p, nil
@@ -122,7 +151,19 @@ func build(ctx context.Context, st *store.Store, n int) (*governance.Project, er
 		}
 		fmt.Printf("built %d events (%.0f events/s)\n", i+len(batch), float64(i+len(batch))/time.Since(start).Seconds())
 	}
-	return p, st.Checkpoint(ctx)
+	if c, ok := st.(interface{ Checkpoint(context.Context) error }); ok {
+		return p, c.Checkpoint(ctx) // SQLite: fold the WAL into the file
+	}
+	return p, nil
+}
+
+// redactURL hides the password of a database URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "[unparsable]"
+	}
+	return u.Redacted()
 }
 
 // percentiles returns p50 and p95 of the durations.

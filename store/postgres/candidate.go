@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
 // Reads of the consolidated layer (candidates with their evidence,
@@ -201,12 +203,14 @@ func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[i
 
 // FindCandidateEvidence returns candidates with their supporting events.
 func (s *Store) FindCandidateEvidence(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error) {
-	var seqs []int64
+	var seqs, projects []int64
 	for _, c := range cands {
 		seqs = append(seqs, c.EvidenceSeqs...)
+		projects = append(projects, c.ProjectID)
 	}
+	slices.Sort(projects)
 	events := make(map[int64]*governance.Event, len(seqs))
-	if err := eventsBySeq(ctx, s.pool, seqs, events); err != nil {
+	if err := eventsBySeq(ctx, s.pool, slices.Compact(projects), seqs, events); err != nil {
 		return nil, err
 	}
 	out := make([]*governance.EvidenceLink, 0, len(cands))
@@ -222,18 +226,21 @@ func (s *Store) FindCandidateEvidence(ctx context.Context, cands []*governance.C
 	return out, nil
 }
 
-// eventsBySeq loads the given events into m.
-func eventsBySeq(ctx context.Context, q dbtx, seqs []int64, m map[int64]*governance.Event) error {
+// eventsBySeq loads the given events of projects into m. Naming the
+// projects lets the planner read only their partitions of events, so a
+// forget's rewrite of another project's partition does not hold it up.
+func eventsBySeq(ctx context.Context, q dbtx, projects, seqs []int64, m map[int64]*governance.Event) error {
 	if len(seqs) == 0 {
 		return nil
 	}
-	return queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE e.seq = ANY($1)`, []any{seqs}, func(r pgx.Row) error {
-		e, err := scanEvent(r)
-		if err == nil {
-			m[e.Seq] = e
-		}
-		return err
-	})
+	return queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE e.project_id = ANY($1) AND e.seq = ANY($2)`,
+		[]any{projects, seqs}, func(r pgx.Row) error {
+			e, err := scanEvent(r)
+			if err == nil {
+				m[e.Seq] = e
+			}
+			return err
+		})
 }
 
 // FindEpisodes lists episodes, most recent session first.
@@ -381,10 +388,21 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 	if err := undecided(c); err != nil {
 		return nil, err
 	}
+	// A candidate of a held proposal: the proposal itself comes back, with
+	// all its candidates, instead of a second rule saying the same.
+	if r, ok, err := lifecycle.Release(ctx, ruleTx{tx}, actor, c, reason); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 	r := &governance.Rule{ProjectID: c.ProjectID, SubjectID: c.SubjectID, Kind: c.Type, Text: c.Statement,
 		PromotionReason: governance.ReasonReviewer, Status: governance.RuleProposed,
 		Trust: governance.Trust(governance.ReasonReviewer, 1), Findings: c.Findings}
-	ruleID, err := insertRule(ctx, tx, r, actor, "Released from the "+string(c.Status)+" candidates by a reviewer.")
+	ruleID, err := ruleTx{tx}.InsertRule(ctx, r, actor, "Released from the "+string(c.Status)+" candidates by a reviewer.")
 	if err != nil {
 		return nil, err
 	}

@@ -4,14 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash"
-	"slices"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Applying a forget plan inside its transaction: content replaced or
@@ -23,27 +22,7 @@ import (
 // applyForget removes the planned content and returns the report.
 func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.ForgetReport, error) {
 	h := sha256.New()
-	r := &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
-		EpisodeIDs: []int64{}, AuditIDs: []int64{}}
-	write := func(kind string, id any, text string) {
-		fmt.Fprintf(h, "%s:%v:%d:%s\n", kind, id, len(text), text)
-	}
-	for _, rule := range p.Rules {
-		write("rule", rule.ID, rule.Text)
-		r.RuleIDs = append(r.RuleIDs, rule.ID)
-	}
-	for _, v := range p.Versions {
-		write("version", fmt.Sprintf("%d.%d", v.RuleID, v.Version), v.Text+"\x00"+v.Reason)
-	}
-	for _, c := range p.Candidates {
-		write("candidate", c.ID, c.Statement)
-		r.CandidateIDs = append(r.CandidateIDs, c.ID)
-	}
-	for _, e := range p.Episodes {
-		write("episode", e.Episode.ID, e.Episode.Summary)
-		r.EpisodeIDs = append(r.EpisodeIDs, e.Episode.ID)
-	}
-	r.Versions = len(p.Versions)
+	r := p.Report(h)
 
 	// Rules keep their ids, scope and history of who did what, not their words.
 	if err := p.exec(ctx, tx, "rules", `
@@ -100,51 +79,36 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		p.changed["events"] = r.Events > 0
 		return nil
 	}
-	if p.events != nil {
-		if err := redact(p.events.String(), p.events.args); err != nil {
+	if p.Scope != nil {
+		w := eventScope(*p.Scope)
+		if err := redact(w.String(), w.args); err != nil {
 			return nil, err
 		}
-	} else if len(p.seqs) > 0 {
-		if err := redact(`NOT e.redacted AND e.seq = ANY($1)`, []any{p.seqs}); err != nil {
+	} else if len(p.Seqs) > 0 {
+		if err := redact(`NOT e.redacted AND e.seq = ANY($1)`, []any{p.Seqs}); err != nil {
+			return nil, err
+		}
+	}
+	if p.SubjectID != "" {
+		if err := tombstoneEvents(ctx, tx, p); err != nil {
 			return nil, err
 		}
 	}
 	// Suppressions: fingerprints only, so the heartbeat never learns it again.
-	for projectID, fps := range p.fps {
-		for fp, subjects := range fps {
-			if subjects[""] {
-				subjects = map[string]bool{"": true} // everyone's covers each one's
-			}
-			for subject := range subjects {
-				tag, err := tx.Exec(ctx, `INSERT INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES ($1, $2, $3, $4)
-					ON CONFLICT DO NOTHING`, projectID, fp, subject, tx.now)
-				if err != nil {
-					return nil, fmt.Errorf("postgres: write suppression: %w", err)
-				}
-				r.Suppressions += int(tag.RowsAffected())
-			}
+	if err := p.Suppressions(func(projectID int64, fp, subject string) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT DO NOTHING`, projectID, fp, subject, tx.now)
+		if err != nil {
+			return fmt.Errorf("postgres: write suppression: %w", err)
 		}
+		r.Suppressions += int(tag.RowsAffected())
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	// Stored eval results may quote a rule (an eval checks recalled rules);
 	// replace the quotes of every wording of every forgotten rule.
-	quoted := map[string]bool{}
-	for _, rule := range p.Rules {
-		quoted[rule.Text] = true
-	}
-	for _, v := range p.Versions {
-		quoted[v.Text] = true
-	}
-	var texts []string
-	for t := range quoted {
-		if t == "" || t == governance.RedactedText {
-			continue
-		}
-		// The detail is JSON: a text with quotes, <, > or & is stored escaped.
-		escaped, _ := json.Marshal(t)
-		texts = append(texts, t, string(escaped[1:len(escaped)-1]))
-	}
-	slices.Sort(texts)
-	for _, t := range slices.Compact(texts) {
+	for _, t := range p.QuotedTexts() {
 		if err := p.exec(ctx, tx, "eval_results", `UPDATE eval_results SET detail = replace(detail, $1, $2) WHERE strpos(detail, $1) > 0`,
 			t, governance.RedactedText); err != nil {
 			return nil, fmt.Errorf("postgres: scrub eval results: %w", err)
@@ -194,15 +158,10 @@ func renumber(cond string, k int) string {
 
 func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []any) error {
 	return queryAll(ctx, tx, query, args, func(row pgx.Row) error {
-		var (
-			seq  int64
-			text string
-		)
-		if err := row.Scan(&seq, &text); err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "event:%d:%d:%s\n", seq, len(text), text)
-		return nil
+		return forgetplan.ScanLine(row, func(seq int64, text string) error {
+			forgetplan.HashEvent(h, seq, text)
+			return nil
+		})
 	})
 }
 
@@ -224,4 +183,43 @@ func redactAuditReasons(ctx context.Context, tx *Tx, objectType string, ids []in
 		return 0, fmt.Errorf("postgres: redact audit reasons: %w", err)
 	}
 	return tag.RowsAffected(), nil
+}
+
+// tombstoneEvents leaves tombstones for the identifiers of a forgotten
+// subject's events and episodes (tombstone.go): the subject's events,
+// those redacted earlier included, and the events without a subject in
+// its sessions (a session's end) lose their text, tool and status, and
+// their ids become tombstones — event ids under the project's key (so
+// ingest recognises one sent again), session and subject ids under the
+// subject's. Its episodes take the same session and subject tombstones.
+func tombstoneEvents(ctx context.Context, tx *Tx, p *forgetPlan) error {
+	skey, err := subjectKey(ctx, tx, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return err
+	}
+	fkey, err := forgetKey(ctx, tx, p.ProjectID)
+	if err != nil {
+		return err
+	}
+	subject := forgetplan.Tombstone(skey, forgetplan.SubjectTombstone, p.SubjectID)
+	n, err := rewriteRows(ctx, tx, "events", "seq", "bigint", []rewriteCol{
+		tombstoneOf("id", fkey, forgetplan.EventTombstone),
+		tombstoneOf("session_id", skey, forgetplan.SessionTombstone),
+		fixed("subject_id", subject),
+		{name: "text", value: func(string) string { return governance.RedactedText }, assign: "CASE WHEN t.redacted THEN t.text ELSE %s END"},
+	}, `tool = '', status = '', redacted = true, words = ''::tsvector`,
+		`t.project_id = $1 AND (t.subject_id = $2 OR t.subject_id = '' AND t.session_id IN (
+			SELECT session_id FROM sessions WHERE project_id = $1 AND subject_id = $2))`, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return err
+	}
+	p.changed["events"] = p.changed["events"] || n > 0
+	n, err = rewriteRows(ctx, tx, "episodes", "id", "bigint", []rewriteCol{
+		tombstoneOf("session_id", skey, forgetplan.SessionTombstone), fixed("subject_id", subject),
+	}, "", `t.project_id = $1 AND t.subject_id = $2`, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return err
+	}
+	p.changed["episodes"] = p.changed["episodes"] || n > 0
+	return nil
 }

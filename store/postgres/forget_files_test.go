@@ -15,8 +15,8 @@ import (
 )
 
 // relationFiles returns the bytes of every file of the tables a forget
-// rewrites: each table, its TOAST table, and all their indexes (every
-// segment), read from the server's data directory after a checkpoint has
+// rewrites: each table (each partition of a partitioned one), its TOAST
+// table, and all their indexes (every segment), read from the server's data directory after a checkpoint has
 // written every dirty page out.
 func relationFiles(t *testing.T, s *postgres.Store) []byte {
 	t.Helper()
@@ -29,10 +29,13 @@ func relationFiles(t *testing.T, s *postgres.Store) []byte {
 		t.Fatal(err)
 	}
 	rows, err := s.Pool().Query(ctx, `
-		WITH t AS (SELECT c.oid, c.reltoastrelid FROM pg_class c
-			WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
+		WITH named AS (SELECT c.oid FROM pg_class c
+			WHERE c.relnamespace = 'public'::regnamespace
 				AND c.relname = ANY(ARRAY['rules', 'rule_versions', 'candidates', 'evidence', 'episodes', 'events',
-					'audit_reasons', 'eval_results', 'recall_traces']))
+					'audit_reasons', 'eval_results', 'recall_traces'])),
+		t AS (SELECT c.oid, c.reltoastrelid FROM pg_class c
+			WHERE c.relkind = 'r' AND (c.oid IN (SELECT oid FROM named)
+				OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent IN (SELECT oid FROM named))))
 		SELECT pg_relation_filepath(r) FROM (
 			SELECT oid AS r FROM t
 			UNION ALL SELECT reltoastrelid FROM t WHERE reltoastrelid <> 0
@@ -111,11 +114,31 @@ func TestForgetLeavesNoBytes(t *testing.T) {
 			t.Fatalf("precondition: %q is not in the relation files", text)
 		}
 	}
+	files, episodes := partitionFiles(t, s, "events"), partitionFiles(t, s, "episodes")
 	if _, err := s.ForgetRule(ctx, "rita", f.Rules[storetest.RuleFar], true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ForgetSubject(ctx, "admin", p.ID, "family-3"); err != nil {
 		t.Fatal(err)
+	}
+	// Only the partition of events that holds the project was rewritten:
+	// the others keep their files; so do the other partitions of episodes.
+	var own string
+	if err := s.Pool().QueryRow(ctx, `SELECT tableoid::regclass::text FROM events WHERE project_id = $1 LIMIT 1`, p.ID).Scan(&own); err != nil {
+		t.Fatal(err)
+	}
+	for part, file := range partitionFiles(t, s, "events") {
+		if rewritten := file != files[part]; rewritten != (part == own) {
+			t.Errorf("events partition %s: rewritten %v, holds the project %v", part, rewritten, part == own)
+		}
+	}
+	if err := s.Pool().QueryRow(ctx, `SELECT tableoid::regclass::text FROM episodes WHERE project_id = $1 LIMIT 1`, p.ID).Scan(&own); err != nil {
+		t.Fatal(err)
+	}
+	for part, file := range partitionFiles(t, s, "episodes") {
+		if file != episodes[part] && part != own {
+			t.Errorf("episodes partition %s of other projects was rewritten", part)
+		}
 	}
 	after := relationFiles(t, s)
 	for _, text := range forgotten {
@@ -127,4 +150,30 @@ func TestForgetLeavesNoBytes(t *testing.T) {
 	if !bytes.Contains(after, []byte(storetest.FixtureRuleTexts[storetest.RuleNap])) {
 		t.Error("an unrelated rule is missing from the relation files")
 	}
+}
+
+// partitionFiles returns the file of each partition of table, by partition.
+func partitionFiles(t *testing.T, s *postgres.Store, table string) map[string]string {
+	t.Helper()
+	rows, err := s.Pool().Query(context.Background(), `SELECT inhrelid::regclass::text, pg_relation_filepath(inhrelid)
+		FROM pg_inherits WHERE inhparent = $1::regclass`, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	files := map[string]string{}
+	for rows.Next() {
+		var part, file string
+		if err := rows.Scan(&part, &file); err != nil {
+			t.Fatal(err)
+		}
+		files[part] = file
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 2 {
+		t.Fatalf("%s has %d partitions", table, len(files))
+	}
+	return files
 }

@@ -3,98 +3,91 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
-// The forget planner: what one forget removes, built by the same code for
-// the preview (outside a transaction) and the forget (inside it, where the
-// rules and candidates it removes are locked, so two forgets of one rule
-// take turns and the second finds it forgotten). The same plan as the
-// SQLite store's (store/forget_plan.go), over this engine's SQL.
+// The forget planner's questions (store/internal/forgetplan), answered
+// with this engine's SQL. Inside the forget's transaction the rules and
+// candidates it reads are locked (FOR UPDATE), so two forgets of one rule
+// take turns and the second finds it forgotten.
 
+// forgetPlan is a plan and what applying it changed.
 type forgetPlan struct {
-	governance.ForgetPreview
-	lock     string // "FOR UPDATE" inside the forget's transaction, "" for a preview
-	ruleIDs  map[int64]bool
-	candIDs  map[int64]bool
-	fps      map[int64]map[string]map[string]bool // project → fingerprint → subjects it is forgotten for ("" all)
-	ruleSubj map[int64]string                     // the subject of each rule in the plan
-	texts    []string                             // forgotten statements, to find quotes of them
-	textSet  map[string]bool
-	events   *where  // subject or project forget: the events to redact (aliased e)
-	seqs     []int64 // rule or candidate forget: the events to redact
+	*forgetplan.Plan
 	// changed are the tables applyForget changed rows of, which the
 	// store rewrites after the commit (vacuum.go).
 	changed map[string]bool
 }
 
-func newForgetPlan(lock string) *forgetPlan {
-	return &forgetPlan{lock: lock, ruleIDs: map[int64]bool{}, candIDs: map[int64]bool{}, fps: map[int64]map[string]map[string]bool{},
-		ruleSubj: map[int64]string{}, textSet: map[string]bool{}, changed: map[string]bool{}}
+// planReader answers the planner from q; lock is "FOR UPDATE" inside the
+// forget's transaction, "" for a preview.
+type planReader struct {
+	q    dbtx
+	lock string
 }
 
-// addFingerprint records a forgotten statement and the subject it is
-// forgotten for: a subject forget's subject whatever the statement, else
-// the subject of the rule it belongs to ("" for a project-wide rule).
-func (p *forgetPlan) addFingerprint(projectID int64, subject, text string) {
-	if text == "" || text == governance.RedactedText {
-		return
+var _ forgetplan.Reader = planReader{}
+
+func newForgetPlan(p *forgetplan.Plan, err error) (*forgetPlan, error) {
+	if err != nil {
+		return nil, err
 	}
-	if p.SubjectID != "" {
-		subject = p.SubjectID
-	}
-	if p.fps[projectID] == nil {
-		p.fps[projectID] = map[string]map[string]bool{}
-	}
-	fp := governance.Fingerprint(text)
-	if p.fps[projectID][fp] == nil {
-		p.fps[projectID][fp] = map[string]bool{}
-	}
-	p.fps[projectID][fp][subject] = true
-	if !p.textSet[text] {
-		p.textSet[text] = true
-		p.texts = append(p.texts, text)
-	}
+	return &forgetPlan{Plan: p, changed: map[string]bool{}}, nil
 }
 
-func (p *forgetPlan) addRule(r *governance.Rule) bool {
-	if p.ruleIDs[r.ID] || r.Status == governance.RuleForgotten {
-		return false
-	}
-	p.ruleIDs[r.ID] = true
-	p.ruleSubj[r.ID] = r.SubjectID
-	p.Rules = append(p.Rules, r)
-	p.addFingerprint(r.ProjectID, r.SubjectID, r.Text)
-	return true
+func planRules(ctx context.Context, q dbtx, lock string, ids []int64, withEvents bool) (*forgetPlan, error) {
+	return newForgetPlan(forgetplan.Rules(ctx, planReader{q, lock}, ids, withEvents))
 }
 
-func (p *forgetPlan) addCandidate(c *governance.Candidate) bool {
-	if p.candIDs[c.ID] {
-		return false
-	}
-	p.candIDs[c.ID] = true
-	p.Candidates = append(p.Candidates, c)
-	subject := c.SubjectID
-	if s, ok := p.ruleSubj[c.RuleID]; ok {
-		subject = s
-	}
-	p.addFingerprint(c.ProjectID, subject, c.Statement)
-	return true
+func planSubject(ctx context.Context, q dbtx, lock string, projectID int64, subjectID string) (*forgetPlan, error) {
+	return newForgetPlan(forgetplan.Subject(ctx, planReader{q, lock}, projectID, subjectID))
 }
 
-func (p *forgetPlan) rules(ctx context.Context, q dbtx, cond string, args ...any) ([]*governance.Rule, error) {
+func planCandidate(ctx context.Context, q dbtx, lock string, id int64, withEvents bool) (*forgetPlan, error) {
+	return newForgetPlan(forgetplan.Candidate(ctx, planReader{q, lock}, id, withEvents))
+}
+
+func planProject(ctx context.Context, q dbtx, lock string, projectID int64) (*forgetPlan, error) {
+	return newForgetPlan(forgetplan.Project(ctx, planReader{q, lock}, projectID))
+}
+
+func (r planReader) Rule(ctx context.Context, id int64) (*governance.Rule, error) {
+	return findRuleIn(ctx, r.q, id, r.lock)
+}
+
+func (r planReader) Rules(ctx context.Context, s forgetplan.RuleSelect) ([]*governance.Rule, error) {
 	w := &where{}
-	w.add(cond, args...)
-	if p.lock == "" {
-		return findRulesIn(ctx, q, w)
+	w.add(`r.project_id = ? AND r.status <> 'forgotten'`, s.ProjectID)
+	if s.SubjectID != nil {
+		w.add(`r.subject_id = ?`, *s.SubjectID)
+	}
+	if s.Fingerprints != nil {
+		w.add(`r.fingerprint = ANY(?)`, s.Fingerprints)
+	}
+	return r.rules(ctx, w)
+}
+
+func (r planReader) SharedRules(ctx context.Context, projectID int64, subjectID string) ([]*governance.Rule, error) {
+	w := &where{}
+	w.add(`r.project_id = ? AND r.subject_id = '' AND r.status <> 'forgotten'
+		AND EXISTS (SELECT 1 FROM candidates c JOIN evidence v ON v.candidate_id = c.id JOIN events e ON e.seq = v.event_seq
+			WHERE c.rule_id = r.id AND e.subject_id = ?)
+		AND NOT EXISTS (SELECT 1 FROM candidates c JOIN evidence v ON v.candidate_id = c.id JOIN events e ON e.seq = v.event_seq
+			WHERE c.rule_id = r.id AND e.subject_id <> ?)`, projectID, subjectID, subjectID)
+	return r.rules(ctx, w)
+}
+
+func (r planReader) rules(ctx context.Context, w *where) ([]*governance.Rule, error) {
+	if r.lock == "" {
+		return findRulesIn(ctx, r.q, w)
 	}
 	var out []*governance.Rule
-	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+w.String()+` ORDER BY r.id `+p.lock, w.args, func(r pgx.Row) error {
-		rule, err := scanRule(r)
+	err := queryAll(ctx, r.q, `SELECT `+ruleColumns+` FROM rules r WHERE `+w.String()+` ORDER BY r.id `+r.lock, w.args, func(row pgx.Row) error {
+		rule, err := scanRule(row)
 		if err == nil {
 			out = append(out, rule)
 		}
@@ -103,397 +96,145 @@ func (p *forgetPlan) rules(ctx context.Context, q dbtx, cond string, args ...any
 	return out, err
 }
 
-func (p *forgetPlan) candidates(ctx context.Context, q dbtx, cond string, args ...any) ([]*governance.Candidate, error) {
+func (r planReader) Candidates(ctx context.Context, s forgetplan.CandidateSelect) ([]*governance.Candidate, error) {
 	w := &where{}
-	w.add(cond, args...)
-	return findCandidatesIn(ctx, q, w, p.lock)
+	if s.ID != 0 {
+		w.add(`c.id = ?`, s.ID)
+	}
+	if s.RuleIDs != nil {
+		w.add(`c.rule_id = ANY(?)`, s.RuleIDs)
+	}
+	if s.GroupIDs != nil {
+		w.add(`c.group_id = ANY(?)`, s.GroupIDs)
+	}
+	if s.ProjectID != 0 {
+		w.add(`c.project_id = ?`, s.ProjectID)
+	}
+	if s.SubjectIDs != nil {
+		w.add(`c.subject_id = ANY(?)`, s.SubjectIDs)
+	}
+	if s.Fingerprints != nil {
+		w.add(`c.fingerprint = ANY(?)`, s.Fingerprints)
+	}
+	switch {
+	case s.Unattached:
+		w.add(`c.rule_id IS NULL`)
+	case s.Loose:
+		w.add(`(c.rule_id IS NULL OR c.rule_id IN (SELECT id FROM rules WHERE status IN ('rejected', 'archived', 'forgotten')))`)
+	}
+	return findCandidatesIn(ctx, r.q, w, r.lock)
 }
 
-// planRules collects what forgetting these rules removes: the rules, any
-// other live rule or candidate of the same scope with the same statement,
-// their candidates (and unattached members of the same merge groups),
-// versions, the episodes quoting them and, withEvents, the evidence events.
-func planRules(ctx context.Context, q dbtx, lock string, ids []int64, withEvents bool) (*forgetPlan, error) {
-	p := newForgetPlan(lock)
-	p.WithEvents = withEvents
-	for _, id := range ids {
-		r, err := findRuleIn(ctx, q, id, lock)
-		if err != nil {
-			return nil, err
-		}
-		if r.Status == governance.RuleForgotten {
-			return nil, governance.Errorf(governance.ECONFLICT, "Rule %d is already forgotten.", id)
-		}
-		p.addRule(r)
-	}
-	if err := p.expand(ctx, q); err != nil {
-		return nil, err
-	}
-	return p, p.finish(ctx, q)
+func (r planReader) Versions(ctx context.Context, ruleIDs []int64) ([]*governance.RuleVersion, error) {
+	return ruleVersionsOf(ctx, r.q, ruleIDs)
 }
 
-// expand follows rules to their versions and candidates, and statements to
-// the rules and candidates of the same scope that say the same.
-func (p *forgetPlan) expand(ctx context.Context, q dbtx) error {
-	versioned := map[int64]bool{}
-	for round := 0; round < 3; round++ {
-		grew := false
-		var fresh []int64
-		for _, r := range p.Rules {
-			if !versioned[r.ID] {
-				versioned[r.ID] = true
-				fresh = append(fresh, r.ID)
-			}
-		}
-		vs, err := ruleVersionsOf(ctx, q, fresh)
-		if err != nil {
-			return err
-		}
-		byID := make(map[int64]*governance.Rule, len(p.Rules))
-		for _, r := range p.Rules {
-			byID[r.ID] = r
-		}
-		for _, v := range vs {
-			r := byID[v.RuleID]
-			p.addFingerprint(r.ProjectID, r.SubjectID, v.Text)
-		}
-		cands, err := p.candidates(ctx, q, `c.rule_id = ANY(?)`, sortedIDs(p.ruleIDs))
-		if err != nil {
-			return err
-		}
-		for _, c := range cands {
-			grew = p.addCandidate(c) || grew
-		}
-		// Same statement, same scope: other rules, and candidates not
-		// attached to a rule that stays (including merge-group members).
-		type scopeKey struct {
-			project int64
-			subject string
-		}
-		scopes := map[scopeKey]bool{}
-		for _, r := range p.Rules {
-			subject := r.SubjectID
-			if p.SubjectID != "" {
-				subject = p.SubjectID
-			}
-			scopes[scopeKey{r.ProjectID, subject}] = true
-		}
-		for sk := range scopes {
-			cond, args := `r.project_id = ? AND r.status <> 'forgotten' AND r.fingerprint = ANY(?)`, []any{sk.project, p.fingerprintsOf(sk.project)}
-			if sk.subject != "" {
-				cond, args = cond+` AND r.subject_id = ?`, append(args, sk.subject)
-			}
-			more, err := p.rules(ctx, q, cond, args...)
+func (r planReader) EventsBySeq(ctx context.Context, seqs []int64, fn func(*governance.Event) error) error {
+	return queryAll(ctx, r.q, `SELECT `+eventColumns+` FROM events e WHERE e.seq = ANY($1) AND NOT e.redacted ORDER BY e.seq`,
+		[]any{seqs}, func(row pgx.Row) error {
+			e, err := scanEvent(row)
 			if err != nil {
 				return err
 			}
-			for _, m := range more {
-				grew = p.addRule(m) || grew
-			}
-		}
-		groups := map[int64]bool{}
-		for _, c := range p.Candidates {
-			groups[c.GroupID] = true
-		}
-		for projectID := range p.fps {
-			subjects := p.subjectsOf(projectID)
-			cond := `c.project_id = ? AND c.fingerprint = ANY(?)`
-			args := []any{projectID, p.fingerprintsOf(projectID)}
-			if !subjects[""] {
-				var list []string
-				for s := range subjects {
-					list = append(list, s)
-				}
-				cond += ` AND c.subject_id = ANY(?)`
-				args = append(args, list)
-			}
-			cands, err := p.candidates(ctx, q, cond+` AND (c.rule_id IS NULL OR c.rule_id IN (SELECT id FROM rules WHERE status IN ('rejected', 'archived', 'forgotten')))`, args...)
-			if err != nil {
-				return err
-			}
-			for _, c := range cands {
-				grew = p.addCandidate(c) || grew
-			}
-		}
-		members, err := p.candidates(ctx, q, `c.group_id = ANY(?) AND c.rule_id IS NULL`, sortedIDs(groups))
-		if err != nil {
-			return err
-		}
-		for _, c := range members {
-			if p.scopeAllows(c) {
-				grew = p.addCandidate(c) || grew
-			}
-		}
-		if !grew {
-			break
-		}
-	}
-	return nil
-}
-
-// scopeAllows keeps a merge-group sweep inside the subjects being forgotten
-// (a project-wide rule allows every subject of its project).
-func (p *forgetPlan) scopeAllows(c *governance.Candidate) bool {
-	subjects := p.subjectsOf(c.ProjectID)
-	return subjects[""] || subjects[c.SubjectID]
-}
-
-func (p *forgetPlan) fingerprintsOf(projectID int64) []string {
-	out := make([]string, 0, len(p.fps[projectID]))
-	for fp := range p.fps[projectID] {
-		out = append(out, fp)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// subjectsOf are the scopes of the rules being forgotten in a project ("" =
-// project-wide); for a subject forget, that subject.
-func (p *forgetPlan) subjectsOf(projectID int64) map[string]bool {
-	if p.SubjectID != "" {
-		return map[string]bool{p.SubjectID: true}
-	}
-	out := map[string]bool{}
-	for _, r := range p.Rules {
-		if r.ProjectID == projectID {
-			out[r.SubjectID] = true
-		}
-	}
-	for _, c := range p.Candidates {
-		if c.ProjectID == projectID && !out[""] {
-			out[c.SubjectID] = true
-		}
-	}
-	return out
-}
-
-// finish gathers versions, events and episodes once rules and candidates are known.
-func (p *forgetPlan) finish(ctx context.Context, q dbtx) error {
-	slices.SortFunc(p.Rules, func(a, b *governance.Rule) int { return int(a.ID - b.ID) })
-	slices.SortFunc(p.Candidates, func(a, b *governance.Candidate) int { return int(a.ID - b.ID) })
-	vs, err := ruleVersionsOf(ctx, q, sortedIDs(p.ruleIDs))
-	if err != nil {
-		return err
-	}
-	p.Versions = vs
-	projects := map[int64]bool{}
-	for _, r := range p.Rules {
-		projects[r.ProjectID] = true
-	}
-	for _, c := range p.Candidates {
-		projects[c.ProjectID] = true
-	}
-	if len(projects) == 1 && p.ProjectID == 0 {
-		for id := range projects {
-			p.ProjectID = id
-		}
-	}
-	for id := range projects {
-		p.Fingerprints += len(p.fps[id])
-	}
-
-	// Events: a subject forget redacts all of the subject's; a rule forget,
-	// when asked, the events its candidates rest on.
-	var quotes []string
-	quotes = append(quotes, p.texts...)
-	if p.events == nil && p.WithEvents {
-		seqs := map[int64]bool{}
-		for _, c := range p.Candidates {
-			for _, s := range c.EvidenceSeqs {
-				seqs[s] = true
-			}
-		}
-		p.seqs = sortedIDs(seqs)
-		p.EventCount = len(p.seqs)
-		if err := queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE e.seq = ANY($1) AND NOT e.redacted ORDER BY e.seq`,
-			[]any{p.seqs}, func(r pgx.Row) error {
-				e, err := scanEvent(r)
-				if err != nil {
-					return err
-				}
-				quotes = append(quotes, e.Text)
-				if len(p.Events) < governance.PreviewEventLimit {
-					p.Events = append(p.Events, e)
-				}
-				return nil
-			}); err != nil {
-			return err
-		}
-	}
-	if p.events != nil {
-		if err := q.QueryRow(ctx, `SELECT count(*) FROM events e WHERE `+p.events.String(), p.events.args...).Scan(&p.EventCount); err != nil {
-			return fmt.Errorf("postgres: count events: %w", err)
-		}
-		limit, args := page(p.events.args, governance.PreviewEventLimit, 0)
-		if err := queryAll(ctx, q, `SELECT `+eventColumns+` FROM events e WHERE `+p.events.String()+` ORDER BY e.seq`+limit,
-			args, func(r pgx.Row) error {
-				e, err := scanEvent(r)
-				if err == nil {
-					p.Events = append(p.Events, e)
-				}
-				return err
-			}); err != nil {
-			return err
-		}
-	}
-
-	// Episodes: those of the subject go blank; those of the candidates'
-	// sessions, or quoting a forgotten statement, lose the quoting sentences.
-	seen := map[int64]bool{}
-	addEpisodes := func(rewrite func(string) string, cond string, args ...any) error {
-		return queryAll(ctx, q, `SELECT `+episodeColumns+` FROM episodes e WHERE `+cond+` ORDER BY e.id`, args, func(r pgx.Row) error {
-			e, err := scanEpisode(r)
-			if err != nil || seen[e.ID] {
-				return err
-			}
-			seen[e.ID] = true
-			if summary := rewrite(e.Summary); summary != e.Summary {
-				p.Episodes = append(p.Episodes, &governance.EpisodeRewrite{Episode: e, Summary: summary})
-			}
-			return nil
+			return fn(e)
 		})
-	}
-	blank := func(string) string { return governance.RedactedText }
-	dropQuotes := func(summary string) string { return governance.RewriteSummary(summary, quotes) }
-	if p.SubjectID != "" {
-		// Everything about a subject: its episodes go blank, and every
-		// candidate of it is in one of its own sessions.
-		return addEpisodes(blank, `e.project_id = $1 AND e.subject_id = $2`, p.ProjectID, p.SubjectID)
-	}
-	sessions := map[int64]map[string]bool{}
-	for _, c := range p.Candidates {
-		if sessions[c.ProjectID] == nil {
-			sessions[c.ProjectID] = map[string]bool{}
-		}
-		sessions[c.ProjectID][c.SessionID] = true
-	}
-	for projectID, ss := range sessions {
-		ids := make([]string, 0, len(ss))
-		for s := range ss {
-			ids = append(ids, s)
-		}
-		slices.Sort(ids)
-		if err := addEpisodes(dropQuotes, `e.project_id = $1 AND e.session_id = ANY($2)`, projectID, ids); err != nil {
-			return err
-		}
-	}
-	for projectID := range projects {
-		if len(p.texts) == 0 {
-			continue
-		}
-		if err := addEpisodes(dropQuotes, `e.project_id = $1 AND EXISTS (SELECT 1 FROM unnest($2::text[]) t WHERE strpos(e.summary, t) > 0)`,
-			projectID, p.texts); err != nil {
-			return err
-		}
-	}
-	slices.SortFunc(p.Episodes, func(a, b *governance.EpisodeRewrite) int { return int(a.Episode.ID - b.Episode.ID) })
-	return nil
 }
 
-// planSubject collects "everything about" a subject of a project: every rule
-// scoped to it, every project-wide rule whose evidence comes only from its
-// events, every candidate and event of it, its episodes and recall traces.
-func planSubject(ctx context.Context, q dbtx, lock string, projectID int64, subjectID string) (*forgetPlan, error) {
-	if strings.TrimSpace(subjectID) == "" {
-		return nil, governance.Errorf(governance.EINVALID, "Name the subject to forget.")
+// eventScope is the condition (on events e) of a forget's events.
+func eventScope(s forgetplan.EventScope) *where {
+	w := &where{}
+	w.add(`e.project_id = ?`, s.ProjectID)
+	if s.SubjectID != "" {
+		w.add(`e.subject_id = ?`, s.SubjectID)
 	}
-	p := newForgetPlan(lock)
-	p.ProjectID, p.SubjectID, p.WithEvents = projectID, subjectID, true
-	p.events = &where{}
-	p.events.add(`e.project_id = ? AND e.subject_id = ? AND NOT e.redacted`, projectID, subjectID)
-	own, err := p.rules(ctx, q, `r.project_id = ? AND r.subject_id = ? AND r.status <> 'forgotten'`, projectID, subjectID)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range own {
-		p.addRule(r)
-	}
-	shared, err := p.rules(ctx, q, `r.project_id = ? AND r.subject_id = '' AND r.status <> 'forgotten'
-		AND EXISTS (SELECT 1 FROM candidates c JOIN evidence v ON v.candidate_id = c.id JOIN events e ON e.seq = v.event_seq
-			WHERE c.rule_id = r.id AND e.subject_id = ?)
-		AND NOT EXISTS (SELECT 1 FROM candidates c JOIN evidence v ON v.candidate_id = c.id JOIN events e ON e.seq = v.event_seq
-			WHERE c.rule_id = r.id AND e.subject_id <> ?)`, projectID, subjectID, subjectID)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range shared {
-		if p.addRule(r) {
-			p.SharedRuleIDs = append(p.SharedRuleIDs, r.ID)
-		}
-	}
-	cands, err := p.candidates(ctx, q, `c.project_id = ? AND c.subject_id = ?`, projectID, subjectID)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range cands {
-		p.addCandidate(c)
-	}
-	if err := p.expand(ctx, q); err != nil {
-		return nil, err
-	}
-	if err := q.QueryRow(ctx, `SELECT count(*) FROM recall_traces WHERE project_id = $1 AND subject_id = $2`,
-		projectID, subjectID).Scan(&p.RecallTraces); err != nil {
-		return nil, fmt.Errorf("postgres: count recall traces: %w", err)
-	}
-	return p, p.finish(ctx, q)
+	w.add(`NOT e.redacted`)
+	return w
 }
 
-// planCandidate collects a candidate that supports no rule together with
-// the unattached members of its merge group of the same subject; a
-// candidate that supports a rule goes alone (the rule keeps its other evidence).
-func planCandidate(ctx context.Context, q dbtx, lock string, id int64, withEvents bool) (*forgetPlan, error) {
-	p := newForgetPlan(lock)
-	p.WithEvents = withEvents
-	cands, err := p.candidates(ctx, q, `c.id = ?`, id)
-	if err != nil {
-		return nil, err
+func (r planReader) CountEvents(ctx context.Context, s forgetplan.EventScope) (int, error) {
+	w := eventScope(s)
+	var n int
+	if err := r.q.QueryRow(ctx, `SELECT count(*) FROM events e WHERE `+w.String(), w.args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: count events: %w", err)
 	}
-	if len(cands) == 0 {
-		return nil, governance.Errorf(governance.ENOTFOUND, "Candidate not found.")
+	return n, nil
+}
+
+func (r planReader) FirstEvents(ctx context.Context, s forgetplan.EventScope, limit int) ([]*governance.Event, error) {
+	w := eventScope(s)
+	clause, args := page(w.args, limit, 0)
+	var out []*governance.Event
+	err := queryAll(ctx, r.q, `SELECT `+eventColumns+` FROM events e WHERE `+w.String()+` ORDER BY e.seq`+clause,
+		args, func(row pgx.Row) error {
+			e, err := scanEvent(row)
+			if err == nil {
+				out = append(out, e)
+			}
+			return err
+		})
+	return out, err
+}
+
+func (r planReader) Episodes(ctx context.Context, s forgetplan.EpisodeSelect, fn func(*governance.Episode) error) error {
+	w := &where{}
+	w.add(`e.project_id = ?`, s.ProjectID)
+	switch {
+	case s.SubjectID != "":
+		w.add(`e.subject_id = ?`, s.SubjectID)
+	case s.Sessions != nil:
+		w.add(`e.session_id = ANY(?)`, s.Sessions)
+	default:
+		w.add(`EXISTS (SELECT 1 FROM unnest(?::text[]) t WHERE strpos(e.summary, t) > 0)`, s.Quoting)
 	}
-	c := cands[0]
-	p.addCandidate(c)
-	if c.RuleID == 0 {
-		group, err := p.candidates(ctx, q, `c.group_id = ? AND c.rule_id IS NULL AND c.project_id = ? AND c.subject_id = ?`,
-			c.GroupID, c.ProjectID, c.SubjectID)
+	return queryAll(ctx, r.q, `SELECT `+episodeColumns+` FROM episodes e WHERE `+w.String()+` ORDER BY e.id`, w.args, func(row pgx.Row) error {
+		e, err := scanEpisode(row)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		for _, g := range group {
-			p.addCandidate(g)
-		}
-	}
-	return p, p.finish(ctx, q)
+		return fn(e)
+	})
 }
 
-// planProject is the forget of everything a project holds: every rule and
-// candidate (with their versions) and every event.
-func planProject(ctx context.Context, q dbtx, lock string, projectID int64) (*forgetPlan, error) {
-	p := newForgetPlan(lock)
-	p.ProjectID, p.WithEvents = projectID, true
-	p.events = &where{}
-	p.events.add(`e.project_id = ? AND NOT e.redacted`, projectID)
-	rules, err := p.rules(ctx, q, `r.project_id = ? AND r.status <> 'forgotten'`, projectID)
+func (r planReader) RecallTraces(ctx context.Context, projectID int64, subjectID string) (int, error) {
+	var n int
+	if err := r.q.QueryRow(ctx, `SELECT count(*) FROM recall_traces WHERE project_id = $1 AND subject_id = $2`,
+		projectID, subjectID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: count recall traces: %w", err)
+	}
+	return n, nil
+}
+
+// restatementLines are the lines a restatement may be: messages, the
+// user's or the assistant's, not redacted.
+const restatementLines = `NOT e.redacted AND e.kind = 'message' AND e.role IN ('user', 'assistant')`
+
+func (r planReader) SubjectLines(ctx context.Context, projectID int64, subjectID string, terms []string, fn func(int64, string) error) error {
+	var lexemes []string
+	for _, t := range terms {
+		if len(t) <= maxLexemeBytes {
+			lexemes = append(lexemes, quoteLexeme(t))
+		}
+	}
+	if len(lexemes) == 0 {
+		return nil
+	}
+	return r.lines(ctx, `SELECT e.seq, e.text FROM events e
+		WHERE e.project_id = $1 AND e.subject_id = $2 AND e.words @@ $3::tsquery AND `+restatementLines+` ORDER BY e.seq`,
+		[]any{projectID, subjectID, strings.Join(lexemes, " | ")}, fn)
+}
+
+func (r planReader) SessionLines(ctx context.Context, projectID int64, sessions []string, fn func(int64, string) error) error {
+	return r.lines(ctx, `SELECT e.seq, e.text FROM events e
+		WHERE e.project_id = $1 AND e.session_id = ANY($2) AND `+restatementLines+` ORDER BY e.seq`,
+		[]any{projectID, sessions}, fn)
+}
+
+func (r planReader) lines(ctx context.Context, query string, args []any, fn func(int64, string) error) error {
+	err := queryAll(ctx, r.q, query, args, func(row pgx.Row) error { return forgetplan.ScanLine(row, fn) })
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("postgres: find restatements: %w", err)
 	}
-	for _, r := range rules {
-		p.addRule(r)
-	}
-	cands, err := p.candidates(ctx, q, `c.project_id = ?`, projectID)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range cands {
-		p.addCandidate(c)
-	}
-	if p.Versions, err = ruleVersionsOf(ctx, q, sortedIDs(p.ruleIDs)); err != nil {
-		return nil, err
-	}
-	if err := q.QueryRow(ctx, `SELECT count(*) FROM events e WHERE `+p.events.String(), p.events.args...).Scan(&p.EventCount); err != nil {
-		return nil, fmt.Errorf("postgres: count events: %w", err)
-	}
-	return p, nil
+	return nil
 }
 
 // ruleVersionsOf returns the versions of the given rules, by rule and version.
@@ -516,14 +257,4 @@ func ruleVersionsOf(ctx context.Context, q dbtx, ruleIDs []int64) ([]*governance
 		return nil, fmt.Errorf("postgres: rule versions: %w", err)
 	}
 	return out, nil
-}
-
-// sortedIDs returns the keys of a set in ascending order.
-func sortedIDs(set map[int64]bool) []int64 {
-	out := make([]int64, 0, len(set))
-	for id := range set {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
 }

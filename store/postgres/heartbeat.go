@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
 var _ governance.HeartbeatStore = (*Store)(nil)
@@ -138,7 +139,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	for _, c := range in.Held {
 		seqs = append(seqs, c.EvidenceSeqs...)
 	}
-	if err := eventsBySeq(ctx, tx, seqs, in.Evidence); err != nil {
+	if err := eventsBySeq(ctx, tx, []int64{p.ID}, seqs, in.Evidence); err != nil {
 		return nil, err
 	}
 	if in.Rules, _, err = findRules(ctx, tx, governance.RuleFilter{ProjectID: &p.ID,
@@ -222,34 +223,9 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 	}
 	ids := map[int64]int64{} // temporary id → real id, for candidates and rules alike
-	ruleIDs := map[int64]int64{}
-	for _, r := range plan.Rules {
-		id, err := insertRule(ctx, tx, r, "heartbeat", "Proposed by the heartbeat: "+string(r.PromotionReason)+".")
-		if err != nil {
-			return err
-		}
-		ruleIDs[r.ID] = id
-	}
-	for _, r := range plan.Rules {
-		if r.Status != governance.RuleActive || r.Supersedes == 0 {
-			continue
-		}
-		// Auto-activated replacement: the rule it replaces steps aside now.
-		old, err := findRuleIn(ctx, tx, r.Supersedes, "FOR UPDATE")
-		if governance.ErrorCode(err) == governance.ENOTFOUND {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if !governance.RuleAllows(old.Status, governance.RuleReplace) {
-			continue // only proposed: nothing to step aside
-		}
-		newer := *r
-		newer.ID = ruleIDs[r.ID]
-		if err := supersede(ctx, tx, "heartbeat", old, &newer, "Replaced by a newer instruction (the project activates proposals at once)."); err != nil {
-			return err
-		}
+	ruleIDs, err := lifecycle.BeatRules(ctx, ruleTx{tx}, plan)
+	if err != nil {
+		return err
 	}
 	mapRule := func(id int64) any {
 		if id < 0 {

@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
 // Reviewer edits of a rule's content: a new wording (a new version through
 // the write gate), two proposals merged into one, a candidate split out.
 
-// editRule writes a new version of r after governance.CheckRuleEdit (a
+// EditRule writes a new version of r after governance.CheckRuleEdit (a
 // blocked text is refused, a secret is redacted); the rule's full-text
 // entry follows its text.
-func editRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, e governance.RuleEdit) error {
+func (tx ruleTx) EditRule(ctx context.Context, actor string, r *governance.Rule, e governance.RuleEdit) error {
 	ed, err := governance.CheckRuleEdit(r, e)
 	if err != nil {
 		return err
@@ -39,7 +40,7 @@ func editRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, e g
 	if ed.Redacted {
 		details["redacted"] = true
 	}
-	if err := auditRule(ctx, tx, actor, "rule.edit", r, ed.Reason, details); err != nil {
+	if err := lifecycle.Audit(ctx, tx, actor, "rule.edit", r, ed.Reason, details); err != nil {
 		return err
 	}
 	r.Text, r.Kind, r.Version, r.Findings = ed.Text, ed.Kind, version, ed.Findings
@@ -49,7 +50,7 @@ func editRule(ctx context.Context, tx *Tx, actor string, r *governance.Rule, e g
 // EditRule writes a new version of a rule's text or kind.
 func (s *Store) EditRule(ctx context.Context, actor string, id int64, e governance.RuleEdit) (*governance.Rule, error) {
 	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
-		return editRule(ctx, tx, actor, r, e)
+		return ruleTx{tx}.EditRule(ctx, actor, r, e)
 	})
 }
 
@@ -105,7 +106,7 @@ func (s *Store) MergeRules(ctx context.Context, actor string, keepID, otherID in
 			return err
 		}
 		if edit != nil {
-			return editRule(ctx, tx, actor, keep, *edit)
+			return ruleTx{tx}.EditRule(ctx, actor, keep, *edit)
 		}
 		return nil
 	})

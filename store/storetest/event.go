@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -295,6 +296,10 @@ func TestSearchEvents(t *testing.T, open Opener) {
 	if _, err := s.IngestEvents(ctx, other.ID, []*governance.Event{Ev("x1", "s9", 1, governance.RoleUser, "环球影城的票能报销吗")}); err != nil {
 		t.Fatal(err)
 	}
+	// The order of these is the relevance model's to choose: two matches
+	// of one rare word each, whose weights depend on how the backend counts
+	// document frequencies (the project's or the whole table's).
+	unordered := map[string]bool{"午睡 环球": true}
 	for _, tc := range []struct {
 		q    string
 		want []string
@@ -316,7 +321,11 @@ func TestSearchEvents(t *testing.T, open Opener) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := ids(hits); fmt.Sprint(got) != fmt.Sprint(tc.want) || total != len(tc.want) {
+			got := ids(hits)
+			if unordered[tc.q] {
+				slices.Sort(got)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) || total != len(tc.want) {
 				t.Fatalf("got %v (total %d), want %v", got, total, tc.want)
 			}
 			for _, h := range hits {

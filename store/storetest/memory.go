@@ -76,6 +76,8 @@ var memoryTests = []struct {
 	{"ConcurrentApprove", TestConcurrentApprove},
 	{"RejectRule", TestRejectRule},
 	{"HoldAndDemote", TestHoldAndDemote},
+	{"HoldKeepsEvidence", TestHoldKeepsEvidence},
+	{"BeatReopensHeldRule", TestBeatReopensHeldRule},
 	{"SupersedePauseExpire", TestSupersedePauseExpire},
 	{"EditRule", TestEditRule},
 	{"MergeAndSplit", TestMergeAndSplit},

@@ -297,3 +297,111 @@ func TestConcurrentApprove(t *testing.T, open Opener) {
 		t.Fatalf("audit = %+v, %v", v, err)
 	}
 }
+
+// TestHoldKeepsEvidence: a held proposal keeps its candidates linked (its
+// evidence chain); restoring it, or releasing one of its candidates, brings
+// the same rule back as a proposal.
+func TestHoldKeepsEvidence(t *testing.T, open Opener) {
+	ctx := context.Background()
+	t.Run("Restore", func(t *testing.T) {
+		d := LoadDemo(t, open)
+		nap := d.Rule(t, "午睡")
+		before := d.Candidates(t, nap.ID)
+		if _, err := d.Store.HoldRule(ctx, "rita", nap.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range before {
+			got, err := d.Store.FindCandidateByID(ctx, c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != governance.CandidateHeld || got.RuleID != nap.ID {
+				t.Errorf("candidate = %+v, want held, still linked to rule %d", got, nap.ID)
+			}
+		}
+		ev, err := d.Store.FindEvidenceByRules(ctx, []int64{nap.ID})
+		if err != nil || len(ev[nap.ID]) != len(before) {
+			t.Fatalf("held rule's evidence = %d links, %v; want %d", len(ev[nap.ID]), err, len(before))
+		}
+		r, err := d.Store.RestoreRule(ctx, "rita", nap.ID, "more came in")
+		if err != nil || r.Status != governance.RuleProposed {
+			t.Fatalf("restore = %+v, %v; want the proposal back", r, err)
+		}
+		for _, c := range d.Candidates(t, nap.ID) {
+			if c.Status != governance.CandidateProposed {
+				t.Errorf("candidate %d = %s, want proposed", c.ID, c.Status)
+			}
+		}
+		if n := len(d.Candidates(t, nap.ID)); n != len(before) {
+			t.Fatalf("restored rule has %d candidates, want %d", n, len(before))
+		}
+	})
+	t.Run("ReleaseReopensHeldRule", func(t *testing.T) {
+		d := LoadDemo(t, open)
+		nap := d.Rule(t, "午睡")
+		before := d.Candidates(t, nap.ID)
+		if _, err := d.Store.HoldRule(ctx, "rita", nap.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+		r, err := d.Store.ReleaseCandidate(ctx, "rita", before[0].ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ID != nap.ID || r.Status != governance.RuleProposed {
+			t.Fatalf("release = rule %d %s; want rule %d proposed again", r.ID, r.Status, nap.ID)
+		}
+		if n := len(d.Candidates(t, nap.ID)); n != len(before) {
+			t.Fatalf("reopened rule has %d candidates, want %d", n, len(before))
+		}
+	})
+}
+
+// TestBeatReopensHeldRule: a proposal a reviewer held keeps its candidates;
+// when a later session says the same again, the beat brings that rule back
+// into review with the old and the new evidence, never a second rule.
+func TestBeatReopensHeldRule(t *testing.T, open Opener) {
+	now := time.Now().UTC().Truncate(time.Second)
+	s := OpenMemory(t, open)
+	ctx := context.Background()
+	p := MustCreateProject(t, s, "travel")
+	hb := NewHeartbeat(s, &LineExtractor{}, nil)
+	const pref = "we always take the train"
+	if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-72*time.Hour), true, pref)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hb.Beat(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	rules, _, err := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+	if err != nil || len(rules) != 1 || rules[0].Status != governance.RuleProposed {
+		t.Fatalf("rules = %+v, %v; want one proposal", rules, err)
+	}
+	held := rules[0]
+	if _, err := s.HoldRule(ctx, "rita", held.ID, "wait"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.IngestEvents(ctx, p.ID, Session("s2", now.Add(-48*time.Hour), true, pref)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hb.Beat(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	rules, _, err = s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("rules = %d, %v; want the held one only", len(rules), err)
+	}
+	if rules[0].ID != held.ID || rules[0].Status != governance.RuleProposed {
+		t.Fatalf("rule = %d %s; want rule %d proposed again", rules[0].ID, rules[0].Status, held.ID)
+	}
+	ev, err := s.FindEvidenceByRules(ctx, []int64{held.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := map[string]bool{}
+	for _, l := range ev[held.ID] {
+		sessions[l.Candidate.SessionID] = true
+	}
+	if !sessions["s1"] || !sessions["s2"] {
+		t.Fatalf("evidence sessions = %v; want s1 and s2", sessions)
+	}
+}

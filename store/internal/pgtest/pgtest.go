@@ -95,6 +95,14 @@ func NewDatabase(tb testing.TB) string {
 	return createDatabase(tb, template)
 }
 
+// NewEmptyDatabase returns the URL of a new database with no migration
+// applied (a copy of template0), for tests of migrations themselves.
+func NewEmptyDatabase(tb testing.TB) string {
+	tb.Helper()
+	serve(tb)
+	return createDatabase(tb, "template0")
+}
+
 // serve starts the server on first use, and skips or fails tb without one.
 func serve(tb testing.TB) {
 	tb.Helper()

@@ -1,0 +1,145 @@
+// Package lifecycle is the part of the rule lifecycle both stores share:
+// what a reviewer's action does to a rule and its candidates, the audit
+// row it leaves, and when a held proposal comes back into review. The
+// table of which status allows which action is governance's; the SQL of
+// each step is the backend's (its Tx), so SQLite (package store) and
+// PostgreSQL (store/postgres) keep only their statements and their
+// transactions.
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Tx is one write transaction of a backend, as the lifecycle uses it:
+// each method is one step in SQL, deciding nothing.
+type Tx interface {
+	// Now is the transaction's time, written on every row it changes.
+	Now() time.Time
+	// LockRule reads rule id for a change (its row locked until the
+	// transaction ends, where the engine locks rows); ENOTFOUND when it
+	// is gone.
+	LockRule(ctx context.Context, id int64) (*governance.Rule, error)
+	// SetRuleStatus moves rule id from status from to status to; false
+	// when its status was no longer from.
+	SetRuleStatus(ctx context.Context, id int64, from, to governance.RuleStatus) (bool, error)
+	// SetCandidates gives the candidates of rule ruleID that are in one of
+	// the statuses from the status to, and the reason unless it is nil;
+	// unlink ends their link to the rule. It returns how many changed.
+	SetCandidates(ctx context.Context, ruleID int64, from []governance.CandidateStatus, to governance.CandidateStatus,
+		reason *string, unlink bool) (int64, error)
+	// CountCandidates counts the candidates linked to rule ruleID, and
+	// how many of them are held.
+	CountCandidates(ctx context.Context, ruleID int64) (all, held int, err error)
+	// RuleOfCandidates returns the one rule every candidate of ids is
+	// linked to, or 0 when some are unlinked or linked to another rule.
+	RuleOfCandidates(ctx context.Context, ids []int64) (int64, error)
+	// SetSupersedes records on rule newerID that it replaces rule oldID.
+	SetSupersedes(ctx context.Context, newerID, oldID int64) error
+	// Supersede marks rule oldID, still in status from, superseded by
+	// rule newerID; false when its status was no longer from.
+	Supersede(ctx context.Context, oldID, newerID int64, from governance.RuleStatus) (bool, error)
+	SetPaused(ctx context.Context, id int64, paused bool) error
+	// SetExpiry sets (UTC, whole seconds) or clears (nil) the expiry.
+	SetExpiry(ctx context.Context, id int64, at *time.Time) error
+	// EditRule writes a new version of r (governance.CheckRuleEdit
+	// first) with its audit row.
+	EditRule(ctx context.Context, actor string, r *governance.Rule, e governance.RuleEdit) error
+	// InsertRule writes a new rule with its first version and audit row.
+	InsertRule(ctx context.Context, r *governance.Rule, actor, reason string) (int64, error)
+	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
+}
+
+// Store is a backend's store as the lifecycle uses it: its write
+// transactions (of type T) and a read of a rule as committed.
+type Store[T Tx] interface {
+	// Update runs fn in one write transaction and commits it when fn
+	// returns nil; otherwise nothing fn did is kept.
+	Update(ctx context.Context, fn func(tx T) error) error
+	FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error)
+}
+
+// Change runs fn on rule id inside one transaction and returns the rule as
+// committed.
+func Change[T Tx](ctx context.Context, s Store[T], id int64, fn func(tx T, r *governance.Rule) error) (*governance.Rule, error) {
+	if err := s.Update(ctx, func(tx T) error {
+		r, err := tx.LockRule(ctx, id)
+		if err != nil {
+			return err
+		}
+		return fn(tx, r)
+	}); err != nil {
+		return nil, err
+	}
+	return s.FindRuleByID(ctx, id)
+}
+
+// ChangeAll runs fn on each rule of ids (once per id) in one transaction:
+// all or none.
+func ChangeAll[T Tx](ctx context.Context, s Store[T], ids []int64, fn func(tx T, r *governance.Rule) error) error {
+	if len(ids) == 0 {
+		return governance.Errorf(governance.EINVALID, "Select at least one rule.")
+	}
+	return s.Update(ctx, func(tx T) error {
+		seen := map[int64]bool{}
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			r, err := tx.LockRule(ctx, id)
+			if err != nil {
+				return err
+			}
+			if err := fn(tx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ErrChanged is the conflict of a rule another request changed between
+// our read and our write.
+func ErrChanged(id int64) error {
+	return governance.Errorf(governance.ECONFLICT, "Rule %d changed meanwhile; reload and try again.", id)
+}
+
+// Audit appends the audit row of an action on rule r: ids, the reason and
+// details (JSON), never the rule's text.
+func Audit(ctx context.Context, tx Tx, actor, action string, r *governance.Rule, reason string, details any) error {
+	d := ""
+	if details != nil {
+		b, err := json.Marshal(details)
+		if err != nil {
+			return err
+		}
+		d = string(b)
+	}
+	return tx.AppendAudit(ctx, &governance.AuditEntry{
+		Actor: actor, Action: action, ObjectType: "rule", ObjectID: strconv.FormatInt(r.ID, 10),
+		ProjectID: r.ProjectID, Reason: strings.TrimSpace(reason), Details: d,
+	})
+}
+
+// SetStatus moves r from its current status to to; a concurrent change of
+// the status is ECONFLICT.
+func SetStatus(ctx context.Context, tx Tx, r *governance.Rule, to governance.RuleStatus) error {
+	ok, err := tx.SetRuleStatus(ctx, r.ID, r.Status, to)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrChanged(r.ID)
+	}
+	r.Status, r.UpdatedAt = to, tx.Now()
+	return nil
+}
+
+func statuses(s ...governance.CandidateStatus) []governance.CandidateStatus { return s }

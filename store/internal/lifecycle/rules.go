@@ -1,0 +1,319 @@
+package lifecycle
+
+import (
+	"context"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// RuleActions are the reviewer actions that move a rule through its
+// lifecycle, as the methods of a store (the SQLite store's names and
+// signatures): a backend embeds them. Each runs in one transaction
+// together with its audit row; audit rows name ids and reasons, never the
+// text of a memory.
+type RuleActions[T Tx] struct{ store Store[T] }
+
+// NewRuleActions returns the actions over the backend's transactions.
+func NewRuleActions[T Tx](s Store[T]) RuleActions[T] { return RuleActions[T]{store: s} }
+
+// ApproveRule activates a proposal and promotes its candidates; with an edit
+// the approved text is a new version. A proposal that replaces another
+// rule supersedes it.
+func (a RuleActions[T]) ApproveRule(ctx context.Context, actor string, id int64, edit *governance.RuleEdit) (*governance.Rule, error) {
+	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+		if edit != nil {
+			if err := r.Allow(governance.RuleApprove); err != nil {
+				return err
+			}
+			if err := tx.EditRule(ctx, actor, r, *edit); err != nil {
+				return err
+			}
+		}
+		return approve(ctx, tx, actor, r)
+	})
+}
+
+// ApproveRules approves several proposals in one transaction: all or none.
+func (a RuleActions[T]) ApproveRules(ctx context.Context, actor string, ids []int64) error {
+	return ChangeAll(ctx, a.store, ids, func(tx T, r *governance.Rule) error {
+		return approve(ctx, tx, actor, r)
+	})
+}
+
+func approve(ctx context.Context, tx Tx, actor string, r *governance.Rule) error {
+	if err := r.Allow(governance.RuleApprove); err != nil {
+		return err
+	}
+	if err := SetStatus(ctx, tx, r, governance.RuleActive); err != nil {
+		return err
+	}
+	n, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateProposed), governance.CandidatePromoted, nil, false)
+	if err != nil {
+		return err
+	}
+	details := map[string]any{"candidates": n, "version": r.Version}
+	if r.Supersedes != 0 {
+		details["supersedes"] = r.Supersedes
+	}
+	if err := Audit(ctx, tx, actor, "rule.approve", r, "", details); err != nil {
+		return err
+	}
+	if r.Supersedes != 0 {
+		old, err := tx.LockRule(ctx, r.Supersedes)
+		if err != nil {
+			return err
+		}
+		if err := Supersede(ctx, tx, actor, old, r, "Replaced by the approved rule."); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RejectRule rejects a proposal; the reason is required. Its candidates are
+// rejected with it.
+func (a RuleActions[T]) RejectRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
+	if err := governance.NeedReason(reason, "Say why the proposal is rejected."); err != nil {
+		return nil, err
+	}
+	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+		return reject(ctx, tx, actor, r, reason)
+	})
+}
+
+// RejectRules rejects several proposals with one reason, all or none.
+func (a RuleActions[T]) RejectRules(ctx context.Context, actor string, ids []int64, reason string) error {
+	if err := governance.NeedReason(reason, "Say why the proposals are rejected."); err != nil {
+		return err
+	}
+	return ChangeAll(ctx, a.store, ids, func(tx T, r *governance.Rule) error {
+		return reject(ctx, tx, actor, r, reason)
+	})
+}
+
+func reject(ctx context.Context, tx Tx, actor string, r *governance.Rule, reason string) error {
+	if err := r.Allow(governance.RuleReject); err != nil {
+		return err
+	}
+	if err := SetStatus(ctx, tx, r, governance.RuleRejected); err != nil {
+		return err
+	}
+	why := "Rejected by a reviewer."
+	n, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateProposed, governance.CandidatePending),
+		governance.CandidateRejected, &why, false)
+	if err != nil {
+		return err
+	}
+	return Audit(ctx, tx, actor, "rule.reject", r, reason, map[string]any{"candidates": n})
+}
+
+// HoldRule sets a proposal aside to wait for more evidence: the rule is
+// archived and its candidates are held, still linked to it, so the rule
+// keeps its evidence chain. Restoring the rule, releasing one of its
+// candidates or a beat that finds more evidence for them brings the same
+// rule back as a proposal (Held, Reopen), never a second copy of it.
+func (a RuleActions[T]) HoldRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
+	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+		if err := r.Allow(governance.RuleHold); err != nil {
+			return err
+		}
+		if err := SetStatus(ctx, tx, r, governance.RuleArchived); err != nil {
+			return err
+		}
+		why := "Held by a reviewer: waits for more evidence."
+		n, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateProposed, governance.CandidatePending),
+			governance.CandidateHeld, &why, false)
+		if err != nil {
+			return err
+		}
+		return Audit(ctx, tx, actor, "rule.hold", r, reason,
+			map[string]any{"from": governance.RuleProposed, "to": r.Status, "candidates": n})
+	})
+}
+
+// DemoteRuleToCandidates takes a rule out of use and returns its candidates to the
+// held queue, unlinked; the rule is archived.
+func (a RuleActions[T]) DemoteRuleToCandidates(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
+	if err := governance.NeedReason(reason, "Say why the rule goes back to candidates."); err != nil {
+		return nil, err
+	}
+	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+		if err := r.Allow(governance.RuleToCandidates); err != nil {
+			return err
+		}
+		from := r.Status
+		if r.Status != governance.RuleArchived {
+			if err := SetStatus(ctx, tx, r, governance.RuleArchived); err != nil {
+				return err
+			}
+		}
+		why := "Returned to candidates by a reviewer."
+		n, err := tx.SetCandidates(ctx, r.ID,
+			statuses(governance.CandidateProposed, governance.CandidatePromoted, governance.CandidatePending),
+			governance.CandidateHeld, &why, true)
+		if err != nil {
+			return err
+		}
+		return Audit(ctx, tx, actor, "rule.to_candidates", r, reason, map[string]any{"from": from, "to": r.Status, "candidates": n})
+	})
+}
+
+// DemoteRule moves a rule one step down: active → stale → archived.
+func (a RuleActions[T]) DemoteRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
+	if err := governance.NeedReason(reason, "Say why the rule is demoted."); err != nil {
+		return nil, err
+	}
+	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+		if err := r.Allow(governance.RuleDemote); err != nil {
+			return err
+		}
+		from, to := r.Status, governance.RuleArchived
+		if r.Status == governance.RuleActive {
+			to = governance.RuleStale
+		}
+		if err := SetStatus(ctx, tx, r, to); err != nil {
+			return err
+		}
+		return Audit(ctx, tx, actor, "rule.demote", r, reason, map[string]any{"from": from, "to": to})
+	})
+}
+
+// RestoreRule brings a stale or archived rule back into use, and a rejected or
+// held proposal back into the review queue (a held one with its
+// candidates).
+func (a RuleActions[T]) RestoreRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
+	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+		if err := r.Allow(governance.RuleRestore); err != nil {
+			return err
+		}
+		from, to := r.Status, governance.RuleActive
+		held, err := Held(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		if held {
+			// A held proposal was never approved: it goes back to the
+			// review queue with its evidence.
+			if err := Reopen(ctx, tx, r, "Restored into review by a reviewer."); err != nil {
+				return err
+			}
+			return Audit(ctx, tx, actor, "rule.restore", r, reason,
+				map[string]any{"from": from, "to": governance.RuleProposed, "held": true})
+		}
+		if r.Status == governance.RuleRejected {
+			to = governance.RuleProposed
+		}
+		if err := SetStatus(ctx, tx, r, to); err != nil {
+			return err
+		}
+		if to == governance.RuleProposed {
+			if _, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateRejected), governance.CandidateProposed, nil, false); err != nil {
+				return err
+			}
+		}
+		return Audit(ctx, tx, actor, "rule.restore", r, reason, map[string]any{"from": from, "to": to})
+	})
+}
+
+// SupersedeRule links rule oldID to the newer rule newID. When the newer rule is
+// active the old one is superseded at once; when it is still a proposal,
+// approving it completes the replacement.
+func (a RuleActions[T]) SupersedeRule(ctx context.Context, actor string, oldID, newID int64, reason string) (*governance.Rule, error) {
+	if oldID == newID {
+		return nil, governance.Errorf(governance.EINVALID, "A rule cannot supersede itself.")
+	}
+	return Change(ctx, a.store, oldID, func(tx T, old *governance.Rule) error {
+		newer, err := tx.LockRule(ctx, newID)
+		if err != nil {
+			return governance.Errorf(governance.EINVALID, "There is no rule %d.", newID)
+		}
+		if newer.ProjectID != old.ProjectID || newer.SubjectID != old.SubjectID {
+			return governance.Errorf(governance.EINVALID, "Rule %d has another scope (project or subject) than rule %d.", newID, oldID)
+		}
+		if err := old.Allow(governance.RuleSupersede); err != nil {
+			return err
+		}
+		switch newer.Status {
+		case governance.RuleActive:
+			return Supersede(ctx, tx, actor, old, newer, reason)
+		case governance.RuleProposed:
+			if err := tx.SetSupersedes(ctx, newer.ID, old.ID); err != nil {
+				return err
+			}
+			return Audit(ctx, tx, actor, "rule.replacement", newer, reason, map[string]any{"supersedes": old.ID})
+		}
+		return governance.Errorf(governance.EINVALID, "Rule %d is %s; the newer rule must be active or proposed.", newID, newer.Status)
+	})
+}
+
+// Supersede completes a replacement: old steps aside for the active rule
+// newer.
+func Supersede(ctx context.Context, tx Tx, actor string, old, newer *governance.Rule, reason string) error {
+	if err := old.Allow(governance.RuleReplace); err != nil {
+		return err
+	}
+	ok, err := tx.Supersede(ctx, old.ID, newer.ID, old.Status)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrChanged(old.ID)
+	}
+	if err := tx.SetSupersedes(ctx, newer.ID, old.ID); err != nil {
+		return err
+	}
+	from := old.Status
+	old.Status, old.SupersededBy = governance.RuleSuperseded, newer.ID
+	return Audit(ctx, tx, actor, "rule.supersede", old, reason, map[string]any{"from": from, "superseded_by": newer.ID})
+}
+
+// SetRulePaused pauses a rule (kept, but recall leaves it out) or resumes it.
+func (a RuleActions[T]) SetRulePaused(ctx context.Context, actor string, id int64, paused bool, reason string) (*governance.Rule, error) {
+	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+		if err := r.Allow(governance.RulePause); err != nil {
+			return err
+		}
+		if r.Paused == paused {
+			return nil
+		}
+		if err := tx.SetPaused(ctx, r.ID, paused); err != nil {
+			return err
+		}
+		action := "rule.unpause"
+		if paused {
+			action = "rule.pause"
+		}
+		r.Paused = paused
+		return Audit(ctx, tx, actor, action, r, reason, nil)
+	})
+}
+
+// SetRuleExpiry sets (at != nil) or clears a rule's expiry; recall leaves an
+// expired rule out. An expiry must lie in the future.
+func (a RuleActions[T]) SetRuleExpiry(ctx context.Context, actor string, id int64, at *time.Time, reason string) (*governance.Rule, error) {
+	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+		if err := r.Allow(governance.RuleExpiry); err != nil {
+			return err
+		}
+		if at != nil && !at.After(tx.Now()) {
+			return governance.Errorf(governance.EINVALID, "Pick a date in the future; to stop using the rule now, pause or demote it.")
+		}
+		var stored *time.Time
+		if at != nil && !at.IsZero() {
+			u := at.UTC().Truncate(time.Second)
+			stored = &u
+		}
+		if err := tx.SetExpiry(ctx, r.ID, stored); err != nil {
+			return err
+		}
+		details := map[string]any{"expires_at": nil}
+		action := "rule.expiry_clear"
+		if stored != nil {
+			details["expires_at"] = stored.Format(time.RFC3339)
+			action = "rule.expiry_set"
+		}
+		r.ExpiresAt = at
+		return Audit(ctx, tx, actor, action, r, reason, details)
+	})
+}

@@ -1,0 +1,90 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/pgtest"
+	"github.com/mnemo-console/mnemo/store/postgres"
+	"github.com/mnemo-console/mnemo/store/storetest"
+)
+
+// TestEventsPartitionMigration: migrations 0018 and 0019 turn a
+// database's events (and episodes) tables into partitioned ones with their
+// rows, seqs, indexes and triggers, and ingest, reads and a forget go on
+// where they left off.
+func TestEventsPartitionMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.NewEmptyDatabase(t)
+	old, err := postgres.OpenBefore(ctx, url, "0018")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := storetest.MustCreateProject(t, old, "mig")
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ev := func(id, subject, text string, turn int) *governance.Event {
+		return &governance.Event{ID: id, SessionID: "s1", SubjectID: subject, Turn: turn, Role: governance.RoleUser, Text: text, OccurredAt: at}
+	}
+	if _, err := old.IngestEvents(ctx, p.ID, []*governance.Event{ev("a", "ann", "the blue kayak", 1), ev("b", "bob", "the red canoe", 2)}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(s *postgres.Store, q string) (n int) {
+		t.Helper()
+		if err := s.Pool().QueryRow(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const (
+		indexes  = `SELECT count(*) FROM pg_indexes WHERE tablename = 'events'`
+		triggers = `SELECT count(*) FROM pg_trigger WHERE tgrelid = 'events'::regclass AND NOT tgisinternal`
+	)
+	idx, trg := count(old, indexes), count(old, triggers)
+	old.Close()
+
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, table := range []string{"events", "episodes"} {
+		if n := count(s, `SELECT count(*) FROM pg_inherits WHERE inhparent = '`+table+`'::regclass`); n != 16 {
+			t.Fatalf("%s has %d partitions, want 16", table, n)
+		}
+	}
+	if got := count(s, indexes); got != idx {
+		t.Errorf("events has %d indexes after the migration, %d before", got, idx)
+	}
+	if got := count(s, triggers); got != trg || got == 0 {
+		t.Errorf("events has %d triggers after the migration, %d before", got, trg)
+	}
+	// Ingest goes on past the copied seqs; an id already stored is skipped.
+	n, err := s.IngestEvents(ctx, p.ID, []*governance.Event{ev("a", "ann", "the blue kayak", 1), ev("c", "ann", "a green raft", 3)})
+	if err != nil || n.Inserted != 1 {
+		t.Fatalf("ingest after the migration: %+v, %v", n, err)
+	}
+	events, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 3 || events[0].Seq >= events[2].Seq || events[2].ID != "c" {
+		t.Fatalf("events after the migration: %+v", events)
+	}
+	hits, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: "canoe", Limit: 5})
+	if err != nil || len(hits) != 1 || hits[0].Event.ID != "b" {
+		t.Fatalf("search after the migration: %v, %v", hits, err)
+	}
+	// The redaction trigger moved along: a forget bumps the generation.
+	if _, err := s.ForgetSubject(ctx, "admin", p.ID, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if g := count(s, `SELECT COALESCE(max(generation), 0) FROM forget_generations`); g == 0 {
+		t.Error("redacting events after the migration did not bump the forget generation")
+	}
+	if left := count(s, `SELECT count(*) FROM events WHERE strpos(text, 'kayak') > 0 OR strpos(text, 'raft') > 0`); left != 0 {
+		t.Errorf("%d forgotten events still readable", left)
+	}
+}
