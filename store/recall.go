@@ -133,6 +133,11 @@ func (r recallSource) EpisodesByTerms(ctx context.Context, terms []string, limit
 		anyTermMatch(r.req.ProjectID, recallSubjects(r.req.SubjectID), terms), limit)
 }
 
+// EventTermStats are the scope's, kept by the store (term_stats.go).
+func (r recallSource) EventTermStats(ctx context.Context, terms []string) (*governance.TermStats, error) {
+	return r.s.eventTermStats(ctx, r.req.ProjectID, r.req.SubjectID, terms)
+}
+
 // EventsByTerms reads the project-scoped event index (events_words), best
 // FTS5 rank first.
 func (r recallSource) EventsByTerms(ctx context.Context, terms []string, limit int, add func(*governance.Event)) error {

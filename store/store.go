@@ -56,6 +56,8 @@ type Store struct {
 	// heavy admits the few reads that walk the full-text indexes at
 	// once (heavy.go).
 	heavy chan struct{}
+	// termStats caches recall's document frequencies per project.
+	termStats termStats
 	// The reviewer actions of the rule lifecycle (ApproveRule, HoldRule,
 	// RestoreRule, ...), shared with the PostgreSQL store over this
 	// store's SQL (rule_lifecycle.go).
@@ -263,8 +265,12 @@ func (s *Store) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 
 // Commit commits the transaction and frees the writer slot.
 func (t *Tx) Commit() error {
-	defer t.unlock()
-	return t.Tx.Commit()
+	err := t.Tx.Commit()
+	t.unlock()
+	if err == nil {
+		t.store.sweepTermStats(context.Background())
+	}
+	return err
 }
 
 // Rollback abandons the transaction (a no-op after Commit) and frees the
