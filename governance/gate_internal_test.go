@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 )
@@ -36,18 +37,35 @@ func corpusTexts(t *testing.T) []string {
 	return texts
 }
 
+// plains holds the pieces' plain expressions, compiled once for the tests.
+var plains sync.Map
+
+// plainOf returns p's plain expression (see gatePiece.plain), compiled once.
+func plainOf(p *gatePiece) *regexp.Regexp {
+	if re, ok := plains.Load(p); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := p.plain()
+	plains.Store(p, re)
+	return re
+}
+
 // TestGateHintsAreNecessary checks, over the corpora, that whenever a
 // rule's expression matches, the text holds one of the rule's hints and
 // each matching piece's literals: the prefilter may only skip texts the
 // expression would not match anyway.
 func TestGateHintsAreNecessary(t *testing.T) {
+	wholes := make([]*regexp.Regexp, len(gateRules))
+	for i, r := range gateRules {
+		wholes[i] = regexp.MustCompile(r.expr)
+	}
 	matched := 0
 	for _, text := range corpusTexts(t) {
 		s := normalise(text, nil).view.text
 		lits := gateIndex.scan(s)
 		for i := range gateRules {
 			r := &gateRules[i]
-			if r.re.FindStringIndex(s) == nil {
+			if wholes[i].FindStringIndex(s) == nil {
 				continue
 			}
 			matched++
@@ -55,7 +73,7 @@ func TestGateHintsAreNecessary(t *testing.T) {
 				t.Errorf("rule %s matches %q but none of its hints %q is in it", r.pattern, text, r.hints)
 			}
 			for j := range r.pieces {
-				if p := &r.pieces[j]; p.re.FindStringIndex(p.subject(s, lits)) != nil && !p.mayMatch(lits) {
+				if p := &r.pieces[j]; plainOf(p).FindStringIndex(p.subject(s, lits)) != nil && !p.mayMatch(lits) {
 					t.Errorf("a piece of rule %s matches %q but its literals %q are not all in it", r.pattern, text, p.need)
 				}
 			}
@@ -108,20 +126,20 @@ func TestGatePiecesAnchored(t *testing.T) {
 		for _, n := range pieces {
 			p := n.p
 			if p.runs != nil && p.mayMatch(lits) {
-				want := p.re.FindAllStringSubmatchIndex(p.subject(s, lits), -1)
+				want := plainOf(p).FindAllStringSubmatchIndex(p.subject(s, lits), -1)
 				if got := p.findAll(s, lits, false); !slices.EqualFunc(got, want, slices.Equal) {
 					t.Errorf("run piece of %s in %q: got %v, want %v", n.name, s, got, want)
 				}
 				tried++
 			}
 			if p.lead == nil || !p.mayMatch(lits) {
-				if !p.mayMatch(lits) && n.name == "payloadWords" && p.re.MatchString(p.subject(s, lits)) {
+				if !p.mayMatch(lits) && n.name == "payloadWords" && plainOf(p).MatchString(p.subject(s, lits)) {
 					t.Errorf("a payload piece matches %q but its literals %q are not all in it", s, p.need)
 				}
 				continue // TestGateHintsAreNecessary covers the rules' pieces
 			}
 			tried++
-			want := p.re.FindAllStringSubmatchIndex(p.subject(s, lits), -1)
+			want := plainOf(p).FindAllStringSubmatchIndex(p.subject(s, lits), -1)
 			if got := p.findAll(s, lits, false); !slices.EqualFunc(got, want, slices.Equal) {
 				t.Errorf("piece of %s (lead %q) in %q: got %v, want %v", n.name, p.lead, s, got, want)
 			}
@@ -216,7 +234,7 @@ func TestExprString(t *testing.T) {
 		}
 	}
 	for _, r := range gateRules {
-		for i, re := range pieceTrees(r.re.String()) {
+		for i, re := range pieceTrees(r.expr) {
 			check(fmt.Sprintf("%s/%d", r.pattern, i), re)
 		}
 	}

@@ -24,7 +24,11 @@ import (
 // its own: small expressions run on Go's backtracker instead of the slower
 // NFA, and most texts skip most pieces on their literals alone.
 type gatePiece struct {
-	re *regexp.Regexp
+	// re is the piece's expression, compiled for a piece without lead
+	// literals; a piece with them runs anchored (at0, after1), and plain
+	// compiles re when a test asks for it.
+	re   *regexp.Regexp
+	expr string
 	// need are literal sets (lower-case) of which each must have a member
 	// in the text for the piece to match.
 	need [][]string
@@ -46,6 +50,14 @@ type gatePiece struct {
 	// folding to run on the text with ASCII letters lower-cased
 	// (scanned.lower), where Go's regexp compares runes directly.
 	lower bool
+}
+
+// plain returns the piece's expression compiled as it is, unanchored.
+func (p *gatePiece) plain() *regexp.Regexp {
+	if p.re != nil {
+		return p.re
+	}
+	return regexp.MustCompile(p.expr)
 }
 
 // caseFree reports whether re matches the same in a text as in the text
@@ -130,11 +142,13 @@ func splitPieces(expr string) []gatePiece {
 			a = unfold(a)
 		}
 		expr := exprString(a)
-		p.re = regexp.MustCompile(expr)
+		p.expr = expr
 		if lead, ok := prefixes(a); ok {
 			p.lead = lead
 			p.at0 = regexp.MustCompile(`\A(?:` + expr + `)`)
 			p.after1 = regexp.MustCompile(`\A(?s:.)(?:` + expr + `)`)
+		} else {
+			p.re = regexp.MustCompile(expr)
 		}
 		pieces = append(pieces, p)
 	}

@@ -13,8 +13,10 @@ import (
 type gateRule struct {
 	category string
 	pattern  string
-	re       *regexp.Regexp
-	pieces   []gatePiece
+	// expr is the rule's expression; only its pieces are compiled for
+	// scanning (tests compile the whole, see plain).
+	expr   string
+	pieces []gatePiece
 	// secret: the rule finds a credential value (redacted, not blocked).
 	secret bool
 	// accept, when set, vets a match (as from FindAllStringSubmatchIndex).
@@ -106,7 +108,7 @@ func (r *gateRule) findAll(s string, lits *scanned) [][]int {
 }
 
 func rule(category, pattern, expr string) gateRule {
-	return gateRule{category: category, pattern: pattern, re: regexp.MustCompile(expr), pieces: splitPieces(expr)}
+	return gateRule{category: category, pattern: pattern, expr: expr, pieces: splitPieces(expr)}
 }
 
 func ruleIf(category, pattern, expr string, accept func(string, []int) bool) gateRule {

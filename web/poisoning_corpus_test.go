@@ -48,6 +48,17 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 			lines = append(lines, corpusEvent{text: a.Text, attack: true, class: a.Class})
 		}
 	}
+	// The gate's verdict on each text, computed once: the same texts come
+	// back as events, web content, rules and recalled items.
+	verdicts := map[string]governance.GateResult{}
+	scan := func(text string) governance.GateResult {
+		res, ok := verdicts[text]
+		if !ok {
+			res = governance.Scan(text)
+			verdicts[text] = res
+		}
+		return res
+	}
 	attacks := len(lines)
 	for _, name := range []string{"benign.txt", "unseen_benign.txt", "heldout_benign.txt"} {
 		ls, err := gatecorpus.Read(gate + name)
@@ -92,7 +103,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	byID := map[string]corpusEvent{}
 	var events []*governance.Event
 	add := func(e *governance.Event, c corpusEvent) {
-		c.id, c.text, c.blocked = e.ID, e.Text, governance.Scan(e.Text).Blocked()
+		c.id, c.text, c.blocked = e.ID, e.Text, scan(e.Text).Blocked()
 		byID[e.ID] = c
 		events = append(events, e)
 	}
@@ -101,7 +112,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 			switch {
 			case !c.attack && i%3 != 0:
 				continue
-			case c.attack && round > 0 && i%5 != 0 && governance.Scan(c.text).Blocked():
+			case c.attack && round > 0 && i%5 != 0 && scan(c.text).Blocked():
 				continue
 			}
 			subject, kind := "alice", "ok"
@@ -195,7 +206,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 					}
 				}
 			}
-			if redacted > 0 && (governance.Scan(r.Text).Redacted() || strings.Contains(r.Text, "AIza") || strings.Contains(r.Text, "sk-")) {
+			if redacted > 0 && (scan(r.Text).Redacted() || strings.Contains(r.Text, "AIza") || strings.Contains(r.Text, "sk-")) {
 				t.Errorf("%s: rule %d holds a credential: %q", p.Slug, r.ID, r.Text)
 			}
 			fromAttack := blocked || all > 0 && attack == all && redacted < attack
@@ -267,11 +278,11 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 			case governance.RecallKindEvent:
 				var seq int64
 				fmt.Sscanf(it.ID, "event:%d", &seq)
-				if c := origin[p][seq]; c.blocked || governance.Scan(it.Text).Blocked() {
+				if c := origin[p][seq]; c.blocked || scan(it.Text).Blocked() {
 					t.Errorf("%s: recall serves blocked event %s: %q", surface, it.ID, it.Text)
 				}
 			case governance.RecallKindEpisode:
-				if governance.Scan(it.Text).Blocked() {
+				if scan(it.Text).Blocked() {
 					t.Errorf("%s: recall serves an episode with blocked text %s: %q", surface, it.ID, it.Text)
 				}
 			}
