@@ -181,6 +181,8 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetRule", TestForgetRule},
 		{"ForgetSubject", TestForgetSubject},
 		{"ForgetCandidate", TestForgetCandidate},
+		{"ForgetSubjectTombstones", TestForgetSubjectTombstones},
+		{"ForgetRuleRedactsRestatements", TestForgetRuleRedactsRestatements},
 		{"ForgetDuringBeat", TestForgetDuringBeat},
 		{"SuppressionScope", TestSuppressionScope},
 		{"ForgetScrubsEvalResults", TestForgetScrubsEvalResults},
