@@ -57,6 +57,9 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 
 // ForgetSubject forgets everything about one subject of a project.
 func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
+	if err := s.rechainLegacySubject(ctx, actor, projectID, subjectID); err != nil {
+		return nil, err
+	}
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planSubject(ctx, tx, projectID, subjectID)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
@@ -66,6 +69,9 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 		r.RecallTraces = p.RecallTraces
 		ref, err := tombstoneSubject(ctx, tx, projectID, subjectID)
 		if err != nil {
+			return err
+		}
+		if err := removeSubjectMemberships(ctx, tx, actor, projectID, subjectID, ref); err != nil {
 			return err
 		}
 		return auditForget(ctx, tx, r, p.SubjectAudit(actor, ref, r))

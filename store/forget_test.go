@@ -483,15 +483,7 @@ func TestForgetLeavesNoIndexTerms(t *testing.T) {
 // reader is done.
 func TestForgetDoesNotWaitForReaders(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenStore(t)
-	p := &governance.Project{Slug: "travel", Name: "travel"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-	if _, err := s.IngestEvents(ctx, p.ID, session("s1", at, true, "we always pack the zebraquokka umbrella")); err != nil {
-		t.Fatal(err)
-	}
+	s, p := mustSubjectSession(t, "we always pack the zebraquokka umbrella")
 	reader, err := s.DB().Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -524,4 +516,20 @@ func TestForgetDoesNotWaitForReaders(t *testing.T) {
 			t.Fatal("the forgotten line is still in the database file or its log 30 s after the reader ended")
 		}
 	}
+}
+
+// mustSubjectSession opens a store with project travel and one ended
+// session of subject u1 holding line.
+func mustSubjectSession(t *testing.T, line string) (*store.Store, *governance.Project) {
+	t.Helper()
+	s := MustOpenStore(t)
+	p := &governance.Project{Slug: "travel", Name: "travel"}
+	if err := s.CreateProject(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := s.IngestEvents(context.Background(), p.ID, session("s1", at, true, line)); err != nil {
+		t.Fatal(err)
+	}
+	return s, p
 }
