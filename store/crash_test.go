@@ -1,17 +1,14 @@
 package store_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/internal/crashtest"
 	"github.com/mnemo-console/mnemo/store/storetest"
 )
 
@@ -47,7 +45,7 @@ func TestCrashChild(t *testing.T) {
 	}
 	s.Now = func() time.Time { return crashT0 }
 	stop := func(context.Context) error {
-		fmt.Println("mid")
+		fmt.Println(crashtest.Mid)
 		select {} // wait for SIGKILL
 	}
 	p, err := s.FindProjectBySlug(ctx, "travel")
@@ -123,36 +121,7 @@ func crashDB(t *testing.T) string {
 // killMid runs the child on path and kills it once it says "mid".
 func killMid(t *testing.T, op, path string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), crashEnv+"="+op, crashEnv+"_DB="+path)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(out)
-	var seen []string
-	mid := false
-	for lines.Scan() {
-		seen = append(seen, lines.Text())
-		if lines.Text() == "mid" {
-			mid = true
-			break
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
-	if !mid {
-		t.Fatalf("the child never reached the middle of %s: %v\n%s", op, err, strings.Join(seen, "\n"))
-	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("child state = %v, want killed by SIGKILL", cmd.ProcessState)
-	}
+	crashtest.KillMid(t, "TestCrashChild", crashEnv+"="+op, crashEnv+"_DB="+path)
 }
 
 // reopen opens the file as a restarting console does and checks what

@@ -2,14 +2,17 @@ package store
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/semantic"
 )
 
 var _ governance.EmbedStore = (*Store)(nil)
+
+// SetEmbedder turns recall's semantic channel on (e not nil) or off; call
+// it before the store serves.
+func (s *Store) SetEmbedder(e governance.Embedder) { s.Embedder = e }
 
 // PendingEmbeddings returns up to limit items of the project that have no
 // vector of model: in-scope usable rules (active or stale) and episodes
@@ -93,10 +96,6 @@ func (s *Store) SaveEmbeddings(ctx context.Context, batch *governance.EmbedBatch
 	}
 	defer tx.Rollback()
 	for i, it := range batch.Items {
-		v := governance.Normalized(vectors[i])
-		if v == nil { // no direction: stored as zeros, close to nothing
-			v = make([]float32, len(vectors[i]))
-		}
 		var source string
 		switch it.Kind {
 		case governance.RecallKindRule:
@@ -109,7 +108,7 @@ func (s *Store) SaveEmbeddings(ctx context.Context, batch *governance.EmbedBatch
 			return fmt.Errorf("store: save embeddings: unknown kind %q", it.Kind)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO embeddings (kind, item_id, model, project_id, subject_id, vector)
-			SELECT ?, s.item_id, ?, s.project_id, s.subject_id, ? FROM (`+source+`) s`, string(it.Kind), batch.Model, encodeVector(v), it.ID, batch.ProjectID, it.Text); err != nil {
+			SELECT ?, s.item_id, ?, s.project_id, s.subject_id, ? FROM (`+source+`) s`, string(it.Kind), batch.Model, semantic.Vector(vectors[i]), it.ID, batch.ProjectID, it.Text); err != nil {
 			return fmt.Errorf("store: save embedding %s:%d: %w", it.Kind, it.ID, err)
 		}
 	}
@@ -121,25 +120,4 @@ func (s *Store) SaveEmbeddings(ctx context.Context, batch *governance.EmbedBatch
 		}
 	}
 	return tx.Commit()
-}
-
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-// dotEncoded is the dot product of q with an encoded vector of the same
-// length (0 otherwise), without decoding it into a slice.
-func dotEncoded(q []float32, b []byte) float64 {
-	if len(b) != 4*len(q) {
-		return 0
-	}
-	var s float64
-	for i, x := range q {
-		s += float64(x) * float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
-	}
-	return s
 }

@@ -41,9 +41,9 @@ func embedCheckpoint(t *testing.T, s *store.Store, project int64) int64 {
 
 // TestEmbeddings: the backfill embeds rules, episodes and events in bounded
 // batches, moves the checkpoint only with a saved batch (a failed model
-// call leaves it), touches no other project; recall fuses the vectors'
-// ranking with the words' and shows both in the trace, ranks by words alone
-// when the task cannot be embedded, and a forget removes the vectors.
+// call leaves it), touches no other project, and a forget removes the
+// vectors. (Recall's fusion runs on both backends:
+// storetest.TestEmbeddings.)
 func TestEmbeddings(t *testing.T) {
 	ctx := context.Background()
 	s := MustOpenStore(t)
@@ -130,50 +130,6 @@ func TestEmbeddings(t *testing.T) {
 			t.Errorf("after the next beat: checkpoint %d, want %d", got, more[0].Seq)
 		}
 	})
-	t.Run("RecallFusion", func(t *testing.T) {
-		req := governance.RecallRequest{Task: "run the linter", ProjectID: p.ID, SubjectID: "u1", Preview: true, IncludeEvents: true}
-		plain, err := s.Recall(ctx, "test", req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if plain.Trace.Fusion != nil {
-			t.Errorf("fusion without an embedder: %+v", plain.Trace.Fusion)
-		}
-		s.Embedder = emb
-		defer func() { s.Embedder = nil }()
-		pkg, err := s.Recall(ctx, "test", req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f := pkg.Trace.Fusion; f == nil || f.Method != "rrf" || f.Model != "fake-embed" || f.Error != "" {
-			t.Fatalf("fusion = %+v", f)
-		}
-		score := map[string]governance.RecallScore{}
-		for _, e := range pkg.Trace.Considered {
-			score[e.ID] = e.Score
-		}
-		if sc := score[governance.RecallRuleID(linter)]; sc.LexicalRank != 1 || sc.SemanticRank != 1 || sc.Cosine <= 0 || sc.Relevance != 1 {
-			t.Errorf("linter rule: %+v", sc)
-		}
-		if sc := score[governance.RecallRuleID(nap)]; sc.LexicalRank != 0 || sc.SemanticRank != 0 || sc.Relevance != 0 {
-			t.Errorf("nap rule: %+v", sc)
-		}
-		if len(pkg.Items) == 0 || pkg.Items[0].ID != governance.RecallRuleID(linter) {
-			t.Errorf("items = %+v", pkg.Items)
-		}
-		fake.Fail(true)
-		defer fake.Fail(false)
-		down, err := s.Recall(ctx, "test", req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f := down.Trace.Fusion; f == nil || f.Error == "" {
-			t.Errorf("fusion with the model down = %+v", f)
-		}
-		if fmt.Sprint(itemIDs(down)) != fmt.Sprint(itemIDs(plain)) {
-			t.Errorf("model down: items %v, words alone %v", itemIDs(down), itemIDs(plain))
-		}
-	})
 	t.Run("ForgetRemovesVectors", func(t *testing.T) {
 		if got := embeddingCount(t, s, "subject_id = 'u1'"); got == 0 {
 			t.Fatal("no vectors of u1 to forget")
@@ -188,12 +144,4 @@ func TestEmbeddings(t *testing.T) {
 			t.Errorf("project-wide rule's vector: %d", got)
 		}
 	})
-}
-
-func itemIDs(pkg *governance.RecallPackage) []string {
-	var ids []string
-	for _, it := range pkg.Items {
-		ids = append(ids, it.ID)
-	}
-	return ids
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/recall"
+	"github.com/mnemo-console/mnemo/store/internal/semantic"
 )
 
 // Recall builds the context package for a task: the hard scope filter runs
@@ -34,7 +34,7 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 		return nil, err
 	}
 	if s.Embedder != nil {
-		if err := s.loadRecallSemantic(ctx, req, in); err != nil {
+		if err := semantic.Load(ctx, s.Embedder, recallSemantic{s, req}, req, in); err != nil {
 			return nil, err
 		}
 	}
@@ -161,113 +161,57 @@ func (r recallSource) EventsByTerms(ctx context.Context, terms []string, limit i
 	return nil
 }
 
-// recallEmbedTimeout bounds the embedding of a task: past it recall ranks
-// by words alone rather than keep an agent waiting.
-const recallEmbedTimeout = 5 * time.Second
+// recallSemantic is semantic.Source in SQLite for one request.
+type recallSemantic recallSource
 
-// loadRecallSemantic embeds the task and finds, per kind, the in-scope
-// memories whose vectors are closest to it; episodes and events among them
-// that the words did not find are added to the candidates. A failed
-// embedding call is no error: the trace says so and the words rank alone.
-func (s *Store) loadRecallSemantic(ctx context.Context, req governance.RecallRequest, in *governance.RecallInput) error {
-	model := s.Embedder.EmbedModel()
-	in.Semantic = &governance.RecallSemantic{Model: model}
-	w := governance.DefaultRecallWeights()
-	ectx, cancel := context.WithTimeout(ctx, recallEmbedTimeout)
-	vecs, err := s.Embedder.Embed(ectx, []string{strings.TrimSpace(req.Task + " " + req.TaskType)})
-	cancel()
-	if err == nil && (len(vecs) != 1 || governance.Normalized(vecs[0]) == nil) {
-		err = fmt.Errorf("no usable vector")
-	}
+func (r recallSemantic) Vectors(ctx context.Context, model string, kind governance.RecallKind, fn func(int64, []byte)) error {
+	err := queryAll(ctx, r.s.read, `
+		SELECT item_id, vector FROM embeddings
+		WHERE project_id = ? AND model = ? AND kind = ? AND subject_id IN ('', ?)`,
+		[]any{r.req.ProjectID, model, string(kind), r.req.SubjectID}, func(row scanner) error {
+			var (
+				id  int64
+				vec []byte
+			)
+			err := row.Scan(&id, &vec)
+			fn(id, vec)
+			return err
+		})
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		in.Semantic.Error = "The task could not be embedded; relevance is the words' alone."
-		return nil
+		return fmt.Errorf("store: recall %s vectors: %w", kind, err)
 	}
-	q := governance.Normalized(vecs[0])
-	top := func(kind governance.RecallKind) ([]governance.SemanticHit, error) {
-		var hits []governance.SemanticHit
-		err := queryAll(ctx, s.read, `
-			SELECT item_id, vector FROM embeddings
-			WHERE project_id = ? AND model = ? AND kind = ? AND subject_id IN ('', ?)`,
-			[]any{req.ProjectID, model, string(kind), req.SubjectID}, func(r scanner) error {
-				var (
-					id  int64
-					vec []byte
-				)
-				if err := r.Scan(&id, &vec); err != nil {
-					return err
-				}
-				hits = append(hits, governance.SemanticHit{ID: id, Cosine: dotEncoded(q, vec)})
-				return nil
-			})
-		if err != nil {
-			return nil, fmt.Errorf("store: recall %s vectors: %w", kind, err)
-		}
-		return governance.TopSemantic(hits, w.SemanticTopK, w.MinCosine), nil
+	return nil
+}
+
+func (r recallSemantic) Episodes(ctx context.Context, ids []int64, add func(*governance.Episode)) error {
+	err := queryAll(ctx, r.s.read, `SELECT `+episodeColumns+` FROM episodes e
+		WHERE e.id IN (SELECT value FROM json_each(?)) AND e.project_id = ? AND e.subject_id IN ('', ?) ORDER BY e.id`,
+		[]any{listArg(ids), r.req.ProjectID, r.req.SubjectID}, func(row scanner) error {
+			e, err := scanEpisode(row)
+			if err == nil {
+				add(e)
+			}
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("store: recall episodes by vector: %w", err)
 	}
-	if in.Semantic.Rules, err = top(governance.RecallKindRule); err != nil {
-		return err
-	}
-	if in.Semantic.Episodes, err = top(governance.RecallKindEpisode); err != nil {
-		return err
-	}
-	have := map[int64]bool{}
-	for _, e := range in.Episodes {
-		have[e.Episode.ID] = true
-	}
-	var missing []int64
-	for _, h := range in.Semantic.Episodes {
-		if !have[h.ID] {
-			missing = append(missing, h.ID)
-		}
-	}
-	if len(missing) > 0 {
-		err := queryAll(ctx, s.read, `SELECT `+episodeColumns+` FROM episodes e
-			WHERE e.id IN (SELECT value FROM json_each(?)) AND e.project_id = ? AND e.subject_id IN ('', ?) ORDER BY e.id`,
-			[]any{listArg(missing), req.ProjectID, req.SubjectID}, func(r scanner) error {
-				e, err := scanEpisode(r)
-				if err == nil {
-					in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e})
-				}
-				return err
-			})
-		if err != nil {
-			return fmt.Errorf("store: recall episodes by vector: %w", err)
-		}
-	}
-	if !req.IncludeEvents {
-		return nil
-	}
-	if in.Semantic.Events, err = top(governance.RecallKindEvent); err != nil {
-		return err
-	}
-	clear(have)
-	for _, e := range in.Events {
-		have[e.Event.Seq] = true
-	}
-	missing = missing[:0]
-	for _, h := range in.Semantic.Events {
-		if !have[h.ID] {
-			missing = append(missing, h.ID)
-		}
-	}
-	if len(missing) > 0 {
-		err := queryAll(ctx, s.read, `SELECT `+eventColumns+` FROM events e
-			WHERE e.seq IN (SELECT value FROM json_each(?)) AND e.project_id = ? AND e.subject_id IN ('', ?)
-				AND e.redacted = 0 AND e.kind = 'message' ORDER BY e.seq`,
-			[]any{listArg(missing), req.ProjectID, req.SubjectID}, func(r scanner) error {
-				e, err := scanEvent(r)
-				if err == nil {
-					in.Events = append(in.Events, governance.RecallEvent{Event: e})
-				}
-				return err
-			})
-		if err != nil {
-			return fmt.Errorf("store: recall events by vector: %w", err)
-		}
+	return nil
+}
+
+func (r recallSemantic) Events(ctx context.Context, seqs []int64, add func(*governance.Event)) error {
+	err := queryAll(ctx, r.s.read, `SELECT `+eventColumns+` FROM events e
+		WHERE e.seq IN (SELECT value FROM json_each(?)) AND e.project_id = ? AND e.subject_id IN ('', ?)
+			AND e.redacted = 0 AND e.kind = 'message' ORDER BY e.seq`,
+		[]any{listArg(seqs), r.req.ProjectID, r.req.SubjectID}, func(row scanner) error {
+			e, err := scanEvent(row)
+			if err == nil {
+				add(e)
+			}
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("store: recall events by vector: %w", err)
 	}
 	return nil
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/ops"
 	"github.com/mnemo-console/mnemo/seed"
-	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web"
 	"github.com/sashabaranov/go-openai"
@@ -93,13 +92,8 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 	if cfg.EmbedModel != "" {
 		emb := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.EmbedModel,
 			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)
-		sq, ok := backend.(*store.Store)
-		if !ok {
-			backend.Close()
-			return nil, errorf("--embed-model works with the SQLite store only for now")
-		}
-		sq.Embedder = emb
-		m.Heartbeat.Embedder, m.Heartbeat.Embeddings = emb, sq
+		backend.SetEmbedder(emb)
+		m.Heartbeat.Embedder, m.Heartbeat.Embeddings = emb, backend
 	}
 	m.EvalDeps = m.evalDeps()
 	m.Evals = evals.NewRunner(st, m.EvalDeps, logger)

@@ -37,6 +37,10 @@ type Store interface {
 	SetPasswordHash(ctx context.Context, accountID int64, hash string) error
 	// RepairInterrupted closes the beats a stopped leader left running.
 	RepairInterrupted(ctx context.Context) (int64, error)
+	// The semantic channel (--embed-model): the heartbeat's backfill
+	// writes the vectors, recall reads them once SetEmbedder is called.
+	governance.EmbedStore
+	SetEmbedder(e governance.Embedder)
 	Close() error
 }
 

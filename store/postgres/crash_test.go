@@ -1,17 +1,15 @@
 package postgres_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/crashtest"
 	"github.com/mnemo-console/mnemo/store/internal/pgtest"
 	"github.com/mnemo-console/mnemo/store/postgres"
 	"github.com/mnemo-console/mnemo/store/storetest"
@@ -40,7 +38,7 @@ func TestCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := func(context.Context) error {
-		fmt.Println("mid")
+		fmt.Println(crashtest.Mid)
 		select {} // wait for SIGKILL
 	}
 	p, err := s.FindProjectBySlug(ctx, "travel")
@@ -94,36 +92,7 @@ func crashDB(t *testing.T) string {
 // killMid runs the child on url and kills it once it says "mid".
 func killMid(t *testing.T, op, url string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), crashEnv+"="+op, crashEnv+"_URL="+url)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(out)
-	var seen []string
-	mid := false
-	for lines.Scan() {
-		seen = append(seen, lines.Text())
-		if lines.Text() == "mid" {
-			mid = true
-			break
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
-	if !mid {
-		t.Fatalf("the child never reached the middle of %s: %v\n%s", op, err, strings.Join(seen, "\n"))
-	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("child state = %v, want killed by SIGKILL", cmd.ProcessState)
-	}
+	crashtest.KillMid(t, "TestCrashChild", crashEnv+"="+op, crashEnv+"_URL="+url)
 }
 
 // reopenCrashed opens the database as a restarting console does and

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
@@ -37,6 +38,10 @@ type Store struct {
 	// BeforeCommit, when set, runs just before a beat's transaction
 	// commits; an error aborts the beat. Tests use it to inject a crash.
 	BeforeCommit func(ctx context.Context) error
+	// Embedder, when set, turns recall's semantic channel on: the task is
+	// embedded and the scope's closest memories (vectors the heartbeat's
+	// backfill stored for this model) are fused with the words' ranking.
+	Embedder governance.Embedder
 	// statsFrom is the table size (planner estimate) from which search
 	// weighs words by the column statistics instead of counting (see idf).
 	statsFrom float64

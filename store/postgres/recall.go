@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/recall"
+	"github.com/mnemo-console/mnemo/store/internal/semantic"
 )
 
 // Recall on PostgreSQL: the store finds the candidates — the in-scope
@@ -28,9 +29,18 @@ func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallR
 	return recall.Run(ctx, recallRecorder{s}, s.LoadRecallInput, actor, req)
 }
 
-// LoadRecallInput gathers what recall considers for req (recall.Load).
+// LoadRecallInput gathers what recall considers for req (recall.Load), and
+// with an embeddings model the memories closest to the task's vector
+// (semantic.Load).
 func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallRequest) (*governance.RecallInput, error) {
-	return recall.Load(ctx, recallSource{s, req}, req, s.Now().UTC())
+	in, err := recall.Load(ctx, recallSource{s, req}, req, s.Now().UTC())
+	if err != nil || s.Embedder == nil {
+		return in, err
+	}
+	if err := semantic.Load(ctx, s.Embedder, recallSemantic{s, req}, req, in); err != nil {
+		return nil, err
+	}
+	return in, nil
 }
 
 // recallSource is recall.Source in PostgreSQL for one request.

@@ -85,6 +85,7 @@ var memoryTests = []struct {
 	{"FindPages", TestFindPages},
 	{"CandidateDecisions", TestCandidateDecisions},
 	{"FindRulesQuery", TestFindRulesQuery},
+	{"Embeddings", TestEmbeddings},
 }
 
 // OpenMemory opens a store from open (in the states from) that

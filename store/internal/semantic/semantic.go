@@ -1,0 +1,144 @@
+// Package semantic is recall's semantic channel as both stores run it:
+// the task is embedded, the request's in-scope vectors are compared with
+// it in Go (brute force within the scope; unit vectors, so a dot product
+// is the cosine) and the closest memories of each kind join recall's
+// input. Each backend gives it only the SQL (Source); the vectors are
+// stored the same way on both (Encode), by the heartbeat's backfill.
+package semantic
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// EmbedTimeout bounds the embedding of a task: past it recall ranks by
+// words alone rather than keep an agent waiting.
+const EmbedTimeout = 5 * time.Second
+
+// Source reads one recall request's scope (its project, its subject and
+// the project-wide memories) in one backend.
+type Source interface {
+	// Vectors calls fn with every in-scope vector of kind stored for model.
+	Vectors(ctx context.Context, model string, kind governance.RecallKind, fn func(id int64, vector []byte)) error
+	// Episodes calls add with the in-scope episodes of ids, by id.
+	Episodes(ctx context.Context, ids []int64, add func(*governance.Episode)) error
+	// Events calls add with the in-scope, unredacted message events of
+	// seqs, by seq.
+	Events(ctx context.Context, seqs []int64, add func(*governance.Event)) error
+}
+
+// Load embeds req's task with emb and finds, per kind, the in-scope
+// memories whose vectors are closest to it (in.Semantic); episodes and
+// events among them that the words did not find are added to in's
+// candidates. A failed embedding call is no error: the trace says so and
+// the words rank alone.
+func Load(ctx context.Context, emb governance.Embedder, src Source, req governance.RecallRequest, in *governance.RecallInput) error {
+	model := emb.EmbedModel()
+	in.Semantic = &governance.RecallSemantic{Model: model}
+	w := governance.DefaultRecallWeights()
+	ectx, cancel := context.WithTimeout(ctx, EmbedTimeout)
+	vecs, err := emb.Embed(ectx, []string{strings.TrimSpace(req.Task + " " + req.TaskType)})
+	cancel()
+	if err == nil && (len(vecs) != 1 || governance.Normalized(vecs[0]) == nil) {
+		err = fmt.Errorf("no usable vector")
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		in.Semantic.Error = "The task could not be embedded; relevance is the words' alone."
+		return nil
+	}
+	q := governance.Normalized(vecs[0])
+	top := func(kind governance.RecallKind) ([]governance.SemanticHit, error) {
+		var hits []governance.SemanticHit
+		if err := src.Vectors(ctx, model, kind, func(id int64, vec []byte) {
+			hits = append(hits, governance.SemanticHit{ID: id, Cosine: Dot(q, vec)})
+		}); err != nil {
+			return nil, err
+		}
+		return governance.TopSemantic(hits, w.SemanticTopK, w.MinCosine), nil
+	}
+	if in.Semantic.Rules, err = top(governance.RecallKindRule); err != nil {
+		return err
+	}
+	if in.Semantic.Episodes, err = top(governance.RecallKindEpisode); err != nil {
+		return err
+	}
+	have := map[int64]bool{}
+	for _, e := range in.Episodes {
+		have[e.Episode.ID] = true
+	}
+	if missing := notIn(in.Semantic.Episodes, have); len(missing) > 0 {
+		if err := src.Episodes(ctx, missing, func(e *governance.Episode) {
+			in.Episodes = append(in.Episodes, governance.RecallEpisode{Episode: e})
+		}); err != nil {
+			return err
+		}
+	}
+	if !req.IncludeEvents {
+		return nil
+	}
+	if in.Semantic.Events, err = top(governance.RecallKindEvent); err != nil {
+		return err
+	}
+	clear(have)
+	for _, e := range in.Events {
+		have[e.Event.Seq] = true
+	}
+	if missing := notIn(in.Semantic.Events, have); len(missing) > 0 {
+		return src.Events(ctx, missing, func(e *governance.Event) {
+			in.Events = append(in.Events, governance.RecallEvent{Event: e})
+		})
+	}
+	return nil
+}
+
+// notIn returns the ids of hits that have does not hold.
+func notIn(hits []governance.SemanticHit, have map[int64]bool) []int64 {
+	var out []int64
+	for _, h := range hits {
+		if !have[h.ID] {
+			out = append(out, h.ID)
+		}
+	}
+	return out
+}
+
+// Vector returns what the store keeps of a model's vector: unit length
+// (zeros when it has no direction, so it is close to nothing), encoded.
+func Vector(v []float32) []byte {
+	n := governance.Normalized(v)
+	if n == nil {
+		n = make([]float32, len(v))
+	}
+	return Encode(n)
+}
+
+// Encode is a vector as little-endian float32s.
+func Encode(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// Dot is the dot product of q with an encoded vector of the same length (0
+// otherwise), without decoding it into a slice.
+func Dot(q []float32, b []byte) float64 {
+	if len(b) != 4*len(q) {
+		return 0
+	}
+	var s float64
+	for i, x := range q {
+		s += float64(x) * float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+	}
+	return s
+}
