@@ -409,6 +409,11 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 	if len(q.highlight) == 0 {
 		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
 	}
+	release, err := s.heavyRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
 	where, args := eventWhere(f)
 	for _, p := range q.exact {
 		where = append(where, "instr(lower(e.text), ?) > 0")

@@ -24,6 +24,11 @@ func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallR
 // with an embeddings model the memories closest to the task's vector.
 // (Recall adds the evidence of the rules it includes to their sources.)
 func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallRequest) (*governance.RecallInput, error) {
+	release, err := s.heavyRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	in, err := recall.Load(ctx, recallSource{s, req}, req, s.Now().UTC())
 	if err != nil {
 		return nil, err
