@@ -208,6 +208,28 @@ func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
 		w.order = append(w.order, e.SessionID)
 	}
 	addToSession(si, e)
+	if len(w.sessions) >= maxWriterSessions {
+		return w.flushSessions(ctx)
+	}
+	return nil
+}
+
+// maxWriterSessions bounds the sessions an eventWriter keeps counts for:
+// past it they are written out and counting starts again (the session
+// upsert adds counts and widens times, so writing a session in several
+// parts gives what writing it once would). An import of any number of
+// sessions holds at most this many.
+const maxWriterSessions = 256
+
+// flushSessions writes the counts kept so far to the sessions table.
+func (w *eventWriter) flushSessions(ctx context.Context) error {
+	for _, id := range w.order {
+		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
+			return err
+		}
+	}
+	clear(w.sessions)
+	w.order = w.order[:0]
 	return nil
 }
 
@@ -236,10 +258,8 @@ func (w *eventWriter) replace(ctx context.Context, e *governance.Event) error {
 
 // finish indexes the batch and updates the sessions it touched.
 func (w *eventWriter) finish(ctx context.Context) error {
-	for _, id := range w.order {
-		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
-			return err
-		}
+	if err := w.flushSessions(ctx); err != nil {
+		return err
 	}
 	return endBatchIndex(ctx, w.tx, w.last)
 }

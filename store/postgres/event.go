@@ -210,6 +210,28 @@ func (w *eventWriter) flush(ctx context.Context) error {
 		addToSession(si, e)
 	}
 	w.pending = w.pending[:0]
+	if len(w.sessions) >= maxWriterSessions {
+		return w.flushSessions(ctx)
+	}
+	return nil
+}
+
+// maxWriterSessions bounds the sessions an eventWriter keeps counts for:
+// past it they are written out and counting starts again (the session
+// upsert adds counts and widens times, so writing a session in several
+// parts gives what writing it once would). An import of any number of
+// sessions holds at most this many (plus one chunk's).
+const maxWriterSessions = 256
+
+// flushSessions writes the counts kept so far to the sessions table.
+func (w *eventWriter) flushSessions(ctx context.Context) error {
+	for _, id := range w.order {
+		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
+			return err
+		}
+	}
+	clear(w.sessions)
+	w.order = w.order[:0]
 	return nil
 }
 
@@ -275,12 +297,7 @@ func (w *eventWriter) finish(ctx context.Context) error {
 	if err := w.flush(ctx); err != nil {
 		return err
 	}
-	for _, id := range w.order {
-		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.flushSessions(ctx)
 }
 
 // maxStreamSkippedIDs bounds the skipped ids listed by a streamed import
