@@ -53,11 +53,11 @@ type Store struct {
 	// when its context ends; busy_timeout still covers other processes
 	// (the CLI next to a running console).
 	writer chan struct{}
+	// termStats caches recall's document frequencies per recall scope.
+	termStats termStats
 	// heavy admits the few reads that walk the full-text indexes at
 	// once (heavy.go).
 	heavy chan struct{}
-	// termStats caches recall's document frequencies per project.
-	termStats termStats
 	// The reviewer actions of the rule lifecycle (ApproveRule, HoldRule,
 	// RestoreRule, ...), shared with the PostgreSQL store over this
 	// store's SQL (rule_lifecycle.go).
@@ -245,6 +245,8 @@ type Tx struct {
 	store  *Store
 	now    time.Time
 	unlock func()
+	// swept: the term statistics were checked after the commit.
+	swept bool
 }
 
 // BeginTx starts an immediate (write-locking) transaction. It holds the
@@ -268,6 +270,7 @@ func (t *Tx) Commit() error {
 	err := t.Tx.Commit()
 	t.unlock()
 	if err == nil {
+		t.swept = true
 		t.store.sweepTermStats(context.Background())
 	}
 	return err
@@ -276,6 +279,13 @@ func (t *Tx) Commit() error {
 // Rollback abandons the transaction (a no-op after Commit) and frees the
 // writer slot.
 func (t *Tx) Rollback() error {
-	defer t.unlock()
-	return t.Tx.Rollback()
+	err := t.Tx.Rollback()
+	t.unlock()
+	// A transaction committed through its *sql.Tx (a forget keeps the
+	// writer slot past its commit) has its cached term counts swept here.
+	if errors.Is(err, sql.ErrTxDone) && !t.swept {
+		t.swept = true
+		t.store.sweepTermStats(context.Background())
+	}
+	return err
 }
