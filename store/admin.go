@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Administration from the browser: accounts, memberships and projects
@@ -130,11 +131,11 @@ func (s *Store) SetMembershipBy(ctx context.Context, actor string, m governance.
 	if m.Role == governance.ProjectMember {
 		// The audit names a subject by its keyed reference, which the
 		// subject's forget makes unconfirmable (tombstone.go).
-		ref, err := subjectRef(ctx, tx, m.ProjectID, m.SubjectID)
+		key, err := subjectKey(ctx, tx, m.ProjectID, m.SubjectID)
 		if err != nil {
 			return err
 		}
-		details["subject"] = ref
+		details["subject"] = forgetplan.SubjectRef(key, m.SubjectID)
 	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "membership.set", ObjectType: "account",
 		ObjectID: username, ProjectID: m.ProjectID, Details: jsonDetails(details)}); err != nil {

@@ -2,15 +2,14 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 )
 
 // AppendAudit appends one row to the hash-chained audit log.
@@ -39,14 +38,7 @@ func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
 			return fmt.Errorf("store: policy version: %w", err)
 		}
 	}
-	e.At = tx.now
-	e.PrevHash = prev
-	var reasonHash string
-	if e.Reason != "" {
-		sum := sha256.Sum256([]byte(e.Reason))
-		reasonHash = hex.EncodeToString(sum[:])
-	}
-	e.Hash = governance.AuditHash(e, chainReason("", reasonHash))
+	reasonHash := auditlog.Seal(e, prev, tx.now)
 	res, err := tx.ExecContext(ctx, `
 		INSERT INTO audit (at, actor, action, object_type, object_id, project_id, reason, reason_hash, policy_version, details, prev_hash, hash)
 		VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?)`,
@@ -62,16 +54,6 @@ func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
 		}
 	}
 	return nil
-}
-
-// chainReason is what the hash chain covers of a row's reason: the reason
-// column (rows from before migration 0009 hold the text there), and the
-// SHA-256 of the reason text kept in audit_reasons.
-func chainReason(column, reasonHash string) string {
-	if reasonHash == "" {
-		return column
-	}
-	return column + "\x00sha256:" + reasonHash
 }
 
 // redactAuditReasons blanks the reasons given on audit rows about the
@@ -96,31 +78,11 @@ func redactAuditReasons(ctx context.Context, tx *Tx, objectType string, ids []in
 // FindAudit lists audit rows, newest first, with the total count.
 func (s *Store) FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error) {
 	where, args := []string{"1 = 1"}, []any{}
-	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
-	if f.Actor != "" {
-		add("a.actor = ?", f.Actor)
-	}
-	if f.Action != "" {
-		add("a.action = ?", f.Action)
-	}
-	if f.ObjectType != "" {
-		add("a.object_type = ?", f.ObjectType)
-	}
-	if f.ObjectID != "" {
-		add("a.object_id = ?", f.ObjectID)
-	}
-	if f.Since != "" {
-		add("a.at >= ?", f.Since)
-	}
-	if f.Until != "" {
-		add("a.at <= ?", f.Until)
-	}
-	if f.HideEval {
-		where = append(where, `a.actor != 'eval-runner'`,
-			`(a.project_id IS NULL OR a.project_id IN (SELECT id FROM projects WHERE scratch = 0))`)
-	}
-	if f.ProjectIDs != nil {
-		where, args = append(where, "a.project_id IN (SELECT value FROM json_each(?))"), append(args, listArg(f.ProjectIDs))
+	for _, c := range auditlog.Where(f, auditlog.Dialect{Time: "?", NotScratch: "scratch = 0",
+		InIDs: func(col string, ids []int64) (string, any) {
+			return col + " IN (SELECT value FROM json_each(?))", listArg(ids)
+		}}) {
+		where, args = append(where, c.SQL), append(args, c.Args...)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+auditColumns+`, COUNT(*) OVER () FROM `+auditFrom+`
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY a.id DESC`+pageSQL, pageArgs(args, f.Limit, f.Offset)...)
@@ -128,18 +90,12 @@ func (s *Store) FindAudit(ctx context.Context, f governance.AuditFilter) ([]*gov
 		return nil, 0, fmt.Errorf("store: find audit: %w", err)
 	}
 	defer rows.Close()
-	var (
-		out   []*governance.AuditEntry
-		total int
-	)
-	for rows.Next() {
+	var total int
+	out, err := auditlog.Collect(rows, func() (*governance.AuditEntry, error) {
 		e, _, err := scanAudit(rows, &total)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, e)
-	}
-	return out, total, rows.Err()
+		return e, err
+	})
+	return out, total, err
 }
 
 const (
@@ -165,7 +121,7 @@ func scanAudit(r scanner, extra ...any) (*governance.AuditEntry, string, error) 
 	if hash != "" {
 		e.Reason = separate
 	}
-	return &e, chainReason(column, hash), nil
+	return &e, auditlog.ChainReason(column, hash), nil
 }
 
 // VerifyAudit recomputes every row's hash and link; the first broken row is named.
@@ -175,13 +131,5 @@ func (s *Store) VerifyAudit(ctx context.Context) (*governance.AuditVerification,
 		return nil, fmt.Errorf("store: verify audit: %w", err)
 	}
 	defer rows.Close()
-	v := governance.NewAuditVerification()
-	for rows.Next() {
-		e, reason, err := scanAudit(rows)
-		if err != nil {
-			return nil, err
-		}
-		v.Check(e, reason)
-	}
-	return v, rows.Err()
+	return auditlog.Verify(rows, func() (*governance.AuditEntry, string, error) { return scanAudit(rows) })
 }

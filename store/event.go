@@ -86,6 +86,12 @@ func endBatchIndex(ctx context.Context, tx *Tx, last int64) error {
 		SELECT seq, scope, terms FROM events_terms WHERE seq > ?`, last); err != nil {
 		return fmt.Errorf("store: index batch: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO event_index_versions (project_id, version)
+		SELECT DISTINCT project_id, 1 FROM events WHERE seq > ? ORDER BY project_id
+		ON CONFLICT (project_id) DO UPDATE SET version = version + 1`, last); err != nil {
+		return fmt.Errorf("store: index batch version: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = 0 WHERE id = 1`); err != nil {
 		return fmt.Errorf("store: end batch index: %w", err)
 	}
@@ -202,6 +208,28 @@ func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
 		w.order = append(w.order, e.SessionID)
 	}
 	addToSession(si, e)
+	if len(w.sessions) >= maxWriterSessions {
+		return w.flushSessions(ctx)
+	}
+	return nil
+}
+
+// maxWriterSessions bounds the sessions an eventWriter keeps counts for:
+// past it they are written out and counting starts again (the session
+// upsert adds counts and widens times, so writing a session in several
+// parts gives what writing it once would). An import of any number of
+// sessions holds at most this many.
+const maxWriterSessions = 256
+
+// flushSessions writes the counts kept so far to the sessions table.
+func (w *eventWriter) flushSessions(ctx context.Context) error {
+	for _, id := range w.order {
+		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
+			return err
+		}
+	}
+	clear(w.sessions)
+	w.order = w.order[:0]
 	return nil
 }
 
@@ -230,10 +258,8 @@ func (w *eventWriter) replace(ctx context.Context, e *governance.Event) error {
 
 // finish indexes the batch and updates the sessions it touched.
 func (w *eventWriter) finish(ctx context.Context) error {
-	for _, id := range w.order {
-		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
-			return err
-		}
+	if err := w.flushSessions(ctx); err != nil {
+		return err
 	}
 	return endBatchIndex(ctx, w.tx, w.last)
 }
@@ -403,6 +429,11 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 	if len(q.highlight) == 0 {
 		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
 	}
+	release, err := s.heavyRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
 	where, args := eventWhere(f)
 	for _, p := range q.exact {
 		where = append(where, "instr(lower(e.text), ?) > 0")

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -20,11 +19,7 @@ import (
 
 // PreviewForgetRules returns exactly what ForgetRules would remove.
 func (s *Store) PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*governance.ForgetPreview, error) {
-	p, err := planRules(ctx, s.db, ids, withEvents)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Rules(ctx, planReader{s.db}, ids, withEvents))
 }
 
 // PreviewForgetRule returns exactly what ForgetRule would remove.
@@ -34,20 +29,12 @@ func (s *Store) PreviewForgetRule(ctx context.Context, ruleID int64, withEvents 
 
 // PreviewForgetSubject returns exactly what ForgetSubject would remove.
 func (s *Store) PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*governance.ForgetPreview, error) {
-	p, err := planSubject(ctx, s.db, projectID, subjectID)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Subject(ctx, planReader{s.db}, projectID, subjectID))
 }
 
 // PreviewForgetCandidate returns exactly what ForgetCandidate would remove.
 func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*governance.ForgetPreview, error) {
-	p, err := planCandidate(ctx, s.db, candidateID, withEvents)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Candidate(ctx, planReader{s.db}, candidateID, withEvents))
 }
 
 // ForgetRule forgets one rule completely; withEvents also redacts the
@@ -64,20 +51,15 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planRules(ctx, tx, ids, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
-		for _, id := range ids {
-			if err := auditForget(ctx, tx, r, &governance.AuditEntry{
-				Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
-				ProjectID: p.RuleOf(id).ProjectID, Details: forgetplan.Details(p.Plan, r),
-			}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return auditForget(ctx, tx, r, p.RuleAudits(actor, ids, r)...)
 	})
 }
 
 // ForgetSubject forgets everything about one subject of a project.
 func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
+	if err := s.rechainLegacySubject(ctx, actor, projectID, subjectID); err != nil {
+		return nil, err
+	}
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planSubject(ctx, tx, projectID, subjectID)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
@@ -89,10 +71,10 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 		if err != nil {
 			return err
 		}
-		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: ref,
-			ProjectID: projectID, Details: forgetplan.Details(p.Plan, r),
-		})
+		if err := removeSubjectMemberships(ctx, tx, actor, projectID, subjectID, ref); err != nil {
+			return err
+		}
+		return auditForget(ctx, tx, r, p.SubjectAudit(actor, ref, r))
 	})
 }
 
@@ -101,19 +83,13 @@ func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID i
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planCandidate(ctx, tx, candidateID, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
-		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(candidateID, 10),
-			ProjectID: p.ProjectID, Details: forgetplan.Details(p.Plan, r),
-		})
+		return auditForget(ctx, tx, r, p.CandidateAudit(actor, candidateID, r))
 	})
 }
 
-func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *governance.AuditEntry) error {
-	if err := appendAudit(ctx, tx, e); err != nil {
-		return err
-	}
-	r.AuditIDs = append(r.AuditIDs, e.ID)
-	return nil
+// auditForget appends a forget's audit rows and lists them in its report.
+func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, entries ...*governance.AuditEntry) error {
+	return forgetplan.Audit(r, entries, func(e *governance.AuditEntry) error { return appendAudit(ctx, tx, e) })
 }
 
 // forget plans inside one transaction, removes the content, lets audit add
@@ -145,16 +121,20 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 			return nil, err
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	// The commit keeps this process's writer slot (the deferred Rollback
+	// frees it) for the checkpoint: queueing for it again behind every
+	// waiting writer doubled a forget's time under load.
+	if err := tx.Tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit forget: %w", err)
 	}
 	if s.AfterForgetCommit != nil {
 		s.AfterForgetCommit(ctx)
 	}
-	if err := s.checkpointAfterForget(ctx); err != nil {
-		return r, err
+	done, err := s.truncateWALHeld(ctx, forgetScrubWait)
+	if err == nil && !done {
+		s.scrub.wake(s)
 	}
-	return r, nil
+	return r, err
 }
 
 // checkpointAfterForget truncates the WAL: the checkpoint overwrites the
@@ -169,7 +149,7 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 // log is truncated. Close truncates it too, and after a crash
 // RepairInterrupted does (TestCrashAfterForgetCommit).
 func (s *Store) checkpointAfterForget(ctx context.Context) error {
-	done, err := s.truncateWAL(ctx, forgetScrubWait)
+	done, err := s.truncateWAL(ctx)
 	if err != nil || done {
 		return err
 	}
@@ -181,16 +161,11 @@ func (s *Store) checkpointAfterForget(ctx context.Context) error {
 // waiting for older readers.
 const forgetScrubWait = 200 * time.Millisecond
 
-// truncateWAL runs one TRUNCATE checkpoint holding this process's writer
-// slot (so its writers do not refill the log meanwhile), waiting at most
-// wait for readers of older snapshots; it reports whether the log was
-// emptied.
-func (s *Store) truncateWAL(ctx context.Context, wait time.Duration) (bool, error) {
-	unlock, err := s.lockWriter(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer unlock()
+// truncateWALHeld runs one TRUNCATE checkpoint; the caller holds this
+// process's writer slot (so its writers do not refill the log meanwhile).
+// It waits at most wait for readers of older snapshots and reports
+// whether the log was emptied.
+func (s *Store) truncateWALHeld(ctx context.Context, wait time.Duration) (bool, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return false, fmt.Errorf("store: checkpoint: %w", err)
@@ -218,7 +193,7 @@ func tombstoneSubject(ctx context.Context, tx *Tx, projectID int64, subjectID st
 	if err != nil {
 		return "", err
 	}
-	ref := forgetplan.Tombstone(key, forgetplan.SubjectRefPrefix, subjectID)
+	ref := forgetplan.SubjectRef(key, subjectID)
 	subject := forgetplan.Tombstone(key, forgetplan.SubjectTombstone, subjectID)
 	for _, q := range []struct {
 		sql  string

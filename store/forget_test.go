@@ -3,8 +3,6 @@ package store_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -338,80 +336,8 @@ func TestForgetSubject(t *testing.T) {
 			}
 		}
 	})
-	t.Run("AuditVerifies", func(t *testing.T) {
-		v, err := d.Store.VerifyAudit(ctx)
-		if err != nil || !v.OK {
-			t.Fatalf("verify = %+v, %v", v, err)
-		}
-		rows, _, _ := d.Store.FindAudit(ctx, governance.AuditFilter{Action: "subject.forget"})
-		if len(rows) != 1 || !strings.HasPrefix(rows[0].ObjectID, "subject:") || !strings.Contains(rows[0].Details, rep.ContentHash) {
-			t.Fatalf("audit = %+v; want the subject named by its keyed reference", rows)
-		}
-	})
-	t.Run("NoIdentifierLeft", func(t *testing.T) {
-		// Not in any table: the subject id, its events' ids, its session
-		// ids, tool names or statuses (the demo's family-chen events hold
-		// a tool, route_checker, and statuses).
-		needles := []string{subject}
-		for _, e := range events {
-			needles = append(needles, e.ID, e.SessionID)
-		}
-		var tables []string
-		if err := d.Store.DB().QueryRow(`SELECT json_group_array(name) FROM sqlite_master WHERE type = 'table'
-			AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_data' AND name NOT LIKE '%_idx' AND name NOT LIKE '%_docsize'
-			AND name NOT LIKE '%_config' AND name NOT LIKE '%_content' AND sql NOT LIKE 'CREATE VIRTUAL%'`).Scan(jsonStrings(&tables)); err != nil {
-			t.Fatal(err)
-		}
-		for _, table := range tables {
-			if table == "memberships" || table == "accounts" {
-				continue // the member's account stays linked to the subject (README)
-			}
-			rows, err := d.Store.DB().Query(`SELECT * FROM "` + table + `"`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cols, _ := rows.Columns()
-			for rows.Next() {
-				vals := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				for i, v := range vals {
-					var text string
-					switch v := v.(type) {
-					case string:
-						text = v
-					case []byte:
-						text = string(v)
-					default:
-						continue
-					}
-					for _, n := range needles {
-						if n != "" && (text == n || strings.Contains(text, `"`+n+`"`)) {
-							t.Errorf("%s.%s still holds %q", table, cols[i], n)
-						}
-					}
-				}
-			}
-			rows.Close()
-		}
-		var tools int
-		if err := d.Store.DB().QueryRow(`SELECT COUNT(*) FROM events WHERE subject_id LIKE 'forgotten-subject:%' AND (tool <> '' OR status <> '')`).Scan(&tools); err != nil || tools != 0 {
-			t.Fatalf("%d forgotten events keep a tool or status (%v)", tools, err)
-		}
-	})
-	t.Run("NothingLeftToForget", func(t *testing.T) {
-		again, err := d.Store.ForgetSubject(ctx, "admin", d.Travel.ID, subject)
-		if err != nil || len(again.RuleIDs)+len(again.CandidateIDs)+again.Events+len(again.AuditIDs) != 0 {
-			t.Fatalf("second forget = %+v, %v; want nothing done", again, err)
-		}
-		_, err = d.Store.ForgetSubject(ctx, "admin", d.Travel.ID, " ")
-		wantCode(t, err, governance.EINVALID)
-	})
+	// The audit's keyed reference, the tombstones and a re-import:
+	// storetest.TestForgetSubjectTombstones, on both stores.
 }
 
 func TestForgetCandidate(t *testing.T) {
@@ -500,134 +426,6 @@ func TestForgetSubjectBulk(t *testing.T) {
 	}
 }
 
-// TestForgetRuleRedactsRestatements: forgetting the nap rule with its lines
-// also redacts the assistant's three restatements of it in the demo (in
-// its own sessions and in another session of the same family), and keeps
-// a line that only mentions one of its times.
-func TestForgetRuleRedactsRestatements(t *testing.T) {
-	ctx := context.Background()
-	d := MustLoadDemo(t)
-	nap := d.Rule(t, "午睡")
-	restatements := []string{
-		"记住了，每天14:00到16:00都留给她午睡。",
-		"每天下午两点到四点都空着，让孩子回酒店午睡。",
-		"14:00到16:00回酒店午睡。",
-	}
-	const unrelated = "下午两点去断桥、白堤散步"
-	count := func(needle string) int {
-		var n int
-		if err := d.Store.DB().QueryRow(`SELECT COUNT(*) FROM events WHERE instr(text, ?) > 0`, needle).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	// found counts the restatements a search for the rule's key word shows.
-	found := func() int {
-		res, _, err := d.Store.SearchEvents(ctx, governance.EventFilter{ProjectID: &d.Travel.ID, Query: "午睡"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, h := range res {
-			for _, s := range restatements {
-				if strings.Contains(h.Event.Text, s) {
-					n++
-				}
-			}
-		}
-		return n
-	}
-	if found() != len(restatements) {
-		t.Fatalf("precondition: search finds %d of the restatements", found())
-	}
-	for _, s := range append(restatements, unrelated) {
-		if count(s) != 1 {
-			t.Fatalf("precondition: %q is not in one demo line", s)
-		}
-	}
-	preview, err := d.Store.PreviewForgetRule(ctx, nap.ID, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := d.Store.ForgetRule(ctx, "family-chen", nap.ID, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if preview.EventCount != rep.Events || rep.Events != 5 {
-		t.Fatalf("preview %d, forgot %d lines; want 5 (2 evidence, 3 restatements)", preview.EventCount, rep.Events)
-	}
-	for _, s := range restatements {
-		if n := count(s); n != 0 {
-			t.Errorf("restatement %q is still stored", s)
-		}
-	}
-	if n := found(); n != 0 {
-		t.Errorf("search still finds %d restatements", n)
-	}
-	if count(unrelated) != 1 {
-		t.Error("a line that only shares a time with the rule was redacted")
-	}
-}
-
-// jsonStrings scans a JSON array of strings.
-func jsonStrings(out *[]string) sql.Scanner { return jsonScanner{out} }
-
-type jsonScanner struct{ out *[]string }
-
-func (j jsonScanner) Scan(v any) error {
-	var b []byte
-	switch v := v.(type) {
-	case string:
-		b = []byte(v)
-	case []byte:
-		b = v
-	}
-	return json.Unmarshal(b, j.out)
-}
-
-// TestForgetSubjectNotResurrectedByReimport: the forgotten subject's events
-// sent again (a file imported again, an agent retrying) are recognised by
-// their tombstones and skipped; nothing of them comes back.
-func TestForgetSubjectNotResurrectedByReimport(t *testing.T) {
-	ctx := context.Background()
-	d := MustLoadDemo(t)
-	const subject = "family-chen"
-	events, _, err := d.Store.FindEvents(ctx, governance.EventFilter{ProjectID: &d.Travel.ID, SubjectID: ptr(subject)})
-	if err != nil || len(events) == 0 {
-		t.Fatalf("events = %d, %v", len(events), err)
-	}
-	if _, err := d.Store.ForgetSubject(ctx, "admin", d.Travel.ID, subject); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range events {
-		e.Seq = 0
-	}
-	res, err := d.Store.ImportStream(ctx, "admin", d.Travel.ID, func(emit func(*governance.Event) error) error {
-		for _, e := range events {
-			if err := emit(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Inserted != 0 || res.Skipped != len(events) {
-		t.Fatalf("re-import inserted %d, skipped %d; want 0, %d", res.Inserted, res.Skipped, len(events))
-	}
-	again, _, err := d.Store.FindEvents(ctx, governance.EventFilter{ProjectID: &d.Travel.ID, SubjectID: ptr(subject)})
-	if err != nil || len(again) != 0 {
-		t.Fatalf("the subject has %d events again (%v)", len(again), err)
-	}
-	// A new event of the same person is new memory, and is stored.
-	fresh := &governance.Event{ID: "chen-new-1", SessionID: "chen-new", SubjectID: subject, Role: governance.RoleUser,
-		Text: "hello again", OccurredAt: time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)}
-	if res, err := d.Store.IngestEvents(ctx, d.Travel.ID, []*governance.Event{fresh}); err != nil || res.Inserted != 1 {
-		t.Fatalf("new event: %+v, %v", res, err)
-	}
-}
-
 // TestForgetLeavesNoIndexTerms: the contentless indexes (the rules' CJK
 // pairs, recall's episode index) cannot remove a deleted row's terms on
 // their own; after a forget of a rule with its lines, neither an English
@@ -685,15 +483,7 @@ func TestForgetLeavesNoIndexTerms(t *testing.T) {
 // reader is done.
 func TestForgetDoesNotWaitForReaders(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpenStore(t)
-	p := &governance.Project{Slug: "travel", Name: "travel"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-	if _, err := s.IngestEvents(ctx, p.ID, session("s1", at, true, "we always pack the zebraquokka umbrella")); err != nil {
-		t.Fatal(err)
-	}
+	s, p := mustSubjectSession(t, "we always pack the zebraquokka umbrella")
 	reader, err := s.DB().Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -726,4 +516,20 @@ func TestForgetDoesNotWaitForReaders(t *testing.T) {
 			t.Fatal("the forgotten line is still in the database file or its log 30 s after the reader ended")
 		}
 	}
+}
+
+// mustSubjectSession opens a store with project travel and one ended
+// session of subject u1 holding line.
+func mustSubjectSession(t *testing.T, line string) (*store.Store, *governance.Project) {
+	t.Helper()
+	s := MustOpenStore(t)
+	p := &governance.Project{Slug: "travel", Name: "travel"}
+	if err := s.CreateProject(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := s.IngestEvents(context.Background(), p.ID, session("s1", at, true, line)); err != nil {
+		t.Fatal(err)
+	}
+	return s, p
 }

@@ -46,6 +46,11 @@ func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	if err := tx.Commit(); err != nil {
 		return 0, err
 	}
+	// Subjects forgotten before keyed audit references still have their
+	// id in their forget's audit row (audit_rechain.go).
+	if _, err := s.rechainForgottenSubjects(ctx); err != nil {
+		return total, err
+	}
 	removed, err := s.removeOrphanScratch(ctx)
 	total += removed
 	if err != nil {

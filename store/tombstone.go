@@ -40,13 +40,3 @@ func subjectKey(ctx context.Context, tx *Tx, projectID int64, subjectID string) 
 	}
 	return k, nil
 }
-
-// subjectRef is how an audit row names a subject: a keyed hash that the
-// subject's forget makes unconfirmable by deleting the key.
-func subjectRef(ctx context.Context, tx *Tx, projectID int64, subjectID string) (string, error) {
-	k, err := subjectKey(ctx, tx, projectID, subjectID)
-	if err != nil {
-		return "", err
-	}
-	return forgetplan.Tombstone(k, forgetplan.SubjectRefPrefix, subjectID), nil
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Administration from the browser: accounts, memberships and projects
@@ -138,7 +139,13 @@ func (s *Store) SetMembershipBy(ctx context.Context, actor string, m governance.
 	}
 	details := map[string]any{"role": m.Role}
 	if m.Role == governance.ProjectMember {
-		details["subject"] = m.SubjectID
+		// The audit names a subject by its keyed reference, which the
+		// subject's forget makes unconfirmable (tombstone.go).
+		key, err := subjectKey(ctx, tx, m.ProjectID, m.SubjectID)
+		if err != nil {
+			return err
+		}
+		details["subject"] = forgetplan.SubjectRef(key, m.SubjectID)
 	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "membership.set", ObjectType: "account",
 		ObjectID: username, ProjectID: m.ProjectID, Details: jsonDetails(details)}); err != nil {
@@ -386,6 +393,8 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error
 		`DELETE FROM sources WHERE project_id = $1`,
 		`DELETE FROM recall_rule_counts WHERE project_id = $1`,
 		`DELETE FROM forget_generations WHERE project_id = $1`,
+		`DELETE FROM forget_keys WHERE project_id = $1`,
+		`DELETE FROM subject_keys WHERE project_id = $1`,
 		`DELETE FROM projects WHERE id = $1`,
 	} {
 		if _, err := tx.Exec(ctx, q, p.ID); err != nil {

@@ -2,14 +2,13 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 )
 
 // AppendAudit appends one row to the hash-chained audit log.
@@ -43,14 +42,7 @@ func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
 			return fmt.Errorf("postgres: policy version: %w", err)
 		}
 	}
-	e.At = tx.now
-	e.PrevHash = prev
-	var reasonHash string
-	if e.Reason != "" {
-		sum := sha256.Sum256([]byte(e.Reason))
-		reasonHash = hex.EncodeToString(sum[:])
-	}
-	e.Hash = governance.AuditHash(e, chainReason(reasonHash))
+	reasonHash := auditlog.Seal(e, prev, tx.now)
 	err = tx.QueryRow(ctx, `
 		INSERT INTO audit (at, actor, action, object_type, object_id, project_id, reason_hash, policy_version, details, prev_hash, hash)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
@@ -65,17 +57,6 @@ func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
 		}
 	}
 	return nil
-}
-
-// chainReason is what the hash chain covers of a row's reason: the SHA-256
-// of its text, in the form the SQLite store chains it (that store's rows
-// from before its reason_hash column hold the text itself; this one has
-// none), so a chain verifies the same on either backend.
-func chainReason(reasonHash string) string {
-	if reasonHash == "" {
-		return ""
-	}
-	return "\x00sha256:" + reasonHash
 }
 
 func nullInt(v int64) any {
@@ -93,36 +74,12 @@ const (
 
 // FindAudit lists audit rows, newest first, with the total count.
 func (s *Store) FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error) {
-	where, args := []string{"true"}, []any{}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	w := &where{}
+	for _, c := range auditlog.Where(f, auditlog.Dialect{Time: "?::timestamptz", NotScratch: "NOT scratch",
+		InIDs: func(col string, ids []int64) (string, any) { return col + " = ANY(?)", ids }}) {
+		w.add(c.SQL, c.Args...)
 	}
-	if f.Actor != "" {
-		add("a.actor = ?", f.Actor)
-	}
-	if f.Action != "" {
-		add("a.action = ?", f.Action)
-	}
-	if f.ObjectType != "" {
-		add("a.object_type = ?", f.ObjectType)
-	}
-	if f.ObjectID != "" {
-		add("a.object_id = ?", f.ObjectID)
-	}
-	if f.Since != "" {
-		add("a.at >= ?::timestamptz", f.Since)
-	}
-	if f.Until != "" {
-		add("a.at <= ?::timestamptz", f.Until)
-	}
-	if f.HideEval {
-		where = append(where, `a.actor <> 'eval-runner'`,
-			`(a.project_id IS NULL OR a.project_id IN (SELECT id FROM projects WHERE NOT scratch))`)
-	}
-	if f.ProjectIDs != nil {
-		add("a.project_id = ANY(?)", f.ProjectIDs)
-	}
+	where, args := []string{w.String()}, w.args
 	limit, args := page(args, f.Limit, f.Offset)
 	rows, err := s.pool.Query(ctx, `SELECT `+auditColumns+`, count(*) OVER () FROM `+auditFrom+`
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY a.id DESC`+limit, args...)
@@ -130,18 +87,12 @@ func (s *Store) FindAudit(ctx context.Context, f governance.AuditFilter) ([]*gov
 		return nil, 0, fmt.Errorf("postgres: find audit: %w", err)
 	}
 	defer rows.Close()
-	var (
-		out   []*governance.AuditEntry
-		total int
-	)
-	for rows.Next() {
+	var total int
+	out, err := auditlog.Collect(rows, func() (*governance.AuditEntry, error) {
 		e, _, err := scanAudit(rows, &total)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, e)
-	}
-	return out, total, rows.Err()
+		return e, err
+	})
+	return out, total, err
 }
 
 // scanAudit reads a row of auditColumns and returns it with what its hash
@@ -158,7 +109,7 @@ func scanAudit(r pgx.Row, extra ...any) (*governance.AuditEntry, string, error) 
 		return nil, "", fmt.Errorf("postgres: scan audit: %w", err)
 	}
 	e.At = at.UTC()
-	return &e, chainReason(hash), nil
+	return &e, auditlog.ChainReason("", hash), nil
 }
 
 // VerifyAudit recomputes every row's hash and link; the first broken row is named.
@@ -168,13 +119,5 @@ func (s *Store) VerifyAudit(ctx context.Context) (*governance.AuditVerification,
 		return nil, fmt.Errorf("postgres: verify audit: %w", err)
 	}
 	defer rows.Close()
-	v := governance.NewAuditVerification()
-	for rows.Next() {
-		e, reason, err := scanAudit(rows)
-		if err != nil {
-			return nil, err
-		}
-		v.Check(e, reason)
-	}
-	return v, rows.Err()
+	return auditlog.Verify(rows, func() (*governance.AuditEntry, string, error) { return scanAudit(rows) })
 }

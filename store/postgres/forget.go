@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
@@ -24,11 +23,7 @@ import (
 
 // PreviewForgetRules returns exactly what ForgetRules would remove.
 func (s *Store) PreviewForgetRules(ctx context.Context, ids []int64, withEvents bool) (*governance.ForgetPreview, error) {
-	p, err := planRules(ctx, s.pool, "", ids, withEvents)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Rules(ctx, planReader{s.pool, ""}, ids, withEvents))
 }
 
 // PreviewForgetRule returns exactly what ForgetRule would remove.
@@ -38,20 +33,12 @@ func (s *Store) PreviewForgetRule(ctx context.Context, ruleID int64, withEvents 
 
 // PreviewForgetSubject returns exactly what ForgetSubject would remove.
 func (s *Store) PreviewForgetSubject(ctx context.Context, projectID int64, subjectID string) (*governance.ForgetPreview, error) {
-	p, err := planSubject(ctx, s.pool, "", projectID, subjectID)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Subject(ctx, planReader{s.pool, ""}, projectID, subjectID))
 }
 
 // PreviewForgetCandidate returns exactly what ForgetCandidate would remove.
 func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, withEvents bool) (*governance.ForgetPreview, error) {
-	p, err := planCandidate(ctx, s.pool, "", candidateID, withEvents)
-	if err != nil {
-		return nil, err
-	}
-	return &p.ForgetPreview, nil
+	return forgetplan.Preview(forgetplan.Candidate(ctx, planReader{s.pool, ""}, candidateID, withEvents))
 }
 
 // ForgetRule forgets one rule completely; withEvents also redacts the
@@ -70,15 +57,7 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 	}, func(tx *Tx) (*forgetPlan, error) {
 		return planRules(ctx, tx, "FOR UPDATE", ids, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
-		for _, id := range ids {
-			if err := auditForget(ctx, tx, r, &governance.AuditEntry{
-				Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
-				ProjectID: p.RuleOf(id).ProjectID, Details: forgetplan.Details(p.Plan, r),
-			}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return auditForget(ctx, tx, r, p.RuleAudits(actor, ids, r)...)
 	})
 }
 
@@ -93,10 +72,11 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 			return fmt.Errorf("postgres: delete recall traces: %w", err)
 		}
 		r.RecallTraces = p.RecallTraces
-		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: subjectID,
-			ProjectID: projectID, Details: forgetplan.Details(p.Plan, r),
-		})
+		ref, err := tombstoneSubject(ctx, tx, p)
+		if err != nil {
+			return err
+		}
+		return auditForget(ctx, tx, r, p.SubjectAudit(actor, ref, r))
 	})
 }
 
@@ -107,19 +87,13 @@ func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID i
 	}, func(tx *Tx) (*forgetPlan, error) {
 		return planCandidate(ctx, tx, "FOR UPDATE", candidateID, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
-		return auditForget(ctx, tx, r, &governance.AuditEntry{
-			Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(candidateID, 10),
-			ProjectID: p.ProjectID, Details: forgetplan.Details(p.Plan, r),
-		})
+		return auditForget(ctx, tx, r, p.CandidateAudit(actor, candidateID, r))
 	})
 }
 
-func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, e *governance.AuditEntry) error {
-	if err := appendAudit(ctx, tx, e); err != nil {
-		return err
-	}
-	r.AuditIDs = append(r.AuditIDs, e.ID)
-	return nil
+// auditForget appends a forget's audit rows and lists them in its report.
+func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, entries ...*governance.AuditEntry) error {
+	return forgetplan.Audit(r, entries, func(e *governance.AuditEntry) error { return appendAudit(ctx, tx, e) })
 }
 
 // forget locks the forget generation of the projects it touches, plans
@@ -167,4 +141,38 @@ func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, erro
 		return r, err
 	}
 	return r, nil
+}
+
+// tombstoneSubject replaces the identifiers of a forgotten subject left in
+// the session, rule and suppression rows (applyForget has made its events'
+// and episodes' ids tombstones and blanked the events' tools and
+// statuses), then deletes the subject's key: the reference the audit row
+// names it by can no longer be confirmed. What remains is counts, turn
+// numbers, roles, kinds and timestamps (README, "What a forget leaves").
+func tombstoneSubject(ctx context.Context, tx *Tx, p *forgetPlan) (string, error) {
+	key, err := subjectKey(ctx, tx, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return "", err
+	}
+	ref := forgetplan.SubjectRef(key, p.SubjectID)
+	subject := forgetplan.Tombstone(key, forgetplan.SubjectTombstone, p.SubjectID)
+	n, err := rewriteRows(ctx, tx, "sessions", "session_id", "text", []rewriteCol{
+		tombstoneOf("session_id", key, forgetplan.SessionTombstone), fixed("subject_id", subject),
+	}, "", `t.project_id = $1 AND t.subject_id = $2`, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return "", err
+	}
+	p.changed["sessions"] = n > 0
+	for _, q := range []struct{ table, sql string }{
+		{"rules", `UPDATE rules SET subject_id = $3 WHERE project_id = $1 AND subject_id = $2`},
+		{"suppressions", `UPDATE suppressions SET subject_id = $3 WHERE project_id = $1 AND subject_id = $2`},
+	} {
+		if err := p.exec(ctx, tx, q.table, q.sql, p.ProjectID, p.SubjectID, subject); err != nil {
+			return "", fmt.Errorf("postgres: tombstone subject: %w", err)
+		}
+	}
+	if err := p.exec(ctx, tx, "subject_keys", `DELETE FROM subject_keys WHERE project_id = $1 AND subject_id = $2`, p.ProjectID, p.SubjectID); err != nil {
+		return "", fmt.Errorf("postgres: tombstone subject: %w", err)
+	}
+	return ref, nil
 }

@@ -89,6 +89,11 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 			return nil, err
 		}
 	}
+	if p.SubjectID != "" {
+		if err := tombstoneEvents(ctx, tx, p); err != nil {
+			return nil, err
+		}
+	}
 	// Suppressions: fingerprints only, so the heartbeat never learns it again.
 	if err := p.Suppressions(func(projectID int64, fp, subject string) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO suppressions (project_id, fingerprint, subject_id, created_at) VALUES ($1, $2, $3, $4)
@@ -178,4 +183,43 @@ func redactAuditReasons(ctx context.Context, tx *Tx, objectType string, ids []in
 		return 0, fmt.Errorf("postgres: redact audit reasons: %w", err)
 	}
 	return tag.RowsAffected(), nil
+}
+
+// tombstoneEvents leaves tombstones for the identifiers of a forgotten
+// subject's events and episodes (tombstone.go): the subject's events,
+// those redacted earlier included, and the events without a subject in
+// its sessions (a session's end) lose their text, tool and status, and
+// their ids become tombstones — event ids under the project's key (so
+// ingest recognises one sent again), session and subject ids under the
+// subject's. Its episodes take the same session and subject tombstones.
+func tombstoneEvents(ctx context.Context, tx *Tx, p *forgetPlan) error {
+	skey, err := subjectKey(ctx, tx, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return err
+	}
+	fkey, err := forgetKey(ctx, tx, p.ProjectID)
+	if err != nil {
+		return err
+	}
+	subject := forgetplan.Tombstone(skey, forgetplan.SubjectTombstone, p.SubjectID)
+	n, err := rewriteRows(ctx, tx, "events", "seq", "bigint", []rewriteCol{
+		tombstoneOf("id", fkey, forgetplan.EventTombstone),
+		tombstoneOf("session_id", skey, forgetplan.SessionTombstone),
+		fixed("subject_id", subject),
+		{name: "text", value: func(string) string { return governance.RedactedText }, assign: "CASE WHEN t.redacted THEN t.text ELSE %s END"},
+	}, `tool = '', status = '', redacted = true, words = ''::tsvector`,
+		`t.project_id = $1 AND (t.subject_id = $2 OR t.subject_id = '' AND t.session_id IN (
+			SELECT session_id FROM sessions WHERE project_id = $1 AND subject_id = $2))`, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return err
+	}
+	p.changed["events"] = p.changed["events"] || n > 0
+	n, err = rewriteRows(ctx, tx, "episodes", "id", "bigint", []rewriteCol{
+		tombstoneOf("session_id", skey, forgetplan.SessionTombstone), fixed("subject_id", subject),
+	}, "", `t.project_id = $1 AND t.subject_id = $2`, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return err
+	}
+	p.changed["episodes"] = p.changed["episodes"] || n > 0
+	return nil
 }

@@ -11,9 +11,10 @@ import (
 	"github.com/mnemo-console/mnemo/store/storetest"
 )
 
-// TestEventsPartitionMigration: migration 0018 turns a database's events
-// table into the partitioned one with its rows, seqs, indexes and
-// triggers, and ingest, reads and a forget go on where they left off.
+// TestEventsPartitionMigration: migrations 0018 and 0019 turn a
+// database's events (and episodes) tables into partitioned ones with their
+// rows, seqs, indexes and triggers, and ingest, reads and a forget go on
+// where they left off.
 func TestEventsPartitionMigration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -49,8 +50,10 @@ func TestEventsPartitionMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if n := count(s, `SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass`); n != 16 {
-		t.Fatalf("events has %d partitions, want 16", n)
+	for _, table := range []string{"events", "episodes"} {
+		if n := count(s, `SELECT count(*) FROM pg_inherits WHERE inhparent = '`+table+`'::regclass`); n != 16 {
+			t.Fatalf("%s has %d partitions, want 16", table, n)
+		}
 	}
 	if got := count(s, indexes); got != idx {
 		t.Errorf("events has %d indexes after the migration, %d before", got, idx)
@@ -83,5 +86,71 @@ func TestEventsPartitionMigration(t *testing.T) {
 	}
 	if left := count(s, `SELECT count(*) FROM events WHERE strpos(text, 'kayak') > 0 OR strpos(text, 'raft') > 0`); left != 0 {
 		t.Errorf("%d forgotten events still readable", left)
+	}
+}
+
+// TestRewriteSparesOtherPartitions: while one partition of events is
+// locked as a forget's rewrite locks it (ACCESS EXCLUSIVE), a project in
+// another partition reads its sessions, searches and ingests — again and
+// again, past the point where the server may switch a prepared statement
+// to a generic plan, which would lock every partition — and the locked
+// project's own reads wait.
+func TestRewriteSparesOtherPartitions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	partition := map[string]*governance.Project{}
+	var locked, other *governance.Project
+	for i := 0; other == nil && i < 40; i++ {
+		p := storetest.MustCreateProject(t, s, "part-"+string(rune('a'+i)))
+		if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{{ID: "e0", SessionID: "s1", Turn: 1, Role: governance.RoleUser,
+			Text: "the blue kayak", OccurredAt: at}}); err != nil {
+			t.Fatal(err)
+		}
+		var part string
+		if err := s.Pool().QueryRow(ctx, `SELECT tableoid::regclass::text FROM events WHERE project_id = $1`, p.ID).Scan(&part); err != nil {
+			t.Fatal(err)
+		}
+		if locked == nil {
+			locked, partition[part] = p, p
+		} else if partition[part] == nil {
+			other = p
+		}
+	}
+	if other == nil {
+		t.Fatal("no two projects in different partitions")
+	}
+	var part string
+	if err := s.Pool().QueryRow(ctx, `SELECT tableoid::regclass::text FROM events WHERE project_id = $1`, locked.ID).Scan(&part); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `LOCK TABLE `+part+` IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	session := "s1"
+	for i := range 8 {
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if _, _, err := s.FindEvents(c, governance.EventFilter{ProjectID: &other.ID, SessionID: &session, Limit: 50}); err != nil {
+			t.Fatalf("read %d of the other project: %v", i, err)
+		}
+		if _, _, err := s.SearchEvents(c, governance.EventFilter{ProjectID: &other.ID, Query: "kayak", Limit: 20}); err != nil {
+			t.Fatalf("search %d of the other project: %v", i, err)
+		}
+		if _, err := s.IngestEvents(c, other.ID, []*governance.Event{{ID: "w" + string(rune('0'+i)), SessionID: "s2", Turn: i + 1,
+			Role: governance.RoleUser, Text: "a line written meanwhile", OccurredAt: at}}); err != nil {
+			t.Fatalf("write %d of the other project: %v", i, err)
+		}
+		cancel()
+	}
+	c, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, _, err := s.FindEvents(c, governance.EventFilter{ProjectID: &locked.ID, SessionID: &session, Limit: 50}); err == nil {
+		t.Fatal("the locked project's read did not wait for the lock: the test locks nothing")
 	}
 }

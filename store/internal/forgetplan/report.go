@@ -6,6 +6,7 @@ import (
 	"hash"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -141,4 +142,47 @@ func nonNil(ids []int64) []int64 {
 		return []int64{}
 	}
 	return ids
+}
+
+// Preview is the preview of a plan, for the Preview* store methods.
+func Preview(p *Plan, err error) (*governance.ForgetPreview, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &p.ForgetPreview, nil
+}
+
+// RuleAudits are the audit rows of a rule forget: one per rule asked for.
+func (p *Plan) RuleAudits(actor string, ids []int64, r *governance.ForgetReport) []*governance.AuditEntry {
+	out := make([]*governance.AuditEntry, len(ids))
+	for i, id := range ids {
+		out[i] = &governance.AuditEntry{Actor: actor, Action: "rule.forget", ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10),
+			ProjectID: p.RuleOf(id).ProjectID, Details: Details(p, r)}
+	}
+	return out
+}
+
+// CandidateAudit is the audit row of a candidate forget.
+func (p *Plan) CandidateAudit(actor string, id int64, r *governance.ForgetReport) *governance.AuditEntry {
+	return &governance.AuditEntry{Actor: actor, Action: "candidate.forget", ObjectType: "candidate", ObjectID: strconv.FormatInt(id, 10),
+		ProjectID: p.ProjectID, Details: Details(p, r)}
+}
+
+// SubjectAudit is the audit row of a subject forget, naming the subject
+// by its keyed reference (SubjectRef).
+func (p *Plan) SubjectAudit(actor, ref string, r *governance.ForgetReport) *governance.AuditEntry {
+	return &governance.AuditEntry{Actor: actor, Action: "subject.forget", ObjectType: "subject", ObjectID: ref,
+		ProjectID: p.ProjectID, Details: Details(p, r)}
+}
+
+// Audit appends a forget's audit rows with appendAudit and lists them in
+// its report.
+func Audit(r *governance.ForgetReport, entries []*governance.AuditEntry, appendAudit func(*governance.AuditEntry) error) error {
+	for _, e := range entries {
+		if err := appendAudit(e); err != nil {
+			return err
+		}
+		r.AuditIDs = append(r.AuditIDs, e.ID)
+	}
+	return nil
 }

@@ -41,3 +41,10 @@ func NewKey() ([]byte, error) {
 	}
 	return k, nil
 }
+
+// SubjectRef is how an audit row names a subject: a keyed hash under the
+// subject's key, which the subject's forget deletes, so the reference can
+// no longer be confirmed.
+func SubjectRef(key []byte, subjectID string) string {
+	return Tombstone(key, SubjectRefPrefix, subjectID)
+}
