@@ -226,6 +226,11 @@ func (l *Localizer) match(english string, depth int) (string, bool) {
 func (l *Localizer) ErrorMessage(err error) string {
 	var e *governance.Error
 	if errors.As(err, &e) && e.Format != "" && l.code != English {
+		// A whole sentence of the catalogs ("Rule not found.") says it
+		// better than its format with an English word filled in.
+		if s, ok := l.translated(e.Message); ok {
+			return s
+		}
 		if _, ok := l.translated(e.Format); ok {
 			return l.Phrasef(e.Format, e.Args...)
 		}

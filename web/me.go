@@ -104,14 +104,14 @@ func (s *Server) handleMeForgetShow(c echo.Context) error {
 		return err
 	}
 	v := templates.ForgetView{
-		Heading: "Forget everything about me",
-		Intro:   "You are about to forget every memory about you and every line you wrote to the assistants, in every project listed below.",
+		Heading: tr(c, "me.forget_all_heading"),
+		Intro:   tr(c, "me.forget_all_intro"),
 		Action:  "/me/forget",
 		Back:    "/me",
 		Plans:   planViews(plans),
-		Submit:  "Forget everything about me",
+		Submit:  tr(c, "me.forget_all_heading"),
 	}
-	return s.renderForget(c, "Forget everything about me", v)
+	return s.renderForget(c, tr(c, "me.forget_all_heading"), v)
 }
 
 // handleMeForgetCreate forgets everything about the viewer, project by project.

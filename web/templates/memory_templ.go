@@ -1056,9 +1056,9 @@ func CandidateTable(v CandidatesView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var58 string
-					templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, c.StatusReason))
+					templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(candidateWhy(ctx, c.StatusReason))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 213, Col: 78}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 213, Col: 84}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var58))
 					if templ_7745c5c3_Err != nil {
@@ -1492,9 +1492,9 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var85 string
-				templ_7745c5c3_Var85, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Candidate.StatusReason))
+				templ_7745c5c3_Var85, templ_7745c5c3_Err = templ.JoinStringErrs(candidateWhy(ctx, v.Candidate.StatusReason))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 262, Col: 126}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 262, Col: 132}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var85))
 				if templ_7745c5c3_Err != nil {
