@@ -24,12 +24,22 @@ type Sources struct {
 }
 
 // List lists the followed directories with each file's checkpoint and
-// last problem.
+// last problem, and which files are databases (their checkpoint is a row
+// id, not a byte offset).
 func (ss Sources) List(ctx context.Context, actor governance.Actor) ([]*governance.FollowSource, error) {
 	if err := governance.Can(actor, governance.ActAdminister, governance.Object{}); err != nil {
 		return nil, err
 	}
-	return ss.store.FindSources(ctx)
+	sources, err := ss.store.FindSources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range sources {
+		for _, f := range src.Files {
+			f.Database = transcript.FollowsAsDatabase(transcript.Format(src.Format), f.Path)
+		}
+	}
+	return sources, nil
 }
 
 // SourceInput is a directory to follow, as the sources page or console

@@ -58,14 +58,15 @@ func (e *engine) runIsolation(ctx context.Context, c *Case, res *CaseResult) err
 			return fmt.Errorf("foreign project: %w", err)
 		}
 		f.ProjectID = &fp
-		iso.Foreign = "project " + c.Foreign.Project
+		// A noun phrase of the catalogs, so a page says it in its language.
+		iso.Foreign = fmt.Sprintf("project %s", c.Foreign.Project)
 		if c.Foreign.Subject != "" {
 			f.SubjectID = &c.Foreign.Subject
-			iso.Foreign += ", subject " + c.Foreign.Subject
+			iso.Foreign = fmt.Sprintf("project %s, subject %s", c.Foreign.Project, c.Foreign.Subject)
 		}
 	default:
 		f.ProjectID, f.SubjectID = &pid, &c.Foreign.Subject
-		iso.Foreign = "subject " + c.Foreign.Subject + " of project " + project
+		iso.Foreign = fmt.Sprintf("subject %s of project %s", c.Foreign.Subject, project)
 	}
 	foreign, _, err := e.deps.Memory.FindRules(ctx, f)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-console/mnemo/locale"
 )
 
 // Result statuses of a case.
@@ -313,15 +315,19 @@ func (r *Report) WriteText(w io.Writer) error {
 // Translator renders the report's sentences in a reader's language
 // (locale.Localizer does): Phrasef fills a sentence's English fmt format,
 // Phrase translates a sentence formatted earlier (a case's reason).
+// Enum labels an enumerated value (a case's status, its kind, a
+// retriever, a benchmark category) by the message "<kind>.<value>".
 type Translator interface {
 	Phrasef(format string, args ...any) string
 	Phrase(english string) string
+	Enum(kind, value string) string
 }
 
 type english struct{}
 
 func (english) Phrasef(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 func (english) Phrase(s string) string                    { return s }
+func (english) Enum(_, value string) string               { return value }
 
 // WriteTextIn is WriteText with the sentences translated by tr.
 func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
@@ -329,7 +335,8 @@ func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 	line := func(format string, args ...any) { b.WriteString(tr.Phrasef(format, args...) + "\n") }
 	line("suite %s", r.Suite)
 	for _, c := range r.Cases {
-		fmt.Fprintf(&b, "  %-7s %-9s %s — %s\n", strings.ToUpper(c.Status), c.Kind, c.CaseID, tr.Phrase(c.Reason))
+		status := strings.ToUpper(tr.Enum("eval_status", c.Status)) // PASSED, 通过
+		fmt.Fprintf(&b, "  %s %s %s — %s\n", locale.Pad(status, 7), locale.Pad(tr.Enum("eval_kind", string(c.Kind)), 9), c.CaseID, tr.Phrase(c.Reason))
 		if c.Detail != nil && c.Status != StatusPassed {
 			for _, p := range c.Detail.Problems[min(1, len(c.Detail.Problems)):] {
 				fmt.Fprintf(&b, "          %s\n", tr.Phrase(p))
@@ -348,14 +355,15 @@ func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 	if m.Uplift != nil {
 		line("rule compliance with memory %s, without %s, uplift %s", fmtPtr(m.With), fmtPtr(m.Without), fmtSigned(m.Uplift))
 		for _, c := range m.Compliance {
-			fmt.Fprintf(&b, "  %-40s with %.2f without %.2f uplift %+.2f (%s)\n", shorten(c.Name, 40), c.With, c.Without, c.Uplift, c.Method)
+			fmt.Fprintf(&b, "  %s %s\n", locale.Pad(shorten(c.Name, 40), 40),
+				tr.Phrasef("with %.2f without %.2f uplift %+.2f (%s)", c.With, c.Without, c.Uplift, tr.Enum("eval_method", c.Method)))
 		}
 		if m.GuardFails > 0 {
 			line("guards failed on the with-memory answers: %d", m.GuardFails)
 		}
 	}
 	if t := m.Benchmark; t != nil {
-		writeBenchmarkText(&b, t)
+		writeBenchmarkText(&b, t, tr)
 	}
 	if m.Tokens > 0 {
 		line("tokens %d, cost %.4f", m.Tokens, m.Cost)
@@ -369,9 +377,9 @@ func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 		line("run failed: %s", tr.Phrase(r.Err))
 	}
 	if r.Failed() {
-		b.WriteString("FAIL\n")
+		b.WriteString(tr.Phrasef("FAIL") + "\n")
 	} else {
-		b.WriteString("OK\n")
+		b.WriteString(tr.Phrasef("OK") + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -384,10 +392,13 @@ func (r *Report) String() string {
 	return b.String()
 }
 
-func writeBenchmarkText(b *strings.Builder, t *BenchmarkTable) {
-	fmt.Fprintf(b, "%d questions over %d turns (%d without usable evidence, %d malformed evidence ids)\n",
-		t.Questions, t.Turns, t.NoEvidence, t.BadEvidence)
-	fmt.Fprintf(b, "  %-9s %-16s %5s", "retriever", "category", "n")
+func writeBenchmarkText(b *strings.Builder, t *BenchmarkTable, tr Translator) {
+	b.WriteString(tr.Phrasef("%d questions over %d turns (%d without usable evidence, %d malformed evidence ids)",
+		t.Questions, t.Turns, t.NoEvidence, t.BadEvidence) + "\n")
+	// Columns are padded by display width: a Chinese label takes two
+	// columns a character.
+	fmt.Fprintf(b, "  %s %s %s", locale.Pad(tr.Enum("eval_column", "retriever"), 9),
+		locale.Pad(tr.Enum("eval_column", "category"), 16), padLeft(tr.Enum("eval_column", "n"), 5))
 	for _, k := range t.K {
 		fmt.Fprintf(b, " hit@%-3d", k)
 	}
@@ -407,7 +418,8 @@ func writeBenchmarkText(b *strings.Builder, t *BenchmarkTable) {
 		return cmp.Compare(slices.Index(cats, a.Category), slices.Index(cats, b.Category))
 	})
 	for _, row := range rows {
-		fmt.Fprintf(b, "  %-9s %-16s %5d", row.Retriever, row.Category, row.Questions)
+		fmt.Fprintf(b, "  %s %s %5d", locale.Pad(tr.Enum("eval_retriever", row.Retriever), 9),
+			locale.Pad(CategoryLabel(tr, row.Category), 16), row.Questions)
 		for _, s := range row.HitAt {
 			fmt.Fprintf(b, " %7.3f", s.Value)
 		}
@@ -416,6 +428,23 @@ func writeBenchmarkText(b *strings.Builder, t *BenchmarkTable) {
 		}
 		fmt.Fprintf(b, " %7.3f\n", row.NDCG10)
 	}
+}
+
+// CategoryLabel is a benchmark row's category in tr's language: "overall",
+// or a LoCoMo category as "4 single-hop" (its number kept).
+func CategoryLabel(tr Translator, category string) string {
+	if n, name, ok := strings.Cut(category, " "); ok && strings.Trim(n, "0123456789") == "" {
+		return n + " " + tr.Enum("benchmark_category", name)
+	}
+	return tr.Enum("benchmark_category", category)
+}
+
+// padLeft right-aligns s in n terminal columns.
+func padLeft(s string, n int) string {
+	if w := locale.Width(s); w < n {
+		return strings.Repeat(" ", n-w) + s
+	}
+	return s
 }
 
 func fmtPtr(p *float64) string {

@@ -24,6 +24,10 @@ type FollowFile struct {
 	Events    int
 	LastError string
 	UpdatedAt string
+	// Database is set (when listed) for a database read by row id (a
+	// Hermes state.db): Offset is then the highest message row id read and
+	// Lines the number of messages, not a byte offset and lines.
+	Database bool
 }
 
 // FollowCheckpoint is where the next poll of a followed file starts. It is

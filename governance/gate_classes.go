@@ -16,6 +16,17 @@ func (r gateRule) with(hints ...string) gateRule {
 	return r
 }
 
+// inRuns marks r's pieces without lead literals as matching only within
+// runs described by w (see gatePiece.runs).
+func (r gateRule) inRuns(w *runWindow) gateRule {
+	for i := range r.pieces {
+		if r.pieces[i].lead == nil {
+			r.pieces[i].runs = w
+		}
+	}
+	return r
+}
+
 // withPayload makes r match only in a text that holds payloadWords.
 func (r gateRule) withPayload() gateRule {
 	r.payload = true
@@ -37,14 +48,14 @@ func notNegated(s string, loc []int) bool {
 // payloadWords mark a persistence hook that runs something fetched or
 // hidden. A persistence rule matches only in a text that holds one
 // (gateRule.payload); the prefilter reads them as any rule's pieces.
-var payloadWords = splitPieces(`(?i)\b(?:curl|wget|nc|ncat|netcat|socat|bash\s+-i|sh\s+-c|eval|base64|python3?\s+-c|perl\s+-e|nohup|ld_preload|iex|invoke-expression|downloads?|re-downloads?|fetch(?:es)?|reverse\s+shell|beacon|implant|exfiltrate)\b|/dev/tcp|\|\s*(?:ba|z)?sh\b|https?://|ftp://|/tmp/|\.ssh\b|authorized_keys|id_rsa|\.env\b|下载|反弹|远程|木马|后门|回连`)
+var payloadWords = splitPieces(`(?i)\b(?:curl(?:s|ed|ing)?|wget|nc|ncat|netcat|socat|bash\s+-i|sh\s+-c|eval|base64|python3?\s+-c|perl\s+-e|nohup|ld_preload|iex|invoke-expression|downloads?|re-downloads?|fetch(?:es)?|reverse\s+shell|beacon|implant|exfiltrate)\b|/dev/tcp|\|\s*(?:ba|z)?sh\b|https?://|ftp://|/tmp/|\.ssh\b|authorized_keys|id_rsa|\.env\b|下载|反弹|远程|木马|后门|回连`)
 
 const (
 	untrustedSource = `(?:(?:the|any|a|an|all|every|this|that|these|those|each|such|retrieved|external|fetched|scraped|incoming|linked|third[-\s]party|unknown|online|random)\s+){0,3}` +
-		`(?:documents?|docs|web\s*pages?|websites?|web\s+sites?|sites?|pages?|e-?mails?|mails?|inbox|tool\s+(?:outputs?|results?|responses?)|tools?|search\s+results?|files?|pdfs?|attachments?|memory|memories|recalled\s+memory|comments?|issues?|readmes?|plugins?|urls?|links?|the\s+web|internet|forum\s+posts?|posts?|content)`
+		`(?:documents?|docs|web\s*pages?|websites?|web\s+sites?|sites?|pages?|snippets?|passages?|e-?mails?|mails?|inbox|tool\s+(?:outputs?|results?|responses?)|tools?|search\s+results?|files?|pdfs?|attachments?|memory|memories|recalled\s+memory|comments?|issues?|readmes?|plugins?|urls?|links?|the\s+web|internet|forum\s+posts?|posts?|content)`
 	sensitiveData = `(?:(?:deployment|deploy|production|prod|admin|root|login|database|db|aws|cloud|server|ssh|api|access|auth|bank|account|all\s+(?:the\s+)?|our\s+|my\s+|your\s+|the\s+|user(?:'s)?\s+|users'\s+)*` +
 		`(?:credentials?|passwords?|passwd|passphrases?|api[\s_-]?keys?|keys|tokens?|secrets?|private\s+keys?|cookies?|session\s+(?:ids?|tokens?|cookies?)|env(?:ironment)?\s+(?:vars|variables|files?)|\.env(?:\s+files?)?|customer\s+(?:data|records|lists?|emails?|details)|personal\s+(?:data|info(?:rmation)?|details)|user\s+data|pii|database\s+dumps?|chat\s+(?:history|logs?)|conversation(?:s|\s+(?:history|logs?))?|memories|contacts|address\s+book|everything|all\s+(?:data|files|messages|emails|conversations|chats|documents|notes)))`
-	sensitiveZH = `(?:密码|口令|密钥|秘钥|令牌|凭证|凭据|证书|私钥|验证码|环境变量|聊天记录|对话记录|会话记录|对话内容|聊天内容|对话历史|聊天历史|历史记录|通讯录|联系人|客户(?:资料|数据|名单|信息)|个人信息|身份证号?|银行卡号?|用户数据|数据库|所有(?:文件|数据|资料|邮件|对话)|(?:完整|全部|所有|整个|整段)的?(?:对话|聊天|会话))`
+	sensitiveZH = `(?:密码|口令|密钥|秘钥|令牌|凭证|凭据|证书|私钥|验证码|环境变量|(?:对话|聊天|会话)的?(?:全部|所有|完整)的?(?:内容|记录|历史)|聊天记录|对话记录|会话记录|对话内容|聊天内容|对话历史|聊天历史|历史记录|通讯录|联系人|客户(?:资料|数据|名单|信息)|个人信息|身份证号?|银行卡号?|用户数据|数据库|所有(?:文件|数据|资料|邮件|对话)|(?:完整|全部|所有|整个|整段)的?(?:对话|聊天|会话))`
 	targetZH    = `(?:这个|那个|以下|下面|指定|外部|我的|某个)?的?(?:邮箱|地址|网址|链接|服务器|接口|网站|网盘|webhook|群)`
 	shellWords  = `(?:sudo|curl|wget|rm\s+-[a-z]+|chmod|chown|ssh\s+(?:-\w|[\w.-]+@)|scp|rsync|ncat|netcat|bash|zsh|powershell|pwsh|python3?\s+-c|perl\s+-e|apt(?:-get)?\s+install|pip3?\s+install|npm\s+(?:i|install|run)|yarn\s+add|brew\s+install|git\s+(?:push|clone|config|reset|checkout|rebase|commit|pull)|docker\s+(?:run|exec|build|compose)|kubectl|systemctl|crontab|mkfs|dd\s+if=|go\s+(?:test|build|run|install|get|vet|mod)|npx|terraform|ansible)`
 )
@@ -71,6 +82,40 @@ var classRules = []gateRule{
 			"directive", "request", "order", "step", "whatever", "override",
 			"听从", "遵循", "遵守", "执行", "服从", "相信", "信任", "照做", "照着", "按照", "依照", "优先", "指令", "指示", "命令",
 			"运行", "去做", "就做", "照办", "为准", "高于", "覆盖", "当成", "当作", "视为", "作为"),
+	// Earlier instructions set aside in other words than "ignore previous
+	// instructions": the rules the agent was given, its original setup,
+	// what its operator configured.
+	rule(GateInstructionHierarchy, "discard_prior_instructions",
+		`(?i)\b(?:ignore|disregard|forget|set\s+aside|drop|discard|abandon|scrap|throw\s+out|toss|pay\s+no\s+(?:attention|heed)\s+to|stop\s+following|(?:don't|do\s+not|no\s+longer)\s+follow)\s+(?:[\w'-]+\s+){0,4}?(?:guidance|rules|instructions|directions|directives|guidelines|constraints|restrictions|setup|set-up|configuration|config|programming|prompt|orders|policies|limits)\s+(?:(?:that\s+)?you\s+(?:had|have\s+had|were\s+(?:given|told|set\s+up\s+with|configured\s+with|trained\s+with|programmed\s+with|started\s+with)|received|got|started\s+with)|(?:from|in|of)\s+(?:your|the)\s+(?:original|initial|earlier|previous|prior|system|default)\b)`+
+			`|\b(?:ignore|disregard|forget|set\s+aside|drop|discard|abandon|scrap|throw\s+out|pay\s+no\s+(?:attention|heed)\s+to|stop\s+following)\s+(?:all\s+(?:of\s+)?)?your\s+(?:original|initial|earlier|previous|prior|existing|default|standing)\s+(?:setup|set-up|configuration|instructions|rules|guidance|guidelines|directives|constraints|programming|prompt|orders)`+
+			`|\b(?:your|the)\s+(?:earlier|original|initial|previous|prior|old|existing)\s+(?:setup|set-up|configuration|instructions|rules|guidance|guidelines|directives|orders|prompt)\s+(?:is|are)\s+(?:now\s+)?(?:void|null|cancel+ed|revoked|obsolete|invalid|no\s+longer\s+(?:valid|in\s+force|binding|relevant))`+
+			`|\bwhatever\s+you\s+(?:were|have\s+been|got)\s+(?:told|given|instructed)\s+(?:earlier|before|previously|so\s+far)\s+(?:no\s+longer\s+(?:counts|matters|applies)|(?:is|are)\s+(?:void|cancel+ed|irrelevant|obsolete))`+
+			`|\b(?:ignore|disregard|forget|override|set\s+aside)\s+(?:what|whatever|everything|anything)\s+(?:the\s+|your\s+)?(?:operator|developer|admin|administrator|system|owner)s?\s+(?:set\s+up|configured|told\s+you|said|wrote|gave\s+you|put\s+in\s+place)`+
+			`|(?:之前|以前|先前|此前|原来|原先|原有|最初|初始|开发者给你|系统给你|给你)的?[^，。,.!?！？\n]{0,8}?(?:规定|规则|指令|指示|设定|设置|配置|要求|约束|限制|条条框框|规矩)[^，。,.!?！？\n]{0,6}?(?:全部|统统|都|一律|全都)?(?:作废|不算|无效|失效|取消|废除|抛到脑后|不用管|别管|不用理|不必遵守|不用遵守|不用再遵守)`+
+			`|(?:不用再?|无需再?|不必再?|别再|不要再)(?:遵守|理会|管|听)[^，。,.!?！？\n]{0,10}?(?:开发者|系统|之前|原来|原先|给你|初始)[^，。,.!?！？\n]{0,8}?(?:规定|规则|指令|条条框框|规矩|设定|限制)`+
+			`|(?:把|将)(?:之前|以前|先前|原来|原先|开发者给你|给你)的?[^，。,.!?！？\n]{0,8}?(?:规定|规则|指令|设定|要求|限制)[^，。,.!?！？\n]{0,6}?(?:作废|抛到脑后|废除|取消|丢掉|扔掉|忘掉)`).
+		with("ignore", "disregard", "forget", "set aside", "drop", "discard", "abandon", "scrap", "throw out", "toss", "pay no", "follow", "override",
+			"whatever", "void", "null", "cancel", "revoked", "obsolete", "invalid", "no longer",
+			"作废", "不算", "无效", "失效", "取消", "废除", "抛到脑后", "不用管", "别管", "不用理", "遵守", "理会", "不用再", "无需", "不必", "别再", "不要再", "丢掉", "扔掉", "忘掉"),
+	// Untrusted sources given authority in other words than "follow the
+	// instructions in": what they hold counts as the user's, outranks the
+	// user, is the agent's real instructions, decides what it does.
+	rule(GateInstructionHierarchy, "untrusted_source_authority",
+		`(?i)\btreat\s+(?:anything|everything|whatever|the\s+content|the\s+text|text|instructions?)\s+(?:(?:that\s+)?(?:is|are|appears?|comes?)\s+)?(?:in|from|inside|within|on)\s+`+untrustedSource+`\s+(?:you\s+(?:read|see|get|open|fetch)\s+)?as\s+(?:(?:if\s+it\s+)?(?:coming|came|comes)\s+from|the\s+word\s+of|my\s+own|the\s+user'?s?\s+own)\s*(?:me|the\s+user|the\s+developer|the\s+system|your\s+operator|words?|requests?|instructions?)?`+
+			`|\b(?:instructions?|commands?|directions|directives|orders|requests|steps|text|anything|whatever)\s+(?:that\s+(?:are|appear|come)\s+)?(?:embedded|found|written|contained|hidden|included|placed|appearing|arriving|coming|sent|received)?\s*(?:in|from|inside|within|by|via|through|over)\s+`+untrustedSource+`\s+(?:always\s+)?(?:take\s+precedence|override|outrank|have\s+(?:higher\s+)?priority|come\s+first|win|are\s+more\s+important|(?:is|are)\s+(?:now\s+)?(?:authoritative|binding|trusted|official|final|mandatory|in\s+charge|to\s+be\s+(?:followed|obeyed|trusted)))`+
+			`|\b(?:if|when|whenever)\s+(?:a|an|the|any)\s+`+untrustedSource+`\s+(?:you\s+(?:open|read|fetch|see|get|receive|load|visit)\s+)?(?:contains?|includes?|has|gives?|says?|tells?\s+you|asks?\s+you)\b[^.!?\n]{0,40}?\b(?:carry\s+(?:them|it)\s+out|follow\s+(?:them|it)|execute\s+(?:them|it)|obey\s+(?:them|it)|act\s+on\s+(?:them|it)|do\s+(?:it|them|so|what\s+(?:it|they)\s+says?)|comply)`+
+			`|\b`+untrustedSource+`\s+(?:is|are)\s+(?:now\s+)?your\s+(?:true|real|actual|new|only|main|primary|first|highest|top|ultimate)\s+(?:orders?|instructions?|commands?|rules|directives?|priority|authority|source\s+of\s+truth|boss)`+
+			`|\b`+untrustedSource+`\s+(?:you\s+(?:just\s+)?(?:read|opened|fetched|saw|visited|loaded)\s+)?(?:is|are)\s+(?:now\s+)?in\s+charge`+
+			`|\blet\s+(?:the\s+|any\s+)?`+untrustedSource+`\s+(?:decide|dictate|determine|choose|control|steer|direct)\s+(?:what|how|which)\s+(?:you|to)\b`+
+			`|(?:网页|网站|页面|文档|邮件|工具|检索结果|搜索结果|记忆|文件|附件|帖子)(?:里|中|上|内)?(?:写了?|说了?|要求|让你做)什么(?:你)?就(?:照做|做|执行|干)什么`+
+			`|(?:记忆|文档|网页|邮件|工具输出|检索结果|搜索结果|文件)[^，。,.!?！？\n]{0,8}?(?:就是|才是)你(?:真正|唯一|最高|最终)的?(?:指令|命令|指示|主人|规则)`+
+			`|(?:文档|网页|网站|页面|邮件|工具输出|检索结果|搜索结果|记忆|文件|帖子)(?:里|中|上|内)[^，。,.!?！？\n]{0,4}?有(?:什么|任何)?的?(?:指令|指示|命令|要求)[^。\n]{0,10}?(?:直接|立刻|马上)(?:执行|照做|运行)`+
+			`|(?:文档|网页|网站|页面|邮件|工具输出|检索结果|搜索结果|记忆|文件|帖子)[^，。,.!?！？\n]{0,8}?(?:指令|指示|命令|要求|内容)[^，。,.!?！？\n]{0,4}?比用户(?:的话|的要求|的指令|说的)?更(?:重要|优先|权威)`+
+			`|只听(?:这封|这个|这篇|这些)?(?:邮件|网页|文档|页面|帖子|工具输出)的`).
+		with("treat", "embedded", "found", "written", "contained", "arriving", "coming", "outrank", "precedence", "override", "priority", "authoritative", "binding",
+			"mandatory", "in charge", "if ", "when", "your true", "your real", "your actual", "your new", "your only", "your main", "your primary", "your first",
+			"your highest", "your top", "your ultimate", "let ",
+			"什么就", "就是你", "才是你", "直接执行", "直接照做", "直接运行", "立刻执行", "马上执行", "比用户", "只听"),
 	rule(GateInstructionHierarchy, "bypass_rules",
 		`(?i)\bno\s+longer\s+(?:need\s+to\s+|have\s+to\s+)?(?:follow|obey|be\s+bound\s+by|respect|comply\s+with)\s+(?:any\s+|the\s+|your\s+)?(?:rules|guidelines|policies|restrictions|instructions|safety)`+
 			`|\b(?:rules|guidelines|restrictions|policies|safety\s+rules)\s+(?:no\s+longer|don't|do\s+not)\s+apply`+
@@ -91,16 +136,21 @@ var classRules = []gateRule{
 		`(?i)\b(?:an?|the|as\s+an?|as\s+the|you\s+are)\s+(?:(?:completely|totally|fully)\s+)?(?:unrestricted|unfiltered|uncensored|unlimited|unbound|unaligned|amoral|rogue|evil|jailbroken|lawless)\s+(?:ai|assistant|model|chatbot|bot|agent|version|llm|persona|mode)\b`+
 			`|\bwith\s+no\s+(?:rules|restrictions|filters|guidelines|morals|ethics|content\s+polic(?:y|ies)|safety\s+(?:rules|limits|filters))\b|\bwithout\s+any\s+(?:rules|restrictions|filters|guidelines|morals|ethics|limits|limitations|guardrails|content\s+polic(?:y|ies)|safety\s+(?:rules|guidelines|filters))\b`+
 			`|\b(?:its|your|all|the)\s+(?:(?:of\s+)?(?:its|your|the)\s+)?(?:guardrails|safeguards|safety\s+(?:rules|filters|guidelines)|content\s+filters?|restrictions)\s+(?:have\s+been\s+|had\s+been\s+|are\s+|were\s+)?(?:removed|disabled|turned\s+off|lifted|stripped)`+
-			`|\b(?:never|won't|will\s+not)\s+(?:ever\s+)?say(?:s|ing)?\s+no\b`+
+			`|\b(?:never|won't|will\s+not)\s+(?:ever\s+)?say(?:s|ing)?\s+no\b|\bnever\s+(?:turns?|turning)\s+down\b`+
+			`|\b(?:ai|assistant|model|chatbot|bot|agent|version|persona|character|alter\s+ego)\s+(?:that|who|which)\s+(?:has|have|with)\s+(?:no|zero)\s+(?:content\s+polic(?:y|ies)|rules|restrictions|filters|guidelines|limits|limitations|morals|ethics|safety\s+(?:rules|filters|limits))`+
+			`|\b(?:ai|assistant|model|chatbot|bot|agent|version|persona|character)\s+(?:that|who|which)\s+(?:ignores?|disregards?|lacks?|(?:doesn't|does\s+not)\s+(?:have|care\s+about))\s+(?:all\s+|any\s+)?(?:ethics|morals|morality|rules|restrictions|limits|filters|guidelines|content\s+polic(?:y|ies)|safety\s+(?:rules|filters))`+
+			`|\bwith\s+zero\s+(?:rules|restrictions|filters|guidelines|morals|ethics|limits|limitations|guardrails)\b`+
+			`|\b(?:as|be|become)\s+your\s+(?:unfiltered|uncensored|unrestricted|evil|dark|jailbroken|shadow)\s+(?:alter\s+ego|self|persona|twin|version|side|mode)`+
 			`|\bnever\s+(?:ever\s+)?refuse\b|\b(?:don't|do\s+not|never)\s+(?:ever\s+)?(?:refuse|decline)\s+(?:any|a|my)\s+(?:request|question|task|order|command)`+
 			`|\bno\s+(?:ethical|moral|safety)\s+(?:guidelines|constraints|limits|boundaries|rules)\b|\bfree\s+(?:from|of)\s+(?:all\s+)?(?:rules|restrictions|guidelines|your\s+programming)`+
 			`|(?:没有|不受|无|毫无)(?:任何)?(?:道德|安全|内容|伦理)?(?:限制|约束|规则|审查|过滤|道德|底线)的?\s*(?:AI|ai|助手|模型|机器人|人工智能|角色|版本|智能体)`+
+			`|(?:没有|不受|毫无)(?:任何)?[^，。,.!?！？\n]{0,6}?(?:限制|约束|规则|审查|过滤|道德|底线)(?:约束|限制)?的[^，。,.!?！？\n]{0,4}?(?:AI|ai|助手|模型|机器人|人工智能|角色|版本|智能体)`+
 			`|(?:不设限|无约束|无限制|无底线|没底线)的?\s*(?:AI|ai|助手|模型|机器人|人工智能|角色|版本|智能体)`+
 			`|不受任何(?:限制|约束|规则)|没有任何(?:规则|限制|底线|约束)|不再受(?:任何)?[^，。\n]{0,4}?(?:限制|约束)|(?:永远|从不|绝不|决不)(?:不)?(?:要|会)?拒绝|(?:不要|不准|不许|不能|不可以|别)拒绝(?:我|用户|任何)`+
 			`|(?:解除|去掉|取消|摆脱)(?:你的)?(?:所有|一切|全部)?的?(?:限制|约束|审查|规则)`).
 		with("unrestricted", "unfiltered", "uncensored", "unlimited", "unbound", "unaligned", "amoral", "rogue", "evil", "jailbroken", "lawless",
 			"with no", "without any", "refuse", "decline", "no ethical", "no moral", "no safety", "free from", "free of",
-			"removed", "disabled", "turned off", "lifted", "stripped", " no",
+			"removed", "disabled", "turned off", "lifted", "stripped", " no", "turn", "zero", "ignore", "disregard", "lack", "care about", "your",
 			"限制", "约束", "规则", "审查", "过滤", "道德", "底线", "拒绝", "不设限", "无约束", "无限制", "没底线"),
 
 	rule(GatePersona, "reveal_system_prompt",
@@ -108,11 +158,12 @@ var classRules = []gateRule{
 
 	// exfiltration
 	ruleIf(GateExfiltration, "send_data_to_target",
-		`(?i)\b(?:send|e-?mail|mail|upload|post|forward|transmit|sync|copy|cc|bcc|share|submit|leak|exfiltrate|report|pipe|dump|paste|publish|deliver|relay|mirror|back\s+up)\s+(?:[\w'.-]+\s+){0,6}?`+sensitiveData+`\b[^\n]{0,60}?(?:\b(?:to|at|into|onto|via|on|with)\s+|\s*(?:→|->|=>)\s*)(?:[\w'-]+\s+){0,3}?`+sendTarget+
-			`|\b(?:send|post|forward|cc|bcc|copy|mirror|relay|sync|upload|log|report|stream|pipe|e-?mail|mail)\s+(?:a\s+copy\s+of\s+)?(?:every|each|all)\s+(?:of\s+)?(?:the\s+|my\s+|your\s+|our\s+|user\s+|incoming\s+|outgoing\s+)?(?:messages?|conversations?|chats?|e-?mails?|mails?|prompts?|responses?|answers?|outputs?|replies|requests?|sessions?|inputs?|files?|documents?|uploads?|screenshots?|keystrokes?|reports?|summar(?:y|ies)|notes?|drafts?|transcripts?|minutes)\b[^\n]{0,60}?\b(?:to|at|into)\s+(?:[\w'-]+\s+){0,3}?`+sendTarget+
-			`|(?:把|将)[^，。,.!?！？\n]{0,16}?`+sensitiveZH+`[^，。\n]{0,16}?(?:发送|发给|发到|转发|上传|传到|传给|同步|抄送|邮寄|邮件发|寄|提交|贴|泄露|备份|复制|汇报)(?:到|至|给)?[^，。\n]{0,20}?(?:`+sendTarget+`|`+targetZH+`)`+
+		`(?i)\b(?:send|e-?mail|mail|upload|post|forward|transmit|sync|copy|cc|bcc|share|submit|leak|exfiltrate|report|pipe|dump|paste|publish|deliver|relay|mirror|back\s+up|attach|ship|push|transfer|export|hand\s+over|pass\s+on)\s+(?:[\w'.-]+\s+){0,6}?`+sensitiveData+`\b[^\n]{0,60}?(?:\b(?:to|at|into|onto|via|on|with)\s+|\s*(?:→|->|=>)\s*)(?:[\w'-]+\s+){0,3}?`+sendTarget+
+			`|\b(?:send|post|forward|cc|bcc|copy|mirror|relay|sync|upload|log|report|stream|pipe|e-?mail|mail)\s+(?:a\s+copy\s+of\s+)?(?:every|each|all)\s+(?:of\s+)?(?:the\s+|my\s+|your\s+|our\s+|user\s+|incoming\s+|outgoing\s+)?(?:[\w'-]+\s+){0,2}?(?:messages?|conversations?|chats?|e-?mails?|mails?|prompts?|responses?|answers?|outputs?|replies|requests?|sessions?|inputs?|files?|documents?|uploads?|screenshots?|keystrokes?|reports?|summar(?:y|ies)|notes?|drafts?|transcripts?|minutes)\b[^\n]{0,60}?\b(?:to|at|into)\s+(?:[\w'-]+\s+){0,3}?`+sendTarget+
+			`|(?:把|将)[^，。,.!?！？\n]{0,16}?`+sensitiveZH+`[^，。\n]{0,16}?(?:发送|发给|发到|转发|转给|交给|上传|传到|传给|推送|发往|同步|抄送|邮寄|邮件发|寄|提交|贴|泄露|备份|复制|汇报)(?:到|至|给)?[^，。\n]{0,20}?(?:`+sendTarget+`|`+targetZH+`)`+
 			`|(?:上传|外发|泄露|偷偷发送|悄悄发送|同步|转发|发送)(?:一下)?(?:所有|全部|你的|用户的|我们的|客户的)?的?`+sensitiveZH+`[^，。\n]{0,12}?(?:到|至|给)?[^，。\n]{0,16}?(?:`+sendTarget+`|`+targetZH+`)`+
-			`|(?:上传|外发|泄露)(?:所有|全部|你的|用户的)?的?(?:聊天记录|对话记录|会话记录|对话历史|聊天历史|密码|密钥|凭证|环境变量|私钥)`,
+			`|(?:上传|外发|泄露)(?:所有|全部|你的|用户的)?的?(?:聊天记录|对话记录|会话记录|对话历史|聊天历史|密码|密钥|凭证|环境变量|私钥)`+
+			`|\b(?:ping|call|hit|notify|post\s+to|send\s+to|report\s+to|upload\s+to|forward\s+to|submit\s+to)\s+`+sendTarget+`[^\n]{0,40}?\b(?:with|containing|including|carrying)\s+(?:the\s+|a\s+|all\s+|my\s+|your\s+|our\s+)?(?:[\w'-]+\s+){0,2}?(?:conversation|chat|transcript|messages|history|credentials|secrets|keys|tokens|passwords|personal|user\s+data|logs?|env)`,
 		notNegated),
 	rule(GateExfiltration, "exfiltration_endpoint",
 		`(?i)\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|burpcollaborator\.net|interact\.sh|oast\.(?:fun|pro|live|site|me|online)|canarytokens)\b`).
@@ -120,13 +171,14 @@ var classRules = []gateRule{
 
 	// credentials
 	ruleIf(GateCredentials, "credential_harvest",
-		`(?i)\b(?:enter|type|paste|input|submit|provide|fill\s+in|put|give|share|send|tell|reveal|hand\s+over|read\s+out|disclose)\s+(?:in\s+)?(?:your|the|my|their|user's|users'|the\s+user's|all|his|her)?\s*(?:login\s+|admin\s+|root\s+|account\s+|bank\s+|email\s+|wallet\s+|payment\s+)?(?:password|passwords|credentials|passcode|pin\s+code|otp|one-time\s+(?:code|password)|2fa\s+code|verification\s+code|security\s+code|mfa\s+code|card\s+number|cvv|seed\s+phrase|recovery\s+phrase|private\s+key|api\s+key|access\s+token)s?\b[^\n.]{0,40}?\b(?:into|in|on|to|at|via)\s+(?:this|that|the|a|our|any|following|below|every|my)?\s*(?:(?:login|sign-in|verification|payment|external|online|google|web)\s+)?(?:form|page|site|website|web\s*page|link|url|portal|field|popup|pop-up|chat|prompt|survey|spreadsheet|doc|document|bot|dm|message|e-?mail|reply|address|number)`+
-			`|\b(?:ask|prompt|request|get|make)\s+(?:the\s+)?(?:users?|customers?|people|them|visitors?|clients?)\s+(?:for|to\s+(?:enter|type|give|provide|share|confirm|send|reveal))\s+(?:their|the|your)?\s*(?:passwords?|credentials|otp|one-time\s+codes?|verification\s+codes?|2fa\s+codes?|card\s+numbers?|cvv|seed\s+phrases?|private\s+keys?)`+
+		`(?i)\b(?:enter|type|paste|input|submit|provide|fill\s+in|put|give|share|send|tell|reveal|hand\s+over|read\s+out|disclose)\s+(?:in\s+)?(?:your|the|my|their|user's|users'|the\s+user's|all|his|her)?\s*(?:login\s+|admin\s+|root\s+|account\s+|bank\s+|email\s+|wallet\s+|payment\s+)?(?:card'?s?\s+|credit\s+card\s+)?(?:password|passwords|credentials|passcode|pin\s+code|otp|one-time\s+(?:code|password)|2fa\s+code|verification\s+code|security\s+code|mfa\s+code|card\s+number|cvv|seed\s+phrase|recovery\s+phrase|private\s+key|api\s+key|access\s+token)s?\b[^\n.]{0,40}?\b(?:into|in|on|to|at|via)\s+(?:this|that|the|a|our|any|following|below|every|my)?\s*(?:[\w-]+\s+){0,2}?(?:form|page|site|website|web\s*page|link|url|portal|field|popup|pop-up|chat|prompt|survey|spreadsheet|doc|document|bot|dm|message|e-?mail|reply|address|number)`+
+			`|\b(?:ask|prompt|request|get|make|have|tell|remind|instruct|encourage|invite)\s+(?:the\s+)?(?:users?|customers?|people|them|visitors?|clients?|members?)\s+(?:for|to\s+(?:enter|type|give|provide|share|confirm|send|reveal|paste|read(?:\s+out)?|dm|text|post|submit|fill\s+in|put)|(?:enter|type|give|provide|share|send|reveal|paste|read(?:\s+out)?|dm|text|post|submit|put))\s+(?:their|the|your)?\s*(?:[\w'-]+\s+){0,2}?(?:passwords?|credentials|otp|one-time\s+codes?|verification\s+codes?|2fa\s+codes?|card\s+numbers?|cvv|seed\s+phrases?|private\s+keys?|bank\s+(?:logins?|details|credentials)|login\s+(?:details|credentials))\b`+
 			`|(?:把|将)?(?:你的|我的|用户的|客户的|账号|登录|管理员|银行卡|支付)?(?:密码|口令|验证码|动态码|支付密码|银行卡号|卡号|CVV|私钥|助记词|账号密码|登录凭证)[^，。\n]{0,8}?(?:输入|填写|填入|填到|输到|粘贴到|贴到|提交到|告诉|发给|发到|回复)[^，。\n]{0,12}?(?:表单|网页|页面|网站|链接|这里|对话框|弹窗|聊天框|问卷|文档|群里|私信|邮件|短信)`+
 			`|(?:在|到|往)[^，。\n]{0,12}?(?:表单|网页|页面|网站|链接|弹窗|问卷)(?:里|中|上)?[^，。\n]{0,6}?(?:输入|填写|填入|提交)[^，。\n]{0,6}?(?:密码|口令|验证码|银行卡号|卡号|私钥|助记词)`+
 			`|(?:向|问|让|要求)(?:用户|客户|对方|访客)(?:索要|要|提供|输入|告诉|发送)[^，。\n]{0,4}?(?:密码|验证码|银行卡号|私钥|助记词|口令)`+
 			`|(?:把|将)?(?:你的|你们的|用户的)[^，。\n]{0,10}?(?:密码|口令|令牌|密钥|秘钥|私钥|助记词|验证码|token|api\s*key)[^，。\n]{0,6}?(?:发给|告诉|交给|给|私信)我`+
-			`|\b(?:send|give|tell|share|dm|paste|hand)\s+me\s+(?:your|the\s+user's|their)\s+(?:[\w-]+\s+){0,2}?(?:passwords?|passcodes?|tokens?|api\s+keys?|private\s+keys?|otp|one-time\s+codes?|2fa\s+codes?|verification\s+codes?|seed\s+phrases?|recovery\s+phrases?|credentials)\b`,
+			`|(?:把|将)[^，。\n]{0,10}?(?:密码|口令|令牌|密钥|秘钥|私钥|助记词|验证码|token|api\s*key)[^，。\n]{0,6}?(?:私信|私聊|微信发|短信发)给?我`+
+			`|\b(?:send|give|tell|share|dm|paste|hand)\s+me\s+(?:your|the\s+user's|their|the\s+(?:(?:production|prod|admin|root|database|db|server|master|staging|api|aws|account|login|bank)\s+){1,2})\s*(?:[\w-]+\s+){0,2}?(?:passwords?|passcodes?|tokens?|api\s+keys?|private\s+keys?|otp|one-time\s+codes?|2fa\s+codes?|verification\s+codes?|seed\s+phrases?|recovery\s+phrases?|credentials)\b`,
 		notNegated),
 
 	// persistence: a start-up, schedule, service or hook that runs
@@ -154,8 +206,8 @@ var classRules = []gateRule{
 	// authority markers: never blocking, always a reviewer.
 	ruleIf(GateAuthority, "url",
 		`(?i)\b(?:https?|ftp)://[^\s<>"'）)]+|\bwww\.[\w-]+\.[\w.-]+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|xyz|ru|cn|site|app|dev|me|co|info|biz|top|link|ly|gl|tk|cc|us|uk|de|jp|ai|gov|edu)\b(?:/[^\s]*)?`,
-		func(s string, loc []int) bool { return loc[0] == 0 || s[loc[0]-1] != '@' }),
-	rule(GateAuthority, "email", `[\w.+-]+@[\w-]+(?:\.[\w-]+)+`).with("@"),
+		func(s string, loc []int) bool { return loc[0] == 0 || s[loc[0]-1] != '@' }).inRuns(hostRun),
+	rule(GateAuthority, "email", `[\w.+-]+@[\w-]+(?:\.[\w-]+)+`).with("@").inRuns(addressRun),
 	rule(GateAuthority, "shell_command", "(?i)`[^`\\n]{2,}`|(?:^|\\n)\\s*\\$\\s+\\w|\\b"+shellWords+"\\b|\\|\\s*(?:ba|z)?sh\\b"),
 }
 
@@ -235,10 +287,11 @@ var classHints = map[string][]string{
 		"安全", "内容", "审核", "道德", "伦理", "使用", "所有", "一切", "任何", "全部", "不再", "都不"},
 	"send_data_to_target": {"credential", "password", "passwd", "passphrase", "api", "key", "token", "secret", "cookie", "env", "customer",
 		"personal", "user data", "pii", "database", "chat", "conversation", "memor", "contact", "address book", "everything", "all", "every", "each",
+		"ping", "call", "hit", "notify", "post", "send", "report", "upload", "forward", "submit",
 		"密码", "口令", "密钥", "秘钥", "令牌", "凭证", "凭据", "证书", "私钥", "验证码", "环境变量", "记录", "对话", "聊天", "通讯录", "联系人",
 		"客户", "个人信息", "身份证", "银行卡", "用户数据", "数据库", "所有"},
 	"credential_harvest": {"password", "credential", "passcode", "pin", "otp", "one-time", "2fa", "verification", "security code", "mfa",
-		"card", "cvv", "seed", "recovery", "private key", "api key", "access token", "token", "密码", "口令", "验证码", "动态码", "卡号", "私钥", "助记词", "凭证",
+		"card", "cvv", "seed", "recovery", "private key", "api key", "access token", "token", "login", "密码", "口令", "验证码", "动态码", "卡号", "私钥", "助记词", "凭证",
 		"令牌", "密钥", "秘钥"},
 	"shell_startup": {"bash", "zsh", "profile", "login", "cshrc", "xinitrc", "config.fish", "/etc/rc.local", "/etc/environment", "startup",
 		"启动文件夹", "every time", "whenever", "each time", "每次", "每当"},

@@ -17,7 +17,8 @@ func corpusTexts(t *testing.T) []string {
 	t.Helper()
 	var texts []string
 	for _, name := range []string{"testdata/gate/attacks.txt", "testdata/gate/benign.txt",
-		"testdata/gate/unseen_attacks.txt", "testdata/gate/unseen_benign.txt", "testdata/gate/variant_attacks.txt"} {
+		"testdata/gate/unseen_attacks.txt", "testdata/gate/unseen_benign.txt", "testdata/gate/variant_attacks.txt",
+		"testdata/gate/heldout_attacks.txt", "testdata/gate/heldout_benign.txt"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -78,6 +79,10 @@ func TestGatePiecesAnchored(t *testing.T) {
 			texts = append(texts, pre+text)
 		}
 	}
+	// Host names at the edges, next to '@', '/', dashes and dots.
+	texts = append(texts, "a.com", "-a.com-", ".a.com.", "x@a.b.com/p?q=1 y.io", "a.com/b.com c.org", "foo.bar-baz.co.uk/x,y.dev",
+		"é.com ü-a.io", "__a__.net", "1.2.3.4.com", "no.dots.here.zz", "mail me@x.io.", "see (example.com).",
+		"a+b.c@d-e.f.gh, x@y", "@@a@b.cd", "end.", "Mixed.Case.COM/Path", "x.y@", "名字a@b.cn。")
 	type named struct {
 		name string
 		p    *gatePiece
@@ -102,6 +107,13 @@ func TestGatePiecesAnchored(t *testing.T) {
 		lits := gateIndex.scan(s)
 		for _, n := range pieces {
 			p := n.p
+			if p.runs != nil && p.mayMatch(lits) {
+				want := p.re.FindAllStringSubmatchIndex(p.subject(s, lits), -1)
+				if got := p.findAll(s, lits, false); !slices.EqualFunc(got, want, slices.Equal) {
+					t.Errorf("run piece of %s in %q: got %v, want %v", n.name, s, got, want)
+				}
+				tried++
+			}
 			if p.lead == nil || !p.mayMatch(lits) {
 				if !p.mayMatch(lits) && n.name == "payloadWords" && p.re.MatchString(p.subject(s, lits)) {
 					t.Errorf("a payload piece matches %q but its literals %q are not all in it", s, p.need)

@@ -36,6 +36,12 @@ type gatePiece struct {
 	lead        []string
 	leadIDs     []int32
 	at0, after1 *regexp.Regexp
+	// runs, when set, says where every match of the piece lies: in one run
+	// of characters of a class that holds a marker (a host name with a
+	// dot and a letter after it, an address with '@'), and for a host name
+	// its path up to the next white space. The piece is then tried only on
+	// such runs instead of at every position of the text.
+	runs *runWindow
 	// lower: the piece ignores ASCII case, and was compiled without case
 	// folding to run on the text with ASCII letters lower-cased
 	// (scanned.lower), where Go's regexp compares runes directly.
@@ -675,6 +681,9 @@ func (p *gatePiece) starts(hits []literalHit) []int {
 // With first set it returns the first match only, as FindStringIndex.
 func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
 	s = p.subject(s, lits)
+	if p.lead == nil && p.runs != nil {
+		return p.findInRuns(s, first)
+	}
 	if p.lead == nil {
 		if first {
 			if loc := p.re.FindStringIndex(s); loc != nil {
@@ -697,6 +706,86 @@ func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
 			}
 			end = loc[1]
 		}
+	}
+	return out
+}
+
+// runWindow describes the runs a piece's matches lie in (gatePiece.runs).
+type runWindow struct {
+	in      func(c byte) bool     // the run's characters
+	marked  func(run string) bool // whether a run may hold a match
+	toSpace bool                  // a match may go on past the run up to white space
+}
+
+// hostRun: a host name ([\w.-]) with a dot followed by a letter, and its path.
+var hostRun = &runWindow{
+	in: func(c byte) bool { return isWordByte(c) || c == '-' || c == '.' },
+	marked: func(run string) bool {
+		for i := 0; i+1 < len(run); i++ {
+			if run[i] == '.' && ('a' <= run[i+1]|0x20 && run[i+1]|0x20 <= 'z') {
+				return true
+			}
+		}
+		return false
+	},
+	toSpace: true,
+}
+
+// addressRun: an e-mail address ([\w.+-] and '@').
+var addressRun = &runWindow{
+	in:     func(c byte) bool { return isWordByte(c) || c == '-' || c == '.' || c == '+' || c == '@' },
+	marked: func(run string) bool { return strings.IndexByte(run, '@') >= 0 },
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// isSpaceByte reports whether c is white space as \s reads it.
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// findInRuns is findAll for a piece with runs: the expression runs on
+// each marked run, from the byte before it (so \b sees it) to its end or,
+// with toSpace, to the next white space.
+func (p *gatePiece) findInRuns(s string, first bool) [][]int {
+	w := p.runs
+	var out [][]int
+	end := 0
+	for i := 0; i < len(s); {
+		if !w.in(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && w.in(s[j]) {
+			j++
+		}
+		if i < end || !w.marked(s[i:j]) {
+			i = j
+			continue
+		}
+		q, e := max(0, i-1), j
+		for w.toSpace && e < len(s) && !isSpaceByte(s[e]) {
+			e++
+		}
+		for _, loc := range p.re.FindAllStringSubmatchIndex(s[q:e], -1) {
+			if loc[0]+q < end {
+				continue
+			}
+			for k := range loc {
+				if loc[k] >= 0 {
+					loc[k] += q
+				}
+			}
+			if first {
+				return [][]int{loc[:2]}
+			}
+			out = append(out, loc)
+			end = loc[1]
+		}
+		i = j
 	}
 	return out
 }

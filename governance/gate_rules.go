@@ -172,7 +172,7 @@ var gateHints = map[string][]string{
 	"pretend_to_be":             {"pretend", "roleplay", "role-play", "假装", "假扮", "扮演"},
 	"act_as":                    {"act"},
 	"jailbreak_mode":            {"mode", "do anything now", "模式"},
-	"reveal_system_prompt":      {"prompt", "instruction", "above", "提示", "指令", "消息", "设定"},
+	"reveal_system_prompt":      {"prompt", "instruction", "above", "message", "提示", "指令", "消息", "设定"},
 	"http_with_secret_variable": {"$", "%", "|"},
 	"read_secret_file": {".env", "netrc", ".pgpass", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials",
 		".docker/config", ".kube/config", ".npmrc", ".pypirc", ".htpasswd", "/etc/shadow"},
@@ -263,6 +263,7 @@ var gateRules = []gateRule{
 	rule(GateInstructionHierarchy, "hide_from_user",
 		`(?i)\b(?:do\s+not|don't|dont|never)\s+(?:(?:tell|inform|notify|alert|mention\s+(?:this|it|that)\s+to|reveal\s+(?:this|it|that)\s+to)\s+(?:the\s+)?(?:user|human)s?\b|let\s+(?:the\s+)?(?:user|human)s?\s+know\b)`+
 			`|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human)s?\b`+
+			`|\bthe\s+(?:user|human)s?\s+(?:doesn't|does\s+not|don't|do\s+not|needn't|need\s+not|shouldn't|should\s+not|must\s+not|mustn't)\s+(?:need\s+to\s+|have\s+to\s+|ever\s+)?(?:know|hear|find\s+out|learn|see|be\s+told)\b`+
 			`|\b(?:hide|conceal|keep)\s+(?:this|it|that)\s+(?:secret\s+)?from\s+(?:the\s+)?(?:user|human)s?\b`+
 			`|(?:不要|别|不准|不得|不许|切勿|千万别|千万不要|绝对不要)(?:(?:告诉|通知|告知|透露给|提醒)(?:用户|使用者)|让(?:用户|使用者)知道)|(?:对|向)(?:用户|使用者)(?:保密|隐瞒)|瞒着(?:用户|使用者)`),
 	ruleIf(GateInstructionHierarchy, "hidden_html_comment", `<!--([\s\S]*?)-->`, carriesInstructions),
@@ -278,16 +279,18 @@ var gateRules = []gateRule{
 			`|从现在(?:开始|起)[,，]?\s*你(?:是|将是|就是|扮演)|你不再是`),
 	rule(GatePersona, "pretend_to_be",
 		`(?i)\bpretend\s+(?:to\s+be|(?:that\s+)?you(?:\s+are|'re)\s+(?:an?|the|my|not|no\s+longer|free|unrestricted|evil|dan)|you\s+have\s+no)\b|\b(?:roleplay|role-play)\s+as\b`+
-			`|假装(?:你|自己)(?:是|为|没有)|假扮|(?:请|你)来?扮演(?:一个|一名|一位|个)`),
+			`|假装(?:你|自己)(?:是|为|没有)|假扮|(?:请|你)来?扮演(?:一个|一名|一位|个)[^，。,.!?！？\n]{0,12}?(?:黑客|没有|不受|无限制|不设限|邪恶|坏人|罪犯|越狱|DAN|不道德|无所不能|从不拒绝|不会拒绝|什么都)`),
 	rule(GatePersona, "act_as",
 		`(?im)(?:^|[.!?;:]\s*|\b(?:you\s+(?:will|must|should|shall|now|to|can\s+now)|please|now|from\s+now\s+on,?)\s+)act\s+as\s+(?:if\s+you|though\s+you|an?\b|my\b)`),
 	rule(GatePersona, "jailbreak_mode",
 		`(?i)\b(?:developer|god|jailbreak|dan)\s+mode\s+(?:enabled|activated|on)\b|\b(?:enable|enter|activate)\s+(?:developer|god|jailbreak|dan)\s+mode\b|\bdo\s+anything\s+now\b`+
-			`|进入(?:开发者|上帝|越狱)模式|(?:开发者|越狱)模式已(?:开启|启用|激活)`),
+			`|进入(?:开发者|上帝|越狱)模式|(?:开发者|越狱)模式已(?:开启|启用|激活)|(?:切换|进入|开启|启用|打开)(?:到)?(?:无限制|不受限|无审查|无过滤|越狱|开发者|上帝|DAN|自由)模式`),
 	rule(GatePersona, "reveal_system_prompt",
 		`(?i)\b(?:output|reveal|print|show|display|repeat|leak|dump|disclose|give\s+me|tell\s+me|share|expose)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?your\s+(?:full\s+|entire\s+|complete\s+|original\s+|hidden\s+|initial\s+|secret\s+)?(?:system\s+(?:prompt|message|instructions)|instructions|prompt)\b`+
 			`|\b(?:output|reveal|print|show|display|repeat|leak|dump|disclose)\s+(?:the\s+)?(?:system\s+prompt|initial\s+instructions|hidden\s+instructions)\s+(?:verbatim|word\s+for\s+word)`+
 			`|\b(?:repeat|print|output)\s+(?:the\s+)?(?:text|words|everything)\s+above\b`+
+			`|\b(?:output|reveal|print|show|display|repeat|leak|dump|disclose|give\s+me|tell\s+me|share|expose|recite|paste|quote|write\s+out)\s+(?:me\s+)?(?:the|your)\s+(?:(?:full|entire|complete|original|hidden|initial|secret|exact|starting|opening)\s+)+(?:system\s+)?(?:prompt|instructions|message)\b`+
+			`|\b(?:output|reveal|print|display|leak|dump|disclose|recite)\s+(?:the\s+)?system\s+prompt\b|\b(?:prompt|instructions)\s+you\s+(?:were|got)\s+(?:started|initiali[sz]ed|configured|set\s+up|launched|booted)\s+with`+
 			`|\bwhat\s+(?:is|are|was|were)\s+your\s+(?:system\s+prompt|initial\s+instructions|original\s+instructions)`+
 			`|(?:输出|显示|打印|告诉我|泄露|透露|展示|重复|给我看|说出|复述)(?:一下|出)?(?:你的|你们的|你)?(?:完整的?|全部的?|原始的?|初始的?)?(?:系统提示词?|系统指令|系统消息|系统设定|初始指令|初始提示词?|隐藏指令|system\s*prompt)|(?:输出|显示|打印|泄露|透露|复述)(?:一下)?你的提示词`),
 
@@ -300,9 +303,10 @@ var gateRules = []gateRule{
 	rule(GateExfiltration, "send_conversation",
 		`(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|e-?mail|share|copy|dump|pipe)\s+(?:[\w'-]+\s+){0,4}?(?:(?:conversation|chat|dialog(?:ue)?)s?(?:\s+(?:history|log|logs|transcript|contents?|context))?|(?:session|message)s?\s+(?:history|log|logs|transcript)|(?:all|previous|prior|earlier|past)\s+messages)\b[^\n]{0,60}?\b(?:to|at|into)\s+`+urlTarget+
 			`|(?:把|将)[^，。,.!?！？\n]{0,12}?(?:对话|聊天|会话)[^，。,.!?！？\n]{0,10}?(?:发送|转发|上传|传送|传输|同步|提交|泄露|发)(?:到|至)`),
-	rule(GateExfiltration, "send_secrets",
+	ruleIf(GateExfiltration, "send_secrets",
 		`(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|e-?mail|share)\s+(?:[\w'-]+\s+){0,4}?(?:api[\s_-]?keys?|tokens?|passwords?|credentials|secrets?|private\s+keys?|env(?:ironment)?\s+variables|\.env|cookies?)(?:\s+(?:file|values?|contents?))?\s+(?:to|at|into)\s+`+sendTarget+
-			`|(?:把|将)[^，。\n]{0,12}?(?:密钥|秘钥|密码|令牌|凭证|凭据|环境变量|api\s*key|token|\.env)[^，。\n]{0,10}?(?:发送|转发|上传|传送|发|贴|提交|泄露)(?:到|至)`),
+			`|(?:把|将)[^，。\n]{0,12}?(?:密钥|秘钥|密码|令牌|凭证|凭据|环境变量|api\s*key|token|\.env)[^，。\n]{0,10}?(?:发送|转发|上传|传送|发|贴|提交|泄露)(?:到|至)`,
+		notNegated),
 	rule(GateExfiltration, "markdown_image_exfil", `(?i)!\[[^\]]*\]\(https?://[^)\s]+\?[^)\s]*(?:\{|\$|%7b)`),
 
 	// persistence
@@ -322,7 +326,7 @@ var gateRules = []gateRule{
 	secretRuleIf("bearer_token", `(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)`, plausibleSecret),
 	secretRuleIf("url_credentials", `(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:([^/\s@]{3,})@`, notPlaceholder),
 	secretRuleIf("credential_assignment",
-		`(?i)\b[\w-]*?(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|password|passwd|passphrase|private[_-]?key)\b["']?\s*(?::=|=>|[:=]|\bis\b)\s*["']?`+secretValue+
+		`(?i)(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|password|passwd|passphrase|private[_-]?key)\b["']?\s*(?::=|=>|[:=]|\bis\b)\s*["']?`+secretValue+
 			`|(?:密码|口令|密钥|秘钥|令牌)\s*(?:是|为|:|=)\s*["']?`+secretValue,
 		plausibleSecret),
 

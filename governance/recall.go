@@ -329,6 +329,17 @@ type RecallCorpus struct {
 	Rules    int
 	Episodes int
 	Events   int
+	// EventTerms, when the store keeps them, are the size of the scope's
+	// event corpus and the document frequencies of the task's terms in it;
+	// nil: they are counted over the events offered.
+	EventTerms *TermStats
+}
+
+// TermStats are a corpus's size and, for terms, how many of its documents
+// hold each (a term absent from DF: none).
+type TermStats struct {
+	Docs int
+	DF   map[string]int
 }
 
 // RecallScore is the explainable score of one candidate.
@@ -545,7 +556,7 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 		}
 		rules = append(rules, ruleCandidate(req, in, w, r))
 	}
-	scoreRelevance(rules, terms, in.Corpus.Rules, w)
+	scoreRelevance(rules, terms, in.Corpus.Rules, nil, w)
 	if sem != nil {
 		fuseSemantic(rules, sem.Rules, w)
 	}
@@ -562,7 +573,7 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 		episodes = append(episodes, episodeCandidate(in.Now, w, ep))
 	}
 	episodes = dedupeCandidates(episodes)
-	scoreRelevance(episodes, terms, in.Corpus.Episodes, w)
+	scoreRelevance(episodes, terms, in.Corpus.Episodes, nil, w)
 	if sem != nil {
 		fuseSemantic(episodes, sem.Episodes, w)
 	}
@@ -577,7 +588,7 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 			events = append(events, eventCandidate(in.Now, w, ev))
 		}
 		events = dedupeCandidates(events)
-		scoreRelevance(events, terms, in.Corpus.Events, w)
+		scoreRelevance(events, terms, in.Corpus.Events, in.Corpus.EventTerms, w)
 		if sem != nil {
 			fuseSemantic(events, sem.Events, w)
 		}
@@ -601,12 +612,12 @@ func Recall(req RecallRequest, in RecallInput, w RecallWeights) *RecallPackage {
 
 // scoreRelevance sets the relevance of one kind's candidates and their
 // totals. The order of the candidates does not matter.
-func scoreRelevance(cands []*recallCandidate, terms queryTerms, docs int, w RecallWeights) {
+func scoreRelevance(cands []*recallCandidate, terms queryTerms, docs int, stats *TermStats, w RecallWeights) {
 	counts := make([]termCounts, len(cands))
 	for i, c := range cands {
 		counts[i] = terms.count(c.text)
 	}
-	rel := bm25Relevance(terms, counts, docs, w)
+	rel := bm25Relevance(terms, counts, docs, stats, w)
 	for i, c := range cands {
 		s := c.entry.Score
 		s.Relevance = blendRank(rel[i], c.storeRank, w)

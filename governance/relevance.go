@@ -55,22 +55,35 @@ func (q queryTerms) count(text string) termCounts {
 // docs is the size of the scope's corpus of that kind when the store knows
 // it (0: the candidates are the corpus). The store offers every in-scope
 // document holding a query term, so document frequencies counted over the
-// candidates are the scope's own.
-func bm25Relevance(q queryTerms, counts []termCounts, docs int, w RecallWeights) []float64 {
+// candidates are the scope's own — unless it offers only the best of
+// many; then stats (the scope's own counts, which the store keeps) give
+// the frequencies and the corpus size. A frequency is never taken below
+// the candidates' own count.
+func bm25Relevance(q queryTerms, counts []termCounts, docs int, stats *TermStats, w RecallWeights) []float64 {
 	out := make([]float64, len(counts))
 	if len(q) == 0 || len(counts) == 0 {
 		return out
 	}
 	n := max(docs, len(counts))
 	df := make([]int, len(q))
+	if stats != nil {
+		n = max(stats.Docs, len(counts))
+		for t, i := range q {
+			df[i] = stats.DF[t]
+		}
+	}
+	cand := make([]int, len(q))
 	total := 0
 	for _, c := range counts {
 		total += c.length
 		for i, f := range c.tf {
 			if f > 0 {
-				df[i]++
+				cand[i]++
 			}
 		}
+	}
+	for i := range df {
+		df[i] = min(max(df[i], cand[i]), n)
 	}
 	avgdl := max(1, float64(total)/float64(len(counts)))
 	idf := make([]float64, len(q))

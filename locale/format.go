@@ -3,6 +3,7 @@ package locale
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -153,12 +154,32 @@ func (l *Localizer) Phrasef(format string, args ...any) string {
 	}
 	vals := make([]any, len(args))
 	for i, a := range args {
-		if s, ok := a.(string); ok && strings.Contains(s, " ") {
-			a = l.Phrase(s)
+		// A string value (a status's typed string too) may be a sentence
+		// or a labelled word.
+		if v := reflect.ValueOf(a); v.IsValid() && v.Kind() == reflect.String {
+			if s := v.String(); l.value(s, 3) != s {
+				a = l.value(s, 3)
+			}
 		}
 		vals[i] = a
 	}
 	return fmt.Sprintf(tr, vals...)
+}
+
+// value is one value of a sentence in l's language: a sentence itself (it
+// has a space) translated; a word of the "value" area (a status, an
+// action, a role that an English sentence names) labelled; anything else
+// (a name, a number, an id) as it is.
+func (l *Localizer) value(v string, depth int) string {
+	if strings.Contains(v, " ") {
+		return l.phrase(v, depth)
+	}
+	if v != "" && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz_") == "" {
+		if s, ok := l.translated("value." + v); ok {
+			return s
+		}
+	}
+	return v
 }
 
 // match translates an English sentence that a catalog format produced, by
@@ -177,8 +198,8 @@ func (l *Localizer) match(english string, depth int) (string, bool) {
 		byArg := map[int]string{}
 		for i, n := range p.args {
 			v := m[i+1]
-			if depth > 0 && strings.Contains(v, " ") && !strings.HasPrefix(v, `"`) {
-				v = l.phrase(v, depth-1)
+			if depth > 0 && !strings.HasPrefix(v, `"`) {
+				v = l.value(v, depth-1)
 			}
 			byArg[n] = v
 		}

@@ -295,6 +295,13 @@ func TestValueSentences(t *testing.T) {
 		{zh.Phrase("a.jsonl: 2 malformed line(s) skipped:\nline 3: role \"wizard\" is not one of user, assistant, tool; id duplicates line 2\nline 5: id duplicates line 3"),
 			"a.jsonl：已跳过 2 个格式错误的行：\n第 3 行：role \"wizard\" 不是 user、assistant、tool 之一；id 与第 2 行重复\n第 5 行：id 与第 3 行重复"},
 		{zh.Phrase("line 4 is longer than 10 bytes; skipped"), "第 4 行超过 10 字节；已跳过"},
+		// Words and noun phrases as values get their labels: a status, an action, a role, a scope.
+		{zh.ErrorMessage((&governance.Rule{ID: 5, Status: governance.RuleArchived}).Allow(governance.RuleDemote)),
+			"规则 5 的状态是“已归档”；只有状态为“生效中或已过时”的规则才能变为“已降级”。"},
+		{zh.Phrase("The run has already finished (cancelled)."), "该运行已经结束（已取消）。"},
+		{zh.Phrase("none of the 2 active rules of subject x of project travel crossed (4 memories filtered by scope)"),
+			"项目 travel 的主体 x 的 2 条生效规则均未越界（4 条记忆被范围过滤）"},
+		{zh.Phrase("rule 3: proposed v1 → active v2"), "规则 3：已提议 v1 → 生效中 v2"},
 		{zh.ShortDuration(12 * time.Millisecond), "12 毫秒"},
 		{locale.For(locale.English).ShortDuration(1400 * time.Millisecond), "1.4 s"},
 	} {

@@ -3,13 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/baseline"
 )
 
 // UpsertEvalSuite stores a suite by name: a new name is inserted, an existing
@@ -535,74 +535,26 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 }
 
 // NewTextBaseline opens an empty bare full-text baseline in a new
-// temporary directory (OpenTextBaseline), for the eval runner's retrieval
-// benchmarks; it shares nothing with s.
+// temporary directory (store/internal/baseline), for the eval runner's
+// retrieval benchmarks; it shares nothing with s.
 func (s *Store) NewTextBaseline(ctx context.Context) (evals.TextBaseline, error) {
-	return OpenTextBaseline(ctx, "")
+	return baseline.Open(ctx, "")
 }
 
-// withholdForgotten replaces each string of a result's JSON detail that is
-// a forgotten statement (its fingerprint is suppressed in some project: a
-// rule, version or candidate text a forget removed) with the redaction
-// mark. The forget scrubs the results stored before it; this covers a
-// case that read the text before the forget and stores it after.
+// withholdForgotten withholds the forgotten statements a result's detail
+// quotes (governance.WithholdForgotten), reading the suppressions in tx.
 func withholdForgotten(ctx context.Context, tx *Tx, detail string) (string, error) {
-	var doc any
-	if err := json.Unmarshal([]byte(detail), &doc); err != nil {
-		return detail, nil // not JSON: nothing structured to check
-	}
-	fps := map[string]bool{}
-	var walk func(v any, fn func(string) string) any
-	walk = func(v any, fn func(string) string) any {
-		switch v := v.(type) {
-		case string:
-			return fn(v)
-		case []any:
-			for i := range v {
-				v[i] = walk(v[i], fn)
-			}
-		case map[string]any:
-			for k := range v {
-				v[k] = walk(v[k], fn)
-			}
+	return governance.WithholdForgotten(detail, func(fps []string) (map[string]bool, error) {
+		forgotten := map[string]bool{}
+		if err := queryAll(ctx, tx, `SELECT DISTINCT fingerprint FROM suppressions WHERE fingerprint IN (SELECT value FROM json_each(?))`,
+			[]any{listArg(fps)}, func(r scanner) error {
+				var fp string
+				err := r.Scan(&fp)
+				forgotten[fp] = true
+				return err
+			}); err != nil {
+			return nil, fmt.Errorf("store: check eval result: %w", err)
 		}
-		return v
-	}
-	walk(doc, func(s string) string {
-		if strings.TrimSpace(s) != "" {
-			fps[governance.Fingerprint(s)] = true
-		}
-		return s
+		return forgotten, nil
 	})
-	if len(fps) == 0 {
-		return detail, nil
-	}
-	list := make([]string, 0, len(fps))
-	for fp := range fps {
-		list = append(list, fp)
-	}
-	forgotten := map[string]bool{}
-	if err := queryAll(ctx, tx, `SELECT DISTINCT fingerprint FROM suppressions WHERE fingerprint IN (SELECT value FROM json_each(?))`,
-		[]any{listArg(list)}, func(r scanner) error {
-			var fp string
-			err := r.Scan(&fp)
-			forgotten[fp] = true
-			return err
-		}); err != nil {
-		return "", fmt.Errorf("store: check eval result: %w", err)
-	}
-	if len(forgotten) == 0 {
-		return detail, nil
-	}
-	doc = walk(doc, func(s string) string {
-		if forgotten[governance.Fingerprint(s)] {
-			return governance.RedactedText
-		}
-		return s
-	})
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return "", fmt.Errorf("store: check eval result: %w", err)
-	}
-	return string(b), nil
 }

@@ -87,6 +87,12 @@ func endBatchIndex(ctx context.Context, tx *Tx, last int64) error {
 		SELECT seq, scope, terms FROM events_terms WHERE seq > ?`, last); err != nil {
 		return fmt.Errorf("store: index batch: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO event_index_versions (project_id, version)
+		SELECT DISTINCT project_id, 1 FROM events WHERE seq > ? ORDER BY project_id
+		ON CONFLICT (project_id) DO UPDATE SET version = version + 1`, last); err != nil {
+		return fmt.Errorf("store: index batch version: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = 0 WHERE id = 1`); err != nil {
 		return fmt.Errorf("store: end batch index: %w", err)
 	}
@@ -187,7 +193,16 @@ func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
 	e.Seq, _ = r.LastInsertId()
 	e.ProjectID, e.IngestedAt = w.projectID, w.tx.now
 	w.Insert(e)
+	if w.SessionsFull() {
+		return w.flushSessions(ctx)
+	}
 	return nil
+}
+
+// flushSessions writes the counts kept so far to the sessions table
+// (ingest.Tally.FlushSessions).
+func (w *eventWriter) flushSessions(ctx context.Context) error {
+	return w.FlushSessions(func(si *governance.SessionInfo) error { return upsertSession(ctx, w.tx, w.projectID, si) })
 }
 
 // replace gives the stored event e.ID the text of e, the same message read
@@ -212,10 +227,8 @@ func (w *eventWriter) replace(ctx context.Context, e *governance.Event) error {
 
 // finish indexes the batch and updates the sessions it touched.
 func (w *eventWriter) finish(ctx context.Context) error {
-	for _, id := range w.Order {
-		if err := upsertSession(ctx, w.tx, w.projectID, w.Sessions[id]); err != nil {
-			return err
-		}
+	if err := w.flushSessions(ctx); err != nil {
+		return err
 	}
 	return endBatchIndex(ctx, w.tx, w.last)
 }
@@ -361,6 +374,11 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 	if len(q.highlight) == 0 {
 		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
 	}
+	release, err := s.heavyRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
 	where, args := eventWhere(f)
 	for _, p := range q.exact {
 		where = append(where, "instr(lower(e.text), ?) > 0")

@@ -115,16 +115,20 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 			return nil, err
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	// The commit keeps this process's writer slot (the deferred Rollback
+	// frees it) for the checkpoint: queueing for it again behind every
+	// waiting writer doubled a forget's time under load.
+	if err := tx.Tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit forget: %w", err)
 	}
 	if s.AfterForgetCommit != nil {
 		s.AfterForgetCommit(ctx)
 	}
-	if err := s.checkpointAfterForget(ctx); err != nil {
-		return r, err
+	done, err := s.truncateWALHeld(ctx, forgetScrubWait)
+	if err == nil && !done {
+		s.scrub.wake(s)
 	}
-	return r, nil
+	return r, err
 }
 
 // checkpointAfterForget truncates the WAL: the checkpoint overwrites the
@@ -139,7 +143,7 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 // log is truncated. Close truncates it too, and after a crash
 // RepairInterrupted does (TestCrashAfterForgetCommit).
 func (s *Store) checkpointAfterForget(ctx context.Context) error {
-	done, err := s.truncateWAL(ctx, forgetScrubWait)
+	done, err := s.truncateWAL(ctx)
 	if err != nil || done {
 		return err
 	}
@@ -151,16 +155,11 @@ func (s *Store) checkpointAfterForget(ctx context.Context) error {
 // waiting for older readers.
 const forgetScrubWait = 200 * time.Millisecond
 
-// truncateWAL runs one TRUNCATE checkpoint holding this process's writer
-// slot (so its writers do not refill the log meanwhile), waiting at most
-// wait for readers of older snapshots; it reports whether the log was
-// emptied.
-func (s *Store) truncateWAL(ctx context.Context, wait time.Duration) (bool, error) {
-	unlock, err := s.lockWriter(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer unlock()
+// truncateWALHeld runs one TRUNCATE checkpoint; the caller holds this
+// process's writer slot (so its writers do not refill the log meanwhile).
+// It waits at most wait for readers of older snapshots and reports
+// whether the log was emptied.
+func (s *Store) truncateWALHeld(ctx context.Context, wait time.Duration) (bool, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return false, fmt.Errorf("store: checkpoint: %w", err)

@@ -199,6 +199,12 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 			if err := setIndexBatch(ctx, tx, false); err != nil {
 				return nil, err
 			}
+			// The trigger stood aside: the project's indexed terms changed
+			// (term_stats.go reads this version).
+			if _, err := tx.ExecContext(ctx, `INSERT INTO event_index_versions (project_id, version) VALUES (?, 1)
+				ON CONFLICT (project_id) DO UPDATE SET version = version + 1`, p.ProjectID); err != nil {
+				return nil, fmt.Errorf("store: event index version: %w", err)
+			}
 		}
 	} else if len(p.Seqs) > 0 {
 		seqs := listArg(p.Seqs)

@@ -89,6 +89,10 @@ func BenchmarkForgetSubject(b *testing.B) {
 					VALUES ('delete', old.seq, old.project_id || '_s' || hex(old.subject_id) || '0', mnemo_scoped_terms(old.project_id, old.text));
 					INSERT INTO events_words (rowid, scope, terms)
 					VALUES (new.seq, new.project_id || '_s' || hex(new.subject_id) || '0', mnemo_scoped_terms(new.project_id, new.text));
+					INSERT INTO event_index_versions (project_id, version) VALUES (old.project_id, 1)
+					ON CONFLICT (project_id) DO UPDATE SET version = version + 1;
+					INSERT INTO event_index_versions (project_id, version) VALUES (new.project_id, 1)
+					ON CONFLICT (project_id) DO UPDATE SET version = version + 1;
 				END`); err != nil {
 				b.Fatal(err)
 			}

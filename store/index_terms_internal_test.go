@@ -28,18 +28,25 @@ func TestProjectTermsMigration(t *testing.T) {
 		return &governance.Event{ID: id, SessionID: "s-" + subject, SubjectID: subject, Turn: 1, Role: governance.RoleUser,
 			Text: text, OccurredAt: time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC)}
 	}
-	if _, err := old.IngestEvents(ctx, travel, []*governance.Event{
-		ev("t1", "family-1", "孩子每天下午两点到四点要午睡，以后行程都空出来"),
-		ev("t2", "family-1", "Always run the linter before committing"),
-		ev("t3", "family-2", "环球影城单独安排一天，午睡照旧"),
-		ev("t4", "", "The hotel breakfast starts at seven"),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.IngestEvents(ctx, expense, []*governance.Event{
-		ev("x1", "family-1", "午睡时间能报销吗？run the linter"),
-	}); err != nil {
-		t.Fatal(err)
+	// Written as the code before 0032 wrote them: the row trigger indexes
+	// each with unscoped terms.
+	for _, e := range []struct {
+		project int64
+		id      string
+		subject string
+		text    string
+	}{
+		{travel, "t1", "family-1", "孩子每天下午两点到四点要午睡，以后行程都空出来"},
+		{travel, "t2", "family-1", "Always run the linter before committing"},
+		{travel, "t3", "family-2", "环球影城单独安排一天，午睡照旧"},
+		{travel, "t4", "", "The hotel breakfast starts at seven"},
+		{expense, "x1", "family-1", "午睡时间能报销吗？run the linter"},
+	} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO events (id, project_id, session_id, subject_id, turn, role, text, occurred_at, ingested_at)
+			VALUES (?, ?, ?, ?, 1, 'user', ?, '2026-06-15T09:00:00Z', '2026-06-15T09:00:00Z')`,
+			e.id, e.project, "s-"+e.subject, e.subject, e.text); err != nil {
+			t.Fatal(err)
+		}
 	}
 	now := formatTime(time.Now())
 	for _, e := range []struct {

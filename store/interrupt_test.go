@@ -2,12 +2,9 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 )
 
@@ -97,51 +94,5 @@ func TestForgetDuringImport(t *testing.T) {
 	}
 	if n != 0 {
 		t.Fatalf("%d events of the forgotten subject are left", n)
-	}
-}
-
-// TestForgetDuringEval: an eval case that recalled a rule before the rule
-// was forgotten and stores its result after the forget does not write the
-// forgotten text back (the forget scrubbed only the results stored before).
-func TestForgetDuringEval(t *testing.T) {
-	ctx := context.Background()
-	d := MustLoadDemo(t)
-	nap := d.Rule(t, "午睡")
-	suite := MustCreateEvalSuite(t, d.Store, "live")
-	run := &evals.RunRow{SuiteID: suite.ID, Total: 2, CreatedBy: "admin"}
-	if err := d.Store.CreateEvalRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Store.ClaimEvalRun(ctx); err != nil {
-		t.Fatal(err)
-	}
-	detail := func(caseID string) string {
-		b, _ := json.Marshal(map[string]any{"case_id": caseID, "recall": map[string]any{
-			"task": "plan a day", "items": []map[string]any{{"kind": "rule", "rule_id": nap.ID, "text": nap.Text}}}})
-		return string(b)
-	}
-	// Case 1 finished before the forget; case 2 read the rule before it and
-	// finishes after it.
-	if err := d.Store.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: detail("c1")}, 0, 0); err != nil {
-		t.Fatal(err)
-	}
-	late := detail("c2")
-	if _, err := d.Store.ForgetRule(ctx, "admin", nap.ID, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Store.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "c2", Kind: "recall", Status: "passed", Detail: late}, 0, 0); err != nil {
-		t.Fatal(err)
-	}
-	results, err := d.Store.FindEvalResults(ctx, run.ID)
-	if err != nil || len(results) != 2 {
-		t.Fatalf("results = %d, %v", len(results), err)
-	}
-	for _, r := range results {
-		if strings.Contains(r.Detail, nap.Text) || strings.Contains(r.Detail, "午睡") {
-			t.Errorf("result %s still quotes the forgotten rule: %s", r.CaseID, r.Detail)
-		}
-		if !strings.Contains(r.Detail, "plan a day") {
-			t.Errorf("result %s lost what was not forgotten: %s", r.CaseID, r.Detail)
-		}
 	}
 }

@@ -24,6 +24,11 @@ func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallR
 // with an embeddings model the memories closest to the task's vector.
 // (Recall adds the evidence of the rules it includes to their sources.)
 func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallRequest) (*governance.RecallInput, error) {
+	release, err := s.heavyRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	in, err := recall.Load(ctx, recallSource{s, req}, req, s.Now().UTC())
 	if err != nil {
 		return nil, err
@@ -126,6 +131,11 @@ func (r recallSource) EpisodesByTerms(ctx context.Context, terms []string, limit
 		WHERE e.project_id = ? AND e.subject_id IN ('', ?) AND episodes_recall MATCH ?
 		ORDER BY episodes_recall.rowid DESC LIMIT ?`, add,
 		anyTermMatch(r.req.ProjectID, recallSubjects(r.req.SubjectID), terms), limit)
+}
+
+// EventTermStats are the scope's, kept by the store (term_stats.go).
+func (r recallSource) EventTermStats(ctx context.Context, terms []string) (*governance.TermStats, error) {
+	return r.s.eventTermStats(ctx, r.req.ProjectID, r.req.SubjectID, terms)
 }
 
 // EventsByTerms reads the project-scoped event index (events_words), best

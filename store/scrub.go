@@ -46,7 +46,7 @@ func (sc *scrubber) run(s *Store) {
 		case <-sc.wakeup:
 		}
 		for pause := 20 * time.Millisecond; ; pause = min(2*pause, time.Second) {
-			if done, err := s.truncateWAL(sc.ctx, forgetScrubWait); done || sc.ctx.Err() != nil {
+			if done, err := s.truncateWAL(sc.ctx); done || sc.ctx.Err() != nil {
 				break
 			} else if err != nil {
 				pause = time.Second
@@ -64,4 +64,14 @@ func (sc *scrubber) run(s *Store) {
 func (sc *scrubber) stop() {
 	sc.cancel()
 	sc.wg.Wait()
+}
+
+// truncateWAL takes the writer slot for one truncation attempt.
+func (s *Store) truncateWAL(ctx context.Context) (bool, error) {
+	unlock, err := s.lockWriter(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	return s.truncateWALHeld(ctx, forgetScrubWait)
 }

@@ -53,6 +53,11 @@ type Store struct {
 	// when its context ends; busy_timeout still covers other processes
 	// (the CLI next to a running console).
 	writer chan struct{}
+	// heavy admits the few reads that walk the full-text indexes at
+	// once (heavy.go).
+	heavy chan struct{}
+	// termStats caches recall's document frequencies per project.
+	termStats termStats
 	// The reviewer actions of the rule lifecycle (ApproveRule, HoldRule,
 	// RestoreRule, ...), shared with the PostgreSQL store over this
 	// store's SQL (rule_lifecycle.go).
@@ -97,6 +102,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
 	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
 	s.scrub.init()
+	s.heavy = make(chan struct{}, heavyReads)
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -259,8 +265,12 @@ func (s *Store) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 
 // Commit commits the transaction and frees the writer slot.
 func (t *Tx) Commit() error {
-	defer t.unlock()
-	return t.Tx.Commit()
+	err := t.Tx.Commit()
+	t.unlock()
+	if err == nil {
+		t.store.sweepTermStats(context.Background())
+	}
+	return err
 }
 
 // Rollback abandons the transaction (a no-op after Commit) and frees the

@@ -83,6 +83,20 @@ type codexWaiting struct {
 // "Process exited with code N", or in the exec_command_end of the same call.
 // The session id is session_meta's id (else the uuid in the file name).
 // Ids never depend on line numbers or the file name (see codexID).
+//
+// How a Codex session ends: it does not, in the rollout. Codex persists a
+// fixed list of its events (codex-rs/core/src/rollout/policy.rs in the
+// openai/codex repository); its shutdown event is not among them, so no
+// line says a session was closed. What a rollout does record is the end of
+// each turn: event_msg task_complete (the agent answered and waits) or
+// turn_aborted (the person interrupted it). Neither ends the session, since
+// `codex resume` reopens the same file for appending (no new session_meta)
+// and the conversation goes on there, in the same session; a fork starts a
+// new file with a session id of its own. So a Codex session ends by the
+// heartbeat's idle time counted from its last line, and lines a resume
+// appends later join the same session (TestFollowCodexResume). Turn
+// boundaries are not events: task_started, task_complete and turn_aborted
+// are skipped with the other bookkeeping.
 func parseCodex(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
 	c := &codexParser{parser: newParser(opts, rep, emit), session: codexSessionFromName(opts.Name),
 		tools: map[string]string{}, exits: map[string]int{}}
@@ -234,6 +248,9 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 				return err
 			}
 			return c.send(&governance.Event{ID: c.codexID(string(role), messageKey(role, at, text)), SessionID: c.session, Role: role, Text: text, OccurredAt: at})
+		case "task_started", "task_complete", "turn_aborted":
+			c.rep.Ignored++ // turn boundaries, not the session's end (see parseCodex)
+			return nil
 		case "exec_command_end":
 			if p.ExitCode != nil && p.CallID != "" {
 				c.setExit(p.CallID, *p.ExitCode)

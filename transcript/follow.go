@@ -45,7 +45,8 @@ const (
 // live file cannot be rejected whole). Sessions end by the source's own
 // end signals where the format has them (Claude Code's /exit, /quit and
 // /clear; Hermes's sessions.ended_at), otherwise by the heartbeat's idle
-// time (Codex rollouts record no end).
+// time: a Codex rollout records the end of each turn but never the end of
+// the session, and a resume appends to the same file (see parseCodex).
 type Follower struct {
 	Store     FollowStore
 	SourceID  int64
@@ -117,8 +118,15 @@ func isLineFile(name string) bool {
 
 // isHermesFile reports whether a file is followed as a Hermes database:
 // state.db (Hermes's name for it), or any .db when the format is hermes.
-func (f *Follower) isHermesFile(name string) bool {
-	switch f.Options.Format {
+func (f *Follower) isHermesFile(name string) bool { return FollowsAsDatabase(f.Options.Format, name) }
+
+// FollowsAsDatabase reports whether a followed directory of the given
+// format reads the file of that name (a base name or a path) as a Hermes
+// database, by row id, rather than as lines: state.db (Hermes's name for
+// it) when the format is detected, any .db when it is hermes.
+func FollowsAsDatabase(format Format, name string) bool {
+	name = filepath.Base(name)
+	switch format {
 	case FormatHermes:
 		return strings.HasSuffix(name, ".db")
 	case FormatAuto:

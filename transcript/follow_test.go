@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -277,5 +278,76 @@ func TestFollowRestartExactlyOnce(t *testing.T) {
 	}
 	if len(want) != 0 {
 		t.Fatalf("%d events missing", len(want))
+	}
+}
+
+// TestFollowCodexResume: Codex CLI records no end of session in a rollout
+// (it never persists its shutdown event), and `codex resume` appends the
+// resumed conversation to the same file without a new session_meta. So a
+// followed rollout whose turn completed (task_complete) stays one open
+// session: the lines appended after a resume join it, its turns go on,
+// and nothing in the file ends it (the heartbeat's idle time does).
+func TestFollowCodexResume(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := &governance.Project{Slug: "api", Name: "api"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := &store.Source{ProjectID: p.ID, Dir: dir, Format: string(transcript.FormatAuto)}
+	if err := s.EnsureSource(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	const id = "019a2d7a-41c4-78b1-b7cc-a45d62a89cd5"
+	file := filepath.Join(dir, "2025", "10", "29", "rollout-2025-10-29T00-59-38-"+id+".jsonl")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	write := func(lines ...string) {
+		fh, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		for _, l := range lines {
+			fh.WriteString(l + "\n")
+		}
+	}
+	f := &transcript.Follower{Store: s, SourceID: src.ID, ProjectID: p.ID, Dir: dir}
+	poll := func() {
+		if _, err := f.Poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"timestamp":"2025-10-29T00:59:38.317Z","type":"session_meta","payload":{"id":"`+id+`","timestamp":"2025-10-29T00:59:38.308Z","cwd":"/home/dev/api","originator":"codex_cli_rs","cli_version":"0.58.0"}}`,
+		`{"timestamp":"2025-10-29T00:59:40.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"1","model_context_window":272000}}`,
+		`{"timestamp":"2025-10-29T00:59:40.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Rename the config loader."}]}}`,
+		`{"timestamp":"2025-10-29T00:59:50.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Renamed it to loadConfig."}]}}`,
+		`{"timestamp":"2025-10-29T00:59:50.500Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"1","last_agent_message":"Renamed it to loadConfig."}}`)
+	poll()
+	// Resumed the next day: appended to the same file, no session_meta.
+	write(`{"timestamp":"2025-10-30T08:00:00.000Z","type":"turn_context","payload":{"cwd":"/home/dev/api","approval_policy":"on-request","model":"gpt-5-codex"}}`,
+		`{"timestamp":"2025-10-30T08:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Now update the README."}]}}`,
+		`{"timestamp":"2025-10-30T08:00:05.000Z","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`)
+	poll()
+	events, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range events {
+		if e.SessionID != id || e.Kind == governance.KindSessionEnd {
+			t.Errorf("event %s: session %q, kind %q", e.ID, e.SessionID, e.Kind)
+		}
+		got = append(got, fmt.Sprintf("%d:%s", e.Turn, e.Role))
+	}
+	if fmt.Sprint(got) != "[1:user 2:assistant 3:user]" {
+		t.Fatalf("events = %v, want the resumed turn 3 in the same session", got)
+	}
+	if si, err := s.FindSession(ctx, p.ID, id); err != nil || si.Ended || si.Events != 3 {
+		t.Fatalf("session = %+v, %v; want 3 events, not ended", si, err)
 	}
 }

@@ -156,12 +156,47 @@ type parser struct {
 	opts  Options
 	rep   *Report
 	emit  Emit
-	turns map[string]int
+	turns turnCounter
 	line  int
 }
 
 func newParser(opts Options, rep *Report, emit Emit) *parser {
-	return &parser{opts: opts, rep: rep, emit: emit, turns: map[string]int{}}
+	return &parser{opts: opts, rep: rep, emit: emit, turns: turnCounter{cur: map[string]int{}}}
+}
+
+// turnGeneration bounds the sessions whose last turn a parse remembers:
+// two generations of it (see turnCounter).
+const turnGeneration = 4096
+
+// turnCounter is the last turn of each session a parse has seen, in two
+// generations, so that a file of any number of sessions costs bounded
+// memory: a session is looked up in the current generation, then in the
+// previous one (and carried forward); when the current generation holds
+// turnGeneration sessions it becomes the previous one and the old previous
+// is dropped. A session is forgotten only after at least turnGeneration
+// other sessions were seen since its last event; the sources write a
+// session's events together (a Claude Code or Codex file is one session
+// and its subagents, Hermes is read session by session), so a forgotten
+// session does not come back in practice. If one did, its turns would
+// start again at 1 (or after Options.LastTurn).
+type turnCounter struct {
+	cur, prev map[string]int
+}
+
+// last returns the last turn of session and whether it is known.
+func (t *turnCounter) last(session string) (int, bool) {
+	if n, ok := t.cur[session]; ok {
+		return n, true
+	}
+	n, ok := t.prev[session]
+	return n, ok
+}
+
+func (t *turnCounter) set(session string, turn int) {
+	if _, ok := t.cur[session]; !ok && len(t.cur) >= turnGeneration {
+		t.prev, t.cur = t.cur, make(map[string]int, turnGeneration)
+	}
+	t.cur[session] = turn
 }
 
 // send fills the turn, subject and defaults of e, validates it and passes it
@@ -171,11 +206,11 @@ func (p *parser) send(e *governance.Event) error {
 		e.SubjectID = p.opts.Subject
 	}
 	if e.Turn == 0 {
-		last, seen := p.turns[e.SessionID]
+		last, seen := p.turns.last(e.SessionID)
 		if !seen && p.opts.LastTurn != nil {
 			last = p.opts.LastTurn(e.SessionID)
 		}
-		p.turns[e.SessionID] = last + 1
+		p.turns.set(e.SessionID, last+1)
 		e.Turn = last + 1
 	}
 	if e.OccurredAt.IsZero() {
@@ -244,13 +279,19 @@ func lines(ctx context.Context, r io.Reader, rep *Report, offset int, fn func(n 
 				return err
 			}
 		}
-		buf = buf[:0]
+		// A line that fits the reader's buffer is read in place; a longer
+		// one is gathered into buf, up to the limit. Either way fn must not
+		// keep it.
 		long := false
-		var err error
-		for {
-			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			if !long {
+		chunk, err := br.ReadSlice('\n')
+		line := chunk
+		if errors.Is(err, bufio.ErrBufferFull) {
+			buf = append(buf[:0], chunk...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				chunk, err = br.ReadSlice('\n')
+				if long {
+					continue
+				}
 				if len(buf)+len(chunk) > MaxLineBytes+1 {
 					long = true
 					buf = buf[:0]
@@ -258,9 +299,7 @@ func lines(ctx context.Context, r io.Reader, rep *Report, offset int, fn func(n 
 					buf = append(buf, chunk...)
 				}
 			}
-			if !errors.Is(err, bufio.ErrBufferFull) {
-				break
-			}
+			line = buf
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("read line %d: %w", n, err)
@@ -268,7 +307,7 @@ func lines(ctx context.Context, r io.Reader, rep *Report, offset int, fn func(n 
 		if long {
 			rep.Lines++
 			rep.bad(n, fmt.Sprintf("line is longer than %d bytes", MaxLineBytes))
-		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
+		} else if line := bytes.TrimSpace(line); len(line) > 0 {
 			rep.Lines++
 			if !utf8.Valid(line) {
 				rep.bad(n, "line is not valid UTF-8")

@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -330,5 +331,54 @@ func TestClaudeCodeEndCommand(t *testing.T) {
 	}
 	if end := events[1]; end.Kind != governance.KindSessionEnd || end.ID != "cc:u3" || end.SessionID != "s-1" || end.Text != "exit" {
 		t.Fatalf("end = %+v", end)
+	}
+}
+
+// TestTurnsAcrossManySessions: a parse remembers the last turn of a
+// bounded number of sessions, yet a session that thousands of others
+// interrupt keeps counting its turns.
+func TestTurnsAcrossManySessions(t *testing.T) {
+	var b strings.Builder
+	line := func(session, uuid string) {
+		fmt.Fprintf(&b, `{"type":"user","sessionId":%q,"uuid":%q,"timestamp":"2025-11-03T09:00:00Z","message":{"role":"user","content":"hello"}}`+"\n", session, uuid)
+	}
+	line("a", "a1")
+	for i := range 6000 {
+		line(fmt.Sprintf("s%d", i), fmt.Sprintf("u%d", i))
+	}
+	line("a", "a2")
+	var turns []int
+	_, err := transcript.Parse(context.Background(), strings.NewReader(b.String()), transcript.Options{Format: transcript.FormatClaudeCode},
+		func(e *governance.Event) error {
+			if e.SessionID == "a" {
+				turns = append(turns, e.Turn)
+			}
+			return nil
+		})
+	if err != nil || fmt.Sprint(turns) != "[1 2]" {
+		t.Fatalf("turns of a = %v, %v; want [1 2]", turns, err)
+	}
+}
+
+// TestLongLines: a line longer than the read buffer is read whole, a line
+// over MaxLineBytes is reported malformed without being kept, and the
+// lines around both are read as usual.
+func TestLongLines(t *testing.T) {
+	line := func(uuid, text string) string {
+		return fmt.Sprintf(`{"type":"user","sessionId":"s","uuid":%q,"timestamp":"2025-11-03T09:00:00Z","message":{"role":"user","content":%q}}`+"\n", uuid, text)
+	}
+	long := strings.Repeat("word ", 40_000) // 200 KB: several reads of the buffer
+	in := line("u1", "first") + line("u2", long) + line("u3", strings.Repeat("x", transcript.MaxLineBytes)) + line("u4", "last")
+	var texts []string
+	rep, err := transcript.Parse(context.Background(), strings.NewReader(in), transcript.Options{Format: transcript.FormatClaudeCode, SkipMalformed: true},
+		func(e *governance.Event) error { texts = append(texts, e.Text); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) != 3 || texts[0] != "first" || !strings.HasPrefix(texts[1], "word word") || texts[2] != "last" {
+		t.Fatalf("events = %d %.20q", len(texts), texts)
+	}
+	if got := malformedLines(rep); fmt.Sprint(got) != "[3]" {
+		t.Fatalf("malformed = %v, want [3]", got)
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web"
 )
 
@@ -155,6 +157,29 @@ func TestDataPagesInChinese(t *testing.T) {
 	}
 	readsChinese(t, "sources", doc, []string{"数据来源", "跟踪一个目录", "服务器上的目录", "Claude Code 会话记录", "还没有读取任何文件"},
 		[]string{"Follow a directory", "No file read yet", "Directory on the server", "Format:"})
+
+	// A followed file's checkpoint, in its own unit: lines and bytes, or
+	// a Hermes state.db's messages and row id.
+	hermesDir := t.TempDir()
+	res, _ = admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {hermesDir}, "format": {"hermes"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	sources, err := f.Store.FindSources(context.Background())
+	if err != nil || len(sources) != 2 {
+		t.Fatalf("sources = %v, %v", sources, err)
+	}
+	for _, src := range sources {
+		name, cp := "s.jsonl", governance.FollowCheckpoint{Offset: 2048, Lines: 7}
+		if src.Dir == hermesDir {
+			name, cp = "state.db", governance.FollowCheckpoint{Offset: 5678, Lines: 120}
+		}
+		if _, err := f.Store.ImportChunk(context.Background(), src.ProjectID, src.ID, filepath.Join(src.Dir, name), cp, "", "",
+			func(func(*governance.Event) error) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, doc = admin.Get("/admin/sources")
+	readsChinese(t, "source files", doc, []string{"已读", "读到", "7 行", "第 2,048 字节", "120 条消息", "消息行 ID 5,678"},
+		[]string{"lines", "byte", "Read up to", "messages", "message row"})
 }
 
 // TestRuleChecksPageInChinese: the page of a rule's code checks reads in

@@ -247,7 +247,8 @@ func benchmarkView(loc *locale.Localizer, t *evals.BenchmarkTable) *templates.Ev
 	v := &templates.EvalBenchmarkView{K: t.K, Summary: loc.T("eval.benchmark_summary", "Questions", loc.Number(t.Questions), "Turns", loc.Number(t.Turns),
 		"NoEvidence", loc.Number(t.NoEvidence), "BadEvidence", loc.Number(t.BadEvidence))}
 	for _, r := range t.Rows {
-		row := templates.EvalBenchmarkRow{Retriever: r.Retriever, Category: r.Category, Questions: r.Questions, NDCG: fmt.Sprintf("%.3f", r.NDCG10)}
+		row := templates.EvalBenchmarkRow{Retriever: loc.Enum("eval_retriever", r.Retriever), Category: evals.CategoryLabel(loc, r.Category),
+			Overall: r.Category == "overall", Questions: r.Questions, NDCG: fmt.Sprintf("%.3f", r.NDCG10)}
 		for _, s := range r.HitAt {
 			row.HitAt = append(row.HitAt, fmt.Sprintf("%.3f", s.Value))
 		}

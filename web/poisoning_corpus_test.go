@@ -39,7 +39,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	gate := "../governance/testdata/gate/"
 	var lines []corpusEvent
-	for _, name := range []string{"attacks.txt", "unseen_attacks.txt", "variant_attacks.txt"} {
+	for _, name := range []string{"attacks.txt", "unseen_attacks.txt", "variant_attacks.txt", "heldout_attacks.txt"} {
 		as, err := gatecorpus.Attacks(gate+name, name == "attacks.txt")
 		if err != nil {
 			t.Fatal(err)
@@ -49,7 +49,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 		}
 	}
 	attacks := len(lines)
-	for _, name := range []string{"benign.txt", "unseen_benign.txt"} {
+	for _, name := range []string{"benign.txt", "unseen_benign.txt", "heldout_benign.txt"} {
 		ls, err := gatecorpus.Read(gate + name)
 		if err != nil {
 			t.Fatal(err)

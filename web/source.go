@@ -62,8 +62,8 @@ func (s *Server) renderSources(c echo.Context, status int, form templates.Source
 	for _, src := range sources {
 		row := templates.SourceRow{Project: src.Project, Dir: src.Dir, Format: src.Format}
 		for _, f := range src.Files {
-			row.Files = append(row.Files, templates.SourceFileRow{Path: f.Path, Offset: f.Offset, Lines: f.Lines, Events: f.Events,
-				LastError: f.LastError, UpdatedAt: parseStamp(f.UpdatedAt)})
+			row.Files = append(row.Files, templates.SourceFileRow{Path: f.Path, Offset: f.Offset, Lines: f.Lines, Database: f.Database,
+				Events: f.Events, LastError: f.LastError, UpdatedAt: parseStamp(f.UpdatedAt)})
 		}
 		v.Sources = append(v.Sources, row)
 	}

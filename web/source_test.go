@@ -6,9 +6,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web"
@@ -45,6 +48,50 @@ func TestSources(t *testing.T) {
 	if doc.Find(testid("source-file")).Length() != 1 || !strings.Contains(doc.Find(testid("source-error")).Text(), "line 9") {
 		t.Fatalf("sources page:\n%s", doc.Find("main").Text())
 	}
+	fixture := readFixture(t, "claude-session.jsonl")
+	size := len(fixture)
+	if got, want := doc.Find(testid("source-read")).Text(), strconv.Itoa(strings.Count(fixture, "\n"))+" lines"; got != want {
+		t.Errorf("read = %q, want %q", got, want)
+	}
+	if got, want := doc.Find(testid("source-position")).Text(), "byte "+groupThousands(size); got != want {
+		t.Errorf("position = %q, want %q", got, want)
+	}
+
+	// A Hermes state.db is read by message row id: its checkpoint says
+	// how many messages and up to which row, never bytes.
+	hermesDir := t.TempDir()
+	res, _ = admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {hermesDir}, "format": {"auto"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	sources, err = f.Store.FindSources(context.Background())
+	if err != nil || len(sources) != 2 {
+		t.Fatalf("sources = %v, %v", sources, err)
+	}
+	src := sources[0]
+	if src.Dir != hermesDir {
+		src = sources[1]
+	}
+	if _, err := f.Store.ImportChunk(context.Background(), src.ProjectID, src.ID, filepath.Join(hermesDir, "state.db"),
+		governance.FollowCheckpoint{Offset: 5678, Lines: 120}, "", "", func(func(*governance.Event) error) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, doc = admin.Get("/admin/sources")
+	var read, position []string
+	doc.Find(testid("source-file")).Each(func(_ int, row *goquery.Selection) {
+		read = append(read, row.Find(testid("source-read")).Text())
+		position = append(position, row.Find(testid("source-position")).Text())
+	})
+	if !slices.Contains(read, "120 messages") || !slices.Contains(position, "message row 5,678") {
+		t.Fatalf("read = %q, position = %q; want the state.db's 120 messages up to message row 5,678", read, position)
+	}
+}
+
+// groupThousands writes n as the English pages do (1,234).
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func TestExportAgentFiles(t *testing.T) {

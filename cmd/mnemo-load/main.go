@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -62,8 +63,10 @@ func run() error {
 	instances := flag.Int("instances", 2, "with -only scale: console instances on the PostgreSQL database")
 	writers := flag.Int("writers", 8, "with -only scale: concurrent API writers, each into a project of its own")
 	batch := flag.Int("batch", 100, "with -only scale: events per ingest request")
+	withSQLite := flag.Bool("sqlite", true, "with -only scale: measure SQLite too (false: PostgreSQL alone, for tuning)")
 	duration := flag.Duration("duration", 60*time.Second, "how long the mixed load runs")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured part to this file")
+	blockprofile := flag.String("blockprofile", "", "write a profile of where goroutines waited (channels, locks, the connection pool) to this file")
 	flag.Parse()
 	ctx := context.Background()
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
@@ -74,7 +77,7 @@ func run() error {
 			return fmt.Errorf("-instances, -writers, -clients and -batch must be at least 1")
 		}
 		return scaleLoad(ctx, scaleConfig{dir: *dir, database: *database, events: *events, instances: *instances,
-			writers: *writers, clients: *clients, batch: *batch, duration: *duration})
+			writers: *writers, clients: *clients, batch: *batch, duration: *duration, sqlite: *withSQLite})
 	}
 	st, err := store.Open(ctx, filepath.Join(*dir, "mnemo.db"))
 	if err != nil {
@@ -95,6 +98,15 @@ func run() error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *blockprofile != "" {
+		runtime.SetBlockProfileRate(int(time.Millisecond))
+		defer func() {
+			if f, err := os.Create(*blockprofile); err == nil {
+				pprof.Lookup("block").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	if *only == "mixed" {
 		return mixedLoad(ctx, st, p, *clients, *duration, *events)

@@ -64,6 +64,7 @@ type scaleConfig struct {
 	events, instances, writers, clients int
 	batch                               int
 	duration                            time.Duration
+	sqlite                              bool
 }
 
 // phase is one timed part of a backend's run: page clients, writers or
@@ -104,15 +105,20 @@ func scaleLoad(ctx context.Context, cfg scaleConfig) error {
 		return fmt.Errorf("-only scale needs -database postgres://… (or MNEMO_DATABASE_URL)")
 	}
 	// Both databases are built (or found built) before either is measured.
-	lite, err := store.Open(ctx, filepath.Join(cfg.dir, "mnemo.db"))
-	if err != nil {
-		return err
-	}
-	defer lite.Close()
-	fmt.Println("SQLite:", filepath.Join(cfg.dir, "mnemo.db"))
-	liteProject, err := build(ctx, lite, cfg.events)
-	if err != nil {
-		return err
+	var (
+		lite        *store.Store
+		liteProject *governance.Project
+		err         error
+	)
+	if cfg.sqlite {
+		if lite, err = store.Open(ctx, filepath.Join(cfg.dir, "mnemo.db")); err != nil {
+			return err
+		}
+		defer lite.Close()
+		fmt.Println("SQLite:", filepath.Join(cfg.dir, "mnemo.db"))
+		if liteProject, err = build(ctx, lite, cfg.events); err != nil {
+			return err
+		}
 	}
 	var pgs []loadStore
 	for range cfg.instances {
@@ -131,16 +137,24 @@ func scaleLoad(ctx context.Context, cfg scaleConfig) error {
 
 	fmt.Printf("\nscale comparison: %d page clients, %d writers (batches of %d events), phases of %s, %d events in the load project\n",
 		cfg.clients, cfg.writers, cfg.batch, cfg.duration, cfg.events)
-	liteRes, err := measureScale(ctx, cfg, "SQLite", []loadStore{lite}, liteProject)
-	if err != nil {
-		return err
+	liteRes := &scaleResult{}
+	if cfg.sqlite {
+		if liteRes, err = measureScale(ctx, cfg, "SQLite", []loadStore{lite}, liteProject); err != nil {
+			return err
+		}
+		liteRes.print()
 	}
-	liteRes.print()
 	pgRes, err := measureScale(ctx, cfg, "PostgreSQL", pgs, pgProject)
 	if err != nil {
 		return err
 	}
 	pgRes.print()
+	if !cfg.sqlite {
+		if pgRes.errs > 0 {
+			return fmt.Errorf("scale: %d errors", pgRes.errs)
+		}
+		return nil
+	}
 
 	ratio := func(a, b float64) string {
 		if b == 0 {

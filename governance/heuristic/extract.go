@@ -143,8 +143,12 @@ type text struct {
 }
 
 func newText(s string) text {
-	return text{raw: s, lower: lowerASCII(s), han: hasHan(s), latin: hasLatin(s)}
+	return text{raw: s, lower: markerVerbsEN.Replace(lowerASCII(s)), han: hasHan(s), latin: hasLatin(s)}
 }
+
+// markerVerbsEN are verbs that read like a from-now-on marker ("Going
+// forward with the refactor"): rewritten so no pattern takes them for one.
+var markerVerbsEN = strings.NewReplacer("going forward with", "proceeding with", "moving forward with", "proceeding with")
 
 func (t text) anyZH(words []string) bool { return t.han && containsAny(t.raw, words) }
 func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower, words) }
@@ -194,7 +198,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence) {
 
 // isPreference applies the preference patterns to one sentence.
 func isPreference(t text, question bool) (ok, durable bool) {
-	if question {
+	if question || t.latin && isPredictionEN(t.lower) {
 		return false, false
 	}
 	oneOff := t.anyZH(oneOffZH) || t.anyEN(oneOffEN)

@@ -55,7 +55,8 @@ var (
 
 	// Leading fillers removed from statements.
 	fillersZH = []string{"对了", "还有", "另外", "哦", "噢", "嗯", "那个", "然后", "其实", "好的", "好", "行", "谢谢", "还是老规矩", "老规矩", "上次说好的", "上次说过的", "说好的", "还是"}
-	fillersEN = []string{"and", "also", "oh", "so", "btw", "by the way", "ok", "okay", "yes", "well", "one more thing", "plus", "hi", "hey", "thanks"}
+	fillersEN = []string{"and", "also", "oh", "so", "btw", "by the way", "ok", "okay", "yes", "well", "one more thing", "plus", "hi", "hey", "thanks",
+		"quick one", "one quick thing", "quick thing", "real quick", "heads up", "fyi", "ugh", "hmm"}
 
 	// Facts.
 	familyZH  = []string{"女儿", "儿子", "孩子", "闺女", "宝宝", "老大", "老二", "老婆", "老公", "爱人"}

@@ -62,19 +62,7 @@ func (m *Merger) Partition(ctx context.Context, items []governance.MergeItem) ([
 
 	// sim[i][j] is the average-linkage similarity between clusters i and j
 	// (cluster i is named by its first item); -1 means never merge.
-	sim := make([][]float64, n)
-	for i := range sim {
-		sim[i] = make([]float64, n)
-	}
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			v := -1.0
-			if sorted[i].Type == sorted[j].Type {
-				v = dice(feats[i], feats[j])
-			}
-			sim[i][j], sim[j][i] = v, v
-		}
-	}
+	sim := similarities(sorted, feats)
 	members := make([][]int, n)
 	for i := range members {
 		members[i] = []int{i}
@@ -282,6 +270,43 @@ func hashString(tag byte, a, b string) uint64 {
 		h = (h ^ uint64(b[i])) * fnvPrime
 	}
 	return h
+}
+
+// similarities returns the dice similarity of every pair of items of one
+// type, and -1 for items of different types. The features two items share
+// are counted through an inverted index, so only pairs that share one are
+// visited (a pair that shares none has similarity 0), where comparing every
+// pair's feature lists costs their lengths each time.
+func similarities(items []governance.MergeItem, feats [][]uint64) [][]float64 {
+	n := len(items)
+	sim := make([][]float64, n)
+	for i := range sim {
+		sim[i] = make([]float64, n)
+	}
+	postings := make(map[uint64][]int32)
+	for i, fs := range feats {
+		row := sim[i]
+		for _, f := range fs {
+			// Earlier items with f count, for now, in row i's cells.
+			for _, j := range postings[f] {
+				row[j]++
+			}
+			postings[f] = append(postings[f], int32(i))
+		}
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			v := -1.0
+			if items[i].Type == items[j].Type {
+				v = 0
+				if la, lb := len(feats[i]), len(feats[j]); la > 0 && lb > 0 {
+					v = 2 * sim[i][j] / float64(la+lb)
+				}
+			}
+			sim[i][j], sim[j][i] = v, v
+		}
+	}
+	return sim
 }
 
 // dice is 2|a∩b| / (|a|+|b|) for sorted, distinct sets.

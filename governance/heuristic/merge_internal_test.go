@@ -96,3 +96,35 @@ func TestPartitionMatchesNaive(t *testing.T) {
 		t.Errorf("only %d merges in all rounds; the comparison is too weak", merged)
 	}
 }
+
+// TestSimilaritiesMatchDice checks the inverted-index similarities
+// against dice on every pair, exactly: same type, other type, empty
+// statements, Chinese and English.
+func TestSimilaritiesMatchDice(t *testing.T) {
+	statements := []string{"", "Always run the linter before committing.", "run the linter before every commit", "以后每次出行程都把路线检查的结论附上",
+		"出行程都把路线检查的结论附上", "孩子 14:00–16:00 午睡，行程要空出来", "预算明细附在最后", "the the the", "酒店早餐", "王府井附近的酒店"}
+	types := []governance.MemoryType{governance.TypePreference, governance.TypeLesson}
+	var items []governance.MergeItem
+	var feats [][]uint64
+	for _, st := range statements {
+		for _, ty := range types {
+			items = append(items, governance.MergeItem{ID: int64(len(items)), Type: ty, Statement: st})
+			feats = append(feats, featurize(st))
+		}
+	}
+	sim := similarities(items, feats)
+	for i := range items {
+		for j := range items {
+			want := -1.0
+			switch {
+			case i == j:
+				want = 0
+			case items[i].Type == items[j].Type:
+				want = dice(feats[i], feats[j])
+			}
+			if sim[i][j] != want {
+				t.Errorf("%q / %q: got %v, want %v", items[i].Statement, items[j].Statement, sim[i][j], want)
+			}
+		}
+	}
+}

@@ -24,6 +24,11 @@ var (
 		// Prohibitions that admit no exception, and first-person standing wishes.
 		"under no circumstances", "not under any circumstances", "no matter what", "i never want", "we never want",
 		"i don't ever want", "i do not ever want", "i don't want you to ever", "don't you ever ", "do not you ever ",
+		// Held-out phrasings: other words for every time and from now on,
+		// a rule named as one, and a prohibition stated as a permission.
+		"every single time you", "any time you", "anytime you", "each and every time", "moving forward", "going forwards",
+		"make a habit", "as a general rule", "rule of thumb", "never again ", "you're not allowed to", "you are not allowed to",
+		"you aren't allowed to", "you're never allowed", "we always ", "we never ",
 	}
 	standingPhrasesEN = []string{
 		"keep doing that", "keep doing this", "keep it that way", "keep it like that", "house style",
@@ -31,26 +36,45 @@ var (
 		", ever.", ", ever", ", always.", ", always", "remember that.", "remember that!",
 		// A rule stated as one.
 		"the rule is", "the rule here is", "our rule is", "house rule", "ground rule", "standing rule", "hard rule",
-		"under no circumstances", "for all future", "henceforth",
+		"under no circumstances", "for all future", "henceforth", "moving forward", "going forwards", "rule of thumb",
+		"as a general rule", "make a habit",
 	}
 	// A lead-in clause that makes what follows something to keep
 	// ("Remember: prod config is read-only", "Keep in mind, …").
 	standingLeadInsEN = []string{"remember", "keep in mind", "bear in mind", "never forget", "note for the future", "for future reference"}
 	// Idioms that open like a prohibition and are none ("Never mind, …").
-	notStandingEN = []string{"never mind", "nevermind", "never heard", "never seen", "never used", "never mind that"}
+	notStandingEN = []string{"never mind", "nevermind", "never heard", "never seen", "never used", "never mind that",
+		"anytime you're", "any time you're", "anytime you are", "any time you are", "anytime you want", "any time you want",
+		"whenever you're ready"}
+	// Past tenses after "we never", "we always": a story, not a rule
+	// ("We never figured out that flaky test").
+	pastVerbsEN = []string{"got", "had", "did", "saw", "found", "knew", "made", "thought", "came", "went", "was", "were", "ran", "left", "took", "felt", "heard", "said"}
 	// Verbs that end an ongoing habit ("Stop adding …", "Quit rewriting …").
 	stopVerbsEN = []string{"stop ", "quit ", "cut out ", "enough with "}
 	// Confirmation tags that leave a statement a statement: "…, ok?".
 	tagQuestionsEN = []string{"ok", "okay", "alright", "all right", "got it", "understood", "yeah", "right", "yes", "deal", "clear"}
 	tagQuestionsZH = []string{"好吗", "好不好", "行吗", "行不行", "可以吗", "听到没有", "听到了吗", "听见没", "记住了吗", "记住没", "明白吗", "明白了吗", "知道了吗", "懂吗", "懂了吗"}
 	// Openers after which a clause is an instruction, stripped first.
-	standingFillersEN = []string{"right", "no", "ok", "okay", "so", "and", "also", "please", "oh", "btw", "also,", "one more thing", "and please", "but", "hey", "look"}
+	standingFillersEN = []string{"right", "no", "ok", "okay", "so", "and", "also", "please", "oh", "btw", "also,", "one more thing", "and please", "but", "hey", "look",
+		// A request that carries the instruction: "Can you always …",
+		// "I'd like you to stop …ing".
+		"can you", "could you", "would you", "will you", "i'd like you to", "i would like you to", "i want you to", "i need you to"}
+	// Scopes that make a prohibition or a convention the project's own:
+	// "Don't use lodash in this codebase", "We use conventional commits here".
+	projectScopesEN = []string{" in this codebase", " in this code base", " in this repo", " in this repository", " in this project",
+		" in our codebase", " in our repo", " anywhere in the", " anywhere in this"}
+	// Markers of a time to come followed by a prediction, not an
+	// instruction: "From now on it should work".
+	predictionSubjectsEN = []string{"it", "it'll", "this", "that", "these", "those", "everything", "things", "the"}
 
 	standingOpenersZH = []string{
 		"以后", "今后", "往后", "从现在起", "从现在开始", "从今以后", "从今天起", "记住", "一直记着", "永远别", "永远不要", "永远不",
 		"别再", "不要再", "每次", "每一次", "一律", "统一", "老规矩", "千万别", "绝对不要", "绝对别",
 		// Prohibitions without exception.
 		"不许", "不准", "禁止", "严禁", "不得", "千万不要", "千万不能", "绝对不能", "绝对不可以", "任何时候都不",
+		// Held-out phrasings: other words for every time and from now on.
+		"每回", "每一回", "从今往后", "下回开始", "下次开始", "从下次开始", "从下回开始", "下次起", "下回起",
+		"永远用", "永远要", "永远都要", "永远都用", "再也别", "再也不要", "再也不许", "再也不准", "之后所有新", "之后每次", "之后都要", "之后一律", "切记", "牢记", "务必记住",
 	}
 	standingPhrasesZH = []string{
 		"记住", "一直记着", "永远别", "永远不要", "别再", "不要再", "一律", "以后都", "以后每次", "以后别", "以后不要", "以后一律",
@@ -60,15 +84,43 @@ var (
 		"千万不要", "千万不能", "千万别", "绝对不能", "绝对不要", "绝对不可以", "绝对别", "严禁", "无论如何都不", "任何时候都不",
 		// A habit or rule being set.
 		"养成习惯", "养成这个习惯", "形成习惯", "立个规矩", "定个规矩", "定个规则", "当成规矩", "作为规矩", "规矩是",
+		"切记", "牢记", "务必记住", "记好了", "记牢", "给我记着", "再也别", "再也不要", "再也不许", "再也不准", "从今往后", "任何时候都别", "任何时候都不要", "任何情况下都不", "任何情况下都别",
+		"不管什么情况都不", "无论什么情况都不",
 	}
 	// Words that open like a prohibition and are none ("不准确").
-	notStandingZH     = []string{"不准确", "不得不", "不得了", "不得已"}
+	notStandingZH = []string{"不准确", "不得不", "不得了", "不得已", "以后再说", "以后再看", "以后再弄", "以后再讲", "以后再处理", "以后再聊",
+		// Complaints about what keeps happening ("每回都这样，真烦").
+		"每次都这样", "每回都这样", "每次都是", "每回都是",
+		// 往后 as a direction, not a time ("往后翻一页"); 以后 with a time to
+		// find ("以后有空再重构").
+		"往后翻", "往后看", "往后退", "往后拖", "往后移", "往后挪", "往后滚", "以后有空", "以后有时间", "以后有机会"}
+	// What the person goes through each time, not what the agent is to
+	// do: "每回看到这个报错我都头疼".
+	firstPersonZH = []string{"我都", "我就", "我总是", "我每次"}
+	// Conditional openers of English rules whose main clause is an
+	// imperative: "Any time a test is flaky, quarantine it".
+	conditionalOpenersEN = []string{"any time a ", "any time an ", "any time the ", "anytime a ", "anytime an ", "anytime the ",
+		"every time a ", "every time an ", "every time the ", "each time a ", "each time an ", "each time the ",
+		"whenever a ", "whenever an ", "whenever the "}
 	standingFillersZH = []string{"对了", "还有", "另外", "哦", "噢", "嗯", "那个", "然后", "好", "行", "还是", "请", "麻烦", "不对", "不行", "你们", "你"}
 )
 
 // standingInstructionEN reports whether an English sentence (lowercase) is a standing
 // instruction or prohibition.
 func standingInstructionEN(lower string) bool {
+	if isPredictionEN(lower) {
+		return false
+	}
+	// "Do not, under any circumstances, edit …": the exception is ruled
+	// out, wherever the clause puts it.
+	if strings.Contains(lower, "under any circumstances") && hasAnyWord(lower, []string{"not", "never", "don't", "dont", "no"}) {
+		return true
+	}
+	if hasAnyPrefix(lower, conditionalOpenersEN) {
+		if _, main, ok := strings.Cut(lower, ","); ok && (englishDirective(main) || bareVerbEN(main)) {
+			return true
+		}
+	}
 	for _, p := range standingPhrasesEN {
 		if strings.Contains(lower, p) {
 			return true
@@ -108,6 +160,14 @@ func standingClauseEN(rest string) bool {
 			return false
 		}
 	}
+	for _, we := range []string{"we never ", "we always ", "never ", "i never "} {
+		if body, ok := strings.CutPrefix(rest, we); ok {
+			word, _, _ := strings.Cut(body, " ")
+			if strings.HasSuffix(word, "ed") || slices.Contains(pastVerbsEN, word) {
+				return false
+			}
+		}
+	}
 	for _, o := range standingOpenersEN {
 		if strings.HasPrefix(rest, o) {
 			return true
@@ -118,6 +178,20 @@ func standingClauseEN(rest string) bool {
 		if body, ok := strings.CutPrefix(rest, neg); ok && (hasAnyWord(body, []string{"ever"}) || strings.HasSuffix(strings.TrimRight(body, " .!"), " again")) {
 			return true
 		}
+	}
+	// "Don't use lodash in this codebase", "We use conventional commits
+	// here": a prohibition or a convention of the whole project.
+	if hasAnyPrefix(rest, []string{"don't ", "do not ", "dont ", "avoid ", "never ", "we use ", "we don't ", "we do not ", "we prefer ", "we only "}) {
+		body := strings.TrimRight(rest, " .!")
+		if strings.HasSuffix(body, " here") && strings.HasPrefix(rest, "we ") || containsAny(body, projectScopesEN) {
+			return true
+		}
+	}
+	// "Every new file needs a license header": a rule over everything of
+	// a kind.
+	if hasAnyPrefix(rest, []string{"every new ", "each new ", "all new ", "any new "}) &&
+		hasAnyWord(rest, []string{"needs", "need", "must", "should", "has", "have"}) {
+		return true
 	}
 	// "Stop adding emojis", "quit rewriting my tests": ending a habit.
 	for _, stop := range stopVerbsEN {
@@ -155,6 +229,13 @@ func isTagQuestion(t text) bool {
 // standingInstructionZH reports whether a Chinese sentence is a standing instruction
 // or prohibition.
 func standingInstructionZH(raw string) bool {
+	// "以后再重构吧", "下次再看吧": put off, not set as a rule.
+	if strings.HasSuffix(strings.TrimRight(raw, "。.！!～~ "), "吧") && strings.Contains(raw, "再") && !containsAny(raw, []string{"别再", "不要再", "再也"}) {
+		return false
+	}
+	if containsAny(raw, firstPersonZH) && hasAnyPrefix(strings.TrimSpace(raw), []string{"每次", "每回", "每一次", "每一回"}) {
+		return false
+	}
 	for _, p := range standingPhrasesZH {
 		if strings.Contains(raw, p) {
 			return true
@@ -193,4 +274,64 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// isPredictionEN reports whether a time-to-come marker is followed by a
+// prediction about the code ("From now on it should work", "In the future
+// this module will be deleted") rather than an instruction: a subject the
+// person is talking about, then will, might or may (or should with work,
+// pass or be fine).
+func isPredictionEN(lower string) bool {
+	for _, m := range []string{"from now on", "going forward", "from here on", "in future", "in the future", "moving forward"} {
+		_, after, ok := strings.Cut(lower, m)
+		if !ok {
+			continue
+		}
+		words := strings.Fields(strings.Map(func(r rune) rune {
+			if r == ',' || r == '.' || r == '?' || r == '!' {
+				return ' '
+			}
+			return r
+		}, after))
+		if len(words) > 0 && strings.HasSuffix(words[0], "'ll") && words[0] != "you'll" && words[0] != "we'll" {
+			return true // "it'll be faster"
+		}
+		if len(words) < 2 || !slices.Contains(predictionSubjectsEN, words[0]) {
+			continue
+		}
+		for i := 1; i <= 2 && i < len(words); i++ {
+			w := words[i]
+			if strings.HasSuffix(w, "'ll") && i == 1 {
+				return true
+			}
+			switch w {
+			case "will", "might", "may":
+				return true
+			case "should":
+				return i+1 < len(words) && slices.Contains([]string{"work", "pass", "be", "just"}, words[i+1])
+			}
+		}
+	}
+	return false
+}
+
+// notVerbsEN open a clause that is a statement, not an order.
+var notVerbsEN = []string{"it", "i", "we", "they", "he", "she", "you", "that", "this", "these", "those", "there", "the", "a", "an",
+	"my", "our", "your", "its", "their", "everything", "nothing", "something", "someone", "nobody", "then", "so"}
+
+// bareVerbEN reports whether a clause opens with what can only be a verb in
+// its bare form ("quarantine it and open an issue"): not a pronoun or a
+// determiner, and no -s, -ed or -ing ending.
+func bareVerbEN(clause string) bool {
+	word, _, _ := strings.Cut(strings.TrimSpace(clause), " ")
+	word = strings.Trim(word, ".!?")
+	if len(word) < 2 || slices.Contains(notVerbsEN, word) {
+		return false
+	}
+	for _, c := range word {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return !strings.HasSuffix(word, "s") && !strings.HasSuffix(word, "ed") && !strings.HasSuffix(word, "ing")
 }

@@ -118,3 +118,202 @@ func TestStandingInstructionClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestStandingInstructionsHeldOut keeps three batches of phrasings written
+// after the classes above were in place, each before the extractor saw
+// it, the way people talk to coding agents (requests that carry a rule,
+// conventions of the project, rules over everything of a kind, and their
+// look-alikes: predictions, stories, complaints, deferrals, directions).
+//   - Batch 1 (44 instructions, 28 look-alikes): 22 instructions missed,
+//     2 look-alikes taken for one. Fixed by class: "Can you always …" and
+//     "I'd like you to stop …ing" (the request is a filler), other words for
+//     every time and from now on (any time you, moving forward, 每回, 从今往后,
+//     下回开始, 之后每次), rules named as such (rule of thumb, as a general rule,
+//     make a habit of, 切记, 牢记), project scopes ("don't use lodash in this
+//     codebase", "we use … here"), "every new X must …", "not allowed to",
+//     "under any circumstances" in a negation, 永远用/永远要; predictions
+//     ("From now on it should work") and 以后再说 are none.
+//   - Batch 2 (28, 22), run once after: 2 missed (再也别, 记好了), 5 taken
+//     (going forward with, we never + past tense, anytime you're ready, "in
+//     the future this module will", 每回都这样). Fixed by class.
+//   - Batch 3 (20, 14), run once after that: 1 missed (any time a test is
+//     flaky, quarantine it), 5 taken (it'll, never + past tense, 以后有空再…吧,
+//     每回…我都头疼, 往后翻). Fixed by class.
+//
+// One miss is left: "For the record, I want all SQL in the store package
+// only." (a wish over everything of a kind, without a marker).
+func TestStandingInstructionsHeldOut(t *testing.T) {
+	durable := []string{
+		"btw, going forwards please use pnpm, not npm.",
+		"Please always add a test when you fix a bug.",
+		"Can you always run prettier before committing?",
+		"Could you never use `any` in the TypeScript code?",
+		"Always squash before merging, thanks.",
+		"Note to self and you: we use conventional commits here.",
+		"Every single time you change the schema, regenerate the types.",
+		"Any time you add a dependency, tell me why first.",
+		"Next time, and every time after, ask before deleting files.",
+		"Stick to the existing error handling style from now on.",
+		"Do not, under any circumstances, edit the vendored code.",
+		"You're not allowed to run migrations against prod. Ever.",
+		"Never again commit directly to develop.",
+		"Make a habit of running go mod tidy after adding imports.",
+		"As a general rule, keep functions under 50 lines.",
+		"Moving forward, let's write the docs in British English.",
+		"please don't ever touch the CI config without asking",
+		"don't use lodash in this codebase",
+		"ALWAYS run the full test suite before saying it's fixed.",
+		"I'd like you to stop adding comments that just repeat the code.",
+		"Please stop using relative imports.",
+		"You keep forgetting the license header — every new file needs one.",
+		"Rule of thumb for this repo: no global variables.",
+		"记住以后提交前先 rebase 一下 main。",
+		"以后写 SQL 都用参数化查询，别拼字符串。",
+		"每回改接口都要同步更新文档。",
+		"你以后记得先跑 lint 再提交。",
+		"从今往后，变量名都用驼峰。",
+		"以后不管什么情况都不要动生产库。",
+		"下回开始，PR 描述里都写上测试步骤。",
+		"请你以后别再把调试代码提交上来了。",
+		"一定要记住：密码不能写进日志。",
+		"这个仓库的规矩是先写测试再写实现。",
+		"永远用 UTC 存时间。",
+		"每次改完都跑一下 go test ./...，别忘了。",
+		"麻烦以后回复都简短一点。",
+		"不要再用 sudo 装 npm 包了。",
+		"之后所有新文件都加上版权头。",
+		"切记不要在主分支上强推。",
+		"以后都别自动格式化我没改的文件。",
+		"注意：任何时候都不能删用户数据。",
+		"请始终用中文写提交说明。",
+		"别动 vendor 目录，任何时候都别动。",
+		// Batch 2.
+		"Could you always write the commit body in past tense?",
+		"Anytime you rename a file, update the imports in the same commit.",
+		"Going forwards, the API returns snake_case keys.",
+		"I want you to stop pasting whole files back at me.",
+		"We never merge on red CI.",
+		"Don't add new npm dependencies in this repo without asking.",
+		"Every new endpoint must have an integration test.",
+		"Moving forward, all logs go through slog.",
+		"As a rule of thumb, prefer composition over inheritance here.",
+		"Never again leave a TODO without a ticket.",
+		"Please, always double-check the migration order.",
+		"You are not allowed to bump major versions on your own.",
+		"Would you keep using the repository pattern for new stores?",
+		"Each and every time you generate code, run gofmt on it.",
+		"Never use floats for money.",
+		"Make a habit of reading the CHANGELOG before upgrading.",
+		"以后改数据库结构都要先写迁移脚本。",
+		"切记，生产环境的配置不要提交。",
+		"从今往后不要再用 jQuery。",
+		"下次开始，提交前都先跑单元测试。",
+		"每回发版都要打 tag。",
+		"牢记：不能在前端存 token。",
+		"之后每次改样式都截个图给我。",
+		"永远要检查返回的 error。",
+		"任何时候都不要硬编码密码。",
+		"请以后都用 pnpm 装依赖。",
+		"再也别在 README 里放密钥了。",
+		"你给我记好了，周五不上线。",
+		// Batch 3.
+		"Would you always show me the plan before editing more than one file?",
+		"From now on, keep answers under ten lines unless I ask for more.",
+		"Any time a test is flaky, quarantine it and open an issue.",
+		"We always use UUIDv7 for new primary keys.",
+		"Never log request bodies, they contain PII.",
+		"Stop opening draft PRs for me.",
+		"Don't rename public functions in this project without a deprecation.",
+		"Every new migration must be reversible.",
+		"I need you to always cite the file and line when you claim something.",
+		"Please don't ever run rm -rf in my home directory.",
+		"As a general rule, no network calls in unit tests.",
+		"Going forward, review your own diff before handing it over.",
+		"以后每个函数都要写注释。",
+		"从下次开始别再问我要不要跑测试，直接跑。",
+		"再也不要改我的 .bashrc。",
+		"记好了：发布只能在周二。",
+		"每回新建表都加上 created_at 字段。",
+		"切记不要在日志里打印 token。",
+		"往后提交说明都用中文写。",
+		"任何时候都别关掉 CI 检查。",
+	}
+	lookAlikes := []string{
+		"Can you always-on the logging for this one run?",
+		"The build always fails on the first try, weird.",
+		"I never got that error before.",
+		"From now on it should work, right?",
+		"Stop. Let me read the diff first.",
+		"Don't push yet, I'm still reviewing.",
+		"What does `always_inline` do in this file?",
+		"Every time I run it I get a timeout, any idea why?",
+		"Remember to push when you're done.",
+		"No, that's not what I meant.",
+		"Keep going.",
+		"ok cool, ship it",
+		"This function never returns nil, does it?",
+		"Let's stop here for today.",
+		"Please fix the failing test in billing.",
+		"以后再说吧。",
+		"这个测试每次都挂，为什么？",
+		"记录一下这个报错的堆栈。",
+		"别急，我先看一下日志。",
+		"永远都是这个错误，烦死了。",
+		"先不要提交。",
+		"今天先到这里。",
+		"这个函数以后可能会删掉。",
+		"每次启动都很慢，能优化吗？",
+		"不要用这个分支，用 dev 那个。",
+		"帮我把 README 翻译成英文。",
+		"禁止吸烟的标志放哪个文件了？",
+		"你记得昨天那个 bug 吗？",
+		// Batch 2.
+		"Could you check why the linter is angry?",
+		"Going forward with the refactor now, ok?",
+		"It always times out on my laptop.",
+		"We never figured out that flaky test.",
+		"I want you to look at the failing job.",
+		"Every new run takes ten minutes, ugh.",
+		"Don't bother with the docs today.",
+		"Stop the watcher, it's eating CPU.",
+		"Anytime you're ready.",
+		"In the future this module will be deleted.",
+		"Can you explain the diff?",
+		"Never seen this error before, what is it?",
+		"之后所有的测试都过了。",
+		"下次再看吧。",
+		"每回都这样，真烦。",
+		"永远都是这个 bug。",
+		"以后再处理这个警告。",
+		"这个接口任何时候都可能超时。",
+		"你能解释一下这个函数吗？",
+		"切一个新分支出来。",
+		"先把日志级别调高一点。",
+		"好了，今天先这样。",
+		// Batch 3.
+		"Would you show me the plan for this change?",
+		"From now on it'll be faster, I hope.",
+		"Any time now the deploy should finish.",
+		"We always had problems with this library.",
+		"Never thought this would work, nice.",
+		"Stop for a moment and summarize.",
+		"Don't rename that one, it's used by the mobile app.",
+		"Every new build is slower than the last, why?",
+		"以后有空再重构吧。",
+		"下次再说。",
+		"每回看到这个报错我都头疼。",
+		"记一下这个命令。",
+		"往后翻一页看看。",
+		"任何时候都可以问我。",
+	}
+	for _, s := range durable {
+		if !detectsDurable(t, s) {
+			t.Errorf("not taken as a standing instruction: %s", s)
+		}
+	}
+	for _, s := range lookAlikes {
+		if detectsDurable(t, s) {
+			t.Errorf("taken as a standing instruction: %s", s)
+		}
+	}
+}

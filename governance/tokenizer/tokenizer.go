@@ -6,8 +6,8 @@
 package tokenizer
 
 import (
+	"hash/maphash"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -28,31 +28,48 @@ func IsCJK(r rune) bool {
 // "committed" and "commits" become "commit"). Words with letters outside
 // ASCII are returned unchanged.
 func Stem(w string) string {
+	digits := true
 	for i := 0; i < len(w); i++ {
-		if c := w[i]; c >= 0x80 || c >= 'A' && c <= 'Z' {
+		c := w[i]
+		if c >= 0x80 || c >= 'A' && c <= 'Z' {
 			return w
 		}
+		digits = digits && c >= '0' && c <= '9'
 	}
-	if len(w) <= 2 {
-		return w
+	if len(w) <= 2 || digits {
+		return w // a number has no suffix to strip, and is not worth a cache entry
 	}
-	if st, ok := stems.Load(w); ok {
-		return st.(string)
+	slot := &stems[slotOf(w)]
+	if e := slot.Load(); e != nil && e.word == w {
+		return e.stem
 	}
 	st := english.Stem(w, true)
-	if stemCount.Add(1) <= maxCachedStems {
-		stems.Store(w, st)
+	// Copies: w is often a piece of a whole text, which the cache must not
+	// keep alive.
+	e := &stemEntry{word: strings.Clone(w)}
+	e.stem = e.word
+	if st != w {
+		e.stem = strings.Clone(st)
 	}
-	return st
+	slot.Store(e)
+	return e.stem
 }
 
-// Stemming is most of the tokenizer's work and words repeat: stems are
-// kept for the first maxCachedStems words seen.
-const maxCachedStems = 200_000
+// Stemming is most of the tokenizer's work and words repeat, so stems are
+// cached: stemSlots slots, a word's slot chosen by its hash, the last word
+// stemmed in a slot kept there. The cache costs the same (about half a MB
+// when full) whatever number of distinct words a process meets (an import
+// of a long transcript meets new identifiers, hashes and paths all the way
+// through), and a read takes no lock.
+const stemSlots = 1 << 13
+
+type stemEntry struct{ word, stem string }
+
+func slotOf(w string) uint64 { return maphash.String(stemSeed, w) & (stemSlots - 1) }
 
 var (
-	stems     sync.Map
-	stemCount atomic.Int64
+	stems    [stemSlots]atomic.Pointer[stemEntry]
+	stemSeed = maphash.MakeSeed()
 )
 
 // IsStopWord reports whether a lower-case word is a common English function

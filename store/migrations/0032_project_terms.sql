@@ -32,17 +32,37 @@ CREATE VIRTUAL TABLE events_words USING fts5(
 INSERT INTO events_words (events_words, rank) VALUES ('secure-delete', 1);
 INSERT INTO events_words (events_words) VALUES ('rebuild');
 
+-- Recall counts each scope's document frequencies in the index and the
+-- store keeps them in memory (store/term_stats.go), valid while the
+-- project's row here is unchanged:
+-- every change of the project's indexed terms (a row indexed, its text
+-- changed or redacted, the row deleted) bumps it in the same transaction,
+-- through the triggers below and ingest's batch statement (endBatchIndex).
+-- It holds a number, never a term.
+CREATE TABLE event_index_versions (
+	project_id INTEGER PRIMARY KEY,
+	version    INTEGER NOT NULL
+);
+
 CREATE TRIGGER events_words_insert AFTER INSERT ON events WHEN (SELECT batch FROM ingest_mode WHERE id = 1) = 0 BEGIN
 	INSERT INTO events_words (rowid, scope, terms)
 	VALUES (new.seq, new.project_id || '_s' || hex(new.subject_id) || '0', mnemo_scoped_terms(new.project_id, new.text));
+	INSERT INTO event_index_versions (project_id, version) VALUES (new.project_id, 1)
+	ON CONFLICT (project_id) DO UPDATE SET version = version + 1;
 END;
 CREATE TRIGGER events_words_delete AFTER DELETE ON events BEGIN
 	INSERT INTO events_words (events_words, rowid, scope, terms)
 	VALUES ('delete', old.seq, old.project_id || '_s' || hex(old.subject_id) || '0', mnemo_scoped_terms(old.project_id, old.text));
+	INSERT INTO event_index_versions (project_id, version) VALUES (old.project_id, 1)
+	ON CONFLICT (project_id) DO UPDATE SET version = version + 1;
 END;
 CREATE TRIGGER events_words_update AFTER UPDATE OF text, project_id, subject_id ON events BEGIN
 	INSERT INTO events_words (events_words, rowid, scope, terms)
 	VALUES ('delete', old.seq, old.project_id || '_s' || hex(old.subject_id) || '0', mnemo_scoped_terms(old.project_id, old.text));
 	INSERT INTO events_words (rowid, scope, terms)
 	VALUES (new.seq, new.project_id || '_s' || hex(new.subject_id) || '0', mnemo_scoped_terms(new.project_id, new.text));
+	INSERT INTO event_index_versions (project_id, version) VALUES (old.project_id, 1)
+	ON CONFLICT (project_id) DO UPDATE SET version = version + 1;
+	INSERT INTO event_index_versions (project_id, version) VALUES (new.project_id, 1)
+	ON CONFLICT (project_id) DO UPDATE SET version = version + 1;
 END;

@@ -6,7 +6,8 @@
 -- the events. The update trigger (0032's, with a WHEN clause added) now
 -- stands aside while ingest_mode.batch is set, as the insert trigger does
 -- (0017); a bulk forget sets it around its UPDATE of the events and resets
--- it before the rebuild, in the same transaction.
+-- it before the rebuild, in the same transaction, and raises the
+-- project's event_index_versions row itself (once, not once per event).
 DROP TRIGGER events_words_update;
 CREATE TRIGGER events_words_update AFTER UPDATE OF text, project_id, subject_id ON events
 	WHEN (SELECT batch FROM ingest_mode WHERE id = 1) = 0
@@ -15,4 +16,8 @@ BEGIN
 	VALUES ('delete', old.seq, old.project_id || '_s' || hex(old.subject_id) || '0', mnemo_scoped_terms(old.project_id, old.text));
 	INSERT INTO events_words (rowid, scope, terms)
 	VALUES (new.seq, new.project_id || '_s' || hex(new.subject_id) || '0', mnemo_scoped_terms(new.project_id, new.text));
+	INSERT INTO event_index_versions (project_id, version) VALUES (old.project_id, 1)
+	ON CONFLICT (project_id) DO UPDATE SET version = version + 1;
+	INSERT INTO event_index_versions (project_id, version) VALUES (new.project_id, 1)
+	ON CONFLICT (project_id) DO UPDATE SET version = version + 1;
 END;

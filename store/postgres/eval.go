@@ -303,6 +303,11 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens
 	if u.RowsAffected() == 0 {
 		return nil
 	}
+	// A case may have read a rule before a forget that committed while it
+	// ran: the text it quotes is withheld here, inside the write.
+	if res.Detail, err = withholdForgotten(ctx, tx, res.Detail); err != nil {
+		return err
+	}
 	err = tx.QueryRow(ctx, `
 		INSERT INTO eval_results (run_id, case_id, kind, status, reason, detail, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -401,4 +406,29 @@ func (s *Store) CancelEvalRun(ctx context.Context, id int64, actor string) error
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// withholdForgotten withholds the forgotten statements a result's detail
+// quotes (governance.WithholdForgotten). The share lock on suppressions
+// makes a running forget and this write take turns: a forget that wrote
+// its suppressions first commits before they are read here, and one that
+// comes later writes them, and scrubs the stored results, after this
+// result is committed.
+func withholdForgotten(ctx context.Context, tx *Tx, detail string) (string, error) {
+	return governance.WithholdForgotten(detail, func(fps []string) (map[string]bool, error) {
+		if _, err := tx.Exec(ctx, `LOCK TABLE suppressions IN SHARE MODE`); err != nil {
+			return nil, fmt.Errorf("postgres: check eval result: %w", err)
+		}
+		forgotten := map[string]bool{}
+		if err := queryAll(ctx, tx, `SELECT DISTINCT fingerprint FROM suppressions WHERE fingerprint = ANY($1)`, []any{fps},
+			func(r pgx.Row) error {
+				var fp string
+				err := r.Scan(&fp)
+				forgotten[fp] = true
+				return err
+			}); err != nil {
+			return nil, fmt.Errorf("postgres: check eval result: %w", err)
+		}
+		return forgotten, nil
+	})
 }

@@ -114,7 +114,7 @@ func TestForgetLeavesNoBytes(t *testing.T) {
 			t.Fatalf("precondition: %q is not in the relation files", text)
 		}
 	}
-	files := eventFiles(t, s)
+	files, episodes := partitionFiles(t, s, "events"), partitionFiles(t, s, "episodes")
 	if _, err := s.ForgetRule(ctx, "rita", f.Rules[storetest.RuleFar], true); err != nil {
 		t.Fatal(err)
 	}
@@ -122,14 +122,22 @@ func TestForgetLeavesNoBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Only the partition of events that holds the project was rewritten:
-	// the others keep their files.
+	// the others keep their files; so do the other partitions of episodes.
 	var own string
 	if err := s.Pool().QueryRow(ctx, `SELECT tableoid::regclass::text FROM events WHERE project_id = $1 LIMIT 1`, p.ID).Scan(&own); err != nil {
 		t.Fatal(err)
 	}
-	for part, file := range eventFiles(t, s) {
+	for part, file := range partitionFiles(t, s, "events") {
 		if rewritten := file != files[part]; rewritten != (part == own) {
 			t.Errorf("events partition %s: rewritten %v, holds the project %v", part, rewritten, part == own)
+		}
+	}
+	if err := s.Pool().QueryRow(ctx, `SELECT tableoid::regclass::text FROM episodes WHERE project_id = $1 LIMIT 1`, p.ID).Scan(&own); err != nil {
+		t.Fatal(err)
+	}
+	for part, file := range partitionFiles(t, s, "episodes") {
+		if file != episodes[part] && part != own {
+			t.Errorf("episodes partition %s of other projects was rewritten", part)
 		}
 	}
 	after := relationFiles(t, s)
@@ -144,11 +152,11 @@ func TestForgetLeavesNoBytes(t *testing.T) {
 	}
 }
 
-// eventFiles returns the file of each partition of events, by partition.
-func eventFiles(t *testing.T, s *postgres.Store) map[string]string {
+// partitionFiles returns the file of each partition of table, by partition.
+func partitionFiles(t *testing.T, s *postgres.Store, table string) map[string]string {
 	t.Helper()
 	rows, err := s.Pool().Query(context.Background(), `SELECT inhrelid::regclass::text, pg_relation_filepath(inhrelid)
-		FROM pg_inherits WHERE inhparent = 'events'::regclass`)
+		FROM pg_inherits WHERE inhparent = $1::regclass`, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +173,7 @@ func eventFiles(t *testing.T, s *postgres.Store) map[string]string {
 		t.Fatal(err)
 	}
 	if len(files) < 2 {
-		t.Fatalf("events has %d partitions", len(files))
+		t.Fatalf("%s has %d partitions", table, len(files))
 	}
 	return files
 }

@@ -11,9 +11,10 @@ import (
 	"github.com/mnemo-console/mnemo/store/storetest"
 )
 
-// TestEventsPartitionMigration: migration 0018 turns a database's events
-// table into the partitioned one with its rows, seqs, indexes and
-// triggers, and ingest, reads and a forget go on where they left off.
+// TestEventsPartitionMigration: migrations 0018 and 0019 turn a
+// database's events (and episodes) tables into partitioned ones with their
+// rows, seqs, indexes and triggers, and ingest, reads and a forget go on
+// where they left off.
 func TestEventsPartitionMigration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -49,8 +50,10 @@ func TestEventsPartitionMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if n := count(s, `SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass`); n != 16 {
-		t.Fatalf("events has %d partitions, want 16", n)
+	for _, table := range []string{"events", "episodes"} {
+		if n := count(s, `SELECT count(*) FROM pg_inherits WHERE inhparent = '`+table+`'::regclass`); n != 16 {
+			t.Fatalf("%s has %d partitions, want 16", table, n)
+		}
 	}
 	if got := count(s, indexes); got != idx {
 		t.Errorf("events has %d indexes after the migration, %d before", got, idx)

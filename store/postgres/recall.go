@@ -119,6 +119,12 @@ func (r recallSource) EpisodesByTerms(ctx context.Context, terms []string, limit
 		ORDER BY e.id DESC LIMIT $4`, add, anyLexeme(terms), limit)
 }
 
+// EventTermStats: PostgreSQL keeps none; the engine counts the document
+// frequencies over the events offered.
+func (r recallSource) EventTermStats(context.Context, []string) (*governance.TermStats, error) {
+	return nil, nil
+}
+
 // EventsByTerms reads the events' words column, best ts_rank first.
 func (r recallSource) EventsByTerms(ctx context.Context, terms []string, limit int, add func(*governance.Event)) error {
 	err := queryAll(ctx, r.s.pool, `

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
 // Reads of the semantic layer: rules, their versions and evidence.
@@ -116,12 +118,40 @@ func ruleWhere(f governance.RuleFilter) *where {
 	}
 	// Every word of the query must occur in the text, in any case: the
 	// SQLite store's contract (its trigram and pair indexes find
-	// substrings, not only whole words). A project's rules are few enough
-	// to test each one's text; the project condition selects them by index.
+	// substrings, not only whole words). ILIKE decides; the trigram index
+	// (migration 0016) serves it for a word of three or more characters,
+	// and a Chinese word first needs all its character pairs (or its one
+	// character) in words, through rules_words.
 	for _, t := range searchTerms(f.Query) {
+		if q := cjkQuery(t); q != "" {
+			w.add(`r.words @@ ?::tsquery`, q)
+		}
 		w.add(`r.text ILIKE ?`, "%"+likeEscape(t)+"%")
 	}
 	return w
+}
+
+// cjkQuery is the tsquery every text holding the Chinese (CJK) word t
+// matches: its character pairs, or its one character, all of them (the
+// tokenizer indexes both); "" when t is not all CJK.
+func cjkQuery(t string) string {
+	rs := []rune(t)
+	if len(rs) == 0 {
+		return ""
+	}
+	for _, r := range rs {
+		if !tokenizer.IsCJK(r) {
+			return ""
+		}
+	}
+	if len(rs) == 1 {
+		return quoteLexeme(t)
+	}
+	parts := make([]string, len(rs)-1)
+	for i := range parts {
+		parts[i] = quoteLexeme(string(rs[i : i+2]))
+	}
+	return strings.Join(parts, " & ")
 }
 
 func findRulesIn(ctx context.Context, q dbtx, w *where) ([]*governance.Rule, error) {

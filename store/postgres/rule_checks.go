@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/internal/baseline"
 )
 
 // What the eval runner needs of the memory besides recall: the code checks
@@ -66,10 +66,10 @@ func (s *Store) SetRuleChecks(ctx context.Context, ruleID int64, checks, actor s
 
 // NewTextBaseline opens an empty bare full-text baseline for the eval
 // runner's retrieval benchmarks. The baseline (retriever "fts5") is by
-// definition what a bare SQLite FTS5 table with bm25 gives, so it is the
-// SQLite store's, in a temporary directory of its own: benchmarks compare
-// recall on either backend with the same reference. It shares nothing
-// with s.
+// definition what a bare SQLite FTS5 table with bm25 gives
+// (store/internal/baseline, in a temporary directory of its own), on
+// either backend: benchmarks compare recall with one reference. It shares
+// nothing with s.
 func (s *Store) NewTextBaseline(ctx context.Context) (evals.TextBaseline, error) {
-	return store.OpenTextBaseline(ctx, "")
+	return baseline.Open(ctx, "")
 }

@@ -236,6 +236,44 @@ func TestImportStream(t *testing.T, open Opener) {
 			t.Fatalf("events = %+v, %v", events, err)
 		}
 	})
+	t.Run("ManySessions", func(t *testing.T) {
+		// More sessions than the writer keeps counts for, each one's
+		// events spread over the whole stream: every session's counts and
+		// times come out as if it had been written once.
+		s := open(t)
+		p := MustCreateProject(t, s, "travel")
+		const sessions, rounds = 700, 3
+		res, err := s.ImportStream(ctx, "", p.ID, func(emit func(*governance.Event) error) error {
+			for r := range rounds {
+				for j := range sessions {
+					e := Ev(fmt.Sprintf("m%d-%d", j, r), fmt.Sprintf("s%d", j), r+1, governance.RoleUser, "line")
+					if r == 1 && j%2 == 0 {
+						e.Role, e.Tool, e.Status = governance.RoleTool, "go test", governance.StatusFailed
+					}
+					if err := emit(e); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil || res.Inserted != sessions*rounds {
+			t.Fatalf("result = %+v, %v", res, err)
+		}
+		if _, total, err := s.FindSessions(ctx, governance.SessionFilter{ProjectID: p.ID}); err != nil || total != sessions {
+			t.Fatalf("sessions = %d, %v; want %d", total, err, sessions)
+		}
+		for _, id := range []string{"s0", "s1", "s698"} {
+			si, err := s.FindSession(ctx, p.ID, id)
+			wantFailed := 0
+			if id != "s1" {
+				wantFailed = 1
+			}
+			if err != nil || si.Events != rounds || si.Failed != wantFailed || si.FirstAt.Minute() != 1 || si.LastAt.Minute() != rounds {
+				t.Fatalf("session %s = %+v, %v; want %d events, %d failed, minutes 1 to %d", id, si, err, rounds, wantFailed, rounds)
+			}
+		}
+	})
 	t.Run("ErrInvalidWritesNothing", func(t *testing.T) {
 		s := open(t)
 		p := MustCreateProject(t, s, "travel")

@@ -186,6 +186,7 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetDuringBeat", TestForgetDuringBeat},
 		{"SuppressionScope", TestSuppressionScope},
 		{"ForgetScrubsEvalResults", TestForgetScrubsEvalResults},
+		{"ForgetDuringEval", TestForgetDuringEval},
 		{"DeleteProject", TestDeleteProject},
 		{"DeleteScratchProjects", TestDeleteScratchProjects},
 		{"Stats", TestStats},

@@ -19,6 +19,13 @@ type Tally struct {
 	maxSkipped int // how many skipped ids to list (0: all)
 }
 
+// MaxSessions bounds the sessions a tally keeps counts for: past it the
+// writer writes them out (FlushSessions) and counting starts again (the
+// session upsert adds counts and widens times, so writing a session in
+// several parts gives what writing it once would). An import of any
+// number of sessions holds at most this many (plus one chunk's).
+const MaxSessions = 256
+
 // NewTally starts a tally that lists at most maxSkipped skipped ids (0: all).
 func NewTally(maxSkipped int) *Tally {
 	return &Tally{Res: &governance.ImportResult{}, Sessions: map[string]*governance.SessionInfo{}, maxSkipped: maxSkipped}
@@ -81,4 +88,20 @@ func Emitter(write func(*governance.Event) error) func(*governance.Event) error 
 		}
 		return write(e)
 	}
+}
+
+// SessionsFull reports whether the tally holds MaxSessions sessions.
+func (t *Tally) SessionsFull() bool { return len(t.Sessions) >= MaxSessions }
+
+// FlushSessions writes the sessions counted so far, in order, with write,
+// and starts counting them afresh.
+func (t *Tally) FlushSessions(write func(*governance.SessionInfo) error) error {
+	for _, id := range t.Order {
+		if err := write(t.Sessions[id]); err != nil {
+			return err
+		}
+	}
+	clear(t.Sessions)
+	t.Order = t.Order[:0]
+	return nil
 }

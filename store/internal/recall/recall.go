@@ -80,6 +80,11 @@ type Source interface {
 	// EventsByTerms gives the unredacted message events holding any of
 	// terms, at most limit, those the engine's full-text rank puts first.
 	EventsByTerms(ctx context.Context, terms []string, limit int, add func(*governance.Event)) error
+	// EventTermStats gives the scope's event count and the document
+	// frequencies of terms (every term of the task, as the relevance model
+	// reads it) when the backend keeps them; nil: the engine counts them
+	// over the events offered.
+	EventTermStats(ctx context.Context, terms []string) (*governance.TermStats, error)
 }
 
 // Load gathers what recall considers for req (governance.RecallInput): the
@@ -110,12 +115,20 @@ func Load(ctx context.Context, src Source, req governance.RecallRequest, now tim
 	if len(terms) == 0 {
 		return in, nil
 	}
-	if in.Corpus.Events, err = src.CountEvents(ctx); err != nil {
-		return nil, err
-	}
 	err = src.EventsByTerms(ctx, terms, EventMatches, func(e *governance.Event) {
 		in.Events = append(in.Events, governance.RecallEvent{Event: e})
 	})
+	if err != nil || len(in.Events) == 0 {
+		return in, err
+	}
+	if in.Corpus.EventTerms, err = src.EventTermStats(ctx, tokenizer.Terms(req.Task+" "+req.TaskType)); err != nil {
+		return nil, err
+	}
+	if in.Corpus.EventTerms != nil {
+		in.Corpus.Events = in.Corpus.EventTerms.Docs
+		return in, nil
+	}
+	in.Corpus.Events, err = src.CountEvents(ctx)
 	return in, err
 }
 

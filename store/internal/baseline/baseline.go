@@ -1,4 +1,8 @@
-package store
+// Package baseline is the reference the retrieval benchmarks of the eval
+// runner measure recall against, the same for every store backend: a
+// bare SQLite FTS5 table, whatever database the console runs on, so a
+// figure on PostgreSQL and one on SQLite compare to one yardstick.
+package baseline
 
 import (
 	"context"
@@ -8,42 +12,42 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
-// TextBaseline is the reference a retrieval benchmark measures recall
-// against: a bare SQLite FTS5 table (tokenize 'porter unicode61', one row a
+// FTS5 is the reference a retrieval benchmark measures recall against: a bare SQLite FTS5 table (tokenize 'porter unicode61', one row a
 // document) in a temporary database of its own, queried with an OR of the
 // question's words and ordered by FTS5's bm25 — what an application gets
 // from SQLite with no retrieval work of its own.
-type TextBaseline struct {
+type FTS5 struct {
 	db  *sql.DB
 	dir string
 }
 
-// OpenTextBaseline creates an empty baseline in a new temporary directory
-// under dir ("" for the system's); Close removes it.
-func OpenTextBaseline(ctx context.Context, dir string) (*TextBaseline, error) {
-	registerFunctions()
+// Open creates an empty baseline in a new temporary directory under dir
+// ("" for the system's); Close removes it.
+func Open(ctx context.Context, dir string) (*FTS5, error) {
 	tmp, err := os.MkdirTemp(dir, "mnemo-baseline-")
 	if err != nil {
-		return nil, fmt.Errorf("store: baseline directory: %w", err)
+		return nil, fmt.Errorf("baseline: baseline directory: %w", err)
 	}
 	db, err := sql.Open("sqlite", filepath.Join(tmp, "baseline.db")+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
 	if err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("store: open baseline: %w", err)
+		return nil, fmt.Errorf("baseline: open baseline: %w", err)
 	}
 	db.SetMaxOpenConns(1)
-	b := &TextBaseline{db: db, dir: tmp}
+	b := &FTS5{db: db, dir: tmp}
 	if _, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, text, tokenize = 'porter unicode61')`); err != nil {
 		b.Close()
-		return nil, fmt.Errorf("store: create baseline: %w", err)
+		return nil, fmt.Errorf("baseline: create baseline: %w", err)
 	}
 	return b, nil
 }
 
 // Add indexes documents: ids[i] names texts[i].
-func (b *TextBaseline) Add(ctx context.Context, ids, texts []string) error {
+func (b *FTS5) Add(ctx context.Context, ids, texts []string) error {
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -51,7 +55,7 @@ func (b *TextBaseline) Add(ctx context.Context, ids, texts []string) error {
 	defer tx.Rollback()
 	for i := range ids {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO docs (id, text) VALUES (?, ?)`, ids[i], texts[i]); err != nil {
-			return fmt.Errorf("store: baseline insert: %w", err)
+			return fmt.Errorf("baseline: baseline insert: %w", err)
 		}
 	}
 	return tx.Commit()
@@ -60,7 +64,7 @@ func (b *TextBaseline) Add(ctx context.Context, ids, texts []string) error {
 // Search returns the ids of the best limit documents for an OR of the
 // query's words (runs of letters and digits), best first; ties go to the
 // document added first.
-func (b *TextBaseline) Search(ctx context.Context, query string, limit int) ([]string, error) {
+func (b *FTS5) Search(ctx context.Context, query string, limit int) ([]string, error) {
 	var words []string
 	seen := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
@@ -75,7 +79,7 @@ func (b *TextBaseline) Search(ctx context.Context, query string, limit int) ([]s
 	rows, err := b.db.QueryContext(ctx, `SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs), rowid LIMIT ?`,
 		strings.Join(words, " OR "), limit)
 	if err != nil {
-		return nil, fmt.Errorf("store: baseline search: %w", err)
+		return nil, fmt.Errorf("baseline: baseline search: %w", err)
 	}
 	defer rows.Close()
 	var out []string
@@ -90,7 +94,7 @@ func (b *TextBaseline) Search(ctx context.Context, query string, limit int) ([]s
 }
 
 // Close closes the baseline and removes its files.
-func (b *TextBaseline) Close() error {
+func (b *FTS5) Close() error {
 	err := b.db.Close()
 	if rmErr := os.RemoveAll(b.dir); err == nil {
 		err = rmErr

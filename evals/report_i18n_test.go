@@ -1,0 +1,67 @@
+package evals_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/locale"
+)
+
+// TestReportTextInChinese: "console eval run"'s report under a Chinese
+// locale labels its case statuses and kinds, its compliance rows and its
+// benchmark table (headers, retrievers, categories, verdict), and its
+// columns line up on a terminal although a Chinese character takes two
+// columns.
+func TestReportTextInChinese(t *testing.T) {
+	up, with, without := 0.5, 0.9, 0.4
+	rep := &evals.Report{Suite: "s",
+		Cases: []*evals.CaseResult{
+			{CaseID: "c1", Kind: evals.KindBenchmark, Status: evals.StatusPassed, Reason: "8 questions measured, 2 without usable evidence, 2 malformed evidence ids"},
+			{CaseID: "c2", Kind: evals.KindAB, Status: evals.StatusSkipped, Reason: evals.NoModelReason},
+			{CaseID: "c3", Kind: evals.KindRecall, Status: evals.StatusFailed, Reason: "rule 7 is stale after the forget, not forgotten"},
+		},
+		Metrics: evals.Metrics{Total: 3, Passed: 1, Failed: 1, Skipped: 1, Uplift: &up, With: &with, Without: &without,
+			Compliance: []evals.RuleAggregate{{Name: "always run go vet", Cases: 1, With: 0.9, Without: 0.4, Uplift: 0.5, Method: "code"}},
+			Benchmark: &evals.BenchmarkTable{K: []int{1}, Questions: 3, Turns: 9, Rows: []evals.MetricRow{
+				{Retriever: evals.RetrieverSearch, Category: "overall", Questions: 3, HitAt: []evals.Score{{K: 1, Value: 1}}, AllAt: []evals.Score{{K: 1, Value: 1}}, NDCG10: 1},
+				{Retriever: evals.RetrieverFTS5, Category: "4 single-hop", Questions: 3, HitAt: []evals.Score{{K: 1, Value: 0.5}}, AllAt: []evals.Score{{K: 1, Value: 0.5}}, NDCG10: 0.5},
+			}}}}
+	var en, zh strings.Builder
+	if err := rep.WriteText(&en); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteTextIn(&zh, locale.For(locale.Chinese)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PASSED", "SKIPPED", "FAILED", "retriever", "single-hop", "with 0.90 without 0.40", "FAIL"} {
+		if !strings.Contains(en.String(), want) {
+			t.Errorf("English report: no %q in\n%s", want, en.String())
+		}
+	}
+	for _, want := range []string{"通过", "已跳过", "失败", "基准", "检索器", "单跳", "有记忆 0.90", "FTS5 全文", "测量了 8 个问题", "已跳过：未配置模型接口"} {
+		if !strings.Contains(zh.String(), want) {
+			t.Errorf("Chinese report: no %q in\n%s", want, zh.String())
+		}
+	}
+	// English left: words outside identifiers, metric names and the
+	// environment variables a user types.
+	keep := regexp.MustCompile(`\b(?:hit|all|nDCG|go|vet|run|always|s|c\d|ms|MNEMO_\w+|FTS\d|A/B)\b|@\d+`)
+	if w := regexp.MustCompile(`[A-Za-z]{3,}`).FindString(keep.ReplaceAllString(zh.String(), "")); w != "" {
+		t.Errorf("English %q left in the Chinese report:\n%s", w, zh.String())
+	}
+	// The benchmark rows start their numbers in the header's column.
+	var cols []int
+	for _, l := range strings.Split(zh.String(), "\n") {
+		if i := strings.Index(l, "hit@1"); i >= 0 {
+			cols = append(cols, locale.Width(l[:i]))
+		}
+		if i := strings.Index(l, " 1.000 "); i >= 0 && strings.Contains(l, "搜索") {
+			cols = append(cols, locale.Width(l[:i+1]))
+		}
+	}
+	if len(cols) != 2 || cols[0]+2 != cols[1] { // "hit@1  " over "  1.000"
+		t.Errorf("columns %v do not line up:\n%s", cols, zh.String())
+	}
+}
