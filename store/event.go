@@ -9,6 +9,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/store/internal/ingest"
 )
 
 const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.turn, e.kind, e.role, e.text,
@@ -112,7 +113,7 @@ func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*govern
 	if err := w.finish(ctx); err != nil {
 		return nil, err
 	}
-	return w.res, nil
+	return w.Res, nil
 }
 
 // eventWriter inserts events of one project inside a transaction: ids
@@ -120,15 +121,12 @@ func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*govern
 // statement at the end, and the sessions table is kept in step. Batch
 // ingest and the streamed import both write through it.
 type eventWriter struct {
-	tx         *Tx
-	stmt       *sql.Stmt
-	projectID  int64
-	ingested   string
-	last       int64 // the highest seq before the batch
-	maxSkipped int   // how many skipped ids to list (0: all)
-	res        *governance.ImportResult
-	sessions   map[string]*governance.SessionInfo
-	order      []string
+	tx        *Tx
+	stmt      *sql.Stmt
+	projectID int64
+	ingested  string
+	last      int64 // the highest seq before the batch
+	*ingest.Tally
 	// reopen is an event id whose stored text a longer one replaces.
 	reopen string
 	// forgotten finds the tombstone of an event id a subject forget left
@@ -150,7 +148,7 @@ func newEventWriter(ctx context.Context, tx *Tx, projectID int64, maxSkipped int
 		return nil, fmt.Errorf("store: prepare ingest: %w", err)
 	}
 	w := &eventWriter{tx: tx, stmt: stmt, projectID: projectID, ingested: formatTime(tx.now), last: last,
-		maxSkipped: maxSkipped, res: &governance.ImportResult{}, sessions: map[string]*governance.SessionInfo{}}
+		Tally: ingest.NewTally(maxSkipped)}
 	err = tx.QueryRowContext(ctx, `SELECT key FROM forget_keys WHERE project_id = ?`, projectID).Scan(&w.forgetKey)
 	switch {
 	case isNoRows(err):
@@ -176,10 +174,7 @@ func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
 			return fmt.Errorf("store: find tombstone: %w", err)
 		}
 		if n > 0 {
-			w.res.Skipped++
-			if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
-				w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
-			}
+			w.Skip(e.ID)
 			return nil
 		}
 	}
@@ -192,45 +187,22 @@ func (w *eventWriter) write(ctx context.Context, e *governance.Event) error {
 		if e.ID == w.reopen && w.reopen != "" {
 			return w.replace(ctx, e)
 		}
-		w.res.Skipped++
-		if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
-			w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
-		}
+		w.Skip(e.ID)
 		return nil
 	}
 	e.Seq, _ = r.LastInsertId()
 	e.ProjectID, e.IngestedAt = w.projectID, w.tx.now
-	w.res.Inserted++
-	si := w.sessions[e.SessionID]
-	if si == nil {
-		si = &governance.SessionInfo{SessionID: e.SessionID, FirstAt: e.OccurredAt, LastAt: e.OccurredAt}
-		w.sessions[e.SessionID] = si
-		w.order = append(w.order, e.SessionID)
-	}
-	addToSession(si, e)
-	if len(w.sessions) >= maxWriterSessions {
+	w.Insert(e)
+	if w.SessionsFull() {
 		return w.flushSessions(ctx)
 	}
 	return nil
 }
 
-// maxWriterSessions bounds the sessions an eventWriter keeps counts for:
-// past it they are written out and counting starts again (the session
-// upsert adds counts and widens times, so writing a session in several
-// parts gives what writing it once would). An import of any number of
-// sessions holds at most this many.
-const maxWriterSessions = 256
-
-// flushSessions writes the counts kept so far to the sessions table.
+// flushSessions writes the counts kept so far to the sessions table
+// (ingest.Tally.FlushSessions).
 func (w *eventWriter) flushSessions(ctx context.Context) error {
-	for _, id := range w.order {
-		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
-			return err
-		}
-	}
-	clear(w.sessions)
-	w.order = w.order[:0]
-	return nil
+	return w.FlushSessions(func(si *governance.SessionInfo) error { return upsertSession(ctx, w.tx, w.projectID, si) })
 }
 
 // replace gives the stored event e.ID the text of e, the same message read
@@ -246,13 +218,10 @@ func (w *eventWriter) replace(ctx context.Context, e *governance.Event) error {
 		return mapError(err, "Event "+e.ID)
 	}
 	if n, _ := r.RowsAffected(); n > 0 {
-		w.res.Replaced++
+		w.Res.Replaced++
 		return nil
 	}
-	w.res.Skipped++
-	if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
-		w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
-	}
+	w.Skip(e.ID)
 	return nil
 }
 
@@ -269,30 +238,6 @@ func (w *eventWriter) close() {
 	if w.forgotten != nil {
 		w.forgotten.Close()
 	}
-}
-
-func addToSession(si *governance.SessionInfo, e *governance.Event) {
-	if e.SubjectID != "" {
-		si.SubjectID = e.SubjectID
-	}
-	if e.Kind == governance.KindSessionEnd {
-		si.Ended = true
-	} else {
-		si.Events++
-	}
-	if e.Status == governance.StatusFailed {
-		si.Failed++
-	}
-	if e.Source == governance.SourceExternal {
-		si.External++
-	}
-	if e.OccurredAt.Before(si.FirstAt) {
-		si.FirstAt = e.OccurredAt
-	}
-	if e.OccurredAt.After(si.LastAt) {
-		si.LastAt = e.OccurredAt
-	}
-	si.LastSeq = max(si.LastSeq, e.Seq)
 }
 
 func upsertSession(ctx context.Context, tx *Tx, projectID int64, si *governance.SessionInfo) error {

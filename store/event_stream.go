@@ -4,11 +4,8 @@ import (
 	"context"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/ingest"
 )
-
-// maxStreamSkippedIDs bounds the skipped ids listed by a streamed import
-// (the count goes on).
-const maxStreamSkippedIDs = 1000
 
 // ImportStream stores the events produce emits, one at a time, in a single
 // transaction: memory stays bounded whatever the number of events, and
@@ -31,31 +28,20 @@ func (s *Store) importStream(ctx context.Context, actor string, projectID int64,
 		return nil, err
 	}
 	defer tx.Rollback()
-	w, err := newEventWriter(ctx, tx, projectID, maxStreamSkippedIDs)
+	w, err := newEventWriter(ctx, tx, projectID, ingest.MaxStreamSkippedIDs)
 	if err != nil {
 		return nil, err
 	}
 	defer w.close()
 	w.reopen = reopen
-	item := 0
-	emit := func(e *governance.Event) error {
-		item++
-		if e == nil {
-			return &governance.ImportError{Lines: []governance.LineError{{Line: item, Problems: []string{"event is null"}}}}
-		}
-		e.Normalize()
-		if problems := e.Validate(); len(problems) > 0 {
-			return &governance.ImportError{Lines: []governance.LineError{{Line: item, Problems: problems}}}
-		}
-		return w.write(ctx, e)
-	}
+	emit := ingest.Emitter(func(e *governance.Event) error { return w.write(ctx, e) })
 	if err := produce(emit); err != nil {
 		return nil, err
 	}
 	if err := w.finish(ctx); err != nil {
 		return nil, err
 	}
-	res := w.res
+	res := w.Res
 	if err := auditImport(ctx, tx, actor, projectID, res); err != nil {
 		return nil, err
 	}

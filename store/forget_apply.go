@@ -177,6 +177,13 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		if err != nil {
 			return nil, err
 		}
+		// A bulk forget rebuilds the word index below: its row trigger
+		// stands aside meanwhile (migration 0037).
+		if p.bulk {
+			if err := setIndexBatch(ctx, tx, true); err != nil {
+				return nil, err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `
 			UPDATE events SET id = mnemo_tombstone(?, ?, id), session_id = mnemo_tombstone(?, ?, session_id), subject_id = ?,
 				tool = '', status = '', text = CASE WHEN redacted = 1 THEN text ELSE ? END, redacted = 1
@@ -187,6 +194,17 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 			fkey, forgetplan.EventTombstone, key, forgetplan.SessionTombstone, forgetplan.Tombstone(key, forgetplan.SubjectTombstone, p.SubjectID), governance.RedactedText,
 			p.ProjectID, p.SubjectID, p.ProjectID, p.SubjectID); err != nil {
 			return nil, fmt.Errorf("store: redact events: %w", err)
+		}
+		if p.bulk {
+			if err := setIndexBatch(ctx, tx, false); err != nil {
+				return nil, err
+			}
+			// The trigger stood aside: the project's indexed terms changed
+			// (term_stats.go reads this version).
+			if _, err := tx.ExecContext(ctx, `INSERT INTO event_index_versions (project_id, version) VALUES (?, 1)
+				ON CONFLICT (project_id) DO UPDATE SET version = version + 1`, p.ProjectID); err != nil {
+				return nil, fmt.Errorf("store: event index version: %w", err)
+			}
 		}
 	} else if len(p.Seqs) > 0 {
 		seqs := listArg(p.Seqs)
@@ -274,4 +292,20 @@ func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []a
 			return nil
 		})
 	})
+}
+
+// setIndexBatch sets ingest_mode.batch, which makes the events' word-index
+// row triggers stand aside (migrations 0017, 0037) while rows are indexed
+// some other way: in one statement for an ingest batch (beginBatchIndex),
+// by the rebuild of the whole index in a bulk forget. It is off again
+// before the transaction commits.
+func setIndexBatch(ctx context.Context, tx *Tx, on bool) error {
+	v := 0
+	if on {
+		v = 1
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = ? WHERE id = 1`, v); err != nil {
+		return fmt.Errorf("store: index mode: %w", err)
+	}
+	return nil
 }

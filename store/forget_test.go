@@ -418,6 +418,15 @@ func TestForgetSubjectBulk(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("the other subject's line: %d hits, %v", len(hits), err)
 	}
+	// The row trigger stood aside during the UPDATE (migration 0037): the
+	// rebuilt index agrees with the events, and the mode is off again.
+	if _, err := s.DB().ExecContext(ctx, `INSERT INTO events_words (events_words, rank) VALUES ('integrity-check', 1)`); err != nil {
+		t.Errorf("events_words after the bulk forget: %v", err)
+	}
+	var batch int
+	if err := s.DB().QueryRowContext(ctx, `SELECT batch FROM ingest_mode WHERE id = 1`).Scan(&batch); err != nil || batch != 0 {
+		t.Errorf("ingest_mode.batch = %d (%v), want 0", batch, err)
+	}
 	for _, table := range []string{"events_words", "episodes_recall", "rules_fts", "rules_cjk"} {
 		var v string
 		if err := s.DB().QueryRowContext(ctx, `SELECT v FROM `+table+`_config WHERE k = 'secure-delete'`).Scan(&v); err != nil || v != "1" {

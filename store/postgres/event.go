@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/store/internal/ingest"
 )
 
 const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.turn, e.kind, e.role, e.text,
@@ -78,7 +79,7 @@ func insertEvents(ctx context.Context, tx *Tx, projectID int64, events []*govern
 	if err := w.finish(ctx); err != nil {
 		return nil, err
 	}
-	return w.res, nil
+	return w.Res, nil
 }
 
 // writeChunk is how many events an eventWriter sends in one round trip.
@@ -90,13 +91,10 @@ const writeChunk = 500
 // counted, and the sessions table is kept in step at the end. Batch
 // ingest and the streamed import both write through it.
 type eventWriter struct {
-	tx         *Tx
-	projectID  int64
-	maxSkipped int // how many skipped ids to list (0: all)
-	pending    []*governance.Event
-	res        *governance.ImportResult
-	sessions   map[string]*governance.SessionInfo
-	order      []string
+	tx        *Tx
+	projectID int64
+	pending   []*governance.Event
+	*ingest.Tally
 	// reopen is an event id whose stored text a longer one replaces.
 	reopen string
 	// forgetKey makes the tombstone a subject forget left of an event id
@@ -106,8 +104,7 @@ type eventWriter struct {
 }
 
 func newEventWriter(tx *Tx, projectID int64, maxSkipped int) *eventWriter {
-	return &eventWriter{tx: tx, projectID: projectID, maxSkipped: maxSkipped,
-		res: &governance.ImportResult{}, sessions: map[string]*governance.SessionInfo{}}
+	return &eventWriter{tx: tx, projectID: projectID, Tally: ingest.NewTally(maxSkipped)}
 }
 
 // write queues one validated event, sending the queue when it is full.
@@ -191,48 +188,25 @@ func (w *eventWriter) flush(ctx context.Context) error {
 			continue
 		}
 		if !ok {
-			w.res.Skipped++
-			if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
-				w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
-			}
+			w.Skip(e.ID)
 			continue
 		}
 		delete(inserted, e.ID) // a repeat later in the chunk was skipped
 		e.Seq, e.ProjectID, e.IngestedAt = seq, w.projectID, w.tx.now
 		e.OccurredAt = utc(e.OccurredAt)
-		w.res.Inserted++
-		si := w.sessions[e.SessionID]
-		if si == nil {
-			si = &governance.SessionInfo{SessionID: e.SessionID, FirstAt: e.OccurredAt, LastAt: e.OccurredAt}
-			w.sessions[e.SessionID] = si
-			w.order = append(w.order, e.SessionID)
-		}
-		addToSession(si, e)
+		w.Insert(e)
 	}
 	w.pending = w.pending[:0]
-	if len(w.sessions) >= maxWriterSessions {
+	if w.SessionsFull() {
 		return w.flushSessions(ctx)
 	}
 	return nil
 }
 
-// maxWriterSessions bounds the sessions an eventWriter keeps counts for:
-// past it they are written out and counting starts again (the session
-// upsert adds counts and widens times, so writing a session in several
-// parts gives what writing it once would). An import of any number of
-// sessions holds at most this many (plus one chunk's).
-const maxWriterSessions = 256
-
-// flushSessions writes the counts kept so far to the sessions table.
+// flushSessions writes the counts kept so far to the sessions table
+// (ingest.Tally.FlushSessions).
 func (w *eventWriter) flushSessions(ctx context.Context) error {
-	for _, id := range w.order {
-		if err := upsertSession(ctx, w.tx, w.projectID, w.sessions[id]); err != nil {
-			return err
-		}
-	}
-	clear(w.sessions)
-	w.order = w.order[:0]
-	return nil
+	return w.FlushSessions(func(si *governance.SessionInfo) error { return upsertSession(ctx, w.tx, w.projectID, si) })
 }
 
 // forgotten returns the ids of the pending events that a subject forget
@@ -282,13 +256,10 @@ func (w *eventWriter) replace(ctx context.Context, e *governance.Event) error {
 		return mapError(err, "Event "+e.ID)
 	}
 	if tag.RowsAffected() > 0 {
-		w.res.Replaced++
+		w.Res.Replaced++
 		return nil
 	}
-	w.res.Skipped++
-	if w.maxSkipped == 0 || len(w.res.SkippedIDs) < w.maxSkipped {
-		w.res.SkippedIDs = append(w.res.SkippedIDs, e.ID)
-	}
+	w.Skip(e.ID)
 	return nil
 }
 
@@ -299,10 +270,6 @@ func (w *eventWriter) finish(ctx context.Context) error {
 	}
 	return w.flushSessions(ctx)
 }
-
-// maxStreamSkippedIDs bounds the skipped ids listed by a streamed import
-// (the count goes on).
-const maxStreamSkippedIDs = 1000
 
 // ImportStream stores the events produce emits in a single transaction:
 // memory stays bounded (events go out in chunks) whatever their number,
@@ -330,59 +297,24 @@ func (s *Store) importStream(ctx context.Context, actor string, projectID int64,
 	if err := tx.lockProjectIngest(ctx, projectID); err != nil {
 		return nil, err
 	}
-	w := newEventWriter(tx, projectID, maxStreamSkippedIDs)
+	w := newEventWriter(tx, projectID, ingest.MaxStreamSkippedIDs)
 	w.reopen = reopen
-	item := 0
-	emit := func(e *governance.Event) error {
-		item++
-		if e == nil {
-			return &governance.ImportError{Lines: []governance.LineError{{Line: item, Problems: []string{"event is null"}}}}
-		}
-		e.Normalize()
-		if problems := e.Validate(); len(problems) > 0 {
-			return &governance.ImportError{Lines: []governance.LineError{{Line: item, Problems: problems}}}
-		}
-		return w.write(ctx, e)
-	}
+	emit := ingest.Emitter(func(e *governance.Event) error { return w.write(ctx, e) })
 	if err := produce(emit); err != nil {
 		return nil, err
 	}
 	if err := w.finish(ctx); err != nil {
 		return nil, err
 	}
-	if err := auditImport(ctx, tx, actor, projectID, w.res); err != nil {
+	if err := auditImport(ctx, tx, actor, projectID, w.Res); err != nil {
 		return nil, err
 	}
 	if before != nil {
-		if err := before(ctx, tx, w.res); err != nil {
+		if err := before(ctx, tx, w.Res); err != nil {
 			return nil, err
 		}
 	}
-	return w.res, tx.Commit(ctx)
-}
-
-func addToSession(si *governance.SessionInfo, e *governance.Event) {
-	if e.SubjectID != "" {
-		si.SubjectID = e.SubjectID
-	}
-	if e.Kind == governance.KindSessionEnd {
-		si.Ended = true
-	} else {
-		si.Events++
-	}
-	if e.Status == governance.StatusFailed {
-		si.Failed++
-	}
-	if e.Source == governance.SourceExternal {
-		si.External++
-	}
-	if e.OccurredAt.Before(si.FirstAt) {
-		si.FirstAt = e.OccurredAt
-	}
-	if e.OccurredAt.After(si.LastAt) {
-		si.LastAt = e.OccurredAt
-	}
-	si.LastSeq = max(si.LastSeq, e.Seq)
+	return w.Res, tx.Commit(ctx)
 }
 
 func upsertSession(ctx context.Context, tx *Tx, projectID int64, si *governance.SessionInfo) error {
