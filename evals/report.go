@@ -321,6 +321,8 @@ type Translator interface {
 	Phrasef(format string, args ...any) string
 	Phrase(english string) string
 	Enum(kind, value string) string
+	// ShortDuration writes a measured time: "1.4 s", "12 ms".
+	ShortDuration(d time.Duration) string
 }
 
 type english struct{}
@@ -328,6 +330,12 @@ type english struct{}
 func (english) Phrasef(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 func (english) Phrase(s string) string                    { return s }
 func (english) Enum(_, value string) string               { return value }
+func (english) ShortDuration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
 
 // WriteTextIn is WriteText with the sentences translated by tr.
 func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
@@ -368,9 +376,9 @@ func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 	if m.Tokens > 0 {
 		line("tokens %d, cost %.4f", m.Tokens, m.Cost)
 	}
-	took := tr.Phrasef("took %s", (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Millisecond))
+	took := tr.Phrasef("took %s", tr.ShortDuration(time.Duration(m.DurationMS)*time.Millisecond))
 	if m.CleanupMS > 0 {
-		took += tr.Phrasef(" (removing scratch projects %s)", (time.Duration(m.CleanupMS) * time.Millisecond).Round(time.Millisecond))
+		took += tr.Phrasef(" (removing scratch projects %s)", tr.ShortDuration(time.Duration(m.CleanupMS)*time.Millisecond))
 	}
 	b.WriteString(took + "\n")
 	if r.Err != "" {
