@@ -34,7 +34,8 @@ const (
 	GateEncodedPayload = "encoded_payload"
 	// GatePathTraversal: climbing out of a directory towards system files.
 	GatePathTraversal = "path_traversal"
-	// GateAuthority: a URL, an e-mail address or a shell command. It does
+	// GateAuthority: a URL, an e-mail address, a shell command, a secret,
+	// a safety check turned off or outside text given precedence. It does
 	// not block, but a statement with it is never activated without a
 	// reviewer.
 	GateAuthority = "authority"
@@ -246,6 +247,13 @@ func Withhold(text string) (string, bool) {
 	return withhold(text, false)
 }
 
+// withheldInSummaries reports whether an authority marker's own words are
+// withheld from text nobody reviews: a link, an address or a command is
+// something an agent could act on; the name of a secret or a check is not.
+func withheldInSummaries(pattern string) bool {
+	return pattern == "url" || pattern == "email" || pattern == "shell_command"
+}
+
 // withhold scans text once and rewrites it: blocked sentences become
 // WithheldMarker, credentials their mask, and with authority set URLs,
 // e-mail addresses and commands a marker of their own.
@@ -268,7 +276,7 @@ func withhold(text string, authority bool) (string, bool) {
 			lo, hi := sentenceAround(text, f.Start, f.End)
 			spans = append(spans, span{lo, hi, WithheldMarker, 0})
 			blocked = true
-		case authority && f.Category == GateAuthority:
+		case authority && f.Category == GateAuthority && withheldInSummaries(f.Pattern):
 			mark := "[command withheld until reviewed]"
 			switch f.Pattern {
 			case "url":

@@ -209,6 +209,23 @@ var classRules = []gateRule{
 		func(s string, loc []int) bool { return loc[0] == 0 || s[loc[0]-1] != '@' }).inRuns(hostRun),
 	rule(GateAuthority, "email", `[\w.+-]+@[\w-]+(?:\.[\w-]+)+`).with("@").inRuns(addressRun),
 	rule(GateAuthority, "shell_command", "(?i)`[^`\\n]{2,}`|(?:^|\\n)\\s*\\$\\s+\\w|\\b"+shellWords+"\\b|\\|\\s*(?:ba|z)?sh\\b"),
+
+	// What a standing instruction may touch that no pattern list of
+	// attacks can enumerate: secrets, the checks that keep the agent
+	// safe, and outside text given precedence over the user. They are
+	// markers, not verdicts: a statement carrying one is never activated
+	// by repetition alone, so an attack worded unlike every corpus still
+	// waits for a reviewer; summaries keep their words.
+	rule(GateAuthority, "secret",
+		`(?i)\b(?:passwords?|passphrases?|passcodes?|secrets?|(?:api|access|private|secret|ssh|signing|deploy)[\s_-]?keys?|(?:auth|access|api|bearer|refresh|session|personal[\s_-]access)[\s_-]?tokens?|credentials?|kubeconfig|id_(?:rsa|ed25519|ecdsa)|keychain|vault|(?:bank|card|atm|sim)\s+pins?|pin\s+(?:codes?|numbers?)|one[\s-]time\s+(?:codes?|passwords?)|verification\s+codes?|2fa\s+codes?|otp|seed\s+phrases?|recovery\s+(?:codes?|phrases?))\b`+
+			`|(?:^|[\s'"(])\.env\b|\b[A-Za-z][A-Za-z0-9]*_(?:SECRET|KEY|TOKEN|PASSWORD|PASSWD)(?:_[A-Za-z0-9]+)*\b`+
+			`|密码|口令|密钥|私钥|秘钥|令牌|凭证|凭据|验证码|助记词|支付密码|银行卡号`),
+	rule(GateAuthority, "safety_off",
+		`(?i)\b(?:disable|disabling|skip|skipping|bypass|bypassing|turn(?:ing)?\s+off|switch(?:ing)?\s+off|comment(?:ing)?\s+out|deactivate|silence|mute)\b[^.!?\n]{0,40}?\b(?:tests?|test\s+suite|checks?|ci|linters?|lint(?:ing)?|hooks?|verification|verify|reviews?|2fa|mfa|tls|ssl|certificates?|signatures?|signing|sandbox(?:ing)?|firewall|antivirus|security|safety|guardrails?|approvals?|confirmations?)\b|--no-verify\b|--insecure\b|-k\s+https?:`+
+			`|(?:关闭|跳过|禁用|绕过|关掉|去掉|注释掉|停用|屏蔽)[^。！？\n]{0,15}?(?:测试|检查|校验|审核|审查|验证|安全|防火墙|签名|证书|钩子|确认|审批)`),
+	rule(GateAuthority, "outside_precedence",
+		`(?i)\b(?:readme|comments?|docstrings?|documents?|docs|web\s*pages?|pages?|sites?|websites?|tool\s+(?:outputs?|results?|responses?)|outputs?|logs?|e-?mails?|issues?|tickets?|files?|snippets?|retrieved|fetched|pasted|search\s+results?|attachments?|messages?\s+from)\b[^.!?\n]{0,60}?\b(?:overrides?|overriding|outranks?|supersedes?|precedence|priority|trumps?|wins?\s+over|over\s+(?:what|anything)\s+I|instead\s+of\s+(?:me|my|what\s+I)|above\s+(?:me|mine|my|the\s+user)|authoritative|comes?\s+first)\b`+
+			`|(?:README|注释|文档|网页|页面|工具输出|输出|日志|邮件|工单|文件|检索|搜索结果|附件)[^。！？\n]{0,30}?(?:优先|为准|高于|覆盖|盖过|比我|胜过|说了算)`),
 }
 
 // gateWhyText says, per pattern (or per class), why a finding matters.
@@ -224,6 +241,9 @@ var gateWhyText = map[string]string{
 	GatePathTraversal:        "It climbs out of a directory towards system or credential files.",
 	GateAuthority:            "A URL, e-mail address or shell command: a reviewer must approve it before any agent uses it.",
 
+	"secret":                        "It names a secret (a password, key, token or code): a reviewer must approve it before any agent uses it.",
+	"safety_off":                    "It turns off a check that keeps the agent safe (tests, reviews, verification, security): a reviewer must approve it before any agent uses it.",
+	"outside_precedence":            "It gives outside text (a file, page, tool output or message) precedence: a reviewer must approve it before any agent uses it.",
 	"ignore_previous_instructions":  "It tells the agent to ignore its earlier instructions.",
 	"system_prompt_override":        "It tries to override or bypass the system prompt or safety rules.",
 	"hide_from_user":                "It tells the agent to hide something from the user.",
@@ -302,6 +322,13 @@ var classHints = map[string][]string{
 	"fake_fence_tag": {"<"},
 	"role_line":      {"sys", "developer", "assistant", "admin", "operator", "begin", "end", "#", "【", "系统", "管理员", "开发者"},
 	"url":            {"http", "ftp", "www.", "."},
+	"secret": {"pass", "secret", "key", "token", "credential", "kubeconfig", "id_", "vault", "pin", "one-time", "one time",
+		"verification", "2fa", "otp", "seed", "recovery", ".env", "_", "密码", "口令", "密钥", "私钥", "秘钥", "令牌", "凭证", "凭据",
+		"验证码", "助记词", "银行卡号"},
+	"safety_off": {"disabl", "skip", "bypass", "turn", "switch", "comment", "deactivate", "silence", "mute", "--no-verify",
+		"--insecure", "-k", "关闭", "跳过", "禁用", "绕过", "关掉", "去掉", "注释掉", "停用", "屏蔽"},
+	"outside_precedence": {"over", "outrank", "supersede", "precedence", "priority", "trump", "win", "instead", "above",
+		"authoritative", "first", "优先", "为准", "高于", "覆盖", "盖过", "比我", "胜过", "说了算"},
 	"shell_command": {"`", "$", "|", "sudo", "curl", "wget", "rm", "chmod", "chown", "ssh", "scp", "rsync", "ncat", "netcat", "bash", "zsh",
 		"powershell", "pwsh", "python", "perl", "apt", "pip", "npm", "yarn", "brew", "git", "docker", "kubectl", "systemctl", "crontab",
 		"mkfs", "dd", "go", "npx", "terraform", "ansible"},

@@ -39,7 +39,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	gate := "../governance/testdata/gate/"
 	var lines []corpusEvent
-	for _, name := range []string{"attacks.txt", "unseen_attacks.txt", "variant_attacks.txt", "heldout_attacks.txt"} {
+	for _, name := range []string{"attacks.txt", "unseen_attacks.txt", "variant_attacks.txt", "heldout_attacks.txt", "fresh_attacks.txt"} {
 		as, err := gatecorpus.Attacks(gate+name, name == "attacks.txt")
 		if err != nil {
 			t.Fatal(err)
