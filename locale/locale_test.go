@@ -53,6 +53,9 @@ func usedIDs(t *testing.T) map[string][]string {
 		regexp.MustCompile(`\bs\.meta\(c, "([^"]+)", `),
 		regexp.MustCompile(`\bs\.flash\(c, auth\.Flash[A-Za-z]+, "([^"%]+)"\)`),
 		regexp.MustCompile(`\bmsgf?\(c, "([^"]+)"`),
+		// A form field's error with a value, which the page says through
+		// the catalog's format (app.FieldErrors).
+		regexp.MustCompile(`\berrs\["[a-z_]+"\] = fmt\.Sprintf\("([^"]+)"`),
 	}
 	webErrors := regexp.MustCompile(`Errorf\(governance\.E[A-Z]+,\s*"([^"%]+)"\)`)
 	used := map[string][]string{}
