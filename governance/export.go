@@ -54,6 +54,26 @@ func StandingScore(r *Rule, now time.Time, w RecallWeights) float64 {
 	return total(s, w).Total
 }
 
+// agentText is a rule's text as a file an agent reads holds it (Hermes's
+// MEMORY.md and USER.md, AGENTS.md, CLAUDE.md, .claude/rules): on one line,
+// with credentials redacted, fence tags neutralised and HTML comment
+// delimiters escaped — a comment hides its text from whoever reads the
+// rendered file while the agent reads it, and a managed block's markers are
+// comments. ok is false when the write gate blocks any of it (even in an
+// active rule a reviewer approved) or nothing is left: such a rule is left
+// out whole.
+func agentText(r *Rule) (string, bool) {
+	gated, withheld := Withhold(oneLine(r.Text))
+	if withheld {
+		return "", false
+	}
+	text := commentDelims.Replace(NeutraliseFence(gated))
+	return text, text != ""
+}
+
+// commentDelims escapes the delimiters of an HTML comment.
+var commentDelims = strings.NewReplacer("<!--", "&lt;!--", "-->", "--&gt;")
+
 // BuildHermesFile ranks the usable rules by StandingScore (then use count,
 // then id) and packs them into a file of at most limit runes. A rule that
 // does not fit is listed as omitted, never cut.
@@ -68,14 +88,8 @@ func BuildHermesFile(name string, limit int, rules []*Rule, now time.Time, w Rec
 		if ok, _ := r.Usable(now); !ok {
 			continue
 		}
-		// The files are read by agents: nothing the write gate blocks goes
-		// in, credentials are redacted and fence tags neutralised.
-		gated, withheld := Withhold(oneLine(r.Text))
-		if withheld {
-			continue
-		}
-		text := NeutraliseFence(gated)
-		if text == "" {
+		text, ok := agentText(r)
+		if !ok {
 			continue
 		}
 		all = append(all, ranked{HermesEntry{RuleID: r.ID, Text: text, Runes: utf8.RuneCountInString(text),
