@@ -54,21 +54,28 @@ func StandingScore(r *Rule, now time.Time, w RecallWeights) float64 {
 	return total(s, w).Total
 }
 
-// agentText is a rule's text as a file an agent reads holds it (Hermes's
-// MEMORY.md and USER.md, AGENTS.md, CLAUDE.md, .claude/rules): on one line,
-// with credentials redacted, fence tags neutralised and HTML comment
-// delimiters escaped — a comment hides its text from whoever reads the
-// rendered file while the agent reads it, and a managed block's markers are
-// comments. ok is false when the write gate blocks any of it (even in an
-// active rule a reviewer approved) or nothing is left: such a rule is left
-// out whole.
-func agentText(r *Rule) (string, bool) {
+// RuleTextForAgent is a rule's text as anything an agent reads outside
+// recall holds it (the agent files, Hermes's files, MCP export_memory): on
+// one line, credentials masked and fence tags neutralised. ok is false
+// when the write gate blocks any of it — even in an active rule a
+// reviewer approved — or nothing is left: such a rule is left out whole.
+func RuleTextForAgent(r *Rule) (string, bool) {
 	gated, withheld := Withhold(oneLine(r.Text))
 	if withheld {
 		return "", false
 	}
-	text := commentDelims.Replace(NeutraliseFence(gated))
+	text := NeutraliseFence(gated)
 	return text, text != ""
+}
+
+// agentText is RuleTextForAgent for a Markdown file an agent reads
+// (MEMORY.md, USER.md, AGENTS.md, CLAUDE.md, .claude/rules), with HTML
+// comment delimiters escaped too: a comment hides its text from whoever
+// reads the rendered file while the agent reads it, and a managed block's
+// markers are comments.
+func agentText(r *Rule) (string, bool) {
+	text, ok := RuleTextForAgent(r)
+	return commentDelims.Replace(text), ok
 }
 
 // commentDelims escapes the delimiters of an HTML comment.
