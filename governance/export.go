@@ -68,6 +68,15 @@ func RuleTextForAgent(r *Rule) (string, bool) {
 	return text, text != ""
 }
 
+// EventTextForAgent is a raw event's text as an agent may read it outside
+// recall (search over the API and MCP): the write gate's blocked sentences
+// withheld (withheld reports any), credentials masked, fence tags
+// neutralised.
+func EventTextForAgent(text string) (string, bool) {
+	gated, withheld := Withhold(text)
+	return NeutraliseFence(gated), withheld
+}
+
 // agentText is RuleTextForAgent for a Markdown file an agent reads
 // (MEMORY.md, USER.md, AGENTS.md, CLAUDE.md, .claude/rules), with HTML
 // comment delimiters escaped too: a comment hides its text from whoever
