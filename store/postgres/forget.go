@@ -76,6 +76,9 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 		if err != nil {
 			return err
 		}
+		if err := removeSubjectMemberships(ctx, tx, actor, p, ref); err != nil {
+			return err
+		}
 		return auditForget(ctx, tx, r, p.SubjectAudit(actor, ref, r))
 	})
 }
@@ -175,4 +178,19 @@ func tombstoneSubject(ctx context.Context, tx *Tx, p *forgetPlan) (string, error
 		return "", fmt.Errorf("postgres: tombstone subject: %w", err)
 	}
 	return ref, nil
+}
+
+// removeSubjectMemberships ends, in a subject forget's transaction, the
+// memberships that bind accounts to the forgotten subject in the project,
+// with forgetplan.MembershipAudit's row (why: forgetplan/membership.go).
+func removeSubjectMemberships(ctx context.Context, tx *Tx, actor string, p *forgetPlan, ref string) error {
+	tag, err := tx.Exec(ctx, `DELETE FROM memberships WHERE project_id = $1 AND role = 'member' AND subject_id = $2`, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return fmt.Errorf("postgres: remove the subject's memberships: %w", err)
+	}
+	p.changed["memberships"] = tag.RowsAffected() > 0
+	if e := forgetplan.MembershipAudit(actor, p.ProjectID, ref, tag.RowsAffected()); e != nil {
+		return appendAudit(ctx, tx, e)
+	}
+	return nil
 }

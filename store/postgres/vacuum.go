@@ -28,7 +28,8 @@ import (
 // vacuumTables are the tables a forget may change, in the order they are
 // rewritten.
 var vacuumTables = []string{"rules", "rule_versions", "candidates", "evidence", "episodes", "events",
-	"audit_reasons", "eval_results", "recall_traces", "sessions", "suppressions", "subject_keys"}
+	"audit_reasons", "eval_results", "recall_traces", "sessions", "suppressions", "subject_keys",
+	"memberships"}
 
 // forgetTables are the tables forget plan p changed rows of (evidence
 // goes with its candidates; a subject's recall traces are deleted).

@@ -168,8 +168,8 @@ func TestForgetSubjectTombstones(t *testing.T, open Opener) {
 			needles = append(needles, e.ID, e.SessionID)
 		}
 		for _, r := range rawRows(t, s) {
-			if r.table == "memberships" || r.table == "accounts" {
-				continue // the member's account stays linked to the subject (README)
+			if r.table == "accounts" {
+				continue // the member's account stays; its username is the subject id in the demo (README)
 			}
 			for col, text := range r.cols {
 				for _, n := range needles {
@@ -181,6 +181,23 @@ func TestForgetSubjectTombstones(t *testing.T, open Opener) {
 			if r.table == "events" && strings.HasPrefix(r.cols["subject_id"], "forgotten-subject:") && (r.cols["tool"] != "" || r.cols["status"] != "") {
 				t.Errorf("forgotten event %q keeps tool %q, status %q", r.cols["id"], r.cols["tool"], r.cols["status"])
 			}
+		}
+	})
+	t.Run("MembershipRemoved", func(t *testing.T) {
+		a, err := s.FindAccountByUsername(ctx, subject)
+		if err != nil {
+			t.Fatalf("the member's account: %v; want it kept", err)
+		}
+		for _, m := range a.Memberships {
+			if m.ProjectID == d.Travel.ID {
+				t.Errorf("the account keeps its membership of the project: %+v", m)
+			}
+		}
+		forgot, _, _ := s.FindAudit(ctx, governance.AuditFilter{Action: "subject.forget"})
+		removed, _, err := s.FindAudit(ctx, governance.AuditFilter{Action: "membership.remove", ObjectType: "subject"})
+		if err != nil || len(removed) != 1 || len(forgot) != 1 || removed[0].ObjectID != forgot[0].ObjectID ||
+			!strings.Contains(removed[0].Details, `"accounts":1`) {
+			t.Fatalf("membership.remove rows = %+v, %v; want one, naming the subject as its forget does, one account", removed, err)
 		}
 	})
 	t.Run("NothingLeftToForget", func(t *testing.T) {
