@@ -63,6 +63,9 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 
 // ForgetSubject forgets everything about one subject of a project.
 func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
+	if err := s.rechainLegacySubject(ctx, actor, projectID, subjectID); err != nil {
+		return nil, err
+	}
 	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
 		return queryIDs(ctx, tx, `SELECT id FROM projects WHERE id = $1`, []any{projectID})
 	}, func(tx *Tx) (*forgetPlan, error) {

@@ -58,6 +58,22 @@ func rawRows(t *testing.T, s Store) []rawRow {
 	return out
 }
 
+// rawExec runs statement q (no arguments) on the database of s, for what
+// no method of a store may do.
+func rawExec(t *testing.T, s Store, q string) error {
+	t.Helper()
+	switch db := s.(type) {
+	case interface{ DB() *sql.DB }:
+		_, err := db.DB().ExecContext(context.Background(), q)
+		return err
+	case interface{ Pool() *pgxpool.Pool }:
+		_, err := db.Pool().Exec(context.Background(), q)
+		return err
+	}
+	t.Fatalf("%T: no way to run a statement", s)
+	return nil
+}
+
 // sqlRows runs q on db and returns its columns and rows.
 func sqlRows(db *sql.DB, q string) ([]string, [][]any, error) {
 	rows, err := db.QueryContext(context.Background(), q)
