@@ -140,6 +140,9 @@ func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, erro
 	if err := audit(ctx, tx, p, r); err != nil {
 		return nil, err
 	}
+	if p.changed["embeddings"], err = embeddingsDeleted(ctx, tx); err != nil {
+		return nil, err
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit forget: %w", err)
 	}
@@ -196,4 +199,21 @@ func removeSubjectMemberships(ctx context.Context, tx *Tx, actor string, p *forg
 		return appendAudit(ctx, tx, e)
 	}
 	return nil
+}
+
+// embeddingsDeleted reports whether the transaction deleted vectors: the
+// triggers of migration 0017 delete a memory's vector with its text, so a
+// forget changes the embeddings table without a statement of its own.
+// The server counts the rows a transaction deleted, per table
+// (pg_stat_get_xact_tuples_deleted; a count not yet reported from an
+// earlier transaction of the connection would only add a rewrite); with
+// counting off (track_counts, on by default) every forget rewrites the
+// table.
+func embeddingsDeleted(ctx context.Context, tx *Tx) (bool, error) {
+	var deleted bool
+	if err := tx.QueryRow(ctx, `SELECT pg_stat_get_xact_tuples_deleted('embeddings'::regclass) > 0
+		OR NOT current_setting('track_counts')::boolean`).Scan(&deleted); err != nil {
+		return false, fmt.Errorf("postgres: embeddings deleted: %w", err)
+	}
+	return deleted, nil
 }
