@@ -378,13 +378,19 @@ func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRec
 // are resumed by the runner; imports and forgets are single transactions).
 // With several instances, call it only in the heartbeat's leader, before
 // its first beat: another instance's beat in progress also has no finish
-// time. It returns how many rows it closed.
+// time. It also re-chains the audit of subjects forgotten before migration
+// 0014. It returns how many rows it closed.
 func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE beats SET finished_at = $1, errors = CASE WHEN errors = '' THEN $2 ELSE errors || '; ' || $2 END
 		WHERE finished_at IS NULL`, utc(s.Now()), InterruptedMessage)
 	if err != nil {
 		return 0, fmt.Errorf("postgres: repair interrupted beats: %w", err)
+	}
+	// Subjects forgotten before keyed audit references still have their
+	// id in their forget's audit row (audit_rechain.go).
+	if _, err := s.rechainForgottenSubjects(ctx); err != nil {
+		return tag.RowsAffected(), err
 	}
 	return tag.RowsAffected(), nil
 }

@@ -67,6 +67,7 @@ var memoryTests = []struct {
 	{"HeartbeatDemo", TestHeartbeatDemo},
 	{"Heartbeat", TestHeartbeat},
 	{"RepairInterrupted", TestRepairInterrupted},
+	{"ForgetRechainsLegacyAudit", TestForgetRechainsLegacyAudit},
 	{"HeartbeatWithModel", TestHeartbeatWithModel},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},
