@@ -437,21 +437,27 @@ func (r *subjectReplay) replay(ctx context.Context, actor string, f *governance.
 	}
 	n := 0
 	for _, subject := range subjects {
-		_, err := r.st.ForgetSubject(ctx, actor, f.ProjectID, subject)
+		rep, err := r.st.ForgetSubject(ctx, actor, f.ProjectID, subject)
 		if governance.ErrorCode(err) == governance.ENOTFOUND {
 			continue // the project is gone from the backup
 		}
 		if err != nil {
 			return n, err
 		}
-		n++
+		if len(rep.AuditIDs) > 0 { // else there was nothing left to forget
+			n++
+		}
 	}
 	return n, nil
 }
 
-// subjectRefPrefix begins the keyed reference an audit row names a
-// subject by (store/internal/forgetplan.SubjectRefPrefix).
-const subjectRefPrefix = "subject:"
+// The prefixes of the keyed reference an audit row names a subject by,
+// and of the tombstone a forgotten subject's id becomes
+// (store/internal/forgetplan.SubjectRefPrefix, SubjectTombstone).
+const (
+	subjectRefPrefix       = "subject:"
+	subjectTombstonePrefix = "forgotten-subject:"
+)
 
 // vanished lists the subjects of a project whose sessions the restored
 // database holds and the old database holds none of.
@@ -464,8 +470,8 @@ func (r *subjectReplay) vanished(ctx context.Context, projectID int64) ([]string
 			return nil, err
 		}
 		for _, s := range sessions {
-			if s.SubjectID == "" || kept[s.SubjectID] {
-				continue
+			if s.SubjectID == "" || strings.HasPrefix(s.SubjectID, subjectTombstonePrefix) || kept[s.SubjectID] {
+				continue // no subject, forgotten before, or still in old
 			}
 			id := s.SessionID
 			still, _, err := r.old.FindSessions(ctx, governance.SessionFilter{ProjectID: projectID, SessionID: &id, Limit: 1})

@@ -420,6 +420,20 @@ func TestRestorePostgres(t *testing.T) {
 		if again := inspect(t); again != head {
 			t.Errorf("the second replay wrote audit rows %d..%d", head+1, again)
 		}
+
+		// OLD kept serving: a forget made there after the first replay is
+		// replayed by the next run, and only that one.
+		if _, err := m.App.Forget.Subject(ctx, cliActor, fx.project.Slug, "u3"); err != nil {
+			t.Fatal(err)
+		}
+		out, err = cli("restore", "--database", newURL, "--replay-from", oldURL)
+		if err != nil || !strings.Contains(out, "1 forget(s) replayed, 0 already absent") {
+			t.Fatalf("third restore: %v\n%s", err, out)
+		}
+		st := open(t, newURL)
+		if _, n, err := st.SearchEvents(ctx, governance.EventFilter{ProjectID: &fx.project.ID, Query: "kiwi"}); err != nil || n != 0 {
+			t.Errorf("search kiwi after the third replay: %d hit(s), %v", n, err)
+		}
 	})
 	t.Run("RefusedWhileAConsoleUsesIt", func(t *testing.T) {
 		newURL := restored(t)
