@@ -84,6 +84,10 @@ func (e *cmdEnv) restore(args []string) error {
 		fs.Usage()
 		return e.fail("restore needs BACKUP and either --replay-from OLD_DB or --no-replay")
 	}
+	if isPostgresURL(*from) {
+		// A SQLite backup's history is a SQLite database's.
+		return e.fail("--replay-from %s: want the SQLite database file the backup was taken from (a PostgreSQL dump is restored with --database)", redactURL(*from))
+	}
 	dst := filepath.Join(cfg.DataDir, "mnemo.db")
 	if _, err := os.Stat(dst); err == nil {
 		return e.fail("%s exists: restore only into an empty data directory", dst)

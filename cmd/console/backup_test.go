@@ -235,6 +235,7 @@ func TestBackupRestore(t *testing.T) {
 			{[]string{"restore", "--database", "postgres://h/db", "--no-replay"}, "pg_restore the dump"},
 			{[]string{"restore", "--database", "postgres://h/db", "--replay-from", filepath.Join(live, "mnemo.db")}, "want the postgres:// URL"},
 			{[]string{"restore", "--database", "postgres://h/db", "--replay-from", "postgres://h/db"}, "names the database being restored"},
+			{[]string{"restore", backup, "--data", filepath.Join(root, "x"), "--replay-from", "postgres://h/old"}, "want the SQLite database file"},
 		} {
 			if out, err := cli(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%v: err = %v, want %q\n%s", c.args, err, c.want, out)
