@@ -204,6 +204,15 @@ func (r planReader) RecallTraces(ctx context.Context, projectID int64, subjectID
 	return n, nil
 }
 
+func (r planReader) Memberships(ctx context.Context, projectID int64, subjectID string) (int, error) {
+	var n int
+	if err := r.q.QueryRow(ctx, `SELECT count(*) FROM memberships WHERE project_id = $1 AND role = 'member' AND subject_id = $2`,
+		projectID, subjectID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: count memberships: %w", err)
+	}
+	return n, nil
+}
+
 // restatementLines are the lines a restatement may be: messages, the
 // user's or the assistant's, not redacted.
 const restatementLines = `NOT e.redacted AND e.kind = 'message' AND e.role IN ('user', 'assistant')`

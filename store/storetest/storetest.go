@@ -182,6 +182,7 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetSubject", TestForgetSubject},
 		{"ForgetCandidate", TestForgetCandidate},
 		{"ForgetSubjectTombstones", TestForgetSubjectTombstones},
+		{"ForgetSubjectWithoutEvents", TestForgetSubjectWithoutEvents},
 		{"ForgetRuleRedactsRestatements", TestForgetRuleRedactsRestatements},
 		{"ForgetDuringBeat", TestForgetDuringBeat},
 		{"SuppressionScope", TestSuppressionScope},
