@@ -67,6 +67,7 @@ var memoryTests = []struct {
 	{"HeartbeatDemo", TestHeartbeatDemo},
 	{"Heartbeat", TestHeartbeat},
 	{"RepairInterrupted", TestRepairInterrupted},
+	{"RepairRemovesOrphanScratch", TestRepairRemovesOrphanScratch},
 	{"HeartbeatWithModel", TestHeartbeatWithModel},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},
