@@ -297,7 +297,7 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit project deletion: %w", err)
 	}
-	if err := s.vacuumAfterForget(ctx, vacuumTables, []int64{p.ID}); err != nil {
+	if err := s.vacuumAfterForget(ctx, vacuumTables, append([]int64{p.ID}, plan.scratch...)); err != nil {
 		return d, err
 	}
 	return d, nil
@@ -374,9 +374,15 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 		return fmt.Errorf("postgres: find scratch projects: %w", err)
 	}
 	for _, id := range ids {
-		if err := s.DeleteScratchProject(ctx, id); err != nil {
+		// Gone meanwhile: another cleanup, or a forget removing copies.
+		if err := s.DeleteScratchProject(ctx, id); err != nil && governance.ErrorCode(err) != governance.ENOTFOUND {
 			return err
 		}
+	}
+	// The run's copy records go with its scratch projects (a case's own
+	// prefix is longer than the run's, so its cleanup keeps them).
+	if _, err := s.pool.Exec(ctx, `DELETE FROM eval_copies WHERE left(prefix, $1) = $2`, len([]rune(prefix)), prefix); err != nil {
+		return fmt.Errorf("postgres: remove eval copies: %w", err)
 	}
 	return nil
 }

@@ -146,7 +146,7 @@ func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, erro
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit forget: %w", err)
 	}
-	if err := s.vacuumAfterForget(ctx, forgetTables(p), ids); err != nil {
+	if err := s.vacuumAfterForget(ctx, forgetTables(p), append(ids, p.scratch...)); err != nil {
 		return r, err
 	}
 	return r, nil

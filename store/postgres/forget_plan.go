@@ -21,6 +21,10 @@ type forgetPlan struct {
 	// changed are the tables applyForget changed rows of, which the
 	// store rewrites after the commit (vacuum.go).
 	changed map[string]bool
+	// scratch are the eval scratch projects holding copies of the
+	// projects' events that applyForget removed (removeCopies); the
+	// rewrite covers their partitions too.
+	scratch []int64
 }
 
 // planReader answers the planner from q; lock is "FOR UPDATE" inside the

@@ -68,6 +68,7 @@ var memoryTests = []struct {
 	{"Heartbeat", TestHeartbeat},
 	{"RepairInterrupted", TestRepairInterrupted},
 	{"ForgetRechainsLegacyAudit", TestForgetRechainsLegacyAudit},
+	{"RepairRemovesOrphanScratch", TestRepairRemovesOrphanScratch},
 	{"HeartbeatWithModel", TestHeartbeatWithModel},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},
