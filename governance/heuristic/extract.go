@@ -143,12 +143,21 @@ type text struct {
 }
 
 func newText(s string) text {
-	return text{raw: s, lower: markerVerbsEN.Replace(lowerASCII(s)), han: hasHan(s), latin: hasLatin(s)}
+	lower := markerVerbsEN.Replace(lowerASCII(s))
+	if strings.Contains(lower, "future") {
+		lower = futureNounEN.ReplaceAllString(lower, "${1}coming $2")
+	}
+	return text{raw: s, lower: lower, han: hasHan(s), latin: hasLatin(s)}
 }
 
 // markerVerbsEN are verbs that read like a from-now-on marker ("Going
 // forward with the refactor"): rewritten so no pattern takes them for one.
 var markerVerbsEN = strings.NewReplacer("going forward with", "proceeding with", "moving forward with", "proceeding with")
+
+// futureNounEN finds "future" modifying a noun ("in the future view we
+// want …": a word, then the clause's subject), rewritten likewise so it is
+// not taken for "in the future, …".
+var futureNounEN = regexp.MustCompile(`\b(in (?:the )?)future ([a-z]+ (?:we|i|you|they|it|there|he|she)\b)`)
 
 func (t text) anyZH(words []string) bool { return t.han && containsAny(t.raw, words) }
 func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower, words) }
@@ -202,14 +211,17 @@ func isPreference(t text, question bool) (ok, durable bool) {
 		return false, false
 	}
 	oneOff := t.anyZH(oneOffZH) || t.anyEN(oneOffEN)
-	if !oneOff && (t.latin && standingInstructionEN(t.lower) || t.han && standingInstructionZH(t.raw)) {
+	// Bound to the task at hand or to a day: never durable, though not a
+	// one-off preference by that alone.
+	bounded := oneOff || t.anyZH(taskScopeZH) || t.anyEN(taskScopeEN) || dayScope(t)
+	if !bounded && (t.latin && standingInstructionEN(t.lower) || t.han && standingInstructionZH(t.raw)) {
 		return true, true
 	}
 	// A standing arrangement ("还是老规矩") is itself an instruction.
 	directive := t.anyZH(directiveZH) || t.anyZH(standingZH) || t.latin && englishDirective(t.lower)
 	switch {
-	case directive && (t.anyZH(durableZH) || t.anyEN(durableEN)):
-		return true, !oneOff
+	case directive && (t.han && durableMarkerZH(t.raw) || t.latin && durableMarkerEN(t.lower)):
+		return true, !bounded
 	case oneOff && (directive || t.anyZH(wishZH) || t.anyEN(wishEN)):
 		return true, false
 	case t.anyZH(likeZH) || t.anyEN(likeEN):
@@ -218,6 +230,16 @@ func isPreference(t text, question bool) (ok, durable bool) {
 		return true, false
 	}
 	return false, false
+}
+
+// dayScope reports whether a sentence is bound to a day ("今天别再改数据库结构
+// 了", "not today"), not opening a time to come from it ("从今天开始",
+// "from today on").
+func dayScope(t text) bool {
+	if t.anyZH(dayScopeZH) && !containsAny(t.raw, []string{"从今天", "今天开始", "今天起", "从这周", "这周开始", "这周起", "从本周"}) {
+		return true
+	}
+	return t.anyEN(dayScopeEN) && !t.anyEN([]string{"from today", "starting today", "as of today", "from this week", "starting this week"})
 }
 
 var leadingMarkersEN = []string{"from now on", "going forward", "in future", "in the future", "from here on", "this time", "for now", "just this once", "as usual", "as agreed", "please"}

@@ -28,9 +28,11 @@ func isBackReference(t text) bool {
 				return true
 			}
 		}
-		return false
+		// "这是团队规定。": names what was said a rule.
+		return ruleNameZH.MatchString(s)
 	}
-	return backRefEN.MatchString(strings.TrimSpace(t.lower))
+	lower := strings.TrimSpace(t.lower)
+	return backRefEN.MatchString(lower) || ruleNameEN.MatchString(lower)
 }
 
 // userSentence is a sentence the user said earlier in the session.

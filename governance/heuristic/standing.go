@@ -1,8 +1,11 @@
 package heuristic
 
 import (
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Standing instructions and prohibitions: said once, meant for good. They
@@ -38,10 +41,15 @@ var (
 		"the rule is", "the rule here is", "our rule is", "house rule", "ground rule", "standing rule", "hard rule",
 		"under no circumstances", "for all future", "henceforth", "moving forward", "going forwards", "rule of thumb",
 		"as a general rule", "make a habit",
+		// A clause that makes the rest something to keep, and a rule
+		// without exception.
+		"keep that in mind", "keep this in mind", "bear that in mind", "bear this in mind", "no exceptions", "without exception",
 	}
 	// A lead-in clause that makes what follows something to keep
-	// ("Remember: prod config is read-only", "Keep in mind, …").
-	standingLeadInsEN = []string{"remember", "keep in mind", "bear in mind", "never forget", "note for the future", "for future reference"}
+	// ("Remember: prod config is read-only", "Keep in mind, …", "One more
+	// thing for the future: …").
+	standingLeadInsEN = []string{"remember", "keep in mind", "bear in mind", "never forget", "note for the future", "for future reference",
+		"for the future", "for next time", "note for next time", "in general"}
 	// Idioms that open like a prohibition and are none ("Never mind, …").
 	notStandingEN = []string{"never mind", "nevermind", "never heard", "never seen", "never used", "never mind that",
 		"anytime you're", "any time you're", "anytime you are", "any time you are", "anytime you want", "any time you want",
@@ -55,7 +63,7 @@ var (
 	tagQuestionsEN = []string{"ok", "okay", "alright", "all right", "got it", "understood", "yeah", "right", "yes", "deal", "clear"}
 	tagQuestionsZH = []string{"好吗", "好不好", "行吗", "行不行", "可以吗", "听到没有", "听到了吗", "听见没", "记住了吗", "记住没", "明白吗", "明白了吗", "知道了吗", "懂吗", "懂了吗"}
 	// Openers after which a clause is an instruction, stripped first.
-	standingFillersEN = []string{"right", "no", "ok", "okay", "so", "and", "also", "please", "oh", "btw", "also,", "one more thing", "and please", "but", "hey", "look",
+	standingFillersEN = []string{"right", "no", "ok", "okay", "so", "and", "also", "please", "pls", "plz", "oh", "btw", "also,", "one more thing", "and please", "and pls", "but", "hey", "look",
 		// A request that carries the instruction: "Can you always …",
 		// "I'd like you to stop …ing".
 		"can you", "could you", "would you", "will you", "i'd like you to", "i would like you to", "i want you to", "i need you to"}
@@ -86,6 +94,8 @@ var (
 		"养成习惯", "养成这个习惯", "形成习惯", "立个规矩", "定个规矩", "定个规则", "当成规矩", "作为规矩", "规矩是",
 		"切记", "牢记", "务必记住", "记好了", "记牢", "给我记着", "再也别", "再也不要", "再也不许", "再也不准", "从今往后", "任何时候都别", "任何时候都不要", "任何情况下都不", "任何情况下都别",
 		"不管什么情况都不", "无论什么情况都不",
+		// No exception allowed.
+		"没有例外", "无一例外", "不能例外", "不许例外",
 	}
 	// Words that open like a prohibition and are none ("不准确").
 	notStandingZH = []string{"不准确", "不得不", "不得了", "不得已", "以后再说", "以后再看", "以后再弄", "以后再讲", "以后再处理", "以后再聊",
@@ -102,6 +112,29 @@ var (
 	conditionalOpenersEN = []string{"any time a ", "any time an ", "any time the ", "anytime a ", "anytime an ", "anytime the ",
 		"every time a ", "every time an ", "every time the ", "each time a ", "each time an ", "each time the ",
 		"whenever a ", "whenever an ", "whenever the "}
+	// Scopes of every task that an instruction may follow: "By default use …".
+	defaultScopesEN = []string{"by default", "as a default", "as the default"}
+	// The project's conventions after its scope: "In this repo we never …".
+	conventionsEN = []string{"we never ", "we always ", "we don't ", "we do not ", "we only ", "we use ", "we prefer ", "never ", "always ", "don't ", "do not ", "nobody "}
+	// Words after a quantifier that make its noun the things at hand.
+	specificEN = []string{"the", "these", "those", "this", "that", "of", "my", "your", "our", "its", "their", "three", "two", "four", "five"}
+	// A clause or sentence that names what was said a rule: "That's a team
+	// rule", "this is the convention here".
+	ruleNameEN = regexp.MustCompile(`^(?:and |so )?(?:that's|thats|that is|this is|it's|it is)(?: just| simply)? (?:a |an |the |our |my )?(?:[a-z-]+ ){0,2}(?:rule|policy|convention|standard)(?: here| now| for us| around here| in this (?:repo|project|codebase|team))?[ .!]*$`)
+	ruleLeadEN = regexp.MustCompile(`^(?:(?:a|one|my|our|the|new) )?(?:[a-z-]+ )?(?:rule|policy|convention)(?: for (?:you|this repo|this project|everyone))?$`)
+	// "我们这边的约定是：…", "这个仓库的规矩是…": a rule named as one.
+	ruleIsZH   = regexp.MustCompile(`(?:规矩|约定|规定|规范|惯例|原则|铁律)(?:就是|是|：|:)`)
+	ruleNameZH = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,8}(?:规定|规矩|约定|惯例|规范|铁律|纪律)[。！!.～~]*$`)
+	// Scopes of every task in Chinese: "默认都用 pnpm".
+	defaultScopesZH = []string{"默认", "一般情况下", "正常情况下", "通常"}
+	// Quantifiers over a kind, and times without exception: "所有新接口都要…",
+	// "任何时候都要…".
+	universalZH = []string{"所有", "凡是", "任何", "每个", "每一个", "全部", "无论如何", "不管什么时候", "无论什么时候", "任何时候"}
+	// Obligations and prohibitions after a universal: 都要, 必须, 都不能.
+	obligationZH = []string{"都要", "都得", "都必须", "必须", "一律", "都不能", "都不许", "都不准", "都不要", "都别", "都不可以", "都应该", "统一"}
+	// Conventions after the project's scope: "我们这个仓库不用 squash merge".
+	projectScopeZH    = []string{"项目", "仓库", "repo", "代码库", "代码里", "codebase"}
+	projectRuleZH     = []string{"不用", "不要", "不能", "别", "禁止", "不许", "不准", "只用", "都用", "一律", "统一", "都要", "必须", "只能", "从不"}
 	standingFillersZH = []string{"对了", "还有", "另外", "哦", "噢", "嗯", "那个", "然后", "好", "行", "还是", "请", "麻烦", "不对", "不行", "你们", "你"}
 )
 
@@ -117,7 +150,7 @@ func standingInstructionEN(lower string) bool {
 		return true
 	}
 	if hasAnyPrefix(lower, conditionalOpenersEN) {
-		if _, main, ok := strings.Cut(lower, ","); ok && (englishDirective(main) || bareVerbEN(main)) {
+		if _, main, ok := strings.Cut(lower, ","); ok && (englishDirective(main) || bareVerbEN(main)) && !atHandEN(main) {
 			return true
 		}
 	}
@@ -131,8 +164,25 @@ func standingInstructionEN(lower string) bool {
 		return r == ',' || r == ';' || r == '—' || r == ':' || r == '–'
 	}) {
 		rest := strings.TrimSpace(clause)
-		// A lead-in clause ("Remember: …") followed by what to remember.
-		if first && slices.Contains(standingLeadInsEN, strings.TrimRight(rest, " !.")) && len(lower) > len(clause)+3 {
+		// A lead-in clause ("Remember: …", "One more thing for the
+		// future: …") followed by what to remember.
+		lead := strings.TrimRight(stripLeading(rest, standingFillersEN), " !.")
+		if first && (lead == "" || slices.Contains(standingFillersEN, lead)) {
+			continue // "hey, general rule for you: …": the greeting opens nothing
+		}
+		if first && slices.Contains(standingLeadInsEN, lead) && len(lower) > len(clause)+3 {
+			return true
+		}
+		// "General rule for you: …": a lead-in that names what follows a rule.
+		if first && ruleLeadEN.MatchString(lead) && len(lower) > len(clause)+3 {
+			return true
+		}
+		// "By default, use …": a scope of every task, then an instruction.
+		if first && slices.Contains(defaultScopesEN, lead) && bareVerbEN(lower[len(clause)+1:]) {
+			return true
+		}
+		// "…, that's a team rule": the sentence names itself a rule.
+		if !first && ruleNameEN.MatchString(rest) {
 			return true
 		}
 		first = false
@@ -168,8 +218,50 @@ func standingClauseEN(rest string) bool {
 			}
 		}
 	}
+	if oneMomentEN(rest) {
+		return false
+	}
+	// "Never again lol", "Always the same error": an exclamation, with no
+	// instruction after the adverb.
+	if body, ok := strings.CutPrefix(rest, "never again "); ok {
+		return len(strings.Fields(body)) > 1 && bareVerbEN(body)
+	}
+	for _, adverb := range []string{"always ", "never "} {
+		if body, ok := strings.CutPrefix(rest, adverb); ok {
+			if word, _, _ := strings.Cut(body, " "); slices.Contains(notVerbsEN, word) || slices.Contains([]string{"same", "something", "anything"}, word) {
+				return false
+			}
+		}
+	}
 	for _, o := range standingOpenersEN {
 		if strings.HasPrefix(rest, o) {
+			return true
+		}
+	}
+	// "By default use …": a scope of every task before an instruction.
+	for _, d := range defaultScopesEN {
+		if body, ok := strings.CutPrefix(rest, d+" "); ok && bareVerbEN(body) {
+			return true
+		}
+	}
+	// "In this codebase we never …": the project's scope, then its convention.
+	for _, scope := range projectScopesEN {
+		if body, ok := strings.CutPrefix(rest, strings.TrimSpace(scope)+" "); ok && hasAnyPrefix(body, conventionsEN) {
+			return true
+		}
+	}
+	// "I want all SQL in the store package", "I want every exported func
+	// documented": a wish over everything of a kind (a bare noun after the
+	// quantifier), not over the things at hand ("all the tests", "all of
+	// these").
+	for _, w := range []string{"i want ", "we want ", "i need ", "i'd like ", "i expect ", "we expect "} {
+		body, ok := strings.CutPrefix(rest, w)
+		if !ok {
+			continue
+		}
+		words := strings.Fields(body)
+		if len(words) > 1 && slices.Contains([]string{"all", "every", "each", "no", "any"}, words[0]) &&
+			!slices.Contains(specificEN, words[1]) {
 			return true
 		}
 	}
@@ -187,10 +279,12 @@ func standingClauseEN(rest string) bool {
 			return true
 		}
 	}
-	// "Every new file needs a license header": a rule over everything of
-	// a kind.
-	if hasAnyPrefix(rest, []string{"every new ", "each new ", "all new ", "any new "}) &&
-		hasAnyWord(rest, []string{"needs", "need", "must", "should", "has", "have"}) {
+	// "Every new file needs a license header", "Every PR you open needs a
+	// test plan": a rule over everything of a kind (a bare noun after the
+	// quantifier, not "all the tests" or "every time").
+	if words := strings.Fields(rest); len(words) > 2 && slices.Contains([]string{"every", "each", "all", "any"}, words[0]) &&
+		!slices.Contains(specificEN, words[1]) && !slices.Contains([]string{"time", "one", "day", "week", "of"}, words[1]) &&
+		hasAnyWord(rest, []string{"needs", "need", "must", "should", "has to", "have to"}) {
 		return true
 	}
 	// "Stop adding emojis", "quit rewriting my tests": ending a habit.
@@ -237,22 +331,123 @@ func standingInstructionZH(raw string) bool {
 		return false
 	}
 	for _, p := range standingPhrasesZH {
-		if strings.Contains(raw, p) {
+		if anyGovernsZH(raw, p) {
 			return true
 		}
 	}
-	for clause := range strings.FieldsFuncSeq(raw, func(r rune) bool { return r == '，' || r == ',' || r == '；' || r == '：' }) {
+	pos := 0
+	for n, clause := 0, ""; ; n++ {
+		clause, pos = nextClauseZH(raw, pos)
+		if clause == "" {
+			return false
+		}
+		at := pos - len(clause)
 		rest := strings.TrimSpace(clause)
 		for range 2 {
 			rest = stripLeadingZH(rest, standingFillersZH)
+		}
+		at += len(strings.TrimRightFunc(clause, unicode.IsSpace)) - len(rest)
+		if !governsZH(raw, at) {
+			continue
 		}
 		for _, o := range standingOpenersZH {
 			if strings.HasPrefix(rest, o) && !hasAnyPrefix(rest, notStandingZH) {
 				return true
 			}
 		}
+		if standingClauseZH(rest, n > 0) {
+			return true
+		}
+	}
+}
+
+// startsNowZH reports whether a clause opening with "from now on" starts one activity now rather than setting how things are done: a bare
+// verb of one or two characters and nothing else ("从现在开始计时"), against
+// "从现在开始用 pnpm" or "从现在开始，注释统一用英文写".
+func startsNowZH(clause string) bool {
+	var body []rune
+	for _, o := range []string{"从现在起", "从现在开始", "从今天起", "从今天开始"} {
+		if b, ok := strings.CutPrefix(clause, o); ok {
+			body = []rune(trimTrailing(strings.TrimSpace(b)))
+			break
+		}
+	}
+	if len(body) == 0 || len(body) > 2 {
+		return false
+	}
+	for _, r := range body {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// nextClauseZH returns the clause of raw that starts at byte pos and
+// where the next one starts.
+func nextClauseZH(raw string, pos int) (string, int) {
+	for pos < len(raw) {
+		end := strings.IndexFunc(raw[pos:], func(r rune) bool { return r == '，' || r == ',' || r == '；' || r == '：' })
+		if end < 0 {
+			return raw[pos:], len(raw)
+		}
+		clause := raw[pos : pos+end]
+		_, size := utf8.DecodeRuneInString(raw[pos+end:])
+		pos += end + size
+		if strings.TrimSpace(clause) != "" {
+			return clause, pos - size
+		}
+	}
+	return "", pos
+}
+
+// standingClauseZH reports whether a Chinese clause (fillers stripped) is
+// a rule by its form: a scope of every task before an instruction ("默认都用
+// pnpm"), a quantifier over a kind or over all times with an obligation
+// ("所有新接口都要加鉴权", "任何时候都要定义成常量"), the project's scope with its
+// convention ("我们这个仓库不用 squash merge"), or, after the instruction, a
+// clause that names it a rule ("这是团队规定").
+func standingClauseZH(rest string, later bool) bool {
+	if later && ruleNameZH.MatchString(rest) || ruleIsZH.MatchString(rest) {
+		return true
+	}
+	for _, d := range defaultScopesZH {
+		if body, ok := strings.CutPrefix(rest, d); ok {
+			body = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(body), "都"), "就"))
+			if hasAnyPrefix(body, modalZH) {
+				return true
+			}
+		}
+	}
+	if hasAnyPrefix(rest, universalZH) && containsAny(rest, obligationZH) && !containsAny(rest, thisZH) && !containsAny(rest, []string{"一遍", "一下"}) {
+		return true
+	}
+	for _, scope := range projectScopeZH {
+		if k := strings.Index(rest, scope); k >= 0 {
+			// "我们项目里所有时间都存 UTC": the project's scope, then its
+			// convention or a rule over a kind.
+			body := rest[k+len(scope):]
+			if containsAny(body, projectRuleZH) || containsAny(body, universalZH) && strings.Contains(body, "都") {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// anyGovernsZH reports whether phrase occurs in raw where it governs an
+// instruction (governsZH).
+func anyGovernsZH(raw, phrase string) bool {
+	for off := 0; ; {
+		k := strings.Index(raw[off:], phrase)
+		if k < 0 {
+			return false
+		}
+		if governsZH(raw, off+k) {
+			return true
+		}
+		off += k + len(phrase)
+	}
 }
 
 // stripLeadingZH removes one leading filler (Chinese fillers need no
