@@ -235,11 +235,26 @@ var (
 	pronounsZH = []string{"我", "你", "它", "他", "她", "了", "啦"}
 	// Causative and disposal openers: 让这个 worker…, 把 Retry 改成….
 	causativeZH = []string{"让", "使", "叫", "令", "把", "将"}
+	// Times past: what the frequency describes happened then.
+	pastZH = []string{"以前", "之前", "以往", "当时", "那时", "去年", "原来", "过去"}
+	// What happens again after 以后再 (not put off): 以后再遇到….
+	recurZH = []string{"遇到", "碰到", "出现", "发生", "遇见", "犯"}
 )
 
-// speakerReportZH reports whether text (what precedes a marker) has a
-// clause in which the speaker tells what they did ("我试了，每次重启之后…",
-// "我刚才跑了一下，…"): what follows is what they saw, not an instruction.
+// modalAfterZH reports whether a frequency's clause (after the marker)
+// states an obligation after its condition: "…都要…", "…都得…".
+func modalAfterZH(body string) bool {
+	for _, m := range []string{"都要", "都得", "都必须", "都先", "都记得", "都别", "都不要", "都给我", "都务必", "都需要"} {
+		if k := strings.Index(body, m); k > 0 && !hasAnyPrefix(body[k+len("都"):], notModalZH) {
+			return true
+		}
+	}
+	return false
+}
+
+// speakerReportZH reports whether a sentence has a clause in which the
+// speaker tells what they did ("我试了，每次重启之后…", "…，我已经重跑了三次"):
+// the frequency is what they saw, not an instruction.
 func speakerReportZH(text string) bool {
 	for clause := range strings.FieldsFuncSeq(text, func(r rune) bool { return r == '，' || r == ',' || r == '；' }) {
 		c := strings.TrimSpace(clause)
@@ -275,21 +290,33 @@ func governsZH(raw string, i int) bool {
 	}
 	for _, m := range laterZH {
 		if body, ok := strings.CutPrefix(after, m); ok {
-			return !hasAnyPrefix(strings.TrimSpace(body), notLaterZH) && !hasAnySuffix(lead, []string{"等", "到", "等到"})
+			body = strings.TrimSpace(body)
+			// "以后再遇到这种冲突，…": when it happens again, not put off.
+			if again, ok := strings.CutPrefix(body, "再"); ok && hasAnyPrefix(again, recurZH) {
+				return true
+			}
+			return !hasAnyPrefix(body, notLaterZH) && !hasAnySuffix(lead, []string{"等", "到", "等到"})
 		}
 	}
 	for _, m := range frequencyZH {
 		if body, ok := strings.CutPrefix(after, m); ok {
 			body = strings.TrimSpace(body)
 			body = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(body, "都"), "也"))
+			// Whose the frequency is: an instruction's (no subject, or
+			// after "记得", "请", "以后"), the agent's ("你"), or someone
+			// else's or a thing's.
+			instruction := lead == "" || hasAnySuffix(lead, directiveZH) || hasAnySuffix(lead, laterZH)
+			you := lead == "你" || lead == "你们"
 			switch {
-			case containsAny(raw, complaintZH) || speakerReportZH(raw[:i]):
+			case containsAny(raw, complaintZH) || speakerReportZH(raw) || containsAny(lead, pastZH):
+				// "…，烦死了", "我试了，…", "我以前带的团队每次…": what
+				// happened, not what is to be done.
 				return false
-			case hasAnyPrefix(body, modalZH) && !hasAnyPrefix(body, notModalZH):
+			case hasAnyPrefix(body, modalZH) && !hasAnyPrefix(body, notModalZH) || (instruction || you) && modalAfterZH(body):
+				// "每次都要…", "你每次改完前端都要跑一下 e2e": an obligation.
 				return true
-			case lead != "" && !hasAnySuffix(lead, directiveZH) && !hasAnySuffix(lead, laterZH):
-				// "你每次都道歉", "这个定时任务每次都跑两遍": a subject's
-				// habit (after "记得", "请", "以后" it is the instruction's).
+			case !instruction:
+				// "你每次都道歉", "这个定时任务每次都跑两遍": a habit.
 				return false
 			}
 			return !hasAnyPrefix(body, describedZH)
@@ -297,7 +324,8 @@ func governsZH(raw string, i int) bool {
 	}
 	for _, m := range stopsZH {
 		if body, ok := strings.CutPrefix(after, m); ok {
-			return !stopsNowZH(before, body)
+			// "先别再加功能了": not yet, for now.
+			return !stopsNowZH(before, body) && !hasAnySuffix(lead, []string{"先", "暂时", "暂且", "目前"})
 		}
 	}
 	return true

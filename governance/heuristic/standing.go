@@ -159,6 +159,17 @@ func standingInstructionEN(lower string) bool {
 			return true
 		}
 	}
+	// "In this codebase, tests never hit the network": the project's scope
+	// and a convention of a kind (a bare noun, then never or always).
+	if containsAny(" "+lower, projectScopesEN) {
+		for clause := range strings.FieldsFuncSeq(lower, func(r rune) bool { return r == ',' || r == ';' || r == '.' || r == ':' }) {
+			words := wordsOf(clause)
+			if len(words) > 2 && !slices.Contains(determinersEN, words[0]) && !containsAny(" "+clause, projectScopesEN) &&
+				slices.Contains([]string{"never", "always"}, words[1]) {
+				return true
+			}
+		}
+	}
 	first := true
 	for clause := range strings.FieldsFuncSeq(lower, func(r rune) bool {
 		return r == ',' || r == ';' || r == '—' || r == ':' || r == '–'
@@ -265,9 +276,11 @@ func standingClauseEN(rest string) bool {
 			return true
 		}
 	}
-	// "Don't … ever", "Don't do that again": a prohibition for good.
+	// "Don't … ever", "Don't do that again", "… anymore": a prohibition
+	// for good.
 	for _, neg := range []string{"don't ", "do not ", "dont "} {
-		if body, ok := strings.CutPrefix(rest, neg); ok && (hasAnyWord(body, []string{"ever"}) || strings.HasSuffix(strings.TrimRight(body, " .!"), " again")) {
+		if body, ok := strings.CutPrefix(rest, neg); ok && (hasAnyWord(body, []string{"ever"}) ||
+			hasAnySuffix(strings.TrimRight(body, " .!"), []string{" again", " anymore", " any more", " any longer"})) {
 			return true
 		}
 	}
