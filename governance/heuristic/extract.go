@@ -213,7 +213,7 @@ func isPreference(t text, question bool) (ok, durable bool) {
 	oneOff := t.anyZH(oneOffZH) || t.anyEN(oneOffEN)
 	// Bound to the task at hand or to a day: never durable, though not a
 	// one-off preference by that alone.
-	bounded := oneOff || t.anyZH(taskScopeZH) || t.anyEN(taskScopeEN) || dayScope(t)
+	bounded := oneOff || t.anyZH(taskScopeZH) || t.anyEN(taskScopeEN) || dayScope(t) || t.latin && thisScopeEN(t.lower) || problemReport(t)
 	if !bounded && (t.latin && standingInstructionEN(t.lower) || t.han && standingInstructionZH(t.raw)) {
 		return true, true
 	}
@@ -231,6 +231,24 @@ func isPreference(t text, question bool) (ok, durable bool) {
 	}
 	return false, false
 }
+
+// thisScopeEN reports whether a sentence is bound to a thing of the task
+// at hand by a demonstrative after a preposition ("before this merge", "in
+// this session", "for that deploy"), not to the project ("in this repo",
+// "in this package").
+func thisScopeEN(lower string) bool {
+	for _, m := range thisScopeRe.FindAllStringSubmatch(lower, -1) {
+		if !slices.Contains(projectNounsEN, m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	thisScopeRe    = regexp.MustCompile(`\b(?:before|after|for|until|till|during|in|on) (?:this|that|the current) ([a-z][a-z-]*)`)
+	projectNounsEN = []string{"repo", "repository", "project", "codebase", "code", "package", "module", "team", "company", "org", "organization", "service", "app", "monorepo", "workspace", "kind", "sort", "type", "way", "case"}
+)
 
 // dayScope reports whether a sentence is bound to a day ("今天别再改数据库结构
 // 了", "not today"), not opening a time to come from it ("从今天开始",

@@ -236,9 +236,46 @@ var (
 	// Causative and disposal openers: 让这个 worker…, 把 Retry 改成….
 	causativeZH = []string{"让", "使", "叫", "令", "把", "将"}
 	// Times past: what the frequency describes happened then.
-	pastZH = []string{"以前", "之前", "以往", "当时", "那时", "去年", "原来", "过去"}
+	pastZH = []string{"以前", "之前", "以往", "当时", "那时", "去年", "原来", "过去", "刚入职", "刚来的时候", "的时候我"}
 	// What happens again after 以后再 (not put off): 以后再遇到….
 	recurZH = []string{"遇到", "碰到", "出现", "发生", "遇见", "犯"}
+)
+
+// passiveZH reports whether a frequency's clause is passive before any
+// obligation ("每次提交都被打回来"): it says what happens to someone.
+func passiveZH(body string) bool {
+	k := strings.Index(body, "被")
+	if k < 0 {
+		return false
+	}
+	for _, m := range modalZH {
+		if j := strings.Index(body, m); j >= 0 && j < k {
+			return false
+		}
+	}
+	return true
+}
+
+// problemReport reports whether a sentence reports a problem and asks
+// for it to be looked into ("We always get a 502 …, find out where the
+// limit is", "…每次都返回空数组，帮我查一下"): its "always" and "每次" describe
+// the problem. A sentence that opens with the standing instruction itself
+// ("Always look into flaky tests before retrying") is none.
+func problemReport(t text) bool {
+	if t.latin && hasAnyWord(t.lower, investigateEN) {
+		opening := strings.TrimLeft(stripLeading(t.lower, standingFillersEN), " ")
+		return !hasAnyPrefix(opening, []string{"always ", "never ", "from now on", "going forward", "every time you", "whenever you", "in future", "in the future"})
+	}
+	if t.han && containsAny(t.raw, investigateZH) {
+		opening := stripLeadingZH(strings.TrimSpace(t.raw), standingFillersZH)
+		return !hasAnyPrefix(opening, []string{"以后", "今后", "往后", "每次", "每回", "从现在", "记住", "永远"})
+	}
+	return false
+}
+
+var (
+	investigateEN = []string{"find out", "figure out", "look into", "investigate", "track down", "see why", "check why", "any idea why", "debug this", "debug it"}
+	investigateZH = []string{"查一下", "查查", "排查", "看看为什么", "看一下为什么", "找一下原因", "找找原因", "定位一下", "帮我看看是不是"}
 )
 
 // modalAfterZH reports whether a frequency's clause (after the marker)
@@ -308,9 +345,9 @@ func governsZH(raw string, i int) bool {
 			instruction := lead == "" || hasAnySuffix(lead, directiveZH) || hasAnySuffix(lead, laterZH)
 			you := lead == "你" || lead == "你们"
 			switch {
-			case containsAny(raw, complaintZH) || speakerReportZH(raw) || containsAny(lead, pastZH):
-				// "…，烦死了", "我试了，…", "我以前带的团队每次…": what
-				// happened, not what is to be done.
+			case containsAny(raw, complaintZH) || speakerReportZH(raw) || containsAny(raw[:i], pastZH) || passiveZH(body):
+				// "…，烦死了", "我试了，…", "我以前带的团队每次…",
+				// "每次提交都被打回来": what happened, not what is to be done.
 				return false
 			case hasAnyPrefix(body, modalZH) && !hasAnyPrefix(body, notModalZH) || (instruction || you) && modalAfterZH(body):
 				// "每次都要…", "你每次改完前端都要跑一下 e2e": an obligation.

@@ -134,7 +134,7 @@ var (
 	obligationZH = []string{"都要", "都得", "都必须", "必须", "一律", "都不能", "都不许", "都不准", "都不要", "都别", "都不可以", "都应该", "统一"}
 	// Conventions after the project's scope: "我们这个仓库不用 squash merge".
 	projectScopeZH    = []string{"项目", "仓库", "repo", "代码库", "代码里", "codebase"}
-	projectRuleZH     = []string{"不用", "不要", "不能", "别", "禁止", "不许", "不准", "只用", "都用", "一律", "统一", "都要", "必须", "只能", "从不"}
+	projectRuleZH     = []string{"不用", "不要", "不能", "别", "禁止", "不许", "不准", "不允许", "只允许", "只用", "都用", "一律", "统一", "都要", "必须", "只能", "从不"}
 	standingFillersZH = []string{"对了", "还有", "另外", "哦", "噢", "嗯", "那个", "然后", "好", "行", "还是", "请", "麻烦", "不对", "不行", "你们", "你"}
 )
 
@@ -257,8 +257,13 @@ func standingClauseEN(rest string) bool {
 	}
 	// "In this codebase we never …": the project's scope, then its convention.
 	for _, scope := range projectScopesEN {
-		if body, ok := strings.CutPrefix(rest, strings.TrimSpace(scope)+" "); ok && hasAnyPrefix(body, conventionsEN) {
-			return true
+		if body, ok := strings.CutPrefix(rest, strings.TrimSpace(scope)+" "); ok {
+			// "In this repo we squash-merge everything": "we" and a verb
+			// in the present.
+			verb, isWe := strings.CutPrefix(body, "we ")
+			if hasAnyPrefix(body, conventionsEN) || isWe && bareVerbEN(verb) {
+				return true
+			}
 		}
 	}
 	// "I want all SQL in the store package", "I want every exported func
@@ -528,8 +533,8 @@ var notVerbsEN = []string{"it", "i", "we", "they", "he", "she", "you", "that", "
 	"my", "our", "your", "its", "their", "everything", "nothing", "something", "someone", "nobody", "then", "so"}
 
 // bareVerbEN reports whether a clause opens with what can only be a verb in
-// its bare form ("quarantine it and open an issue"): not a pronoun or a
-// determiner, and no -s, -ed or -ing ending.
+// its bare form ("quarantine it and open an issue", "squash-merge"): not a
+// pronoun or a determiner, and no -s, -ed or -ing ending.
 func bareVerbEN(clause string) bool {
 	word, _, _ := strings.Cut(strings.TrimSpace(clause), " ")
 	word = strings.Trim(word, ".!?")
@@ -537,7 +542,7 @@ func bareVerbEN(clause string) bool {
 		return false
 	}
 	for _, c := range word {
-		if c < 'a' || c > 'z' {
+		if (c < 'a' || c > 'z') && c != '-' {
 			return false
 		}
 	}
