@@ -68,6 +68,7 @@ var memoryTests = []struct {
 	{"Heartbeat", TestHeartbeat},
 	{"RepairInterrupted", TestRepairInterrupted},
 	{"HeartbeatWithModel", TestHeartbeatWithModel},
+	{"HeartbeatReopenedSession", TestHeartbeatReopenedSession},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},
 	{"HeartbeatWideningOffline", TestHeartbeatWideningOffline},
