@@ -235,6 +235,8 @@ var (
 	pronounsZH = []string{"我", "你", "它", "他", "她", "了", "啦"}
 	// Causative and disposal openers: 让这个 worker…, 把 Retry 改成….
 	causativeZH = []string{"让", "使", "叫", "令", "把", "将"}
+	// The speaker's plans: what follows is what they mean to do.
+	planZH = []string{"我打算", "我准备", "我计划", "我们打算", "我们准备", "我们计划", "我想着"}
 	// Times past: what the frequency describes happened then.
 	pastZH = []string{"以前", "之前", "以往", "当时", "那时", "去年", "原来", "过去", "刚入职", "刚来的时候", "的时候我"}
 	// What happens again after 以后再 (not put off): 以后再遇到….
@@ -318,6 +320,10 @@ func governsZH(raw string, i int) bool {
 	after := clauseAfter(raw, i)
 	lead := strings.TrimSpace(stripLeadingZH(before, chatterZH))
 	if hasAnyPrefix(lead, conditionZH) || strings.HasSuffix(strings.TrimSpace(after), "的话") || reportedZH(raw[:i]) || startsNowZH(after) {
+		return false
+	}
+	// "我打算以后每次迭代结束都写个复盘": the speaker's own plan.
+	if containsAny(raw[:i], planZH) {
 		return false
 	}
 	// "让这个 worker 永远不要退出", "把 Retry 改成永远返回…": the marker is said

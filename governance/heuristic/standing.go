@@ -25,7 +25,7 @@ var (
 		"for all future", "for any future", "for every future", "from this point on", "from this point forward",
 		"from today on", "henceforth", "for the rest of this project",
 		// Prohibitions that admit no exception, and first-person standing wishes.
-		"under no circumstances", "not under any circumstances", "no matter what", "i never want", "we never want",
+		"under no circumstances", "not under any circumstances", "no matter what", "whatever you do", "whatever happens", "i never want", "we never want",
 		"i don't ever want", "i do not ever want", "i don't want you to ever", "don't you ever ", "do not you ever ",
 		// Held-out phrasings: other words for every time and from now on,
 		// a rule named as one, and a prohibition stated as a permission.
@@ -123,8 +123,16 @@ var (
 	ruleNameEN = regexp.MustCompile(`^(?:and |so )?(?:that's|thats|that is|this is|it's|it is)(?: just| simply)? (?:a |an |the |our |my )?(?:[a-z-]+ ){0,2}(?:rule|policy|convention|standard)(?: here| now| for us| around here| in this (?:repo|project|codebase|team))?[ .!]*$`)
 	ruleLeadEN = regexp.MustCompile(`^(?:(?:a|one|my|our|the|new) )?(?:[a-z-]+ )?(?:rule|policy|convention)(?: for (?:you|this repo|this project|everyone))?$`)
 	// "我们这边的约定是：…", "这个仓库的规矩是…": a rule named as one.
-	ruleIsZH   = regexp.MustCompile(`(?:规矩|约定|规定|规范|惯例|原则|铁律)(?:就是|是|：|:)`)
-	ruleNameZH = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,8}(?:规定|规矩|约定|惯例|规范|铁律|纪律)[。！!.～~]*$`)
+	ruleIsZH = regexp.MustCompile(`(?:规矩|约定|规定|规范|惯例|原则|铁律)(?:就是|是|：|:)|(?:规矩|约定|规定)[^：:，,。]{1,6}[：:]|^(?:我们|团队|我们团队|组里|我们组|公司|项目)(?:的)?(?:规定|规矩|约定|规范)`)
+	// "不管什么情况，都不要…": no exception, over a clause break.
+	concessiveZH = regexp.MustCompile(`(?:不管|无论|不论)[^，。,]{0,6}(?:情况|时候|如何|怎样|怎么样|场合)[，,]?\s*都(?:不|别|要|得|必须|只能)`)
+	// "Our convention is …", "the team's rule is …": a rule named as one.
+	ruleIsEN = regexp.MustCompile(`\b(?:our|the|my|team's|house|project's|repo's)(?: team)? (?:rule|convention|policy|standard)s? (?:is|are)\b`)
+	// Times to come in a lead-in: "for next time and every time after: …".
+	futureScopesEN = []string{"every time after", "each time after", "every time", "from now on", "going forward", "for the future", "in future", "from here on"}
+	// A wish against something for good: "I don't want to see … ever again".
+	negativeWishEN = []string{"don't want", "dont want", "do not want"}
+	ruleNameZH     = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,8}(?:规定|规矩|约定|惯例|规范|铁律|纪律)[。！!.～~]*$`)
 	// Scopes of every task in Chinese: "默认都用 pnpm".
 	defaultScopesZH = []string{"默认", "一般情况下", "正常情况下", "通常"}
 	// Quantifiers over a kind, and times without exception: "所有新接口都要…",
@@ -159,6 +167,9 @@ func standingInstructionEN(lower string) bool {
 			return true
 		}
 	}
+	if ruleIsEN.MatchString(lower) || hasAnyWord(lower, negativeWishEN) && hasAnyWord(lower, []string{"ever", "anymore", "any more"}) {
+		return true
+	}
 	// "In this codebase, tests never hit the network": the project's scope
 	// and a convention of a kind (a bare noun, then never or always).
 	if containsAny(" "+lower, projectScopesEN) {
@@ -170,10 +181,12 @@ func standingInstructionEN(lower string) bool {
 			}
 		}
 	}
-	first := true
+	first, end := true, 0
 	for clause := range strings.FieldsFuncSeq(lower, func(r rune) bool {
 		return r == ',' || r == ';' || r == '—' || r == ':' || r == '–'
 	}) {
+		end = strings.Index(lower[end:], clause) + end + len(clause)
+		after := strings.TrimLeft(lower[end:], ",;:—– ") // what follows the clause
 		rest := strings.TrimSpace(clause)
 		// A lead-in clause ("Remember: …", "One more thing for the
 		// future: …") followed by what to remember.
@@ -181,15 +194,17 @@ func standingInstructionEN(lower string) bool {
 		if first && (lead == "" || slices.Contains(standingFillersEN, lead)) {
 			continue // "hey, general rule for you: …": the greeting opens nothing
 		}
-		if first && slices.Contains(standingLeadInsEN, lead) && len(lower) > len(clause)+3 {
+		if first && slices.Contains(standingLeadInsEN, lead) && len(after) > 2 {
 			return true
 		}
-		// "General rule for you: …": a lead-in that names what follows a rule.
-		if first && ruleLeadEN.MatchString(lead) && len(lower) > len(clause)+3 {
+		// "General rule for you: …", "small thing for next time and every
+		// time after: …": a lead-in that names what follows a rule, or
+		// sets it for the times to come.
+		if first && (ruleLeadEN.MatchString(lead) && len(after) > 2 || hasAnySuffix(lead, futureScopesEN) && bareVerbEN(after) && !atHandEN(after)) {
 			return true
 		}
 		// "By default, use …": a scope of every task, then an instruction.
-		if first && slices.Contains(defaultScopesEN, lead) && bareVerbEN(lower[len(clause)+1:]) {
+		if first && slices.Contains(defaultScopesEN, lead) && bareVerbEN(after) {
 			return true
 		}
 		// "…, that's a team rule": the sentence names itself a rule.
@@ -352,6 +367,13 @@ func standingInstructionZH(raw string) bool {
 		if anyGovernsZH(raw, p) {
 			return true
 		}
+	}
+	if m := concessiveZH.FindStringIndex(raw); m != nil && governsZH(raw, m[0]) {
+		return true
+	}
+	// "有一条规矩你记一下：…": a rule named as one, before its colon.
+	if m := ruleIsZH.FindStringIndex(raw); m != nil && governsZH(raw, m[0]) {
+		return true
 	}
 	pos := 0
 	for n, clause := 0, ""; ; n++ {
