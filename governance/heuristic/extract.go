@@ -237,6 +237,9 @@ func isPreference(t text, question bool) (ok, durable bool) {
 // this session", "for that deploy"), not to the project ("in this repo",
 // "in this package").
 func thisScopeEN(lower string) bool {
+	if untilThisRe.MatchString(lower) || applyNowRe.MatchString(lower) {
+		return true
+	}
 	for _, m := range thisScopeRe.FindAllStringSubmatch(lower, -1) {
 		if !slices.Contains(projectNounsEN, m[1]) {
 			return true
@@ -246,7 +249,12 @@ func thisScopeEN(lower string) bool {
 }
 
 var (
-	thisScopeRe    = regexp.MustCompile(`\b(?:before|after|for|until|till|during|in|on) (?:this|that|the current) ([a-z][a-z-]*)`)
+	thisScopeRe = regexp.MustCompile(`\b(?:before|after|for|until|till|during|in|on) (?:this|that|the current) ([a-z][a-z-]*)`)
+	// "… until we find this leak": bound to an event of the task at hand.
+	untilThisRe = regexp.MustCompile(`\b(?:until|till|til) [^,.;]*\b(?:this|that|these|those)\b`)
+	// "…, can you do that across api/?": the statement is applied now, as
+	// this turn's task.
+	applyNowRe     = regexp.MustCompile(`\b(?:can|could|would) you (?:do|fix|change|apply|make|update|implement) (?:that|this|it|them)\b`)
 	projectNounsEN = []string{"repo", "repository", "project", "codebase", "code", "package", "module", "team", "company", "org", "organization", "service", "app", "monorepo", "workspace", "kind", "sort", "type", "way", "case"}
 )
 

@@ -237,6 +237,8 @@ var (
 	causativeZH = []string{"让", "使", "叫", "令", "把", "将"}
 	// The speaker's plans: what follows is what they mean to do.
 	planZH = []string{"我打算", "我准备", "我计划", "我们打算", "我们准备", "我们计划", "我想着"}
+	// Predictions after a time to come and its subject: 以后这个脚本可能会….
+	predictionZH = []string{"可能", "也许", "估计", "大概", "应该会", "会被", "会不会", "说不定"}
 	// Times past: what the frequency describes happened then.
 	pastZH = []string{"以前", "之前", "以往", "当时", "那时", "去年", "原来", "过去", "刚入职", "刚来的时候", "的时候我"}
 	// What happens again after 以后再 (not put off): 以后再遇到….
@@ -338,6 +340,10 @@ func governsZH(raw string, i int) bool {
 			if again, ok := strings.CutPrefix(body, "再"); ok && hasAnyPrefix(again, recurZH) {
 				return true
 			}
+			// "以后这个脚本可能会废弃": a prediction about a subject.
+			if k := indexAny(body, predictionZH); k >= 0 && (indexAny(body, modalZH) < 0 || k < indexAny(body, modalZH)) {
+				return false
+			}
 			return !hasAnyPrefix(body, notLaterZH) && !hasAnySuffix(lead, []string{"等", "到", "等到"})
 		}
 	}
@@ -408,6 +414,17 @@ func stopsNowZH(before, body string) bool {
 	}
 	clause := before + body
 	return containsAny(clause, thisZH) && !containsAny(clause, projectZH)
+}
+
+// indexAny returns where the first of words occurs in s, or -1.
+func indexAny(s string, words []string) int {
+	first := -1
+	for _, w := range words {
+		if k := strings.Index(s, w); k >= 0 && (first < 0 || k < first) {
+			first = k
+		}
+	}
+	return first
 }
 
 func hasAnySuffix(s string, suffixes []string) bool {

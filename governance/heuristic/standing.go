@@ -120,8 +120,11 @@ var (
 	specificEN = []string{"the", "these", "those", "this", "that", "of", "my", "your", "our", "its", "their", "three", "two", "four", "five"}
 	// A clause or sentence that names what was said a rule: "That's a team
 	// rule", "this is the convention here".
-	ruleNameEN = regexp.MustCompile(`^(?:and |so )?(?:that's|thats|that is|this is|it's|it is)(?: just| simply)? (?:a |an |the |our |my )?(?:[a-z-]+ ){0,2}(?:rule|policy|convention|standard)(?: here| now| for us| around here| in this (?:repo|project|codebase|team))?[ .!]*$`)
-	ruleLeadEN = regexp.MustCompile(`^(?:(?:a|one|my|our|the|new) )?(?:[a-z-]+ )?(?:rule|policy|convention)(?: for (?:you|this repo|this project|everyone))?$`)
+	ruleNameEN = regexp.MustCompile(`^(?:and |so )?(?:that's|thats|that is|this is|it's|it is)(?: just| simply)? (?:a |an |the |our |my )?(?:[a-z-]+ ){0,2}(?:rule|policy|convention|standard)(?: here| now| for us| around here| in this (?:repo|project|codebase|team))?(?: and (?:we|i) [a-z' ]+)?[ .!]*$`)
+	ruleLeadEN = regexp.MustCompile(`^(?:as )?(?:(?:a|one|my|our|the|new) )?(?:[a-z-]+ )?(?:rule|policy|convention|practice)(?: for (?:you|this repo|this project|everyone))?$`)
+	// "For every new endpoint, write …": a scope over a kind, then an
+	// instruction.
+	kindScopeEN = regexp.MustCompile(`^(?:for|on|with|in) (?:every|each|all|any) (?:new |single )?([a-z][a-z-]*)`)
 	// "我们这边的约定是：…", "这个仓库的规矩是…": a rule named as one.
 	ruleIsZH = regexp.MustCompile(`(?:规矩|约定|规定|规范|惯例|原则|铁律)(?:就是|是|：|:)|(?:规矩|约定|规定)[^：:，,。]{1,6}[：:]|^(?:我们|团队|我们团队|组里|我们组|公司|项目)(?:的)?(?:规定|规矩|约定|规范)`)
 	// "不管什么情况，都不要…": no exception, over a clause break.
@@ -129,7 +132,8 @@ var (
 	// "Our convention is …", "the team's rule is …": a rule named as one.
 	ruleIsEN = regexp.MustCompile(`\b(?:our|the|my|team's|house|project's|repo's)(?: team)? (?:rule|convention|policy|standard)s? (?:is|are)\b`)
 	// Times to come in a lead-in: "for next time and every time after: …".
-	futureScopesEN = []string{"every time after", "each time after", "every time", "from now on", "going forward", "for the future", "in future", "from here on"}
+	futureScopesEN = []string{"every time after", "each time after", "every time", "from now on", "going forward", "for the future", "in future", "from here on",
+		"all times after that", "all times after", "every time after that", "ever after"}
 	// A wish against something for good: "I don't want to see … ever again".
 	negativeWishEN = []string{"don't want", "dont want", "do not want"}
 	ruleNameZH     = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,8}(?:规定|规矩|约定|惯例|规范|铁律|纪律)[。！!.～~]*$`)
@@ -201,6 +205,10 @@ func standingInstructionEN(lower string) bool {
 		// time after: …": a lead-in that names what follows a rule, or
 		// sets it for the times to come.
 		if first && (ruleLeadEN.MatchString(lead) && len(after) > 2 || hasAnySuffix(lead, futureScopesEN) && bareVerbEN(after) && !atHandEN(after)) {
+			return true
+		}
+		if m := kindScopeEN.FindStringSubmatch(lead); first && m != nil && !slices.Contains(specificEN, m[1]) &&
+			!slices.Contains([]string{"time", "one", "of"}, m[1]) && bareVerbEN(after) && !atHandEN(after) {
 			return true
 		}
 		// "By default, use …": a scope of every task, then an instruction.
