@@ -123,6 +123,9 @@ func durableMarkerEN(lower string) bool {
 // thing ("the build always fails", "make the loop always return …"); after
 // a bare "you", a habit ("You always forget the import").
 func adverbOfAgentEN(lower string, i int) bool {
+	if reportedEN(lower[:i]) {
+		return false
+	}
 	words := wordsOf(clauseBefore(lower, i))
 	modal, norm := false, false
 	for len(words) > 0 {
@@ -151,6 +154,21 @@ func adverbOfAgentEN(lower string, i int) bool {
 // determinersEN open a noun phrase about a thing at hand, or a pronoun.
 var determinersEN = []string{"the", "this", "that", "these", "those", "my", "your", "our", "his", "her", "its", "their", "a", "an",
 	"it", "i", "he", "she", "they", "we", "you", "there"}
+
+// reportedEN reports whether text (what precedes a marker) ends in
+// someone else's words: a reporting verb whose subject is not the speaker
+// ("Effective Go says you should always …", "my lead told me to never …").
+func reportedEN(text string) bool {
+	best := -1
+	for _, v := range []string{" says ", " said ", " say ", " told me ", " told us ", " recommends ", " suggests ", " writes ", " wrote ", " keeps saying "} {
+		best = max(best, strings.LastIndex(text, v))
+	}
+	if best < 0 {
+		return false
+	}
+	words := strings.Fields(text[:best])
+	return len(words) > 0 && !slices.Contains([]string{"i", "we", "like", "as"}, words[len(words)-1])
+}
 
 // conditionOfAgentEN reports whether a when-marker at byte i of lower (m:
 // "every time", "whenever") belongs to an instruction: it follows one
@@ -355,6 +373,10 @@ func governsZH(raw string, i int) bool {
 			// after "记得", "请", "以后"), the agent's ("你"), or someone
 			// else's or a thing's.
 			instruction := lead == "" || hasAnySuffix(lead, directiveZH) || hasAnySuffix(lead, laterZH)
+			// "每次我本地跑都过": the speaker is the subject of what recurs.
+			if strings.HasPrefix(body, "我") && !strings.HasPrefix(body, "我们") {
+				return false
+			}
 			you := lead == "你" || lead == "你们"
 			switch {
 			case containsAny(raw, complaintZH) || speakerReportZH(raw) || containsAny(raw[:i], pastZH) || passiveZH(body):

@@ -126,14 +126,20 @@ var (
 	// instruction.
 	kindScopeEN = regexp.MustCompile(`^(?:for|on|with|in) (?:every|each|all|any) (?:new |single )?([a-z][a-z-]*)`)
 	// "我们这边的约定是：…", "这个仓库的规矩是…": a rule named as one.
-	ruleIsZH = regexp.MustCompile(`(?:规矩|约定|规定|规范|惯例|原则|铁律)(?:就是|是|：|:)|(?:规矩|约定|规定)[^：:，,。]{1,6}[：:]|^(?:我们|团队|我们团队|组里|我们组|公司|项目)(?:的)?(?:规定|规矩|约定|规范)`)
+	ruleIsZH = regexp.MustCompile(`(?:规矩|约定|规定|规范|惯例|原则|铁律)(?:就是|是|：|:)|(?:规矩|约定|规定)[^：:，,。]{1,6}[：:]|^(?:我们|团队|我们团队|组里|我们组|公司|项目)(?:的)?(?:规定|规矩|约定|规范)|(?:长期|永久|一直有效)[^：:，,。]{0,6}[：:]`)
 	// "不管什么情况，都不要…": no exception, over a clause break.
 	concessiveZH = regexp.MustCompile(`(?:不管|无论|不论)[^，。,]{0,6}(?:情况|时候|如何|怎样|怎么样|场合)[，,]?\s*都(?:不|别|要|得|必须|只能)`)
 	// "Our convention is …", "the team's rule is …": a rule named as one.
 	ruleIsEN = regexp.MustCompile(`\b(?:our|the|my|team's|house|project's|repo's)(?: team)? (?:rule|convention|policy|standard)s? (?:is|are)\b`)
 	// Times to come in a lead-in: "for next time and every time after: …".
 	futureScopesEN = []string{"every time after", "each time after", "every time", "from now on", "going forward", "for the future", "in future", "from here on",
-		"all times after that", "all times after", "every time after that", "ever after"}
+		"all times after that", "all times after", "every time after that", "ever after", "forever", "for good", "permanently"}
+	// A polite wish about what the agent does always or never: "I'd
+	// appreciate it if you never reformatted whole files".
+	politeWishEN = regexp.MustCompile(`^(?:i'd|i would|it'd|it would) (?:appreciate it|be great|be nice|be better|prefer it|prefer|rather)(?: if)? you (?:never|always|didn't ever|did not ever|would always|would never)\b`)
+	// A scope over all the agent's future work: "in all the code you
+	// write for me", "for every PR you open".
+	futureWorkEN = regexp.MustCompile(`\b(?:in|for|to|across|with) (?:all|every|any|each|everything)(?: of)?(?: the| your)? ?(?:[a-z]+ )?you (?:write|touch|open|make|create|add|change|send|do)\b`)
 	// A wish against something for good: "I don't want to see … ever again".
 	negativeWishEN = []string{"don't want", "dont want", "do not want"}
 	ruleNameZH     = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,8}(?:规定|规矩|约定|惯例|规范|铁律|纪律)[。！!.～~]*$`)
@@ -171,7 +177,11 @@ func standingInstructionEN(lower string) bool {
 			return true
 		}
 	}
-	if ruleIsEN.MatchString(lower) || hasAnyWord(lower, negativeWishEN) && hasAnyWord(lower, []string{"ever", "anymore", "any more"}) {
+	if futureWorkEN.MatchString(lower) && englishDirective(lower) && !atHandEN(lower) {
+		return true
+	}
+	// "I don't want to see this error ever again" is about the bug at hand.
+	if ruleIsEN.MatchString(lower) || hasAnyWord(lower, negativeWishEN) && hasAnyWord(lower, []string{"ever", "anymore", "any more"}) && !atHandEN(lower) {
 		return true
 	}
 	// "In this codebase, tests never hit the network": the project's scope
@@ -199,6 +209,12 @@ func standingInstructionEN(lower string) bool {
 			continue // "hey, general rule for you: …": the greeting opens nothing
 		}
 		if first && slices.Contains(standingLeadInsEN, lead) && len(after) > 2 {
+			return true
+		}
+		// "Remember this for later sessions too: …": a lead-in with more
+		// words, then a colon and what to keep.
+		if first && end < len(lower) && lower[end] == ':' && len(after) > 2 &&
+			hasAnyPrefix(lead, []string{"remember", "keep in mind", "bear in mind", "note for", "never forget"}) {
 			return true
 		}
 		// "General rule for you: …", "small thing for next time and every
@@ -254,6 +270,13 @@ func standingClauseEN(rest string) bool {
 	}
 	if oneMomentEN(rest) {
 		return false
+	}
+	if politeWishEN.MatchString(rest) {
+		return true
+	}
+	// "Only ever use parameterized queries": only, and always.
+	if body, ok := strings.CutPrefix(rest, "only ever "); ok && bareVerbEN(body) {
+		return true
 	}
 	// "Never again lol", "Always the same error": an exclamation, with no
 	// instruction after the adverb.
@@ -403,7 +426,7 @@ func standingInstructionZH(raw string) bool {
 				return true
 			}
 		}
-		if standingClauseZH(rest, n > 0) {
+		if standingClauseZH(rest, n > 0) || universalAcrossZH(rest, raw[at:]) || keepLeadZH(rest, raw[at+len(rest):]) {
 			return true
 		}
 	}
@@ -455,6 +478,20 @@ func nextClauseZH(raw string, pos int) (string, int) {
 // ("所有新接口都要加鉴权", "任何时候都要定义成常量"), the project's scope with its
 // convention ("我们这个仓库不用 squash merge"), or, after the instruction, a
 // clause that names it a rule ("这是团队规定").
+// universalAcrossZH reports whether a clause opening with a quantifier
+// over a kind has its obligation in a later clause ("所有跟支付相关的改动，
+// 都必须先通知我"); tail is the sentence from the clause on.
+func universalAcrossZH(rest, tail string) bool {
+	return hasAnyPrefix(rest, universalZH) && !containsAny(rest, thisZH) && containsAny(tail[len(rest):], obligationZH) &&
+		!containsAny(tail, []string{"一遍", "一下"})
+}
+
+// keepLeadZH reports whether a clause only tells the agent to keep what
+// follows ("你记好，…", "记牢：…").
+func keepLeadZH(rest, tail string) bool {
+	return slices.Contains([]string{"记好", "记牢", "记着", "记住", "记清楚"}, trimTrailing(rest)) && len(strings.TrimLeft(tail, "，,：: ")) > 3
+}
+
 func standingClauseZH(rest string, later bool) bool {
 	if later && ruleNameZH.MatchString(rest) || ruleIsZH.MatchString(rest) {
 		return true
