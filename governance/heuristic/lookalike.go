@@ -233,7 +233,7 @@ var (
 	notModalZH = []string{"请求", "用户", "用例", "用时", "得到", "得出", "先前", "要求", "别人", "别的", "不要紧", "一定程度", "不得不", "不能用"}
 	// A clause that only complains ("烦死了"): the frequency beside it is
 	// what the speaker goes through ("每次跑测试都要等好久，烦死了").
-	complaintZH = []string{"烦死了", "真烦", "好烦", "烦人", "头疼", "受不了", "无语", "崩溃", "醉了", "离谱", "慢死了", "累死了", "太慢了"}
+	complaintZH = []string{"烦死了", "真烦", "好烦", "烦人", "头疼", "受不了", "无语", "崩溃", "醉了", "离谱", "慢死了", "累死了", "太慢了", "好慢", "很慢", "太慢"}
 	// What a frequency marker with no subject describes: "每次都是…",
 	// "每次都这样", "每次都很慢", "每次都会…".
 	describedZH = []string{"是", "这样", "这么", "那么", "会", "很", "挺", "特别", "太", "没", "不太", "不一样", "一样"}

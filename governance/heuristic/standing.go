@@ -22,7 +22,7 @@ var (
 		"i always want", "i'd like you to always", "i want you to always", "you should always", "you should never",
 		"you must always", "you must never", "make sure you always", "remember to always",
 		// Scopes that can only mean from now on.
-		"for all future", "for any future", "for every future", "from this point on", "from this point forward",
+		"for all future", "for any future", "for every future", "from this point on", "from this point forward", "default to ",
 		"from today on", "henceforth", "for the rest of this project",
 		// Prohibitions that admit no exception, and first-person standing wishes.
 		"under no circumstances", "not under any circumstances", "no matter what", "whatever you do", "whatever happens", "i never want", "we never want",
@@ -109,9 +109,9 @@ var (
 	firstPersonZH = []string{"我都", "我就", "我总是", "我每次"}
 	// Conditional openers of English rules whose main clause is an
 	// imperative: "Any time a test is flaky, quarantine it".
-	conditionalOpenersEN = []string{"any time a ", "any time an ", "any time the ", "anytime a ", "anytime an ", "anytime the ",
-		"every time a ", "every time an ", "every time the ", "each time a ", "each time an ", "each time the ",
-		"whenever a ", "whenever an ", "whenever the "}
+	// "Any time there's a choice …, write …": whatever the condition's
+	// subject, the main clause decides.
+	conditionalOpenersEN = []string{"any time ", "anytime ", "every time ", "each time ", "whenever "}
 	// Scopes of every task that an instruction may follow: "By default use …".
 	defaultScopesEN = []string{"by default", "as a default", "as the default"}
 	// The project's conventions after its scope: "In this repo we never …".
@@ -139,7 +139,10 @@ var (
 	politeWishEN = regexp.MustCompile(`^(?:i'd|i would|it'd|it would) (?:appreciate it|be great|be nice|be better|prefer it|prefer|rather)(?: if)? you (?:never|always|didn't ever|did not ever|would always|would never)\b`)
 	// A scope over all the agent's future work: "in all the code you
 	// write for me", "for every PR you open".
-	futureWorkEN = regexp.MustCompile(`\b(?:in|for|to|across|with) (?:all|every|any|each|everything)(?: of)?(?: the| your)? ?(?:[a-z]+ )?you (?:write|touch|open|make|create|add|change|send|do)\b`)
+	futureWorkEN = regexp.MustCompile(`\b(?:all|every|any|each|everything)(?: of)?(?: the| your)? ?(?:[a-z]+ )?you (?:write|touch|open|make|create|add|change|send|do)\b`)
+	// "… unless I say otherwise": an instruction that holds until revoked.
+	revokedEN = regexp.MustCompile(`\b(?:unless|until) i (?:explicitly |specifically )?(?:say|tell you|ask for|ask) (?:otherwise|so|differently)\b`)
+	revokedZH = regexp.MustCompile(`除非我(?:另外|特别|明确)?(?:说|要求|同意|交代)`)
 	// A wish against something for good: "I don't want to see … ever again".
 	negativeWishEN = []string{"don't want", "dont want", "do not want"}
 	ruleNameZH     = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,8}(?:规定|规矩|约定|惯例|规范|铁律|纪律)[。！!.～~]*$`)
@@ -167,10 +170,14 @@ func standingInstructionEN(lower string) bool {
 	if strings.Contains(lower, "under any circumstances") && hasAnyWord(lower, []string{"not", "never", "don't", "dont", "no"}) {
 		return true
 	}
-	if hasAnyPrefix(lower, conditionalOpenersEN) {
+	if hasAnyPrefix(lower, conditionalOpenersEN) && !oneMomentEN(lower) {
 		if _, main, ok := strings.Cut(lower, ","); ok && (englishDirective(main) || bareVerbEN(main)) && !atHandEN(main) {
 			return true
 		}
+	}
+	// "… unless I say otherwise": it holds until it is revoked.
+	if revokedEN.MatchString(lower) && (englishDirective(lower) || bareVerbEN(lower)) {
+		return true
 	}
 	for _, p := range standingPhrasesEN {
 		if strings.Contains(lower, p) {
@@ -400,6 +407,9 @@ func standingInstructionZH(raw string) bool {
 		}
 	}
 	if m := concessiveZH.FindStringIndex(raw); m != nil && governsZH(raw, m[0]) {
+		return true
+	}
+	if m := revokedZH.FindStringIndex(raw); m != nil && governsZH(raw, m[0]) {
 		return true
 	}
 	// "有一条规矩你记一下：…": a rule named as one, before its colon.
