@@ -100,6 +100,10 @@ func durableMarkerEN(lower string) bool {
 		for _, i := range wordIndexes(lower, m) {
 			switch m {
 			case "always":
+				// "always the regex": an exclamation, no verb after it.
+				if next, _, _ := strings.Cut(strings.TrimSpace(lower[i+len(m):]), " "); slices.Contains(notVerbsEN, next) {
+					continue
+				}
 				if adverbOfAgentEN(lower, i) || containsAny(lower, projectScopesEN) {
 					return true
 				}

@@ -36,7 +36,7 @@ var (
 	standingPhrasesEN = []string{
 		"keep doing that", "keep doing this", "keep it that way", "keep it like that", "house style",
 		"make it a habit", "make it a rule", "as a rule", "going forward", "from now on", "from here on",
-		", ever.", ", ever", ", always.", ", always", "remember that.", "remember that!",
+		", ever.", ", ever", "remember that.", "remember that!",
 		// A rule stated as one.
 		"the rule is", "the rule here is", "our rule is", "house rule", "ground rule", "standing rule", "hard rule",
 		"under no circumstances", "for all future", "henceforth", "moving forward", "going forwards", "rule of thumb",
@@ -44,6 +44,7 @@ var (
 		// A clause that makes the rest something to keep, and a rule
 		// without exception.
 		"keep that in mind", "keep this in mind", "bear that in mind", "bear this in mind", "no exceptions", "without exception",
+		"get into the habit", "get in the habit", "form the habit",
 	}
 	// A lead-in clause that makes what follows something to keep
 	// ("Remember: prod config is read-only", "Keep in mind, …", "One more
@@ -70,7 +71,7 @@ var (
 	// Scopes that make a prohibition or a convention the project's own:
 	// "Don't use lodash in this codebase", "We use conventional commits here".
 	projectScopesEN = []string{" in this codebase", " in this code base", " in this repo", " in this repository", " in this project",
-		" in our codebase", " in our repo", " anywhere in the", " anywhere in this"}
+		" in our codebase", " in our repo", " anywhere in the", " anywhere in this", " everywhere", "not just here", "not only here"}
 	// Markers of a time to come followed by a prediction, not an
 	// instruction: "From now on it should work".
 	predictionSubjectsEN = []string{"it", "it'll", "this", "that", "these", "those", "everything", "things", "the"}
@@ -121,7 +122,7 @@ var (
 	// A clause or sentence that names what was said a rule: "That's a team
 	// rule", "this is the convention here".
 	ruleNameEN = regexp.MustCompile(`^(?:and |so )?(?:that's|thats|that is|this is|it's|it is)(?: just| simply)? (?:a |an |the |our |my )?(?:[a-z-]+ ){0,2}(?:rule|policy|convention|standard)(?: here| now| for us| around here| in this (?:repo|project|codebase|team))?(?: and (?:we|i) [a-z' ]+)?[ .!]*$`)
-	ruleLeadEN = regexp.MustCompile(`^(?:as )?(?:(?:a|one|my|our|the|new) )?(?:[a-z-]+ )?(?:rule|policy|convention|practice)(?: for (?:you|this repo|this project|everyone))?$`)
+	ruleLeadEN = regexp.MustCompile(`^(?:as )?(?:(?:a|one|my|our|the|new) )?(?:[a-z-]+ )?(?:rule|policy|convention|practice)(?: of (?:the |this )?[a-z]+| for (?:you|this repo|this project|everyone))?$`)
 	// "For every new endpoint, write …": a scope over a kind, then an
 	// instruction.
 	kindScopeEN = regexp.MustCompile(`^(?:for|on|with|in) (?:every|each|all|any) (?:new |single )?([a-z][a-z-]*)`)
@@ -188,6 +189,11 @@ func standingInstructionEN(lower string) bool {
 		return true
 	}
 	// "I don't want to see this error ever again" is about the bug at hand.
+	// "…, always.": the instruction before it holds every time (not "ha,
+	// always the regex").
+	if strings.HasSuffix(strings.TrimRight(lower, " .!"), ", always") {
+		return true
+	}
 	if ruleIsEN.MatchString(lower) || hasAnyWord(lower, negativeWishEN) && hasAnyWord(lower, []string{"ever", "anymore", "any more"}) && !atHandEN(lower) {
 		return true
 	}
