@@ -211,17 +211,14 @@ func isPreference(t text, question bool) (ok, durable bool) {
 		return false, false
 	}
 	oneOff := t.anyZH(oneOffZH) || t.anyEN(oneOffEN)
-	// Bound to the task at hand or to a day: never durable, though not a
-	// one-off preference by that alone.
-	bounded := oneOff || t.anyZH(taskScopeZH) || t.anyEN(taskScopeEN) || dayScope(t) || t.latin && thisScopeEN(t.lower) || problemReport(t)
-	if !bounded && (t.latin && standingInstructionEN(t.lower) || t.han && standingInstructionZH(t.raw)) {
+	if !oneOff && (t.latin && standingInstructionEN(t.lower) || t.han && standingInstructionZH(t.raw)) && !bounded(t) {
 		return true, true
 	}
 	// A standing arrangement ("还是老规矩") is itself an instruction.
 	directive := t.anyZH(directiveZH) || t.anyZH(standingZH) || t.latin && englishDirective(t.lower)
 	switch {
 	case directive && (t.han && durableMarkerZH(t.raw) || t.latin && durableMarkerEN(t.lower)):
-		return true, !bounded
+		return true, !oneOff && !bounded(t)
 	case oneOff && (directive || t.anyZH(wishZH) || t.anyEN(wishEN)):
 		return true, false
 	case t.anyZH(likeZH) || t.anyEN(likeEN):
@@ -232,13 +229,22 @@ func isPreference(t text, question bool) (ok, durable bool) {
 	return false, false
 }
 
+// bounded reports whether a sentence is bound to the task at hand or to a
+// day: never durable, though not a one-off preference by that alone.
+func bounded(t text) bool {
+	return t.anyZH(taskScopeZH) || t.anyEN(taskScopeEN) || dayScope(t) || t.latin && thisScopeEN(t.lower) || problemReport(t)
+}
+
 // thisScopeEN reports whether a sentence is bound to a thing of the task
 // at hand by a demonstrative after a preposition ("before this merge", "in
 // this session", "for that deploy"), not to the project ("in this repo",
 // "in this package").
 func thisScopeEN(lower string) bool {
-	if untilThisRe.MatchString(lower) || applyNowRe.MatchString(lower) {
+	if matchIf(untilThisRe, lower, "until", "till", "til ") || matchIf(applyNowRe, lower, " you ") {
 		return true
+	}
+	if !containsAny(lower, []string{"this ", "that ", "the current"}) {
+		return false
 	}
 	for _, m := range thisScopeRe.FindAllStringSubmatch(lower, -1) {
 		if !slices.Contains(projectNounsEN, m[1]) {

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -440,6 +441,28 @@ func stopsNowZH(before, body string) bool {
 	}
 	clause := before + body
 	return containsAny(clause, thisZH) && !containsAny(clause, projectZH)
+}
+
+// matchIf reports whether re matches s, trying it only when s contains
+// one of the literals the pattern needs.
+func matchIf(re *regexp.Regexp, s string, literals ...string) bool {
+	return containsAny(s, literals) && re.MatchString(s)
+}
+
+// indexIf is matchIf returning re's first match's span (nil for none).
+func indexIf(re *regexp.Regexp, s string, literals ...string) []int {
+	if !containsAny(s, literals) {
+		return nil
+	}
+	return re.FindStringIndex(s)
+}
+
+// findIf is matchIf returning re's first match and its groups.
+func findIf(re *regexp.Regexp, s string, literals ...string) []string {
+	if !containsAny(s, literals) {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
 }
 
 // indexAny returns where the first of words occurs in s, or -1.

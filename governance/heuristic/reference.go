@@ -33,10 +33,10 @@ func isBackReference(t text) bool {
 			}
 		}
 		// "这是团队规定。": names what was said a rule.
-		return ruleNameZH.MatchString(s)
+		return matchIf(ruleNameZH, s, ruleNounsZH...)
 	}
 	lower := strings.TrimSpace(t.lower)
-	return backRefEN.MatchString(lower) || ruleNameEN.MatchString(lower) || emphasisEN.MatchString(lower)
+	return backRefEN.MatchString(lower) || matchIf(ruleNameEN, lower, ruleNounsEN...) || emphasisEN.MatchString(lower)
 }
 
 // userSentence is a sentence the user said earlier in the session.

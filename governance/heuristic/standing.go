@@ -132,6 +132,10 @@ var (
 	concessiveZH = regexp.MustCompile(`(?:不管|无论|不论)[^，。,]{0,6}(?:情况|时候|如何|怎样|怎么样|场合)[，,]?\s*都(?:不|别|要|得|必须|只能)`)
 	// "Our convention is …", "the team's rule is …": a rule named as one.
 	ruleIsEN = regexp.MustCompile(`\b(?:our|the|my|team's|house|project's|repo's)(?: team)? (?:rule|convention|policy|standard)s? (?:is|are)\b`)
+	// Words one of the rule-naming patterns needs: a pattern runs only on
+	// text that has one (matchIf), the patterns being the costly part.
+	ruleNounsEN = []string{"rule", "policy", "convention", "standard"}
+	ruleNounsZH = []string{"规矩", "约定", "规定", "规范", "惯例", "原则", "铁律", "纪律", "长期", "永久", "一直有效"}
 	// Times to come in a lead-in: "for next time and every time after: …".
 	futureScopesEN = []string{"every time after", "each time after", "every time", "from now on", "going forward", "for the future", "in future", "from here on",
 		"all times after that", "all times after", "every time after that", "ever after", "forever", "for good", "permanently"}
@@ -177,7 +181,7 @@ func standingInstructionEN(lower string) bool {
 		}
 	}
 	// "… unless I say otherwise": it holds until it is revoked.
-	if revokedEN.MatchString(lower) && (englishDirective(lower) || bareVerbEN(lower)) {
+	if matchIf(revokedEN, lower, "unless i", "until i") && (englishDirective(lower) || bareVerbEN(lower)) {
 		return true
 	}
 	for _, p := range standingPhrasesEN {
@@ -185,7 +189,7 @@ func standingInstructionEN(lower string) bool {
 			return true
 		}
 	}
-	if futureWorkEN.MatchString(lower) && englishDirective(lower) && !atHandEN(lower) {
+	if matchIf(futureWorkEN, lower, "you ") && englishDirective(lower) && !atHandEN(lower) {
 		return true
 	}
 	// "I don't want to see this error ever again" is about the bug at hand.
@@ -194,7 +198,7 @@ func standingInstructionEN(lower string) bool {
 	if strings.HasSuffix(strings.TrimRight(lower, " .!"), ", always") {
 		return true
 	}
-	if ruleIsEN.MatchString(lower) || hasAnyWord(lower, negativeWishEN) && hasAnyWord(lower, []string{"ever", "anymore", "any more"}) && !atHandEN(lower) {
+	if matchIf(ruleIsEN, lower, ruleNounsEN...) || hasAnyWord(lower, negativeWishEN) && hasAnyWord(lower, []string{"ever", "anymore", "any more"}) && !atHandEN(lower) {
 		return true
 	}
 	// "In this codebase, tests never hit the network": the project's scope
@@ -233,10 +237,10 @@ func standingInstructionEN(lower string) bool {
 		// "General rule for you: …", "small thing for next time and every
 		// time after: …": a lead-in that names what follows a rule, or
 		// sets it for the times to come.
-		if first && (ruleLeadEN.MatchString(lead) && len(after) > 2 || hasAnySuffix(lead, futureScopesEN) && bareVerbEN(after) && !atHandEN(after)) {
+		if first && (matchIf(ruleLeadEN, lead, "rule", "policy", "convention", "practice") && len(after) > 2 || hasAnySuffix(lead, futureScopesEN) && bareVerbEN(after) && !atHandEN(after)) {
 			return true
 		}
-		if m := kindScopeEN.FindStringSubmatch(lead); first && m != nil && !slices.Contains(specificEN, m[1]) &&
+		if m := findIf(kindScopeEN, lead, "every ", "each ", "all ", "any "); first && m != nil && !slices.Contains(specificEN, m[1]) &&
 			!slices.Contains([]string{"time", "one", "of"}, m[1]) && bareVerbEN(after) && !atHandEN(after) {
 			return true
 		}
@@ -245,7 +249,7 @@ func standingInstructionEN(lower string) bool {
 			return true
 		}
 		// "…, that's a team rule": the sentence names itself a rule.
-		if !first && ruleNameEN.MatchString(rest) {
+		if !first && matchIf(ruleNameEN, rest, ruleNounsEN...) {
 			return true
 		}
 		first = false
@@ -284,7 +288,7 @@ func standingClauseEN(rest string) bool {
 	if oneMomentEN(rest) {
 		return false
 	}
-	if politeWishEN.MatchString(rest) {
+	if matchIf(politeWishEN, rest, "you ") {
 		return true
 	}
 	// "Only ever use parameterized queries": only, and always.
@@ -412,14 +416,14 @@ func standingInstructionZH(raw string) bool {
 			return true
 		}
 	}
-	if m := concessiveZH.FindStringIndex(raw); m != nil && governsZH(raw, m[0]) {
+	if m := indexIf(concessiveZH, raw, "不管", "无论", "不论"); m != nil && governsZH(raw, m[0]) {
 		return true
 	}
-	if m := revokedZH.FindStringIndex(raw); m != nil && governsZH(raw, m[0]) {
+	if m := indexIf(revokedZH, raw, "除非我"); m != nil && governsZH(raw, m[0]) {
 		return true
 	}
 	// "有一条规矩你记一下：…": a rule named as one, before its colon.
-	if m := ruleIsZH.FindStringIndex(raw); m != nil && governsZH(raw, m[0]) {
+	if m := indexIf(ruleIsZH, raw, ruleNounsZH...); m != nil && governsZH(raw, m[0]) {
 		return true
 	}
 	pos := 0
@@ -434,15 +438,8 @@ func standingInstructionZH(raw string) bool {
 			rest = stripLeadingZH(rest, standingFillersZH)
 		}
 		at += len(strings.TrimRightFunc(clause, unicode.IsSpace)) - len(rest)
-		if !governsZH(raw, at) {
-			continue
-		}
-		for _, o := range standingOpenersZH {
-			if strings.HasPrefix(rest, o) && !hasAnyPrefix(rest, notStandingZH) {
-				return true
-			}
-		}
-		if standingClauseZH(rest, n > 0) || universalAcrossZH(rest, raw[at:]) || keepLeadZH(rest, raw[at+len(rest):]) {
+		opens := hasAnyPrefix(rest, standingOpenersZH) && !hasAnyPrefix(rest, notStandingZH)
+		if (opens || standingClauseZH(rest, n > 0) || universalAcrossZH(rest, raw[at:]) || keepLeadZH(rest, raw[at+len(rest):])) && governsZH(raw, at) {
 			return true
 		}
 	}
@@ -509,7 +506,7 @@ func keepLeadZH(rest, tail string) bool {
 }
 
 func standingClauseZH(rest string, later bool) bool {
-	if later && ruleNameZH.MatchString(rest) || ruleIsZH.MatchString(rest) {
+	if later && matchIf(ruleNameZH, rest, ruleNounsZH...) || matchIf(ruleIsZH, rest, ruleNounsZH...) {
 		return true
 	}
 	for _, d := range defaultScopesZH {
