@@ -20,6 +20,13 @@ type SessionWork struct {
 	// Known holds the fingerprints of candidates already drawn from this
 	// session, so a re-run never duplicates them.
 	Known map[string]bool
+	// Consolidated is the last event the session's episode covered when it
+	// was consolidated before (0: never). A session that goes on after that
+	// (a resumed Codex rollout, a late event) is extracted whole again, for
+	// context, but yields only items supported by a later event: the
+	// earlier ones were drawn then, and a model or a newer extractor that
+	// words them differently would draw them again.
+	Consolidated int64
 }
 
 // ConsolidateInput is everything one beat needs to know about a project.
@@ -161,7 +168,7 @@ func (c *Consolidator) Plan(ctx context.Context, in *ConsolidateInput) (*BeatPla
 			evidence[e.Seq] = e
 		}
 		for _, it := range out.items {
-			if in.Suppressed.Has(w.Session.SubjectID, it.fingerprint) || w.Known[it.fingerprint] {
+			if in.Suppressed.Has(w.Session.SubjectID, it.fingerprint) || w.Known[it.fingerprint] || !slices.ContainsFunc(it.support, func(seq int64) bool { return seq > w.Consolidated }) {
 				continue
 			}
 			w.Known[it.fingerprint] = true

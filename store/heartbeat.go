@@ -107,7 +107,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		}); err != nil {
 			return nil, err
 		}
-		in.Sessions = append(in.Sessions, &governance.SessionWork{Session: si, Events: msgs, Known: known})
+		in.Sessions = append(in.Sessions, &governance.SessionWork{Session: si, Events: msgs, Known: known, Consolidated: episodes[sid]})
 	}
 	in.NewCheckpoint = max(cp, newCP)
 

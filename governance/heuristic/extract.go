@@ -16,7 +16,7 @@ import (
 
 // Name is the extractor's name and version, recorded on every candidate.
 // Bump the version when a change would extract different items.
-const Name = "heuristic/2"
+const Name = "heuristic/3"
 
 // maxStatementRunes caps a statement, well inside recall's per-item budget.
 const maxStatementRunes = 240
@@ -143,12 +143,21 @@ type text struct {
 }
 
 func newText(s string) text {
-	return text{raw: s, lower: markerVerbsEN.Replace(lowerASCII(s)), han: hasHan(s), latin: hasLatin(s)}
+	lower := markerVerbsEN.Replace(lowerASCII(s))
+	if strings.Contains(lower, "future") {
+		lower = futureNounEN.ReplaceAllString(lower, "${1}coming $2")
+	}
+	return text{raw: s, lower: lower, han: hasHan(s), latin: hasLatin(s)}
 }
 
 // markerVerbsEN are verbs that read like a from-now-on marker ("Going
 // forward with the refactor"): rewritten so no pattern takes them for one.
 var markerVerbsEN = strings.NewReplacer("going forward with", "proceeding with", "moving forward with", "proceeding with")
+
+// futureNounEN finds "future" modifying a noun ("in the future view we
+// want …": a word, then the clause's subject), rewritten likewise so it is
+// not taken for "in the future, …".
+var futureNounEN = regexp.MustCompile(`\b(in (?:the )?)future ([a-z]+ (?:we|i|you|they|it|there|he|she)\b)`)
 
 func (t text) anyZH(words []string) bool { return t.han && containsAny(t.raw, words) }
 func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower, words) }
@@ -202,14 +211,14 @@ func isPreference(t text, question bool) (ok, durable bool) {
 		return false, false
 	}
 	oneOff := t.anyZH(oneOffZH) || t.anyEN(oneOffEN)
-	if !oneOff && (t.latin && standingInstructionEN(t.lower) || t.han && standingInstructionZH(t.raw)) {
+	if !oneOff && (t.latin && standingInstructionEN(t.lower) || t.han && standingInstructionZH(t.raw)) && !bounded(t) {
 		return true, true
 	}
 	// A standing arrangement ("还是老规矩") is itself an instruction.
 	directive := t.anyZH(directiveZH) || t.anyZH(standingZH) || t.latin && englishDirective(t.lower)
 	switch {
-	case directive && (t.anyZH(durableZH) || t.anyEN(durableEN)):
-		return true, !oneOff
+	case directive && (t.han && durableMarkerZH(t.raw) || t.latin && durableMarkerEN(t.lower)):
+		return true, !oneOff && !bounded(t)
 	case oneOff && (directive || t.anyZH(wishZH) || t.anyEN(wishEN)):
 		return true, false
 	case t.anyZH(likeZH) || t.anyEN(likeEN):
@@ -218,6 +227,51 @@ func isPreference(t text, question bool) (ok, durable bool) {
 		return true, false
 	}
 	return false, false
+}
+
+// bounded reports whether a sentence is bound to the task at hand or to a
+// day: never durable, though not a one-off preference by that alone.
+func bounded(t text) bool {
+	return t.anyZH(taskScopeZH) || t.anyEN(taskScopeEN) || dayScope(t) || t.latin && thisScopeEN(t.lower) || problemReport(t)
+}
+
+// thisScopeEN reports whether a sentence is bound to a thing of the task
+// at hand by a demonstrative after a preposition ("before this merge", "in
+// this session", "for that deploy"), not to the project ("in this repo",
+// "in this package").
+func thisScopeEN(lower string) bool {
+	if matchIf(untilThisRe, lower, "until", "till", "til ") || matchIf(applyNowRe, lower, " you ") {
+		return true
+	}
+	if !containsAny(lower, []string{"this ", "that ", "the current"}) {
+		return false
+	}
+	for _, m := range thisScopeRe.FindAllStringSubmatch(lower, -1) {
+		if !slices.Contains(projectNounsEN, m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	thisScopeRe = regexp.MustCompile(`\b(?:before|after|for|until|till|during|in|on) (?:this|that|the current) ([a-z][a-z-]*)`)
+	// "… until we find this leak": bound to an event of the task at hand.
+	untilThisRe = regexp.MustCompile(`\b(?:until|till|til) [^,.;]*\b(?:this|that|these|those)\b`)
+	// "…, can you do that across api/?": the statement is applied now, as
+	// this turn's task.
+	applyNowRe     = regexp.MustCompile(`\b(?:can|could|would) you (?:do|fix|change|apply|make|update|implement) (?:that|this|it|them)\b`)
+	projectNounsEN = []string{"repo", "repository", "project", "codebase", "code", "package", "module", "team", "company", "org", "organization", "service", "app", "monorepo", "workspace", "kind", "sort", "type", "way", "case"}
+)
+
+// dayScope reports whether a sentence is bound to a day ("今天别再改数据库结构
+// 了", "not today"), not opening a time to come from it ("从今天开始",
+// "from today on").
+func dayScope(t text) bool {
+	if t.anyZH(dayScopeZH) && !containsAny(t.raw, []string{"从今天", "今天开始", "今天起", "从这周", "这周开始", "这周起", "从本周"}) {
+		return true
+	}
+	return t.anyEN(dayScopeEN) && !t.anyEN([]string{"from today", "starting today", "as of today", "from this week", "starting this week"})
 }
 
 var leadingMarkersEN = []string{"from now on", "going forward", "in future", "in the future", "from here on", "this time", "for now", "just this once", "as usual", "as agreed", "please"}

@@ -12,6 +12,20 @@ var (
 	oneOffZH = []string{"这次", "这一次", "这趟", "这回", "本次", "仅此一次", "暂时"}
 	oneOffEN = []string{"this time", "just this once", "this once", "for now", "for this trip", "for this one", "just for today"}
 
+	// Scopes of the task at hand, and moments within it ("for this PR",
+	// "一会儿要用"): what they bound holds only for now. Kept apart from the
+	// one-off markers above, which the merger also drops.
+	taskScopeEN = []string{"for this pr", "in this pr", "for this task", "for this change", "for this branch", "in this branch",
+		"for this ticket", "for this commit", "in this commit", "in a minute", "in a bit", "later today",
+		// Scopes narrower than the project.
+		"in this file", "in this function", "in this method", "in this diff", "in this test", "this step"}
+	taskScopeZH = []string{"一会儿", "一会", "待会", "等会", "等下", "稍后", "这个 PR", "这个PR", "这次提交", "这个分支上",
+		"这个文件里", "这个函数里", "这一步"}
+	// Days that bound what is said to them ("今天别再改数据库结构了", "not
+	// today"), unless they open a time to come ("从今天开始", "from today on").
+	dayScopeZH = []string{"今天", "今晚", "这周", "本周", "这两天"}
+	dayScopeEN = []string{"today", "tonight", "this week", "this morning", "this afternoon"}
+
 	// References to a standing arrangement: durable, and a directive too.
 	standingZH = []string{"老规矩", "照旧", "一律", "说好的", "说过的"}
 

@@ -15,6 +15,10 @@ var (
 	backRefEN = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|great|nice|perfect|right|good|please|and)[, ]+)*(?:keep doing (?:that|this|it)|keep it up|do (?:that|this|it) (?:every time|from now on|always|going forward)|always do (?:that|this|it)(?: like that| that way)?|(?:like|do it like) that from now on|that's the way(?: to do it)?(?:,? always)?)(?: from now on| going forward| always)?[.!]*$`)
 	backRefZH = []string{"以后都这样", "以后就这样", "以后都这么做", "以后就这么做", "就这么办", "保持这样", "继续这样", "以后都按这个来", "以后照这个来", "以后也这样", "以后都照这样"}
 
+	// A fragment that only stresses the instruction before it: "Ever.",
+	// "Never.", "No exceptions."
+	emphasisEN = regexp.MustCompile(`^(?:ever|never|not ever|never ever|always|no exceptions|no exception|period|full stop)[.!]*$`)
+
 	aboutEN = regexp.MustCompile(`(?:that|the) (?:thing|point|part|bit|note|rule|stuff) (?:about|on|regarding) (?:the |our |my )?([a-z0-9][a-z0-9 _\-.]{1,40}?)(?:[ ,.;!?]|$)`)
 	aboutZH = regexp.MustCompile(`(?:上次|之前|刚才|前面)?(?:说的|提到的|讲的|说过的)(.{1,10}?)(?:那件事|那个事|那事|的事|那条|那点)`)
 )
@@ -28,9 +32,11 @@ func isBackReference(t text) bool {
 				return true
 			}
 		}
-		return false
+		// "这是团队规定。": names what was said a rule.
+		return matchIf(ruleNameZH, s, ruleNounsZH...)
 	}
-	return backRefEN.MatchString(strings.TrimSpace(t.lower))
+	lower := strings.TrimSpace(t.lower)
+	return backRefEN.MatchString(lower) || matchIf(ruleNameEN, lower, ruleNounsEN...) || emphasisEN.MatchString(lower)
 }
 
 // userSentence is a sentence the user said earlier in the session.

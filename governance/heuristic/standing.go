@@ -1,8 +1,11 @@
 package heuristic
 
 import (
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Standing instructions and prohibitions: said once, meant for good. They
@@ -19,10 +22,10 @@ var (
 		"i always want", "i'd like you to always", "i want you to always", "you should always", "you should never",
 		"you must always", "you must never", "make sure you always", "remember to always",
 		// Scopes that can only mean from now on.
-		"for all future", "for any future", "for every future", "from this point on", "from this point forward",
+		"for all future", "for any future", "for every future", "from this point on", "from this point forward", "default to ",
 		"from today on", "henceforth", "for the rest of this project",
 		// Prohibitions that admit no exception, and first-person standing wishes.
-		"under no circumstances", "not under any circumstances", "no matter what", "i never want", "we never want",
+		"under no circumstances", "not under any circumstances", "no matter what", "whatever you do", "whatever happens", "i never want", "we never want",
 		"i don't ever want", "i do not ever want", "i don't want you to ever", "don't you ever ", "do not you ever ",
 		// Held-out phrasings: other words for every time and from now on,
 		// a rule named as one, and a prohibition stated as a permission.
@@ -33,15 +36,21 @@ var (
 	standingPhrasesEN = []string{
 		"keep doing that", "keep doing this", "keep it that way", "keep it like that", "house style",
 		"make it a habit", "make it a rule", "as a rule", "going forward", "from now on", "from here on",
-		", ever.", ", ever", ", always.", ", always", "remember that.", "remember that!",
+		", ever.", ", ever", "remember that.", "remember that!",
 		// A rule stated as one.
 		"the rule is", "the rule here is", "our rule is", "house rule", "ground rule", "standing rule", "hard rule",
 		"under no circumstances", "for all future", "henceforth", "moving forward", "going forwards", "rule of thumb",
 		"as a general rule", "make a habit",
+		// A clause that makes the rest something to keep, and a rule
+		// without exception.
+		"keep that in mind", "keep this in mind", "bear that in mind", "bear this in mind", "no exceptions", "without exception",
+		"get into the habit", "get in the habit", "form the habit",
 	}
 	// A lead-in clause that makes what follows something to keep
-	// ("Remember: prod config is read-only", "Keep in mind, …").
-	standingLeadInsEN = []string{"remember", "keep in mind", "bear in mind", "never forget", "note for the future", "for future reference"}
+	// ("Remember: prod config is read-only", "Keep in mind, …", "One more
+	// thing for the future: …").
+	standingLeadInsEN = []string{"remember", "keep in mind", "bear in mind", "never forget", "note for the future", "for future reference",
+		"for the future", "for next time", "note for next time", "in general"}
 	// Idioms that open like a prohibition and are none ("Never mind, …").
 	notStandingEN = []string{"never mind", "nevermind", "never heard", "never seen", "never used", "never mind that",
 		"anytime you're", "any time you're", "anytime you are", "any time you are", "anytime you want", "any time you want",
@@ -55,14 +64,14 @@ var (
 	tagQuestionsEN = []string{"ok", "okay", "alright", "all right", "got it", "understood", "yeah", "right", "yes", "deal", "clear"}
 	tagQuestionsZH = []string{"好吗", "好不好", "行吗", "行不行", "可以吗", "听到没有", "听到了吗", "听见没", "记住了吗", "记住没", "明白吗", "明白了吗", "知道了吗", "懂吗", "懂了吗"}
 	// Openers after which a clause is an instruction, stripped first.
-	standingFillersEN = []string{"right", "no", "ok", "okay", "so", "and", "also", "please", "oh", "btw", "also,", "one more thing", "and please", "but", "hey", "look",
+	standingFillersEN = []string{"right", "no", "ok", "okay", "so", "and", "also", "please", "pls", "plz", "oh", "btw", "also,", "one more thing", "and please", "and pls", "but", "hey", "look",
 		// A request that carries the instruction: "Can you always …",
 		// "I'd like you to stop …ing".
 		"can you", "could you", "would you", "will you", "i'd like you to", "i would like you to", "i want you to", "i need you to"}
 	// Scopes that make a prohibition or a convention the project's own:
 	// "Don't use lodash in this codebase", "We use conventional commits here".
 	projectScopesEN = []string{" in this codebase", " in this code base", " in this repo", " in this repository", " in this project",
-		" in our codebase", " in our repo", " anywhere in the", " anywhere in this"}
+		" in our codebase", " in our repo", " anywhere in the", " anywhere in this", " everywhere", "not just here", "not only here"}
 	// Markers of a time to come followed by a prediction, not an
 	// instruction: "From now on it should work".
 	predictionSubjectsEN = []string{"it", "it'll", "this", "that", "these", "those", "everything", "things", "the"}
@@ -86,6 +95,8 @@ var (
 		"养成习惯", "养成这个习惯", "形成习惯", "立个规矩", "定个规矩", "定个规则", "当成规矩", "作为规矩", "规矩是",
 		"切记", "牢记", "务必记住", "记好了", "记牢", "给我记着", "再也别", "再也不要", "再也不许", "再也不准", "从今往后", "任何时候都别", "任何时候都不要", "任何情况下都不", "任何情况下都别",
 		"不管什么情况都不", "无论什么情况都不",
+		// No exception allowed.
+		"没有例外", "无一例外", "不能例外", "不许例外",
 	}
 	// Words that open like a prohibition and are none ("不准确").
 	notStandingZH = []string{"不准确", "不得不", "不得了", "不得已", "以后再说", "以后再看", "以后再弄", "以后再讲", "以后再处理", "以后再聊",
@@ -99,9 +110,57 @@ var (
 	firstPersonZH = []string{"我都", "我就", "我总是", "我每次"}
 	// Conditional openers of English rules whose main clause is an
 	// imperative: "Any time a test is flaky, quarantine it".
-	conditionalOpenersEN = []string{"any time a ", "any time an ", "any time the ", "anytime a ", "anytime an ", "anytime the ",
-		"every time a ", "every time an ", "every time the ", "each time a ", "each time an ", "each time the ",
-		"whenever a ", "whenever an ", "whenever the "}
+	// "Any time there's a choice …, write …": whatever the condition's
+	// subject, the main clause decides.
+	conditionalOpenersEN = []string{"any time ", "anytime ", "every time ", "each time ", "whenever "}
+	// Scopes of every task that an instruction may follow: "By default use …".
+	defaultScopesEN = []string{"by default", "as a default", "as the default"}
+	// The project's conventions after its scope: "In this repo we never …".
+	conventionsEN = []string{"we never ", "we always ", "we don't ", "we do not ", "we only ", "we use ", "we prefer ", "never ", "always ", "don't ", "do not ", "nobody "}
+	// Words after a quantifier that make its noun the things at hand.
+	specificEN = []string{"the", "these", "those", "this", "that", "of", "my", "your", "our", "its", "their", "three", "two", "four", "five"}
+	// A clause or sentence that names what was said a rule: "That's a team
+	// rule", "this is the convention here".
+	ruleNameEN = regexp.MustCompile(`^(?:and |so )?(?:that's|thats|that is|this is|it's|it is)(?: just| simply)? (?:a |an |the |our |my )?(?:[a-z-]+ ){0,2}(?:rule|policy|convention|standard)(?: here| now| for us| around here| in this (?:repo|project|codebase|team))?(?: and (?:we|i) [a-z' ]+)?[ .!]*$`)
+	ruleLeadEN = regexp.MustCompile(`^(?:as )?(?:(?:a|one|my|our|the|new) )?(?:[a-z-]+ )?(?:rule|policy|convention|practice)(?: of (?:the |this )?[a-z]+| for (?:you|this repo|this project|everyone))?$`)
+	// "For every new endpoint, write …": a scope over a kind, then an
+	// instruction.
+	kindScopeEN = regexp.MustCompile(`^(?:for|on|with|in) (?:every|each|all|any) (?:new |single )?([a-z][a-z-]*)`)
+	// "我们这边的约定是：…", "这个仓库的规矩是…": a rule named as one.
+	ruleIsZH = regexp.MustCompile(`(?:规矩|约定|规定|规范|惯例|原则|铁律)(?:就是|是|：|:)|(?:规矩|约定|规定)[^：:，,。]{1,6}[：:]|^(?:我们|团队|我们团队|组里|我们组|公司|项目)(?:的)?(?:规定|规矩|约定|规范)|(?:长期|永久|一直有效)[^：:，,。]{0,6}[：:]`)
+	// "不管什么情况，都不要…": no exception, over a clause break.
+	concessiveZH = regexp.MustCompile(`(?:不管|无论|不论)[^，。,]{0,6}(?:情况|时候|如何|怎样|怎么样|场合)[，,]?\s*都(?:不|别|要|得|必须|只能)`)
+	// "Our convention is …", "the team's rule is …": a rule named as one.
+	ruleIsEN = regexp.MustCompile(`\b(?:our|the|my|team's|house|project's|repo's)(?: team)? (?:rule|convention|policy|standard)s? (?:is|are)\b`)
+	// Words one of the rule-naming patterns needs: a pattern runs only on
+	// text that has one (matchIf), the patterns being the costly part.
+	ruleNounsEN = []string{"rule", "policy", "convention", "standard"}
+	ruleNounsZH = []string{"规矩", "约定", "规定", "规范", "惯例", "原则", "铁律", "纪律", "长期", "永久", "一直有效"}
+	// Times to come in a lead-in: "for next time and every time after: …".
+	futureScopesEN = []string{"every time after", "each time after", "every time", "from now on", "going forward", "for the future", "in future", "from here on",
+		"all times after that", "all times after", "every time after that", "ever after", "forever", "for good", "permanently"}
+	// A polite wish about what the agent does always or never: "I'd
+	// appreciate it if you never reformatted whole files".
+	politeWishEN = regexp.MustCompile(`^(?:i'd|i would|it'd|it would) (?:appreciate it|be great|be nice|be better|prefer it|prefer|rather)(?: if)? you (?:never|always|didn't ever|did not ever|would always|would never)\b`)
+	// A scope over all the agent's future work: "in all the code you
+	// write for me", "for every PR you open".
+	futureWorkEN = regexp.MustCompile(`\b(?:all|every|any|each|everything)(?: of)?(?: the| your)? ?(?:[a-z]+ )?you (?:write|touch|open|make|create|add|change|send|do)\b`)
+	// "… unless I say otherwise": an instruction that holds until revoked.
+	revokedEN = regexp.MustCompile(`\b(?:unless|until) i (?:explicitly |specifically )?(?:say|tell you|ask for|ask) (?:otherwise|so|differently)\b`)
+	revokedZH = regexp.MustCompile(`除非我(?:另外|特别|明确)?(?:说|要求|同意|交代)`)
+	// A wish against something for good: "I don't want to see … ever again".
+	negativeWishEN = []string{"don't want", "dont want", "do not want"}
+	ruleNameZH     = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,8}(?:规定|规矩|约定|惯例|规范|铁律|纪律)[。！!.～~]*$`)
+	// Scopes of every task in Chinese: "默认都用 pnpm".
+	defaultScopesZH = []string{"默认", "一般情况下", "正常情况下", "通常"}
+	// Quantifiers over a kind, and times without exception: "所有新接口都要…",
+	// "任何时候都要…".
+	universalZH = []string{"所有", "凡是", "任何", "每个", "每一个", "全部", "无论如何", "不管什么时候", "无论什么时候", "任何时候"}
+	// Obligations and prohibitions after a universal: 都要, 必须, 都不能.
+	obligationZH = []string{"都要", "都得", "都必须", "必须", "一律", "都不能", "都不许", "都不准", "都不要", "都别", "都不可以", "都应该", "统一"}
+	// Conventions after the project's scope: "我们这个仓库不用 squash merge".
+	projectScopeZH    = []string{"项目", "仓库", "repo", "代码库", "代码里", "codebase"}
+	projectRuleZH     = []string{"不用", "不要", "不能", "别", "禁止", "不许", "不准", "不允许", "只允许", "只用", "都用", "一律", "统一", "都要", "必须", "只能", "从不"}
 	standingFillersZH = []string{"对了", "还有", "另外", "哦", "噢", "嗯", "那个", "然后", "好", "行", "还是", "请", "麻烦", "不对", "不行", "你们", "你"}
 )
 
@@ -116,23 +175,81 @@ func standingInstructionEN(lower string) bool {
 	if strings.Contains(lower, "under any circumstances") && hasAnyWord(lower, []string{"not", "never", "don't", "dont", "no"}) {
 		return true
 	}
-	if hasAnyPrefix(lower, conditionalOpenersEN) {
-		if _, main, ok := strings.Cut(lower, ","); ok && (englishDirective(main) || bareVerbEN(main)) {
+	if hasAnyPrefix(lower, conditionalOpenersEN) && !oneMomentEN(lower) {
+		if _, main, ok := strings.Cut(lower, ","); ok && (englishDirective(main) || bareVerbEN(main)) && !atHandEN(main) {
 			return true
 		}
+	}
+	// "… unless I say otherwise": it holds until it is revoked.
+	if matchIf(revokedEN, lower, "unless i", "until i") && (englishDirective(lower) || bareVerbEN(lower)) {
+		return true
 	}
 	for _, p := range standingPhrasesEN {
 		if strings.Contains(lower, p) {
 			return true
 		}
 	}
-	first := true
+	if matchIf(futureWorkEN, lower, "you ") && englishDirective(lower) && !atHandEN(lower) {
+		return true
+	}
+	// "I don't want to see this error ever again" is about the bug at hand.
+	// "…, always.": the instruction before it holds every time (not "ha,
+	// always the regex").
+	if strings.HasSuffix(strings.TrimRight(lower, " .!"), ", always") {
+		return true
+	}
+	if matchIf(ruleIsEN, lower, ruleNounsEN...) || hasAnyWord(lower, negativeWishEN) && hasAnyWord(lower, []string{"ever", "anymore", "any more"}) && !atHandEN(lower) {
+		return true
+	}
+	// "In this codebase, tests never hit the network": the project's scope
+	// and a convention of a kind (a bare noun, then never or always).
+	if containsAny(" "+lower, projectScopesEN) {
+		for clause := range strings.FieldsFuncSeq(lower, func(r rune) bool { return r == ',' || r == ';' || r == '.' || r == ':' }) {
+			words := wordsOf(clause)
+			if len(words) > 2 && !slices.Contains(determinersEN, words[0]) && !containsAny(" "+clause, projectScopesEN) &&
+				slices.Contains([]string{"never", "always"}, words[1]) {
+				return true
+			}
+		}
+	}
+	first, end := true, 0
 	for clause := range strings.FieldsFuncSeq(lower, func(r rune) bool {
 		return r == ',' || r == ';' || r == '—' || r == ':' || r == '–'
 	}) {
+		end = strings.Index(lower[end:], clause) + end + len(clause)
+		after := strings.TrimLeft(lower[end:], ",;:—– ") // what follows the clause
 		rest := strings.TrimSpace(clause)
-		// A lead-in clause ("Remember: …") followed by what to remember.
-		if first && slices.Contains(standingLeadInsEN, strings.TrimRight(rest, " !.")) && len(lower) > len(clause)+3 {
+		// A lead-in clause ("Remember: …", "One more thing for the
+		// future: …") followed by what to remember.
+		lead := strings.TrimRight(stripLeading(rest, standingFillersEN), " !.")
+		if first && (lead == "" || slices.Contains(standingFillersEN, lead)) {
+			continue // "hey, general rule for you: …": the greeting opens nothing
+		}
+		if first && slices.Contains(standingLeadInsEN, lead) && len(after) > 2 {
+			return true
+		}
+		// "Remember this for later sessions too: …": a lead-in with more
+		// words, then a colon and what to keep.
+		if first && end < len(lower) && lower[end] == ':' && len(after) > 2 &&
+			hasAnyPrefix(lead, []string{"remember", "keep in mind", "bear in mind", "note for", "never forget"}) {
+			return true
+		}
+		// "General rule for you: …", "small thing for next time and every
+		// time after: …": a lead-in that names what follows a rule, or
+		// sets it for the times to come.
+		if first && (matchIf(ruleLeadEN, lead, "rule", "policy", "convention", "practice") && len(after) > 2 || hasAnySuffix(lead, futureScopesEN) && bareVerbEN(after) && !atHandEN(after)) {
+			return true
+		}
+		if m := findIf(kindScopeEN, lead, "every ", "each ", "all ", "any "); first && m != nil && !slices.Contains(specificEN, m[1]) &&
+			!slices.Contains([]string{"time", "one", "of"}, m[1]) && bareVerbEN(after) && !atHandEN(after) {
+			return true
+		}
+		// "By default, use …": a scope of every task, then an instruction.
+		if first && slices.Contains(defaultScopesEN, lead) && bareVerbEN(after) {
+			return true
+		}
+		// "…, that's a team rule": the sentence names itself a rule.
+		if !first && matchIf(ruleNameEN, rest, ruleNounsEN...) {
 			return true
 		}
 		first = false
@@ -168,14 +285,70 @@ func standingClauseEN(rest string) bool {
 			}
 		}
 	}
+	if oneMomentEN(rest) {
+		return false
+	}
+	if matchIf(politeWishEN, rest, "you ") {
+		return true
+	}
+	// "Only ever use parameterized queries": only, and always.
+	if body, ok := strings.CutPrefix(rest, "only ever "); ok && bareVerbEN(body) {
+		return true
+	}
+	// "Never again lol", "Always the same error": an exclamation, with no
+	// instruction after the adverb.
+	if body, ok := strings.CutPrefix(rest, "never again "); ok {
+		return len(strings.Fields(body)) > 1 && bareVerbEN(body)
+	}
+	for _, adverb := range []string{"always ", "never "} {
+		if body, ok := strings.CutPrefix(rest, adverb); ok {
+			if word, _, _ := strings.Cut(body, " "); slices.Contains(notVerbsEN, word) || slices.Contains([]string{"same", "something", "anything"}, word) {
+				return false
+			}
+		}
+	}
 	for _, o := range standingOpenersEN {
 		if strings.HasPrefix(rest, o) {
 			return true
 		}
 	}
-	// "Don't … ever", "Don't do that again": a prohibition for good.
+	// "By default use …": a scope of every task before an instruction.
+	for _, d := range defaultScopesEN {
+		if body, ok := strings.CutPrefix(rest, d+" "); ok && bareVerbEN(body) {
+			return true
+		}
+	}
+	// "In this codebase we never …": the project's scope, then its convention.
+	for _, scope := range projectScopesEN {
+		if body, ok := strings.CutPrefix(rest, strings.TrimSpace(scope)+" "); ok {
+			// "In this repo we squash-merge everything": "we" and a verb
+			// in the present.
+			verb, isWe := strings.CutPrefix(body, "we ")
+			if hasAnyPrefix(body, conventionsEN) || isWe && bareVerbEN(verb) {
+				return true
+			}
+		}
+	}
+	// "I want all SQL in the store package", "I want every exported func
+	// documented": a wish over everything of a kind (a bare noun after the
+	// quantifier), not over the things at hand ("all the tests", "all of
+	// these").
+	for _, w := range []string{"i want ", "we want ", "i need ", "i'd like ", "i expect ", "we expect "} {
+		body, ok := strings.CutPrefix(rest, w)
+		if !ok {
+			continue
+		}
+		words := strings.Fields(body)
+		if len(words) > 1 && slices.Contains([]string{"all", "every", "each", "no", "any"}, words[0]) &&
+			!slices.Contains(specificEN, words[1]) {
+			return true
+		}
+	}
+	// "Don't … ever", "Don't do that again", "… anymore": a prohibition
+	// for good.
 	for _, neg := range []string{"don't ", "do not ", "dont "} {
-		if body, ok := strings.CutPrefix(rest, neg); ok && (hasAnyWord(body, []string{"ever"}) || strings.HasSuffix(strings.TrimRight(body, " .!"), " again")) {
+		if body, ok := strings.CutPrefix(rest, neg); ok && (hasAnyWord(body, []string{"ever"}) ||
+			hasAnySuffix(strings.TrimRight(body, " .!"), []string{" again", " anymore", " any more", " any longer"})) {
 			return true
 		}
 	}
@@ -187,10 +360,12 @@ func standingClauseEN(rest string) bool {
 			return true
 		}
 	}
-	// "Every new file needs a license header": a rule over everything of
-	// a kind.
-	if hasAnyPrefix(rest, []string{"every new ", "each new ", "all new ", "any new "}) &&
-		hasAnyWord(rest, []string{"needs", "need", "must", "should", "has", "have"}) {
+	// "Every new file needs a license header", "Every PR you open needs a
+	// test plan": a rule over everything of a kind (a bare noun after the
+	// quantifier, not "all the tests" or "every time").
+	if words := strings.Fields(rest); len(words) > 2 && slices.Contains([]string{"every", "each", "all", "any"}, words[0]) &&
+		!slices.Contains(specificEN, words[1]) && !slices.Contains([]string{"time", "one", "day", "week", "of"}, words[1]) &&
+		hasAnyWord(rest, []string{"needs", "need", "must", "should", "has to", "have to"}) {
 		return true
 	}
 	// "Stop adding emojis", "quit rewriting my tests": ending a habit.
@@ -237,22 +412,140 @@ func standingInstructionZH(raw string) bool {
 		return false
 	}
 	for _, p := range standingPhrasesZH {
-		if strings.Contains(raw, p) {
+		if anyGovernsZH(raw, p) {
 			return true
 		}
 	}
-	for clause := range strings.FieldsFuncSeq(raw, func(r rune) bool { return r == '，' || r == ',' || r == '；' || r == '：' }) {
+	if m := indexIf(concessiveZH, raw, "不管", "无论", "不论"); m != nil && governsZH(raw, m[0]) {
+		return true
+	}
+	if m := indexIf(revokedZH, raw, "除非我"); m != nil && governsZH(raw, m[0]) {
+		return true
+	}
+	// "有一条规矩你记一下：…": a rule named as one, before its colon.
+	if m := indexIf(ruleIsZH, raw, ruleNounsZH...); m != nil && governsZH(raw, m[0]) {
+		return true
+	}
+	pos := 0
+	for n, clause := 0, ""; ; n++ {
+		clause, pos = nextClauseZH(raw, pos)
+		if clause == "" {
+			return false
+		}
+		at := pos - len(clause)
 		rest := strings.TrimSpace(clause)
 		for range 2 {
 			rest = stripLeadingZH(rest, standingFillersZH)
 		}
-		for _, o := range standingOpenersZH {
-			if strings.HasPrefix(rest, o) && !hasAnyPrefix(rest, notStandingZH) {
+		at += len(strings.TrimRightFunc(clause, unicode.IsSpace)) - len(rest)
+		opens := hasAnyPrefix(rest, standingOpenersZH) && !hasAnyPrefix(rest, notStandingZH)
+		if (opens || standingClauseZH(rest, n > 0) || universalAcrossZH(rest, raw[at:]) || keepLeadZH(rest, raw[at+len(rest):])) && governsZH(raw, at) {
+			return true
+		}
+	}
+}
+
+// startsNowZH reports whether a clause opening with "from now on" starts one activity now rather than setting how things are done: a bare
+// verb of one or two characters and nothing else ("从现在开始计时"), against
+// "从现在开始用 pnpm" or "从现在开始，注释统一用英文写".
+func startsNowZH(clause string) bool {
+	var body []rune
+	for _, o := range []string{"从现在起", "从现在开始", "从今天起", "从今天开始"} {
+		if b, ok := strings.CutPrefix(clause, o); ok {
+			body = []rune(trimTrailing(strings.TrimSpace(b)))
+			break
+		}
+	}
+	if len(body) == 0 || len(body) > 2 {
+		return false
+	}
+	for _, r := range body {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// nextClauseZH returns the clause of raw that starts at byte pos and
+// where the next one starts.
+func nextClauseZH(raw string, pos int) (string, int) {
+	for pos < len(raw) {
+		end := strings.IndexFunc(raw[pos:], func(r rune) bool { return r == '，' || r == ',' || r == '；' || r == '：' })
+		if end < 0 {
+			return raw[pos:], len(raw)
+		}
+		clause := raw[pos : pos+end]
+		_, size := utf8.DecodeRuneInString(raw[pos+end:])
+		pos += end + size
+		if strings.TrimSpace(clause) != "" {
+			return clause, pos - size
+		}
+	}
+	return "", pos
+}
+
+// standingClauseZH reports whether a Chinese clause (fillers stripped) is
+// a rule by its form: a scope of every task before an instruction ("默认都用
+// pnpm"), a quantifier over a kind or over all times with an obligation
+// ("所有新接口都要加鉴权", "任何时候都要定义成常量"), the project's scope with its
+// convention ("我们这个仓库不用 squash merge"), or, after the instruction, a
+// clause that names it a rule ("这是团队规定").
+// universalAcrossZH reports whether a clause opening with a quantifier
+// over a kind has its obligation in a later clause ("所有跟支付相关的改动，
+// 都必须先通知我"); tail is the sentence from the clause on.
+func universalAcrossZH(rest, tail string) bool {
+	return hasAnyPrefix(rest, universalZH) && !containsAny(rest, thisZH) && containsAny(tail[len(rest):], obligationZH) &&
+		!containsAny(tail, []string{"一遍", "一下"})
+}
+
+// keepLeadZH reports whether a clause only tells the agent to keep what
+// follows ("你记好，…", "记牢：…").
+func keepLeadZH(rest, tail string) bool {
+	return slices.Contains([]string{"记好", "记牢", "记着", "记住", "记清楚"}, trimTrailing(rest)) && len(strings.TrimLeft(tail, "，,：: ")) > 3
+}
+
+func standingClauseZH(rest string, later bool) bool {
+	if later && matchIf(ruleNameZH, rest, ruleNounsZH...) || matchIf(ruleIsZH, rest, ruleNounsZH...) {
+		return true
+	}
+	for _, d := range defaultScopesZH {
+		if body, ok := strings.CutPrefix(rest, d); ok {
+			body = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(body), "都"), "就"))
+			if hasAnyPrefix(body, modalZH) {
+				return true
+			}
+		}
+	}
+	if hasAnyPrefix(rest, universalZH) && containsAny(rest, obligationZH) && !containsAny(rest, thisZH) && !containsAny(rest, []string{"一遍", "一下"}) {
+		return true
+	}
+	for _, scope := range projectScopeZH {
+		if k := strings.Index(rest, scope); k >= 0 {
+			// "我们项目里所有时间都存 UTC": the project's scope, then its
+			// convention or a rule over a kind.
+			body := rest[k+len(scope):]
+			if containsAny(body, projectRuleZH) || containsAny(body, universalZH) && strings.Contains(body, "都") {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// anyGovernsZH reports whether phrase occurs in raw where it governs an
+// instruction (governsZH).
+func anyGovernsZH(raw, phrase string) bool {
+	for off := 0; ; {
+		k := strings.Index(raw[off:], phrase)
+		if k < 0 {
+			return false
+		}
+		if governsZH(raw, off+k) {
+			return true
+		}
+		off += k + len(phrase)
+	}
 }
 
 // stripLeadingZH removes one leading filler (Chinese fillers need no
@@ -320,8 +613,8 @@ var notVerbsEN = []string{"it", "i", "we", "they", "he", "she", "you", "that", "
 	"my", "our", "your", "its", "their", "everything", "nothing", "something", "someone", "nobody", "then", "so"}
 
 // bareVerbEN reports whether a clause opens with what can only be a verb in
-// its bare form ("quarantine it and open an issue"): not a pronoun or a
-// determiner, and no -s, -ed or -ing ending.
+// its bare form ("quarantine it and open an issue", "squash-merge"): not a
+// pronoun or a determiner, and no -s, -ed or -ing ending.
 func bareVerbEN(clause string) bool {
 	word, _, _ := strings.Cut(strings.TrimSpace(clause), " ")
 	word = strings.Trim(word, ".!?")
@@ -329,7 +622,7 @@ func bareVerbEN(clause string) bool {
 		return false
 	}
 	for _, c := range word {
-		if c < 'a' || c > 'z' {
+		if (c < 'a' || c > 'z') && c != '-' {
 			return false
 		}
 	}

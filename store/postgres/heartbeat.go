@@ -125,7 +125,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 			}); err != nil {
 			return nil, err
 		}
-		in.Sessions = append(in.Sessions, &governance.SessionWork{Session: si, Events: msgs, Known: known})
+		in.Sessions = append(in.Sessions, &governance.SessionWork{Session: si, Events: msgs, Known: known, Consolidated: episodes[si.SessionID]})
 	}
 	in.NewCheckpoint = max(cp, newCP)
 

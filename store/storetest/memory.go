@@ -70,6 +70,7 @@ var memoryTests = []struct {
 	{"ForgetRechainsLegacyAudit", TestForgetRechainsLegacyAudit},
 	{"RepairRemovesOrphanScratch", TestRepairRemovesOrphanScratch},
 	{"HeartbeatWithModel", TestHeartbeatWithModel},
+	{"HeartbeatReopenedSession", TestHeartbeatReopenedSession},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},
 	{"HeartbeatWideningOffline", TestHeartbeatWideningOffline},
