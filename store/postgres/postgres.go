@@ -45,6 +45,8 @@ type Store struct {
 	// statsFrom is the table size (planner estimate) from which search
 	// weighs words by the column statistics instead of counting (see idf).
 	statsFrom float64
+	// stats keeps the words' statistics search last read (search_stats.go).
+	stats statsCache
 	// The reviewer actions of the rule lifecycle (ApproveRule, HoldRule,
 	// RestoreRule, ...), shared with the SQLite store over this store's
 	// SQL (rule_lifecycle.go).
