@@ -533,9 +533,16 @@ func (s *Store) searchRanked(ctx context.Context, w *where, cond string, ranked 
 	for i, part := range ranked {
 		terms[i] = fmt.Sprintf("ts_rank(e.words, %s::tsquery, 16) * %s::float8", w.arg(part.query), w.arg(weights[i]))
 	}
+	score := strings.Join(terms, " + ")
+	if f.ProjectID != nil && f.ProjectIDs == nil && s.windows != nil {
+		out, total, ok, err := s.searchWindowed(ctx, *f.ProjectID, w, cond, score, highlight, f)
+		if err != nil || ok {
+			return out, total, err
+		}
+	}
 	limit, args := page(w.args, f.Limit, f.Offset)
 	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+`, count(*) OVER ()
-		FROM (SELECT e.*, `+strings.Join(terms, " + ")+` AS score FROM events e WHERE `+cond+
+		FROM (SELECT e.*, `+score+` AS score FROM events e WHERE `+cond+
 		fmt.Sprintf(" ORDER BY e.seq DESC LIMIT %d", searchRankWindow)+`) e
 		ORDER BY e.score DESC, e.seq DESC`+limit, args...)
 	if err != nil {
