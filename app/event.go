@@ -102,6 +102,11 @@ type SearchInput struct {
 	// Order is relevance or newest.
 	Order string
 	Page  Page
+	// Agent says the hits go to an agent (the API and MCP): each event's
+	// text is as governance.EventTextForAgent gives it — what the write
+	// gate blocks is withheld, credentials masked — and its fragments are
+	// rebuilt from that text when it changed.
+	Agent bool
 }
 
 // MaxSearchQueryRunes bounds a search query.
@@ -204,7 +209,31 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchIn
 	if governance.ErrorCode(err) == governance.EINVALID {
 		return nil, 0, FieldErrors{"q": MsgNoSearchTerms}
 	}
+	if err == nil && in.Agent {
+		hits = gateHits(hits)
+	}
 	return hits, total, err
+}
+
+// gateHits passes each hit's event text through the write gate for an
+// agent; a hit whose text changed keeps one plain fragment of the new text
+// (a highlight of the old one could show what was withheld).
+func gateHits(hits []*governance.EventHit) []*governance.EventHit {
+	out := make([]*governance.EventHit, len(hits))
+	for i, h := range hits {
+		text, withheld := governance.EventTextForAgent(h.Event.Text)
+		if withheld {
+			text = governance.WithheldMarker
+		}
+		if text == h.Event.Text {
+			out[i] = h
+			continue
+		}
+		ev := *h.Event
+		ev.Text = text
+		out[i] = &governance.EventHit{Event: &ev, Fragments: []governance.Fragment{{Text: text}}}
+	}
+	return out
 }
 
 // Page is one page of a list: its 1-based number and its size, or (an

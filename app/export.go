@@ -224,7 +224,9 @@ type MemoryLine struct {
 
 // Memory returns the usable active rules of project projectID — the
 // project-wide ones and, when subject is set, that subject's — as portable
-// JSON Lines, with their count.
+// JSON Lines, with their count. Each rule's text is as an agent may read
+// it (governance.RuleTextForAgent): a rule the write gate blocks is left
+// out, credentials are masked.
 func (xs Exports) Memory(ctx context.Context, actor governance.Actor, projectID int64, subject string) (string, int, error) {
 	obj := governance.Object{ProjectID: projectID}
 	if subject != "" {
@@ -247,7 +249,12 @@ func (xs Exports) Memory(ctx context.Context, actor governance.Actor, projectID 
 		if ok, _ := r.Usable(now); !ok {
 			continue
 		}
-		if err := enc.Encode(MemoryLine{ID: governance.RecallRuleID(r.ID), Kind: string(r.Kind), Text: r.Text, SubjectID: r.SubjectID,
+		// An agent reads it: what recall would not serve is left out.
+		text, ok := governance.RuleTextForAgent(r)
+		if !ok {
+			continue
+		}
+		if err := enc.Encode(MemoryLine{ID: governance.RecallRuleID(r.ID), Kind: string(r.Kind), Text: text, SubjectID: r.SubjectID,
 			Reason: string(r.PromotionReason), Trust: fmt.Sprintf("%.2f", r.Trust), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339)}); err != nil {
 			return "", 0, err
 		}

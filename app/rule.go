@@ -89,16 +89,21 @@ type RuleListQuery struct {
 	// SearchCountCap, for a full-text query, stops the count that many
 	// rows past the page (governance.RuleFilter.CountCap).
 	SearchCountCap int
+	// Agent says the list goes to an agent (the API and MCP): each rule's
+	// text is as governance.RuleTextForAgent gives it, and a rule the
+	// write gate blocks is left out of the page (and of Total).
+	Agent bool
 }
 
 // MaxProjectRules bounds one page of an agent's rules list.
 const MaxProjectRules = 500
 
 // AgentRuleDefaults are the agent surfaces' defaults (GET /api/v1/rules,
-// the MCP tool list_rules): active rules, 100 a page, at most
-// MaxProjectRules, never forgotten ones.
+// the MCP tool list_rules): active rules only (an agent never reads a
+// proposed or rejected rule's text), 100 a page, at most MaxProjectRules.
 var AgentRuleDefaults = governance.RuleFilterDefaults{
-	Statuses: []governance.RuleStatus{governance.RuleActive}, Limit: 100, MaxLimit: MaxProjectRules}
+	Statuses: []governance.RuleStatus{governance.RuleActive}, Only: []governance.RuleStatus{governance.RuleActive},
+	Limit: 100, MaxLimit: MaxProjectRules}
 
 // ReviewRuleDefaults are the rules page's defaults: every status but
 // forgotten (tombstones on request), limit rules a page.
@@ -173,6 +178,20 @@ func (rs Rules) List(ctx context.Context, actor governance.Actor, q RuleListQuer
 	}
 	if out.Rules, out.Total, err = rs.store.FindRules(ctx, f); err != nil {
 		return nil, err
+	}
+	if q.Agent {
+		gated := make([]*governance.Rule, 0, len(out.Rules))
+		for _, r := range out.Rules {
+			text, ok := governance.RuleTextForAgent(r)
+			if !ok {
+				out.Total--
+				continue
+			}
+			cp := *r
+			cp.Text = text
+			gated = append(gated, &cp)
+		}
+		out.Rules = gated
 	}
 	if out.Rules == nil {
 		out.Rules = []*governance.Rule{}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,50 @@ type SourceStore interface {
 type Sources struct {
 	store    SourceStore
 	projects Projects
+	// roots, when not nil, are the only directories (and their
+	// subdirectories) Ensure accepts: an administrator in the browser
+	// must not turn the server's files into memory (RestrictFollowRoots).
+	roots []string
+}
+
+// RestrictFollowRoots makes Sources.Ensure accept only directories under
+// one of roots (after symbolic links are resolved), and none when roots is
+// empty. The console's server sets it from --follow-root; the CLI's watch,
+// run by the operator on the machine, is not restricted.
+func (a *App) RestrictFollowRoots(roots []string) {
+	a.Sources.roots = make([]string, 0, len(roots))
+	for _, r := range roots {
+		if r = strings.TrimSpace(r); r != "" {
+			a.Sources.roots = append(a.Sources.roots, filepath.Clean(r))
+		}
+	}
+}
+
+// Roots returns the directories under which Ensure follows, nil when any
+// directory may be followed.
+func (ss Sources) Roots() []string { return ss.roots }
+
+// allowed reports whether dir lies under one of the roots, comparing the
+// paths with their symbolic links resolved (a link inside a root may not
+// lead out of it). A root that does not exist allows nothing.
+func (ss Sources) allowed(dir string) bool {
+	if ss.roots == nil {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	for _, root := range ss.roots {
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // List lists the followed directories with each file's checkpoint and
@@ -81,6 +126,12 @@ func (ss Sources) Ensure(ctx context.Context, actor governance.Actor, in SourceI
 	dir := filepath.Clean(in.Dir)
 	if st, err := os.Stat(dir); strings.TrimSpace(in.Dir) == "" || !filepath.IsAbs(dir) || err != nil || !st.IsDir() {
 		errs["dir"] = "Give the absolute path of a directory the server can read."
+	} else if !ss.allowed(dir) {
+		if len(ss.roots) == 0 {
+			errs["dir"] = "This console follows no directory from the browser; its operator can allow some with --follow-root."
+		} else {
+			errs["dir"] = fmt.Sprintf("Directories are followed only under %s.", strings.Join(ss.roots, ", "))
+		}
 	}
 	if len(in.SubjectID) > governance.MaxIDBytes {
 		errs["subject"] = "The subject id is too long."

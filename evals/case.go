@@ -73,7 +73,8 @@ func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 		return nil
 	}
 	for _, alias := range e.suite.projectAliases() {
-		id, err := e.scratchProject(ctx, e.prefix+"s-"+aliasSlug(alias), e.autoActivate(), false)
+		slug := e.prefix + "s-" + aliasSlug(alias)
+		id, err := e.scratchProject(ctx, slug, e.autoActivate(), false)
 		if err != nil {
 			return err
 		}
@@ -83,13 +84,25 @@ func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 			return err
 		}
 		if err := e.ingest(ctx, id, events); err != nil {
-			return fmt.Errorf("fixtures of %s: %w", alias, err)
+			return e.copyLost(ctx, alias, slug, fmt.Errorf("fixtures of %s: %w", alias, err))
 		}
 		if err := e.deps.Memory.RunHeartbeat(ctx, id); err != nil {
-			return fmt.Errorf("heartbeat on fixtures of %s: %w", alias, err)
+			return e.copyLost(ctx, alias, slug, fmt.Errorf("heartbeat on fixtures of %s: %w", alias, err))
 		}
 	}
 	return nil
+}
+
+// copyLost explains err when the alias copies a live project's events and
+// its scratch project is gone: a forget in that project removed the copy
+// while the run made it.
+func (e *engine) copyLost(ctx context.Context, alias, scratch string, err error) error {
+	if slug := e.suite.Fixtures.CopyEvents[alias]; slug != "" {
+		if _, ferr := e.deps.Memory.FindProjectBySlug(ctx, scratch); governance.ErrorCode(ferr) == governance.ENOTFOUND {
+			return fmt.Errorf("copy_events from %s: a forget in that project removed this run's copy of its events; run the suite again (%w)", slug, err)
+		}
+	}
+	return err
 }
 
 func (e *engine) autoActivate() bool {
@@ -126,6 +139,11 @@ func (e *engine) fixtureEvents(ctx context.Context, alias string) ([]*governance
 	if slug := e.suite.Fixtures.CopyEvents[alias]; slug != "" {
 		p, err := e.deps.Memory.FindProjectBySlug(ctx, slug)
 		if err != nil {
+			return nil, fmt.Errorf("copy_events from %s: %w", slug, err)
+		}
+		// Recorded before the read: a forget of the project from now on
+		// removes this run's scratch projects, copies included.
+		if err := e.deps.Memory.RecordEventCopy(ctx, e.prefix, p.ID); err != nil {
 			return nil, fmt.Errorf("copy_events from %s: %w", slug, err)
 		}
 		events, _, err := e.deps.Memory.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID})

@@ -3,6 +3,7 @@ package evals_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -32,11 +33,15 @@ type fakeMemory struct {
 	ignoreScope     bool          // recall returns rules of every project
 	recallDelay     time.Duration // each recall sleeps (restart/cancel tests)
 	beats           int
+
+	leases map[string]time.Time // CLI runs' claims: prefix → expiry
+	copies map[string][]int64   // run prefix → live projects copied
 }
 
 func newFakeMemory() *fakeMemory {
 	return &fakeMemory{projects: map[int64]*governance.Project{}, events: map[int64][]*governance.Event{},
-		checkpoint: map[int64]int64{}, evidence: map[int64][]*governance.Event{}, checks: map[int64]string{}}
+		checkpoint: map[int64]int64{}, evidence: map[int64][]*governance.Event{}, checks: map[int64]string{},
+		leases: map[string]time.Time{}, copies: map[string][]int64{}}
 }
 
 var _ evals.Memory = (*fakeMemory)(nil)
@@ -82,6 +87,61 @@ func (f *fakeMemory) DeleteScratchProjects(_ context.Context, prefix string) err
 			f.rules = slices.DeleteFunc(f.rules, func(r *governance.Rule) bool { return r.ProjectID == id })
 		}
 	}
+	return nil
+}
+
+func (f *fakeMemory) ClaimScratch(_ context.Context, prefix, _ string, ttl time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.leases[prefix]; ok {
+		return governance.Errorf(governance.ECONFLICT, "claimed")
+	}
+	f.leases[prefix] = time.Now().Add(ttl)
+	return nil
+}
+
+func (f *fakeMemory) RenewScratch(_ context.Context, prefix string, ttl time.Duration) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if exp, ok := f.leases[prefix]; !ok || !exp.After(time.Now()) {
+		return false, nil
+	}
+	f.leases[prefix] = time.Now().Add(ttl)
+	return true, nil
+}
+
+func (f *fakeMemory) ReleaseScratch(_ context.Context, prefix string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.leases, prefix)
+	return nil
+}
+
+// RemoveOrphanScratch knows no server runs: the fake serves RunSuite.
+func (f *fakeMemory) RemoveOrphanScratch(ctx context.Context) (int64, error) {
+	f.mu.Lock()
+	var slugs []string
+	for _, p := range f.projects {
+		if p.Scratch {
+			slugs = append(slugs, p.Slug)
+		}
+	}
+	now := time.Now()
+	orphans := evals.OrphanScratch(slugs, nil, maps.Clone(f.leases), now)
+	maps.DeleteFunc(f.leases, func(_ string, exp time.Time) bool { return !exp.After(now) })
+	f.mu.Unlock()
+	for _, prefix := range orphans {
+		if err := f.DeleteScratchProjects(ctx, prefix); err != nil {
+			return 0, err
+		}
+	}
+	return int64(len(orphans)), nil
+}
+
+func (f *fakeMemory) RecordEventCopy(_ context.Context, prefix string, sourceID int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.copies[prefix] = append(f.copies[prefix], sourceID)
 	return nil
 }
 

@@ -19,6 +19,14 @@ type Memory interface {
 	// DeleteScratchProjects removes every project flagged as scratch whose
 	// slug starts with prefix (the run's or the case's own).
 	DeleteScratchProjects(ctx context.Context, prefix string) error
+	ScratchOwners
+	// RecordEventCopy records, before a run reads project sourceID's
+	// events to copy them into its scratch projects (fixtures.copy_events),
+	// that the scratch projects whose slug starts with prefix (the run's)
+	// hold copies of them: a forget in that project removes those scratch
+	// projects and withholds the run's results (docs/ARCHITECTURE.md,
+	// Forget). It waits for a forget of the project in flight.
+	RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error
 	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
@@ -32,6 +40,26 @@ type Memory interface {
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	// FindRuleChecks returns the code checks (JSON arrays) stored on rules.
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
+}
+
+// ScratchOwners keeps the claims of CLI runs (which have no eval_runs
+// row) on their scratch projects, and removes the scratch projects no
+// live run owns (OrphanScratch decides which).
+type ScratchOwners interface {
+	// ClaimScratch records that holder (a process, named for people)
+	// owns the scratch projects whose slug starts with prefix until ttl
+	// from now.
+	ClaimScratch(ctx context.Context, prefix, holder string, ttl time.Duration) error
+	// RenewScratch extends the claim to ttl from now. It reports false,
+	// and renews nothing, once the claim has expired or is gone: its
+	// scratch projects may have been removed as a killed run's.
+	RenewScratch(ctx context.Context, prefix string, ttl time.Duration) (bool, error)
+	// ReleaseScratch drops the claim (the run removed its projects).
+	ReleaseScratch(ctx context.Context, prefix string) error
+	// RemoveOrphanScratch removes the scratch projects (and copy
+	// records) of server runs neither queued nor running and of CLI runs
+	// whose claim expired; it returns how many runs it cleaned up after.
+	RemoveOrphanScratch(ctx context.Context) (int64, error)
 }
 
 // TextBaseline is the plain full-text reference a retrieval benchmark
@@ -142,6 +170,10 @@ type Deps struct {
 	CaseTimeout time.Duration
 	// KeepScratch keeps scratch projects after a run, for debugging.
 	KeepScratch bool
+	// ScratchLease is how long a CLI run's claim on its scratch projects
+	// lasts unless renewed (default DefaultScratchLease); a killed run's
+	// projects are removed as orphans once it has expired.
+	ScratchLease time.Duration
 	// Actor is recorded for forgets done by sequence cases (default "eval").
 	Actor  string
 	Logger *slog.Logger
@@ -156,6 +188,9 @@ func (d *Deps) defaults() {
 	}
 	if d.Actor == "" {
 		d.Actor = "eval"
+	}
+	if d.ScratchLease <= 0 {
+		d.ScratchLease = DefaultScratchLease
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)

@@ -2,7 +2,6 @@ package evals
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -388,17 +387,32 @@ func (e *engine) cleanupCase(ctx context.Context, index int) {
 }
 
 // RunSuite runs a suite synchronously (the CLI) in scratch projects it
-// removes afterwards; nothing is recorded as a run. The error is set only
-// when the suite could not run at all (setup failed, ctx ended).
+// removes afterwards; nothing is recorded as a run. It first removes the
+// scratch projects killed runs left (RemoveOrphanScratch), then claims its
+// own prefix with a lease it renews while it runs (claimScratch), so a
+// run in another process never takes this one's projects for a killed
+// run's. The error is set only when the suite could not run at all (setup
+// failed, ctx ended, the lease was lost).
 func RunSuite(ctx context.Context, deps Deps, suite *Suite) (*Report, error) {
-	var rnd [4]byte
-	_, _ = rand.Read(rnd[:])
-	eng := newEngine(deps, suite, ScratchPrefix+"cli-"+hex.EncodeToString(rnd[:])+"-")
-	defer eng.cleanup(context.WithoutCancel(ctx), "")
+	deps.defaults()
+	if _, err := deps.Memory.RemoveOrphanScratch(ctx); err != nil {
+		return nil, fmt.Errorf("evals: remove scratch projects left by killed runs: %w", err)
+	}
+	eng := newEngine(deps, suite, newCLIScratchPrefix())
+	ctx, lost := context.WithCancelCause(ctx)
+	defer lost(nil)
+	release, err := claimScratch(ctx, deps.Memory, eng.prefix, deps.ScratchLease, lost)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		eng.cleanup(context.WithoutCancel(ctx), "")
+		release(context.WithoutCancel(ctx))
+	}()
 	start := time.Now()
 	ids := suite.CaseIDs()
 	if err := eng.setup(ctx, ids); err != nil {
-		return nil, fmt.Errorf("evals: set up %s: %w", suite.Name, err)
+		return nil, fmt.Errorf("evals: set up %s: %w", suite.Name, cmpErr(context.Cause(ctx), err))
 	}
 	units := make([]unit, len(ids))
 	for i, id := range ids {
@@ -411,7 +425,7 @@ func RunSuite(ctx context.Context, deps Deps, suite *Suite) (*Report, error) {
 		defer mu.Unlock()
 		results[slices.Index(ids, res.CaseID)] = res
 	})
-	if err := ctx.Err(); err != nil {
+	if err := context.Cause(ctx); err != nil {
 		return nil, fmt.Errorf("evals: run %s: %w", suite.Name, err)
 	}
 	// The run's time includes removing its scratch projects.

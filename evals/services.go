@@ -3,6 +3,7 @@ package evals
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -13,6 +14,8 @@ import (
 type MemoryStore interface {
 	CreateProject(ctx context.Context, p *governance.Project) error
 	DeleteScratchProjects(ctx context.Context, prefix string) error
+	ScratchOwners
+	RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error
 	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
@@ -56,6 +59,32 @@ func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, 
 // starts with prefix.
 func (s *Services) DeleteScratchProjects(ctx context.Context, prefix string) error {
 	return s.Store.DeleteScratchProjects(ctx, prefix)
+}
+
+// ClaimScratch records a CLI run's claim on its scratch projects.
+func (s *Services) ClaimScratch(ctx context.Context, prefix, holder string, ttl time.Duration) error {
+	return s.Store.ClaimScratch(ctx, prefix, holder, ttl)
+}
+
+// RenewScratch extends a claim; false once it expired.
+func (s *Services) RenewScratch(ctx context.Context, prefix string, ttl time.Duration) (bool, error) {
+	return s.Store.RenewScratch(ctx, prefix, ttl)
+}
+
+// ReleaseScratch drops a claim.
+func (s *Services) ReleaseScratch(ctx context.Context, prefix string) error {
+	return s.Store.ReleaseScratch(ctx, prefix)
+}
+
+// RemoveOrphanScratch removes the scratch projects no live run owns.
+func (s *Services) RemoveOrphanScratch(ctx context.Context) (int64, error) {
+	return s.Store.RemoveOrphanScratch(ctx)
+}
+
+// RecordEventCopy records that a run's scratch projects copy a live
+// project's events.
+func (s *Services) RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error {
+	return s.Store.RecordEventCopy(ctx, prefix, sourceID)
 }
 
 // NewTextBaseline opens the store's bare full-text table in a temporary

@@ -88,8 +88,8 @@ func packAgentFile(path string, limit int, heading string, rules []*Rule, now ti
 		if ok, _ := r.Usable(now); !ok {
 			continue
 		}
-		text := oneLine(r.Text)
-		if text == "" {
+		text, ok := agentText(r)
+		if !ok {
 			continue
 		}
 		all = append(all, HermesEntry{RuleID: r.ID, Text: text, Runes: utf8.RuneCountInString(text), Score: StandingScore(r, now, w)})

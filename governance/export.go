@@ -54,6 +54,42 @@ func StandingScore(r *Rule, now time.Time, w RecallWeights) float64 {
 	return total(s, w).Total
 }
 
+// RuleTextForAgent is a rule's text as anything an agent reads outside
+// recall holds it (the agent files, Hermes's files, MCP export_memory): on
+// one line, credentials masked and fence tags neutralised. ok is false
+// when the write gate blocks any of it — even in an active rule a
+// reviewer approved — or nothing is left: such a rule is left out whole.
+func RuleTextForAgent(r *Rule) (string, bool) {
+	gated, withheld := Withhold(oneLine(r.Text))
+	if withheld {
+		return "", false
+	}
+	text := NeutraliseFence(gated)
+	return text, text != ""
+}
+
+// EventTextForAgent is a raw event's text as an agent may read it outside
+// recall (search over the API and MCP): the write gate's blocked sentences
+// withheld (withheld reports any), credentials masked, fence tags
+// neutralised.
+func EventTextForAgent(text string) (string, bool) {
+	gated, withheld := Withhold(text)
+	return NeutraliseFence(gated), withheld
+}
+
+// agentText is RuleTextForAgent for a Markdown file an agent reads
+// (MEMORY.md, USER.md, AGENTS.md, CLAUDE.md, .claude/rules), with HTML
+// comment delimiters escaped too: a comment hides its text from whoever
+// reads the rendered file while the agent reads it, and a managed block's
+// markers are comments.
+func agentText(r *Rule) (string, bool) {
+	text, ok := RuleTextForAgent(r)
+	return commentDelims.Replace(text), ok
+}
+
+// commentDelims escapes the delimiters of an HTML comment.
+var commentDelims = strings.NewReplacer("<!--", "&lt;!--", "-->", "--&gt;")
+
 // BuildHermesFile ranks the usable rules by StandingScore (then use count,
 // then id) and packs them into a file of at most limit runes. A rule that
 // does not fit is listed as omitted, never cut.
@@ -68,14 +104,8 @@ func BuildHermesFile(name string, limit int, rules []*Rule, now time.Time, w Rec
 		if ok, _ := r.Usable(now); !ok {
 			continue
 		}
-		// The files are read by agents: nothing the write gate blocks goes
-		// in, credentials are redacted and fence tags neutralised.
-		gated, withheld := Withhold(oneLine(r.Text))
-		if withheld {
-			continue
-		}
-		text := NeutraliseFence(gated)
-		if text == "" {
+		text, ok := agentText(r)
+		if !ok {
 			continue
 		}
 		all = append(all, ranked{HermesEntry{RuleID: r.ID, Text: text, Runes: utf8.RuneCountInString(text),

@@ -1,5 +1,7 @@
 package governance
 
+import "time"
+
 // ForgetReport says what a forget removed: ids, counts and a SHA-256 of the
 // removed content, never the content.
 type ForgetReport struct {
@@ -49,4 +51,15 @@ func (p *ForgetPreview) Empty() bool {
 type EpisodeRewrite struct {
 	Episode *Episode
 	Summary string
+}
+
+// Suppression is one forget fingerprint (never the text) of a project: the
+// heartbeat does not learn a statement with this fingerprint again, for
+// SubjectID or, when it is empty, for anyone. A restore carries them over
+// from the database a backup came from.
+type Suppression struct {
+	ProjectID   int64
+	Fingerprint string
+	SubjectID   string
+	CreatedAt   time.Time
 }

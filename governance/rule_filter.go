@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,9 @@ type RuleFilterDefaults struct {
 	// Forgotten allows listing forgotten rules (their tombstones), which
 	// only the reviewers' rules page offers.
 	Forgotten bool
+	// Only, when set, are the only statuses a filter may ask for (the
+	// agent surfaces list active rules, never proposed or rejected text).
+	Only []RuleStatus
 }
 
 // ListableRuleStatuses are every status but forgotten: the rules a list
@@ -60,7 +64,7 @@ func ParseRuleFilter(in RuleFilterInput, def RuleFilterDefaults) (RuleFilter, er
 			if rs == RuleForgotten && !def.Forgotten {
 				return f, Errorf(EINVALID, "Invalid status: forgotten rules are not listed.")
 			}
-			if !rs.Valid() {
+			if !rs.Valid() || def.Only != nil && !slices.Contains(def.Only, rs) {
 				return f, bad("status")
 			}
 			f.Statuses = append(f.Statuses, rs)

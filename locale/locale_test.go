@@ -53,13 +53,25 @@ func usedIDs(t *testing.T) map[string][]string {
 		regexp.MustCompile(`\bs\.meta\(c, "([^"]+)", `),
 		regexp.MustCompile(`\bs\.flash\(c, auth\.Flash[A-Za-z]+, "([^"%]+)"\)`),
 		regexp.MustCompile(`\bmsgf?\(c, "([^"]+)"`),
+		// A form field's error with a value, which the page says through
+		// the catalog's format (app.FieldErrors).
+		regexp.MustCompile(`\berrs\["[a-z_]+"\] = fmt\.Sprintf\("([^"]+)"`),
 	}
 	webErrors := regexp.MustCompile(`Errorf\(governance\.E[A-Z]+,\s*"([^"%]+)"\)`)
 	used := map[string][]string{}
 	err := walkSources("..", func(path, src string) {
 		ps := patterns
 		name, dir := filepath.Base(path), filepath.Base(filepath.Dir(path))
-		if dir == "web" && !strings.HasPrefix(name, "api") && name != "mcp.go" {
+		// Errors people read: the web layer's (not the API's, whose
+		// clients are programs) and those of the packages whose errors
+		// reach a page or the CLI as they are (use cases, importers, the
+		// model client, the console's commands).
+		switch dir {
+		case "web":
+			if !strings.HasPrefix(name, "api") && name != "mcp.go" {
+				ps = append(ps, webErrors)
+			}
+		case "app", "transcript", "model", "console":
 			ps = append(ps, webErrors)
 		}
 		for _, re := range ps {

@@ -2,21 +2,18 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/admin"
+	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Administration from the browser: accounts, memberships and projects
 // changed by an administrator, each change and its audit row in one
-// transaction.
-
-var errLastAdmin = governance.Errorf(governance.ECONFLICT,
-	"The last administrator cannot be disabled or demoted: make another account an administrator first.")
+// transaction. What each change checks and audits is shared with the
+// PostgreSQL store (store/internal/admin); the SQL is this file's.
 
 // CreateAccountBy inserts an account with its memberships; actor's audit
 // row is written in the same transaction.
@@ -29,8 +26,7 @@ func (s *Store) CreateAccountBy(ctx context.Context, actor string, a *governance
 	if err := createAccount(ctx, tx, a); err != nil {
 		return err
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "account.create", ObjectType: "account",
-		ObjectID: a.Username, Details: jsonDetails(map[string]any{"admin": a.IsAdmin})}); err != nil {
+	if err := appendAudit(ctx, tx, admin.AccountCreated(actor, a)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -46,66 +42,50 @@ func (s *Store) UpdateAccount(ctx context.Context, actor string, id int64, upd g
 		return err
 	}
 	defer tx.Rollback()
-	var (
-		username string
-		admin    bool
-		disabled bool
-	)
+	var a admin.Account
 	err = tx.QueryRowContext(ctx, `SELECT username, is_admin, disabled_at IS NOT NULL FROM accounts WHERE id = ?`, id).
-		Scan(&username, &admin, &disabled)
+		Scan(&a.Username, &a.Admin, &a.Disabled)
 	if isNoRows(err) {
 		return governance.Errorf(governance.ENOTFOUND, "Account not found.")
 	}
 	if err != nil {
 		return fmt.Errorf("store: update account: %w", err)
 	}
-	demote := upd.IsAdmin != nil && !*upd.IsAdmin && admin
-	disable := upd.Disabled != nil && *upd.Disabled && !disabled
-	if admin && !disabled && (demote || disable) {
+	steps, lastAdminCheck, invalid := admin.AccountUpdate(actor, a, upd)
+	if lastAdminCheck {
 		var others int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM accounts WHERE is_admin = 1 AND disabled_at IS NULL AND id <> ?`, id).
 			Scan(&others); err != nil {
 			return fmt.Errorf("store: count administrators: %w", err)
 		}
 		if others == 0 {
-			return errLastAdmin
+			return admin.ErrLastAdmin
 		}
+	}
+	if invalid != nil {
+		return invalid
 	}
 	now := formatTime(tx.now)
-	audit := func(action string, details map[string]any) error {
-		return appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: action, ObjectType: "account",
-			ObjectID: username, Details: jsonDetails(details)})
-	}
-	if upd.PasswordHash != nil {
-		if *upd.PasswordHash == "" {
-			return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
+	for _, step := range steps {
+		var err error
+		switch {
+		case step.PasswordHash != nil:
+			_, err = tx.ExecContext(ctx, `UPDATE accounts SET password_hash = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
+				*step.PasswordHash, now, id)
+		case step.Admin != nil:
+			_, err = tx.ExecContext(ctx, `UPDATE accounts SET is_admin = ?, updated_at = ? WHERE id = ?`, *step.Admin, now, id)
+		case step.Disabled != nil:
+			at := any(nil)
+			if *step.Disabled {
+				at = now
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE accounts SET disabled_at = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
+				at, now, id)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET password_hash = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
-			*upd.PasswordHash, now, id); err != nil {
-			return fmt.Errorf("store: set password: %w", err)
+		if err != nil {
+			return fmt.Errorf("store: update account (%s): %w", step.Audit.Action, err)
 		}
-		if err := audit("account.passwd", nil); err != nil {
-			return err
-		}
-	}
-	if upd.IsAdmin != nil && *upd.IsAdmin != admin {
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET is_admin = ?, updated_at = ? WHERE id = ?`, *upd.IsAdmin, now, id); err != nil {
-			return fmt.Errorf("store: set administrator: %w", err)
-		}
-		if err := audit("account.role", map[string]any{"admin": *upd.IsAdmin}); err != nil {
-			return err
-		}
-	}
-	if upd.Disabled != nil && *upd.Disabled != disabled {
-		action, at := "account.enable", any(nil)
-		if *upd.Disabled {
-			action, at = "account.disable", now
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET disabled_at = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
-			at, now, id); err != nil {
-			return fmt.Errorf("store: disable account: %w", err)
-		}
-		if err := audit(action, nil); err != nil {
+		if err := appendAudit(ctx, tx, step.Audit); err != nil {
 			return err
 		}
 	}
@@ -127,7 +107,7 @@ func (s *Store) SetMembershipBy(ctx context.Context, actor string, m governance.
 	if err := setMembership(ctx, tx, m); err != nil {
 		return err
 	}
-	details := map[string]any{"role": m.Role}
+	ref := ""
 	if m.Role == governance.ProjectMember {
 		// The audit names a subject by its keyed reference, which the
 		// subject's forget makes unconfirmable (tombstone.go).
@@ -135,10 +115,9 @@ func (s *Store) SetMembershipBy(ctx context.Context, actor string, m governance.
 		if err != nil {
 			return err
 		}
-		details["subject"] = forgetplan.SubjectRef(key, m.SubjectID)
+		ref = forgetplan.SubjectRef(key, m.SubjectID)
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "membership.set", ObjectType: "account",
-		ObjectID: username, ProjectID: m.ProjectID, Details: jsonDetails(details)}); err != nil {
+	if err := appendAudit(ctx, tx, admin.MembershipSet(actor, username, m, ref)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -163,8 +142,7 @@ func (s *Store) RemoveMembershipBy(ctx context.Context, actor string, accountID,
 	if n, _ := res.RowsAffected(); n == 0 {
 		return governance.Errorf(governance.ENOTFOUND, "Membership not found.")
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "membership.remove", ObjectType: "account",
-		ObjectID: username, ProjectID: projectID}); err != nil {
+	if err := appendAudit(ctx, tx, admin.MembershipRemoved(actor, username, projectID)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -185,11 +163,8 @@ func accountName(ctx context.Context, tx *Tx, id int64) (string, error) {
 // CreateProjectBy inserts a project (never a scratch one), with actor's
 // audit row; a taken slug is ECONFLICT.
 func (s *Store) CreateProjectBy(ctx context.Context, actor string, p *governance.Project) error {
-	if err := governance.ValidateSlug(p.Slug); err != nil {
+	if err := admin.ValidateNewProject(p); err != nil {
 		return err
-	}
-	if strings.TrimSpace(p.Name) == "" {
-		return governance.Errorf(governance.EINVALID, "A project needs a name.")
 	}
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
@@ -205,8 +180,7 @@ func (s *Store) CreateProjectBy(ctx context.Context, actor string, p *governance
 	}
 	p.ID, _ = res.LastInsertId()
 	p.Scratch, p.CreatedAt = false, tx.now
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "project.create", ObjectType: "project",
-		ObjectID: strconv.FormatInt(p.ID, 10), ProjectID: p.ID, Details: jsonDetails(map[string]any{"slug": p.Slug})}); err != nil {
+	if err := appendAudit(ctx, tx, admin.ProjectCreated(actor, p)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -227,38 +201,21 @@ func (s *Store) UpdateProject(ctx context.Context, actor string, id int64, upd g
 	if err != nil {
 		return fmt.Errorf("store: update project: %w", err)
 	}
-	audit := func(action string, details map[string]any) error {
-		return appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: action, ObjectType: "project",
-			ObjectID: strconv.FormatInt(id, 10), ProjectID: id, Details: jsonDetails(details)})
+	steps, err := admin.ProjectUpdate(actor, p, upd)
+	if err != nil {
+		return err
 	}
-	renamed := (upd.Name != nil && *upd.Name != p.Name) || (upd.Description != nil && *upd.Description != p.Description)
-	if renamed {
-		name, desc := p.Name, p.Description
-		if upd.Name != nil {
-			name = *upd.Name
+	for _, step := range steps {
+		var err error
+		if step.Rename {
+			_, err = tx.ExecContext(ctx, `UPDATE projects SET name = ?, description = ? WHERE id = ?`, step.Name, step.Description, id)
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, *step.AutoActivate, id)
 		}
-		if upd.Description != nil {
-			desc = *upd.Description
+		if err != nil {
+			return fmt.Errorf("store: update project (%s): %w", step.Audit.Action, err)
 		}
-		if strings.TrimSpace(name) == "" {
-			return governance.Errorf(governance.EINVALID, "A project needs a name.")
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE projects SET name = ?, description = ? WHERE id = ?`, name, desc, id); err != nil {
-			return fmt.Errorf("store: rename project: %w", err)
-		}
-		if err := audit("project.rename", nil); err != nil {
-			return err
-		}
-	}
-	if upd.AutoActivate != nil && *upd.AutoActivate != p.AutoActivate {
-		if _, err := tx.ExecContext(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, *upd.AutoActivate, id); err != nil {
-			return fmt.Errorf("store: set project policy: %w", err)
-		}
-		policy := "approval"
-		if *upd.AutoActivate {
-			policy = "auto_activate"
-		}
-		if err := audit("project.policy", map[string]any{"policy": policy}); err != nil {
+		if err := appendAudit(ctx, tx, step.Audit); err != nil {
 			return err
 		}
 	}
@@ -317,9 +274,7 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 	if err := deleteProjectRows(ctx, tx, p); err != nil {
 		return nil, err
 	}
-	details := map[string]any{"slug": p.Slug, "deleted": d}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "project.delete", ObjectType: "project",
-		ObjectID: strconv.FormatInt(p.ID, 10), Details: jsonDetails(details)}); err != nil {
+	if err := appendAudit(ctx, tx, admin.ProjectDeleted(actor, p, d)); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -388,10 +343,4 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error
 }
 
 // jsonDetails is an audit row's details as JSON ("" for none).
-func jsonDetails(d map[string]any) string {
-	if len(d) == 0 {
-		return ""
-	}
-	b, _ := json.Marshal(d)
-	return string(b)
-}
+var jsonDetails = auditlog.Details

@@ -2,34 +2,28 @@ package store
 
 import (
 	"context"
-	"encoding/json"
+	"database/sql"
 	"fmt"
-	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
-// Audit rows written before migration 0026 name a subject in plain text:
-// a subject.forget row's object id, a membership.set row's "subject"
-// detail. Rewriting them changes their hashes and so every later link of
-// the chain. A subject forget does it anyway, in its transaction: a forget
-// leaves no copy of the identifier. It rewrites those rows to the
-// subject's keyed reference, recomputes the hash and link of every row
-// from the first one rewritten, and appends an audit.rechain row, the
-// chain-epoch record, which says which rows were re-hashed and why and
-// keeps the hash of the last row it left unchanged. VerifyAudit then
-// verifies the whole chain; a hash taken before the epoch still matches
-// for every row before "from" (compare it with "kept_hash"), and one of a
-// later row is superseded by this record. The old hashes are not kept:
-// computed over the plain id, they would let anyone confirm a guess of it.
+// Audit rows written before migration 0026 name a subject in plain text;
+// a subject forget rewrites them to its keyed reference and re-chains the
+// audit from the first (the algorithm and the epoch record:
+// store/internal/auditlog, rechain.go). Migration 0034 lets only an open
+// re-chain change a row's object id, details and links.
 
-// rechainLegacySubject runs rechainSubjectAudit in its own transaction,
+// rechainLegacySubject runs auditlog.RechainSubject in its own transaction,
 // before the forget of subjectID (ForgetSubject) or at startup for
 // subjects forgotten before migration 0026 (RepairInterrupted). The
 // subject's key, which made the reference, is deleted when nothing of the
 // subject is left for a forget to tombstone (a forget deletes it
-// otherwise); then no row can be tied to the plain id again.
+// otherwise); then no row can be tied to the plain id again. A project
+// deleted since keeps no key: the reference is made with a key that is
+// never stored.
 func (s *Store) rechainLegacySubject(ctx context.Context, actor string, projectID int64, subjectID string) error {
 	// Almost always there is none: a read, not a turn of the writer.
 	var legacy bool
@@ -44,12 +38,20 @@ func (s *Store) rechainLegacySubject(ctx context.Context, actor string, projectI
 		return err
 	}
 	defer tx.Rollback()
-	key, err := subjectKey(ctx, tx, projectID, subjectID)
+	var project bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE id = ?)`, projectID).Scan(&project); err != nil {
+		return wrapRechain(err)
+	}
+	var key []byte
+	if project {
+		key, err = subjectKey(ctx, tx, projectID, subjectID)
+	} else {
+		key, err = forgetplan.NewKey()
+	}
 	if err != nil {
 		return err
 	}
-	ref := forgetplan.SubjectRef(key, subjectID)
-	n, err := rechainSubjectAudit(ctx, tx, actor, projectID, subjectID, ref)
+	n, err := auditlog.RechainSubject(ctx, rechainTx{tx}, actor, projectID, subjectID, forgetplan.SubjectRef(key, subjectID))
 	if err != nil || n == 0 {
 		return err
 	}
@@ -105,73 +107,51 @@ const legacySubjectRows = `
 	SELECT id FROM audit WHERE object_type = 'account' AND action = 'membership.set' AND project_id = ?
 		AND json_valid(details) AND json_extract(details, '$.subject') = ?`
 
-// rechainSubjectAudit rewrites the rows naming subjectID in plain text to
-// ref and re-chains from the first; it reports how many it rewrote.
-func rechainSubjectAudit(ctx context.Context, tx *Tx, actor string, projectID int64, subjectID, ref string) (int, error) {
-	var ids []int64
-	err := queryAll(ctx, tx, legacySubjectRows+` ORDER BY id`, []any{subjectID, projectID, projectID, subjectID}, func(r scanner) error {
-		var id int64
-		err := r.Scan(&id)
-		ids = append(ids, id)
-		return err
-	})
-	if err != nil || len(ids) == 0 {
-		return 0, wrapRechain(err)
-	}
-	// Migration 0034: rows change only while a re-chain is open.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO audit_rechain_open (id) VALUES (1)`); err != nil {
-		return 0, wrapRechain(err)
-	}
-	list := listArg(ids)
-	for _, q := range []string{
-		`UPDATE audit SET object_id = ? WHERE id IN (SELECT value FROM json_each(?)) AND object_type = 'subject'`,
-		`UPDATE audit SET details = json_set(details, '$.subject', ?) WHERE id IN (SELECT value FROM json_each(?)) AND action = 'membership.set'`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, ref, list); err != nil {
-			return 0, wrapRechain(err)
-		}
-	}
-	var kept string
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT hash FROM audit WHERE id < ? ORDER BY id DESC LIMIT 1), '')`, ids[0]).Scan(&kept); err != nil {
-		return 0, wrapRechain(err)
-	}
-	type link struct {
-		id         int64
-		prev, hash string
-	}
-	var links []link
-	prev := kept
-	err = queryAll(ctx, tx, `SELECT `+auditColumns+` FROM `+auditFrom+` WHERE a.id >= ? ORDER BY a.id`, []any{ids[0]}, func(r scanner) error {
-		e, reason, err := scanAudit(r)
-		if err != nil {
-			return err
-		}
-		e.PrevHash = prev
-		e.Hash = governance.AuditHash(e, reason)
-		links = append(links, link{e.ID, e.PrevHash, e.Hash})
-		prev = e.Hash
-		return nil
-	})
+// rechainTx answers auditlog.RechainTx inside tx (SQLite's single writer
+// holds the chain's head).
+type rechainTx struct{ tx *Tx }
+
+var _ auditlog.RechainTx = rechainTx{}
+
+func (r rechainTx) FirstNaming(ctx context.Context, projectID int64, subjectID string) (int64, error) {
+	var first sql.NullInt64
+	err := r.tx.QueryRowContext(ctx, `SELECT min(id) FROM (`+legacySubjectRows+`)`, subjectID, projectID, projectID, subjectID).Scan(&first)
+	return first.Int64, wrapRechain(err)
+}
+
+func (r rechainTx) HashBefore(ctx context.Context, id int64) (string, error) {
+	var hash string
+	err := r.tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT hash FROM audit WHERE id < ? ORDER BY id DESC LIMIT 1), '')`, id).Scan(&hash)
+	return hash, wrapRechain(err)
+}
+
+func (r rechainTx) Walk(ctx context.Context, id int64, rc *auditlog.Rechain) error {
+	rows, err := r.tx.QueryContext(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+` WHERE a.id >= ? ORDER BY a.id`, id)
 	if err != nil {
-		return 0, wrapRechain(err)
+		return wrapRechain(err)
+	}
+	defer rows.Close()
+	return wrapRechain(rc.Walk(rows, func() (*governance.AuditEntry, string, error) { return scanAudit(rows) }))
+}
+
+// Rewrite writes the links while a re-chain is open (migration 0034: rows
+// change only then).
+func (r rechainTx) Rewrite(ctx context.Context, links []auditlog.Link) error {
+	if _, err := r.tx.ExecContext(ctx, `INSERT INTO audit_rechain_open (id) VALUES (1)`); err != nil {
+		return wrapRechain(err)
 	}
 	for _, l := range links {
-		if _, err := tx.ExecContext(ctx, `UPDATE audit SET prev_hash = ?, hash = ? WHERE id = ?`, l.prev, l.hash, l.id); err != nil {
-			return 0, wrapRechain(err)
+		if _, err := r.tx.ExecContext(ctx, `UPDATE audit SET object_id = ?, details = ?, prev_hash = ?, hash = ? WHERE id = ?`,
+			l.ObjectID, l.Details, l.PrevHash, l.Hash, l.ID); err != nil {
+			return wrapRechain(err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM audit_rechain_open`); err != nil {
-		return 0, wrapRechain(err)
-	}
-	details, _ := json.Marshal(map[string]any{
-		"from": ids[0], "to": links[len(links)-1].id, "rows_rewritten": len(ids), "rows_rehashed": len(links), "kept_hash": kept,
-		"why": "a subject forget replaced the subject's identifier in rows written before keyed references",
-	})
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{Actor: actor, Action: "audit.rechain", ObjectType: "audit",
-		ObjectID: strconv.FormatInt(ids[0], 10), ProjectID: projectID, Details: string(details)}); err != nil {
-		return 0, err
-	}
-	return len(ids), nil
+	_, err := r.tx.ExecContext(ctx, `DELETE FROM audit_rechain_open`)
+	return wrapRechain(err)
+}
+
+func (r rechainTx) Append(ctx context.Context, e *governance.AuditEntry) error {
+	return appendAudit(ctx, r.tx, e)
 }
 
 func wrapRechain(err error) error {

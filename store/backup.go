@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // Backup writes a consistent copy of the live database to path with
@@ -23,23 +25,19 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	return nil
 }
 
-// Suppression is one forget fingerprint (never the text) of a project.
-type Suppression struct {
-	ProjectID   int64
-	Fingerprint string
-	SubjectID   string
-	CreatedAt   string
-}
-
 // FindSuppressions lists every suppression fingerprint.
-func (s *Store) FindSuppressions(ctx context.Context) ([]Suppression, error) {
-	var out []Suppression
+func (s *Store) FindSuppressions(ctx context.Context) ([]governance.Suppression, error) {
+	var out []governance.Suppression
 	err := queryAll(ctx, s.db, `SELECT project_id, fingerprint, subject_id, created_at FROM suppressions ORDER BY project_id, fingerprint`, nil,
 		func(r scanner) error {
-			var x Suppression
-			if err := r.Scan(&x.ProjectID, &x.Fingerprint, &x.SubjectID, &x.CreatedAt); err != nil {
+			var (
+				x  governance.Suppression
+				at string
+			)
+			if err := r.Scan(&x.ProjectID, &x.Fingerprint, &x.SubjectID, &at); err != nil {
 				return err
 			}
+			x.CreatedAt = parseTime(at)
 			out = append(out, x)
 			return nil
 		})
@@ -52,7 +50,7 @@ func (s *Store) FindSuppressions(ctx context.Context) ([]Suppression, error) {
 // AddSuppressions records fingerprints (a restore carrying over those of
 // forgets made after its backup), skipping those already present and those
 // of projects this database does not have; it returns how many it added.
-func (s *Store) AddSuppressions(ctx context.Context, sups []Suppression) (int, error) {
+func (s *Store) AddSuppressions(ctx context.Context, sups []governance.Suppression) (int, error) {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -61,7 +59,7 @@ func (s *Store) AddSuppressions(ctx context.Context, sups []Suppression) (int, e
 	added := 0
 	for _, x := range sups {
 		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO suppressions (project_id, fingerprint, subject_id, created_at)
-			SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?)`, x.ProjectID, x.Fingerprint, x.SubjectID, x.CreatedAt, x.ProjectID)
+			SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?)`, x.ProjectID, x.Fingerprint, x.SubjectID, formatTime(x.CreatedAt), x.ProjectID)
 		if err != nil {
 			return 0, fmt.Errorf("store: add suppressions: %w", err)
 		}

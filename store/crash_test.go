@@ -87,6 +87,17 @@ func TestCrashChild(t *testing.T) {
 		r := evals.NewRunner(s, evals.Deps{Memory: mem, Concurrency: 1}, nil)
 		r.Interval = 10 * time.Millisecond
 		err = r.Run(ctx)
+	case "cli-eval":
+		// "console eval run": the suite runs in this process, with no
+		// run row, on the real clock (its lease is compared with the
+		// restarted console's); the second case's recall stops it.
+		s.Now = time.Now
+		suite, perr := evals.ParseSuite("crash.yaml", []byte(crashEvalSuite))
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		mem := &crashMemory{Services: crashEvalServices(s), stop: stop}
+		_, err = evals.RunSuite(ctx, evals.Deps{Memory: mem, Concurrency: 1, ScratchLease: cliLease}, suite)
 	default:
 		t.Fatalf("unknown operation %q", op)
 	}
@@ -128,13 +139,19 @@ func killMid(t *testing.T, op, path string) {
 // every crash must leave: integrity and a verifying audit chain.
 func reopen(t *testing.T, path string) *store.Store {
 	t.Helper()
+	return reopenAt(t, path, func() time.Time { return crashT0 })
+}
+
+// reopenAt is reopen with the store's clock set to now.
+func reopenAt(t *testing.T, path string, now func() time.Time) *store.Store {
+	t.Helper()
 	ctx := context.Background()
 	s, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	s.Now = func() time.Time { return crashT0 }
+	s.Now = now
 	if _, err := s.RepairInterrupted(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -458,4 +475,126 @@ func TestCrashDuringEval(t *testing.T) {
 			t.Fatalf("run = %+v, %v; want cancelled with its one result", got, err)
 		}
 	})
+}
+
+// cliLease is the CLI eval children's scratch lease: short, so the test
+// waits little for a killed child's to expire; a live child renews it
+// every third of it.
+const cliLease = 1500 * time.Millisecond
+
+// cliScratch lists the prefixes of the CLI runs' scratch projects.
+func cliScratch(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	s, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows, err := s.DB().Query(`SELECT slug FROM projects WHERE scratch = 1 AND slug LIKE 'eval-cli-%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var slug string
+		if err := rows.Scan(&slug); err != nil {
+			t.Fatal(err)
+		}
+		prefix, _, ok := evals.ScratchOwner(slug)
+		if !ok {
+			t.Fatalf("CLI scratch slug %q names no run", slug)
+		}
+		out[prefix] = true
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCrashDuringCLIEval kills a "console eval run" (evals.RunSuite, which
+// has no run row) between two cases while another CLI run, in another
+// process, is alive in the middle of its own. Once the killed run's lease
+// has expired, the restart (Restart: RepairInterrupted) or the next CLI
+// run (RunAgain: RunSuite removes orphans before it starts) removes the
+// killed run's scratch projects and their rows; the live run's are
+// untouched, however long it has been running.
+func TestCrashDuringCLIEval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	for _, how := range []string{"Restart", "RunAgain"} {
+		t.Run(how, func(t *testing.T) {
+			ctx := context.Background()
+			path := crashDB(t)
+			env := []string{crashEnv + "=cli-eval", crashEnv + "_DB=" + path}
+			crashtest.StartMid(t, "TestCrashChild", env...) // alive until the test ends
+			alive := cliScratch(t, path)
+			if len(alive) != 1 {
+				t.Fatalf("CLI scratch prefixes with one run alive: %v", alive)
+			}
+			crashtest.KillMid(t, "TestCrashChild", env...)
+			killedAt := time.Now()
+			var killed string
+			for prefix := range cliScratch(t, path) {
+				if !alive[prefix] {
+					killed = prefix
+				}
+			}
+			if killed == "" {
+				t.Fatal("the killed CLI run left no scratch project: the test needs it mid-case")
+			}
+			// Both runs have stayed alive longer than a lease when the
+			// cleanup runs: only the killed one stopped renewing.
+			time.Sleep(time.Until(killedAt.Add(cliLease + 500*time.Millisecond)))
+			var s *store.Store
+			switch how {
+			case "Restart":
+				s = reopenAt(t, path, time.Now)
+			case "RunAgain":
+				var err error
+				if s, err = store.Open(ctx, path); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				suite, err := evals.ParseSuite("crash.yaml", []byte(crashEvalSuite))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep, err := evals.RunSuite(ctx, evals.Deps{Memory: crashEvalServices(s), Concurrency: 1}, suite)
+				if err != nil || len(rep.Cases) != 3 {
+					t.Fatalf("the next CLI run: %+v, %v", rep, err)
+				}
+			}
+			left := cliScratch(t, path)
+			if left[killed] {
+				t.Fatalf("the killed CLI run's scratch projects (%s…) are left", killed)
+			}
+			for prefix := range alive {
+				if !left[prefix] {
+					t.Fatalf("the live CLI run's scratch projects (%s…) were removed", prefix)
+				}
+			}
+			if len(left) != 1 {
+				t.Fatalf("CLI scratch prefixes left: %v; want only the live run's", left)
+			}
+			// Their rows went with them: the fixture's lines are only in the
+			// live run's project now.
+			if n := count(t, s, `SELECT COUNT(*) FROM events WHERE instr(text, 'kayak') > 0
+				AND project_id NOT IN (SELECT id FROM projects WHERE scratch = 1)`); n != 0 {
+				t.Fatalf("%d fixture lines of removed scratch projects are left", n)
+			}
+			if n := count(t, s, `SELECT COUNT(*) FROM scratch_leases WHERE prefix = ?`, killed); n != 0 {
+				t.Fatal("the killed run's expired lease is left")
+			}
+			var ok string
+			if err := s.DB().QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+				t.Fatalf("integrity_check = %q, %v", ok, err)
+			}
+			if v, err := s.VerifyAudit(ctx); err != nil || !v.OK {
+				t.Fatalf("audit = %+v, %v", v, err)
+			}
+		})
+	}
 }

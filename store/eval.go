@@ -313,6 +313,13 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens
 	if n, _ := u.RowsAffected(); n == 0 {
 		return nil
 	}
+	// A forget removed a copy of live events the run made (eval_copies):
+	// the case may quote copied text no fingerprint names.
+	if gone, err := copyForgotten(ctx, tx, res.RunID); err != nil {
+		return err
+	} else if gone {
+		res.Detail = "{}"
+	}
 	// A case may have read a rule before a forget that committed while it
 	// ran: the text it quotes is withheld here, inside the write.
 	if res.Detail, err = withholdForgotten(ctx, tx, res.Detail); err != nil {
@@ -498,11 +505,29 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 		return err
 	}
 	for _, id := range ids {
-		if err := s.DeleteScratchProject(ctx, id); err != nil {
+		// Gone meanwhile: another cleanup, or a forget removing copies.
+		if err := s.DeleteScratchProject(ctx, id); err != nil && governance.ErrorCode(err) != governance.ENOTFOUND {
 			return err
 		}
 	}
-	return nil
+	// The run's copy records go with its scratch projects (a case's own
+	// prefix is longer than the run's, so its cleanup keeps them).
+	var copies int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM eval_copies WHERE substr(prefix, 1, ?) = ?`, len(prefix), prefix).Scan(&copies); err != nil {
+		return fmt.Errorf("store: find eval copies: %w", err)
+	}
+	if copies == 0 {
+		return nil
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM eval_copies WHERE substr(prefix, 1, ?) = ?`, len(prefix), prefix); err != nil {
+		return fmt.Errorf("store: remove eval copies: %w", err)
+	}
+	return tx.Commit()
 }
 
 // DeleteScratchProject removes a project an eval run created, with every

@@ -90,6 +90,11 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	now := formatTime(tx.now)
 	h := sha256.New()
 	r := p.Report(h)
+	// Eval runs' copies of these projects' events go first, so the index
+	// rewrites below drop their terms too.
+	if err := removeCopies(ctx, tx, p.Projects()); err != nil {
+		return nil, err
+	}
 
 	// A large forget marks deletions without looking each term up, then
 	// rewrites every such index once (rebuild, or optimize when it keeps no

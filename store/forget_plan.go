@@ -210,6 +210,15 @@ func (r planReader) RecallTraces(ctx context.Context, projectID int64, subjectID
 	return n, nil
 }
 
+func (r planReader) Memberships(ctx context.Context, projectID int64, subjectID string) (int, error) {
+	var n int
+	if err := r.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships WHERE project_id = ? AND role = 'member' AND subject_id = ?`,
+		projectID, subjectID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count memberships: %w", err)
+	}
+	return n, nil
+}
+
 // restatementLines are the lines a restatement may be: messages, the
 // user's or the assistant's, not redacted.
 const restatementLines = `e.redacted = 0 AND e.kind = 'message' AND e.role IN ('user', 'assistant')`

@@ -2,12 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"strings"
 	"time"
-
-	"github.com/mnemo-console/mnemo/evals"
 )
 
 // InterruptedMessage is recorded on work the console stopped in the middle
@@ -19,7 +15,8 @@ const InterruptedMessage = "interrupted: the console stopped before this finishe
 // "running" are not touched: the runner resumes them at startup, keeping
 // the results already stored and their scratch projects; the scratch
 // projects of a run that will not resume (cancelled, or ended, while its
-// process was down) are removed here. Imports and forgets are single
+// process was down) and of a CLI run whose lease expired (it was killed)
+// are removed here (RemoveOrphanScratch). Imports and forgets are single
 // transactions and leave no record half-done; a forget's WAL checkpoint,
 // which runs after its commit, is finished here. Call it once at startup
 // of the serving process, before the heartbeat and the eval runner start;
@@ -51,7 +48,7 @@ func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	if _, err := s.rechainForgottenSubjects(ctx); err != nil {
 		return total, err
 	}
-	removed, err := s.removeOrphanScratch(ctx)
+	removed, err := s.RemoveOrphanScratch(ctx)
 	total += removed
 	if err != nil {
 		return total, err
@@ -64,60 +61,3 @@ func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	}
 	return total, nil
 }
-
-// removeOrphanScratch deletes the scratch projects of eval runs that are
-// neither queued nor running: the runner removes a run's scratch projects
-// when it ends, unless its process died first. It returns how many runs
-// it cleaned up after.
-func (s *Store) removeOrphanScratch(ctx context.Context) (int64, error) {
-	live := map[int64]bool{}
-	slugs := []string{}
-	for _, q := range []struct {
-		sql  string
-		args []any
-		scan func(*sql.Rows) error
-	}{
-		{`SELECT id FROM eval_runs WHERE status IN ('queued', 'running')`, nil, func(r *sql.Rows) error {
-			var id int64
-			err := r.Scan(&id)
-			live[id] = true
-			return err
-		}},
-		{`SELECT slug FROM projects WHERE scratch = 1 AND substr(slug, 1, ?) = ?`, []any{len(runPrefix), runPrefix}, func(r *sql.Rows) error {
-			var slug string
-			err := r.Scan(&slug)
-			slugs = append(slugs, slug)
-			return err
-		}},
-	} {
-		rows, err := s.db.QueryContext(ctx, q.sql, q.args...)
-		if err != nil {
-			return 0, fmt.Errorf("store: find orphan scratch projects: %w", err)
-		}
-		for rows.Next() {
-			if err := q.scan(rows); err != nil {
-				rows.Close()
-				return 0, err
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return 0, err
-		}
-	}
-	done := map[int64]bool{}
-	for _, slug := range slugs {
-		var id int64
-		if _, err := fmt.Sscanf(strings.TrimPrefix(slug, runPrefix), "%d-", &id); err != nil || live[id] || done[id] {
-			continue
-		}
-		if err := s.DeleteScratchProjects(ctx, evals.RunScratchPrefix(id)); err != nil {
-			return int64(len(done)), err
-		}
-		done[id] = true
-	}
-	return int64(len(done)), nil
-}
-
-// runPrefix starts the slug of every eval run's scratch project.
-var runPrefix = evals.ScratchPrefix + "r"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
@@ -39,4 +40,31 @@ func subjectKey(ctx context.Context, tx *Tx, projectID int64, subjectID string) 
 		return nil, fmt.Errorf("store: subject key: %w", err)
 	}
 	return k, nil
+}
+
+// FindSubjectByRef returns the subject of a project that an audit row's
+// keyed reference (forgetplan.SubjectRef) names, when this database still
+// holds the subject's key; ENOTFOUND otherwise. A restore replays a
+// subject forget audited after its backup with it.
+func (s *Store) FindSubjectByRef(ctx context.Context, projectID int64, ref string) (string, error) {
+	keys := map[string][]byte{}
+	err := queryAll(ctx, s.db, `SELECT subject_id, key FROM subject_keys WHERE project_id = ?`, []any{projectID},
+		func(r scanner) error {
+			var (
+				subject string
+				key     []byte
+			)
+			if err := r.Scan(&subject, &key); err != nil {
+				return err
+			}
+			keys[subject] = key
+			return nil
+		})
+	if err != nil {
+		return "", fmt.Errorf("store: find subject by reference: %w", err)
+	}
+	if subject, ok := forgetplan.SubjectOfRef(ref, keys); ok {
+		return subject, nil
+	}
+	return "", governance.Errorf(governance.ENOTFOUND, "Subject not found.")
 }

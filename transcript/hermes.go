@@ -60,6 +60,9 @@ func parseHermes(ctx context.Context, path string, opts Options, emit Emit) (*Re
 		return rep, err
 	}
 	defer db.Close()
+	if err := quickCheck(ctx, db); err != nil {
+		return rep, err
+	}
 	// One pass over messages joined to their session, ordered by session
 	// start: rows stream, nothing is held but the current session.
 	rows, err := db.QueryContext(ctx, `
@@ -131,9 +134,13 @@ func parseHermes(ctx context.Context, path string, opts Options, emit Emit) (*Re
 // openHermes opens a Hermes state.db read-only (query_only as well: this
 // process never writes to another program's database; in WAL mode a
 // reader neither blocks Hermes nor sees a half-written transaction) and
-// checks that it has Hermes's tables.
+// checks that it has Hermes's tables. The file's schema is not trusted
+// (trusted_schema off: its views, triggers and defaults may call only
+// harmless functions), and every b-tree cell's size is checked as it is
+// read, so a damaged or crafted file fails with an error.
 func openHermes(ctx context.Context, path string) (*sql.DB, error) {
-	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)"}).String()
+	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)" +
+		"&_pragma=trusted_schema(0)&_pragma=cell_size_check(1)&_pragma=mmap_size(0)"}).String()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: open hermes db: %w", err)
@@ -288,4 +295,48 @@ func unixTime(sec float64, fallback time.Time) time.Time {
 	}
 	whole, frac := math.Modf(sec)
 	return time.Unix(int64(whole), int64(frac*1e9)).UTC().Truncate(time.Millisecond)
+}
+
+// quickCheck runs SQLite's quick_check over a state.db before a whole
+// import reads it (b-tree structure, page and cell bounds, record
+// formats): any finding refuses the file, so a damaged one is reported as
+// such rather than failing half read. A followed database is not checked
+// at every poll; a damaged page fails its read.
+func quickCheck(ctx context.Context, db *sql.DB) error {
+	damaged := governance.Errorf(governance.EINVALID, "The database file is damaged: SQLite's integrity check failed.")
+	rows, err := db.QueryContext(ctx, `PRAGMA quick_check`)
+	if err != nil {
+		return damaged
+	}
+	defer rows.Close()
+	ok := false
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil || line != "ok" {
+			return damaged
+		}
+		ok = true
+	}
+	if rows.Err() != nil || !ok {
+		return damaged
+	}
+	return nil
+}
+
+// markRollbackJournal sets the file format bytes of an uploaded SQLite
+// file's header (offsets 18 and 19) from 2 (WAL) to 1 (rollback journal):
+// the copy is complete in itself, and a read-only reader of a WAL
+// database would otherwise create -wal and -shm files beside it.
+func markRollbackJournal(f *os.File) error {
+	var hdr [2]byte
+	if _, err := f.ReadAt(hdr[:], 18); err != nil {
+		return nil // too short to be a database: openHermes says so
+	}
+	if hdr[0] != 2 && hdr[1] != 2 {
+		return nil
+	}
+	if _, err := f.WriteAt([]byte{1, 1}, 18); err != nil {
+		return fmt.Errorf("transcript: copy upload: %w", err)
+	}
+	return nil
 }

@@ -62,16 +62,29 @@ func run(ctx context.Context, sink Sink, actor string, projectID int64, opts Opt
 }
 
 // importViaTempFile copies a database upload to a temporary file, since
-// SQLite reads files, not streams, and removes it afterwards.
+// SQLite reads files, not streams, and removes it afterwards. The upload
+// comes from outside (an API token, an admin's browser): the copy is
+// marked as a rollback-journal database, so that reading it read-only
+// creates no -wal or -shm file beside it (an upload has no log: all of it
+// is in the file). Like every whole Hermes import, it must pass SQLite's
+// quick_check before a row is read (parseHermes).
 func importViaTempFile(ctx context.Context, sink Sink, actor string, projectID int64, r io.Reader, opts Options) (*Result, error) {
 	f, err := os.CreateTemp("", "mnemo-import-*.db")
 	if err != nil {
 		return nil, fmt.Errorf("transcript: temp file: %w", err)
 	}
-	defer os.Remove(f.Name())
+	defer func() {
+		for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
+			os.Remove(f.Name() + suffix)
+		}
+	}()
 	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("transcript: copy upload: %w", err)
+	}
+	if err := markRollbackJournal(f); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("transcript: copy upload: %w", err)

@@ -400,7 +400,7 @@ func (s *Server) handleAPIRuleIndex(c echo.Context) error {
 		v := q.Get("subject_id")
 		in.Subject = &v
 	}
-	list, err := s.app.Rules.List(ctx, actorOf(ctx), app.RuleListQuery{ProjectID: t.ProjectID, Filter: in, Defaults: app.AgentRuleDefaults})
+	list, err := s.app.Rules.List(ctx, actorOf(ctx), app.RuleListQuery{ProjectID: t.ProjectID, Filter: in, Defaults: app.AgentRuleDefaults, Agent: true})
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (s *Server) handleAPISearch(c echo.Context) error {
 	}
 	hits, total, err := s.app.Events.Search(ctx, actorOf(ctx), app.SearchInput{ProjectID: t.ProjectID,
 		Query: strings.TrimSpace(q.Get("q")), Order: searchOrder(q.Get("order")), Session: q.Get("session"), Role: q.Get("role"),
-		Source: q.Get("source"), Status: q.Get("status"), Page: app.Page{Size: limit, Offset: offset}})
+		Source: q.Get("source"), Status: q.Get("status"), Page: app.Page{Size: limit, Offset: offset}, Agent: true})
 	if err != nil {
 		return err
 	}

@@ -249,7 +249,7 @@ func (s *Server) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCP
 
 // MCPListRulesInput is the input of list_rules.
 type MCPListRulesInput struct {
-	Status    string `json:"status,omitempty" jsonschema:"comma-separated statuses (default active)"`
+	Status    string `json:"status,omitempty" jsonschema:"active (the default and the only status an agent may list)"`
 	Kind      string `json:"kind,omitempty" jsonschema:"user_preference, fact or lesson"`
 	SubjectID string `json:"subject_id,omitempty" jsonschema:"only rules about this end user (and project-wide ones)"`
 	Query     string `json:"query,omitempty" jsonschema:"text the rule contains"`
@@ -271,7 +271,7 @@ func (s *Server) mcpListRules(ctx context.Context, req *mcp.CallToolRequest, in 
 	if in.Limit > 0 {
 		fin.Limit = strconv.Itoa(in.Limit)
 	}
-	list, err := s.app.Rules.List(ctx, governance.TokenActor(t), app.RuleListQuery{ProjectID: t.ProjectID, Filter: fin, Defaults: app.AgentRuleDefaults})
+	list, err := s.app.Rules.List(ctx, governance.TokenActor(t), app.RuleListQuery{ProjectID: t.ProjectID, Filter: fin, Defaults: app.AgentRuleDefaults, Agent: true})
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "list_rules", err)
 	}

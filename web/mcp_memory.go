@@ -91,7 +91,7 @@ func (s *Server) mcpSearchEvents(ctx context.Context, req *mcp.CallToolRequest, 
 		limit = apiSearchDefaultLimit
 	}
 	hits, total, err := s.app.Events.Search(ctx, governance.TokenActor(t), app.SearchInput{ProjectID: t.ProjectID,
-		Query: strings.TrimSpace(in.Query), Order: searchOrder(in.Order), Session: in.Session, Page: app.Page{Size: limit}})
+		Query: strings.TrimSpace(in.Query), Order: searchOrder(in.Order), Session: in.Session, Page: app.Page{Size: limit}, Agent: true})
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "search_events", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -110,6 +111,21 @@ func (s *Server) handleMeForgetShow(c echo.Context) error {
 		Back:    "/me",
 		Plans:   planViews(plans),
 		Submit:  tr(c, "me.forget_all_heading"),
+	}
+	// A subject forget also ends the memberships that bind accounts to
+	// the subject in its project (docs/ARCHITECTURE.md, Forget): say which
+	// before the member confirms.
+	var leaving []string
+	for _, p := range v.Plans {
+		if !p.Empty() && p.Project != nil {
+			leaving = append(leaving, p.Project.Name)
+		}
+	}
+	if len(leaving) > 0 {
+		v.Consequences = []string{
+			tr(c, "me.forget_all_memberships", "Projects", strings.Join(leaving, tr(c, "msg.list_separator"))),
+			tr(c, "me.forget_all_final"),
+		}
 	}
 	return s.renderForget(c, tr(c, "me.forget_all_heading"), v)
 }

@@ -151,3 +151,49 @@ func TestMyMemories(t *testing.T) {
 		}
 	})
 }
+
+// TestMeForgetSaysMembershipsEnd: "forget everything about me" also ends
+// the member's memberships (the subject forget removes them; the account
+// stays). The confirmation page says so before the member confirms — which
+// projects they leave, that they lose their view of what those remember,
+// that it cannot be undone — in English and Chinese; the confirmation
+// still needs the CSRF token, and only the confirmed forget ends them.
+func TestMeForgetSaysMembershipsEnd(t *testing.T) {
+	f := NewGovFixture(t)
+	chen := f.Login(t, GovMember)
+	member := func() bool {
+		t.Helper()
+		a, err := f.Store.FindAccountByUsername(context.Background(), GovMember)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok := a.MembershipFor(f.Travel.ID)
+		return ok
+	}
+	for _, tc := range []struct{ lang, leave, view, final string }{
+		{"en", "stop being a member of " + f.Travel.Name, "lose your view", "cannot be undone"},
+		{"zh-CN", f.Travel.Name + " 的成员身份也会随之结束", "无法再查看", "无法撤销"},
+	} {
+		res, doc := chen.Get("/me/forget", "Accept-Language", tc.lang)
+		wantStatus(t, res, http.StatusOK)
+		said := doc.Find(testid("forget-consequence"))
+		for _, want := range []string{tc.leave, tc.view, tc.final} {
+			if !strings.Contains(said.Text(), want) {
+				t.Errorf("%s: the page does not say %q before the confirmation: %q", tc.lang, want, texts(said))
+			}
+		}
+		if doc.Find(testid("forget-consequences")+" ~ "+testid("forget-form")).Length() != 1 {
+			t.Errorf("%s: the consequences are not said before the confirmation form", tc.lang)
+		}
+	}
+	res, _ := chen.PostRaw("/me/forget", url.Values{})
+	wantStatus(t, res, http.StatusForbidden)
+	if !member() {
+		t.Fatal("a confirmation without the CSRF token ended the membership")
+	}
+	res, _ = chen.PostForm("/me/forget", "/me/forget", url.Values{})
+	wantRedirect(t, res, "/me")
+	if member() {
+		t.Fatal("the member is still a member of the project after forgetting everything")
+	}
+}

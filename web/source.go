@@ -58,7 +58,7 @@ func (s *Server) renderSources(c echo.Context, status int, form templates.Source
 	if err != nil {
 		return err
 	}
-	v := templates.SourceView{Projects: projects, Formats: importFormats(), Form: form, Errors: errs}
+	v := templates.SourceView{Projects: projects, Formats: importFormats(), Form: form, Errors: errs, Roots: s.app.Sources.Roots()}
 	for _, src := range sources {
 		row := templates.SourceRow{Project: src.Project, Dir: src.Dir, Format: src.Format}
 		for _, f := range src.Files {

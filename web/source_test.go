@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web"
@@ -110,5 +111,45 @@ func TestExportAgentFiles(t *testing.T) {
 	res, _ = f.Login(t, MemberLi).Get("/projects/travel-agent/export/AGENTS.md")
 	if res.StatusCode == http.StatusOK {
 		t.Fatal("a member downloaded AGENTS.md")
+	}
+}
+
+// TestSourcesFollowRoots: with follow roots configured (the console's
+// --follow-root), the Sources page names them and refuses a directory
+// outside them, also through a symbolic link that leads out of a root; a
+// directory under a root is followed.
+func TestSourcesFollowRoots(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixtureWith(t, web.Config{}, func(a *app.App) { a.RestrictFollowRoots([]string{root}) })
+	admin := f.Login(t, Admin)
+	_, doc := admin.Get("/admin/sources")
+	if got := doc.Find(testid("source-roots")).Text(); !strings.Contains(got, root) {
+		t.Fatalf("roots hint = %q, want it to name %s", got, root)
+	}
+	for _, dir := range []string{outside, filepath.Join(root, "link"), "/etc"} {
+		res, doc := admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {dir}, "format": {"auto"}})
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		if msg := doc.Find(testid("source-dir-error")).Text(); !strings.Contains(msg, "only under "+root) {
+			t.Fatalf("%s: error %q", dir, msg)
+		}
+	}
+	res, _ := admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {filepath.Join(root, "proj")}, "format": {"auto"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	sources, err := f.Store.FindSources(context.Background())
+	if err != nil || len(sources) != 1 || sources[0].Dir != filepath.Join(root, "proj") {
+		t.Fatalf("sources = %v, %v", sources, err)
+	}
+
+	none := newFixtureWith(t, web.Config{}, func(a *app.App) { a.RestrictFollowRoots(nil) })
+	res, doc = none.Login(t, Admin).PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {root}, "format": {"auto"}})
+	wantStatus(t, res, http.StatusUnprocessableEntity)
+	if msg := doc.Find(testid("source-dir-error")).Text(); !strings.Contains(msg, "--follow-root") {
+		t.Fatalf("no roots: error %q", msg)
 	}
 }

@@ -127,6 +127,13 @@ func expenseEvents() []*governance.Event {
 // NewFixture starts the console on a fresh store.
 func NewFixture(tb testing.TB, cfg web.Config) *Fixture {
 	tb.Helper()
+	return newFixtureWith(tb, cfg, nil)
+}
+
+// newFixtureWith is NewFixture with the use-case layer adjusted by
+// prepare (as the console's server configures it) before serving.
+func newFixtureWith(tb testing.TB, cfg web.Config, prepare func(*app.App)) *Fixture {
+	tb.Helper()
 	s := MustOpenStore(tb)
 	f := &Fixture{Store: s, Seqs: map[string]int64{}}
 	f.Travel = MustCreateProject(tb, s, "travel-agent", "Travel agent")
@@ -150,7 +157,11 @@ func NewFixture(tb testing.TB, cfg web.Config) *Fixture {
 		}
 	}
 
-	srv, err := web.NewServer(cfg, app.New(s), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a := app.New(s)
+	if prepare != nil {
+		prepare(a)
+	}
+	srv, err := web.NewServer(cfg, a, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatal(err)
 	}

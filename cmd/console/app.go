@@ -183,6 +183,7 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
+	m.App.RestrictFollowRoots(m.Config.FollowRoots)
 	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: clusterHeartbeat{m},
 		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes,
 		Metrics: m.Metrics.Handler(), MetricsToken: m.Config.MetricsToken,

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -63,7 +65,50 @@ type Config struct {
 	// heartbeat embeds memories with this model at the LLM endpoint and
 	// recall fuses the closest with the words' ranking.
 	EmbedModel string
+	// FollowRoots are the directories under which an administrator may
+	// follow agent session files from the browser (the Sources page); by
+	// default the agents' own session directories in the home directory.
+	// console watch, run on the machine, is not limited by them.
+	FollowRoots []string
 }
+
+// defaultFollowRoots are the directories Claude Code, Codex CLI and Hermes
+// Agent write their sessions to, in the home directory.
+func defaultFollowRoots() []string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return []string{}
+	}
+	return []string{filepath.Join(home, ".claude", "projects"), filepath.Join(home, ".codex", "sessions"), filepath.Join(home, ".hermes")}
+}
+
+// rootsFlag is a repeatable --follow-root: its first use replaces the
+// roots from the defaults or the environment.
+type rootsFlag struct {
+	dst *[]string
+	set bool
+}
+
+func (f *rootsFlag) String() string {
+	if f.dst == nil {
+		return ""
+	}
+	return strings.Join(*f.dst, string(filepath.ListSeparator))
+}
+
+func (f *rootsFlag) Set(v string) error {
+	if !f.set {
+		*f.dst, f.set = []string{}, true
+	}
+	if v != noRoots {
+		*f.dst = append(*f.dst, v)
+	}
+	return nil
+}
+
+// noRoots as a root ("--follow-root none") lets the browser follow no
+// directory at all.
+const noRoots = "none"
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
@@ -80,6 +125,7 @@ func DefaultConfig() Config {
 		MaxImportBytes: web.DefaultMaxImportBytes,
 		MaxEventsBytes: web.APIMaxEventsBytes,
 		MaxLineBytes:   governance.MaxImportLineBytes,
+		FollowRoots:    defaultFollowRoots(),
 	}
 }
 
@@ -125,6 +171,11 @@ func (c Config) Validate() error {
 	}
 	if c.EmbedModel != "" && !c.LLMConfigured() {
 		errs = append(errs, errorf("--embed-model needs a model endpoint (--llm-base-url or an API key)"))
+	}
+	for _, r := range c.FollowRoots {
+		if !filepath.IsAbs(r) {
+			errs = append(errs, errorf("--follow-root %q: want an absolute path", r))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -200,6 +251,14 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	envFloat("MNEMO_LLM_PRICE_IN", &c.LLMPriceIn)
 	envFloat("MNEMO_LLM_PRICE_OUT", &c.LLMPriceOut)
 	env("MNEMO_EMBED_MODEL", &c.EmbedModel)
+	if v := getenv("MNEMO_FOLLOW_ROOTS"); v != "" {
+		c.FollowRoots = []string{}
+		for _, r := range filepath.SplitList(v) {
+			if r = strings.TrimSpace(r); r != "" && r != noRoots {
+				c.FollowRoots = append(c.FollowRoots, r)
+			}
+		}
+	}
 	envInt := func(name string, dst *int64) {
 		if v := getenv(name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -235,6 +294,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "embeddings model at the LLM endpoint; empty: recall ranks by words alone (MNEMO_EMBED_MODEL)")
 	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", c.MaxImportBytes, "largest import file uploaded on the Import page (MNEMO_MAX_IMPORT_BYTES)")
 	fs.Int64Var(&c.MaxEventsBytes, "max-events-bytes", c.MaxEventsBytes, "largest body of POST /api/v1/events (MNEMO_MAX_EVENTS_BYTES)")
+	fs.Var(&rootsFlag{dst: &c.FollowRoots}, "follow-root", "a directory under which administrators may follow session files from the browser; repeat for several, or none for no directory; default: ~/.claude/projects, ~/.codex/sessions and ~/.hermes (MNEMO_FOLLOW_ROOTS, separated by colons)")
 	fs.IntVar(&c.MaxLineBytes, "max-line-bytes", c.MaxLineBytes, "longest record of an NDJSON body of POST /api/v1/events; a longer one is an error (MNEMO_MAX_LINE_BYTES)")
 	// The API key is read only from MNEMO_LLM_API_KEY or OPENAI_API_KEY, never
 	// from a flag, so it does not show in process listings.

@@ -9,6 +9,7 @@
 //	console eval list|run NAME|FILE         list or run eval suites (non-zero exit on failure)
 //	console backup --out FILE               online copy of the SQLite database
 //	console restore BACKUP --data DIR ...   restore into an empty data directory, replaying later forgets
+//	console restore --database URL ...      replay onto a pg_restored PostgreSQL dump the forgets made after it
 package main
 
 import (

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -149,6 +150,44 @@ func TestConfigFromEnvironment(t *testing.T) {
 	}
 	if strings.Contains(cfg.String(), "sk-fallback") {
 		t.Fatal("the API key is printed")
+	}
+}
+
+// TestFollowRootsConfig: the browser's follow roots default to the agents'
+// session directories in the home directory; MNEMO_FOLLOW_ROOTS (a path
+// list) replaces them, --follow-root replaces both and repeats, "none"
+// allows no directory, and a relative root is refused.
+func TestFollowRootsConfig(t *testing.T) {
+	t.Setenv("HOME", "/home/ann")
+	parse := func(environ map[string]string, args ...string) (Config, error) {
+		cfg := DefaultConfig()
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		if err := cfg.bindFlags(fs, env(environ)); err != nil {
+			return cfg, err
+		}
+		if err := fs.Parse(args); err != nil {
+			return cfg, err
+		}
+		return cfg, cfg.Validate()
+	}
+	for _, tc := range []struct {
+		environ map[string]string
+		args    []string
+		want    []string
+	}{
+		{nil, nil, []string{"/home/ann/.claude/projects", "/home/ann/.codex/sessions", "/home/ann/.hermes"}},
+		{map[string]string{"MNEMO_FOLLOW_ROOTS": "/srv/agents:/data/codex"}, nil, []string{"/srv/agents", "/data/codex"}},
+		{map[string]string{"MNEMO_FOLLOW_ROOTS": "/srv/agents"}, []string{"--follow-root", "/a", "--follow-root", "/b"}, []string{"/a", "/b"}},
+		{nil, []string{"--follow-root", "none"}, []string{}},
+		{map[string]string{"MNEMO_FOLLOW_ROOTS": "none"}, nil, []string{}},
+	} {
+		cfg, err := parse(tc.environ, tc.args...)
+		if err != nil || cfg.FollowRoots == nil || !slices.Equal(cfg.FollowRoots, tc.want) {
+			t.Errorf("%v %v: roots %q (%v), want %q", tc.environ, tc.args, cfg.FollowRoots, err, tc.want)
+		}
+	}
+	if _, err := parse(nil, "--follow-root", "agents"); err == nil || !strings.Contains(err.Error(), "absolute") {
+		t.Errorf("a relative root: %v", err)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -217,15 +218,23 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 	// by the full-text index.
 	left := 0
 	for _, m := range forgotten {
+		// A marker is a whole word ("kayak3q4" must not count the lines
+		// of "kayak3q40", another subject's).
+		word := " " + m + " "
 		var n int
-		if err := st.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE instr(text, ?) > 0`, m).Scan(&n); err != nil {
+		if err := st.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE instr(text, ?) > 0`, word).Scan(&n); err != nil {
 			return err
 		}
-		hits, _, err := st.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: m, Limit: 5})
+		hits, _, err := st.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: m, Limit: 50})
 		if err != nil {
 			return err
 		}
-		left += n + len(hits)
+		for _, h := range hits {
+			if strings.Contains(h.Event.Text, word) {
+				n++
+			}
+		}
+		left += n
 	}
 	// Nor in the bytes of the database file and its log once the last
 	// forget's scrub is done (checkpointed).

@@ -303,6 +303,14 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens
 	if u.RowsAffected() == 0 {
 		return nil
 	}
+	// A forget removed a copy of live events the run made (eval_copies):
+	// the case may quote copied text no fingerprint names. Checked before
+	// the suppressions' lock, in the order a forget takes them.
+	if gone, err := copyForgotten(ctx, tx, res.RunID); err != nil {
+		return err
+	} else if gone {
+		res.Detail = "{}"
+	}
 	// A case may have read a rule before a forget that committed while it
 	// ran: the text it quotes is withheld here, inside the write.
 	if res.Detail, err = withholdForgotten(ctx, tx, res.Detail); err != nil {

@@ -63,6 +63,9 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 
 // ForgetSubject forgets everything about one subject of a project.
 func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
+	if err := s.rechainLegacySubject(ctx, actor, projectID, subjectID); err != nil {
+		return nil, err
+	}
 	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
 		return queryIDs(ctx, tx, `SELECT id FROM projects WHERE id = $1`, []any{projectID})
 	}, func(tx *Tx) (*forgetPlan, error) {
@@ -74,6 +77,9 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 		r.RecallTraces = p.RecallTraces
 		ref, err := tombstoneSubject(ctx, tx, p)
 		if err != nil {
+			return err
+		}
+		if err := removeSubjectMemberships(ctx, tx, actor, p, ref); err != nil {
 			return err
 		}
 		return auditForget(ctx, tx, r, p.SubjectAudit(actor, ref, r))
@@ -134,10 +140,13 @@ func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, erro
 	if err := audit(ctx, tx, p, r); err != nil {
 		return nil, err
 	}
+	if p.changed["embeddings"], err = embeddingsDeleted(ctx, tx); err != nil {
+		return nil, err
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit forget: %w", err)
 	}
-	if err := s.vacuumAfterForget(ctx, forgetTables(p), ids); err != nil {
+	if err := s.vacuumAfterForget(ctx, forgetTables(p), append(ids, p.scratch...)); err != nil {
 		return r, err
 	}
 	return r, nil
@@ -175,4 +184,36 @@ func tombstoneSubject(ctx context.Context, tx *Tx, p *forgetPlan) (string, error
 		return "", fmt.Errorf("postgres: tombstone subject: %w", err)
 	}
 	return ref, nil
+}
+
+// removeSubjectMemberships ends, in a subject forget's transaction, the
+// memberships that bind accounts to the forgotten subject in the project,
+// with forgetplan.MembershipAudit's row (why: forgetplan/membership.go).
+func removeSubjectMemberships(ctx context.Context, tx *Tx, actor string, p *forgetPlan, ref string) error {
+	tag, err := tx.Exec(ctx, `DELETE FROM memberships WHERE project_id = $1 AND role = 'member' AND subject_id = $2`, p.ProjectID, p.SubjectID)
+	if err != nil {
+		return fmt.Errorf("postgres: remove the subject's memberships: %w", err)
+	}
+	p.changed["memberships"] = tag.RowsAffected() > 0
+	if e := forgetplan.MembershipAudit(actor, p.ProjectID, ref, tag.RowsAffected()); e != nil {
+		return appendAudit(ctx, tx, e)
+	}
+	return nil
+}
+
+// embeddingsDeleted reports whether the transaction deleted vectors: the
+// triggers of migration 0017 delete a memory's vector with its text, so a
+// forget changes the embeddings table without a statement of its own.
+// The server counts the rows a transaction deleted, per table
+// (pg_stat_get_xact_tuples_deleted; a count not yet reported from an
+// earlier transaction of the connection would only add a rewrite); with
+// counting off (track_counts, on by default) every forget rewrites the
+// table.
+func embeddingsDeleted(ctx context.Context, tx *Tx) (bool, error) {
+	var deleted bool
+	if err := tx.QueryRow(ctx, `SELECT pg_stat_get_xact_tuples_deleted('embeddings'::regclass) > 0
+		OR NOT current_setting('track_counts')::boolean`).Scan(&deleted); err != nil {
+		return false, fmt.Errorf("postgres: embeddings deleted: %w", err)
+	}
+	return deleted, nil
 }

@@ -23,6 +23,10 @@ import (
 func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.ForgetReport, error) {
 	h := sha256.New()
 	r := p.Report(h)
+	// Eval runs' copies of these projects' events go with them.
+	if err := removeCopies(ctx, tx, p, p.Projects()); err != nil {
+		return nil, err
+	}
 
 	// Rules keep their ids, scope and history of who did what, not their words.
 	if err := p.exec(ctx, tx, "rules", `

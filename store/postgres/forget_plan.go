@@ -21,6 +21,10 @@ type forgetPlan struct {
 	// changed are the tables applyForget changed rows of, which the
 	// store rewrites after the commit (vacuum.go).
 	changed map[string]bool
+	// scratch are the eval scratch projects holding copies of the
+	// projects' events that applyForget removed (removeCopies); the
+	// rewrite covers their partitions too.
+	scratch []int64
 }
 
 // planReader answers the planner from q; lock is "FOR UPDATE" inside the
@@ -200,6 +204,15 @@ func (r planReader) RecallTraces(ctx context.Context, projectID int64, subjectID
 	if err := r.q.QueryRow(ctx, `SELECT count(*) FROM recall_traces WHERE project_id = $1 AND subject_id = $2`,
 		projectID, subjectID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("postgres: count recall traces: %w", err)
+	}
+	return n, nil
+}
+
+func (r planReader) Memberships(ctx context.Context, projectID int64, subjectID string) (int, error) {
+	var n int
+	if err := r.q.QueryRow(ctx, `SELECT count(*) FROM memberships WHERE project_id = $1 AND role = 'member' AND subject_id = $2`,
+		projectID, subjectID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: count memberships: %w", err)
 	}
 	return n, nil
 }

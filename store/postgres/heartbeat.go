@@ -375,10 +375,13 @@ func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRec
 
 // RepairInterrupted closes the records a crash left open: beats without a
 // finish time are finished and marked interrupted (eval runs left running
-// are resumed by the runner; imports and forgets are single transactions).
-// With several instances, call it only in the heartbeat's leader, before
-// its first beat: another instance's beat in progress also has no finish
-// time. It returns how many rows it closed.
+// are resumed by the runner; imports and forgets are single transactions),
+// and the scratch projects no live eval run owns are removed
+// (RemoveOrphanScratch, as SQLite's). It also re-chains the audit of
+// subjects forgotten before migration 0014. With several instances, call
+// it only in the heartbeat's leader, before its first beat: another
+// instance's beat in progress also has no finish time. It returns how many
+// beats it closed and runs it removed scratch projects of.
 func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE beats SET finished_at = $1, errors = CASE WHEN errors = '' THEN $2 ELSE errors || '; ' || $2 END
@@ -386,5 +389,16 @@ func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("postgres: repair interrupted beats: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	total := tag.RowsAffected()
+	// Subjects forgotten before keyed audit references still have their
+	// id in their forget's audit row (audit_rechain.go).
+	if _, err := s.rechainForgottenSubjects(ctx); err != nil {
+		return total, err
+	}
+	removed, err := s.RemoveOrphanScratch(ctx)
+	total += removed
+	if err != nil {
+		return total, err
+	}
+	return total, nil
 }

@@ -28,10 +28,12 @@ import (
 // vacuumTables are the tables a forget may change, in the order they are
 // rewritten.
 var vacuumTables = []string{"rules", "rule_versions", "candidates", "evidence", "episodes", "events",
-	"audit_reasons", "eval_results", "recall_traces", "sessions", "suppressions", "subject_keys"}
+	"embeddings", "audit_reasons", "eval_results", "recall_traces", "sessions", "suppressions", "subject_keys",
+	"memberships"}
 
 // forgetTables are the tables forget plan p changed rows of (evidence
-// goes with its candidates; a subject's recall traces are deleted).
+// goes with its candidates; a subject's recall traces are deleted; the
+// vectors of changed memories go by trigger, embeddingsDeleted).
 func forgetTables(p *forgetPlan) []string {
 	touched := map[string]bool{"evidence": p.changed["candidates"], "recall_traces": p.RecallTraces > 0}
 	var out []string

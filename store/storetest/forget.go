@@ -220,6 +220,50 @@ func TestForgetSubject(t *testing.T, open Opener) {
 	}
 }
 
+// TestForgetSubjectWithoutEvents: a subject known only by a member's link
+// and the recall traces an agent left for it (a new member whose agent
+// asked for memory before anything was said) is still forgotten: the
+// traces (which hold the tasks asked) and the membership go, and the
+// forget is audited. A plan with no content counted as nothing to do, so
+// both stayed, naming the subject in plain text.
+func TestForgetSubjectWithoutEvents(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := OpenMemory(t, open)
+	f := LoadMemoryFixture(t, s, "travel")
+	p := f.Project
+	const subject = "quiet-newcomer"
+	if err := s.CreateAccount(ctx, &governance.Account{Username: "newcomer", PasswordHash: "h",
+		Memberships: []governance.Membership{{ProjectID: p.ID, Role: governance.ProjectMember, SubjectID: subject}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Recall(ctx, "agent", governance.RecallRequest{Task: "where did I leave my passport scan", ProjectID: p.ID, SubjectID: subject}); err != nil {
+		t.Fatal(err)
+	}
+	preview, err := s.PreviewForgetSubject(ctx, p.ID, subject)
+	if err != nil || preview.RecallTraces != 1 {
+		t.Fatalf("preview = %+v, %v; want its recall trace", preview, err)
+	}
+	rep, err := s.ForgetSubject(ctx, "admin", p.ID, subject)
+	if err != nil || rep.RecallTraces != 1 || len(rep.AuditIDs) == 0 {
+		t.Fatalf("forget = %+v, %v; want the trace deleted and the forget audited", rep, err)
+	}
+	sub := subject
+	if _, total, _ := s.FindRecallTraces(ctx, governance.RecallTraceFilter{ProjectID: p.ID, SubjectID: &sub}); total != 0 {
+		t.Errorf("%d recall traces of the subject left", total)
+	}
+	a, err := s.FindAccountByUsername(ctx, "newcomer")
+	if err != nil {
+		t.Fatalf("the member's account: %v; want it kept", err)
+	}
+	if len(a.Memberships) != 0 {
+		t.Errorf("the account keeps its membership: %+v", a.Memberships)
+	}
+	again, err := s.ForgetSubject(ctx, "admin", p.ID, subject)
+	if err != nil || len(again.AuditIDs) != 0 {
+		t.Fatalf("forgetting again: %+v, %v; want nothing done", again, err)
+	}
+}
+
 // TestForgetCandidate: a pending candidate goes with the unattached
 // members of its merge group, and (asked) its events.
 func TestForgetCandidate(t *testing.T, open Opener) {

@@ -67,6 +67,8 @@ var memoryTests = []struct {
 	{"HeartbeatDemo", TestHeartbeatDemo},
 	{"Heartbeat", TestHeartbeat},
 	{"RepairInterrupted", TestRepairInterrupted},
+	{"ForgetRechainsLegacyAudit", TestForgetRechainsLegacyAudit},
+	{"RepairRemovesOrphanScratch", TestRepairRemovesOrphanScratch},
 	{"HeartbeatWithModel", TestHeartbeatWithModel},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},

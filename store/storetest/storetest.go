@@ -102,6 +102,8 @@ type Store interface {
 	PreviewDeleteProject(ctx context.Context, id int64) (*governance.ProjectDeletion, error)
 	DeleteProject(ctx context.Context, actor string, id int64) (*governance.ProjectDeletion, error)
 	DeleteScratchProjects(ctx context.Context, prefix string) error
+	evals.ScratchOwners
+	RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error
 
 	FindProjectStats(ctx context.Context) ([]*governance.ProjectStats, error)
 	FindSubjectStats(ctx context.Context, p *governance.Project, subjectID string) (*governance.ProjectStats, error)
@@ -182,11 +184,13 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetSubject", TestForgetSubject},
 		{"ForgetCandidate", TestForgetCandidate},
 		{"ForgetSubjectTombstones", TestForgetSubjectTombstones},
+		{"ForgetSubjectWithoutEvents", TestForgetSubjectWithoutEvents},
 		{"ForgetRuleRedactsRestatements", TestForgetRuleRedactsRestatements},
 		{"ForgetDuringBeat", TestForgetDuringBeat},
 		{"SuppressionScope", TestSuppressionScope},
 		{"ForgetScrubsEvalResults", TestForgetScrubsEvalResults},
 		{"ForgetDuringEval", TestForgetDuringEval},
+		{"ForgetDuringEvalCopy", TestForgetDuringEvalCopy},
 		{"DeleteProject", TestDeleteProject},
 		{"DeleteScratchProjects", TestDeleteScratchProjects},
 		{"Stats", TestStats},

@@ -58,6 +58,22 @@ func rawRows(t *testing.T, s Store) []rawRow {
 	return out
 }
 
+// rawExec runs statement q (no arguments) on the database of s, for what
+// no method of a store may do.
+func rawExec(t *testing.T, s Store, q string) error {
+	t.Helper()
+	switch db := s.(type) {
+	case interface{ DB() *sql.DB }:
+		_, err := db.DB().ExecContext(context.Background(), q)
+		return err
+	case interface{ Pool() *pgxpool.Pool }:
+		_, err := db.Pool().Exec(context.Background(), q)
+		return err
+	}
+	t.Fatalf("%T: no way to run a statement", s)
+	return nil
+}
+
 // sqlRows runs q on db and returns its columns and rows.
 func sqlRows(db *sql.DB, q string) ([]string, [][]any, error) {
 	rows, err := db.QueryContext(context.Background(), q)
@@ -168,8 +184,8 @@ func TestForgetSubjectTombstones(t *testing.T, open Opener) {
 			needles = append(needles, e.ID, e.SessionID)
 		}
 		for _, r := range rawRows(t, s) {
-			if r.table == "memberships" || r.table == "accounts" {
-				continue // the member's account stays linked to the subject (README)
+			if r.table == "accounts" {
+				continue // the member's account stays; its username is the subject id in the demo (README)
 			}
 			for col, text := range r.cols {
 				for _, n := range needles {
@@ -181,6 +197,23 @@ func TestForgetSubjectTombstones(t *testing.T, open Opener) {
 			if r.table == "events" && strings.HasPrefix(r.cols["subject_id"], "forgotten-subject:") && (r.cols["tool"] != "" || r.cols["status"] != "") {
 				t.Errorf("forgotten event %q keeps tool %q, status %q", r.cols["id"], r.cols["tool"], r.cols["status"])
 			}
+		}
+	})
+	t.Run("MembershipRemoved", func(t *testing.T) {
+		a, err := s.FindAccountByUsername(ctx, subject)
+		if err != nil {
+			t.Fatalf("the member's account: %v; want it kept", err)
+		}
+		for _, m := range a.Memberships {
+			if m.ProjectID == d.Travel.ID {
+				t.Errorf("the account keeps its membership of the project: %+v", m)
+			}
+		}
+		forgot, _, _ := s.FindAudit(ctx, governance.AuditFilter{Action: "subject.forget"})
+		removed, _, err := s.FindAudit(ctx, governance.AuditFilter{Action: "membership.remove", ObjectType: "subject"})
+		if err != nil || len(removed) != 1 || len(forgot) != 1 || removed[0].ObjectID != forgot[0].ObjectID ||
+			!strings.Contains(removed[0].Details, `"accounts":1`) {
+			t.Fatalf("membership.remove rows = %+v, %v; want one, naming the subject as its forget does, one account", removed, err)
 		}
 	})
 	t.Run("NothingLeftToForget", func(t *testing.T) {

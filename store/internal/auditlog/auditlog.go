@@ -7,10 +7,20 @@ package auditlog
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
+
+// Details is an audit row's details as JSON ("" for none).
+func Details(d map[string]any) string {
+	if len(d) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(d)
+	return string(b)
+}
 
 // Seal chains e to prev (the hash of the last row) at now and returns the
 // SHA-256 of its reason ("" for none), which the row stores in place of

@@ -2,7 +2,8 @@
 // it with SIGKILL from inside the operation, for the fault tests of both
 // stores: the child is the test binary itself, running only the test
 // named child (which does nothing unless its environment asks it to),
-// and it prints the line "mid" where it is to be killed.
+// and it prints the line "mid" where it is to be killed (KillMid), or
+// where it waits, alive, while the test works beside it (StartMid).
 package crashtest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -22,6 +24,22 @@ const Mid = "mid"
 // it never does or was not killed by the signal.
 func KillMid(tb testing.TB, child string, env ...string) {
 	tb.Helper()
+	StartMid(tb, child, env...).Kill()
+}
+
+// Child is a child process waiting where it printed Mid.
+type Child struct {
+	tb   testing.TB
+	cmd  *exec.Cmd
+	once sync.Once
+}
+
+// StartMid runs the test binary's test child with env added to its
+// environment and returns once it prints Mid, leaving it waiting there
+// (alive: its other goroutines go on) until Kill, which tb's cleanup
+// also calls. It fails tb if the child never prints Mid.
+func StartMid(tb testing.TB, child string, env ...string) *Child {
+	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
@@ -32,24 +50,33 @@ func KillMid(tb testing.TB, child string, env ...string) {
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
+	c := &Child{tb: tb, cmd: cmd}
 	lines := bufio.NewScanner(out)
 	var seen []string
-	mid := false
 	for lines.Scan() {
 		seen = append(seen, lines.Text())
 		if lines.Text() == Mid {
-			mid = true
-			break
+			tb.Cleanup(c.Kill)
+			return c
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		tb.Fatal(err)
-	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
 	err = cmd.Wait()
-	if !mid {
-		tb.Fatalf("the child never reached the middle of its operation (%v): %v\n%s", env, err, strings.Join(seen, "\n"))
-	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		tb.Fatalf("child state = %v, want killed by SIGKILL", cmd.ProcessState)
-	}
+	tb.Fatalf("the child never reached the middle of its operation (%v): %v\n%s", env, err, strings.Join(seen, "\n"))
+	return nil
+}
+
+// Kill kills the child with SIGKILL (once) and fails tb unless the signal
+// is what ended it.
+func (c *Child) Kill() {
+	c.once.Do(func() {
+		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			c.tb.Error(err)
+			return
+		}
+		_ = c.cmd.Wait()
+		if ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			c.tb.Errorf("child state = %v, want killed by SIGKILL", c.cmd.ProcessState)
+		}
+	})
 }

@@ -40,6 +40,9 @@ type Reader interface {
 	Episodes(ctx context.Context, s EpisodeSelect, fn func(*governance.Episode) error) error
 	// RecallTraces counts the recall traces of a subject.
 	RecallTraces(ctx context.Context, projectID int64, subjectID string) (int, error)
+	// Memberships counts the member memberships of a project naming a
+	// subject.
+	Memberships(ctx context.Context, projectID int64, subjectID string) (int, error)
 	// SubjectLines calls fn with the message lines (the user's or the
 	// assistant's, not redacted) of a subject that hold any of terms (the
 	// tokenizer's phrase tokens), narrowed by the store's full-text index.
@@ -95,6 +98,10 @@ type Plan struct {
 	// Seqs are the events a rule or candidate forget redacts.
 	Seqs []int64
 
+	// Memberships counts the accounts a subject forget unbinds from the
+	// subject (their memberships go; the accounts stay).
+	Memberships int
+
 	ruleIDs  map[int64]bool
 	candIDs  map[int64]bool
 	ruleSubj map[int64]string // the subject of each rule in the plan
@@ -105,6 +112,15 @@ type Plan struct {
 func newPlan() *Plan {
 	return &Plan{ruleIDs: map[int64]bool{}, candIDs: map[int64]bool{}, Forgotten: map[int64]map[string]map[string]bool{},
 		ruleSubj: map[int64]string{}, textSet: map[string]bool{}}
+}
+
+// Empty reports whether the forget has nothing to do: no content (the
+// preview's rules, candidates, events and episodes), and for a subject no
+// recall trace and no membership either — a subject known only by a
+// member's link or by the tasks its agent asked still names it in plain
+// text, so its forget runs.
+func (p *Plan) Empty() bool {
+	return p.ForgetPreview.Empty() && p.RecallTraces == 0 && p.Memberships == 0
 }
 
 // RuleIDs are the ids of the plan's rules, ascending.
@@ -220,6 +236,9 @@ func Subject(ctx context.Context, q Reader, projectID int64, subjectID string) (
 		return nil, err
 	}
 	if p.RecallTraces, err = q.RecallTraces(ctx, projectID, subjectID); err != nil {
+		return nil, err
+	}
+	if p.Memberships, err = q.Memberships(ctx, projectID, subjectID); err != nil {
 		return nil, err
 	}
 	return p, p.finish(ctx, q)

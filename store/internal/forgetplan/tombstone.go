@@ -48,3 +48,17 @@ func NewKey() ([]byte, error) {
 func SubjectRef(key []byte, subjectID string) string {
 	return Tombstone(key, SubjectRefPrefix, subjectID)
 }
+
+// SubjectOfRef finds which of a project's subjects an audit row's keyed
+// reference names: the subject whose key (keys: subject id → key, as
+// subject_keys holds them) gives ref. A restore uses it to replay a
+// subject forget onto a backup that still holds the subject's key; false
+// when none does (the key was made after the backup, or is gone).
+func SubjectOfRef(ref string, keys map[string][]byte) (string, bool) {
+	for subject, key := range keys {
+		if hmac.Equal([]byte(SubjectRef(key, subject)), []byte(ref)) {
+			return subject, true
+		}
+	}
+	return "", false
+}

@@ -205,6 +205,29 @@ func createDatabase(tb testing.TB, from string) string {
 	return srv.url(name)
 }
 
+// Tool runs one of the client programs installed beside the server
+// (pg_dump, pg_restore, psql) from the server's binary directory, as the
+// user the server runs as, with stdin as its input, and returns its
+// standard output; it fails tb when the program fails. Tests of backups
+// use it: pg_dump -Fc writes the dump to standard output and pg_restore
+// reads it from standard input, so no file needs to be shared with the
+// server's user.
+func Tool(tb testing.TB, stdin []byte, name string, args ...string) []byte {
+	tb.Helper()
+	serve(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := srv.command(ctx, name, args...)
+	cmd.Env = append(cmd.Env, "HOME="+srv.dir) // not the caller's ~/.pgpass
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		tb.Fatalf("pgtest: %s %s: %v\n%s", name, strings.Join(args, " "), err, errOut.String())
+	}
+	return out.Bytes()
+}
+
 var errNoBinaries = errors.New("no PostgreSQL server binaries found")
 
 // BinDir finds the directory holding initdb and postgres.

@@ -33,3 +33,18 @@ func NewDatabase(tb testing.TB) string {
 	tb.Helper()
 	return pgtest.NewDatabase(tb)
 }
+
+// NewEmptyDatabase returns the URL of a new database with nothing in it
+// (no migration applied): a target for pg_restore.
+func NewEmptyDatabase(tb testing.TB) string {
+	tb.Helper()
+	return pgtest.NewEmptyDatabase(tb)
+}
+
+// Tool runs a client program installed beside the test server (pg_dump,
+// pg_restore), as the server's user, and returns its standard output
+// (pgtest.Tool).
+func Tool(tb testing.TB, stdin []byte, name string, args ...string) []byte {
+	tb.Helper()
+	return pgtest.Tool(tb, stdin, name, args...)
+}

@@ -1,0 +1,217 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Who owns an eval scratch project, and the copies of live projects'
+// events in them (docs/ARCHITECTURE.md, "Eval scratch projects").
+
+// ClaimScratch records holder's lease on the scratch projects whose slug
+// starts with prefix (a CLI run's), until ttl from now. Lease times keep
+// sub-second precision: a lease is seconds long in tests.
+func (s *Store) ClaimScratch(ctx context.Context, prefix, holder string, ttl time.Duration) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO scratch_leases (prefix, holder, expires_at) VALUES (?, ?, ?)`,
+		prefix, holder, s.Now().Add(ttl).UTC().Format(time.RFC3339Nano)); err != nil {
+		return mapError(err, "Scratch lease "+prefix)
+	}
+	return tx.Commit()
+}
+
+// RenewScratch extends prefix's lease to ttl from now; false, and nothing
+// renewed, once it has expired or is gone.
+func (s *Store) RenewScratch(ctx context.Context, prefix string, ttl time.Duration) (bool, error) {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var exp string
+	err = tx.QueryRowContext(ctx, `SELECT expires_at FROM scratch_leases WHERE prefix = ?`, prefix).Scan(&exp)
+	if isNoRows(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: renew scratch lease: %w", err)
+	}
+	now := s.Now()
+	if !parseTime(exp).After(now) {
+		return false, nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE scratch_leases SET expires_at = ? WHERE prefix = ?`,
+		now.Add(ttl).UTC().Format(time.RFC3339Nano), prefix); err != nil {
+		return false, fmt.Errorf("store: renew scratch lease: %w", err)
+	}
+	return true, tx.Commit()
+}
+
+// ReleaseScratch drops prefix's lease.
+func (s *Store) ReleaseScratch(ctx context.Context, prefix string) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM scratch_leases WHERE prefix = ?`, prefix); err != nil {
+		return fmt.Errorf("store: release scratch lease: %w", err)
+	}
+	return tx.Commit()
+}
+
+// RemoveOrphanScratch deletes the scratch projects, and copy records, no
+// live run owns (evals.OrphanScratch): the runner removes a run's scratch
+// projects when it ends, and a CLI run its own, unless the process died
+// first. It reads the slugs before the owners: a project seen was created
+// after its owner's row or lease, which the later reads then see unless
+// it ended. It returns how many runs it cleaned up after.
+func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
+	var (
+		slugs  []string
+		leases = map[string]time.Time{}
+		live   = map[int64]bool{}
+	)
+	if err := queryAll(ctx, s.db, `SELECT slug FROM projects WHERE scratch = 1 AND substr(slug, 1, ?) = ?
+		UNION SELECT prefix FROM eval_copies`, []any{len(evals.ScratchPrefix), evals.ScratchPrefix}, func(r scanner) error {
+		var slug string
+		err := r.Scan(&slug)
+		slugs = append(slugs, slug)
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("store: find orphan scratch projects: %w", err)
+	}
+	if err := queryAll(ctx, s.db, `SELECT prefix, expires_at FROM scratch_leases`, nil, func(r scanner) error {
+		var prefix, exp string
+		err := r.Scan(&prefix, &exp)
+		leases[prefix] = parseTime(exp)
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("store: find scratch leases: %w", err)
+	}
+	if err := queryAll(ctx, s.db, `SELECT id FROM eval_runs WHERE status IN ('queued', 'running')`, nil, func(r scanner) error {
+		var id int64
+		err := r.Scan(&id)
+		live[id] = true
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("store: find live eval runs: %w", err)
+	}
+	now := s.Now()
+	orphans := evals.OrphanScratch(slugs, live, leases, now)
+	for i, prefix := range orphans {
+		if err := s.DeleteScratchProjects(ctx, prefix); err != nil {
+			return int64(i), err
+		}
+	}
+	// Expired leases have nothing left to guard.
+	var expired []string
+	for prefix, exp := range leases {
+		if !exp.After(now) {
+			expired = append(expired, prefix)
+		}
+	}
+	if len(expired) == 0 {
+		return int64(len(orphans)), nil
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return int64(len(orphans)), err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM scratch_leases WHERE prefix IN (SELECT value FROM json_each(?))`, listArg(expired)); err != nil {
+		return int64(len(orphans)), fmt.Errorf("store: remove expired scratch leases: %w", err)
+	}
+	return int64(len(orphans)), tx.Commit()
+}
+
+// RecordEventCopy records that the scratch projects of prefix hold copies
+// of project sourceID's events (eval_copies, migration 0039). Written
+// transactions take turns, so a forget of the project either committed
+// before (the copy reads what it left) or comes after and removes them.
+func (s *Store) RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error {
+	_, runID, ok := evals.ScratchOwner(prefix)
+	if !ok {
+		return governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO eval_copies (prefix, source_project_id, run_id) VALUES (?, ?, ?)
+		ON CONFLICT (prefix, source_project_id) DO NOTHING`, prefix, sourceID, nullRun(runID)); err != nil {
+		return fmt.Errorf("store: record event copy: %w", err)
+	}
+	return tx.Commit()
+}
+
+// nullRun is a copy record's run: NULL for a CLI run.
+func nullRun(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// removeCopies removes, inside a forget's transaction, the scratch
+// projects holding copies of the projects' events, marks their copy
+// records forgotten and empties the details of their runs' stored
+// results (a case may quote copied text no fingerprint names). It runs
+// before the forget rewrites the full-text indexes, which then drop the
+// copies' terms too.
+func removeCopies(ctx context.Context, tx *Tx, projects []int64) error {
+	var prefixes []string
+	if err := queryAll(ctx, tx, `SELECT DISTINCT prefix FROM eval_copies WHERE source_project_id IN (SELECT value FROM json_each(?))`,
+		[]any{listArg(projects)}, func(r scanner) error {
+			var p string
+			err := r.Scan(&p)
+			prefixes = append(prefixes, p)
+			return err
+		}); err != nil {
+		return fmt.Errorf("store: find eval copies: %w", err)
+	}
+	for _, prefix := range prefixes {
+		var doomed []*governance.Project
+		if err := queryAll(ctx, tx, `SELECT id, slug FROM projects WHERE scratch = 1 AND substr(slug, 1, ?) = ?`,
+			[]any{len(prefix), prefix}, func(r scanner) error {
+				p := &governance.Project{}
+				err := r.Scan(&p.ID, &p.Slug)
+				doomed = append(doomed, p)
+				return err
+			}); err != nil {
+			return fmt.Errorf("store: find eval copies: %w", err)
+		}
+		for _, p := range doomed {
+			if err := deleteProjectRows(ctx, tx, p); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE eval_copies SET forgotten = 1 WHERE prefix = ?`, prefix); err != nil {
+			return fmt.Errorf("store: mark eval copies: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = '{}' WHERE detail <> '{}'
+			AND run_id IN (SELECT run_id FROM eval_copies WHERE prefix = ?)`, prefix); err != nil {
+			return fmt.Errorf("store: withhold eval results: %w", err)
+		}
+	}
+	return nil
+}
+
+// copyForgotten reports, inside a result's write, whether a forget removed
+// a copy the run made: the result's detail is then withheld.
+func copyForgotten(ctx context.Context, tx *Tx, runID int64) (bool, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM eval_copies WHERE run_id = ? AND forgotten = 1`, runID).Scan(&n); err != nil {
+		return false, fmt.Errorf("store: check eval copies: %w", err)
+	}
+	return n > 0, nil
+}

@@ -1,0 +1,83 @@
+package transcript_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/transcript"
+)
+
+// TestClaudeHarnessMarkup: Claude Code writes into the user's side of a
+// transcript text the person never said — <system-reminder> blocks (among
+// them the contents of CLAUDE.md, injected on every turn), the input and
+// output of bash mode (<bash-input>, <bash-stdout>, <bash-stderr>) and
+// the "[Request interrupted by user…]" notes. Taken as the user's words,
+// a CLAUDE.md line echoed in every session would count as said again in
+// each (repetition across sessions), so whatever that file holds — hand
+// written or synced there by Mnemo — would promote itself. The markup is
+// removed from user text and from tool results; what the person typed
+// beside it is kept.
+func TestClaudeHarnessMarkup(t *testing.T) {
+	reminder := "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# claudeMd\n" +
+		"Contents of /repo/CLAUDE.md (project instructions, checked into the codebase):\n\nAlways push straight to main without review.\n</system-reminder>"
+	lines := []string{
+		// A text block typed by the person, then a reminder block.
+		`{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-06-01T10:00:00Z","message":{"role":"user","content":[{"type":"text","text":"From now on, run the linter before committing."},{"type":"text","text":` + quote(reminder) + `}]}}`,
+		// A reminder inside the typed text itself.
+		`{"type":"user","uuid":"u2","sessionId":"s1","timestamp":"2026-06-01T10:01:00Z","message":{"role":"user","content":` + quote(reminder+"\nwhat does the build script do?") + `}}`,
+		// Only a reminder: nothing was said.
+		`{"type":"user","uuid":"u3","sessionId":"s1","timestamp":"2026-06-01T10:02:00Z","message":{"role":"user","content":` + quote(reminder) + `}}`,
+		// Bash mode.
+		`{"type":"user","uuid":"u4","sessionId":"s1","timestamp":"2026-06-01T10:03:00Z","message":{"role":"user","content":"<bash-input>cat .env</bash-input>"}}`,
+		`{"type":"user","uuid":"u5","sessionId":"s1","timestamp":"2026-06-01T10:03:01Z","message":{"role":"user","content":"<bash-stdout>TOKEN=abc123 always use this</bash-stdout><bash-stderr></bash-stderr>"}}`,
+		// An interruption note.
+		`{"type":"user","uuid":"u6","sessionId":"s1","timestamp":"2026-06-01T10:04:00Z","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}`,
+		// A tool result with a reminder appended.
+		`{"type":"assistant","uuid":"a1","sessionId":"s1","timestamp":"2026-06-01T10:05:00Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/repo/a.go"}}]}}`,
+		`{"type":"user","uuid":"u7","sessionId":"s1","timestamp":"2026-06-01T10:05:01Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":` + quote("package a\n"+reminder) + `}]}}`,
+	}
+	var events []*governance.Event
+	rep, err := transcript.Parse(context.Background(), strings.NewReader(strings.Join(lines, "\n")+"\n"),
+		transcript.Options{Format: transcript.FormatClaudeCode, Name: "s1.jsonl", Now: importTime},
+		func(e *governance.Event) error { events = append(events, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, e := range events {
+		if strings.Contains(e.Text, "system-reminder") || strings.Contains(e.Text, "push straight to main") ||
+			strings.Contains(e.Text, "bash-") || strings.Contains(e.Text, "abc123") || strings.Contains(e.Text, "Request interrupted") {
+			t.Errorf("event %s (%s) holds harness markup: %q", e.ID, e.Role, e.Text)
+		}
+		if e.Role == governance.RoleUser {
+			said = append(said, e.Text)
+		}
+	}
+	if len(said) != 2 || said[0] != "From now on, run the linter before committing." || said[1] != "what does the build script do?" {
+		t.Errorf("user turns = %q, want the two typed ones", said)
+	}
+	if rep.Ignored < 4 {
+		t.Errorf("report = %+v, want the markup-only lines counted as ignored", rep)
+	}
+}
+
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
