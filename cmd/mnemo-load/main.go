@@ -65,27 +65,11 @@ func run() error {
 	batch := flag.Int("batch", 100, "with -only scale: events per ingest request")
 	withSQLite := flag.Bool("sqlite", true, "with -only scale: measure SQLite too (false: PostgreSQL alone, for tuning)")
 	duration := flag.Duration("duration", 60*time.Second, "how long the mixed load runs")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured part to this file")
-	blockprofile := flag.String("blockprofile", "", "write a profile of where goroutines waited (channels, locks, the connection pool) to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file (a build included: profile runs on built data)")
+	blockprofile := flag.String("blockprofile", "", "write a profile of where goroutines waited (channels, locks, the connection pool) to this file, as -cpuprofile")
 	flag.Parse()
 	ctx := context.Background()
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
-		return err
-	}
-	if *only == "scale" {
-		if *instances < 1 || *writers < 1 || *clients < 1 || *batch < 1 {
-			return fmt.Errorf("-instances, -writers, -clients and -batch must be at least 1")
-		}
-		return scaleLoad(ctx, scaleConfig{dir: *dir, database: *database, events: *events, instances: *instances,
-			writers: *writers, clients: *clients, batch: *batch, duration: *duration, sqlite: *withSQLite})
-	}
-	st, err := store.Open(ctx, filepath.Join(*dir, "mnemo.db"))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	p, err := build(ctx, st, *events)
-	if err != nil {
 		return err
 	}
 	if *cpuprofile != "" {
@@ -108,6 +92,22 @@ func run() error {
 			}
 		}()
 	}
+	if *only == "scale" {
+		if *instances < 1 || *writers < 1 || *clients < 1 || *batch < 1 {
+			return fmt.Errorf("-instances, -writers, -clients and -batch must be at least 1")
+		}
+		return scaleLoad(ctx, scaleConfig{dir: *dir, database: *database, events: *events, instances: *instances,
+			writers: *writers, clients: *clients, batch: *batch, duration: *duration, sqlite: *withSQLite})
+	}
+	st, err := store.Open(ctx, filepath.Join(*dir, "mnemo.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, err := build(ctx, st, *events)
+	if err != nil {
+		return err
+	}
 	if *only == "mixed" {
 		return mixedLoad(ctx, st, p, *clients, *duration, *events)
 	}
@@ -123,33 +123,57 @@ func run() error {
 }
 
 // build fills the database once: a project, an admin and the events, in
-// requests of 2,000 events (one statement each on PostgreSQL).
+// requests of 2,000 events (one statement each on PostgreSQL). A database
+// found complete is reused as it is; one whose build was interrupted (a
+// project holding fewer events than asked) is completed: the events are
+// drawn per chunk of 100,000 from the chunk's own seed, so the build goes
+// on from the chunk it stopped in, and the ids of that chunk already
+// stored are skipped.
 func build(ctx context.Context, st loadStore, n int) (*governance.Project, error) {
 	p, err := st.FindProjectBySlug(ctx, "load")
-	if err == nil {
-		return p, nil
+	if governance.ErrorCode(err) == governance.ENOTFOUND {
+		p = &governance.Project{Slug: "load", Name: "Load"}
+		err = st.CreateProject(ctx, p)
 	}
-	p = &governance.Project{Slug: "load", Name: "Load"}
-	if err := st.CreateProject(ctx, p); err != nil {
-		return nil, err
-	}
-	hash, err := auth.HashPassword(loadPassword)
 	if err != nil {
 		return nil, err
 	}
-	if err := st.CreateAccount(ctx, &governance.Account{Username: "admin", PasswordHash: hash, IsAdmin: true}); err != nil {
+	if _, err := st.FindAccountByUsername(ctx, "admin"); governance.ErrorCode(err) == governance.ENOTFOUND {
+		hash, err := auth.HashPassword(loadPassword)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.CreateAccount(ctx, &governance.Account{Username: "admin", PasswordHash: hash, IsAdmin: true}); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
 		return nil, err
 	}
-	start := time.Now()
 	const chunk = 100_000
+	want := 0 // SyntheticEvents rounds each chunk down to whole sessions of ten
 	for i := 0; i < n; i += chunk {
+		want += min(chunk, n-i) / 10 * 10
+	}
+	_, have, err := st.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if have >= want {
+		return p, nil
+	}
+	from := have / chunk * chunk
+	if have > 0 {
+		fmt.Printf("found %d of %d events: building on from event %d\n", have, want, from)
+	}
+	start := time.Now()
+	for i := from; i < n; i += chunk {
 		batch := seed.SyntheticEvents(min(chunk, n-i), uint64(i))
 		for j := 0; j < len(batch); j += 2000 {
 			if _, err := st.IngestEvents(ctx, p.ID, batch[j:min(j+2000, len(batch))]); err != nil {
 				return nil, err
 			}
 		}
-		fmt.Printf("built %d events (%.0f events/s)\n", i+len(batch), float64(i+len(batch))/time.Since(start).Seconds())
+		fmt.Printf("built %d events (%.0f events/s)\n", i+len(batch), float64(i+len(batch)-from)/time.Since(start).Seconds())
 	}
 	if c, ok := st.(interface{ Checkpoint(context.Context) error }); ok {
 		return p, c.Checkpoint(ctx) // SQLite: fold the WAL into the file

@@ -152,57 +152,48 @@ func (s *Store) FindAccounts(ctx context.Context) ([]*governance.Account, error)
 	return s.findAccounts(ctx, `true`)
 }
 
+// findAccounts reads the accounts matching where with their memberships
+// in one statement (one row per membership): every signed-in request
+// loads its account (auth.LoadUser), so the lookup is one round trip.
 func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]*governance.Account, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT id, username, password_hash, is_admin, session_gen, language, disabled_at, created_at, updated_at
-		FROM accounts WHERE `+where+` ORDER BY lower(username) COLLATE "C", id`, args...)
+		SELECT a.id, a.username, a.password_hash, a.is_admin, a.session_gen, a.language, a.disabled_at, a.created_at, a.updated_at,
+			m.project_id, m.slug, m.role, m.subject_id
+		FROM accounts a LEFT JOIN LATERAL (
+			SELECT m.project_id, p.slug, m.role, m.subject_id
+			FROM memberships m JOIN projects p ON p.id = m.project_id WHERE m.account_id = a.id) m ON true
+		WHERE `+where+` ORDER BY lower(a.username) COLLATE "C", a.id, m.slug COLLATE "C"`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: find accounts: %w", err)
 	}
 	defer rows.Close()
-	var (
-		out  []*governance.Account
-		ids  []int64
-		byID = map[int64]*governance.Account{}
-	)
+	var out []*governance.Account
 	for rows.Next() {
 		var (
 			a                governance.Account
 			created, updated time.Time
 			disabled         *time.Time
+			projectID        *int64
+			slug, role, subj *string
 		)
-		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &a.SessionGen, &a.Language, &disabled, &created, &updated); err != nil {
-			return nil, err
+		if err := rows.Scan(&a.ID, &a.Username, &a.PasswordHash, &a.IsAdmin, &a.SessionGen, &a.Language, &disabled, &created, &updated,
+			&projectID, &slug, &role, &subj); err != nil {
+			return nil, fmt.Errorf("postgres: find accounts: %w", err)
 		}
-		a.CreatedAt, a.UpdatedAt, a.DisabledAt = created.UTC(), updated.UTC(), utcPtr(disabled)
-		out = append(out, &a)
-		ids = append(ids, a.ID)
-		byID[a.ID] = &a
+		if n := len(out); n == 0 || out[n-1].ID != a.ID {
+			a.CreatedAt, a.UpdatedAt, a.DisabledAt = created.UTC(), updated.UTC(), utcPtr(disabled)
+			out = append(out, &a)
+		}
+		if projectID != nil {
+			acc := out[len(out)-1]
+			acc.Memberships = append(acc.Memberships, governance.Membership{AccountID: acc.ID, ProjectID: *projectID,
+				ProjectSlug: *slug, Role: governance.ProjectRole(*role), SubjectID: *subj})
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("postgres: find accounts: %w", err)
 	}
-	if len(out) == 0 {
-		return out, nil
-	}
-	mrows, err := s.pool.Query(ctx, `
-		SELECT m.account_id, m.project_id, p.slug, m.role, m.subject_id
-		FROM memberships m JOIN projects p ON p.id = m.project_id
-		WHERE m.account_id = ANY($1) ORDER BY p.slug COLLATE "C"`, ids)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: find memberships: %w", err)
-	}
-	defer mrows.Close()
-	for mrows.Next() {
-		var m governance.Membership
-		if err := mrows.Scan(&m.AccountID, &m.ProjectID, &m.ProjectSlug, &m.Role, &m.SubjectID); err != nil {
-			return nil, err
-		}
-		if a := byID[m.AccountID]; a != nil {
-			a.Memberships = append(a.Memberships, m)
-		}
-	}
-	return out, mrows.Err()
+	return out, nil
 }
 
 // SessionKeys returns the cookie hash and block keys, generating and

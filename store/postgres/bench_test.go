@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/postgres"
 	"github.com/mnemo-console/mnemo/store/storetest"
 )
 
@@ -107,8 +108,11 @@ func BenchmarkSearch(b *testing.B) {
 		b.Cleanup(func() { s.Close() })
 		run(b, s)
 	})
-	b.Run("postgres", func(b *testing.B) {
+	pg := func(b *testing.B, windows bool) {
 		s := MustOpenStore(b)
+		if !windows {
+			postgres.DisableSearchWindows(s)
+		}
 		pid := load(b, s)
 		// Planner statistics, as autovacuum would have gathered them.
 		if _, err := s.Pool().Exec(ctx, `ANALYZE events`); err != nil {
@@ -122,5 +126,9 @@ func BenchmarkSearch(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-	})
+	}
+	// The windows kept by each instance (search_window.go) against every
+	// search ranked again, same run.
+	b.Run("postgres", func(b *testing.B) { pg(b, true) })
+	b.Run("postgres-nowindows", func(b *testing.B) { pg(b, false) })
 }

@@ -533,9 +533,16 @@ func (s *Store) searchRanked(ctx context.Context, w *where, cond string, ranked 
 	for i, part := range ranked {
 		terms[i] = fmt.Sprintf("ts_rank(e.words, %s::tsquery, 16) * %s::float8", w.arg(part.query), w.arg(weights[i]))
 	}
+	score := strings.Join(terms, " + ")
+	if f.ProjectID != nil && f.ProjectIDs == nil && s.windows != nil {
+		out, total, ok, err := s.searchWindowed(ctx, *f.ProjectID, w, cond, score, highlight, f)
+		if err != nil || ok {
+			return out, total, err
+		}
+	}
 	limit, args := page(w.args, f.Limit, f.Offset)
 	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+`, count(*) OVER ()
-		FROM (SELECT e.*, `+strings.Join(terms, " + ")+` AS score FROM events e WHERE `+cond+
+		FROM (SELECT e.*, `+score+` AS score FROM events e WHERE `+cond+
 		fmt.Sprintf(" ORDER BY e.seq DESC LIMIT %d", searchRankWindow)+`) e
 		ORDER BY e.score DESC, e.seq DESC`+limit, args...)
 	if err != nil {
@@ -599,51 +606,21 @@ func (s *Store) idf(ctx context.Context, parts []tsPart) ([]float64, error) {
 	// over the partitions of its frequency there (or, when it is not among
 	// a partition's most common, half the least frequency listed) times
 	// the partition's size.
-	type partStats struct {
-		rows  float64
-		elems []string
-		freqs []float32
-	}
-	var (
-		stats []partStats
-		total float64
-	)
-	err := queryAll(ctx, s.pool, `
-		SELECT greatest(c.reltuples, 0)::float8, s.most_common_elems::text::text[], s.most_common_elem_freqs
-		FROM pg_class c LEFT JOIN pg_stats s
-			ON s.schemaname = current_schema() AND s.tablename = c.relname AND s.attname = 'words' AND NOT s.inherited
-		WHERE c.relkind = 'r' AND (c.oid = 'events'::regclass
-			OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'events'::regclass))`, nil, func(r pgx.Row) error {
-		var p partStats
-		err := r.Scan(&p.rows, &p.elems, &p.freqs)
-		total += p.rows
-		if len(p.elems) > 0 && len(p.freqs) > len(p.elems) {
-			stats = append(stats, p)
-		}
-		return err
-	})
+	st, err := s.eventStats(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: search statistics: %w", err)
+		return nil, err
 	}
+	total := st.total
 	idf := func(n float64) float64 { return max(math.Log(1+(total-n+0.5)/(n+0.5)), 1e-6) }
-	if total >= s.statsFrom && len(stats) > 0 {
-		// most_common_elem_freqs: one per element, then the least and the
-		// greatest of them (and the frequency of nulls).
-		freqs := make([]map[string]float64, len(stats))
-		for k, ps := range stats {
-			freqs[k] = make(map[string]float64, len(ps.elems))
-			for i, e := range ps.elems {
-				freqs[k][e] = float64(ps.freqs[i])
-			}
-		}
+	if total >= s.statsFrom && len(st.parts) > 0 {
 		for i, p := range parts {
 			n := total
 			for _, t := range p.terms {
 				var nt float64
-				for k, ps := range stats {
-					ft, ok := freqs[k][t]
+				for _, ps := range st.parts {
+					ft, ok := ps.freqs[t]
 					if !ok {
-						ft = float64(ps.freqs[len(ps.elems)]) / 2
+						ft = ps.least / 2
 					}
 					nt += ft * ps.rows
 				}

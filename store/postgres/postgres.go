@@ -45,6 +45,11 @@ type Store struct {
 	// statsFrom is the table size (planner estimate) from which search
 	// weighs words by the column statistics instead of counting (see idf).
 	statsFrom float64
+	// windows keeps the ranked windows of recent searches, valid while
+	// their project's events are unchanged (search_window.go); nil: none.
+	windows *searchWindows
+	// stats keeps the words' statistics search last read (search_stats.go).
+	stats statsCache
 	// The reviewer actions of the rule lifecycle (ApproveRule, HoldRule,
 	// RestoreRule, ...), shared with the SQLite store over this store's
 	// SQL (rule_lifecycle.go).
@@ -102,7 +107,7 @@ func open(ctx context.Context, url, stop string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	s := &Store{pool: pool, Now: time.Now, statsFrom: 10_000}
+	s := &Store{pool: pool, Now: time.Now, statsFrom: 10_000, windows: newSearchWindows(maxSearchWindows)}
 	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
 	if err := s.migrate(ctx, stop); err != nil {
 		pool.Close()
