@@ -360,7 +360,9 @@ func (s *Store) FindEvents(ctx context.Context, f governance.EventFilter) ([]*go
 	eventWhere(&w, f)
 	order := " ORDER BY e.seq"
 	if f.SessionID != nil {
-		order = " ORDER BY e.turn, e.seq"
+		// A session_end has no turn (0) and may arrive first: it ends the
+		// session, so it comes last, as on SQLite.
+		order = " ORDER BY e.kind = 'session_end', e.turn, e.seq"
 	}
 	limit, args := page(w.args, f.Limit, f.Offset)
 	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+`, count(*) OVER () FROM events e WHERE `+

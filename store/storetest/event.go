@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,6 +167,36 @@ func TestIngestConcurrent(t *testing.T, open Opener) {
 	}
 	if switches != writers-1 {
 		t.Fatalf("batches interleave in seq order: %d switches between writers, want %d", switches, writers-1)
+	}
+}
+
+// TestSessionOrder: a session's events come in turn order, and its
+// session_end — which has no turn (0) and may arrive before the turns —
+// comes last, on both backends (the session timeline reads this order).
+func TestSessionOrder(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	p := MustCreateProject(t, s, "ordered")
+	end := Ev("end", "s1", 0, "", "")
+	end.Kind = governance.KindSessionEnd
+	if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{end}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.IngestEvents(ctx, p.ID, []*governance.Event{
+		Ev("t2", "s1", 2, governance.RoleAssistant, "two"), Ev("t1", "s1", 1, governance.RoleUser, "one")}); err != nil {
+		t.Fatal(err)
+	}
+	session := "s1"
+	events, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID, SessionID: &session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range events {
+		ids = append(ids, e.ID)
+	}
+	if strings.Join(ids, " ") != "t1 t2 end" {
+		t.Fatalf("session order = %v, want t1 t2 end", ids)
 	}
 }
 

@@ -168,6 +168,7 @@ func Run(t *testing.T, open Opener) {
 		{"Tokens", TestTokens},
 		{"IngestEvents", TestIngestEvents},
 		{"IngestConcurrent", TestIngestConcurrent},
+		{"SessionOrder", TestSessionOrder},
 		{"ImportStream", TestImportStream},
 		{"Sources", TestSources},
 		{"EvalSuites", TestEvalSuites},
