@@ -9,14 +9,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
@@ -152,6 +155,9 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 		timed("baseline /healthz", func() error { return do(c.page, http.MethodGet, "/healthz", nil) })
 	})
 	words := []string{"酒店", "门票", "环球影城", "deploy", "timeout", "午睡", "博物馆", "invoice report"}
+	var queues queueTurns
+	st.ObserveQueues(queues.record)
+	cpuBefore := processCPU()
 	mixTook := run(dur, func(c client, r *mrand.Rand, id int, n int) {
 		switch x := r.IntN(100); {
 		case x < 35:
@@ -190,6 +196,7 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 		}
 	})
 
+	mixCPU := processCPU() - cpuBefore
 	bs := stats["baseline /healthz"]
 	b50, b95 := percentiles(bs.lat)
 	bRate := float64(len(bs.lat)) / baseTook.Seconds()
@@ -210,6 +217,10 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 	}
 	mixRate := float64(total) / mixTook.Seconds()
 	fmt.Printf("  %-24s %7d requests %8.0f req/s (%.3f× the baseline's throughput)  errors %d\n", "all of the mix", total, mixRate, mixRate/bRate, errs)
+	fmt.Printf("  %-24s %7.1f CPU-s in %s (%.2f cores), %.1f CPU-ms a request\n", "this process's CPU", mixCPU.Seconds(),
+		mixTook.Round(time.Second), mixCPU.Seconds()/mixTook.Seconds(), float64(mixCPU.Milliseconds())/float64(max(total, 1)))
+	st.ObserveQueues(nil)
+	queues.print(mixTook)
 	if firstErr != nil {
 		fmt.Printf("  first error: %v\n", firstErr)
 	}
@@ -248,6 +259,68 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 		return fmt.Errorf("mixed load: %d errors, %d forgotten lines readable", errs, left)
 	}
 	return nil
+}
+
+// processCPU is the CPU time (user and system) this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// queueTurns gathers the store's queue turns (writer, heavy reads) by
+// queue and operation during the mix.
+type queueTurns struct {
+	mu    sync.Mutex
+	turns map[[2]string]*queueOp
+}
+
+type queueOp struct{ waited, held []time.Duration }
+
+func (q *queueTurns) record(t store.QueueTurn) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.turns == nil {
+		q.turns = map[[2]string]*queueOp{}
+	}
+	k := [2]string{string(t.Queue), t.Op}
+	o := q.turns[k]
+	if o == nil {
+		o = &queueOp{}
+		q.turns[k] = o
+	}
+	o.waited, o.held = append(o.waited, t.Waited), append(o.held, t.Held)
+}
+
+// print lists each queue's turns by operation: how many a second, the
+// held time (mean, p95, max, and the share of the mix's time), and the
+// wait for the turn (p50, p95).
+func (q *queueTurns) print(took time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	keys := slices.SortedFunc(maps.Keys(q.turns), func(a, b [2]string) int {
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return -c // writer first
+		}
+		return strings.Compare(a[1], b[1])
+	})
+	fmt.Printf("\n  store queue turns during the mix (%s): held = the turn's time in the queue's slot, wait = before it\n", took.Round(time.Second))
+	for _, k := range keys {
+		o := q.turns[k]
+		var sum, top time.Duration
+		for _, h := range o.held {
+			sum += h
+			top = max(top, h)
+		}
+		_, h95 := percentiles(o.held)
+		w50, w95 := percentiles(o.waited)
+		fmt.Printf("  %-6s %-22s %6d turns %6.1f/s  held mean %8s p95 %8s max %8s (%5.1f %% of the time)  wait p50 %8s p95 %8s\n",
+			k[0], k[1], len(o.held), float64(len(o.held))/took.Seconds(), (sum / time.Duration(len(o.held))).Round(10*time.Microsecond),
+			h95.Round(10*time.Microsecond), top.Round(10*time.Microsecond), 100*sum.Seconds()/took.Seconds(),
+			w50.Round(10*time.Microsecond), w95.Round(10*time.Microsecond))
+	}
 }
 
 // loadToken makes an API token of the load project with every scope and
