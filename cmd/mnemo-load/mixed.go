@@ -155,6 +155,10 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 		timed("baseline /healthz", func() error { return do(c.page, http.MethodGet, "/healthz", nil) })
 	})
 	words := []string{"酒店", "门票", "环球影城", "deploy", "timeout", "午睡", "博物馆", "invoice report"}
+	// Subjects, event ids and markers are new in every run: the database
+	// is reused, and a batch whose ids an earlier run stored (or forgot)
+	// is skipped whole, so its forget would find nothing to do.
+	runTag := time.Now().UnixMilli() % 1_000_000_000
 	var queues queueTurns
 	st.ObserveQueues(queues.record)
 	cpuBefore := processCPU()
@@ -167,12 +171,12 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 			path := "/search?project=" + p.Slug + "&q=" + url.QueryEscape(words[r.IntN(len(words))])
 			timed("page: search", func() error { return do(c.page, http.MethodGet, path, nil) })
 		case x < 75:
-			body := map[string]any{"task": "plan a family trip with " + words[r.IntN(len(words))], "subject_id": fmt.Sprintf("mix-%d-%d", id, r.IntN(n+1)),
+			body := map[string]any{"task": "plan a family trip with " + words[r.IntN(len(words))], "subject_id": fmt.Sprintf("mix-%d-%d-%d", runTag, id, r.IntN(n+1)),
 				"include_events": true}
 			timed("api: recall", func() error { return do(c.api, http.MethodPost, "/api/v1/recall", body) })
 		default:
-			subject := fmt.Sprintf("mix-%d-%d", id, n)
-			marker := fmt.Sprintf("%s%dq%d", markerPrefix, id, n)
+			subject := fmt.Sprintf("mix-%d-%d-%d", runTag, id, n)
+			marker := fmt.Sprintf("%s%dr%dq%d", markerPrefix, runTag, id, n)
 			now := time.Now().UTC()
 			var batch []map[string]any
 			for i := 0; i < 20; i++ {
@@ -227,14 +231,23 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 
 	// Nothing forgotten is readable: not in the events' text, not found
 	// by the full-text index.
+	// One pass over the events finds every line of this run's markers
+	// (one pass per marker took minutes at 1M events); a marker is a
+	// whole word ("kayak3q4" must not count the lines of "kayak3q40",
+	// another subject's).
+	var runLines []string
+	err = queryTexts(ctx, st, fmt.Sprintf("%s%dr", markerPrefix, runTag), func(text string) { runLines = append(runLines, text) })
+	if err != nil {
+		return err
+	}
 	left := 0
 	for _, m := range forgotten {
-		// A marker is a whole word ("kayak3q4" must not count the lines
-		// of "kayak3q40", another subject's).
 		word := " " + m + " "
-		var n int
-		if err := st.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE instr(text, ?) > 0`, word).Scan(&n); err != nil {
-			return err
+		n := 0
+		for _, text := range runLines {
+			if strings.Contains(text, word) {
+				n++
+			}
 		}
 		hits, _, err := st.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: m, Limit: 50})
 		if err != nil {
@@ -323,6 +336,23 @@ func (q *queueTurns) print(took time.Duration) {
 	}
 }
 
+// queryTexts calls fn with the text of every event holding needle.
+func queryTexts(ctx context.Context, st *store.Store, needle string, fn func(string)) error {
+	rows, err := st.DB().QueryContext(ctx, `SELECT text FROM events WHERE instr(text, ?) > 0`, needle)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var text string
+		if err := rows.Scan(&text); err != nil {
+			return err
+		}
+		fn(text)
+	}
+	return rows.Err()
+}
+
 // loadToken makes an API token of the load project with every scope and
 // returns its secret.
 func loadToken(ctx context.Context, st loadStore, p *governance.Project) (string, error) {
@@ -361,7 +391,7 @@ func markersInFile(ctx context.Context, st *store.Store, markers []string) (int,
 		}
 		for i := bytes.Index(b, []byte(markerPrefix)); i >= 0; {
 			end := i + len(markerPrefix)
-			for end < len(b) && (b[end] >= '0' && b[end] <= '9' || b[end] == 'q') {
+			for end < len(b) && (b[end] >= '0' && b[end] <= '9' || b[end] == 'q' || b[end] == 'r') {
 				end++
 			}
 			if gone[string(b[i:end])] {
@@ -377,5 +407,6 @@ func markersInFile(ctx context.Context, st *store.Store, markers []string) (int,
 	return found, nil
 }
 
-// markerPrefix starts every marker word the mix writes ("kayak<client>q<turn>").
+// markerPrefix starts every marker word the mix writes
+// ("kayak<run>r<client>q<turn>").
 const markerPrefix = "kayak"
