@@ -39,6 +39,28 @@ func TestIngestStatementsSeek(t *testing.T) {
 	}
 }
 
+// TestForgetSubjectTracesSeek: a subject forget counts and deletes the
+// subject's recall traces inside the writer's turn through their index
+// (project, subject), never by reading every trace of the project — a
+// number that grows with every recall.
+func TestForgetSubjectTracesSeek(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range []string{
+		`SELECT COUNT(*) FROM recall_traces WHERE ` + subjectTracesWhere,
+		`DELETE FROM recall_traces WHERE ` + subjectTracesWhere,
+	} {
+		plan := strings.Join(queryPlan(t, s, q, 1, "u1"), "\n")
+		if !strings.Contains(plan, "(project_id=? AND subject_id=?)") {
+			t.Errorf("%s: plan %q; want a search by project and subject", q, plan)
+		}
+	}
+}
+
 // queryPlan returns the steps of SQLite's plan for query.
 func queryPlan(t *testing.T, s *Store, query string, args ...any) []string {
 	t.Helper()
