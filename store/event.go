@@ -221,14 +221,33 @@ func (w *eventWriter) flushSessions(ctx context.Context) error {
 // replace gives the stored event e.ID the text of e, the same message read
 // again with parts appended since (follow mode). Only a longer text that
 // extends the stored one replaces it, and never the text of an event a
-// forget redacted; the index follows through the update trigger.
+// forget redacted. The word index follows through the update trigger,
+// which stands aside while a batch is written (ingest_mode.batch,
+// migrations 0017, 0037): for an event indexed before this batch it acts
+// for this one statement; an event of this batch (seq > last) is indexed
+// with its final text by endBatchIndex.
 func (w *eventWriter) replace(ctx context.Context, e *governance.Event) error {
+	var seq int64
+	if err := w.tx.QueryRowContext(ctx, `SELECT seq FROM events WHERE project_id = ? AND id = ?`, w.projectID, e.ID).Scan(&seq); err != nil {
+		return fmt.Errorf("store: find reopened event: %w", err)
+	}
+	indexed := seq <= w.last
+	if indexed {
+		if err := setIndexBatch(ctx, w.tx, false); err != nil {
+			return err
+		}
+	}
 	r, err := w.tx.ExecContext(ctx, `
 		UPDATE events SET text = ? WHERE project_id = ? AND id = ? AND redacted = 0
 			AND length(text) < length(?) AND substr(?, 1, length(text)) = text`,
 		e.Text, w.projectID, e.ID, e.Text, e.Text)
 	if err != nil {
 		return mapError(err, "Event "+e.ID)
+	}
+	if indexed {
+		if err := setIndexBatch(ctx, w.tx, true); err != nil {
+			return err
+		}
 	}
 	if n, _ := r.RowsAffected(); n > 0 {
 		w.Res.Replaced++
