@@ -7,7 +7,9 @@ package ops
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -27,6 +29,10 @@ type Metrics struct {
 	ingested *prometheus.CounterVec
 	forgets  *prometheus.CounterVec
 	evalRuns *prometheus.CounterVec
+	// queueWait and queueHold: turns of the store's queues (the SQLite
+	// writer, the heavy-read slots) by queue and store operation.
+	queueWait *prometheus.HistogramVec
+	queueHold *prometheus.HistogramVec
 }
 
 // Queues reads the depths of the console's queues when /metrics is
@@ -38,6 +44,9 @@ type Queues struct {
 	EvalRuns func(ctx context.Context) (int, error)
 	// Leading reports whether this instance runs the heartbeat.
 	Leading func() bool
+	// StoreWaiting reports how many callers wait for each of the store's
+	// queues ("writer", "heavy"; SQLite only).
+	StoreWaiting map[string]func() int
 }
 
 // Latency buckets: a page or a recall takes milliseconds, a beat seconds
@@ -67,8 +76,14 @@ func NewMetrics(q Queues) *Metrics {
 			Name: "mnemo_forgets_total", Help: "Forgets by what was forgotten: rule, rules, candidate, subject."}, []string{"kind"}),
 		evalRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mnemo_eval_runs_total", Help: "Eval runs finished, by status."}, []string{"status"}),
+		queueWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "mnemo_store_queue_wait_seconds", Help: "Time a store operation waited for a queue (writer: the one writing transaction; heavy: the full-text search and recall slots), by queue and operation.",
+			Buckets: fastBuckets}, []string{"queue", "op"}),
+		queueHold: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "mnemo_store_queue_hold_seconds", Help: "Time a store operation held a queue's slot, by queue and operation.",
+			Buckets: fastBuckets}, []string{"queue", "op"}),
 	}
-	m.Registry.MustRegister(m.requests, m.recalls, m.beats, m.ingested, m.forgets, m.evalRuns,
+	m.Registry.MustRegister(m.requests, m.recalls, m.beats, m.ingested, m.forgets, m.evalRuns, m.queueWait, m.queueHold,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gauge := func(name, help string, read func(context.Context) (int, error)) {
 		if read == nil {
@@ -88,7 +103,20 @@ func NewMetrics(q Queues) *Metrics {
 				return 0
 			}))
 	}
+	for _, queue := range slices.Sorted(maps.Keys(q.StoreWaiting)) {
+		read := q.StoreWaiting[queue]
+		m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "mnemo_store_queue_waiting", Help: "Store operations waiting for a queue now.", ConstLabels: prometheus.Labels{"queue": queue}},
+			func() float64 { return float64(read()) }))
+	}
 	return m
+}
+
+// ObserveQueueTurn records one turn of a store queue: how long op waited
+// for it and how long it held it. op is a store method's name, a bounded set.
+func (m *Metrics) ObserveQueueTurn(queue, op string, waited, held time.Duration) {
+	m.queueWait.WithLabelValues(queue, op).Observe(waited.Seconds())
+	m.queueHold.WithLabelValues(queue, op).Observe(held.Seconds())
 }
 
 // Handler serves the metrics in Prometheus' exposition format.

@@ -78,19 +78,15 @@ func beginBatchIndex(ctx context.Context, tx *Tx) (int64, error) {
 	return last, nil
 }
 
-// endBatchIndex indexes every event inserted after seq last in one
-// statement (one FTS5 segment for the batch instead of one per event) and
-// lets the row trigger index again.
-func endBatchIndex(ctx context.Context, tx *Tx, last int64) error {
-	if _, err := tx.ExecContext(ctx, `
-		INSERT INTO events_words (rowid, scope, terms)
-		SELECT seq, scope, terms FROM events_terms WHERE seq > ?`, last); err != nil {
+// endBatchIndex indexes every event inserted after seq last — all of
+// project projectID — in one statement (one FTS5 segment for the batch
+// instead of one per event), bumps the project's index version when there
+// were any, and lets the row trigger index again.
+func endBatchIndex(ctx context.Context, tx *Tx, projectID, last int64) error {
+	if _, err := tx.ExecContext(ctx, batchIndexSQL, last); err != nil {
 		return fmt.Errorf("store: index batch: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `
-		INSERT INTO event_index_versions (project_id, version)
-		SELECT DISTINCT project_id, 1 FROM events WHERE seq > ? ORDER BY project_id
-		ON CONFLICT (project_id) DO UPDATE SET version = version + 1`, last); err != nil {
+	if _, err := tx.ExecContext(ctx, batchIndexVersionSQL, projectID, last); err != nil {
 		return fmt.Errorf("store: index batch version: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE ingest_mode SET batch = 0 WHERE id = 1`); err != nil {
@@ -98,6 +94,23 @@ func endBatchIndex(ctx context.Context, tx *Tx, last int64) error {
 	}
 	return nil
 }
+
+// The statements of endBatchIndex. Each reads the batch by the events'
+// rowid (seq > last), never by scanning an index of every event: the
+// version bump was "SELECT DISTINCT project_id FROM events WHERE seq > ?
+// ORDER BY project_id", which SQLite answered by walking the whole
+// events_subject index (1M entries: 60 ms of CPU in each ingest's writer
+// turn, most of the mixed load's writer time). TestIngestStatementsSeek
+// checks their plans.
+const (
+	batchIndexSQL = `
+		INSERT INTO events_words (rowid, scope, terms)
+		SELECT seq, scope, terms FROM events_terms WHERE seq > ?`
+	batchIndexVersionSQL = `
+		INSERT INTO event_index_versions (project_id, version)
+		SELECT ?, 1 WHERE EXISTS (SELECT 1 FROM events WHERE seq > ?)
+		ON CONFLICT (project_id) DO UPDATE SET version = version + 1`
+)
 
 func ingestEvents(ctx context.Context, tx *Tx, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
 	w, err := newEventWriter(ctx, tx, projectID, 0)
@@ -208,14 +221,33 @@ func (w *eventWriter) flushSessions(ctx context.Context) error {
 // replace gives the stored event e.ID the text of e, the same message read
 // again with parts appended since (follow mode). Only a longer text that
 // extends the stored one replaces it, and never the text of an event a
-// forget redacted; the index follows through the update trigger.
+// forget redacted. The word index follows through the update trigger,
+// which stands aside while a batch is written (ingest_mode.batch,
+// migrations 0017, 0037): for an event indexed before this batch it acts
+// for this one statement; an event of this batch (seq > last) is indexed
+// with its final text by endBatchIndex.
 func (w *eventWriter) replace(ctx context.Context, e *governance.Event) error {
+	var seq int64
+	if err := w.tx.QueryRowContext(ctx, `SELECT seq FROM events WHERE project_id = ? AND id = ?`, w.projectID, e.ID).Scan(&seq); err != nil {
+		return fmt.Errorf("store: find reopened event: %w", err)
+	}
+	indexed := seq <= w.last
+	if indexed {
+		if err := setIndexBatch(ctx, w.tx, false); err != nil {
+			return err
+		}
+	}
 	r, err := w.tx.ExecContext(ctx, `
 		UPDATE events SET text = ? WHERE project_id = ? AND id = ? AND redacted = 0
 			AND length(text) < length(?) AND substr(?, 1, length(text)) = text`,
 		e.Text, w.projectID, e.ID, e.Text, e.Text)
 	if err != nil {
 		return mapError(err, "Event "+e.ID)
+	}
+	if indexed {
+		if err := setIndexBatch(ctx, w.tx, true); err != nil {
+			return err
+		}
 	}
 	if n, _ := r.RowsAffected(); n > 0 {
 		w.Res.Replaced++
@@ -230,7 +262,7 @@ func (w *eventWriter) finish(ctx context.Context) error {
 	if err := w.flushSessions(ctx); err != nil {
 		return err
 	}
-	return endBatchIndex(ctx, w.tx, w.last)
+	return endBatchIndex(ctx, w.tx, w.projectID, w.last)
 }
 
 func (w *eventWriter) close() {
@@ -393,6 +425,9 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		if len(projects) == 0 {
 			return nil, 0, nil
 		}
+		if matchAlone(f, q) {
+			return s.searchIndex(ctx, f, q.match(projects, f.SubjectID), q.highlight)
+		}
 		// Ordering by the index's rowid lets FTS5 walk its doclists
 		// backwards and stop at the limit; by rank it scores every match.
 		from = "events_words w JOIN events e ON e.seq = w.rowid"
@@ -418,20 +453,66 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 			` WHERE ` + cond + fmt.Sprintf(` ORDER BY w.rowid DESC LIMIT %d) m`, searchRankWindow) +
 			` ORDER BY m.score, m.seq DESC` + pageSQL
 	}
-	rows, err := s.read.QueryContext(ctx, query, pageArgs(args, f.Limit, f.Offset)...)
+	out, err := s.searchHits(ctx, query, pageArgs(args, f.Limit, f.Offset), q.highlight)
+	return out, total, err
+}
+
+// searchHits runs a search's page query and highlights its hits.
+func (s *Store) searchHits(ctx context.Context, query string, args []any, highlight []string) ([]*governance.EventHit, error) {
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: search events: %w", err)
+		return nil, fmt.Errorf("store: search events: %w", err)
 	}
 	defer rows.Close()
 	var out []*governance.EventHit
 	for rows.Next() {
 		e, err := scanEvent(rows)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		out = append(out, &governance.EventHit{Event: e, Fragments: governance.Highlight(e.Text, q.highlight, 240)})
+		out = append(out, &governance.EventHit{Event: e, Fragments: governance.Highlight(e.Text, highlight, 240)})
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
+}
+
+// matchAlone reports whether a search's word index query (searchQuery.match)
+// is its whole filter: no exact phrase to check in the text, and nothing
+// asked of the events beyond the projects and subject the index terms and
+// scope already carry.
+func matchAlone(f governance.EventFilter, q searchQuery) bool {
+	rest := f
+	rest.ProjectID, rest.ProjectIDs, rest.SubjectID = nil, nil, nil
+	where, _ := eventWhere(rest)
+	return len(q.exact) == 0 && len(where) == 1
+}
+
+// searchIndex is SearchEvents when the index query is the whole filter
+// (matchAlone): the matches are counted and ranked in the word index alone,
+// and only the page's events are read. Joining every match to its event
+// (to check a project the index terms already name) cost a table seek per
+// counted or ranked match and copied up to searchRankWindow whole rows to
+// sort them: about a quarter of a search's CPU at 1M events. The order,
+// the count and the rank window are SearchEvents'.
+func (s *Store) searchIndex(ctx context.Context, f governance.EventFilter, match string, highlight []string) ([]*governance.EventHit, int, error) {
+	var total int
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events_words WHERE events_words MATCH ?`+
+		fmt.Sprintf(" LIMIT %d)", maxSearchCount+1), match).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count search: %w", err)
+	}
+	// hits are the page's (seq, score), best first.
+	hits := `SELECT rowid AS seq, rank AS score FROM events_words WHERE events_words MATCH ? ORDER BY rank, rowid DESC` + pageSQL
+	switch {
+	case f.Order == governance.SearchNewest:
+		hits = `SELECT rowid AS seq, 0 AS score FROM events_words WHERE events_words MATCH ? ORDER BY rowid DESC` + pageSQL
+	case total > maxSearchCount:
+		// FTS5 scores every match it sorts: past searchRankWindow
+		// matches, the newest searchRankWindow are ranked.
+		hits = `SELECT seq, score FROM (SELECT rowid AS seq, rank AS score FROM events_words WHERE events_words MATCH ?
+			ORDER BY rowid DESC` + fmt.Sprintf(" LIMIT %d)", searchRankWindow) + ` ORDER BY score, seq DESC` + pageSQL
+	}
+	out, err := s.searchHits(ctx, `SELECT `+eventColumns+` FROM (`+hits+`) h JOIN events e ON e.seq = h.seq ORDER BY h.score, h.seq DESC`,
+		pageArgs([]any{match}, f.Limit, f.Offset), highlight)
+	return out, total, err
 }
 
 // searchProjects are the projects a search's filter names: its project,

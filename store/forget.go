@@ -63,7 +63,7 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planSubject(ctx, tx, projectID, subjectID)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_traces WHERE project_id = ? AND subject_id = ?`, projectID, subjectID); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_traces WHERE `+subjectTracesWhere, projectID, subjectID); err != nil {
 			return fmt.Errorf("store: delete recall traces: %w", err)
 		}
 		r.RecallTraces = p.RecallTraces
@@ -77,6 +77,12 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 		return auditForget(ctx, tx, r, p.SubjectAudit(actor, ref, r))
 	})
 }
+
+// subjectTracesWhere selects a subject's recall traces (project id,
+// subject id) through their index (migration 0042), not by reading every
+// trace of the project: the forget's plan counts them and the forget
+// deletes them inside the writer's turn.
+const subjectTracesWhere = `project_id = ? AND subject_id = ?`
 
 // ForgetCandidate forgets a candidate (with its unattached merge group).
 func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*governance.ForgetReport, error) {

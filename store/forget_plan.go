@@ -203,7 +203,7 @@ func (r planReader) Episodes(ctx context.Context, s forgetplan.EpisodeSelect, fn
 
 func (r planReader) RecallTraces(ctx context.Context, projectID int64, subjectID string) (int, error) {
 	var n int
-	if err := r.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM recall_traces WHERE project_id = ? AND subject_id = ?`,
+	if err := r.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM recall_traces WHERE `+subjectTracesWhere,
 		projectID, subjectID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count recall traces: %w", err)
 	}

@@ -17,10 +17,9 @@ const heavyReads = 3
 // heavyRead waits for a slot for one full-text search or recall load; the
 // returned func gives it back. A waiter gives up when ctx ends.
 func (s *Store) heavyRead(ctx context.Context) (func(), error) {
-	select {
-	case s.heavy <- struct{}{}:
-		return func() { <-s.heavy }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("store: waiting to search: %w", context.Cause(ctx))
+	release, err := s.acquire(ctx, QueueHeavy, s.heavy)
+	if err != nil {
+		return nil, fmt.Errorf("store: waiting to search: %w", err)
 	}
+	return release, nil
 }

@@ -65,6 +65,9 @@ type Store struct {
 	// scrub truncates the WAL in the background when a forget could not
 	// (forget.go, checkpointAfterForget).
 	scrub scrubber
+	// queues counts the waiters of the writer and the heavy-read slots
+	// and reports their turns (queue.go).
+	queues queueStats
 }
 
 // busyTimeout is how long a connection waits for another's lock.
@@ -143,12 +146,11 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 // lockWriter waits for this process's writer slot; the returned func
 // gives it back.
 func (s *Store) lockWriter(ctx context.Context) (func(), error) {
-	select {
-	case s.writer <- struct{}{}:
-		return func() { <-s.writer }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("store: waiting to write: %w", context.Cause(ctx))
+	unlock, err := s.acquire(ctx, QueueWriter, s.writer)
+	if err != nil {
+		return nil, fmt.Errorf("store: waiting to write: %w", err)
 	}
+	return unlock, nil
 }
 
 // exec runs one writing statement outside a transaction.

@@ -76,7 +76,8 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		return nil, err
 	}
 	m := &Main{Config: cfg, Logger: logger, Tracing: tracing, elector: el}
-	m.Metrics = ops.NewMetrics(m.queues())
+	m.Metrics = ops.NewMetrics(m.queues(backend))
+	observeQueues(backend, m.Metrics)
 	st := observe(backend, m.Metrics, tracing)
 	m.Store, m.App = st, app.New(st)
 	m.Heartbeat = &governance.Heartbeat{

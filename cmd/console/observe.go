@@ -8,6 +8,7 @@ import (
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/ops"
+	"github.com/mnemo-console/mnemo/store"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -210,14 +211,31 @@ func (s *observedStore) FinishEvalRun(ctx context.Context, id int64, status eval
 	return ok, err
 }
 
-// queues are the depths /metrics reads at scrape time.
-func (m *Main) queues() ops.Queues {
+// queues are the depths /metrics reads at scrape time; the SQLite store
+// also reports its writer and heavy-read queues.
+func (m *Main) queues(backend Store) ops.Queues {
+	var waiting map[string]func() int
+	if sq, ok := backend.(*store.Store); ok {
+		waiting = map[string]func() int{}
+		for _, q := range []store.Queue{store.QueueWriter, store.QueueHeavy} {
+			waiting[string(q)] = func() int { return sq.QueueWaiting(q) }
+		}
+	}
 	return ops.Queues{
-		Proposals: func(ctx context.Context) (int, error) { return m.Store.CountProposals(ctx, nil) },
+		StoreWaiting: waiting,
+		Proposals:    func(ctx context.Context) (int, error) { return m.Store.CountProposals(ctx, nil) },
 		EvalRuns: func(ctx context.Context) (int, error) {
 			_, n, err := m.Store.FindEvalRuns(ctx, evals.RunFilter{Statuses: []evals.RunStatus{evals.RunQueued}, Limit: 1})
 			return n, err
 		},
 		Leading: m.leading.Load,
+	}
+}
+
+// observeQueues has the SQLite store report each turn of its writer and
+// heavy-read queues to the metrics (PostgreSQL has no such queues).
+func observeQueues(backend Store, m *ops.Metrics) {
+	if sq, ok := backend.(*store.Store); ok {
+		sq.ObserveQueues(func(t store.QueueTurn) { m.ObserveQueueTurn(string(t.Queue), t.Op, t.Waited, t.Held) })
 	}
 }

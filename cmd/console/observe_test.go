@@ -18,7 +18,8 @@ import (
 // TestObservability: an agent's traced recall and ingest through the API,
 // a beat and a forget show up as spans (the recall inside the agent's own
 // trace, saying whether memory was used) and in /metrics, which a
-// scraper reads with the metrics token and nobody reads without it.
+// scraper reads with the metrics token and nobody reads without it; so do
+// the SQLite store's writer and heavy-read turns, by operation.
 func TestObservability(t *testing.T) {
 	ctx := context.Background()
 	spans := tracetest.NewSpanRecorder()
@@ -153,6 +154,13 @@ func TestObservability(t *testing.T) {
 		"mnemo_review_queue_proposals ",
 		"mnemo_eval_runs_queued 0",
 		"mnemo_leader 1",
+		// The SQLite store's queues, by the store method that took a turn.
+		`mnemo_store_queue_hold_seconds_count{op="IngestEvents",queue="writer"} 1`,
+		`mnemo_store_queue_hold_seconds_count{op="Recall",queue="heavy"} 1`,
+		`mnemo_store_queue_hold_seconds_count{op="Recall",queue="writer"} 1`,
+		`mnemo_store_queue_wait_seconds_count{op="ForgetRule",queue="writer"} 1`,
+		`mnemo_store_queue_waiting{queue="writer"} 0`,
+		`mnemo_store_queue_waiting{queue="heavy"} 0`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)

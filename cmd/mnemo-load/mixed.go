@@ -9,14 +9,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
@@ -152,6 +155,13 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 		timed("baseline /healthz", func() error { return do(c.page, http.MethodGet, "/healthz", nil) })
 	})
 	words := []string{"酒店", "门票", "环球影城", "deploy", "timeout", "午睡", "博物馆", "invoice report"}
+	// Subjects, event ids and markers are new in every run: the database
+	// is reused, and a batch whose ids an earlier run stored (or forgot)
+	// is skipped whole, so its forget would find nothing to do.
+	runTag := time.Now().UnixMilli() % 1_000_000_000
+	var queues queueTurns
+	st.ObserveQueues(queues.record)
+	cpuBefore := processCPU()
 	mixTook := run(dur, func(c client, r *mrand.Rand, id int, n int) {
 		switch x := r.IntN(100); {
 		case x < 35:
@@ -161,12 +171,12 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 			path := "/search?project=" + p.Slug + "&q=" + url.QueryEscape(words[r.IntN(len(words))])
 			timed("page: search", func() error { return do(c.page, http.MethodGet, path, nil) })
 		case x < 75:
-			body := map[string]any{"task": "plan a family trip with " + words[r.IntN(len(words))], "subject_id": fmt.Sprintf("mix-%d-%d", id, r.IntN(n+1)),
+			body := map[string]any{"task": "plan a family trip with " + words[r.IntN(len(words))], "subject_id": fmt.Sprintf("mix-%d-%d-%d", runTag, id, r.IntN(n+1)),
 				"include_events": true}
 			timed("api: recall", func() error { return do(c.api, http.MethodPost, "/api/v1/recall", body) })
 		default:
-			subject := fmt.Sprintf("mix-%d-%d", id, n)
-			marker := fmt.Sprintf("%s%dq%d", markerPrefix, id, n)
+			subject := fmt.Sprintf("mix-%d-%d-%d", runTag, id, n)
+			marker := fmt.Sprintf("%s%dr%dq%d", markerPrefix, runTag, id, n)
 			now := time.Now().UTC()
 			var batch []map[string]any
 			for i := 0; i < 20; i++ {
@@ -190,6 +200,7 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 		}
 	})
 
+	mixCPU := processCPU() - cpuBefore
 	bs := stats["baseline /healthz"]
 	b50, b95 := percentiles(bs.lat)
 	bRate := float64(len(bs.lat)) / baseTook.Seconds()
@@ -210,20 +221,33 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 	}
 	mixRate := float64(total) / mixTook.Seconds()
 	fmt.Printf("  %-24s %7d requests %8.0f req/s (%.3f× the baseline's throughput)  errors %d\n", "all of the mix", total, mixRate, mixRate/bRate, errs)
+	fmt.Printf("  %-24s %7.1f CPU-s in %s (%.2f cores), %.1f CPU-ms a request\n", "this process's CPU", mixCPU.Seconds(),
+		mixTook.Round(time.Second), mixCPU.Seconds()/mixTook.Seconds(), float64(mixCPU.Milliseconds())/float64(max(total, 1)))
+	st.ObserveQueues(nil)
+	queues.print(mixTook)
 	if firstErr != nil {
 		fmt.Printf("  first error: %v\n", firstErr)
 	}
 
 	// Nothing forgotten is readable: not in the events' text, not found
 	// by the full-text index.
+	// One pass over the events finds every line of this run's markers
+	// (one pass per marker took minutes at 1M events); a marker is a
+	// whole word ("kayak3q4" must not count the lines of "kayak3q40",
+	// another subject's).
+	var runLines []string
+	err = queryTexts(ctx, st, fmt.Sprintf("%s%dr", markerPrefix, runTag), func(text string) { runLines = append(runLines, text) })
+	if err != nil {
+		return err
+	}
 	left := 0
 	for _, m := range forgotten {
-		// A marker is a whole word ("kayak3q4" must not count the lines
-		// of "kayak3q40", another subject's).
 		word := " " + m + " "
-		var n int
-		if err := st.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE instr(text, ?) > 0`, word).Scan(&n); err != nil {
-			return err
+		n := 0
+		for _, text := range runLines {
+			if strings.Contains(text, word) {
+				n++
+			}
 		}
 		hits, _, err := st.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: m, Limit: 50})
 		if err != nil {
@@ -248,6 +272,85 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 		return fmt.Errorf("mixed load: %d errors, %d forgotten lines readable", errs, left)
 	}
 	return nil
+}
+
+// processCPU is the CPU time (user and system) this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// queueTurns gathers the store's queue turns (writer, heavy reads) by
+// queue and operation during the mix.
+type queueTurns struct {
+	mu    sync.Mutex
+	turns map[[2]string]*queueOp
+}
+
+type queueOp struct{ waited, held []time.Duration }
+
+func (q *queueTurns) record(t store.QueueTurn) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.turns == nil {
+		q.turns = map[[2]string]*queueOp{}
+	}
+	k := [2]string{string(t.Queue), t.Op}
+	o := q.turns[k]
+	if o == nil {
+		o = &queueOp{}
+		q.turns[k] = o
+	}
+	o.waited, o.held = append(o.waited, t.Waited), append(o.held, t.Held)
+}
+
+// print lists each queue's turns by operation: how many a second, the
+// held time (mean, p95, max, and the share of the mix's time), and the
+// wait for the turn (p50, p95).
+func (q *queueTurns) print(took time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	keys := slices.SortedFunc(maps.Keys(q.turns), func(a, b [2]string) int {
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return -c // writer first
+		}
+		return strings.Compare(a[1], b[1])
+	})
+	fmt.Printf("\n  store queue turns during the mix (%s): held = the turn's time in the queue's slot, wait = before it\n", took.Round(time.Second))
+	for _, k := range keys {
+		o := q.turns[k]
+		var sum, top time.Duration
+		for _, h := range o.held {
+			sum += h
+			top = max(top, h)
+		}
+		_, h95 := percentiles(o.held)
+		w50, w95 := percentiles(o.waited)
+		fmt.Printf("  %-6s %-22s %6d turns %6.1f/s  held mean %8s p95 %8s max %8s (%5.1f %% of the time)  wait p50 %8s p95 %8s\n",
+			k[0], k[1], len(o.held), float64(len(o.held))/took.Seconds(), (sum / time.Duration(len(o.held))).Round(10*time.Microsecond),
+			h95.Round(10*time.Microsecond), top.Round(10*time.Microsecond), 100*sum.Seconds()/took.Seconds(),
+			w50.Round(10*time.Microsecond), w95.Round(10*time.Microsecond))
+	}
+}
+
+// queryTexts calls fn with the text of every event holding needle.
+func queryTexts(ctx context.Context, st *store.Store, needle string, fn func(string)) error {
+	rows, err := st.DB().QueryContext(ctx, `SELECT text FROM events WHERE instr(text, ?) > 0`, needle)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var text string
+		if err := rows.Scan(&text); err != nil {
+			return err
+		}
+		fn(text)
+	}
+	return rows.Err()
 }
 
 // loadToken makes an API token of the load project with every scope and
@@ -288,7 +391,7 @@ func markersInFile(ctx context.Context, st *store.Store, markers []string) (int,
 		}
 		for i := bytes.Index(b, []byte(markerPrefix)); i >= 0; {
 			end := i + len(markerPrefix)
-			for end < len(b) && (b[end] >= '0' && b[end] <= '9' || b[end] == 'q') {
+			for end < len(b) && (b[end] >= '0' && b[end] <= '9' || b[end] == 'q' || b[end] == 'r') {
 				end++
 			}
 			if gone[string(b[i:end])] {
@@ -304,5 +407,6 @@ func markersInFile(ctx context.Context, st *store.Store, markers []string) (int,
 	return found, nil
 }
 
-// markerPrefix starts every marker word the mix writes ("kayak<client>q<turn>").
+// markerPrefix starts every marker word the mix writes
+// ("kayak<run>r<client>q<turn>").
 const markerPrefix = "kayak"
