@@ -52,7 +52,7 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 	if len(ids) == 0 {
 		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule to forget.")
 	}
-	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
+	return s.forget(ctx, withEvents, func(tx *Tx) ([]int64, error) {
 		return queryIDs(ctx, tx, `SELECT DISTINCT project_id FROM rules WHERE id = ANY($1) ORDER BY project_id`, []any{ids})
 	}, func(tx *Tx) (*forgetPlan, error) {
 		return planRules(ctx, tx, "FOR UPDATE", ids, withEvents)
@@ -66,7 +66,7 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 	if err := s.rechainLegacySubject(ctx, actor, projectID, subjectID); err != nil {
 		return nil, err
 	}
-	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
+	return s.forget(ctx, true, func(tx *Tx) ([]int64, error) {
 		return queryIDs(ctx, tx, `SELECT id FROM projects WHERE id = $1`, []any{projectID})
 	}, func(tx *Tx) (*forgetPlan, error) {
 		return planSubject(ctx, tx, "FOR UPDATE", projectID, subjectID)
@@ -88,7 +88,7 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 
 // ForgetCandidate forgets a candidate (with its unattached merge group).
 func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*governance.ForgetReport, error) {
-	return s.forget(ctx, func(tx *Tx) ([]int64, error) {
+	return s.forget(ctx, withEvents, func(tx *Tx) ([]int64, error) {
 		return queryIDs(ctx, tx, `SELECT project_id FROM candidates WHERE id = $1`, []any{candidateID})
 	}, func(tx *Tx) (*forgetPlan, error) {
 		return planCandidate(ctx, tx, "FOR UPDATE", candidateID, withEvents)
@@ -109,7 +109,18 @@ func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, entrie
 // project (ApplyBeatPlan takes the same lock) either committed before, and
 // the plan sees what it wrote, or waits for this commit and then drops
 // its work (docs/ARCHITECTURE.md, "Heartbeat and forget").
-func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, error), plan func(tx *Tx) (*forgetPlan, error),
+//
+// A forget that redacts events (events: a subject forget, or a rule or
+// candidate forget with its lines) takes the projects' ingest locks
+// before that, the lock every ingest and import of a project holds for
+// its whole transaction (lockProjectIngest): an import in flight commits
+// first and the plan, read after, covers the lines it wrote — read
+// committed, a plan made meanwhile would not see them, and the forget
+// would commit with them left whole. An ingest that starts meanwhile
+// waits for the forget and then writes after it (a forgotten event sent
+// again is dropped by its tombstone). Ingest takes no lock of its own for
+// this: its throughput is unchanged.
+func (s *Store) forget(ctx context.Context, events bool, projects func(tx *Tx) ([]int64, error), plan func(tx *Tx) (*forgetPlan, error),
 	audit func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error) (*governance.ForgetReport, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -120,7 +131,16 @@ func (s *Store) forget(ctx context.Context, projects func(tx *Tx) ([]int64, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids { // ascending: two forgets lock in one order
+	// Ascending, ingest locks before generations (as DeleteProject): two
+	// forgets lock in one order.
+	for _, id := range ids {
+		if events {
+			if err := tx.lockProjectIngest(ctx, id); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, id := range ids {
 		if _, err := lockForgetGeneration(ctx, tx, id); err != nil {
 			return nil, err
 		}

@@ -188,6 +188,7 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetSubjectWithoutEvents", TestForgetSubjectWithoutEvents},
 		{"ForgetRuleRedactsRestatements", TestForgetRuleRedactsRestatements},
 		{"ForgetDuringBeat", TestForgetDuringBeat},
+		{"ForgetDuringImport", TestForgetDuringImport},
 		{"SuppressionScope", TestSuppressionScope},
 		{"ForgetScrubsEvalResults", TestForgetScrubsEvalResults},
 		{"ForgetDuringEval", TestForgetDuringEval},
