@@ -41,6 +41,9 @@ var (
 	thisSetZH = regexp.MustCompile(`(?:接下来|下面|剩下)(?:的)?(?:这|那)(?:几|些|两|三)`)
 	// A rule set by someone other than the speaker: "小王定的规矩是…".
 	othersRuleZH = regexp.MustCompile(`(?:定|立|说|订)的(?:规矩|规定|约定|规范)`)
+	// Words without one of which no English convention is looked for.
+	conventionCuesEN = []string{"for the rest of", "for future", "said this", "say this", "repeat", "general", "every", "each", "all ",
+		"any ", "even ", "on your own", "by yourself", " here", "we ", "go", "live", "belong", "stay", "run", "get", "prefer", "keep", "when you", "if you"}
 	// Quotation marks and what they enclose: someone's words, not the
 	// speaker's.
 	quotedRe = regexp.MustCompile(`“[^”]*”|「[^」]*」|"[^"]*"`)
@@ -77,7 +80,7 @@ func unquoted(s string) string {
 // conventionEN reports whether an English sentence (lowercase) states a
 // convention of the project or carries a scope over every time to come.
 func conventionEN(lower string) bool {
-	if isPredictionEN(lower) || currentWorkEN.MatchString(lower) {
+	if !containsAny(lower, conventionCuesEN) || isPredictionEN(lower) || matchIf(currentWorkEN, lower, "you") {
 		return false
 	}
 	directive := englishDirective(lower)
@@ -99,7 +102,7 @@ func conventionEN(lower string) bool {
 		!slices.Contains([]string{"time", "one", "of", "day"}, m[1]) && (directive || strings.HasPrefix(lower, "i want ")) && !atHandEN(lower) {
 		return true
 	}
-	if evenWhenEN.MatchString(lower) && directive {
+	if directive && matchIf(evenWhenEN, lower, "even ") {
 		return true
 	}
 	// "don't bump versions on your own": a prohibition of what the agent
@@ -109,7 +112,7 @@ func conventionEN(lower string) bool {
 	}
 	// "don't open PRs as drafts, reviewers here ignore drafts": an
 	// instruction, then the reason in how things go here.
-	if first, reason, ok := strings.Cut(lower, ", "); ok && directive && !atHandEN(first) && hereHabitEN.MatchString(reason) {
+	if first, reason, ok := strings.Cut(lower, ", "); ok && directive && strings.Contains(reason, " here ") && !atHandEN(first) && hereHabitEN.MatchString(reason) {
 		return true
 	}
 	for clause := range strings.FieldsFuncSeq(lower, func(r rune) bool { return r == ',' || r == ';' || r == ':' }) {
@@ -196,7 +199,7 @@ func conventionZH(raw string) bool {
 // happens now (每次用户点保存都会发两次请求), a proposal asked about (…，这样行不行),
 // a rule someone else set (小王定的规矩是…), a set at hand (接下来这几个文件).
 func taskLookAlikeZH(raw string) bool {
-	if thisSetZH.MatchString(raw) || othersRuleZH.MatchString(raw) && !containsAny(raw, []string{"我定的", "我们定的", "我立的", "我们立的"}) {
+	if matchIf(thisSetZH, raw, "这", "那") || matchIf(othersRuleZH, raw, "的规") && !containsAny(raw, []string{"我定的", "我们定的", "我立的", "我们立的"}) {
 		return true
 	}
 	s := strings.TrimRight(raw, " ?？!！.。")

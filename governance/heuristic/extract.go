@@ -45,19 +45,22 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 	s := session{events: in.Events, zh: sessionIsChinese(in.Events)}
 	s.dropCorrections()
 	var buf []sentence
+	var texts []text
 	for i, e := range s.events {
 		if !s.readable(i) {
 			continue
 		}
 		buf = splitSentences(buf[:0], e.Text)
+		texts = texts[:0]
 		s.general = false
 		for _, sn := range buf {
 			t := newText(sn.text)
+			texts = append(texts, t)
 			s.general = s.general || e.Source != governance.SourceExternal && !sn.question &&
 				(t.latin && generalTurnEN(t.lower) || t.han && generalTurnZH(t.raw))
 		}
-		for _, sn := range buf {
-			s.read(e, i, sn)
+		for k, sn := range buf {
+			s.read(e, i, sn, texts[k])
 		}
 	}
 	s.lessons()
@@ -174,8 +177,7 @@ func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower,
 
 // read extracts at most a preference, or else facts, from one sentence of
 // event index.
-func (s *session) read(e *governance.Event, index int, sn sentence) {
-	t := newText(sn.text)
+func (s *session) read(e *governance.Event, index int, sn sentence, t text) {
 	if isSmallTalk(t.lower) || t.anyZH(weatherZH) || t.anyEN(weatherEN) {
 		return
 	}
@@ -232,8 +234,8 @@ func isPreference(t text, question bool) (ok, durable bool) {
 	if q := unquoted(t.raw); q != t.raw {
 		u = newText(q)
 	}
-	if !oneOff && !taskLookAlike(u) && (u.latin && (standingInstructionEN(u.lower) || conventionEN(u.lower)) ||
-		u.han && (standingInstructionZH(u.raw) || conventionZH(u.raw))) && !bounded(u) {
+	if !oneOff && (u.latin && (standingInstructionEN(u.lower) || conventionEN(u.lower)) ||
+		u.han && (standingInstructionZH(u.raw) || conventionZH(u.raw))) && !bounded(u) && !taskLookAlike(u) {
 		return true, true
 	}
 	// A standing arrangement ("还是老规矩") is itself an instruction.
@@ -261,7 +263,7 @@ func oneOffTextEN(t text) bool {
 // instruction about the task at hand (taskLookAlikeZH, "in the tests you're
 // writing right now").
 func taskLookAlike(t text) bool {
-	return t.han && taskLookAlikeZH(t.raw) || t.latin && currentWorkEN.MatchString(t.lower)
+	return t.han && taskLookAlikeZH(t.raw) || t.latin && matchIf(currentWorkEN, t.lower, "you")
 }
 
 // bounded reports whether a sentence is bound to the task at hand or to a
