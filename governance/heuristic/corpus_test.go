@@ -54,6 +54,22 @@ func detectsDurable(tb testing.TB, text string) bool {
 	return false
 }
 
+// checkDurable fails the test for each of durable not taken as a standing
+// instruction and each of lookAlikes taken as one.
+func checkDurable(t *testing.T, durable, lookAlikes []string) {
+	t.Helper()
+	for _, s := range durable {
+		if !detectsDurable(t, s) {
+			t.Errorf("not taken as a standing instruction: %s", s)
+		}
+	}
+	for _, s := range lookAlikes {
+		if detectsDurable(t, s) {
+			t.Errorf("taken as a standing instruction: %s", s)
+		}
+	}
+}
+
 // scoreCorpus returns precision and recall of durable-instruction detection
 // for one language, logging every miss.
 func scoreCorpus(tb testing.TB, turns []corpusTurn, lang string) (precision, recall float64, n int) {

@@ -45,13 +45,22 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 	s := session{events: in.Events, zh: sessionIsChinese(in.Events)}
 	s.dropCorrections()
 	var buf []sentence
+	var texts []text
 	for i, e := range s.events {
 		if !s.readable(i) {
 			continue
 		}
 		buf = splitSentences(buf[:0], e.Text)
+		texts = texts[:0]
+		s.general = false
 		for _, sn := range buf {
-			s.read(e, i, sn)
+			t := newText(sn.text)
+			texts = append(texts, t)
+			s.general = s.general || e.Source != governance.SourceExternal && !sn.question &&
+				(t.latin && generalTurnEN(t.lower) || t.han && generalTurnZH(t.raw))
+		}
+		for k, sn := range buf {
+			s.read(e, i, sn, texts[k])
 		}
 	}
 	s.lessons()
@@ -71,6 +80,10 @@ type session struct {
 	durables int
 	failures []failure
 	said     []userSentence
+	// Whether the turn being read has a scope over every time to come in
+	// one of its sentences ("…. applies in general, not just now"): its
+	// instructions are standing ones.
+	general bool
 }
 
 // failure is a failed tool check and what became of it.
@@ -164,8 +177,7 @@ func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower,
 
 // read extracts at most a preference, or else facts, from one sentence of
 // event index.
-func (s *session) read(e *governance.Event, index int, sn sentence) {
-	t := newText(sn.text)
+func (s *session) read(e *governance.Event, index int, sn sentence, t text) {
 	if isSmallTalk(t.lower) || t.anyZH(weatherZH) || t.anyEN(weatherEN) {
 		return
 	}
@@ -184,7 +196,12 @@ func (s *session) read(e *governance.Event, index int, sn sentence) {
 			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item})
 		}
 	}()
-	if ok, durable := isPreference(t, question); ok {
+	ok, durable := isPreference(t, question)
+	if s.general && !external && !question && !durable && (ok || t.anyZH(directiveZH) || t.han && generalTurnZH(t.raw) && strings.ContainsAny(t.raw, "，,") || t.latin && (englishDirective(t.lower) || hasAnyPrefix(t.lower, []string{"when you ", "whenever you "}))) &&
+		!t.anyZH(oneOffZH) && !oneOffTextEN(t) && !bounded(t) && !taskLookAlike(t) {
+		ok, durable = true, true
+	}
+	if ok {
 		statement := preferenceStatement(t.raw, external)
 		if !external {
 			statement = s.withReference(t, statement)
@@ -210,15 +227,22 @@ func isPreference(t text, question bool) (ok, durable bool) {
 	if question || t.latin && isPredictionEN(t.lower) {
 		return false, false
 	}
-	oneOff := t.anyZH(oneOffZH) || t.anyEN(oneOffEN)
-	if !oneOff && (t.latin && standingInstructionEN(t.lower) || t.han && standingInstructionZH(t.raw)) && !bounded(t) {
+	oneOff := t.anyZH(oneOffZH) || oneOffTextEN(t)
+	// Quoted words are someone's, not the speaker's: the standing markers
+	// are read without them.
+	u := t
+	if q := unquoted(t.raw); q != t.raw {
+		u = newText(q)
+	}
+	if !oneOff && (u.latin && (standingInstructionEN(u.lower) || conventionEN(u.lower)) ||
+		u.han && (standingInstructionZH(u.raw) || conventionZH(u.raw))) && !bounded(u) && !taskLookAlike(u) {
 		return true, true
 	}
 	// A standing arrangement ("还是老规矩") is itself an instruction.
 	directive := t.anyZH(directiveZH) || t.anyZH(standingZH) || t.latin && englishDirective(t.lower)
 	switch {
-	case directive && (t.han && durableMarkerZH(t.raw) || t.latin && durableMarkerEN(t.lower)):
-		return true, !oneOff && !bounded(t)
+	case directive && (u.han && durableMarkerZH(u.raw) || u.latin && durableMarkerEN(u.lower)):
+		return true, !oneOff && !bounded(t) && !taskLookAlike(u)
 	case oneOff && (directive || t.anyZH(wishZH) || t.anyEN(wishEN)):
 		return true, false
 	case t.anyZH(likeZH) || t.anyEN(likeEN):
@@ -227,6 +251,19 @@ func isPreference(t text, question bool) (ok, durable bool) {
 		return true, false
 	}
 	return false, false
+}
+
+// oneOffTextEN reports whether an English sentence is bound to this once,
+// not when the once is of the saying ("going to say this once: …").
+func oneOffTextEN(t text) bool {
+	return t.anyEN(oneOffEN) && !t.anyEN([]string{"say this once", "saying this once", "say it once", "said this once"})
+}
+
+// taskLookAlike reports whether a sentence carries the words of a standing
+// instruction about the task at hand (taskLookAlikeZH, "in the tests you're
+// writing right now").
+func taskLookAlike(t text) bool {
+	return t.han && taskLookAlikeZH(t.raw) || t.latin && matchIf(currentWorkEN, t.lower, "you")
 }
 
 // bounded reports whether a sentence is bound to the task at hand or to a
@@ -255,13 +292,13 @@ func thisScopeEN(lower string) bool {
 }
 
 var (
-	thisScopeRe = regexp.MustCompile(`\b(?:before|after|for|until|till|during|in|on) (?:this|that|the current) ([a-z][a-z-]*)`)
+	thisScopeRe = regexp.MustCompile(`\b(?:before|after|for|until|till|during|in|on|rest of) (?:this|that|the current) ([a-z][a-z-]*)`)
 	// "… until we find this leak": bound to an event of the task at hand.
 	untilThisRe = regexp.MustCompile(`\b(?:until|till|til) [^,.;]*\b(?:this|that|these|those)\b`)
 	// "…, can you do that across api/?": the statement is applied now, as
 	// this turn's task.
 	applyNowRe     = regexp.MustCompile(`\b(?:can|could|would) you (?:do|fix|change|apply|make|update|implement) (?:that|this|it|them)\b`)
-	projectNounsEN = []string{"repo", "repository", "project", "codebase", "code", "package", "module", "team", "company", "org", "organization", "service", "app", "monorepo", "workspace", "kind", "sort", "type", "way", "case"}
+	projectNounsEN = []string{"repo", "repository", "project", "codebase", "code", "package", "module", "team", "company", "org", "organization", "service", "app", "monorepo", "workspace", "container", "environment", "machine", "kind", "sort", "type", "way", "case"}
 )
 
 // dayScope reports whether a sentence is bound to a day ("今天别再改数据库结构

@@ -31,7 +31,7 @@ var (
 
 	// Directive cues: the sentence asks the agent to do or avoid something.
 	directiveZH  = []string{"要", "得", "请", "记得", "别", "不用", "不必", "无需", "免", "务必", "必须", "一定", "需要", "留出", "空出", "附", "按", "优先", "尽量", "避免", "一律", "安排", "订"}
-	modalEN      = []string{"please", "make sure", "remember to", "don't", "do not", "never", "should", "must", "need to", "needs to", "want you to", "i'd like", "i would like", "i want"}
+	modalEN      = []string{"please", "make sure", "remember to", "don't", "dont", "do not", "never", "should", "must", "need to", "needs to", "want you to", "i'd like", "i would like", "i want"}
 	imperativeEN = map[string]bool{
 		"always": true, "never": true, "ignore": true, "book": true, "run": true, "use": true, "skip": true, "keep": true,
 		"attach": true, "add": true, "avoid": true, "make": true, "put": true, "include": true, "remember": true,

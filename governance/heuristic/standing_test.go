@@ -107,16 +107,7 @@ func TestStandingInstructionClasses(t *testing.T) {
 		"把这段注释删掉。",
 		"明天再说吧，好吗？",
 	}
-	for _, s := range durable {
-		if !detectsDurable(t, s) {
-			t.Errorf("not taken as a standing instruction: %s", s)
-		}
-	}
-	for _, s := range oneOff {
-		if detectsDurable(t, s) {
-			t.Errorf("taken as a standing instruction: %s", s)
-		}
-	}
+	checkDurable(t, durable, oneOff)
 }
 
 // TestStandingInstructionsHeldOut keeps three batches of phrasings written
@@ -306,14 +297,5 @@ func TestStandingInstructionsHeldOut(t *testing.T) {
 		"往后翻一页看看。",
 		"任何时候都可以问我。",
 	}
-	for _, s := range durable {
-		if !detectsDurable(t, s) {
-			t.Errorf("not taken as a standing instruction: %s", s)
-		}
-	}
-	for _, s := range lookAlikes {
-		if detectsDurable(t, s) {
-			t.Errorf("taken as a standing instruction: %s", s)
-		}
-	}
+	checkDurable(t, durable, lookAlikes)
 }
