@@ -1,0 +1,21 @@
+package heuristic_test
+
+import "testing"
+
+// TestDurableBlind2 reports detection on the second blind batch
+// (testdata/durable_blind2.tsv), written without reading the detector, its
+// corpora or the first blind batch, and run once after the extractor's
+// last change: en precision 0.970, recall 0.727; zh 0.881, 0.841 — the
+// issue's targets (0.9 / 0.85) are not met. The test fails only when
+// detection falls below that first run.
+func TestDurableBlind2(t *testing.T) {
+	turns := readCorpus(t, "durable_blind2.tsv")
+	floor := map[string][2]float64{"en": {0.970, 0.727}, "zh": {0.881, 0.841}}
+	for _, lang := range []string{"en", "zh"} {
+		p, r, n := scoreCorpus(t, turns, lang)
+		t.Logf("blind2 %s: %d turns, precision %.3f, recall %.3f", lang, n, p, r)
+		if p < floor[lang][0]-0.0005 || r < floor[lang][1]-0.0005 {
+			t.Errorf("blind2 %s: precision %.3f, recall %.3f, below the first run's %.3f / %.3f", lang, p, r, floor[lang][0], floor[lang][1])
+		}
+	}
+}
