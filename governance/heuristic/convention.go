@@ -19,8 +19,12 @@ var (
 		"say this once", "said this before", "told you before", "told you this before", "have to repeat", "having to repeat",
 		"for the rest of this project", "for the rest of the project", "learned that the hard way", "learnt that the hard way",
 		"for future reference", "goes for every", "goes for all", "applies to every", "applies to all", "applies everywhere",
-		"hate it when you", "hate when you", "annoys me when you", "every time you do that"}
-	generalScopesZH = []string{"都适用", "一律适用", "全都适用", "长期有效", "一直有效", "我说过很多次", "说过好几次", "不止这次", "不只是这次"}
+		"hate it when you", "hate when you", "annoys me when you", "every time you do that",
+		"goes for everything", "applies to everything", "same goes for everything"}
+	generalScopesZH = []string{"都适用", "一律适用", "全都适用", "长期有效", "一直有效", "我说过很多次", "说过好几次", "不止这次", "不只是这次",
+		// An instruction repeated in exasperation, and a principle that holds
+		// throughout: "说了多少次了，…", "这个原则一直适用".
+		"说了多少次", "说过多少次", "讲了多少次", "讲过多少次", "一直适用", "始终适用", "永远适用"}
 	// Verbs of where or how a kind of thing goes: "tests live in …",
 	// "strings go through t()", "strict mode stays on".
 	conventionVerbsEN = regexp.MustCompile(`^(?:[a-z0-9_./@-]+ ){1,3}(?:goes|go|lives|live|belongs|belong|stays|stay|runs|run|gets|get) (?:through|in|into|under|on|off|via|next to)\b`)
@@ -50,7 +54,19 @@ var (
 	// Proposals asked about: "…，这样行不行", "这么做可以吗".
 	proposalTagZH = []string{"这样", "那样", "这么做", "这么搞", "这样做", "这么弄"}
 	// The speaker's division of labour: "terraform apply 永远是我来跑".
-	mineZH = []string{"永远是我", "永远由我", "一直是我来", "都是我来", "都由我来", "只能我来"}
+	prohibitionsZH = []string{"禁止", "严禁", "不允许", "不得"}
+	// A check being added, whose rule the rest of the sentence specifies:
+	// "加个 eslint 规则，禁止 …".
+	addCheckZH = regexp.MustCompile(`(?:加|添加|新增|写|配)(?:个|一个|一条|上|条)[^，,。；]{0,24}(?:规则|检查|校验|lint|hook|钩子)`)
+	// What happens whenever something is done: "每次一改这个配置 CI 就挂".
+	consequenceZH = regexp.MustCompile(`每(?:次|回)一[^，,。；]{1,24}就`)
+	// A fix asked for now, closing the sentence: "…，改一下".
+	fixNowZH = []string{"改一下", "改掉", "修一下", "修掉", "改过来", "修复一下", "改改", "修修"}
+	// A thing at hand named by a demonstrative and a Latin word: "这个
+	// notebook 里"; and a bound of an event at hand: "在这个迁移合并之前".
+	thisThingZH = regexp.MustCompile(`这个\s*([A-Za-z][A-Za-z0-9_.-]*)\s*里`)
+	untilThisZH = regexp.MustCompile(`在这(?:个|次|批|些)[^，,。；]{0,16}(?:之前|以前|期间|为止)`)
+	mineZH      = []string{"永远是我", "永远由我", "一直是我来", "都是我来", "都由我来", "只能我来"}
 	// Conventions of the team after its scope: "我们这边 merge 都用 squash".
 	teamScopeZH = []string{"我们这边", "我们组", "我们团队", "我们公司", "我们这里", "组里", "团队里"}
 )
@@ -172,6 +188,27 @@ func conventionZH(raw string) bool {
 			return true
 		}
 	}
+	// "我们这个仓库用 2 空格缩进，不要用 tab": the project's choice, then the
+	// alternative ruled out in the clause after it.
+	for _, scope := range projectScopeZH {
+		if k := strings.Index(raw, scope); k >= 0 && !containsAny(raw, pastZH) {
+			body := strings.TrimSpace(strings.TrimLeft(raw[k+len(scope):], "里中 "))
+			choice := clauseAfter(body, 0)
+			next := strings.TrimLeft(body[len(choice):], "，,；; ")
+			if strings.HasPrefix(choice, "用") && hasAnyPrefix(next, []string{"不要用", "别用", "不用", "不要", "别"}) && governsZH(raw, k) {
+				return true
+			}
+		}
+	}
+	// "数据库迁移脚本禁止修改已发布的版本": a kind, then a prohibition of it,
+	// not a check being added ("加个 eslint 规则，禁止 …") nor a thing at hand.
+	if k := indexAny(raw, prohibitionsZH); k > 0 {
+		subject := strings.TrimSpace(clauseBefore(raw, k))
+		if subject != "" && clauseBefore(raw, k) == raw[:k] && !containsAny(subject, thisZH) && !containsAny(subject, causativeZH) &&
+			!containsAny(subject, []string{"我", "你", "他", "她", "加", "写", "配", "设", "开"}) && governsZH(raw, k) {
+			return true
+		}
+	}
 	// "日志统一用 zap", "变量命名统一 camelCase": a kind, then 统一 and how.
 	for off := 0; ; {
 		k := strings.Index(raw[off:], "统一")
@@ -213,6 +250,20 @@ func taskLookAlikeZH(raw string) bool {
 		if j := strings.IndexFunc(raw[k:], isClauseBreak); j >= 0 && containsAny(raw[k+j:], []string{"永远", "一律", "每次"}) {
 			return true
 		}
+	}
+	if matchIf(addCheckZH, raw, "规则", "检查", "校验", "lint", "hook", "钩子") || matchIf(consequenceZH, raw, "每次一", "每回一") {
+		return true
+	}
+	// "主循环每次都要喂狗，现在只在 idle 分支里喂了，改一下": a fix asked for now
+	// makes what the sentence says before it the fix's spec.
+	if hasAnySuffix(s, fixNowZH) && !containsAny(raw, laterZH) && !containsAny(raw, []string{"之后", "记住", "从现在"}) && strings.ContainsAny(s, "，,") {
+		return true
+	}
+	if m := thisThingZH.FindStringSubmatch(raw); m != nil && !containsAny(strings.ToLower(m[1]), projectScopeZH) {
+		return true
+	}
+	if matchIf(untilThisZH, raw, "在这") {
+		return true
 	}
 	// "每次用户点保存都会…": a frequency of what happens, not an obligation.
 	for _, f := range []string{"每次", "每回"} {

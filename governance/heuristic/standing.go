@@ -84,6 +84,8 @@ var (
 		// Held-out phrasings: other words for every time and from now on.
 		"每回", "每一回", "从今往后", "下回开始", "下次开始", "从下次开始", "从下回开始", "下次起", "下回起",
 		"永远用", "永远要", "永远都要", "永远都用", "再也别", "再也不要", "再也不许", "再也不准", "之后所有新", "之后每次", "之后都要", "之后一律", "之后就按", "之后都按", "之后就用", "之后都用", "切记", "牢记", "务必记住",
+		// When it happens again: "下次再遇到测试挂了，先…".
+		"下次再遇到", "下次再碰到", "下回再遇到", "下回再碰到", "再遇到", "再碰到",
 	}
 	standingPhrasesZH = []string{
 		"记住", "一直记着", "永远别", "永远不要", "别再", "不要再", "一律", "以后都", "以后每次", "以后别", "以后不要", "以后一律",
@@ -135,7 +137,7 @@ var (
 	// Words one of the rule-naming patterns needs: a pattern runs only on
 	// text that has one (matchIf), the patterns being the costly part.
 	ruleNounsEN = []string{"rule", "policy", "convention", "standard"}
-	ruleNounsZH = []string{"规矩", "约定", "规定", "规范", "惯例", "原则", "铁律", "纪律", "长期", "永久", "一直有效"}
+	ruleNounsZH = []string{"规矩", "约定", "规定", "规范", "惯例", "原则", "铁律", "纪律", "标准", "长期", "永久", "一直有效"}
 	// Times to come in a lead-in: "for next time and every time after: …".
 	futureScopesEN = []string{"every time after", "each time after", "every time", "from now on", "going forward", "for the future", "in future", "from here on",
 		"all times after that", "all times after", "every time after that", "ever after", "forever", "for good", "permanently"}
@@ -150,7 +152,7 @@ var (
 	revokedZH = regexp.MustCompile(`除非我(?:另外|特别|明确)?(?:说|要求|同意|交代)`)
 	// A wish against something for good: "I don't want to see … ever again".
 	negativeWishEN = []string{"don't want", "dont want", "do not want"}
-	ruleNameZH     = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,8}(?:规定|规矩|约定|惯例|规范|铁律|纪律)[。！!.～~]*$`)
+	ruleNameZH     = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,20}(?:规定|规矩|约定|惯例|规范|铁律|纪律|标准)[。！!.～~]*$`)
 	// Scopes of every task in Chinese: "默认都用 pnpm".
 	defaultScopesZH = []string{"默认", "一般情况下", "正常情况下", "通常"}
 	// Quantifiers over a kind, and times without exception: "所有新接口都要…",
@@ -161,7 +163,7 @@ var (
 	// Conventions after the project's scope: "我们这个仓库不用 squash merge".
 	projectScopeZH    = []string{"项目", "仓库", "repo", "代码库", "代码里", "codebase"}
 	projectRuleZH     = []string{"不用", "不要", "不能", "别", "禁止", "不许", "不准", "不允许", "只允许", "只用", "都用", "一律", "统一", "都要", "必须", "只能", "从不"}
-	standingFillersZH = []string{"对了", "还有", "另外", "哦", "噢", "嗯", "那个", "然后", "好", "行", "还是", "请", "麻烦", "不对", "不行", "你们", "你"}
+	standingFillersZH = []string{"对了", "还有", "另外", "哦", "噢", "嗯", "那个", "然后", "好", "行", "还是", "请", "麻烦", "不对", "不行", "你们", "你", "不过", "但是", "但"}
 )
 
 // standingInstructionEN reports whether an English sentence (lowercase) is a standing
