@@ -32,7 +32,24 @@ var (
 	// commit", "on every PR".
 	everyKindEN = regexp.MustCompile(`\b(?:before|after|on|for|with|in) (?:every|each|all|any) (?:single |new )?([a-z][a-z-]*)`)
 	// "when you finish something": a condition over anything of a kind.
-	whenAnyEN = regexp.MustCompile(`^(?:when|whenever|if) you(?:'re)? [a-z]+ (?:something|anything|a new|new)\b`)
+	whenAnyEN = regexp.MustCompile(`^(?:when|whenever|if) you(?:'re)? [a-z]+ (?:something|anything|a new|new)\b|^(?:when|whenever|if) (?:you're |you are )?(?:not sure|unsure|uncertain|in doubt|stuck)\b`)
+	// A topic, a colon and its rule: "sql: parameterized queries always",
+	// "k8s manifests: every container gets …".
+	topicRuleEN = regexp.MustCompile(`^[a-z0-9+#./-]+(?: [a-z0-9+#./-]+){0,2}: (?:(?:every|each|all|no) [a-z0-9-]+ (?:gets|get|has|have|needs|need|must|should|goes|go)\b|[a-z0-9-]+(?: [a-z0-9-]+){0,2} (?:always|never)[,.;]|(?:[a-z0-9-]+ ){0,2}[a-z0-9-]+ (?:always|never)$)`)
+	// A kind, then the habit or prohibition of where it goes: "secrets
+	// never go in code".
+	kindNeverEN = regexp.MustCompile(`^(?:[a-z0-9_./@-]+ ){1,3}(?:never|always|only) (?:goes|go|lives|live|belongs|belong|stays|stay|gets|get) (?:through|in|into|under|on|off|via|next to)\b`)
+	// A plural kind, then always or never: "for notebooks always seed …".
+	forKindEN = regexp.MustCompile(`^for [a-z0-9-]+s,? (?:always|never) [a-z]+`)
+	// Every thing of a kind on the team, and what it has to be: "every
+	// migration on this team has to be tested".
+	everyOnTeamEN = regexp.MustCompile(`\b(?:every|each|all|any) [a-z-]+ (?:on|in|for|of) (?:this|our|the) (?:team|repo|project|codebase|org|company)\b[^,.;]*\b(?:has to|have to|must|needs to|need to|should|gets|get)\b`)
+	// The lead of a rule scoped to the team or project, before its colon:
+	// "security findings format for this team: …".
+	teamLeadEN = []string{" for this team", " on this team", " for our team", " in this team", " for this repo", " for this project", " in this repo", " in this project"}
+	// The code's behaviour, then the change it calls for now: "the job
+	// should run every time …, so switch the cron to …".
+	specChangeEN = regexp.MustCompile(`^(?:the|this|that|our|my) [a-z0-9_-]+ (?:should|must|needs to|has to) [^,]*, so (?:switch|change|move|update|make|use|set|add|fix|rewrite|replace|convert)\b`)
 	// "…even when I write in Chinese": the instruction holds in every case.
 	evenWhenEN = regexp.MustCompile(`\beven (?:when|if) (?:i|we|it|they|there)\b`)
 	// The agent's work under way: "in the tests you're writing right now".
@@ -47,7 +64,7 @@ var (
 	othersRuleZH = regexp.MustCompile(`(?:定|立|说|订)的(?:规矩|规定|约定|规范)`)
 	// Words without one of which no English convention is looked for.
 	conventionCuesEN = []string{"for the rest of", "for future", "said this", "say this", "repeat", "general", "every", "each", "all ",
-		"any ", "even ", "on your own", "by yourself", " here", "we ", "go", "live", "belong", "stay", "run", "get", "prefer", "keep", "when you", "if you"}
+		"any ", "even ", "on your own", ": ", "never ", "always ", "only ", "for ", "not sure", "unsure", "uncertain", "in doubt", "stuck", "by yourself", " here", "we ", "go", "live", "belong", "stay", "run", "get", "prefer", "keep", "when you", "if you"}
 	// Quotation marks and what they enclose: someone's words, not the
 	// speaker's.
 	quotedRe = regexp.MustCompile(`“[^”]*”|「[^」]*」|"[^"]*"`)
@@ -100,6 +117,13 @@ func conventionEN(lower string) bool {
 		return false
 	}
 	directive := englishDirective(lower)
+	if matchIf(topicRuleEN, lower, ": ") || matchIf(kindNeverEN, lower, "never ", "always ", "only ") || matchIf(forKindEN, lower, "for ") ||
+		matchIf(everyOnTeamEN, lower, "every ", "each ", "all ", "any ") {
+		return true
+	}
+	if lead, after, ok := strings.Cut(lower, ": "); ok && hasAnySuffix(lead, teamLeadEN) && len(after) > 2 && !strings.Contains(lead, ",") {
+		return true
+	}
 	if containsAny(lower, []string{"for the rest of this project", "for the rest of the project", "for future reference", "said this before",
 		"say this once", "have to repeat"}) {
 		return true
@@ -201,8 +225,13 @@ func conventionZH(raw string) bool {
 		}
 	}
 	// "数据库迁移脚本禁止修改已发布的版本": a kind, then a prohibition of it,
-	// not a check being added ("加个 eslint 规则，禁止 …") nor a thing at hand.
-	if k := indexAny(raw, prohibitionsZH); k > 0 {
+	// not a check being added ("加个 eslint 规则，禁止 …"), a thing at hand nor
+	// what a prohibition did ("linter 禁止了 …").
+	for _, p := range prohibitionsZH {
+		k := strings.Index(raw, p)
+		if k <= 0 || hasAnyPrefix(raw[k+len(p):], []string{"了", "过"}) {
+			continue
+		}
 		subject := strings.TrimSpace(clauseBefore(raw, k))
 		if subject != "" && clauseBefore(raw, k) == raw[:k] && !containsAny(subject, thisZH) && !containsAny(subject, causativeZH) &&
 			!containsAny(subject, []string{"我", "你", "他", "她", "加", "写", "配", "设", "开"}) && governsZH(raw, k) {

@@ -197,7 +197,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text) {
 		}
 	}()
 	ok, durable := isPreference(t, question)
-	if s.general && !external && !question && !durable && (ok || t.anyZH(directiveZH) || t.han && generalTurnZH(t.raw) && strings.ContainsAny(t.raw, "，,") || t.latin && (englishDirective(t.lower) || hasAnyPrefix(t.lower, []string{"when you ", "whenever you "}))) &&
+	if s.general && !external && !question && !durable && (ok || t.anyZH(directiveZH) || t.han && generalTurnZH(t.raw) && strings.ContainsAny(t.raw, "，,") || t.latin && (englishDirective(t.lower) || hasAnyPrefix(t.lower, []string{"when you ", "whenever you ", "i'd rather you ", "i would rather you "}))) &&
 		!t.anyZH(oneOffZH) && !oneOffTextEN(t) && !bounded(t) && !taskLookAlike(t) {
 		ok, durable = true, true
 	}
@@ -263,7 +263,7 @@ func oneOffTextEN(t text) bool {
 // instruction about the task at hand (taskLookAlikeZH, "in the tests you're
 // writing right now").
 func taskLookAlike(t text) bool {
-	return t.han && taskLookAlikeZH(t.raw) || t.latin && matchIf(currentWorkEN, t.lower, "you")
+	return t.han && taskLookAlikeZH(t.raw) || t.latin && (matchIf(currentWorkEN, t.lower, "you") || matchIf(specChangeEN, t.lower, ", so "))
 }
 
 // bounded reports whether a sentence is bound to the task at hand or to a
@@ -284,7 +284,9 @@ func thisScopeEN(lower string) bool {
 		return false
 	}
 	for _, m := range thisScopeRe.FindAllStringSubmatch(lower, -1) {
-		if !slices.Contains(projectNounsEN, m[1]) {
+		// "plan for that on future ones": the demonstrative is a pronoun
+		// when a function word follows it.
+		if !slices.Contains(projectNounsEN, m[1]) && !slices.Contains(functionWordsEN, m[1]) {
 			return true
 		}
 	}
@@ -297,8 +299,11 @@ var (
 	untilThisRe = regexp.MustCompile(`\b(?:until|till|til) [^,.;]*\b(?:this|that|these|those)\b`)
 	// "…, can you do that across api/?": the statement is applied now, as
 	// this turn's task.
-	applyNowRe     = regexp.MustCompile(`\b(?:can|could|would) you (?:do|fix|change|apply|make|update|implement) (?:that|this|it|them)\b`)
-	projectNounsEN = []string{"repo", "repository", "project", "codebase", "code", "package", "module", "team", "company", "org", "organization", "service", "app", "monorepo", "workspace", "container", "environment", "machine", "kind", "sort", "type", "way", "case"}
+	applyNowRe      = regexp.MustCompile(`\b(?:can|could|would) you (?:do|fix|change|apply|make|update|implement) (?:that|this|it|them)\b`)
+	functionWordsEN = []string{"on", "in", "to", "for", "with", "at", "from", "by", "as", "and", "or", "but", "too", "again", "is", "was", "will", "would"}
+	projectNounsEN  = []string{"repo", "repository", "project", "codebase", "code", "package", "module", "team", "company", "org", "organization", "service", "app", "monorepo", "workspace", "container", "environment", "machine", "kind", "sort", "type", "way", "case",
+		// "always in that order": the order just listed, not an event.
+		"order"}
 )
 
 // dayScope reports whether a sentence is bound to a day ("今天别再改数据库结构

@@ -37,7 +37,7 @@ var (
 		"attach": true, "add": true, "avoid": true, "make": true, "put": true, "include": true, "remember": true,
 		"stop": true, "don't": true, "do": true, "send": true, "write": true, "check": true, "leave": true, "give": true,
 		"plan": true, "schedule": true, "tell": true, "ask": true, "commit": true, "push": true, "test": true,
-		"lint": true, "format": true, "prefer": true, "mention": true, "show": true, "reply": true, "answer": true,
+		"lint": true, "stick": true, "format": true, "prefer": true, "mention": true, "show": true, "reply": true, "answer": true,
 		"call": true, "email": true, "cc": true, "sign": true, "let": true, "list": true, "mark": true, "open": true,
 		"start": true, "pick": true, "choose": true, "reserve": true, "double-check": true, "verify": true,
 	}

@@ -147,6 +147,11 @@ var (
 	// A scope over all the agent's future work: "in all the code you
 	// write for me", "for every PR you open".
 	futureWorkEN = regexp.MustCompile(`\b(?:all|every|any|each|everything)(?: of)?(?: the| your)? ?(?:[a-z]+ )?you (?:write|touch|open|make|create|add|change|send|do)\b`)
+	// Verbs that keep to what was just said, its demonstrative pointing
+	// back at the words, not at a thing at hand: "stick to that in
+	// everything you write".
+	keepToSaidEN = []string{"stick to that", "stick to this", "stick to these", "stick with that", "stick with this", "keep to that", "keep to this",
+		"follow that", "follow this", "follow these", "apply that", "apply this", "do that", "do it that way", "do it like that"}
 	// "… unless I say otherwise": an instruction that holds until revoked.
 	revokedEN = regexp.MustCompile(`\b(?:unless|until) i (?:explicitly |specifically )?(?:say|tell you|ask for|ask) (?:otherwise|so|differently)\b`)
 	revokedZH = regexp.MustCompile(`除非我(?:另外|特别|明确)?(?:说|要求|同意|交代)`)
@@ -191,7 +196,7 @@ func standingInstructionEN(lower string) bool {
 			return true
 		}
 	}
-	if matchIf(futureWorkEN, lower, "you ") && englishDirective(lower) && !atHandEN(lower) {
+	if matchIf(futureWorkEN, lower, "you ") && (englishDirective(lower) && !atHandEN(lower) || hasAnyPrefix(stripLeading(lower, standingFillersEN), keepToSaidEN)) {
 		return true
 	}
 	// "I don't want to see this error ever again" is about the bug at hand.
@@ -239,7 +244,7 @@ func standingInstructionEN(lower string) bool {
 		// "General rule for you: …", "small thing for next time and every
 		// time after: …": a lead-in that names what follows a rule, or
 		// sets it for the times to come.
-		if first && (matchIf(ruleLeadEN, lead, "rule", "policy", "convention", "practice") && len(after) > 2 || hasAnySuffix(lead, futureScopesEN) && bareVerbEN(after) && !atHandEN(after)) {
+		if first && (matchIf(ruleLeadEN, lead, "rule", "policy", "convention", "practice") && len(after) > 2 || hasAnySuffix(lead, futureScopesEN) && (bareVerbEN(after) || englishDirective(after)) && !atHandEN(after)) {
 			return true
 		}
 		if m := findIf(kindScopeEN, lead, "every ", "each ", "all ", "any "); first && m != nil && !slices.Contains(specificEN, m[1]) &&
