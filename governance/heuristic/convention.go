@@ -35,7 +35,7 @@ var (
 	whenAnyEN = regexp.MustCompile(`^(?:when|whenever|if) you(?:'re)? [a-z]+ (?:something|anything|a new|new)\b|^(?:when|whenever|if) (?:you're |you are )?(?:not sure|unsure|uncertain|in doubt|stuck)\b`)
 	// A topic, a colon and its rule: "sql: parameterized queries always",
 	// "k8s manifests: every container gets …".
-	topicRuleEN = regexp.MustCompile(`^[a-z0-9+#./-]+(?: [a-z0-9+#./-]+){0,2}: (?:(?:every|each|all|no) [a-z0-9-]+ (?:gets|get|has|have|needs|need|must|should|goes|go)\b|[a-z0-9-]+(?: [a-z0-9-]+){0,2} (?:always|never)[,.;]|(?:[a-z0-9-]+ ){0,2}[a-z0-9-]+ (?:always|never)$)`)
+	topicRuleEN = regexp.MustCompile(`^[a-z0-9+#./-]+(?: [a-z0-9+#./-]+){0,2}: (?:(?:every|each|all|no) [a-z0-9-]+ (?:gets|get|has|have|needs|need|must|should|goes|go)\b|[a-z0-9%@_./-]+(?: [a-z0-9%@_./-]+){0,4} (?:always|never)(?:[,.;]|$))`)
 	// A kind, then the habit or prohibition of where it goes: "secrets
 	// never go in code".
 	kindNeverEN = regexp.MustCompile(`^(?:[a-z0-9_./@-]+ ){1,3}(?:never|always|only) (?:goes|go|lives|live|belongs|belong|stays|stay|gets|get) (?:through|in|into|under|on|off|via|next to)\b`)
@@ -234,7 +234,7 @@ func conventionZH(raw string) bool {
 		}
 		subject := strings.TrimSpace(clauseBefore(raw, k))
 		if subject != "" && clauseBefore(raw, k) == raw[:k] && !containsAny(subject, thisZH) && !containsAny(subject, causativeZH) &&
-			!containsAny(subject, []string{"我", "你", "他", "她", "加", "写", "配", "设", "开"}) && governsZH(raw, k) {
+			!containsAny(subject, []string{"我", "你", "他", "她"}) && !hasAnyPrefix(subject, []string{"加", "写", "配个", "配一", "设", "开"}) && governsZH(raw, k) {
 			return true
 		}
 	}

@@ -54,3 +54,46 @@ func TestConventionClasses(t *testing.T) {
 	}
 	checkDurable(t, durable, lookAlikes)
 }
+
+// TestTopicAndRepeatClasses checks, on phrasings of its own, the classes
+// the second blind batch found open: a topic and its rule after a colon, a
+// kind that never goes somewhere, a scope over a kind or over the team,
+// uncertainty conditions, a lead for the future before an instruction,
+// keeping to what was just said everywhere; in Chinese an exasperated
+// repeat, "再遇到X，先Y", a fix deferred to 以后 after 不过, a principle that
+// always applies, a team's 标准, a project's choice with its alternative
+// ruled out, a kind then 禁止. The look-alikes carry those words about the
+// task at hand: a check being added, a consequence that keeps happening, a
+// fix asked for now, a thing or event at hand, the code's behaviour and the
+// change it calls for now, a prohibition that already happened.
+func TestTopicAndRepeatClasses(t *testing.T) {
+	durable := []string{
+		"Go: errors wrapped with %w always, no bare returns of err.",
+		"terraform modules: every resource gets a cost-center tag.",
+		"API keys never go in logs, not even truncated.",
+		"For migrations, always write the down step too.",
+		"Just so you know, every release on this team has to be signed off by QA first.",
+		"Review checklist for this repo: tests, docs, changelog.",
+		"If you're unsure whether an API is public, treat it as public and keep it stable.",
+		"Note for the future — the staging DB is shared, don't truncate tables there.",
+		"Tabs for Makefiles, spaces elsewhere. Stick to that in everything you write for me.",
+		"I'd rather you split a PR than pile on changes. That goes for everything.",
+		"讲了多少次了，生成的代码别手改",
+		"下次再碰到依赖冲突，先查 go.mod，别直接升级",
+		"先合了吧。不过以后涉及公共接口的改动先写设计文档",
+		"测试里不要 sleep，这个原则一直适用",
+		"提交前跑 lint，这是我们团队的发布标准",
+		"我们这个项目用 zerolog，不要用 logrus",
+		"生产配置禁止提交到仓库，放到密钥管理里",
+	}
+	lookAlikes := []string{
+		"加一条 pre-commit hook，禁止提交大于 5MB 的文件",
+		"每次一升级 node 测试就全红，烦死了",
+		"重试每次都要带退避，现在是立刻重试，修一下",
+		"这个 script 里日志一律打到 stderr，方便调试",
+		"在这次发版结束之前，新功能一律放到 feature flag 后面",
+		"gitleaks 禁止了这个提交，所以没推上去",
+		"The webhook should fire every time an order ships, so move the call out of the batch job.",
+	}
+	checkDurable(t, durable, lookAlikes)
+}
