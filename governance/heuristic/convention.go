@@ -64,7 +64,7 @@ var (
 	othersRuleZH = regexp.MustCompile(`(?:定|立|说|订)的(?:规矩|规定|约定|规范)`)
 	// Words without one of which no English convention is looked for.
 	conventionCuesEN = []string{"for the rest of", "for future", "said this", "say this", "repeat", "general", "every", "each", "all ",
-		"any ", "even ", "on your own", ": ", "never ", "always ", "only ", "for ", "not sure", "unsure", "uncertain", "in doubt", "stuck", "by yourself", " here", "we ", "go", "live", "belong", "stay", "run", "get", "prefer", "keep", "when you", "if you"}
+		"any ", "even ", "on your own", "not sure", "unsure", "uncertain", "in doubt", "stuck", "by yourself", " here", "we ", "go", "live", "belong", "stay", "run", "get", "prefer", "keep", "when you", "if you"}
 	// Quotation marks and what they enclose: someone's words, not the
 	// speaker's.
 	quotedRe = regexp.MustCompile(`“[^”]*”|「[^」]*」|"[^"]*"`)
@@ -113,17 +113,14 @@ func unquoted(s string) string {
 // conventionEN reports whether an English sentence (lowercase) states a
 // convention of the project or carries a scope over every time to come.
 func conventionEN(lower string) bool {
-	if !containsAny(lower, conventionCuesEN) || isPredictionEN(lower) || matchIf(currentWorkEN, lower, "you") {
+	kindRule := kindRuleEN(lower)
+	if !kindRule && !containsAny(lower, conventionCuesEN) || isPredictionEN(lower) || matchIf(currentWorkEN, lower, "you") {
 		return false
 	}
+	if kindRule {
+		return true
+	}
 	directive := englishDirective(lower)
-	if matchIf(topicRuleEN, lower, ": ") || matchIf(kindNeverEN, lower, "never ", "always ", "only ") || matchIf(forKindEN, lower, "for ") ||
-		matchIf(everyOnTeamEN, lower, "every ", "each ", "all ", "any ") {
-		return true
-	}
-	if lead, after, ok := strings.Cut(lower, ": "); ok && hasAnySuffix(lead, teamLeadEN) && len(after) > 2 && !strings.Contains(lead, ",") {
-		return true
-	}
 	if containsAny(lower, []string{"for the rest of this project", "for the rest of the project", "for future reference", "said this before",
 		"say this once", "have to repeat"}) {
 		return true
@@ -187,6 +184,24 @@ func conventionEN(lower string) bool {
 		}
 	}
 	return false
+}
+
+// kindRuleEN reports whether an English sentence (lowercase) states a rule
+// over a kind: after a topic and a colon, a kind that never or always goes
+// somewhere, "for <kinds> always …", every thing of a kind on the team and
+// what it has to be, or a lead scoped to the team before its colon. The
+// literal each pattern needs is looked for first.
+func kindRuleEN(lower string) bool {
+	if strings.Contains(lower, ": ") {
+		if matchIf(topicRuleEN, lower, ": ") {
+			return true
+		}
+		if lead, after, _ := strings.Cut(lower, ": "); hasAnySuffix(lead, teamLeadEN) && len(after) > 2 && !strings.Contains(lead, ",") {
+			return true
+		}
+	}
+	return matchIf(kindNeverEN, lower, "never ", "always ", "only ") || strings.HasPrefix(lower, "for ") && forKindEN.MatchString(lower) ||
+		containsAny(lower, []string{" team", " repo", " project", " codebase", " org", " company"}) && matchIf(everyOnTeamEN, lower, "every ", "each ", "all ", "any ")
 }
 
 func wordAfter(words []string, i int) string {
@@ -288,7 +303,7 @@ func taskLookAlikeZH(raw string) bool {
 	if hasAnySuffix(s, fixNowZH) && !containsAny(raw, laterZH) && !containsAny(raw, []string{"之后", "记住", "从现在"}) && strings.ContainsAny(s, "，,") {
 		return true
 	}
-	if m := thisThingZH.FindStringSubmatch(raw); m != nil && !containsAny(strings.ToLower(m[1]), projectScopeZH) {
+	if m := findIf(thisThingZH, raw, "这个"); m != nil && !containsAny(strings.ToLower(m[1]), projectScopeZH) {
 		return true
 	}
 	if matchIf(untilThisZH, raw, "在这") {
