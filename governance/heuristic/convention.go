@@ -20,7 +20,11 @@ var (
 		"for the rest of this project", "for the rest of the project", "learned that the hard way", "learnt that the hard way",
 		"for future reference", "goes for every", "goes for all", "applies to every", "applies to all", "applies everywhere",
 		"hate it when you", "hate when you", "annoys me when you", "every time you do that",
-		"goes for everything", "applies to everything", "same goes for everything"}
+		"goes for everything", "applies to everything", "same goes for everything",
+		// Keep to what the turn said, over its scope: "… we always use
+		// guards. Stick to it.", "please follow in all files".
+		"stick to it", "stick to that", "stick with it", "stick with that", "keep to it", "follow in all", "follow it in all", "follow that in all",
+		"follow in every", "follow it everywhere"}
 	generalScopesZH = []string{"都适用", "一律适用", "全都适用", "长期有效", "一直有效", "我说过很多次", "说过好几次", "不止这次", "不只是这次",
 		// An instruction repeated in exasperation, and a principle that holds
 		// throughout: "说了多少次了，…", "这个原则一直适用".
@@ -213,8 +217,23 @@ func wordAfter(words []string, i int) string {
 
 // generalTurnEN and generalTurnZH report whether a sentence carries a scope
 // over every time to come for the turn it stands in.
-func generalTurnEN(lower string) bool { return hasAnyWord(lower, generalScopesEN) }
-func generalTurnZH(raw string) bool   { return containsAny(raw, generalScopesZH) }
+func generalTurnEN(lower string) bool { return hasAnyWord(lower, generalScopesEN) || habitEN(lower) }
+
+// habitEN reports whether a sentence complains of a habit ("you keep using
+// `any`", "you keep adding emojis"): what the turn rules out after it is
+// ruled out for good.
+func habitEN(lower string) bool {
+	for _, lead := range []string{"you keep ", "you always ", "you still keep "} {
+		if k := strings.Index(lower, lead); k >= 0 && (k == 0 || lower[k-1] == ' ') {
+			word, _, _ := strings.Cut(lower[k+len(lead):], " ")
+			if len(word) > 4 && strings.HasSuffix(word, "ing") {
+				return true
+			}
+		}
+	}
+	return false
+}
+func generalTurnZH(raw string) bool { return containsAny(raw, generalScopesZH) }
 
 // conventionZH reports whether a Chinese sentence states a convention of
 // the project or the team.

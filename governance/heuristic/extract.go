@@ -123,6 +123,11 @@ func (s *session) dropCorrections() {
 		if !containsAny(e.Text, correctionZH) && !hasAnyWord(lower, correctionEN) {
 			continue
 		}
+		// "Correction: it's main, keep that in mind for all git commands":
+		// it corrects the agent and sets a rule, not a slip of the user's.
+		if strings.HasPrefix(lower, "correction:") && containsWholeEnd(lower, standingPhrasesEN) {
+			continue
+		}
 		if s.dropped == nil {
 			s.dropped = map[int]bool{}
 		}
@@ -141,6 +146,15 @@ func (s *session) dropCorrections() {
 		}
 	}
 }
+
+// hedgedWishEN reports whether a question is a wish of the speaker's said
+// with a rising tone ("I'd kinda prefer if you didn't … going forward?"):
+// the wish stands.
+func hedgedWishEN(t text) bool {
+	return t.latin && matchIf(hedgedWishPatternEN, t.lower, "prefer", "rather", "like", "appreciate")
+}
+
+var hedgedWishPatternEN = regexp.MustCompile(`^(?:i'd|i would|we'd|we would)(?: [a-z]+){0,2} (?:prefer|rather|like it|appreciate it)(?: if)? you\b`)
 
 var (
 	politeQuestionZH = []string{"能不能", "可不可以", "可以", "能否", "麻烦"}
@@ -182,7 +196,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text) {
 		return
 	}
 	external := e.Source == governance.SourceExternal
-	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN) && !isTagQuestion(t)
+	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN) && !isTagQuestion(t) && !hedgedWishEN(t)
 	if !external && !question && isBackReference(t) && s.pointBack(e, index) {
 		return
 	}
@@ -301,7 +315,7 @@ var (
 	// this turn's task.
 	applyNowRe      = regexp.MustCompile(`\b(?:can|could|would) you (?:do|fix|change|apply|make|update|implement) (?:that|this|it|them)\b`)
 	functionWordsEN = []string{"on", "in", "to", "for", "with", "at", "from", "by", "as", "and", "or", "but", "too", "again", "is", "was", "will", "would"}
-	projectNounsEN  = []string{"repo", "repository", "project", "codebase", "code", "package", "module", "team", "company", "org", "organization", "service", "app", "monorepo", "workspace", "container", "environment", "machine", "kind", "sort", "type", "way", "case",
+	projectNounsEN  = []string{"repo", "repository", "project", "codebase", "code", "package", "module", "team", "company", "org", "organization", "service", "app", "monorepo", "workspace", "firmware", "library", "backend", "frontend", "product", "container", "environment", "machine", "kind", "sort", "type", "way", "case",
 		// "always in that order": the order just listed, not an event.
 		"order"}
 )

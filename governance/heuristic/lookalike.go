@@ -182,6 +182,9 @@ func reportedEN(text string) bool {
 // after its condition is an instruction ("Every time a test flakes,
 // quarantine it"). "Every time I run it it hangs" is a report.
 func conditionOfAgentEN(lower string, i int, m string) bool {
+	if codeSpecEN(lower, i, m) {
+		return false
+	}
 	if words := wordsOf(clauseBefore(lower, i)); len(words) > 0 {
 		return englishDirective(strings.Join(words, " ")) || bareVerbEN(words[0])
 	}
@@ -199,6 +202,22 @@ func conditionOfAgentEN(lower string, i int, m string) bool {
 	main := after[cut+1:]
 	return englishDirective(main) || bareVerbEN(main)
 }
+
+// codeSpecEN reports whether the condition at byte i of lower (opening with
+// m) is a behaviour of the code the sentence asks to build, not an occasion
+// of the agent's: "make the retry loop back off: every time it fails, double
+// the delay", "add a warning log whenever the cache misses". The sentence
+// opens by building a thing, and the condition's subject is not a person.
+func codeSpecEN(lower string, i int, m string) bool {
+	if !hasAnyPrefix(lower, buildOpenersEN) {
+		return false
+	}
+	subject, _, _ := strings.Cut(strings.TrimSpace(lower[i+len(m):]), " ")
+	return !slices.Contains([]string{"you", "u", "we", "i", "someone", "anyone", "somebody", "anybody"}, subject)
+}
+
+// buildOpenersEN open a sentence that asks for a thing in the code.
+var buildOpenersEN = []string{"make the ", "make it ", "make a ", "add a ", "add an ", "have the ", "have it ", "implement ", "write a ", "write the ", "change the ", "update the "}
 
 // oneMomentEN reports whether a clause opening with whenever, any time or
 // anytime names one moment ("Whenever you're done, ping me", "any time
@@ -340,11 +359,19 @@ func atHandEN(clause string) bool {
 // governs an instruction: not inside a condition or someone else's words,
 // not a time word used otherwise, not a frequency said of a subject's habit
 // or of a thing, not stopping what happens now.
+var (
+	creditZH = []string{"都靠你", "全靠你", "多亏你", "都亏你", "全亏你"}
+)
+
 func governsZH(raw string, i int) bool {
 	before := clauseBefore(raw, i)
 	after := clauseAfter(raw, i)
 	lead := strings.TrimSpace(stripLeadingZH(before, chatterZH))
 	if hasAnyPrefix(lead, conditionZH) || strings.HasSuffix(strings.TrimSpace(after), "的话") || reportedZH(raw[:i]) || startsNowZH(after) {
+		return false
+	}
+	// "每次救火都靠你": the agent thanked for what it did.
+	if containsAny(after, creditZH) {
 		return false
 	}
 	// "我打算以后每次迭代结束都写个复盘": the speaker's own plan.

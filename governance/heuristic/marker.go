@@ -20,7 +20,9 @@ var (
 		// Scopes narrower than the project.
 		"in this file", "in this function", "in this method", "in this diff", "in this test", "this step"}
 	taskScopeZH = []string{"一会儿", "一会", "待会", "等会", "等下", "稍后", "这个 PR", "这个PR", "这次提交", "这个分支上",
-		"这个文件里", "这个函数里", "这一步"}
+		"这个文件里", "这个函数里", "这一步",
+		// The change at hand: "这个改动跑 `test_parser.py` 就够了".
+		"这个改动", "这次改动", "这个修改", "这处改动"}
 	// Days that bound what is said to them ("今天别再改数据库结构了", "not
 	// today"), unless they open a time to come ("从今天开始", "from today on").
 	dayScopeZH = []string{"今天", "今晚", "这周", "本周", "这两天"}

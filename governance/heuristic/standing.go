@@ -45,6 +45,8 @@ var (
 		// without exception.
 		"keep that in mind", "keep this in mind", "bear that in mind", "bear this in mind", "no exceptions", "without exception",
 		"get into the habit", "get in the habit", "form the habit",
+		// A clause that keeps what was just said going: "…, keep that going".
+		"keep that going", "keep this going", "keep it going", "keep that up going forward",
 	}
 	// A lead-in clause that makes what follows something to keep
 	// ("Remember: prod config is read-only", "Keep in mind, …", "One more
@@ -97,6 +99,8 @@ var (
 		"养成习惯", "养成这个习惯", "形成习惯", "立个规矩", "定个规矩", "定个规则", "当成规矩", "作为规矩", "规矩是",
 		"切记", "牢记", "务必记住", "记好了", "记牢", "给我记着", "再也别", "再也不要", "再也不许", "再也不准", "从今往后", "任何时候都别", "任何时候都不要", "任何情况下都不", "任何情况下都别",
 		"不管什么情况都不", "无论什么情况都不",
+		// Never, wherever the sentence puts it: "`.env` 永远不准进 git".
+		"永远不准", "永远不许", "永远不能", "永远不可以", "永远不得",
 		// No exception allowed.
 		"没有例外", "无一例外", "不能例外", "不许例外",
 	}
@@ -123,8 +127,8 @@ var (
 	specificEN = []string{"the", "these", "those", "this", "that", "of", "my", "your", "our", "its", "their", "three", "two", "four", "five"}
 	// A clause or sentence that names what was said a rule: "That's a team
 	// rule", "this is the convention here".
-	ruleNameEN = regexp.MustCompile(`^(?:and |so )?(?:that's|thats|that is|this is|it's|it is)(?: just| simply)? (?:a |an |the |our |my )?(?:[a-z-]+ ){0,2}(?:rule|policy|convention|standard)(?: here| now| for us| around here| in this (?:repo|project|codebase|team))?(?: and (?:we|i) [a-z' ]+)?[ .!]*$`)
-	ruleLeadEN = regexp.MustCompile(`^(?:as )?(?:(?:a|one|my|our|the|new) )?(?:[a-z-]+ )?(?:rule|policy|convention|practice)(?: of (?:the |this )?[a-z]+| for (?:you|this repo|this project|everyone))?$`)
+	ruleNameEN = regexp.MustCompile(`^(?:and |so )?(?:that's|thats|that is|this is|it's|it is|which is|is)(?: just| simply)? (?:a |an |the |our |my )?(?:[a-z-]+ ){0,2}(?:rule|policy|convention|standard)(?: here| now| for us| around here| in this (?:repo|project|codebase|team))?(?: and (?:we|i) [a-z' ]+)?[ .!]*$`)
+	ruleLeadEN = regexp.MustCompile(`^(?:as )?(?:(?:a|one|my|our|the|new) )?(?:[a-z-]+ )?(?:rule|policy|convention|practice)(?: of (?:the |this )?[a-z]+| for (?:you|everyone|(?:the|this|our|all|any) (?:[a-z-]+ ){0,2}[a-z-]+))?$`)
 	// "For every new endpoint, write …": a scope over a kind, then an
 	// instruction.
 	kindScopeEN = regexp.MustCompile(`^(?:for|on|with|in) (?:every|each|all|any) (?:new |single )?([a-z][a-z-]*)`)
@@ -133,11 +137,14 @@ var (
 	// "不管什么情况，都不要…": no exception, over a clause break.
 	concessiveZH = regexp.MustCompile(`(?:不管|无论|不论)[^，。,]{0,6}(?:情况|时候|如何|怎样|怎么样|场合)[，,]?\s*都(?:不|别|要|得|必须|只能)`)
 	// "Our convention is …", "the team's rule is …": a rule named as one.
-	ruleIsEN = regexp.MustCompile(`\b(?:our|the|my|team's|house|project's|repo's)(?: team)? (?:rule|convention|policy|standard)s? (?:is|are)\b`)
+	ruleIsEN = regexp.MustCompile(`\b(?:(?:our|the|my|team's|house|project's|repo's)(?: team)?|team|project|repo) (?:rule|convention|policy|standard)s? (?:is|are)\b`)
 	// Words one of the rule-naming patterns needs: a pattern runs only on
 	// text that has one (matchIf), the patterns being the costly part.
 	ruleNounsEN = []string{"rule", "policy", "convention", "standard"}
 	ruleNounsZH = []string{"规矩", "约定", "规定", "规范", "惯例", "原则", "铁律", "纪律", "标准", "长期", "永久", "一直有效"}
+	// The end of a lead-in that asks for what follows to be kept: "you'll
+	// be in this repo a lot, so note this: …".
+	noteThisEN = []string{" note this", " note that", " remember this", " keep this in mind", " bear this in mind", " take note"}
 	// Times to come in a lead-in: "for next time and every time after: …".
 	futureScopesEN = []string{"every time after", "each time after", "every time", "from now on", "going forward", "for the future", "in future", "from here on",
 		"all times after that", "all times after", "every time after that", "ever after", "forever", "for good", "permanently"}
@@ -157,6 +164,7 @@ var (
 	revokedZH = regexp.MustCompile(`除非我(?:另外|特别|明确)?(?:说|要求|同意|交代)`)
 	// A wish against something for good: "I don't want to see … ever again".
 	negativeWishEN = []string{"don't want", "dont want", "do not want"}
+	soZH           = []string{"所以", "因此", "于是", "结果"}
 	ruleNameZH     = regexp.MustCompile(`^(?:这|那)(?:就)?是[^，。,；]{0,20}(?:规定|规矩|约定|惯例|规范|铁律|纪律|标准)[。！!.～~]*$`)
 	// Scopes of every task in Chinese: "默认都用 pnpm".
 	defaultScopesZH = []string{"默认", "一般情况下", "正常情况下", "通常"}
@@ -191,10 +199,9 @@ func standingInstructionEN(lower string) bool {
 	if matchIf(revokedEN, lower, "unless i", "until i") && (englishDirective(lower) || bareVerbEN(lower)) {
 		return true
 	}
-	for _, p := range standingPhrasesEN {
-		if strings.Contains(lower, p) {
-			return true
-		}
+	// Ending at a word's end: ", ever" is not "architect, every year".
+	if containsWholeEnd(lower, standingPhrasesEN) {
+		return true
 	}
 	if matchIf(futureWorkEN, lower, "you ") && (englishDirective(lower) && !atHandEN(lower) || hasAnyPrefix(stripLeading(lower, standingFillersEN), keepToSaidEN)) {
 		return true
@@ -238,7 +245,7 @@ func standingInstructionEN(lower string) bool {
 		// "Remember this for later sessions too: …": a lead-in with more
 		// words, then a colon and what to keep.
 		if first && end < len(lower) && lower[end] == ':' && len(after) > 2 &&
-			hasAnyPrefix(lead, []string{"remember", "keep in mind", "bear in mind", "note for", "never forget"}) {
+			(hasAnyPrefix(lead, []string{"remember", "keep in mind", "bear in mind", "note for", "never forget"}) || hasAnySuffix(lead, noteThisEN)) {
 			return true
 		}
 		// "General rule for you: …", "small thing for next time and every
@@ -387,6 +394,27 @@ func standingClauseEN(rest string) bool {
 	return false
 }
 
+// containsWholeEnd reports whether lower contains any of phrases not
+// followed by a letter: a phrase ends where a word ends.
+func containsWholeEnd(lower string, phrases []string) bool {
+	for _, p := range phrases {
+		for from := 0; ; {
+			k := strings.Index(lower[from:], p)
+			if k < 0 {
+				break
+			}
+			end := from + k + len(p)
+			if end == len(lower) || !isASCIILetter(lower[end]) || !isASCIILetter(p[len(p)-1]) {
+				return true
+			}
+			from += k + 1
+		}
+	}
+	return false
+}
+
+func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
 // isTagQuestion reports whether a sentence is a statement with a
 // confirmation tag ("No more force pushes, ok?", "以后都用中文，好吗？"):
 // the instruction stands; the tag only asks for agreement.
@@ -430,7 +458,11 @@ func standingInstructionZH(raw string) bool {
 		return true
 	}
 	// "有一条规矩你记一下：…": a rule named as one, before its colon.
-	if m := indexIf(ruleIsZH, raw, ruleNounsZH...); m != nil && governsZH(raw, m[0]) {
+	// "CTO 的原则是“…”，所以服务端又校验了一遍": a rule quoted to explain
+	// what was done, not one set.
+	m := indexIf(ruleIsZH, raw, ruleNounsZH...)
+	explained := m != nil && containsAny(raw[m[1]:], soZH)
+	if m != nil && governsZH(raw, m[0]) && !explained {
 		return true
 	}
 	pos := 0
@@ -446,6 +478,9 @@ func standingInstructionZH(raw string) bool {
 		}
 		at += len(strings.TrimRightFunc(clause, unicode.IsSpace)) - len(rest)
 		opens := hasAnyPrefix(rest, standingOpenersZH) && !hasAnyPrefix(rest, notStandingZH)
+		if explained && matchIf(ruleIsZH, rest, ruleNounsZH...) {
+			continue
+		}
 		if (opens || standingClauseZH(rest, n > 0) || universalAcrossZH(rest, raw[at:]) || keepLeadZH(rest, raw[at+len(rest):])) && governsZH(raw, at) {
 			return true
 		}

@@ -299,3 +299,40 @@ func TestStandingInstructionsHeldOut(t *testing.T) {
 	}
 	checkDurable(t, durable, lookAlikes)
 }
+
+// TestStandingScopeInOtherWords checks the classes behind the third blind
+// batch's misses and false positives, on phrasings of its own: an
+// instruction whose standing scope is said in a sentence or clause of its
+// own ("…, keep that going", "Stick to it.", "note this: …", "…, is our
+// rule, please follow in all files"), a rule named with its owner ("team
+// convention is …", "one rule for the X: …"), a hedged wish ending in a
+// question mark, a complaint about a habit before a prohibition ("you keep
+// …ing. stop that, …"), a correction of the agent that sets a rule, and
+// 永远不准 mid-sentence; and the look-alikes: a spec of code behaviour
+// ("every time it fails, double …", "add a metric whenever …"), a quoted
+// slogan attributed to others (", every" is not ", ever"), the change at
+// hand (这个改动…就够了), a principle quoted to explain what was done
+// (…的原则是“…”，所以…), and thanks (每次…都靠你).
+func TestStandingScopeInOtherWords(t *testing.T) {
+	durable := []string{
+		"i like `ruff` better than `flake8` for the linting, keep that going",
+		"In this repo every config file is YAML, not JSON. Stick to it.",
+		"you'll be touching the deploy scripts often, so note this: we never hardcode a region",
+		"no shell scripts longer than 50 lines, is our rule, please follow in all repos",
+		"project convention is kebab-case for file names. don't use underscores",
+		"one rule for the public API: no breaking changes without a deprecation notice.",
+		"I'd sort of prefer if you didn't rename variables I didn't ask about going forward?",
+		"you keep adding `console.log` calls to the handlers. stop that, use the logger",
+		"Correction: staging is on port 8443, not 443. please keep that in mind for all curl commands in future",
+		"密码这种东西永远不准写进日志里。",
+	}
+	lookAlikes := []string{
+		"make the poller slow down: every time it gets a 429, wait twice as long, up to a minute",
+		"add a metric whenever the queue grows past a thousand items",
+		`"move fast and break things, ever onward" - every startup, every pitch deck`,
+		"不用每次都跑集成测试，这个改动跑单元测试就够了。",
+		"我们组长的原则是“永远不要信任输入”，所以这里又做了一次校验。",
+		"谢谢，每次上线都靠你。",
+	}
+	checkDurable(t, durable, lookAlikes)
+}
