@@ -21,9 +21,9 @@ var (
 		"for future reference", "goes for every", "goes for all", "applies to every", "applies to all", "applies everywhere",
 		"hate it when you", "hate when you", "annoys me when you", "every time you do that",
 		"goes for everything", "applies to everything", "same goes for everything",
-		// Keep to what the turn said, over its scope: "… we always use
-		// guards. Stick to it.", "please follow in all files".
-		"stick to it", "stick to that", "stick with it", "stick with that", "keep to it", "follow in all", "follow it in all", "follow that in all",
+		// Keep to what the turn said, over its scope: "please follow in all
+		// files".
+		"follow in all", "follow it in all", "follow that in all",
 		"follow in every", "follow it everywhere"}
 	generalScopesZH = []string{"都适用", "一律适用", "全都适用", "长期有效", "一直有效", "我说过很多次", "说过好几次", "不止这次", "不只是这次",
 		// An instruction repeated in exasperation, and a principle that holds
@@ -217,7 +217,10 @@ func wordAfter(words []string, i int) string {
 
 // generalTurnEN and generalTurnZH report whether a sentence carries a scope
 // over every time to come for the turn it stands in.
-func generalTurnEN(lower string) bool { return hasAnyWord(lower, generalScopesEN) || habitEN(lower) }
+func generalTurnEN(lower string) bool {
+	return hasAnyWord(lower, generalScopesEN) || habitEN(lower) ||
+		slices.Contains(keepSaidEN, strings.TrimRight(stripLeading(lower, standingFillersEN), " .!"))
+}
 
 // habitEN reports whether a sentence complains of a habit ("you keep using
 // `any`", "you keep adding emojis"): what the turn rules out after it is

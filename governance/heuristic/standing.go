@@ -45,8 +45,6 @@ var (
 		// without exception.
 		"keep that in mind", "keep this in mind", "bear that in mind", "bear this in mind", "no exceptions", "without exception",
 		"get into the habit", "get in the habit", "form the habit",
-		// A clause that keeps what was just said going: "…, keep that going".
-		"keep that going", "keep this going", "keep it going", "keep that up going forward",
 	}
 	// A lead-in clause that makes what follows something to keep
 	// ("Remember: prod config is read-only", "Keep in mind, …", "One more
@@ -145,6 +143,9 @@ var (
 	// The end of a lead-in that asks for what follows to be kept: "you'll
 	// be in this repo a lot, so note this: …".
 	noteThisEN = []string{" note this", " note that", " remember this", " keep this in mind", " bear this in mind", " take note"}
+	// Clauses that keep what was just said: the last clause of a sentence,
+	// or a sentence of its own ("… we always use guards. Stick to it.").
+	keepSaidEN = []string{"keep that going", "keep doing it", "stick to it", "stick to that", "stick with it", "stick with that", "keep to it", "keep to that"}
 	// Times to come in a lead-in: "for next time and every time after: …".
 	futureScopesEN = []string{"every time after", "each time after", "every time", "from now on", "going forward", "for the future", "in future", "from here on",
 		"all times after that", "all times after", "every time after that", "ever after", "forever", "for good", "permanently"}
@@ -260,6 +261,11 @@ func standingInstructionEN(lower string) bool {
 		}
 		// "By default, use …": a scope of every task, then an instruction.
 		if first && slices.Contains(defaultScopesEN, lead) && bareVerbEN(after) {
+			return true
+		}
+		// "I prefer httpx for new code, keep that going": a last clause
+		// that keeps what was said ("that", not a task's "it" or "this").
+		if !first && end == len(strings.TrimRight(lower, " .!")) && slices.Contains(keepSaidEN, strings.TrimRight(stripLeading(rest, standingFillersEN), " .!")) {
 			return true
 		}
 		// "…, that's a team rule": the sentence names itself a rule.

@@ -312,7 +312,8 @@ func TestStandingInstructionsHeldOut(t *testing.T) {
 // ("every time it fails, double …", "add a metric whenever …"), a quoted
 // slogan attributed to others (", every" is not ", ever"), the change at
 // hand (这个改动…就够了), a principle quoted to explain what was done
-// (…的原则是“…”，所以…), and thanks (每次…都靠你).
+// (…的原则是“…”，所以…), thanks (每次…都靠你), a task kept going ("keep
+// it going", "Stick to it, you're almost done") and a slip corrected.
 func TestStandingScopeInOtherWords(t *testing.T) {
 	durable := []string{
 		"i like `ruff` better than `flake8` for the linting, keep that going",
@@ -333,6 +334,12 @@ func TestStandingScopeInOtherWords(t *testing.T) {
 		"不用每次都跑集成测试，这个改动跑单元测试就够了。",
 		"我们组长的原则是“永远不要信任输入”，所以这里又做了一次校验。",
 		"谢谢，每次上线都靠你。",
+		// Keeping a task going, not a rule; a slip corrected.
+		"the migration is halfway, keep it going",
+		"nice progress, let's keep this going",
+		"Stick to it, you're almost done with the refactor.",
+		"you keep asking me the same question. what's wrong?",
+		"Correction: I meant the staging box, not prod.",
 	}
 	checkDurable(t, durable, lookAlikes)
 }
