@@ -180,6 +180,38 @@ func TestExtractLesson(t *testing.T) {
 			t.Errorf("got %+v", ex.Items)
 		}
 	})
+	// The agent fixed the failure without saying what it did, only by
+	// editing files (Claude Code's Edit, Codex's apply_patch, rendered as
+	// the importers render tool calls): the lesson names the files changed
+	// and the check they made pass, not a template.
+	t.Run("FixByEditedFiles", func(t *testing.T) {
+		for _, tc := range []struct {
+			edit, check, want string
+		}{
+			{"[Edit] /home/ann/shop/.nvmrc", "[Bash] npm run ci:build", "change .nvmrc before running npm run ci:build"},
+			{`[apply_patch] {"input":"*** Begin Patch *** Update File: internal/billing/tax.go @@ -1 +1 @@ *** End Patch"}`, "[shell] go test ./internal/billing/...",
+				"change tax.go before running go test ./internal/billing/"},
+		} {
+			tool := strings.Trim(strings.SplitN(tc.check, "]", 2)[0], "[")
+			ex := mustExtract(t, session(
+				"user", "Fix the build please.",
+				"assistant", tc.check,
+				"tool:"+tool+":failed", "exit status 1",
+				"assistant", tc.edit,
+				"assistant", tc.check,
+				"tool:"+tool+":passed", "ok",
+			))
+			var lessons []string
+			for _, it := range ex.Items {
+				if it.Type == governance.TypeLesson {
+					lessons = append(lessons, it.Statement)
+				}
+			}
+			if len(lessons) != 1 || !strings.HasPrefix(strings.ToLower(lessons[0]), tc.want) {
+				t.Errorf("%s: lessons = %q, want one starting %q", tc.edit, lessons, tc.want)
+			}
+		}
+	})
 	t.Run("NoPassingRecheck", func(t *testing.T) {
 		ex := mustExtract(t, session(
 			"user", "Fix the build.",

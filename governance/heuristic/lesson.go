@@ -195,6 +195,9 @@ func (s *session) fixLesson(f *failure, pass int) string {
 		}
 	}
 	if fix == "" {
+		fix = s.editedFiles(f, pass)
+	}
+	if fix == "" {
 		return ""
 	}
 	check := s.checkCommand(f)
@@ -252,6 +255,69 @@ func fixPhrase(sentence string) string {
 		}
 	}
 	return ""
+}
+
+// editTools are the tools agents change files with (Claude Code's Edit,
+// MultiEdit and Write, Codex's apply_patch, editors of other harnesses), in
+// lower case.
+var editTools = map[string]bool{"edit": true, "multiedit": true, "write": true, "notebookedit": true, "apply_patch": true,
+	"str_replace_editor": true, "str_replace_based_edit_tool": true, "edit_file": true, "write_file": true, "create_file": true}
+
+// patchFileRe finds the files of an apply_patch call's patch text.
+var patchFileRe = regexp.MustCompile(`\*\*\* (?:Update|Add) File: ([^\s"\\]+)`)
+
+// editedFiles words the fix of failure f from the files the agent changed
+// before the passing re-check at pass, when it changed them without saying
+// what it did: "change .nvmrc" (Codex's apply_patch, Claude Code's Edit);
+// "" when no file was edited. A lesson then names what was changed to
+// pass the check rather than a template.
+func (s *session) editedFiles(f *failure, pass int) string {
+	var files []string
+	for j := f.index + 1; j < pass; j++ {
+		e := s.events[j]
+		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
+			continue
+		}
+		for _, m := range checkLineRe.FindAllStringSubmatch(e.Text, -1) {
+			if !editTools[strings.ToLower(m[1])] {
+				continue
+			}
+			var found []string
+			for _, pm := range patchFileRe.FindAllStringSubmatch(m[2], -1) {
+				found = append(found, pm[1])
+			}
+			if len(found) == 0 {
+				if path, _, _ := strings.Cut(strings.TrimSpace(m[2]), " "); strings.ContainsAny(path, "/.") && !strings.HasPrefix(path, "{") {
+					found = append(found, path)
+				}
+			}
+			for _, path := range found {
+				if base := baseName(path); base != "" && !slices.Contains(files, base) {
+					files = append(files, base)
+				}
+			}
+		}
+	}
+	if len(files) == 0 {
+		return ""
+	}
+	if len(files) > 3 {
+		files = files[:3]
+	}
+	if s.zh {
+		return "修改 " + strings.Join(files, "、")
+	}
+	return "change " + strings.Join(files, ", ")
+}
+
+// baseName is the last element of a file path, the part a reader knows
+// the file by (".nvmrc", "billing_test.go").
+func baseName(path string) string {
+	path = strings.TrimRight(path, "/")
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		path = path[i+1:]
+	}
+	return truncateRunes(path, 60)
 }
 
 // checkCommand is the command the failed check ran, from the assistant's
