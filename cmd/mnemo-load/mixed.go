@@ -176,7 +176,7 @@ func mixedLoad(ctx context.Context, st *store.Store, p *governance.Project, clie
 			timed("api: recall", func() error { return do(c.api, http.MethodPost, "/api/v1/recall", body) })
 		default:
 			subject := fmt.Sprintf("mix-%d-%d-%d", runTag, id, n)
-			marker := fmt.Sprintf("%s%dr%dq%d", markerPrefix, runTag, id, n)
+			marker := fmt.Sprintf("%s%dr%dq%dz", markerPrefix, runTag, id, n)
 			now := time.Now().UTC()
 			var batch []map[string]any
 			for i := 0; i < 20; i++ {
@@ -394,6 +394,9 @@ func markersInFile(ctx context.Context, st *store.Store, markers []string) (int,
 			for end < len(b) && (b[end] >= '0' && b[end] <= '9' || b[end] == 'q' || b[end] == 'r') {
 				end++
 			}
+			if end < len(b) && b[end] == 'z' {
+				end++ // a whole marker; without its z, a prefix a live term's index key may carry
+			}
 			if gone[string(b[i:end])] {
 				found++
 			}
@@ -408,5 +411,9 @@ func markersInFile(ctx context.Context, st *store.Store, markers []string) (int,
 }
 
 // markerPrefix starts every marker word the mix writes
-// ("kayak<run>r<client>q<turn>").
+// ("kayak<run>r<client>q<turn>z"). The closing z keeps any marker from
+// being a prefix of another: the full-text index keeps the shortest prefix
+// of a page's first term as that page's key, so a live "…q80z" can leave
+// the bytes "…q8" in the file, which must not count as the forgotten
+// "…q8z".
 const markerPrefix = "kayak"
