@@ -389,8 +389,11 @@ func scanEvent(r scanner, extra ...any) (*governance.Event, error) {
 const maxSearchCount = 1000
 
 // searchRankWindow bounds the matches a search ranks by relevance: a query
-// matching more ranks its newest searchRankWindow matches.
-const searchRankWindow = 2000
+// matching more ranks its newest searchRankWindow matches. It is the
+// count's bound: every match is ranked while the count is exact, and bm25
+// (a lookup of each ranked row's size and instances) is not spent on rows
+// past the ones the count shows.
+const searchRankWindow = maxSearchCount + 1
 
 // SearchEvents finds events for a query, most relevant first (or newest
 // first with SearchNewest). Words of the query may match in any number —
@@ -607,16 +610,16 @@ func (q searchQuery) match(projects []int64, subject *string) string {
 		parts = append(parts, "scope: "+anyOf(func(p int64) []string { return []string{subjectScope(p, *subject)} }))
 	}
 	for _, ph := range q.phrases {
-		parts = append(parts, "terms: "+anyOf(func(p int64) []string { return []string{scopedPhrase(p, ph)} }))
+		parts = append(parts, inTerms(anyOf(func(p int64) []string { return []string{scopedPhrase(p, ph)} }), ph))
 	}
 	if len(q.any) > 0 {
-		parts = append(parts, "terms: "+anyOf(func(p int64) []string {
+		parts = append(parts, inTerms(anyOf(func(p int64) []string {
 			out := make([]string, len(q.any))
 			for i, ph := range q.any {
 				out[i] = scopedPhrase(p, ph)
 			}
 			return out
-		}))
+		}), q.any...))
 	}
 	return strings.Join(parts, " AND ")
 }

@@ -70,7 +70,46 @@ func anyTermMatch(projectID int64, subjects, terms []string) string {
 	for i, t := range terms {
 		parts[i] = ftsPhrase(scopedTerm(projectID, t))
 	}
-	return scopeMatch(projectID, subjects) + " AND terms: (" + strings.Join(parts, " OR ") + ")"
+	return scopeMatch(projectID, subjects) + " AND " + inTerms("("+strings.Join(parts, " OR ")+")", termLists(terms)...)
+}
+
+// inTerms restricts group, an FTS5 expression of phrases of the terms
+// lists, to the terms column when it has to: only when one of them is a
+// single term shaped like a scope column's term ("s", pairs of hex digits,
+// "0" — the scope column holds one term a row, so a phrase of several
+// terms never matches there). Any other phrase can only match in terms,
+// and the filter would cost every match FTS5 reads — in the query and in
+// bm25's count of each phrase's rows, a fifth of a common word's search —
+// the extraction of the column from its positions. The rows and their
+// bm25 scores are the same either way: bm25 counts a row's instances of
+// the phrase and its size over all columns.
+func inTerms(group string, phrases ...[]string) string {
+	for _, ph := range phrases {
+		if len(ph) == 1 && scopeShaped(ph[0]) {
+			return "terms: " + group
+		}
+	}
+	return group
+}
+
+// scopeShaped reports whether a term could be a scope column's term in a
+// project (subjectScope; the index's tokenizer folds case).
+func scopeShaped(t string) bool {
+	hexPart, ok := strings.CutPrefix(strings.ToLower(t), "s")
+	if !ok || !strings.HasSuffix(hexPart, "0") {
+		return false
+	}
+	_, err := hex.DecodeString(hexPart[:len(hexPart)-1])
+	return err == nil
+}
+
+// termLists is each of terms as a phrase of its own.
+func termLists(terms []string) [][]string {
+	out := make([][]string, len(terms))
+	for i, t := range terms {
+		out[i] = []string{t}
+	}
+	return out
 }
 
 // recallSubjects are the subjects whose rows a recall for subject sees: the
