@@ -464,7 +464,7 @@ func scanEvent(r pgx.Row, extra ...any) (*governance.Event, error) {
 // matches. Both are the SQLite store's.
 const (
 	maxSearchCount   = 1000
-	searchRankWindow = 2000
+	searchRankWindow = maxSearchCount + 1
 )
 
 // SearchEvents finds events for a query, most relevant first (or newest

@@ -491,14 +491,18 @@ func TestSearchRarerWordsFirst(t *testing.T, open Opener) {
 	}
 }
 
-// TestSearchManyMatches: past the count cap the newest matches are ranked
-// by relevance, and the best of them comes first.
+// TestSearchManyMatches: past the count cap the newest matches (as many as
+// the count shows, 1,001) are ranked by relevance, and the best of them
+// comes first; a match older than them is not ranked.
 func TestSearchManyMatches(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := open(t)
 	p := MustCreateProject(t, s, "many")
-	events := []*governance.Event{Ev("best", "s0", 1, governance.RoleUser, "apple banana cherry")}
+	events := []*governance.Event{Ev("outside", "s0", 1, governance.RoleUser, "apple banana cherry")}
 	for i := 0; i < 1100; i++ {
+		if i == 500 {
+			events = append(events, Ev("best", "s0", 2, governance.RoleUser, "apple banana cherry"))
+		}
 		events = append(events, Ev(fmt.Sprintf("e%d", i), fmt.Sprintf("s%d", i/10+1), i%10+1, governance.RoleUser, fmt.Sprintf("an apple a day, number %d", i)))
 	}
 	if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
@@ -510,6 +514,11 @@ func TestSearchManyMatches(t *testing.T, open Opener) {
 	}
 	if total != 1001 || len(hits) != 5 || hits[0].Event.ID != "best" {
 		t.Fatalf("total %d, first %v", total, hits[0].Event.ID)
+	}
+	for _, h := range hits {
+		if h.Event.ID == "outside" {
+			t.Fatalf("a match older than the newest 1,001 was ranked: %v", h.Event.ID)
+		}
 	}
 	hits, _, err = s.SearchEvents(ctx, governance.EventFilter{ProjectID: &p.ID, Query: "apple banana", Limit: 1, Order: governance.SearchNewest})
 	if err != nil || hits[0].Event.ID != "e1099" {
