@@ -7,14 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/store/internal/crashtest"
 	"github.com/mnemo-console/mnemo/store/storetest"
@@ -44,10 +40,6 @@ func TestCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Now = func() time.Time { return crashT0 }
-	stop := func(context.Context) error {
-		fmt.Println(crashtest.Mid)
-		select {} // wait for SIGKILL
-	}
 	p, err := s.FindProjectBySlug(ctx, "travel")
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +49,7 @@ func TestCrashChild(t *testing.T) {
 		_, err = s.ImportStream(ctx, "admin", p.ID, func(emit func(*governance.Event) error) error {
 			for i := range 40 {
 				if i == 20 {
-					stop(ctx)
+					crashtest.Stop(ctx)
 				}
 				if err := emit(&governance.Event{ID: fmt.Sprintf("imp-%d", i), SessionID: "imp", SubjectID: "u2", Role: governance.RoleUser,
 					Text: fmt.Sprintf("imported line %d about the green kayak", i), OccurredAt: crashT0.Add(-time.Duration(40-i) * time.Minute)}); err != nil {
@@ -68,36 +60,25 @@ func TestCrashChild(t *testing.T) {
 		})
 	case "beat-extract":
 		x := storetest.NewGatedExtractor()
-		go func() { <-x.Started; stop(ctx) }()
+		go func() { <-x.Started; crashtest.Stop(ctx) }()
 		_, err = newHeartbeat(s, x).Beat(ctx, "test")
 	case "beat-commit":
-		s.BeforeCommit = stop
+		s.BeforeCommit = crashtest.Stop
 		_, err = newHeartbeat(s, &lineExtractor{}).Beat(ctx, "test")
 	case "forget":
-		s.BeforeForgetCommit = stop
+		s.BeforeForgetCommit = crashtest.Stop
 		_, err = s.ForgetSubject(ctx, "admin", p.ID, "u1")
 	case "forget-committed":
-		s.AfterForgetCommit = func(ctx context.Context) { stop(ctx) }
+		s.AfterForgetCommit = func(ctx context.Context) { crashtest.Stop(ctx) }
 		_, err = s.ForgetSubject(ctx, "admin", p.ID, "u1")
 	case "eval":
-		// The runner takes the queued run; the second case's recall
-		// stops the process, with the first case's result stored and
-		// the run's scratch project full of its fixtures.
-		mem := &crashMemory{Services: crashEvalServices(s), stop: stop}
-		r := evals.NewRunner(s, evals.Deps{Memory: mem, Concurrency: 1}, nil)
-		r.Interval = 10 * time.Millisecond
-		err = r.Run(ctx)
+		err = crashtest.RunEval(ctx, s)
 	case "cli-eval":
 		// "console eval run": the suite runs in this process, with no
 		// run row, on the real clock (its lease is compared with the
 		// restarted console's); the second case's recall stops it.
 		s.Now = time.Now
-		suite, perr := evals.ParseSuite("crash.yaml", []byte(crashEvalSuite))
-		if perr != nil {
-			t.Fatal(perr)
-		}
-		mem := &crashMemory{Services: crashEvalServices(s), stop: stop}
-		_, err = evals.RunSuite(ctx, evals.Deps{Memory: mem, Concurrency: 1, ScratchLease: cliLease}, suite)
+		err = crashtest.RunCLIEval(ctx, s)
 	default:
 		t.Fatalf("unknown operation %q", op)
 	}
@@ -297,72 +278,7 @@ func TestCrashAfterForgetCommit(t *testing.T) {
 	}
 }
 
-// crashEvalSuite has fixtures (a scratch project the run makes) and three
-// recall cases.
-const crashEvalSuite = `name: crash
-project: travel
-subject: u3
-fixtures:
-  sessions:
-    - id: trip
-      events:
-        - text: "we always travel with the green kayak on the roof"
-        - role: assistant
-          text: Noted.
-cases:
-  - id: one
-    kind: recall
-    task: pack for the lake trip
-    include: [kayak]
-  - id: two
-    kind: recall
-    task: pack for the river trip
-    include: [kayak]
-  - id: three
-    kind: recall
-    task: pack for the sea trip
-    include: [kayak]
-`
-
-// crashEvalServices is the product's eval memory over s: the offline
-// heuristic consolidator, one beat at a time.
-func crashEvalServices(s *store.Store) *evals.Services {
-	cons := heuristic.NewConsolidator(nil)
-	var mu sync.Mutex
-	return &evals.Services{Store: s, Beat: func(ctx context.Context, projectID int64) error {
-		mu.Lock()
-		defer mu.Unlock()
-		p, err := s.FindProjectByID(ctx, projectID)
-		if err != nil {
-			return err
-		}
-		in, err := s.LoadConsolidateInput(ctx, p, time.Hour)
-		if err != nil {
-			return err
-		}
-		plan, err := cons.Plan(ctx, in)
-		if err != nil {
-			return err
-		}
-		return s.ApplyBeatPlan(ctx, plan)
-	}}
-}
-
-// crashMemory stops the process at the second recall.
-type crashMemory struct {
-	*evals.Services
-	stop    func(context.Context) error
-	recalls atomic.Int32
-}
-
-func (m *crashMemory) Recall(ctx context.Context, q evals.RecallQuery) (*evals.RecallResult, error) {
-	if m.recalls.Add(1) == 2 {
-		m.stop(ctx)
-	}
-	return m.Services.Recall(ctx, q)
-}
-
-// killedEval queues crashEvalSuite on a crash database and kills the
+// killedEval queues crashtest.EvalSuite on a crash database and kills the
 // process running it between its first and second case.
 func killedEval(t *testing.T) (path string, runID int64) {
 	t.Helper()
@@ -372,19 +288,12 @@ func killedEval(t *testing.T) (path string, runID int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := evals.Upload(ctx, s, "crash.yaml", []byte(crashEvalSuite), "admin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := evals.Enqueue(ctx, s, row.ID, "admin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID = crashtest.QueueEval(t, s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	killMid(t, "eval", path)
-	return path, run.ID
+	return path, runID
 }
 
 // TestCrashDuringEval kills the process running an eval run between two
@@ -403,54 +312,7 @@ func TestCrashDuringEval(t *testing.T) {
 	t.Run("Resumed", func(t *testing.T) {
 		path, runID := killedEval(t)
 		s := reopen(t, path)
-		mid, err := s.FindEvalRunByID(ctx, runID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		before, err := s.FindEvalResults(ctx, runID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if mid.Status != evals.RunRunning || mid.Done != 1 || len(before) != 1 || mid.Total != 3 {
-			t.Fatalf("after the kill: run %+v with %d results; want running, 1 of 3 done", mid, len(before))
-		}
-		if n := count(t, s, `SELECT COUNT(*) FROM projects WHERE scratch = 1`); n != 1 {
-			t.Fatalf("%d scratch projects after the kill; want the run's one", n)
-		}
-		// The console starts again: the runner resumes the run.
-		r := evals.NewRunner(s, evals.Deps{Memory: crashEvalServices(s), Concurrency: 1}, nil)
-		r.Interval = 10 * time.Millisecond
-		rctx, cancel := context.WithCancel(ctx)
-		stopped := make(chan error, 1)
-		go func() { stopped <- r.Run(rctx) }()
-		defer func() { cancel(); <-stopped }()
-		deadline := time.Now().Add(time.Minute)
-		var got *evals.RunRow
-		for {
-			if got, err = s.FindEvalRunByID(ctx, runID); err != nil {
-				t.Fatal(err)
-			}
-			if got.Status != evals.RunRunning || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		if got.Status != evals.RunDone || got.Done != 3 {
-			t.Fatalf("resumed run = %+v; want done with 3 results", got)
-		}
-		after, err := s.FindEvalResults(ctx, runID)
-		if err != nil || len(after) != 3 {
-			t.Fatalf("results = %d, %v; want one per case", len(after), err)
-		}
-		if after[0].ID != before[0].ID || after[0].CaseID != before[0].CaseID || after[0].Detail != before[0].Detail {
-			t.Fatalf("the result stored before the kill changed: %+v → %+v", before[0], after[0])
-		}
-		if n := count(t, s, `SELECT COUNT(*) FROM projects WHERE scratch = 1`); n != 0 {
-			t.Fatalf("%d scratch projects left after the resumed run", n)
-		}
-		if v, err := s.VerifyAudit(ctx); err != nil || !v.OK {
-			t.Fatalf("audit after the resumed run = %+v, %v", v, err)
-		}
+		crashtest.CheckResumed(t, s, func(q string) int { return count(t, s, q) }, runID)
 	})
 	t.Run("CancelledWhileDown", func(t *testing.T) {
 		path, runID := killedEval(t)
@@ -465,22 +327,9 @@ func TestCrashDuringEval(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := reopen(t, path)
-		if n := count(t, s, `SELECT COUNT(*) FROM projects WHERE scratch = 1`); n != 0 {
-			t.Fatalf("%d scratch projects of the cancelled run left after the restart", n)
-		}
-		if n := count(t, s, `SELECT COUNT(*) FROM events WHERE instr(text, 'kayak') > 0`); n != 0 {
-			t.Fatalf("%d fixture lines of the cancelled run left after the restart", n)
-		}
-		if got, err := s.FindEvalRunByID(ctx, runID); err != nil || got.Status != evals.RunCancelled || got.Done != 1 {
-			t.Fatalf("run = %+v, %v; want cancelled with its one result", got, err)
-		}
+		crashtest.CheckCancelledWhileDown(t, s, func(q string) int { return count(t, s, q) }, runID)
 	})
 }
-
-// cliLease is the CLI eval children's scratch lease: short, so the test
-// waits little for a killed child's to expire; a live child renews it
-// every third of it.
-const cliLease = 1500 * time.Millisecond
 
 // cliScratch lists the prefixes of the CLI runs' scratch projects.
 func cliScratch(t *testing.T, path string) map[string]bool {
@@ -495,22 +344,18 @@ func cliScratch(t *testing.T, path string) map[string]bool {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	out := map[string]bool{}
+	var slugs []string
 	for rows.Next() {
 		var slug string
 		if err := rows.Scan(&slug); err != nil {
 			t.Fatal(err)
 		}
-		prefix, _, ok := evals.ScratchOwner(slug)
-		if !ok {
-			t.Fatalf("CLI scratch slug %q names no run", slug)
-		}
-		out[prefix] = true
+		slugs = append(slugs, slug)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return crashtest.CLIPrefixes(t, slugs)
 }
 
 // TestCrashDuringCLIEval kills a "console eval run" (evals.RunSuite, which
@@ -529,25 +374,7 @@ func TestCrashDuringCLIEval(t *testing.T) {
 			ctx := context.Background()
 			path := crashDB(t)
 			env := []string{crashEnv + "=cli-eval", crashEnv + "_DB=" + path}
-			crashtest.StartMid(t, "TestCrashChild", env...) // alive until the test ends
-			alive := cliScratch(t, path)
-			if len(alive) != 1 {
-				t.Fatalf("CLI scratch prefixes with one run alive: %v", alive)
-			}
-			crashtest.KillMid(t, "TestCrashChild", env...)
-			killedAt := time.Now()
-			var killed string
-			for prefix := range cliScratch(t, path) {
-				if !alive[prefix] {
-					killed = prefix
-				}
-			}
-			if killed == "" {
-				t.Fatal("the killed CLI run left no scratch project: the test needs it mid-case")
-			}
-			// Both runs have stayed alive longer than a lease when the
-			// cleanup runs: only the killed one stopped renewing.
-			time.Sleep(time.Until(killedAt.Add(cliLease + 500*time.Millisecond)))
+			alive, killed := crashtest.KillCLIEval(t, "TestCrashChild", env, func() map[string]bool { return cliScratch(t, path) })
 			var s *store.Store
 			switch how {
 			case "Restart":
@@ -558,27 +385,9 @@ func TestCrashDuringCLIEval(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { s.Close() })
-				suite, err := evals.ParseSuite("crash.yaml", []byte(crashEvalSuite))
-				if err != nil {
-					t.Fatal(err)
-				}
-				rep, err := evals.RunSuite(ctx, evals.Deps{Memory: crashEvalServices(s), Concurrency: 1}, suite)
-				if err != nil || len(rep.Cases) != 3 {
-					t.Fatalf("the next CLI run: %+v, %v", rep, err)
-				}
+				crashtest.RunCLIEvalAgain(t, s)
 			}
-			left := cliScratch(t, path)
-			if left[killed] {
-				t.Fatalf("the killed CLI run's scratch projects (%s…) are left", killed)
-			}
-			for prefix := range alive {
-				if !left[prefix] {
-					t.Fatalf("the live CLI run's scratch projects (%s…) were removed", prefix)
-				}
-			}
-			if len(left) != 1 {
-				t.Fatalf("CLI scratch prefixes left: %v; want only the live run's", left)
-			}
+			crashtest.CheckCLIScratch(t, cliScratch(t, path), alive, killed)
 			// Their rows went with them: the fixture's lines are only in the
 			// live run's project now.
 			if n := count(t, s, `SELECT COUNT(*) FROM events WHERE instr(text, 'kayak') > 0

@@ -294,10 +294,14 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 	if err := appendAudit(ctx, tx, admin.ProjectDeleted(actor, p, d)); err != nil {
 		return nil, err
 	}
+	sc, err := recordScrub(ctx, tx, vacuumTables, append([]int64{p.ID}, plan.scratch...))
+	if err != nil {
+		return nil, err
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit project deletion: %w", err)
 	}
-	if err := s.vacuumAfterForget(ctx, vacuumTables, append([]int64{p.ID}, plan.scratch...)); err != nil {
+	if err := s.runScrub(ctx, sc); err != nil {
 		return d, err
 	}
 	return d, nil

@@ -72,10 +72,14 @@ func (s *Store) rechainLegacySubject(ctx context.Context, actor string, projectI
 			return wrapRechain(err)
 		}
 	}
+	sc, err := recordScrub(ctx, tx, []string{"audit", "subject_keys"}, []int64{projectID})
+	if err != nil {
+		return err
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return wrapRechain(err)
 	}
-	return s.vacuumAfterForget(ctx, []string{"audit", "subject_keys"}, []int64{projectID})
+	return s.runScrub(ctx, sc)
 }
 
 // rechainForgottenSubjects re-chains the audit for every subject forgotten

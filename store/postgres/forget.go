@@ -104,7 +104,9 @@ func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, entrie
 
 // forget locks the forget generation of the projects it touches, plans
 // inside the same transaction, removes the content, lets audit add its
-// rows, commits, and then rewrites the tables it touched (vacuum). The
+// rows, commits, and then rewrites the tables it touched (vacuum; the
+// rewrite is recorded in the transaction, so a crash before it ends
+// leaves it to RepairInterrupted: recordScrub). The
 // generation lock comes first, before anything is read: a beat of the
 // project (ApplyBeatPlan takes the same lock) either committed before, and
 // the plan sees what it wrote, or waits for this commit and then drops
@@ -163,10 +165,22 @@ func (s *Store) forget(ctx context.Context, events bool, projects func(tx *Tx) (
 	if p.changed["embeddings"], err = embeddingsDeleted(ctx, tx); err != nil {
 		return nil, err
 	}
+	sc, err := recordScrub(ctx, tx, forgetTables(p), append(ids, p.scratch...))
+	if err != nil {
+		return nil, err
+	}
+	if s.BeforeForgetCommit != nil {
+		if err := s.BeforeForgetCommit(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: commit forget: %w", err)
 	}
-	if err := s.vacuumAfterForget(ctx, forgetTables(p), append(ids, p.scratch...)); err != nil {
+	if s.AfterForgetCommit != nil {
+		s.AfterForgetCommit(ctx)
+	}
+	if err := s.runScrub(ctx, sc); err != nil {
 		return r, err
 	}
 	return r, nil

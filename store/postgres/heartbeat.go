@@ -377,11 +377,14 @@ func (s *Store) FindBeats(ctx context.Context, limit int) ([]*governance.BeatRec
 // finish time are finished and marked interrupted (eval runs left running
 // are resumed by the runner; imports and forgets are single transactions),
 // and the scratch projects no live eval run owns are removed
-// (RemoveOrphanScratch, as SQLite's). It also re-chains the audit of
+// (RemoveOrphanScratch, as SQLite's). The rewrites of forgets whose
+// process stopped after their commit are finished (finishScrubs, as
+// SQLite's finishes a forget's WAL checkpoint). It also re-chains the audit of
 // subjects forgotten before migration 0014. With several instances, call
 // it only in the heartbeat's leader, before its first beat: another
 // instance's beat in progress also has no finish time. It returns how many
-// beats it closed and runs it removed scratch projects of.
+// beats it closed, runs it removed scratch projects of and rewrites it
+// finished.
 func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE beats SET finished_at = $1, errors = CASE WHEN errors = '' THEN $2 ELSE errors || '; ' || $2 END
@@ -400,5 +403,10 @@ func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	if err != nil {
 		return total, err
 	}
-	return total, nil
+	// A process killed after a forget's commit and before its rewrite
+	// left the forgotten rows' old versions in the table files: rewrite
+	// them now (pending_scrubs, vacuum.go).
+	scrubbed, err := s.finishScrubs(ctx)
+	total += scrubbed
+	return total, err
 }

@@ -38,6 +38,13 @@ type Store struct {
 	// BeforeCommit, when set, runs just before a beat's transaction
 	// commits; an error aborts the beat. Tests use it to inject a crash.
 	BeforeCommit func(ctx context.Context) error
+	// BeforeForgetCommit, when set, runs just before a forget's
+	// transaction commits; tests use it to kill the process there.
+	BeforeForgetCommit func(ctx context.Context) error
+	// AfterForgetCommit, when set, runs after a forget's transaction has
+	// committed and before the rewrite of the tables it touched
+	// (vacuum.go); tests use it to kill the process there.
+	AfterForgetCommit func(ctx context.Context)
 	// Embedder, when set, turns recall's semantic channel on: the task is
 	// embedded and the scope's closest memories (vectors the heartbeat's
 	// backfill stored for this model) are fused with the words' ranking.

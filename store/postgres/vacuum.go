@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -43,6 +44,94 @@ func forgetTables(p *forgetPlan) []string {
 		}
 	}
 	return out
+}
+
+// scrub is the rewrite a transaction that removed content owes after its
+// commit: tables, in the partitions of projects. recordScrub keeps it in
+// pending_scrubs (migration 0030) inside that transaction, so it commits
+// with the removal; runScrub deletes the record once the rewrite is done.
+// A process killed in between (the commit done, the rewrite not) leaves
+// the record, and RepairInterrupted rewrites the tables at the restart
+// (finishScrubs; TestCrashAfterForgetCommit).
+type scrub struct {
+	id       int64
+	tables   []string
+	projects []int64
+}
+
+// recordScrub records, in tx, the rewrite of tables (projects' rows).
+func recordScrub(ctx context.Context, tx *Tx, tables []string, projects []int64) (*scrub, error) {
+	sc := &scrub{tables: tables, projects: projects}
+	if err := tx.QueryRow(ctx, `INSERT INTO pending_scrubs (tables, projects) VALUES (COALESCE($1::text[], '{}'), COALESCE($2::bigint[], '{}')) RETURNING id`,
+		tables, projects).Scan(&sc.id); err != nil {
+		return nil, fmt.Errorf("postgres: record scrub: %w", err)
+	}
+	return sc, nil
+}
+
+// runScrub rewrites sc's tables (vacuumAfterForget) and then deletes its
+// record; a rewrite that failed, or kept rows an older transaction could
+// still see, leaves the record for the next RepairInterrupted.
+func (s *Store) runScrub(ctx context.Context, sc *scrub) error {
+	if err := s.vacuumAfterForget(ctx, sc.tables, sc.projects); err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM pending_scrubs WHERE id = $1`, sc.id); err != nil {
+		return fmt.Errorf("postgres: finish scrub: %w", err)
+	}
+	return nil
+}
+
+// finishScrubs runs the rewrites still recorded — of forgets, project
+// deletions and re-chains whose process stopped after the commit — as
+// one: each table once, over all their projects. It returns how many
+// records it finished; past snapshotWait behind an older transaction it
+// keeps them for the next repair and reports no error. A record of an instance's rewrite still in
+// progress is rewritten twice; the second costs time, not correctness.
+func (s *Store) finishScrubs(ctx context.Context) (int64, error) {
+	var (
+		ids      []int64
+		tables   []string
+		projects []int64
+		seen     = map[string]bool{}
+	)
+	if err := queryAll(ctx, s.pool, `SELECT id, tables, projects FROM pending_scrubs ORDER BY id`, nil, func(r pgx.Row) error {
+		var (
+			id int64
+			ts []string
+			ps []int64
+		)
+		if err := r.Scan(&id, &ts, &ps); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		for _, t := range ts {
+			if !seen[t] {
+				seen[t] = true
+				tables = append(tables, t)
+			}
+		}
+		projects = append(projects, ps...)
+		return nil
+	}); err != nil {
+		return 0, fmt.Errorf("postgres: find pending scrubs: %w", err)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	var older *olderSnapshotError
+	if err := s.vacuumAfterForget(ctx, tables, projects); errors.As(err, &older) {
+		// Rewritten, perhaps with the old rows a transaction still running
+		// could see: the records stay for the next repair, and this one
+		// does not fail (a failed repair keeps an instance from leading).
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM pending_scrubs WHERE id = ANY($1)`, ids); err != nil {
+		return 0, fmt.Errorf("postgres: finish scrubs: %w", err)
+	}
+	return int64(len(ids)), nil
 }
 
 // snapshotWait bounds how long a forget waits for the transactions that
@@ -106,10 +195,19 @@ func (s *Store) vacuumAfterForget(ctx context.Context, tables []string, projects
 		}
 	}
 	if pid != 0 {
-		return fmt.Errorf("postgres: vacuum after forget: backend %d ran a transaction older than the forget for %v; "+
-			"the rewritten tables may keep the forgotten rows until they are rewritten again (VACUUM FULL) after it ends", pid, snapshotWait)
+		return &olderSnapshotError{pid: pid}
 	}
 	return nil
+}
+
+// olderSnapshotError is vacuumAfterForget's error when it rewrote the
+// tables past snapshotWait while a transaction older than the forget was
+// still running.
+type olderSnapshotError struct{ pid int32 }
+
+func (e *olderSnapshotError) Error() string {
+	return fmt.Sprintf("postgres: vacuum after forget: backend %d ran a transaction older than the forget for %v; "+
+		"the rewritten tables may keep the forgotten rows until they are rewritten again (VACUUM FULL) after it ends", e.pid, snapshotWait)
 }
 
 // partitionsOf returns the relations that hold the rows of projects in

@@ -3,7 +3,9 @@
 // stores: the child is the test binary itself, running only the test
 // named child (which does nothing unless its environment asks it to),
 // and it prints the line "mid" where it is to be killed (KillMid), or
-// where it waits, alive, while the test works beside it (StartMid).
+// where it waits, alive, while the test works beside it (StartMid). The
+// eval runs both stores' tests kill, and the checks after their restart,
+// are here too (eval.go, cli.go).
 package crashtest
 
 import (
