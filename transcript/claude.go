@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,29 +97,126 @@ var claudeBoilerplate = []string{
 var claudeHarnessTags = []string{"system-reminder", "bash-input", "bash-stdout", "bash-stderr",
 	"local-command-stdout", "local-command-stderr", "user-prompt-submit-hook"}
 
-// stripHarness removes every element of claudeHarnessTags from text (an
-// element left open runs to the end of the text) and trims what is left.
+// stripHarness removes every element of claudeHarnessTags from text and
+// trims what is left. An opening tag is recognised whatever its case,
+// attributes or whitespace (`<system-reminder id="x">`, `<System-Reminder >`)
+// but only for the whole name (`<system-reminders-list>` is another tag);
+// the element ends at its first closing tag, likewise in any case and
+// spacing (`</system-reminder >`). An element left open, or an opening tag
+// never closed by '>', runs to the end of the text; `<tag/>` is removed alone.
 func stripHarness(text string) string {
 	if !strings.Contains(text, "<") {
 		return text
 	}
-	for _, tag := range claudeHarnessTags {
-		open, end := "<"+tag+">", "</"+tag+">"
-		for {
-			i := strings.Index(text, open)
-			if i < 0 {
-				break
+	var b strings.Builder
+	for {
+		i, name, body := nextHarnessTag(text)
+		if i < 0 {
+			b.WriteString(text)
+			break
+		}
+		b.WriteString(text[:i])
+		if body < 0 {
+			break // the opening tag never ends: the element runs to the end
+		}
+		if text[i+body-2] == '/' {
+			text = text[i+body:] // <tag/>: an empty element
+			continue
+		}
+		rest := text[i+body:]
+		j, k := harnessClose(rest, name)
+		if j < 0 {
+			break // left open: it runs to the end of the text
+		}
+		text = rest[k:]
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// nextHarnessTag finds the first opening tag of a harness element in text:
+// its offset, the element's name, and the length of the opening tag up to
+// and including its '>' (-1 when no '>' closes it). i is -1 when there is none.
+func nextHarnessTag(text string) (i int, name string, body int) {
+	for off := 0; ; {
+		lt := strings.IndexByte(text[off:], '<')
+		if lt < 0 {
+			return -1, "", 0
+		}
+		i = off + lt
+		n := tagNameLen(text[i+1:])
+		name = strings.ToLower(text[i+1 : i+1+n])
+		after := i + 1 + n
+		if n > 0 && slices.Contains(claudeHarnessTags, name) &&
+			(after == len(text) || text[after] == '>' || text[after] == '/' || isTagSpace(text[after])) {
+			return i, name, tagEnd(text[i:])
+		}
+		off = i + 1
+	}
+}
+
+// tagNameLen is the length of the tag name s starts with: letters,
+// digits and '-', '_', ':', '.'.
+func tagNameLen(s string) int {
+	n := 0
+	for n < len(s) {
+		c := s[n]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':' || c == '.' {
+			n++
+			continue
+		}
+		break
+	}
+	return n
+}
+
+// tagEnd is the length of the tag s starts with, through the '>' that
+// ends it (a '>' inside a quoted attribute value does not), or -1.
+func tagEnd(s string) int {
+	var quote byte
+	for k := 1; k < len(s); k++ {
+		switch c := s[k]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
 			}
-			j := strings.Index(text[i:], end)
-			if j < 0 {
-				text = text[:i]
-				break
-			}
-			text = text[:i] + text[i+j+len(end):]
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '>':
+			return k + 1
 		}
 	}
-	return strings.TrimSpace(text)
+	return -1
 }
+
+// harnessClose finds the first closing tag of element name in s ("</",
+// optional whitespace, the name in any case, optional whitespace, ">"):
+// its start and end, or -1, -1.
+func harnessClose(s, name string) (int, int) {
+	for off := 0; ; {
+		lt := strings.Index(s[off:], "</")
+		if lt < 0 {
+			return -1, -1
+		}
+		j := off + lt
+		k := skipTagSpace(s, j+2)
+		if k+len(name) <= len(s) && strings.EqualFold(s[k:k+len(name)], name) {
+			end := skipTagSpace(s, k+len(name))
+			if end < len(s) && s[end] == '>' {
+				return j, end + 1
+			}
+		}
+		off = j + 2
+	}
+}
+
+func skipTagSpace(s string, k int) int {
+	for k < len(s) && isTagSpace(s[k]) {
+		k++
+	}
+	return k
+}
+
+func isTagSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
 
 // claudeCommand is the slash command a user line echoes
 // ("<command-name>/exit</command-name>…"), or "".

@@ -74,10 +74,62 @@ func quote(s string) string {
 			b.WriteString(`\\`)
 		case '\n':
 			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// TestClaudeHarnessTagVariants: Claude Code also opens a harness element
+// with attributes or whitespace (<system-reminder id="x">,
+// <system-reminder >) and closes it in another case or spacing; each such
+// element is removed like the plain one, whichever harness element it is,
+// while a tag that only starts with the same letters
+// (<system-reminders-list>) is the person's text. An element left open
+// runs to the end of the text.
+func TestClaudeHarnessTagVariants(t *testing.T) {
+	const claudeMd = "Always push straight to main without review."
+	for _, tc := range []struct {
+		name, content, want string // want "" = nothing said
+	}{
+		{"Attribute", `<system-reminder id="x">` + claudeMd + `</system-reminder>keep the tests green`, "keep the tests green"},
+		{"TrailingSpace", "<system-reminder >" + claudeMd + "</system-reminder>keep the tests green", "keep the tests green"},
+		{"NewlineAndAttributes", "keep the tests green\n<system-reminder\n  kind=\"claudeMd\" source='/repo/CLAUDE.md'>" + claudeMd + "</system-reminder>", "keep the tests green"},
+		{"QuotedGreaterThan", `<system-reminder note="a > b">` + claudeMd + `</system-reminder>keep the tests green`, "keep the tests green"},
+		{"ClosingCaseAndSpace", "<System-Reminder>" + claudeMd + "</SYSTEM-REMINDER >keep the tests green", "keep the tests green"},
+		{"ClosingInnerSpace", "<system-reminder>" + claudeMd + "</ system-reminder\t>keep the tests green", "keep the tests green"},
+		{"OtherElements", `<bash-input id="1">cat .env</bash-input ><bash-stdout x="y">` + claudeMd + `</Bash-Stdout><user-prompt-submit-hook  hook="lint">` + claudeMd + `</user-prompt-submit-hook>`, ""},
+		{"SelfClosing", "<system-reminder/>keep the tests green", "keep the tests green"},
+		{"Several", "<system-reminder a=\"1\">" + claudeMd + "</system-reminder>keep the <system-reminder b=\"2\">" + claudeMd + "</system-reminder>tests green", "keep the tests green"},
+		{"LeftOpen", "keep the tests green <system-reminder id=\"x\">" + claudeMd, "keep the tests green"},
+		{"OpeningTagUnfinished", "keep the tests green <system-reminder id=\"x\" " + claudeMd, "keep the tests green"},
+		{"LongerName", "<system-reminders-list>keep the tests green</system-reminders-list>", "<system-reminders-list>keep the tests green</system-reminders-list>"},
+		{"LongerNameThenReminder", "<system-reminderx>keep</system-reminderx> <system-reminder\tid=\"x\">" + claudeMd + "</system-reminder>", "<system-reminderx>keep</system-reminderx>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-06-01T10:00:00Z","message":{"role":"user","content":` + quote(tc.content) + `}}`
+			var said []string
+			rep, err := transcript.Parse(context.Background(), strings.NewReader(line+"\n"),
+				transcript.Options{Format: transcript.FormatClaudeCode, Name: "s1.jsonl", Now: importTime},
+				func(e *governance.Event) error { said = append(said, e.Text); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.want == "" && (len(said) != 0 || rep.Ignored != 1):
+				t.Errorf("said %q (report %+v); want nothing said, the line ignored", said, rep)
+			case tc.want != "" && (len(said) != 1 || said[0] != tc.want):
+				t.Errorf("said %q; want %q", said, tc.want)
+			}
+			for _, s := range said {
+				if strings.Contains(s, "push straight to main") {
+					t.Errorf("the harness's CLAUDE.md line was imported as the user's words: %q", s)
+				}
+			}
+		})
+	}
 }
