@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"slices"
 	"strings"
@@ -79,11 +80,7 @@ func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 			return err
 		}
 		e.projects[alias] = id
-		events, err := e.fixtureEvents(ctx, alias)
-		if err != nil {
-			return err
-		}
-		if err := e.ingest(ctx, id, events); err != nil {
+		if _, err := e.fillFixtures(ctx, alias, id); err != nil {
 			return e.copyLost(ctx, alias, slug, fmt.Errorf("fixtures of %s: %w", alias, err))
 		}
 		if err := e.deps.Memory.RunHeartbeat(ctx, id); err != nil {
@@ -94,15 +91,74 @@ func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 }
 
 // copyLost explains err when the alias copies a live project's events and
-// its scratch project is gone: a forget in that project removed the copy
-// while the run made it.
+// its scratch project is gone: deleting that project removed the copy
+// while the run set it up (a forget only forgets what it forgets there).
 func (e *engine) copyLost(ctx context.Context, alias, scratch string, err error) error {
 	if slug := e.suite.Fixtures.CopyEvents[alias]; slug != "" {
 		if _, ferr := e.deps.Memory.FindProjectBySlug(ctx, scratch); governance.ErrorCode(ferr) == governance.ENOTFOUND {
-			return fmt.Errorf("copy_events from %s: a forget in that project removed this run's copy of its events; run the suite again (%w)", slug, err)
+			return fmt.Errorf("copy_events from %s: deleting that project removed this run's copy of its events (%w)", slug, err)
 		}
 	}
 	return err
+}
+
+// copySource is the live project an alias copies the events of (fixtures.copy_events).
+func (e *engine) copySource(ctx context.Context, alias string) (*governance.Project, error) {
+	slug := e.suite.Fixtures.CopyEvents[alias]
+	p, err := e.deps.Memory.FindProjectBySlug(ctx, slug)
+	if err != nil {
+		return nil, fmt.Errorf("copy_events from %s: %w", slug, err)
+	}
+	return p, nil
+}
+
+// forgottenInputs names the live project a forget during the run reached
+// the copy of, when case c reads that copy (its project's, or its foreign
+// scope's, shared fixtures or its own with_fixtures); "" otherwise. The
+// store counts each forget that removed something from a run's copy
+// (EventCopyForgets).
+func (e *engine) forgottenInputs(ctx context.Context, c *Case) string {
+	if !readsShared(c.Kind) && !c.WithFixtures {
+		return ""
+	}
+	aliases := []string{cmpOr(c.Project, e.suite.Project)}
+	if c.Foreign != nil && c.Foreign.Project != "" {
+		aliases = append(aliases, c.Foreign.Project)
+	}
+	var forgets map[int64]int
+	for _, alias := range aliases {
+		if e.suite.Fixtures.CopyEvents[alias] == "" {
+			continue
+		}
+		if forgets == nil {
+			var err error
+			if forgets, err = e.deps.Memory.EventCopyForgets(ctx, e.prefix); err != nil {
+				return ""
+			}
+		}
+		if src, err := e.copySource(ctx, alias); err == nil && forgets[src.ID] > 0 {
+			return src.Slug
+		}
+	}
+	return ""
+}
+
+// copyForgets counts the forgets that reached the run's copies of live
+// projects' events so far.
+func (e *engine) copyForgets(ctx context.Context) int {
+	if len(e.suite.Fixtures.CopyEvents) == 0 {
+		return 0
+	}
+	forgets, err := e.deps.Memory.EventCopyForgets(ctx, e.prefix)
+	if err != nil {
+		e.deps.Logger.Warn("counting the forgets of an eval run's copies failed", slog.Any("error", err))
+		return 0
+	}
+	n := 0
+	for _, f := range forgets {
+		n += f
+	}
+	return n
 }
 
 func (e *engine) autoActivate() bool {
@@ -132,39 +188,31 @@ func (e *engine) scratchProject(ctx context.Context, slug string, autoActivate, 
 	return p.ID, nil
 }
 
-// fixtureEvents are the fixture sessions of one alias plus the events
-// copied from a live project.
-func (e *engine) fixtureEvents(ctx context.Context, alias string) ([]*governance.Event, error) {
-	var out []*governance.Event
+// fillFixtures writes the fixtures of one alias into scratch project pid:
+// the events copied from a live project (Memory.CopyEvents, one step a
+// forget of that project either precedes or follows), then the fixture
+// sessions. It returns how many events it wrote.
+func (e *engine) fillFixtures(ctx context.Context, alias string, pid int64) (int, error) {
+	n := 0
 	if slug := e.suite.Fixtures.CopyEvents[alias]; slug != "" {
-		p, err := e.deps.Memory.FindProjectBySlug(ctx, slug)
+		src, err := e.copySource(ctx, alias)
 		if err != nil {
-			return nil, fmt.Errorf("copy_events from %s: %w", slug, err)
+			return 0, err
 		}
-		// Recorded before the read: a forget of the project from now on
-		// removes this run's scratch projects, copies included.
-		if err := e.deps.Memory.RecordEventCopy(ctx, e.prefix, p.ID); err != nil {
-			return nil, fmt.Errorf("copy_events from %s: %w", slug, err)
-		}
-		events, _, err := e.deps.Memory.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID})
-		if err != nil {
-			return nil, err
-		}
-		for _, ev := range events {
-			if ev.Redacted {
-				continue // forgotten content never reaches an eval
-			}
-			cp := *ev
-			cp.Seq, cp.ProjectID, cp.Project, cp.IngestedAt = 0, 0, "", time.Time{}
-			out = append(out, &cp)
+		if n, err = e.deps.Memory.CopyEvents(ctx, e.prefix, src.ID, pid); err != nil {
+			return 0, fmt.Errorf("copy_events from %s: %w", slug, err)
 		}
 	}
+	var events []*governance.Event
 	for _, sess := range e.suite.Fixtures.Sessions {
 		if cmpOr(sess.Project, e.suite.Project) == alias {
-			out = append(out, e.sessionEvents(sess, sess.ID, "")...)
+			events = append(events, e.sessionEvents(sess, sess.ID, "")...)
 		}
 	}
-	return out, nil
+	if err := e.ingest(ctx, pid, events); err != nil {
+		return n, err
+	}
+	return n + len(events), nil
 }
 
 // sessionEvents turns a fixture session into events; ids are prefixed so
@@ -256,6 +304,17 @@ func (e *engine) runUnit(ctx context.Context, index int, id string) *CaseResult 
 			res.Detail = &Detail{}
 		}
 		res.Detail.Problems = append(res.Detail.Problems, err.Error())
+	}
+	if res.Status == StatusFailed || res.Status == StatusError {
+		// Expectations are written for the data as copied: a case that
+		// read a copy a forget changed is not judged on it (the problems
+		// found stay in its detail).
+		if e.suite.Benchmark == nil {
+			if slug := e.forgottenInputs(ctx, e.suite.Case(id)); slug != "" {
+				res.Status = StatusSkipped
+				res.Reason = fmt.Sprintf("a forget in project %s during this run removed data this case reads; it was not judged", slug)
+			}
+		}
 	}
 	res.DurationMS = time.Since(start).Milliseconds()
 	res.Cost = roundCost(res.Cost)
@@ -419,18 +478,17 @@ func (e *engine) caseProject(ctx context.Context, index int, c *Case, setup []*S
 	if err != nil {
 		return 0, err
 	}
-	var events []*governance.Event
+	written := 0
 	if c.WithFixtures {
-		fe, err := e.fixtureEvents(ctx, cmpOr(c.Project, e.suite.Project))
-		if err != nil {
+		if written, err = e.fillFixtures(ctx, cmpOr(c.Project, e.suite.Project), pid); err != nil {
 			return 0, err
 		}
-		events = append(events, fe...)
 	}
+	var events []*governance.Event
 	for _, s := range setup {
 		events = append(events, e.sessionEvents(s, "setup-"+s.ID, c.Subject)...)
 	}
-	if len(events) > 0 {
+	if written+len(events) > 0 {
 		if err := e.ingest(ctx, pid, events); err != nil {
 			return 0, fmt.Errorf("ingest setup: %w", err)
 		}

@@ -138,11 +138,31 @@ func (f *fakeMemory) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 	return int64(len(orphans)), nil
 }
 
-func (f *fakeMemory) RecordEventCopy(_ context.Context, prefix string, sourceID int64) error {
+func (f *fakeMemory) CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error) {
+	f.mu.Lock()
+	f.copies[prefix] = append(f.copies[prefix], sourceID)
+	var events []*governance.Event
+	for _, e := range f.events[sourceID] {
+		if !e.Redacted {
+			events = append(events, evals.EventCopy(e))
+		}
+	}
+	f.mu.Unlock()
+	res, err := f.IngestEvents(ctx, scratchID, events)
+	if err != nil {
+		return 0, err
+	}
+	return res.Inserted, nil
+}
+
+func (f *fakeMemory) EventCopyForgets(_ context.Context, prefix string) (map[int64]int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.copies[prefix] = append(f.copies[prefix], sourceID)
-	return nil
+	out := map[int64]int{}
+	for _, id := range f.copies[prefix] {
+		out[id] = 0
+	}
+	return out, nil
 }
 
 func (f *fakeMemory) scratchCount() int {

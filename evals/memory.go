@@ -20,13 +20,18 @@ type Memory interface {
 	// slug starts with prefix (the run's or the case's own).
 	DeleteScratchProjects(ctx context.Context, prefix string) error
 	ScratchOwners
-	// RecordEventCopy records, before a run reads project sourceID's
-	// events to copy them into its scratch projects (fixtures.copy_events),
+	// CopyEvents copies project sourceID's events that are not redacted
+	// into scratch project scratchID (fixtures.copy_events) and records
 	// that the scratch projects whose slug starts with prefix (the run's)
-	// hold copies of them: a forget in that project removes those scratch
-	// projects and withholds the run's results (docs/ARCHITECTURE.md,
-	// Forget). It waits for a forget of the project in flight.
-	RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error
+	// hold copies of them, in one step that a forget of the source either
+	// precedes or follows: a forget then forgets the copy of what it
+	// forgets there, counts itself on the record (EventCopyForgets) and
+	// withholds the run's result details (docs/ARCHITECTURE.md, "Eval
+	// scratch projects"). It returns how many events it wrote.
+	CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error)
+	// EventCopyForgets returns, for each live project the run of prefix
+	// copied, how many forgets have reached its copy so far.
+	EventCopyForgets(ctx context.Context, prefix string) (map[int64]int, error)
 	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)

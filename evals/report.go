@@ -174,6 +174,10 @@ type Metrics struct {
 	// CleanupMS is the part of DurationMS spent removing scratch projects.
 	CleanupMS int64             `json:"cleanup_ms,omitempty"`
 	Kinds     map[Kind]KindStat `json:"kinds,omitempty"`
+	// Forgets counts the forgets that, while the run ran, removed data it
+	// had copied from live projects (fixtures.copy_events); the cases that
+	// read that data and did not pass are skipped.
+	Forgets int `json:"forgets,omitempty"`
 }
 
 // KindStat counts results of one kind.
@@ -375,6 +379,9 @@ func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 	}
 	if m.Tokens > 0 {
 		line("tokens %d, cost %.4f", m.Tokens, m.Cost)
+	}
+	if m.Forgets > 0 {
+		line("forgets during the run: %d removed data it copied from live projects; cases that read it and did not pass were skipped", m.Forgets)
 	}
 	took := tr.Phrasef("took %s", tr.ShortDuration(time.Duration(m.DurationMS)*time.Millisecond))
 	if m.CleanupMS > 0 {

@@ -250,6 +250,7 @@ func (r *Runner) execute(ctx context.Context, run *RunRow) {
 		return
 	}
 	results := SortResults(suite, DecodeResults(stored))
+	forgets := eng.copyForgets(ctx) // before the cleanup drops the copy records
 	// The run's time includes removing its scratch projects.
 	cleanStart := time.Now()
 	eng.cleanup(ctx, "")
@@ -260,7 +261,7 @@ func (r *Runner) execute(ctx context.Context, run *RunRow) {
 	}
 	summary := ParseRunSummary(run.Summary)
 	m := Summarize(suite, results, dur)
-	m.CleanupMS = cleanup.Milliseconds()
+	m.CleanupMS, m.Forgets = cleanup.Milliseconds(), forgets
 	summary.Metrics = &m
 	body, _ := json.Marshal(summary)
 	ok, err := r.Store.FinishEvalRun(ctx, run.ID, RunDone, string(body), "")
@@ -428,11 +429,12 @@ func RunSuite(ctx context.Context, deps Deps, suite *Suite) (*Report, error) {
 	if err := context.Cause(ctx); err != nil {
 		return nil, fmt.Errorf("evals: run %s: %w", suite.Name, err)
 	}
+	forgets := eng.copyForgets(ctx) // before the cleanup drops the copy records
 	// The run's time includes removing its scratch projects.
 	cleanStart := time.Now()
 	eng.cleanup(context.WithoutCancel(ctx), "")
 	m := Summarize(suite, results, time.Since(start))
-	m.CleanupMS = time.Since(cleanStart).Milliseconds()
+	m.CleanupMS, m.Forgets = time.Since(cleanStart).Milliseconds(), forgets
 	return &Report{Suite: suite.Name, Cases: results, Metrics: m}, nil
 }
 

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // Who owns a scratch project. A server run's scratch projects (slug
@@ -127,4 +129,13 @@ func claimScratch(ctx context.Context, mem Memory, prefix string, ttl time.Durat
 		<-done
 		_ = mem.ReleaseScratch(ctx, prefix)
 	}, nil
+}
+
+// EventCopy is the copy of a live project's event that a run writes into
+// its scratch project (fixtures.copy_events, Memory.CopyEvents): the same
+// event without its place in the live project.
+func EventCopy(e *governance.Event) *governance.Event {
+	cp := *e
+	cp.Seq, cp.ProjectID, cp.Project, cp.IngestedAt = 0, 0, "", time.Time{}
+	return &cp
 }

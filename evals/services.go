@@ -15,7 +15,8 @@ type MemoryStore interface {
 	CreateProject(ctx context.Context, p *governance.Project) error
 	DeleteScratchProjects(ctx context.Context, prefix string) error
 	ScratchOwners
-	RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error
+	CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error)
+	EventCopyForgets(ctx context.Context, prefix string) (map[int64]int, error)
 	FindProjectBySlug(ctx context.Context, slug string) (*governance.Project, error)
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)
 	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
@@ -81,10 +82,14 @@ func (s *Services) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 	return s.Store.RemoveOrphanScratch(ctx)
 }
 
-// RecordEventCopy records that a run's scratch projects copy a live
-// project's events.
-func (s *Services) RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error {
-	return s.Store.RecordEventCopy(ctx, prefix, sourceID)
+// CopyEvents copies a live project's events into a run's scratch project.
+func (s *Services) CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error) {
+	return s.Store.CopyEvents(ctx, prefix, sourceID, scratchID)
+}
+
+// EventCopyForgets counts the forgets that reached a run's copies.
+func (s *Services) EventCopyForgets(ctx context.Context, prefix string) (map[int64]int, error) {
+	return s.Store.EventCopyForgets(ctx, prefix)
 }
 
 // NewTextBaseline opens the store's bare full-text table in a temporary

@@ -90,10 +90,12 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	now := formatTime(tx.now)
 	h := sha256.New()
 	r := p.Report(h)
-	// Eval runs' copies of these projects' events go first, so the index
-	// rewrites below drop their terms too.
-	if err := removeCopies(ctx, tx, p.Projects()); err != nil {
-		return nil, err
+	// What eval runs copied of these projects' events goes first, so the
+	// index rewrites below drop its terms too.
+	if !p.mirror {
+		if err := forgetCopies(ctx, tx, p); err != nil {
+			return nil, err
+		}
 	}
 
 	// A large forget marks deletions without looking each term up, then

@@ -18,6 +18,9 @@ type forgetPlan struct {
 	// bulk: the forget rewrites so much of the full-text indexes that one
 	// rewrite of each index is cheaper than removing each row's terms.
 	bulk bool
+	// mirror: the plan forgets, in an eval scratch project, the copy of
+	// what another forget forgets (forgetCopies); it has no copies of its own.
+	mirror bool
 }
 
 // planReader answers the planner from q.
@@ -118,6 +121,9 @@ func (r planReader) Candidates(ctx context.Context, s forgetplan.CandidateSelect
 	}
 	if s.Fingerprints != nil {
 		add(`c.fingerprint IN (SELECT value FROM json_each(?))`, listArg(s.Fingerprints))
+	}
+	if s.EvidenceSeqs != nil {
+		add(`c.id IN (SELECT candidate_id FROM evidence WHERE event_seq IN (SELECT value FROM json_each(?)))`, listArg(s.EvidenceSeqs))
 	}
 	switch {
 	case s.Unattached:

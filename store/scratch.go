@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Who owns an eval scratch project, and the copies of live projects'
@@ -133,25 +135,77 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 	return int64(len(orphans)), tx.Commit()
 }
 
-// RecordEventCopy records that the scratch projects of prefix hold copies
-// of project sourceID's events (eval_copies, migration 0039). Written
-// transactions take turns, so a forget of the project either committed
-// before (the copy reads what it left) or comes after and removes them.
-func (s *Store) RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error {
+// CopyEvents copies the events of live project sourceID that are not
+// redacted into scratch project scratchID (flagged scratch, its slug
+// starting with prefix, a run's) and records the copy (eval_copies,
+// migration 0039), all in one transaction: written transactions take
+// turns, so a forget of the source either committed before (the copy
+// reads what it left) or comes after and forgets the copy of what it
+// forgets (forgetCopies). It returns how many events it wrote; ids the
+// scratch project holds already are skipped (a resumed run).
+func (s *Store) CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error) {
 	_, runID, ok := evals.ScratchOwner(prefix)
 	if !ok {
-		return governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
+		return 0, governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
 	}
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.Rollback()
+	var (
+		slug    string
+		scratch bool
+	)
+	err = tx.QueryRowContext(ctx, `SELECT slug, scratch FROM projects WHERE id = ?`, scratchID).Scan(&slug, &scratch)
+	if isNoRows(err) {
+		return 0, governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: copy events: %w", err)
+	}
+	if !scratch || !strings.HasPrefix(slug, prefix) {
+		return 0, governance.Errorf(governance.EFORBIDDEN, "Project %s is not a scratch project of this run.", slug)
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO eval_copies (prefix, source_project_id, run_id) VALUES (?, ?, ?)
 		ON CONFLICT (prefix, source_project_id) DO NOTHING`, prefix, sourceID, nullRun(runID)); err != nil {
-		return fmt.Errorf("store: record event copy: %w", err)
+		return 0, fmt.Errorf("store: record event copy: %w", err)
 	}
-	return tx.Commit()
+	var events []*governance.Event
+	if err := queryAll(ctx, tx, `SELECT `+eventColumns+` FROM events e WHERE e.project_id = ? AND e.redacted = 0 ORDER BY e.seq`,
+		[]any{sourceID}, func(r scanner) error {
+			e, err := scanEvent(r)
+			if err != nil {
+				return err
+			}
+			events = append(events, evals.EventCopy(e))
+			return nil
+		}); err != nil {
+		return 0, fmt.Errorf("store: copy events: %w", err)
+	}
+	res, err := ingestEvents(ctx, tx, scratchID, events)
+	if err != nil {
+		return 0, err
+	}
+	return res.Inserted, tx.Commit()
+}
+
+// EventCopyForgets returns, for each live project the run of prefix copied
+// events from, how many forgets have reached the copy so far.
+func (s *Store) EventCopyForgets(ctx context.Context, prefix string) (map[int64]int, error) {
+	out := map[int64]int{}
+	if err := queryAll(ctx, s.db, `SELECT source_project_id, forgets FROM eval_copies WHERE prefix = ?`, []any{prefix}, func(r scanner) error {
+		var (
+			id int64
+			n  int
+		)
+		err := r.Scan(&id, &n)
+		out[id] = n
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("store: find eval copies: %w", err)
+	}
+	return out, nil
 }
 
 // nullRun is a copy record's run: NULL for a CLI run.
@@ -162,12 +216,91 @@ func nullRun(id int64) any {
 	return id
 }
 
-// removeCopies removes, inside a forget's transaction, the scratch
-// projects holding copies of the projects' events, marks their copy
-// records forgotten and empties the details of their runs' stored
-// results (a case may quote copied text no fingerprint names). It runs
-// before the forget rewrites the full-text indexes, which then drop the
-// copies' terms too.
+// forgetCopies forgets, inside a forget's transaction and before it
+// changes its own projects, the copy of what it forgets in every eval
+// scratch project of a run that copied one of its projects' events
+// (forgetplan.Mirror), and counts the forget on that copy record. The
+// rest of the run's scratch data stays and the run goes on; the run's
+// stored results lose their details (a case may quote copied text no
+// fingerprint names) and those it stores afterwards are withheld
+// (SaveEvalResult). A project's deletion removes the copies' scratch
+// projects whole (removeCopies): everything in the copy goes with it.
+func forgetCopies(ctx context.Context, tx *Tx, p *forgetPlan) error {
+	if p.Scope != nil && p.SubjectID == "" {
+		return removeCopies(ctx, tx, p.Projects())
+	}
+	type record struct {
+		prefix string
+		source int64
+	}
+	var records []record
+	if err := queryAll(ctx, tx, `SELECT prefix, source_project_id FROM eval_copies
+		WHERE source_project_id IN (SELECT value FROM json_each(?)) ORDER BY prefix, source_project_id`,
+		[]any{listArg(p.Projects())}, func(r scanner) error {
+			var c record
+			err := r.Scan(&c.prefix, &c.source)
+			records = append(records, c)
+			return err
+		}); err != nil {
+		return fmt.Errorf("store: find eval copies: %w", err)
+	}
+	for _, c := range records {
+		scratch, err := queryIDs(ctx, tx, `SELECT id FROM projects WHERE scratch = 1 AND substr(slug, 1, ?) = ? ORDER BY id`,
+			len(c.prefix), c.prefix)
+		if err != nil {
+			return fmt.Errorf("store: find eval copies: %w", err)
+		}
+		reached := false
+		for _, id := range scratch {
+			// An event's copy has its id.
+			copiesOf := func(seqs []int64) ([]int64, error) {
+				copies, err := queryIDs(ctx, tx, `SELECT c.seq FROM events s JOIN events c ON c.project_id = ? AND c.id = s.id
+					WHERE s.project_id = ? AND s.seq IN (SELECT value FROM json_each(?)) ORDER BY c.seq`, id, c.source, listArg(seqs))
+				if err != nil {
+					return nil, fmt.Errorf("store: find event copies: %w", err)
+				}
+				return copies, nil
+			}
+			mp, err := forgetplan.Mirror(ctx, planReader{tx}, p.Plan, c.source, id, copiesOf)
+			if err != nil {
+				return err
+			}
+			if mp.Empty() {
+				continue
+			}
+			reached = true
+			if _, err := applyForget(ctx, tx, &forgetPlan{Plan: mp, mirror: true}); err != nil {
+				return err
+			}
+			if mp.SubjectID != "" {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM recall_traces WHERE `+subjectTracesWhere, id, mp.SubjectID); err != nil {
+					return fmt.Errorf("store: delete recall traces: %w", err)
+				}
+				if _, err := tombstoneSubject(ctx, tx, id, mp.SubjectID); err != nil {
+					return err
+				}
+			}
+		}
+		if !reached {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE eval_copies SET forgotten = 1, forgets = forgets + 1
+			WHERE prefix = ? AND source_project_id = ?`, c.prefix, c.source); err != nil {
+			return fmt.Errorf("store: mark eval copies: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = '{}' WHERE detail <> '{}'
+			AND run_id IN (SELECT run_id FROM eval_copies WHERE prefix = ?)`, c.prefix); err != nil {
+			return fmt.Errorf("store: withhold eval results: %w", err)
+		}
+	}
+	return nil
+}
+
+// removeCopies removes, inside a project deletion's transaction, the
+// scratch projects holding copies of the projects' events, marks their
+// copy records forgotten and empties the details of their runs' stored
+// results. It runs before the deletion rewrites the full-text indexes,
+// which then drop the copies' terms too.
 func removeCopies(ctx context.Context, tx *Tx, projects []int64) error {
 	var prefixes []string
 	if err := queryAll(ctx, tx, `SELECT DISTINCT prefix FROM eval_copies WHERE source_project_id IN (SELECT value FROM json_each(?))`,
@@ -195,7 +328,7 @@ func removeCopies(ctx context.Context, tx *Tx, projects []int64) error {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE eval_copies SET forgotten = 1 WHERE prefix = ?`, prefix); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE eval_copies SET forgotten = 1, forgets = forgets + 1 WHERE prefix = ?`, prefix); err != nil {
 			return fmt.Errorf("store: mark eval copies: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = '{}' WHERE detail <> '{}'

@@ -49,8 +49,13 @@ func queryAll(ctx context.Context, q querier, query string, args []any, fn func(
 
 // pageIDs runs a read query returning one id a row.
 func (s *Store) pageIDs(ctx context.Context, query string, args []any) ([]int64, error) {
+	return queryIDs(ctx, s.read, query, args...)
+}
+
+// queryIDs runs a query on q returning one id a row.
+func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
 	var ids []int64
-	err := queryAll(ctx, s.read, query, args, func(r scanner) error {
+	err := queryAll(ctx, q, query, args, func(r scanner) error {
 		var id int64
 		err := r.Scan(&id)
 		ids = append(ids, id)

@@ -88,6 +88,9 @@ func evalRunView(loc *locale.Localizer, d app.RunDetail) templates.EvalRunView {
 	if m.GuardFails > 0 {
 		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "guards", Label: loc.T("eval.metric.guards"), Value: loc.Number(m.GuardFails)})
 	}
+	if m.Forgets > 0 {
+		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "forgets", Label: loc.T("eval.metric.forgets"), Value: loc.Number(m.Forgets)})
+	}
 	v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "tokens", Label: loc.T("eval.metric.tokens"), Value: loc.Number(run.Tokens) + fmt.Sprintf(" · %.4f", run.Cost)})
 	if m.DurationMS > 0 {
 		v.Metrics = append(v.Metrics, templates.EvalMetric{Key: "duration", Label: loc.T("eval.metric.took"), Value: loc.ShortDuration(time.Duration(m.DurationMS) * time.Millisecond)})

@@ -23,9 +23,11 @@ import (
 func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.ForgetReport, error) {
 	h := sha256.New()
 	r := p.Report(h)
-	// Eval runs' copies of these projects' events go with them.
-	if err := removeCopies(ctx, tx, p, p.Projects()); err != nil {
-		return nil, err
+	// What eval runs copied of these projects' events goes with them.
+	if !p.mirror {
+		if err := forgetCopies(ctx, tx, p); err != nil {
+			return nil, err
+		}
 	}
 
 	// Rules keep their ids, scope and history of who did what, not their words.

@@ -22,9 +22,12 @@ type forgetPlan struct {
 	// store rewrites after the commit (vacuum.go).
 	changed map[string]bool
 	// scratch are the eval scratch projects holding copies of the
-	// projects' events that applyForget removed (removeCopies); the
-	// rewrite covers their partitions too.
+	// projects' events that applyForget changed or removed (forgetCopies,
+	// removeCopies); the rewrite covers their partitions too.
 	scratch []int64
+	// mirror: the plan forgets, in an eval scratch project, the copy of
+	// what another forget forgets (forgetCopies); it has no copies of its own.
+	mirror bool
 }
 
 // planReader answers the planner from q; lock is "FOR UPDATE" inside the
@@ -119,6 +122,9 @@ func (r planReader) Candidates(ctx context.Context, s forgetplan.CandidateSelect
 	}
 	if s.Fingerprints != nil {
 		w.add(`c.fingerprint = ANY(?)`, s.Fingerprints)
+	}
+	if s.EvidenceSeqs != nil {
+		w.add(`c.id IN (SELECT candidate_id FROM evidence WHERE event_seq = ANY(?))`, s.EvidenceSeqs)
 	}
 	switch {
 	case s.Unattached:

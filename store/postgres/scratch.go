@@ -3,11 +3,13 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Who owns an eval scratch project, and the copies of live projects'
@@ -96,24 +98,40 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 	return int64(len(orphans)), nil
 }
 
-// RecordEventCopy records that the scratch projects of prefix hold copies
-// of project sourceID's events (eval_copies, migration 0023). It takes the
-// project's forget-generation lock first, as a forget does before it
-// reads: a forget in flight commits before the record (and the copy then
-// reads what it left), and a later forget sees the record and removes the
-// copies.
-func (s *Store) RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error {
+// CopyEvents copies the events of live project sourceID that are not
+// redacted into scratch project scratchID (flagged scratch, its slug
+// starting with prefix, a run's) and records the copy (eval_copies,
+// migration 0023), all in one transaction, as SQLite's store. It holds the
+// source's forget-generation lock, which a forget takes before it reads:
+// a forget of the source either committed before (the copy reads what it
+// left) or waits, and then forgets the copy of what it forgets
+// (forgetCopies).
+func (s *Store) CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error) {
 	_, runID, ok := evals.ScratchOwner(prefix)
 	if !ok {
-		return governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
+		return 0, governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
 	}
 	tx, err := s.begin(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.rollback()
 	if _, err := lockForgetGeneration(ctx, tx, sourceID); err != nil {
-		return err
+		return 0, err
+	}
+	var (
+		slug    string
+		scratch bool
+	)
+	err = tx.QueryRow(ctx, `SELECT slug, scratch FROM projects WHERE id = $1 FOR SHARE`, scratchID).Scan(&slug, &scratch)
+	if isNoRows(err) {
+		return 0, governance.Errorf(governance.ENOTFOUND, "Project not found.")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("postgres: copy events: %w", err)
+	}
+	if !scratch || !strings.HasPrefix(slug, prefix) {
+		return 0, governance.Errorf(governance.EFORBIDDEN, "Project %s is not a scratch project of this run.", slug)
 	}
 	var run *int64
 	if runID != 0 {
@@ -121,19 +139,150 @@ func (s *Store) RecordEventCopy(ctx context.Context, prefix string, sourceID int
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO eval_copies (prefix, source_project_id, run_id) VALUES ($1, $2, $3)
 		ON CONFLICT (prefix, source_project_id) DO NOTHING`, prefix, sourceID, run); err != nil {
-		return fmt.Errorf("postgres: record event copy: %w", err)
+		return 0, fmt.Errorf("postgres: record event copy: %w", err)
 	}
-	return tx.Commit(ctx)
+	if err := tx.lockProjectIngest(ctx, scratchID); err != nil {
+		return 0, err
+	}
+	var events []*governance.Event
+	if err := queryAll(ctx, tx, `SELECT `+eventColumns+` FROM events e WHERE e.project_id = $1 AND NOT e.redacted ORDER BY e.seq`,
+		[]any{sourceID}, func(r pgx.Row) error {
+			e, err := scanEvent(r)
+			if err != nil {
+				return err
+			}
+			events = append(events, evals.EventCopy(e))
+			return nil
+		}); err != nil {
+		return 0, fmt.Errorf("postgres: copy events: %w", err)
+	}
+	res, err := insertEvents(ctx, tx, scratchID, events)
+	if err != nil {
+		return 0, err
+	}
+	return res.Inserted, tx.Commit(ctx)
 }
 
-// removeCopies removes, inside a forget's transaction (which holds the
-// projects' forget-generation locks), the scratch projects holding copies
-// of the projects' events, marks their copy records forgotten and empties
-// the details of their runs' stored results; p.scratch collects the
-// removed projects, whose partitions the forget's rewrite then covers. The
-// record is marked before the results change: a result's write locks the
-// run's records (copyForgotten), so it either commits before the update
-// of the results or waits and sees the mark.
+// EventCopyForgets returns, for each live project the run of prefix copied
+// events from, how many forgets have reached the copy so far.
+func (s *Store) EventCopyForgets(ctx context.Context, prefix string) (map[int64]int, error) {
+	out := map[int64]int{}
+	if err := queryAll(ctx, s.pool, `SELECT source_project_id, forgets FROM eval_copies WHERE prefix = $1`, []any{prefix}, func(r pgx.Row) error {
+		var (
+			id int64
+			n  int
+		)
+		err := r.Scan(&id, &n)
+		out[id] = n
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("postgres: find eval copies: %w", err)
+	}
+	return out, nil
+}
+
+// forgetCopies forgets, inside a forget's transaction (which holds its
+// projects' forget-generation locks) and before it changes its own
+// projects, the copy of what it forgets in every eval scratch project of a
+// run that copied one of its projects' events (forgetplan.Mirror), as
+// SQLite's store: each scratch project is locked (its row, its ingest and
+// its forget generation, so a beat of it drops work that read what goes),
+// the record counts the forget and is marked before the results change (a
+// result's write locks the run's records, copyForgotten, so it either
+// commits before the update of the results or waits and sees the mark).
+// p.scratch collects the scratch projects changed, whose partitions the
+// forget's rewrite then covers. A project's deletion removes the copies'
+// scratch projects whole (removeCopies).
+func forgetCopies(ctx context.Context, tx *Tx, p *forgetPlan) error {
+	if p.Scope != nil && p.SubjectID == "" {
+		return removeCopies(ctx, tx, p, p.Projects())
+	}
+	type record struct {
+		prefix string
+		source int64
+	}
+	var records []record
+	if err := queryAll(ctx, tx, `SELECT prefix, source_project_id FROM eval_copies WHERE source_project_id = ANY($1)
+		ORDER BY prefix, source_project_id`, []any{p.Projects()}, func(r pgx.Row) error {
+		var c record
+		err := r.Scan(&c.prefix, &c.source)
+		records = append(records, c)
+		return err
+	}); err != nil {
+		return fmt.Errorf("postgres: find eval copies: %w", err)
+	}
+	for _, c := range records {
+		// FOR SHARE keeps the projects from their run's cleanup meanwhile,
+		// and lets a beat of them insert rows that reference them.
+		scratch, err := queryIDs(ctx, tx, `SELECT id FROM projects WHERE scratch AND left(slug, $1) = $2 ORDER BY id FOR SHARE`,
+			[]any{len([]rune(c.prefix)), c.prefix})
+		if err != nil {
+			return fmt.Errorf("postgres: find eval copies: %w", err)
+		}
+		reached := false
+		for _, id := range scratch {
+			if err := tx.lockProjectIngest(ctx, id); err != nil {
+				return err
+			}
+			if _, err := lockForgetGeneration(ctx, tx, id); err != nil {
+				return err
+			}
+			// An event's copy has its id.
+			copiesOf := func(seqs []int64) ([]int64, error) {
+				copies, err := queryIDs(ctx, tx, `SELECT c.seq FROM events s JOIN events c ON c.project_id = $1 AND c.id = s.id
+					WHERE s.project_id = $2 AND s.seq = ANY($3) ORDER BY c.seq`, []any{id, c.source, seqs})
+				if err != nil {
+					return nil, fmt.Errorf("postgres: find event copies: %w", err)
+				}
+				return copies, nil
+			}
+			mp, err := newForgetPlan(forgetplan.Mirror(ctx, planReader{tx, "FOR UPDATE"}, p.Plan, c.source, id, copiesOf))
+			if err != nil {
+				return err
+			}
+			if mp.Empty() {
+				continue
+			}
+			reached = true
+			mp.mirror = true
+			if _, err := applyForget(ctx, tx, mp); err != nil {
+				return err
+			}
+			if mp.SubjectID != "" {
+				if err := mp.exec(ctx, tx, "recall_traces", `DELETE FROM recall_traces WHERE project_id = $1 AND subject_id = $2`, id, mp.SubjectID); err != nil {
+					return fmt.Errorf("postgres: delete recall traces: %w", err)
+				}
+				if _, err := tombstoneSubject(ctx, tx, mp); err != nil {
+					return err
+				}
+			}
+			for t, changed := range mp.changed {
+				p.changed[t] = p.changed[t] || changed
+			}
+			p.scratch = append(p.scratch, id)
+		}
+		if !reached {
+			continue
+		}
+		if _, err := tx.Exec(ctx, `UPDATE eval_copies SET forgotten = true, forgets = forgets + 1
+			WHERE prefix = $1 AND source_project_id = $2`, c.prefix, c.source); err != nil {
+			return fmt.Errorf("postgres: mark eval copies: %w", err)
+		}
+		if err := p.exec(ctx, tx, "eval_results", `UPDATE eval_results SET detail = '{}' WHERE detail <> '{}'
+			AND run_id IN (SELECT run_id FROM eval_copies WHERE prefix = $1)`, c.prefix); err != nil {
+			return fmt.Errorf("postgres: withhold eval results: %w", err)
+		}
+	}
+	return nil
+}
+
+// removeCopies removes, inside a project deletion's transaction (which
+// holds the project's forget-generation lock), the scratch projects
+// holding copies of the projects' events, marks their copy records
+// forgotten and empties the details of their runs' stored results;
+// p.scratch collects the removed projects, whose partitions the rewrite
+// then covers. The record is marked before the results change, as in
+// forgetCopies.
 func removeCopies(ctx context.Context, tx *Tx, p *forgetPlan, projects []int64) error {
 	var prefixes []string
 	if err := queryAll(ctx, tx, `SELECT DISTINCT prefix FROM eval_copies WHERE source_project_id = ANY($1) ORDER BY prefix`,
@@ -146,7 +295,7 @@ func removeCopies(ctx context.Context, tx *Tx, p *forgetPlan, projects []int64) 
 		return fmt.Errorf("postgres: find eval copies: %w", err)
 	}
 	for _, prefix := range prefixes {
-		if _, err := tx.Exec(ctx, `UPDATE eval_copies SET forgotten = true WHERE prefix = $1`, prefix); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE eval_copies SET forgotten = true, forgets = forgets + 1 WHERE prefix = $1`, prefix); err != nil {
 			return fmt.Errorf("postgres: mark eval copies: %w", err)
 		}
 		tag, err := tx.Exec(ctx, `UPDATE eval_results SET detail = '{}' WHERE detail <> '{}'

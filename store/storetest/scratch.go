@@ -1,11 +1,11 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
-	"slices"
+	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -114,18 +114,15 @@ func TestRepairRemovesOrphanScratch(t *testing.T, open Opener) {
 }
 
 // copyGate is the product's eval memory over a store, gated: the first
-// time the run reaches point (after reading the live project's events for
-// copy_events, or at a case's recall) it says so on reached and waits for
-// release.
+// time the run reaches point (right after it copied the live project's
+// events into its scratch project, before the heartbeat there; or at a
+// case's recall) it says so on reached and waits for release.
 type copyGate struct {
 	*evals.Services
 	point   string
 	once    sync.Once
 	reached chan struct{}
 	release chan struct{}
-	// forgotten is set once the test's forget committed; leaked records
-	// an ingest of the forgotten subject's lines that succeeded after it.
-	forgotten, leaked atomic.Bool
 }
 
 func (g *copyGate) wait(point string) {
@@ -137,19 +134,10 @@ func (g *copyGate) wait(point string) {
 	}
 }
 
-func (g *copyGate) FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error) {
-	events, n, err := g.Services.FindEvents(ctx, f)
+func (g *copyGate) CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error) {
+	n, err := g.Services.CopyEvents(ctx, prefix, sourceID, scratchID)
 	g.wait("copy")
-	return events, n, err
-}
-
-func (g *copyGate) IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
-	after := g.forgotten.Load()
-	res, err := g.Services.IngestEvents(ctx, projectID, events)
-	if err == nil && after && slices.ContainsFunc(events, func(e *governance.Event) bool { return e.SubjectID == "family-2" }) {
-		g.leaked.Store(true)
-	}
-	return res, err
+	return n, err
 }
 
 func (g *copyGate) Recall(ctx context.Context, q evals.RecallQuery) (*evals.RecallResult, error) {
@@ -157,8 +145,9 @@ func (g *copyGate) Recall(ctx context.Context, q evals.RecallQuery) (*evals.Reca
 	return g.Services.Recall(ctx, q)
 }
 
-// copySuite copies the travel project's events into its scratch project
-// and recalls for the subject whose lines the test forgets.
+// copySuite copies the travel project's events into its scratch project;
+// two cases recall for the subject whose lines the test forgets, one for
+// another subject.
 const copySuite = `name: copy
 project: travel
 subject: family-2
@@ -166,17 +155,41 @@ fixtures: {copy_events: {travel: travel}}
 cases:
   - {id: disney, kind: recall, task: 上海迪士尼 午睡, include: [午睡]}
   - {id: nap, kind: recall, task: 午睡 安排, include: [午睡]}
+  - {id: beijing, kind: recall, subject: family-1, task: 北京 午睡, include: ["14:00"]}
 `
 
-// TestForgetDuringEvalCopy: a subject forget committed while an eval run
-// that copies the project's events (fixtures.copy_events) is in flight —
-// after the run read the events and before it wrote them into its scratch
-// project (Copying), or after the copy, while a case runs (Running) —
-// leaves the subject's text neither in the run's scratch projects nor in
-// its stored results, and the run says why it failed or withholds.
+// TestForgetDuringEvalCopy: a forget committed while an eval run that
+// copies the project's events (fixtures.copy_events) is in flight — right
+// after the run copied the events into its scratch project, before its
+// heartbeat there (Copied), or while a case runs (Running) — forgets the
+// copy of what it forgets in the run's scratch project too, in its
+// transaction: a subject's events, rules and episodes, or a rule with its
+// lines and what the scratch heartbeat learned from them (worded its own
+// way). Nothing of it is left there (recall, search, the rows; on SQLite
+// not in the database file either), while the rest of the scratch data
+// survives. The run goes on and ends done: the cases that read what went
+// are skipped saying a forget removed their data, the others pass, and
+// the run's report counts the forget.
 func TestForgetDuringEvalCopy(t *testing.T, open Opener) {
-	for _, point := range []string{"copy", "recall"} {
-		t.Run(map[string]string{"copy": "Copying", "recall": "Running"}[point], func(t *testing.T) {
+	for _, tc := range []struct {
+		name, point string
+		forget      func(ctx context.Context, s Store, f *Fixture) error
+		// gone are fragments of what the forget removes; subject is the
+		// subject whose lines go (or whose lines stay, kept).
+		gone            []string
+		subject, kept   string
+		skipped, passed []string
+	}{
+		{name: "SubjectCopied", point: "copy", forget: forgetFamily2, gone: family2Lines, subject: "family-2", kept: "family-1",
+			skipped: []string{"disney", "nap"}, passed: []string{"beijing"}},
+		{name: "SubjectRunning", point: "recall", forget: forgetFamily2, gone: family2Lines, subject: "family-2", kept: "family-1",
+			skipped: []string{"disney", "nap"}, passed: []string{"beijing"}},
+		{name: "RuleRunning", point: "recall", forget: func(ctx context.Context, s Store, f *Fixture) error {
+			_, err := s.ForgetRule(ctx, "admin", f.Rules[RuleNap], true)
+			return err
+		}, gone: []string{"14:00–16:00"}, kept: "family-2", skipped: []string{"beijing"}, passed: []string{"disney", "nap"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			s := OpenMemory(t, open)
 			mem, ok := s.(evals.MemoryStore)
@@ -193,7 +206,7 @@ func TestForgetDuringEvalCopy(t *testing.T, open Opener) {
 				t.Fatal(err)
 			}
 			var beats sync.Mutex
-			gate := &copyGate{point: point, reached: make(chan struct{}), release: make(chan struct{}),
+			gate := &copyGate{point: tc.point, reached: make(chan struct{}), release: make(chan struct{}),
 				Services: &evals.Services{Store: mem, Beat: func(ctx context.Context, projectID int64) error {
 					beats.Lock()
 					defer beats.Unlock()
@@ -218,33 +231,76 @@ func TestForgetDuringEvalCopy(t *testing.T, open Opener) {
 			case <-time.After(time.Minute):
 				t.Fatal("the run never reached the gate")
 			}
-			if _, err := s.ForgetSubject(ctx, "admin", f.Project.ID, "family-2"); err != nil {
+			if err := tc.forget(ctx, s, f); err != nil {
 				t.Fatal(err)
 			}
-			gate.forgotten.Store(true)
-			// Right after the forget, before the run goes on: no scratch
-			// project of the run holds the subject's lines.
-			prefix := evals.RunScratchPrefix(run.ID)
-			scratchLeft := func(when string) {
-				t.Helper()
-				p, err := s.FindProjectBySlug(ctx, prefix+"s-travel")
-				if governance.ErrorCode(err) == governance.ENOTFOUND {
-					return
+			// Right after the forget, before the run goes on: the run's
+			// scratch project is still there, without what went.
+			scratch, err := s.FindProjectBySlug(ctx, evals.RunScratchPrefix(run.ID)+"s-travel")
+			if err != nil {
+				t.Fatalf("the forget removed the run's scratch project: %v", err)
+			}
+			events, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectID: &scratch.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := 0
+			for _, ev := range events {
+				if tc.subject != "" && ev.SubjectID == tc.subject || containsAny(ev.Text, tc.gone...) {
+					t.Errorf("the run's scratch project still holds the forgotten line %q (%s)", ev.Text, ev.SubjectID)
 				}
+				if ev.SubjectID == tc.kept && !ev.Redacted && ev.Text != "" {
+					kept++
+				}
+			}
+			if kept == 0 {
+				t.Errorf("the forget took %s's lines from the scratch project too: %+v", tc.kept, events)
+			}
+			rules, _, err := s.FindRules(ctx, governance.RuleFilter{ProjectID: &scratch.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rule := range rules {
+				if tc.subject != "" && rule.SubjectID == tc.subject || containsAny(rule.Text, tc.gone...) {
+					t.Errorf("the scratch project keeps the forgotten rule %d (%s, %s): %q", rule.ID, rule.Status, rule.SubjectID, rule.Text)
+				}
+			}
+			for _, subject := range []string{"family-1", "family-2"} {
+				pkg, err := s.Recall(ctx, "t", governance.RecallRequest{Task: "上海迪士尼 北京 午睡 14:00", ProjectID: scratch.ID, SubjectID: subject})
 				if err != nil {
 					t.Fatal(err)
 				}
-				events, _, err := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, ev := range events {
-					if strings.Contains(ev.Text, "上海迪士尼") || ev.SubjectID == "family-2" {
-						t.Fatalf("%s: the run's scratch project %s still holds the forgotten subject's line %q", when, p.Slug, ev.Text)
+				for _, it := range pkg.Items {
+					if containsAny(it.Text, tc.gone...) {
+						t.Errorf("recall for %s in the scratch project returns what was forgotten: %q", subject, it.Text)
 					}
 				}
 			}
-			scratchLeft("after the forget")
+			for _, q := range tc.gone {
+				if hits, _, err := s.SearchEvents(ctx, governance.EventFilter{ProjectID: &scratch.ID, Query: `"` + q + `"`}); err != nil || len(hits) != 0 {
+					t.Errorf("search for %q in the scratch project: %d hits, %v", q, len(hits), err)
+				}
+			}
+			if file, ok := s.(interface {
+				Path() string
+				Checkpoint(context.Context) error
+			}); ok {
+				// SQLite: no copy left in the database file or its log.
+				if err := file.Checkpoint(ctx); err != nil {
+					t.Fatal(err)
+				}
+				for _, suffix := range []string{"", "-wal"} {
+					b, err := os.ReadFile(file.Path() + suffix)
+					if err != nil && !os.IsNotExist(err) {
+						t.Fatal(err)
+					}
+					for _, text := range tc.gone {
+						if bytes.Contains(b, []byte(text)) {
+							t.Errorf("%q is still in the database file%s", text, suffix)
+						}
+					}
+				}
+			}
 			releaseGate()
 			deadline := time.Now().Add(time.Minute)
 			var got *evals.RunRow
@@ -257,25 +313,59 @@ func TestForgetDuringEvalCopy(t *testing.T, open Opener) {
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			if got.Status == evals.RunRunning || got.Status == evals.RunQueued {
-				t.Fatalf("run still %s after a minute", got.Status)
-			}
-			scratchLeft("after the run")
-			if gate.leaked.Load() {
-				t.Error("the run wrote the forgotten subject's lines, read before the forget, into its scratch project after it")
+			if got.Status != evals.RunDone || got.Error != "" {
+				t.Fatalf("run = %s %q; want done: a forget does not end the run", got.Status, got.Error)
 			}
 			results, err := s.FindEvalResults(ctx, run.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
+			byCase := map[string]*evals.ResultRow{}
 			for _, res := range results {
-				if strings.Contains(res.Detail, "上海迪士尼") || strings.Contains(res.Detail, "另一家人") {
-					t.Errorf("result %s quotes the forgotten subject: %s", res.CaseID, res.Detail)
+				byCase[res.CaseID] = res
+				if containsAny(res.Detail, tc.gone...) {
+					t.Errorf("result %s quotes what was forgotten: %s", res.CaseID, res.Detail)
 				}
 			}
-			if point == "copy" && (got.Status != evals.RunFailed || !strings.Contains(got.Error, "forget")) {
-				t.Errorf("run = %s %q; want failed, saying a forget removed its copy", got.Status, got.Error)
+			for _, id := range tc.skipped {
+				if res := byCase[id]; res == nil || res.Status != evals.StatusSkipped || !strings.Contains(res.Reason, "forget") || !strings.Contains(res.Reason, "travel") {
+					t.Errorf("case %s = %+v; want skipped, saying a forget in travel removed its data", id, res)
+				}
+			}
+			for _, id := range tc.passed {
+				if res := byCase[id]; res == nil || res.Status != evals.StatusPassed {
+					t.Errorf("case %s = %+v; want passed on the data the forget left", id, res)
+				}
+			}
+			rep := evals.ReportOf(got, results)
+			if rep.Metrics.Forgets != 1 || !strings.Contains(rep.String(), "forgets during the run: 1") {
+				t.Errorf("the run's report does not say a forget happened during it (forgets %d):\n%s", rep.Metrics.Forgets, rep)
+			}
+			// The run's scratch projects and copy records went when it ended.
+			if _, err := s.FindProjectByID(ctx, scratch.ID); governance.ErrorCode(err) != governance.ENOTFOUND {
+				t.Errorf("scratch project left after the run: %v", err)
+			}
+			if forgets, err := s.EventCopyForgets(ctx, evals.RunScratchPrefix(run.ID)); err != nil || len(forgets) != 0 {
+				t.Errorf("copy records left after the run: %v, %v", forgets, err)
 			}
 		})
 	}
+}
+
+// family2Lines are fragments of family-2's lines, rule and episode in the
+// memory fixture, and of what a heartbeat learns from them.
+var family2Lines = []string{"上海迪士尼怎么排", "上海迪士尼安排一整天", "13:00–15:00", "另一家人"}
+
+func forgetFamily2(ctx context.Context, s Store, f *Fixture) error {
+	_, err := s.ForgetSubject(ctx, "admin", f.Project.ID, "family-2")
+	return err
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }

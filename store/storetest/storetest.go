@@ -103,7 +103,8 @@ type Store interface {
 	DeleteProject(ctx context.Context, actor string, id int64) (*governance.ProjectDeletion, error)
 	DeleteScratchProjects(ctx context.Context, prefix string) error
 	evals.ScratchOwners
-	RecordEventCopy(ctx context.Context, prefix string, sourceID int64) error
+	CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error)
+	EventCopyForgets(ctx context.Context, prefix string) (map[int64]int, error)
 
 	FindProjectStats(ctx context.Context) ([]*governance.ProjectStats, error)
 	FindSubjectStats(ctx context.Context, p *governance.Project, subjectID string) (*governance.ProjectStats, error)

@@ -66,6 +66,8 @@ type CandidateSelect struct {
 	GroupIDs     []int64
 	SubjectIDs   []string
 	Fingerprints []string
+	// EvidenceSeqs: resting on any of these events.
+	EvidenceSeqs []int64
 	// Unattached: supporting no rule. Loose: supporting no rule, or one
 	// rejected, archived or forgotten.
 	Unattached, Loose bool
@@ -97,6 +99,9 @@ type Plan struct {
 	Scope *EventScope
 	// Seqs are the events a rule or candidate forget redacts.
 	Seqs []int64
+	// copies are events a mirror plan redacts besides those it finds
+	// itself: the copies of the events its source plan redacts (Mirror).
+	copies []int64
 
 	// Memberships counts the accounts a subject forget unbinds from the
 	// subject (their memberships go; the accounts stay).
@@ -483,6 +488,9 @@ func (p *Plan) finish(ctx context.Context, q Reader) error {
 	quotes := slices.Clone(p.texts)
 	if p.Scope == nil && p.WithEvents {
 		seqs := map[int64]bool{}
+		for _, s := range p.copies {
+			seqs[s] = true
+		}
 		for _, c := range p.Candidates {
 			for _, s := range c.EvidenceSeqs {
 				seqs[s] = true
