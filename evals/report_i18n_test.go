@@ -22,8 +22,9 @@ func TestReportTextInChinese(t *testing.T) {
 			{CaseID: "c1", Kind: evals.KindBenchmark, Status: evals.StatusPassed, Reason: "8 questions measured, 2 without usable evidence, 2 malformed evidence ids"},
 			{CaseID: "c2", Kind: evals.KindAB, Status: evals.StatusSkipped, Reason: evals.NoModelReason},
 			{CaseID: "c3", Kind: evals.KindRecall, Status: evals.StatusFailed, Reason: "rule 7 is stale after the forget, not forgotten"},
+			{CaseID: "c4", Kind: evals.KindRecall, Status: evals.StatusSkipped, Reason: "a forget in project p9 during this run removed data this case reads; it was not judged"},
 		},
-		Metrics: evals.Metrics{Total: 3, Passed: 1, Failed: 1, Skipped: 1, DurationMS: 1444, CleanupMS: 250, Uplift: &up, With: &with, Without: &without,
+		Metrics: evals.Metrics{Total: 3, Passed: 1, Failed: 1, Skipped: 1, DurationMS: 1444, CleanupMS: 250, Forgets: 2, Uplift: &up, With: &with, Without: &without,
 			Compliance: []evals.RuleAggregate{{Name: "always run go vet", Cases: 1, With: 0.9, Without: 0.4, Uplift: 0.5, Method: "code"}},
 			Benchmark: &evals.BenchmarkTable{K: []int{1}, Questions: 3, Turns: 9, Rows: []evals.MetricRow{
 				{Retriever: evals.RetrieverSearch, Category: "overall", Questions: 3, HitAt: []evals.Score{{K: 1, Value: 1}}, AllAt: []evals.Score{{K: 1, Value: 1}}, NDCG10: 1},
@@ -36,12 +37,14 @@ func TestReportTextInChinese(t *testing.T) {
 	if err := rep.WriteTextIn(&zh, locale.For(locale.Chinese)); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"PASSED", "SKIPPED", "FAILED", "retriever", "single-hop", "with 0.90 without 0.40", "FAIL", "took 1.4s (removing scratch projects 250ms)"} {
+	for _, want := range []string{"PASSED", "SKIPPED", "FAILED", "retriever", "single-hop", "with 0.90 without 0.40", "FAIL", "took 1.4s (removing scratch projects 250ms)",
+		"forgets during the run: 2 removed data it copied from live projects"} {
 		if !strings.Contains(en.String(), want) {
 			t.Errorf("English report: no %q in\n%s", want, en.String())
 		}
 	}
-	for _, want := range []string{"通过", "已跳过", "失败", "基准", "检索器", "单跳", "有记忆 0.90", "FTS5 全文", "测量了 8 个问题", "已跳过：未配置模型接口", "用时 1.4 秒（清理临时项目用时 250 毫秒）"} {
+	for _, want := range []string{"通过", "已跳过", "失败", "基准", "检索器", "单跳", "有记忆 0.90", "FTS5 全文", "测量了 8 个问题", "已跳过：未配置模型接口", "用时 1.4 秒（清理临时项目用时 250 毫秒）",
+		"运行期间有 2 次遗忘删除了从在用项目复制的数据", "项目 p9 中的一次遗忘删除了此用例读取的数据"} {
 		if !strings.Contains(zh.String(), want) {
 			t.Errorf("Chinese report: no %q in\n%s", want, zh.String())
 		}
