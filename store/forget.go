@@ -181,11 +181,11 @@ func (s *Store) truncateWALHeld(ctx context.Context, wait time.Duration) (bool, 
 		return false, fmt.Errorf("store: checkpoint: %w", err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds()))
-	var busy, logFrames, done int
-	if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+	done, _, err := s.checkpointHeld(ctx, conn, "TRUNCATE")
+	if err != nil {
 		return false, fmt.Errorf("store: checkpoint after forget: %w", err)
 	}
-	return busy == 0, nil
+	return done, nil
 }
 
 // tombstoneSubject replaces the identifiers of a forgotten subject left in

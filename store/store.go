@@ -65,6 +65,9 @@ type Store struct {
 	// scrub truncates the WAL in the background when a forget could not
 	// (forget.go, checkpointAfterForget).
 	scrub scrubber
+	// wal is how far the log's pages have been scrubbed (page_scrub.go);
+	// the writer slot guards it.
+	wal walState
 	// queues counts the waiters of the writer and the heavy-read slots
 	// and reports their turns (queue.go).
 	queues queueStats
@@ -83,6 +86,9 @@ func DSN(path string) string {
 		"journal_mode(WAL)",
 		"synchronous(NORMAL)",
 		"secure_delete(1)",
+		// Every checkpoint is the store's, after the log's pages are
+		// scrubbed (page_scrub.go).
+		"wal_autocheckpoint(0)",
 		"temp_store(MEMORY)",
 		"cache_size(-32000)",
 	} {
@@ -106,10 +112,29 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
 	s.scrub.init()
 	s.heavy = make(chan struct{}, heavyReads)
+	var tables int64
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
+	if tables == 0 {
+		// A new file: every page of it goes through the log's scrub.
+		if _, err := db.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('pages_swept', '1') ON CONFLICT (key) DO NOTHING`); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+	}
+	// An error leaves the sweep to the next Open (it is recorded only
+	// when done); the log's pages are scrubbed meanwhile all the same.
+	s.scrub.wg.Add(1)
+	go func() {
+		defer s.scrub.wg.Done()
+		_ = s.sweepPages(s.scrub.ctx)
+	}()
 	return s, nil
 }
 
@@ -120,7 +145,13 @@ func (s *Store) Close() error {
 	}
 	s.scrub.stop()
 	s.read.close()
-	_, _ = s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	if unlock, err := s.lockWriter(context.Background()); err == nil {
+		if conn, err := s.db.Conn(context.Background()); err == nil {
+			_, _, _ = s.checkpointHeld(context.Background(), conn, "TRUNCATE")
+			conn.Close()
+		}
+		unlock()
+	}
 	return s.db.Close()
 }
 
@@ -139,7 +170,17 @@ func (s *Store) CurrentTime() time.Time { return s.Now() }
 
 // Checkpoint runs a WAL checkpoint that truncates the log.
 func (s *Store) Checkpoint(ctx context.Context) error {
-	_, err := s.exec(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	unlock, err := s.lockWriter(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("store: checkpoint: %w", err)
+	}
+	defer conn.Close()
+	_, _, err = s.checkpointHeld(ctx, conn, "TRUNCATE")
 	return err
 }
 
@@ -270,6 +311,9 @@ func (s *Store) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 // Commit commits the transaction and frees the writer slot.
 func (t *Tx) Commit() error {
 	err := t.Tx.Commit()
+	if err == nil {
+		t.store.checkpointAfterCommit(context.Background())
+	}
 	t.unlock()
 	if err == nil {
 		t.swept = true

@@ -1,0 +1,140 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store"
+)
+
+// TestNoBytesOutsideCells: after ingests, tombstoning forgets and
+// redactions (rows that grow, shrink and move between pages) and the
+// store's checkpoint, no b-tree page of the database file holds a byte
+// outside its cells. SQLite's secure_delete zeroes a deleted cell, but a
+// page rebuilt when cells move keeps its old cells' bytes between its
+// cell pointers and its cells: copies of rows now elsewhere, which a later
+// forget of those rows does not reach (the mixed load found a forgotten
+// line so). The store scrubs every page of the log before a checkpoint
+// copies it into the file, and sweeps an older file's pages once.
+func TestNoBytesOutsideCells(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	p := MustCreateProject(t, s, "pages")
+	at := time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC)
+	for round := range 6 {
+		var events []*governance.Event
+		for i := range 400 {
+			subject := fmt.Sprintf("s%d-%d", round, i%40)
+			events = append(events, &governance.Event{ID: fmt.Sprintf("r%d-%d", round, i), SessionID: subject, SubjectID: subject,
+				Turn: i/40 + 1, Role: governance.RoleUser, Text: fmt.Sprintf("line %d of round %d, marker m%dx%dz", i, round, round, i),
+				OccurredAt: at.Add(time.Duration(round*1000+i) * time.Second)})
+		}
+		if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 40; i += 3 {
+			if _, err := s.ForgetSubject(ctx, "test", p.ID, fmt.Sprintf("s%d-%d", round, i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := s.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	assertPagesClean(t, s.Path())
+	var check string
+	if err := s.DB().QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q, %v", check, err)
+	}
+}
+
+// assertPagesClean fails when a b-tree page of the file at path holds
+// bytes outside its cells.
+func assertPagesClean(t *testing.T, path string) {
+	t.Helper()
+	if n := dirtyPages(t, path); n > 0 {
+		t.Fatalf("%d pages of the database file hold bytes outside their cells", n)
+	}
+}
+
+// dirtyPages counts the b-tree pages of the file at path holding bytes
+// outside their cells.
+func dirtyPages(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirty := 0
+	for off := 0; off+4096 <= len(b); off += 4096 {
+		if store.ScrubPage(append([]byte(nil), b[off:off+4096]...), int64(off/4096+1)) {
+			dirty++
+		}
+	}
+	return dirty
+}
+
+// TestSweepOlderFile: a database file written without the scrub (an older
+// version, here plain SQLite with its own checkpoints) has bytes outside
+// its pages' cells; opened by the store, its pages are swept once in the
+// background, and then none is left.
+func TestSweepOlderFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=secure_delete(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`CREATE TABLE junk (k TEXT PRIMARY KEY, v TEXT)`, `DELETE FROM settings WHERE key = 'pages_swept'`} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3000 {
+		if _, err := raw.ExecContext(ctx, `INSERT INTO junk VALUES (?, ?)`, fmt.Sprintf("k%d", (i*7919)%3000), fmt.Sprintf("a moved row %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := raw.ExecContext(ctx, `DELETE FROM junk WHERE k LIKE '%3'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if n := dirtyPages(t, path); n == 0 {
+		t.Fatal("the older file has no page with bytes outside its cells: nothing to sweep")
+	}
+	s, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var done int
+		if err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM settings WHERE key = 'pages_swept'`).Scan(&done); err != nil {
+			t.Fatal(err)
+		}
+		if done > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sweep did not finish")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := s.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	assertPagesClean(t, path)
+}
