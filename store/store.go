@@ -128,6 +128,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
 	}
+	// Migrations may have written a long log (a re-index): it is scrubbed
+	// and copied now rather than by the first commit.
+	s.checkpointAfterCommit(ctx)
 	// An error leaves the sweep to the next Open (it is recorded only
 	// when done); the log's pages are scrubbed meanwhile all the same.
 	s.scrub.wg.Add(1)
@@ -201,7 +204,11 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result
 		return nil, err
 	}
 	defer unlock()
-	return s.db.ExecContext(ctx, query, args...)
+	res, err := s.db.ExecContext(ctx, query, args...)
+	if err == nil {
+		s.checkpointAfterCommit(ctx)
+	}
+	return res, err
 }
 
 func (s *Store) migrate(ctx context.Context) error { return s.migrateBefore(ctx, "") }
