@@ -426,7 +426,13 @@ const (
 func excerpt(s string, lo, hi int, secrets []secretSpan, showInvisible bool) string {
 	lo, hi = max(0, min(lo, len(s))), max(0, min(hi, len(s)))
 	if n := utf8.RuneCountInString(s[lo:hi]); n > excerptMatchMax {
-		hi = lo + len(string([]rune(s[lo:hi])[:excerptMatchMax]))
+		// Walked in s's own bytes: an invalid byte is one rune of one
+		// byte here, but three bytes (U+FFFD) once converted to runes.
+		hi = lo
+		for range excerptMatchMax {
+			_, size := utf8.DecodeRuneInString(s[hi:])
+			hi += size
+		}
 	}
 	start, end := lo, hi
 	for i := 0; i < excerptContext && start > 0; i++ {
