@@ -97,52 +97,75 @@ const walScrubPages = 1000
 type walState struct {
 	salt   [8]byte
 	frames int64
-	// held is the frames a checkpoint could not copy (readers of older
-	// snapshots) in the log of heldSalt: the next try waits for
+	// held is the frames the last checkpoint could not copy (readers of
+	// older snapshots) in the log of salt: the next try waits for
 	// walScrubPages more.
-	held     int64
-	heldSalt [8]byte
+	held int64
+}
+
+// walFile is an open log and what its header says.
+type walFile struct {
+	f         *os.File
+	salt      [8]byte
+	frameSize int64
+}
+
+// openWAL opens the log of the database at path; nil (and no error) when
+// there is none, or not yet a whole header.
+func openWAL(path string) (*walFile, error) {
+	f, err := os.Open(path + "-wal")
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var head [32]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil {
+		f.Close()
+		return nil, nil
+	}
+	if m := binary.BigEndian.Uint32(head[:]); m != 0x377f0682 && m != 0x377f0683 {
+		f.Close()
+		return nil, fmt.Errorf("store: %s-wal: not a WAL file", path)
+	}
+	return &walFile{f: f, salt: [8]byte(head[16:24]), frameSize: 24 + int64(binary.BigEndian.Uint32(head[8:]))}, nil
+}
+
+// frame returns the page of frame n (counted from 0); ok is false past
+// the log's end or at a frame of an earlier generation of the log.
+func (w *walFile) frame(n int64) (page int64, ok bool) {
+	var fh [24]byte
+	if _, err := w.f.ReadAt(fh[:], 32+n*w.frameSize); err != nil || [8]byte(fh[8:16]) != w.salt {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint32(fh[:])), true
 }
 
 // walPages returns the pages of the log's frames past from, of its
 // current salt, and the number of such frames; from is reset to 0 when
 // the salt is not want.
 func walPages(path string, want [8]byte, from int64) (pages []int64, frames int64, salt [8]byte, err error) {
-	f, err := os.Open(path + "-wal")
-	if os.IsNotExist(err) {
-		return nil, 0, salt, nil
-	}
-	if err != nil {
+	w, err := openWAL(path)
+	if w == nil {
 		return nil, 0, salt, err
 	}
-	defer f.Close()
-	var head [32]byte
-	if _, err := f.ReadAt(head[:], 0); err != nil {
-		return nil, 0, salt, nil // empty or cut short: no frame
-	}
-	if m := binary.BigEndian.Uint32(head[:]); m != 0x377f0682 && m != 0x377f0683 {
-		return nil, 0, salt, fmt.Errorf("store: %s-wal: not a WAL file", path)
-	}
-	copy(salt[:], head[16:24])
-	if salt != want {
+	defer w.f.Close()
+	if w.salt != want {
 		from = 0
 	}
-	frameSize := 24 + int64(binary.BigEndian.Uint32(head[8:]))
 	seen := map[int64]bool{}
-	var fh [24]byte
 	for frames = from; ; frames++ {
-		if _, err := f.ReadAt(fh[:], 32+frames*frameSize); err != nil {
+		pg, ok := w.frame(frames)
+		if !ok {
 			break
 		}
-		if [8]byte(fh[8:16]) != salt {
-			break // a frame of an earlier generation of the log
-		}
-		if pg := int64(binary.BigEndian.Uint32(fh[:])); !seen[pg] {
+		if !seen[pg] {
 			seen[pg] = true
 			pages = append(pages, pg)
 		}
 	}
-	return pages, frames, salt, nil
+	return pages, frames, w.salt, nil
 }
 
 // scrubWALHeld scrubs the pages of the log's frames written since the last
@@ -209,18 +232,21 @@ func (s *Store) checkpointHeld(ctx context.Context, conn *sql.Conn, mode string)
 }
 
 // checkpointAfterCommit scrubs and checkpoints the log once it holds more
-// than walScrubPages frames past those a checkpoint had to leave to
-// readers; the caller holds the writer slot.
+// than walScrubPages frames past those the last checkpoint had to leave
+// to readers; the caller holds the writer slot.
 func (s *Store) checkpointAfterCommit(ctx context.Context) {
-	salt, ok := walFrame(s.path, s.wal.held+walScrubPages)
-	if !ok {
+	w, err := openWAL(s.path)
+	if w == nil || err != nil {
 		return
 	}
-	if salt != s.wal.heldSalt {
-		s.wal.held = 0
-		if _, ok = walFrame(s.path, walScrubPages); !ok {
-			return
-		}
+	held := s.wal.held
+	if w.salt != s.wal.salt {
+		held = 0 // the log restarted since the last scrub
+	}
+	_, long := w.frame(held + walScrubPages)
+	w.f.Close()
+	if !long {
+		return
 	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -228,30 +254,10 @@ func (s *Store) checkpointAfterCommit(ctx context.Context) {
 	}
 	defer conn.Close()
 	done, frames, err := s.checkpointHeld(ctx, conn, "PASSIVE")
-	s.wal.held, s.wal.heldSalt = 0, [8]byte{}
+	s.wal.held = 0
 	if err == nil && !done {
-		s.wal.held, s.wal.heldSalt = frames, s.wal.salt
+		s.wal.held = frames
 	}
-}
-
-// walFrame reports whether the log has a frame n (counted from 0) of its
-// current salt, and the salt.
-func walFrame(path string, n int64) (salt [8]byte, ok bool) {
-	f, err := os.Open(path + "-wal")
-	if err != nil {
-		return salt, false
-	}
-	defer f.Close()
-	var head [32]byte
-	if _, err := f.ReadAt(head[:], 0); err != nil {
-		return salt, false
-	}
-	copy(salt[:], head[16:24])
-	var fh [24]byte
-	if _, err := f.ReadAt(fh[:], 32+n*(24+int64(binary.BigEndian.Uint32(head[8:])))); err != nil {
-		return salt, false
-	}
-	return salt, [8]byte(fh[8:16]) == salt
 }
 
 // sweepChunk is how many pages sweepPages scrubs in one writer turn.

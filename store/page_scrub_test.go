@@ -138,3 +138,38 @@ func TestSweepOlderFile(t *testing.T) {
 	}
 	assertPagesClean(t, path)
 }
+
+// TestCommitsCheckpointTheLog: with SQLite's own automatic checkpoint off,
+// commits alone (no forget, no explicit checkpoint) copy a long log into
+// the database file, and scrubbed: the file grows and holds no byte
+// outside its pages' cells.
+func TestCommitsCheckpointTheLog(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t)
+	p := MustCreateProject(t, s, "log")
+	size := func() int64 {
+		fi, err := os.Stat(s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	before := size()
+	at := time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC)
+	for batch := 0; size() == before; batch++ {
+		if batch == 300 {
+			t.Fatalf("300 commits left the database file at %d bytes: the log was never checkpointed", before)
+		}
+		var events []*governance.Event
+		for i := range 100 {
+			subject := fmt.Sprintf("s%d", (batch*100+i)%97)
+			events = append(events, &governance.Event{ID: fmt.Sprintf("b%d-%d", batch, i), SessionID: subject, SubjectID: subject,
+				Turn: batch*100 + i + 1, Role: governance.RoleUser, Text: fmt.Sprintf("line %d of batch %d about the lake", i, batch),
+				OccurredAt: at.Add(time.Duration(batch*100+i) * time.Second)})
+		}
+		if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assertPagesClean(t, s.Path())
+}
