@@ -64,6 +64,7 @@ func run() error {
 	writers := flag.Int("writers", 8, "with -only scale: concurrent API writers, each into a project of its own")
 	batch := flag.Int("batch", 100, "with -only scale: events per ingest request")
 	withSQLite := flag.Bool("sqlite", true, "with -only scale: measure SQLite too (false: PostgreSQL alone, for tuning)")
+	phases := flag.String("phases", "pages,ingest,mixed", "with -only scale: the phases to run, comma-separated (for tuning one of them)")
 	duration := flag.Duration("duration", 60*time.Second, "how long the mixed load runs")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file (a build included: profile runs on built data)")
 	blockprofile := flag.String("blockprofile", "", "write a profile of where goroutines waited (channels, locks, the connection pool) to this file, as -cpuprofile")
@@ -97,7 +98,8 @@ func run() error {
 			return fmt.Errorf("-instances, -writers, -clients and -batch must be at least 1")
 		}
 		return scaleLoad(ctx, scaleConfig{dir: *dir, database: *database, events: *events, instances: *instances,
-			writers: *writers, clients: *clients, batch: *batch, duration: *duration, sqlite: *withSQLite})
+			writers: *writers, clients: *clients, batch: *batch, duration: *duration, sqlite: *withSQLite,
+			phases: strings.Split(*phases, ",")})
 	}
 	st, err := store.Open(ctx, filepath.Join(*dir, "mnemo.db"))
 	if err != nil {

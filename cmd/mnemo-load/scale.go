@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -65,6 +66,7 @@ type scaleConfig struct {
 	batch                               int
 	duration                            time.Duration
 	sqlite                              bool
+	phases                              []string
 }
 
 // phase is one timed part of a backend's run: page clients, writers or
@@ -103,6 +105,11 @@ func scaleLoad(ctx context.Context, cfg scaleConfig) error {
 	}
 	if cfg.database == "" {
 		return fmt.Errorf("-only scale needs -database postgres://… (or MNEMO_DATABASE_URL)")
+	}
+	for _, name := range cfg.phases {
+		if !slices.Contains(phaseNames, name) {
+			return fmt.Errorf("-phases: no phase %q (%s)", name, strings.Join(phaseNames, ", "))
+		}
 	}
 	// Both databases are built (or found built) before either is measured.
 	var (
@@ -403,7 +410,7 @@ func measureScale(ctx context.Context, cfg scaleConfig, name string, stores []lo
 			fail(err)
 		}
 	}
-	for _, name := range phaseNames {
+	for _, name := range cfg.phases {
 		ph := &phase{name: name, pages: map[string][]time.Duration{}}
 		if name != "ingest" {
 			ph.clients = cfg.clients
