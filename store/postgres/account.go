@@ -156,7 +156,7 @@ func (s *Store) FindAccounts(ctx context.Context) ([]*governance.Account, error)
 // in one statement (one row per membership): every signed-in request
 // loads its account (auth.LoadUser), so the lookup is one round trip.
 func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]*governance.Account, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.plans.Query(ctx, `
 		SELECT a.id, a.username, a.password_hash, a.is_admin, a.session_gen, a.language, a.disabled_at, a.created_at, a.updated_at,
 			m.project_id, m.slug, m.role, m.subject_id
 		FROM accounts a LEFT JOIN LATERAL (

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -365,7 +366,8 @@ func (s *Store) FindEvents(ctx context.Context, f governance.EventFilter) ([]*go
 		order = " ORDER BY e.kind = 'session_end', e.turn, e.seq"
 	}
 	limit, args := page(w.args, f.Limit, f.Offset)
-	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+`, count(*) OVER () FROM events e WHERE `+
+	// The projects are in the text (eventWhere): the plans pool's.
+	rows, err := s.plans.Query(ctx, `SELECT `+eventColumns+`, count(*) OVER () FROM events e WHERE `+
 		w.String()+order+limit, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("postgres: find events: %w", err)
@@ -401,6 +403,25 @@ func (w *where) add(cond string, args ...any) {
 	w.conds = append(w.conds, cond)
 }
 
+// projectIs is the condition that column holds one of the project ids,
+// written into the statement's text rather than passed as an argument:
+// whatever plan the server makes of it, cached or not, holds only those
+// projects' partitions of a partitioned table (see Store.plans). The ids
+// are integers the store formats, never text from outside.
+func projectIs(column string, ids ...int64) string {
+	switch len(ids) {
+	case 0:
+		return "false"
+	case 1:
+		return column + " = " + strconv.FormatInt(ids[0], 10)
+	}
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = strconv.FormatInt(id, 10)
+	}
+	return column + " IN (" + strings.Join(list, ", ") + ")"
+}
+
 // arg adds v as the next argument and returns its placeholder.
 func (w *where) arg(v any) string {
 	w.args = append(w.args, v)
@@ -416,10 +437,10 @@ func (w *where) String() string {
 
 func eventWhere(w *where, f governance.EventFilter) {
 	if f.ProjectID != nil {
-		w.add("e.project_id = ?", *f.ProjectID)
+		w.conds = append(w.conds, projectIs("e.project_id", *f.ProjectID))
 	}
 	if f.ProjectIDs != nil {
-		w.add("e.project_id = ANY(?)", f.ProjectIDs)
+		w.conds = append(w.conds, projectIs("e.project_id", f.ProjectIDs...))
 	}
 	if f.SessionID != nil {
 		w.add("e.session_id = ?", *f.SessionID)
@@ -668,7 +689,7 @@ func (s *Store) FindSessions(ctx context.Context, f governance.SessionFilter) ([
 		w.add("session_id = ?", *f.SessionID)
 	}
 	limit, args := page(w.args, f.Limit, f.Offset)
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.plans.Query(ctx, `
 		SELECT project_id, session_id, subject_id, events, failed, external, first_at, last_at, ended, last_seq, count(*) OVER ()
 		FROM sessions WHERE `+w.String()+` ORDER BY last_seq DESC`+limit, args...)
 	if err != nil {

@@ -1,6 +1,10 @@
 package postgres
 
-import "context"
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
 
 // SetStatsFrom sets the table size from which search weighs words by the
 // column statistics (tests force either path).
@@ -23,3 +27,6 @@ func SearchWindows(s *Store) (hits, misses, stale int) {
 // DisableSearchWindows makes every search rank its window again (the
 // reference the kept windows are compared with).
 func DisableSearchWindows(s *Store) { s.windows = nil }
+
+// PlansPool is the pool whose connections keep their statements' plans.
+func PlansPool(s *Store) *pgxpool.Pool { return s.plans }

@@ -156,6 +156,25 @@ func TestRewriteSparesOtherPartitions(t *testing.T) {
 		}
 		cancel()
 	}
+	// A page's reads, repeated with no write between them so that a
+	// search's page comes from its kept window and the plans pool's
+	// connections go past the five plans after which they may keep one.
+	for i := range 12 {
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if _, err := s.FindSession(c, other.ID, session); err != nil {
+			t.Fatalf("session %d of the other project: %v", i, err)
+		}
+		if _, _, err := s.FindEvents(c, governance.EventFilter{ProjectID: &other.ID, SessionID: &session, Limit: 50}); err != nil {
+			t.Fatalf("timeline %d of the other project: %v", i, err)
+		}
+		if _, _, err := s.SearchEvents(c, governance.EventFilter{ProjectID: &other.ID, Query: "kayak", Limit: 20}); err != nil {
+			t.Fatalf("search page %d of the other project: %v", i, err)
+		}
+		cancel()
+	}
+	if hits, _, _ := postgres.SearchWindows(s); hits == 0 {
+		t.Fatal("no search page came from a kept window")
+	}
 	c, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	if _, _, err := s.FindEvents(c, governance.EventFilter{ProjectID: &locked.ID, SessionID: &session, Limit: 50}); err == nil {

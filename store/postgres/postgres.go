@@ -33,6 +33,17 @@ var migrationFS embed.FS
 // Store is the PostgreSQL database behind the console.
 type Store struct {
 	pool *pgxpool.Pool
+	// plans is a second, smaller pool whose connections keep the plans of
+	// their prepared statements (plan_cache_mode auto: after five runs the
+	// server may keep a generic plan instead of planning every run, which
+	// cost more than running most of a page's statements). Only reads
+	// whose plan locks nothing a forget's rewrite may hold beyond what a
+	// custom plan would go through it: statements on tables that are not
+	// partitioned, and statements on events or episodes whose projects
+	// are written into their text (projectIs), so that any plan of them,
+	// generic or not, is pruned to those projects' partitions when it is
+	// made (see "Several instances under load" in docs/ARCHITECTURE.md).
+	plans *pgxpool.Pool
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
 	// BeforeCommit, when set, runs just before a beat's transaction
@@ -110,23 +121,32 @@ func open(ctx context.Context, url, stop string) (*Store, error) {
 		// URL's pool_max_conns overrides it.
 		cfg.MaxConns = defaultMaxConns
 	}
+	plansCfg := cfg.Copy()
+	plansCfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "auto"
+	plansCfg.MaxConns = max(2, cfg.MaxConns/2)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	s := &Store{pool: pool, Now: time.Now, statsFrom: 10_000, windows: newSearchWindows(maxSearchWindows)}
+	plans, err := pgxpool.NewWithConfig(ctx, plansCfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	s := &Store{pool: pool, plans: plans, Now: time.Now, statsFrom: 10_000, windows: newSearchWindows(maxSearchWindows)}
 	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
 	if err := s.migrate(ctx, stop); err != nil {
-		pool.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close closes the pool.
+// Close closes the pools.
 func (s *Store) Close() error {
 	if s != nil && s.pool != nil {
 		s.pool.Close()
+		s.plans.Close()
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func (s *Store) FindProjectBySlug(ctx context.Context, slug string) (*governance
 }
 
 func (s *Store) findProject(ctx context.Context, where string, arg any) (*governance.Project, error) {
-	p, err := scanProject(s.pool.QueryRow(ctx, `SELECT `+projectColumns+` FROM projects WHERE `+where, arg))
+	p, err := scanProject(s.plans.QueryRow(ctx, `SELECT `+projectColumns+` FROM projects WHERE `+where, arg))
 	if isNoRows(err) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Project not found.")
 	}

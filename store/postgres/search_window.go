@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -180,8 +181,10 @@ func (s *Store) rankWindow(ctx context.Context, projectID int64, key [sha256.Siz
 // event is gone.
 func (s *Store) windowPage(ctx context.Context, projectID int64, win *searchWindow, page []int64,
 	highlight []string) (out []*governance.EventHit, fresh bool, err error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+`, `+fmt.Sprintf(eventVersion, "$1")+`
-		FROM events e WHERE e.project_id = $1 AND e.seq = ANY($2)`, projectID, page)
+	// The project is in the text: the plans pool's (see Store.plans).
+	project := strconv.FormatInt(projectID, 10)
+	rows, err := s.plans.Query(ctx, `SELECT `+eventColumns+`, `+fmt.Sprintf(eventVersion, project)+`
+		FROM events e WHERE `+projectIs("e.project_id", projectID)+` AND e.seq = ANY($1)`, page)
 	if err != nil {
 		return nil, false, fmt.Errorf("postgres: search page: %w", err)
 	}
