@@ -370,17 +370,28 @@ func Pad(s string, n int) string {
 
 // Date formats a day: "30 Nov 2026" or "2026年11月30日" (UTC).
 func (l *Localizer) Date(t time.Time) string {
-	t = t.UTC()
+	var buf [32]byte
+	return string(l.appendDate(buf[:0], t.UTC()))
+}
+
+func (l *Localizer) appendDate(b []byte, t time.Time) []byte {
 	if l.code == Chinese {
-		return fmt.Sprintf("%d年%d月%d日", t.Year(), t.Month(), t.Day())
+		b = strconv.AppendInt(b, int64(t.Year()), 10)
+		b = strconv.AppendInt(append(b, "年"...), int64(t.Month()), 10)
+		b = strconv.AppendInt(append(b, "月"...), int64(t.Day()), 10)
+		return append(b, "日"...)
 	}
-	return t.Format("2 Jan 2006")
+	return t.AppendFormat(b, "2 Jan 2006")
 }
 
 // DateTime formats a moment to the minute, in UTC, which the console's
 // times are kept in: "30 Nov 2026 14:05 UTC" or "2026年11月30日 14:05 UTC".
+// Pages show one per event, so it is built in one buffer.
 func (l *Localizer) DateTime(t time.Time) string {
-	return l.Date(t) + " " + t.UTC().Format("15:04") + " UTC"
+	t = t.UTC()
+	var buf [48]byte
+	b := t.AppendFormat(append(l.appendDate(buf[:0], t), ' '), "15:04")
+	return string(append(b, " UTC"...))
 }
 
 // Duration formats a length of time in words of the language.
@@ -402,6 +413,15 @@ func (l *Localizer) Duration(d time.Duration) string {
 func (l *Localizer) Enum(kind, value string) string {
 	if value == "" {
 		return ""
+	}
+	// Pages label a role or status per event: look the prepared message up
+	// without building the id as a string.
+	var buf [64]byte
+	key := append(append(append(buf[:0], kind...), '.'), value...)
+	if m := l.msgs[string(key)]; m != nil {
+		if s, missing, ok := m.execute(0, false, nil); ok && !missing && s != string(key) {
+			return s
+		}
 	}
 	id := kind + "." + value
 	s := l.T(id)

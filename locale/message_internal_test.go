@@ -5,8 +5,10 @@ import (
 	"io/fs"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/nicksnyder/go-i18n/v2/i18n"
@@ -257,6 +259,63 @@ func TestSplitTemplate(t *testing.T) {
 		got, ok := splitTemplate(tc.src)
 		if ok != tc.ok || fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("splitTemplate(%q) = %v, %v; want %v, %v", tc.src, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestEnumPrepared: Enum's lookup without building the id answers as
+// T(kind.value) did, for every id of the catalogs split at each dot, for
+// values they lack, and with the missing hook.
+func TestEnumPrepared(t *testing.T) {
+	ids := catalogFields(t)
+	ids["event_role.no_such_role"] = nil
+	ids["nokind.x"] = nil
+	ids[strings.Repeat("k", 70)+".long_value"] = nil
+	for _, code := range Languages {
+		for id := range ids {
+			for i := 0; i < len(id); i++ {
+				if id[i] != '.' || i == len(id)-1 {
+					continue
+				}
+				kind, value := id[:i], id[i+1:]
+				var got, want []string
+				l := For(code).OnMissing(func(id string) { got = append(got, id) })
+				s := l.Enum(kind, value)
+				ref := For(code).OnMissing(func(id string) { want = append(want, id) })
+				w := ref.T(kind + "." + value)
+				if w == kind+"."+value {
+					w = strings.ReplaceAll(value, "_", " ")
+				}
+				if s != w || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s Enum(%q, %q) = %q (missing %v), want %q (missing %v)", code, kind, value, s, got, w, want)
+				}
+			}
+		}
+	}
+}
+
+// TestDateTimeFormats: the buffered Date and DateTime write what the
+// formats they replaced wrote.
+func TestDateTimeFormats(t *testing.T) {
+	en, zh := For(English), For(Chinese)
+	for _, tm := range []time.Time{
+		time.Date(2026, 11, 30, 14, 5, 0, 0, time.UTC),
+		time.Date(2026, 1, 2, 3, 4, 59, 999, time.FixedZone("X", 9*3600)),
+		time.Date(999, 12, 31, 23, 59, 0, 0, time.UTC),
+		time.Date(12345, 6, 7, 0, 0, 0, 0, time.UTC),
+		{},
+	} {
+		u := tm.UTC()
+		zhDate := fmt.Sprintf("%d年%d月%d日", u.Year(), u.Month(), u.Day())
+		for _, c := range []struct{ got, want string }{
+			{en.Date(tm), u.Format("2 Jan 2006")},
+			{zh.Date(tm), zhDate},
+			{en.DateTime(tm), u.Format("2 Jan 2006") + " " + u.Format("15:04") + " UTC"},
+			{zh.DateTime(tm), zhDate + " " + u.Format("15:04") + " UTC"},
+		} {
+			if c.got != c.want {
+				t.Errorf("%v: got %q, want %q", tm, c.got, c.want)
+			}
 		}
 	}
 }
