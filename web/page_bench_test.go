@@ -70,6 +70,9 @@ func BenchmarkPages(b *testing.B) {
 			if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), pg.want) {
 				b.Fatalf("%s: status %d, body without %s:\n%.2000s", pg.path, w.Code, pg.want, w.Body.String())
 			}
+			if c := w.Header().Values("Set-Cookie"); len(c) > 0 {
+				b.Fatalf("%s: a page view wrote the session: %q", pg.path, c)
+			}
 			b.Logf("%s: %d bytes", pg.path, w.Body.Len())
 			b.ReportAllocs()
 			b.ResetTimer()
