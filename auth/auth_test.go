@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
@@ -260,6 +261,44 @@ func TestSessions(t *testing.T) {
 		_ = other.Login(w, other.Load(httptest.NewRequest(http.MethodGet, "/", nil)), 1, 0)
 		if _, ok := s.AccountID(s.Load(roundTrip(w))); ok {
 			t.Fatal("cookie signed with other keys signed in")
+		}
+	})
+	t.Run("GobCookie", func(t *testing.T) {
+		// A cookie written before the session values had their own format
+		// (gorilla's default, gob) still signs its holder in, with its CSRF
+		// token and flashes, and reading it writes nothing.
+		old := sessions.NewCookieStore([]byte(strings.Repeat("h", 32)), []byte(strings.Repeat("b", 32)))
+		sess := sessions.NewSession(old, auth.SecureSessionName)
+		sess.Values = map[any]any{"account_id": int64(42), "session_gen": int64(3), "csrf": "old-token"}
+		sess.AddFlash("Welcome back", "_flash_success")
+		w := httptest.NewRecorder()
+		if err := sess.Save(httptest.NewRequest(http.MethodGet, "/", nil), w); err != nil {
+			t.Fatal(err)
+		}
+		r := s.Load(roundTrip(w))
+		if id, ok := s.AccountID(r); !ok || id != 42 || s.Generation(r) != 3 {
+			t.Fatalf("AccountID = %d, %v, generation %d; want 42, true, 3", id, ok, s.Generation(r))
+		}
+		w2 := httptest.NewRecorder()
+		if tok, err := s.CSRFToken(w2, r); err != nil || tok != "old-token" {
+			t.Fatalf("CSRFToken = %q, %v; want the cookie's", tok, err)
+		}
+		if c := w2.Result().Cookies(); len(c) != 0 {
+			t.Fatalf("reading the session wrote %d cookies", len(c))
+		}
+		w3 := httptest.NewRecorder()
+		flashes, err := s.Flashes(w3, r)
+		if err != nil || len(flashes) != 1 || flashes[0] != (auth.Flash{Kind: auth.FlashSuccess, Message: "Welcome back"}) {
+			t.Fatalf("flashes = %+v, %v", flashes, err)
+		}
+		// Taking the flash rewrites the cookie, in the new format, which
+		// keeps the sign-in.
+		next := s.Load(roundTrip(w3))
+		if id, ok := s.AccountID(next); !ok || id != 42 || s.Generation(next) != 3 {
+			t.Fatal("the rewritten cookie lost the sign-in")
+		}
+		if f, _ := s.Flashes(httptest.NewRecorder(), next); len(f) != 0 {
+			t.Fatalf("flash shown twice: %+v", f)
 		}
 	})
 	t.Run("ErrShortKeys", func(t *testing.T) {

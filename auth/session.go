@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gorilla/securecookie"
 	"github.com/gorilla/sessions"
 )
 
@@ -43,8 +44,8 @@ type Flash struct {
 }
 
 // Sessions keeps the signed-in account id and flash messages in an
-// authenticated, encrypted cookie (gorilla/sessions CookieStore). Nothing else
-// is stored in it.
+// authenticated, encrypted cookie (gorilla/sessions CookieStore, its values
+// written by cookieSerializer). Nothing else is stored in it.
 type Sessions struct {
 	store *sessions.CookieStore
 	name  string
@@ -71,6 +72,11 @@ func NewSessions(hashKey, blockKey []byte, secure bool) (*Sessions, error) {
 		SameSite: http.SameSiteLaxMode,
 	}
 	st.MaxAge(SessionMaxAge)
+	for _, c := range st.Codecs {
+		if sc, ok := c.(*securecookie.SecureCookie); ok {
+			sc.SetSerializer(cookieSerializer{})
+		}
+	}
 	name := SessionName
 	if secure {
 		name = SecureSessionName

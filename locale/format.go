@@ -134,6 +134,11 @@ func compile(format string) (pattern, bool) {
 
 // translated is the catalog entry of id in l's language, if it has one.
 func (l *Localizer) translated(id string) (string, bool) {
+	if m := l.msgs[id]; m != nil {
+		if s, missing, ok := m.execute(0, false, nil); ok {
+			return s, !missing
+		}
+	}
 	s, tag, err := l.loc.LocalizeWithTag(&i18n.LocalizeConfig{MessageID: id})
 	if err != nil || tag != l.tag {
 		return "", false

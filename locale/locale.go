@@ -49,26 +49,52 @@ var tags = []language.Tag{language.English, language.SimplifiedChinese}
 
 var matcher = language.NewMatcher(tags)
 
+// catalogs are the embedded catalogs, parsed once, with a localizer of
+// each language built over them.
+type catalogs struct {
+	bundle     *i18n.Bundle
+	localizers map[string]*Localizer
+}
+
 // load parses the embedded catalogs once. They are part of the binary, so
 // an error here is a build defect that TestCatalogs reports.
-var load = sync.OnceValues(func() (*i18n.Bundle, error) {
+var load = sync.OnceValues(func() (*catalogs, error) {
 	b := i18n.NewBundle(language.English)
 	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
 	files, err := fs.Glob(catalogFS, "catalog/*.toml")
 	if err != nil {
 		return nil, err
 	}
+	var parsed []*i18n.MessageFile
 	for _, f := range files {
 		buf, err := catalogFS.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := b.ParseMessageFileBytes(buf, f); err != nil {
+		mf, err := b.ParseMessageFileBytes(buf, f)
+		if err != nil {
 			return nil, fmt.Errorf("locale: %s: %w", f, err)
 		}
+		parsed = append(parsed, mf)
 	}
-	return b, nil
+	return newCatalogs(b, parsed)
 })
+
+// newCatalogs builds each language's localizer over the bundle b, which
+// holds the message files parsed.
+func newCatalogs(b *i18n.Bundle, parsed []*i18n.MessageFile) (*catalogs, error) {
+	rules, err := newPluralRules(b.LanguageTags())
+	if err != nil {
+		return nil, fmt.Errorf("locale: plural rules: %w", err)
+	}
+	c := &catalogs{bundle: b, localizers: map[string]*Localizer{}}
+	for _, code := range Languages {
+		l := newLocalizer(b, code)
+		l.msgs = resolve(parsed, l.tag, rules)
+		c.localizers[code] = l
+	}
+	return c, nil
+}
 
 // Check parses the catalogs and reports the first defect: a file that does
 // not parse, or a message id defined in two areas of one language.
@@ -143,12 +169,16 @@ func Supported(code string) bool {
 	return false
 }
 
-// Localizer translates messages into one language.
+// Localizer translates messages into one language. It is immutable and
+// shared by every request of its language.
 type Localizer struct {
 	code    string
 	tag     language.Tag
 	loc     *i18n.Localizer
 	printer *message.Printer
+	// msgs are the language's catalog messages prepared once (message.go);
+	// ids not in it go through loc.
+	msgs map[string]*entry
 	// missing, when set, is called with every id the catalogs lack (tests).
 	missing func(id string)
 }
@@ -158,10 +188,14 @@ func For(code string) *Localizer {
 	if !Supported(code) {
 		code = English
 	}
-	b, err := load()
+	c, err := load()
 	if err != nil {
-		b = i18n.NewBundle(language.English)
+		return newLocalizer(i18n.NewBundle(language.English), code)
 	}
+	return c.localizers[code]
+}
+
+func newLocalizer(b *i18n.Bundle, code string) *Localizer {
 	tag := language.MustParse(code)
 	return &Localizer{code: code, tag: tag, loc: i18n.NewLocalizer(b, code), printer: message.NewPrinter(tag)}
 }
@@ -181,16 +215,41 @@ func (l *Localizer) Lang() string { return l.code }
 // message's {{.Name}} fields. An id missing from the catalogs comes out as
 // itself, so a page still renders; tests make that fail.
 func (l *Localizer) T(id string, kv ...any) string {
-	return l.localize(id, nil, kv)
+	return l.localize(id, 0, false, kv)
 }
 
 // N translates a message with plural forms for count n; the message sees
 // the formatted number as {{.Count}}.
 func (l *Localizer) N(id string, n int, kv ...any) string {
-	return l.localize(id, n, append(kv, "Count", l.Number(n)))
+	return l.localize(id, n, true, append(kv, "Count", l.Number(n)))
 }
 
-func (l *Localizer) localize(id string, count any, kv []any) string {
+func (l *Localizer) localize(id string, n int, counted bool, kv []any) string {
+	if m := l.msgs[id]; m != nil {
+		if s, missing, ok := m.execute(n, counted, kv); ok {
+			return l.found(id, s, missing)
+		}
+	}
+	s, err := l.localizeSlow(id, n, counted, kv)
+	return l.found(id, s, err != nil)
+}
+
+// found is what a translation of id comes out as: s, or id itself when
+// empty; a message the language lacks is reported to the missing hook.
+func (l *Localizer) found(id, s string, missing bool) string {
+	if missing && l.missing != nil {
+		l.missing(id)
+	}
+	if missing && s == "" {
+		return id
+	}
+	return s
+}
+
+// localizeSlow asks go-i18n, which matches the language and executes the
+// message's template on every call: for ids the catalogs lack, messages
+// that need text/template, and values message.go does not print.
+func (l *Localizer) localizeSlow(id string, n int, counted bool, kv []any) (string, error) {
 	var data map[string]any
 	if len(kv) > 0 {
 		data = make(map[string]any, len(kv)/2)
@@ -199,17 +258,11 @@ func (l *Localizer) localize(id string, count any, kv []any) string {
 			data[k] = kv[i+1]
 		}
 	}
-	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data, PluralCount: count})
-	if err != nil {
-		if l.missing != nil {
-			l.missing(id)
-		}
-		if s != "" {
-			return s
-		}
-		return id
+	var count any
+	if counted {
+		count = n
 	}
-	return s
+	return l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data, PluralCount: count})
 }
 
 // Phrase translates a sentence that Go code wrote in English (a page
@@ -317,17 +370,28 @@ func Pad(s string, n int) string {
 
 // Date formats a day: "30 Nov 2026" or "2026年11月30日" (UTC).
 func (l *Localizer) Date(t time.Time) string {
-	t = t.UTC()
+	var buf [32]byte
+	return string(l.appendDate(buf[:0], t.UTC()))
+}
+
+func (l *Localizer) appendDate(b []byte, t time.Time) []byte {
 	if l.code == Chinese {
-		return fmt.Sprintf("%d年%d月%d日", t.Year(), t.Month(), t.Day())
+		b = strconv.AppendInt(b, int64(t.Year()), 10)
+		b = strconv.AppendInt(append(b, "年"...), int64(t.Month()), 10)
+		b = strconv.AppendInt(append(b, "月"...), int64(t.Day()), 10)
+		return append(b, "日"...)
 	}
-	return t.Format("2 Jan 2006")
+	return t.AppendFormat(b, "2 Jan 2006")
 }
 
 // DateTime formats a moment to the minute, in UTC, which the console's
 // times are kept in: "30 Nov 2026 14:05 UTC" or "2026年11月30日 14:05 UTC".
+// Pages show one per event, so it is built in one buffer.
 func (l *Localizer) DateTime(t time.Time) string {
-	return l.Date(t) + " " + t.UTC().Format("15:04") + " UTC"
+	t = t.UTC()
+	var buf [48]byte
+	b := t.AppendFormat(append(l.appendDate(buf[:0], t), ' '), "15:04")
+	return string(append(b, " UTC"...))
 }
 
 // Duration formats a length of time in words of the language.
@@ -349,6 +413,15 @@ func (l *Localizer) Duration(d time.Duration) string {
 func (l *Localizer) Enum(kind, value string) string {
 	if value == "" {
 		return ""
+	}
+	// Pages label a role or status per event: look the prepared message up
+	// without building the id as a string.
+	var buf [64]byte
+	key := append(append(append(buf[:0], kind...), '.'), value...)
+	if m := l.msgs[string(key)]; m != nil {
+		if s, missing, ok := m.execute(0, false, nil); ok && !missing && s != string(key) {
+			return s
+		}
 	}
 	id := kind + "." + value
 	s := l.T(id)

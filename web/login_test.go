@@ -3,11 +3,15 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gorilla/sessions"
+
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/web"
 )
@@ -260,4 +264,41 @@ func TestSessionsEnd(t *testing.T) {
 			t.Fatal("the session survived a password change")
 		}
 	})
+}
+
+// TestGobSessionCookie: a session cookie written before the session values
+// had their own format (gorilla's gob) still signs its holder in, and the
+// page's forms carry the CSRF token it holds.
+func TestGobSessionCookie(t *testing.T) {
+	f := NewFixture(t, web.Config{})
+	ctx := context.Background()
+	hashKey, blockKey, err := app.New(f.Store).SessionKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := f.Store.FindAccountByUsername(ctx, MemberLi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := sessions.NewCookieStore(hashKey, blockKey)
+	sess := sessions.NewSession(old, auth.SessionName)
+	sess.Values = map[any]any{"account_id": a.ID, "session_gen": a.SessionGen, "csrf": "token-from-a-gob-cookie"}
+	w := httptest.NewRecorder()
+	if err := sess.Save(httptest.NewRequest(http.MethodGet, "/", nil), w); err != nil {
+		t.Fatal(err)
+	}
+	c := f.Anonymous(t)
+	u, _ := url.Parse(f.Server.URL)
+	c.http.Jar.SetCookies(u, w.Result().Cookies())
+	res, doc := c.Get("/search")
+	wantStatus(t, res, http.StatusOK)
+	if got := strings.TrimSpace(doc.Find(testid("current-user")).Contents().First().Text()); got != MemberLi {
+		t.Fatalf("current user = %q, want %q", got, MemberLi)
+	}
+	if got := doc.Find(`input[name="csrf"]`).First().AttrOr("value", ""); got != "token-from-a-gob-cookie" {
+		t.Fatalf("CSRF token = %q, want the cookie's", got)
+	}
+	if got := res.Header.Values("Set-Cookie"); len(got) != 0 {
+		t.Fatalf("a page view rewrote the session: %q", got)
+	}
 }
