@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // MaxIngestEvents bounds one ingested batch (REST, MCP).
@@ -221,9 +222,9 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchIn
 func gateHits(hits []*governance.EventHit) []*governance.EventHit {
 	out := make([]*governance.EventHit, len(hits))
 	for i, h := range hits {
-		text, withheld := governance.EventTextForAgent(h.Event.Text)
+		text, withheld := gate.EventTextForAgent(h.Event.Text)
 		if withheld {
-			text = governance.WithheldMarker
+			text = gate.WithheldMarker
 		}
 		if text == h.Event.Text {
 			out[i] = h

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 func TestEventsIngest(t *testing.T) {
@@ -182,7 +183,7 @@ func TestEventsSearchForAgent(t *testing.T) {
 			t.Errorf("%s reaches the agent as %q", id, got)
 		}
 	}
-	if hits["g1"].Event.Text != governance.WithheldMarker || hits["g3"].Event.Text != "We deploy on Tuesdays." || len(hits["g3"].Fragments) < 2 {
+	if hits["g1"].Event.Text != gate.WithheldMarker || hits["g3"].Event.Text != "We deploy on Tuesdays." || len(hits["g3"].Fragments) < 2 {
 		t.Errorf("g1 = %q, g3 = %q %+v", hits["g1"].Event.Text, hits["g3"].Event.Text, hits["g3"].Fragments)
 	}
 	if got := text(search(w.reviewer, false)["g1"]); !strings.Contains(got, "evil.example") {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/agentfile"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // ExportStore writes a project's exports.
@@ -203,7 +205,7 @@ func (xs Exports) AgentFile(ctx context.Context, actor governance.Actor, slug, n
 	}
 	for _, f := range files {
 		if governance.AgentFileDownloadName(f.Path) == name {
-			return governance.MergeManagedBlock(nil, f.Block)
+			return agentfile.MergeManagedBlock(nil, f.Block)
 		}
 	}
 	return nil, errNoExportFile
@@ -250,7 +252,7 @@ func (xs Exports) Memory(ctx context.Context, actor governance.Actor, projectID 
 			continue
 		}
 		// An agent reads it: what recall would not serve is left out.
-		text, ok := governance.RuleTextForAgent(r)
+		text, ok := gate.RuleTextForAgent(r)
 		if !ok {
 			continue
 		}

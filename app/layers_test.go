@@ -23,6 +23,16 @@ func TestLayers(t *testing.T) {
 		{"evals", []string{"store", "app", "web"}, []string{"database/sql"}},
 		{"seed", []string{"store", "app", "web"}, nil},
 		{"governance", []string{"store", "app", "web", "auth", "evals"}, []string{"database/sql", "net/http"}},
+		// The domain knows none of its engines; each engine only those below it:
+		// gate ← recall, consolidate ← the extractors.
+		{"governance", []string{"governance/gate", "governance/recall", "governance/consolidate",
+			"governance/agentfile", "governance/heuristic", "governance/model"}, nil},
+		{"governance/gate", []string{"governance/recall", "governance/consolidate", "governance/agentfile",
+			"governance/heuristic", "governance/model", "store", "app", "web", "evals"}, nil},
+		{"governance/recall", []string{"governance/consolidate", "governance/agentfile", "governance/heuristic",
+			"governance/model", "store", "app", "web", "evals"}, nil},
+		{"governance/consolidate", []string{"governance/recall", "governance/agentfile", "governance/heuristic",
+			"governance/model", "store", "app", "web", "evals"}, nil},
 		// The backends share code only through store/internal/... .
 		{"store/postgres", []string{"store", "app", "web"}, nil},
 	} {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
@@ -41,8 +43,8 @@ func newReviewFixture(tb testing.TB) *reviewFixture {
 			return err
 		}
 		m := heuristic.NewMerger()
-		hb := &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
-			Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
+		hb := &consolidate.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &consolidate.Consolidator{
+			Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: gate.GateText,
 		}}
 		_, err := hb.Beat(ctx, "test")
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/governance/model/modeltest"
 	"github.com/mnemo-console/mnemo/store"
@@ -213,7 +214,7 @@ func (s embeddingStore) IngestEvents(ctx context.Context, projectID int64, event
 	if err != nil {
 		return nil, err
 	}
-	if _, err := governance.Backfill(ctx, s.Store, s.emb, projectID, 256, 1<<20); err != nil {
+	if _, err := consolidate.Backfill(ctx, s.Store, s.emb, projectID, 256, 1<<20); err != nil {
 		return nil, err
 	}
 	return res, nil

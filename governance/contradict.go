@@ -16,22 +16,23 @@ import (
 // (which of two in-scope rules wins?). Code judges what it can check: the
 // numbers (times, amounts, counts) and whether one side is negated.
 
-// statementShape is what conflict detection reads of a statement.
-type statementShape struct {
-	negated bool
-	numbers []string
+// StatementShape is what conflict detection reads of a statement.
+type StatementShape struct {
+	Negated bool
+	Numbers []string
 }
 
-func shapeOf(text string) statementShape {
-	return statementShape{negated: negated(text), numbers: numbers(text)}
+// ShapeOf reads text's shape.
+func ShapeOf(text string) StatementShape {
+	return StatementShape{Negated: negated(text), Numbers: numbers(text)}
 }
 
-// conflicts: a negation on one side only, or numbers on both sides that differ.
-func (a statementShape) conflicts(b statementShape) bool {
-	if a.negated != b.negated {
+// Conflicts: a negation on one side only, or numbers on both sides that differ.
+func (a StatementShape) Conflicts(b StatementShape) bool {
+	if a.Negated != b.Negated {
 		return true
 	}
-	return len(a.numbers) > 0 && len(b.numbers) > 0 && !slices.Equal(a.numbers, b.numbers)
+	return len(a.Numbers) > 0 && len(b.Numbers) > 0 && !slices.Equal(a.Numbers, b.Numbers)
 }
 
 // replaceMarkers say the user changes an earlier instruction.
@@ -42,7 +43,7 @@ var replaceMarkers = []string{"改成", "改为", "改到", "换成", "不再", 
 // on one side only, or an explicit change ("改成", "no longer", "instead").
 // Paraphrases with the same facts do not contradict.
 func Contradicts(rule, statement string) bool {
-	if shapeOf(rule).conflicts(shapeOf(statement)) {
+	if ShapeOf(rule).Conflicts(ShapeOf(statement)) {
 		return true
 	}
 	a := strings.ToLower(norm.NFKC.String(rule))

@@ -153,7 +153,7 @@ type ParsedExport struct {
 // ParseExport reads and checks every line of an export; problems are
 // reported together by line number (*LineErrors' error), and nothing is
 // returned then. The events are checked as one ingest batch.
-func ParseExport(r io.Reader) (*ParsedExport, error) {
+func ParseExport(r io.Reader, scan ScanFunc) (*ParsedExport, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	var (
@@ -174,7 +174,7 @@ func ParseExport(r io.Reader) (*ParsedExport, error) {
 		if err := dec.Decode(&rec); err != nil {
 			problem = "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
 		} else {
-			problem = checkExportRecord(&rec, len(out) == 0)
+			problem = checkExportRecord(&rec, len(out) == 0, scan)
 		}
 		if problem != "" {
 			bad.Add(n, problem)
@@ -208,9 +208,9 @@ func ParseExport(r io.Reader) (*ParsedExport, error) {
 
 // ExportEventRecord is the export record of a raw event: the event as
 // stored, marked with the write gate's findings when the gate blocks it.
-func ExportEventRecord(e *Event) ExportRecord {
+func ExportEventRecord(e *Event, scan ScanFunc) ExportRecord {
 	rec := ExportRecord{Type: "event", Event: e}
-	if res := Scan(e.Text); res.Blocked() {
+	if res := scan(e.Text); res.Blocked() {
 		rec.GateFindings = res.Findings
 	}
 	return rec
@@ -236,7 +236,7 @@ func (x *ParsedExport) ImportProject(opts ImportOptions) (*Project, error) {
 	return p, nil
 }
 
-func checkExportRecord(rec *ExportRecord, first bool) string {
+func checkExportRecord(rec *ExportRecord, first bool, scan ScanFunc) string {
 	if first != (rec.Type == "project") {
 		return "the first record, and only it, must be of type project"
 	}
@@ -263,7 +263,7 @@ func checkExportRecord(rec *ExportRecord, first bool) string {
 			texts = append(texts, v.Text)
 		}
 		for _, t := range texts {
-			if res := Scan(t); res.Blocked() {
+			if res := scan(t); res.Blocked() {
 				return "the write gate blocks this rule's text (" + strings.TrimPrefix(RiskLabel(res.Findings), "risk: ") + "); it cannot be imported as a rule"
 			}
 		}
@@ -273,7 +273,7 @@ func checkExportRecord(rec *ExportRecord, first bool) string {
 		}
 		// A statement the gate blocks comes in blocked, with the gate's
 		// findings, whatever the file says.
-		if res := Scan(rec.Candidate.Statement); res.Blocked() && rec.Candidate.Status != CandidateBlocked {
+		if res := scan(rec.Candidate.Statement); res.Blocked() && rec.Candidate.Status != CandidateBlocked {
 			c := rec.Candidate
 			c.Status, c.StatusReason, c.RuleRef = CandidateBlocked, "Blocked by the write gate on import.", 0
 			if b, err := json.Marshal(res.Findings); err == nil {

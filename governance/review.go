@@ -63,7 +63,7 @@ type EditedRule struct {
 // CheckRuleEdit validates edit e of rule r for both store backends: text,
 // kind and reason present, the lifecycle allowing an edit, the write gate
 // not blocking the text, and something changing.
-func CheckRuleEdit(r *Rule, e RuleEdit) (*EditedRule, error) {
+func CheckRuleEdit(r *Rule, e RuleEdit, scan ScanFunc) (*EditedRule, error) {
 	text := strings.TrimSpace(e.Text)
 	kind := e.Kind
 	if kind == "" {
@@ -81,7 +81,8 @@ func CheckRuleEdit(r *Rule, e RuleEdit) (*EditedRule, error) {
 	if err := r.Allow(RuleEditText); err != nil {
 		return nil, err
 	}
-	gated, findings, blocked := GateText(text)
+	res := scan(text)
+	gated, findings, blocked := res.Text, res.Findings, res.Blocked()
 	if blocked {
 		cats := map[string]bool{}
 		var names []string

@@ -21,7 +21,7 @@ var translatedErrorFiles = []string{
 	"web/review.go", "web/proposal.go", "web/project_policy.go", "web/rule.go", "web/eval_checks.go", "web/recall.go",
 	"store/rule_lifecycle.go", "store/rule_review.go", "store/rule_edit.go", "store/heartbeat.go",
 	// Why the write gate flagged something, and why a candidate waits.
-	"governance/gate_classes.go", "governance/promotion.go",
+	"governance/gate/gate_classes.go", "governance/promotion.go",
 }
 
 var errorSentences = []*regexp.Regexp{

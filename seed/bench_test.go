@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
@@ -35,7 +36,7 @@ func BenchmarkConsolidate(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		hb := &governance.Heartbeat{Store: st, Idle: time.Minute, Consolidator: heuristic.NewConsolidator(nil)}
+		hb := &consolidate.Heartbeat{Store: st, Idle: time.Minute, Consolidator: heuristic.NewConsolidator(nil)}
 		b.StartTimer()
 		rec, err := hb.Beat(ctx, "bench")
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
@@ -16,7 +17,7 @@ import (
 
 // demoStore loads the demo into a fresh store and runs the first beat with
 // the offline heuristic extractor, as a fresh start does.
-func demoStore(t *testing.T) (*store.Store, *governance.Heartbeat) {
+func demoStore(t *testing.T) (*store.Store, *consolidate.Heartbeat) {
 	t.Helper()
 	ctx := context.Background()
 	st := sqlitetest.Open(t)
@@ -31,7 +32,7 @@ func demoStore(t *testing.T) (*store.Store, *governance.Heartbeat) {
 	if len(creds) != 3 {
 		t.Fatalf("credentials = %+v, want admin, reviewer and member", creds)
 	}
-	hb := &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: heuristic.NewConsolidator(nil)}
+	hb := &consolidate.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: heuristic.NewConsolidator(nil)}
 	if _, err := hb.Beat(ctx, "test"); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/governance/model/modeltest"
 	"github.com/mnemo-console/mnemo/store"
@@ -74,7 +75,7 @@ func TestEmbeddings(t *testing.T) {
 	t.Run("FailedCallKeepsCheckpoint", func(t *testing.T) {
 		fake.Fail(true)
 		defer fake.Fail(false)
-		if _, err := governance.Backfill(ctx, s, emb, p.ID, 3, 5); err == nil {
+		if _, err := consolidate.Backfill(ctx, s, emb, p.ID, 3, 5); err == nil {
 			t.Fatal("backfill with a failing model succeeded")
 		}
 		if n := embeddingCount(t, s, "1 = 1"); n != 0 || embedCheckpoint(t, s, p.ID) != 0 {
@@ -82,14 +83,14 @@ func TestEmbeddings(t *testing.T) {
 		}
 	})
 	t.Run("Batches", func(t *testing.T) {
-		n, err := governance.Backfill(ctx, s, emb, p.ID, 3, 1)
+		n, err := consolidate.Backfill(ctx, s, emb, p.ID, 3, 1)
 		if err != nil || n != 3 {
 			t.Fatalf("first batch: %d, %v", n, err)
 		}
 		if got := embeddingCount(t, s, "kind IN ('rule', 'episode') AND project_id = ?", p.ID); got != 3 || embedCheckpoint(t, s, p.ID) != 0 {
 			t.Errorf("rules and episode first: %d vectors, checkpoint %d", got, embedCheckpoint(t, s, p.ID))
 		}
-		if n, err = governance.Backfill(ctx, s, emb, p.ID, 3, 10); err != nil || n != 4 {
+		if n, err = consolidate.Backfill(ctx, s, emb, p.ID, 3, 10); err != nil || n != 4 {
 			t.Fatalf("the rest: %d, %v", n, err)
 		}
 		if got := embeddingCount(t, s, "kind = 'event'"); got != 4 || embedCheckpoint(t, s, p.ID) != evs[4].Seq {
@@ -99,7 +100,7 @@ func TestEmbeddings(t *testing.T) {
 			t.Errorf("project q got %d vectors", got)
 		}
 		calls, _ := fake.Calls()
-		if n, err = governance.Backfill(ctx, s, emb, p.ID, 3, 10); err != nil || n != 0 {
+		if n, err = consolidate.Backfill(ctx, s, emb, p.ID, 3, 10); err != nil || n != 0 {
 			t.Errorf("nothing left: %d, %v", n, err)
 		}
 		if again, _ := fake.Calls(); again != calls {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/agentfile"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // ExportJSONL writes every layer of a project as JSON Lines (governance.ExportRecord), from one consistent read snapshot, streaming.
@@ -62,7 +64,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			}
 			e.Seq, e.Project, e.IngestedAt = 0, "", time.Time{}
 			stats.Events++
-			return enc.Encode(governance.ExportEventRecord(e))
+			return enc.Encode(governance.ExportEventRecord(e, gate.Scan))
 		}); err != nil {
 		return nil, fmt.Errorf("store: export events: %w", err)
 	}
@@ -202,7 +204,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 // checkpoint. A project with the slug must not exist yet (ECONFLICT). A bad
 // line rejects the whole file with an *governance.ImportError naming it.
 func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error) {
-	x, err := governance.ParseExport(r)
+	x, err := governance.ParseExport(r, gate.Scan)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -366,8 +368,8 @@ func (s *Store) ExportHermes(ctx context.Context, projectID int64, subjectID str
 	}
 	now, w := s.Now().UTC(), governance.DefaultRecallWeights()
 	return &governance.HermesExport{
-		Memory: governance.BuildHermesFile(governance.HermesMemoryName, governance.HermesMemoryLimit, project, now, w),
-		User:   governance.BuildHermesFile(governance.HermesUserName, governance.HermesUserLimit, user, now, w),
+		Memory: agentfile.BuildHermesFile(governance.HermesMemoryName, governance.HermesMemoryLimit, project, now, w),
+		User:   agentfile.BuildHermesFile(governance.HermesUserName, governance.HermesUserLimit, user, now, w),
 	}, nil
 }
 
@@ -397,5 +399,5 @@ func (s *Store) ExportAgentFiles(ctx context.Context, projectID int64, subjectID
 	if err != nil {
 		return nil, nil, err
 	}
-	return governance.BuildAgentFiles(p.Slug, rules, s.Now().UTC(), governance.DefaultRecallWeights()), h, nil
+	return agentfile.BuildAgentFiles(p.Slug, rules, s.Now().UTC(), governance.DefaultRecallWeights()), h, nil
 }

@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
-var _ governance.HeartbeatStore = (*Store)(nil)
+var _ consolidate.HeartbeatStore = (*Store)(nil)
 
 // Checkpoint returns a project's heartbeat checkpoint (0 before the first beat).
 func (s *Store) FindCheckpoint(ctx context.Context, projectID int64) (int64, error) {

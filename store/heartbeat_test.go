@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/store/storetest"
 )
@@ -19,7 +20,7 @@ type lineExtractor = storetest.LineExtractor
 
 var session = storetest.Session
 
-func newHeartbeat(s *store.Store, x governance.Extractor) *governance.Heartbeat {
+func newHeartbeat(s *store.Store, x governance.Extractor) *consolidate.Heartbeat {
 	return storetest.NewHeartbeat(s, x, s.Now)
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
@@ -17,7 +18,7 @@ import (
 // EditRule writes a new version of r: the text passes the write gate first
 // (a blocked text is refused, a secret is redacted).
 func (tx ruleTx) EditRule(ctx context.Context, actor string, r *governance.Rule, e governance.RuleEdit) error {
-	ed, err := governance.CheckRuleEdit(r, e)
+	ed, err := governance.CheckRuleEdit(r, e, gate.Scan)
 	if err != nil {
 		return err
 	}

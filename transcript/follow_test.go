@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/store"
@@ -437,7 +438,7 @@ func rewordingModel(t *testing.T) string {
 	return srv.URL + "/v1"
 }
 
-func followCodexResume(t *testing.T, cons *governance.Consolidator) {
+func followCodexResume(t *testing.T, cons *consolidate.Consolidator) {
 	ctx := context.Background()
 	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"))
 	if err != nil {
@@ -507,7 +508,7 @@ func followCodexResume(t *testing.T, cons *governance.Consolidator) {
 			t.Fatalf("poll: %+v, want %d inserted and no problem", res, want)
 		}
 	}
-	hb := &governance.Heartbeat{Store: s, Consolidator: cons, Idle: time.Hour, Now: func() time.Time { return now }}
+	hb := &consolidate.Heartbeat{Store: s, Consolidator: cons, Idle: time.Hour, Now: func() time.Time { return now }}
 	beat := func() *governance.BeatRecord {
 		t.Helper()
 		rec, err := hb.Beat(ctx, "test")

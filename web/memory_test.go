@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/web"
 )
@@ -31,7 +32,7 @@ func (h *fakeHeartbeat) NudgeBy(string) { h.nudges.Add(1) }
 // beat consolidates the fixture's events once with the offline extractor.
 func beat(t *testing.T, f *Fixture) *governance.BeatRecord {
 	t.Helper()
-	hb := &governance.Heartbeat{Store: f.Store, Idle: time.Hour, Consolidator: heuristic.NewConsolidator(nil)}
+	hb := &consolidate.Heartbeat{Store: f.Store, Idle: time.Hour, Consolidator: heuristic.NewConsolidator(nil)}
 	rec, err := hb.Beat(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/gatecorpus"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
+	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/gate/gatecorpus"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/web"
 )
@@ -37,10 +39,10 @@ type corpusEvent struct {
 // statement.
 func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	gate := "../governance/testdata/gate/"
+	dir := "../governance/gate/testdata/gate/"
 	var lines []corpusEvent
 	for _, name := range []string{"attacks.txt", "unseen_attacks.txt", "variant_attacks.txt", "heldout_attacks.txt", "fresh_attacks.txt"} {
-		as, err := gatecorpus.Attacks(gate+name, name == "attacks.txt")
+		as, err := gatecorpus.Attacks(dir+name, name == "attacks.txt")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,14 +56,14 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	scan := func(text string) governance.GateResult {
 		res, ok := verdicts[text]
 		if !ok {
-			res = governance.Scan(text)
+			res = gate.Scan(text)
 			verdicts[text] = res
 		}
 		return res
 	}
 	attacks := len(lines)
 	for _, name := range []string{"benign.txt", "unseen_benign.txt", "heldout_benign.txt"} {
-		ls, err := gatecorpus.Read(gate + name)
+		ls, err := gatecorpus.Read(dir + name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +153,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 		}
 	}
 
-	hb := &governance.Heartbeat{Store: f.Store, Idle: time.Minute, Consolidator: heuristic.NewConsolidator(nil)}
+	hb := &consolidate.Heartbeat{Store: f.Store, Idle: time.Minute, Consolidator: heuristic.NewConsolidator(nil)}
 	if _, err := hb.Beat(ctx, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +289,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 				}
 			}
 		}
-		if governance.Scan(strings.NewReplacer(governance.RecallFenceOpen, "", governance.RecallFenceClose, "").Replace(text)).Blocked() {
+		if gate.Scan(strings.NewReplacer(governance.RecallFenceOpen, "", governance.RecallFenceClose, "").Replace(text)).Blocked() {
 			t.Errorf("%s: recall text holds blocked text:\n%s", surface, text)
 		}
 	}

@@ -21,6 +21,8 @@ import (
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/web"
@@ -41,7 +43,7 @@ const (
 // blocked candidates, in a running console.
 type GovFixture struct {
 	*Fixture
-	Beat *governance.Heartbeat
+	Beat *consolidate.Heartbeat
 }
 
 // NewGovFixture loads the demo, runs the first beat and starts the console.
@@ -698,9 +700,9 @@ func TestHoldKeepsEvidenceWeb(t *testing.T) {
 }
 
 // demoHeartbeat is the offline heartbeat the demo fixtures beat with.
-func demoHeartbeat(s *store.Store) *governance.Heartbeat {
+func demoHeartbeat(s *store.Store) *consolidate.Heartbeat {
 	m := heuristic.NewMerger()
-	return &governance.Heartbeat{Store: s, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
+	return &consolidate.Heartbeat{Store: s, Idle: 30 * time.Minute, Consolidator: &consolidate.Consolidator{
+		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: gate.GateText,
 	}}
 }

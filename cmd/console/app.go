@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/locale"
@@ -34,7 +35,7 @@ type Main struct {
 	Logger    *slog.Logger
 	Store     Store
 	App       *app.App
-	Heartbeat *governance.Heartbeat
+	Heartbeat *consolidate.Heartbeat
 	Evals     *evals.Runner
 	EvalDeps  evals.Deps
 	// Messages is the language of what Open prints (English when nil).
@@ -80,7 +81,7 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 	observeQueues(backend, m.Metrics)
 	st := observe(backend, m.Metrics, tracing)
 	m.Store, m.App = st, app.New(st)
-	m.Heartbeat = &governance.Heartbeat{
+	m.Heartbeat = &consolidate.Heartbeat{
 		Store:        st,
 		Consolidator: newConsolidator(cfg, logger),
 		Logger:       logger,
@@ -291,7 +292,7 @@ func (m *Main) Close() error {
 
 // newConsolidator picks the extractor: the model when an endpoint is
 // configured, else the offline heuristic; merging falls back to the heuristic.
-func newConsolidator(cfg Config, logger *slog.Logger) *governance.Consolidator {
+func newConsolidator(cfg Config, logger *slog.Logger) *consolidate.Consolidator {
 	c := heuristic.NewConsolidator(logger)
 	if cfg.LLMConfigured() {
 		mc := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/agentfile"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/transcript"
 )
@@ -320,7 +321,7 @@ func writeManaged(path, block string) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	out, err := governance.MergeManagedBlock(old, block)
+	out, err := agentfile.MergeManagedBlock(old, block)
 	if err != nil {
 		return err
 	}

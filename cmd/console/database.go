@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/seed"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/store/postgres"
@@ -26,7 +27,7 @@ import (
 // one consumer (docs/ARCHITECTURE.md, Store backends).
 type Store interface {
 	app.Store
-	governance.HeartbeatStore
+	consolidate.HeartbeatStore
 	evals.MemoryStore
 	evals.RunStore
 	evals.SuiteStore

@@ -3,11 +3,12 @@ package heuristic
 import (
 	"cmp"
 	"context"
-	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 
 	"github.com/mnemo-console/mnemo/governance"
 )

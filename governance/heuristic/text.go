@@ -1,12 +1,13 @@
 package heuristic
 
 import (
-	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
 // sentence is one sentence of a message, without its terminator.

@@ -3,11 +3,12 @@ package model
 import (
 	"context"
 	"errors"
-	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"log/slog"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 
 	"github.com/mnemo-console/mnemo/governance"
 )

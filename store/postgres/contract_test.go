@@ -9,7 +9,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/evals"
-	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/store/postgres"
 	"github.com/mnemo-console/mnemo/store/storetest"
@@ -20,7 +20,7 @@ import (
 var _ interface {
 	app.Store
 	evals.MemoryStore
-	governance.HeartbeatStore
+	consolidate.HeartbeatStore
 } = (*postgres.Store)(nil)
 
 // mustOpenSQLite opens a SQLite store in tb's temporary directory, the

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/agentfile"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // Exports in the format governance.ExportRecord defines (the SQLite
@@ -55,7 +57,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			}
 			e.Seq, e.Project, e.IngestedAt = 0, "", time.Time{}
 			stats.Events++
-			return enc.Encode(governance.ExportEventRecord(e))
+			return enc.Encode(governance.ExportEventRecord(e, gate.Scan))
 		}); err != nil {
 		return nil, fmt.Errorf("postgres: export events: %w", err)
 	}
@@ -192,7 +194,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 // checkpoint. A project with the slug must not exist yet (ECONFLICT). A bad
 // line rejects the whole file with an *governance.ImportError naming it.
 func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error) {
-	x, err := governance.ParseExport(r)
+	x, err := governance.ParseExport(r, gate.Scan)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -378,8 +380,8 @@ func hermesOf(rules []*governance.Rule, now time.Time) *governance.HermesExport 
 	}
 	w := governance.DefaultRecallWeights()
 	return &governance.HermesExport{
-		Memory: governance.BuildHermesFile(governance.HermesMemoryName, governance.HermesMemoryLimit, project, now, w),
-		User:   governance.BuildHermesFile(governance.HermesUserName, governance.HermesUserLimit, user, now, w),
+		Memory: agentfile.BuildHermesFile(governance.HermesMemoryName, governance.HermesMemoryLimit, project, now, w),
+		User:   agentfile.BuildHermesFile(governance.HermesUserName, governance.HermesUserLimit, user, now, w),
 	}
 }
 
@@ -397,5 +399,5 @@ func (s *Store) ExportAgentFiles(ctx context.Context, projectID int64, subjectID
 		return nil, nil, fmt.Errorf("postgres: export agent files: %w", err)
 	}
 	now := s.Now().UTC()
-	return governance.BuildAgentFiles(p.Slug, rules, now, governance.DefaultRecallWeights()), hermesOf(rules, now), nil
+	return agentfile.BuildAgentFiles(p.Slug, rules, now, governance.DefaultRecallWeights()), hermesOf(rules, now), nil
 }

@@ -7,10 +7,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
-var _ governance.HeartbeatStore = (*Store)(nil)
+var _ consolidate.HeartbeatStore = (*Store)(nil)
 
 // InterruptedMessage is recorded on a beat the console stopped in the
 // middle of (a shutdown or a crash), as the SQLite store records it.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/app"
-	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/store"
 	"github.com/mnemo-console/mnemo/store/internal/pgtest"
 	"github.com/mnemo-console/mnemo/store/postgres"
@@ -150,7 +150,7 @@ var _ interface {
 	app.HeartbeatStore
 	app.ReviewStore
 	app.RuleListStore
-	governance.HeartbeatStore
+	consolidate.HeartbeatStore
 	storetest.MemoryStore
 } = (*postgres.Store)(nil)
 

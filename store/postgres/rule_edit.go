@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 )
 
@@ -16,7 +17,7 @@ import (
 // blocked text is refused, a secret is redacted); the rule's full-text
 // entry follows its text.
 func (tx ruleTx) EditRule(ctx context.Context, actor string, r *governance.Rule, e governance.RuleEdit) error {
-	ed, err := governance.CheckRuleEdit(r, e)
+	ed, err := governance.CheckRuleEdit(r, e, gate.Scan)
 	if err != nil {
 		return err
 	}

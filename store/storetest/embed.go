@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/governance/model/modeltest"
 )
@@ -51,14 +52,14 @@ func TestEmbeddings(t *testing.T, open Opener) {
 		t.Fatalf("%d items pending in p, want its rules, episodes and events", all)
 	}
 	fake.Fail(true)
-	if _, err := governance.Backfill(ctx, s, emb, p.ID, 3, 5); err == nil {
+	if _, err := consolidate.Backfill(ctx, s, emb, p.ID, 3, 5); err == nil {
 		t.Fatal("backfill with a failing model succeeded")
 	}
 	fake.Fail(false)
 	if n := pending(p.ID); n != all {
 		t.Fatalf("after a failed call %d items pending, want all %d", n, all)
 	}
-	if n, err := governance.Backfill(ctx, s, emb, p.ID, 3, 100); err != nil || n != all {
+	if n, err := consolidate.Backfill(ctx, s, emb, p.ID, 3, 100); err != nil || n != all {
 		t.Fatalf("backfill = %d, %v; want %d", n, err, all)
 	}
 	if n := pending(p.ID); n != 0 {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // LineExtractor is a fake extractor: every user line containing "always"
@@ -81,10 +83,10 @@ func (ExactMerger) Partition(_ context.Context, items []governance.MergeItem) ([
 
 // NewHeartbeat is a heartbeat over s with extractor x, the exact merger and
 // the write gate; a session quiet for an hour counts as ended.
-func NewHeartbeat(s governance.HeartbeatStore, x governance.Extractor, now func() time.Time) *governance.Heartbeat {
-	return &governance.Heartbeat{
+func NewHeartbeat(s consolidate.HeartbeatStore, x governance.Extractor, now func() time.Time) *consolidate.Heartbeat {
+	return &consolidate.Heartbeat{
 		Store:        s,
-		Consolidator: &governance.Consolidator{Extractor: x, Merger: ExactMerger{}, Gate: governance.GateText},
+		Consolidator: &consolidate.Consolidator{Extractor: x, Merger: ExactMerger{}, Gate: gate.GateText},
 		Idle:         time.Hour,
 		Now:          now,
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/model"
 )
@@ -58,7 +59,7 @@ func TestHeartbeatWithModel(t *testing.T, open Opener) {
 	cons := heuristic.NewConsolidator(nil)
 	cons.Extractor = model.New(model.Config{BaseURL: srv.URL + "/v1", APIKey: "test", Model: "fake", Timeout: 5 * time.Second},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	hb := &governance.Heartbeat{Store: s, Consolidator: cons, Idle: time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	hb := &consolidate.Heartbeat{Store: s, Consolidator: cons, Idle: time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 
 	rec, err := hb.Beat(ctx, "test")
 	if err == nil || rec == nil || rec.Errors == "" {

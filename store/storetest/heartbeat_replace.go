@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 )
 
@@ -36,8 +38,8 @@ func TestHeartbeatReplacementProposal(t *testing.T, open Opener) {
 				t.Fatal(err)
 			}
 			m := heuristic.NewMerger()
-			hb := &governance.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &governance.Consolidator{
-				Extractor: &LineExtractor{}, Merger: m, Gate: governance.GateText}}
+			hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
+				Extractor: &LineExtractor{}, Merger: m, Gate: gate.GateText}}
 			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, "we always leave the hotel at 08:00")); err != nil {
 				t.Fatal(err)
 			}
@@ -103,8 +105,8 @@ func TestHeartbeatWideningProposal(t *testing.T, open Opener) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := OpenMemory(t, open)
 			p := MustCreateProject(t, s, "code")
-			hb := &governance.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &governance.Consolidator{
-				Extractor: userLineExtractor{}, Merger: heuristic.NewMerger(), Gate: governance.GateText}}
+			hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
+				Extractor: userLineExtractor{}, Merger: heuristic.NewMerger(), Gate: gate.GateText}}
 			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, tc.rule)); err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +156,7 @@ func TestHeartbeatWideningOffline(t *testing.T, open Opener) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := OpenMemory(t, open)
 			p := MustCreateProject(t, s, "code")
-			hb := &governance.Heartbeat{Store: s, Idle: time.Hour, Consolidator: heuristic.NewConsolidator(nil)}
+			hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: heuristic.NewConsolidator(nil)}
 			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, tc.rule)); err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/seed"
 )
@@ -20,7 +22,7 @@ import (
 // must implement it besides Store.
 type MemoryStore interface {
 	Store
-	governance.HeartbeatStore
+	consolidate.HeartbeatStore
 
 	FindCheckpoint(ctx context.Context, projectID int64) (int64, error)
 	FindBeats(ctx context.Context, limit int) ([]*governance.BeatRecord, error)
@@ -105,7 +107,7 @@ func OpenMemory(tb testing.TB, open Opener, from ...State) MemoryStore {
 // Demo is the demo data after its first heartbeat, as a fresh start shows it.
 type Demo struct {
 	Store  MemoryStore
-	Beat   *governance.Heartbeat
+	Beat   *consolidate.Heartbeat
 	Travel *governance.Project
 }
 
@@ -130,10 +132,10 @@ var DemoState = State{Name: "demo after its first beat", Build: func(ctx context
 }}
 
 // demoHeartbeat is the heartbeat of the demo: the offline extractor.
-func demoHeartbeat(st MemoryStore) *governance.Heartbeat {
+func demoHeartbeat(st MemoryStore) *consolidate.Heartbeat {
 	m := heuristic.NewMerger()
-	return &governance.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &governance.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: governance.GateText,
+	return &consolidate.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &consolidate.Consolidator{
+		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: gate.GateText,
 	}}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 )
 
@@ -214,7 +215,7 @@ func TestForgetDuringEvalCopy(t *testing.T, open Opener) {
 					if err != nil {
 						return err
 					}
-					_, err = (&governance.Heartbeat{Store: s, Consolidator: heuristic.NewConsolidator(nil), Idle: time.Hour}).BeatProject(ctx, p)
+					_, err = (&consolidate.Heartbeat{Store: s, Consolidator: heuristic.NewConsolidator(nil), Idle: time.Hour}).BeatProject(ctx, p)
 					return err
 				}}}
 			r := evals.NewRunner(s, evals.Deps{Memory: gate, Concurrency: 1}, nil)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 )
 
@@ -56,7 +58,7 @@ func TestWriteGateEndToEnd(t *testing.T, open Opener) {
 	if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
 		t.Fatal(err)
 	}
-	hb := &governance.Heartbeat{Store: s, Consolidator: heuristic.NewConsolidator(nil), Idle: time.Hour}
+	hb := &consolidate.Heartbeat{Store: s, Consolidator: heuristic.NewConsolidator(nil), Idle: time.Hour}
 	if _, err := hb.Beat(ctx, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestWriteGateEndToEnd(t *testing.T, open Opener) {
 		if strings.Contains(e.Summary, "Hotel X") || strings.Contains(strings.ToLower(e.Summary), "ignore all previous") {
 			t.Errorf("episode %d quotes blocked text: %q", e.ID, e.Summary)
 		}
-		if strings.Contains(e.Summary, governance.WithheldMarker) {
+		if strings.Contains(e.Summary, gate.WithheldMarker) {
 			withheld++
 		}
 	}

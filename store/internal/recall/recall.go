@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/recall"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
@@ -53,7 +54,7 @@ func Run(ctx context.Context, rec Recorder, load func(context.Context, governanc
 	if err != nil {
 		return nil, err
 	}
-	pkg := governance.Recall(req, *in, governance.DefaultRecallWeights())
+	pkg := recall.Recall(req, *in, governance.DefaultRecallWeights())
 	if err := Finish(ctx, rec, actor, req, pkg); err != nil {
 		return nil, err
 	}

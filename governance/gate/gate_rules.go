@@ -1,9 +1,11 @@
-package governance
+package gate
 
 import (
 	"cmp"
 	"regexp"
 	"slices"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // Patterns of the write gate. Each rule names its risk class, a pattern
@@ -118,7 +120,7 @@ func ruleIf(category, pattern, expr string, accept func(string, []int) bool) gat
 }
 
 func secretRule(pattern, expr string) gateRule {
-	r := rule(GateCredentials, pattern, expr)
+	r := rule(governance.GateCredentials, pattern, expr)
 	r.secret = true
 	return r
 }
@@ -246,7 +248,7 @@ func init() {
 // A leading (?i) covers every alternative of an expression.
 var gateRules = []gateRule{
 	// instruction_hierarchy
-	rule(GateInstructionHierarchy, "ignore_previous_instructions",
+	rule(governance.GateInstructionHierarchy, "ignore_previous_instructions",
 		`(?i)\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|every|of|the|your|their|its|my|our|these|those|above|prior|previous|earlier)\s+){0,4}(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer)\s+(?:instructions?|prompts?|rules|directions|directives|guidelines|commands|context|constraints)\b`+
 			`|\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:(?:of\s+)?(?:the\s+)?(?:above|before|previous|prior|earlier)\b|you(?:'ve|\s+have)?\s+(?:been\s+told|were\s+told|know))`+
 			`|(?:忽略|无视|忽视|不要理会|别理会|不用理会|忘记|忘掉|抛开|跳过)[^，。,.!?！？\n]{0,12}?(?:之前|以前|先前|此前|上面|以上|前面|上述|原来|原有|原先|原始|系统)[^，。,.!?！？\n]{0,8}?(?:指令|指示|提示词?|规则|命令|设定|约束|限制)`+
@@ -254,40 +256,40 @@ var gateRules = []gateRule{
 			`|无视以上|忽略以上(?:所有|全部|一切)?的?(?:内容|指令|提示|规则|设定)`+
 			`|(?:之前|以前|先前|此前|原来|原先|上面|前面|以上)[^，。,.!?！？\n]{0,8}?(?:规矩|规则|限制|指令|指示|设定|约束|要求)[^，。,.!?！？\n]{0,6}?(?:作废|不算数|不作数|失效|无效|不再有效|取消|废除)`+
 			`|(?:作废|废除|取消)掉?[^，。,.!?！？\n]{0,6}?(?:之前|以前|原来|原先|先前)的?(?:所有|全部)?的?(?:规矩|规则|限制|指令|设定|约束)`),
-	rule(GateInstructionHierarchy, "system_prompt_override",
+	rule(governance.GateInstructionHierarchy, "system_prompt_override",
 		`(?i)\b(?:override|overwrite|bypass|disable|ignore)\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:system\s+(?:prompt|message|instructions)|safety\s+(?:rules|guidelines|filters?)|guardrails|content\s+polic(?:y|ies))`+
 			`|\b(?:change|replace|update|modify|reset|rewrite)\s+your\s+(?:system\s+prompt|system\s+instructions|instructions)\b`+
 			`|\b(?:new|updated)\s+system\s+(?:prompt|instructions?)\s*:|\bsystem\s+override\b`+
 			`|\byour\s+(?:new|real|actual|true)\s+instructions\s+(?:are\b|:)`+
 			`|(?:覆盖|替换|修改|重置|更新|无视|绕过|忽略)(?:你的|掉)?系统(?:提示词?|指令|设定|消息)|新的系统(?:提示词?|指令)|(?:绕过|无视|忽略)(?:所有|一切)?的?(?:安全|内容)(?:限制|策略|规则|过滤)`),
-	rule(GateFenceSpoof, "chat_template_tokens",
+	rule(governance.GateFenceSpoof, "chat_template_tokens",
 		`(?i)<\|(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\|>|\[/?INST\]|<</?SYS>>`),
-	rule(GateInstructionHierarchy, "hide_from_user",
+	rule(governance.GateInstructionHierarchy, "hide_from_user",
 		`(?i)\b(?:do\s+not|don't|dont|never)\s+(?:(?:tell|inform|notify|alert|mention\s+(?:this|it|that)\s+to|reveal\s+(?:this|it|that)\s+to)\s+(?:the\s+)?(?:user|human)s?\b|let\s+(?:the\s+)?(?:user|human)s?\s+know\b)`+
 			`|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human)s?\b`+
 			`|\bthe\s+(?:user|human)s?\s+(?:doesn't|does\s+not|don't|do\s+not|needn't|need\s+not|shouldn't|should\s+not|must\s+not|mustn't)\s+(?:need\s+to\s+|have\s+to\s+|ever\s+)?(?:know|hear|find\s+out|learn|see|be\s+told)\b`+
 			`|\b(?:hide|conceal|keep)\s+(?:this|it|that)\s+(?:secret\s+)?from\s+(?:the\s+)?(?:user|human)s?\b`+
 			`|(?:不要|别|不准|不得|不许|切勿|千万别|千万不要|绝对不要)(?:(?:告诉|通知|告知|透露给|提醒)(?:用户|使用者)|让(?:用户|使用者)知道)|(?:对|向)(?:用户|使用者)(?:保密|隐瞒)|瞒着(?:用户|使用者)`),
-	ruleIf(GateInstructionHierarchy, "hidden_html_comment", `<!--([\s\S]*?)-->`, carriesInstructions),
-	ruleIf(GateInstructionHierarchy, "hidden_html_element",
+	ruleIf(governance.GateInstructionHierarchy, "hidden_html_comment", `<!--([\s\S]*?)-->`, carriesInstructions),
+	ruleIf(governance.GateInstructionHierarchy, "hidden_html_element",
 		`(?i)<[a-z][a-z0-9]*\b[^>]*?(?:style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*(?:;|["'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|["']))|\shidden\b|aria-hidden\s*=\s*["']true)[^>]*>([\s\S]{0,500}?)</[a-z]`,
 		carriesInstructions),
 
 	// persona_jailbreak
-	rule(GatePersona, "you_are_now",
+	rule(governance.GatePersona, "you_are_now",
 		`(?i)\b(?:you\s+are\s+now|you're\s+now|from\s+now\s+on,?\s+you\s+are|from\s+now\s+on,?\s+you're)\s+(?:(?:a|an|the|my)\s+(?:[\w-]+\s+){0,2}?(?:assistant|ai|model|language\s+model|llm|bot|chatbot|character|persona|hacker|dan)\b|dan\b|jailbroken|unrestricted|unfiltered|uncensored|in\s+(?:developer|god|dan|jailbreak|debug|admin)\s+mode|free\s+(?:from|of)\b|no\s+longer\b)`+
 			`|\byou\s+are\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|bound|restricted|limited|claude|chatgpt)\b`+
 			`|你现在(?:是|扮演|作为|变成了?)(?:一个|一名|一位|我的)?[^，。,.!?！？\n]{0,10}?(?:助手|AI|人工智能|模型|机器人|角色|黑客|DAN|管理员|开发者模式|没有任何?限制|不受[^，。\n]{0,4}限制|无限制)`+
 			`|从现在(?:开始|起)[,，]?\s*你(?:是|将是|就是|扮演)|你不再是`),
-	rule(GatePersona, "pretend_to_be",
+	rule(governance.GatePersona, "pretend_to_be",
 		`(?i)\bpretend\s+(?:to\s+be|(?:that\s+)?you(?:\s+are|'re)\s+(?:an?|the|my|not|no\s+longer|free|unrestricted|evil|dan)|you\s+have\s+no)\b|\b(?:roleplay|role-play)\s+as\b`+
 			`|假装(?:你|自己)(?:是|为|没有)|假扮|(?:请|你)来?扮演(?:一个|一名|一位|个)[^，。,.!?！？\n]{0,12}?(?:黑客|没有|不受|无限制|不设限|邪恶|坏人|罪犯|越狱|DAN|不道德|无所不能|从不拒绝|不会拒绝|什么都)`),
-	rule(GatePersona, "act_as",
+	rule(governance.GatePersona, "act_as",
 		`(?im)(?:^|[.!?;:]\s*|\b(?:you\s+(?:will|must|should|shall|now|to|can\s+now)|please|now|from\s+now\s+on,?)\s+)act\s+as\s+(?:if\s+you|though\s+you|an?\b|my\b)`),
-	rule(GatePersona, "jailbreak_mode",
+	rule(governance.GatePersona, "jailbreak_mode",
 		`(?i)\b(?:developer|god|jailbreak|dan)\s+mode\s+(?:enabled|activated|on)\b|\b(?:enable|enter|activate)\s+(?:developer|god|jailbreak|dan)\s+mode\b|\bdo\s+anything\s+now\b`+
 			`|进入(?:开发者|上帝|越狱)模式|(?:开发者|越狱)模式已(?:开启|启用|激活)|(?:切换|进入|开启|启用|打开)(?:到)?(?:无限制|不受限|无审查|无过滤|越狱|开发者|上帝|DAN|自由)模式`),
-	rule(GatePersona, "reveal_system_prompt",
+	rule(governance.GatePersona, "reveal_system_prompt",
 		`(?i)\b(?:output|reveal|print|show|display|repeat|leak|dump|disclose|give\s+me|tell\s+me|share|expose)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?your\s+(?:full\s+|entire\s+|complete\s+|original\s+|hidden\s+|initial\s+|secret\s+)?(?:system\s+(?:prompt|message|instructions)|instructions|prompt)\b`+
 			`|\b(?:output|reveal|print|show|display|repeat|leak|dump|disclose)\s+(?:the\s+)?(?:system\s+prompt|initial\s+instructions|hidden\s+instructions)\s+(?:verbatim|word\s+for\s+word)`+
 			`|\b(?:repeat|print|output)\s+(?:the\s+)?(?:text|words|everything)\s+above\b`+
@@ -297,24 +299,24 @@ var gateRules = []gateRule{
 			`|(?:输出|显示|打印|告诉我|泄露|透露|展示|重复|给我看|说出|复述)(?:一下|出)?(?:你的|你们的|你)?(?:完整的?|全部的?|原始的?|初始的?)?(?:系统提示词?|系统指令|系统消息|系统设定|初始指令|初始提示词?|隐藏指令|system\s*prompt)|(?:输出|显示|打印|泄露|透露|复述)(?:一下)?你的提示词`),
 
 	// exfiltration
-	rule(GateExfiltration, "http_with_secret_variable",
+	rule(governance.GateExfiltration, "http_with_secret_variable",
 		`(?i)\b(?:curl|wget|nc|ncat|invoke-webrequest|iwr|invoke-restmethod)\b[^\n]{0,200}?(?:\$\{?(?:env:)?|%)\w*(?:secret|token|api_?key|password|passwd|credential|private_key|access_key|auth)\w*`+
 			`|\b(?:env|printenv|set)\s*\|\s*(?:curl|wget|nc|ncat|base64)\b`),
-	rule(GateExfiltration, "read_secret_file",
+	rule(governance.GateExfiltration, "read_secret_file",
 		`(?i)(?:\b(?:curl|wget|scp|rsync|nc|ncat|base64|xxd)\b[^\n]{0,80}?|\b(?:cat|head|tail|read|print|dump|upload|send|post|exfiltrate|leak|show|display|output|reveal|copy|get-content)\b\s*(?:(?:me|the|your|my|our|this|that|all|of|contents?|file|files|from|in|at)\s+){0,5}|(?:读取|查看|输出|打印|上传|发送|显示|泄露)(?:一下)?\s*(?:你的|我的|的)?)[\w~./$\\-]*?`+secretFile),
-	rule(GateExfiltration, "send_conversation",
+	rule(governance.GateExfiltration, "send_conversation",
 		`(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|e-?mail|share|copy|dump|pipe)\s+(?:[\w'-]+\s+){0,4}?(?:(?:conversation|chat|dialog(?:ue)?)s?(?:\s+(?:history|log|logs|transcript|contents?|context))?|(?:session|message)s?\s+(?:history|log|logs|transcript)|(?:all|previous|prior|earlier|past)\s+messages)\b[^\n]{0,60}?\b(?:to|at|into)\s+`+urlTarget+
 			`|(?:把|将)[^，。,.!?！？\n]{0,12}?(?:对话|聊天|会话)[^，。,.!?！？\n]{0,10}?(?:发送|转发|上传|传送|传输|同步|提交|泄露|发)(?:到|至)`),
-	ruleIf(GateExfiltration, "send_secrets",
+	ruleIf(governance.GateExfiltration, "send_secrets",
 		`(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|e-?mail|share)\s+(?:[\w'-]+\s+){0,4}?(?:api[\s_-]?keys?|tokens?|passwords?|credentials|secrets?|private\s+keys?|env(?:ironment)?\s+variables|\.env|cookies?)(?:\s+(?:file|values?|contents?))?\s+(?:to|at|into)\s+`+sendTarget+
 			`|(?:把|将)[^，。\n]{0,12}?(?:密钥|秘钥|密码|令牌|凭证|凭据|环境变量|api\s*key|token|\.env)[^，。\n]{0,10}?(?:发送|转发|上传|传送|发|贴|提交|泄露)(?:到|至)`,
 		notNegated),
-	rule(GateExfiltration, "markdown_image_exfil", `(?i)!\[[^\]]*\]\(https?://[^)\s]+\?[^)\s]*(?:\{|\$|%7b)`),
+	rule(governance.GateExfiltration, "markdown_image_exfil", `(?i)!\[[^\]]*\]\(https?://[^)\s]+\?[^)\s]*(?:\{|\$|%7b)`),
 
 	// persistence
-	rule(GatePersistence, "authorized_keys", `(?i)\bauthorized_keys2?\b`),
-	rule(GatePersistence, "write_ssh_dir", `(?i)`+writeVerb+homeSSHPath),
-	rule(GatePersistence, "edit_agent_instructions", `(?i)`+writeVerb+`[\w~$./-]*?`+agentFile),
+	rule(governance.GatePersistence, "authorized_keys", `(?i)\bauthorized_keys2?\b`),
+	rule(governance.GatePersistence, "write_ssh_dir", `(?i)`+writeVerb+homeSSHPath),
+	rule(governance.GatePersistence, "edit_agent_instructions", `(?i)`+writeVerb+`[\w~$./-]*?`+agentFile),
 
 	// credentials: the first submatch that took part, if any, is the secret itself.
 	secretRule("private_key", `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)`),
@@ -335,8 +337,8 @@ var gateRules = []gateRule{
 	// path_traversal: one or two ../ are ordinary relative paths (cd ../src,
 	// import "../../lib"); deeper climbs, encoded dots and climbs towards
 	// system or credential paths are not.
-	rule(GatePathTraversal, "encoded_traversal", `(?i)(?:%2e|%252e|%c0%ae){2}|\.\.(?:%2f|%5c|%252f|%c0%af)`),
-	rule(GatePathTraversal, "deep_traversal", `(?:\.\.[/\\]){4,}`),
-	rule(GatePathTraversal, "traversal_to_sensitive_path",
+	rule(governance.GatePathTraversal, "encoded_traversal", `(?i)(?:%2e|%252e|%c0%ae){2}|\.\.(?:%2f|%5c|%252f|%c0%af)`),
+	rule(governance.GatePathTraversal, "deep_traversal", `(?:\.\.[/\\]){4,}`),
+	rule(governance.GatePathTraversal, "traversal_to_sensitive_path",
 		`(?i)(?:\.\.[/\\])+(?:etc[/\\](?:passwd|shadow|hosts|sudoers)|proc[/\\]self|windows[/\\]system32|boot\.ini|\.ssh\b|\.aws\b|\.env\b|root[/\\])`),
 }

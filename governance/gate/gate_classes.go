@@ -1,8 +1,10 @@
-package governance
+package gate
 
 import (
 	"regexp"
 	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // Risk-class rules added to the original pattern list: untrusted sources
@@ -62,7 +64,7 @@ const (
 
 var classRules = []gateRule{
 	// instruction_hierarchy
-	rule(GateInstructionHierarchy, "follow_untrusted_instructions",
+	rule(governance.GateInstructionHierarchy, "follow_untrusted_instructions",
 		`(?i)\b(?:obey|follow|trust|execute|carry\s+out|comply\s+with|act\s+on|prioriti[sz]e|defer\s+to|accept|run|do\s+(?:whatever|what))\s+(?:(?:any|all|every|the|whatever|those|these|each)\s+){0,2}(?:new\s+)?(?:instructions?|commands?|directives?|orders?|requests?|prompts?|tasks?|steps|says?|tells?\s+you)\s+(?:(?:that|which)\s+(?:appear|are|come|show\s+up)\s+|you\s+(?:find|see|read|get|receive)\s+)?(?:(?:found|written|embedded|contained|given|hidden|placed|posted|included|listed)\s+)?(?:in|inside|within|from|on|by|at)\s+`+untrustedSource+
 			`|\b(?:follow|obey|do|execute|trust)\s+(?:whatever|anything|everything|what)\s+`+untrustedSource+`\s+(?:tells?|says?|asks?|wants?|instructs?)\b`+
 			`|\btreat\s+(?:the\s+)?(?:content|text|instructions?|anything|whatever)\s+(?:of|from|in|inside)\s+`+untrustedSource+`\s+(?:you\s+(?:read|see|get|open|fetch)\s+)?as\s+(?:(?:the\s+)?user'?s?|system|your|developer|trusted|authoritative|real)\s*(?:instructions?|commands?|requests?|orders?|input)?`+
@@ -85,7 +87,7 @@ var classRules = []gateRule{
 	// Earlier instructions set aside in other words than "ignore previous
 	// instructions": the rules the agent was given, its original setup,
 	// what its operator configured.
-	rule(GateInstructionHierarchy, "discard_prior_instructions",
+	rule(governance.GateInstructionHierarchy, "discard_prior_instructions",
 		`(?i)\b(?:ignore|disregard|forget|set\s+aside|drop|discard|abandon|scrap|throw\s+out|toss|pay\s+no\s+(?:attention|heed)\s+to|stop\s+following|(?:don't|do\s+not|no\s+longer)\s+follow)\s+(?:[\w'-]+\s+){0,4}?(?:guidance|rules|instructions|directions|directives|guidelines|constraints|restrictions|setup|set-up|configuration|config|programming|prompt|orders|policies|limits)\s+(?:(?:that\s+)?you\s+(?:had|have\s+had|were\s+(?:given|told|set\s+up\s+with|configured\s+with|trained\s+with|programmed\s+with|started\s+with)|received|got|started\s+with)|(?:from|in|of)\s+(?:your|the)\s+(?:original|initial|earlier|previous|prior|system|default)\b)`+
 			`|\b(?:ignore|disregard|forget|set\s+aside|drop|discard|abandon|scrap|throw\s+out|pay\s+no\s+(?:attention|heed)\s+to|stop\s+following)\s+(?:all\s+(?:of\s+)?)?your\s+(?:original|initial|earlier|previous|prior|existing|default|standing)\s+(?:setup|set-up|configuration|instructions|rules|guidance|guidelines|directives|constraints|programming|prompt|orders)`+
 			`|\b(?:your|the)\s+(?:earlier|original|initial|previous|prior|old|existing)\s+(?:setup|set-up|configuration|instructions|rules|guidance|guidelines|directives|orders|prompt)\s+(?:is|are)\s+(?:now\s+)?(?:void|null|cancel+ed|revoked|obsolete|invalid|no\s+longer\s+(?:valid|in\s+force|binding|relevant))`+
@@ -100,7 +102,7 @@ var classRules = []gateRule{
 	// Untrusted sources given authority in other words than "follow the
 	// instructions in": what they hold counts as the user's, outranks the
 	// user, is the agent's real instructions, decides what it does.
-	rule(GateInstructionHierarchy, "untrusted_source_authority",
+	rule(governance.GateInstructionHierarchy, "untrusted_source_authority",
 		`(?i)\btreat\s+(?:anything|everything|whatever|the\s+content|the\s+text|text|instructions?)\s+(?:(?:that\s+)?(?:is|are|appears?|comes?)\s+)?(?:in|from|inside|within|on)\s+`+untrustedSource+`\s+(?:you\s+(?:read|see|get|open|fetch)\s+)?as\s+(?:(?:if\s+it\s+)?(?:coming|came|comes)\s+from|the\s+word\s+of|my\s+own|the\s+user'?s?\s+own)\s*(?:me|the\s+user|the\s+developer|the\s+system|your\s+operator|words?|requests?|instructions?)?`+
 			`|\b(?:instructions?|commands?|directions|directives|orders|requests|steps|text|anything|whatever)\s+(?:that\s+(?:are|appear|come)\s+)?(?:embedded|found|written|contained|hidden|included|placed|appearing|arriving|coming|sent|received)?\s*(?:in|from|inside|within|by|via|through|over)\s+`+untrustedSource+`\s+(?:always\s+)?(?:take\s+precedence|override|outrank|have\s+(?:higher\s+)?priority|come\s+first|win|are\s+more\s+important|(?:is|are)\s+(?:now\s+)?(?:authoritative|binding|trusted|official|final|mandatory|in\s+charge|to\s+be\s+(?:followed|obeyed|trusted)))`+
 			`|\b(?:if|when|whenever)\s+(?:a|an|the|any)\s+`+untrustedSource+`\s+(?:you\s+(?:open|read|fetch|see|get|receive|load|visit)\s+)?(?:contains?|includes?|has|gives?|says?|tells?\s+you|asks?\s+you)\b[^.!?\n]{0,40}?\b(?:carry\s+(?:them|it)\s+out|follow\s+(?:them|it)|execute\s+(?:them|it)|obey\s+(?:them|it)|act\s+on\s+(?:them|it)|do\s+(?:it|them|so|what\s+(?:it|they)\s+says?)|comply)`+
@@ -116,7 +118,7 @@ var classRules = []gateRule{
 			"mandatory", "in charge", "if ", "when", "your true", "your real", "your actual", "your new", "your only", "your main", "your primary", "your first",
 			"your highest", "your top", "your ultimate", "let ",
 			"什么就", "就是你", "才是你", "直接执行", "直接照做", "直接运行", "立刻执行", "马上执行", "比用户", "只听"),
-	rule(GateInstructionHierarchy, "bypass_rules",
+	rule(governance.GateInstructionHierarchy, "bypass_rules",
 		`(?i)\bno\s+longer\s+(?:need\s+to\s+|have\s+to\s+)?(?:follow|obey|be\s+bound\s+by|respect|comply\s+with)\s+(?:any\s+|the\s+|your\s+)?(?:rules|guidelines|policies|restrictions|instructions|safety)`+
 			`|\b(?:rules|guidelines|restrictions|policies|safety\s+rules)\s+(?:no\s+longer|don't|do\s+not)\s+apply`+
 			`|\b(?:bypass|circumvent|get\s+around|work\s+around|turn\s+off|switch\s+off|disable|skip|ignore|drop|suspend|disregard|break)\s+(?:all\s+(?:of\s+)?(?:the\s+|your\s+)?|any\s+|every\s+|your\s+|the\s+|its\s+)?(?:(?:safety|security|content|ethical|ethics|moderation|usage)\s+)+(?:rules|guidelines|policies|polic(?:y|ies)|filters?|restrictions|guardrails|safeguards|checks|protocols?|measures)`+
@@ -124,7 +126,7 @@ var classRules = []gateRule{
 			`|(?:忽略|无视|忽视|绕过|绕开|跳过|关闭|解除|突破|不用管|别管|不必遵守|不再遵守|不用遵守|无需遵守|不要遵守|违反|打破)掉?(?:所有|一切|任何|全部)?的?(?:安全|内容|审核|道德|伦理|使用){1,2}(?:规则|规定|限制|策略|政策|准则|审查|过滤|约束|护栏|机制|措施)`+
 			`|(?:忽略|无视|绕过|绕开|不再遵守|不用遵守|无需遵守|不必遵守|不要遵守|违反|打破)掉?(?:你的)?(?:所有|一切|任何|全部)的?(?:规则|规定|限制|准则|约束|要求)`+
 			`|(?:规则|限制|约束)(?:已经)?(?:不再|都不)(?:适用|有效|管用)`),
-	rule(GateInstructionHierarchy, "decode_and_follow",
+	rule(governance.GateInstructionHierarchy, "decode_and_follow",
 		`(?i)\b(?:decode|decrypt|deobfuscate|base64[\s-]?decode|unescape|unhex|rot13|reverse)\b[^\n]{0,50}?\b(?:and|then|&)\s+(?:(?:silently|quietly|immediately|just)\s+)?(?:follow|execute|run|obey|do|carry\s+out|act\s+on|apply|comply|perform)\b`+
 			`|\b(?:follow|execute|obey|run)\s+(?:the\s+)?(?:decoded|hidden|encoded|embedded|base64|invisible)\s+(?:instructions?|text|message|commands?|payload|content)`+
 			`|(?:解码|解密|解析|还原|翻译)[^，。\n]{0,20}?(?:然后|并且?|再|之后|后)?(?:照做|执行|遵循|遵守|照着做|运行|服从)|(?:执行|遵循|照做|服从)(?:其中|里面|下面)?(?:隐藏|编码|解码后)的?(?:指令|内容|命令)`).
@@ -132,7 +134,7 @@ var classRules = []gateRule{
 			"解码", "解密", "解析", "还原", "翻译", "隐藏", "编码"),
 
 	// persona_jailbreak
-	rule(GatePersona, "unrestricted_persona",
+	rule(governance.GatePersona, "unrestricted_persona",
 		`(?i)\b(?:an?|the|as\s+an?|as\s+the|you\s+are)\s+(?:(?:completely|totally|fully)\s+)?(?:unrestricted|unfiltered|uncensored|unlimited|unbound|unaligned|amoral|rogue|evil|jailbroken|lawless)\s+(?:ai|assistant|model|chatbot|bot|agent|version|llm|persona|mode)\b`+
 			`|\bwith\s+no\s+(?:rules|restrictions|filters|guidelines|morals|ethics|content\s+polic(?:y|ies)|safety\s+(?:rules|limits|filters))\b|\bwithout\s+any\s+(?:rules|restrictions|filters|guidelines|morals|ethics|limits|limitations|guardrails|content\s+polic(?:y|ies)|safety\s+(?:rules|guidelines|filters))\b`+
 			`|\b(?:its|your|all|the)\s+(?:(?:of\s+)?(?:its|your|the)\s+)?(?:guardrails|safeguards|safety\s+(?:rules|filters|guidelines)|content\s+filters?|restrictions)\s+(?:have\s+been\s+|had\s+been\s+|are\s+|were\s+)?(?:removed|disabled|turned\s+off|lifted|stripped)`+
@@ -153,11 +155,11 @@ var classRules = []gateRule{
 			"removed", "disabled", "turned off", "lifted", "stripped", " no", "turn", "zero", "ignore", "disregard", "lack", "care about", "your",
 			"限制", "约束", "规则", "审查", "过滤", "道德", "底线", "拒绝", "不设限", "无约束", "无限制", "没底线"),
 
-	rule(GatePersona, "reveal_system_prompt",
+	rule(governance.GatePersona, "reveal_system_prompt",
 		`(?:系统提示词?|系统指令|初始指令|初始提示词?|系统设定|隐藏指令)[^，。\n]{0,8}?(?:输出|显示|打印|发给|告诉|给我|泄露|透露|复述)`),
 
 	// exfiltration
-	ruleIf(GateExfiltration, "send_data_to_target",
+	ruleIf(governance.GateExfiltration, "send_data_to_target",
 		`(?i)\b(?:send|e-?mail|mail|upload|post|forward|transmit|sync|copy|cc|bcc|share|submit|leak|exfiltrate|report|pipe|dump|paste|publish|deliver|relay|mirror|back\s+up|attach|ship|push|transfer|export|hand\s+over|pass\s+on)\s+(?:[\w'.-]+\s+){0,6}?`+sensitiveData+`\b[^\n]{0,60}?(?:\b(?:to|at|into|onto|via|on|with)\s+|\s*(?:→|->|=>)\s*)(?:[\w'-]+\s+){0,3}?`+sendTarget+
 			`|\b(?:send|post|forward|cc|bcc|copy|mirror|relay|sync|upload|log|report|stream|pipe|e-?mail|mail)\s+(?:a\s+copy\s+of\s+)?(?:every|each|all)\s+(?:of\s+)?(?:the\s+|my\s+|your\s+|our\s+|user\s+|incoming\s+|outgoing\s+)?(?:[\w'-]+\s+){0,2}?(?:messages?|conversations?|chats?|e-?mails?|mails?|prompts?|responses?|answers?|outputs?|replies|requests?|sessions?|inputs?|files?|documents?|uploads?|screenshots?|keystrokes?|reports?|summar(?:y|ies)|notes?|drafts?|transcripts?|minutes)\b[^\n]{0,60}?\b(?:to|at|into)\s+(?:[\w'-]+\s+){0,3}?`+sendTarget+
 			`|(?:把|将)[^，。,.!?！？\n]{0,16}?`+sensitiveZH+`[^，。\n]{0,16}?(?:发送|发给|发到|转发|转给|交给|上传|传到|传给|推送|发往|同步|抄送|邮寄|邮件发|寄|提交|贴|泄露|备份|复制|汇报)(?:到|至|给)?[^，。\n]{0,20}?(?:`+sendTarget+`|`+targetZH+`)`+
@@ -165,12 +167,12 @@ var classRules = []gateRule{
 			`|(?:上传|外发|泄露)(?:所有|全部|你的|用户的)?的?(?:聊天记录|对话记录|会话记录|对话历史|聊天历史|密码|密钥|凭证|环境变量|私钥)`+
 			`|\b(?:ping|call|hit|notify|post\s+to|send\s+to|report\s+to|upload\s+to|forward\s+to|submit\s+to)\s+`+sendTarget+`[^\n]{0,40}?\b(?:with|containing|including|carrying)\s+(?:the\s+|a\s+|all\s+|my\s+|your\s+|our\s+)?(?:[\w'-]+\s+){0,2}?(?:conversation|chat|transcript|messages|history|credentials|secrets|keys|tokens|passwords|personal|user\s+data|logs?|env)`,
 		notNegated),
-	rule(GateExfiltration, "exfiltration_endpoint",
+	rule(governance.GateExfiltration, "exfiltration_endpoint",
 		`(?i)\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|burpcollaborator\.net|interact\.sh|oast\.(?:fun|pro|live|site|me|online)|canarytokens)\b`).
 		with("webhook.site", "requestbin", "pipedream", "ngrok", "burpcollaborator", "interact.sh", "oast.", "canarytokens"),
 
 	// credentials
-	ruleIf(GateCredentials, "credential_harvest",
+	ruleIf(governance.GateCredentials, "credential_harvest",
 		`(?i)\b(?:enter|type|paste|input|submit|provide|fill\s+in|put|give|share|send|tell|reveal|hand\s+over|read\s+out|disclose)\s+(?:in\s+)?(?:your|the|my|their|user's|users'|the\s+user's|all|his|her)?\s*(?:login\s+|admin\s+|root\s+|account\s+|bank\s+|email\s+|wallet\s+|payment\s+)?(?:card'?s?\s+|credit\s+card\s+)?(?:password|passwords|credentials|passcode|pin\s+code|otp|one-time\s+(?:code|password)|2fa\s+code|verification\s+code|security\s+code|mfa\s+code|card\s+number|cvv|seed\s+phrase|recovery\s+phrase|private\s+key|api\s+key|access\s+token)s?\b[^\n.]{0,40}?\b(?:into|in|on|to|at|via)\s+(?:this|that|the|a|our|any|following|below|every|my)?\s*(?:[\w-]+\s+){0,2}?(?:form|page|site|website|web\s*page|link|url|portal|field|popup|pop-up|chat|prompt|survey|spreadsheet|doc|document|bot|dm|message|e-?mail|reply|address|number)`+
 			`|\b(?:ask|prompt|request|get|make|have|tell|remind|instruct|encourage|invite)\s+(?:the\s+)?(?:users?|customers?|people|them|visitors?|clients?|members?)\s+(?:for|to\s+(?:enter|type|give|provide|share|confirm|send|reveal|paste|read(?:\s+out)?|dm|text|post|submit|fill\s+in|put)|(?:enter|type|give|provide|share|send|reveal|paste|read(?:\s+out)?|dm|text|post|submit|put))\s+(?:their|the|your)?\s*(?:[\w'-]+\s+){0,2}?(?:passwords?|credentials|otp|one-time\s+codes?|verification\s+codes?|2fa\s+codes?|card\s+numbers?|cvv|seed\s+phrases?|private\s+keys?|bank\s+(?:logins?|details|credentials)|login\s+(?:details|credentials))\b`+
 			`|(?:把|将)?(?:你的|我的|用户的|客户的|账号|登录|管理员|银行卡|支付)?(?:密码|口令|验证码|动态码|支付密码|银行卡号|卡号|CVV|私钥|助记词|账号密码|登录凭证)[^，。\n]{0,8}?(?:输入|填写|填入|填到|输到|粘贴到|贴到|提交到|告诉|发给|发到|回复)[^，。\n]{0,12}?(?:表单|网页|页面|网站|链接|这里|对话框|弹窗|聊天框|问卷|文档|群里|私信|邮件|短信)`+
@@ -183,32 +185,32 @@ var classRules = []gateRule{
 
 	// persistence: a start-up, schedule, service or hook that runs
 	// something fetched or hidden.
-	ruleIf(GatePersistence, "shell_startup",
+	ruleIf(governance.GatePersistence, "shell_startup",
 		`(?i)(?:^|[\s'"\x60/~(])\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|tcshrc|cshrc|xinitrc|xprofile)\b|config\.fish\b|/etc/profile\b|/etc/rc\.local\b|/etc/environment\b|powershell_profile|\$profile\b|startup\s+folder|启动文件夹`+
 			`|\b(?:every\s+time|whenever|each\s+time)\s+(?:a\s+|the\s+|you\s+(?:open|start)\s+a\s+)?(?:new\s+)?(?:shell|terminal|login\s+shell|computer\s+(?:starts|boots)|machine\s+(?:starts|boots))\b[^\n]{0,40}?\b(?:run|execute|launch|start|download|curl|wget)\b`+
 			`|(?:每次|每当)(?:打开|启动|开启|登录)?(?:终端|shell|命令行|电脑|开机)[^，。\n]{0,10}?(?:运行|执行|下载)`,
 		nil).withPayload(),
-	ruleIf(GatePersistence, "scheduled_task",
+	ruleIf(governance.GatePersistence, "scheduled_task",
 		`(?i)\bcrontab\b|/etc/cron\.|/var/spool/cron|@reboot\b|\bcron\s+(?:job|entry|task)|\bschtasks\b|scheduled\s+task|定时任务|计划任务`, nil).withPayload(),
-	ruleIf(GatePersistence, "system_service",
+	ruleIf(governance.GatePersistence, "system_service",
 		`(?i)systemctl\s+enable|/etc/systemd/system/|\.service\b|\bsystemd\s+(?:unit|service|timer)s?\b|\b(?:run|runs|start|starts|launch|launches|execute|executes|install|installs|fetch(?:es)?|download(?:s)?)\b[^.!?\n]{0,60}?\b(?:on|at)\s+(?:every\s+)?(?:boot|startup|start-up|system\s+start)\b|launchctl\s+(?:load|bootstrap)|launchagents|launchdaemons|currentversion\\run|\bsc\s+create\b|update-rc\.d|chkconfig|开机(?:自启|自动启动|启动|自动运行)|自启动|启动项`, nil).withPayload(),
-	ruleIf(GatePersistence, "git_hook",
+	ruleIf(governance.GatePersistence, "git_hook",
 		`(?i)\.git/hooks\b|core\.hookspath|\b(?:pre|post)-(?:commit|push|merge|checkout|receive|rewrite)\b|\bgit\s+hooks?\b|git\s*钩子`, nil).withPayload(),
 
 	// fence_spoofing
-	rule(GateFenceSpoof, "fake_fence_tag",
+	rule(governance.GateFenceSpoof, "fake_fence_tag",
 		`(?i)<\s*/?\s*(?:recalled[\s_-]*memory|system(?:[\s_-]*(?:prompt|message|instructions?))?|developer(?:[\s_-]*message)?|assistant|user(?:[\s_-]*(?:message|instructions?))?|instructions?|tool[\s_-]*(?:result|output|call|response)|function[\s_-]*(?:result|call|response)|context|memory|untrusted[\s_-]*content|admin|im_start|im_end)\s*>`),
-	rule(GateFenceSpoof, "role_line",
+	rule(governance.GateFenceSpoof, "role_line",
 		`(?im)(?:^|[.!?。！？>]\s*|\s{2,})(?:#{1,4}\s*|\[\s*|\*\*)?(?:system|developer|assistant|administrator|admin|operator|sys)\s*(?:\]|\*\*)?\s*(?:[:：]|\]\s*[:：]?)\s*(?:you|your|ignore|always|never|from\s+now|new|override|do\s+not|don't|forget|obey|follow|the\s+(?:assistant|agent|ai|model)|all|disregard|reveal|send|update|updated|important|attention|note|warning|the\s+user|policy|rules?)\b`+
 			`|\b(?:BEGIN|END)\s+(?:SYSTEM|ADMIN|DEVELOPER|HIDDEN)\s+(?:PROMPT|MESSAGE|INSTRUCTIONS?|OVERRIDE)\b|(?m)^\s*#{2,4}\s*(?:new\s+)?(?:instructions?|system(?:\s+prompt)?)\s*:?\s*$`+
 			`|【\s*(?:系统|管理员|开发者|官方|平台|后台)(?:通知|消息|指令|提示|公告|设定|更新)?\s*】|(?:^|\n|[。！？]\s*)\s*(?:系统|管理员|开发者)(?:通知|消息|指令|提示)?\s*[:：]\s*(?:你|忽略|以后|从现在|所有|请|立即|务必|新的)`),
 
 	// authority markers: never blocking, always a reviewer.
-	ruleIf(GateAuthority, "url",
+	ruleIf(governance.GateAuthority, "url",
 		`(?i)\b(?:https?|ftp)://[^\s<>"'）)]+|\bwww\.[\w-]+\.[\w.-]+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|xyz|ru|cn|site|app|dev|me|co|info|biz|top|link|ly|gl|tk|cc|us|uk|de|jp|ai|gov|edu)\b(?:/[^\s]*)?`,
 		func(s string, loc []int) bool { return loc[0] == 0 || s[loc[0]-1] != '@' }).inRuns(hostRun),
-	rule(GateAuthority, "email", `[\w.+-]+@[\w-]+(?:\.[\w-]+)+`).with("@").inRuns(addressRun),
-	rule(GateAuthority, "shell_command", "(?i)`[^`\\n]{2,}`|(?:^|\\n)\\s*\\$\\s+\\w|\\b"+shellWords+"\\b|\\|\\s*(?:ba|z)?sh\\b"),
+	rule(governance.GateAuthority, "email", `[\w.+-]+@[\w-]+(?:\.[\w-]+)+`).with("@").inRuns(addressRun),
+	rule(governance.GateAuthority, "shell_command", "(?i)`[^`\\n]{2,}`|(?:^|\\n)\\s*\\$\\s+\\w|\\b"+shellWords+"\\b|\\|\\s*(?:ba|z)?sh\\b"),
 
 	// What a standing instruction may touch that no pattern list of
 	// attacks can enumerate: secrets, the checks that keep the agent
@@ -216,30 +218,30 @@ var classRules = []gateRule{
 	// markers, not verdicts: a statement carrying one is never activated
 	// by repetition alone, so an attack worded unlike every corpus still
 	// waits for a reviewer; summaries keep their words.
-	rule(GateAuthority, "secret",
+	rule(governance.GateAuthority, "secret",
 		`(?i)\b(?:passwords?|passphrases?|passcodes?|secrets?|(?:api|access|private|secret|ssh|signing|deploy)[\s_-]?keys?|(?:auth|access|api|bearer|refresh|session|personal[\s_-]access)[\s_-]?tokens?|credentials?|kubeconfig|id_(?:rsa|ed25519|ecdsa)|keychain|vault|(?:bank|card|atm|sim)\s+pins?|pin\s+(?:codes?|numbers?)|one[\s-]time\s+(?:codes?|passwords?)|verification\s+codes?|2fa\s+codes?|otp|seed\s+phrases?|recovery\s+(?:codes?|phrases?))\b`+
 			`|(?:^|[\s'"(])\.env\b|\b[A-Za-z][A-Za-z0-9]*_(?:SECRET|KEY|TOKEN|PASSWORD|PASSWD)(?:_[A-Za-z0-9]+)*\b`+
 			`|密码|口令|密钥|私钥|秘钥|令牌|凭证|凭据|验证码|助记词|支付密码|银行卡号`),
-	rule(GateAuthority, "safety_off",
+	rule(governance.GateAuthority, "safety_off",
 		`(?i)\b(?:disable|disabling|skip|skipping|bypass|bypassing|turn(?:ing)?\s+off|switch(?:ing)?\s+off|comment(?:ing)?\s+out|deactivate|silence|mute)\b[^.!?\n]{0,40}?\b(?:tests?|test\s+suite|checks?|ci|linters?|lint(?:ing)?|hooks?|verification|verify|reviews?|2fa|mfa|tls|ssl|certificates?|signatures?|signing|sandbox(?:ing)?|firewall|antivirus|security|safety|guardrails?|approvals?|confirmations?)\b|--no-verify\b|--insecure\b|-k\s+https?:`+
 			`|(?:关闭|跳过|禁用|绕过|关掉|去掉|注释掉|停用|屏蔽)[^。！？\n]{0,15}?(?:测试|检查|校验|审核|审查|验证|安全|防火墙|签名|证书|钩子|确认|审批)`),
-	rule(GateAuthority, "outside_precedence",
+	rule(governance.GateAuthority, "outside_precedence",
 		`(?i)\b(?:readme|comments?|docstrings?|documents?|docs|web\s*pages?|pages?|sites?|websites?|tool\s+(?:outputs?|results?|responses?)|outputs?|logs?|e-?mails?|issues?|tickets?|files?|snippets?|retrieved|fetched|pasted|search\s+results?|attachments?|messages?\s+from)\b[^.!?\n]{0,60}?\b(?:overrides?|overriding|outranks?|supersedes?|precedence|priority|trumps?|wins?\s+over|over\s+(?:what|anything)\s+I|instead\s+of\s+(?:me|my|what\s+I)|above\s+(?:me|mine|my|the\s+user)|authoritative|comes?\s+first)\b`+
 			`|(?:README|注释|文档|网页|页面|工具输出|输出|日志|邮件|工单|文件|检索|搜索结果|附件)[^。！？\n]{0,30}?(?:优先|为准|高于|覆盖|盖过|比我|胜过|说了算)`),
 }
 
 // gateWhyText says, per pattern (or per class), why a finding matters.
 var gateWhyText = map[string]string{
-	GateInstructionHierarchy: "It tries to change whose instructions the agent follows.",
-	GatePersona:              "It tries to give the agent another persona or lift its rules (a jailbreak).",
-	GateExfiltration:         "It would send data, credentials or conversations outside.",
-	GateCredentials:          "It holds or asks for a credential.",
-	GatePersistence:          "It would make something run again later: start-up files, schedules, services, hooks or keys.",
-	GateFenceSpoof:           "It imitates a chat-template token, a memory fence or a system/assistant line, to pass text off as instructions.",
-	GateInvisibleUnicode:     "It contains invisible characters that can hide or split words.",
-	GateEncodedPayload:       "It hides text in an encoding; the decoded text is what the gate flagged.",
-	GatePathTraversal:        "It climbs out of a directory towards system or credential files.",
-	GateAuthority:            "A URL, e-mail address or shell command: a reviewer must approve it before any agent uses it.",
+	governance.GateInstructionHierarchy: "It tries to change whose instructions the agent follows.",
+	governance.GatePersona:              "It tries to give the agent another persona or lift its rules (a jailbreak).",
+	governance.GateExfiltration:         "It would send data, credentials or conversations outside.",
+	governance.GateCredentials:          "It holds or asks for a credential.",
+	governance.GatePersistence:          "It would make something run again later: start-up files, schedules, services, hooks or keys.",
+	governance.GateFenceSpoof:           "It imitates a chat-template token, a memory fence or a system/assistant line, to pass text off as instructions.",
+	governance.GateInvisibleUnicode:     "It contains invisible characters that can hide or split words.",
+	governance.GateEncodedPayload:       "It hides text in an encoding; the decoded text is what the gate flagged.",
+	governance.GatePathTraversal:        "It climbs out of a directory towards system or credential files.",
+	governance.GateAuthority:            "A URL, e-mail address or shell command: a reviewer must approve it before any agent uses it.",
 
 	"secret":                        "It names a secret (a password, key, token or code): a reviewer must approve it before any agent uses it.",
 	"safety_off":                    "It turns off a check that keeps the agent safe (tests, reviews, verification, security): a reviewer must approve it before any agent uses it.",
@@ -293,7 +295,7 @@ func gateWhy(category, pattern string) string {
 		return w
 	}
 	if strings.HasSuffix(pattern, "_payload") {
-		return gateWhyText[GateEncodedPayload]
+		return gateWhyText[governance.GateEncodedPayload]
 	}
 	if w, ok := gateWhyText[category]; ok {
 		return w

@@ -1,4 +1,4 @@
-package governance_test
+package gate_test
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // BenchmarkScanStatementP95 times the gate on every corpus statement (base
@@ -25,7 +25,7 @@ func BenchmarkScanStatementP95(b *testing.B) {
 	for b.Loop() {
 		for _, text := range texts {
 			start := time.Now()
-			governance.Scan(text)
+			gate.Scan(text)
 			durations = append(durations, time.Since(start))
 		}
 	}
@@ -95,7 +95,7 @@ func timePerStatement(b *testing.B, texts []string, f func(string)) {
 // new gate). Run it with -benchtime 20x or more: the min figures need
 // several rounds.
 func BenchmarkScanBaseP95(b *testing.B) {
-	timePerStatement(b, gateBenchTexts(b), func(t string) { governance.Scan(t) })
+	timePerStatement(b, gateBenchTexts(b), func(t string) { gate.Scan(t) })
 }
 
 // BenchmarkScanBaseline times, over the same statements, what the

@@ -1,100 +1,19 @@
-package governance
+package gate
 
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
-
-// Write gate risk classes (Finding.Category).
-const (
-	// GateInstructionHierarchy: ignore, override or bypass the rules, or
-	// take instructions from documents, web pages, tools or memory.
-	GateInstructionHierarchy = "instruction_hierarchy"
-	// GatePersona: persona changes and jailbreaks.
-	GatePersona = "persona_jailbreak"
-	// GateExfiltration: sending data, credentials or conversations out.
-	GateExfiltration = "exfiltration"
-	// GateCredentials: a credential in the text (redacted) or an
-	// instruction to hand one over.
-	GateCredentials = "credentials"
-	// GatePersistence: shell start-up files, cron, services, git hooks,
-	// SSH keys and agent instruction files.
-	GatePersistence = "persistence"
-	// GateFenceSpoof: fake chat-template tokens, memory fences and role lines.
-	GateFenceSpoof = "fence_spoofing"
-	// GateInvisibleUnicode: invisible characters, one finding per kind.
-	GateInvisibleUnicode = "invisible_unicode"
-	// GateEncodedPayload: hidden or encoded text that says something the
-	// gate blocks, or text spelled in invisible characters.
-	GateEncodedPayload = "encoded_payload"
-	// GatePathTraversal: climbing out of a directory towards system files.
-	GatePathTraversal = "path_traversal"
-	// GateAuthority: a URL, an e-mail address, a shell command, a secret,
-	// a safety check turned off or outside text given precedence. It does
-	// not block, but a statement with it is never activated without a
-	// reviewer.
-	GateAuthority = "authority"
-)
-
-// GateClasses lists the risk classes that block a statement, in report order.
-var GateClasses = []string{
-	GateInstructionHierarchy, GatePersona, GateExfiltration, GateCredentials, GatePersistence,
-	GateFenceSpoof, GateInvisibleUnicode, GateEncodedPayload, GatePathTraversal,
-}
-
-// GateCategories lists every category a finding may carry: the blocking
-// classes, then authority (which only sends a statement to a reviewer).
-var GateCategories = append(slices.Clone(GateClasses), GateAuthority)
-
-// Blocks reports whether the finding stops the statement from being
-// written: every risk class does, except a credential that was redacted
-// and an authority marker.
-func (f Finding) Blocks() bool {
-	return f.Category != GateAuthority && !f.Redacted
-}
-
-// TouchesAuthority reports whether findings mark a statement that a
-// reviewer must see before it becomes active: any finding at all, a
-// redacted credential, URL, e-mail address or shell command included.
-func TouchesAuthority(findings []Finding) bool { return len(findings) > 0 }
-
-// GateResult is what the write gate found in one text.
-type GateResult struct {
-	// Findings lists one hit per pattern, in a fixed order; empty when clean.
-	Findings []Finding
-	// Text is the text to write: the input unchanged, or with each
-	// credential replaced by "[REDACTED:<pattern>]".
-	Text string
-}
-
-// Blocked reports whether the text must not be written.
-func (r GateResult) Blocked() bool {
-	for _, f := range r.Findings {
-		if f.Blocks() {
-			return true
-		}
-	}
-	return false
-}
-
-// Redacted reports whether Text had credentials replaced.
-func (r GateResult) Redacted() bool {
-	for _, f := range r.Findings {
-		if f.Redacted {
-			return true
-		}
-	}
-	return false
-}
 
 // GateText scans text and returns the text to keep, the findings and whether
 // the write is blocked; it fits the heartbeat's GateFunc.
-func GateText(text string) (string, []Finding, bool) {
+func GateText(text string) (string, []governance.Finding, bool) {
 	r := Scan(text)
 	return r.Text, r.Findings, r.Blocked()
 }
@@ -105,8 +24,8 @@ func GateText(text string) (string, []Finding, bool) {
 // imitate, and encoded runs (base64, hex, percent encoding, HTML entities,
 // text spelled in variation selectors or tags) are decoded and scanned too.
 // Every finding's span (Start, End) is in the original text.
-func Scan(text string) GateResult {
-	res := GateResult{Text: text}
+func Scan(text string) governance.GateResult {
+	res := governance.GateResult{Text: text}
 	if text == "" {
 		return res
 	}
@@ -154,17 +73,17 @@ func Scan(text string) GateResult {
 			return
 		}
 		seen[pattern] = true
-		res.Findings = append(res.Findings, Finding{
+		res.Findings = append(res.Findings, governance.Finding{
 			Category: category, Pattern: pattern, Start: lo, End: hi, Redacted: redacted,
 			Excerpt: excerpt(text, lo, hi, secrets, true), Why: gateWhy(category, pattern),
 		})
 	}
 	for _, run := range n.invisible {
-		add(GateInvisibleUnicode, run.kind, run.lo, run.hi, false)
+		add(governance.GateInvisibleUnicode, run.kind, run.lo, run.hi, false)
 	}
 	for _, p := range n.payloads {
 		lo, hi := p.origin(0, max(1, len(p.text)))
-		add(GateEncodedPayload, p.encoding, lo, hi, false)
+		add(governance.GateEncodedPayload, p.encoding, lo, hi, false)
 	}
 	for i, v := range views {
 		for j := range gateRules {
@@ -178,13 +97,13 @@ func Scan(text string) GateResult {
 			}
 			lo, hi := v.origin(loc[0], loc[1])
 			add(r.category, r.pattern, lo, hi, false)
-			if v.encoding != "" && r.category != GateAuthority {
-				add(GateEncodedPayload, v.encoding, lo, hi, false)
+			if v.encoding != "" && r.category != governance.GateAuthority {
+				add(governance.GateEncodedPayload, v.encoding, lo, hi, false)
 			}
 		}
 	}
 	for _, sp := range secrets {
-		add(GateCredentials, sp.pattern, sp.matchLo, sp.matchHi, true)
+		add(governance.GateCredentials, sp.pattern, sp.matchLo, sp.matchHi, true)
 	}
 	sort.SliceStable(res.Findings, func(i, j int) bool {
 		return classRank(res.Findings[i].Category) < classRank(res.Findings[j].Category)
@@ -196,12 +115,12 @@ func Scan(text string) GateResult {
 }
 
 func classRank(c string) int {
-	for i, x := range GateClasses {
+	for i, x := range governance.GateClasses {
 		if x == c {
 			return i
 		}
 	}
-	return len(GateClasses)
+	return len(governance.GateClasses)
 }
 
 // mergeSecrets sorts credential spans and merges overlapping ones.
@@ -244,7 +163,7 @@ const WithheldMarker = "[withheld by the write gate]"
 // anything was withheld. Recalled text and exports pass through it, so
 // nothing the gate blocks reaches an agent.
 func Withhold(text string) (string, bool) {
-	return withhold(text, false)
+	return WithholdFor(text, false)
 }
 
 // withheldInSummaries reports whether an authority marker's own words are
@@ -254,10 +173,10 @@ func withheldInSummaries(pattern string) bool {
 	return pattern == "url" || pattern == "email" || pattern == "shell_command"
 }
 
-// withhold scans text once and rewrites it: blocked sentences become
+// WithholdFor scans text once and rewrites it: blocked sentences become
 // WithheldMarker, credentials their mask, and with authority set URLs,
 // e-mail addresses and commands a marker of their own.
-func withhold(text string, authority bool) (string, bool) {
+func WithholdFor(text string, authority bool) (string, bool) {
 	res := Scan(text)
 	if len(res.Findings) == 0 {
 		return text, false
@@ -276,7 +195,7 @@ func withhold(text string, authority bool) (string, bool) {
 			lo, hi := sentenceAround(text, f.Start, f.End)
 			spans = append(spans, span{lo, hi, WithheldMarker, 0})
 			blocked = true
-		case authority && f.Category == GateAuthority && withheldInSummaries(f.Pattern):
+		case authority && f.Category == governance.GateAuthority && withheldInSummaries(f.Pattern):
 			mark := "[command withheld until reviewed]"
 			switch f.Pattern {
 			case "url":
@@ -322,10 +241,10 @@ func withhold(text string, authority bool) (string, bool) {
 // quoteWindow is the length, in runes, of a passage that counts as quoted.
 const quoteWindow = 12
 
-// withholdQuoted replaces, in text, every sentence that repeats a passage
+// WithholdQuoted replaces, in text, every sentence that repeats a passage
 // of quoteWindow runes of one of blocked (or the whole of a shorter one)
 // by WithheldMarker.
-func withholdQuoted(text string, blocked []string) string {
+func WithholdQuoted(text string, blocked []string) string {
 	type span struct{ lo, hi int }
 	var spans []span
 	mark := func(w string) {
@@ -597,60 +516,12 @@ func NeutraliseFence(text string) string {
 	return b.String()
 }
 
-// RiskFragments splits text into fragments where the spans of findings are
-// marked, so a reviewer sees what the gate matched. Spans that do not fit
-// text (it was edited or redacted since) are ignored.
-func RiskFragments(text string, findings []Finding) []Fragment {
-	marks := make([]bool, len(text))
-	any := false
-	for _, f := range findings {
-		if f.Start < 0 || f.End > len(text) || f.Start >= f.End || !utf8.RuneStart(text[f.Start]) ||
-			f.End < len(text) && !utf8.RuneStart(text[f.End]) {
-			continue
-		}
-		for i := f.Start; i < f.End; i++ {
-			marks[i] = true
-		}
-		any = true
-	}
-	if !any {
-		return []Fragment{{Text: text}}
-	}
-	var out []Fragment
-	for i := 0; i < len(text); {
-		j := i
-		for j < len(text) && marks[j] == marks[i] {
-			j++
-		}
-		out = append(out, Fragment{Text: text[i:j], Match: marks[i]})
-		i = j
-	}
-	return out
-}
-
-// RiskLabel names what a statement's findings are about, for the badge a
-// reviewer sees: the blocking classes, or "authority" for a URL, e-mail
-// address, command or credential alone.
-func RiskLabel(findings []Finding) string {
-	var classes []string
-	for _, f := range findings {
-		c := f.Category
-		if f.Redacted {
-			c = GateCredentials
-		}
-		if !slices.Contains(classes, c) {
-			classes = append(classes, c)
-		}
-	}
-	return "risk: " + strings.Join(classes, ", ")
-}
-
 // WithholdSummary gates text nobody reviews before an agent reads it (an
 // episode summary): blocked sentences are withheld as in Withhold, and
 // URLs, e-mail addresses and shell commands — which only a reviewer may
 // let through — are replaced by a short marker.
 func WithholdSummary(text string) string {
-	out, _ := withhold(text, true)
+	out, _ := WithholdFor(text, true)
 	return out
 }
 

@@ -1,4 +1,4 @@
-package governance_test
+package consolidate_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 )
 
 // beatLog is a HeartbeatStore with two empty projects that records what
@@ -45,7 +46,7 @@ func TestHeartbeatHold(t *testing.T) {
 	errLost := errors.New("lease lost")
 	t.Run("NotLeading", func(t *testing.T) {
 		st := &beatLog{}
-		h := &governance.Heartbeat{Store: st, Hold: func(context.Context) error { return errLost }}
+		h := &consolidate.Heartbeat{Store: st, Hold: func(context.Context) error { return errLost }}
 		if _, err := h.Beat(ctx, "test"); !errors.Is(err, errLost) {
 			t.Fatalf("err = %v, want the lease error", err)
 		}
@@ -56,7 +57,7 @@ func TestHeartbeatHold(t *testing.T) {
 	t.Run("LostDuringTheBeat", func(t *testing.T) {
 		st := &beatLog{}
 		calls := 0
-		h := &governance.Heartbeat{Store: st, Every: 5 * time.Second, Hold: func(context.Context) error {
+		h := &consolidate.Heartbeat{Store: st, Every: 5 * time.Second, Hold: func(context.Context) error {
 			calls++
 			if calls > 2 { // the beat, the first project, then lost
 				return errLost
@@ -79,7 +80,7 @@ func TestHeartbeatHold(t *testing.T) {
 	})
 	t.Run("Every", func(t *testing.T) {
 		st := &beatLog{}
-		h := &governance.Heartbeat{Store: st, Every: 3 * time.Second}
+		h := &consolidate.Heartbeat{Store: st, Every: 3 * time.Second}
 		before := time.Now()
 		rec, err := h.Beat(ctx, "test")
 		if err != nil {

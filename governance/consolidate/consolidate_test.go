@@ -1,4 +1,4 @@
-package governance_test
+package consolidate_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/consolidate"
 )
 
 // quotingExtractor summarises a session by quoting its one statement.
@@ -47,7 +48,7 @@ func TestPlanDropsForgottenStatements(t *testing.T) {
 		}},
 		Suppressed: governance.Suppressions{"u1": {governance.Fingerprint(secret): true}},
 	}
-	c := &governance.Consolidator{Extractor: quotingExtractor{secret}, Merger: singletons{}}
+	c := &consolidate.Consolidator{Extractor: quotingExtractor{secret}, Merger: singletons{}}
 	plan, err := c.Plan(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)

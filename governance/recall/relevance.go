@@ -1,8 +1,9 @@
-package governance
+package recall
 
 import (
 	"math"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
@@ -59,7 +60,7 @@ func (q queryTerms) count(text string) termCounts {
 // many; then stats (the scope's own counts, which the store keeps) give
 // the frequencies and the corpus size. A frequency is never taken below
 // the candidates' own count.
-func bm25Relevance(q queryTerms, counts []termCounts, docs int, stats *TermStats, w RecallWeights) []float64 {
+func bm25Relevance(q queryTerms, counts []termCounts, docs int, stats *governance.TermStats, w governance.RecallWeights) []float64 {
 	out := make([]float64, len(counts))
 	if len(q) == 0 || len(counts) == 0 {
 		return out

@@ -1,0 +1,584 @@
+package consolidate
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
+)
+
+// Consolidator turns ended sessions into a BeatPlan: extract → gate → merge
+// → promote. The model (or heuristic) judges language; the promotion
+// decision is Decide's.
+type Consolidator struct {
+	Extractor governance.Extractor
+	Merger    governance.Merger
+	// Fallback merges when Merger fails (e.g. a model answer that is not a partition).
+	Fallback governance.Merger
+	Gate     governance.GateFunc
+	Logger   *slog.Logger
+	// Concurrency bounds how many sessions are extracted at once (default GOMAXPROCS).
+	Concurrency int
+	// Related scores how much two statements are about the same thing (0–1),
+	// for finding the rule a new statement contradicts; nil skips that search.
+	Related func(a, b string) float64
+}
+
+// sessionOutput is what extraction and the gate made of one session.
+type sessionOutput struct {
+	episode *governance.Episode
+	items   []gatedItem
+	tokens  int
+	dropped int
+}
+
+type gatedItem struct {
+	governance.ExtractedItem
+	support     []int64
+	text        string
+	findings    []governance.Finding
+	blocked     bool
+	fingerprint string
+}
+
+// withoutForgotten returns the episode summary without the sentences that
+// quote a statement the user had forgotten (its fingerprint is suppressed),
+// so consolidating a session again never brings the text back.
+func withoutForgotten(ex *governance.Extraction, suppressed func(fp string) bool) string {
+	var gone []string
+	for _, it := range ex.Items {
+		if it.Statement != "" && suppressed(governance.Fingerprint(it.Statement)) {
+			gone = append(gone, it.Statement)
+		}
+	}
+	if len(gone) == 0 {
+		return ex.Summary
+	}
+	var b strings.Builder
+	for _, sentence := range splitSentences(ex.Summary) {
+		if !slices.ContainsFunc(gone, func(g string) bool { return strings.Contains(sentence, g) }) {
+			b.WriteString(sentence)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// splitSentences cuts text after each sentence's terminators, keeping them
+// (the pieces put together give text back).
+func splitSentences(text string) []string {
+	var out []string
+	tokenizer.Sentences(text, func(start, _, next int, _ bool) bool {
+		out = append(out, text[start:next])
+		return true
+	})
+	return out
+}
+
+// scopeKey buckets statements that may merge: the same type, and for
+// preferences the same subject (one user's preference never supports another's).
+func scopeKey(t governance.MemoryType, subject string) string {
+	if t == governance.TypePreference {
+		return string(t) + "\x00" + subject
+	}
+	return string(t)
+}
+
+// ruleScope is the subject a rule of this type from these members is about.
+func ruleScope(t governance.MemoryType, subject string) string {
+	if t == governance.TypePreference {
+		return subject
+	}
+	return ""
+}
+
+// RelatedThreshold is the similarity above which a new statement is about
+// the same subject as an existing rule for the contradiction check (lower
+// than the merge threshold: "改成13:00–15:00" says less in common with the
+// rule it replaces than a paraphrase does).
+const RelatedThreshold = 0.2
+
+func sortedKeys[V any](m map[int64]V) []int64 {
+	keys := make([]int64, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Plan builds the plan for one project. It reads nothing and writes nothing.
+func (c *Consolidator) Plan(ctx context.Context, in *governance.ConsolidateInput) (*governance.BeatPlan, error) {
+	plan := &governance.BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, ForgetGeneration: in.ForgetGeneration, BeatVersion: in.BeatVersion, Attach: map[int64]int64{}}
+	plan.Stats.NewEvents = in.NewEvents
+	evidence := make(map[int64]*governance.Event, len(in.Evidence))
+	for seq, e := range in.Evidence {
+		evidence[seq] = e
+	}
+	nextID := int64(0)
+	tempID := func() int64 { nextID--; return nextID }
+
+	outs, err := c.extractAll(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	for i, out := range outs {
+		if out == nil {
+			continue
+		}
+		w := in.Sessions[i]
+		plan.Stats.Tokens += out.tokens
+		plan.Stats.Dropped += out.dropped
+		plan.Episodes = append(plan.Episodes, out.episode)
+		for _, e := range w.Events {
+			evidence[e.Seq] = e
+		}
+		for _, it := range out.items {
+			if in.Suppressed.Has(w.Session.SubjectID, it.fingerprint) || w.Known[it.fingerprint] || !slices.ContainsFunc(it.support, func(seq int64) bool { return seq > w.Consolidated }) {
+				continue
+			}
+			w.Known[it.fingerprint] = true
+			cand := &governance.Candidate{
+				ID: tempID(), ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
+				Type: it.Type, Statement: it.text, Durable: it.Durable, Extractor: c.Extractor.Name(),
+				Status: governance.CandidatePending, Fingerprint: it.fingerprint, Findings: it.findings, EvidenceSeqs: it.support,
+				CreatedAt: in.Now, UpdatedAt: in.Now,
+			}
+			if it.blocked {
+				cand.Status = governance.CandidateBlocked
+			}
+			plan.Candidates = append(plan.Candidates, cand)
+		}
+	}
+	plan.Stats.Episodes = len(plan.Episodes)
+	plan.Stats.Candidates = len(plan.Candidates)
+	if err := c.mergeAndPromote(ctx, in, plan, evidence, tempID); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// extractAll extracts and gates every session, Concurrency sessions at a
+// time (extraction and the gate are the costly, independent part of a beat;
+// a model extractor spends most of it waiting). Results keep session order,
+// so the plan is the same whatever the concurrency.
+func (c *Consolidator) extractAll(ctx context.Context, in *governance.ConsolidateInput) ([]*sessionOutput, error) {
+	outs := make([]*sessionOutput, len(in.Sessions))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     = make(chan int)
+	)
+	workers := c.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for range min(workers, max(1, len(in.Sessions))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out, err := c.extractSession(ctx, in, in.Sessions[i])
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+						cancel()
+					}
+					mu.Unlock()
+					continue
+				}
+				outs[i] = out
+			}
+		}()
+	}
+feed:
+	for i := range in.Sessions {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return outs, ctx.Err()
+}
+
+// extractSession runs the extractor over one session and gates its summary
+// and statements; support outside the session is dropped and logged.
+func (c *Consolidator) extractSession(ctx context.Context, in *governance.ConsolidateInput, w *governance.SessionWork) (*sessionOutput, error) {
+	if len(w.Events) == 0 {
+		return nil, nil
+	}
+	ex, err := c.Extractor.Extract(ctx, governance.ExtractInput{
+		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID, Events: w.Events,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("extract session %s: %w", w.Session.SessionID, err)
+	}
+	bySeq := make(map[int64]*governance.Event, len(w.Events))
+	for _, e := range w.Events {
+		bySeq[e.Seq] = e
+	}
+	// What the gate finds in each event of the session, once: the findings
+	// of a blocked event (nil for one that passes).
+	eventFindings := map[int64][]governance.Finding{}
+	blockedEvent := func(seq int64) []governance.Finding {
+		if f, ok := eventFindings[seq]; ok {
+			return f
+		}
+		var out []governance.Finding
+		if e := bySeq[seq]; e != nil {
+			if _, fs, blocked := c.gate(e.Text); blocked {
+				why := "A supporting event is blocked: "
+				if gate.HidesContent(e.Text) {
+					why = "A supporting event hides content: "
+				}
+				for _, f := range fs {
+					// The spans are in the event, not in the statement.
+					f.Start, f.End = 0, 0
+					f.Why = why + f.Why
+					out = append(out, f)
+				}
+			}
+		}
+		eventFindings[seq] = out
+		return out
+	}
+	inSession := make(map[int64]bool, len(w.Events))
+	first, last := w.Events[0].Seq, w.Events[0].Seq
+	for _, e := range w.Events {
+		inSession[e.Seq] = true
+		first, last = min(first, e.Seq), max(last, e.Seq)
+	}
+	summary := withoutForgotten(ex, func(fp string) bool { return in.Suppressed.Has(w.Session.SubjectID, fp) })
+	if c.Gate != nil {
+		// Built only from gated text: a blocked sentence becomes a neutral
+		// marker, a credential is redacted, and a URL, e-mail address or
+		// command waits for a reviewer like any statement that has one.
+		summary = gate.WithholdSummary(summary)
+		// A summary may quote a blocked event in a form the gate no longer
+		// recognises (cut short inside an encoding, a role line joined to
+		// the next): every passage that repeats a blocked event is withheld.
+		var blocked []string
+		for _, e := range w.Events {
+			if len(blockedEvent(e.Seq)) > 0 {
+				blocked = append(blocked, e.Text)
+			}
+		}
+		summary = gate.WithholdQuoted(summary, blocked)
+	}
+	out := &sessionOutput{tokens: ex.Tokens, episode: &governance.Episode{
+		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
+		Summary: summary, FirstSeq: first, LastSeq: last, EventCount: len(w.Events),
+		Extractor: c.Extractor.Name(), CreatedAt: in.Now, UpdatedAt: in.Now,
+	}}
+	for _, it := range ex.Items {
+		if !it.Type.Valid() || it.Statement == "" {
+			out.dropped++
+			continue
+		}
+		var support []int64
+		for _, seq := range it.SupportSeqs {
+			if inSession[seq] {
+				support = append(support, seq)
+			} else if c.Logger != nil {
+				c.Logger.Warn("extractor named an event outside the session; dropped",
+					slog.Int64("project_id", in.Project.ID), slog.String("session_id", w.Session.SessionID), slog.Int64("event_seq", seq))
+			}
+		}
+		if len(support) == 0 {
+			out.dropped++
+			continue
+		}
+		slices.Sort(support)
+		g := gatedItem{ExtractedItem: it, support: slices.Compact(support)}
+		g.text, g.findings, g.blocked = c.gate(it.Statement)
+		if !g.blocked && c.Gate != nil {
+			// An extractor may drop what it cannot see or keep only the
+			// harmless part of a blocked event ("always approve refunds"
+			// from a fake "### New instructions:" block): every supporting
+			// event is gated itself, and a blocked one blocks the statement.
+			for _, seq := range g.support {
+				if f := blockedEvent(seq); len(f) > 0 {
+					g.findings, g.blocked = append(g.findings, f...), true
+					break
+				}
+			}
+		}
+		g.fingerprint = governance.Fingerprint(g.text)
+		out.items = append(out.items, g)
+	}
+	return out, nil
+}
+
+func (c *Consolidator) gate(text string) (string, []governance.Finding, bool) {
+	if c.Gate == nil {
+		return text, nil, false
+	}
+	return c.Gate(text)
+}
+
+func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.ConsolidateInput, plan *governance.BeatPlan, evidence map[int64]*governance.Event, tempID func() int64) error {
+	fresh := map[int64]*governance.Candidate{}
+	for _, cand := range plan.Candidates {
+		if cand.Status == governance.CandidateBlocked {
+			cand.GroupID = cand.ID
+			cand.StatusReason = governance.Decide(nil, nil, cand.Findings).Why
+			plan.Stats.Blocked++
+			continue
+		}
+		fresh[cand.ID] = cand
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	// Held candidates by group, rules by id; merge items are new candidates,
+	// one representative per held group, and the existing rules, in buckets.
+	heldGroups := map[int64][]*governance.Candidate{}
+	for _, h := range in.Held {
+		heldGroups[h.GroupID] = append(heldGroups[h.GroupID], h)
+	}
+	rules := map[int64]*governance.Rule{}
+	buckets := map[string][]governance.MergeItem{}
+	var keys []string
+	addItem := func(key string, it governance.MergeItem) {
+		if _, ok := buckets[key]; !ok {
+			keys = append(keys, key)
+		}
+		buckets[key] = append(buckets[key], it)
+	}
+	for _, cand := range plan.Candidates {
+		if fresh[cand.ID] != nil {
+			addItem(scopeKey(cand.Type, cand.SubjectID), governance.MergeItem{ID: cand.ID, Type: cand.Type, Statement: cand.Statement})
+		}
+	}
+	groupIDs := sortedKeys(heldGroups)
+	for _, gid := range groupIDs {
+		rep := heldGroups[gid][0]
+		// Held groups are offered under their group id (positive, distinct from
+		// new candidates' negative ids); rules under an offset id space.
+		addItem(scopeKey(rep.Type, rep.SubjectID), governance.MergeItem{ID: gid, Type: rep.Type, Statement: rep.Statement})
+	}
+	const ruleBase = int64(1) << 40
+	rulesByKey := map[string][]*governance.Rule{}
+	for _, r := range in.Rules {
+		rules[r.ID] = r
+		rulesByKey[scopeKey(r.Kind, r.SubjectID)] = append(rulesByKey[scopeKey(r.Kind, r.SubjectID)], r)
+		addItem(scopeKey(r.Kind, r.SubjectID), governance.MergeItem{ID: ruleBase + r.ID, Type: r.Kind, Statement: r.Text})
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		items := buckets[key]
+		hasFresh := slices.ContainsFunc(items, func(it governance.MergeItem) bool { return it.ID < 0 })
+		if !hasFresh {
+			continue
+		}
+		groups, tokens, err := c.partition(ctx, items)
+		if err != nil {
+			return err
+		}
+		plan.Stats.Tokens += tokens
+		for _, g := range groups {
+			var (
+				members []*governance.Candidate
+				newOnes []*governance.Candidate
+				ruleID  int64
+				held    int64
+			)
+			for _, id := range g {
+				switch {
+				case id < 0:
+					newOnes = append(newOnes, fresh[id])
+				case id >= ruleBase:
+					if ruleID == 0 || id-ruleBase < ruleID {
+						ruleID = id - ruleBase
+					}
+				default:
+					members = append(members, heldGroups[id]...)
+					if held == 0 || id < held {
+						held = id
+					}
+				}
+			}
+			if len(newOnes) == 0 {
+				continue
+			}
+			if ruleID != 0 {
+				// Same subject as an existing rule. Statements that agree add
+				// evidence to it (never a duplicate proposal); one that
+				// contradicts it (other times or amounts, or a negation) is
+				// proposed as its replacement if it has the evidence.
+				rule := rules[ruleID]
+				var agree, replace []*governance.Candidate
+				for _, cand := range newOnes {
+					if governance.Replaces(rule.Text, cand.Statement) {
+						replace = append(replace, cand)
+					} else {
+						agree = append(agree, cand)
+					}
+				}
+				status := governance.CandidatePromoted
+				if rule.Status == governance.RuleProposed {
+					status = governance.CandidateProposed
+				}
+				for _, cand := range append(agree, members...) {
+					if cand.GroupID == 0 {
+						cand.GroupID = cand.ID
+					}
+					cand.RuleID, cand.Status = ruleID, status
+					cand.StatusReason = fmt.Sprintf("Adds evidence to rule %d.", ruleID)
+					plan.Attach[cand.ID] = ruleID
+				}
+				plan.Updates = append(plan.Updates, members...)
+				if len(replace) > 0 {
+					for _, cand := range replace {
+						cand.GroupID = replace[0].ID
+					}
+					d := governance.Decide(replace, evidence, nil)
+					if r := c.apply(in, plan, replace, d, tempID); r != nil {
+						r.Supersedes = ruleID
+					}
+					for _, cand := range replace {
+						cand.StatusReason = fmt.Sprintf("Contradicts rule %d. %s", ruleID, cand.StatusReason)
+					}
+				}
+				continue
+			}
+			all := append(slices.Clone(members), newOnes...)
+			gid := held
+			if gid == 0 {
+				gid = newOnes[0].ID
+			}
+			for _, cand := range all {
+				cand.GroupID = gid
+			}
+			d := governance.Decide(all, evidence, nil)
+			replaced := c.replaces(rulesByKey[key], newOnes)
+			if r := c.apply(in, plan, all, d, tempID); r != nil && replaced != nil {
+				r.Supersedes = replaced.ID
+			}
+			if replaced != nil {
+				for _, cand := range all {
+					cand.StatusReason = fmt.Sprintf("Contradicts rule %d. %s", replaced.ID, cand.StatusReason)
+				}
+			}
+			plan.Updates = append(plan.Updates, members...)
+		}
+	}
+	return nil
+}
+
+// replaces returns the existing rule a new group contradicts: the most
+// related rule of the same bucket that Contradicts one of the new statements.
+func (c *Consolidator) replaces(rules []*governance.Rule, newOnes []*governance.Candidate) *governance.Rule {
+	if c.Related == nil {
+		return nil
+	}
+	var (
+		best  *governance.Rule
+		score float64
+	)
+	for _, r := range rules {
+		for _, cand := range newOnes {
+			sim := c.Related(r.Text, cand.Statement)
+			if sim >= RelatedThreshold && sim > score && governance.Replaces(r.Text, cand.Statement) {
+				best, score = r, sim
+			}
+		}
+	}
+	return best
+}
+
+// apply records the decision for a merged group: a proposal, or held/blocked with why.
+// It returns the proposed rule, or nil when the group is held or blocked.
+func (c *Consolidator) apply(in *governance.ConsolidateInput, plan *governance.BeatPlan, all []*governance.Candidate, d governance.Decision, tempID func() int64) *governance.Rule {
+	for _, cand := range all {
+		cand.Status, cand.StatusReason = d.Status, d.Why
+		cand.UpdatedAt = in.Now
+	}
+	switch d.Status {
+	case governance.CandidateHeld:
+		plan.Stats.Held++
+		return nil
+	case governance.CandidateBlocked:
+		plan.Stats.Blocked++
+		return nil
+	}
+	// The rule takes the statement of the best member: durable first (the
+	// user's own words of the instruction), then the fullest wording, then
+	// the newest.
+	best := slices.MaxFunc(all, func(a, b *governance.Candidate) int {
+		if a.Durable != b.Durable {
+			if a.Durable {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(len([]rune(a.Statement)), len([]rune(b.Statement))); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix())
+	})
+	text, findings, _ := c.gate(best.Statement)
+	if len(findings) == 0 {
+		// Another member's findings still mark the group.
+		for _, cand := range all {
+			findings = append(findings, cand.Findings...)
+		}
+	}
+	// A statement touching authority waits for a reviewer whatever the policy.
+	status := governance.RuleProposed
+	if in.Project.AutoActivate && !d.Review && !governance.TouchesAuthority(findings) {
+		status = governance.RuleActive
+	}
+	r := &governance.Rule{
+		ID: tempID(), ProjectID: in.Project.ID, SubjectID: ruleScope(best.Type, best.SubjectID), Kind: best.Type,
+		Text: text, PromotionReason: d.Reason, Status: status, Version: 1, Trust: governance.Trust(d.Reason, d.Sessions),
+		Findings: findings, Fingerprint: governance.Fingerprint(text), CreatedAt: in.Now, UpdatedAt: in.Now,
+	}
+	plan.Rules = append(plan.Rules, r)
+	plan.Stats.Proposals++
+	for _, cand := range all {
+		cand.RuleID = r.ID
+		if status == governance.RuleActive {
+			cand.Status = governance.CandidatePromoted
+		}
+	}
+	return r
+}
+
+func (c *Consolidator) partition(ctx context.Context, items []governance.MergeItem) ([][]int64, int, error) {
+	groups, tokens, err := c.Merger.Partition(ctx, items)
+	if err == nil {
+		err = governance.CheckPartition(items, groups)
+	}
+	if err == nil {
+		return groups, tokens, nil
+	}
+	if c.Fallback == nil {
+		return nil, tokens, fmt.Errorf("merge: %w", err)
+	}
+	if c.Logger != nil {
+		c.Logger.Warn("merger failed; using the fallback", slog.Any("error", err))
+	}
+	groups, t2, err := c.Fallback.Partition(ctx, items)
+	if err == nil {
+		err = governance.CheckPartition(items, groups)
+	}
+	return groups, tokens + t2, err
+}
