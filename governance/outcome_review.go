@@ -197,14 +197,15 @@ type RegressionCase struct {
 func RegressionCaseID(reviewID int64) string { return "outcome-" + strconv.FormatInt(reviewID, 10) }
 
 // DraftRegressionCase drafts review rv's case for rule r from its
-// reports: the task of the newest report that gave one, else the rule's
-// own text (recall for its own wording always finds a rule in use).
+// reports: the task of the newest report that gave one, in the scope
+// (subject) that recall was for; else the rule's own text in the rule's
+// scope (recall for its own wording finds a rule in use).
 func DraftRegressionCase(rv *OutcomeReview, r *Rule, reports []*OutcomeReport) RegressionCase {
 	c := RegressionCase{ID: RegressionCaseID(rv.ID), ReviewID: rv.ID, SubjectID: r.SubjectID, Exclude: r.ID, Include: rv.ReplacementID}
 	var newest int64
 	for _, rep := range reports {
 		if rep.Task != "" && rep.Task != RedactedText && rep.ID > newest {
-			c.Task, newest = rep.Task, rep.ID
+			c.Task, c.SubjectID, newest = rep.Task, rep.SubjectID, rep.ID
 		}
 	}
 	if c.Task == "" {
