@@ -7,6 +7,7 @@ package outcome
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,29 +125,93 @@ func ReviewOpenAudit(projectID int64, d governance.OutcomeReviewDraft, id int64)
 		ObjectID: strconv.FormatInt(id, 10), ProjectID: projectID, Details: string(b)}
 }
 
+// CloseAudit is the audit row of an open review the heartbeat closed
+// because its rule left use.
+func CloseAudit(projectID, id int64) *governance.AuditEntry {
+	return &governance.AuditEntry{Actor: "heartbeat", Action: "outcome.review_close", ObjectType: "outcome_review",
+		ObjectID: strconv.FormatInt(id, 10), ProjectID: projectID, Reason: governance.ReviewClosedReason}
+}
+
+// PolicyAudit is the audit row of a project's outcome policy changed.
+func PolicyAudit(actor string, p governance.OutcomePolicy) *governance.AuditEntry {
+	d, _ := json.Marshal(map[string]any{"threshold": p.Threshold, "require_no_regression": p.RequireNoRegression})
+	return &governance.AuditEntry{Actor: actor, Action: "project.outcome_policy", ObjectType: "project",
+		ObjectID: strconv.FormatInt(p.ProjectID, 10), ProjectID: p.ProjectID, Details: string(d)}
+}
+
 // RegressionOrigin is the origin of the suites regression cases are added
 // to (evals.OriginRegression).
 const RegressionOrigin = "regression"
 
 // DropSubjectCases removes from a regression suite's body the cases about
 // subject: each case is one line holding its JSON object, whose
-// "subject" field names it (evals writes them so). It reports whether it
-// removed any.
-func DropSubjectCases(body, subject string) (string, bool) {
+// "subject" field names it (evals writes them so). It returns the body
+// and the tasks of the cases it removed.
+func DropSubjectCases(body, subject string) (string, []string) {
 	if subject == "" {
-		return body, false
+		return body, nil
 	}
 	key, _ := json.Marshal(subject)
 	needle := `"subject":` + string(key) + `,`
 	lines := strings.SplitAfter(body, "\n")
 	kept := lines[:0]
-	dropped := false
+	var tasks []string
 	for _, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), "- {") && strings.Contains(l, needle) {
-			dropped = true
+		obj, ok := strings.CutPrefix(strings.TrimSpace(l), "- ")
+		if !ok || !strings.HasPrefix(obj, "{") || !strings.Contains(obj, needle) {
+			kept = append(kept, l)
 			continue
 		}
-		kept = append(kept, l)
+		var c struct {
+			Task string `json:"task"`
+		}
+		if json.Unmarshal([]byte(obj), &c) == nil && c.Task != "" {
+			tasks = append(tasks, c.Task)
+		}
 	}
-	return strings.Join(kept, ""), dropped
+	if len(kept) == len(lines) {
+		return body, nil
+	}
+	return strings.Join(kept, ""), tasks
+}
+
+// Variants are the forms a text takes where a forget must find it: as
+// written, escaped once in JSON (a case line, a result's detail) and
+// twice (a run summary's copy of the suite).
+func Variants(text string) []string {
+	if text == "" || text == governance.RedactedText {
+		return nil
+	}
+	out := []string{text}
+	cur := text
+	for range 2 {
+		b, _ := json.Marshal(cur)
+		cur = string(b[1 : len(b)-1])
+		if !slices.Contains(out, cur) {
+			out = append(out, cur)
+		}
+	}
+	return out
+}
+
+// RuleOrder is the ORDER BY of a rules list (table alias r): by id, or by
+// the rules' outcome counts (rule_outcomes), most first.
+func RuleOrder(sort governance.RuleSort) string {
+	switch sort {
+	case governance.RuleSortMisled:
+		return `COALESCE((SELECT o.misled + o.conflicted FROM rule_outcomes o WHERE o.rule_id = r.id), 0) DESC, r.id`
+	case governance.RuleSortHelped:
+		return `COALESCE((SELECT o.helped FROM rule_outcomes o WHERE o.rule_id = r.id), 0) DESC, r.id`
+	}
+	return `r.id`
+}
+
+// InOrder puts rules (read by id) in the order of ids.
+func InOrder(rules []*governance.Rule, ids []int64) []*governance.Rule {
+	pos := make(map[int64]int, len(ids))
+	for i, id := range ids {
+		pos[id] = i
+	}
+	slices.SortStableFunc(rules, func(a, b *governance.Rule) int { return pos[a.ID] - pos[b.ID] })
+	return rules
 }
