@@ -13,6 +13,8 @@ package app
 import (
 	"context"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Store is everything the use cases need from a store: the union of the
@@ -38,6 +40,7 @@ type Store interface {
 	ExportStore
 	ImportStore
 	SourceStore
+	OutcomeStore
 }
 
 // SystemStore is what the console's plumbing needs from the store.
@@ -71,6 +74,8 @@ type App struct {
 	Exports   Exports
 	Imports   Imports
 	Sources   Sources
+	Outcomes  Outcomes
+	Effects   Effects
 
 	system SystemStore
 }
@@ -81,11 +86,12 @@ func New(st Store) *App {
 	rules := Rules{store: st, projects: projects}
 	events := Events{store: st, projects: projects}
 	forget := Forget{store: st, projects: projects, rules: rules}
+	effects := Effects{store: st, projects: projects, cache: newEffectCache()}
 	return &App{
 		Admin:     Admin{store: st},
 		Projects:  projects,
 		Rules:     rules,
-		Reviews:   Reviews{store: st, projects: projects, rules: rules},
+		Reviews:   Reviews{store: st, projects: projects, rules: rules, effects: effects},
 		AuditLog:  AuditLog{store: st},
 		Memories:  Memories{store: st, projects: projects},
 		Forget:    forget,
@@ -100,6 +106,8 @@ func New(st Store) *App {
 		Exports:   Exports{store: st, projects: projects, events: events},
 		Imports:   Imports{store: st, projects: projects, events: events},
 		Sources:   Sources{store: st, projects: projects},
+		Outcomes:  Outcomes{store: st, projects: projects, limits: &outcomeLimiter{limit: DefaultOutcomeLimit, by: map[string]*rate.Limiter{}}},
+		Effects:   effects,
 		system:    st,
 	}
 }

@@ -64,7 +64,9 @@ func ReceiptHash(policy string, items []ReceiptItem) string {
 }
 
 // Intact reports whether the receipt's hash matches its contents.
-func (r *RecallReceipt) Intact() bool { return r != nil && r.Hash == ReceiptHash(r.PolicyVersion, r.Items) }
+func (r *RecallReceipt) Intact() bool {
+	return r != nil && r.Hash == ReceiptHash(r.PolicyVersion, r.Items)
+}
 
 // ReceiptState says what became of a receipt's item.
 type ReceiptState string

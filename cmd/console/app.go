@@ -87,9 +87,10 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		Logger:       logger,
 		Idle:         cfg.SessionIdle,
 		// Eval runs beat their own scratch projects synchronously.
-		Skip:  func(p *governance.Project) bool { return p.Scratch },
-		Every: cfg.BeatInterval,
-		Hold:  m.hold,
+		Skip:     func(p *governance.Project) bool { return p.Scratch },
+		Every:    cfg.BeatInterval,
+		Hold:     m.hold,
+		Outcomes: st,
 	}
 	if cfg.EmbedModel != "" {
 		emb := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.EmbedModel,
