@@ -433,13 +433,13 @@ func (s *Store) RecallItemsNow(ctx context.Context, projectID int64, ids []strin
 // rule of the project is added or changes (a cached comparison of the
 // project's eval suites is valid for one stamp).
 func (s *Store) RulesStamp(ctx context.Context, projectID int64) (string, error) {
-	var (
-		n, maxID int64
-		updated  string
-	)
-	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(id), 0), COALESCE(MAX(updated_at), '') FROM rules WHERE project_id = ?`,
-		projectID).Scan(&n, &maxID, &updated); err != nil {
+	h := outcome.NewStamp()
+	err := queryAll(ctx, s.read, `SELECT id, status, version, paused, COALESCE(expires_at, ''), COALESCE(supersedes, 0), updated_at
+		FROM rules WHERE project_id = ? ORDER BY id`, []any{projectID}, func(row scanner) error {
+		return h.Add(row.Scan)
+	})
+	if err != nil {
 		return "", fmt.Errorf("store: rules stamp: %w", err)
 	}
-	return fmt.Sprintf("%d.%d.%s", n, maxID, updated), nil
+	return h.String(), nil
 }

@@ -63,3 +63,20 @@ CREATE TABLE outcome_policies (
 	threshold             INTEGER NOT NULL DEFAULT 2,
 	require_no_regression INTEGER NOT NULL DEFAULT 0
 );
+
+-- Regression suites (origin 'regression'): a project's cases that
+-- reviewers added from outcome reviews. The table is rebuilt with the
+-- wider check, the way SQLite documents (ids kept; foreign keys are off
+-- while a migration runs and checked before it commits).
+CREATE TABLE eval_suites_new (
+	id         INTEGER PRIMARY KEY,
+	name       TEXT NOT NULL UNIQUE,
+	origin     TEXT NOT NULL CHECK (origin IN ('builtin', 'uploaded', 'regression')),
+	body       TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+INSERT INTO eval_suites_new (id, name, origin, body, created_at, updated_at)
+	SELECT id, name, origin, body, created_at, updated_at FROM eval_suites;
+DROP TABLE eval_suites;
+ALTER TABLE eval_suites_new RENAME TO eval_suites;

@@ -432,17 +432,13 @@ func (s *Store) RecallItemsNow(ctx context.Context, projectID int64, ids []strin
 // RulesStamp names the state of a project's rules: it changes whenever a
 // rule of the project is added or changes.
 func (s *Store) RulesStamp(ctx context.Context, projectID int64) (string, error) {
-	var (
-		n, maxID int64
-		updated  *time.Time
-	)
-	if err := s.pool.QueryRow(ctx, `SELECT count(*), COALESCE(max(id), 0), max(updated_at) FROM rules WHERE project_id = $1`,
-		projectID).Scan(&n, &maxID, &updated); err != nil {
+	h := outcome.NewStamp()
+	err := queryAll(ctx, s.pool, `SELECT id, status, version, paused, COALESCE(expires_at::text, ''), COALESCE(supersedes, 0), updated_at::text
+		FROM rules WHERE project_id = $1 ORDER BY id`, []any{projectID}, func(row pgx.Row) error {
+		return h.Add(row.Scan)
+	})
+	if err != nil {
 		return "", fmt.Errorf("postgres: rules stamp: %w", err)
 	}
-	stamp := fmt.Sprintf("%d.%d", n, maxID)
-	if updated != nil {
-		stamp += "." + updated.UTC().Format(time.RFC3339Nano)
-	}
-	return stamp, nil
+	return h.String(), nil
 }

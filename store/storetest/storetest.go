@@ -198,6 +198,7 @@ func Run(t *testing.T, open Opener) {
 		{"DeleteScratchProjects", TestDeleteScratchProjects},
 		{"Stats", TestStats},
 		{"RuleChecks", TestRuleChecks},
+		{"Outcomes", TestOutcomes},
 	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -6,7 +6,11 @@ package outcome
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"hash"
 	"slices"
 	"strconv"
 	"strings"
@@ -215,3 +219,27 @@ func InOrder(rules []*governance.Rule, ids []int64) []*governance.Rule {
 	slices.SortStableFunc(rules, func(a, b *governance.Rule) int { return pos[a.ID] - pos[b.ID] })
 	return rules
 }
+
+// Stamp hashes the rows of a project's rules (RulesStamp): id, status,
+// version, paused, expiry, what it supersedes, last change.
+type Stamp struct{ h hash.Hash }
+
+// NewStamp starts a stamp.
+func NewStamp() *Stamp { return &Stamp{h: sha256.New()} }
+
+// Add reads one row through scan and adds it.
+func (s *Stamp) Add(scan func(dest ...any) error) error {
+	var (
+		id, supersedes       int64
+		status, expires, upd string
+		version              int
+		paused               bool
+	)
+	if err := scan(&id, &status, &version, &paused, &expires, &supersedes, &upd); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.h, "%d %s %d %t %s %d %s\n", id, status, version, paused, expires, supersedes, upd)
+	return nil
+}
+
+func (s *Stamp) String() string { return hex.EncodeToString(s.h.Sum(nil)[:12]) }

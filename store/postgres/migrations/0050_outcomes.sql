@@ -55,3 +55,7 @@ CREATE TABLE outcome_policies (
 	threshold             integer NOT NULL DEFAULT 2,
 	require_no_regression boolean NOT NULL DEFAULT false
 );
+
+-- Regression suites (origin 'regression'), as SQLite's migration 0070.
+ALTER TABLE eval_suites DROP CONSTRAINT eval_suites_origin_check;
+ALTER TABLE eval_suites ADD CONSTRAINT eval_suites_origin_check CHECK (origin IN ('builtin', 'uploaded', 'regression'));
