@@ -111,12 +111,18 @@ func (o Outcomes) trace(ctx context.Context, actor governance.Actor, id int64, a
 		return nil, notFound
 	}
 	t := traces[0]
+	switch {
+	case actor.Token != nil && actor.Token.ProjectID != t.ProjectID:
+		return nil, notFound // another project's recall does not exist for a token
+	case actor.Token == nil:
+		// An account with no role in the project is EFORBIDDEN, naming it.
+		if _, err := o.projects.ScopeByID(ctx, actor, t.ProjectID); err != nil {
+			return nil, err
+		}
+	}
 	obj := governance.Object{ProjectID: t.ProjectID}.About(t.SubjectID).Named("Recall")
 	if err := governance.Can(actor, action, obj); err != nil {
-		if governance.ErrorCode(err) == governance.ENOTFOUND || actor.Token != nil {
-			return nil, notFound
-		}
-		if _, serr := o.projects.ScopeByID(ctx, actor, t.ProjectID); serr != nil {
+		if governance.ErrorCode(err) == governance.ENOTFOUND {
 			return nil, notFound
 		}
 		return nil, err
