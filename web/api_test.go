@@ -388,7 +388,7 @@ func TestAPIExportAndOpenAPI(t *testing.T) {
 				}
 			}
 		}
-		if len(doc.Paths) != 8 {
+		if len(doc.Paths) != 10 {
 			t.Errorf("paths = %d", len(doc.Paths))
 		}
 	})

@@ -140,7 +140,7 @@ func (s *Server) routes() {
 	app.POST("/rules/:id/checks", s.handleRuleChecksCreate)
 	app.POST("/rules/:id/checks/delete", s.handleRuleChecksDelete)
 
-	// Agent API and MCP server (api.go, api_search.go, export.go, mcp.go, mcp_memory.go):
+	// Agent API and MCP server (api.go, api_search.go, api_outcome.go, export.go, mcp.go, mcp_memory.go):
 	// project API tokens only, never the session cookie; skipAssets exempts
 	// them from the session and CSRF middleware. requireToken refuses a
 	// token without the route's scope early; the use case decides again.
@@ -153,6 +153,8 @@ func (s *Server) routes() {
 	apiScope(governance.ActRecall).POST("/recall", s.handleAPIRecall)
 	apiScope(governance.ActRecall).GET("/rules", s.handleAPIRuleIndex)
 	apiScope(governance.ActRecall).GET("/search", s.handleAPISearch)
+	apiScope(governance.ActRecall).GET("/recalls/:id", s.handleAPIRecallShow)
+	apiScope(governance.ActRecall).POST("/recalls/:id/outcome", s.handleAPIOutcomeCreate)
 	apiScope(governance.ActForgetRule).POST("/rules/:id/forget", s.handleAPIRuleForget)
 	e.DELETE("/api/v1/subjects/:id", s.handleAPISubjectForget, s.apiErrors, s.requireToken(governance.ActForgetSubject))
 	apiScope(governance.ActExport).GET("/export", s.handleAPIExport)
