@@ -145,6 +145,10 @@ type Queue struct {
 	Proposals []Proposal
 	Groups    []CandidateGroup
 	Blocked   []*governance.EvidenceLink
+	// OutcomeReviews are the project's open outcome reviews (the proposed
+	// tab), OutcomePolicy its outcome policy.
+	OutcomeReviews []*OutcomeReviewView
+	OutcomePolicy  governance.OutcomePolicy
 }
 
 // Queue loads one tab and page of a project's review queue.
@@ -184,6 +188,12 @@ func (rv Reviews) Queue(ctx context.Context, actor governance.Actor, q QueueQuer
 		}
 		out.Total = total
 		if out.Proposals, err = rv.proposals(ctx, rules, q.InlineEvidence); err != nil {
+			return nil, err
+		}
+		if out.OutcomeReviews, err = rv.OutcomeReviews(ctx, actor, q.Project); err != nil {
+			return nil, err
+		}
+		if out.OutcomePolicy, err = rv.effects.store.FindOutcomePolicy(ctx, p.ID); err != nil {
 			return nil, err
 		}
 	case governance.CandidateHeld, governance.CandidateBlocked:
