@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
@@ -196,19 +197,25 @@ func TestEveryUsedMessageIsInBothCatalogs(t *testing.T) {
 // repeated_across_sessions reaches a page.
 func TestEnumLabels(t *testing.T) {
 	enums := map[string][]string{
-		"account_role":     {"admin", "reviewer", "member"},
-		"event_role":       {string(governance.RoleUser), string(governance.RoleAssistant), string(governance.RoleTool)},
-		"event_source":     {string(governance.SourceConversation), string(governance.SourceTool), string(governance.SourceExternal)},
-		"event_kind":       {string(governance.KindMessage), string(governance.KindSessionEnd)},
-		"event_status":     {governance.StatusPassed, governance.StatusFailed},
-		"memory_type":      {string(governance.TypePreference), string(governance.TypeFact), string(governance.TypeLesson)},
-		"candidate_status": {"pending", "held", "proposed", "promoted", "rejected", "blocked"},
-		"promotion_reason": {string(governance.ReasonRepeated), string(governance.ReasonToolFailure), string(governance.ReasonExplicit), string(governance.ReasonReviewer)},
-		"rule_status":      {"proposed", "active", "stale", "archived", "superseded", "rejected", "forgotten"},
-		"risk":             {governance.RiskLow, governance.RiskMedium, governance.RiskHigh},
-		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
-		"trace":            {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
-		"gate":             governance.GateCategories,
+		"account_role":          {"admin", "reviewer", "member"},
+		"event_role":            {string(governance.RoleUser), string(governance.RoleAssistant), string(governance.RoleTool)},
+		"event_source":          {string(governance.SourceConversation), string(governance.SourceTool), string(governance.SourceExternal)},
+		"event_kind":            {string(governance.KindMessage), string(governance.KindSessionEnd)},
+		"event_status":          {governance.StatusPassed, governance.StatusFailed},
+		"memory_type":           {string(governance.TypePreference), string(governance.TypeFact), string(governance.TypeLesson)},
+		"candidate_status":      {"pending", "held", "proposed", "promoted", "rejected", "blocked"},
+		"promotion_reason":      {string(governance.ReasonRepeated), string(governance.ReasonToolFailure), string(governance.ReasonExplicit), string(governance.ReasonReviewer)},
+		"rule_status":           {"proposed", "active", "stale", "archived", "superseded", "rejected", "forgotten"},
+		"risk":                  {governance.RiskLow, governance.RiskMedium, governance.RiskHigh},
+		"recall_kind":           {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
+		"trace":                 {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
+		"gate":                  governance.GateCategories,
+		"outcome_verdict":       strs(governance.OutcomeVerdicts),
+		"outcome_review_status": strs(governance.OutcomeReviewStatuses),
+		"receipt_state":         strs(governance.ReceiptStates),
+		"rule_sort":             {"id", string(governance.RuleSortMisled), string(governance.RuleSortHelped)},
+		"eval_change":           {string(evals.Regression), string(evals.Fixed), string(evals.Same), string(evals.NotRunOffline)},
+		"eval_not_run":          strs(evals.NotRunReasons),
 	}
 	for _, code := range locale.Languages {
 		l := locale.For(code)
@@ -324,4 +331,12 @@ func TestValueSentences(t *testing.T) {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
 	}
+}
+
+func strs[S ~string](list []S) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = string(v)
+	}
+	return out
 }
