@@ -113,6 +113,21 @@ func TestRouteInventory(t *testing.T) {
 
 	r := strconv.FormatInt(rule, 10)
 	c := strconv.FormatInt(cand, 10)
+	// A recall about family-li and an outcome review of the rule.
+	pkg, err := f.Store.Recall(ctx, "token:1", governance.RecallRequest{Task: "孩子午睡", ProjectID: f.Travel.ID, SubjectID: "family-li"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := strconv.FormatInt(pkg.Trace.ID, 10)
+	if err := f.Store.ApplyOutcomeReviewPlan(ctx, &governance.OutcomeReviewPlan{ProjectID: f.Travel.ID,
+		Drafts: []governance.OutcomeReviewDraft{{RuleID: rule, RuleVersion: 1, Sessions: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	reviews, _, err := f.Store.FindOutcomeReviews(ctx, governance.OutcomeReviewFilter{RuleID: rule})
+	if err != nil || len(reviews) != 1 {
+		t.Fatalf("outcome reviews = %v, %v", reviews, err)
+	}
+	ov := "/outcome-reviews/" + strconv.FormatInt(reviews[0].ID, 10)
 	type route struct {
 		path string // a concrete path for the route's pattern
 		get  *expect
@@ -155,6 +170,12 @@ func TestRouteInventory(t *testing.T) {
 		"/projects/:project/review/reject":     {path: "/projects/travel-agent/review/reject", post: e(travel(pass))},
 		"/projects/:project/review/merge":      {path: "/projects/travel-agent/review/merge", post: e(travel(pass))},
 		"/projects/:project/policy":            {path: "/projects/travel-agent/policy", post: e(expect{see, no, no, no, no, pass})},
+		"/projects/:project/outcome-policy":    {path: "/projects/travel-agent/outcome-policy", post: e(expect{see, no, no, no, no, pass})},
+		"/recall/traces/:id":                   {path: "/recall/traces/" + trace, get: e(own(ok))},
+		"/outcome-reviews/:id":                 {path: ov, get: e(travel(ok))},
+		"/outcome-reviews/:id/effect":          {path: ov + "/effect", get: e(travel(ok))},
+		"/outcome-reviews/:id/decide":          {path: ov + "/decide", post: e(travel(pass))},
+		"/rules/:id/effect":                    {path: "/rules/" + r + "/effect", get: e(travel(pass))},
 		"/rules":                               {path: "/rules", get: e(reviewers(ok))},
 		"/rules/forget":                        {path: "/rules/forget", post: e(reviewers(pass))},
 		"/rules/:id":                           {path: "/rules/" + r, get: e(travel(ok))},
@@ -195,30 +216,32 @@ func TestRouteInventory(t *testing.T) {
 		"/admin/accounts/:id/enable":      {path: acct + "/enable", post: e(admins(see))},
 		"/admin/accounts/:id/memberships": {path: acct + "/memberships", post: e(admins(see))},
 		"/admin/accounts/:id/memberships/:project/remove": {path: acct + "/memberships/" + strconv.FormatInt(spareProject.ID, 10) + "/remove", post: e(admins(see))},
-		"/admin/projects":            {path: "/admin/projects", get: e(admins(ok)), post: e(admins(pass))},
-		"/admin/projects/:id":        {path: proj, get: e(admins(ok)), post: e(admins(pass))},
-		"/admin/projects/:id/delete": {path: proj + "/delete", get: e(admins(ok)), post: e(admins(pass))},
-		"/evals":                     {path: "/evals", get: e(reviewers(ok))},
-		"/evals/suites":              {path: "/evals/suites", post: e(reviewers(pass))},
-		"/evals/suites/:id":          {path: "/evals/suites/999999", get: e(reviewers(gone))},
-		"/evals/suites/:id/runs":     {path: "/evals/suites/999999/runs", post: e(reviewers(gone))},
-		"/evals/runs/:id":            {path: "/evals/runs/999999", get: e(reviewers(gone))},
-		"/evals/runs/:id/panel":      {path: "/evals/runs/999999/panel", get: e(reviewers(gone))},
-		"/evals/runs/:id/cancel":     {path: "/evals/runs/999999/cancel", post: e(reviewers(gone))},
-		"/evals/compare":             {path: "/evals/compare", get: e(reviewers(pass))},
-		"/evals/benchmarks":          {path: "/evals/benchmarks", get: e(reviewers(ok)), post: e(reviewers(pass))},
-		"/rules/:id/checks":          {path: "/rules/" + r + "/checks", get: e(travel(ok)), post: e(travel(pass))},
-		"/rules/:id/checks/delete":   {path: "/rules/" + r + "/checks/delete", post: e(travel(pass))},
-		"/api/v1/openapi.json":       {path: "/api/v1/openapi.json", get: e(everyone(ok))},
-		"/api/v1/events":             {path: "/api/v1/events", post: e(token)},
-		"/api/v1/recall":             {path: "/api/v1/recall", post: e(token)},
-		"/api/v1/rules":              {path: "/api/v1/rules", get: e(token)},
-		"/api/v1/search":             {path: "/api/v1/search?q=nap", get: e(token)},
-		"/api/v1/rules/:id/forget":   {path: "/api/v1/rules/" + r + "/forget", post: e(token)},
-		"/api/v1/subjects/:id":       {path: "/api/v1/subjects/family-li", other: e(token)},
-		"/api/v1/export":             {path: "/api/v1/export", get: e(token)},
-		"/api/*":                     {path: "/api/v1/no-such", get: e(everyone(gone)), post: e(everyone(gone)), other: e(everyone(gone))},
-		web.MCPPath:                  {path: web.MCPPath, get: e(token), post: e(token), other: e(token)},
+		"/admin/projects":             {path: "/admin/projects", get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/projects/:id":         {path: proj, get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/projects/:id/delete":  {path: proj + "/delete", get: e(admins(ok)), post: e(admins(pass))},
+		"/evals":                      {path: "/evals", get: e(reviewers(ok))},
+		"/evals/suites":               {path: "/evals/suites", post: e(reviewers(pass))},
+		"/evals/suites/:id":           {path: "/evals/suites/999999", get: e(reviewers(gone))},
+		"/evals/suites/:id/runs":      {path: "/evals/suites/999999/runs", post: e(reviewers(gone))},
+		"/evals/runs/:id":             {path: "/evals/runs/999999", get: e(reviewers(gone))},
+		"/evals/runs/:id/panel":       {path: "/evals/runs/999999/panel", get: e(reviewers(gone))},
+		"/evals/runs/:id/cancel":      {path: "/evals/runs/999999/cancel", post: e(reviewers(gone))},
+		"/evals/compare":              {path: "/evals/compare", get: e(reviewers(pass))},
+		"/evals/benchmarks":           {path: "/evals/benchmarks", get: e(reviewers(ok)), post: e(reviewers(pass))},
+		"/rules/:id/checks":           {path: "/rules/" + r + "/checks", get: e(travel(ok)), post: e(travel(pass))},
+		"/rules/:id/checks/delete":    {path: "/rules/" + r + "/checks/delete", post: e(travel(pass))},
+		"/api/v1/openapi.json":        {path: "/api/v1/openapi.json", get: e(everyone(ok))},
+		"/api/v1/events":              {path: "/api/v1/events", post: e(token)},
+		"/api/v1/recall":              {path: "/api/v1/recall", post: e(token)},
+		"/api/v1/rules":               {path: "/api/v1/rules", get: e(token)},
+		"/api/v1/search":              {path: "/api/v1/search?q=nap", get: e(token)},
+		"/api/v1/rules/:id/forget":    {path: "/api/v1/rules/" + r + "/forget", post: e(token)},
+		"/api/v1/subjects/:id":        {path: "/api/v1/subjects/family-li", other: e(token)},
+		"/api/v1/export":              {path: "/api/v1/export", get: e(token)},
+		"/api/v1/recalls/:id":         {path: "/api/v1/recalls/" + trace, get: e(token)},
+		"/api/v1/recalls/:id/outcome": {path: "/api/v1/recalls/" + trace + "/outcome", post: e(token)},
+		"/api/*":                      {path: "/api/v1/no-such", get: e(everyone(gone)), post: e(everyone(gone)), other: e(everyone(gone))},
+		web.MCPPath:                   {path: web.MCPPath, get: e(token), post: e(token), other: e(token)},
 	}
 
 	srv, err := web.NewServer(web.Config{}, app.New(f.Store), slog.New(slog.NewTextHandler(io.Discard, nil)))
