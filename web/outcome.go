@@ -49,7 +49,6 @@ func effectView(e *app.ApprovalEffect, id, src string) templates.EffectView {
 	return v
 }
 
-
 // renderEffect renders a panel: the panel alone for htmx, else a page.
 func (s *Server) renderEffect(c echo.Context, back string, v templates.EffectView) error {
 	if isPartial(c) {

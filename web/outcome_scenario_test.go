@@ -114,7 +114,7 @@ func TestOutcomeScenario(t *testing.T) {
 	rv := reviews[0]
 	page := templatesURL(rv.ID)
 	_, doc := reviewer.Get(queue)
-	if doc.Find(`[data-testid="outcome-review"][data-review="` + strconv.FormatInt(rv.ID, 10) + `"]`).Length() != 1 {
+	if doc.Find(`[data-testid="outcome-review"][data-review="`+strconv.FormatInt(rv.ID, 10)+`"]`).Length() != 1 {
 		t.Fatal("the review queue does not show the outcome review")
 	}
 	_, doc = reviewer.Get(page)

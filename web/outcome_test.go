@@ -234,5 +234,3 @@ func TestOutcomeRateLimit(t *testing.T) {
 		t.Errorf("%d reports stored, want 1", n)
 	}
 }
-
-
