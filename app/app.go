@@ -87,6 +87,7 @@ func New(st Store) *App {
 	events := Events{store: st, projects: projects}
 	forget := Forget{store: st, projects: projects, rules: rules}
 	effects := Effects{store: st, projects: projects, cache: newEffectCache()}
+	recent := newTargetCache(8192)
 	return &App{
 		Admin:     Admin{store: st},
 		Projects:  projects,
@@ -102,13 +103,14 @@ func New(st Store) *App {
 		Heartbeat: Heartbeat{store: st},
 		Evals:     Evals{store: st, projects: st},
 		Events:    events,
-		Recalls:   Recalls{store: st, projects: projects},
+		Recalls:   Recalls{store: st, projects: projects, recent: recent},
 		Exports:   Exports{store: st, projects: projects, events: events},
 		Imports:   Imports{store: st, projects: projects, events: events},
 		Sources:   Sources{store: st, projects: projects},
-		Outcomes:  Outcomes{store: st, projects: projects, limits: &outcomeLimiter{limit: DefaultOutcomeLimit, by: map[string]*rate.Limiter{}}},
-		Effects:   effects,
-		system:    st,
+		Outcomes: Outcomes{store: st, projects: projects, recent: recent,
+			limits: &outcomeLimiter{limit: DefaultOutcomeLimit, by: map[string]*rate.Limiter{}}},
+		Effects: effects,
+		system:  st,
 	}
 }
 

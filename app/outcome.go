@@ -17,6 +17,7 @@ import (
 // receipts of recalls and the approval panel read.
 type OutcomeStore interface {
 	FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error)
+	FindOutcomeTarget(ctx context.Context, traceID int64) (*governance.OutcomeTarget, error)
 	SaveOutcome(ctx context.Context, actor string, r *governance.OutcomeReport) error
 	FindOutcomes(ctx context.Context, f governance.OutcomeFilter) ([]*governance.OutcomeReport, int, error)
 	FindRuleOutcomes(ctx context.Context, ruleIDs []int64) (map[int64]governance.OutcomeCounts, error)
@@ -53,6 +54,50 @@ type Outcomes struct {
 	store    OutcomeStore
 	projects Projects
 	limits   *outcomeLimiter
+	// recent are the latest recalls' targets (Recalls puts them), so a
+	// report soon after its recall does not read the trace back.
+	recent *targetCache
+}
+
+// targetCache keeps the report targets of the latest recalls, by trace id;
+// the oldest go first. A trace's target never changes; a forgotten
+// trace's report fails on its foreign key instead.
+type targetCache struct {
+	mu    sync.Mutex
+	by    map[int64]*governance.OutcomeTarget
+	ring  []int64
+	next  int
+	limit int
+}
+
+func newTargetCache(limit int) *targetCache {
+	return &targetCache{by: map[int64]*governance.OutcomeTarget{}, ring: make([]int64, limit), limit: limit}
+}
+
+func (c *targetCache) put(t *governance.OutcomeTarget) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.by, c.ring[c.next])
+	c.ring[c.next], c.by[t.TraceID] = t.TraceID, t
+	c.next = (c.next + 1) % c.limit
+}
+
+func (c *targetCache) get(id int64) *governance.OutcomeTarget {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.by[id]
+}
+
+// targetOf is what a report on pkg's recall is checked against.
+func targetOf(req governance.RecallRequest, pkg *governance.RecallPackage) *governance.OutcomeTarget {
+	t := &governance.OutcomeTarget{TraceID: pkg.Trace.ID, ProjectID: req.ProjectID, SubjectID: req.SubjectID,
+		TaskHash: governance.TaskHash(strings.TrimSpace(req.Task))}
+	for _, e := range pkg.Trace.Considered {
+		if e.Included {
+			t.Included = append(t.Included, e.ID)
+		}
+	}
+	return t
 }
 
 // outcomeLimiter keeps one token bucket per actor, in memory (per
@@ -111,23 +156,35 @@ func (o Outcomes) trace(ctx context.Context, actor governance.Actor, id int64, a
 		return nil, notFound
 	}
 	t := traces[0]
-	switch {
-	case actor.Token != nil && actor.Token.ProjectID != t.ProjectID:
-		return nil, notFound // another project's recall does not exist for a token
-	case actor.Token == nil:
-		// An account with no role in the project is EFORBIDDEN, naming it.
-		if _, err := o.projects.ScopeByID(ctx, actor, t.ProjectID); err != nil {
-			return nil, err
-		}
-	}
-	obj := governance.Object{ProjectID: t.ProjectID}.About(t.SubjectID).Named("Recall")
-	if err := governance.Can(actor, action, obj); err != nil {
-		if governance.ErrorCode(err) == governance.ENOTFOUND {
-			return nil, notFound
-		}
+	if err := o.authorize(ctx, actor, action, id, t.ProjectID, t.SubjectID); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// authorize asks the policy whether actor may do action on recall id of
+// project projectID about subjectID.
+func (o Outcomes) authorize(ctx context.Context, actor governance.Actor, action governance.Action, id, projectID int64, subjectID string) error {
+	notFound := governance.Errorf(governance.ENOTFOUND, "Recall %d not found.", id)
+	switch {
+	case actor.Anonymous():
+		return errSignIn
+	case actor.Token != nil && actor.Token.ProjectID != projectID:
+		return notFound // another project's recall does not exist for a token
+	case actor.Token == nil:
+		// An account with no role in the project is EFORBIDDEN, naming it.
+		if _, err := o.projects.ScopeByID(ctx, actor, projectID); err != nil {
+			return err
+		}
+	}
+	obj := governance.Object{ProjectID: projectID}.About(subjectID).Named("Recall")
+	if err := governance.Can(actor, action, obj); err != nil {
+		if governance.ErrorCode(err) == governance.ENOTFOUND {
+			return notFound
+		}
+		return err
+	}
+	return nil
 }
 
 // Report stores an agent's outcome report about recall traceID: the trace
@@ -136,8 +193,17 @@ func (o Outcomes) trace(ctx context.Context, actor governance.Actor, id int64, a
 // never a memory: nothing recall reads changes. Reports beyond the
 // actor's rate are ETOOMANY.
 func (o Outcomes) Report(ctx context.Context, actor governance.Actor, traceID int64, in governance.OutcomeInput) (*governance.OutcomeReport, error) {
-	t, err := o.trace(ctx, actor, traceID, governance.ActRecall)
-	if err != nil {
+	if actor.Anonymous() {
+		return nil, errSignIn
+	}
+	t := o.recent.get(traceID)
+	if t == nil {
+		var err error
+		if t, err = o.store.FindOutcomeTarget(ctx, traceID); err != nil {
+			return nil, err
+		}
+	}
+	if err := o.authorize(ctx, actor, governance.ActRecall, traceID, t.ProjectID, t.SubjectID); err != nil {
 		return nil, err
 	}
 	if !o.limits.allow(actor.Name()) {
@@ -159,7 +225,7 @@ func (o Outcomes) Report(ctx context.Context, actor governance.Actor, traceID in
 	if err != nil {
 		return nil, err
 	}
-	r := &governance.OutcomeReport{ProjectID: t.ProjectID, TraceID: t.ID, SubjectID: t.SubjectID, ItemID: in.ItemID,
+	r := &governance.OutcomeReport{ProjectID: t.ProjectID, TraceID: t.TraceID, SubjectID: t.SubjectID, ItemID: in.ItemID,
 		RuleID: ruleID, Verdict: in.Verdict, Note: note, Task: task, SessionID: in.SessionID}
 	if err := o.store.SaveOutcome(ctx, actor.Name(), r); err != nil {
 		return nil, err

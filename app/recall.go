@@ -19,6 +19,8 @@ type RecallStore interface {
 type Recalls struct {
 	store    RecallStore
 	projects Projects
+	// recent gets each recall's report target (Outcomes reads it).
+	recent *targetCache
 }
 
 // Recall returns the context package for req and records its trace (each
@@ -29,7 +31,11 @@ func (rs Recalls) Recall(ctx context.Context, actor governance.Actor, req govern
 	if err := governance.Can(actor, governance.ActRecall, governance.Object{ProjectID: req.ProjectID}.About(req.SubjectID)); err != nil {
 		return nil, err
 	}
-	return rs.store.Recall(ctx, actor.Name(), req)
+	pkg, err := rs.store.Recall(ctx, actor.Name(), req)
+	if err == nil && rs.recent != nil && pkg.Trace.ID != 0 {
+		rs.recent.put(targetOf(req, pkg))
+	}
+	return pkg, err
 }
 
 // RecallPreview is a playground recall: the package, the text of every

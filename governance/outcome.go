@@ -94,27 +94,34 @@ func TaskHash(task string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CheckOutcome checks report in against the stored trace t: the task,
-// when given, is the trace's, and the item was in the package. It
-// returns the rule the report is about (0 for the whole package or
-// another kind of item).
-func CheckOutcome(t *RecallTraceInfo, in OutcomeInput) (int64, error) {
+// OutcomeTarget is what a report is checked against: a stored recall's
+// scope, its task hash and the items its package included.
+type OutcomeTarget struct {
+	TraceID   int64
+	ProjectID int64
+	SubjectID string
+	TaskHash  string
+	Included  []string
+}
+
+// CheckOutcome checks report in against its recall t: the task, when
+// given, is the recall's, and the item was in the package. It returns the
+// rule the report is about (0 for the whole package or another kind of
+// item).
+func CheckOutcome(t *OutcomeTarget, in OutcomeInput) (int64, error) {
 	if in.Task != "" && TaskHash(in.Task) != t.TaskHash {
-		return 0, Errorf(EINVALID, "task is not the task of recall %d.", t.ID)
+		return 0, Errorf(EINVALID, "task is not the task of recall %d.", t.TraceID)
 	}
 	if in.ItemID == "" {
 		return 0, nil
 	}
-	for _, e := range t.Trace.Considered {
-		if e.ID == in.ItemID && e.Included {
-			kind, n, _ := ParseRecallID(e.ID)
-			if kind == RecallKindRule {
-				return n, nil
-			}
-			return 0, nil
-		}
+	if !slices.Contains(t.Included, in.ItemID) {
+		return 0, Errorf(EINVALID, "%s was not in the package of recall %d.", in.ItemID, t.TraceID)
 	}
-	return 0, Errorf(EINVALID, "%s was not in the package of recall %d.", in.ItemID, t.ID)
+	if kind, n, _ := ParseRecallID(in.ItemID); kind == RecallKindRule {
+		return n, nil
+	}
+	return 0, nil
 }
 
 // OutcomeReport is one stored report: evidence about a memory, never a

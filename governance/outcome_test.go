@@ -122,8 +122,7 @@ func TestReceipt(t *testing.T) {
 // TestCheckOutcome: a report names an item the package included (not one
 // it left out) and, when it gives a task, the recall's own task.
 func TestCheckOutcome(t *testing.T) {
-	tr := &governance.RecallTraceInfo{ID: 5, TaskHash: governance.TaskHash("去上海"), Trace: governance.RecallTrace{Considered: []governance.RecallTraceEntry{
-		{ID: "rule:7", Included: true}, {ID: "rule:8", Included: false}, {ID: "episode:2", Included: true}}}}
+	tr := &governance.OutcomeTarget{TraceID: 5, TaskHash: governance.TaskHash("去上海"), Included: []string{"rule:7", "episode:2"}}
 	for _, tc := range []struct {
 		in   governance.OutcomeInput
 		rule int64

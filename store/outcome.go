@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -43,40 +45,64 @@ func verdictColumn(v governance.OutcomeVerdict) string {
 	return "conflicted"
 }
 
-// SaveOutcome stores one report with its rule's count and its audit row,
-// in one transaction. A second report on the same item of the same
-// recall is ECONFLICT.
+// SaveOutcome stores one report with its rule's count and its audit row.
+// Concurrent reports are written together, one transaction a batch
+// (outcome.Batcher): each is its own row with its own audit row, and a
+// second report on the same item of the same recall is ECONFLICT for that
+// report alone.
 func (s *Store) SaveOutcome(ctx context.Context, actor string, r *governance.OutcomeReport) error {
+	r.Actor = actor
+	return s.outcomes.Do(r, func(batch []*governance.OutcomeReport) ([]error, error) {
+		// The batch is written for every caller in it, whichever leads.
+		return s.saveOutcomes(context.WithoutCancel(ctx), batch)
+	})
+}
+
+// saveOutcomes writes a batch of reports in one transaction.
+func (s *Store) saveOutcomes(ctx context.Context, batch []*governance.OutcomeReport) ([]error, error) {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `
-		INSERT INTO recall_outcomes (project_id, trace_id, subject_id, item_id, rule_id, verdict, note, task, session_id, actor, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ProjectID, r.TraceID, r.SubjectID, r.ItemID, nullInt(r.RuleID), r.Verdict, r.Note, r.Task, r.SessionID, actor,
-		formatTime(tx.now))
-	if err != nil {
-		if governance.ErrorCode(mapError(err, "")) == governance.ECONFLICT {
-			return errReported(r)
+	errs := make([]error, len(batch))
+	for i, r := range batch {
+		res, err := tx.execPrepared(ctx, `
+			INSERT INTO recall_outcomes (project_id, trace_id, subject_id, item_id, rule_id, verdict, note, task, session_id, actor, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (trace_id, item_id) DO NOTHING`,
+			r.ProjectID, r.TraceID, r.SubjectID, r.ItemID, nullInt(r.RuleID), r.Verdict, r.Note, r.Task, r.SessionID, r.Actor,
+			formatTime(tx.now))
+		if err != nil {
+			// A foreign key (a recall forgotten meanwhile) fails this
+			// statement only; the transaction goes on.
+			if governance.ErrorCode(mapError(err, "Report")) != governance.ECONFLICT {
+				return nil, fmt.Errorf("store: insert outcome: %w", err)
+			}
+			errs[i] = governance.Errorf(governance.ENOTFOUND, "Recall %d not found.", r.TraceID)
+			continue
 		}
-		return fmt.Errorf("store: insert outcome: %w", err)
-	}
-	r.ID, _ = res.LastInsertId()
-	r.Actor, r.CreatedAt = actor, tx.now
-	if r.RuleID != 0 {
-		col := verdictColumn(r.Verdict)
-		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO rule_outcomes (rule_id, project_id, `+col+`) VALUES (?, ?, 1)
-			ON CONFLICT (rule_id) DO UPDATE SET `+col+` = `+col+` + 1`, r.RuleID, r.ProjectID); err != nil {
-			return fmt.Errorf("store: count outcome: %w", err)
+		if n, _ := res.RowsAffected(); n == 0 {
+			errs[i] = errReported(r)
+			continue
+		}
+		r.ID, _ = res.LastInsertId()
+		r.CreatedAt = tx.now
+		if r.RuleID != 0 {
+			col := verdictColumn(r.Verdict)
+			if _, err := tx.execPrepared(ctx, `
+				INSERT INTO rule_outcomes (rule_id, project_id, `+col+`) VALUES (?, ?, 1)
+				ON CONFLICT (rule_id) DO UPDATE SET `+col+` = `+col+` + 1`, r.RuleID, r.ProjectID); err != nil {
+				return nil, fmt.Errorf("store: count outcome: %w", err)
+			}
+		}
+		if err := appendAudit(ctx, tx, outcome.ReportAudit(r.Actor, r)); err != nil {
+			return nil, err
 		}
 	}
-	if err := appendAudit(ctx, tx, outcome.ReportAudit(actor, r)); err != nil {
-		return err
+	if err := tx.Commit(); err != nil {
+		return nil, err
 	}
-	return tx.Commit()
+	return errs, nil
 }
 
 func errReported(r *governance.OutcomeReport) error {
@@ -84,6 +110,29 @@ func errReported(r *governance.OutcomeReport) error {
 		return governance.Errorf(governance.ECONFLICT, "Recall %d already has a report on its whole package.", r.TraceID)
 	}
 	return governance.Errorf(governance.ECONFLICT, "%s of recall %d already has a report.", r.ItemID, r.TraceID)
+}
+
+// FindOutcomeTarget reads what a report on recall traceID is checked
+// against — its scope, task hash and included items — without decoding
+// the whole trace; ENOTFOUND when there is no such recall.
+func (s *Store) FindOutcomeTarget(ctx context.Context, traceID int64) (*governance.OutcomeTarget, error) {
+	t := &governance.OutcomeTarget{TraceID: traceID}
+	var included string
+	err := s.read.QueryRowContext(ctx, `
+		SELECT project_id, subject_id, task_hash,
+			(SELECT json_group_array(json_extract(value, '$.id')) FROM json_each(trace, '$.trace.considered')
+				WHERE json_extract(value, '$.included'))
+		FROM recall_traces WHERE id = ?`, traceID).Scan(&t.ProjectID, &t.SubjectID, &t.TaskHash, &included)
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Recall %d not found.", traceID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: find outcome target: %w", err)
+	}
+	if err := json.Unmarshal([]byte(included), &t.Included); err != nil {
+		return nil, fmt.Errorf("store: outcome target items: %w", err)
+	}
+	return t, nil
 }
 
 // FindOutcomes lists reports, newest first, with the total count.
@@ -442,4 +491,14 @@ func (s *Store) RulesStamp(ctx context.Context, projectID int64) (string, error)
 		return "", fmt.Errorf("store: rules stamp: %w", err)
 	}
 	return h.String(), nil
+}
+
+// execPrepared runs a write statement of a hot path inside the
+// transaction through the statement cache (prepared once per connection).
+func (t *Tx) execPrepared(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := t.store.read.stmt(ctx, query)
+	if err != nil || st == nil {
+		return t.ExecContext(ctx, query, args...)
+	}
+	return t.StmtContext(ctx, st).ExecContext(ctx, args...)
 }

@@ -90,6 +90,24 @@ func nullID(id int64) any {
 	return id
 }
 
+// FindOutcomeTarget reads what a report on recall traceID is checked
+// against — its scope, task hash and included items — without decoding
+// the whole trace in Go; ENOTFOUND when there is no such recall.
+func (s *Store) FindOutcomeTarget(ctx context.Context, traceID int64) (*governance.OutcomeTarget, error) {
+	t := &governance.OutcomeTarget{TraceID: traceID}
+	err := s.pool.QueryRow(ctx, `
+		SELECT project_id, subject_id, task_hash,
+			ARRAY(SELECT e->>'id' FROM jsonb_array_elements(trace::jsonb->'trace'->'considered') e WHERE (e->>'included')::boolean)
+		FROM recall_traces WHERE id = $1`, traceID).Scan(&t.ProjectID, &t.SubjectID, &t.TaskHash, &t.Included)
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Recall %d not found.", traceID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find outcome target: %w", err)
+	}
+	return t, nil
+}
+
 // FindOutcomes lists reports, newest first, with the total count.
 func (s *Store) FindOutcomes(ctx context.Context, f governance.OutcomeFilter) ([]*governance.OutcomeReport, int, error) {
 	w := &where{}

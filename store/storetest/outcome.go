@@ -25,6 +25,7 @@ type OutcomeStore interface {
 	ApplyOutcomeReviewPlan(ctx context.Context, plan *governance.OutcomeReviewPlan) error
 	RecallItemsNow(ctx context.Context, projectID int64, ids []string) (map[string]governance.ReceiptItem, error)
 	RulesStamp(ctx context.Context, projectID int64) (string, error)
+	FindOutcomeTarget(ctx context.Context, traceID int64) (*governance.OutcomeTarget, error)
 }
 
 func openOutcomes(t *testing.T, open Opener) OutcomeStore {
@@ -100,6 +101,13 @@ func TestOutcomes(t *testing.T, open Opener) {
 				t.Errorf("%s is %s right after the recall", c.ID, c.State)
 			}
 		}
+		target, err := s.FindOutcomeTarget(ctx, tr.ID)
+		if err != nil || target.ProjectID != p.ID || target.SubjectID != "family-1" || target.TaskHash != governance.TaskHash(task) ||
+			len(target.Included) != len(pkg.Items) || !slices.Contains(target.Included, nap) {
+			t.Errorf("outcome target %+v, %v; package %v", target, err, ids)
+		}
+		_, err = s.FindOutcomeTarget(ctx, tr.ID+1000)
+		wantCode(t, err, governance.ENOTFOUND)
 		// Another project's ids are not this project's items.
 		if other, _ := s.RecallItemsNow(ctx, p.ID+1000, ids); len(other) != 0 {
 			t.Errorf("items of project %d found in another: %v", p.ID, other)
