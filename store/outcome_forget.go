@@ -19,7 +19,8 @@ import (
 
 // forgetSubjectOutcomes runs inside a subject forget, before its traces go.
 func forgetSubjectOutcomes(ctx context.Context, tx *Tx, projectID int64, subjectID string) error {
-	res, err := tx.ExecContext(ctx, `DELETE FROM recall_outcomes WHERE project_id = ? AND subject_id = ?`, projectID, subjectID)
+	res, err := tx.ExecContext(ctx, `DELETE FROM recall_outcomes WHERE project_id = ?1 AND (subject_id = ?2
+		OR trace_id IN (SELECT id FROM recall_traces WHERE project_id = ?1 AND subject_id = ?2))`, projectID, subjectID)
 	if err != nil {
 		return fmt.Errorf("store: delete subject outcomes: %w", err)
 	}

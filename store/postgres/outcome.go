@@ -57,8 +57,13 @@ func (s *Store) SaveOutcome(ctx context.Context, actor string, r *governance.Out
 	if isNoRows(err) {
 		return outcomeReported(r)
 	}
+	if governance.ErrorCode(mapError(err, "Report")) == governance.ECONFLICT {
+		// Uniqueness is ON CONFLICT's: what is left is the recall's
+		// foreign key (it was forgotten meanwhile).
+		return governance.Errorf(governance.ENOTFOUND, "Recall %d not found.", r.TraceID)
+	}
 	if err != nil {
-		return fmt.Errorf("postgres: insert outcome: %w", mapError(err, "Report"))
+		return fmt.Errorf("postgres: insert outcome: %w", err)
 	}
 	r.Actor, r.CreatedAt = actor, tx.now
 	if r.RuleID != 0 {

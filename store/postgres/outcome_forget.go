@@ -18,7 +18,8 @@ import (
 
 // forgetSubjectOutcomes runs inside a subject forget, before its traces go.
 func forgetSubjectOutcomes(ctx context.Context, tx *Tx, p *forgetPlan, projectID int64, subjectID string) error {
-	tag, err := tx.Exec(ctx, `DELETE FROM recall_outcomes WHERE project_id = $1 AND subject_id = $2`, projectID, subjectID)
+	tag, err := tx.Exec(ctx, `DELETE FROM recall_outcomes WHERE project_id = $1 AND (subject_id = $2
+		OR trace_id IN (SELECT id FROM recall_traces WHERE project_id = $1 AND subject_id = $2))`, projectID, subjectID)
 	if err != nil {
 		return fmt.Errorf("postgres: delete subject outcomes: %w", err)
 	}

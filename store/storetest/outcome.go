@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/evals"
@@ -115,6 +116,37 @@ func TestOutcomes(t *testing.T, open Opener) {
 	})
 
 	first := report(t, s, tr, nap, rule[RuleNap], governance.OutcomeMisled, "agent-a", "nap is 13:00 now", task)
+	t.Run("Concurrent", func(t *testing.T) {
+		// Reports from many agents at once, two of them on the same
+		// item: each one is stored once, and only the second of the pair
+		// is refused.
+		_, trC := recallTrace(t, s, p, "family-1", "下午午睡怎么安排？")
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Go(func() {
+				item := ""
+				if i%2 == 1 {
+					item = nap
+				}
+				errs[i] = s.SaveOutcome(ctx, "token:1", &governance.OutcomeReport{ProjectID: p.ID, TraceID: trC.ID,
+					ItemID: item, Verdict: governance.OutcomeNotUsed})
+			})
+		}
+		wg.Wait()
+		refused := 0
+		for _, err := range errs {
+			if err != nil {
+				wantCode(t, err, governance.ECONFLICT)
+				refused++
+			}
+		}
+		if got, n, _ := s.FindOutcomes(ctx, governance.OutcomeFilter{TraceID: trC.ID}); n != 2 || refused != 6 {
+			t.Errorf("%d stored (%+v), %d refused; want 2 and 6", n, got, refused)
+		}
+		err := s.SaveOutcome(ctx, "token:1", &governance.OutcomeReport{ProjectID: p.ID, TraceID: trC.ID + 100000, Verdict: governance.OutcomeHelped})
+		wantCode(t, err, governance.ENOTFOUND)
+	})
 	t.Run("Reports", func(t *testing.T) {
 		err := s.SaveOutcome(ctx, "token:1", &governance.OutcomeReport{ProjectID: p.ID, TraceID: tr.ID, ItemID: nap,
 			RuleID: rule[RuleNap], Verdict: governance.OutcomeHelped})

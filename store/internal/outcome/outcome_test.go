@@ -1,8 +1,11 @@
 package outcome_test
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
@@ -46,5 +49,49 @@ func TestVariants(t *testing.T) {
 	}
 	if outcome.Variants(governance.RedactedText) != nil || len(outcome.Variants("午睡")) != 1 {
 		t.Error("Variants of a redacted or plain text")
+	}
+}
+
+// TestBatcher: concurrent requests are written together, each exactly
+// once, and each caller gets its own item's error.
+func TestBatcher(t *testing.T) {
+	var b outcome.Batcher[int]
+	var mu sync.Mutex
+	written := map[int]int{}
+	batches := 0
+	write := func(items []int) ([]error, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		batches++
+		errs := make([]error, len(items))
+		for i, x := range items {
+			written[x]++
+			if x%7 == 0 {
+				errs[i] = fmt.Errorf("item %d refused", x)
+			}
+		}
+		time.Sleep(time.Millisecond) // a commit
+		return errs, nil
+	}
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Go(func() {
+			err := b.Do(i, write)
+			if (err != nil) != (i%7 == 0) || err != nil && err.Error() != fmt.Sprintf("item %d refused", i) {
+				t.Errorf("item %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range 200 {
+		if written[i] != 1 {
+			t.Errorf("item %d written %d times", i, written[i])
+		}
+	}
+	if batches >= 200 {
+		t.Errorf("%d batches for 200 concurrent items: nothing was grouped", batches)
+	}
+	if err := b.Do(1000, func([]int) ([]error, error) { return nil, fmt.Errorf("disk full") }); err == nil || err.Error() != "disk full" {
+		t.Errorf("a failed batch gives %v", err)
 	}
 }
