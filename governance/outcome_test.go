@@ -18,7 +18,9 @@ func harmful(id, trace, rule int64, session string) *governance.OutcomeReport {
 // replacement; an open review takes new reports; a rule out of use closes
 // its review; helpful reports and rules out of use never open one.
 func TestPlanOutcomeReviews(t *testing.T) {
-	active := func(id int64) *governance.Rule { return &governance.Rule{ID: id, Status: governance.RuleActive, Version: 2} }
+	active := func(id int64) *governance.Rule {
+		return &governance.Rule{ID: id, Status: governance.RuleActive, Version: 2}
+	}
 	proposal := func(id, supersedes int64) *governance.Rule {
 		return &governance.Rule{ID: id, Status: governance.RuleProposed, Supersedes: supersedes}
 	}
