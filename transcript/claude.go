@@ -264,7 +264,7 @@ type claudeParser struct {
 // Each line carries its sessionId, so a file holding several sessions is
 // split by it.
 func parseClaude(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
-	c := &claudeParser{parser: newParser(opts, rep, emit), tools: map[string]string{}}
+	c := &claudeParser{parser: newAgentParser(opts, rep, emit), tools: map[string]string{}}
 	err := lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
 		var l claudeLine

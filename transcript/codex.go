@@ -98,7 +98,7 @@ type codexWaiting struct {
 // boundaries are not events: task_started, task_complete and turn_aborted
 // are skipped with the other bookkeeping.
 func parseCodex(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
-	c := &codexParser{parser: newParser(opts, rep, emit), session: codexSessionFromName(opts.Name),
+	c := &codexParser{parser: newAgentParser(opts, rep, emit), session: codexSessionFromName(opts.Name),
 		tools: map[string]string{}, exits: map[string]int{}}
 	err := lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n

@@ -79,7 +79,7 @@ func (k *convKey) session() string {
 }
 
 func newChatParser(opts Options, rep *Report, emit Emit) *chatParser {
-	return &chatParser{parser: newParser(opts, rep, emit), tools: map[string]string{}}
+	return &chatParser{parser: newAgentParser(opts, rep, emit), tools: map[string]string{}}
 }
 
 // parseOpenAI reads chat-completions messages: a JSON array of messages, an
