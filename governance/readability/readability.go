@@ -289,12 +289,12 @@ func cutOff(s string) bool {
 }
 
 // startsMidSentence reports an English statement that begins where no
-// sentence does: in lower case, or on a closing mark or a joining word.
+// sentence does: on a word in lower case, or on a closing mark.
 func startsMidSentence(s string) bool {
 	t := strings.TrimSpace(s)
 	r, _ := utf8.DecodeRuneInString(t)
-	if unicode.IsLower(r) && r < 0x80 {
-		return true
+	if first, _, _ := strings.Cut(t, " "); unicode.IsLower(r) && r < 0x80 && classify(strings.TrimFunc(first, isOuterPunct)) == kWord {
+		return true // a plain word in lower case; an identifier (go_test, npm) may open a rule
 	}
 	switch r {
 	case ')', ']', '}', ',', '.', ';', ':', '）', '，', '。', '、':
