@@ -496,14 +496,19 @@ func errorMessage(v any) string {
 	return ""
 }
 
-// locationPrefix is a source location opening a line ("due_test.go:42: ").
-var locationPrefix = regexp.MustCompile(`^\s*[\w./\\-]+\.[A-Za-z]\w{0,4}(?::\d+)+:?\s*`)
+// locationPrefix is a source location opening a line ("due_test.go:42: ",
+// "12:5 ").
+var locationPrefix = regexp.MustCompile(`^\s*(?:[\w./\\-]+\.[A-Za-z]\w{0,4}(?::\d+)+:?|\d+:\d+)\s*`)
+
+// markup is a tag a harness wraps a message in ("<tool_use_error>").
+var markup = regexp.MustCompile(`</?[A-Za-z][\w-]*>`)
 
 // causeLine cleans one line of a failure text into a cause, or "" when it
 // has no cause word (any is taken when known is true: it is an error's own
 // message).
 func causeLine(line string, known bool) string {
-	l := strings.TrimSpace(locationPrefix.ReplaceAllString(line, ""))
+	l := markup.ReplaceAllString(line, " ")
+	l = strings.TrimSpace(locationPrefix.ReplaceAllString(l, ""))
 	for changed := true; changed; {
 		changed = false
 		lower := strings.ToLower(l)
@@ -637,7 +642,7 @@ func onlyRechecks(change, check string) bool {
 		return false
 	}
 	verb, object := splitVerb(change)
-	if verb != "run" && verb != "retry" && verb != "check" {
+	if verb != "run" && verb != "retry" {
 		return false
 	}
 	checkWords := map[string]bool{}
