@@ -210,11 +210,16 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 			if strings.TrimSpace(out) == "" {
 				out = "(no output)"
 			}
+			aborted := strings.TrimSpace(out) == "aborted" // what Codex records for a call the person interrupted
 			tool := c.tools[p.CallID]
 			if tool == "" {
 				tool = "tool"
 			}
 			e := &governance.Event{ID: callID("out", governance.RoleTool, out), SessionID: c.session, Role: governance.RoleTool, Tool: clipTool(tool), Text: out, OccurredAt: at}
+			if aborted && code == nil {
+				e.Status = governance.StatusInterrupted
+				return c.send(e)
+			}
 			if code == nil {
 				if x, ok := c.exits[p.CallID]; ok {
 					code = &x

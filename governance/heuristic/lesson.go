@@ -175,26 +175,39 @@ func normalizeReason(r string) string {
 // assistant's fix between them, and the passing event. External content is
 // never a check.
 func (s *session) lessons() {
-	var pending map[string][]int // tool -> indices into s.failures
+	var pending map[string][]int // check -> indices into s.failures
 	for i, e := range s.events {
 		if !isMessage(e) || e.Role != governance.RoleTool || e.Source == governance.SourceExternal || e.Tool == "" {
 			continue
 		}
+		check := s.checkAt(i)
 		switch e.Status {
 		case governance.StatusFailed:
 			if pending == nil {
 				pending = map[string][]int{}
 			}
 			reason, detail := parseCheck(e.Text)
-			pending[e.Tool] = append(pending[e.Tool], len(s.failures))
+			pending[check] = append(pending[check], len(s.failures))
 			s.failures = append(s.failures, failure{index: i, tool: e.Tool, reason: reason, detail: detail})
 		case governance.StatusPassed:
-			for _, k := range pending[e.Tool] {
+			for _, k := range pending[check] {
 				s.lesson(&s.failures[k], i)
 			}
-			delete(pending, e.Tool)
+			delete(pending, check)
 		}
 	}
+}
+
+// checkAt names the check tool event i made, so that a failure is
+// re-checked by the same check: the tool, and for a shell the program its
+// command ran (a passing "make migrate" between a failed and a passing
+// "go test" is part of the fix, not the re-check).
+func (s *session) checkAt(i int) string {
+	e := s.events[i]
+	if !lessonVocab.shell[strings.ToLower(e.Tool)] {
+		return e.Tool
+	}
+	return e.Tool + "\x00" + program(s.commandBefore(i, e.Tool))
 }
 
 // lesson records what failure f, re-checked successfully at event index
@@ -565,14 +578,20 @@ func (s *session) checkName(f *failure) string {
 	return program(s.checkCommand(f))
 }
 
-// program is the program and subcommand a command line runs, without
-// arguments, paths or the commands that only prepare it ("cd web && npm
-// run build -- --prod" → "npm run build").
+// program is the program and subcommand a command line checks with,
+// without arguments, paths or the commands that only prepare it: the last
+// command of a chain, the first of a pipeline ("cd web && npm run build --
+// --prod | tee log" → "npm run build").
 func program(cmd string) string {
-	for _, part := range commandSeparators.Split(cmd, -1) {
+	parts := chainSeparators.Split(cmd, -1)
+	for i := len(parts) - 1; i >= 0; i-- {
+		part, _, _ := strings.Cut(parts[i], "|")
 		fs := strings.Fields(part)
 		if len(fs) == 0 || slices.Contains(lessonVocab.Check.Preparers, fs[0]) || strings.Contains(fs[0], "=") {
 			continue
+		}
+		if script, ok := strings.CutPrefix(fs[0], "./"); ok && !strings.Contains(script, "/") {
+			fs[0] = script // ./deploy.sh: the script is the program
 		}
 		var kept []string
 		for _, w := range fs {
@@ -589,19 +608,23 @@ func program(cmd string) string {
 	return ""
 }
 
-var commandSeparators = regexp.MustCompile(`&&|\|\||;|\|`)
+var chainSeparators = regexp.MustCompile(`&&|\|\||;`)
 
 // checkCommand is the command the failed check ran, from the assistant's
 // rendered tool call just before it ("[Bash] npm run ci:build"), if any.
-func (s *session) checkCommand(f *failure) string {
-	for j := f.index - 1; j >= 0 && j >= f.index-3; j-- {
+func (s *session) checkCommand(f *failure) string { return s.commandBefore(f.index, f.tool) }
+
+// commandBefore is the command of the rendered call of tool just before
+// event index i, or "".
+func (s *session) commandBefore(i int, tool string) string {
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
 		e := s.events[j]
 		if !isMessage(e) || e.Role != governance.RoleAssistant {
 			continue
 		}
 		ms := checkLineRe.FindAllStringSubmatch(e.Text, -1)
 		for k := len(ms) - 1; k >= 0; k-- {
-			if ms[k][1] == f.tool {
+			if ms[k][1] == tool {
 				return strings.TrimSpace(ms[k][2])
 			}
 		}
