@@ -81,9 +81,9 @@ func TestSessionFixtures(t *testing.T) {
 				"Find every file that reads process.env without loading dotenv.",
 			},
 			status: map[string]string{
-				"Cannot find module":                 governance.StatusFailed,
-				"doesn't want to proceed":            governance.StatusRejected,
-				"PASS  src/cart.test.js":             governance.StatusPassed,
+				"Cannot find module":                  governance.StatusFailed,
+				"doesn't want to proceed":             governance.StatusRejected,
+				"PASS  src/cart.test.js":              governance.StatusPassed,
 				"<tool_use_error>File does not exist": governance.StatusFailed,
 			}},
 		{file: ccResumed, format: transcript.FormatClaudeCode, events: 12, cleaned: 3,
