@@ -288,13 +288,19 @@ func cutOff(s string) bool {
 	return false
 }
 
+// joiningWords join a clause to what came before it: a statement that
+// opens with one, in lower case, was cut from a longer sentence.
+var joiningWords = map[string]bool{"and": true, "but": true, "or": true, "nor": true, "so": true, "then": true,
+	"which": true, "whose": true, "because": true, "while": true, "whereas": true, "than": true, "of": true,
+	"by": true, "as": true, "etc": true}
+
 // startsMidSentence reports an English statement that begins where no
-// sentence does: on a word in lower case, or on a closing mark.
+// sentence does: on a joining word in lower case, or on a closing mark.
 func startsMidSentence(s string) bool {
 	t := strings.TrimSpace(s)
 	r, _ := utf8.DecodeRuneInString(t)
-	if first, _, _ := strings.Cut(t, " "); unicode.IsLower(r) && r < 0x80 && classify(strings.TrimFunc(first, isOuterPunct)) == kWord {
-		return true // a plain word in lower case; an identifier (go_test, npm) may open a rule
+	if first, _, _ := strings.Cut(t, " "); joiningWords[strings.TrimFunc(first, isOuterPunct)] {
+		return true // "and then re-run …", "which means …": the rest of a sentence
 	}
 	switch r {
 	case ')', ']', '}', ',', '.', ';', ':', '）', '，', '。', '、':

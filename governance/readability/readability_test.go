@@ -24,6 +24,8 @@ func TestReadable(t *testing.T) {
 		"Run `go test ./...` before pushing",
 		"Stop suggesting jQuery",
 		"Always use `errors.Is` instead of comparing errors with ==",
+		"we always travel light",
+		"check the route before answering",
 	} {
 		if p := readability.Check(s); p != readability.OK {
 			t.Errorf("Check(%q) = %q, want readable", s, p)
