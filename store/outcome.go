@@ -32,19 +32,6 @@ func scanOutcome(row scanner) (*governance.OutcomeReport, error) {
 	return &r, nil
 }
 
-// verdictColumn is the rule_outcomes column counting verdict v.
-func verdictColumn(v governance.OutcomeVerdict) string {
-	switch v {
-	case governance.OutcomeHelped:
-		return "helped"
-	case governance.OutcomeNotUsed:
-		return "not_used"
-	case governance.OutcomeMisled:
-		return "misled"
-	}
-	return "conflicted"
-}
-
 // SaveOutcome stores one report with its rule's count and its audit row.
 // Concurrent reports are written together, one transaction a batch
 // (outcome.Batcher): each is its own row with its own audit row, and a
@@ -82,13 +69,13 @@ func (s *Store) saveOutcomes(ctx context.Context, batch []*governance.OutcomeRep
 			continue
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			errs[i] = errReported(r)
+			errs[i] = outcome.ErrReported(r)
 			continue
 		}
 		r.ID, _ = res.LastInsertId()
 		r.CreatedAt = tx.now
 		if r.RuleID != 0 {
-			col := verdictColumn(r.Verdict)
+			col := outcome.CountColumn(r.Verdict)
 			if _, err := tx.execPrepared(ctx, `
 				INSERT INTO rule_outcomes (rule_id, project_id, `+col+`) VALUES (?, ?, 1)
 				ON CONFLICT (rule_id) DO UPDATE SET `+col+` = `+col+` + 1`, r.RuleID, r.ProjectID); err != nil {
@@ -103,13 +90,6 @@ func (s *Store) saveOutcomes(ctx context.Context, batch []*governance.OutcomeRep
 		return nil, err
 	}
 	return errs, nil
-}
-
-func errReported(r *governance.OutcomeReport) error {
-	if r.ItemID == "" {
-		return governance.Errorf(governance.ECONFLICT, "Recall %d already has a report on its whole package.", r.TraceID)
-	}
-	return governance.Errorf(governance.ECONFLICT, "%s of recall %d already has a report.", r.ItemID, r.TraceID)
 }
 
 // FindOutcomeTarget reads what a report on recall traceID is checked
@@ -431,47 +411,18 @@ func (s *Store) ApplyOutcomeReviewPlan(ctx context.Context, plan *governance.Out
 // out.
 func (s *Store) RecallItemsNow(ctx context.Context, projectID int64, ids []string) (map[string]governance.ReceiptItem, error) {
 	out := map[string]governance.ReceiptItem{}
-	var rules, episodes, events []int64
-	for _, id := range ids {
-		kind, n, ok := governance.ParseRecallID(id)
-		switch {
-		case !ok:
-		case kind == governance.RecallKindRule:
-			rules = append(rules, n)
-		case kind == governance.RecallKindEpisode:
-			episodes = append(episodes, n)
-		case kind == governance.RecallKindEvent:
-			events = append(events, n)
-		}
+	queries := map[governance.RecallKind]string{
+		governance.RecallKindRule:    `SELECT id, version, text FROM rules WHERE project_id = ? AND status <> 'forgotten' AND id IN (SELECT value FROM json_each(?))`,
+		governance.RecallKindEpisode: `SELECT id, 0, summary FROM episodes WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))`,
+		governance.RecallKindEvent:   `SELECT seq, 0, text FROM events WHERE project_id = ? AND redacted = 0 AND seq IN (SELECT value FROM json_each(?))`,
 	}
-	for _, q := range []struct {
-		ids   []int64
-		query string
-		id    func(int64) string
-	}{
-		{rules, `SELECT id, version, text FROM rules WHERE project_id = ? AND status <> 'forgotten' AND id IN (SELECT value FROM json_each(?))`,
-			governance.RecallRuleID},
-		{episodes, `SELECT id, 0, summary FROM episodes WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))`,
-			governance.RecallEpisodeID},
-		{events, `SELECT seq, 0, text FROM events WHERE project_id = ? AND redacted = 0 AND seq IN (SELECT value FROM json_each(?))`,
-			governance.RecallEventID},
-	} {
-		if len(q.ids) == 0 {
+	for _, q := range outcome.SplitItems(ids) {
+		if len(q.IDs) == 0 {
 			continue
 		}
-		err := queryAll(ctx, s.read, q.query, []any{projectID, listArg(q.ids)}, func(row scanner) error {
-			var (
-				n       int64
-				version int
-				text    string
-			)
-			if err := row.Scan(&n, &version, &text); err != nil {
-				return err
-			}
-			out[q.id(n)] = governance.ReceiptItemOf(q.id(n), version, text)
-			return nil
-		})
-		if err != nil {
+		if err := queryAll(ctx, s.read, queries[q.Kind], []any{projectID, listArg(q.IDs)}, func(row scanner) error {
+			return outcome.ItemRow(q, row.Scan, out)
+		}); err != nil {
 			return nil, fmt.Errorf("store: recall items now: %w", err)
 		}
 	}

@@ -27,19 +27,6 @@ func scanOutcome(row pgx.Row, extra ...any) (*governance.OutcomeReport, error) {
 	return &r, nil
 }
 
-// outcomeCountColumn is the rule_outcomes column counting verdict v.
-func outcomeCountColumn(v governance.OutcomeVerdict) string {
-	switch v {
-	case governance.OutcomeHelped:
-		return "helped"
-	case governance.OutcomeNotUsed:
-		return "not_used"
-	case governance.OutcomeMisled:
-		return "misled"
-	}
-	return "conflicted"
-}
-
 // SaveOutcome stores one report with its rule's count and its audit row,
 // in one transaction. A second report on the same item of the same
 // recall is ECONFLICT.
@@ -55,7 +42,7 @@ func (s *Store) SaveOutcome(ctx context.Context, actor string, r *governance.Out
 		r.ProjectID, r.TraceID, r.SubjectID, r.ItemID, nullID(r.RuleID), string(r.Verdict), r.Note, r.Task, r.SessionID, actor,
 		tx.now).Scan(&r.ID)
 	if isNoRows(err) {
-		return outcomeReported(r)
+		return outcome.ErrReported(r)
 	}
 	if governance.ErrorCode(mapError(err, "Report")) == governance.ECONFLICT {
 		// Uniqueness is ON CONFLICT's: what is left is the recall's
@@ -67,7 +54,7 @@ func (s *Store) SaveOutcome(ctx context.Context, actor string, r *governance.Out
 	}
 	r.Actor, r.CreatedAt = actor, tx.now
 	if r.RuleID != 0 {
-		col := outcomeCountColumn(r.Verdict)
+		col := outcome.CountColumn(r.Verdict)
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO rule_outcomes (rule_id, project_id, `+col+`) VALUES ($1, $2, 1)
 			ON CONFLICT (rule_id) DO UPDATE SET `+col+` = rule_outcomes.`+col+` + 1`, r.RuleID, r.ProjectID); err != nil {
@@ -78,13 +65,6 @@ func (s *Store) SaveOutcome(ctx context.Context, actor string, r *governance.Out
 		return err
 	}
 	return tx.Commit(ctx)
-}
-
-func outcomeReported(r *governance.OutcomeReport) error {
-	if r.ItemID == "" {
-		return governance.Errorf(governance.ECONFLICT, "Recall %d already has a report on its whole package.", r.TraceID)
-	}
-	return governance.Errorf(governance.ECONFLICT, "%s of recall %d already has a report.", r.ItemID, r.TraceID)
 }
 
 // nullID stores an unset id (0) as NULL.
@@ -408,44 +388,18 @@ func (s *Store) ApplyOutcomeReviewPlan(ctx context.Context, plan *governance.Out
 // out.
 func (s *Store) RecallItemsNow(ctx context.Context, projectID int64, ids []string) (map[string]governance.ReceiptItem, error) {
 	out := map[string]governance.ReceiptItem{}
-	var rules, episodes, events []int64
-	for _, id := range ids {
-		kind, n, ok := governance.ParseRecallID(id)
-		switch {
-		case !ok:
-		case kind == governance.RecallKindRule:
-			rules = append(rules, n)
-		case kind == governance.RecallKindEpisode:
-			episodes = append(episodes, n)
-		case kind == governance.RecallKindEvent:
-			events = append(events, n)
-		}
+	queries := map[governance.RecallKind]string{
+		governance.RecallKindRule:    `SELECT id, version, text FROM rules WHERE project_id = $1 AND status <> 'forgotten' AND id = ANY($2)`,
+		governance.RecallKindEpisode: `SELECT id, 0, summary FROM episodes WHERE project_id = $1 AND id = ANY($2)`,
+		governance.RecallKindEvent:   `SELECT seq, 0, text FROM events WHERE project_id = $1 AND NOT redacted AND seq = ANY($2)`,
 	}
-	for _, q := range []struct {
-		ids   []int64
-		query string
-		id    func(int64) string
-	}{
-		{rules, `SELECT id, version, text FROM rules WHERE project_id = $1 AND status <> 'forgotten' AND id = ANY($2)`, governance.RecallRuleID},
-		{episodes, `SELECT id, 0, summary FROM episodes WHERE project_id = $1 AND id = ANY($2)`, governance.RecallEpisodeID},
-		{events, `SELECT seq, 0, text FROM events WHERE project_id = $1 AND NOT redacted AND seq = ANY($2)`, governance.RecallEventID},
-	} {
-		if len(q.ids) == 0 {
+	for _, q := range outcome.SplitItems(ids) {
+		if len(q.IDs) == 0 {
 			continue
 		}
-		err := queryAll(ctx, s.pool, q.query, []any{projectID, q.ids}, func(row pgx.Row) error {
-			var (
-				n       int64
-				version int
-				text    string
-			)
-			if err := row.Scan(&n, &version, &text); err != nil {
-				return err
-			}
-			out[q.id(n)] = governance.ReceiptItemOf(q.id(n), version, text)
-			return nil
-		})
-		if err != nil {
+		if err := queryAll(ctx, s.pool, queries[q.Kind], []any{projectID, q.IDs}, func(row pgx.Row) error {
+			return outcome.ItemRow(q, row.Scan, out)
+		}); err != nil {
 			return nil, fmt.Errorf("postgres: recall items now: %w", err)
 		}
 	}

@@ -243,3 +243,63 @@ func (s *Stamp) Add(scan func(dest ...any) error) error {
 }
 
 func (s *Stamp) String() string { return hex.EncodeToString(s.h.Sum(nil)[:12]) }
+
+// CountColumn is the rule_outcomes column counting verdict v.
+func CountColumn(v governance.OutcomeVerdict) string {
+	switch v {
+	case governance.OutcomeHelped:
+		return "helped"
+	case governance.OutcomeNotUsed:
+		return "not_used"
+	case governance.OutcomeMisled:
+		return "misled"
+	}
+	return "conflicted"
+}
+
+// ErrReported is the conflict of a second report on one item of a recall.
+func ErrReported(r *governance.OutcomeReport) error {
+	if r.ItemID == "" {
+		return governance.Errorf(governance.ECONFLICT, "Recall %d already has a report on its whole package.", r.TraceID)
+	}
+	return governance.Errorf(governance.ECONFLICT, "%s of recall %d already has a report.", r.ItemID, r.TraceID)
+}
+
+// ItemQuery is one kind of recall item RecallItemsNow reads: the ids of
+// that kind among those asked and how an id is written.
+type ItemQuery struct {
+	Kind governance.RecallKind
+	IDs  []int64
+	Name func(int64) string
+}
+
+// SplitItems sorts recall item ids by kind (rules, episodes, events);
+// what is not an item id is left out.
+func SplitItems(ids []string) []ItemQuery {
+	out := []ItemQuery{{Kind: governance.RecallKindRule, Name: governance.RecallRuleID},
+		{Kind: governance.RecallKindEpisode, Name: governance.RecallEpisodeID}, {Kind: governance.RecallKindEvent, Name: governance.RecallEventID}}
+	for _, id := range ids {
+		kind, n, ok := governance.ParseRecallID(id)
+		for i := range out {
+			if ok && out[i].Kind == kind {
+				out[i].IDs = append(out[i].IDs, n)
+			}
+		}
+	}
+	return out
+}
+
+// ItemRow reads one row of a RecallItemsNow query — id, version, text —
+// through scan into out, under q's names.
+func ItemRow(q ItemQuery, scan func(dest ...any) error, out map[string]governance.ReceiptItem) error {
+	var (
+		n       int64
+		version int
+		text    string
+	)
+	if err := scan(&n, &version, &text); err != nil {
+		return err
+	}
+	out[q.Name(n)] = governance.ReceiptItemOf(q.Name(n), version, text)
+	return nil
+}
