@@ -287,15 +287,8 @@ func findReviewIn(ctx context.Context, q querier, id int64) (*governance.Outcome
 // DecideOutcomeReview accepts or discards an open review, with what
 // accepting does to its rules, in one transaction (outcome.Decide).
 func (s *Store) DecideOutcomeReview(ctx context.Context, actor string, id int64, accept bool, reason string, caseAdded bool) (*governance.OutcomeReview, error) {
-	err := ruleStore{s}.Update(ctx, func(tx ruleTx) error {
-		otx := outcomeTx{tx}
-		rv, err := otx.LockReview(ctx, id)
-		if err != nil {
-			return err
-		}
-		return outcome.Decide(ctx, otx, actor, rv, accept, reason, caseAdded)
-	})
-	if err != nil {
+	wrap := func(tx ruleTx) outcome.Tx { return outcomeTx{tx} }
+	if err := outcome.DecideIn(ctx, ruleStore{s}, wrap, actor, id, accept, reason, caseAdded); err != nil {
 		return nil, err
 	}
 	return s.FindOutcomeReviewByID(ctx, id)

@@ -65,6 +65,20 @@ func Decide(ctx context.Context, tx Tx, actor string, rv *governance.OutcomeRevi
 		"case_added": caseAdded})
 }
 
+// DecideIn decides review id in one of store s's write transactions, each
+// seen as an outcome Tx through wrap.
+func DecideIn[T lifecycle.Tx](ctx context.Context, s lifecycle.Store[T], wrap func(T) Tx, actor string, id int64, accept bool,
+	reason string, caseAdded bool) error {
+	return s.Update(ctx, func(tx T) error {
+		otx := wrap(tx)
+		rv, err := otx.LockReview(ctx, id)
+		if err != nil {
+			return err
+		}
+		return Decide(ctx, otx, actor, rv, accept, reason, caseAdded)
+	})
+}
+
 func apply(ctx context.Context, tx Tx, actor string, rv *governance.OutcomeReview, reason string) error {
 	old, err := tx.LockRule(ctx, rv.RuleID)
 	if err != nil {
