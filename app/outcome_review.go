@@ -122,7 +122,7 @@ func (rv Reviews) DecideOutcome(ctx context.Context, actor governance.Actor, id 
 	}
 	if d.Accept {
 		if err := rv.noRegression(ctx, v.Scope.Project, EffectTarget{ReviewID: id}); err != nil {
-			return nil, err
+			return nil, decisionField(err)
 		}
 	}
 	addCase := d.Accept && d.AddCase
@@ -137,10 +137,20 @@ func (rv Reviews) DecideOutcome(ctx context.Context, actor governance.Actor, id 
 		if undo != nil {
 			undo()
 		}
-		return nil, onField(err, "decision")
+		return nil, decisionField(err)
 	}
 	rv.effects.Forget(v.Scope.Project.ID)
 	return out, nil
+}
+
+// decisionField shows a refused decision (bad input, a conflict such as
+// the policy's refusal) on the decision form.
+func decisionField(err error) error {
+	switch governance.ErrorCode(err) {
+	case governance.EINVALID, governance.ECONFLICT:
+		return FieldErrors{"decision": governance.ErrorMessage(err)}
+	}
+	return err
 }
 
 // addRegressionCase adds v's drafted case to the project's regression
@@ -186,17 +196,13 @@ func (rv Reviews) noRegression(ctx context.Context, p *governance.Project, t Eff
 	if err != nil {
 		return err
 	}
-	if e.Blocks() {
-		return FieldErrors{"decision": regressionMessage(e)}
+	if !e.Blocks() {
+		return nil
 	}
-	return nil
-}
-
-func regressionMessage(e *ApprovalEffect) string {
 	if e.Regressed > 0 {
-		return fmt.Sprintf("Approving regresses %d eval case(s); this project requires no regression.", e.Regressed)
+		return governance.Errorf(governance.ECONFLICT, "Approving regresses %d eval case(s); this project requires no regression.", e.Regressed)
 	}
-	return "The eval suites could not be compared in time; this project requires no regression."
+	return governance.Errorf(governance.ECONFLICT, "The eval suites could not be compared in time; this project requires no regression.")
 }
 
 // noRegressionMany is noRegression for a bulk approval, all or none: it
