@@ -533,3 +533,13 @@ func SkillNameOK(name string) bool {
 	}
 	return true
 }
+
+// SkillMatch is a skill a context package lists for a task: its name and
+// description (the trigger) and why it applies; an agent fetches the body
+// on demand.
+type SkillMatch struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Why         string  `json:"why"`
+	Score       float64 `json:"score"`
+}
