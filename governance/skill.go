@@ -332,13 +332,18 @@ type SkillFilter struct {
 	ProjectID int64
 	Statuses  []SkillStatus
 	// Query matches the name or the description (case-insensitive substring).
-	Query  string
-	Limit  int
-	Offset int
+	Query string
+	// Signature, when set, selects the draft learned from that procedure.
+	Signature string
+	Limit     int
+	Offset    int
 }
 
 // MaxSkillPage bounds one page of skills.
 const MaxSkillPage = 1000
+
+// MaxSkillReasonBytes bounds a reviewer's reason for a skill decision.
+const MaxSkillReasonBytes = 2000
 
 // SkillAction is something a reviewer (or the curator's accepted
 // proposal) does to a skill. Which status allows which action is decided

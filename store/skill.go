@@ -66,6 +66,9 @@ func (s *Store) FindSkills(ctx context.Context, f governance.SkillFilter) ([]*go
 		like := "%" + likeEscape(q) + "%"
 		args = append(args, like, like)
 	}
+	if f.Signature != "" {
+		where, args = append(where, `s.signature = ?`), append(args, f.Signature)
+	}
 	cond := strings.Join(where, " AND ")
 	var total int
 	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM skills s WHERE `+cond, args...).Scan(&total); err != nil {

@@ -91,6 +91,10 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		Every: cfg.BeatInterval,
 		Hold:  m.hold,
 	}
+	m.Heartbeat.Procedures = func(ctx context.Context, in *governance.ConsolidateInput) error {
+		_, err := m.App.Skills.LearnProcedures(ctx, in)
+		return err
+	}
 	if cfg.EmbedModel != "" {
 		emb := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.EmbedModel,
 			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)

@@ -69,6 +69,10 @@ func (s *Store) FindSkills(ctx context.Context, f governance.SkillFilter) ([]*go
 		args = append(args, "%"+likeEscape(q)+"%")
 		where = append(where, fmt.Sprintf(`(s.name ILIKE $%d OR s.description ILIKE $%d)`, len(args), len(args)))
 	}
+	if f.Signature != "" {
+		args = append(args, f.Signature)
+		where = append(where, fmt.Sprintf(`s.signature = $%d`, len(args)))
+	}
 	cond := strings.Join(where, " AND ")
 	var total int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM skills s WHERE `+cond, args...).Scan(&total); err != nil {

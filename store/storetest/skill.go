@@ -186,6 +186,9 @@ func TestSkills(t *testing.T, open Opener) {
 	if list[0].Signature != "steps:abc" {
 		t.Fatalf("signature = %q", list[0].Signature)
 	}
+	if bySig, n, _ := st.FindSkills(ctx, governance.SkillFilter{ProjectID: p.ID, Signature: "steps:abc"}); n != 1 || bySig[0].Name != "cut-release" {
+		t.Fatalf("by signature = %v", bySig)
+	}
 	list, total, _ = st.FindSkills(ctx, governance.SkillFilter{ProjectID: p.ID, Statuses: []governance.SkillStatus{governance.SkillActive}, Query: "STAGING"})
 	if total != 1 || list[0].Name != "deploy-staging" {
 		t.Fatalf("filtered list = %v (%d)", list, total)
