@@ -56,10 +56,25 @@ type catalogEntry struct {
 
 func newSkillCatalog() *skillCatalog { return &skillCatalog{entries: map[int64]catalogEntry{}} }
 
+// projectIDRef names a project by its id where a slug is expected: the
+// agent surfaces know their token's project id (ProjectRef).
+const projectIDRef = "\x00id:"
+
+// ProjectRef names project id where the skills use cases take a project's
+// slug (an agent surface, which knows its token's project).
+func ProjectRef(id int64) string { return projectIDRef + strconv.FormatInt(id, 10) }
+
 // scope returns the project named by slug for an actor who may read its
 // skills (reviewers, admins, the project's recall tokens).
 func (ss Skills) scope(ctx context.Context, actor governance.Actor, slug string) (*governance.Project, error) {
-	p, err := ss.projects.store.FindProjectBySlug(ctx, slug)
+	var p *governance.Project
+	var err error
+	if id, ok := strings.CutPrefix(slug, projectIDRef); ok {
+		n, _ := strconv.ParseInt(id, 10, 64)
+		p, err = ss.projects.store.FindProjectByID(ctx, n)
+	} else {
+		p, err = ss.projects.store.FindProjectBySlug(ctx, slug)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -173,11 +188,11 @@ func (ss Skills) Get(ctx context.Context, actor governance.Actor, project, name 
 // credentials masked and fence tags defused, the names and sizes of its
 // other files, and one file's text when asked for.
 type AgentSkill struct {
-	Name         string          `json:"name"`
-	Description  string          `json:"description"`
-	Version      int             `json:"version"`
-	AllowedTools []string        `json:"allowed_tools,omitempty"`
-	SkillMD      string          `json:"skill_md"`
+	Name         string           `json:"name"`
+	Description  string           `json:"description"`
+	Version      int              `json:"version"`
+	AllowedTools []string         `json:"allowed_tools,omitempty"`
+	SkillMD      string           `json:"skill_md"`
 	Files        []AgentSkillFile `json:"files"`
 	// File is the file asked for, if any.
 	File *AgentSkillFile `json:"file,omitempty"`
