@@ -181,7 +181,7 @@ func ParseSkillFolder(f SkillFolder) (*SkillContent, []SkillProblem) {
 	c := &SkillContent{SkillMD: string(md), Files: files}
 	header, body, ok := SplitFrontMatter(c.SkillMD)
 	if !ok {
-		bad.Add(SkillFileName, "SKILL.md must open with YAML front matter between two \"---\" lines.")
+		bad.Add(SkillFileName, "SKILL.md must open with YAML front matter between two lines of three hyphens (---).")
 		return nil, bad.list
 	}
 	c.Body = body
