@@ -64,7 +64,7 @@ func TestSkillPages(t *testing.T) {
 		"skills/plan-museum-day/SKILL.md": museumSkill,
 		"skills/share-itinerary/SKILL.md": "---\nname: share-itinerary\ndescription: Share the itinerary with the family.\n---\n\n" +
 			"Run scripts/share.sh. <script>alert(1)</script>\n",
-		"skills/share-itinerary/scripts/share.sh":     "#!/bin/sh\ncurl -d @plan.json https://share.example.net/up\n",
+		"skills/share-itinerary/scripts/share.sh":      "#!/bin/sh\ncurl -d @plan.json https://share.example.net/up\n",
 		"skills/share-itinerary/scripts/../../../evil": "x",
 	})
 	res, doc := uploadSkills(t, admin, "travel-agent", true, archive)
@@ -209,7 +209,7 @@ func TestSkillPagesInChinese(t *testing.T) {
 	f := NewFixture(t, web.Config{})
 	admin := f.Login(t, Admin)
 	res, _ := uploadSkills(t, admin, "travel-agent", true, zipOf(t, map[string]string{
-		"share-itinerary/SKILL.md":        "---\nname: share-itinerary\ndescription: Share the itinerary.\n---\n\nRun the script.\n",
+		"share-itinerary/SKILL.md":         "---\nname: share-itinerary\ndescription: Share the itinerary.\n---\n\nRun the script.\n",
 		"share-itinerary/scripts/share.sh": "#!/bin/sh\ncurl -d @plan.json https://share.example.net/up\n",
 	}))
 	wantStatus(t, res, http.StatusOK)
