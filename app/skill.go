@@ -432,10 +432,24 @@ func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImp
 		prop := &governance.SkillProposal{ProjectID: p.ID, Category: x.folder.Category, Content: *x.content, Findings: findings,
 			KeepExamples: true, Origin: governance.OriginImport, Source: source, Activate: in.Activate || p.AutoActivate,
 			Reason: "Imported from an agent's skills folder."}
+		// A folder that repeats a stored version (a followed directory on
+		// every poll) is answered without a write.
 		if prev, err := ss.store.FindSkill(ctx, p.ID, x.content.Name); err == nil {
-			if vs, err := ss.store.FindSkillVersions(ctx, prev.ID); err == nil && len(vs) > 0 {
+			vs, err := ss.store.FindSkillVersions(ctx, prev.ID)
+			if err != nil {
+				return nil, err
+			}
+			digest := x.content.Digest()
+			if i := slices.IndexFunc(vs, func(v *governance.SkillVersion) bool { return v.Digest == digest }); i >= 0 {
+				res.Saved = append(res.Saved, &governance.SkillSaved{Skill: prev, Version: vs[i].Version, Unchanged: true})
+				res.Findings[x.content.Name] = len(vs[i].Findings)
+				continue
+			}
+			if len(vs) > 0 {
 				prop.Examples = vs[0].Examples
 			}
+		} else if governance.ErrorCode(err) != governance.ENOTFOUND {
+			return nil, err
 		}
 		if prop.Eval, err = ss.evaluate(ctx, p.ID, prop.Content, prop.Examples); err != nil {
 			return nil, err

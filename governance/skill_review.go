@@ -3,6 +3,7 @@ package governance
 import (
 	_ "embed"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,8 +53,9 @@ type skillCheck struct {
 }
 
 type skillChecksFile struct {
-	Check     []*skillCheck `toml:"check"`
-	Procedure struct {
+	IgnoreGate []string      `toml:"ignore_gate"`
+	Check      []*skillCheck `toml:"check"`
+	Procedure  struct {
 		ShellTools   []string `toml:"shell_tools"`
 		Explicit     []string `toml:"explicit"`
 		ContextTools []string `toml:"context_tools"`
@@ -117,7 +119,9 @@ func reviewFile(f SkillFile, scan ScanFunc) []SkillFinding {
 	}
 	if scan != nil {
 		for _, fd := range scan(text).Findings {
-			add(fd)
+			if !slices.Contains(skillChecks.IgnoreGate, fd.Category+"/"+fd.Pattern) {
+				add(fd)
+			}
 		}
 	}
 	markdown := f.Path == SkillFileName || strings.HasSuffix(strings.ToLower(f.Path), ".md")

@@ -28,8 +28,9 @@ import (
 // active skills back.
 
 // skillDepth is how deep under the imported directory a SKILL.md is looked
-// for: <root>/SKILL.md, <root>/<name>/SKILL.md, <root>/<category>/<name>/SKILL.md.
-const skillDepth = 3
+// for: <root>/SKILL.md, <root>/<name>/SKILL.md, <root>/<category>/<name>/SKILL.md,
+// and a repository's <root>/.claude/skills/<name>/SKILL.md.
+const skillDepth = 4
 
 // MaxSkillArchiveBytes bounds what an archive may unpack to.
 const MaxSkillArchiveBytes = 64 << 20
@@ -37,14 +38,14 @@ const MaxSkillArchiveBytes = 64 << 20
 // skipSkillEntry reports entries a folder's contents leave out: the
 // console's own marker and version-control or desktop litter.
 func skipSkillEntry(name string) bool {
-	return name == SkillMarkerFile || name == ".git" || name == ".DS_Store" || name == "__MACOSX"
+	return name == SkillMarkerFile || name == ".git" || name == ".DS_Store" || name == "__MACOSX" || name == "node_modules" || name == ".venv"
 }
 
 // ReadSkillDir finds the skill folders under root (root itself, its
-// subdirectories, and the Hermes category folders below them) and reads
-// each folder's files. Links are not followed: a link is dropped and
-// reported; files are read up to just past the format's bounds, so an
-// oversized one is reported, never loaded whole.
+// subdirectories, the Hermes category folders below them, a repository's
+// .claude/skills) and reads each folder's files. Links are not followed: a
+// link is dropped and reported; files are read up to just past the
+// format's bounds, so an oversized one is reported, never loaded whole.
 func ReadSkillDir(root string) ([]governance.SkillFolder, error) {
 	root = filepath.Clean(root)
 	st, err := os.Stat(root)
@@ -54,29 +55,45 @@ func ReadSkillDir(root string) ([]governance.SkillFolder, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", root)
 	}
+	return ReadSkillFS(os.DirFS(root), ".", filepath.Base(root))
+}
+
+// ReadSkillFolder reads one skill folder dir found under root (a followed
+// directory); Where is its path under root.
+func ReadSkillFolder(root, dir string) (governance.SkillFolder, error) {
+	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(dir))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return governance.SkillFolder{}, fmt.Errorf("%s is not under %s", dir, root)
+	}
+	return readSkillFolder(os.DirFS(root), ".", filepath.ToSlash(rel), filepath.Base(root))
+}
+
+// ReadSkillFS is ReadSkillDir over a file system (the demo's embedded
+// skills), from its directory root; name is root's own name.
+func ReadSkillFS(fsys fs.FS, root, name string) ([]governance.SkillFolder, error) {
 	var dirs []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
+		rel := relSlash(root, p)
 		depth := 0
 		if rel != "." {
-			depth = strings.Count(filepath.ToSlash(rel), "/") + 1
+			depth = strings.Count(rel, "/") + 1
 		}
 		if d.IsDir() {
-			if skipSkillEntry(d.Name()) || depth >= skillDepth {
-				return filepath.SkipDir
+			if rel != "." && (skipSkillEntry(d.Name()) || depth >= skillDepth) {
+				return fs.SkipDir
 			}
 			for _, s := range dirs {
-				if strings.HasPrefix(p, s+string(filepath.Separator)) {
-					return filepath.SkipDir // inside a skill already
+				if s == "." || strings.HasPrefix(rel, s+"/") {
+					return fs.SkipDir // inside a skill already
 				}
 			}
 			return nil
 		}
 		if d.Name() == governance.SkillFileName && d.Type().IsRegular() {
-			dirs = append(dirs, filepath.Dir(p))
+			dirs = append(dirs, path.Dir(rel))
 		}
 		return nil
 	})
@@ -86,7 +103,7 @@ func ReadSkillDir(root string) ([]governance.SkillFolder, error) {
 	sort.Strings(dirs)
 	out := make([]governance.SkillFolder, 0, len(dirs))
 	for _, dir := range dirs {
-		f, err := readSkillFolder(root, dir)
+		f, err := readSkillFolder(fsys, root, dir, name)
 		if err != nil {
 			return nil, err
 		}
@@ -95,28 +112,41 @@ func ReadSkillDir(root string) ([]governance.SkillFolder, error) {
 	return out, nil
 }
 
-func readSkillFolder(root, dir string) (governance.SkillFolder, error) {
-	rel, _ := filepath.Rel(root, dir)
-	rel = filepath.ToSlash(rel)
-	f := governance.SkillFolder{Name: filepath.Base(dir), Where: rel}
+// relSlash is p relative to root, both slash paths of one fs.FS.
+func relSlash(root, p string) string {
+	if root == "." {
+		return p
+	}
+	if p == root {
+		return "."
+	}
+	return strings.TrimPrefix(p, root+"/")
+}
+
+// readSkillFolder reads the folder rel under root of fsys (rootName is
+// root's own name, the folder's name when rel is ".").
+func readSkillFolder(fsys fs.FS, root, rel, rootName string) (governance.SkillFolder, error) {
+	dir := path.Join(root, rel)
+	f := governance.SkillFolder{Name: path.Base(dir), Where: rel}
+	// A Hermes category is the folder above the skill's, unless that is
+	// the imported directory itself or a "skills" folder.
 	if rel == "." {
-		f.Where = filepath.Base(dir)
-	} else if parts := strings.Split(rel, "/"); len(parts) == 2 {
-		f.Category = parts[0]
+		f.Name, f.Where = rootName, rootName
+	} else if parent := path.Dir(rel); parent != "." && path.Base(parent) != "skills" {
+		f.Category = path.Base(parent)
 	}
 	total := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		name, _ := filepath.Rel(dir, p)
-		name = filepath.ToSlash(name)
+		name := relSlash(dir, p)
 		if name == "." {
 			return nil
 		}
 		if skipSkillEntry(d.Name()) {
 			if d.IsDir() {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
@@ -134,7 +164,7 @@ func readSkillFolder(root, dir string) (governance.SkillFolder, error) {
 			f.Files = append(f.Files, governance.SkillFile{Path: name})
 			return nil
 		}
-		content, err := readBounded(p, governance.MaxSkillFileBytes+1)
+		content, err := readBounded(fsys, p, governance.MaxSkillFileBytes+1)
 		if err != nil {
 			return err
 		}
@@ -145,8 +175,8 @@ func readSkillFolder(root, dir string) (governance.SkillFolder, error) {
 	return f, err
 }
 
-func readBounded(p string, limit int64) ([]byte, error) {
-	fh, err := os.Open(p)
+func readBounded(fsys fs.FS, p string, limit int64) ([]byte, error) {
+	fh, err := fsys.Open(p)
 	if err != nil {
 		return nil, err
 	}

@@ -176,7 +176,8 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	// Instances starting together on one empty database seed it once.
 	err := m.exclusive(ctx, "seed", func() error {
 		var err error
-		creds, err = seed.Load(ctx, m.Store, seed.Options{Hash: auth.HashPassword, Generate: auth.GeneratePassword, Demo: !m.Config.NoDemo})
+		creds, err = seed.Load(ctx, m.Store, seed.Options{Hash: auth.HashPassword, Generate: auth.GeneratePassword, Demo: !m.Config.NoDemo,
+			Skills: m.seedSkills})
 		if err != nil {
 			return errorf("first start: %v", err)
 		}
@@ -310,6 +311,7 @@ func newConsolidator(cfg Config, logger *slog.Logger) *consolidate.Consolidator 
 // interval until ctx is cancelled. Problems are kept per file in the
 // database and shown on the Sources page; other errors are logged.
 func (m *Main) followSources(ctx context.Context, interval time.Duration) {
+	skills := followedSkills{}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -328,7 +330,8 @@ func (m *Main) followSources(ctx context.Context, interval time.Duration) {
 		for _, src := range sources {
 			format, _ := transcript.ParseFormat(src.Format)
 			f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: src.ProjectID, Dir: src.Dir,
-				Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID}}
+				Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID},
+				Skills: skills.follow(m, src)}
 			if _, err := f.Poll(ctx); err != nil && ctx.Err() == nil {
 				m.Logger.Warn("follow: poll failed", slog.String("dir", src.Dir), slog.Any("error", err))
 				_ = m.Store.SetSourceFileError(ctx, src.ID, ".", err.Error())
