@@ -287,6 +287,9 @@ func (e *cmdEnv) sync(args []string) error {
 		fs.Usage()
 		return e.fail("sync needs --project and --to")
 	}
+	if _, err := transcript.ParseSkillLayout(*skillsLayout); err != nil {
+		return e.fail("unknown skills layout %q (want claude, codex or hermes)", *skillsLayout)
+	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
 		return err
