@@ -15,8 +15,9 @@ import (
 // (progressive disclosure: the body is read when the skill is used), so
 // selection reads exactly those: BM25 over the terms of each skill's name
 // and description, the name's terms counted twice. A skill applies when
-// its name shares a term with the task or at least two of the task's
-// terms match, and it scores at least half the best; at most MaxSkills.
+// at least two of the task's terms match (or its name matches half of a
+// short task's terms) and it scores at least half the best; at most
+// MaxSkills.
 // Rule scoring is not touched: skills are a section of their own in the
 // context package.
 
@@ -115,7 +116,7 @@ func (ix *SkillIndex) Select(task string, limit int) []governance.SkillMatch {
 		}
 		query[t] = max(query[t], w)
 	})
-	words := originalWords(task)
+	original := originalWords(task)
 	hits := map[int]*skillHit{}
 	for _, t := range order {
 		for _, d := range ix.post[t] {
@@ -135,10 +136,17 @@ func (ix *SkillIndex) Select(task string, limit int) []governance.SkillMatch {
 			}
 		}
 	}
+	words := 0
+	for _, w := range query {
+		if w == 1 {
+			words++
+		}
+	}
 	var list []*skillHit
 	best := 0.0
 	for _, h := range hits {
-		if !h.name && len(h.matched) < 2 {
+		// Two of the task's terms, or its name covering half the task.
+		if len(h.matched) < 2 && !(h.name && 2*len(h.matched) >= words) {
 			continue
 		}
 		list = append(list, h)
@@ -158,7 +166,7 @@ func (ix *SkillIndex) Select(task string, limit int) []governance.SkillMatch {
 		s := ix.skills[h.doc]
 		shown := make([]string, 0, len(h.matched))
 		for _, t := range h.matched {
-			if w := words[t]; w != "" {
+			if w := original[t]; w != "" {
 				shown = append(shown, w)
 			} else {
 				shown = append(shown, t)
