@@ -331,7 +331,7 @@ func (m *Main) followSources(ctx context.Context, interval time.Duration) {
 			format, _ := transcript.ParseFormat(src.Format)
 			f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: src.ProjectID, Dir: src.Dir,
 				Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID},
-				Skills: skills.follow(m, src)}
+				Skills:  skills.follow(m, src)}
 			if _, err := f.Poll(ctx); err != nil && ctx.Err() == nil {
 				m.Logger.Warn("follow: poll failed", slog.String("dir", src.Dir), slog.Any("error", err))
 				_ = m.Store.SetSourceFileError(ctx, src.ID, ".", err.Error())
