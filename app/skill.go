@@ -52,6 +52,9 @@ type skillCatalog struct {
 type catalogEntry struct {
 	gen int64
 	ix  *recall.SkillIndex
+	// skills are the active skills by name, their descriptions as agents
+	// read them (recall.SkillTextForAgent).
+	skills []*governance.Skill
 }
 
 func newSkillCatalog() *skillCatalog { return &skillCatalog{entries: map[int64]catalogEntry{}} }
@@ -129,18 +132,37 @@ func (ss Skills) List(ctx context.Context, actor governance.Actor, in SkillListI
 		f.Statuses = []governance.SkillStatus{st}
 	}
 	if actor.Token != nil {
-		f.Statuses = []governance.SkillStatus{governance.SkillActive}
+		return ss.agentList(ctx, p, f)
 	}
 	skills, total, err := ss.store.FindSkills(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	if actor.Token != nil {
-		for _, s := range skills {
-			s.Description = recall.SkillTextForAgent(s.Description)
+	return &SkillList{Project: p, Skills: skills, Total: total}, nil
+}
+
+// agentList is an agent's page of the project's active skills, from the
+// catalog recall keeps (one query for the generation, no rows read while
+// it holds; descriptions masked once).
+func (ss Skills) agentList(ctx context.Context, p *governance.Project, f governance.SkillFilter) (*SkillList, error) {
+	e, err := ss.entry(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	q := strings.ToLower(strings.TrimSpace(f.Query))
+	var match []*governance.Skill
+	for _, s := range e.skills {
+		if q == "" || strings.Contains(strings.ToLower(s.Name), q) || strings.Contains(strings.ToLower(s.Description), q) {
+			match = append(match, s)
 		}
 	}
-	return &SkillList{Project: p, Skills: skills, Total: total}, nil
+	limit := f.Limit
+	if limit <= 0 || limit > governance.MaxSkillPage {
+		limit = governance.MaxSkillPage
+	}
+	lo := min(max(f.Offset, 0), len(match))
+	hi := min(lo+limit, len(match))
+	return &SkillList{Project: p, Skills: append([]*governance.Skill{}, match[lo:hi]...), Total: len(match)}, nil
 }
 
 // SkillDetail is one skill as its reviewers see it.
@@ -266,35 +288,41 @@ func (ss Skills) Applicable(ctx context.Context, actor governance.Actor, project
 	if governance.Can(actor, governance.ActReadSkills, governance.Object{ProjectID: projectID}) != nil {
 		return nil, nil
 	}
-	ix, err := ss.index(ctx, projectID)
-	if err != nil || ix.Len() == 0 {
+	e, err := ss.entry(ctx, projectID)
+	if err != nil || e.ix.Len() == 0 {
 		return nil, err
 	}
-	return ix.Select(task, recall.MaxSkills), nil
+	return e.ix.Select(task, recall.MaxSkills), nil
 }
 
-// index returns the project's index of active skills, rebuilt when their
-// generation moved on.
-func (ss Skills) index(ctx context.Context, projectID int64) (*recall.SkillIndex, error) {
+// entry returns the project's catalog of active skills, rebuilt when
+// their generation moved on.
+func (ss Skills) entry(ctx context.Context, projectID int64) (catalogEntry, error) {
 	gen, err := ss.store.SkillGeneration(ctx, projectID)
 	if err != nil {
-		return nil, err
+		return catalogEntry{}, err
 	}
 	ss.catalog.mu.Lock()
 	e, ok := ss.catalog.entries[projectID]
 	ss.catalog.mu.Unlock()
 	if ok && e.gen == gen {
-		return e.ix, nil
+		return e, nil
 	}
 	active, err := ss.active(ctx, projectID)
 	if err != nil {
-		return nil, err
+		return catalogEntry{}, err
 	}
-	ix := recall.NewSkillIndex(active)
+	e = catalogEntry{gen: gen, skills: make([]*governance.Skill, len(active))}
+	for i, s := range active {
+		c := *s
+		c.Description = recall.SkillTextForAgent(s.Description)
+		e.skills[i] = &c
+	}
+	e.ix = recall.NewSkillIndex(e.skills)
 	ss.catalog.mu.Lock()
-	ss.catalog.entries[projectID] = catalogEntry{gen: gen, ix: ix}
+	ss.catalog.entries[projectID] = e
 	ss.catalog.mu.Unlock()
-	return ix, nil
+	return e, nil
 }
 
 // active lists every active skill of a project, page by page.

@@ -22,7 +22,6 @@ type apiSkill struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Version     int    `json:"version"`
-	Uses        int    `json:"uses"`
 }
 
 // apiSkillList is the answer of GET /api/v1/skills and list_skills.
@@ -39,7 +38,7 @@ func (s *Server) skillList(ctx context.Context, t *governance.APIToken, query st
 	}
 	out := &apiSkillList{Skills: make([]apiSkill, 0, len(list.Skills)), Total: list.Total}
 	for _, sk := range list.Skills {
-		out.Skills = append(out.Skills, apiSkill{Name: sk.Name, Description: sk.Description, Version: sk.Version, Uses: sk.Uses})
+		out.Skills = append(out.Skills, apiSkill{Name: sk.Name, Description: sk.Description, Version: sk.Version})
 	}
 	return out, nil
 }

@@ -45,7 +45,8 @@ type SkillIndex struct {
 	idf    map[string]float64
 }
 
-// NewSkillIndex indexes skills (the caller passes the active ones).
+// NewSkillIndex indexes skills (the caller passes the active ones, their
+// descriptions as agents may read them: SkillTextForAgent).
 func NewSkillIndex(skills []*governance.Skill) *SkillIndex {
 	ix := &SkillIndex{skills: skills, post: map[string][]int32{}, idf: map[string]float64{}}
 	total := 0.0
@@ -176,7 +177,7 @@ func (ix *SkillIndex) Select(task string, limit int) []governance.SkillMatch {
 		if h.name {
 			why += " (in its name)"
 		}
-		out = append(out, governance.SkillMatch{Name: s.Name, Description: SkillTextForAgent(s.Description), Why: why,
+		out = append(out, governance.SkillMatch{Name: s.Name, Description: s.Description, Why: why,
 			Score: math.Round(h.score*1000) / 1000})
 	}
 	return out
