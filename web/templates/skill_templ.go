@@ -2219,14 +2219,14 @@ func skillVersion(v SkillView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(v.Shown.Findings) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 175, "<div data-testid=\"skill-findings\"><p><span class=\"badge badge-failed\" data-testid=\"risk-badge\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 175, "<div data-testid=\"skill-findings\"><p><span class=\"badge badge-failed badge-wrap\" data-testid=\"risk-badge\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var126 string
 			templ_7745c5c3_Var126, templ_7745c5c3_Err = templ.JoinStringErrs(riskBadge(ctx, skillFindings(v.Shown.Findings)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `skill.templ`, Line: 444, Col: 114}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `skill.templ`, Line: 444, Col: 125}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var126))
 			if templ_7745c5c3_Err != nil {
@@ -2239,7 +2239,7 @@ func skillVersion(v SkillView) templ.Component {
 			var templ_7745c5c3_Var127 string
 			templ_7745c5c3_Var127, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "skill.findings_intro"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `skill.templ`, Line: 444, Col: 156}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `skill.templ`, Line: 444, Col: 167}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var127))
 			if templ_7745c5c3_Err != nil {
