@@ -99,6 +99,19 @@ func (ss Skills) reviewed(ctx context.Context, actor governance.Actor, slug stri
 	return p, nil
 }
 
+// reviewedSkill loads a project's skill for its reviewers and admins.
+func (ss Skills) reviewedSkill(ctx context.Context, actor governance.Actor, project, name string) (*governance.Project, *governance.Skill, error) {
+	p, err := ss.reviewed(ctx, actor, project)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := ss.store.FindSkill(ctx, p.ID, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, s, nil
+}
+
 // SkillListInput is a list of a project's skills as a surface asks for it.
 type SkillListInput struct {
 	Project string
@@ -187,11 +200,7 @@ func (d *SkillDetail) Version(n int) *governance.SkillVersion {
 // Get loads a skill with its versions and evidence for its project's
 // reviewers and admins.
 func (ss Skills) Get(ctx context.Context, actor governance.Actor, project, name string) (*SkillDetail, error) {
-	p, err := ss.reviewed(ctx, actor, project)
-	if err != nil {
-		return nil, err
-	}
-	s, err := ss.store.FindSkill(ctx, p.ID, name)
+	p, s, err := ss.reviewedSkill(ctx, actor, project, name)
 	if err != nil {
 		return nil, err
 	}
@@ -529,7 +538,7 @@ type SkillDecisionInput struct {
 // lifecycle is checked in the store; a version with findings is approved
 // only with the findings acknowledged.
 func (ss Skills) Decide(ctx context.Context, actor governance.Actor, project, name string, in SkillDecisionInput) (*governance.Skill, error) {
-	p, err := ss.reviewed(ctx, actor, project)
+	_, s, err := ss.reviewedSkill(ctx, actor, project, name)
 	if err != nil {
 		return nil, err
 	}
@@ -547,10 +556,6 @@ func (ss Skills) Decide(ctx context.Context, actor governance.Actor, project, na
 	}
 	if len(d.Reason) > governance.MaxSkillReasonBytes {
 		return nil, FieldErrors{"reason": "The reason is too long."}
-	}
-	s, err := ss.store.FindSkill(ctx, p.ID, name)
-	if err != nil {
-		return nil, err
 	}
 	out, err := ss.store.DecideSkill(ctx, actor.Name(), s.ID, d)
 	if governance.ErrorCode(err) == governance.EINVALID {
@@ -573,11 +578,7 @@ type SkillEditInput struct {
 // of one reviewer waits for an approval, never activates itself. Bad input
 // is FieldErrors on skill_md, examples and reason.
 func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project, name string, in SkillEditInput) (*governance.SkillSaved, error) {
-	p, err := ss.reviewed(ctx, actor, project)
-	if err != nil {
-		return nil, err
-	}
-	s, err := ss.store.FindSkill(ctx, p.ID, name)
+	p, s, err := ss.reviewedSkill(ctx, actor, project, name)
 	if err != nil {
 		return nil, err
 	}
