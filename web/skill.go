@@ -361,3 +361,17 @@ func (s *Server) handleSkillExport(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-skills-%s.zip"`, slug, layout))
 	return c.Blob(http.StatusOK, "application/zip", data)
 }
+
+// activeSkills counts a project's active skills for the export page (its
+// reviewers and admins; nothing for others).
+func (s *Server) activeSkills(c echo.Context, slug string) (int, error) {
+	ctx := c.Request().Context()
+	list, err := s.app.Skills.List(ctx, actorOf(ctx), app.SkillListInput{Project: slug, Status: string(governance.SkillActive), Limit: 1})
+	if code := governance.ErrorCode(err); code == governance.EFORBIDDEN || code == governance.ENOTFOUND {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return list.Total, nil
+}

@@ -184,7 +184,13 @@ func TestSkillPages(t *testing.T) {
 		t.Fatalf("get_skill = %s (%v)", text, err)
 	}
 
-	// The export page's archive holds the active skills with their markers.
+	// The export page offers the active skills per agent layout; the
+	// archive holds them with their markers.
+	res, doc = rita.Get("/projects/travel-agent/export")
+	wantStatus(t, res, http.StatusOK)
+	if doc.Find(testid("download-skills-claude")).Length() != 1 {
+		t.Fatal("the export page offers no skills")
+	}
 	res, data := rita.Do(http.MethodGet, "/projects/travel-agent/export/skills/claude.zip", nil, nil)
 	wantStatus(t, res, http.StatusOK)
 	zr, err := zip.NewReader(bytes.NewReader([]byte(data)), int64(len(data)))
