@@ -13,8 +13,9 @@ import (
 
 // Draft skills from evidence. A procedure is what a session did that
 // ended in a passed check: the sequence of its tool calls (the commands of
-// shell calls, the names of other tools; failed calls and the tools that
-// only read or edit files are left out, consecutive repeats collapsed),
+// shell calls, the names of other tools; calls that failed, were turned
+// down or interrupted, and the tools that only read or edit files are left
+// out, consecutive repeats collapsed),
 // whose last step passed. The same sequence in several sessions — or a
 // user saying "this is how we do X" with its steps — becomes a draft
 // skill, linked to those sessions. See docs/skills.md.
@@ -111,8 +112,8 @@ func ProceduresOf(events []*Event) []Procedure {
 			if tool == "" || slices.Contains(skillChecks.Procedure.ContextTools, lower) {
 				continue
 			}
-			if e.Status == StatusFailed {
-				continue
+			if e.Status != StatusPassed && e.Status != "" {
+				continue // failed, turned down or interrupted: not a step taken
 			}
 			shell := slices.Contains(skillChecks.Procedure.ShellTools, lower)
 			if !shell {
