@@ -71,7 +71,7 @@ var (
 		"any ", "even ", "on your own", "not sure", "unsure", "uncertain", "in doubt", "stuck", "by yourself", " here", "we ", "go", "live", "belong", "stay", "run", "get", "prefer", "keep", "when you", "if you"}
 	// Quotation marks and what they enclose: someone's words, not the
 	// speaker's.
-	quotedRe = regexp.MustCompile(`“[^”]*”|「[^」]*」|"[^"]*"`)
+	quotedRe = regexp.MustCompile("“[^”]*”|「[^」]*」|\"[^\"]*\"|`[^`]*`")
 	// Proposals asked about: "…，这样行不行", "这么做可以吗".
 	proposalTagZH = []string{"这样", "那样", "这么做", "这么搞", "这样做", "这么弄"}
 	// The speaker's division of labour: "terraform apply 永远是我来跑".
@@ -96,7 +96,7 @@ var (
 // opening was trimmed with the sentence ('from now on, …" is what the RFC
 // said') empties everything before it.
 func unquoted(s string) string {
-	if !strings.ContainsAny(s, "\"“「") && !strings.ContainsAny(s, "”」") {
+	if !strings.ContainsAny(s, "\"“「`") && !strings.ContainsAny(s, "”」") {
 		return s
 	}
 	if k := strings.Index(s, `"`); strings.Count(s, `"`)%2 == 1 {
@@ -110,6 +110,8 @@ func unquoted(s string) string {
 	}
 	if strings.Count(s, "”") > strings.Count(s, "“") {
 		s = "“" + s
+	} else if strings.Count(s, "“") > strings.Count(s, "”") {
+		s += "”" // a closing quote trimmed with the sentence's end
 	}
 	return quotedRe.ReplaceAllString(s, "x")
 }

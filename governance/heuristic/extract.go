@@ -45,22 +45,21 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 	s := session{events: in.Events, zh: sessionIsChinese(in.Events)}
 	s.dropCorrections()
 	var buf []sentence
-	var texts []text
+	var units []unit
 	for i, e := range s.events {
 		if !s.readable(i) {
 			continue
 		}
-		buf = splitSentences(buf[:0], e.Text)
-		texts = texts[:0]
+		buf = splitTurn(buf[:0], e.Text)
 		s.general = false
 		for _, sn := range buf {
 			t := newText(sn.text)
-			texts = append(texts, t)
 			s.general = s.general || e.Source != governance.SourceExternal && !sn.question &&
 				(t.latin && generalTurnEN(t.lower) || t.han && generalTurnZH(t.raw))
 		}
-		for k, sn := range buf {
-			s.read(e, i, sn, texts[k])
+		units = readTurn(units[:0], buf)
+		for _, u := range units {
+			s.read(e, i, sentence{text: u.text, question: u.question}, newText(u.text), u.r)
 		}
 	}
 	s.lessons()
@@ -190,8 +189,9 @@ func (t text) anyZH(words []string) bool { return t.han && containsAny(t.raw, wo
 func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower, words) }
 
 // read extracts at most a preference, or else facts, from one sentence of
-// event index.
-func (s *session) read(e *governance.Event, index int, sn sentence, t text) {
+// event index (or a sentence and the back-references joined to it), given
+// what the structural reader made of it.
+func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd reading) {
 	if isSmallTalk(t.lower) || t.anyZH(weatherZH) || t.anyEN(weatherEN) {
 		return
 	}
@@ -214,6 +214,19 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text) {
 	if s.general && !external && !question && !durable && (ok || t.anyZH(directiveZH) || t.han && generalTurnZH(t.raw) && strings.ContainsAny(t.raw, "，,") || t.latin && (englishDirective(t.lower) || hasAnyPrefix(t.lower, []string{"when you ", "whenever you ", "i'd rather you ", "i would rather you "}))) &&
 		!t.anyZH(oneOffZH) && !oneOffTextEN(t) && !bounded(t) && !taskLookAlike(t) {
 		ok, durable = true, true
+	}
+	if !external {
+		switch rd.veto {
+		case vetoReported, vetoQuoted, vetoMention, vetoRetracted, vetoHypothetical:
+			// Someone else's words, or none the speaker stands by.
+			ok, durable = false, false
+		case vetoNone:
+			if rd.standing() {
+				ok, durable = true, true
+			}
+		default:
+			durable = false
+		}
 	}
 	if ok {
 		statement := preferenceStatement(t.raw, external)

@@ -28,6 +28,57 @@ func splitSentences(dst []sentence, s string) []sentence {
 	return dst
 }
 
+// splitTurn appends the sentences of a user's turn to dst, as
+// splitSentences does, except that a full stop after an abbreviation ("Dr.",
+// "e.g.") or inside a quotation does not end the sentence: "Address me as
+// Dr. Okafor" stays whole, and so does a quoted sentence with what is said
+// of it.
+func splitTurn(dst []sentence, s string) []sentence {
+	start := -1
+	question := false
+	tokenizer.Sentences(s, func(from, end, next int, q bool) bool {
+		if start < 0 {
+			start = from
+		}
+		question = question || q
+		if next < len(s) && (endsWithAbbreviation(s[start:end], s[end:next]) || openQuote(s[start:end])) {
+			return true
+		}
+		dst = appendSentence(dst, s[start:end], question)
+		start, question = -1, false
+		return true
+	})
+	if start >= 0 {
+		dst = appendSentence(dst, s[start:], question)
+	}
+	return dst
+}
+
+// endsWithAbbreviation reports whether a sentence cut at a full stop ends in
+// an abbreviation (cues/abbreviations.en.txt) or an initial.
+func endsWithAbbreviation(text, terminator string) bool {
+	if !strings.HasPrefix(terminator, ".") || strings.HasPrefix(terminator, "..") {
+		return false
+	}
+	k := strings.LastIndexAny(text, " (\t\n")
+	word := lowerASCII(text[k+1:])
+	if len(word) == 1 && 'a' <= word[0] && word[0] <= 'z' {
+		return true // an initial: "J. Smith"
+	}
+	for _, a := range cueAbbreviations {
+		if word == a {
+			return true
+		}
+	}
+	return false
+}
+
+// openQuote reports whether text opens a quotation it does not close.
+func openQuote(text string) bool {
+	return strings.Count(text, "“") > strings.Count(text, "”") || strings.Count(text, "「") > strings.Count(text, "」") ||
+		strings.Count(text, `"`)%2 == 1
+}
+
 func appendSentence(dst []sentence, s string, question bool) []sentence {
 	s = trimSpaceQuotes(s)
 	if s == "" {
