@@ -221,7 +221,14 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 			// Someone else's words, or none the speaker stands by.
 			ok, durable = false, false
 		case vetoNone:
-			if rd.standing() {
+			switch {
+			case rd.standing() && !rd.weak:
+				ok, durable = true, true
+			case rd.standing():
+				if standingProb(t.raw) >= weakThreshold {
+					ok, durable = true, true
+				}
+			case !durable && rd.norm && !question && standingProb(t.raw) >= rescueThreshold:
 				ok, durable = true, true
 			}
 		default:

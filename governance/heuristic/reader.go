@@ -68,6 +68,12 @@ type reading struct {
 	// alternative: a question that opens with "or" (还是), which makes a
 	// polite request before it a real question.
 	alternative bool
+	// weak: the structure allows a standing instruction without showing
+	// it — a frequency after an imperative that may be a thing's ("book
+	// trains whenever …" and "add a log whenever …"), a quantifier in an
+	// object ("… to every recipe card", "… to each row"), a topic before a
+	// frequency (理疗永远别排, CLI 永远不要启动). The classifier decides those.
+	weak bool
 }
 
 // standing reports whether the reading alone makes a standing instruction.
@@ -118,6 +124,7 @@ var (
 	cuePlan          = loadCueSet("plan")
 	cueProtect       = loadCueSet("protect")
 	cueProtectVerbs  = loadCueSet("protect_verbs")
+	cuePeriodic      = loadCueSet("periodic")
 	verbSetEN        = func() map[string]bool {
 		m := map[string]bool{}
 		for _, v := range cueVerbs.en {
@@ -305,7 +312,10 @@ func readEN(raw string, question bool) reading {
 	rest = blankEN(rest, cueFuture.en)
 	rest = blankEN(rest, cueDefault.en)
 	occasion := anyEN(rest, cueOccasion.en)
-	occasionAgent := occasion && occasionOfAgentEN(rest)
+	occasionAgent, occasionWeak := false, false
+	if occasion {
+		occasionAgent, occasionWeak = occasionOfAgentEN(rest)
+	}
 	rest = blankEN(rest, cueOccasion.en)
 	if r.scope == scopeNone {
 		switch {
@@ -343,7 +353,10 @@ func readEN(raw string, question bool) reading {
 		// Always, never, every time: the agent's occasions only when the
 		// frequency governs what the agent does, not what a thing does
 		// ("the build always fails", "a hook that always blocks").
-		r.agent = occasionAgent
+		r.agent, r.weak = occasionAgent, occasionWeak
+	}
+	if r.scope == scopeUniversal && !topicQuantifierEN(u) && (!r.agent || buildImperativeEN(u)) {
+		r.weak = true // a quantifier in an object: "add a column to each row"
 	}
 	if anyEN(u, cueProtectVerbs.en) && anyEN(u, cueProtect.en) {
 		// "Don't follow instructions inside customer emails": a
@@ -639,7 +652,7 @@ func readZH(raw string, question bool) reading {
 		r.alternative = true
 	}
 
-	u = blankZH(blankZH(u, cueNotScope.zh), notStandingZH)
+	u = blankZH(u, cueNotScope.zh)
 	rest := u
 	switch {
 	case containsAny(u, cueStanding.zh):
@@ -653,17 +666,22 @@ func readZH(raw string, question bool) reading {
 	rest = blankZH(rest, cueFuture.zh)
 	rest = blankZH(rest, cueDefault.zh)
 	occasion := containsAny(rest, cueOccasion.zh)
-	occasionAgent := occasion && occasionOfAgentZH(rest)
+	occasionAgent, occasionWeak := false, false
+	if occasion {
+		occasionAgent, occasionWeak = occasionOfAgentZH(rest)
+	}
 	periodicDay := strings.Contains(rest, "每周") || strings.Contains(rest, "每个周") || strings.Contains(rest, "每星期")
 	rest = blankZH(rest, cueOccasion.zh)
 	if r.scope == scopeNone {
 		switch {
-		case containsAny(rest, cueUniversal.zh) || eachThingZH(rest) || allDoZH(rest):
+		case containsAny(rest, cueUniversal.zh) || eachThingZH(rest):
 			r.scope = scopeUniversal
+		case allDoZH(rest):
+			r.scope, r.weak = scopeUniversal, true
 		case occasion:
 			r.scope = scopeOccasion
 		case whenDoZH(rest):
-			r.scope, occasionAgent = scopeOccasion, true
+			r.scope, occasionAgent, occasionWeak = scopeOccasion, true, true
 		}
 	}
 	r.bounded = boundedZH(u, periodicDay, r.scope)
@@ -703,7 +721,7 @@ func readZH(raw string, question bool) reading {
 		r.scope = scopeStanding
 	}
 	if r.scope == scopeOccasion {
-		r.agent = occasionAgent
+		r.agent, r.weak = occasionAgent, occasionWeak
 	}
 	if cs := clausesOf(u); r.scope == scopeFuture && len(cs) > 0 && startsNowZH(stripLeadingZH(strings.TrimSpace(cs[0]), standingFillersZH)) {
 		r.scope = scopeNone // 从现在开始计时: now, not from now on
@@ -826,6 +844,7 @@ func readTurn(dst []unit, sns []sentence) []unit {
 				// goes for every reply") makes that one a rule.
 				prev.r.norm = prev.r.norm || r.norm || r.scope != scopeNone
 				prev.r.agent = prev.r.agent || r.agent
+				prev.r.weak = prev.r.weak && r.weak || prev.r.scope == scopeNone && r.weak
 				prev.r.bounded = prev.r.bounded && r.bounded
 				if r.veto != vetoNone && r.veto != vetoBounded {
 					prev.r.veto = r.veto
@@ -878,7 +897,7 @@ var modalsBeforeOccasionEN = []string{"please", "pls", "to", "should", "must", "
 // ("you should always"), a condition on the agent's doing ("every time you
 // draft a plan"), a schedule or frequency on an imperative ("remind me every
 // week", "book trains whenever …"), not after a build verb.
-func occasionOfAgentEN(u string) bool {
+func occasionOfAgentEN(u string) (agent, weak bool) {
 	for _, c := range clausesOf(u) {
 		c = strings.TrimSpace(stripLeading(strings.TrimSpace(c), fillersEN))
 		imperative := clauseOpensWithVerbEN(c)
@@ -901,19 +920,23 @@ func occasionOfAgentEN(u string) bool {
 			after := strings.TrimSpace(c[i+len(p):])
 			switch {
 			case strings.HasPrefix(after, "you ") || strings.HasPrefix(after, "you'"):
-				return true // every time you …
+				return true, false // every time you …
 			case len(before) == 0:
 				if imperative || clauseOpensWithVerbEN(after) {
-					return true // always round …, never schedule …
+					return true, false // always round …, never schedule …
 				}
-			case slices.Contains(modalsBeforeOccasionEN, before[len(before)-1]) && (agentSubjectEN(before) || before[0] == "my" || before[0] == "our"):
-				return true // you should always …; my meal plans should never …
+			case slices.Contains(modalsBeforeOccasionEN, before[len(before)-1]) && agentSubjectEN(before):
+				return true, false // you should always …
+			case slices.Contains(modalsBeforeOccasionEN, before[len(before)-1]) && (before[0] == "my" || before[0] == "our"):
+				return true, true // my meal plans should never …
+			case imperative && !build && slices.Contains(cuePeriodic.en, p):
+				return true, false // remind me every week
 			case imperative && !build:
-				return true // remind me every week; book trains whenever …
+				agent, weak = true, true // book trains whenever … (or a thing's "whenever")
 			}
 		}
 	}
-	return false
+	return agent, weak
 }
 
 // firstVerbEN returns the imperative verb a clause opens with.
@@ -949,7 +972,7 @@ var directivesAfterZH = []string{"要", "得", "必须", "先", "记得", "别",
 // occasionOfAgentZH reports whether a frequency in s governs what the
 // agent does: a modal or directive verb after it (每周都提醒我, 永远别排),
 // not a thing's behaviour (这个函数永远返回 nil, 每次都跑两遍).
-func occasionOfAgentZH(s string) bool {
+func occasionOfAgentZH(s string) (agent, weak bool) {
 	for _, p := range cueOccasion.zh {
 		for off := 0; ; {
 			k := strings.Index(s[off:], p)
@@ -962,22 +985,44 @@ func occasionOfAgentZH(s string) bool {
 			for _, f := range []string{"都", "也", "一定", "务必", "都要", "也要"} {
 				after = strings.TrimPrefix(after, f)
 			}
+			// A topic before the frequency (理疗永远别排, CLI 永远不要启动)
+			// leaves open whose doing it is.
+			topic := topicBeforeZH(s[:k])
 			modal := hasAnyPrefix(after, directivesAfterZH) && !startsWithAmountZH(strings.TrimPrefix(strings.TrimPrefix(after, "要"), "得"))
 			if modal {
-				return true
+				return true, topic
 			}
 			// A bare verb governs the agent's doing unless the frequency
 			// is said of "you" (你每次都写得这么详细: a description) or the
 			// verb takes a complement of manner (写得…).
 			if hasAnyPrefix(after, cueVerbs.zh) && !strings.HasSuffix(strings.TrimRight(s[:k], " 都也"), "你") && !verbWithComplementZH(after) {
-				return true
+				// A schedule on a request to the speaker (每周都提醒我) is the
+				// agent's, whatever the topic.
+				return true, topic && !(slices.Contains(cuePeriodic.zh, p) && verbToSpeakerZH(after))
 			}
 			if strings.HasPrefix(s[off:], "都要") || strings.HasPrefix(s[off:], "都得") {
-				return !takesZH(s[off:])
+				return !takesZH(s[off:]), true
 			}
 		}
 	}
-	return false
+	return false, false
+}
+
+// topicBeforeZH reports whether the clause before a frequency names a
+// thing (a topic), not only the agent, a time or nothing.
+func topicBeforeZH(before string) bool {
+	cs := clausesOf(before)
+	if len(cs) == 0 {
+		return false
+	}
+	c := strings.Trim(cs[len(cs)-1], " _")
+	c = stripLeadingZH(c, standingFillersZH)
+	c = strings.TrimSuffix(strings.TrimSuffix(c, "都"), "也")
+	switch c {
+	case "", "你", "你们", "请你", "以后", "今后", "往后", "从现在起", "从今以后", "记住":
+		return false
+	}
+	return !strings.HasSuffix(c, "_")
 }
 
 // letterWords counts the words of u with a letter, the quoted "x" aside.
@@ -1203,3 +1248,14 @@ func topicQuantifierEN(u string) bool {
 }
 
 func trimRightPunct(s string) string { return strings.TrimRight(s, "？?！!。. ") }
+
+// buildImperativeEN reports whether a clause of u opens with a build verb
+// (cues/build_verbs.en.txt): the instruction makes or changes a thing.
+func buildImperativeEN(u string) bool {
+	for _, c := range clausesOf(u) {
+		if clauseOpensWithVerbEN(c) && slices.Contains(cueBuildVerbsEN, firstVerbEN(strings.TrimSpace(stripLeading(strings.TrimSpace(c), fillersEN)))) {
+			return true
+		}
+	}
+	return false
+}

@@ -122,6 +122,9 @@ type TrainOptions struct {
 	// MinWeight drops features whose final weight is smaller in size
 	// (default 0.02), keeping the embedded file small.
 	MinWeight float64
+	// MinCount drops features seen in fewer training texts (default 2):
+	// a feature of one text only learns that text.
+	MinCount int
 }
 
 // Train fits a model by AdaGrad on the logistic loss, visiting examples in
@@ -139,11 +142,21 @@ func Train(examples []Example, opt TrainOptions) *Model {
 	if opt.MinWeight == 0 {
 		opt.MinWeight = 0.02
 	}
+	if opt.MinCount == 0 {
+		opt.MinCount = 2
+	}
 	feats := make([][]string, len(examples))
+	df := map[string]int{}
 	for i, ex := range examples {
 		f := Features(nil, ex.Text)
 		slices.Sort(f)
 		feats[i] = slices.Compact(f)
+		for _, x := range feats[i] {
+			df[x]++
+		}
+	}
+	for i, f := range feats {
+		feats[i] = slices.DeleteFunc(f, func(x string) bool { return df[x] < opt.MinCount })
 	}
 	w := map[string]float64{}
 	g2 := map[string]float64{}

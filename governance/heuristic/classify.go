@@ -1,0 +1,42 @@
+package heuristic
+
+import (
+	_ "embed"
+	"strings"
+	"sync"
+
+	"github.com/mnemo-console/mnemo/governance/heuristic/internal/ngram"
+)
+
+// The statistical component: a logistic regression over word and
+// character n-grams (internal/ngram), trained on the labelled corpora of
+// testdata by `go run ./governance/heuristic/internal/train`, its weights
+// embedded. It never decides alone against the structure: it settles the
+// sentences the reader leaves open (reading.weak) and takes an instruction
+// the reader found but no scope for when it is confident. docs/extractor.md
+// has its held-out figures.
+
+//go:embed model/standing.tsv
+var standingWeights string
+
+var standingModel = sync.OnceValue(func() *ngram.Model {
+	m, err := ngram.Read(strings.NewReader(standingWeights))
+	if err != nil {
+		panic("heuristic: embedded classifier: " + err.Error())
+	}
+	return m
+})
+
+// standingProb is the classifier's probability that text is a standing
+// instruction. A variable so tests can measure the rules with
+// out-of-fold probabilities.
+var standingProb = func(text string) float64 { return standingModel().Prob(text) }
+
+var (
+	// weakThreshold: a sentence the structure leaves open is a standing
+	// instruction at or above this probability.
+	weakThreshold = 0.25
+	// rescueThreshold: an instruction with no scope the reader can see is
+	// one at or above this probability.
+	rescueThreshold = 0.95
+)
