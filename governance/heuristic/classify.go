@@ -11,10 +11,9 @@ import (
 // The statistical component: a logistic regression over word and
 // character n-grams (internal/ngram), trained on the labelled corpora of
 // testdata by `go run ./governance/heuristic/internal/train`, its weights
-// embedded. It never decides alone against the structure: it settles the
-// sentences the reader leaves open (reading.weak) and takes an instruction
-// the reader found but no scope for when it is confident. docs/extractor.md
-// has its held-out figures.
+// embedded. It never decides alone: it settles only the sentences the
+// reader leaves open (reading.weak). docs/extractor.md has its held-out
+// figures.
 
 //go:embed model/standing.tsv
 var standingWeights string
@@ -36,7 +35,4 @@ var (
 	// weakThreshold: a sentence the structure leaves open is a standing
 	// instruction at or above this probability.
 	weakThreshold = 0.25
-	// rescueThreshold: an instruction with no scope the reader can see is
-	// one at or above this probability.
-	rescueThreshold = 0.95
 )

@@ -228,8 +228,6 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 				if standingProb(t.raw) >= weakThreshold {
 					ok, durable = true, true
 				}
-			case !durable && rd.norm && !question && standingProb(t.raw) >= rescueThreshold:
-				ok, durable = true, true
 			}
 		default:
 			durable = false
@@ -402,7 +400,14 @@ func isSmallTalk(lower string) bool {
 }
 
 var (
-	thirdPersonZH = strings.NewReplacer("我们", "用户", "我的", "用户的", "我家", "用户家", "咱们", "用户", "我", "用户")
+	// A group the speaker belongs to stays theirs: 咱们组 is the user's group,
+	// not a "user group" (用户组).
+	thirdPersonZH = strings.NewReplacer(
+		"我们小组", "用户所在的小组", "咱们小组", "用户所在的小组", "我们组", "用户所在的组", "咱们组", "用户所在的组",
+		"我们团队", "用户所在的团队", "咱们团队", "用户所在的团队", "我们公司", "用户所在的公司", "咱们公司", "用户所在的公司",
+		"我们部门", "用户所在的部门", "咱们部门", "用户所在的部门", "我们班", "用户所在的班", "咱们班", "用户所在的班",
+		"我们店", "用户的店", "咱们店", "用户的店", "我们家", "用户家", "咱们家", "用户家",
+		"我们", "用户", "我的", "用户的", "我家", "用户家", "咱们", "用户", "自我", "自我", "我", "用户")
 	// Statements that start with a wish or a one-off marker get a subject.
 	subjectlessZH = []string{"这次", "这一次", "这趟", "这回", "想", "希望", "喜欢", "不喜欢", "偏好", "打算", "更愿意"}
 	referenceZH   = []string{"上次跟你说过的", "之前跟你说过的", "跟你说过的", "上次说过的", "之前说过的", "上次说好的", "说好的"}

@@ -41,17 +41,34 @@ func splitTurn(dst []sentence, s string) []sentence {
 			start = from
 		}
 		question = question || q
-		if next < len(s) && (endsWithAbbreviation(s[start:end], s[end:next]) || openQuote(s[start:end])) {
+		// A semicolon joins clauses of one sentence ("Bins go out Sunday
+		// night; remind me every week").
+		semicolon := strings.HasPrefix(s[end:next], ";") || strings.HasPrefix(s[end:next], "；")
+		if next < len(s) && (semicolon || endsWithAbbreviation(s[start:end], s[end:next]) || openQuote(s[start:end])) {
 			return true
 		}
-		dst = appendSentence(dst, s[start:end], question)
+		dst = appendTurnSentence(dst, s[start:end], question)
 		start, question = -1, false
 		return true
 	})
 	if start >= 0 {
-		dst = appendSentence(dst, s[start:], question)
+		dst = appendTurnSentence(dst, s[start:], question)
 	}
 	return dst
+}
+
+// appendTurnSentence appends a sentence trimmed of spaces, and of quotation
+// marks only when they are unpaired: 'Sign off as "The Support Team"' keeps
+// its closing quote.
+func appendTurnSentence(dst []sentence, s string, question bool) []sentence {
+	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\u3000' })
+	if openQuote(s) || strings.Count(s, "”") > strings.Count(s, "“") {
+		s = trimSpaceQuotes(s)
+	}
+	if s == "" {
+		return dst
+	}
+	return append(dst, sentence{text: s, question: question})
 }
 
 // endsWithAbbreviation reports whether a sentence cut at a full stop ends in
