@@ -946,7 +946,6 @@ func firstVerbEN(c string) string {
 	return strings.Trim(w, "\"'.!")
 }
 
-
 // pastOfSpeakerEN reports whether a clause of u tells what the speaker did
 // ("I tried …", "we spent …"): a first-person subject and a past tense.
 func pastOfSpeakerEN(u string) bool {
