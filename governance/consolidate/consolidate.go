@@ -105,6 +105,10 @@ func ruleScope(t governance.MemoryType, subject string) string {
 // rule it replaces than a paraphrase does).
 const RelatedThreshold = 0.2
 
+// CorrectionRelatedThreshold is the similarity above which a correction
+// (governance.Corrects) is about an existing rule.
+const CorrectionRelatedThreshold = 0.12
+
 func sortedKeys[V any](m map[int64]V) []int64 {
 	keys := make([]int64, 0, len(m))
 	for k := range m {
@@ -449,7 +453,7 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 					for _, cand := range replace {
 						cand.GroupID = replace[0].ID
 					}
-					d := governance.Decide(replace, evidence, nil)
+					d := governance.DecideReplacement(replace, evidence, rule)
 					if r := c.apply(in, plan, replace, d, tempID); r != nil {
 						r.Supersedes = ruleID
 					}
@@ -467,8 +471,8 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 			for _, cand := range all {
 				cand.GroupID = gid
 			}
-			d := governance.Decide(all, evidence, nil)
 			replaced := c.replaces(rulesByKey[key], newOnes)
+			d := governance.DecideReplacement(all, evidence, replaced)
 			if r := c.apply(in, plan, all, d, tempID); r != nil && replaced != nil {
 				r.Supersedes = replaced.ID
 			}
@@ -496,7 +500,13 @@ func (c *Consolidator) replaces(rules []*governance.Rule, newOnes []*governance.
 	for _, r := range rules {
 		for _, cand := range newOnes {
 			sim := c.Related(r.Text, cand.Statement)
-			if sim >= RelatedThreshold && sim > score && governance.Replaces(r.Text, cand.Statement) {
+			if sim <= score {
+				continue
+			}
+			// A correction says it changes something ("change of plan",
+			// 改成): it needs less in common with the rule it names.
+			if sim >= RelatedThreshold && governance.Replaces(r.Text, cand.Statement) ||
+				sim >= CorrectionRelatedThreshold && governance.Corrects(r.Text, cand.Statement) {
 				best, score = r, sim
 			}
 		}

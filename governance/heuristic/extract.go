@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -231,6 +232,12 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 			}
 		default:
 			durable = false
+		}
+		// A choice or a correction is a wish even without a scope: said in
+		// another session too it is counted as repeated, and a correction
+		// replaces the rule it corrects (consolidation decides both).
+		if !ok && !question && rd.veto == vetoNone && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12)) {
+			ok = true
 		}
 	}
 	if ok {

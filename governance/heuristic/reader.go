@@ -68,6 +68,13 @@ type reading struct {
 	// alternative: a question that opens with "or" (还是), which makes a
 	// polite request before it a real question.
 	alternative bool
+	// choice: a request that picks one way over another or names the
+	// value to use ("sign it 'Warm regards' instead of my name"): a wish
+	// even without a scope, which repetition can make a rule.
+	choice bool
+	// correction: the user changes what was agreed ("change of plan: …
+	// 30 euros now, not 50", 改成…): a replacement for the rule it corrects.
+	correction bool
 	// weak: the structure allows a standing instruction without showing
 	// it — a frequency after an imperative that may be a thing's ("book
 	// trains whenever …" and "add a log whenever …"), a quantifier in an
@@ -125,6 +132,8 @@ var (
 	cueProtect       = loadCueSet("protect")
 	cueProtectVerbs  = loadCueSet("protect_verbs")
 	cuePeriodic      = loadCueSet("periodic")
+	cueChoice        = loadCueSet("choice")
+	cueCorrection    = loadCueSet("correction")
 	verbSetEN        = func() map[string]bool {
 		m := map[string]bool{}
 		for _, v := range cueVerbs.en {
@@ -251,7 +260,7 @@ func clauseOpensWithVerbEN(c string) bool {
 	switch next {
 	case "is", "are", "was", "were", "has", "have", "had", "'s", "will", "would",
 		// "do we …", "have you …": a question's auxiliary and its subject.
-		"we", "you", "i", "they", "it", "he", "she":
+		"we", "you", "i", "they", "he", "she":
 		return w == "let" || w == "tell" || w == "ask" || w == "remind" || w == "give" || w == "send" || w == "show"
 	}
 	return true
@@ -366,7 +375,9 @@ func readEN(raw string, question bool) reading {
 	if !r.norm && r.scope != scopeNone && anyEN(u, []string{"applies to", "goes for", "holds for"}) {
 		r.norm = true // "The window seat thing applies to every flight"
 	}
-	if r.scope == scopeNone && anyEN(u, cueUsual.en) && (r.agent || strings.Contains(u, ":")) {
+	r.choice = r.norm && (anyEN(u, cueChoice.en) || quoted)
+	r.correction = anyEN(u, cueCorrection.en) || nowNotEN(u)
+	if r.scope == scopeNone && anyEN(u, cueUsual.en) && (r.norm || strings.Contains(u, ":")) {
 		r.scope = scopeStanding // "Same as always for the garden plan: …"
 	}
 
@@ -379,7 +390,11 @@ func readEN(raw string, question bool) reading {
 	}
 	// A back-reference: a cue that points at what was said, or a sentence
 	// that opens with "that"/"this"/"it" and sets only a scope.
-	if anyEN(u, cueReferBack.en) {
+	if i, p := firstEN(u, cueReferBack.en); i >= 0 && (len(strings.Fields(trimmed)) <= 8 || strings.TrimRight(u[i+len(p):], " .!") == "") {
+		// A back-reference short enough to say nothing else ("Please
+		// remember that.", "That goes for every customer reply you
+		// write."), or ending the sentence: "Remember that we deploy on
+		// Fridays …" says its own content.
 		r.refers = true
 	} else if w, _, _ := strings.Cut(trimmed, " "); (w == "that" || w == "this" || w == "that's" || w == "it" || w == "same") && r.scope != scopeNone {
 		r.refers = true
@@ -703,7 +718,7 @@ func readZH(raw string, question bool) reading {
 	for _, c := range clausesOf(m) {
 		c = stripLeadingZH(strings.TrimSpace(c), standingFillersZH)
 		c = stripLeadingZH(c, []string{"以后", "今后", "往后", "每次", "永远", "一律", "都", "默认", "统一", "也"})
-		if hasAnyPrefix(c, cueVerbs.zh) || hasAnyPrefix(c, []string{"别", "不要", "不许", "不准", "请", "记得", "给我", "帮我", "你", "麻烦", "千万", "务必"}) {
+		if hasAnyPrefix(c, cueVerbs.zh) || hasAnyPrefix(c, []string{"别", "不要", "不许", "不准", "请", "记得", "给我", "帮我", "你", "麻烦", "千万", "务必", "把"}) {
 			r.agent, r.norm = true, true
 			break
 		}
@@ -717,7 +732,9 @@ func readZH(raw string, question bool) reading {
 	if containsAny(u, cueProtectVerbs.zh) && containsAny(u, cueProtect.zh) {
 		r.scope, r.norm, r.agent = scopeStanding, true, true
 	}
-	if r.scope == scopeNone && containsAny(u, cueUsual.zh) && (r.agent || strings.ContainsAny(u, "：:")) {
+	r.choice = r.norm && (containsAny(u, cueChoice.zh) || quoted)
+	r.correction = containsAny(u, cueCorrection.zh)
+	if r.scope == scopeNone && containsAny(u, cueUsual.zh) && (r.norm || strings.ContainsAny(u, "：:")) {
 		r.scope = scopeStanding
 	}
 	if r.scope == scopeOccasion {
@@ -1257,4 +1274,11 @@ func buildImperativeEN(u string) bool {
 		}
 	}
 	return false
+}
+
+// nowNotEN reports the shape "X now, not Y" ("the limit is 30 euros now,
+// not 50"): what holds has changed.
+func nowNotEN(u string) bool {
+	i := strings.Index(u, " now")
+	return i >= 0 && strings.Contains(u[i:], " not ")
 }
