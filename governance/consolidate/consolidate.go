@@ -43,9 +43,9 @@ type sessionOutput struct {
 	// extractor names the extractor whose items these are.
 	extractor string
 	episode   *governance.Episode
-	items   []gatedItem
-	tokens  int
-	dropped int
+	items     []gatedItem
+	tokens    int
+	dropped   int
 }
 
 type gatedItem struct {
