@@ -245,10 +245,15 @@ func retractionEN(u string) (bool, string) {
 func clauseOpensWithVerbEN(c string) bool {
 	c = stripLeading(strings.TrimSpace(c), fillersEN)
 	c = strings.TrimPrefix(c, "next time ")
-	c = stripWordsEN(c, []string{"please", "pls", "plz", "just", "also", "and", "so", "then", "kindly", "now", "but", "only", "simply", "always", "never", "ever", "still", "really", "definitely", "absolutely"})
+	c = stripWordsEN(c, []string{"please", "pls", "plz", "just", "also", "and", "so", "then", "kindly", "now", "but", "only", "simply", "still", "really", "definitely", "absolutely"})
 	for _, p := range []string{"don't ", "dont ", "do not ", "never ", "always ", "please "} {
-		if strings.HasPrefix(c, p) {
-			return true
+		if rest, ok := strings.CutPrefix(c, p); ok {
+			// never force-push …, always round …; not "always a pleasure",
+			// "never failed once", "never again".
+			w, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+			w = strings.Trim(w, "\"'.!,")
+			return w != "" && (verbSetEN[w] || !slices.Contains(determinersEN, w) && !slices.Contains(pastVerbsEN, w) &&
+				!strings.HasSuffix(w, "ed") && !slices.Contains([]string{"again", "once", "ever", "before", "mind", "the", "been"}, w))
 		}
 	}
 	w, rest, _ := strings.Cut(c, " ")
@@ -851,7 +856,7 @@ func readTurn(dst []unit, sns []sentence) []unit {
 				prev.r.veto = vetoBounded // "…. Just this file, I'll do the rest later."
 			case r.alternative && prev.question:
 				prev.r.veto = vetoQuestion
-			case r.refers && prev.r.veto == vetoNone && !prev.question && !isBackReference(newText(sn.text)):
+			case r.refers && prev.r.veto == vetoNone && !prev.question && !isBackReference(newText(sn.text)) && !isSmallTalk(normEN(prev.text)):
 				// ("Keep doing that." is pointBack's: it makes the sentence
 				// before it durable as it stands.)
 				prev.text = strings.TrimRight(prev.text, " ") + joinSep(prev.text) + sn.text
