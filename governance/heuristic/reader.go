@@ -253,7 +253,8 @@ func clauseOpensWithVerbEN(c string) bool {
 			w, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
 			w = strings.Trim(w, "\"'.!,")
 			return w != "" && (verbSetEN[w] || !slices.Contains(determinersEN, w) && !slices.Contains(pastVerbsEN, w) &&
-				!strings.HasSuffix(w, "ed") && !slices.Contains([]string{"again", "once", "ever", "before", "mind", "the", "been"}, w))
+				!strings.HasSuffix(w, "ed") && !slices.Contains([]string{"again", "once", "ever", "before", "mind", "the", "been",
+				"in", "on", "at", "for", "with", "to", "from", "by", "under", "over", "when", "if"}, w))
 		}
 	}
 	w, rest, _ := strings.Cut(c, " ")
@@ -403,10 +404,40 @@ func readEN(raw string, question bool) reading {
 		r.refers = true
 	} else if w, _, _ := strings.Cut(trimmed, " "); (w == "that" || w == "this" || w == "that's" || w == "it" || w == "same") && r.scope != scopeNone {
 		r.refers = true
-	} else if r.scope != scopeNone && len(strings.Fields(trimmed)) <= 4 && !r.agent {
-		r.refers = true // a fragment: "Every single time.", "Always."
+	} else if r.scope != scopeNone && (len(strings.Fields(trimmed)) <= 4 && !r.agent || len(strings.Fields(trimmed)) <= 8 && !r.norm) {
+		r.refers = true // a fragment: "Every single time.", "Real postgres via testcontainers, always."
+	} else if r.norm && anaphoraEN(u) {
+		r.refers = true // "Please follow that in all the docs you write", "Stop that, use …"
 	}
 	return r
+}
+
+// anaphoraEN reports whether a demonstrative or "it" stands for something
+// said before: a pronoun object, followed by the end, a punctuation mark or
+// a function word ("follow that in all …", "stop that,", "keep it that
+// way"), not a determiner before a noun ("that file").
+func anaphoraEN(u string) bool {
+	words := strings.Fields(u)
+	for i, w := range words {
+		bare := strings.Trim(w, ",.;:!?—-\"'")
+		if bare != "that" && bare != "this" && bare != "those" && bare != "these" {
+			continue
+		}
+		if i == 0 || bare != w && strings.ContainsAny(w[len(w)-1:], ",.;:!?—") {
+			if i > 0 {
+				return true
+			}
+			continue
+		}
+		if i+1 == len(words) {
+			return true
+		}
+		next := strings.Trim(words[i+1], ",.;:!?—-\"'")
+		if slices.Contains(functionWordsEN, next) || slices.Contains([]string{"for", "in", "on", "when", "from", "always", "every", "going", "too", "again", "that", "way", "here", "now"}, next) {
+			return true
+		}
+	}
+	return false
 }
 
 // markerBefore reports whether the text before a mention cue ends in a
@@ -856,6 +887,13 @@ func readTurn(dst []unit, sns []sentence) []unit {
 				prev.r.veto = vetoBounded // "…. Just this file, I'll do the rest later."
 			case r.alternative && prev.question:
 				prev.r.veto = vetoQuestion
+			case r.refers && r.norm && r.veto == vetoNone && (prev.r.veto == vetoReported || prev.r.veto == vetoQuoted) && !prev.question:
+				// "Our style guide says second person. Please follow that in
+				// all the docs": the user adopts what they reported.
+				prev.text = strings.TrimRight(prev.text, " ") + joinSep(prev.text) + sn.text
+				prev.joined = true
+				prev.r = r
+				continue
 			case r.refers && prev.r.veto == vetoNone && !prev.question && !isBackReference(newText(sn.text)) && !isSmallTalk(normEN(prev.text)):
 				// ("Keep doing that." is pointBack's: it makes the sentence
 				// before it durable as it stands.)
