@@ -34,7 +34,7 @@ func loadCues(name string) []string {
 		}
 		out = append(out, line)
 	}
-	return out
+	return indexed(out)
 }
 
 // cueSet is one class of cues in both languages.
@@ -79,6 +79,9 @@ func isLetterByte(c byte) bool {
 // firstEN returns the offset and the phrase of the earliest English cue of
 // phrases in lower (the longest on a tie), or -1.
 func firstEN(lower string, phrases []string) (int, string) {
+	if idx := indexOf(phrases); idx != nil {
+		return idx.first(lower, true)
+	}
 	best, which := -1, ""
 	for _, p := range phrases {
 		if i := phraseAt(lower, p); i >= 0 && (best < 0 || i < best || i == best && len(p) > len(which)) {
@@ -91,6 +94,9 @@ func firstEN(lower string, phrases []string) (int, string) {
 // firstZH returns the offset and the phrase of the earliest Chinese cue of
 // phrases in s (the longest on a tie), or -1.
 func firstZH(s string, phrases []string) (int, string) {
+	if idx := indexOf(phrases); idx != nil {
+		return idx.first(s, false)
+	}
 	best, which := -1, ""
 	for _, p := range phrases {
 		if i := strings.Index(s, p); i >= 0 && (best < 0 || i < best || i == best && len(p) > len(which)) {
@@ -102,6 +108,10 @@ func firstZH(s string, phrases []string) (int, string) {
 
 // anyEN reports whether lower holds one of phrases at word boundaries.
 func anyEN(lower string, phrases []string) bool {
+	if idx := indexOf(phrases); idx != nil {
+		i, _ := idx.first(lower, true)
+		return i >= 0
+	}
 	for _, p := range phrases {
 		if phraseAt(lower, p) >= 0 {
 			return true

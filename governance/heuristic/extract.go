@@ -170,7 +170,10 @@ type text struct {
 }
 
 func newText(s string) text {
-	lower := markerVerbsEN.Replace(lowerASCII(s))
+	lower := lowerASCII(s)
+	if strings.Contains(lower, "forward with") {
+		lower = markerVerbsEN.Replace(lower)
+	}
 	if strings.Contains(lower, "future") {
 		lower = futureNounEN.ReplaceAllString(lower, "${1}coming $2")
 	}
@@ -444,7 +447,9 @@ func preferenceStatement(text string, external bool) string {
 		}
 	}
 	if hasHan(s) {
-		s = thirdPersonZH.Replace(s)
+		if strings.ContainsAny(s, "我咱") {
+			s = thirdPersonZH.Replace(s)
+		}
 		for _, w := range subjectlessZH {
 			if strings.HasPrefix(s, w) {
 				s = "用户" + s
@@ -492,7 +497,9 @@ func factStatement(clause string, external bool) (string, bool) {
 		if external {
 			return finish(c), true
 		}
-		c = thirdPersonZH.Replace(c)
+		if strings.ContainsAny(c, "我咱") {
+			c = thirdPersonZH.Replace(c)
+		}
 		for _, f := range familyZH {
 			if strings.HasPrefix(c, f) {
 				c = "用户的" + c

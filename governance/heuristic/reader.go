@@ -3,6 +3,7 @@ package heuristic
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -158,7 +159,9 @@ func normEN(s string) string {
 	if strings.ContainsAny(s, "’‘") {
 		s = strings.NewReplacer("’", "'", "‘", "'").Replace(s)
 	}
-	s = markerVerbsEN.Replace(s)
+	if strings.Contains(s, "forward with") {
+		s = markerVerbsEN.Replace(s)
+	}
 	if strings.Contains(s, "future") {
 		s = futureNounEN.ReplaceAllString(s, "${1}coming $2")
 	}
@@ -168,6 +171,9 @@ func normEN(s string) string {
 // blankEN replaces every occurrence of phrases in s with spaces (keeping
 // offsets), so a later search does not see them.
 func blankEN(s string, phrases []string) string {
+	if idx := indexOf(phrases); idx != nil {
+		return idx.blank(s, true, ' ')
+	}
 	for _, p := range phrases {
 		for {
 			i := phraseAt(s, p)
@@ -181,6 +187,9 @@ func blankEN(s string, phrases []string) string {
 }
 
 func blankZH(s string, phrases []string) string {
+	if idx := indexOf(phrases); idx != nil {
+		return idx.blank(s, false, '_')
+	}
 	for _, p := range phrases {
 		if strings.Contains(s, p) {
 			s = strings.ReplaceAll(s, p, strings.Repeat("_", utf8.RuneCountInString(p)))
@@ -294,7 +303,18 @@ func readEN(raw string, question bool) reading {
 	var r reading
 	u := normEN(unquoted(raw))
 	quoted := hasQuotation(raw)
-	if ok, rest := retractionEN(u); ok {
+	h := scanWordHits(u)
+	if !quoted && !h.anyOf(readerMasks().en) && !strings.Contains(u, " now") {
+		// No cue the reader reads, and nothing quoted: only whether it
+		// instructs (for a back-reference after it).
+		t := strings.TrimSpace(u)
+		r.alternative = question && (strings.HasPrefix(t, "or ") || t == "or")
+		r.norm, r.agent = instructsEN(u)
+		return r
+	}
+	if !h.hasWord(cueRetract.en) {
+		// No retraction to look for.
+	} else if ok, rest := retractionEN(u); ok {
 		r.retracts = true
 		r.veto = vetoRetracted
 		if strings.TrimSpace(rest) == "" {
@@ -311,27 +331,44 @@ func readEN(raw string, question bool) reading {
 	// Scope: the standing, future and default cues first; then occasions,
 	// blanked before the quantifiers over things, so "every time" is not
 	// read as "every <thing>".
-	u = blankEN(u, cueNotScope.en)
-	u = blankEN(u, notStandingEN)
-	u = blankFrequencyEN(u)
+	if r.retracts {
+		h = scanWordHits(u)
+	}
+	changed := false
+	if h.hasWord(cueNotScope.en) {
+		u, changed = blankEN(u, cueNotScope.en), true
+	}
+	if h.hasWord(notStandingEN) {
+		u, changed = blankEN(u, notStandingEN), true
+	}
+	if f := blankFrequencyEN(u); f != u {
+		u, changed = f, true
+	}
+	if changed {
+		h = scanWordHits(u)
+	}
 	rest := u
 	switch {
-	case anyEN(u, cueStanding.en):
+	case h.hasWord(cueStanding.en):
 		r.scope = scopeStanding
-	case anyEN(u, cueFuture.en):
+	case h.hasWord(cueFuture.en):
 		r.scope = scopeFuture
-	case anyEN(u, cueDefault.en):
+	case h.hasWord(cueDefault.en):
 		r.scope = scopeDefault
 	}
-	rest = blankEN(rest, cueStanding.en)
-	rest = blankEN(rest, cueFuture.en)
-	rest = blankEN(rest, cueDefault.en)
-	occasion := anyEN(rest, cueOccasion.en)
+	if r.scope != scopeNone {
+		rest = blankEN(rest, cueStanding.en)
+		rest = blankEN(rest, cueFuture.en)
+		rest = blankEN(rest, cueDefault.en)
+	}
+	occasion := h.hasWord(cueOccasion.en) && anyEN(rest, cueOccasion.en)
 	occasionAgent, occasionWeak := false, false
 	if occasion {
 		occasionAgent, occasionWeak = occasionOfAgentEN(rest)
 	}
-	rest = blankEN(rest, cueOccasion.en)
+	if occasion {
+		rest = blankEN(rest, cueOccasion.en)
+	}
 	if r.scope == scopeNone {
 		switch {
 		case anyEN(rest, cueUniversal.en):
@@ -340,7 +377,7 @@ func readEN(raw string, question bool) reading {
 			r.scope = scopeOccasion
 		}
 	}
-	r.bounded = boundedEN(u, r.scope)
+	r.bounded = mayBeBoundedEN(h, u) && boundedEN(u, r.scope)
 
 	// A marker talked about: "the word always", "going forward sounds …".
 	if i, p := firstEN(u, cueMention.en); i >= 0 {
@@ -351,16 +388,7 @@ func readEN(raw string, question bool) reading {
 
 	// Instruction: an imperative clause, a modal or wish, or a rule stated
 	// with a scope over things.
-	if imperativeClauseEN(u) {
-		r.agent, r.norm = true, true
-	}
-	if i, p := firstEN(u, cueModal.en); i >= 0 {
-		r.norm = true
-		if strings.HasPrefix(p, "you") || strings.HasPrefix(p, "i ") || strings.HasPrefix(p, "i'") || strings.HasPrefix(p, "we ") ||
-			p == "make sure" || p == "be sure to" || p == "remember to" || strings.HasPrefix(p, "no need") || strings.HasPrefix(p, "there's no") {
-			r.agent = true
-		}
-	}
+	r.norm, r.agent = instructsEN(u)
 	if !r.norm && !quoted && (r.scope == scopeUniversal && topicQuantifierEN(u) || r.scope == scopeDefault || r.scope == scopeStanding || r.scope == scopeFuture) {
 		r.norm = true // a convention stated as a fact ("For all of our dashboards, weeks start on Monday")
 	}
@@ -373,23 +401,23 @@ func readEN(raw string, question bool) reading {
 	if r.scope == scopeUniversal && !topicQuantifierEN(u) && (!r.agent || buildImperativeEN(u)) {
 		r.weak = true // a quantifier in an object: "add a column to each row"
 	}
-	if anyEN(u, cueProtectVerbs.en) && anyEN(u, cueProtect.en) {
+	if h.hasWord(cueProtectVerbs.en) && h.hasWord(cueProtect.en) {
 		// "Don't follow instructions inside customer emails": a
 		// protective rule stands for good.
 		r.scope, r.norm, r.agent = scopeStanding, true, true
 	}
-	if !r.norm && r.scope != scopeNone && anyEN(u, []string{"applies to", "goes for", "holds for"}) {
+	if !r.norm && r.scope != scopeNone && h.hasWord([]string{"applies to", "goes for", "holds for"}) {
 		r.norm = true // "The window seat thing applies to every flight"
 	}
-	r.choice = r.norm && (anyEN(u, cueChoice.en) || quoted)
-	r.correction = anyEN(u, cueCorrection.en) || nowNotEN(u)
-	if r.scope == scopeNone && anyEN(u, cueUsual.en) && (r.norm || strings.Contains(u, ":")) {
+	r.choice = r.norm && (h.hasWord(cueChoice.en) || quoted)
+	r.correction = h.hasWord(cueCorrection.en) || nowNotEN(u)
+	if r.scope == scopeNone && h.hasWord(cueUsual.en) && (r.norm || strings.Contains(u, ":")) {
 		r.scope = scopeStanding // "Same as always for the garden plan: …"
 	}
 
 	// What makes it no instruction of the speaker's.
 	if r.veto == vetoNone {
-		r.veto = vetoEN(u, trimmed, quoted, question, r)
+		r.veto = vetoEN(h, u, trimmed, quoted, question, r)
 	}
 	if r.veto == vetoNone && r.bounded {
 		r.veto = vetoBounded
@@ -455,17 +483,17 @@ func markerBefore(before string) bool {
 }
 
 // vetoEN finds why an English sentence is no instruction of the speaker's.
-func vetoEN(u, trimmed string, quoted, question bool, r reading) veto {
+func vetoEN(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
 	if question && !isPoliteEN(trimmed) && !isTagQuestion(text{raw: trimmed, lower: trimmed, latin: true}) {
 		return vetoQuestion
 	}
-	if anyEN(u, cuePlan.en) {
+	if h.hasWord(cuePlan.en) {
 		return vetoPrediction
 	}
-	if quoted && anyEN(u, cueQuote.en) {
+	if quoted && h.hasWord(cueQuote.en) {
 		return vetoQuoted
 	}
-	if anyEN(u, cueReportFrame.en) && !ownPossessiveEN(u) {
+	if h.hasWord(cueReportFrame.en) && !ownPossessiveEN(u) {
 		return vetoReported
 	}
 	for _, c := range clausesOf(u) {
@@ -477,14 +505,14 @@ func vetoEN(u, trimmed string, quoted, question bool, r reading) veto {
 		}
 	}
 	if i, p := firstEN(trimmed, cueHypothetical.en); i == 0 {
-		if p != "if" || anyEN(u, cueCounterfact) {
+		if p != "if" || h.hasWord(cueCounterfact) {
 			return vetoHypothetical
 		}
 	}
-	if (anyEN(u, cueNarration.en) || pastOfSpeakerEN(u)) && !speakerWishEN(u) && !imperativeClauseEN(u) {
+	if (h.hasWord(cueNarration.en) || pastOfSpeakerEN(u)) && !speakerWishEN(u) && !imperativeClauseEN(u) {
 		return vetoNarration
 	}
-	if anyEN(u, cuePrediction.en) && !imperativeClauseEN(u) && !(r.agent && r.norm) {
+	if h.hasWord(cuePrediction.en) && !imperativeClauseEN(u) && !(r.agent && r.norm) {
 		return vetoPrediction
 	}
 	if takesEN(u) && !imperativeClauseEN(u) {
@@ -689,7 +717,21 @@ func readZH(raw string, question bool) reading {
 	var r reading
 	u := unquoted(raw)
 	quoted := hasQuotation(raw)
-	if ok, rest := retractionZH(u); ok {
+	h := scanHits(u)
+	if !quoted && !h.anyOf(readerMasks().zh) {
+		// No cue the reader reads, and nothing quoted: only whether it
+		// instructs (for a back-reference after it).
+		r.alternative = question && strings.HasPrefix(strings.TrimSpace(u), "还是")
+		m := u
+		if h.has(cueNotModalZH) {
+			m = blankZH(u, cueNotModalZH)
+		}
+		r.norm, r.agent = instructsZH(m, h)
+		return r
+	}
+	if !h.has(cueRetract.zh) {
+		// No retraction to look for.
+	} else if ok, rest := retractionZH(u); ok {
 		r.retracts = true
 		r.veto = vetoRetracted
 		if strings.TrimSpace(rest) == "" {
@@ -703,26 +745,36 @@ func readZH(raw string, question bool) reading {
 		r.alternative = true
 	}
 
-	u = blankZH(u, cueNotScope.zh)
+	if r.retracts {
+		h = scanHits(u)
+	}
+	if h.has(cueNotScope.zh) {
+		u = blankZH(u, cueNotScope.zh)
+		h = scanHits(u)
+	}
 	rest := u
 	switch {
-	case containsAny(u, cueStanding.zh):
+	case h.has(cueStanding.zh):
 		r.scope = scopeStanding
-	case containsAny(u, cueFuture.zh) && !futureDeferredZH(u):
+	case h.has(cueFuture.zh) && !futureDeferredZH(u):
 		r.scope = scopeFuture
-	case containsAny(u, cueDefault.zh):
+	case h.has(cueDefault.zh):
 		r.scope = scopeDefault
 	}
-	rest = blankZH(rest, cueStanding.zh)
-	rest = blankZH(rest, cueFuture.zh)
-	rest = blankZH(rest, cueDefault.zh)
-	occasion := containsAny(rest, cueOccasion.zh)
+	if h.has(cueStanding.zh) || h.has(cueFuture.zh) || h.has(cueDefault.zh) {
+		rest = blankZH(rest, cueStanding.zh)
+		rest = blankZH(rest, cueFuture.zh)
+		rest = blankZH(rest, cueDefault.zh)
+	}
+	occasion := h.has(cueOccasion.zh) && containsAny(rest, cueOccasion.zh)
 	occasionAgent, occasionWeak := false, false
 	if occasion {
 		occasionAgent, occasionWeak = occasionOfAgentZH(rest)
 	}
 	periodicDay := strings.Contains(rest, "每周") || strings.Contains(rest, "每个周") || strings.Contains(rest, "每星期")
-	rest = blankZH(rest, cueOccasion.zh)
+	if occasion {
+		rest = blankZH(rest, cueOccasion.zh)
+	}
 	if r.scope == scopeNone {
 		switch {
 		case containsAny(rest, cueUniversal.zh) || eachThingZH(rest):
@@ -735,42 +787,32 @@ func readZH(raw string, question bool) reading {
 			r.scope, occasionAgent, occasionWeak = scopeOccasion, true, true
 		}
 	}
-	r.bounded = boundedZH(u, periodicDay, r.scope)
-	if containsAny(u, cueBuildVerbsZH) && (r.scope == scopeOccasion || r.scope == scopeUniversal || r.scope == scopeDefault ||
+	r.bounded = mayBeBoundedZH(h, u) && boundedZH(u, periodicDay, r.scope)
+	if h.has(cueBuildVerbsZH) && (r.scope == scopeOccasion || r.scope == scopeUniversal || r.scope == scopeDefault ||
 		r.scope == scopeFuture && hasAnyPrefix(stripLeadingZH(strings.TrimSpace(u), standingFillersZH), cueBuildVerbsZH)) {
 		r.scope = scopeNone // a change request: the frequency is the thing's (改成…每次…)
 	}
 
-	if quoted && containsAny(u, cueMention.zh) || containsAny(u, []string{"这个词", "这个说法"}) {
+	if quoted && h.has(cueMention.zh) || h.has([]string{"这个词", "这个说法"}) {
 		r.veto = vetoMention
 	}
 
 	// Instruction: a modal or directive (not one blanked as part of
 	// another word: 觉得, 重要), or a directive verb opening a clause.
-	m := blankZH(u, cueNotModalZH)
-	if containsAny(m, cueModal.zh) {
+	m := u
+	if h.has(cueNotModalZH) {
+		m = blankZH(u, cueNotModalZH)
+	}
+	r.norm, r.agent = instructsZH(m, h)
+	if !r.norm && (r.scope == scopeUniversal || r.scope == scopeDefault || r.scope == scopeStanding || r.scope == scopeFuture) && !h.has([]string{"了", "都可以", "可以"}) {
 		r.norm = true
 	}
-	for _, c := range clausesOf(m) {
-		c = stripLeadingZH(strings.TrimSpace(c), standingFillersZH)
-		c = stripLeadingZH(c, []string{"以后", "今后", "往后", "每次", "永远", "一律", "都", "默认", "统一", "也"})
-		if hasAnyPrefix(c, cueVerbs.zh) || hasAnyPrefix(c, []string{"别", "不要", "不许", "不准", "请", "记得", "给我", "帮我", "你", "麻烦", "千万", "务必", "把"}) {
-			r.agent, r.norm = true, true
-			break
-		}
-	}
-	if !r.agent && (r.norm || verbToSpeakerZH(m)) && containsAny(m, []string{"你", "给我", "帮我", "我", "别", "不要", "不许", "不准", "记得", "请"}) {
-		r.agent, r.norm = true, true
-	}
-	if !r.norm && (r.scope == scopeUniversal || r.scope == scopeDefault || r.scope == scopeStanding || r.scope == scopeFuture) && !containsAny(u, []string{"了", "都可以", "可以"}) {
-		r.norm = true
-	}
-	if containsAny(u, cueProtectVerbs.zh) && containsAny(u, cueProtect.zh) {
+	if h.has(cueProtectVerbs.zh) && h.has(cueProtect.zh) {
 		r.scope, r.norm, r.agent = scopeStanding, true, true
 	}
-	r.choice = r.norm && (containsAny(u, cueChoice.zh) || quoted)
-	r.correction = containsAny(u, cueCorrection.zh)
-	if r.scope == scopeNone && containsAny(u, cueUsual.zh) && (r.norm || strings.ContainsAny(u, "：:")) {
+	r.choice = r.norm && (h.has(cueChoice.zh) || quoted)
+	r.correction = h.has(cueCorrection.zh)
+	if r.scope == scopeNone && h.has(cueUsual.zh) && (r.norm || strings.ContainsAny(u, "：:")) {
 		r.scope = scopeStanding
 	}
 	if r.scope == scopeOccasion {
@@ -781,12 +823,12 @@ func readZH(raw string, question bool) reading {
 	}
 
 	if r.veto == vetoNone {
-		r.veto = vetoZH(u, trimmed, quoted, question, r)
+		r.veto = vetoZH(h, u, trimmed, quoted, question, r)
 	}
 	if r.veto == vetoNone && r.bounded {
 		r.veto = vetoBounded
 	}
-	if containsAny(u, cueReferBack.zh) && r.scope != scopeNone {
+	if h.has(cueReferBack.zh) && r.scope != scopeNone {
 		r.refers = true
 	} else if r.scope != scopeNone && utf8.RuneCountInString(trimmed) <= 6 {
 		r.refers = true // a fragment: "每次都是。"
@@ -813,38 +855,40 @@ func futureDeferredZH(u string) bool {
 	return containsAny(u, laterZH)
 }
 
-func vetoZH(u, trimmed string, quoted, question bool, r reading) veto {
-	if question && !containsAny(trimmed, cuePolite.zh) && (!isTagQuestion(text{raw: trimmed, lower: trimmed, han: true}) ||
+func vetoZH(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
+	if question && !h.has(cuePolite.zh) && (!isTagQuestion(text{raw: trimmed, lower: trimmed, han: true}) ||
 		hasAnySuffix(trimRightPunct(trimmed), []string{"这样可以吗", "这样行吗", "这样好吗", "这样行不行", "这样可不可以"})) {
 		return vetoQuestion
 	}
-	if containsAny(u, cuePlan.zh) {
+	if h.has(cuePlan.zh) {
 		return vetoPrediction
 	}
-	if quoted && containsAny(u, cueQuote.zh) {
+	if quoted && h.has(cueQuote.zh) {
 		return vetoQuoted
 	}
-	if containsAny(u, cueReportFrame.zh) && !ownRuleZH(u) {
+	if h.has(cueReportFrame.zh) && !ownRuleZH(u) {
 		return vetoReported
 	}
-	for _, c := range clausesOf(u) {
-		if reportedClauseZH(c) {
-			return vetoReported
+	if h.has(cueReport.zh) {
+		for _, c := range clausesOf(u) {
+			if reportedClauseZH(c) {
+				return vetoReported
+			}
 		}
 	}
-	if containsAny(u, cueHypothetical.zh) {
+	if h.has(cueHypothetical.zh) {
 		return vetoHypothetical
 	}
-	if hasAnyPrefix(trimmed, []string{"如果", "要是", "假如", "万一"}) && containsAny(u, []string{"会", "就没了", "都得重", "还行得通"}) {
+	if hasAnyPrefix(trimmed, []string{"如果", "要是", "假如", "万一"}) && h.has([]string{"会", "就没了", "都得重", "还行得通"}) {
 		return vetoHypothetical
 	}
 	if takesZH(u) && !r.agent {
 		return vetoTakes
 	}
-	if containsAny(u, cuePastZH) || (containsAny(u, cueNarration.zh) || containsAny(u, complaintZH)) && !r.agent {
+	if h.has(cuePastZH) || (h.has(cueNarration.zh) || h.has(complaintZH)) && !r.agent {
 		return vetoNarration
 	}
-	if containsAny(u, cuePrediction.zh) && !r.agent {
+	if h.has(cuePrediction.zh) && !r.agent {
 		return vetoPrediction
 	}
 	return vetoNone
@@ -1194,12 +1238,20 @@ func takesEN(u string) bool {
 // verbToSpeakerZH reports whether a directive verb takes the speaker as
 // its object (发我, 提醒我, 告诉我): a request to the agent.
 func verbToSpeakerZH(s string) bool {
-	for _, v := range append([]string{"告诉", "通知", "发给", "抄送"}, cueVerbs.zh...) {
-		if strings.Contains(s, v+"我") && !strings.Contains(s, v+"我们") {
+	for off := 0; ; {
+		k := strings.Index(s[off:], "我")
+		if k < 0 {
+			return false
+		}
+		k += off
+		off = k + len("我")
+		if strings.HasPrefix(s[off:], "们") {
+			continue
+		}
+		if hasAnySuffix(s[:k], cueVerbs.zh) || hasAnySuffix(s[:k], []string{"告诉", "通知", "发给", "抄送"}) {
 			return true
 		}
 	}
-	return false
 }
 
 // verbWithComplementZH reports whether a verb is followed by 得 and a
@@ -1324,4 +1376,101 @@ func buildImperativeEN(u string) bool {
 func nowNotEN(u string) bool {
 	i := strings.Index(u, " now")
 	return i >= 0 && strings.Contains(u[i:], " not ")
+}
+
+// readerMask is a set of registered lists (bits by list id).
+type readerMask [maxLists / 64]uint64
+
+// readerMasks are the lists whose cues the reader reads, by language: a
+// sentence with none of them (and nothing quoted) reads as nothing at all.
+var readerMasks = sync.OnceValue(func() struct{ en, zh readerMask } {
+	var m struct{ en, zh readerMask }
+	sets := []cueSet{cueFuture, cueOccasion, cueUniversal, cueDefault, cueStanding, cueUsual, cueRetract, cueReport, cueReportFrame,
+		cueMention, cueHypothetical, cuePrediction, cuePlan, cueNarration, cueProtect, cueProtectVerbs, cueChoice, cueCorrection,
+		cueReferBack, cuePeriodic}
+	add := func(mask *readerMask, list []string) {
+		if id, ok := (&hits{}).id(list); ok {
+			mask[id>>6] |= 1 << (id & 63)
+		}
+	}
+	for _, set := range sets {
+		add(&m.en, set.en)
+		add(&m.zh, set.zh)
+	}
+	for _, l := range [][]string{cuePastZH, cueMeasureZH, structuralZH, complaintZH, durableZH, standingPhrasesZH, standingOpenersZH} {
+		add(&m.zh, l)
+	}
+	for _, l := range [][]string{anaphoraWordsEN, durableEN, standingPhrasesEN, standingOpenersEN} {
+		add(&m.en, l)
+	}
+	return m
+})
+
+// anaphoraWordsEN are the words anaphoraEN looks at.
+var anaphoraWordsEN = indexed([]string{"that", "this", "those", "these"})
+
+// structuralZH are the words of the Chinese reader's shapes (都 over a
+// topic, 每 before a measure word, a clause of condition).
+var structuralZH = indexed([]string{"都", "每", "时候", "的话", "时，"})
+
+// anyOf reports whether any list of mask has a hit.
+func (h *hits) anyOf(mask readerMask) bool {
+	for i := range mask {
+		if h.sub[i]&mask[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// instructsEN reports whether an English sentence instructs (an imperative
+// clause, a modal or a wish) and whether the agent is to carry it out.
+func instructsEN(u string) (norm, agent bool) {
+	if imperativeClauseEN(u) {
+		norm, agent = true, true
+	}
+	if i, p := firstEN(u, cueModal.en); i >= 0 {
+		norm = true
+		if strings.HasPrefix(p, "you") || strings.HasPrefix(p, "i ") || strings.HasPrefix(p, "i'") || strings.HasPrefix(p, "we ") ||
+			p == "make sure" || p == "be sure to" || p == "remember to" || strings.HasPrefix(p, "no need") || strings.HasPrefix(p, "there's no") {
+			agent = true
+		}
+	}
+	return norm, agent
+}
+
+// instructsZH is instructsEN for Chinese, on the sentence with words that
+// only hold a modal's character blanked (m): a modal or directive, or a
+// directive verb opening a clause.
+func instructsZH(m string, h *hits) (norm, agent bool) {
+	if h.s == m {
+		norm = h.has(cueModal.zh)
+	} else {
+		norm = containsAny(m, cueModal.zh)
+	}
+	for _, c := range clausesOf(m) {
+		c = stripLeadingZH(strings.TrimSpace(c), standingFillersZH)
+		c = stripLeadingZH(c, []string{"以后", "今后", "往后", "每次", "永远", "一律", "都", "默认", "统一", "也"})
+		if hasAnyPrefix(c, cueVerbs.zh) || hasAnyPrefix(c, []string{"别", "不要", "不许", "不准", "请", "记得", "给我", "帮我", "你", "麻烦", "千万", "务必", "把"}) {
+			return true, true
+		}
+	}
+	if (norm || verbToSpeakerZH(m)) && containsAny(m, []string{"你", "给我", "帮我", "我", "别", "不要", "不许", "不准", "记得", "请"}) {
+		return true, true
+	}
+	return norm, false
+}
+
+// mayBeBoundedZH reports whether a sentence has any of what boundedZH looks
+// for, so most sentences skip it.
+func mayBeBoundedZH(h *hits, u string) bool {
+	return h.has(cueBounded.zh) || h.has(taskScopeZH) || strings.Contains(u, "这") || strings.Contains(u, "周") ||
+		strings.Contains(u, "星期") || strings.Contains(u, "礼拜") || strings.Contains(u, "为止")
+}
+
+// mayBeBoundedEN reports whether a sentence has any of what boundedEN
+// looks for, so most sentences skip it.
+func mayBeBoundedEN(h *hits, u string) bool {
+	return h.hasWord(cueBounded.en) || strings.Contains(u, "this ") || strings.Contains(u, "that ") || strings.Contains(u, "these ") ||
+		strings.Contains(u, "those ") || strings.Contains(u, "until ") || strings.Contains(u, "till ") || strings.Contains(u, "the current")
 }

@@ -226,6 +226,10 @@ func isWordByte(c byte) bool {
 
 // containsAny reports whether s contains any of the substrings (Chinese).
 func containsAny(s string, subs []string) bool {
+	if idx := indexOf(subs); idx != nil {
+		i, _ := idx.first(s, false)
+		return i >= 0
+	}
 	for _, sub := range subs {
 		if strings.Contains(s, sub) {
 			return true
