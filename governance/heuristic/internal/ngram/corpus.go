@@ -17,13 +17,14 @@ type Turn struct {
 }
 
 // Corpora are the labelled turns a classifier learns from and the held-out
-// batch it is only measured on.
+// batches it is only measured on (HeldOut pools them, Batches names them).
 type Corpora struct {
 	Labelled, HeldOut []Turn
+	Batches           map[string][]Turn
 }
 
-// HeldOutFile is the batch never trained on.
-const HeldOutFile = "durable_heldout.tsv"
+// heldOutPrefix names the batches never trained on (durable_heldout*.tsv).
+const heldOutPrefix = "durable_heldout"
 
 // LoadCorpora reads dir/durable_*.tsv in name order.
 func LoadCorpora(dir string) (*Corpora, error) {
@@ -32,14 +33,15 @@ func LoadCorpora(dir string) (*Corpora, error) {
 		return nil, err
 	}
 	slices.Sort(names)
-	c := &Corpora{}
+	c := &Corpora{Batches: map[string][]Turn{}}
 	for _, name := range names {
 		turns, err := ReadTurns(name)
 		if err != nil {
 			return nil, err
 		}
-		if filepath.Base(name) == HeldOutFile {
+		if strings.HasPrefix(filepath.Base(name), heldOutPrefix) {
 			c.HeldOut = append(c.HeldOut, turns...)
+			c.Batches[filepath.Base(name)] = turns
 		} else {
 			c.Labelled = append(c.Labelled, turns...)
 		}

@@ -4,10 +4,10 @@
 //
 //	go run ./governance/heuristic/internal/train
 //
-// Every labelled turn of testdata/durable_*.tsv except the held-out batch
-// takes part; one turn in five (by a hash of its text) is kept out of
-// training as the test split, and the figures on it and on the held-out
-// batch are printed. The same corpora always give the same weights
+// Every labelled turn of testdata/durable_*.tsv except the held-out
+// batches (durable_heldout*.tsv) takes part; one turn in five (by a hash of
+// its text) is kept out of training as the test split, and the figures on
+// it and on each held-out batch are printed. The same corpora always give the same weights
 // (TestClassifierReproducible).
 package main
 
@@ -17,6 +17,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mnemo-console/mnemo/governance/heuristic/internal/ngram"
 )
@@ -46,14 +47,20 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%d training turns, %d test turns, %d features -> %s\n", len(train), len(test), len(m.Weights), *out)
-	for _, set := range []struct {
-		name  string
-		turns []ngram.Turn
-	}{{"test split", test}, {"held-out batch", corpora.HeldOut}} {
+	report := func(name string, turns []ngram.Turn) {
 		for _, lang := range []string{"en", "zh"} {
-			s := ngram.Evaluate(m, set.turns, lang, 0.5)
-			fmt.Printf("%s %s: %d turns, precision %.3f, recall %.3f\n", set.name, lang, s.N, s.Precision, s.Recall)
+			s := ngram.Evaluate(m, turns, lang, 0.5)
+			fmt.Printf("%s %s: %d turns, precision %.3f, recall %.3f\n", name, lang, s.N, s.Precision, s.Recall)
 		}
+	}
+	report("test split", test)
+	names := make([]string, 0, len(corpora.Batches))
+	for name := range corpora.Batches {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		report(name, corpora.Batches[name])
 	}
 	if *oof != "" {
 		if err := writeOOF(*oof, corpora.Labelled); err != nil {
