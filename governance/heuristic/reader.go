@@ -1031,6 +1031,8 @@ func occasionOfAgentEN(u string) (agent, weak bool) {
 				}
 			case slices.Contains(modalsBeforeOccasionEN, before[len(before)-1]) && agentSubjectEN(before):
 				return true, false // you should always …
+			case before[len(before)-1] == "you" && len(before) >= 2 && slices.Contains([]string{"can", "could", "would", "will"}, before[len(before)-2]):
+				return true, false // could you always …
 			case slices.Contains(modalsBeforeOccasionEN, before[len(before)-1]) && (before[0] == "my" || before[0] == "our"):
 				return true, true // my meal plans should never …
 			case imperative && !build && slices.Contains(cuePeriodic.en, p):
@@ -1426,8 +1428,8 @@ func (h *hits) anyOf(mask readerMask) bool {
 // instructsEN reports whether an English sentence instructs (an imperative
 // clause, a modal or a wish) and whether the agent is to carry it out.
 func instructsEN(u string) (norm, agent bool) {
-	if imperativeClauseEN(u) {
-		norm, agent = true, true
+	if imperativeClauseEN(u) || isPoliteEN(strings.TrimSpace(u)) {
+		norm, agent = true, true // "Could you always copy me …" asks too
 	}
 	if i, p := firstEN(u, cueModal.en); i >= 0 {
 		norm = true
