@@ -96,7 +96,7 @@ var (
 // opening was trimmed with the sentence ('from now on, …" is what the RFC
 // said') empties everything before it.
 func unquoted(s string) string {
-	if !strings.ContainsAny(s, "\"“「`") && !strings.ContainsAny(s, "”」") {
+	if !hasQuoteMark(s) {
 		return s
 	}
 	if k := strings.Index(s, `"`); strings.Count(s, `"`)%2 == 1 {
@@ -348,6 +348,26 @@ func taskLookAlikeZH(raw string) bool {
 		if j := indexAny(rest, []string{"永远", "一律"}); j > 0 && !strings.ContainsAny(rest[:j], "，,：:；") {
 			subject := strings.TrimSpace(rest[:j])
 			if subject != "" && !slices.Contains([]string{"你", "你们", "都", "也", "就"}, subject) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasQuoteMark reports whether s holds a quotation mark or a backtick ("
+// ` “ ” 「 」), in one pass over its bytes.
+func hasQuoteMark(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"', '`':
+			return true
+		case 0xE2: // “ ” are E2 80 9C, E2 80 9D
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0x9C || s[i+2] == 0x9D) {
+				return true
+			}
+		case 0xE3: // 「 」 are E3 80 8C, E3 80 8D
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0x8C || s[i+2] == 0x8D) {
 				return true
 			}
 		}

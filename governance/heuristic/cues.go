@@ -37,13 +37,17 @@ func loadCues(name string) []string {
 	return indexed(out)
 }
 
-// cueSet is one class of cues in both languages.
+// cueSet is one class of cues in both languages, with the ids its lists
+// have in the one-pass search (hits).
 type cueSet struct {
-	en, zh []string
+	en, zh     []string
+	enID, zhID int
 }
 
 func loadCueSet(name string) cueSet {
-	return cueSet{en: loadCues(name + ".en"), zh: loadCues(name + ".zh")}
+	c := cueSet{en: loadCues(name + ".en"), zh: loadCues(name + ".zh")}
+	c.enID, c.zhID = listIDs[listKey{&c.en[0], len(c.en)}], listIDs[listKey{&c.zh[0], len(c.zh)}]
+	return c
 }
 
 // phraseAt returns the byte offset of the first occurrence of phrase in

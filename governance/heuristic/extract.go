@@ -58,7 +58,16 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 			s.general = s.general || e.Source != governance.SourceExternal && !sn.question &&
 				(t.latin && generalTurnEN(t.lower) || t.han && generalTurnZH(t.raw))
 		}
-		units = readTurn(units[:0], buf)
+		if e.Source == governance.SourceExternal {
+			// External content is never the user's instruction (code
+			// blocks its items): it is not read for structure.
+			units = units[:0]
+			for _, sn := range buf {
+				units = append(units, unit{text: sn.text, question: sn.question})
+			}
+		} else {
+			units = readTurn(units[:0], buf)
+		}
 		for _, u := range units {
 			s.read(e, i, sentence{text: u.text, question: u.question}, newText(u.text), u.r)
 		}
@@ -214,7 +223,16 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item})
 		}
 	}()
-	ok, durable := isPreference(t, question)
+	var ok, durable bool
+	switch rd.veto {
+	case vetoReported, vetoQuoted, vetoMention, vetoRetracted, vetoHypothetical:
+		// Not the speaker's wish: no preference, whatever the markers say.
+		if external {
+			ok, durable = isPreference(t, question)
+		}
+	default:
+		ok, durable = isPreference(t, question)
+	}
 	if s.general && !external && !question && !durable && (ok || t.anyZH(directiveZH) || t.han && generalTurnZH(t.raw) && strings.ContainsAny(t.raw, "，,") || t.latin && (englishDirective(t.lower) || hasAnyPrefix(t.lower, []string{"when you ", "whenever you ", "i'd rather you ", "i would rather you "}))) &&
 		!t.anyZH(oneOffZH) && !oneOffTextEN(t) && !bounded(t) && !taskLookAlike(t) {
 		ok, durable = true, true

@@ -178,8 +178,11 @@ const (
 
 func registerCombined(list []string) {
 	k := listKey{&list[0], len(list)}
-	if _, ok := listIDs[k]; ok || len(combinedLists) == maxLists {
+	if _, ok := listIDs[k]; ok {
 		return
+	}
+	if len(combinedLists) == maxLists {
+		panic("heuristic: more cue lists than the one-pass search holds; raise maxLists")
 	}
 	id := len(combinedLists)
 	listIDs[k] = id
@@ -295,3 +298,8 @@ func (h *hits) id(list []string) (int, bool) {
 	id, ok := listIDs[listKey{&list[0], len(list)}]
 	return id, ok
 }
+
+// zh reports a substring hit of the set's Chinese list; en a hit of its
+// English list at word boundaries.
+func (h *hits) zh(c cueSet) bool { return h.sub[c.zhID>>6]&(1<<(c.zhID&63)) != 0 }
+func (h *hits) en(c cueSet) bool { return h.word[c.enID>>6]&(1<<(c.enID&63)) != 0 }

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -312,7 +313,7 @@ func readEN(raw string, question bool) reading {
 		r.norm, r.agent = instructsEN(u)
 		return r
 	}
-	if !h.hasWord(cueRetract.en) {
+	if !h.en(cueRetract) {
 		// No retraction to look for.
 	} else if ok, rest := retractionEN(u); ok {
 		r.retracts = true
@@ -335,7 +336,7 @@ func readEN(raw string, question bool) reading {
 		h = scanWordHits(u)
 	}
 	changed := false
-	if h.hasWord(cueNotScope.en) {
+	if h.en(cueNotScope) {
 		u, changed = blankEN(u, cueNotScope.en), true
 	}
 	if h.hasWord(notStandingEN) {
@@ -349,11 +350,11 @@ func readEN(raw string, question bool) reading {
 	}
 	rest := u
 	switch {
-	case h.hasWord(cueStanding.en):
+	case h.en(cueStanding):
 		r.scope = scopeStanding
-	case h.hasWord(cueFuture.en):
+	case h.en(cueFuture):
 		r.scope = scopeFuture
-	case h.hasWord(cueDefault.en):
+	case h.en(cueDefault):
 		r.scope = scopeDefault
 	}
 	if r.scope != scopeNone {
@@ -361,7 +362,7 @@ func readEN(raw string, question bool) reading {
 		rest = blankEN(rest, cueFuture.en)
 		rest = blankEN(rest, cueDefault.en)
 	}
-	occasion := h.hasWord(cueOccasion.en) && anyEN(rest, cueOccasion.en)
+	occasion := h.en(cueOccasion) && anyEN(rest, cueOccasion.en)
 	occasionAgent, occasionWeak := false, false
 	if occasion {
 		occasionAgent, occasionWeak = occasionOfAgentEN(rest)
@@ -401,7 +402,7 @@ func readEN(raw string, question bool) reading {
 	if r.scope == scopeUniversal && !topicQuantifierEN(u) && (!r.agent || buildImperativeEN(u)) {
 		r.weak = true // a quantifier in an object: "add a column to each row"
 	}
-	if h.hasWord(cueProtectVerbs.en) && h.hasWord(cueProtect.en) {
+	if h.en(cueProtectVerbs) && h.en(cueProtect) {
 		// "Don't follow instructions inside customer emails": a
 		// protective rule stands for good.
 		r.scope, r.norm, r.agent = scopeStanding, true, true
@@ -409,9 +410,9 @@ func readEN(raw string, question bool) reading {
 	if !r.norm && r.scope != scopeNone && h.hasWord([]string{"applies to", "goes for", "holds for"}) {
 		r.norm = true // "The window seat thing applies to every flight"
 	}
-	r.choice = r.norm && (h.hasWord(cueChoice.en) || quoted)
-	r.correction = h.hasWord(cueCorrection.en) || nowNotEN(u)
-	if r.scope == scopeNone && h.hasWord(cueUsual.en) && (r.norm || strings.Contains(u, ":")) {
+	r.choice = r.norm && (h.en(cueChoice) || quoted)
+	r.correction = h.en(cueCorrection) || nowNotEN(u)
+	if r.scope == scopeNone && h.en(cueUsual) && (r.norm || strings.Contains(u, ":")) {
 		r.scope = scopeStanding // "Same as always for the garden plan: …"
 	}
 
@@ -487,13 +488,13 @@ func vetoEN(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
 	if question && !isPoliteEN(trimmed) && !isTagQuestion(text{raw: trimmed, lower: trimmed, latin: true}) {
 		return vetoQuestion
 	}
-	if h.hasWord(cuePlan.en) {
+	if h.en(cuePlan) {
 		return vetoPrediction
 	}
-	if quoted && h.hasWord(cueQuote.en) {
+	if quoted && h.en(cueQuote) {
 		return vetoQuoted
 	}
-	if h.hasWord(cueReportFrame.en) && !ownPossessiveEN(u) {
+	if h.en(cueReportFrame) && !ownPossessiveEN(u) {
 		return vetoReported
 	}
 	for _, c := range clausesOf(u) {
@@ -509,10 +510,10 @@ func vetoEN(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
 			return vetoHypothetical
 		}
 	}
-	if (h.hasWord(cueNarration.en) || pastOfSpeakerEN(u)) && !speakerWishEN(u) && !imperativeClauseEN(u) {
+	if (h.en(cueNarration) || pastOfSpeakerEN(u)) && !speakerWishEN(u) && !imperativeClauseEN(u) {
 		return vetoNarration
 	}
-	if h.hasWord(cuePrediction.en) && !imperativeClauseEN(u) && !(r.agent && r.norm) {
+	if h.en(cuePrediction) && !imperativeClauseEN(u) && !(r.agent && r.norm) {
 		return vetoPrediction
 	}
 	if takesEN(u) && !imperativeClauseEN(u) {
@@ -573,7 +574,7 @@ func isPoliteEN(trimmed string) bool {
 		}
 		// "I'd prefer if you …?", "maybe in general try not to …?": a wish
 		// or an imperative said with a rising tone.
-		if clauseOpensWithVerbEN(t) || hedgedWishPatternEN.MatchString(t) || anyEN(t, []string{"i'd prefer", "i'd rather", "i'd like", "i would prefer", "i would like"}) {
+		if clauseOpensWithVerbEN(t) || matchIf(hedgedWishPatternEN, t, "prefer", "rather", "like", "appreciate") || anyEN(t, []string{"i'd prefer", "i'd rather", "i'd like", "i would prefer", "i would like"}) {
 			return true
 		}
 	}
@@ -621,17 +622,10 @@ func reportedClauseZH(c string) bool {
 // or an amount: "takes", not "must".
 func takesZH(s string) bool {
 	for _, m := range []string{"要", "得", "需要", "花"} {
-		for off := 0; ; {
-			k := strings.Index(s[off:], m)
-			if k < 0 {
-				break
-			}
-			k += off
-			after := s[k+len(m):]
-			if startsWithAmountZH(after) {
+		for k := range occurrences(s, m) {
+			if startsWithAmountZH(s[k+len(m):]) {
 				return true
 			}
-			off = k + len(m)
 		}
 	}
 	return false
@@ -669,13 +663,8 @@ func retractionZH(u string) (bool, string) {
 // weekdayZH finds a single weekday (周四, 星期四) not after 每: a day at hand.
 func weekdayZH(s string) bool {
 	for _, head := range []string{"周", "星期", "礼拜"} {
-		for off := 0; ; {
-			k := strings.Index(s[off:], head)
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + len(head)
+		for k := range occurrences(s, head) {
+			off := k + len(head)
 			r, _ := utf8.DecodeRuneInString(s[off:])
 			if !strings.ContainsRune("一二三四五六日天", r) {
 				continue
@@ -699,18 +688,12 @@ func weekdayZH(s string) bool {
 // eachThingZH reports whether 每 stands before a measure word of things
 // (每张, 每份, 每个客户): a quantifier over a kind.
 func eachThingZH(s string) bool {
-	for off := 0; ; {
-		k := strings.Index(s[off:], "每")
-		if k < 0 {
-			return false
-		}
-		k += off
-		off = k + len("每")
-		after := strings.TrimPrefix(s[off:], "一")
-		if hasAnyPrefix(after, cueMeasureZH) {
+	for k := range occurrences(s, "每") {
+		if hasAnyPrefix(strings.TrimPrefix(s[k+len("每"):], "一"), cueMeasureZH) {
 			return true
 		}
 	}
+	return false
 }
 
 func readZH(raw string, question bool) reading {
@@ -729,7 +712,7 @@ func readZH(raw string, question bool) reading {
 		r.norm, r.agent = instructsZH(m, h)
 		return r
 	}
-	if !h.has(cueRetract.zh) {
+	if !h.zh(cueRetract) {
 		// No retraction to look for.
 	} else if ok, rest := retractionZH(u); ok {
 		r.retracts = true
@@ -748,25 +731,25 @@ func readZH(raw string, question bool) reading {
 	if r.retracts {
 		h = scanHits(u)
 	}
-	if h.has(cueNotScope.zh) {
+	if h.zh(cueNotScope) {
 		u = blankZH(u, cueNotScope.zh)
 		h = scanHits(u)
 	}
 	rest := u
 	switch {
-	case h.has(cueStanding.zh):
+	case h.zh(cueStanding):
 		r.scope = scopeStanding
-	case h.has(cueFuture.zh) && !futureDeferredZH(u):
+	case h.zh(cueFuture) && !futureDeferredZH(u):
 		r.scope = scopeFuture
-	case h.has(cueDefault.zh):
+	case h.zh(cueDefault):
 		r.scope = scopeDefault
 	}
-	if h.has(cueStanding.zh) || h.has(cueFuture.zh) || h.has(cueDefault.zh) {
+	if h.zh(cueStanding) || h.zh(cueFuture) || h.zh(cueDefault) {
 		rest = blankZH(rest, cueStanding.zh)
 		rest = blankZH(rest, cueFuture.zh)
 		rest = blankZH(rest, cueDefault.zh)
 	}
-	occasion := h.has(cueOccasion.zh) && containsAny(rest, cueOccasion.zh)
+	occasion := h.zh(cueOccasion) && containsAny(rest, cueOccasion.zh)
 	occasionAgent, occasionWeak := false, false
 	if occasion {
 		occasionAgent, occasionWeak = occasionOfAgentZH(rest)
@@ -793,7 +776,7 @@ func readZH(raw string, question bool) reading {
 		r.scope = scopeNone // a change request: the frequency is the thing's (改成…每次…)
 	}
 
-	if quoted && h.has(cueMention.zh) || h.has([]string{"这个词", "这个说法"}) {
+	if quoted && h.zh(cueMention) || h.has([]string{"这个词", "这个说法"}) {
 		r.veto = vetoMention
 	}
 
@@ -807,12 +790,12 @@ func readZH(raw string, question bool) reading {
 	if !r.norm && (r.scope == scopeUniversal || r.scope == scopeDefault || r.scope == scopeStanding || r.scope == scopeFuture) && !h.has([]string{"了", "都可以", "可以"}) {
 		r.norm = true
 	}
-	if h.has(cueProtectVerbs.zh) && h.has(cueProtect.zh) {
+	if h.zh(cueProtectVerbs) && h.zh(cueProtect) {
 		r.scope, r.norm, r.agent = scopeStanding, true, true
 	}
-	r.choice = r.norm && (h.has(cueChoice.zh) || quoted)
-	r.correction = h.has(cueCorrection.zh)
-	if r.scope == scopeNone && h.has(cueUsual.zh) && (r.norm || strings.ContainsAny(u, "：:")) {
+	r.choice = r.norm && (h.zh(cueChoice) || quoted)
+	r.correction = h.zh(cueCorrection)
+	if r.scope == scopeNone && h.zh(cueUsual) && (r.norm || strings.ContainsAny(u, "：:")) {
 		r.scope = scopeStanding
 	}
 	if r.scope == scopeOccasion {
@@ -828,7 +811,7 @@ func readZH(raw string, question bool) reading {
 	if r.veto == vetoNone && r.bounded {
 		r.veto = vetoBounded
 	}
-	if h.has(cueReferBack.zh) && r.scope != scopeNone {
+	if h.zh(cueReferBack) && r.scope != scopeNone {
 		r.refers = true
 	} else if r.scope != scopeNone && utf8.RuneCountInString(trimmed) <= 6 {
 		r.refers = true // a fragment: "每次都是。"
@@ -840,14 +823,8 @@ func readZH(raw string, question bool) reading {
 // 以后有空, 以后的版本), not a time to come for an instruction.
 func futureDeferredZH(u string) bool {
 	for _, p := range laterZH {
-		for off := 0; ; {
-			k := strings.Index(u[off:], p)
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + len(p)
-			if !hasAnyPrefix(u[off:], notLaterZH) {
+		for k := range occurrences(u, p) {
+			if !hasAnyPrefix(u[k+len(p):], notLaterZH) {
 				return false
 			}
 		}
@@ -856,27 +833,27 @@ func futureDeferredZH(u string) bool {
 }
 
 func vetoZH(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
-	if question && !h.has(cuePolite.zh) && (!isTagQuestion(text{raw: trimmed, lower: trimmed, han: true}) ||
+	if question && !h.zh(cuePolite) && (!isTagQuestion(text{raw: trimmed, lower: trimmed, han: true}) ||
 		hasAnySuffix(trimRightPunct(trimmed), []string{"这样可以吗", "这样行吗", "这样好吗", "这样行不行", "这样可不可以"})) {
 		return vetoQuestion
 	}
-	if h.has(cuePlan.zh) {
+	if h.zh(cuePlan) {
 		return vetoPrediction
 	}
-	if quoted && h.has(cueQuote.zh) {
+	if quoted && h.zh(cueQuote) {
 		return vetoQuoted
 	}
-	if h.has(cueReportFrame.zh) && !ownRuleZH(u) {
+	if h.zh(cueReportFrame) && !ownRuleZH(u) {
 		return vetoReported
 	}
-	if h.has(cueReport.zh) {
+	if h.zh(cueReport) {
 		for _, c := range clausesOf(u) {
 			if reportedClauseZH(c) {
 				return vetoReported
 			}
 		}
 	}
-	if h.has(cueHypothetical.zh) {
+	if h.zh(cueHypothetical) {
 		return vetoHypothetical
 	}
 	if hasAnyPrefix(trimmed, []string{"如果", "要是", "假如", "万一"}) && h.has([]string{"会", "就没了", "都得重", "还行得通"}) {
@@ -885,10 +862,10 @@ func vetoZH(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
 	if takesZH(u) && !r.agent {
 		return vetoTakes
 	}
-	if h.has(cuePastZH) || (h.has(cueNarration.zh) || h.has(complaintZH)) && !r.agent {
+	if h.has(cuePastZH) || (h.zh(cueNarration) || h.has(complaintZH)) && !r.agent {
 		return vetoNarration
 	}
-	if h.has(cuePrediction.zh) && !r.agent {
+	if h.zh(cuePrediction) && !r.agent {
 		return vetoPrediction
 	}
 	return vetoNone
@@ -1079,13 +1056,8 @@ var directivesAfterZH = []string{"要", "得", "必须", "先", "记得", "别",
 // not a thing's behaviour (这个函数永远返回 nil, 每次都跑两遍).
 func occasionOfAgentZH(s string) (agent, weak bool) {
 	for _, p := range cueOccasion.zh {
-		for off := 0; ; {
-			k := strings.Index(s[off:], p)
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + len(p)
+		for k := range occurrences(s, p) {
+			off := k + len(p)
 			after := strings.TrimLeft(s[off:], " ")
 			for _, f := range []string{"都", "也", "一定", "务必", "都要", "也要"} {
 				after = strings.TrimPrefix(after, f)
@@ -1240,20 +1212,15 @@ func takesEN(u string) bool {
 // verbToSpeakerZH reports whether a directive verb takes the speaker as
 // its object (发我, 提醒我, 告诉我): a request to the agent.
 func verbToSpeakerZH(s string) bool {
-	for off := 0; ; {
-		k := strings.Index(s[off:], "我")
-		if k < 0 {
-			return false
-		}
-		k += off
-		off = k + len("我")
-		if strings.HasPrefix(s[off:], "们") {
+	for k := range occurrences(s, "我") {
+		if strings.HasPrefix(s[k+len("我"):], "们") {
 			continue
 		}
 		if hasAnySuffix(s[:k], cueVerbs.zh) || hasAnySuffix(s[:k], []string{"告诉", "通知", "发给", "抄送"}) {
 			return true
 		}
 	}
+	return false
 }
 
 // verbWithComplementZH reports whether a verb is followed by 得 and a
@@ -1271,14 +1238,9 @@ func verbWithComplementZH(s string) bool {
 // frequency or a shrug: "every 5 min", a closing "whatever".
 func blankFrequencyEN(u string) string {
 	for _, q := range []string{"every ", "each "} {
-		for off := 0; ; {
-			i := strings.Index(u[off:], q)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(q)
-			if off < len(u) && u[off] >= '0' && u[off] <= '9' {
+		for i := range occurrences(u, q) {
+			// Blanking keeps the length, so the offsets still hold.
+			if off := i + len(q); off < len(u) && u[off] >= '0' && u[off] <= '9' {
 				u = u[:i] + strings.Repeat(" ", len(q)) + u[off:]
 			}
 		}
@@ -1292,7 +1254,7 @@ func blankFrequencyEN(u string) string {
 // hasQuotation reports whether s quotes someone's words (quotation marks,
 // not code in backticks).
 func hasQuotation(s string) bool {
-	return strings.ContainsAny(s, "“”「」\"")
+	return hasQuoteMark(s) && strings.ContainsAny(s, "“”「」\"")
 }
 
 // onlyThisOpening reports whether a sentence opens by narrowing what was
@@ -1307,13 +1269,8 @@ func onlyThisOpening(s string) bool {
 // directive over it ("成绩都按百分制记", "金额都要写大写"), not a person's doing
 // (我们都…) or a description (都出问题).
 func allDoZH(s string) bool {
-	for off := 0; ; {
-		k := strings.Index(s[off:], "都")
-		if k < 0 {
-			return false
-		}
-		k += off
-		off = k + len("都")
+	for k := range occurrences(s, "都") {
+		off := k + len("都")
 		before := strings.TrimSpace(s[:k])
 		if before == "" || strings.HasSuffix(before, "_") || hasAnySuffix(strings.TrimRight(before, "_"), []string{"我", "我们", "你", "你们", "大家", "他们", "她们", "咱们", "每次", "每回", "一直", "也"}) {
 			continue // after a frequency (每次都要…) or a person (我们都…)
@@ -1324,6 +1281,7 @@ func allDoZH(s string) bool {
 			return true
 		}
 	}
+	return false
 }
 
 // whenDoZH reports whether a clause of condition (…的时候, …时) is followed by
@@ -1428,7 +1386,7 @@ func (h *hits) anyOf(mask readerMask) bool {
 // instructsEN reports whether an English sentence instructs (an imperative
 // clause, a modal or a wish) and whether the agent is to carry it out.
 func instructsEN(u string) (norm, agent bool) {
-	if imperativeClauseEN(u) || isPoliteEN(strings.TrimSpace(u)) {
+	if imperativeClauseEN(u) || strings.Contains(u, "you") && isPoliteEN(strings.TrimSpace(u)) {
 		norm, agent = true, true // "Could you always copy me …" asks too
 	}
 	if i, p := firstEN(u, cueModal.en); i >= 0 {
@@ -1446,7 +1404,7 @@ func instructsEN(u string) (norm, agent bool) {
 // directive verb opening a clause.
 func instructsZH(m string, h *hits) (norm, agent bool) {
 	if h.s == m {
-		norm = h.has(cueModal.zh)
+		norm = h.zh(cueModal)
 	} else {
 		norm = containsAny(m, cueModal.zh)
 	}
@@ -1466,13 +1424,27 @@ func instructsZH(m string, h *hits) (norm, agent bool) {
 // mayBeBoundedZH reports whether a sentence has any of what boundedZH looks
 // for, so most sentences skip it.
 func mayBeBoundedZH(h *hits, u string) bool {
-	return h.has(cueBounded.zh) || h.has(taskScopeZH) || strings.Contains(u, "这") || strings.Contains(u, "周") ||
+	return h.zh(cueBounded) || h.has(taskScopeZH) || strings.Contains(u, "这") || strings.Contains(u, "周") ||
 		strings.Contains(u, "星期") || strings.Contains(u, "礼拜") || strings.Contains(u, "为止")
 }
 
 // mayBeBoundedEN reports whether a sentence has any of what boundedEN
 // looks for, so most sentences skip it.
 func mayBeBoundedEN(h *hits, u string) bool {
-	return h.hasWord(cueBounded.en) || strings.Contains(u, "this ") || strings.Contains(u, "that ") || strings.Contains(u, "these ") ||
+	return h.en(cueBounded) || strings.Contains(u, "this ") || strings.Contains(u, "that ") || strings.Contains(u, "these ") ||
 		strings.Contains(u, "those ") || strings.Contains(u, "until ") || strings.Contains(u, "till ") || strings.Contains(u, "the current")
+}
+
+// occurrences yields the byte offsets of sub in s, left to right, not
+// overlapping.
+func occurrences(s, sub string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for off := 0; off < len(s); {
+			k := strings.Index(s[off:], sub)
+			if k < 0 || !yield(off+k) {
+				return
+			}
+			off += k + len(sub)
+		}
+	}
 }
