@@ -1,13 +1,12 @@
 package heuristic_test
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/heuristic/internal/ngram"
 )
 
 // corpusTurn is one labelled user turn.
@@ -17,26 +16,13 @@ type corpusTurn struct {
 
 func readCorpus(tb testing.TB, name string) []corpusTurn {
 	tb.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
+	turns, err := ngram.ReadTurns(filepath.Join("testdata", name))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	var out []corpusTurn
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		parts := strings.SplitN(line, "\t", 3)
-		if len(parts) != 3 || (parts[0] != "en" && parts[0] != "zh") {
-			tb.Fatalf("%s line %d: want lang<TAB>label<TAB>text", name, n)
-		}
-		out = append(out, corpusTurn{parts[0], parts[1], parts[2]})
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
+	out := make([]corpusTurn, len(turns))
+	for i, t := range turns {
+		out[i] = corpusTurn{t.Lang, t.Label, t.Text}
 	}
 	return out
 }

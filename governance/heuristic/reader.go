@@ -313,16 +313,11 @@ func readEN(raw string, question bool) reading {
 		r.norm, r.agent = instructsEN(u)
 		return r
 	}
-	if !h.en(cueRetract) {
-		// No retraction to look for.
-	} else if ok, rest := retractionEN(u); ok {
-		r.retracts = true
-		r.veto = vetoRetracted
-		if strings.TrimSpace(rest) == "" {
+	if h.en(cueRetract) {
+		var done bool
+		if u, done = r.retract(u, retractionEN); done {
 			return r
 		}
-		u = rest
-		r.veto = vetoNone
 	}
 	trimmed := strings.TrimSpace(u)
 	if question && (strings.HasPrefix(trimmed, "or ") || trimmed == "or") {
@@ -712,16 +707,11 @@ func readZH(raw string, question bool) reading {
 		r.norm, r.agent = instructsZH(m, h)
 		return r
 	}
-	if !h.zh(cueRetract) {
-		// No retraction to look for.
-	} else if ok, rest := retractionZH(u); ok {
-		r.retracts = true
-		r.veto = vetoRetracted
-		if strings.TrimSpace(rest) == "" {
+	if h.zh(cueRetract) {
+		var done bool
+		if u, done = r.retract(u, retractionZH); done {
 			return r
 		}
-		u = rest
-		r.veto = vetoNone
 	}
 	trimmed := strings.TrimSpace(u)
 	if question && strings.HasPrefix(trimmed, "还是") {
@@ -1447,4 +1437,20 @@ func occurrences(s, sub string) iter.Seq[int] {
 			off += k + len(sub)
 		}
 	}
+}
+
+// retract applies a retraction clause find finds in u ("Ha, kidding",
+// 算了): the sentence takes back the one before it; what follows the
+// retraction, if anything, is read on (done: nothing follows).
+func (r *reading) retract(u string, find func(string) (bool, string)) (rest string, done bool) {
+	ok, rest := find(u)
+	if !ok {
+		return u, false
+	}
+	r.retracts = true
+	if strings.TrimSpace(rest) == "" {
+		r.veto = vetoRetracted
+		return u, true
+	}
+	return rest, false
 }
