@@ -464,6 +464,7 @@ func preferenceStatement(text string, external bool) string {
 			break
 		}
 	}
+	s = withoutUsualTail(s)
 	if hasHan(s) {
 		if strings.ContainsAny(s, "我咱") {
 			s = thirdPersonZH.Replace(s)
@@ -595,4 +596,22 @@ func sessionIsChinese(events []*governance.Event) bool {
 		count(false)
 	}
 	return han > 0 && han*3 >= latin
+}
+
+// withoutUsualTail drops a closing clause that only says the arrangement is
+// the usual one ("…, same as before", "…，跟上次一样"): the rule is what
+// comes before it.
+func withoutUsualTail(s string) string {
+	t := trimTrailing(s)
+	k := strings.LastIndexAny(t, ",，")
+	if k <= 0 {
+		return s
+	}
+	tail := strings.TrimSpace(strings.TrimLeft(t[k:], ",，"))
+	for _, u := range append(cueUsual.en, cueUsual.zh...) {
+		if strings.EqualFold(tail, u) {
+			return t[:k]
+		}
+	}
+	return s
 }

@@ -70,6 +70,7 @@ func (m *Merger) Partition(ctx context.Context, items []governance.MergeItem) ([
 	// sim[i][j] is the average-linkage similarity between clusters i and j
 	// (cluster i is named by its first item); -1 means never merge.
 	sim := similarities(sorted, feats)
+	lessonIdentity(sorted, sim) // lessons: the same check, cause and change
 	anchors := m.Anchors
 	if anchors == nil {
 		anchors = QuotedAnchors
@@ -387,8 +388,8 @@ func anchorPairs(items []governance.MergeItem, sim [][]float64, anchors func(str
 	for _, idx := range byAnchor {
 		for x, i := range idx {
 			for _, j := range idx[x+1:] {
-				if items[i].Type != items[j].Type || sim[i][j] >= threshold {
-					continue
+				if items[i].Type != items[j].Type || sim[i][j] >= threshold || sim[i][j] < 0 {
+					continue // other types, already close, or never to merge
 				}
 				a, b := governance.ShapeOf(items[i].Statement), governance.ShapeOf(items[j].Statement)
 				if len(a.Numbers) > 0 && len(b.Numbers) > 0 && !slices.Equal(a.Numbers, b.Numbers) ||
