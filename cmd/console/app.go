@@ -302,6 +302,9 @@ func newConsolidator(cfg Config, logger *slog.Logger) *consolidate.Consolidator 
 	if cfg.LLMConfigured() {
 		mc := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
 			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)
+		// A reply that is no extraction (a refusal, no JSON) is extracted
+		// offline instead; the candidates say which extractor made them.
+		c.ExtractFallback = c.Extractor
 		c.Extractor, c.Merger = mc, mc
 	}
 	return c
