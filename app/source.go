@@ -52,20 +52,8 @@ func (ss Sources) allowed(dir string) bool {
 	if ss.roots == nil {
 		return true
 	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	for _, root := range ss.roots {
-		r, err := filepath.EvalSymlinks(root)
-		if err != nil {
-			continue
-		}
-		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
+	_, ok := transcript.UnderRoot(dir, ss.roots)
+	return ok
 }
 
 // List lists the followed directories with each file's checkpoint and
@@ -138,6 +126,14 @@ func (ss Sources) Ensure(ctx context.Context, actor governance.Actor, in SourceI
 	}
 	if err := errs.err(); err != nil {
 		return nil, err
+	}
+	if ss.roots != nil {
+		// Kept with its links resolved, so it lies under its root by its
+		// name: a link on the path retargeted later cannot carry the
+		// directory out (transcript.Follower refuses it).
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
 	}
 	src := &governance.FollowSource{ProjectID: p.ID, Project: p.Slug, Dir: dir, Format: string(format), SubjectID: in.SubjectID}
 	if err := ss.store.EnsureSource(ctx, src); err != nil {

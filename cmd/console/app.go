@@ -324,7 +324,7 @@ func (m *Main) followSources(ctx context.Context, interval time.Duration) {
 		for _, src := range sources {
 			format, _ := transcript.ParseFormat(src.Format)
 			f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: src.ProjectID, Dir: src.Dir,
-				Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID}}
+				Roots: m.App.Sources.Roots(), Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID}}
 			if _, err := f.Poll(ctx); err != nil && ctx.Err() == nil {
 				m.Logger.Warn("follow: poll failed", slog.String("dir", src.Dir), slog.Any("error", err))
 				_ = m.Store.SetSourceFileError(ctx, src.ID, ".", err.Error())
