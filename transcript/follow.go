@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -236,7 +237,7 @@ func (f *Follower) pollHermes(ctx context.Context, ff *governance.FollowFile, re
 		}
 		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
 	}
-	if len(events) == 0 && next == ff.FollowCheckpoint && rep.MalformedCount == 0 {
+	if len(events) == 0 && next == ff.FollowCheckpoint && rep.MalformedCount == 0 && rep.Clipped == 0 {
 		return 0, "", nil
 	}
 	problem := malformedProblem(rep)
@@ -248,20 +249,44 @@ func (f *Follower) pollHermes(ctx context.Context, ff *governance.FollowFile, re
 	return ires.Inserted, problem, nil
 }
 
-// malformedProblem summarises the malformed lines of a followed chunk.
+// malformedProblem summarises the malformed lines of a followed chunk and
+// the texts it cut.
 func malformedProblem(rep *Report) string {
-	if rep.MalformedCount == 0 {
-		return ""
-	}
 	// One sentence a line, each a catalog format, so a page can show the
 	// summary in the reader's language (locale translates line by line).
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
-	for _, l := range rep.Malformed {
-		b.WriteString("\n")
-		fmt.Fprintf(&b, "line %d: %s", l.Line, strings.Join(l.Problems, "; "))
+	if rep.MalformedCount > 0 {
+		fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
+		for _, l := range rep.Malformed {
+			b.WriteString("\n")
+			fmt.Fprintf(&b, "line %d: %s", l.Line, strings.Join(l.Problems, "; "))
+		}
+	}
+	if rep.Clipped > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(ClippedSentence(rep))
 	}
 	return b.String()
+}
+
+// ClippedSentence says which texts a read cut to what an event holds
+// ("" when none).
+func ClippedSentence(rep *Report) string {
+	if rep.Clipped == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d text(s) longer than %d KiB were cut to it: line(s) %s", rep.Clipped, governance.MaxEventTextBytes>>10, LineList(rep.ClippedLines))
+}
+
+// LineList lists line numbers for a sentence.
+func LineList(lines []int) string {
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = strconv.Itoa(l)
+	}
+	return strings.Join(s, ", ")
 }
 
 func emitAll(events []*governance.Event) func(emit func(*governance.Event) error) error {

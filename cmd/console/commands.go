@@ -236,6 +236,9 @@ func (e *cmdEnv) importEvents(args []string) error {
 			e.say(e.stdout, "  line %d: %s", l.Line, e.phrases(l.Problems))
 		}
 	}
+	if res.Clipped > 0 {
+		e.say(e.stdout, "%d text(s) longer than %d KiB were cut to it: line(s) %s", res.Clipped, governance.MaxEventTextBytes>>10, transcript.LineList(res.ClippedLines))
+	}
 	return nil
 }
 
