@@ -214,7 +214,8 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		return errorf("leader lease: %v", err)
 	}
 	m.listener = ln
-	m.server = &http.Server{Handler: m.Tracing.TraceHTTP(srv.Handler()), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+	m.server = &http.Server{Handler: m.Tracing.TraceHTTP(srv.Handler()), ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
 
 	bg, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
