@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/ops"
 	"github.com/mnemo-console/mnemo/web/static"
 )
 
@@ -204,13 +205,13 @@ func skipFor(skip middleware.Skipper, mw echo.MiddlewareFunc) echo.MiddlewareFun
 	}
 }
 
-// requestLogger logs every request once, with its request_id, at Info (Error
-// for 5xx). The error handler runs first, so the status is the one sent.
+// requestLogger logs every request once, with its request_id and route
+// template, at Info (Error for 5xx). The error handler runs first, so the
+// status is the one sent.
 func (s *Server) requestLogger() echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		HandleError:  true,
 		LogMethod:    true,
-		LogURIPath:   true,
 		LogStatus:    true,
 		LogLatency:   true,
 		LogRequestID: true,
@@ -220,17 +221,23 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 			if v.Status >= 500 {
 				level = slog.LevelError
 			}
+			route := c.Path()
+			if !s.routeSet[route] {
+				route = "" // a path of no route: one label, however many are made up
+			}
 			if s.cfg.ObserveRequest != nil {
-				route := c.Path()
-				if !s.routeSet[route] {
-					route = "" // a path of no route: one label, however many are made up
-				}
 				s.cfg.ObserveRequest(c.Request().Context(), v.Method, route, v.Status, v.Latency)
+			}
+			// The route template, never the path: a path names sessions,
+			// subjects and rules, and the log would keep them after a
+			// forget.
+			if route == "" {
+				route = "unmatched"
 			}
 			s.logger.LogAttrs(c.Request().Context(), level, "http request",
 				slog.String("request_id", v.RequestID),
-				slog.String("method", v.Method),
-				slog.String("path", v.URIPath),
+				slog.String("method", ops.Method(v.Method)),
+				slog.String("route", route),
 				slog.Int("status", v.Status),
 				slog.Duration("latency", v.Latency),
 				slog.String("remote_ip", v.RemoteIP),

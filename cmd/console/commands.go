@@ -82,6 +82,9 @@ func (e *cmdEnv) user(args []string) error {
 			fs.Usage()
 			return e.fail("user add needs exactly one NAME")
 		}
+		if err := app.ValidUsername(pos[0]); err != nil {
+			return errors.New(e.loc.ErrorMessage(err))
+		}
 		a := &governance.Account{Username: pos[0], IsAdmin: *admin}
 		if *reviewer != "" {
 			p, err := st.FindProjectBySlug(e.ctx, *reviewer)
