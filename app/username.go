@@ -105,7 +105,7 @@ func contains(list []string, s string) bool {
 }
 
 // distinctUsername refuses a name that reads like an existing account's
-// ("admin" and "аdmin", "Admin"): people and audit rows tell accounts
+// ("cope" and "соре" in Cyrillic): people and audit rows tell accounts
 // apart by their names.
 func (ad Admin) distinctUsername(ctx context.Context, name string) error {
 	accounts, err := ad.store.FindAccounts(ctx)
@@ -114,7 +114,8 @@ func (ad Admin) distinctUsername(ctx context.Context, name string) error {
 	}
 	skel := gate.Skeleton(name)
 	for _, a := range accounts {
-		if a.Username != name && gate.Skeleton(a.Username) == skel {
+		// The same name in another case is the store's conflict.
+		if !strings.EqualFold(a.Username, name) && gate.Skeleton(a.Username) == skel {
 			return governance.Errorf(governance.EINVALID, "%s reads like the existing account %s; choose another.", name, a.Username)
 		}
 	}
