@@ -111,14 +111,16 @@ func (xs Exports) JSONL(ctx context.Context, actor governance.Actor, slug string
 		return nil, err
 	}
 	p := sc.Project
-	details := `{"subject":null}`
+	row := &governance.AuditEntry{Actor: actor.Name(), Action: "project.export", ObjectType: "project",
+		ObjectID: fmt.Sprint(p.ID), ProjectID: p.ID, Details: `{"subject":null}`}
 	name := p.Slug + ".jsonl"
 	if subject != nil {
-		details = fmt.Sprintf(`{"subject":%q}`, *subject)
+		// Named by its keyed reference, which a forget of the subject
+		// makes unconfirmable.
+		row.Subject = *subject
 		name = p.Slug + "-" + safeFileName(*subject) + ".jsonl"
 	}
-	if err := xs.store.AppendAudit(ctx, &governance.AuditEntry{Actor: actor.Name(), Action: "project.export", ObjectType: "project",
-		ObjectID: fmt.Sprint(p.ID), ProjectID: p.ID, Details: details}); err != nil {
+	if err := xs.store.AppendAudit(ctx, row); err != nil {
 		return nil, err
 	}
 	return xs.store.ExportJSONL(ctx, p.ID, begin(name), governance.ExportOptions{SubjectID: subject})

@@ -14,7 +14,7 @@ import (
 // traces itself; an account may not be named like one (or like a token,
 // "token:<id>", or an account reference, "account:<name>": no username
 // holds a colon).
-var reservedNames = []string{"cli", "heartbeat", "eval-runner", "restore", "system", "console", "anonymous", "mnemo"}
+var reservedNames = []string{"cli", "heartbeat", "eval-runner", "restore", "system", "self", "console", "anonymous", "mnemo"}
 
 // scriptMixes are the scripts a name may combine beside Common and
 // Inherited characters (digits, punctuation, marks): one script alone,

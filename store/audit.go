@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // AppendAudit appends one row to the hash-chained audit log.
@@ -28,6 +29,13 @@ func (s *Store) AppendAudit(ctx context.Context, e *governance.AuditEntry) error
 // appendAudit chains e to the last row inside tx, so the audit row commits or
 // rolls back with the change it records.
 func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
+	if e.Subject != "" {
+		key, err := subjectKey(ctx, tx, e.ProjectID, e.Subject)
+		if err != nil {
+			return err
+		}
+		auditlog.WithSubject(e, forgetplan.SubjectRef(key, e.Subject))
+	}
 	var prev string
 	err := tx.QueryRowContext(ctx, `SELECT hash FROM audit ORDER BY id DESC LIMIT 1`).Scan(&prev)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {

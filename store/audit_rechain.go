@@ -104,8 +104,8 @@ func (s *Store) rechainForgottenSubjects(ctx context.Context) (int64, error) {
 const legacySubjectRows = `
 	SELECT id FROM audit WHERE object_type = 'subject' AND object_id = ? AND project_id = ?
 	UNION
-	SELECT id FROM audit WHERE object_type = 'account' AND action = 'membership.set' AND project_id = ?
-		AND json_valid(details) AND json_extract(details, '$.subject') = ?`
+	SELECT id FROM audit WHERE (object_type = 'account' AND action = 'membership.set' OR object_type = 'project' AND action = 'project.export')
+		AND project_id = ? AND json_valid(details) AND json_extract(details, '$.subject') = ?`
 
 // rechainTx answers auditlog.RechainTx inside tx (SQLite's single writer
 // holds the chain's head).

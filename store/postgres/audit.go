@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // AppendAudit appends one row to the hash-chained audit log.
@@ -29,6 +30,13 @@ func (s *Store) AppendAudit(ctx context.Context, e *governance.AuditEntry) error
 // writers on every instance take the chain's head in turn (held until the
 // transaction ends, so the next writer reads this row as its head).
 func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
+	if e.Subject != "" {
+		key, err := subjectKey(ctx, tx, e.ProjectID, e.Subject)
+		if err != nil {
+			return err
+		}
+		auditlog.WithSubject(e, forgetplan.SubjectRef(key, e.Subject))
+	}
 	if err := tx.lock(ctx, lockAudit); err != nil {
 		return err
 	}

@@ -112,12 +112,13 @@ func (s *Store) rechainForgottenSubjects(ctx context.Context) (int64, error) {
 
 // legacySubjectRows selects the ids of the audit rows of project $2 that
 // name subject $1 in plain text; auditlog.Rechain.Names decides the same
-// for a row. A membership.set row's details are always JSON.
+// for a row. A membership.set or project.export row's details are always
+// JSON.
 const legacySubjectRows = `
 	SELECT id FROM audit WHERE object_type = 'subject' AND object_id = $1 AND project_id = $2
 	UNION ALL
-	SELECT id FROM audit WHERE object_type = 'account' AND action = 'membership.set' AND project_id = $2
-		AND CASE WHEN left(details, 1) = '{' THEN details::jsonb ->> 'subject' END = $1`
+	SELECT id FROM audit WHERE (object_type = 'account' AND action = 'membership.set' OR object_type = 'project' AND action = 'project.export')
+		AND project_id = $2 AND CASE WHEN left(details, 1) = '{' THEN details::jsonb ->> 'subject' END = $1`
 
 // rechainTx answers auditlog.RechainTx inside tx.
 type rechainTx struct{ tx *Tx }

@@ -22,6 +22,18 @@ func Details(d map[string]any) string {
 	return string(b)
 }
 
+// WithSubject sets the "subject" field of e's details to ref, the keyed
+// reference of e.Subject (the stores' appendAudit makes it).
+func WithSubject(e *governance.AuditEntry, ref string) {
+	d := map[string]json.RawMessage{}
+	if e.Details != "" {
+		_ = json.Unmarshal([]byte(e.Details), &d)
+	}
+	d["subject"], _ = json.Marshal(ref)
+	b, _ := json.Marshal(d)
+	e.Details, e.Subject = string(b), ""
+}
+
 // Seal chains e to prev (the hash of the last row) at now and returns the
 // SHA-256 of its reason ("" for none), which the row stores in place of
 // the reason; the reason text goes to audit_reasons, which a forget may

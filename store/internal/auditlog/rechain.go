@@ -9,9 +9,10 @@ import (
 )
 
 // A re-chain (docs/ARCHITECTURE.md, "Forget"). Audit rows written before
-// keyed subject references (SQLite's migration 0026, PostgreSQL's 0014)
-// name a subject in plain text: a subject row's object id, a
-// membership.set row's "subject" detail. A subject forget leaves no copy
+// keyed subject references (SQLite's migration 0026, PostgreSQL's 0014;
+// a project.export row's until AuditEntry.Subject) name a subject in
+// plain text: a subject row's object id, a membership.set or
+// project.export row's "subject" detail. A subject forget leaves no copy
 // of the identifier, so it rewrites those rows to the subject's keyed
 // reference; that changes their hashes and so every later link of the
 // chain. Rechain recomputes the hash and link of every row from the first
@@ -101,7 +102,7 @@ func (rc *Rechain) Names(e *governance.AuditEntry) bool {
 	if e.ObjectType == "subject" {
 		return e.ObjectID == rc.SubjectID
 	}
-	if e.ObjectType != "account" || e.Action != "membership.set" {
+	if !(e.ObjectType == "account" && e.Action == "membership.set" || e.ObjectType == "project" && e.Action == "project.export") {
 		return false
 	}
 	_, subject, ok := subjectDetail(e.Details)
