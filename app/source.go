@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 type SourceStore interface {
 	EnsureSource(ctx context.Context, src *governance.FollowSource) error
 	FindSources(ctx context.Context) ([]*governance.FollowSource, error)
+	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
 }
 
 // Sources are the use cases of follow mode: the directories of agent
@@ -137,6 +139,13 @@ func (ss Sources) Ensure(ctx context.Context, actor governance.Actor, in SourceI
 	}
 	src := &governance.FollowSource{ProjectID: p.ID, Project: p.Slug, Dir: dir, Format: string(format), SubjectID: in.SubjectID}
 	if err := ss.store.EnsureSource(ctx, src); err != nil {
+		return nil, err
+	}
+	// Following a directory turns the files in it into memory: who chose
+	// which directory is audited (its subject by its keyed reference).
+	details, _ := json.Marshal(map[string]string{"dir": dir, "format": string(format)})
+	if err := ss.store.AppendAudit(ctx, &governance.AuditEntry{Actor: actor.Name(), Action: "source.follow", ObjectType: "source",
+		ObjectID: fmt.Sprint(src.ID), ProjectID: p.ID, Details: string(details), Subject: in.SubjectID}); err != nil {
 		return nil, err
 	}
 	return src, nil

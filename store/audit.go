@@ -36,6 +36,15 @@ func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
 		}
 		auditlog.WithSubject(e, forgetplan.SubjectRef(key, e.Subject))
 	}
+	key, err := tx.store.auditKeyFor(ctx, tx)
+	if err != nil {
+		return err
+	}
+	return appendAuditWith(ctx, tx, e, key)
+}
+
+// appendAuditWith is appendAudit sealing the row with key (nil: unkeyed).
+func appendAuditWith(ctx context.Context, tx *Tx, e *governance.AuditEntry, key []byte) error {
 	var prev string
 	err := tx.QueryRowContext(ctx, `SELECT hash FROM audit ORDER BY id DESC LIMIT 1`).Scan(&prev)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -46,7 +55,7 @@ func appendAudit(ctx context.Context, tx *Tx, e *governance.AuditEntry) error {
 			return fmt.Errorf("store: policy version: %w", err)
 		}
 	}
-	reasonHash := auditlog.Seal(e, prev, tx.now)
+	reasonHash := auditlog.Seal(e, prev, tx.now, key)
 	res, err := tx.ExecContext(ctx, `
 		INSERT INTO audit (at, actor, action, object_type, object_id, project_id, reason, reason_hash, policy_version, details, prev_hash, hash)
 		VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?)`,
@@ -115,6 +124,12 @@ const (
 // scanAudit reads a row of auditColumns and returns it with what its hash
 // covers of the reason.
 func scanAudit(r scanner, extra ...any) (*governance.AuditEntry, string, error) {
+	sc, err := scanAuditRow(r, extra...)
+	return sc.Entry, sc.ChainReason, err
+}
+
+// scanAuditRow reads a row of auditColumns as a verification reads it.
+func scanAuditRow(r scanner, extra ...any) (auditlog.Scanned, error) {
 	var (
 		e                          governance.AuditEntry
 		at, column, hash, separate string
@@ -122,22 +137,138 @@ func scanAudit(r scanner, extra ...any) (*governance.AuditEntry, string, error) 
 	dest := append([]any{&e.ID, &at, &e.Actor, &e.Action, &e.ObjectType, &e.ObjectID, &e.ProjectID, &column, &hash,
 		&separate, &e.PolicyVersion, &e.Details, &e.PrevHash, &e.Hash}, extra...)
 	if err := r.Scan(dest...); err != nil {
-		return nil, "", err
+		return auditlog.Scanned{}, err
 	}
 	e.At = parseTime(at)
 	e.Reason = column
 	if hash != "" {
 		e.Reason = separate
 	}
-	return &e, auditlog.ChainReason(column, hash), nil
+	return auditlog.Scanned{Entry: &e, ChainReason: auditlog.ChainReason(column, hash), ReasonHash: hash, ReasonText: separate}, nil
 }
 
 // VerifyAudit recomputes every row's hash and link; the first broken row is named.
 func (s *Store) VerifyAudit(ctx context.Context) (*governance.AuditVerification, error) {
+	return s.VerifyAuditHead(ctx, nil)
+}
+
+// VerifyAuditHead is VerifyAudit that also fails unless the chain holds
+// expect, a head kept from before (nil: none), as it was.
+func (s *Store) VerifyAuditHead(ctx context.Context, expect *governance.AuditHead) (*governance.AuditVerification, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+` ORDER BY a.id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: verify audit: %w", err)
 	}
 	defer rows.Close()
-	return auditlog.Verify(rows, func() (*governance.AuditEntry, string, error) { return scanAudit(rows) })
+	return auditlog.Verify(rows, s.auditKey().Key, expect, func() (auditlog.Scanned, error) { return scanAuditRow(rows) })
+}
+
+// AuditHead is the audit chain's head: its number of rows and the hash of
+// its last row.
+func (s *Store) AuditHead(ctx context.Context) (governance.AuditHead, error) {
+	var h governance.AuditHead
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE((SELECT hash FROM audit ORDER BY id DESC LIMIT 1), '') FROM audit`).
+		Scan(&h.Rows, &h.Hash)
+	if err != nil {
+		return h, fmt.Errorf("store: audit head: %w", err)
+	}
+	return h, nil
+}
+
+// AuditLast is the id and hash of the chain's last row (0 and "" when it
+// is empty): what changes when the head does, read without counting.
+func (s *Store) AuditLast(ctx context.Context) (int64, string, error) {
+	var (
+		id   int64
+		hash string
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT id, hash FROM audit ORDER BY id DESC LIMIT 1`).Scan(&id, &hash)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, "", fmt.Errorf("store: audit head: %w", err)
+	}
+	return id, hash, nil
+}
+
+// SetAuditKey gives the store the audit key its chain is sealed with
+// (docs/security.md). A chain not keyed yet is keyed from here: the key
+// epoch row (governance.AuditKeyAction) is appended, and it reports the
+// number of rows before it; one keyed already must be keyed with key,
+// else the store keeps no key and it fails.
+func (s *Store) SetAuditKey(ctx context.Context, actor string, key []byte) (keyedNow bool, before int, err error) {
+	if len(key) < 16 {
+		return false, 0, governance.Errorf(governance.EINVALID, "An audit key has at least 16 bytes.")
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return false, 0, err
+	}
+	defer tx.Rollback()
+	epoch, err := auditEpoch(ctx, tx)
+	if err != nil {
+		return false, 0, err
+	}
+	if epoch != 0 {
+		sc, err := scanAuditRow(tx.QueryRowContext(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+` WHERE a.id = ?`, epoch))
+		if err != nil {
+			return false, 0, fmt.Errorf("store: audit key epoch: %w", err)
+		}
+		if err := auditlog.CheckEpoch(key, sc.Entry, sc.ChainReason); err != nil {
+			return false, 0, err
+		}
+		s.audit.Store(&auditlog.Key{Key: key, Keyed: true})
+		return false, 0, nil
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit`).Scan(&before); err != nil {
+		return false, 0, fmt.Errorf("store: audit rows: %w", err)
+	}
+	e := auditlog.Epoch(actor, before)
+	if err := appendAuditWith(ctx, tx, e, key); err != nil {
+		return false, 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('audit_key_epoch', ?)`, strconv.FormatInt(e.ID, 10)); err != nil {
+		return false, 0, fmt.Errorf("store: audit key epoch: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, 0, err
+	}
+	s.audit.Store(&auditlog.Key{Key: key, Keyed: true})
+	return true, before, nil
+}
+
+// auditEpoch is the id of the chain's key epoch row (0: not keyed).
+func auditEpoch(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (int64, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = 'audit_key_epoch'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: audit key epoch: %w", err)
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
+// auditKeyFor is the key a row appended in tx is sealed with: the store's,
+// or none when the chain is not keyed; a keyed chain refuses a store
+// without its key.
+func (s *Store) auditKeyFor(ctx context.Context, tx *Tx) ([]byte, error) {
+	k := s.auditKey()
+	if k.Key == nil {
+		epoch, err := auditEpoch(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		k.Keyed = epoch != 0
+	}
+	return k.ForAppend()
+}
+
+// auditKey is the store's audit key (none before SetAuditKey).
+func (s *Store) auditKey() auditlog.Key {
+	if k := s.audit.Load(); k != nil {
+		return *k
+	}
+	return auditlog.Key{}
 }

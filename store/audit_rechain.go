@@ -119,6 +119,15 @@ func (r rechainTx) FirstNaming(ctx context.Context, projectID int64, subjectID s
 	return first.Int64, wrapRechain(err)
 }
 
+func (r rechainTx) Key(ctx context.Context, id int64) ([]byte, bool, error) {
+	epoch, err := auditEpoch(ctx, r.tx)
+	if err != nil {
+		return nil, false, wrapRechain(err)
+	}
+	key, err := r.tx.store.auditKeyFor(ctx, r.tx)
+	return key, epoch != 0 && epoch < id, err
+}
+
 func (r rechainTx) HashBefore(ctx context.Context, id int64) (string, error) {
 	var hash string
 	err := r.tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT hash FROM audit WHERE id < ? ORDER BY id DESC LIMIT 1), '')`, id).Scan(&hash)

@@ -78,7 +78,7 @@ func (e *cmdEnv) restore(args []string) error {
 			fs.Usage()
 			return e.fail("on PostgreSQL, pg_restore the dump into a new database first, then run restore --database NEW_URL --replay-from OLD_URL")
 		}
-		return e.restorePostgres(cfg.Database, *from)
+		return e.restorePostgres(cfg, cfg.Database, *from)
 	}
 	if len(pos) != 1 || (*from == "") == !*noReplay {
 		fs.Usage()
@@ -117,6 +117,22 @@ func (e *cmdEnv) restore(args []string) error {
 		return errorf("--replay-from %s: %v", *from, err)
 	}
 	defer old.Close()
+	// The replay appends to the backup's chain, sealed with the key of
+	// the database it was taken from: by default that database's own
+	// audit.key, copied into the new data directory.
+	keyCfg := *cfg
+	if keyCfg.AuditKey == "" && keyCfg.AuditKeyFile == "" {
+		if _, err := os.Stat(keyCfg.auditKeyPath()); os.IsNotExist(err) {
+			if err := copyFile(filepath.Join(filepath.Dir(*from), "audit.key"), keyCfg.auditKeyPath()); err != nil && !os.IsNotExist(err) {
+				return errorf("audit key: %v", err)
+			}
+		}
+	}
+	if err := keyAudit(e.ctx, st, keyCfg, nil); err != nil {
+		st.Close()
+		os.Remove(dst)
+		return err
+	}
 	rep, err := replayForgets(e.ctx, old, st)
 	if err != nil {
 		// The half-replayed database must not be served.
@@ -140,7 +156,7 @@ func (e *cmdEnv) restore(args []string) error {
 // Each replayed forget vacuums what it rewrote, as every PostgreSQL
 // forget does; the dump file itself, the WAL and archives are the
 // operator's (README, "Backup and restore").
-func (e *cmdEnv) restorePostgres(target, from string) error {
+func (e *cmdEnv) restorePostgres(cfg *Config, target, from string) error {
 	if !isPostgresURL(from) {
 		return e.fail("--replay-from %s: want the postgres:// URL of the database the dump was taken from", from)
 	}
@@ -171,6 +187,9 @@ func (e *cmdEnv) restorePostgres(target, from string) error {
 		return errorf("--replay-from %s: %v", redactURL(from), err)
 	}
 	defer old.Close()
+	if err := keyAudit(e.ctx, st, *cfg, nil); err != nil {
+		return err
+	}
 	rep, err := replayForgets(e.ctx, old, st)
 	if err != nil {
 		if rep != nil && rep.replayed > 0 {

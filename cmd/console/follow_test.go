@@ -56,10 +56,10 @@ func TestServeFollowsPastAFIFO(t *testing.T) {
 	}
 
 	serveCtx, cancel := context.WithCancel(ctx)
-	out := &syncBuffer{}
+	out, logs := &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(serveCtx, []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--no-demo"}, env(nil), strings.NewReader(""), out, &syncBuffer{})
+		done <- run(serveCtx, []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--no-demo"}, env(nil), strings.NewReader(""), out, logs)
 	}()
 	defer func() {
 		cancel()
@@ -90,4 +90,10 @@ func TestServeFollowsPastAFIFO(t *testing.T) {
 		_, n, err := st.FindEvents(ctx, governance.EventFilter{Limit: 1})
 		return err == nil && n == 2
 	})
+	// The server logs the audit chain's head, for a witness outside.
+	head, err := st.AuditHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, "the audit head in the log", func() bool { return strings.Contains(logs.String(), head.String()) })
 }

@@ -37,16 +37,68 @@ func WithSubject(e *governance.AuditEntry, ref string) {
 // Seal chains e to prev (the hash of the last row) at now and returns the
 // SHA-256 of its reason ("" for none), which the row stores in place of
 // the reason; the reason text goes to audit_reasons, which a forget may
-// blank without breaking the chain.
-func Seal(e *governance.AuditEntry, prev string, now time.Time) (reasonHash string) {
+// blank without breaking the chain. With a key the row is sealed with
+// governance.AuditMAC, without one with governance.AuditHash.
+func Seal(e *governance.AuditEntry, prev string, now time.Time, key []byte) (reasonHash string) {
 	e.At = now
 	e.PrevHash = prev
-	if e.Reason != "" {
-		sum := sha256.Sum256([]byte(e.Reason))
-		reasonHash = hex.EncodeToString(sum[:])
-	}
-	e.Hash = governance.AuditHash(e, ChainReason("", reasonHash))
+	reasonHash = ReasonHash(e.Reason)
+	e.Hash = hashRow(key, e, ChainReason("", reasonHash))
 	return reasonHash
+}
+
+// ReasonHash is the SHA-256 a row keeps of its reason ("" for none).
+func ReasonHash(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(reason))
+	return hex.EncodeToString(sum[:])
+}
+
+// hashRow is a row's hash: keyed (HMAC) when key is set.
+func hashRow(key []byte, e *governance.AuditEntry, reason string) string {
+	if key != nil {
+		return governance.AuditMAC(key, e, reason)
+	}
+	return governance.AuditHash(e, reason)
+}
+
+// Key is a store's audit key and whether its chain is keyed (has a key
+// epoch row, governance.AuditKeyAction). A keyed chain takes rows only
+// from a store that has the key: a row sealed without it would break the
+// chain for good.
+type Key struct {
+	Key   []byte
+	Keyed bool
+}
+
+// ForAppend is the key a new row is sealed with, or an error when the
+// chain is keyed and the store was opened without its key.
+func (k Key) ForAppend() ([]byte, error) {
+	if k.Keyed && k.Key == nil {
+		return nil, governance.Errorf(governance.EINTERNAL, "The audit chain is keyed; open the store with its audit key.")
+	}
+	return k.Key, nil
+}
+
+// Epoch is the row that keys a chain from here on (the first row sealed
+// with the key); rows is the number of rows before it, sealed without.
+func Epoch(actor string, rows int) *governance.AuditEntry {
+	details, _ := json.Marshal(map[string]any{"rows_before": rows,
+		"why": "from this row on, every row is sealed with the audit key (HMAC-SHA256); the rows before are checked with SHA-256"})
+	return &governance.AuditEntry{Actor: actor, Action: governance.AuditKeyAction, ObjectType: "audit", ObjectID: "key", Details: string(details)}
+}
+
+// CheckEpoch reports whether the key epoch row e (read back with the
+// reason as its hash covers it) was sealed with key: a store opened with
+// another key must not append to the chain.
+func CheckEpoch(key []byte, e *governance.AuditEntry, reason string) error {
+	if governance.AuditMAC(key, e, reason) != e.Hash {
+		return governance.Errorf(governance.EINVALID, "The audit key does not match the key this database's audit chain is sealed with "+
+			"(its epoch row %d); give every instance the same audit key.", e.ID)
+	}
+	return nil
 }
 
 // ChainReason is what the hash chain covers of a row's reason: the reason
@@ -106,17 +158,31 @@ type Rows interface {
 	Err() error
 }
 
-// Verify walks the rows (by id) and checks every row's hash and link;
-// scan reads the current row and what its hash covers of the reason.
-func Verify(rows Rows, scan func() (*governance.AuditEntry, string, error)) (*governance.AuditVerification, error) {
-	v := governance.NewAuditVerification()
+// Scanned is one row as a verification reads it: the row, what its hash
+// covers of the reason, and the reason's stored hash and text kept apart.
+type Scanned struct {
+	Entry                  *governance.AuditEntry
+	ChainReason            string
+	ReasonHash, ReasonText string
+}
+
+// Verify walks the rows (by id) and checks every row's hash and link with
+// key, and that a reason text kept apart still matches the hash its row
+// covers (a forget's blank, governance.RedactedText, excepted); expect is
+// a head kept from before (nil for none). scan reads the current row.
+func Verify(rows Rows, key []byte, expect *governance.AuditHead, scan func() (Scanned, error)) (*governance.AuditVerification, error) {
+	v := governance.NewAuditVerification(key, expect)
 	for rows.Next() {
-		e, reason, err := scan()
+		r, err := scan()
 		if err != nil {
 			return nil, err
 		}
-		v.Check(e, reason)
+		v.Check(r.Entry, r.ChainReason)
+		if r.ReasonHash != "" && r.ReasonText != governance.RedactedText && ReasonHash(r.ReasonText) != r.ReasonHash {
+			v.BrokenReason(r.Entry.ID)
+		}
 	}
+	v.Done()
 	return v, rows.Err()
 }
 
