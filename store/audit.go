@@ -235,6 +235,13 @@ func (s *Store) SetAuditKey(ctx context.Context, actor string, key []byte) (keye
 	return true, before, nil
 }
 
+// AuditKeyed reports whether the chain is sealed with a key from an
+// epoch row on (SetAuditKey).
+func (s *Store) AuditKeyed(ctx context.Context) (bool, error) {
+	epoch, err := auditEpoch(ctx, s.db)
+	return epoch != 0, err
+}
+
 // auditEpoch is the id of the chain's key epoch row (0: not keyed).
 func auditEpoch(ctx context.Context, q interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

@@ -17,9 +17,11 @@ import (
 // auditKeyed is a store whose audit chain is sealed with a key.
 type auditKeyed interface {
 	SetAuditKey(ctx context.Context, actor string, key []byte) (keyedNow bool, before int, err error)
+	AuditKeyed(ctx context.Context) (bool, error)
 }
 
-// auditKeyPath is the audit key file of cfg.
+// auditKeyPath is the audit key file of cfg (on PostgreSQL only an
+// explicit one, see keyAudit).
 func (c Config) auditKeyPath() string {
 	if c.AuditKeyFile != "" {
 		return c.AuditKeyFile
@@ -79,6 +81,21 @@ func parseAuditKey(s, from string) ([]byte, error) {
 // without one from here on (logged: the rows before stay checked with
 // SHA-256 only).
 func keyAudit(ctx context.Context, st auditKeyed, cfg Config, logger *slog.Logger) error {
+	if cfg.Database != "" && cfg.AuditKey == "" && cfg.AuditKeyFile == "" {
+		// Instances on one PostgreSQL database share its chain, so they
+		// share one key, which only the operator can give them all.
+		keyed, err := st.AuditKeyed(ctx)
+		if err != nil {
+			return err
+		}
+		if keyed {
+			return errorf("the audit chain of this database is sealed with a key: give it (MNEMO_AUDIT_KEY or --audit-key-file)")
+		}
+		if logger != nil {
+			logger.Warn("audit chain not keyed: give every instance on this database the same key (MNEMO_AUDIT_KEY or --audit-key-file)")
+		}
+		return nil
+	}
 	key, err := loadAuditKey(cfg)
 	if err != nil {
 		return err

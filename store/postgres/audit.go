@@ -226,8 +226,17 @@ func (s *Store) SetAuditKey(ctx context.Context, actor string, key []byte) (keye
 	return true, before, nil
 }
 
+// AuditKeyed reports whether the chain is sealed with a key from an
+// epoch row on (SetAuditKey).
+func (s *Store) AuditKeyed(ctx context.Context) (bool, error) {
+	epoch, err := auditEpoch(ctx, s.pool)
+	return epoch != 0, err
+}
+
 // auditEpoch is the id of the chain's key epoch row (0: not keyed).
-func auditEpoch(ctx context.Context, tx *Tx) (int64, error) {
+func auditEpoch(ctx context.Context, tx interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}) (int64, error) {
 	var v string
 	err := tx.QueryRow(ctx, `SELECT value FROM settings WHERE key = 'audit_key_epoch'`).Scan(&v)
 	if isNoRows(err) {
