@@ -195,44 +195,52 @@ func (s *Store) AuditLast(ctx context.Context) (int64, string, error) {
 // number of rows before it; one keyed already must be keyed with key,
 // else the store keeps no key and it fails.
 func (s *Store) SetAuditKey(ctx context.Context, actor string, key []byte) (keyedNow bool, before int, err error) {
-	if len(key) < 16 {
-		return false, 0, governance.Errorf(governance.EINVALID, "An audit key has at least 16 bytes.")
-	}
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return false, 0, err
 	}
 	defer tx.Rollback()
-	epoch, err := auditEpoch(ctx, tx)
-	if err != nil {
+	if keyedNow, before, err = auditlog.SetKey(ctx, keyTx{tx}, actor, key); err != nil {
 		return false, 0, err
-	}
-	if epoch != 0 {
-		sc, err := scanAuditRow(tx.QueryRowContext(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+` WHERE a.id = ?`, epoch))
-		if err != nil {
-			return false, 0, fmt.Errorf("store: audit key epoch: %w", err)
-		}
-		if err := auditlog.CheckEpoch(key, sc.Entry, sc.ChainReason); err != nil {
-			return false, 0, err
-		}
-		s.audit.Store(&auditlog.Key{Key: key, Keyed: true})
-		return false, 0, nil
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit`).Scan(&before); err != nil {
-		return false, 0, fmt.Errorf("store: audit rows: %w", err)
-	}
-	e := auditlog.Epoch(actor, before)
-	if err := appendAuditWith(ctx, tx, e, key); err != nil {
-		return false, 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('audit_key_epoch', ?)`, strconv.FormatInt(e.ID, 10)); err != nil {
-		return false, 0, fmt.Errorf("store: audit key epoch: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, 0, err
 	}
 	s.audit.Store(&auditlog.Key{Key: key, Keyed: true})
-	return true, before, nil
+	return keyedNow, before, nil
+}
+
+// keyTx answers auditlog.KeyTx inside tx (the single writer holds the
+// chain's head).
+type keyTx struct{ tx *Tx }
+
+func (k keyTx) Epoch(ctx context.Context) (int64, error) { return auditEpoch(ctx, k.tx) }
+
+func (k keyTx) Row(ctx context.Context, id int64) (auditlog.Scanned, error) {
+	sc, err := scanAuditRow(k.tx.QueryRowContext(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+` WHERE a.id = ?`, id))
+	if err != nil {
+		return sc, fmt.Errorf("store: audit key epoch: %w", err)
+	}
+	return sc, nil
+}
+
+func (k keyTx) Rows(ctx context.Context) (int, error) {
+	var n int
+	if err := k.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: audit rows: %w", err)
+	}
+	return n, nil
+}
+
+func (k keyTx) Append(ctx context.Context, e *governance.AuditEntry, key []byte) error {
+	return appendAuditWith(ctx, k.tx, e, key)
+}
+
+func (k keyTx) SetEpoch(ctx context.Context, id int64) error {
+	if _, err := k.tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('audit_key_epoch', ?)`, strconv.FormatInt(id, 10)); err != nil {
+		return fmt.Errorf("store: audit key epoch: %w", err)
+	}
+	return nil
 }
 
 // AuditKeyed reports whether the chain is sealed with a key from an
@@ -261,15 +269,7 @@ func auditEpoch(ctx context.Context, q interface {
 // or none when the chain is not keyed; a keyed chain refuses a store
 // without its key.
 func (s *Store) auditKeyFor(ctx context.Context, tx *Tx) ([]byte, error) {
-	k := s.auditKey()
-	if k.Key == nil {
-		epoch, err := auditEpoch(ctx, tx)
-		if err != nil {
-			return nil, err
-		}
-		k.Keyed = epoch != 0
-	}
-	return k.ForAppend()
+	return s.audit.Load().For(ctx, func(ctx context.Context) (int64, error) { return auditEpoch(ctx, tx) })
 }
 
 // auditKey is the store's audit key (none before SetAuditKey).

@@ -183,9 +183,6 @@ func (s *Store) AuditLast(ctx context.Context) (int64, string, error) {
 // the key epoch row; one keyed already must be keyed with key (every
 // instance needs the same key).
 func (s *Store) SetAuditKey(ctx context.Context, actor string, key []byte) (keyedNow bool, before int, err error) {
-	if len(key) < 16 {
-		return false, 0, governance.Errorf(governance.EINVALID, "An audit key has at least 16 bytes.")
-	}
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return false, 0, err
@@ -194,36 +191,42 @@ func (s *Store) SetAuditKey(ctx context.Context, actor string, key []byte) (keye
 	if err := tx.lock(ctx, lockAudit); err != nil {
 		return false, 0, err
 	}
-	epoch, err := auditEpoch(ctx, tx)
-	if err != nil {
+	if keyedNow, before, err = auditlog.SetKey(ctx, keyTx{tx}, actor, key); err != nil {
 		return false, 0, err
-	}
-	if epoch != 0 {
-		sc, err := scanAuditRow(tx.QueryRow(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+` WHERE a.id = $1`, epoch))
-		if err != nil {
-			return false, 0, err
-		}
-		if err := auditlog.CheckEpoch(key, sc.Entry, sc.ChainReason); err != nil {
-			return false, 0, err
-		}
-		s.audit.Store(&auditlog.Key{Key: key, Keyed: true})
-		return false, 0, nil
-	}
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM audit`).Scan(&before); err != nil {
-		return false, 0, fmt.Errorf("postgres: audit rows: %w", err)
-	}
-	e := auditlog.Epoch(actor, before)
-	if err := appendAuditWith(ctx, tx, e, key); err != nil {
-		return false, 0, err
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO settings (key, value) VALUES ('audit_key_epoch', $1)`, strconv.FormatInt(e.ID, 10)); err != nil {
-		return false, 0, fmt.Errorf("postgres: audit key epoch: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return false, 0, fmt.Errorf("postgres: commit: %w", err)
 	}
 	s.audit.Store(&auditlog.Key{Key: key, Keyed: true})
-	return true, before, nil
+	return keyedNow, before, nil
+}
+
+// keyTx answers auditlog.KeyTx inside tx, which holds the audit lock.
+type keyTx struct{ tx *Tx }
+
+func (k keyTx) Epoch(ctx context.Context) (int64, error) { return auditEpoch(ctx, k.tx) }
+
+func (k keyTx) Row(ctx context.Context, id int64) (auditlog.Scanned, error) {
+	return scanAuditRow(k.tx.QueryRow(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+` WHERE a.id = $1`, id))
+}
+
+func (k keyTx) Rows(ctx context.Context) (int, error) {
+	var n int
+	if err := k.tx.QueryRow(ctx, `SELECT count(*) FROM audit`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: audit rows: %w", err)
+	}
+	return n, nil
+}
+
+func (k keyTx) Append(ctx context.Context, e *governance.AuditEntry, key []byte) error {
+	return appendAuditWith(ctx, k.tx, e, key)
+}
+
+func (k keyTx) SetEpoch(ctx context.Context, id int64) error {
+	if _, err := k.tx.Exec(ctx, `INSERT INTO settings (key, value) VALUES ('audit_key_epoch', $1)`, strconv.FormatInt(id, 10)); err != nil {
+		return fmt.Errorf("postgres: audit key epoch: %w", err)
+	}
+	return nil
 }
 
 // AuditKeyed reports whether the chain is sealed with a key from an
@@ -252,15 +255,7 @@ func auditEpoch(ctx context.Context, tx interface {
 // or none when the chain is not keyed; a keyed chain refuses a store
 // without its key.
 func (s *Store) auditKeyFor(ctx context.Context, tx *Tx) ([]byte, error) {
-	k := s.auditKey()
-	if k.Key == nil {
-		epoch, err := auditEpoch(ctx, tx)
-		if err != nil {
-			return nil, err
-		}
-		k.Keyed = epoch != 0
-	}
-	return k.ForAppend()
+	return s.audit.Load().For(ctx, func(ctx context.Context) (int64, error) { return auditEpoch(ctx, tx) })
 }
 
 // auditKey is the store's audit key (none before SetAuditKey).

@@ -5,6 +5,7 @@
 package auditlog
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -62,6 +63,68 @@ func hashRow(key []byte, e *governance.AuditEntry, reason string) string {
 		return governance.AuditMAC(key, e, reason)
 	}
 	return governance.AuditHash(e, reason)
+}
+
+// KeyTx is what keying a chain asks of a store, inside one transaction
+// that holds the chain's head.
+type KeyTx interface {
+	// Epoch is the id of the key epoch row (0: the chain is not keyed).
+	Epoch(ctx context.Context) (int64, error)
+	// Row reads row id as a verification reads it.
+	Row(ctx context.Context, id int64) (Scanned, error)
+	// Rows is the number of rows.
+	Rows(ctx context.Context) (int, error)
+	// Append appends e sealed with key.
+	Append(ctx context.Context, e *governance.AuditEntry, key []byte) error
+	// SetEpoch records id as the key epoch row.
+	SetEpoch(ctx context.Context, id int64) error
+}
+
+// SetKey keys the chain with key (a store's SetAuditKey, inside tx): a
+// chain keyed already must be keyed with key (CheckEpoch); one that is
+// not gets its epoch row, sealed with key, and keyedNow with the number
+// of rows before it.
+func SetKey(ctx context.Context, tx KeyTx, actor string, key []byte) (keyedNow bool, before int, err error) {
+	if len(key) < 16 {
+		return false, 0, governance.Errorf(governance.EINVALID, "An audit key has at least 16 bytes.")
+	}
+	epoch, err := tx.Epoch(ctx)
+	if err != nil {
+		return false, 0, err
+	}
+	if epoch != 0 {
+		sc, err := tx.Row(ctx, epoch)
+		if err != nil {
+			return false, 0, err
+		}
+		return false, 0, CheckEpoch(key, sc.Entry, sc.ChainReason)
+	}
+	if before, err = tx.Rows(ctx); err != nil {
+		return false, 0, err
+	}
+	e := Epoch(actor, before)
+	if err := tx.Append(ctx, e, key); err != nil {
+		return false, 0, err
+	}
+	return true, before, tx.SetEpoch(ctx, e.ID)
+}
+
+// For is the key a row appended now is sealed with: k's, or none when the
+// chain is not keyed (epoch reads whether it is when k has no key); a
+// keyed chain refuses a store without its key.
+func (k *Key) For(ctx context.Context, epoch func(ctx context.Context) (int64, error)) ([]byte, error) {
+	c := Key{}
+	if k != nil {
+		c = *k
+	}
+	if c.Key == nil {
+		id, err := epoch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.Keyed = id != 0
+	}
+	return c.ForAppend()
 }
 
 // Key is a store's audit key and whether its chain is keyed (has a key
