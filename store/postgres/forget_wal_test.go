@@ -45,6 +45,7 @@ func walHolding(t *testing.T, s *postgres.Store, secret string) []string {
 // text. With segments recycled (wal_recycle on, PostgreSQL's default) the
 // same switches and checkpoints leave the text in a renamed segment.
 func TestForgetWALPurge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := MustOpenStore(t)
 	p := &governance.Project{Slug: "walpurge", Name: "walpurge"}
