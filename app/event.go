@@ -111,7 +111,7 @@ type SearchInput struct {
 }
 
 // MaxSearchQueryRunes bounds a search query.
-const MaxSearchQueryRunes = 200
+const MaxSearchQueryRunes = governance.MaxQueryRunes
 
 // MaxSearchPageSize bounds the hits of one search page.
 const MaxSearchPageSize = 100

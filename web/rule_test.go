@@ -33,6 +33,11 @@ func TestRuleIndex(t *testing.T) {
 			t.Fatalf("admin total = %d", n)
 		}
 	})
+	t.Run("LongSearchRefused", func(t *testing.T) {
+		// 1,000 words would be 1,000 term look-ups.
+		res, _ := rita.Get("/rules?q=" + url.QueryEscape(strings.Repeat("word ", 1000)))
+		wantStatus(t, res, http.StatusBadRequest)
+	})
 	t.Run("Filters", func(t *testing.T) {
 		for q, want := range map[string]int{
 			"q=" + url.QueryEscape("午睡"):      1,
