@@ -84,6 +84,12 @@ func (s *Server) handleRuleForgetShow(c echo.Context) error {
 		Plans:        []templates.ForgetPlanView{planView(plan)},
 		Submit:       tr(c, "forget.submit"),
 	}
+	// A reviewer who forgets a replacement may bring back what it replaced.
+	if r, _, err := s.app.Rules.GetReviewed(ctx, actorOf(ctx), id); err == nil && r.Supersedes != 0 {
+		if old, _, err := s.app.Rules.GetReviewed(ctx, actorOf(ctx), r.Supersedes); err == nil && old.SupersededBy == r.ID {
+			v.RestoreReplaced = old
+		}
+	}
 	return s.renderForget(c, tr(c, "forget.heading_memory"), v)
 }
 
@@ -102,7 +108,11 @@ func (s *Server) handleRuleForgetCreate(c echo.Context) error {
 	if back == templates.RuleURL(id)+"/forget" {
 		back = templates.RuleURL(id)
 	}
-	return s.done(c, back, forgetMessage(c, tr(c, "forget.done_memory"), rep))
+	also, err := s.restoreReplaced(c, "")
+	if err != nil {
+		return err
+	}
+	return s.done(c, back, forgetMessage(c, tr(c, "forget.done_memory"), rep)+also)
 }
 
 // forgetMessage is the flash after a forget, in the viewer's language:
@@ -177,6 +187,12 @@ func (s *Server) handleCandidateForgetShow(c echo.Context) error {
 		EventsToggle: action + "?" + toggle.Encode(),
 		Plans:        []templates.ForgetPlanView{planView(plan)},
 		Submit:       tr(c, "forget.submit"),
+	}
+	// A reviewer who forgets a replacement may bring back what it replaced.
+	if r, _, err := s.app.Rules.GetReviewed(ctx, actorOf(ctx), id); err == nil && r.Supersedes != 0 {
+		if old, _, err := s.app.Rules.GetReviewed(ctx, actorOf(ctx), r.Supersedes); err == nil && old.SupersededBy == r.ID {
+			v.RestoreReplaced = old
+		}
 	}
 	return s.renderForget(c, tr(c, "forget.heading_memory"), v)
 }
