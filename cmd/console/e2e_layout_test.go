@@ -352,7 +352,13 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 	ctx := context.Background()
 	raw := rawLabels(t)
 	for _, user := range []string{"admin", "reviewer", "family-chen"} {
-		pages, _, _ := crawl(t, m, user, 1, 80)
+		pages, status, from := crawl(t, m, user, 1, 80)
+		// Every link a role is shown leads somewhere it may go.
+		for u, st := range status {
+			if st >= 400 {
+				t.Errorf("%s is shown a link to %s that answers %d (on %s)", user, u, st, from[u])
+			}
+		}
 		if user == "admin" {
 			pages = withAdminPages(t, m, pages)
 		}
