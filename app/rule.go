@@ -213,6 +213,9 @@ type RuleDetail struct {
 	// Replaces and ReplacedBy are the rules this one supersedes and is
 	// superseded by, when there are.
 	Replaces, ReplacedBy *governance.Rule
+	// MergedInto is the proposal this one was merged into (it is then
+	// rejected, its candidates moved there); Evidence is that rule's.
+	MergedInto *governance.Rule
 	// Replacements are the rules that may replace this one, when it can
 	// be superseded: of its project and scope, active or proposed, and
 	// replacing no other rule.
@@ -254,10 +257,41 @@ func (rs Rules) Detail(ctx context.Context, actor governance.Actor, id int64) (*
 	if d.Audit, _, err = rs.store.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: strconv.FormatInt(r.ID, 10), Limit: 50}); err != nil {
 		return nil, err
 	}
+	if into := mergedInto(r, d.Audit); into != 0 {
+		if d.MergedInto, err = rs.store.FindRuleByID(ctx, into); err != nil {
+			return nil, err
+		}
+		if d.Evidence, err = rs.store.FindRuleEvidence(ctx, into); err != nil {
+			return nil, err
+		}
+	}
 	if d.Traces, _, err = rs.store.FindRecallTraces(ctx, governance.RecallTraceFilter{ProjectID: r.ProjectID, RuleID: r.ID, Limit: 10}); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// mergedInto is the rule a rejected proposal was merged into (its
+// "rule.merged_into" audit row, newest first in audit), or 0.
+func mergedInto(r *governance.Rule, audit []*governance.AuditEntry) int64 {
+	if r.Status != governance.RuleRejected {
+		return 0
+	}
+	for _, a := range audit {
+		switch a.Action {
+		case "rule.merged_into":
+			var d struct {
+				Into int64 `json:"into"`
+			}
+			if json.Unmarshal([]byte(a.Details), &d) == nil {
+				return d.Into
+			}
+			return 0
+		case "rule.restore", "rule.reject":
+			return 0 // restored or rejected again since
+		}
+	}
+	return 0
 }
 
 // maxReplacements bounds the rules a supersede form offers.

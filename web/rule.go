@@ -89,7 +89,7 @@ func (s *Server) renderRule(c echo.Context, status int, id int64, form templates
 	r := d.Rule
 	v := templates.RuleView{Rule: r, Project: d.Scope.Project, Now: s.app.Now().UTC(), CSRF: csrfToken(c), Form: form,
 		Can: r.AllowedActions(), Evidence: d.Evidence, Replaces: d.Replaces, ReplacedBy: d.ReplacedBy, Replacements: d.Replacements,
-		Audit: d.Audit}
+		MergedInto: d.MergedInto, Audit: d.Audit}
 	versions := d.Versions
 	for i := len(versions) - 1; i >= 0; i-- {
 		vv := templates.VersionView{Version: versions[i]}

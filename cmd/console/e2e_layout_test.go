@@ -180,6 +180,18 @@ const layoutProblems = `(() => {
 			break;
 		}
 	}
+	// No two labels of a form overlap (the choices of a merge did).
+	const labels = [...document.querySelectorAll('main label')].filter(shown);
+	for (let i = 0; i < labels.length; i++) {
+		const a = labels[i].getBoundingClientRect();
+		for (let j = i + 1; j < labels.length && j < i + 12; j++) {
+			const b = labels[j].getBoundingClientRect();
+			if (labels[i].contains(labels[j]) || labels[j].contains(labels[i])) continue;
+			if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) {
+				out.push('labels "' + labels[i].textContent.trim().slice(0, 20) + '" and "' + labels[j].textContent.trim().slice(0, 20) + '" overlap');
+			}
+		}
+	}
 	// No word is cut across two lines ("Rejec|t") and no text runs a
 	// letter or two a line (a column squeezed to one character): the text
 	// of the bar and the page, outside code, fields and long tokens (an
