@@ -91,7 +91,7 @@ func (r *Rule) Allow(action RuleAction) error {
 	for i, s := range t.from {
 		names[i] = string(s)
 	}
-	return Errorf(ECONFLICT, "Rule %d is %s; only a %s rule can be %s.", r.ID, r.Status, strings.Join(names, " or "), t.verb)
+	return Errorf(ECONFLICT, "Rule %d is %s; only rules that are %s can be %s.", r.ID, r.Status, strings.Join(names, " or "), t.verb)
 }
 
 // RuleActionSet is, for one rule, whether each action is allowed: what

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -205,5 +206,51 @@ func TestCLISentencesAreInBothCatalogs(t *testing.T) {
 		if !locale.For(code).Has("cli.usage") {
 			t.Errorf("%s: no cli.usage", code)
 		}
+	}
+}
+
+// auditActionWrites are the ways the code names the action of an audit
+// row: a literal Action field, or the action argument of the stores' and
+// the lifecycle's audit helpers.
+var auditActionWrites = []*regexp.Regexp{
+	regexp.MustCompile(`Action:\s*"([a-z_]+\.[a-z_]+)"`),
+	regexp.MustCompile(`\b(?:Audit|auditRule|auditProject|auditAccount|audit)\([^"\n]*"([a-z_]+\.[a-z_]+)"`),
+	regexp.MustCompile(`\baction\s*:?=\s*"([a-z_]+\.[a-z_]+)"`),
+}
+
+// TestAuditActionsListed: every action the code writes to the audit log is
+// in governance.AuditActions, so it has a label in both languages
+// (TestEnumLabels) and the audit page never shows a raw identifier.
+func TestAuditActionsListed(t *testing.T) {
+	listed := map[string]bool{}
+	for _, a := range governance.AuditActions {
+		listed[a] = true
+	}
+	found := 0
+	for _, dir := range []string{"app", "store", "store/postgres", "store/internal/lifecycle", "store/internal/auditlog", "transcript", "evals", "web", "cmd/console"} {
+		files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			buf, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, re := range auditActionWrites {
+				for _, m := range re.FindAllStringSubmatch(string(buf), -1) {
+					found++
+					if !listed[m[1]] {
+						t.Errorf("%s writes audit action %q, which governance.AuditActions does not list", f, m[1])
+					}
+				}
+			}
+		}
+	}
+	if found < 30 {
+		t.Fatalf("found only %d audit actions written; is the scan broken?", found)
 	}
 }

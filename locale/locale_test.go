@@ -209,6 +209,7 @@ func TestEnumLabels(t *testing.T) {
 		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
 		"trace":            {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
 		"gate":             governance.GateCategories,
+		"audit_action":     governance.AuditActions,
 	}
 	for _, code := range locale.Languages {
 		l := locale.For(code)
