@@ -479,7 +479,7 @@ func TestReviewBulk(t *testing.T) {
 		if got := strings.TrimSpace(doc.Find(testid("rule-status")).Text()); got != "merged" {
 			t.Errorf("the merged proposal's status reads %q", got)
 		}
-		if href := doc.Find(testid("rule-merged-into") + " a").AttrOr("href", ""); href != ruleURL(nap.ID) {
+		if href := doc.Find(testid("rule-merged-into")+" a").AttrOr("href", ""); href != ruleURL(nap.ID) {
 			t.Errorf("merged into links %q", href)
 		}
 		if doc.Find(testid("no-evidence")).Length() != 0 {

@@ -405,4 +405,3 @@ func TestBeatReopensHeldRule(t *testing.T, open Opener) {
 		t.Fatalf("evidence sessions = %v; want s1 and s2", sessions)
 	}
 }
-
