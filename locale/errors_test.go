@@ -21,6 +21,8 @@ var translatedErrorFiles = []string{
 	"app/review.go", "app/rule.go", "app/recall.go",
 	"web/review.go", "web/proposal.go", "web/project_policy.go", "web/rule.go", "web/eval_checks.go", "web/recall.go",
 	"store/rule_lifecycle.go", "store/rule_review.go", "store/rule_edit.go", "store/heartbeat.go",
+	// Why a candidate is in its status after a reviewer's decision.
+	"store/internal/lifecycle/rules.go", "store/internal/lifecycle/held.go",
 	// Why the write gate flagged something, and why a candidate waits.
 	"governance/gate/gate_classes.go", "governance/promotion.go",
 }
@@ -34,6 +36,7 @@ var errorSentences = []*regexp.Regexp{
 	regexp.MustCompile(`(?m)^\t(?:Gate\w+|"\w+"):\s+"(It [^"]+|A [^"]+|An [^"]+)",$`), // gateWhyText
 	regexp.MustCompile(`\bd\.Why\s*=\s*"((?:[^"\\%]|\\.)+)"`),                         // governance.Decide
 	regexp.MustCompile(`d\.Status, d\.Why = \w+, "([^"%]+)"`),                         // governance.Decide
+	regexp.MustCompile(`\bwhy := "([^"%]+)"`),                                         // a candidate's status reason
 }
 
 func TestTranslatedErrorsAreInBothCatalogs(t *testing.T) {

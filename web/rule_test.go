@@ -161,6 +161,11 @@ func TestRuleActions(t *testing.T) {
 		if _, open := doc.Find(testid("edit-rule")).Attr("open"); !open {
 			t.Fatal("the edit form is not open with its error")
 		}
+		// The answer names the page the form was on, which the browser's
+		// history then shows: a refresh reloads it, never posts again.
+		if got := doc.Find("main").AttrOr("data-page-url", ""); got != page {
+			t.Fatalf("the refused form's page says it is %q, want %q", got, page)
+		}
 	})
 	t.Run("EditWithDiff", func(t *testing.T) {
 		res, _ := post("edit", url.Values{"text": {"每天14:00到16:00留给孩子午睡"}, "kind": {"user_preference"}, "reason": {"shorter"}})

@@ -57,14 +57,51 @@
 		});
 	}
 
+	// Feedback is where the user acted: after a refused form, the first
+	// field in error (else the page's alert, else its message) is brought
+	// into view and focused, its folded section opened.
+	function showFeedback(root) {
+		var target = root.querySelector('[aria-invalid="true"]') ||
+			root.querySelector('main [role="alert"]:not(:empty), [role="alert"]:not(:empty)') ||
+			root.querySelector('.flash');
+		if (!target) {
+			return;
+		}
+		for (var d = target.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) {
+			d.open = true;
+		}
+		if (!target.matches('input, select, textarea, button, a[href]') && !target.hasAttribute('tabindex')) {
+			target.setAttribute('tabindex', '-1');
+		}
+		target.scrollIntoView({ block: 'center' });
+		target.focus({ preventScroll: true });
+	}
+
 	document.addEventListener('DOMContentLoaded', function () {
 		labelTables(document);
 		reachScrolling();
+		// A page answering a refused form: the address becomes the page's
+		// own, so a refresh reloads it rather than sending the form again.
+		var main = document.getElementById('main');
+		if (main && main.dataset.pageUrl) {
+			history.replaceState(null, '', main.dataset.pageUrl);
+			showFeedback(document);
+		} else if (document.querySelector('.flash')) {
+			showFeedback(document);
+		}
 	});
 	// Content htmx swaps in (a row, a table, a page section).
 	document.addEventListener('htmx:load', function (e) {
 		labelTables(e.target);
 		reachScrolling();
+	});
+	// ... and after a form htmx sent (not a refresh of a live list).
+	document.addEventListener('htmx:afterSwap', function (e) {
+		var d = e.detail || {};
+		var verb = d.requestConfig && d.requestConfig.verb;
+		if (verb && verb !== 'get' && d.target && d.target.querySelector) {
+			showFeedback(d.target);
+		}
 	});
 	window.addEventListener('resize', reachScrolling);
 })();

@@ -54,7 +54,10 @@ func approve(ctx context.Context, tx Tx, actor string, r *governance.Rule) error
 	if err := SetStatus(ctx, tx, r, governance.RuleActive); err != nil {
 		return err
 	}
-	n, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateProposed), governance.CandidatePromoted, nil, false)
+	// Each status change says why anew: no candidate keeps the reason of a
+	// decision since undone ("promoted · Rejected by a reviewer.").
+	why := "Approved by a reviewer."
+	n, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateProposed), governance.CandidatePromoted, &why, false)
 	if err != nil {
 		return err
 	}
@@ -224,7 +227,8 @@ func (a RuleActions[T]) RestoreRule(ctx context.Context, actor string, id int64,
 			return err
 		}
 		if to == governance.RuleProposed {
-			if _, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateRejected), governance.CandidateProposed, nil, false); err != nil {
+			why := "Restored into review by a reviewer."
+			if _, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateRejected), governance.CandidateProposed, &why, false); err != nil {
 				return err
 			}
 		}
@@ -250,7 +254,8 @@ func unsupersede(ctx context.Context, tx Tx, actor string, r *governance.Rule, r
 		return ErrChanged(r.ID)
 	}
 	if to == governance.RuleProposed {
-		if _, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateRejected), governance.CandidateProposed, nil, false); err != nil {
+		why := "Restored into review by a reviewer."
+		if _, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateRejected), governance.CandidateProposed, &why, false); err != nil {
 			return err
 		}
 	}
