@@ -311,7 +311,7 @@ func TestReplacementFromAnyState(t *testing.T, open Opener) {
 		s, old, newer := replacementPair(t, open, func(s MemoryStore, old *governance.Rule) { activate(t, s, old) })
 		hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
 			Extractor: &LineExtractor{}, Merger: heuristic.NewMerger(), Gate: gate.GateText}}
-		if _, err := s.IngestEvents(ctx, old.ProjectID, Session("s3", time.Now().UTC().Add(-12*time.Hour), true, "we always book the flight the week before")); err != nil {
+		if _, err := s.IngestEvents(ctx, old.ProjectID, Session("s3", time.Now().UTC().Add(-12*time.Hour), true, "we always take the metro to the museum")); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := hb.Beat(ctx, "test"); err != nil {
