@@ -389,7 +389,7 @@ func TestE2EBulkRejectAndLiveQueue(t *testing.T) {
 		chromedp.Click(css(testidSel("bulk-reject"))),
 		chromedp.WaitVisible(css(testidSel("flash-success"))),
 	)
-	if got := b.text(testidSel("flash-success")); !strings.Contains(got, "2 proposal(s) rejected") {
+	if got := b.text(testidSel("flash-success")); !strings.Contains(got, "2 proposals rejected") {
 		t.Fatalf("flash = %q", got)
 	}
 	for _, r := range []*governance.Rule{a, c} {
