@@ -41,6 +41,7 @@ type Store interface {
 	ImportStore
 	SourceStore
 	OutcomeStore
+	SkillStore
 }
 
 // SystemStore is what the console's plumbing needs from the store.
@@ -76,6 +77,7 @@ type App struct {
 	Sources   Sources
 	Outcomes  Outcomes
 	Effects   Effects
+	Skills    Skills
 
 	system SystemStore
 }
@@ -88,6 +90,7 @@ func New(st Store) *App {
 	forget := Forget{store: st, projects: projects, rules: rules}
 	effects := Effects{store: st, projects: projects, cache: newEffectCache()}
 	recent := newTargetCache(8192)
+	skills := Skills{store: st, projects: projects, catalog: newSkillCatalog()}
 	return &App{
 		Admin:     Admin{store: st},
 		Projects:  projects,
@@ -103,13 +106,14 @@ func New(st Store) *App {
 		Heartbeat: Heartbeat{store: st},
 		Evals:     Evals{store: st, projects: st},
 		Events:    events,
-		Recalls:   Recalls{store: st, projects: projects, recent: recent},
+		Recalls:   Recalls{store: st, projects: projects, recent: recent, skills: skills},
 		Exports:   Exports{store: st, projects: projects, events: events},
 		Imports:   Imports{store: st, projects: projects, events: events},
 		Sources:   Sources{store: st, projects: projects},
 		Outcomes: Outcomes{store: st, projects: projects, recent: recent,
 			limits: &outcomeLimiter{limit: DefaultOutcomeLimit, by: map[string]*rate.Limiter{}}},
 		Effects: effects,
+		Skills:  skills,
 		system:  st,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/recall"
 )
 
 // RecallStore builds context packages and records their traces.
@@ -21,6 +22,7 @@ type Recalls struct {
 	projects Projects
 	// recent gets each recall's report target (Outcomes reads it).
 	recent *targetCache
+	skills Skills
 }
 
 // Recall returns the context package for req and records its trace (each
@@ -32,10 +34,21 @@ func (rs Recalls) Recall(ctx context.Context, actor governance.Actor, req govern
 		return nil, err
 	}
 	pkg, err := rs.store.Recall(ctx, actor.Name(), req)
-	if err == nil && rs.recent != nil && pkg.Trace.ID != 0 {
+	if err != nil {
+		return nil, err
+	}
+	// The skills that apply, in a section of their own: rule scoring and
+	// the package's budget are not touched.
+	if pkg.Skills, err = rs.skills.Applicable(ctx, actor, req.ProjectID, req.Task); err != nil {
+		return nil, err
+	}
+	if block := recall.SkillsBlock(pkg.Skills); block != "" {
+		pkg.Text = strings.TrimSpace(pkg.Text + "\n" + block)
+	}
+	if rs.recent != nil && pkg.Trace.ID != 0 {
 		rs.recent.put(targetOf(req, pkg))
 	}
-	return pkg, err
+	return pkg, nil
 }
 
 // RecallPreview is a playground recall: the package, the text of every

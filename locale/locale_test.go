@@ -197,25 +197,41 @@ func TestEveryUsedMessageIsInBothCatalogs(t *testing.T) {
 // repeated_across_sessions reaches a page.
 func TestEnumLabels(t *testing.T) {
 	enums := map[string][]string{
-		"account_role":          {"admin", "reviewer", "member"},
-		"event_role":            {string(governance.RoleUser), string(governance.RoleAssistant), string(governance.RoleTool)},
-		"event_source":          {string(governance.SourceConversation), string(governance.SourceTool), string(governance.SourceExternal)},
-		"event_kind":            {string(governance.KindMessage), string(governance.KindSessionEnd)},
-		"event_status":          {governance.StatusPassed, governance.StatusFailed},
-		"memory_type":           {string(governance.TypePreference), string(governance.TypeFact), string(governance.TypeLesson)},
-		"candidate_status":      {"pending", "held", "proposed", "promoted", "rejected", "blocked"},
-		"promotion_reason":      {string(governance.ReasonRepeated), string(governance.ReasonToolFailure), string(governance.ReasonExplicit), string(governance.ReasonReviewer)},
-		"rule_status":           {"proposed", "active", "stale", "archived", "superseded", "rejected", "forgotten"},
-		"risk":                  {governance.RiskLow, governance.RiskMedium, governance.RiskHigh},
-		"recall_kind":           {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
-		"trace":                 {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
-		"gate":                  governance.GateCategories,
+		"account_role":     {"admin", "reviewer", "member"},
+		"event_role":       {string(governance.RoleUser), string(governance.RoleAssistant), string(governance.RoleTool)},
+		"event_source":     {string(governance.SourceConversation), string(governance.SourceTool), string(governance.SourceExternal)},
+		"event_kind":       {string(governance.KindMessage), string(governance.KindSessionEnd)},
+		"event_status":     {governance.StatusPassed, governance.StatusFailed},
+		"memory_type":      {string(governance.TypePreference), string(governance.TypeFact), string(governance.TypeLesson)},
+		"candidate_status": {"pending", "held", "proposed", "promoted", "rejected", "blocked"},
+		"promotion_reason": {string(governance.ReasonRepeated), string(governance.ReasonToolFailure), string(governance.ReasonExplicit), string(governance.ReasonReviewer)},
+		"rule_status":      {"proposed", "active", "stale", "archived", "superseded", "rejected", "forgotten"},
+		"risk":             {governance.RiskLow, governance.RiskMedium, governance.RiskHigh},
+		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
+		"trace":            {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
+		"gate":             append(append([]string{}, governance.GateCategories...), governance.SkillCategories...),
+		"skill_status":     {"proposed", "active", "stale", "archived", "rejected"},
+		"skill_version_status": {string(governance.VersionProposed), string(governance.VersionActive),
+			string(governance.VersionSuperseded), string(governance.VersionRejected)},
+		"skill_origin":          {string(governance.OriginImport), string(governance.OriginEvidence), string(governance.OriginReviewer)},
 		"outcome_verdict":       strs(governance.OutcomeVerdicts),
 		"outcome_review_status": strs(governance.OutcomeReviewStatuses),
 		"receipt_state":         strs(governance.ReceiptStates),
 		"rule_sort":             {"id", string(governance.RuleSortMisled), string(governance.RuleSortHelped)},
 		"eval_change":           {string(evals.Regression), string(evals.Fixed), string(evals.Same), string(evals.NotRunOffline)},
 		"eval_not_run":          strs(evals.NotRunReasons),
+		"audit_action":          governance.AuditActions,
+	}
+	if len(governance.SkillStatuses) != len(enums["skill_status"]) || len(governance.SkillVersionStatuses) != 4 || len(governance.SkillOrigins) != 3 {
+		t.Fatal("a skill enum grew: label its new values")
+	}
+	// Why the skill review flagged a file (its data file's sentences too).
+	for _, why := range governance.SkillReviewSentences() {
+		for _, code := range locale.Languages {
+			if !locale.For(code).Has(why) {
+				t.Errorf("%s: skill finding reason %q is missing", code, why)
+			}
+		}
 	}
 	for _, code := range locale.Languages {
 		l := locale.For(code)

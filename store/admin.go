@@ -316,7 +316,7 @@ func countProject(ctx context.Context, q querier, p *governance.Project) (*gover
 // order the foreign keys accept; ids of the deleted rows are never handed
 // out again (AUTOINCREMENT, migration 0025). Audit rows stay.
 func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error {
-	for _, q := range append(slices.Clone(deleteProjectOutcomes),
+	for _, q := range append(slices.Concat(deleteProjectOutcomes, skillProjectDeletes),
 		`DELETE FROM recall_traces WHERE project_id = ?`,
 		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = ?)`,
 		`DELETE FROM candidates WHERE project_id = ?`,

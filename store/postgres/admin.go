@@ -337,7 +337,7 @@ func countProject(ctx context.Context, q dbtx, p *governance.Project) (*governan
 // order the foreign keys accept; identity sequences never hand the
 // deleted ids out again. Audit rows stay.
 func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error {
-	for _, q := range append(slices.Clone(deleteProjectOutcomes),
+	for _, q := range append(slices.Concat(deleteProjectOutcomes, skillProjectDeletes),
 		`DELETE FROM recall_traces WHERE project_id = $1`,
 		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = $1)`,
 		`DELETE FROM candidates WHERE project_id = $1`,

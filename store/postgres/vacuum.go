@@ -29,8 +29,8 @@ import (
 // vacuumTables are the tables a forget may change, in the order they are
 // rewritten.
 var vacuumTables = []string{"rules", "rule_versions", "candidates", "evidence", "episodes", "events",
-	"embeddings", "audit_reasons", "eval_results", "recall_traces", "sessions", "suppressions", "subject_keys",
-	"memberships", "recall_outcomes", "outcome_reviews", "eval_suites", "eval_runs"}
+	"embeddings", "audit_reasons", "eval_results", "eval_runs", "recall_traces", "sessions", "suppressions", "subject_keys",
+	"memberships", "recall_outcomes", "outcome_reviews", "eval_suites"}
 
 // forgetTables are the tables forget plan p changed rows of (evidence
 // goes with its candidates; a subject's recall traces are deleted; the

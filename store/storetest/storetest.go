@@ -118,6 +118,8 @@ type Store interface {
 	ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error)
 	ExportHermes(ctx context.Context, projectID int64, subjectID string) (*governance.HermesExport, error)
 	ExportAgentFiles(ctx context.Context, projectID int64, subjectID string) ([]governance.AgentFile, *governance.HermesExport, error)
+
+	SkillStore
 }
 
 // Opener returns a fresh store for tb, closed when tb ends: an empty one,
@@ -192,6 +194,8 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetDuringImport", TestForgetDuringImport},
 		{"SuppressionScope", TestSuppressionScope},
 		{"ForgetScrubsEvalResults", TestForgetScrubsEvalResults},
+		{"ForgetWithholdsEvalReads", TestForgetWithholdsEvalReads},
+		{"ForgetSubjectLeavesNoTie", TestForgetSubjectLeavesNoTie},
 		{"ForgetDuringEval", TestForgetDuringEval},
 		{"ForgetDuringEvalCopy", TestForgetDuringEvalCopy},
 		{"DeleteProject", TestDeleteProject},
@@ -199,6 +203,7 @@ func Run(t *testing.T, open Opener) {
 		{"Stats", TestStats},
 		{"RuleChecks", TestRuleChecks},
 		{"Outcomes", TestOutcomes},
+		{"Skills", TestSkills},
 	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
