@@ -58,6 +58,7 @@ func (s *Server) renderEffect(c echo.Context, back string, v templates.EffectVie
 	if err != nil {
 		return err
 	}
+	v.Page = true
 	return render(c, http.StatusOK, templates.EffectPage(meta, back, v))
 }
 
