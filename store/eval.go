@@ -504,11 +504,8 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for _, id := range ids {
-		// Gone meanwhile: another cleanup, or a forget removing copies.
-		if err := s.DeleteScratchProject(ctx, id); err != nil && governance.ErrorCode(err) != governance.ENOTFOUND {
-			return err
-		}
+	if err := s.deleteScratchProjects(ctx, ids); err != nil {
+		return err
 	}
 	// The run's copy records go with its scratch projects (a case's own
 	// prefix is longer than the run's, so its cleanup keeps them).
@@ -530,6 +527,54 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 	return tx.Commit()
 }
 
+// deleteScratchProjects removes the scratch projects ids. Removing an
+// event's terms from the word index one by one (secure-delete) costs
+// milliseconds an event, so when the projects hold so many events that
+// rewriting each index once costs less (bulkForget, as a large forget
+// decides), they go in one transaction that marks their rows deleted and
+// rebuilds the indexes at its end; otherwise each goes in a transaction of
+// its own. A project gone meanwhile (another cleanup, a forget removing
+// copies) is skipped.
+func (s *Store) deleteScratchProjects(ctx context.Context, ids []int64) error {
+	var events, all int
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM events WHERE project_id IN (SELECT value FROM json_each(?))),
+		(SELECT COALESCE(MAX(seq), 0) FROM events)`, listArg(ids)).Scan(&events, &all); err != nil {
+		return fmt.Errorf("store: count scratch events: %w", err)
+	}
+	if !bulkForget(events, all) {
+		for _, id := range ids {
+			if err := s.DeleteScratchProject(ctx, id); err != nil && governance.ErrorCode(err) != governance.ENOTFOUND {
+				return err
+			}
+		}
+		return nil
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	indexes, err := secureIndexes(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := setSecureDelete(ctx, tx, indexes, false); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := deleteScratchProject(ctx, tx, id, true); err != nil && governance.ErrorCode(err) != governance.ENOTFOUND {
+			return err
+		}
+	}
+	if err := rewriteIndexes(ctx, tx, indexes); err != nil {
+		return err
+	}
+	if err := setSecureDelete(ctx, tx, indexes, true); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // DeleteScratchProject removes a project an eval run created, with every
 // row of every layer that belongs to it (audit rows stay). It refuses any
 // project that was not created as a scratch project (EFORBIDDEN).
@@ -539,11 +584,20 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 		return err
 	}
 	defer tx.Rollback()
+	if err := deleteScratchProject(ctx, tx, projectID, false); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// deleteScratchProject removes one scratch project in tx; with rebuild the
+// caller rebuilds the full-text indexes before it commits.
+func deleteScratchProject(ctx context.Context, tx *Tx, projectID int64, rebuild bool) error {
 	var (
 		slug    string
 		scratch bool
 	)
-	err = tx.QueryRowContext(ctx, `SELECT slug, scratch FROM projects WHERE id = ?`, projectID).Scan(&slug, &scratch)
+	err := tx.QueryRowContext(ctx, `SELECT slug, scratch FROM projects WHERE id = ?`, projectID).Scan(&slug, &scratch)
 	if errors.Is(err, sql.ErrNoRows) {
 		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
 	}
@@ -553,10 +607,7 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 	if !scratch {
 		return governance.Errorf(governance.EFORBIDDEN, "Project %s is not an eval scratch project.", slug)
 	}
-	if err := deleteProjectRows(ctx, tx, &governance.Project{ID: projectID, Slug: slug}); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return deleteProjectRows(ctx, tx, &governance.Project{ID: projectID, Slug: slug}, rebuild)
 }
 
 // NewTextBaseline opens an empty bare full-text baseline in a new

@@ -139,15 +139,22 @@ func (r recallSource) EventTermStats(ctx context.Context, terms []string) (*gove
 }
 
 // EventsByTerms reads the project-scoped event index (events_words), best
-// FTS5 rank first.
+// FTS5 rank first (among the events up to the request's AsOf, when set).
 func (r recallSource) EventsByTerms(ctx context.Context, terms []string, limit int, add func(*governance.Event)) error {
+	match := anyTermMatch(r.req.ProjectID, recallSubjects(r.req.SubjectID), terms)
+	best, args := `SELECT rowid FROM events_words WHERE events_words MATCH ? ORDER BY rank LIMIT ?`, []any{match, limit}
+	if !r.req.AsOf.IsZero() {
+		best = `SELECT w.rowid FROM events_words w JOIN events e ON e.seq = w.rowid
+			WHERE events_words MATCH ? AND e.occurred_at <= ? ORDER BY w.rank LIMIT ?`
+		args = []any{match, formatTime(r.req.AsOf), limit}
+	}
 	err := queryAll(ctx, r.s.read, `
 		SELECT `+eventColumns+`
-		FROM (SELECT rowid FROM events_words WHERE events_words MATCH ? ORDER BY rank LIMIT ?) w
+		FROM (`+best+`) w
 		JOIN events e ON e.seq = w.rowid
 		WHERE e.project_id = ? AND e.subject_id IN ('', ?) AND e.redacted = 0 AND e.kind = 'message'
 		ORDER BY e.seq`,
-		[]any{anyTermMatch(r.req.ProjectID, recallSubjects(r.req.SubjectID), terms), limit, r.req.ProjectID, r.req.SubjectID},
+		append(args, r.req.ProjectID, r.req.SubjectID),
 		func(row scanner) error {
 			e, err := scanEvent(row)
 			if err == nil {
