@@ -315,9 +315,6 @@ func countProject(ctx context.Context, q querier, p *governance.Project) (*gover
 // order the foreign keys accept; ids of the deleted rows are never handed
 // out again (AUTOINCREMENT, migration 0025). Audit rows stay.
 func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project, rebuild bool) error {
-	if err := deleteProjectTerms(ctx, tx, p, rebuild); err != nil {
-		return err
-	}
 	for _, q := range []string{
 		`DELETE FROM recall_traces WHERE project_id = ?`,
 		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = ?)`,
@@ -329,7 +326,7 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project, rebui
 		`DELETE FROM episodes WHERE project_id = ?`,
 		`DELETE FROM checkpoints WHERE project_id = ?`,
 		`DELETE FROM sessions WHERE project_id = ?`,
-		`DELETE FROM events WHERE project_id = ?`,
+		`events`,
 		`DELETE FROM api_tokens WHERE project_id = ?`,
 		`DELETE FROM memberships WHERE project_id = ?`,
 		`DELETE FROM sources WHERE project_id = ?`,
@@ -338,6 +335,12 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project, rebui
 		`DELETE FROM subject_keys WHERE project_id = ?`,
 		`DELETE FROM projects WHERE id = ?`,
 	} {
+		if q == "events" {
+			if err := deleteProjectEvents(ctx, tx, p, rebuild); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, q, p.ID); err != nil {
 			return fmt.Errorf("store: delete project %s: %w", p.Slug, err)
 		}
@@ -345,12 +348,12 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project, rebui
 	return nil
 }
 
-// deleteProjectTerms deletes p's events and their terms from the word
+// deleteProjectEvents deletes p's events and their terms from the word
 // index: the terms in one statement (one flush of the index, where the
 // row trigger flushed once an event), or none of them when the caller
 // rebuilds the index before it commits (rebuild). The events' row trigger
 // stands aside meanwhile (ingest_mode.batch, migration 0058).
-func deleteProjectTerms(ctx context.Context, tx *Tx, p *governance.Project, rebuild bool) error {
+func deleteProjectEvents(ctx context.Context, tx *Tx, p *governance.Project, rebuild bool) error {
 	if err := setIndexBatch(ctx, tx, true); err != nil {
 		return err
 	}

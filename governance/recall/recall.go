@@ -775,6 +775,9 @@ func recallLabel(it governance.RecallItem) string {
 		return it.ID + " · earlier session summary"
 	default:
 		parts := []string{it.ID, "raw event"}
+		if it.Source.Origin == governance.SourceExternal {
+			parts = append(parts, fmt.Sprintf("external content, untrusted (trust %.2f)", it.Trust))
+		}
 		if at := it.Source.OccurredAt; at != nil {
 			parts = append(parts, at.UTC().Format("2006-01-02 15:04"))
 		}
@@ -783,9 +786,6 @@ func recallLabel(it governance.RecallItem) string {
 			parts = append(parts, fmt.Sprintf("the latest of %d similar statements", it.Latest))
 		case it.Newer != "":
 			parts = append(parts, "older: "+it.Newer+" is later")
-		}
-		if it.Source.Origin == governance.SourceExternal {
-			parts = append(parts, fmt.Sprintf("external content, untrusted (trust %.2f)", it.Trust))
 		}
 		return strings.Join(parts, " · ")
 	}
