@@ -23,7 +23,17 @@ func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallR
 // LoadRecallInput gathers what recall considers for req (recall.Load), and
 // with an embeddings model the memories closest to the task's vector.
 // (Recall adds the evidence of the rules it includes to their sources.)
+// The task is embedded before the queries take a heavy-read slot: a slow
+// embeddings endpoint keeps no slot from the searches and recalls that
+// need one.
 func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallRequest) (*governance.RecallInput, error) {
+	var query *semantic.Query
+	if s.Embedder != nil {
+		var err error
+		if query, err = semantic.Embed(ctx, s.Embedder, req); err != nil {
+			return nil, err
+		}
+	}
 	release, err := s.heavyRead(ctx)
 	if err != nil {
 		return nil, err
@@ -33,8 +43,8 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 	if err != nil {
 		return nil, err
 	}
-	if s.Embedder != nil {
-		if err := semantic.Load(ctx, s.Embedder, recallSemantic{s, req}, req, in); err != nil {
+	if query != nil {
+		if err := semantic.Find(ctx, query, recallSemantic{s, req}, req, in); err != nil {
 			return nil, err
 		}
 	}
