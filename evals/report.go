@@ -385,7 +385,8 @@ func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 	}
 	took := tr.Phrasef("took %s", tr.ShortDuration(time.Duration(m.DurationMS)*time.Millisecond))
 	if m.CleanupMS > 0 {
-		took += tr.Phrasef(" (removing scratch projects %s)", tr.ShortDuration(time.Duration(m.CleanupMS)*time.Millisecond))
+		took += tr.Phrasef(" (removing scratch projects %s, %s without)", tr.ShortDuration(time.Duration(m.CleanupMS)*time.Millisecond),
+			tr.ShortDuration(time.Duration(m.DurationMS-m.CleanupMS)*time.Millisecond))
 	}
 	b.WriteString(took + "\n")
 	if r.Err != "" {
