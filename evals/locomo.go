@@ -340,11 +340,11 @@ type Score struct {
 
 // BenchmarkDetail is the result of one conversation.
 type BenchmarkDetail struct {
-	Conversation string                `json:"conversation"`
-	Turns        int                   `json:"turns"`
-	Questions    int                   `json:"questions"`
-	NoEvidence   int                   `json:"no_evidence"`
-	BadEvidence  int                   `json:"bad_evidence"`
+	Conversation string `json:"conversation"`
+	Turns        int    `json:"turns"`
+	Questions    int    `json:"questions"`
+	NoEvidence   int    `json:"no_evidence"`
+	BadEvidence  int    `json:"bad_evidence"`
 	// LongMemEval: answer turns dated after their question (left out of
 	// its memory), and abstention questions (measured apart).
 	LateEvidence int                   `json:"late_evidence,omitempty"`
