@@ -296,3 +296,52 @@ func TestLongMemEvalFile(t *testing.T) {
 	}
 	t.Logf("\n%s", rep)
 }
+
+// TestLongMemEvalUpload: an uploaded LongMemEval file is kept beside its
+// suite, whose body names it and lists its questions; a run reads it back,
+// and a run queued before the file was replaced fails rather than measure
+// another file.
+func TestLongMemEvalUpload(t *testing.T) {
+	ctx := context.Background()
+	body, err := os.ReadFile(lmeSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := MustOpenStore(t)
+	row, err := evals.Upload(ctx, st, "sample.json.gz", gzipped(t, body), "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(row.Body, "stored: sha256:") || strings.Contains(row.Body, "beagle") {
+		t.Fatalf("the suite body holds the file or does not name it:\n%s", row.Body)
+	}
+	if info := evals.Describe(row); info.Cases != 4 || info.Format != evals.FormatLongMemEval {
+		t.Fatalf("suite = %+v", info)
+	}
+	stale, err := evals.Enqueue(ctx, st, row.ID, "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same name, another file: the queued run must not read it.
+	changed := bytes.Replace(body, []byte("beagle"), []byte("poodle"), -1)
+	if _, err := evals.Upload(ctx, st, "sample.json", changed, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := evals.Enqueue(ctx, st, row.ID, "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	startRunner(t, newTestRunner(st, benchServices(st)))
+	got := waitRun(t, st, stale.ID, "failed", func(r *evals.RunRow) bool { return r.Status == evals.RunFailed })
+	if !strings.Contains(got.Error, "changed after the run was queued") {
+		t.Fatalf("stale run error = %q", got.Error)
+	}
+	waitRun(t, st, fresh.ID, "done", func(r *evals.RunRow) bool { return r.Status == evals.RunDone })
+	res, err := st.FindEvalResults(ctx, fresh.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) == 0 {
+		t.Fatal("the run of the stored file has no results")
+	}
+}
