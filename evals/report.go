@@ -425,14 +425,24 @@ func writeBenchmarkText(b *strings.Builder, t *BenchmarkTable, tr Translator) {
 	writeMetricRows(b, t.K, t.Rows, tr)
 	b.WriteString(tr.Phrasef("session level (relevant: the answer sessions)") + "\n")
 	writeMetricRows(b, t.K, t.SessionRows, tr)
+	for _, n := range BenchmarkNotes(t, tr) {
+		b.WriteString("  " + n + "\n")
+	}
+}
+
+// BenchmarkNotes are the lines a LongMemEval table adds below its tables:
+// the knowledge-update and the abstention rows, in tr's language.
+func BenchmarkNotes(t *BenchmarkTable, tr Translator) []string {
+	var out []string
 	for _, row := range t.NewestFirst {
-		b.WriteString("  " + tr.Phrasef("knowledge updates, newest answer session above the older ones: %s %.3f of %d",
-			tr.Enum("eval_retriever", row.Retriever), row.Share, row.Questions) + "\n")
+		out = append(out, tr.Phrasef("knowledge updates, newest answer session above the older ones: %s %.3f of %d",
+			tr.Enum("eval_retriever", row.Retriever), row.Share, row.Questions))
 	}
 	for _, row := range t.Abstention {
-		b.WriteString("  " + tr.Phrasef("abstention (no answer in the haystack): %s %d questions, %.1f results, a session they draw on in the first 10 sessions %.3f",
-			tr.Enum("eval_retriever", row.Retriever), row.Questions, row.Returned, row.Sessions) + "\n")
+		out = append(out, tr.Phrasef("abstention (no answer in the haystack): %s %d questions, %.1f results, a session they draw on in the first 10 sessions %.3f",
+			tr.Enum("eval_retriever", row.Retriever), row.Questions, row.Returned, row.Sessions))
 	}
+	return out
 }
 
 // writeMetricRows writes a benchmark table: a header, then each
