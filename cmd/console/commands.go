@@ -82,6 +82,9 @@ func (e *cmdEnv) user(args []string) error {
 			fs.Usage()
 			return e.fail("user add needs exactly one NAME")
 		}
+		if err := app.ValidUsername(pos[0]); err != nil {
+			return errors.New(e.loc.ErrorMessage(err))
+		}
 		a := &governance.Account{Username: pos[0], IsAdmin: *admin}
 		if *reviewer != "" {
 			p, err := st.FindProjectBySlug(e.ctx, *reviewer)
@@ -230,11 +233,17 @@ func (e *cmdEnv) importEvents(args []string) error {
 	}
 	e.say(e.stdout, "Imported %d event(s) into %s from %s (%s); skipped %d already present, %d line(s) ignored on purpose.",
 		res.Inserted, p.Slug, pos[0], res.Format, res.Skipped, res.Ignored)
+	if res.Cleaned > 0 {
+		e.say(e.stdout, "Read terminal control sequences in %d event(s): the text kept is what the terminal showed.", res.Cleaned)
+	}
 	if res.MalformedCount > 0 {
 		e.say(e.stdout, "Skipped %d malformed line(s):", res.MalformedCount)
 		for _, l := range res.Malformed {
 			e.say(e.stdout, "  line %d: %s", l.Line, e.phrases(l.Problems))
 		}
+	}
+	if res.Clipped > 0 {
+		e.say(e.stdout, "%d text(s) longer than %d KiB were cut to it: line(s) %s", res.Clipped, governance.MaxEventTextBytes>>10, transcript.LineList(res.ClippedLines))
 	}
 	return nil
 }
@@ -271,18 +280,24 @@ func seedProject(path string, format transcript.Format) string {
 // sync runs "console sync --project P --to DIR": it writes the project's
 // approved memory into the files the agents read (AGENTS.md, CLAUDE.md,
 // .claude/rules/<topic>.md, MEMORY.md and USER.md), each inside a managed
-// block; what surrounds the block is kept byte for byte.
+// block; what surrounds the block is kept byte for byte. Its active
+// skills go to .claude/skills (or --skills-dir) as managed folders.
 func (e *cmdEnv) sync(args []string) error {
-	fs, cfg, envErr := e.flags("sync", "sync --project SLUG --to DIR [--subject ID]")
+	fs, cfg, envErr := e.flags("sync", "sync --project SLUG --to DIR [--subject ID] [--skills-dir DIR|none] [--skills-layout claude|codex|hermes]")
 	project := fs.String("project", "", "project slug (required)")
 	to := fs.String("to", "", "directory to write into, usually the repository root (required)")
 	subject := fs.String("subject", "", "also write this subject's memories (USER.md and the agent files)")
+	skillsDir := fs.String("skills-dir", "", "where to write the active skills (default: the layout's folder under --to; none: write no skills)")
+	skillsLayout := fs.String("skills-layout", "claude", "layout of the skills folder: claude, codex or hermes")
 	if _, err := e.parse(fs, cfg, envErr, args); err != nil {
 		return err
 	}
 	if *project == "" || *to == "" {
 		fs.Usage()
 		return e.fail("sync needs --project and --to")
+	}
+	if _, err := transcript.ParseSkillLayout(*skillsLayout); err != nil {
+		return e.fail("unknown skills layout %q (want claude, codex or hermes)", *skillsLayout)
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
@@ -310,7 +325,7 @@ func (e *cmdEnv) sync(args []string) error {
 			e.say(e.stdout, "  did not fit: rule %d (%d characters)", o.RuleID, o.Runes)
 		}
 	}
-	return nil
+	return e.syncSkills(m, *project, *to, *skillsDir, *skillsLayout)
 }
 
 // writeManaged puts block inside the managed block of the file at path,
@@ -465,31 +480,54 @@ func (e *cmdEnv) heartbeat(args []string) error {
 	return err
 }
 
-// audit runs "console audit verify".
+// audit runs "console audit verify [--expect-head ROWS:HASH]" and
+// "console audit head".
 func (e *cmdEnv) audit(args []string) error {
-	fs, cfg, envErr := e.flags("audit", "audit verify")
+	fs, cfg, envErr := e.flags("audit", "audit verify [--expect-head ROWS:HASH] | audit head")
+	expect := fs.String("expect-head", "", "a head printed or logged before (rows:hash): verify fails unless the chain still holds it as it was")
 	pos, err := e.parse(fs, cfg, envErr, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || pos[0] != "verify" {
+	if len(pos) != 1 || pos[0] != "verify" && pos[0] != "head" {
 		fs.Usage()
-		return e.fail("audit needs the verify command")
+		return e.fail("audit needs the verify or head command")
+	}
+	var want *governance.AuditHead
+	if *expect != "" {
+		h, err := governance.ParseAuditHead(*expect)
+		if err != nil {
+			return errors.New(e.loc.ErrorMessage(err))
+		}
+		want = &h
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	v, err := m.App.AuditLog.Verify(e.ctx, cliActor)
+	if pos[0] == "head" {
+		head, err := m.App.AuditLog.Head(e.ctx, cliActor)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, head.String())
+		return nil
+	}
+	v, err := m.App.AuditLog.VerifyHead(e.ctx, cliActor, want)
 	if err != nil {
 		return err
 	}
 	if !v.OK {
-		e.say(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).", v.BadID, v.Problem, v.Rows)
+		if v.BadID == 0 {
+			e.say(e.stdout, "Audit chain BROKEN: %s.", e.loc.Phrase(v.Problem))
+		} else {
+			e.say(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).", v.BadID, e.loc.Phrase(v.Problem), v.Rows)
+		}
 		return errSilent
 	}
 	e.say(e.stdout, "Audit chain verified: %d rows, intact.", v.Rows)
+	e.say(e.stdout, "Head: %s", v.Head.String())
 	return nil
 }
 
