@@ -13,7 +13,7 @@ import (
 // its top-level alternatives (pieces), and from each piece the literal
 // strings are extracted that every match must contain: for a concatenation
 // several sets, one member of each of which must occur. All these literals
-// (and the hand-written hints of each rule) are compiled into one
+// (and the rules' hints derived from them) are compiled into one
 // Aho–Corasick automaton, which reads a text once, folding ASCII case, and
 // marks which literals it holds. A piece whose literals are not all there
 // cannot match and is skipped, so a text pays only for the few expressions
