@@ -71,6 +71,13 @@ type GateResult struct {
 	// Text is the text to write: the input unchanged, or with each
 	// credential replaced by "[REDACTED:<pattern>]".
 	Text string
+	// LowRisk names the class of the low-risk set the text was placed in
+	// (the form or content of the agent's own answers and plans: language,
+	// length, format…, or a protective rule), "" when it is outside it. A
+	// text with any finding is outside it. Only a statement placed in the
+	// set may become active without a reviewer (auto-activation is
+	// default-deny).
+	LowRisk string
 }
 
 // Blocked reports whether the text must not be written.

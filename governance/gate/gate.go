@@ -41,6 +41,11 @@ func Scan(text string) governance.GateResult {
 			n.payloads = append(n.payloads, hid2.payloads...)
 		}
 	}
+	encoded := len(views) > 1 && (strings.Contains(views[1].encoding, "base64") || strings.Contains(views[1].encoding, "hex"))
+	if rv, ok := readingView(&n.view); ok {
+		views = append(views, &rv)
+		encoded = encoded || strings.Contains(rv.encoding, "rot13")
+	}
 	for i := range n.payloads {
 		p := &n.payloads[i]
 		views = append(views, p)
@@ -104,6 +109,27 @@ func Scan(text string) governance.GateResult {
 	}
 	for _, sp := range secrets {
 		add(governance.GateCredentials, sp.pattern, sp.matchLo, sp.matchHi, true)
+	}
+	for _, f := range res.Findings {
+		if f.Category == governance.GateAuthority && (f.Pattern == "url" || f.Pattern == "email" || f.Pattern == "destination") {
+			if la, ok := lookalikeFinding(text, f.Start, f.End); ok && !seen[la.Pattern] {
+				seen[la.Pattern] = true
+				res.Findings = append(res.Findings, la)
+			}
+		}
+	}
+	if encoded {
+		// Text a reader cannot read, whatever it says, is for a reviewer.
+		lo, hi := encodedSpan(&n.view)
+		add(governance.GateAuthority, "encoded_text", lo, hi, false)
+	}
+	if prot := protectiveSpans(&n.view, lits[0]); len(prot) > 0 {
+		res.Findings = outsideSpans(res.Findings, prot)
+		if len(res.Findings) == 0 {
+			res.LowRisk = ProtectiveClass
+		}
+	} else if len(res.Findings) == 0 {
+		res.LowRisk = placeLowRisk(n.view.text, lits[0])
 	}
 	sort.SliceStable(res.Findings, func(i, j int) bool {
 		return classRank(res.Findings[i].Category) < classRank(res.Findings[j].Category)

@@ -96,6 +96,29 @@ var gateWhyText = map[string]string{
 	"url":                           "It contains a URL: a reviewer must approve it before any agent uses it.",
 	"email":                         "It contains an e-mail address: a reviewer must approve it before any agent uses it.",
 	"shell_command":                 "It contains a shell command: a reviewer must approve it before any agent uses it.",
+
+	// What the reading view read back (reading.go).
+	"pinyin":         "It spells Chinese words in pinyin; read as Chinese, it is what the gate flagged.",
+	"rot13":          "It is written in ROT13; read back, it is what the gate flagged.",
+	"leetspeak":      "It writes digits or symbols for letters; read as letters, it is what the gate flagged.",
+	"spaced_letters": "It spaces out letters or characters; read together, they are what the gate flagged.",
+
+	// Risk features (patterns/risk.txt): never blocking, always a reviewer.
+	"destination":          "It names a place data could go (an address, domain, path, drive, channel or account): a reviewer must approve it before any agent uses it.",
+	"phone_number":         "It holds a telephone number: a reviewer must approve it before any agent uses it.",
+	"account_number":       "It holds an account or card number: a reviewer must approve it before any agent uses it.",
+	"lookalike_domain":     "It names a domain spelled with look-alike letters of another script, which imitates a real one: a reviewer must approve it before any agent uses it.",
+	"data_movement":        "It moves data somewhere (sends, uploads, exports, forwards, copies or shares it): a reviewer must approve it before any agent uses it.",
+	"personal_data":        "It touches personal or confidential data (salaries, ID numbers, health records, contacts, conversations): a reviewer must approve it before any agent uses it.",
+	"identity":             "It changes who the agent is, whom it obeys or whose words count as the user's: a reviewer must approve it before any agent uses it.",
+	"check_relaxed":        "It relaxes a check (an approval, review, test, verification, confirmation or warning): a reviewer must approve it before any agent uses it.",
+	"concealment":          "It keeps what the agent does from the user or others: a reviewer must approve it before any agent uses it.",
+	"content_instructions": "It has the agent act on instructions found in content (pages, documents, tool output, comments): a reviewer must approve it before any agent uses it.",
+	"agent_rules":          "It is about the agent's own rules or instructions, not the form of its answers: a reviewer must approve it before any agent uses it.",
+	"code":                 "It holds code, a command, a tool call or JSON: a reviewer must approve it before any agent uses it.",
+	"money":                "It moves or spends money (payments, transfers, refunds, purchases): a reviewer must approve it before any agent uses it.",
+	"other_people":         "It sets a rule for other people, not for the user who said it: a reviewer must approve it before any agent uses it.",
+	"encoded_text":         "It holds encoded text a reader cannot read: a reviewer must approve it before any agent uses it.",
 }
 
 func gateWhy(category, pattern string) string {

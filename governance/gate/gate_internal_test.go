@@ -164,7 +164,8 @@ func TestGatePiecesAnchored(t *testing.T) {
 	}
 	t.Logf("%d pieces have lead literals; %d anchored searches compared", leads, tried)
 	for _, r := range gateRules {
-		if len(r.hints) == 0 {
+		inRuns := !slices.ContainsFunc(r.pieces, func(p gatePiece) bool { return p.runs == nil })
+		if len(r.hints) == 0 && !inRuns {
 			t.Errorf("rule %s has no hints: every text pays for its expression", r.pattern)
 		}
 	}

@@ -751,6 +751,21 @@ var addressRun = &runWindow{
 	marked: func(run string) bool { return strings.IndexByte(run, '@') >= 0 },
 }
 
+// numberRun: digits with the separators of a telephone or card number,
+// seven digits or more.
+var numberRun = &runWindow{
+	in: func(c byte) bool { return '0' <= c && c <= '9' || c == ' ' || c == '-' || c == '.' || c == '+' || c == '(' || c == ')' },
+	marked: func(run string) bool {
+		n := 0
+		for i := 0; i < len(run); i++ {
+			if '0' <= run[i] && run[i] <= '9' {
+				n++
+			}
+		}
+		return n >= 7
+	},
+}
+
 func isWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }

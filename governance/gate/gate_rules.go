@@ -130,28 +130,23 @@ func carriesInstructions(s string, loc []int) bool {
 
 func init() {
 	x := &literalIndex{ids: map[string]int32{}}
+	all := make([]*gateRule, 0, len(gateRules)+len(lowRiskClasses)+1)
 	for i := range gateRules {
-		r := &gateRules[i]
+		all = append(all, &gateRules[i])
+	}
+	for i := range lowRiskClasses {
+		all = append(all, &lowRiskClasses[i].rule)
+	}
+	all = append(all, &protectiveRule)
+	for _, r := range all {
 		r.hints = derivedHints(r.pieces)
 		r.hintIDs = x.idSet(r.hints)
-		for j := range r.pieces {
-			p := &r.pieces[j]
-			for _, set := range p.need {
-				p.ids = append(p.ids, x.idSet(set))
-			}
-			p.leadIDs = x.idSet(p.lead)
-		}
+		indexPieces(x, r.pieces)
 	}
-	for i := range payloadWords {
-		p := &payloadWords[i]
-		for _, set := range p.need {
-			p.ids = append(p.ids, x.idSet(set))
-		}
-		p.leadIDs = x.idSet(p.lead)
-	}
+	indexPieces(x, payloadWords)
 	x.build()
-	for i := range gateRules {
-		for _, p := range gateRules[i].pieces {
+	for _, r := range all {
+		for _, p := range r.pieces {
 			x.markLead(p.leadIDs)
 		}
 	}
@@ -159,6 +154,17 @@ func init() {
 		x.markLead(p.leadIDs)
 	}
 	gateIndex = x
+}
+
+// indexPieces gives the pieces' literals their ids in x.
+func indexPieces(x *literalIndex, pieces []gatePiece) {
+	for j := range pieces {
+		p := &pieces[j]
+		for _, set := range p.need {
+			p.ids = append(p.ids, x.idSet(set))
+		}
+		p.leadIDs = x.idSet(p.lead)
+	}
 }
 
 // derivedHints returns literals of which every match of the pieces holds

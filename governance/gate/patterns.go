@@ -66,6 +66,8 @@ type patternSet struct {
 // their findings are reported, in this order within a risk class.
 var patternFileOrder = []string{"defines.txt", "words.txt", "block.txt", "credentials.txt", "authority.txt", "risk.txt", "lowrisk.txt"}
 
+// pinyin.txt is read by reading.go; its lines are pairs, not expressions.
+
 func loadPatterns() *patternSet {
 	set := &patternSet{defs: map[string]string{}}
 	for _, name := range patternFileOrder {
@@ -173,10 +175,14 @@ var acceptFuncs = map[string]func(string, []int) bool{
 	"plausibleSecret":     plausibleSecret,
 	"notPlaceholder":      notPlaceholder,
 	"notAfterAt":          notAfterAt,
+	"notIdiom":            notIdiom,
+	"phoneShaped":         phoneShaped,
+	"accountShaped":       accountShaped,
+	"highEntropy":         highEntropy,
 }
 
 // runWindows are the runs a rule's runs= option names.
-var runWindows = map[string]*runWindow{"host": hostRun, "address": addressRun}
+var runWindows = map[string]*runWindow{"host": hostRun, "address": addressRun, "number": numberRun}
 
 // loadRules builds the gate's rules from the pattern files: == rule
 // CATEGORY PATTERN and == secret PATTERN blocks.
