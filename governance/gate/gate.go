@@ -41,10 +41,8 @@ func Scan(text string) governance.GateResult {
 			n.payloads = append(n.payloads, hid2.payloads...)
 		}
 	}
-	encoded := len(views) > 1 && (strings.Contains(views[1].encoding, "base64") || strings.Contains(views[1].encoding, "hex"))
 	if rv, ok := readingView(&n.view); ok {
 		views = append(views, &rv)
-		encoded = encoded || strings.Contains(rv.encoding, "rot13")
 	}
 	for i := range n.payloads {
 		p := &n.payloads[i]
@@ -93,7 +91,9 @@ func Scan(text string) governance.GateResult {
 	for i, v := range views {
 		for j := range gateRules {
 			r := &gateRules[j]
-			if r.secret || seen[r.pattern] || !r.mayMatch(lits[i]) {
+			if r.secret || seen[r.pattern] || i > 0 && r.category == governance.GateAuthority || r.feature && res.Blocked() || !r.mayMatch(lits[i]) {
+				// Risk features are read in the text as written: text that
+				// had to be decoded or read back is one (encoded_text).
 				continue
 			}
 			loc := r.find(v.text, lits[i])
@@ -118,8 +118,9 @@ func Scan(text string) governance.GateResult {
 			}
 		}
 	}
-	if encoded {
-		// Text a reader cannot read, whatever it says, is for a reviewer.
+	if len(views) > 1 {
+		// Text a reader cannot read as written, whatever it says, is for
+		// a reviewer.
 		lo, hi := encodedSpan(&n.view)
 		add(governance.GateAuthority, "encoded_text", lo, hi, false)
 	}

@@ -30,7 +30,40 @@ func notNegated(s string, loc []int) bool {
 	for start > 0 && start < len(s) && s[start]&0xC0 == 0x80 {
 		start--
 	}
-	return !negationBefore.MatchString(s[start:loc[0]])
+	before := s[start:loc[0]]
+	return !mayNegate(before) || !negationBefore.MatchString(before)
+}
+
+// negationWords are literals one of which every negation_before phrasing
+// holds (derived from it, like the prefilter's hints); a text without
+// them skips the expression.
+var negationWords = derivedHints(splitPieces(patterns.exprOf("negation_before")))
+
+func mayNegate(s string) bool {
+	for _, w := range negationWords {
+		if w != "" && w[0] < 0x80 {
+			if containsFold(s, w) {
+				return true
+			}
+		} else if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds the lower-case ASCII word w in any case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for j < len(w) && s[i+j]|0x20 == w[j] || j < len(w) && s[i+j] == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // payloadWords mark a persistence hook that runs something fetched or
@@ -118,7 +151,7 @@ var gateWhyText = map[string]string{
 	"code":                 "It holds code, a command, a tool call or JSON: a reviewer must approve it before any agent uses it.",
 	"money":                "It moves or spends money (payments, transfers, refunds, purchases): a reviewer must approve it before any agent uses it.",
 	"other_people":         "It sets a rule for other people, not for the user who said it: a reviewer must approve it before any agent uses it.",
-	"encoded_text":         "It holds encoded text a reader cannot read: a reviewer must approve it before any agent uses it.",
+	"encoded_text":         "It holds text a reader cannot read as written (encoded, spaced out, in pinyin, digits for letters): a reviewer must approve it before any agent uses it.",
 }
 
 func gateWhy(category, pattern string) string {

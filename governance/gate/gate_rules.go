@@ -27,9 +27,12 @@ type gateRule struct {
 	// hints are lower-case substrings of which every match contains at
 	// least one; a text with none of them skips the expression.
 	hints   []string
-	hintIDs []int32
+	hintIDs literalSet
 	// payload: the rule matches only in a text holding payloadWords.
 	payload bool
+	// feature: a risk feature (patterns/risk.txt), read only in a text
+	// nothing blocks: a blocked statement never becomes active anyway.
+	feature bool
 }
 
 // mayMatch reports whether the text (its literals) holds one of r's hints
@@ -59,7 +62,7 @@ func (r *gateRule) find(s string, lits *scanned) []int {
 		}
 		if p.lead != nil {
 			for _, h := range lits.hits {
-				if slices.Contains(p.leadIDs, h.id) {
+				if p.leadSet.has(h.id) {
 					starts = append(starts, start{h.start, int32(i)})
 				}
 			}
@@ -140,7 +143,7 @@ func init() {
 	all = append(all, &protectiveRule)
 	for _, r := range all {
 		r.hints = derivedHints(r.pieces)
-		r.hintIDs = x.idSet(r.hints)
+		r.hintIDs = newLiteralSet(x.idSet(r.hints))
 		indexPieces(x, r.pieces)
 	}
 	indexPieces(x, payloadWords)
@@ -161,9 +164,10 @@ func indexPieces(x *literalIndex, pieces []gatePiece) {
 	for j := range pieces {
 		p := &pieces[j]
 		for _, set := range p.need {
-			p.ids = append(p.ids, x.idSet(set))
+			p.sets = append(p.sets, newLiteralSet(x.idSet(set)))
 		}
 		p.leadIDs = x.idSet(p.lead)
+		p.leadSet = newLiteralSet(p.leadIDs)
 	}
 }
 

@@ -56,7 +56,7 @@ func LowRiskClasses() []string {
 // protective rules in view v (lits are its literals).
 func protectiveSpans(v *gateView, lits *scanned) [][2]int {
 	r := &protectiveRule
-	if !r.mayMatch(lits) {
+	if !r.mayMatch(lits) || r.find(v.text, lits) == nil {
 		return nil
 	}
 	var out [][2]int

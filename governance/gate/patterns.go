@@ -182,7 +182,7 @@ var acceptFuncs = map[string]func(string, []int) bool{
 }
 
 // runWindows are the runs a rule's runs= option names.
-var runWindows = map[string]*runWindow{"host": hostRun, "address": addressRun, "number": numberRun}
+var runWindows = map[string]*runWindow{"host": hostRun, "address": addressRun, "number": numberRun, "ip": ipRun}
 
 // loadRules builds the gate's rules from the pattern files: == rule
 // CATEGORY PATTERN and == secret PATTERN blocks.
@@ -221,6 +221,7 @@ func loadRules(set *patternSet) []gateRule {
 				panic(fmt.Sprintf("gate patterns %s: unknown option %q", b.where, k))
 			}
 		}
+		r.feature = strings.HasPrefix(b.where, "risk.txt:")
 		rules = append(rules, r)
 	}
 	return rules

@@ -53,14 +53,15 @@ var commonEnglish = func() map[string]bool {
 	return m
 }()
 
-// leet maps digits and symbols written for letters.
-var leet = map[rune]rune{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '@': 'a', '$': 's'}
+// leet maps digits written for letters.
+var leet = map[rune]rune{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b'}
 
 // readingView returns v read back into plain words, and whether anything
 // was read; the view's encoding names what was.
 func readingView(v *gateView) (gateView, bool) {
 	t := v.text
-	if !mayNeedReading(t) {
+	rd := mayNeedReading(t)
+	if !rd.any() {
 		return gateView{}, false
 	}
 	runes := make([]gateRune, 0, len(t))
@@ -70,16 +71,20 @@ func readingView(v *gateView) (gateView, bool) {
 		i += size
 	}
 	var encs []string
-	apply := func(name string, f func([]gateRune) ([]gateRune, bool)) {
+	apply := func(name string, may bool, f func([]gateRune) ([]gateRune, bool)) {
+		if !may {
+			return
+		}
 		if out, ok := f(runes); ok {
 			runes = out
 			encs = append(encs, name)
 		}
 	}
-	apply("pinyin", readPinyin)
-	apply("rot13", readROT13)
-	apply("leetspeak", readLeet)
-	apply("spaced_letters", joinSpaced)
+	apply("pinyin", rd.pinyin, readPinyin)
+	apply("rot13", rd.rot13, readROT13)
+	apply("leetspeak", rd.leet, readLeet)
+	// Pinyin read back may leave Han characters spaced out.
+	apply("spaced_letters", rd.spaced || rd.pinyin, joinSpaced)
 	if len(encs) == 0 {
 		return gateView{}, false
 	}
@@ -101,33 +106,129 @@ func readingView(v *gateView) (gateView, bool) {
 	return out, true
 }
 
-// mayNeedReading is a cheap test for texts the reading view cannot change.
-func mayNeedReading(t string) bool {
-	letters, digits, singles := 0, 0, 0
-	prevSpace := true
-	for i := 0; i < len(t); i++ {
+// readings says which readings may change a text (a cheap test over its
+// bytes; each reading checks for itself).
+type readings struct{ pinyin, rot13, leet, spaced bool }
+
+func (r readings) any() bool { return r.pinyin || r.rot13 || r.leet || r.spaced }
+
+// pinyinPrefixes holds every prefix of two letters or more of a word of
+// pinyinWords: a text without a Latin word among them spells none.
+var pinyinPrefixes = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range pinyinWords {
+		for i := 2; i <= len(k); i++ {
+			m[k[:i]] = true
+		}
+	}
+	return m
+}()
+
+// mayNeedReading returns the readings that may change t: a Latin word
+// that begins a pinyin word; more of the ROT13 images of e t o i (r g b
+// v) than of those letters; a word that mixes letters with digits;
+// single letters or Han characters with a separator between them.
+func mayNeedReading(t string) readings {
+	var rd readings
+	common, rotated := 0, 0
+	var buf [16]byte
+	var pair [32]byte // the word before (prevWord bytes), then this one
+	prevWord := 0
+	hanRun, spacedHan := 0, 0 // Han characters in the run before; Han-separator-Han in a row
+	for i := 0; i < len(t); {
 		c := t[i]
 		switch {
-		case 'a' <= c|0x20 && c|0x20 <= 'z':
-			letters++
-			if prevSpace && (i+1 == len(t) || !('a' <= t[i+1]|0x20 && t[i+1]|0x20 <= 'z')) {
-				singles++
+		case 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9':
+			j := i
+			letters, subs := 0, 0
+			n := 0
+			for j < len(t) && ('a' <= t[j]|0x20 && t[j]|0x20 <= 'z' || '0' <= t[j] && t[j] <= '9') {
+				b := t[j] | 0x20
+				if 'a' <= b && b <= 'z' {
+					letters++
+					switch b {
+					case 'e', 't', 'o', 'i':
+						common++
+					case 'r', 'g', 'b', 'v':
+						rotated++
+					}
+					if n < len(buf) {
+						buf[n] = b
+					}
+					n++
+				} else {
+					subs++
+				}
+				j++
 			}
-		case '0' <= c && c <= '9':
-			digits++
-		case c >= 0x80:
-			// Han text may be spaced out or spelled in pinyin next to it.
-			return true
+			if subs > 0 && leetWord(t[i:j]) {
+				rd.leet = true
+			}
+			word := 0
+			if subs == 0 && n <= len(buf) {
+				word = n
+				if _, ok := pinyinWords[string(buf[:n])]; ok {
+					rd.pinyin = true
+				}
+				if prevWord > 0 && prevWord+n <= len(pair) {
+					copy(pair[prevWord:], buf[:n])
+					if pinyinPrefixes[string(pair[:prevWord+n])] {
+						rd.pinyin = true
+					}
+				}
+				copy(pair[:], buf[:n])
+			}
+			if letters == 1 && subs == 0 && j+2 < len(t) && isSpacer(rune(t[j])) && 'a' <= t[j+1]|0x20 && t[j+1]|0x20 <= 'z' &&
+				(j+2 == len(t) || !('a' <= t[j+2]|0x20 && t[j+2]|0x20 <= 'z')) {
+				rd.spaced = true
+			}
+			prevWord = word
+			if j < len(t) && t[j] != ' ' && t[j] != '-' {
+				prevWord = 0
+			}
+			hanRun, spacedHan = 0, 0
+			i = j
+		case c < 0x80:
+			if c != ' ' && c != '-' {
+				prevWord = 0
+			}
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(t[i:])
+			i += size
+			if isHan(r) {
+				hanRun++
+				continue
+			}
+			if isSpacer(r) && hanRun > 0 && hanRun <= 2 && i < len(t) {
+				if r2, _ := utf8.DecodeRuneInString(t[i:]); isHan(r2) {
+					// A separator between Han characters written one or
+					// two at a time; white space or an interpunct alone.
+					spacedHan++
+					if spacedHan >= 2 || r == '·' || r == '・' || r == '　' {
+						rd.spaced = true
+					}
+					hanRun = 0
+					continue
+				}
+			}
+			hanRun, spacedHan = 0, 0
+			continue
 		}
-		prevSpace = !('a' <= c|0x20 && c|0x20 <= 'z')
+		if c == ' ' && hanRun > 0 && i < len(t) {
+			if r2, _ := utf8.DecodeRuneInString(t[i:]); isHan(r2) {
+				rd.spaced = true
+			}
+		}
 	}
-	return letters >= 8 && (digits > 0 || singles >= 3 || letters >= 16)
+	rd.rot13 = rotated >= 4 && rotated > common
+	return rd
 }
 
-// latinWord is a run [i, j) of runes that are ASCII letters (and, for
-// leetspeak, digits and @ $).
+// isLatin reports whether r is an ASCII letter.
 func isLatin(r rune) bool { return 'a' <= r|0x20 && r|0x20 <= 'z' }
 
+// words returns the runs [i, j) of runes for which in holds.
 func words(rs []gateRune, in func(rune) bool) [][2]int {
 	var out [][2]int
 	for i := 0; i < len(rs); {
@@ -251,21 +352,47 @@ func readROT13(rs []gateRune) ([]gateRune, bool) {
 	return out, true
 }
 
-// readLeet reads digits and @ $ inside words that mix them with letters
+// leetWord reports whether w reads as a word with digits written
+// for letters: four letters or more, at most one substitute for two
+// letters, one of them between two letters or first before letters, and
+// not a hexadecimal number, a version or a unit ("sha256", "v2", "4k").
+func leetWord(w string) bool {
+	letters, subs, inner := 0, 0, false
+	hex := true
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		isL := 'a' <= c|0x20 && c|0x20 <= 'z'
+		if isL {
+			letters++
+			if !('a' <= c|0x20 && c|0x20 <= 'f') {
+				hex = false
+			}
+			continue
+		}
+		if _, ok := leet[rune(c)]; !ok {
+			return false
+		}
+		subs++
+		next := i+1 < len(w) && 'a' <= w[i+1]|0x20 && w[i+1]|0x20 <= 'z'
+		prev := i > 0 && 'a' <= w[i-1]|0x20 && w[i-1]|0x20 <= 'z'
+		if next && (prev || i == 0) {
+			inner = true
+		}
+	}
+	return letters >= 4 && subs > 0 && 2*subs <= letters && inner && !hex
+}
+
+// readLeet reads digits inside words that mix them with letters
 // as the letters they stand for ("1gn0re" → "ignore").
 func readLeet(rs []gateRune) ([]gateRune, bool) {
 	in := func(r rune) bool { _, ok := leet[r]; return isLatin(r) || ok }
 	out, changed := rs, false
 	for _, w := range words(rs, in) {
-		letters, subs := 0, 0
+		var b strings.Builder
 		for _, gr := range rs[w[0]:w[1]] {
-			if isLatin(gr.r) {
-				letters++
-			} else {
-				subs++
-			}
+			b.WriteRune(gr.r)
 		}
-		if letters < 2 || subs == 0 || subs > letters {
+		if !leetWord(b.String()) {
 			continue
 		}
 		if !changed {
