@@ -760,7 +760,9 @@ var addressRun = &runWindow{
 // numberRun: digits with the separators of a telephone or card number,
 // seven digits or more.
 var numberRun = &runWindow{
-	in: func(c byte) bool { return '0' <= c && c <= '9' || c == ' ' || c == '-' || c == '.' || c == '+' || c == '(' || c == ')' },
+	in: func(c byte) bool {
+		return '0' <= c && c <= '9' || c == ' ' || c == '-' || c == '.' || c == '+' || c == '(' || c == ')'
+	},
 	marked: func(run string) bool {
 		n := 0
 		for i := 0; i < len(run); i++ {
