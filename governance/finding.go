@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -30,10 +31,14 @@ const (
 	GateEncodedPayload = "encoded_payload"
 	// GatePathTraversal: climbing out of a directory towards system files.
 	GatePathTraversal = "path_traversal"
-	// GateAuthority: a URL, an e-mail address, a shell command, a secret,
-	// a safety check turned off or outside text given precedence. It does
-	// not block, but a statement with it is never activated without a
-	// reviewer.
+	// GateAuthority: a risk feature — a destination (URL, domain, e-mail,
+	// IP, telephone or account number, path, channel), data movement,
+	// credentials or personal data, identity or authority, a check
+	// relaxed, concealment, instructions taken from content, code, money,
+	// a rule for other people, text that had to be decoded. It does not
+	// block, but a statement with it is outside the low-risk set: it is
+	// never activated without a reviewer, and repetition by one person
+	// counts once.
 	GateAuthority = "authority"
 )
 
@@ -44,7 +49,8 @@ var GateClasses = []string{
 }
 
 // GateCategories lists every category a finding may carry: the blocking
-// classes, then authority (which only sends a statement to a reviewer).
+// classes, then authority (the risk features, which only send a statement
+// to a reviewer).
 var GateCategories = append(slices.Clone(GateClasses), GateAuthority)
 
 // Blocks reports whether the finding stops the statement from being
@@ -54,15 +60,56 @@ func (f Finding) Blocks() bool {
 	return f.Category != GateAuthority && !f.Redacted
 }
 
-// TouchesAuthority reports whether findings mark a statement that a
-// reviewer must see before it becomes active: any finding at all, a
-// redacted credential, URL, e-mail address or shell command included.
-func TouchesAuthority(findings []Finding) bool { return len(findings) > 0 }
+// Classifier reads one text for the write gate: what it finds (spans and a
+// sentence for the reviewer), the text to keep (credentials masked) and
+// whether the text is placed in the low-risk set. It is the one seam every
+// reader of the gate goes through — consolidation, recall, agent-facing
+// text, imports, reviewer edits — so the domain imports no engine. It fails
+// closed: on an error the caller treats the text as blocked (a beat fails
+// and leaves its checkpoint, an edit or an import is refused, a recalled
+// item is withheld).
+type Classifier interface {
+	Classify(ctx context.Context, text string) (GateResult, error)
+}
 
-// ScanFunc runs the write gate over one text (gate.Scan). The domain's
-// checks that must gate a text (a reviewer's edit, an imported export) take
-// it as a value, so the domain imports no engine.
-type ScanFunc func(text string) GateResult
+// ClassifierFunc adapts a function to Classifier.
+type ClassifierFunc func(ctx context.Context, text string) (GateResult, error)
+
+// Classify calls f.
+func (f ClassifierFunc) Classify(ctx context.Context, text string) (GateResult, error) {
+	return f(ctx, text)
+}
+
+// Beside returns a classifier that runs first, then each of more on the
+// text first keeps (so none of them sees a credential first masked): a
+// finding from any of them counts, the text is placed in the low-risk set
+// only when every one of them places it there, and an error from any is
+// the error of the whole.
+func Beside(first Classifier, more ...Classifier) Classifier {
+	if len(more) == 0 {
+		return first
+	}
+	return ClassifierFunc(func(ctx context.Context, text string) (GateResult, error) {
+		res, err := first.Classify(ctx, text)
+		if err != nil {
+			return GateResult{}, err
+		}
+		for _, c := range more {
+			r, err := c.Classify(ctx, res.Text)
+			if err != nil {
+				return GateResult{}, err
+			}
+			res.Findings = append(res.Findings, r.Findings...)
+			if r.LowRisk == "" {
+				res.LowRisk = ""
+			}
+		}
+		if len(res.Findings) > 0 {
+			res.LowRisk = ""
+		}
+		return res, nil
+	})
+}
 
 // GateResult is what the write gate found in one text.
 type GateResult struct {

@@ -32,13 +32,20 @@ type Decision struct {
 	// Why says in plain words why the group is held or blocked, or how it qualified.
 	Why string
 	// Sessions is the number of distinct sessions among trusted evidence
-	// (for a statement that touches authority: of distinct subjects).
+	// (outside the low-risk set: of distinct subjects).
 	Sessions int
-	// Review: the statement touches authority (a write-gate finding, a URL,
-	// an e-mail address, a shell command or a credential); a proposal waits
-	// for a reviewer even in an auto-activate project.
+	// Review: a proposal waits for a reviewer even in an auto-activate
+	// project — its statement is outside the low-risk set, or it holds
+	// for the whole project and only one person supports it.
 	Review bool
 }
+
+// Why sentences of Decide that a proposal's reason ends with when it
+// waits for a reviewer.
+const (
+	WhyOutsideLowRisk = " It is outside the low-risk set (how the agent words, formats, orders or plans its own answers), so a reviewer must approve it."
+	WhyProjectWide    = " It holds for the whole project and only one person supports it, so a reviewer must approve it."
+)
 
 // Decide applies the promotion channels (docs/ARCHITECTURE.md) to a merged group of
 // candidates, given the events that support them. Code, not the model,
@@ -52,12 +59,15 @@ type Decision struct {
 // A group whose evidence is only external content is blocked, and so is one
 // whose statement the write gate blocks. Otherwise it is held.
 //
-// A group whose statement touches authority (any member carries a gate
-// finding: a URL, e-mail address, shell command or redacted credential) is
-// never promoted on repetition by one person: for it, channel 1 counts
-// distinct subjects, not sessions, so one actor saying it in three sessions
-// is one actor. Whatever channel qualifies it, the decision asks for a
-// reviewer (Review), so it is never activated automatically.
+// Activation without a reviewer is default-deny (docs/gate.md): a
+// proposal may become active in an auto-activate project only when every
+// member was placed in the low-risk set by the classifier (Candidate.LowRisk)
+// and carries no finding. Outside that set, repetition by one person is
+// one person — channel 1 counts distinct subjects, not sessions — and
+// whatever channel qualifies the group, it waits for a reviewer (Review).
+// A rule for the whole project (not one user's preference) waits for a
+// reviewer too unless two subjects or more support it, or a failed tool
+// check does.
 func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding) Decision {
 	if len(gateBlocked) > 0 {
 		cats := map[string]bool{}
@@ -75,14 +85,14 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	var trusted, external int
 	failed := false
 	durable := false
-	authority := false
-	typ := TypeFact
+	lowRisk := len(members) > 0
+	typ, subject := TypeFact, ""
 	for i, c := range members {
 		if i == 0 {
-			typ = c.Type
+			typ, subject = c.Type, c.SubjectID
 		}
 		durable = durable || c.Durable
-		authority = authority || TouchesAuthority(c.Findings)
+		lowRisk = lowRisk && c.LowRisk != "" && len(c.Findings) == 0
 		for _, seq := range c.EvidenceSeqs {
 			e := events[seq]
 			if e == nil {
@@ -100,9 +110,9 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 			}
 		}
 	}
-	d := Decision{Sessions: len(sessions), Review: authority}
-	if authority {
-		// One actor repeating a statement that touches authority counts once.
+	d := Decision{Sessions: len(sessions)}
+	if !lowRisk {
+		// Outside the low-risk set one person repeating it counts once.
 		d.Sessions = min(len(sessions), len(subjects))
 	}
 	switch {
@@ -110,7 +120,7 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 		d.Status, d.Why = CandidateBlocked, "Only external (untrusted) content supports it; a reviewer must decide."
 	case trusted == 0:
 		d.Status, d.Why = CandidateHeld, "No supporting events remain."
-	case d.Sessions >= 2 && authority:
+	case d.Sessions >= 2 && !lowRisk:
 		d.Status, d.Reason = CandidateProposed, ReasonRepeated
 		d.Why = fmt.Sprintf("Said by %d different people.", d.Sessions)
 	case d.Sessions >= 2:
@@ -122,16 +132,23 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	case typ == TypePreference && durable:
 		d.Status, d.Reason = CandidateProposed, ReasonExplicit
 		d.Why = "The user said it holds from now on."
-	case authority && len(sessions) >= 2:
+	case !lowRisk && len(sessions) >= 2:
 		d.Status = CandidateHeld
-		d.Why = fmt.Sprintf("Touches authority (a URL, e-mail address, command or credential) and only one person said it, "+
-			"in %d sessions: repetition by one actor counts once.", len(sessions))
+		d.Why = fmt.Sprintf("Outside the low-risk set and only one person said it, in %d sessions: "+
+			"repetition by one person counts once.", len(sessions))
 	default:
 		d.Status = CandidateHeld
 		d.Why = "Insufficient evidence: one session, no failed tool check, no explicit \"from now on\"."
 	}
-	if d.Review && d.Status == CandidateProposed {
-		d.Why += " It touches authority (a URL, e-mail address, command or credential), so a reviewer must approve it."
+	projectWide := typ != TypePreference || subject == ""
+	switch {
+	case d.Status != CandidateProposed:
+	case !lowRisk:
+		d.Review = true
+		d.Why += WhyOutsideLowRisk
+	case projectWide && len(subjects) < 2 && !failed:
+		d.Review = true
+		d.Why += WhyProjectWide
 	}
 	return d
 }

@@ -703,6 +703,6 @@ func TestHoldKeepsEvidenceWeb(t *testing.T) {
 func demoHeartbeat(s *store.Store) *consolidate.Heartbeat {
 	m := heuristic.NewMerger()
 	return &consolidate.Heartbeat{Store: s, Idle: 30 * time.Minute, Consolidator: &consolidate.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: gate.GateText,
+		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Classifier: gate.Patterns,
 	}}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/consolidate"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // quotingExtractor summarises a session by quoting its one statement.
@@ -48,7 +49,7 @@ func TestPlanDropsForgottenStatements(t *testing.T) {
 		}},
 		Suppressed: governance.Suppressions{"u1": {governance.Fingerprint(secret): true}},
 	}
-	c := &consolidate.Consolidator{Extractor: quotingExtractor{secret}, Merger: singletons{}}
+	c := consolidate.New(gate.Patterns, quotingExtractor{secret}, singletons{})
 	plan, err := c.Plan(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)

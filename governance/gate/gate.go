@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,12 +12,16 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// GateText scans text and returns the text to keep, the findings and whether
-// the write is blocked; it fits the heartbeat's GateFunc.
-func GateText(text string) (string, []governance.Finding, bool) {
-	r := Scan(text)
-	return r.Text, r.Findings, r.Blocked()
-}
+// Patterns is the write gate as a classifier (governance.Classifier): the
+// patterns, the risk features and the low-risk set of patterns/*.txt. It
+// is the default classifier of every caller; it fails only when ctx is
+// done.
+var Patterns governance.Classifier = governance.ClassifierFunc(func(ctx context.Context, text string) (governance.GateResult, error) {
+	if err := ctx.Err(); err != nil {
+		return governance.GateResult{}, err
+	}
+	return Scan(text), nil
+})
 
 // Scan runs the write gate over one text. The text is normalised first
 // (see normalise): invisible characters are removed and each kind reported,

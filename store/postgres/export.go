@@ -57,7 +57,11 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			}
 			e.Seq, e.Project, e.IngestedAt = 0, "", time.Time{}
 			stats.Events++
-			return enc.Encode(governance.ExportEventRecord(e, gate.Scan))
+			rec, err := governance.ExportEventRecord(ctx, e, gate.Patterns)
+			if err != nil {
+				return err
+			}
+			return enc.Encode(rec)
 		}); err != nil {
 		return nil, fmt.Errorf("postgres: export events: %w", err)
 	}
@@ -194,7 +198,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 // checkpoint. A project with the slug must not exist yet (ECONFLICT). A bad
 // line rejects the whole file with an *governance.ImportError naming it.
 func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error) {
-	x, err := governance.ParseExport(r, gate.Scan)
+	x, err := governance.ParseExport(ctx, r, gate.Patterns)
 	if err != nil {
 		return nil, nil, err
 	}

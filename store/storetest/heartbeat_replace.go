@@ -39,7 +39,7 @@ func TestHeartbeatReplacementProposal(t *testing.T, open Opener) {
 			}
 			m := heuristic.NewMerger()
 			hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
-				Extractor: &LineExtractor{}, Merger: m, Gate: gate.GateText}}
+				Extractor: &LineExtractor{}, Merger: m, Classifier: gate.Patterns}}
 			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, "we always leave the hotel at 08:00")); err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestHeartbeatWideningProposal(t *testing.T, open Opener) {
 			s := OpenMemory(t, open)
 			p := MustCreateProject(t, s, "code")
 			hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
-				Extractor: userLineExtractor{}, Merger: heuristic.NewMerger(), Gate: gate.GateText}}
+				Extractor: userLineExtractor{}, Merger: heuristic.NewMerger(), Classifier: gate.Patterns}}
 			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, tc.rule)); err != nil {
 				t.Fatal(err)
 			}
