@@ -81,10 +81,13 @@ func (f ClassifierFunc) Classify(ctx context.Context, text string) (GateResult, 
 }
 
 // Beside returns a classifier that runs first, then each of more on the
-// text first keeps (so none of them sees a credential first masked): a
-// finding from any of them counts, the text is placed in the low-risk set
-// only when every one of them places it there, and an error from any is
-// the error of the whole.
+// text first keeps (so none of them sees a credential first masked) as
+// long as nothing was found: a finding from any of them counts, the text
+// is placed in the low-risk set only when every one of them places it
+// there, and an error from any is the error of the whole. A text already
+// outside the low-risk set by a finding is not read again (a model beside
+// the gate is asked only about texts the gate found nothing in, the only
+// ones its answer can change).
 func Beside(first Classifier, more ...Classifier) Classifier {
 	if len(more) == 0 {
 		return first
@@ -95,17 +98,17 @@ func Beside(first Classifier, more ...Classifier) Classifier {
 			return GateResult{}, err
 		}
 		for _, c := range more {
+			if len(res.Findings) > 0 {
+				break
+			}
 			r, err := c.Classify(ctx, res.Text)
 			if err != nil {
 				return GateResult{}, err
 			}
 			res.Findings = append(res.Findings, r.Findings...)
-			if r.LowRisk == "" {
+			if r.LowRisk == "" || len(r.Findings) > 0 {
 				res.LowRisk = ""
 			}
-		}
-		if len(res.Findings) > 0 {
-			res.LowRisk = ""
 		}
 		return res, nil
 	})

@@ -298,6 +298,9 @@ func newConsolidator(cfg Config, logger *slog.Logger) *consolidate.Consolidator 
 		mc := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
 			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)
 		c.Extractor, c.Merger = mc, mc
+		// A finding from either counts; the model reads only what the
+		// gate found nothing in, with credentials already masked.
+		c.Classifier = governance.Beside(c.Classifier, mc)
 	}
 	return c
 }
