@@ -182,18 +182,27 @@ func RiskFragments(text string, findings []Finding) []Fragment {
 }
 
 // RiskLabel names what a statement's findings are about, for the badge a
-// reviewer sees: the blocking classes, or "authority" for a URL, e-mail
-// address, command or credential alone.
+// reviewer sees: the blocking classes and the risk features (an authority
+// finding is named by its pattern: destination, data_movement…).
 func RiskLabel(findings []Finding) string {
 	var classes []string
 	for _, f := range findings {
-		c := f.Category
-		if f.Redacted {
-			c = GateCredentials
-		}
+		c := RiskName(f)
 		if !slices.Contains(classes, c) {
 			classes = append(classes, c)
 		}
 	}
 	return "risk: " + strings.Join(classes, ", ")
+}
+
+// RiskName is the name a finding is shown by: its risk class, credentials
+// for a redacted secret, or its pattern for a risk feature.
+func RiskName(f Finding) string {
+	switch {
+	case f.Redacted:
+		return GateCredentials
+	case f.Category == GateAuthority && f.Pattern != "":
+		return f.Pattern
+	}
+	return f.Category
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -209,6 +211,7 @@ func TestEnumLabels(t *testing.T) {
 		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
 		"trace":            {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
 		"gate":             governance.GateCategories,
+		"risk_feature":     append(gate.RiskFeatures(), model.ModelPattern),
 	}
 	for _, code := range locale.Languages {
 		l := locale.For(code)

@@ -355,7 +355,6 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 	return out, nil
 }
 
-
 func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.ConsolidateInput, plan *governance.BeatPlan, evidence map[int64]*governance.Event, tempID func() int64) error {
 	fresh := map[int64]*governance.Candidate{}
 	for _, cand := range plan.Candidates {

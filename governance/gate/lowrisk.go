@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -96,4 +97,16 @@ func placeLowRisk(s string, lits *scanned) string {
 		}
 	}
 	return ""
+}
+
+// RiskFeatures lists the patterns of the findings the gate reports that
+// never block (the risk features), in file order, each once.
+func RiskFeatures() []string {
+	out := []string{}
+	for _, r := range gateRules {
+		if r.category == governance.GateAuthority && !slices.Contains(out, r.pattern) {
+			out = append(out, r.pattern)
+		}
+	}
+	return append(out, "lookalike_domain", "encoded_text")
 }
