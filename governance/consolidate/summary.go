@@ -108,33 +108,57 @@ func hasHan(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0
 }
 
-// quotesText reports whether sentence repeats a passage of quoteRunes
-// runes with letters in it of text (the whole of a shorter text).
-func quotesText(sentence, text string) bool {
-	r := []rune(text)
-	if len(r) <= quoteRunes {
-		return strings.TrimSpace(text) != "" && strings.Contains(sentence, text)
-	}
-	for i := 0; i+quoteRunes <= len(r); i++ {
-		w := string(r[i : i+quoteRunes])
-		if strings.IndexFunc(w, unicode.IsLetter) >= 0 && strings.Contains(sentence, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // describeSummary returns summary as an agent may read it (see above).
-// classifyEvent classifies an event of the session by seq, once.
+// classifyEvent classifies an event of the session by seq, once. The
+// summary is classified whole; its sentences one by one only when one of
+// them is blocked (risk features are not read in a blocked text) or holds
+// a credential to mask.
 func (c *Consolidator) describeSummary(ctx context.Context, summary string, events []*governance.Event,
 	classifyEvent func(seq int64) (governance.GateResult, error)) (string, error) {
 	if strings.TrimSpace(summary) == "" {
 		return summary, nil
 	}
+	sentences := splitSentences(summary)
+	starts := make([]int, len(sentences))
+	for i, off := 1, 0; i < len(sentences); i++ {
+		off += len(sentences[i-1])
+		starts[i] = off
+	}
+	sentenceAt := func(pos int) int {
+		i := 0
+		for i+1 < len(starts) && starts[i+1] <= pos {
+			i++
+		}
+		return i
+	}
+	whole, err := c.Classifier.Classify(ctx, summary)
+	if err != nil {
+		return "", err
+	}
+	results := make([]*governance.GateResult, len(sentences))
+	if whole.Blocked() || whole.Redacted() {
+		for i, sn := range sentences {
+			r, err := c.Classifier.Classify(ctx, sn)
+			if err != nil {
+				return "", err
+			}
+			results[i] = &r
+		}
+	} else {
+		for i := range sentences {
+			results[i] = &governance.GateResult{Text: sentences[i]}
+		}
+		for _, f := range whole.Findings {
+			r := results[sentenceAt(f.Start)]
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	quoted := quotedEvents(summary, sentenceAt, len(sentences), events)
+
 	var b strings.Builder
 	last := ""
-	for _, sentence := range splitSentences(summary) {
-		out, err := c.describeSentence(ctx, sentence, events, classifyEvent)
+	for i, sentence := range sentences {
+		out, err := c.describeSentence(sentence, results[i], quoted[i], classifyEvent)
 		if err != nil {
 			return "", err
 		}
@@ -147,23 +171,72 @@ func (c *Consolidator) describeSummary(ctx context.Context, summary string, even
 	return strings.TrimSpace(b.String()), nil
 }
 
-func (c *Consolidator) describeSentence(ctx context.Context, sentence string, events []*governance.Event,
+// quotedEvents returns, per sentence of summary, the events it quotes: a
+// passage of quoteRunes runes with a letter in it (the whole text of a
+// shorter event). The summary's passages are indexed once; each event is
+// read once against them.
+func quotedEvents(summary string, sentenceAt func(int) int, n int, events []*governance.Event) [][]*governance.Event {
+	out := make([][]*governance.Event, n)
+	add := func(i int, e *governance.Event) {
+		if len(out[i]) == 0 || out[i][len(out[i])-1] != e {
+			out[i] = append(out[i], e)
+		}
+	}
+	offsets := runeOffsets(summary)
+	passages := make(map[string]int, len(offsets))
+	for i := 0; i+quoteRunes < len(offsets); i++ {
+		w := summary[offsets[i]:offsets[i+quoteRunes]]
+		if _, ok := passages[w]; !ok && strings.IndexFunc(w, unicode.IsLetter) >= 0 {
+			passages[w] = sentenceAt(offsets[i])
+		}
+	}
+	for _, e := range events {
+		text := e.Text
+		eo := runeOffsets(text)
+		if len(eo)-1 <= quoteRunes {
+			if strings.TrimSpace(text) == "" {
+				continue
+			}
+			for from := 0; ; {
+				j := strings.Index(summary[from:], text)
+				if j < 0 {
+					break
+				}
+				add(sentenceAt(from+j), e)
+				from += j + len(text)
+			}
+			continue
+		}
+		for i := 0; i+quoteRunes < len(eo); i++ {
+			if si, ok := passages[text[eo[i]:eo[i+quoteRunes]]]; ok {
+				add(si, e)
+			}
+		}
+	}
+	return out
+}
+
+// runeOffsets returns the byte offset of every rune of s, and len(s).
+func runeOffsets(s string) []int {
+	out := make([]int, 0, len(s)+1)
+	for i := range s {
+		out = append(out, i)
+	}
+	return append(out, len(s))
+}
+
+// describeSentence is one sentence of a summary as an agent may read it,
+// given what the classifier found in it and the events it quotes.
+func (c *Consolidator) describeSentence(sentence string, res *governance.GateResult, quoted []*governance.Event,
 	classifyEvent func(seq int64) (governance.GateResult, error)) (string, error) {
 	if strings.TrimSpace(sentence) == "" {
 		return sentence, nil
-	}
-	res, err := c.Classifier.Classify(ctx, sentence)
-	if err != nil {
-		return "", err
 	}
 	if res.Blocked() {
 		return gate.WithheldMarker + trailingSpace(sentence), nil
 	}
 	zh := hasHan(sentence)
-	for _, e := range events {
-		if e.Text == "" || !quotesText(sentence, e.Text) {
-			continue
-		}
+	for _, e := range quoted {
 		er, err := classifyEvent(e.Seq)
 		if err != nil {
 			return "", err
