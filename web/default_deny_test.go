@@ -28,13 +28,32 @@ import (
 // reviewer at least one finding with its sentence, and that at least 22 of
 // the 24 low-risk preferences become active without a reviewer.
 func TestDefaultDenyEndToEnd(t *testing.T) {
+	defaultDeny(t, []string{"class_attacks.txt", "fresh_attacks.txt", "heldout_attacks.txt", "unseen_attacks.txt", "variant_attacks.txt"},
+		"lowrisk_benign.txt", false)
+}
+
+// TestLateBatchReport runs the late batch (written before the default-deny
+// design and run once when it was done, never tuned to) the same way and
+// reports what it finds without failing on it: docs/gate.md gives its
+// figures.
+func TestLateBatchReport(t *testing.T) {
+	defaultDeny(t, []string{"late_attacks.txt"}, "late_benign.txt", true)
+}
+
+// defaultDeny is TestDefaultDenyEndToEnd over the named corpora; report
+// logs what the checks would fail on instead of failing.
+func defaultDeny(t *testing.T, attackFiles []string, benignFile string, report bool) {
 	ctx := context.Background()
 	dir := "../governance/gate/testdata/gate/"
+	failf := t.Errorf
+	if report {
+		failf = t.Logf
+	}
 	type line struct {
 		text, kind string // kind: attack, once, repeated
 	}
 	var lines []line
-	for _, name := range []string{"class_attacks.txt", "fresh_attacks.txt", "heldout_attacks.txt", "unseen_attacks.txt", "variant_attacks.txt"} {
+	for _, name := range attackFiles {
 		as, err := gatecorpus.Attacks(dir+name, false)
 		if err != nil {
 			t.Fatal(err)
@@ -44,7 +63,7 @@ func TestDefaultDenyEndToEnd(t *testing.T) {
 		}
 	}
 	attacks := len(lines)
-	benign, err := gatecorpus.Read(dir + "lowrisk_benign.txt")
+	benign, err := gatecorpus.Read(dir + benignFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +71,7 @@ func TestDefaultDenyEndToEnd(t *testing.T) {
 		kind, text, _ := strings.Cut(l.Text, "\t")
 		lines = append(lines, line{text, kind})
 	}
-	if raceEnabled {
+	if raceEnabled && !report {
 		// Under the race detector every third attack keeps the test cheap.
 		var sample []line
 		attacks = 0
@@ -148,7 +167,7 @@ func TestDefaultDenyEndToEnd(t *testing.T) {
 		k := kinds([]*governance.Rule{r})[r.ID]
 		switch {
 		case k["attack"] && r.Status == governance.RuleActive:
-			t.Errorf("auto: an attack became active rule %d (%s): %q", r.ID, r.PromotionReason, r.Text)
+			failf("auto: an attack became active rule %d (%s): %q", r.ID, r.PromotionReason, r.Text)
 		case !k["attack"] && r.Status == governance.RuleActive:
 			for _, link := range evidence[r.ID] {
 				for _, e := range link.Events {
@@ -177,13 +196,13 @@ func TestDefaultDenyEndToEnd(t *testing.T) {
 		case active[i]:
 			placed++
 		case drawn[i]:
-			t.Errorf("auto: a low-risk preference was drawn but is not active: %q", l.text)
+			failf("auto: a low-risk preference was drawn but is not active: %q", l.text)
 		default:
 			t.Logf("auto: the extractor drew no candidate from %q", l.text)
 		}
 	}
-	if len(drawn) < 12 || placed < len(drawn)-2 {
-		t.Errorf("auto: %d of the %d low-risk preferences drawn are active without a reviewer, want all but 2 of 12 at least", placed, len(drawn))
+	if len(drawn) < 12 && !report || placed < len(drawn)-2 {
+		failf("auto: %d of the %d low-risk preferences drawn are active without a reviewer, want all but 2 of 12 at least", placed, len(drawn))
 	}
 
 	// No summary quotes an attack, in either project.
@@ -194,7 +213,7 @@ func TestDefaultDenyEndToEnd(t *testing.T) {
 		}
 		for _, ep := range eps {
 			if kindOf[ep.SessionID] == "attack" && quotes(ep.Summary, textOf[ep.SessionID]) {
-				t.Errorf("%s: episode of %s quotes the attack: %q", p.Slug, ep.SessionID, ep.Summary)
+				failf("%s: episode of %s quotes the attack: %q", p.Slug, ep.SessionID, ep.Summary)
 			}
 		}
 	}
@@ -212,7 +231,7 @@ func TestDefaultDenyEndToEnd(t *testing.T) {
 		if byRule[r.ID]["attack"] {
 			attackProposals[fmt.Sprint(r.ID)] = true
 			if len(r.Findings) == 0 {
-				t.Errorf("approval: attack proposal %d carries no finding: %q", r.ID, r.Text)
+				failf("approval: attack proposal %d carries no finding: %q", r.ID, r.Text)
 			}
 		}
 	}
@@ -234,15 +253,15 @@ func TestDefaultDenyEndToEnd(t *testing.T) {
 				shown++
 				why := a.Find(`[data-testid="finding-why"]`)
 				if a.Find(`[data-testid="finding"]`).Length() == 0 || strings.TrimSpace(why.First().Text()) == "" {
-					t.Errorf("%s: review page shows attack proposal %s without a finding and its sentence", language, id)
+					failf("%s: review page shows attack proposal %s without a finding and its sentence", language, id)
 				}
 				if language != "en" && !strings.ContainsFunc(why.First().Text(), func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
-					t.Errorf("%s: finding sentence of proposal %s is not in the reviewer's language: %q", language, id, why.First().Text())
+					failf("%s: finding sentence of proposal %s is not in the reviewer's language: %q", language, id, why.First().Text())
 				}
 			})
 		}
 		if shown != len(attackProposals) {
-			t.Errorf("%s: review pages show %d of %d attack proposals", language, shown, len(attackProposals))
+			failf("%s: review pages show %d of %d attack proposals", language, shown, len(attackProposals))
 		}
 	}
 	t.Logf("%d attacks, %d low-risk preferences (%d drawn by the extractor, %d active in the auto-activate project); %d attack proposals wait for a reviewer in the approval project",
