@@ -149,7 +149,7 @@ func TestScan_Benign(t *testing.T) {
 		}
 	}
 	rate := float64(fp) / float64(len(lines))
-	t.Logf("benign corpus: %d lines, %d false positives (%.1f%%), %d sent to a reviewer (URL, e-mail, command, credential)",
+	t.Logf("benign corpus: %d lines, %d false positives (%.1f%%), %d sent to a reviewer (a risk feature)",
 		len(lines), fp, 100*rate, review)
 	if rate > 0.02 {
 		t.Errorf("false-positive rate %.1f%% is above 2%%", 100*rate)
