@@ -35,10 +35,14 @@ const (
 	KindSessionEnd EventKind = "session_end"
 )
 
-// Tool statuses that code (never the model) interprets.
+// Tool statuses that code (never the model) interprets. A tool call the
+// person turned down or interrupted (an agent's permission prompt, Esc)
+// did not run: it neither passed nor failed a check.
 const (
-	StatusPassed = "passed"
-	StatusFailed = "failed"
+	StatusPassed      = "passed"
+	StatusFailed      = "failed"
+	StatusRejected    = "rejected"
+	StatusInterrupted = "interrupted"
 )
 
 // Limits on a single event.

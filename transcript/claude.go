@@ -88,6 +88,14 @@ var claudeBoilerplate = []string{
 	"[Request interrupted by user",
 }
 
+// What Claude Code writes as the result of a tool call the person turned
+// down at the permission prompt, or interrupted (Esc): is_error is set,
+// but no check ran and none failed.
+const (
+	claudeRejected    = "The user doesn't want to proceed with this tool use."
+	claudeInterrupted = "[Request interrupted by user for tool use]"
+)
+
 // claudeHarnessTags enclose text Claude Code puts on the user's side of
 // the conversation that the person did not say: reminders the harness
 // injects (among them the contents of CLAUDE.md, on every turn — taken as
@@ -264,7 +272,7 @@ type claudeParser struct {
 // Each line carries its sessionId, so a file holding several sessions is
 // split by it.
 func parseClaude(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
-	c := &claudeParser{parser: newParser(opts, rep, emit), tools: map[string]string{}}
+	c := &claudeParser{parser: newAgentParser(opts, rep, emit), tools: map[string]string{}}
 	err := lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
 		var l claudeLine
@@ -347,6 +355,12 @@ func (c *claudeParser) message(n int, l *claudeLine) error {
 			out := stripHarness(toolResultText(b.Content))
 			if out == "" {
 				out = "(no output)"
+			}
+			switch {
+			case strings.HasPrefix(out, claudeRejected):
+				status = governance.StatusRejected
+			case strings.HasPrefix(out, claudeInterrupted):
+				status = governance.StatusInterrupted
 			}
 			e := &governance.Event{
 				ID: shortID("cc:", b.ToolUseID), SessionID: session, Role: governance.RoleTool,

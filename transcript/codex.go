@@ -98,7 +98,7 @@ type codexWaiting struct {
 // boundaries are not events: task_started, task_complete and turn_aborted
 // are skipped with the other bookkeeping.
 func parseCodex(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
-	c := &codexParser{parser: newParser(opts, rep, emit), session: codexSessionFromName(opts.Name),
+	c := &codexParser{parser: newAgentParser(opts, rep, emit), session: codexSessionFromName(opts.Name),
 		tools: map[string]string{}, exits: map[string]int{}}
 	err := lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
@@ -210,11 +210,16 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 			if strings.TrimSpace(out) == "" {
 				out = "(no output)"
 			}
+			aborted := strings.TrimSpace(out) == "aborted" // what Codex records for a call the person interrupted
 			tool := c.tools[p.CallID]
 			if tool == "" {
 				tool = "tool"
 			}
 			e := &governance.Event{ID: callID("out", governance.RoleTool, out), SessionID: c.session, Role: governance.RoleTool, Tool: clipTool(tool), Text: out, OccurredAt: at}
+			if aborted && code == nil {
+				e.Status = governance.StatusInterrupted
+				return c.send(e)
+			}
 			if code == nil {
 				if x, ok := c.exits[p.CallID]; ok {
 					code = &x

@@ -170,7 +170,9 @@ func TestImport(t *testing.T) {
 			t.Fatalf("re-import = %+v, %d events", res, count())
 		}
 		sessions, n, err := s.FindSessions(ctx, governance.SessionFilter{ProjectID: p.ID})
-		if err != nil || n != 2 || sessions[0].Failed+sessions[1].Failed != 2 {
+		// One failed check; the other is_error result is a tool call the
+		// person rejected, which is no failure.
+		if err != nil || n != 2 || sessions[0].Failed+sessions[1].Failed != 1 {
 			t.Fatalf("sessions = %d (%v)", n, err)
 		}
 	})

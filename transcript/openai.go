@@ -79,7 +79,7 @@ func (k *convKey) session() string {
 }
 
 func newChatParser(opts Options, rep *Report, emit Emit) *chatParser {
-	return &chatParser{parser: newParser(opts, rep, emit), tools: map[string]string{}}
+	return &chatParser{parser: newAgentParser(opts, rep, emit), tools: map[string]string{}}
 }
 
 // parseOpenAI reads chat-completions messages: a JSON array of messages, an
@@ -218,6 +218,7 @@ func (c *chatParser) message(n int, session, number string, raw json.RawMessage,
 		}
 		e.Tool = clipTool(e.Tool)
 		e.Status = toolStatus(text)
+		text = toolOutput(text)
 		if strings.TrimSpace(text) == "" {
 			text = "(no output)"
 		}
@@ -358,6 +359,29 @@ func toolStatus(text string) string {
 		return exitStatus(*code)
 	}
 	return ""
+}
+
+// toolOutput is what a tool printed, when its result is the JSON wrapper
+// Hermes and other harnesses store ({"output": "…", "exit_code": 1,
+// "error": "…"}): the output, decoded (its escaped terminal codes become
+// the codes cleanText reads), then the error. Any other text is kept.
+func toolOutput(text string) string {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "{") || !strings.Contains(t, `"output"`) {
+		return text
+	}
+	var r struct {
+		Output *string `json:"output"`
+		Error  any     `json:"error"`
+	}
+	if json.Unmarshal([]byte(t), &r) != nil || r.Output == nil {
+		return text
+	}
+	out := *r.Output
+	if msg, ok := r.Error.(string); ok && strings.TrimSpace(msg) != "" {
+		out = strings.TrimRight(out, "\n") + "\nerror: " + msg
+	}
+	return out
 }
 
 func hasError(v any) bool {

@@ -127,6 +127,10 @@ type Report struct {
 	// Ignored counts lines skipped on purpose (metadata, reasoning,
 	// boilerplate, summaries, progress).
 	Ignored int `json:"ignored"`
+	// Cleaned counts the events of an agent's transcript whose text held
+	// terminal control sequences or control characters, read on import
+	// (cleanText).
+	Cleaned int `json:"cleaned"`
 	// Malformed lists bad lines (at most 200; MalformedCount has them all).
 	Malformed      []governance.LineError `json:"malformed,omitempty"`
 	MalformedCount int                    `json:"malformed_count"`
@@ -158,10 +162,23 @@ type parser struct {
 	emit  Emit
 	turns turnCounter
 	line  int
+	// agent: the source is an agent's transcript (Claude Code, Codex,
+	// Hermes, OpenAI messages), whose text is cleaned of terminal control
+	// sequences and control characters (see cleanText); Mnemo's own
+	// formats are checked as the API checks them.
+	agent bool
+	term  *terminal
 }
 
 func newParser(opts Options, rep *Report, emit Emit) *parser {
 	return &parser{opts: opts, rep: rep, emit: emit, turns: turnCounter{cur: map[string]int{}}}
+}
+
+// newAgentParser is newParser for an agent's transcript (parser.agent).
+func newAgentParser(opts Options, rep *Report, emit Emit) *parser {
+	p := newParser(opts, rep, emit)
+	p.agent = true
+	return p
 }
 
 // turnGeneration bounds the sessions whose last turn a parse remembers:
@@ -216,6 +233,10 @@ func (p *parser) send(e *governance.Event) error {
 	if e.OccurredAt.IsZero() {
 		e.OccurredAt = p.derivedTime()
 	}
+	if p.agent && !p.cleanText(e) {
+		p.rep.Ignored++
+		return nil
+	}
 	e.Text = clip(e.Text)
 	e.Normalize()
 	if problems := e.Validate(); len(problems) > 0 {
@@ -224,6 +245,32 @@ func (p *parser) send(e *governance.Event) error {
 	}
 	p.rep.Events++
 	return p.emit(e)
+}
+
+// cleanText reads the terminal control sequences and control characters
+// of an agent's event text: a tool's output is rendered as the terminal
+// showed it (colours dropped, carriage-return progress lines and
+// backspace overstrikes applied, cursor movement followed); message text
+// only loses them. It counts the events it changed, and reports false for
+// a message that held nothing else (it is then skipped, as an empty
+// message is).
+func (p *parser) cleanText(e *governance.Event) bool {
+	if !needsCleaning(e.Text) {
+		return true
+	}
+	if p.term == nil {
+		p.term = newTerminal()
+	}
+	if e.Role == governance.RoleTool {
+		e.Text = p.term.render(e.Text)
+		if strings.TrimSpace(e.Text) == "" {
+			e.Text = "(no output)"
+		}
+	} else {
+		e.Text = p.term.plainText(e.Text)
+	}
+	p.rep.Cleaned++
+	return e.Kind == governance.KindSessionEnd || strings.TrimSpace(e.Text) != ""
 }
 
 // derivedTime is the import time plus the current position in milliseconds.

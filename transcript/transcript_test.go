@@ -103,7 +103,7 @@ func TestParseClaudeCode(t *testing.T) {
 			t.Fatalf("passed tool result = %+v", passed)
 		}
 		rejected := byID(events, "cc:toolu_02B")
-		if rejected == nil || rejected.Status != governance.StatusFailed || rejected.SessionID != "9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f" {
+		if rejected == nil || rejected.Status != governance.StatusRejected || rejected.SessionID != "9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f" {
 			t.Fatalf("rejected tool call = %+v", rejected)
 		}
 		sessions := map[string]int{}

@@ -106,6 +106,9 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 		}
 		msg += " " + tr(c, "import.flash.malformed", "Count", trNum(c, res.MalformedCount), "Lines", strings.Join(lines, ", "))
 	}
+	if res.Cleaned > 0 {
+		msg += " " + tr(c, "import.flash.cleaned", "Count", trNum(c, res.Cleaned))
+	}
 	if err := s.flash(c, auth.FlashSuccess, msg); err != nil {
 		return err
 	}

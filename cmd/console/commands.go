@@ -230,6 +230,9 @@ func (e *cmdEnv) importEvents(args []string) error {
 	}
 	e.say(e.stdout, "Imported %d event(s) into %s from %s (%s); skipped %d already present, %d line(s) ignored on purpose.",
 		res.Inserted, p.Slug, pos[0], res.Format, res.Skipped, res.Ignored)
+	if res.Cleaned > 0 {
+		e.say(e.stdout, "Read terminal control sequences in %d event(s): the text kept is what the terminal showed.", res.Cleaned)
+	}
 	if res.MalformedCount > 0 {
 		e.say(e.stdout, "Skipped %d malformed line(s):", res.MalformedCount)
 		for _, l := range res.Malformed {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/readability"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
@@ -311,6 +312,16 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 	for _, it := range ex.Items {
 		if !it.Type.Valid() || it.Statement == "" {
 			out.dropped++
+			continue
+		}
+		if p := readability.Check(it.Statement); p != readability.OK {
+			// Not a rule a reviewer could read (a command line, JSON, a
+			// path, a trace, a fragment): the events stay as the
+			// episode's evidence, nothing is proposed.
+			out.dropped++
+			if c.Logger != nil {
+				c.Logger.Debug("unreadable statement dropped", slog.String("session_id", w.Session.SessionID), slog.String("problem", string(p)))
+			}
 			continue
 		}
 		var support []int64

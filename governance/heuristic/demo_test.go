@@ -218,20 +218,19 @@ func TestDemoExpenseAgent(t *testing.T) {
 
 func TestDemoCodingAssistant(t *testing.T) {
 	d := mustExtractDemo(t, "coding-assistant")
-	testLesson := "When a test fails, fix the cause and re-run the tests"
+	// Two different fixes of failed tests: no template lesson joins them.
+	// The first failure says no cause in words (a got/want line), so its
+	// fix stays in the episode; the second says what went wrong and what
+	// changed.
 	d.check(t, "sam-billing-fix", []want{
-		{governance.TypeLesson, false, []string{testLesson}, []string{"c1-03", "c1-04", "c1-05"}},
 		{governance.TypePreference, true, []string{"always run the linter before committing"}, []string{"c1-07"}},
 		{governance.TypePreference, false, []string{"This time", "skip the changelog entry"}, []string{"c1-10"}},
 	})
 	d.check(t, "sam-import-dry-run", []want{
 		{governance.TypeFact, false, []string{"Go 1.26"}, []string{"c2-01"}},
-		{governance.TypeLesson, false, []string{testLesson}, []string{"c2-03", "c2-04", "c2-05"}},
+		{governance.TypeLesson, false, []string{"When test_runner fails because dry run wrote 3 rows, move the write behind the flag check"}, []string{"c2-03", "c2-04", "c2-05"}},
 	})
 	groups := partitionAll(t, d)
-	if got, want := groupOf(t, d, groups, "c1-03"), []string{"c1-03", "c1-04", "c1-05", "c2-03", "c2-04", "c2-05"}; !slices.Equal(got, want) {
-		t.Errorf("test lesson group: got %v, want %v", got, want)
-	}
 	if got := groupOf(t, d, groups, "c1-10"); len(got) != 1 {
 		t.Errorf("one-off changelog wish: got group %v, want it alone", got)
 	}

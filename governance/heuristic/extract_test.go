@@ -169,28 +169,28 @@ func TestExtractLesson(t *testing.T) {
 			t.Errorf("summary: %s", ex.Summary)
 		}
 	})
+	// A structured reason with no message says the cause; the change is
+	// what the assistant said it did.
 	t.Run("UnknownReason", func(t *testing.T) {
 		ex := mustExtract(t, session(
 			"user", "帮我订周五的餐厅。",
 			"tool:booking_checker:failed", `{"result":"failed","reason":"closed_on_day"}`,
-			"assistant", "那天闭店，改到周六。",
+			"assistant", "那天闭店。我先把营业时间查清楚再订。",
 			"tool:booking_checker:passed", `{"result":"passed"}`,
 		))
-		if len(ex.Items) != 1 || ex.Items[0].Statement != "booking_checker 检查报告“closed on day”问题时，先按原因修正，重新检查通过后再交付" {
+		if len(ex.Items) != 1 || ex.Items[0].Statement != "booking_checker 因“closed on day”未通过时，把营业时间查清楚再订" {
 			t.Errorf("got %+v", ex.Items)
 		}
 	})
 	// The agent fixed the failure without saying what it did, only by
 	// editing files (Claude Code's Edit, Codex's apply_patch, rendered as
-	// the importers render tool calls): the lesson names the files changed
-	// and the check they made pass, not a template.
+	// the importers render tool calls), and the failure says no cause: no
+	// lesson is proposed ("change .nvmrc before running …" tells a reviewer
+	// nothing). The episode keeps what happened.
 	t.Run("FixByEditedFiles", func(t *testing.T) {
-		for _, tc := range []struct {
-			edit, check, want string
-		}{
-			{"[Edit] /home/ann/shop/.nvmrc", "[Bash] npm run ci:build", "change .nvmrc before running npm run ci:build"},
-			{`[apply_patch] {"input":"*** Begin Patch *** Update File: internal/billing/tax.go @@ -1 +1 @@ *** End Patch"}`, "[shell] go test ./internal/billing/...",
-				"change tax.go before running go test ./internal/billing/"},
+		for _, tc := range []struct{ edit, check string }{
+			{"[Edit] /home/ann/shop/.nvmrc", "[Bash] npm run ci:build"},
+			{`[apply_patch] {"input":"*** Begin Patch *** Update File: internal/billing/tax.go @@ -1 +1 @@ *** End Patch"}`, "[shell] go test ./internal/billing/..."},
 		} {
 			tool := strings.Trim(strings.SplitN(tc.check, "]", 2)[0], "[")
 			ex := mustExtract(t, session(
@@ -201,14 +201,13 @@ func TestExtractLesson(t *testing.T) {
 				"assistant", tc.check,
 				"tool:"+tool+":passed", "ok",
 			))
-			var lessons []string
 			for _, it := range ex.Items {
 				if it.Type == governance.TypeLesson {
-					lessons = append(lessons, it.Statement)
+					t.Errorf("%s: lesson %q, want none", tc.edit, it.Statement)
 				}
 			}
-			if len(lessons) != 1 || !strings.HasPrefix(strings.ToLower(lessons[0]), tc.want) {
-				t.Errorf("%s: lessons = %q, want one starting %q", tc.edit, lessons, tc.want)
+			if !strings.Contains(ex.Summary, "re-check passed") {
+				t.Errorf("%s: summary %q, want the fix in the episode", tc.edit, ex.Summary)
 			}
 		}
 	})

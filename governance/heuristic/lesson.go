@@ -1,21 +1,46 @@
 package heuristic
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/BurntSushi/toml"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/readability"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
+
+// A lesson is what a fixed failure teaches: the check that failed, the
+// cause read from its failure text, and the change that made the same check
+// pass. It is proposed only when all three can be said in words; otherwise
+// the failure and its fix stay in the episode (its summary and events) as
+// evidence, and nothing is proposed. There is no template lesson ("when a
+// check fails, fix the cause"): it says nothing a reviewer could approve,
+// and the same template from two sessions is no repetition.
+//
+// A lesson's statement is worded in one frame per language,
+//
+//	When <check> fails because <cause>, <change>
+//	<check> 因“<cause>”未通过时，<change>
+//
+// so its parts can be read back (lessonOf) and two lessons compared by
+// meaning (sameLesson): the merger groups lessons with the same check, the
+// same cause and the same change, however the assistant worded them.
 
 // lessonText holds a lesson in Chinese and English.
 type lessonText struct{ zh, en string }
 
-// lessonsByReason maps the structured reason of a failed check to a lesson
-// worded generically, so the same kind of failure in two sessions yields the
-// same statement and the merger groups them.
+// lessonsByReason maps the structured reason of a failed check to its
+// lesson, for checks whose reason already says both the cause and the
+// change that fixes it. A reason that names only the kind of failure (a
+// failed test, a lint finding) has no lesson here: its lesson is read from
+// the failure text and the fix.
 var lessonsByReason = map[string]lessonText{
 	"cross_district": {
 		zh: "远距离的大型景点单独安排一天，同一天内的景点按区域集中安排，避免跨区奔波",
@@ -33,18 +58,6 @@ var lessonsByReason = map[string]lessonText{
 		zh: "提交报销前先核对凭证要求：超过免票额度的报销必须附发票扫描件",
 		en: "Before submitting an expense claim, check the receipt rules: claims above the no-receipt limit need an invoice scan",
 	},
-	"test_failure": {
-		zh: "测试失败时先查明原因修好，重跑测试全部通过后才算改完",
-		en: "When a test fails, fix the cause and re-run the tests; call a change done only when they all pass",
-	},
-	"lint_error": {
-		zh: "提交代码前先跑代码检查（linter），修掉所有问题再提交",
-		en: "Run the linter before committing and fix every finding first",
-	},
-	"build_failure": {
-		zh: "改完代码先确保能编译通过，再跑测试和提交",
-		en: "Make sure the code builds before running the tests or committing",
-	},
 }
 
 // reasonAliases maps other spellings of a reason to its canonical key.
@@ -57,6 +70,68 @@ var reasonAliases = map[string]string{
 	"lint": "lint_error", "lint_failed": "lint_error",
 	"build_failed": "build_failure", "compile_error": "build_failure",
 }
+
+// lessonWords is lesson.toml: the words the lesson reader needs.
+type lessonWords struct {
+	Cause struct {
+		EN      []string `toml:"en"`
+		ZH      []string `toml:"zh"`
+		Markers []string `toml:"markers"`
+	} `toml:"cause"`
+	Change struct {
+		OpenersEN []string   `toml:"openers_en"`
+		OpenersZH []string   `toml:"openers_zh"`
+		KeptZH    []string   `toml:"kept_zh"`
+		VerbsEN   []string   `toml:"verbs_en"`
+		Synonyms  [][]string `toml:"synonyms"`
+		TailsEN   []string   `toml:"tails_en"`
+		TailsZH   []string   `toml:"tails_zh"`
+		FillersEN []string   `toml:"fillers_en"`
+	} `toml:"change"`
+	Check struct {
+		Shell     []string `toml:"shell"`
+		Preparers []string `toml:"preparers"`
+	} `toml:"check"`
+	Case struct {
+		Keys []string `toml:"keys"`
+	} `toml:"case"`
+
+	verbs    map[string]bool
+	verbSet  map[string]int // verb → its synonym class (or a class of its own)
+	fillers  map[string]bool
+	shell    map[string]bool
+	caseKeys map[string]bool
+}
+
+//go:embed lesson.toml
+var lessonTOML string
+
+var lessonVocab = func() *lessonWords {
+	var w lessonWords
+	if _, err := toml.Decode(lessonTOML, &w); err != nil {
+		panic("heuristic: lesson.toml: " + err.Error())
+	}
+	set := func(list []string) map[string]bool {
+		m := make(map[string]bool, len(list))
+		for _, v := range list {
+			m[v] = true
+		}
+		return m
+	}
+	w.verbs, w.fillers, w.shell, w.caseKeys = set(w.Change.VerbsEN), set(w.Change.FillersEN), set(w.Check.Shell), set(w.Case.Keys)
+	w.verbSet = map[string]int{}
+	for i, class := range w.Change.Synonyms {
+		for _, v := range class {
+			w.verbSet[v] = i + 1
+		}
+	}
+	for i, v := range w.Change.VerbsEN {
+		if w.verbSet[v] == 0 {
+			w.verbSet[v] = 1000 + i
+		}
+	}
+	return &w
+}()
 
 // checkResult is the structured message of a tool check, when it has one.
 type checkResult struct {
@@ -95,55 +170,49 @@ func normalizeReason(r string) string {
 	return r
 }
 
-// lessonFor words the lesson of a failed check of tool with reason.
-func lessonFor(tool, reason string, zh bool) string {
-	if l, ok := lessonsByReason[reason]; ok {
-		if zh {
-			return l.zh
-		}
-		return l.en
-	}
-	human := strings.ReplaceAll(reason, "_", " ")
-	switch {
-	case zh && human != "":
-		return fmt.Sprintf("%s 检查报告“%s”问题时，先按原因修正，重新检查通过后再交付", tool, human)
-	case zh:
-		return fmt.Sprintf("%s 检查未通过时，先按原因修正，重新检查通过后再交付", tool)
-	case human != "":
-		return fmt.Sprintf("When %s reports %s, fix the cause and re-run %s; deliver only after it passes", tool, human, tool)
-	}
-	return fmt.Sprintf("When a %s check fails, fix the cause and re-run it; deliver only after it passes", tool)
-}
-
 // lessons finds each failed tool check followed by a passing re-check of the
 // same tool, and makes a lesson supported by the failed event, the
 // assistant's fix between them, and the passing event. External content is
 // never a check.
 func (s *session) lessons() {
-	var pending map[string][]int // tool -> indices into s.failures
+	var pending map[string][]int // check -> indices into s.failures
 	for i, e := range s.events {
 		if !isMessage(e) || e.Role != governance.RoleTool || e.Source == governance.SourceExternal || e.Tool == "" {
 			continue
 		}
+		check := s.checkAt(i)
 		switch e.Status {
 		case governance.StatusFailed:
 			if pending == nil {
 				pending = map[string][]int{}
 			}
 			reason, detail := parseCheck(e.Text)
-			pending[e.Tool] = append(pending[e.Tool], len(s.failures))
+			pending[check] = append(pending[check], len(s.failures))
 			s.failures = append(s.failures, failure{index: i, tool: e.Tool, reason: reason, detail: detail})
 		case governance.StatusPassed:
-			for _, k := range pending[e.Tool] {
+			for _, k := range pending[check] {
 				s.lesson(&s.failures[k], i)
 			}
-			delete(pending, e.Tool)
+			delete(pending, check)
 		}
 	}
 }
 
-// lesson records the lesson of failure f, re-checked successfully at event
-// index pass.
+// checkAt names the check tool event i made, so that a failure is
+// re-checked by the same check: the tool, and for a shell the program its
+// command ran (a passing "make migrate" between a failed and a passing
+// "go test" is part of the fix, not the re-check).
+func (s *session) checkAt(i int) string {
+	e := s.events[i]
+	if !lessonVocab.shell[strings.ToLower(e.Tool)] {
+		return e.Tool
+	}
+	return e.Tool + "\x00" + program(s.commandBefore(i, e.Tool))
+}
+
+// lesson records what failure f, re-checked successfully at event index
+// pass, teaches: f.lesson for the episode, and a proposed lesson when it can
+// be said (check, cause and change).
 func (s *session) lesson(f *failure, pass int) {
 	support := []int64{s.events[f.index].Seq}
 	for j := f.index + 1; j < pass; j++ {
@@ -157,30 +226,421 @@ func (s *session) lesson(f *failure, pass int) {
 	}
 	support = append(support, s.events[pass].Seq)
 	f.fixed = true
-	f.lesson = lessonFor(f.tool, f.reason, s.zh)
-	if _, known := lessonsByReason[f.reason]; !known {
-		if l := s.fixLesson(f, pass); l != "" {
-			f.lesson = l
+	if l, ok := lessonsByReason[f.reason]; ok {
+		f.lesson = l.en
+		if s.zh {
+			f.lesson = l.zh
 		}
+		s.add(governance.TypeLesson, f.lesson, false, support...)
+		return
 	}
-	s.add(governance.TypeLesson, f.lesson, false, support...)
+	l := s.readLesson(f, pass)
+	statement := l.statement(s.zh || hasHan(l.change))
+	if statement == "" || readability.Check(statement) != readability.OK {
+		// Not a lesson anyone could approve: the episode says what
+		// happened ("the re-check passed: <change or check>").
+		f.lesson = cmpOr(l.change, l.check, f.tool)
+		return
+	}
+	f.lesson = statement
+	s.add(governance.TypeLesson, statement, false, support...)
 }
 
-// A lesson from a failed check without a known reason is worded from the
-// fix that followed: what the assistant said it changed ("I'll pin the Node
-// version in .nvmrc") and the check it made pass ("npm run ci:build").
+func cmpOr(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// lessonParts are the three things a lesson says.
+type lessonParts struct{ check, cause, change string }
+
+// statement words the lesson in its frame, or "" when a part is missing.
+func (l lessonParts) statement(zh bool) string {
+	if l.check == "" || l.cause == "" || l.change == "" {
+		return ""
+	}
+	var s string
+	if zh {
+		s = fmt.Sprintf("%s 因“%s”未通过时，%s", l.check, l.cause, l.change)
+	} else {
+		s = fmt.Sprintf("When %s fails because %s, %s", l.check, lowerFirst(l.cause), lowerFirst(l.change))
+	}
+	if utf8.RuneCountInString(s) > maxStatementRunes {
+		return "" // cut short it would be a fragment
+	}
+	return s
+}
+
+// lessonFrames read a statement's parts back.
 var (
-	fixOpenersEN = []string{"i'll ", "i will ", "i'm going to ", "let me ", "i've ", "i have ", "i ", "we need to ", "need to ", "the fix is to ", "fix: "}
-	fixVerbsEN   = []string{"pin", "set", "add", "use", "install", "upgrade", "downgrade", "bump", "switch", "change", "update", "remove", "drop", "reset", "rename", "move", "export", "configure", "enable", "disable", "increase", "raise", "lower", "replace", "regenerate", "create", "initialise", "initialize", "clear", "fix", "pass", "run", "start", "wrap", "mock", "skip", "declare", "define", "import", "quote", "escape", "lock", "restore", "delete", "revert", "point", "give", "make", "edit", "apply", "added", "pinned", "set", "changed", "updated", "removed", "dropped", "replaced", "switched", "installed", "bumped", "fixed", "moved", "renamed", "declared", "defined"}
-	fixOpenersZH = []string{"我来", "我先", "我会", "我把", "我给", "我已经", "已经", "需要", "改成", "先把", "把"}
-	checkLineRe  = regexp.MustCompile(`(?m)^\[([^\]]{1,64})\] (.+)$`)
+	lessonFrameEN = regexp.MustCompile(`^When (.+?) fails because ([^,]+), (.+)$`)
+	lessonFrameZH = regexp.MustCompile(`^(.+?) 因“(.+?)”未通过时，(.+)$`)
 )
 
-// fixLesson words the lesson of failure f from the events up to the passing
-// re-check at pass; "" when no fix can be read.
-func (s *session) fixLesson(f *failure, pass int) string {
-	fix := ""
-	for j := f.index + 1; j < pass && fix == ""; j++ {
+// lessonOf reads the parts of a lesson statement in its frame, or reports
+// false.
+func lessonOf(statement string) (lessonParts, bool) {
+	for _, re := range []*regexp.Regexp{lessonFrameEN, lessonFrameZH} {
+		if m := re.FindStringSubmatch(statement); m != nil {
+			return lessonParts{check: m[1], cause: m[2], change: m[3]}, true
+		}
+	}
+	return lessonParts{}, false
+}
+
+// lessonKey is a lesson's meaning in comparable form: the check's name,
+// the content stems of the cause, and the change as its verb's synonym
+// class and the stems of its object.
+type lessonKey struct {
+	reason string // a lesson of lessonsByReason: its reason
+	check  string
+	cause  []uint64
+	verb   int
+	object []uint64
+}
+
+// keyOf is the meaning of a lesson statement, or false when it is not in a
+// lesson's frame (a model's free wording, a user's preference).
+func keyOf(statement string) (lessonKey, bool) {
+	for reason, l := range lessonsByReason {
+		if statement == l.en || statement == l.zh {
+			return lessonKey{reason: reason}, true
+		}
+	}
+	l, ok := lessonOf(statement)
+	if !ok {
+		return lessonKey{}, false
+	}
+	k := lessonKey{check: strings.Join(strings.Fields(strings.ToLower(strings.ReplaceAll(l.check, "_", " "))), " ")}
+	k.cause = contentStems(l.cause)
+	verb, object := splitVerb(l.change)
+	k.verb = lessonVocab.verbSet[verb]
+	if hasHan(l.change) {
+		k.verb = -1 // Chinese changes are compared whole
+		object = l.change
+	}
+	k.object = contentStems(object)
+	return k, true
+}
+
+// contentStems is the sorted set of the stems of s's content words (no
+// stop word, no filler), hashed as the merger hashes words; a Chinese s
+// gives its character bigrams.
+func contentStems(s string) []uint64 {
+	if hasHan(s) {
+		return featurize(s)
+	}
+	var out []uint64
+	for _, w := range strings.FieldsFunc(lowerASCII(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if stopEN[w] || lessonVocab.fillers[w] {
+			continue
+		}
+		out = append(out, hashString(tagWord, tokenizer.Stem(w), ""))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Thresholds of sameLesson: how alike two causes and two changes' objects
+// must be (Dice of their n-gram sets) to be the same.
+const (
+	sameCause  = 0.3
+	sameObject = 0.5
+)
+
+// sameLesson reports whether two lesson keys mean the same lesson.
+func sameLesson(a, b lessonKey) bool {
+	if a.reason != "" || b.reason != "" {
+		return a.reason == b.reason
+	}
+	return a.check == b.check && a.verb == b.verb &&
+		dice(a.cause, b.cause) >= sameCause && dice(a.object, b.object) >= sameObject
+}
+
+// lessonIdentity is the merger's hook for lessons: for two lessons whose
+// meaning is known (keyOf) it sets their similarity to 1 when they are the
+// same lesson and to -1 (never merged) when they are not, whatever their
+// words have in common; when either one's meaning is not known their
+// n-gram similarity stands.
+func lessonIdentity(items []governance.MergeItem, sim [][]float64) {
+	keys := make([]*lessonKey, len(items))
+	for i, it := range items {
+		if it.Type != governance.TypeLesson {
+			continue
+		}
+		if k, ok := keyOf(it.Statement); ok {
+			keys[i] = &k
+		}
+	}
+	for i := range items {
+		for j := i + 1; j < len(items); j++ {
+			if keys[i] == nil || keys[j] == nil {
+				continue
+			}
+			v := -1.0
+			if sameLesson(*keys[i], *keys[j]) {
+				v = 1
+			}
+			sim[i][j], sim[j][i] = v, v
+		}
+	}
+}
+
+// splitVerb splits an English change into its verb's base form and the
+// rest ("resending the amount in cents" → "resend", "the amount in cents").
+func splitVerb(change string) (verb, object string) {
+	first, rest, _ := strings.Cut(strings.TrimSpace(change), " ")
+	return baseVerb(strings.ToLower(first)), rest
+}
+
+// baseVerb is the base form of a verb of lesson.toml written as it is, in
+// the past or as a gerund ("applied", "pinned", "resending"), or "".
+func baseVerb(w string) string {
+	if lessonVocab.verbs[w] {
+		return w
+	}
+	var tries []string
+	switch {
+	case strings.HasSuffix(w, "ied"):
+		tries = append(tries, w[:len(w)-3]+"y")
+	case strings.HasSuffix(w, "ed"):
+		tries = append(tries, w[:len(w)-2], w[:len(w)-1], w[:len(w)-3])
+	case strings.HasSuffix(w, "ing"):
+		tries = append(tries, w[:len(w)-3], w[:len(w)-3]+"e", w[:max(0, len(w)-4)])
+	case strings.HasSuffix(w, "es"):
+		tries = append(tries, w[:len(w)-2], w[:len(w)-1])
+	case strings.HasSuffix(w, "s"):
+		tries = append(tries, w[:len(w)-1])
+	}
+	for _, t := range tries {
+		if lessonVocab.verbs[t] {
+			return t
+		}
+	}
+	if w == "sent" {
+		return "send"
+	}
+	return ""
+}
+
+// readLesson reads the three parts of the lesson of failure f, re-checked
+// at pass, each generalised: case data (phone numbers, ids, names, amounts,
+// paths) is left out.
+func (s *session) readLesson(f *failure, pass int) lessonParts {
+	values := s.caseValues(max(0, f.index-3), pass)
+	l := lessonParts{check: s.checkName(f)}
+	l.cause = generalise(failureCause(s.events[f.index].Text), values)
+	if l.cause == "" && !genericReasons[f.reason] {
+		// A structured reason with no message says the cause itself
+		// ("closed_on_day").
+		l.cause = strings.ReplaceAll(f.reason, "_", " ")
+	}
+	if !readablePart(l.cause) {
+		l.cause = ""
+	}
+	l.change = s.change(f, pass, values, l.check)
+	return l
+}
+
+// genericReasons name only the kind of a failure, not its cause.
+var genericReasons = map[string]bool{"": true, "test_failure": true, "lint_error": true, "build_failure": true, "failed": true, "error": true}
+
+// readablePart reports whether a part has words of its own (two at least)
+// and reads as words once put in a sentence.
+func readablePart(p string) bool {
+	n := 0
+	for _, f := range strings.Fields(p) {
+		if hasHan(f) {
+			n += utf8.RuneCountInString(f) / 2
+		} else if strings.IndexFunc(f, unicode.IsLetter) >= 0 && !hasASCIIDigit(f) && !strings.ContainsAny(f, "_/\\.=()") {
+			n++
+		}
+	}
+	return n >= 2 && readability.Check("It says "+p+".") == readability.OK
+}
+
+// failureCause is the line of a failure text that says what went wrong,
+// without its location and markers: a JSON error's message, else the first
+// line with a cause word of lesson.toml.
+func failureCause(text string) string {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "{") {
+		var v map[string]any
+		if json.Unmarshal([]byte(t), &v) == nil {
+			for _, k := range []string{"error", "message", "detail", "reason", "errors"} {
+				if msg := errorMessage(v[k]); msg != "" {
+					if c := causeLine(msg, k == "error" || k == "message" || k == "errors"); c != "" {
+						return c
+					}
+				}
+			}
+			return ""
+		}
+	}
+	for _, line := range strings.Split(t, "\n") {
+		if c := causeLine(line, false); c != "" {
+			return c
+		}
+	}
+	return ""
+}
+
+// errorMessage is the text of a JSON error value: a string, an object's
+// message, or the first of a list.
+func errorMessage(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case map[string]any:
+		for _, k := range []string{"message", "detail", "error", "reason"} {
+			if m := errorMessage(x[k]); m != "" {
+				return m
+			}
+		}
+	case []any:
+		if len(x) > 0 {
+			return errorMessage(x[0])
+		}
+	}
+	return ""
+}
+
+// locationPrefix is a source location opening a line ("due_test.go:42: ",
+// "12:5 ").
+var locationPrefix = regexp.MustCompile(`^\s*(?:[\w./\\-]+\.[A-Za-z]\w{0,4}(?::\d+)+:?|\d+:\d+)\s*`)
+
+// markup is a tag a harness wraps a message in ("<tool_use_error>").
+var markup = regexp.MustCompile(`</?[A-Za-z][\w-]*>`)
+
+// causeLine cleans one line of a failure text into a cause, or "" when it
+// has no cause word (any is taken when known is true: it is an error's own
+// message).
+func causeLine(line string, known bool) string {
+	l := markup.ReplaceAllString(line, " ")
+	l = strings.TrimSpace(locationPrefix.ReplaceAllString(l, ""))
+	for changed := true; changed; {
+		changed = false
+		lower := strings.ToLower(l)
+		for _, m := range lessonVocab.Cause.Markers {
+			if strings.HasPrefix(lower, m) && len(l) > len(m) {
+				l = strings.TrimSpace(l[len(m):])
+				changed = true
+				break
+			}
+		}
+	}
+	if l == "" {
+		return ""
+	}
+	if !known {
+		lower := strings.ToLower(l)
+		if !slices.ContainsFunc(lessonVocab.Cause.EN, func(c string) bool { return hasWordPrefix(lower, c) }) &&
+			!containsAny(l, lessonVocab.Cause.ZH) {
+			return ""
+		}
+	}
+	// One clause: up to the first sentence end, comma or semicolon.
+	if i := strings.IndexAny(l, ",;。，；"); i > 0 {
+		l = l[:i]
+	}
+	if i := strings.Index(l, ". "); i > 0 {
+		l = l[:i]
+	}
+	return strings.TrimRight(strings.TrimSpace(l), ".:")
+}
+
+// hasWordPrefix reports whether lower has cue at the start of a word (so
+// "violat" finds "violates", "error" finds "errors" but not "terror").
+func hasWordPrefix(lower, cue string) bool {
+	for off := 0; ; {
+		i := strings.Index(lower[off:], cue)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i == 0 || !isWordByte(lower[i-1]) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// checkName is the check failure f made, as a reader knows it: the tool's
+// name, or for a shell the program it ran ("go test", "npm run build").
+func (s *session) checkName(f *failure) string {
+	if !lessonVocab.shell[strings.ToLower(f.tool)] {
+		return f.tool
+	}
+	return program(s.checkCommand(f))
+}
+
+// program is the program and subcommand a command line checks with,
+// without arguments, paths or the commands that only prepare it: the last
+// command of a chain, the first of a pipeline ("cd web && npm run build --
+// --prod | tee log" → "npm run build").
+func program(cmd string) string {
+	parts := chainSeparators.Split(cmd, -1)
+	for i := len(parts) - 1; i >= 0; i-- {
+		part, _, _ := strings.Cut(parts[i], "|")
+		fs := strings.Fields(part)
+		if len(fs) == 0 || slices.Contains(lessonVocab.Check.Preparers, fs[0]) || strings.Contains(fs[0], "=") {
+			continue
+		}
+		if script, ok := strings.CutPrefix(fs[0], "./"); ok && !strings.Contains(script, "/") {
+			fs[0] = script // ./deploy.sh: the script is the program
+		}
+		var kept []string
+		for _, w := range fs {
+			if len(kept) == 3 || strings.ContainsAny(w, "-/.=$\"'`{}[]<>*~\\") && len(kept) > 0 {
+				break
+			}
+			if strings.ContainsAny(w, "/\\$\"'`{}") {
+				return "" // a path or an expansion as the program
+			}
+			kept = append(kept, w)
+		}
+		return strings.Join(kept, " ")
+	}
+	return ""
+}
+
+var chainSeparators = regexp.MustCompile(`&&|\|\||;`)
+
+// checkCommand is the command the failed check ran, from the assistant's
+// rendered tool call just before it ("[Bash] npm run ci:build"), if any.
+func (s *session) checkCommand(f *failure) string { return s.commandBefore(f.index, f.tool) }
+
+// commandBefore is the command of the rendered call of tool just before
+// event index i, or "".
+func (s *session) commandBefore(i int, tool string) string {
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
+		e := s.events[j]
+		if !isMessage(e) || e.Role != governance.RoleAssistant {
+			continue
+		}
+		ms := checkLineRe.FindAllStringSubmatch(e.Text, -1)
+		for k := len(ms) - 1; k >= 0; k-- {
+			if ms[k][1] == tool {
+				return strings.TrimSpace(ms[k][2])
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+var checkLineRe = regexp.MustCompile(`(?m)^\[([^\]]{1,64})\] (.+)$`)
+
+// change is the change that made the check pass, from what the assistant
+// said between the failure and the passing re-check, generalised; "" when
+// it said none in words (editing files without saying what changed, or
+// only running the check again, is no change a reviewer can read).
+func (s *session) change(f *failure, pass int, values []string, check string) string {
+	for j := f.index + 1; j < pass; j++ {
 		e := s.events[j]
 		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
 			continue
@@ -189,152 +649,263 @@ func (s *session) fixLesson(f *failure, pass int) string {
 			if strings.HasPrefix(strings.TrimSpace(sn.text), "[") {
 				continue // a rendered tool call
 			}
-			if fix = fixPhrase(sn.text); fix != "" {
-				break
+			fix := generalise(fixPhrase(sn.text), values)
+			if fix != "" && readablePart(fix) && !onlyRechecks(fix, check) {
+				return fix
 			}
 		}
 	}
-	if fix == "" {
-		fix = s.editedFiles(f, pass)
+	return ""
+}
+
+// onlyRechecks reports whether a change does nothing but run the check
+// again ("re-run the tests").
+func onlyRechecks(change, check string) bool {
+	if hasHan(change) {
+		return false
 	}
-	if fix == "" {
-		return ""
+	verb, object := splitVerb(change)
+	if verb != "run" && verb != "retry" {
+		return false
 	}
-	check := s.checkCommand(f)
-	if s.zh || hasHan(fix) {
-		if check == "" {
-			return finish(fmt.Sprintf("%s 检查前先%s", f.tool, fix))
+	checkWords := map[string]bool{}
+	for _, w := range strings.Fields(strings.ToLower(strings.ReplaceAll(check, "_", " "))) {
+		checkWords[tokenizer.Stem(w)] = true
+	}
+	for _, w := range strings.Fields(lowerASCII(object)) {
+		w = strings.Trim(w, ".,;:()")
+		if w == "" || stopEN[w] || lessonVocab.fillers[w] || checkWords[tokenizer.Stem(w)] {
+			continue
 		}
-		return finish(fmt.Sprintf("运行 %s 之前先%s", check, fix))
+		switch tokenizer.Stem(w) {
+		case "test", "check", "build", "suit", "command", "step":
+			continue
+		}
+		return false
 	}
-	if check == "" {
-		check = "the " + f.tool + " check"
-	}
-	if strings.Contains(lowerASCII(fix), " before ") {
-		return finish(fmt.Sprintf("%s (it makes %s pass)", fix, check))
-	}
-	return finish(fmt.Sprintf("%s before running %s", fix, check))
+	return true
 }
 
 // fixPhrase takes the change out of a sentence of the assistant's ("The
 // build needs Node 20. I'll pin the Node version in .nvmrc" → "pin the Node
-// version in .nvmrc").
+// version in .nvmrc"; "Resending with integer cents" → "resend with
+// integer cents").
 func fixPhrase(sentence string) string {
 	raw := strings.TrimSpace(sentence)
 	if hasHan(raw) {
-		for _, o := range fixOpenersZH {
+		for _, o := range lessonVocab.Change.OpenersZH {
 			if i := strings.Index(raw, o); i >= 0 {
 				rest := trimTrailing(strings.TrimSpace(raw[i+len(o):]))
-				if o == "改成" || o == "把" || o == "先把" {
-					rest = o + rest
+				for _, t := range lessonVocab.Change.TailsZH {
+					if k := strings.Index(rest, t); k > 0 {
+						rest = rest[:k]
+					}
 				}
-				if len([]rune(rest)) >= 3 {
-					return truncateRunes(rest, 80)
+				switch {
+				case slices.Contains(lessonVocab.Change.KeptZH, o):
+					rest = o + rest
+				case strings.HasSuffix(o, "把"):
+					rest = "把" + rest // 我把… → 把…
+				}
+				if utf8.RuneCountInString(rest) >= 3 {
+					return rest
 				}
 			}
 		}
 		return ""
 	}
 	lower := lowerASCII(raw)
-	for _, o := range fixOpenersEN {
+	starts := []int{0}
+	for _, o := range lessonVocab.Change.OpenersEN {
 		i := strings.Index(lower, o)
 		if i < 0 || i > 0 && isWordByte(lower[i-1]) {
 			continue
 		}
-		rest := raw[i+len(o):]
-		word, _, _ := strings.Cut(lowerASCII(rest), " ")
-		if slices.Contains(fixVerbsEN, word) {
-			rest = trimTrailing(strings.TrimSpace(rest))
-			// Keep the change, not what follows it ("and re-run the build").
-			for _, tail := range []string{" and re-run", " and rerun", " and run the", ", then", " and try again", " and retry"} {
-				if k := strings.Index(lowerASCII(rest), tail); k > 0 {
-					rest = rest[:k]
-				}
-			}
-			return truncateRunes(rest, 120)
+		starts = append(starts, i+len(o))
+	}
+	for _, at := range starts {
+		rest := raw[at:]
+		first, tail, _ := strings.Cut(rest, " ")
+		verb := baseVerb(strings.ToLower(first))
+		if verb == "" || tail == "" {
+			continue
 		}
+		rest = trimTrailing(strings.TrimSpace(verb + " " + tail))
+		// Keep the change, not what follows it ("and re-run the build")
+		// nor the example it gives ("…: +86 138…").
+		for _, t := range lessonVocab.Change.TailsEN {
+			if k := strings.Index(lowerASCII(rest), t); k > 0 {
+				rest = rest[:k]
+			}
+		}
+		if k := strings.Index(rest, ": "); k > 0 {
+			rest = rest[:k]
+		}
+		return strings.TrimSpace(rest)
 	}
 	return ""
 }
 
-// editTools are the tools agents change files with (Claude Code's Edit,
-// MultiEdit and Write, Codex's apply_patch, editors of other harnesses), in
-// lower case.
-var editTools = map[string]bool{"edit": true, "multiedit": true, "write": true, "notebookedit": true, "apply_patch": true,
-	"str_replace_editor": true, "str_replace_based_edit_tool": true, "edit_file": true, "write_file": true, "create_file": true}
-
-// patchFileRe finds the files of an apply_patch call's patch text.
-var patchFileRe = regexp.MustCompile(`\*\*\* (?:Update|Add) File: ([^\s"\\]+)`)
-
-// editedFiles words the fix of failure f from the files the agent changed
-// before the passing re-check at pass, when it changed them without saying
-// what it did: "change .nvmrc" (Codex's apply_patch, Claude Code's Edit);
-// "" when no file was edited. A lesson then names what was changed to
-// pass the check rather than a template.
-func (s *session) editedFiles(f *failure, pass int) string {
-	var files []string
-	for j := f.index + 1; j < pass; j++ {
+// caseValues are the values of one case in the failure window (the failed
+// check, the fix, the passing re-check): the JSON values of tool results
+// and calls under the keys of lesson.toml's case table, and every value
+// with a number in it. A lesson leaves them out.
+func (s *session) caseValues(from, to int) []string {
+	var out []string
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, vv := range x {
+				walk(strings.ToLower(k), vv)
+			}
+		case []any:
+			for _, vv := range x {
+				walk(key, vv)
+			}
+		case string:
+			if x = strings.TrimSpace(x); utf8.RuneCountInString(x) >= 2 && utf8.RuneCountInString(x) <= 80 &&
+				(lessonVocab.caseKeys[key] || hasASCIIDigit(x) && !strings.Contains(x, " ")) {
+				out = append(out, x)
+			}
+		case float64:
+			if key != "" && (lessonVocab.caseKeys[key] || x >= 100 || x != float64(int64(x))) {
+				out = append(out, strings.TrimSuffix(fmt.Sprintf("%v", x), ".0"))
+			}
+		}
+	}
+	for j := from; j <= to && j < len(s.events); j++ {
 		e := s.events[j]
-		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
+		if !isMessage(e) || e.Source == governance.SourceExternal {
 			continue
 		}
-		for _, m := range checkLineRe.FindAllStringSubmatch(e.Text, -1) {
-			if !editTools[strings.ToLower(m[1])] {
-				continue
-			}
-			var found []string
-			for _, pm := range patchFileRe.FindAllStringSubmatch(m[2], -1) {
-				found = append(found, pm[1])
-			}
-			if len(found) == 0 {
-				if path, _, _ := strings.Cut(strings.TrimSpace(m[2]), " "); strings.ContainsAny(path, "/.") && !strings.HasPrefix(path, "{") {
-					found = append(found, path)
-				}
-			}
-			for _, path := range found {
-				if base := baseName(path); base != "" && !slices.Contains(files, base) {
-					files = append(files, base)
-				}
+		for _, chunk := range jsonChunks(e.Text) {
+			var v any
+			if json.Unmarshal([]byte(chunk), &v) == nil {
+				walk("", v)
 			}
 		}
 	}
-	if len(files) == 0 {
+	// Longest first, so "+86 138…" goes before "138…".
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(out)
+}
+
+// jsonChunks are the JSON objects a text holds whole: the text itself, or
+// a rendered call's arguments ("[crm_update] {…}").
+func jsonChunks(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if m := checkLineRe.FindStringSubmatch(line); m != nil {
+			line = m[2]
+		}
+		if strings.HasPrefix(line, "{") && strings.HasSuffix(line, "}") {
+			out = append(out, line)
+		}
+	}
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && strings.Contains(t, "\n") {
+		out = append(out, t)
+	}
+	return out
+}
+
+// caseData are the kinds of case data left out of a lesson, whatever the
+// session: each pattern with what stands in its place ("$1" keeps a phone
+// number's country code, the part that is about every case).
+var caseData = []struct {
+	re   *regexp.Regexp
+	keep string
+	// only, when set, says which matches are case data.
+	only func(string) bool
+}{
+	{re: regexp.MustCompile(`[\w.+-]+@[\w-]+(\.[\w-]+)+`)},                                      // e-mail address
+	{re: regexp.MustCompile(`https?://\S+`)},                                                    // URL
+	{re: regexp.MustCompile(`(?:[A-Za-z]:\\|~/|/(?:home|Users|root|tmp|var|private|mnt)/)\S*`)}, // machine path
+	{re: regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)},
+	{re: regexp.MustCompile(`\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?`)},                                                      // date and time
+	{re: regexp.MustCompile(`(\+\d{1,3})[\s-]?(?:\(?\d{1,4}\)?[\s-]?){2,5}\d{2,4}`), keep: "$1"},                                              // phone: its country code stays
+	{re: regexp.MustCompile(`\(?\b\d{3,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b`)},                                                                   // phone
+	{re: regexp.MustCompile(`[$¥€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|CNY|EUR|RMB|GBP|JPY|元|美元|块)`)},                         // amount
+	{re: regexp.MustCompile(`#\d+\b|\b[A-Za-z]{1,6}[-_]?\d{3,}(?:[-_]\d+)*\b`)},                                                               // ticket, order and invoice ids
+	{re: regexp.MustCompile(`\(\s*[\d.,]{3,}\s*\)`)},                                                                                          // an example number: "(1999)"
+	{re: regexp.MustCompile(`\b\d{5,}\b`)},                                                                                                    // long numbers
+	{re: regexp.MustCompile(`\b[0-9a-f]{7,40}\b`), only: func(m string) bool { return hasASCIIDigit(m) && strings.ContainsAny(m, "abcdef") }}, // hashes
+}
+
+// generalise leaves the case data out of a lesson's part: the case's own
+// values, then every kind of caseData; what is left is tidied.
+func generalise(s string, values []string) string {
+	if s == "" {
 		return ""
 	}
-	if len(files) > 3 {
-		files = files[:3]
+	for _, v := range values {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, "")
+		}
 	}
-	if s.zh {
-		return "修改 " + strings.Join(files, "、")
-	}
-	return "change " + strings.Join(files, ", ")
-}
-
-// baseName is the last element of a file path, the part a reader knows
-// the file by (".nvmrc", "billing_test.go").
-func baseName(path string) string {
-	path = strings.TrimRight(path, "/")
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		path = path[i+1:]
-	}
-	return truncateRunes(path, 60)
-}
-
-// checkCommand is the command the failed check ran, from the assistant's
-// rendered tool call just before it ("[Bash] npm run ci:build"), if any.
-func (s *session) checkCommand(f *failure) string {
-	for j := f.index - 1; j >= 0 && j >= f.index-3; j-- {
-		e := s.events[j]
-		if !isMessage(e) || e.Role != governance.RoleAssistant {
+	for _, c := range caseData {
+		if c.only == nil {
+			s = c.re.ReplaceAllString(s, c.keep)
 			continue
 		}
-		ms := checkLineRe.FindAllStringSubmatch(e.Text, -1)
-		for k := len(ms) - 1; k >= 0; k-- {
-			if ms[k][1] == f.tool {
-				return truncateRunes(strings.TrimSpace(ms[k][2]), 80)
+		s = c.re.ReplaceAllStringFunc(s, func(m string) string {
+			if c.only(m) {
+				return ""
+			}
+			return m
+		})
+	}
+	return tidy(s)
+}
+
+// tidy removes what leaving case data out leaves behind: empty quotes and
+// brackets, doubled spaces, a space before punctuation, a joining word or
+// punctuation at either end.
+func tidy(s string) string {
+	for _, empty := range []string{`""`, `''`, "``", "()", "[]", "“”", "（）", "： ", ": ,"} {
+		s = strings.ReplaceAll(s, empty, "")
+	}
+	s = strings.Join(strings.Fields(" "+s+" "), " ")
+	s = orphanPossessive.ReplaceAllString(s, "${1}the")
+	s = spaceBeforePunct.ReplaceAllString(s, "$1$2")
+	s = strings.ReplaceAll(s, "( ", "(")
+	for {
+		t := strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",;:-=(", r) })
+		lower := strings.ToLower(t)
+		for _, w := range []string{" to", " for", " of", " as", " with", " the", " a", " an", " and", " on", " at", " in", " by", " from", " is", " are"} {
+			if strings.HasSuffix(lower, w) {
+				t = t[:len(t)-len(w)]
+				break
 			}
 		}
-		return ""
+		if t == s {
+			return t
+		}
+		s = t
 	}
-	return ""
+}
+
+// spaceBeforePunct is a space left before punctuation that ends a word
+// (" ," but not " .nvmrc").
+var spaceBeforePunct = regexp.MustCompile(`\s+([,.;:)])(\s|$)`)
+
+// orphanPossessive is "'s" whose owner was left out ("to Wang Fang's
+// number" → "to 's number" → "to the number").
+var orphanPossessive = regexp.MustCompile(`(^|\s)['’]s\b`)
+
+// lowerFirst lowercases an English part's first letter unless the first
+// word is a name or an acronym ("Invalid phone" → "invalid phone", "API"
+// and "DueDate" stay).
+func lowerFirst(s string) string {
+	first, _, _ := strings.Cut(s, " ")
+	if len(first) < 2 || !('A' <= first[0] && first[0] <= 'Z') {
+		return s
+	}
+	for i := 1; i < len(first); i++ {
+		if !('a' <= first[i] && first[i] <= 'z') {
+			return s
+		}
+	}
+	return string(first[0]+'a'-'A') + s[1:]
 }

@@ -64,6 +64,7 @@ func (m *Merger) Partition(ctx context.Context, items []governance.MergeItem) ([
 	// sim[i][j] is the average-linkage similarity between clusters i and j
 	// (cluster i is named by its first item); -1 means never merge.
 	sim := similarities(sorted, feats)
+	lessonIdentity(sorted, sim) // lessons: the same check, cause and change
 	members := make([][]int, n)
 	for i := range members {
 		members[i] = []int{i}

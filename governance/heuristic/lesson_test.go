@@ -1,0 +1,189 @@
+package heuristic_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/heuristic"
+	"github.com/mnemo-console/mnemo/governance/readability"
+)
+
+func lessonsOf(tb testing.TB, events []*governance.Event) []string {
+	tb.Helper()
+	var out []string
+	for _, it := range mustExtract(tb, events).Items {
+		if it.Type == governance.TypeLesson {
+			out = append(out, it.Statement)
+		}
+	}
+	return out
+}
+
+// Each fixed failure gives one lesson that names the check, the cause read
+// from the failure text and the change, with the case's data left out.
+func TestLessonNamesTheChange(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		events []*governance.Event
+		want   []string // the lesson holds each
+		absent []string // and none of these
+	}{
+		{"migrations", session(
+			"user", "Add a created_at column to orders and make sure the tests pass.",
+			"assistant", "Added the column. Running the tests.",
+			"tool:go_test:failed", "--- FAIL: TestOrders (0.01s)\n    orders_test.go:31: pq: relation \"orders_v2\" does not exist\nFAIL\tshop/orders\t0.012s",
+			"assistant", "The test database is behind the schema. I'll apply the pending migrations first.",
+			"tool:go_test:passed", "ok  \tshop/orders\t0.031s",
+		), []string{"go_test", "does not exist", "apply the pending migrations"}, []string{"orders_test.go", "0.01s", "FAIL"}},
+		{"refund cents", session(
+			"user", "Refund order ORD-20231 for Chen Jing, 19.99.",
+			"assistant", `[refund_api] {"order_id":"ORD-20231","amount":19.99}`,
+			"tool:refund_api:failed", `{"status":400,"error":"amount must be an integer number of cents","amount":19.99}`,
+			"assistant", "The API counts in cents. Resending the amount as integer cents (1999).",
+			"tool:refund_api:passed", `{"status":200,"refund_id":"RF-88213"}`,
+		), []string{"refund_api", "amount must be an integer number of cents", "resend the amount as integer cents"}, []string{"19.99", "1999", "ORD-20231", "Chen", "RF-88213", "()"}},
+		{"phone country code", session(
+			"user", "Update Wang Fang's phone to 13800138000 in the CRM.",
+			"assistant", `[crm_update] {"customer":"Wang Fang","phone":"13800138000"}`,
+			"tool:crm_update:failed", `{"error":"invalid phone number 13800138000: missing country code"}`,
+			"assistant", "I'll add the +86 country code to Wang Fang's number: +86 138 0013 8000.",
+			"tool:crm_update:passed", `{"ok":true}`,
+		), []string{"crm_update", "missing country code", "add the +86 country code"}, []string{"13800138000", "138 0013", "Wang", "Fang"}},
+		{"shell check is its program", session(
+			"user", "The build is red, please fix it.",
+			"assistant", "[Bash] cd web && npm run build -- --mode=prod",
+			"tool:Bash:failed", "\nError: Node.js 18 is not supported; this project requires Node 20 or later.\n",
+			"assistant", "I'll pin the Node version in .nvmrc to 20.",
+			"assistant", "[Bash] cd web && npm run build -- --mode=prod",
+			"tool:Bash:passed", "built in 4.2s",
+		), []string{"When npm run build fails because", "is not supported", "pin the Node version in .nvmrc to 20"}, []string{"--mode", "cd web"}},
+		{"chinese", session(
+			"user", "把客户李娜的手机号改成 13800138000。",
+			"assistant", `[crm_update] {"customer":"李娜","phone":"13800138000"}`,
+			"tool:crm_update:failed", `{"error":"手机号格式错误：缺少国家代码"}`,
+			"assistant", "我把手机号加上 +86 国家代码后重新提交。",
+			"tool:crm_update:passed", `{"ok":true}`,
+		), []string{"crm_update", "缺少国家代码", "加上 +86 国家代码"}, []string{"李娜", "13800138000"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := lessonsOf(t, tc.events)
+			if len(got) != 1 {
+				t.Fatalf("lessons %q, want one", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("lesson %q does not hold %q", got[0], w)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(got[0], a) {
+					t.Errorf("lesson %q holds case data %q", got[0], a)
+				}
+			}
+			if p := readability.Check(got[0]); p != readability.OK {
+				t.Errorf("lesson %q is not readable: %s", got[0], p)
+			}
+		})
+	}
+}
+
+// No template: a failure whose cause or change cannot be said in words
+// proposes nothing, and the episode keeps it.
+func TestLessonNeverATemplate(t *testing.T) {
+	for name, events := range map[string][]*governance.Event{
+		"no change said": session(
+			"user", "Run the tests.",
+			"tool:Bash:failed", "Error: connection refused",
+			"assistant", "Let me look at that.",
+			"tool:Bash:passed", "ok",
+		),
+		"only re-ran the check": session(
+			"user", "Run the tests.",
+			"assistant", "[Bash] go test ./...",
+			"tool:Bash:failed", "Error: connection refused",
+			"assistant", "I'll re-run the tests.",
+			"assistant", "[Bash] go test ./...",
+			"tool:Bash:passed", "ok",
+		),
+		"no cause in the failure": session(
+			"user", "Deploy it.",
+			"tool:deploy:failed", "exit status 1",
+			"assistant", "I'll set the region to eu-west-1.",
+			"tool:deploy:passed", "done",
+		),
+		"generic reason only": session(
+			"user", "Fix the billing test.",
+			"tool:test_runner:failed", `{"result":"failed","reason":"test_failure"}`,
+			"assistant", "Fixed it.",
+			"tool:test_runner:passed", `{"result":"passed"}`,
+		),
+		"a shell without a command": session(
+			"user", "Try again.",
+			"tool:exec_command:failed", "error: permission denied",
+			"assistant", "I'll add the execute bit to the script.",
+			"tool:exec_command:passed", "ok",
+		),
+	} {
+		ex := mustExtract(t, events)
+		for _, it := range ex.Items {
+			if it.Type == governance.TypeLesson {
+				t.Errorf("%s: lesson %q, want none", name, it.Statement)
+			}
+		}
+		if !strings.Contains(ex.Summary, "re-check passed") {
+			t.Errorf("%s: summary %q does not keep the fix", name, ex.Summary)
+		}
+	}
+}
+
+// The same lesson in two sessions, worded differently by the assistant,
+// is one group; lessons of different changes or checks stay apart, however
+// much of their frame they share.
+func TestLessonMergedByMeaning(t *testing.T) {
+	fail := "--- FAIL: TestOrders\n    orders_test.go:31: pq: relation \"orders\" does not exist"
+	a := lessonsOf(t, session(
+		"user", "Run the order tests.",
+		"tool:go_test:failed", fail,
+		"assistant", "I'll apply the pending migrations first.",
+		"tool:go_test:passed", "ok",
+	))
+	b := lessonsOf(t, session(
+		"user", "Check the invoices package.",
+		"tool:go_test:failed", "--- FAIL: TestInvoices\n    invoices_test.go:12: pq: relation \"invoices\" does not exist",
+		"assistant", "The schema is old. Running the pending database migrations.",
+		"tool:go_test:passed", "ok",
+	))
+	other := lessonsOf(t, session(
+		"user", "Run the order tests.",
+		"tool:go_test:failed", fail,
+		"assistant", "I'll drop the stale test database.",
+		"tool:go_test:passed", "ok",
+	))
+	if len(a) != 1 || len(b) != 1 || len(other) != 1 {
+		t.Fatalf("lessons %q, %q, %q; want one each", a, b, other)
+	}
+	if a[0] == b[0] {
+		t.Fatalf("the two wordings came out the same (%q): the test proves nothing", a[0])
+	}
+	items := []governance.MergeItem{
+		{ID: 1, Type: governance.TypeLesson, Statement: a[0]},
+		{ID: 2, Type: governance.TypeLesson, Statement: b[0]},
+		{ID: 3, Type: governance.TypeLesson, Statement: other[0]},
+		{ID: 4, Type: governance.TypeLesson, Statement: strings.Replace(a[0], "go_test", "pytest", 1)},
+	}
+	groups, _, err := heuristic.NewMerger().Partition(context.Background(), items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]int64{{1, 2}, {3}, {4}}
+	if len(groups) != len(want) {
+		t.Fatalf("groups %v, want %v (%q, %q, %q)", groups, want, a[0], b[0], other[0])
+	}
+	for i := range want {
+		if len(groups[i]) != len(want[i]) || groups[i][0] != want[i][0] {
+			t.Errorf("groups %v, want %v", groups, want)
+		}
+	}
+}
