@@ -28,6 +28,7 @@ type ReviewStore interface {
 	SplitCandidate(ctx context.Context, actor string, ruleID, candidateID int64, reason string) (*governance.Rule, error)
 	MergeRules(ctx context.Context, actor string, keepID, otherID int64, edit *governance.RuleEdit) (*governance.Rule, error)
 	SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error
+	SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error
 }
 
 // Reviews are the use cases of the review queue: what waits, and the
@@ -482,6 +483,24 @@ func (rv Reviews) SetAutoActivate(ctx context.Context, actor governance.Actor, s
 	if err := rv.store.SetProjectAutoActivate(ctx, actor.Name(), sc.Project.ID, on); err != nil {
 		return nil, err
 	}
+	return sc.Project, nil
+}
+
+// SetSingleUser records whether a project has a single trusted user, so a
+// rule for the whole project that one person supports may become active
+// without a reviewer (inside the low-risk set). Administrators only.
+func (rv Reviews) SetSingleUser(ctx context.Context, actor governance.Actor, slug string, on bool) (*governance.Project, error) {
+	sc, err := rv.projects.ReviewScope(ctx, actor, slug)
+	if err != nil {
+		return nil, err
+	}
+	if err := governance.Can(actor, governance.ActAdminister, governance.InProject(sc.Project)); err != nil {
+		return nil, err
+	}
+	if err := rv.store.SetProjectSingleUser(ctx, actor.Name(), sc.Project.ID, on); err != nil {
+		return nil, err
+	}
+	sc.Project.SingleUser = on
 	return sc.Project, nil
 }
 

@@ -56,6 +56,7 @@ type ExportProject struct {
 	Name         string `json:"name"`
 	Description  string `json:"description,omitempty"`
 	AutoActivate bool   `json:"auto_activate,omitempty"`
+	SingleUser   bool   `json:"single_user,omitempty"`
 }
 
 // ExportEpisode is an exported episode summary.
@@ -228,7 +229,7 @@ func ExportEventRecord(ctx context.Context, e *Event, cl Classifier) (ExportReco
 // with the slug and name opts give, checked.
 func (x *ParsedExport) ImportProject(opts ImportOptions) (*Project, error) {
 	hdr := x.Records[0].Project
-	p := &Project{Slug: hdr.Slug, Name: hdr.Name, Description: hdr.Description, AutoActivate: hdr.AutoActivate}
+	p := &Project{Slug: hdr.Slug, Name: hdr.Name, Description: hdr.Description, AutoActivate: hdr.AutoActivate, SingleUser: hdr.SingleUser}
 	if opts.Slug != "" {
 		p.Slug = opts.Slug
 	}

@@ -38,6 +38,10 @@ type Decision struct {
 	// project — its statement is outside the low-risk set, or it holds
 	// for the whole project and only one person supports it.
 	Review bool
+	// OnePerson: Review holds only because the rule is for the whole
+	// project and one person supports it; a project whose policy says it
+	// has a single trusted user (Project.SingleUser) may activate it.
+	OnePerson bool
 }
 
 // Why sentences of Decide that a proposal's reason ends with when it
@@ -67,7 +71,8 @@ const (
 // whatever channel qualifies the group, it waits for a reviewer (Review).
 // A rule for the whole project (not one user's preference) waits for a
 // reviewer too unless two subjects or more support it, or a failed tool
-// check does.
+// check does (OnePerson: a project with a single trusted user may let it
+// through).
 func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding) Decision {
 	if len(gateBlocked) > 0 {
 		cats := map[string]bool{}
@@ -147,7 +152,7 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 		d.Review = true
 		d.Why += WhyOutsideLowRisk
 	case projectWide && len(subjects) < 2 && !failed:
-		d.Review = true
+		d.Review, d.OnePerson = true, true
 		d.Why += WhyProjectWide
 	}
 	return d

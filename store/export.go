@@ -32,7 +32,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 	stats := &governance.ExportStats{}
 	now := s.Now().UTC().Truncate(time.Second)
 	if err := enc.Encode(governance.ExportRecord{Type: "project", Format: governance.ExportFormat, ExportedAt: &now, Project: &governance.ExportProject{
-		Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate}}); err != nil {
+		Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate, SingleUser: p.SingleUser}}); err != nil {
 		return nil, err
 	}
 	subj := func(col string) (string, []any) {
@@ -224,8 +224,8 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 	}
 	defer tx.Rollback()
 	now := formatTime(tx.now)
-	res, err := tx.ExecContext(ctx, `INSERT INTO projects (slug, name, description, auto_activate, created_at) VALUES (?, ?, ?, ?, ?)`,
-		p.Slug, p.Name, p.Description, p.AutoActivate, now)
+	res, err := tx.ExecContext(ctx, `INSERT INTO projects (slug, name, description, auto_activate, single_user, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		p.Slug, p.Name, p.Description, p.AutoActivate, p.SingleUser, now)
 	if err != nil {
 		return nil, nil, mapError(err, "Project "+p.Slug)
 	}

@@ -613,8 +613,16 @@ func (c *Consolidator) apply(ctx context.Context, in *governance.ConsolidateInpu
 	// statement is placed in the low-risk set, becomes active without a
 	// reviewer.
 	status := governance.RuleProposed
-	if in.Project.AutoActivate && !d.Review && res.LowRisk != "" && len(findings) == 0 {
+	review := d.Review && !(d.OnePerson && in.Project.SingleUser)
+	if in.Project.AutoActivate && !review && res.LowRisk != "" && len(findings) == 0 {
 		status = governance.RuleActive
+		if d.Review {
+			// One person's rule for the whole project, in a project with
+			// a single trusted user.
+			for _, cand := range all {
+				cand.StatusReason = strings.TrimSuffix(cand.StatusReason, governance.WhyProjectWide)
+			}
+		}
 	}
 	r := &governance.Rule{
 		ID: tempID(), ProjectID: in.Project.ID, SubjectID: ruleScope(best.Type, best.SubjectID), Kind: best.Type,

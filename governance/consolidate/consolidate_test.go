@@ -152,3 +152,29 @@ func TestPlanDefaultDeny(t *testing.T) {
 		}
 	}
 }
+
+// A rule for the whole project that one person supports waits for a
+// reviewer, unless the project's policy says it has a single trusted user.
+func TestPlanProjectWideOnePerson(t *testing.T) {
+	ctx := context.Background()
+	const statement = "From now on keep answers short."
+	for _, single := range []bool{false, true} {
+		in := oneSession(statement)
+		in.Sessions[0].Session.SubjectID, in.Sessions[0].Events[0].SubjectID = "", ""
+		in.Project.SingleUser = single
+		plan, err := consolidate.New(gate.Patterns, quotingExtractor{statement}, singletons{}).Plan(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Rules) != 1 {
+			t.Fatalf("single user %v: %d rules, want 1", single, len(plan.Rules))
+		}
+		r, c := plan.Rules[0], plan.Candidates[0]
+		if got := r.Status == governance.RuleActive; got != single {
+			t.Errorf("single user %v: rule %s", single, r.Status)
+		}
+		if got := strings.HasSuffix(c.StatusReason, governance.WhyProjectWide); got == single {
+			t.Errorf("single user %v: reason %q", single, c.StatusReason)
+		}
+	}
+}

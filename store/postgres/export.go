@@ -37,7 +37,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 	stats := &governance.ExportStats{}
 	now := utc(s.Now())
 	if err := enc.Encode(governance.ExportRecord{Type: "project", Format: governance.ExportFormat, ExportedAt: &now,
-		Project: &governance.ExportProject{Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate}}); err != nil {
+		Project: &governance.ExportProject{Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate, SingleUser: p.SingleUser}}); err != nil {
 		return nil, err
 	}
 	// subj narrows a query to the subject of opts ($2) when one is set.
@@ -211,8 +211,8 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 		return nil, nil, err
 	}
 	defer tx.rollback()
-	err = tx.QueryRow(ctx, `INSERT INTO projects (slug, name, description, auto_activate, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-		p.Slug, p.Name, p.Description, p.AutoActivate, tx.now).Scan(&p.ID)
+	err = tx.QueryRow(ctx, `INSERT INTO projects (slug, name, description, auto_activate, single_user, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+		p.Slug, p.Name, p.Description, p.AutoActivate, p.SingleUser, tx.now).Scan(&p.ID)
 	if err != nil {
 		return nil, nil, mapError(err, "Project "+p.Slug)
 	}
