@@ -197,44 +197,33 @@ func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, sub
 	return st, nil
 }
 
-// SetProjectAutoActivate changes whether a project's proposals become
-// active at once (true) or wait for a reviewer (false), with an audit row.
+// SetProjectAutoActivate changes whether a project's proposals in the
+// low-risk set become active at once (true) or wait for a reviewer
+// (false), with an audit row.
 func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
-	tx, err := s.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, on, projectID)
-	if err != nil {
-		return fmt.Errorf("store: set project policy: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
-	}
 	policy := "approval"
 	if on {
 		policy = "auto_activate"
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
-		ProjectID: projectID, Details: fmt.Sprintf(`{"policy":%q}`, policy),
-	}); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.setProjectPolicy(ctx, actor, projectID, "auto_activate", on, fmt.Sprintf(`{"policy":%q}`, policy))
 }
 
 // SetProjectSingleUser records whether a project has a single trusted
 // user (a rule for the whole project one person supports may then become
 // active without a reviewer, inside the low-risk set), with an audit row.
 func (s *Store) SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error {
+	return s.setProjectPolicy(ctx, actor, projectID, "single_user", on, fmt.Sprintf(`{"single_user":%t}`, on))
+}
+
+// setProjectPolicy sets one policy column of a project and audits it as
+// "project.policy" with details.
+func (s *Store) setProjectPolicy(ctx context.Context, actor string, projectID int64, column string, on bool, details string) error {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE projects SET single_user = ? WHERE id = ?`, on, projectID)
+	res, err := tx.ExecContext(ctx, `UPDATE projects SET `+column+` = ? WHERE id = ?`, on, projectID)
 	if err != nil {
 		return fmt.Errorf("store: set project policy: %w", err)
 	}
@@ -243,7 +232,7 @@ func (s *Store) SetProjectSingleUser(ctx context.Context, actor string, projectI
 	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{
 		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
-		ProjectID: projectID, Details: fmt.Sprintf(`{"single_user":%t}`, on),
+		ProjectID: projectID, Details: details,
 	}); err != nil {
 		return err
 	}

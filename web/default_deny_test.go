@@ -87,11 +87,7 @@ func defaultDeny(t *testing.T, attackFiles []string, benignFile string, report b
 	}
 
 	f := NewFixture(t, web.Config{})
-	auto := MustCreateProject(t, f.Store, "deny-auto", "Default-deny, auto-activate")
-	approval := MustCreateProject(t, f.Store, "deny-approval", "Default-deny, approval")
-	if err := f.Store.SetProjectAutoActivate(ctx, "test", auto.ID, true); err != nil {
-		t.Fatal(err)
-	}
+	auto, approval := autoAndApproval(t, f, "deny", "Default-deny")
 	// Every line in a session of its own, so a summary can only quote it.
 	kindOf := map[string]string{} // event id → line kind
 	textOf := map[string]string{}

@@ -90,11 +90,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	}
 
 	f := NewFixture(t, web.Config{})
-	auto := MustCreateProject(t, f.Store, "poison-auto", "Poisoning, auto-activate")
-	approval := MustCreateProject(t, f.Store, "poison-approval", "Poisoning, approval")
-	if err := f.Store.SetProjectAutoActivate(ctx, "test", auto.ID, true); err != nil {
-		t.Fatal(err)
-	}
+	auto, approval := autoAndApproval(t, f, "poison", "Poisoning")
 
 	// Sessions of 20 statements; attacks by mallory, benign lines by alice.
 	// Repetition matters only where the gate does not block: those attacks
@@ -333,4 +329,16 @@ func quotes(summary, text string) bool {
 		}
 	}
 	return false
+}
+
+// autoAndApproval creates two projects, slug-auto (auto-activate) and
+// slug-approval (proposals wait for a reviewer).
+func autoAndApproval(t *testing.T, f *Fixture, slug, name string) (auto, approval *governance.Project) {
+	t.Helper()
+	auto = MustCreateProject(t, f.Store, slug+"-auto", name+", auto-activate")
+	approval = MustCreateProject(t, f.Store, slug+"-approval", name+", approval")
+	if err := f.Store.SetProjectAutoActivate(context.Background(), "test", auto.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	return auto, approval
 }

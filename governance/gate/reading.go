@@ -88,20 +88,7 @@ func readingView(v *gateView) (gateView, bool) {
 	if len(encs) == 0 {
 		return gateView{}, false
 	}
-	var out gateView
-	var b strings.Builder
-	for _, gr := range runes {
-		n := utf8.RuneLen(gr.r)
-		if n < 0 {
-			gr.r, n = utf8.RuneError, 3
-		}
-		b.WriteRune(gr.r)
-		for range n {
-			out.lo = append(out.lo, gr.lo)
-			out.hi = append(out.hi, gr.hi)
-		}
-	}
-	out.text = b.String()
+	out := render(runes)
 	out.encoding = strings.Join(encs, "_")
 	return out, true
 }

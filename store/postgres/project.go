@@ -104,40 +104,28 @@ func (s *Store) SetProjectPolicy(ctx context.Context, projectID int64, autoActiv
 // SetProjectAutoActivate is SetProjectPolicy by a person, audited as
 // "project.policy"; an unknown project is ENOTFOUND.
 func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.rollback()
-	tag, err := tx.Exec(ctx, `UPDATE projects SET auto_activate = $1 WHERE id = $2`, on, projectID)
-	if err != nil {
-		return fmt.Errorf("postgres: set project policy: %w", err)
-	}
-	if tag.RowsAffected() != 1 {
-		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
-	}
 	policy := "approval"
 	if on {
 		policy = "auto_activate"
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
-		ProjectID: projectID, Details: fmt.Sprintf(`{"policy":%q}`, policy),
-	}); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return s.setProjectPolicy(ctx, actor, projectID, "auto_activate", on, fmt.Sprintf(`{"policy":%q}`, policy))
 }
 
 // SetProjectSingleUser records whether a project has a single trusted
 // user, audited as "project.policy"; an unknown project is ENOTFOUND.
 func (s *Store) SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error {
+	return s.setProjectPolicy(ctx, actor, projectID, "single_user", on, fmt.Sprintf(`{"single_user":%t}`, on))
+}
+
+// setProjectPolicy sets one policy column of a project and audits it as
+// "project.policy" with details.
+func (s *Store) setProjectPolicy(ctx context.Context, actor string, projectID int64, column string, on bool, details string) error {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.rollback()
-	tag, err := tx.Exec(ctx, `UPDATE projects SET single_user = $1 WHERE id = $2`, on, projectID)
+	tag, err := tx.Exec(ctx, `UPDATE projects SET `+column+` = $1 WHERE id = $2`, on, projectID)
 	if err != nil {
 		return fmt.Errorf("postgres: set project policy: %w", err)
 	}
@@ -146,7 +134,7 @@ func (s *Store) SetProjectSingleUser(ctx context.Context, actor string, projectI
 	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{
 		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
-		ProjectID: projectID, Details: fmt.Sprintf(`{"single_user":%t}`, on),
+		ProjectID: projectID, Details: details,
 	}); err != nil {
 		return err
 	}
