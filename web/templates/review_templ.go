@@ -713,16 +713,18 @@ func countLabel(ctx context.Context, n int) string {
 	return num(ctx, n)
 }
 
-// riskBadge names the write gate's classes of findings. English keeps the
-// gate's category names, which reviewers search logs and docs for; other
-// languages show their labels.
+// riskBadge names the write gate's classes of findings and the risk
+// features. English keeps the blocking classes' category names, which
+// reviewers search logs and docs for, and names risk features by their
+// labels; other languages show labels for both.
 func riskBadge(ctx context.Context, fs []governance.Finding) string {
-	if lang(ctx) == "en" {
-		return governance.RiskLabel(fs)
-	}
 	var labels []string
 	for _, f := range fs {
-		if l := findingLabel(ctx, f); !slices.Contains(labels, l) {
+		l := findingLabel(ctx, f)
+		if lang(ctx) == "en" && (f.Category != governance.GateAuthority || f.Redacted) {
+			l = governance.RiskName(f)
+		}
+		if !slices.Contains(labels, l) {
 			labels = append(labels, l)
 		}
 	}
@@ -753,7 +755,7 @@ func reviewTab(v ReviewView, tab, label string, n int) templ.Component {
 		var templ_7745c5c3_Var33 string
 		templ_7745c5c3_Var33, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(ReviewURL(v.Project.Slug, tab, 1))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 296, Col: 49}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 298, Col: 49}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var33)
 		if templ_7745c5c3_Err != nil {
@@ -766,7 +768,7 @@ func reviewTab(v ReviewView, tab, label string, n int) templ.Component {
 		var templ_7745c5c3_Var34 string
 		templ_7745c5c3_Var34, templ_7745c5c3_Err = templruntime.NewAttributeExpression("tab-" + tab).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 297, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 299, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var34)
 		if templ_7745c5c3_Err != nil {
@@ -789,7 +791,7 @@ func reviewTab(v ReviewView, tab, label string, n int) templ.Component {
 		var templ_7745c5c3_Var35 string
 		templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 301, Col: 10}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 303, Col: 10}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 		if templ_7745c5c3_Err != nil {
@@ -802,7 +804,7 @@ func reviewTab(v ReviewView, tab, label string, n int) templ.Component {
 		var templ_7745c5c3_Var36 string
 		templ_7745c5c3_Var36, templ_7745c5c3_Err = templruntime.NewAttributeExpression("count-" + tab).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 301, Col: 74}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 303, Col: 74}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var36)
 		if templ_7745c5c3_Err != nil {
@@ -815,7 +817,7 @@ func reviewTab(v ReviewView, tab, label string, n int) templ.Component {
 		var templ_7745c5c3_Var37 string
 		templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(countLabel(ctx, n))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 301, Col: 97}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 303, Col: 97}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 		if templ_7745c5c3_Err != nil {
@@ -853,7 +855,7 @@ func proposedTab(v ReviewView) templ.Component {
 		var templ_7745c5c3_Var39 string
 		templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.proposals"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 306, Col: 33}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 308, Col: 33}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 		if templ_7745c5c3_Err != nil {
@@ -871,7 +873,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var40 string
 			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.no_proposals"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 308, Col: 63}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 310, Col: 63}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 			if templ_7745c5c3_Err != nil {
@@ -889,7 +891,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var41 string
 			templ_7745c5c3_Var41, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(reviewBulkAction(v.Project.Slug, "approve"))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 310, Col: 97}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 312, Col: 97}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var41)
 			if templ_7745c5c3_Err != nil {
@@ -902,7 +904,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var42 string
 			templ_7745c5c3_Var42, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.CSRF).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 311, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 313, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var42)
 			if templ_7745c5c3_Err != nil {
@@ -915,7 +917,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var43 string
 			templ_7745c5c3_Var43, templ_7745c5c3_Err = templruntime.NewAttributeExpression(ReviewURL(v.Project.Slug, v.Tab, v.Pager.Page)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 312, Col: 90}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 314, Col: 90}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var43)
 			if templ_7745c5c3_Err != nil {
@@ -928,7 +930,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var44 string
 			templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.bulk_legend"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 314, Col: 42}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 316, Col: 42}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 			if templ_7745c5c3_Err != nil {
@@ -941,7 +943,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var45 string
 			templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.bulk_reason"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 315, Col: 59}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 317, Col: 59}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 			if templ_7745c5c3_Err != nil {
@@ -954,7 +956,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var46 string
 			templ_7745c5c3_Var46, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Bulk.Reason).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 319, Col: 26}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 321, Col: 26}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var46)
 			if templ_7745c5c3_Err != nil {
@@ -982,7 +984,7 @@ func proposedTab(v ReviewView) templ.Component {
 				var templ_7745c5c3_Var47 string
 				templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Bulk.Errors["reason"]))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 327, Col: 105}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 329, Col: 105}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var47))
 				if templ_7745c5c3_Err != nil {
@@ -1001,7 +1003,7 @@ func proposedTab(v ReviewView) templ.Component {
 				var templ_7745c5c3_Var48 string
 				templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Bulk.Errors["ids"]))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 330, Col: 89}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 332, Col: 89}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var48))
 				if templ_7745c5c3_Err != nil {
@@ -1019,7 +1021,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var49 string
 			templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.approve_selected"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 333, Col: 89}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 335, Col: 89}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var49))
 			if templ_7745c5c3_Err != nil {
@@ -1032,7 +1034,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var50 string
 			templ_7745c5c3_Var50, templ_7745c5c3_Err = templruntime.NewAttributeExpression(reviewBulkAction(v.Project.Slug, "reject")).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 334, Col: 100}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 336, Col: 100}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var50)
 			if templ_7745c5c3_Err != nil {
@@ -1045,7 +1047,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var51 string
 			templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.reject_selected"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 334, Col: 163}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 336, Col: 163}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var51))
 			if templ_7745c5c3_Err != nil {
@@ -1058,7 +1060,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var52 string
 			templ_7745c5c3_Var52, templ_7745c5c3_Err = templruntime.NewAttributeExpression(reviewBulkAction(v.Project.Slug, "merge")).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 335, Col: 107}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 337, Col: 107}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var52)
 			if templ_7745c5c3_Err != nil {
@@ -1071,7 +1073,7 @@ func proposedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var53 string
 			templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.merge_selected"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 335, Col: 168}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 337, Col: 168}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var53))
 			if templ_7745c5c3_Err != nil {
@@ -1116,7 +1118,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var55 string
 		templ_7745c5c3_Var55, templ_7745c5c3_Err = templruntime.NewAttributeExpression("proposal-" + i64toa(p.Rule.ID)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 346, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 348, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var55)
 		if templ_7745c5c3_Err != nil {
@@ -1129,7 +1131,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var56 string
 		templ_7745c5c3_Var56, templ_7745c5c3_Err = templruntime.NewAttributeExpression(i64toa(p.Rule.ID)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 346, Col: 101}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 348, Col: 101}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var56)
 		if templ_7745c5c3_Err != nil {
@@ -1142,7 +1144,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var57 string
 		templ_7745c5c3_Var57, templ_7745c5c3_Err = templruntime.NewAttributeExpression(i64toa(p.Rule.ID)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 352, Col: 30}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 354, Col: 30}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var57)
 		if templ_7745c5c3_Err != nil {
@@ -1155,7 +1157,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var58 string
 		templ_7745c5c3_Var58, templ_7745c5c3_Err = templruntime.NewAttributeExpression("select-" + i64toa(p.Rule.ID)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 354, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 356, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var58)
 		if templ_7745c5c3_Err != nil {
@@ -1178,7 +1180,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var59 string
 		templ_7745c5c3_Var59, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.select_proposal", "ID", i64toa(p.Rule.ID)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 359, Col: 63}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 361, Col: 63}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var59))
 		if templ_7745c5c3_Err != nil {
@@ -1204,7 +1206,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var60 string
 			templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(riskBadge(ctx, p.Rule.Findings))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 366, Col: 96}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 368, Col: 96}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 			if templ_7745c5c3_Err != nil {
@@ -1222,7 +1224,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var61 string
 		templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(label(ctx, "memory_type", p.Rule.Kind))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 368, Col: 105}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 370, Col: 105}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var61))
 		if templ_7745c5c3_Err != nil {
@@ -1235,7 +1237,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var62 string
 		templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(scopeLabel(ctx, p.Rule))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 369, Col: 91}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 371, Col: 91}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 		if templ_7745c5c3_Err != nil {
@@ -1248,7 +1250,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var63 string
 		templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(label(ctx, "promotion_reason", p.Rule.PromotionReason))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 370, Col: 123}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 372, Col: 123}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 		if templ_7745c5c3_Err != nil {
@@ -1261,7 +1263,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var64 string
 		templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.trust", "Trust", trustLabel(p.Rule.Trust)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 371, Col: 84}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 373, Col: 84}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var64))
 		if templ_7745c5c3_Err != nil {
@@ -1274,7 +1276,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var65 string
 		templ_7745c5c3_Var65, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(RuleURL(p.Rule.ID))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 371, Col: 124}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 373, Col: 124}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var65)
 		if templ_7745c5c3_Err != nil {
@@ -1287,7 +1289,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var66 string
 		templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.rule_ref", "ID", i64toa(p.Rule.ID)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 371, Col: 207}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 373, Col: 207}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var66))
 		if templ_7745c5c3_Err != nil {
@@ -1300,7 +1302,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 		var templ_7745c5c3_Var67 string
 		templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(reasonWords(ctx, p.Rule.PromotionReason, false))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 373, Col: 69}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 375, Col: 69}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var67))
 		if templ_7745c5c3_Err != nil {
@@ -1318,7 +1320,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var68 string
 			templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.would_replace", "ID", i64toa(p.Replaces.ID), "Status", label(ctx, "rule_status", p.Replaces.Status)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 378, Col: 126}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 380, Col: 126}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var68))
 			if templ_7745c5c3_Err != nil {
@@ -1331,7 +1333,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var69 string
 			templ_7745c5c3_Var69, templ_7745c5c3_Err = templ.JoinStringErrs(p.Replaces.Text)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 379, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 381, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var69))
 			if templ_7745c5c3_Err != nil {
@@ -1344,7 +1346,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var70 string
 			templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.with"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 382, Col: 32}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 384, Col: 32}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 			if templ_7745c5c3_Err != nil {
@@ -1357,7 +1359,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var71 string
 			templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(p.Rule.Text)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 383, Col: 26}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 385, Col: 26}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var71))
 			if templ_7745c5c3_Err != nil {
@@ -1382,7 +1384,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var72 string
 			templ_7745c5c3_Var72, templ_7745c5c3_Err = templ.JoinStringErrs(tn(ctx, "review.evidence_count", p.EvidenceCount))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 392, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 394, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var72))
 			if templ_7745c5c3_Err != nil {
@@ -1408,7 +1410,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var73 string
 			templ_7745c5c3_Var73, templ_7745c5c3_Err = templruntime.NewAttributeExpression(RuleEvidenceURL(p.Rule.ID, ReviewURL(v.Project.Slug, v.Tab, v.Pager.Page))).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 398, Col: 87}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 400, Col: 87}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var73)
 			if templ_7745c5c3_Err != nil {
@@ -1421,7 +1423,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var74 string
 			templ_7745c5c3_Var74, templ_7745c5c3_Err = templ.JoinStringErrs(tn(ctx, "review.evidence_count", p.EvidenceCount))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 402, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 404, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var74))
 			if templ_7745c5c3_Err != nil {
@@ -1434,7 +1436,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var75 string
 			templ_7745c5c3_Var75, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.loading"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 404, Col: 48}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 406, Col: 48}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var75))
 			if templ_7745c5c3_Err != nil {
@@ -1447,7 +1449,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var76 string
 			templ_7745c5c3_Var76, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(RuleURL(p.Rule.ID))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 404, Col: 85}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 406, Col: 85}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var76)
 			if templ_7745c5c3_Err != nil {
@@ -1460,7 +1462,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var77 string
 			templ_7745c5c3_Var77, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.rule_page"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 404, Col: 116}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 406, Col: 116}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var77))
 			if templ_7745c5c3_Err != nil {
@@ -1473,7 +1475,7 @@ func proposalCard(v ReviewView, p ProposalView) templ.Component {
 			var templ_7745c5c3_Var78 string
 			templ_7745c5c3_Var78, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.loading_end"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 404, Col: 152}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 406, Col: 152}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var78))
 			if templ_7745c5c3_Err != nil {
@@ -1526,7 +1528,7 @@ func proposalActions(csrf, back string, r *governance.Rule, form RuleForm) templ
 		var templ_7745c5c3_Var80 string
 		templ_7745c5c3_Var80, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(ruleAction(r.ID, "approve"))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 417, Col: 63}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 419, Col: 63}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var80)
 		if templ_7745c5c3_Err != nil {
@@ -1539,7 +1541,7 @@ func proposalActions(csrf, back string, r *governance.Rule, form RuleForm) templ
 		var templ_7745c5c3_Var81 string
 		templ_7745c5c3_Var81, templ_7745c5c3_Err = templruntime.NewAttributeExpression(csrf).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 418, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 420, Col: 47}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var81)
 		if templ_7745c5c3_Err != nil {
@@ -1552,7 +1554,7 @@ func proposalActions(csrf, back string, r *governance.Rule, form RuleForm) templ
 		var templ_7745c5c3_Var82 string
 		templ_7745c5c3_Var82, templ_7745c5c3_Err = templruntime.NewAttributeExpression(back).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 419, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 421, Col: 47}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var82)
 		if templ_7745c5c3_Err != nil {
@@ -1565,7 +1567,7 @@ func proposalActions(csrf, back string, r *governance.Rule, form RuleForm) templ
 		var templ_7745c5c3_Var83 string
 		templ_7745c5c3_Var83, templ_7745c5c3_Err = templruntime.NewAttributeExpression("approve-" + i64toa(r.ID)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 421, Col: 64}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 423, Col: 64}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var83)
 		if templ_7745c5c3_Err != nil {
@@ -1578,7 +1580,7 @@ func proposalActions(csrf, back string, r *governance.Rule, form RuleForm) templ
 		var templ_7745c5c3_Var84 string
 		templ_7745c5c3_Var84, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.approve"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 421, Col: 93}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 423, Col: 93}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var84))
 		if templ_7745c5c3_Err != nil {
@@ -1591,7 +1593,7 @@ func proposalActions(csrf, back string, r *governance.Rule, form RuleForm) templ
 		var templ_7745c5c3_Var85 string
 		templ_7745c5c3_Var85, templ_7745c5c3_Err = templruntime.NewAttributeExpression(ruleAction(r.ID, "hold")).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 422, Col: 88}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 424, Col: 88}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var85)
 		if templ_7745c5c3_Err != nil {
@@ -1604,7 +1606,7 @@ func proposalActions(csrf, back string, r *governance.Rule, form RuleForm) templ
 		var templ_7745c5c3_Var86 string
 		templ_7745c5c3_Var86, templ_7745c5c3_Err = templruntime.NewAttributeExpression("hold-" + i64toa(r.ID)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 422, Col: 127}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 424, Col: 127}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var86)
 		if templ_7745c5c3_Err != nil {
@@ -1617,7 +1619,7 @@ func proposalActions(csrf, back string, r *governance.Rule, form RuleForm) templ
 		var templ_7745c5c3_Var87 string
 		templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.hold"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 422, Col: 153}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 424, Col: 153}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var87))
 		if templ_7745c5c3_Err != nil {
@@ -1663,7 +1665,7 @@ func rejectForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var89 string
 		templ_7745c5c3_Var89, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(ruleAction(r.ID, "reject"))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 430, Col: 62}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 432, Col: 62}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var89)
 		if templ_7745c5c3_Err != nil {
@@ -1676,7 +1678,7 @@ func rejectForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var90 string
 		templ_7745c5c3_Var90, templ_7745c5c3_Err = templruntime.NewAttributeExpression("reject-form-" + i64toa(r.ID)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 430, Col: 108}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 432, Col: 108}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var90)
 		if templ_7745c5c3_Err != nil {
@@ -1689,7 +1691,7 @@ func rejectForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var91 string
 		templ_7745c5c3_Var91, templ_7745c5c3_Err = templruntime.NewAttributeExpression(csrf).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 431, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 433, Col: 47}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var91)
 		if templ_7745c5c3_Err != nil {
@@ -1702,7 +1704,7 @@ func rejectForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var92 string
 		templ_7745c5c3_Var92, templ_7745c5c3_Err = templruntime.NewAttributeExpression(back).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 432, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 434, Col: 47}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var92)
 		if templ_7745c5c3_Err != nil {
@@ -1731,7 +1733,7 @@ func rejectForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Compone
 			var templ_7745c5c3_Var94 string
 			templ_7745c5c3_Var94, templ_7745c5c3_Err = templruntime.NewAttributeExpression("reject-" + i64toa(r.ID)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 434, Col: 81}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 436, Col: 81}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var94)
 			if templ_7745c5c3_Err != nil {
@@ -1744,7 +1746,7 @@ func rejectForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Compone
 			var templ_7745c5c3_Var95 string
 			templ_7745c5c3_Var95, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.reject"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 434, Col: 109}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 436, Col: 109}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var95))
 			if templ_7745c5c3_Err != nil {
@@ -1794,7 +1796,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var97 string
 		templ_7745c5c3_Var97, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 441, Col: 16}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 443, Col: 16}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var97)
 		if templ_7745c5c3_Err != nil {
@@ -1807,7 +1809,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var98 string
 		templ_7745c5c3_Var98, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 441, Col: 26}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 443, Col: 26}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var98))
 		if templ_7745c5c3_Err != nil {
@@ -1820,7 +1822,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var99 string
 		templ_7745c5c3_Var99, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 444, Col: 10}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 446, Col: 10}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var99)
 		if templ_7745c5c3_Err != nil {
@@ -1833,7 +1835,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var100 string
 		templ_7745c5c3_Var100, templ_7745c5c3_Err = templruntime.NewAttributeExpression(name).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 445, Col: 14}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 447, Col: 14}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var100)
 		if templ_7745c5c3_Err != nil {
@@ -1846,7 +1848,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var101 string
 		templ_7745c5c3_Var101, templ_7745c5c3_Err = templruntime.NewAttributeExpression(value).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 446, Col: 16}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 448, Col: 16}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var101)
 		if templ_7745c5c3_Err != nil {
@@ -1859,7 +1861,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var102 string
 		templ_7745c5c3_Var102, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 447, Col: 19}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 449, Col: 19}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var102)
 		if templ_7745c5c3_Err != nil {
@@ -1877,7 +1879,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 			var templ_7745c5c3_Var103 string
 			templ_7745c5c3_Var103, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-error").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 450, Col: 36}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 452, Col: 36}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var103)
 			if templ_7745c5c3_Err != nil {
@@ -1908,7 +1910,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 			var templ_7745c5c3_Var104 string
 			templ_7745c5c3_Var104, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-error").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 456, Col: 27}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 458, Col: 27}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var104)
 			if templ_7745c5c3_Err != nil {
@@ -1921,7 +1923,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 			var templ_7745c5c3_Var105 string
 			templ_7745c5c3_Var105, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-error").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 456, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 458, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var105)
 			if templ_7745c5c3_Err != nil {
@@ -1934,7 +1936,7 @@ func inlineField(id, name, label, value, problem string) templ.Component {
 			var templ_7745c5c3_Var106 string
 			templ_7745c5c3_Var106, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, problem))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 456, Col: 82}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 458, Col: 82}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var106))
 			if templ_7745c5c3_Err != nil {
@@ -1983,7 +1985,7 @@ func approveEditForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Co
 		var templ_7745c5c3_Var108 string
 		templ_7745c5c3_Var108, templ_7745c5c3_Err = templruntime.NewAttributeExpression("approve-edit-" + i64toa(r.ID)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 461, Col: 82}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 463, Col: 82}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var108)
 		if templ_7745c5c3_Err != nil {
@@ -1996,7 +1998,7 @@ func approveEditForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Co
 		var templ_7745c5c3_Var109 string
 		templ_7745c5c3_Var109, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.approve_edits"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 462, Col: 43}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 464, Col: 43}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var109))
 		if templ_7745c5c3_Err != nil {
@@ -2009,7 +2011,7 @@ func approveEditForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Co
 		var templ_7745c5c3_Var110 string
 		templ_7745c5c3_Var110, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(ruleAction(r.ID, "approve"))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 463, Col: 64}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 465, Col: 64}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var110)
 		if templ_7745c5c3_Err != nil {
@@ -2022,7 +2024,7 @@ func approveEditForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Co
 		var templ_7745c5c3_Var111 string
 		templ_7745c5c3_Var111, templ_7745c5c3_Err = templruntime.NewAttributeExpression(csrf).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 464, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 466, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var111)
 		if templ_7745c5c3_Err != nil {
@@ -2035,7 +2037,7 @@ func approveEditForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Co
 		var templ_7745c5c3_Var112 string
 		templ_7745c5c3_Var112, templ_7745c5c3_Err = templruntime.NewAttributeExpression(back).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 465, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 467, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var112)
 		if templ_7745c5c3_Err != nil {
@@ -2056,7 +2058,7 @@ func approveEditForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Co
 		var templ_7745c5c3_Var113 string
 		templ_7745c5c3_Var113, templ_7745c5c3_Err = templruntime.NewAttributeExpression("approve-edited-" + i64toa(r.ID)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 468, Col: 71}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 470, Col: 71}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var113)
 		if templ_7745c5c3_Err != nil {
@@ -2069,7 +2071,7 @@ func approveEditForm(csrf, back string, r *governance.Rule, f RuleForm) templ.Co
 		var templ_7745c5c3_Var114 string
 		templ_7745c5c3_Var114, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.approve_edited"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 468, Col: 107}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 470, Col: 107}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var114))
 		if templ_7745c5c3_Err != nil {
@@ -2108,7 +2110,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var116 string
 		templ_7745c5c3_Var116, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prefix + "-text").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 475, Col: 30}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 477, Col: 30}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var116)
 		if templ_7745c5c3_Err != nil {
@@ -2121,7 +2123,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var117 string
 		templ_7745c5c3_Var117, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.rule_text"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 475, Col: 61}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 477, Col: 61}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var117))
 		if templ_7745c5c3_Err != nil {
@@ -2134,7 +2136,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var118 string
 		templ_7745c5c3_Var118, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prefix + "-text").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 477, Col: 23}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 479, Col: 23}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var118)
 		if templ_7745c5c3_Err != nil {
@@ -2147,7 +2149,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var119 string
 		templ_7745c5c3_Var119, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prefix + "-text").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 480, Col: 32}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 482, Col: 32}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var119)
 		if templ_7745c5c3_Err != nil {
@@ -2170,7 +2172,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var120 string
 		templ_7745c5c3_Var120, templ_7745c5c3_Err = templ.JoinStringErrs(firstNonEmpty(f.Text, r.Text))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 484, Col: 33}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 486, Col: 33}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var120))
 		if templ_7745c5c3_Err != nil {
@@ -2188,7 +2190,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 			var templ_7745c5c3_Var121 string
 			templ_7745c5c3_Var121, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prefix + "-text-error").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 486, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 488, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var121)
 			if templ_7745c5c3_Err != nil {
@@ -2201,7 +2203,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 			var templ_7745c5c3_Var122 string
 			templ_7745c5c3_Var122, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, f.Errors["text"]))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 486, Col: 79}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 488, Col: 79}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var122))
 			if templ_7745c5c3_Err != nil {
@@ -2219,7 +2221,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var123 string
 		templ_7745c5c3_Var123, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prefix + "-kind").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 488, Col: 30}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 490, Col: 30}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var123)
 		if templ_7745c5c3_Err != nil {
@@ -2232,7 +2234,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var124 string
 		templ_7745c5c3_Var124, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.kind"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 488, Col: 56}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 490, Col: 56}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var124))
 		if templ_7745c5c3_Err != nil {
@@ -2245,7 +2247,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var125 string
 		templ_7745c5c3_Var125, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prefix + "-kind").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 489, Col: 30}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 491, Col: 30}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var125)
 		if templ_7745c5c3_Err != nil {
@@ -2258,7 +2260,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 		var templ_7745c5c3_Var126 string
 		templ_7745c5c3_Var126, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prefix + "-kind").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 489, Col: 75}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 491, Col: 75}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var126)
 		if templ_7745c5c3_Err != nil {
@@ -2276,7 +2278,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 			var templ_7745c5c3_Var127 string
 			templ_7745c5c3_Var127, templ_7745c5c3_Err = templruntime.NewAttributeExpression(string(k)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 492, Col: 21}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 494, Col: 21}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var127)
 			if templ_7745c5c3_Err != nil {
@@ -2299,7 +2301,7 @@ func ruleTextFields(prefix string, r *governance.Rule, f RuleForm) templ.Compone
 			var templ_7745c5c3_Var128 string
 			templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(label(ctx, "memory_type", k))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 496, Col: 34}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 498, Col: 34}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var128))
 			if templ_7745c5c3_Err != nil {
@@ -2347,7 +2349,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var130 string
 		templ_7745c5c3_Var130, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 504, Col: 16}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 506, Col: 16}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var130)
 		if templ_7745c5c3_Err != nil {
@@ -2360,7 +2362,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var131 string
 		templ_7745c5c3_Var131, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 504, Col: 26}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 506, Col: 26}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var131))
 		if templ_7745c5c3_Err != nil {
@@ -2373,7 +2375,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var132 string
 		templ_7745c5c3_Var132, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 506, Col: 9}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 508, Col: 9}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var132)
 		if templ_7745c5c3_Err != nil {
@@ -2386,7 +2388,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var133 string
 		templ_7745c5c3_Var133, templ_7745c5c3_Err = templruntime.NewAttributeExpression(name).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 507, Col: 13}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 509, Col: 13}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var133)
 		if templ_7745c5c3_Err != nil {
@@ -2399,7 +2401,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var134 string
 		templ_7745c5c3_Var134, templ_7745c5c3_Err = templruntime.NewAttributeExpression(value).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 508, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 510, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var134)
 		if templ_7745c5c3_Err != nil {
@@ -2412,7 +2414,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 		var templ_7745c5c3_Var135 string
 		templ_7745c5c3_Var135, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 509, Col: 18}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 511, Col: 18}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var135)
 		if templ_7745c5c3_Err != nil {
@@ -2430,7 +2432,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 			var templ_7745c5c3_Var136 string
 			templ_7745c5c3_Var136, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-error").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 512, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 514, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var136)
 			if templ_7745c5c3_Err != nil {
@@ -2453,7 +2455,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 			var templ_7745c5c3_Var137 string
 			templ_7745c5c3_Var137, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-error").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 516, Col: 27}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 518, Col: 27}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var137)
 			if templ_7745c5c3_Err != nil {
@@ -2466,7 +2468,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 			var templ_7745c5c3_Var138 string
 			templ_7745c5c3_Var138, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-error").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 516, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 518, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var138)
 			if templ_7745c5c3_Err != nil {
@@ -2479,7 +2481,7 @@ func textField(id, name, label, value, problem string) templ.Component {
 			var templ_7745c5c3_Var139 string
 			templ_7745c5c3_Var139, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, problem))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 516, Col: 82}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 518, Col: 82}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var139))
 			if templ_7745c5c3_Err != nil {
@@ -2518,7 +2520,7 @@ func findingList(fs []governance.Finding) templ.Component {
 		var templ_7745c5c3_Var141 string
 		templ_7745c5c3_Var141, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.findings"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 522, Col: 37}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 524, Col: 37}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var141))
 		if templ_7745c5c3_Err != nil {
@@ -2536,7 +2538,7 @@ func findingList(fs []governance.Finding) templ.Component {
 			var templ_7745c5c3_Var142 string
 			templ_7745c5c3_Var142, templ_7745c5c3_Err = templ.JoinStringErrs(findingLabel(ctx, f))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 526, Col: 88}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 528, Col: 88}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var142))
 			if templ_7745c5c3_Err != nil {
@@ -2549,7 +2551,7 @@ func findingList(fs []governance.Finding) templ.Component {
 			var templ_7745c5c3_Var143 string
 			templ_7745c5c3_Var143, templ_7745c5c3_Err = templ.JoinStringErrs(f.Pattern)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 526, Col: 115}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 528, Col: 115}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var143))
 			if templ_7745c5c3_Err != nil {
@@ -2562,7 +2564,7 @@ func findingList(fs []governance.Finding) templ.Component {
 			var templ_7745c5c3_Var144 string
 			templ_7745c5c3_Var144, templ_7745c5c3_Err = templ.JoinStringErrs(f.Excerpt)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 526, Col: 143}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 528, Col: 143}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var144))
 			if templ_7745c5c3_Err != nil {
@@ -2580,7 +2582,7 @@ func findingList(fs []governance.Finding) templ.Component {
 				var templ_7745c5c3_Var145 string
 				templ_7745c5c3_Var145, templ_7745c5c3_Err = templ.JoinStringErrs(findingWhy(ctx, f.Why))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 529, Col: 63}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 531, Col: 63}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var145))
 				if templ_7745c5c3_Err != nil {
@@ -2628,7 +2630,7 @@ func heldTab(v ReviewView) templ.Component {
 		var templ_7745c5c3_Var147 string
 		templ_7745c5c3_Var147, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.held_title"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 538, Col: 34}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 540, Col: 34}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var147))
 		if templ_7745c5c3_Err != nil {
@@ -2641,7 +2643,7 @@ func heldTab(v ReviewView) templ.Component {
 		var templ_7745c5c3_Var148 string
 		templ_7745c5c3_Var148, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.held_intro"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 539, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 541, Col: 47}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var148))
 		if templ_7745c5c3_Err != nil {
@@ -2659,7 +2661,7 @@ func heldTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var149 string
 			templ_7745c5c3_Var149, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.no_held"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 541, Col: 53}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 543, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var149))
 			if templ_7745c5c3_Err != nil {
@@ -2678,7 +2680,7 @@ func heldTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var150 string
 			templ_7745c5c3_Var150, templ_7745c5c3_Err = templruntime.NewAttributeExpression(i64toa(g.GroupID)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 544, Col: 66}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 546, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var150)
 			if templ_7745c5c3_Err != nil {
@@ -2691,7 +2693,7 @@ func heldTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var151 string
 			templ_7745c5c3_Var151, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.group", "ID", i64toa(g.GroupID)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 545, Col: 56}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 547, Col: 56}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var151))
 			if templ_7745c5c3_Err != nil {
@@ -2704,7 +2706,7 @@ func heldTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var152 string
 			templ_7745c5c3_Var152, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.why_held"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 546, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 548, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var152))
 			if templ_7745c5c3_Err != nil {
@@ -2717,7 +2719,7 @@ func heldTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var153 string
 			templ_7745c5c3_Var153, templ_7745c5c3_Err = templ.JoinStringErrs(candidateWhy(ctx, g.Why))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 546, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 548, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var153))
 			if templ_7745c5c3_Err != nil {
@@ -2739,7 +2741,7 @@ func heldTab(v ReviewView) templ.Component {
 				var templ_7745c5c3_Var154 string
 				templ_7745c5c3_Var154, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(CandidateDecideURL(g.Members[0].Candidate.ID) + "?back=" + queryEscape(ReviewURL(v.Project.Slug, TabHeld, 1)))).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 549, Col: 132}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 551, Col: 132}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var154)
 				if templ_7745c5c3_Err != nil {
@@ -2752,7 +2754,7 @@ func heldTab(v ReviewView) templ.Component {
 				var templ_7745c5c3_Var155 string
 				templ_7745c5c3_Var155, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "memory.decide.held"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 549, Col: 205}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 551, Col: 205}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var155))
 				if templ_7745c5c3_Err != nil {
@@ -2796,7 +2798,7 @@ func blockedTab(v ReviewView) templ.Component {
 		var templ_7745c5c3_Var157 string
 		templ_7745c5c3_Var157, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.blocked_title"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 556, Col: 37}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 558, Col: 37}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var157))
 		if templ_7745c5c3_Err != nil {
@@ -2809,7 +2811,7 @@ func blockedTab(v ReviewView) templ.Component {
 		var templ_7745c5c3_Var158 string
 		templ_7745c5c3_Var158, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.blocked_intro"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 557, Col: 50}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 559, Col: 50}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var158))
 		if templ_7745c5c3_Err != nil {
@@ -2827,7 +2829,7 @@ func blockedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var159 string
 			templ_7745c5c3_Var159, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.no_blocked"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 559, Col: 59}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 561, Col: 59}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var159))
 			if templ_7745c5c3_Err != nil {
@@ -2846,7 +2848,7 @@ func blockedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var160 string
 			templ_7745c5c3_Var160, templ_7745c5c3_Err = templruntime.NewAttributeExpression(i64toa(l.Candidate.ID)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 562, Col: 82}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 564, Col: 82}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var160)
 			if templ_7745c5c3_Err != nil {
@@ -2859,7 +2861,7 @@ func blockedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var161 string
 			templ_7745c5c3_Var161, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.candidate", "ID", i64toa(l.Candidate.ID)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 563, Col: 65}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 565, Col: 65}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var161))
 			if templ_7745c5c3_Err != nil {
@@ -2872,7 +2874,7 @@ func blockedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var162 string
 			templ_7745c5c3_Var162, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.why_blocked"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 564, Col: 70}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 566, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var162))
 			if templ_7745c5c3_Err != nil {
@@ -2885,7 +2887,7 @@ func blockedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var163 string
 			templ_7745c5c3_Var163, templ_7745c5c3_Err = templ.JoinStringErrs(candidateWhy(ctx, l.Candidate.StatusReason))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 564, Col: 127}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 566, Col: 127}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var163))
 			if templ_7745c5c3_Err != nil {
@@ -2903,7 +2905,7 @@ func blockedTab(v ReviewView) templ.Component {
 				var templ_7745c5c3_Var164 string
 				templ_7745c5c3_Var164, templ_7745c5c3_Err = templ.JoinStringErrs(riskBadge(ctx, l.Candidate.Findings))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 567, Col: 101}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 569, Col: 101}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var164))
 				if templ_7745c5c3_Err != nil {
@@ -2939,7 +2941,7 @@ func blockedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var165 string
 			templ_7745c5c3_Var165, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(CandidateDecideURL(l.Candidate.ID) + "?back=" + queryEscape(ReviewURL(v.Project.Slug, TabBlocked, 1)))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 575, Col: 123}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 577, Col: 123}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var165)
 			if templ_7745c5c3_Err != nil {
@@ -2952,7 +2954,7 @@ func blockedTab(v ReviewView) templ.Component {
 			var templ_7745c5c3_Var166 string
 			templ_7745c5c3_Var166, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "memory.decide.blocked"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 575, Col: 202}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 577, Col: 202}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var166))
 			if templ_7745c5c3_Err != nil {
@@ -3014,7 +3016,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var169 string
 			templ_7745c5c3_Var169, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.merge_title"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 593, Col: 36}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 595, Col: 36}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var169))
 			if templ_7745c5c3_Err != nil {
@@ -3027,7 +3029,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var170 string
 			templ_7745c5c3_Var170, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.merge_intro"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 594, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 596, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var170))
 			if templ_7745c5c3_Err != nil {
@@ -3040,7 +3042,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var171 string
 			templ_7745c5c3_Var171, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(reviewBulkAction(v.Project.Slug, "merge"))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 595, Col: 78}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 597, Col: 78}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var171)
 			if templ_7745c5c3_Err != nil {
@@ -3053,7 +3055,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var172 string
 			templ_7745c5c3_Var172, templ_7745c5c3_Err = templruntime.NewAttributeExpression(meta.CSRF).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 596, Col: 53}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 598, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var172)
 			if templ_7745c5c3_Err != nil {
@@ -3066,7 +3068,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var173 string
 			templ_7745c5c3_Var173, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Back).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 597, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 599, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var173)
 			if templ_7745c5c3_Err != nil {
@@ -3079,7 +3081,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var174 string
 			templ_7745c5c3_Var174, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.keep_wording"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 600, Col: 43}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 602, Col: 43}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var174))
 			if templ_7745c5c3_Err != nil {
@@ -3097,7 +3099,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 				var templ_7745c5c3_Var175 string
 				templ_7745c5c3_Var175, templ_7745c5c3_Err = templruntime.NewAttributeExpression(i64toa(r.ID)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 602, Col: 56}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 604, Col: 56}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var175)
 				if templ_7745c5c3_Err != nil {
@@ -3110,7 +3112,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 				var templ_7745c5c3_Var176 string
 				templ_7745c5c3_Var176, templ_7745c5c3_Err = templruntime.NewAttributeExpression(i64toa(r.ID)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 607, Col: 27}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 609, Col: 27}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var176)
 				if templ_7745c5c3_Err != nil {
@@ -3123,7 +3125,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 				var templ_7745c5c3_Var177 string
 				templ_7745c5c3_Var177, templ_7745c5c3_Err = templruntime.NewAttributeExpression("keep-" + i64toa(r.ID)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 608, Col: 43}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 610, Col: 43}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var177)
 				if templ_7745c5c3_Err != nil {
@@ -3146,7 +3148,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 				var templ_7745c5c3_Var178 string
 				templ_7745c5c3_Var178, templ_7745c5c3_Err = templ.JoinStringErrs(i64toa(r.ID))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 613, Col: 21}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 615, Col: 21}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var178))
 				if templ_7745c5c3_Err != nil {
@@ -3159,7 +3161,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 				var templ_7745c5c3_Var179 string
 				templ_7745c5c3_Var179, templ_7745c5c3_Err = templ.JoinStringErrs(r.Text)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 613, Col: 33}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 615, Col: 33}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var179))
 				if templ_7745c5c3_Err != nil {
@@ -3172,7 +3174,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 				var templ_7745c5c3_Var180 string
 				templ_7745c5c3_Var180, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.kind_scope", "Kind", label(ctx, "memory_type", r.Kind), "Scope", scopeLabel(ctx, r)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 613, Col: 158}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 615, Col: 158}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var180))
 				if templ_7745c5c3_Err != nil {
@@ -3190,7 +3192,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var181 string
 			templ_7745c5c3_Var181, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.new_wording"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 617, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 619, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var181))
 			if templ_7745c5c3_Err != nil {
@@ -3203,7 +3205,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var182 string
 			templ_7745c5c3_Var182, templ_7745c5c3_Err = templ.JoinStringErrs(v.Form.Text)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 618, Col: 88}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 620, Col: 88}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var182))
 			if templ_7745c5c3_Err != nil {
@@ -3225,7 +3227,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 				var templ_7745c5c3_Var183 string
 				templ_7745c5c3_Var183, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Form.Errors["ids"]))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 621, Col: 81}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 623, Col: 81}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var183))
 				if templ_7745c5c3_Err != nil {
@@ -3243,7 +3245,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var184 string
 			templ_7745c5c3_Var184, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "review.merge"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 623, Col: 77}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 625, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var184))
 			if templ_7745c5c3_Err != nil {
@@ -3256,7 +3258,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var185 string
 			templ_7745c5c3_Var185, templ_7745c5c3_Err = templruntime.NewAttributeExpression(safe(v.Back)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 624, Col: 25}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 626, Col: 25}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var185)
 			if templ_7745c5c3_Err != nil {
@@ -3269,7 +3271,7 @@ func MergePage(meta PageMeta, v MergeView) templ.Component {
 			var templ_7745c5c3_Var186 string
 			templ_7745c5c3_Var186, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "common.cancel"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 624, Col: 93}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 626, Col: 93}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var186))
 			if templ_7745c5c3_Err != nil {
@@ -3323,7 +3325,7 @@ func riskText(text string, fs []governance.Finding) templ.Component {
 				var templ_7745c5c3_Var188 string
 				templ_7745c5c3_Var188, templ_7745c5c3_Err = templ.JoinStringErrs(fr.Text)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 640, Col: 42}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 642, Col: 42}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var188))
 				if templ_7745c5c3_Err != nil {
@@ -3337,7 +3339,7 @@ func riskText(text string, fs []governance.Finding) templ.Component {
 				var templ_7745c5c3_Var189 string
 				templ_7745c5c3_Var189, templ_7745c5c3_Err = templ.JoinStringErrs(fr.Text)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 642, Col: 12}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/review.templ`, Line: 644, Col: 12}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var189))
 				if templ_7745c5c3_Err != nil {
