@@ -74,6 +74,14 @@ const (
 // check does (OnePerson: a project with a single trusted user may let it
 // through).
 func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding) Decision {
+	return decide(members, events, gateBlocked, nil)
+}
+
+// decide is Decide; with replaces set, a group that corrects that rule on
+// the user's own word qualifies too, after the other channels (see
+// DecideReplacement). Whether a proposal waits for a reviewer is decided
+// the same way for every channel.
+func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding, replaces *Rule) Decision {
 	if len(gateBlocked) > 0 {
 		cats := map[string]bool{}
 		var names []string
@@ -88,8 +96,7 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	sessions := map[string]bool{}
 	subjects := map[string]bool{}
 	var trusted, external int
-	failed := false
-	durable := false
+	failed, durable, userSaid, corrects := false, false, false, false
 	lowRisk := len(members) > 0
 	typ, subject := TypeFact, ""
 	for i, c := range members {
@@ -97,6 +104,7 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 			typ, subject = c.Type, c.SubjectID
 		}
 		durable = durable || c.Durable
+		corrects = corrects || replaces != nil && c.Type == replaces.Kind && Corrects(replaces.Text, c.Statement)
 		lowRisk = lowRisk && c.LowRisk != "" && len(c.Findings) == 0
 		for _, seq := range c.EvidenceSeqs {
 			e := events[seq]
@@ -113,6 +121,7 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 			if e.Role == RoleTool && e.Status == StatusFailed {
 				failed = true
 			}
+			userSaid = userSaid || e.Role == RoleUser
 		}
 	}
 	d := Decision{Sessions: len(sessions)}
@@ -137,6 +146,8 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	case typ == TypePreference && durable:
 		d.Status, d.Reason = CandidateProposed, ReasonExplicit
 		d.Why = "The user said it holds from now on."
+	case corrects && userSaid:
+		d.Status, d.Reason, d.Why = CandidateProposed, ReasonExplicit, WhyCorrects
 	case !lowRisk && len(sessions) >= 2:
 		d.Status = CandidateHeld
 		d.Why = fmt.Sprintf("Outside the low-risk set and only one person said it, in %d sessions: "+
@@ -156,6 +167,20 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 		d.Why += WhyProjectWide
 	}
 	return d
+}
+
+// WhyCorrects is the reason a correction of a rule is proposed.
+const WhyCorrects = "The user changed what the rule says; proposed as its replacement."
+
+// DecideReplacement is Decide for a group proposed to replace rule. A group
+// that corrects the rule (Corrects: "change of plan: … 30 euros now, not
+// 50", 改成…) on the user's own word is proposed as its replacement even
+// without a durability word or a second session: the rule it changes
+// already stands. Everything else is as Decide has it — external content
+// is blocked, and a correction outside the low-risk set (or a project-wide
+// one only one person supports) waits for a reviewer.
+func DecideReplacement(members []*Candidate, events map[int64]*Event, rule *Rule) Decision {
+	return decide(members, events, nil, rule)
 }
 
 // Trust is the initial trust of a rule promoted by reason over n sessions.

@@ -185,6 +185,12 @@ func TestReviewQueue(t *testing.T) {
 		if n := card.Find(testid("evidence-candidate")).Length(); n < 2 {
 			t.Fatalf("evidence candidates = %d", n)
 		}
+		// Each candidate says which extractor proposed it.
+		card.Find(testid("evidence-candidate")).Each(func(_ int, c *goquery.Selection) {
+			if got := strings.TrimSpace(c.Find(testid("candidate-extractor")).Text()); !strings.HasPrefix(got, "heuristic/") {
+				t.Errorf("candidate extractor = %q, want the heuristic extractor's name", got)
+			}
+		})
 		failed := card.Find(testid("evidence-event")).FilterFunction(func(_ int, s *goquery.Selection) bool {
 			return strings.TrimSpace(s.Find(testid("event-status")).Text()) == governance.StatusFailed
 		})

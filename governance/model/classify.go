@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -78,13 +79,20 @@ func (c *Client) Classify(ctx context.Context, text string) (governance.GateResu
 	user := jsonLines([]struct {
 		Statement string `json:"statement"`
 	}{{text}})
-	content, _, err := c.call(ctx, "classify", classifySystemPrompt, user, "classification", classifySchema)
+	content, _, cut, err := c.call(ctx, "classify", classifySystemPrompt, user, "classification", classifySchema)
 	if err != nil {
 		return governance.GateResult{}, err
 	}
+	if cut {
+		return governance.GateResult{}, c.rejectReply("classify", content, errors.New("reply cut off at the token limit"))
+	}
+	raw, ok := jsonObject(content)
+	if !ok {
+		return governance.GateResult{}, c.rejectReply("classify", content, errors.New("no JSON object in the reply"))
+	}
 	var reply classifyReply
-	if err := c.decodeReply("classify", content, &reply); err != nil {
-		return governance.GateResult{}, err
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return governance.GateResult{}, c.rejectReply("classify", content, err)
 	}
 	if reply.LowRisk == nil || reply.Risks == nil {
 		return governance.GateResult{}, invalidReply("classify", errors.New("low_risk or risks missing"))
