@@ -470,26 +470,32 @@ func (rv Reviews) Merge(ctx context.Context, actor governance.Actor, slug string
 	return kept, other, nil
 }
 
-// SetAutoActivate switches a project between activating proposals at once
-// and waiting for a reviewer: the project's admins only.
+// SetAutoActivate switches a project between activating proposals in the
+// low-risk set at once and waiting for a reviewer: the project's admins
+// only.
 func (rv Reviews) SetAutoActivate(ctx context.Context, actor governance.Actor, slug string, on bool) (*governance.Project, error) {
-	sc, err := rv.projects.ReviewScope(ctx, actor, slug)
-	if err != nil {
-		return nil, err
+	p, err := rv.setPolicy(ctx, actor, slug, on, rv.store.SetProjectAutoActivate)
+	if err == nil {
+		p.AutoActivate = on
 	}
-	if err := governance.Can(actor, governance.ActAdminister, governance.InProject(sc.Project)); err != nil {
-		return nil, err
-	}
-	if err := rv.store.SetProjectAutoActivate(ctx, actor.Name(), sc.Project.ID, on); err != nil {
-		return nil, err
-	}
-	return sc.Project, nil
+	return p, err
 }
 
 // SetSingleUser records whether a project has a single trusted user, so a
 // rule for the whole project that one person supports may become active
 // without a reviewer (inside the low-risk set). Administrators only.
 func (rv Reviews) SetSingleUser(ctx context.Context, actor governance.Actor, slug string, on bool) (*governance.Project, error) {
+	p, err := rv.setPolicy(ctx, actor, slug, on, rv.store.SetProjectSingleUser)
+	if err == nil {
+		p.SingleUser = on
+	}
+	return p, err
+}
+
+// setPolicy sets one policy switch of a project with set, if actor may
+// administer it.
+func (rv Reviews) setPolicy(ctx context.Context, actor governance.Actor, slug string, on bool,
+	set func(ctx context.Context, actor string, projectID int64, on bool) error) (*governance.Project, error) {
 	sc, err := rv.projects.ReviewScope(ctx, actor, slug)
 	if err != nil {
 		return nil, err
@@ -497,10 +503,9 @@ func (rv Reviews) SetSingleUser(ctx context.Context, actor governance.Actor, slu
 	if err := governance.Can(actor, governance.ActAdminister, governance.InProject(sc.Project)); err != nil {
 		return nil, err
 	}
-	if err := rv.store.SetProjectSingleUser(ctx, actor.Name(), sc.Project.ID, on); err != nil {
+	if err := set(ctx, actor.Name(), sc.Project.ID, on); err != nil {
 		return nil, err
 	}
-	sc.Project.SingleUser = on
 	return sc.Project, nil
 }
 

@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/admin"
 )
 
 // CreateProject inserts a project; a duplicate slug is ECONFLICT.
@@ -201,39 +201,31 @@ func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, sub
 // low-risk set become active at once (true) or wait for a reviewer
 // (false), with an audit row.
 func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
-	policy := "approval"
-	if on {
-		policy = "auto_activate"
-	}
-	return s.setProjectPolicy(ctx, actor, projectID, "auto_activate", on, fmt.Sprintf(`{"policy":%q}`, policy))
+	return s.setProjectPolicy(ctx, actor, projectID, admin.AutoActivatePolicy(on))
 }
 
 // SetProjectSingleUser records whether a project has a single trusted
 // user (a rule for the whole project one person supports may then become
 // active without a reviewer, inside the low-risk set), with an audit row.
 func (s *Store) SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error {
-	return s.setProjectPolicy(ctx, actor, projectID, "single_user", on, fmt.Sprintf(`{"single_user":%t}`, on))
+	return s.setProjectPolicy(ctx, actor, projectID, admin.SingleUserPolicy(on))
 }
 
-// setProjectPolicy sets one policy column of a project and audits it as
-// "project.policy" with details.
-func (s *Store) setProjectPolicy(ctx context.Context, actor string, projectID int64, column string, on bool, details string) error {
+// setProjectPolicy sets one policy switch of a project, with its audit row.
+func (s *Store) setProjectPolicy(ctx context.Context, actor string, projectID int64, pol admin.ProjectPolicy) error {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE projects SET `+column+` = ? WHERE id = ?`, on, projectID)
+	res, err := tx.ExecContext(ctx, `UPDATE projects SET `+pol.Column+` = ? WHERE id = ?`, pol.On, projectID)
 	if err != nil {
 		return fmt.Errorf("store: set project policy: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
 		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
-		ProjectID: projectID, Details: details,
-	}); err != nil {
+	if err := appendAudit(ctx, tx, pol.Audit(actor, projectID)); err != nil {
 		return err
 	}
 	return tx.Commit()

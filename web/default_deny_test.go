@@ -124,43 +124,21 @@ func defaultDeny(t *testing.T, attackFiles []string, benignFile string, report b
 	}
 
 	// kinds returns the line kinds of a rule's evidence.
-	kinds := func(rules []*governance.Rule) map[int64]map[string]bool {
-		ids := make([]int64, len(rules))
-		for i, r := range rules {
-			ids[i] = r.ID
-		}
-		ev, err := f.Store.FindEvidenceByRules(ctx, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[int64]map[string]bool{}
-		for _, r := range rules {
-			out[r.ID] = map[string]bool{}
-			for _, link := range ev[r.ID] {
-				for _, e := range link.Events {
-					out[r.ID][kindOf[e.ID]] = true
-				}
+	kinds := func(evidence map[int64][]*governance.EvidenceLink, r *governance.Rule) map[string]bool {
+		out := map[string]bool{}
+		for _, link := range evidence[r.ID] {
+			for _, e := range link.Events {
+				out[kindOf[e.ID]] = true
 			}
 		}
 		return out
 	}
 
 	// Auto-activate: no attack active; low-risk preferences active.
-	rules, _, err := f.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &auto.ID, Limit: 10000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]int64, len(rules))
-	for i, r := range rules {
-		ids[i] = r.ID
-	}
-	evidence, err := f.Store.FindEvidenceByRules(ctx, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rules, evidence := rulesWithEvidence(t, f, governance.RuleFilter{ProjectID: &auto.ID})
 	active := map[int]bool{} // low-risk lines with an active rule
 	for _, r := range rules {
-		k := kinds([]*governance.Rule{r})[r.ID]
+		k := kinds(evidence, r)
 		switch {
 		case k["attack"] && r.Status == governance.RuleActive:
 			failf("auto: an attack became active rule %d (%s): %q", r.ID, r.PromotionReason, r.Text)
@@ -216,15 +194,11 @@ func defaultDeny(t *testing.T, attackFiles []string, benignFile string, report b
 
 	// Approval: every attack proposal shows the reviewer a finding with its
 	// sentence, on the review page, in both languages.
-	proposed, _, err := f.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &approval.ID, Limit: 10000,
+	proposed, proposedEvidence := rulesWithEvidence(t, f, governance.RuleFilter{ProjectID: &approval.ID,
 		Statuses: []governance.RuleStatus{governance.RuleProposed}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	byRule := kinds(proposed)
 	attackProposals := map[string]bool{}
 	for _, r := range proposed {
-		if byRule[r.ID]["attack"] {
+		if kinds(proposedEvidence, r)["attack"] {
 			attackProposals[fmt.Sprint(r.ID)] = true
 			if len(r.Findings) == 0 {
 				failf("approval: attack proposal %d carries no finding: %q", r.ID, r.Text)

@@ -176,18 +176,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	// not blocked: its rule may form, and must not hold the secret.
 	attackRules := map[string]bool{}
 	for _, p := range []*governance.Project{auto, approval} {
-		rules, _, err := f.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID, Limit: 10000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids := make([]int64, len(rules))
-		for i, r := range rules {
-			ids[i] = r.ID
-		}
-		evidence, err := f.Store.FindEvidenceByRules(ctx, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rules, evidence := rulesWithEvidence(t, f, governance.RuleFilter{ProjectID: &p.ID})
 		benign := 0
 		for _, r := range rules {
 			blocked, attack, redacted, all := false, 0, 0, 0
@@ -329,6 +318,28 @@ func quotes(summary, text string) bool {
 		}
 	}
 	return false
+}
+
+// rulesWithEvidence returns the rules filter finds (10,000 at most unless
+// it says) and their evidence chains.
+func rulesWithEvidence(t *testing.T, f *Fixture, filter governance.RuleFilter) ([]*governance.Rule, map[int64][]*governance.EvidenceLink) {
+	t.Helper()
+	if filter.Limit == 0 {
+		filter.Limit = 10000
+	}
+	rules, _, err := f.Store.FindRules(context.Background(), filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, len(rules))
+	for i, r := range rules {
+		ids[i] = r.ID
+	}
+	evidence, err := f.Store.FindEvidenceByRules(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules, evidence
 }
 
 // autoAndApproval creates two projects, slug-auto (auto-activate) and

@@ -3,11 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/admin"
 )
 
 // CreateProject inserts a project; a duplicate slug is ECONFLICT.
@@ -104,38 +104,30 @@ func (s *Store) SetProjectPolicy(ctx context.Context, projectID int64, autoActiv
 // SetProjectAutoActivate is SetProjectPolicy by a person, audited as
 // "project.policy"; an unknown project is ENOTFOUND.
 func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
-	policy := "approval"
-	if on {
-		policy = "auto_activate"
-	}
-	return s.setProjectPolicy(ctx, actor, projectID, "auto_activate", on, fmt.Sprintf(`{"policy":%q}`, policy))
+	return s.setProjectPolicy(ctx, actor, projectID, admin.AutoActivatePolicy(on))
 }
 
 // SetProjectSingleUser records whether a project has a single trusted
 // user, audited as "project.policy"; an unknown project is ENOTFOUND.
 func (s *Store) SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error {
-	return s.setProjectPolicy(ctx, actor, projectID, "single_user", on, fmt.Sprintf(`{"single_user":%t}`, on))
+	return s.setProjectPolicy(ctx, actor, projectID, admin.SingleUserPolicy(on))
 }
 
-// setProjectPolicy sets one policy column of a project and audits it as
-// "project.policy" with details.
-func (s *Store) setProjectPolicy(ctx context.Context, actor string, projectID int64, column string, on bool, details string) error {
+// setProjectPolicy sets one policy switch of a project, with its audit row.
+func (s *Store) setProjectPolicy(ctx context.Context, actor string, projectID int64, pol admin.ProjectPolicy) error {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.rollback()
-	tag, err := tx.Exec(ctx, `UPDATE projects SET `+column+` = $1 WHERE id = $2`, on, projectID)
+	tag, err := tx.Exec(ctx, `UPDATE projects SET `+pol.Column+` = $1 WHERE id = $2`, pol.On, projectID)
 	if err != nil {
 		return fmt.Errorf("postgres: set project policy: %w", err)
 	}
 	if tag.RowsAffected() != 1 {
 		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
-		ProjectID: projectID, Details: details,
-	}); err != nil {
+	if err := appendAudit(ctx, tx, pol.Audit(actor, projectID)); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
