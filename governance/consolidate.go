@@ -44,6 +44,9 @@ type ConsolidateInput struct {
 	// Events supporting held candidates (by seq).
 	Evidence   map[int64]*Event
 	Suppressed Suppressions
+	// RejectedClasses are the project's standing class rejections: a group
+	// of such a class is held, not proposed.
+	RejectedClasses RejectedClasses
 	Now        time.Time
 }
 

@@ -551,6 +551,9 @@ func (c *Consolidator) apply(in *governance.ConsolidateInput, plan *governance.B
 		cand.Status, cand.StatusReason = d.Status, d.Why
 		cand.UpdatedAt = in.Now
 	}
+	if d.Status == governance.CandidateProposed {
+		d = c.suppressed(in, all, d)
+	}
 	switch d.Status {
 	case governance.CandidateHeld:
 		plan.Stats.Held++
@@ -559,28 +562,7 @@ func (c *Consolidator) apply(in *governance.ConsolidateInput, plan *governance.B
 		plan.Stats.Blocked++
 		return nil
 	}
-	// The rule takes the statement of the best member: durable first (the
-	// user's own words of the instruction), then the fullest wording, then
-	// the newest.
-	best := slices.MaxFunc(all, func(a, b *governance.Candidate) int {
-		if a.Durable != b.Durable {
-			if a.Durable {
-				return 1
-			}
-			return -1
-		}
-		if c := cmp.Compare(len([]rune(a.Statement)), len([]rune(b.Statement))); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix())
-	})
-	text, findings, _ := c.gate(best.Statement)
-	if len(findings) == 0 {
-		// Another member's findings still mark the group.
-		for _, cand := range all {
-			findings = append(findings, cand.Findings...)
-		}
-	}
+	best, text, findings := c.statement(all)
 	// A statement touching authority waits for a reviewer whatever the policy.
 	status := governance.RuleProposed
 	if in.Project.AutoActivate && !d.Review && !governance.TouchesAuthority(findings) {
@@ -621,4 +603,55 @@ func (c *Consolidator) partition(ctx context.Context, items []governance.MergeIt
 		err = governance.CheckPartition(items, groups)
 	}
 	return groups, tokens + t2, err
+}
+
+// statement is what a group's rule says: the best member, its text as the
+// write gate leaves it, and the findings that mark the group.
+func (c *Consolidator) statement(all []*governance.Candidate) (*governance.Candidate, string, []governance.Finding) {
+	best := bestMember(all)
+	text, findings, _ := c.gate(best.Statement)
+	if len(findings) == 0 {
+		// Another member's findings still mark the group.
+		for _, cand := range all {
+			findings = append(findings, cand.Findings...)
+		}
+	}
+	return best, text, findings
+}
+
+// bestMember is the member whose statement the rule takes: durable first
+// (the user's own words of the instruction), then the fullest wording, then
+// the newest.
+func bestMember(all []*governance.Candidate) *governance.Candidate {
+	return slices.MaxFunc(all, func(a, b *governance.Candidate) int {
+		if a.Durable != b.Durable {
+			if a.Durable {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(len([]rune(a.Statement)), len([]rune(b.Statement))); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix())
+	})
+}
+
+// suppressed holds a group that would be proposed when a reviewer rejected
+// its class in the project (governance.RejectedClass): the candidates wait
+// with the reason, and a beat after the rejection is lifted proposes them.
+func (c *Consolidator) suppressed(in *governance.ConsolidateInput, all []*governance.Candidate, d governance.Decision) governance.Decision {
+	if len(in.RejectedClasses) == 0 {
+		return d
+	}
+	best, text, findings := c.statement(all)
+	rc := in.RejectedClasses.Match(governance.ClassOf(best.Type, d.Reason, text, findings))
+	if rc == nil {
+		return d
+	}
+	d.Status, d.Reason, d.Why = governance.CandidateHeld, "", governance.SuppressedWhy(rc)
+	for _, cand := range all {
+		cand.Status, cand.StatusReason = d.Status, d.Why
+	}
+	return d
 }
