@@ -144,3 +144,14 @@ func SuppressedWhy(rc *RejectedClass) string {
 func ClassRejectReason(r ClassReason) string {
 	return "Rejected with its class: " + string(r) + "."
 }
+
+// StandingClasses keys the standing rejections of list by class.
+func StandingClasses(list []*RejectedClass) RejectedClasses {
+	out := RejectedClasses{}
+	for _, rc := range list {
+		if rc.LiftedAt == nil {
+			out[rc.Class.Key()] = rc
+		}
+	}
+	return out
+}

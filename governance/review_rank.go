@@ -137,3 +137,10 @@ func RankedOrder(rules []*Rule, ranks map[int64]Rank) {
 		return cmp.Compare(b.ID, a.ID)
 	})
 }
+
+// EvidenceSpread is how far a rule's trusted (not external) supporting
+// events reach: distinct sessions and distinct people.
+type EvidenceSpread struct {
+	Sessions int `json:"sessions"`
+	Subjects int `json:"subjects"`
+}
