@@ -50,7 +50,7 @@ const classHeadWords = 2
 // classFrame are words of the statements' frames that say nothing about
 // their subject ("When <check> fails because …", "Always …").
 var classFrame = map[string]bool{"always": true, "never": true, "fail": true, "fails": true, "failed": true,
-	"because": true, "don": true, "dont": true, "make": true, "sure": true, "remember": true, "now": true, "on": true}
+	"because": true, "without": true, "don": true, "dont": true, "make": true, "sure": true, "remember": true, "now": true, "on": true}
 
 // ClassOf is the class of a rule proposed on channel with the given text
 // and the gate's findings.
