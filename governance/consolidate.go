@@ -47,7 +47,7 @@ type ConsolidateInput struct {
 	// RejectedClasses are the project's standing class rejections: a group
 	// of such a class is held, not proposed.
 	RejectedClasses RejectedClasses
-	Now        time.Time
+	Now             time.Time
 }
 
 // Suppressions are the fingerprints of forgotten statements by the subject
