@@ -258,17 +258,21 @@ func (rv Reviews) ranked(ctx context.Context, projectID int64) ([]*governance.Ru
 	return rules, ranks, nil
 }
 
-// RejectClass rejects the class of proposal id (governance.RuleClass) in
+// RejectClass rejects the class of the one proposal of ids (governance.RuleClass) in
 // its project for reason: every proposal of that class now in the queue is
 // rejected with it, and the heartbeat holds the next ones until a reviewer
 // lifts the rejection. It returns how many proposals it rejected.
-func (rv Reviews) RejectClass(ctx context.Context, actor governance.Actor, slug string, id int64, reason governance.ClassReason) (int, error) {
+func (rv Reviews) RejectClass(ctx context.Context, actor governance.Actor, slug string, ids []int64, reason governance.ClassReason) (int, error) {
 	sc, err := rv.projects.ReviewScope(ctx, actor, slug)
 	if err != nil {
 		return 0, err
 	}
+	if len(ids) != 1 {
+		return 0, FieldErrors{"ids": "Choose one proposal."}
+	}
+	id := ids[0]
 	if !reason.Valid() {
-		return 0, FieldErrors{"class_reason": "Choose why the class is rejected."}
+		return 0, FieldErrors{"ids": "Choose why the class is rejected."}
 	}
 	rules, _, err := rv.store.FindRules(ctx, governance.RuleFilter{ProjectID: &sc.Project.ID,
 		Statuses: []governance.RuleStatus{governance.RuleProposed}})
@@ -280,17 +284,17 @@ func (rv Reviews) RejectClass(ctx context.Context, actor governance.Actor, slug 
 		return 0, governance.Errorf(governance.ENOTFOUND, "No proposal %d in this project.", id)
 	}
 	class := governance.RuleClass(rules[i])
-	var ids []int64
+	var same []int64
 	for _, r := range rules {
 		if governance.RuleClass(r).Key() == class.Key() {
-			ids = append(ids, r.ID)
+			same = append(same, r.ID)
 		}
 	}
 	if _, err := rv.store.RejectClass(ctx, actor.Name(), &governance.RejectedClass{ProjectID: sc.Project.ID, Class: class,
-		Reason: reason, RuleID: id}, ids); err != nil {
+		Reason: reason, RuleID: id}, same); err != nil {
 		return 0, err
 	}
-	return len(ids), nil
+	return len(same), nil
 }
 
 // LiftClass ends a standing class rejection of the project: the next beat

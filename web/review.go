@@ -272,10 +272,7 @@ func (s *Server) handleReviewRejectClass(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(ids) != 1 {
-		return governance.Errorf(governance.EINVALID, "Choose one proposal.")
-	}
-	n, err := s.app.Reviews.RejectClass(ctx, actorOf(ctx), slug, ids[0], governance.ClassReason(c.FormValue("class_reason")))
+	n, err := s.app.Reviews.RejectClass(ctx, actorOf(ctx), slug, ids, governance.ClassReason(c.FormValue("class_reason")))
 	if err != nil {
 		return s.bulkProblem(c, slug, ids, err)
 	}
@@ -291,7 +288,7 @@ func (s *Server) handleReviewLiftClass(c echo.Context) error {
 	}
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil {
-		return governance.Errorf(governance.ENOTFOUND, "No standing class rejection %s.", c.Param("id"))
+		return governance.Errorf(governance.ECONFLICT, "No standing class rejection %s.", c.Param("id"))
 	}
 	if err := s.app.Reviews.LiftClass(ctx, actorOf(ctx), slug, id); err != nil {
 		return err

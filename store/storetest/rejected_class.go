@@ -124,11 +124,11 @@ func TestRejectClass(t *testing.T, open Opener) {
 	}
 
 	// Lifting it: audited, and the beat's input no longer carries it.
-	wantCode(t, s.LiftClass(ctx, "rita", p.ID+1, got.ID), governance.ENOTFOUND)
+	wantCode(t, s.LiftClass(ctx, "rita", p.ID+1, got.ID), governance.ECONFLICT)
 	if err := s.LiftClass(ctx, "rita", p.ID, got.ID); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, s.LiftClass(ctx, "rita", p.ID, got.ID), governance.ENOTFOUND)
+	wantCode(t, s.LiftClass(ctx, "rita", p.ID, got.ID), governance.ECONFLICT)
 	if a := classAuditRow(t, s, got.ID); a.Action != "class.lift" {
 		t.Fatalf("class audit = %+v", a)
 	}

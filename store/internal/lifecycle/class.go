@@ -52,8 +52,8 @@ func (a RuleActions[T]) RejectClass(ctx context.Context, actor string, rc *gover
 }
 
 // LiftClass ends the standing rejection id of project projectID: the next
-// beat may propose that class again. ENOTFOUND when no such rejection
-// stands.
+// beat may propose that class again. ECONFLICT when no such rejection
+// stands (lifted meanwhile, or of another project).
 func (a RuleActions[T]) LiftClass(ctx context.Context, actor string, projectID, id int64) error {
 	return a.store.Update(ctx, func(tx T) error {
 		rc, err := tx.LiftRejectedClass(ctx, projectID, id, actor)
@@ -61,7 +61,7 @@ func (a RuleActions[T]) LiftClass(ctx context.Context, actor string, projectID, 
 			return err
 		}
 		if rc == nil {
-			return governance.Errorf(governance.ENOTFOUND, "No standing class rejection %d.", id)
+			return governance.Errorf(governance.ECONFLICT, "No standing class rejection %d.", id)
 		}
 		return tx.AppendAudit(ctx, classAudit(actor, "class.lift", rc, nil))
 	})
