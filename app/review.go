@@ -29,6 +29,10 @@ type ReviewStore interface {
 	MergeRules(ctx context.Context, actor string, keepID, otherID int64, edit *governance.RuleEdit) (*governance.Rule, error)
 	SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error
 	SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error
+	FindEvidenceSpread(ctx context.Context, ruleIDs []int64) (map[int64]governance.EvidenceSpread, error)
+	RejectClass(ctx context.Context, actor string, rc *governance.RejectedClass, ruleIDs []int64) (*governance.RejectedClass, error)
+	LiftClass(ctx context.Context, actor string, projectID, id int64) error
+	FindRejectedClasses(ctx context.Context, projectID int64, withLifted bool) ([]*governance.RejectedClass, error)
 }
 
 // Reviews are the use cases of the review queue: what waits, and the
@@ -121,6 +125,9 @@ type Proposal struct {
 	Evidence      []*governance.EvidenceLink
 	EvidenceCount int
 	Replaces      *governance.Rule
+	// Rank is how likely a reviewer approves it, with the reasons; the
+	// proposed tab is in rank order.
+	Rank governance.Rank
 }
 
 // CandidateGroup is a merge group of held candidates and why it waits.
@@ -144,8 +151,10 @@ type Queue struct {
 	// Total counts the tab's items (capped for held and blocked).
 	Total     int
 	Proposals []Proposal
-	Groups    []CandidateGroup
-	Blocked   []*governance.EvidenceLink
+	// Classes are the project's standing class rejections (proposed tab).
+	Classes []*governance.RejectedClass
+	Groups  []CandidateGroup
+	Blocked []*governance.EvidenceLink
 	// OutcomeReviews are the project's open outcome reviews (the proposed
 	// tab), OutcomePolicy its outcome policy.
 	OutcomeReviews []*OutcomeReviewView
@@ -182,13 +191,20 @@ func (rv Reviews) Queue(ctx context.Context, actor governance.Actor, q QueueQuer
 	}
 	switch q.Tab {
 	case governance.CandidateProposed:
-		rules, total, err := rv.store.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID,
-			Statuses: []governance.RuleStatus{governance.RuleProposed}, Offset: q.Offset, Limit: q.Limit})
+		rules, ranks, err := rv.ranked(ctx, p.ID)
 		if err != nil {
 			return nil, err
 		}
-		out.Total = total
-		if out.Proposals, err = rv.proposals(ctx, rules, q.InlineEvidence); err != nil {
+		out.Total = len(rules)
+		page := rules[min(max(q.Offset, 0), len(rules)):]
+		page = page[:min(max(q.Limit, 0), len(page))]
+		if out.Proposals, err = rv.proposals(ctx, page, q.InlineEvidence); err != nil {
+			return nil, err
+		}
+		for i := range out.Proposals {
+			out.Proposals[i].Rank = ranks[out.Proposals[i].Rule.ID]
+		}
+		if out.Classes, err = rv.store.FindRejectedClasses(ctx, p.ID, false); err != nil {
 			return nil, err
 		}
 		if out.OutcomeReviews, err = rv.OutcomeReviews(ctx, actor, q.Project); err != nil {
@@ -224,6 +240,83 @@ func (rv Reviews) Queue(ctx context.Context, actor governance.Actor, q QueueQuer
 		}
 	}
 	return out, nil
+}
+
+// ranked is every proposal of a project in rank order (RankProposal over
+// the rule and the spread of its evidence), with the ranks. The rank is
+// computed on each read rather than stored: the evidence it counts grows
+// with every beat and changes with splits and merges, and a stored rank
+// would have to follow each of those writes in both stores.
+func (rv Reviews) ranked(ctx context.Context, projectID int64) ([]*governance.Rule, map[int64]governance.Rank, error) {
+	rules, _, err := rv.store.FindRules(ctx, governance.RuleFilter{ProjectID: &projectID,
+		Statuses: []governance.RuleStatus{governance.RuleProposed}})
+	if err != nil {
+		return nil, nil, err
+	}
+	ids := make([]int64, len(rules))
+	for i, r := range rules {
+		ids[i] = r.ID
+	}
+	spread, err := rv.store.FindEvidenceSpread(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	ranks := make(map[int64]governance.Rank, len(rules))
+	for _, r := range rules {
+		sp := spread[r.ID]
+		ranks[r.ID] = governance.RankProposal(governance.RankInput{Rule: r, Sessions: sp.Sessions, Subjects: sp.Subjects})
+	}
+	governance.RankedOrder(rules, ranks)
+	return rules, ranks, nil
+}
+
+// RejectClass rejects the class of the one proposal of ids (governance.RuleClass) in
+// its project for reason: every proposal of that class now in the queue is
+// rejected with it, and the heartbeat holds the next ones until a reviewer
+// lifts the rejection. It returns how many proposals it rejected.
+func (rv Reviews) RejectClass(ctx context.Context, actor governance.Actor, slug string, ids []int64, reason governance.ClassReason) (int, error) {
+	sc, err := rv.projects.ReviewScope(ctx, actor, slug)
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) != 1 {
+		return 0, FieldErrors{"ids": "Choose one proposal."}
+	}
+	id := ids[0]
+	if !reason.Valid() {
+		return 0, FieldErrors{"ids": "Choose why the class is rejected."}
+	}
+	rules, _, err := rv.store.FindRules(ctx, governance.RuleFilter{ProjectID: &sc.Project.ID,
+		Statuses: []governance.RuleStatus{governance.RuleProposed}})
+	if err != nil {
+		return 0, err
+	}
+	i := slices.IndexFunc(rules, func(r *governance.Rule) bool { return r.ID == id })
+	if i < 0 {
+		return 0, governance.Errorf(governance.ENOTFOUND, "No proposal %d in this project.", id)
+	}
+	class := governance.RuleClass(rules[i])
+	var same []int64
+	for _, r := range rules {
+		if governance.RuleClass(r).Key() == class.Key() {
+			same = append(same, r.ID)
+		}
+	}
+	if _, err := rv.store.RejectClass(ctx, actor.Name(), &governance.RejectedClass{ProjectID: sc.Project.ID, Class: class,
+		Reason: reason, RuleID: id}, same); err != nil {
+		return 0, err
+	}
+	return len(same), nil
+}
+
+// LiftClass ends a standing class rejection of the project: the next beat
+// may propose that class again.
+func (rv Reviews) LiftClass(ctx context.Context, actor governance.Actor, slug string, id int64) error {
+	sc, err := rv.projects.ReviewScope(ctx, actor, slug)
+	if err != nil {
+		return err
+	}
+	return rv.store.LiftClass(ctx, actor.Name(), sc.Project.ID, id)
 }
 
 // proposals loads the evidence of a page of proposals and the rules that

@@ -44,7 +44,10 @@ type ConsolidateInput struct {
 	// Events supporting held candidates (by seq).
 	Evidence   map[int64]*Event
 	Suppressed Suppressions
-	Now        time.Time
+	// RejectedClasses are the project's standing class rejections: a group
+	// of such a class is held, not proposed.
+	RejectedClasses RejectedClasses
+	Now             time.Time
 }
 
 // Suppressions are the fingerprints of forgotten statements by the subject

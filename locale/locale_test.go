@@ -207,6 +207,7 @@ func TestEnumLabels(t *testing.T) {
 		"memory_type":      {string(governance.TypePreference), string(governance.TypeFact), string(governance.TypeLesson)},
 		"candidate_status": {"pending", "held", "proposed", "promoted", "rejected", "blocked"},
 		"promotion_reason": {string(governance.ReasonRepeated), string(governance.ReasonToolFailure), string(governance.ReasonExplicit), string(governance.ReasonReviewer)},
+		"class_reason":     {string(governance.ClassCommandDump), string(governance.ClassOneOff), string(governance.ClassOffProject)},
 		"rule_status":      {"proposed", "active", "stale", "archived", "superseded", "rejected", "forgotten"},
 		"risk":             {governance.RiskLow, governance.RiskMedium, governance.RiskHigh},
 		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},

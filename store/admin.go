@@ -323,6 +323,7 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project, rebui
 		`UPDATE rules SET supersedes = NULL, superseded_by = NULL WHERE project_id = ?`,
 		`DELETE FROM rule_versions WHERE rule_id IN (SELECT id FROM rules WHERE project_id = ?)`,
 		`DELETE FROM rules WHERE project_id = ?`,
+		`DELETE FROM rejected_classes WHERE project_id = ?`,
 		`DELETE FROM suppressions WHERE project_id = ?`,
 		`DELETE FROM episodes WHERE project_id = ?`,
 		`DELETE FROM checkpoints WHERE project_id = ?`,

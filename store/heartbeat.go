@@ -117,6 +117,11 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		return nil, err
 	}
 	in.Held = held
+	classes, err := findRejectedClasses(ctx, s.read, p.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	in.RejectedClasses = governance.StandingClasses(classes)
 	var seqs []int64
 	for _, c := range held {
 		seqs = append(seqs, c.EvidenceSeqs...)

@@ -135,7 +135,7 @@ func (s *Server) reviewView(c echo.Context, slug, tab string, page int, since st
 	}
 	p := q.Scope.Project
 	v := templates.ReviewView{Project: p, Tab: tab, CSRF: csrfToken(c), Bulk: templates.BulkForm{Selected: map[int64]bool{}},
-		CanSetPolicy: q.CanSetPolicy, Counts: templates.ReviewCounts(q.Counts), Version: q.Version, Blocked: q.Blocked}
+		CanSetPolicy: q.CanSetPolicy, Counts: templates.ReviewCounts(q.Counts), Version: q.Version, Blocked: q.Blocked, Classes: q.Classes}
 	link := func(n int) string { return templates.ReviewURL(p.Slug, tab, n) }
 	if tab == templates.TabProposed {
 		v.Pager = newPager(page, size, q.Total, false, "review-queue", link)
@@ -144,7 +144,7 @@ func (s *Server) reviewView(c echo.Context, slug, tab string, page int, since st
 	}
 	for _, pr := range q.Proposals {
 		v.Proposals = append(v.Proposals, templates.ProposalView{Rule: pr.Rule, Evidence: pr.Evidence,
-			EvidenceCount: pr.EvidenceCount, Replaces: pr.Replaces})
+			EvidenceCount: pr.EvidenceCount, Replaces: pr.Replaces, Rank: pr.Rank})
 	}
 	for _, g := range q.Groups {
 		v.Groups = append(v.Groups, templates.CandidateGroup{GroupID: g.GroupID, Why: g.Why, Members: g.Members})
@@ -267,4 +267,36 @@ func (s *Server) handleReviewMerge(c echo.Context) error {
 		return err
 	}
 	return render(c, status, templates.MergePage(meta, v))
+}
+
+// handleReviewRejectClass rejects the class of the chosen proposal with a
+// reason: its proposals now, the heartbeat's next ones until lifted.
+func (s *Server) handleReviewRejectClass(c echo.Context) error {
+	ctx := c.Request().Context()
+	slug, ids, err := bulkForm(c)
+	if err != nil {
+		return err
+	}
+	n, err := s.app.Reviews.RejectClass(ctx, actorOf(ctx), slug, ids, governance.ClassReason(c.FormValue("class_reason")))
+	if err != nil {
+		return s.bulkProblem(c, slug, ids, err)
+	}
+	return s.done(c, backTo(c, templates.ReviewURL(slug, "", 1)), trn(c, "review.flash.class_rejected", n))
+}
+
+// handleReviewLiftClass lifts a standing class rejection.
+func (s *Server) handleReviewLiftClass(c echo.Context) error {
+	ctx := c.Request().Context()
+	slug, err := pathParam(c, "project")
+	if err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return governance.Errorf(governance.ECONFLICT, "No standing class rejection %s.", c.Param("id"))
+	}
+	if err := s.app.Reviews.LiftClass(ctx, actorOf(ctx), slug, id); err != nil {
+		return err
+	}
+	return s.done(c, backTo(c, templates.ReviewURL(slug, "", 1)), tr(c, "review.flash.class_lifted"))
 }

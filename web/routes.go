@@ -78,6 +78,8 @@ func (s *Server) routes() {
 	app.POST("/projects/:project/review/approve", s.handleReviewApprove)
 	app.POST("/projects/:project/review/reject", s.handleReviewReject)
 	app.POST("/projects/:project/review/merge", s.handleReviewMerge)
+	app.POST("/projects/:project/review/classes", s.handleReviewRejectClass)
+	app.POST("/projects/:project/review/classes/:id/lift", s.handleReviewLiftClass)
 	app.POST("/projects/:project/policy", s.handleProjectPolicy)
 	app.POST("/projects/:project/outcome-policy", s.handleOutcomePolicy)
 	app.GET("/outcome-reviews/:id", s.handleOutcomeReviewShow)

@@ -612,32 +612,15 @@ func (c *Consolidator) apply(ctx context.Context, in *governance.ConsolidateInpu
 		plan.Stats.Blocked++
 		return nil, nil
 	}
-	// The rule takes the statement of the best member: durable first (the
-	// user's own words of the instruction), then the fullest wording, then
-	// the newest.
-	best := slices.MaxFunc(all, func(a, b *governance.Candidate) int {
-		if a.Durable != b.Durable {
-			if a.Durable {
-				return 1
-			}
-			return -1
-		}
-		if c := cmp.Compare(len([]rune(a.Statement)), len([]rune(b.Statement))); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix())
-	})
-	res, err := c.Classifier.Classify(ctx, best.Statement)
+	best, res, findings, err := c.statement(ctx, all)
 	if err != nil {
-		return nil, fmt.Errorf("classify a proposal: %w", err)
+		return nil, err
 	}
-	text, findings := res.Text, res.Findings
-	if len(findings) == 0 {
-		// Another member's findings still mark the group.
-		for _, cand := range all {
-			findings = append(findings, cand.Findings...)
-		}
+	if c.suppressed(in, all, best, d, res.Text, findings) {
+		plan.Stats.Held++
+		return nil, nil
 	}
+	text := res.Text
 	// Default-deny: only a proposal Decide leaves to the policy, whose
 	// statement is placed in the low-risk set, becomes active without a
 	// reviewer.
@@ -688,4 +671,59 @@ func (c *Consolidator) partition(ctx context.Context, items []governance.MergeIt
 		err = governance.CheckPartition(items, groups)
 	}
 	return groups, tokens + t2, err
+}
+
+// statement is what a group's rule says: the best member, the
+// classifier's reading of its statement, and the findings that mark the
+// group.
+func (c *Consolidator) statement(ctx context.Context, all []*governance.Candidate) (*governance.Candidate, governance.GateResult, []governance.Finding, error) {
+	best := bestMember(all)
+	res, err := c.Classifier.Classify(ctx, best.Statement)
+	if err != nil {
+		return nil, res, nil, fmt.Errorf("classify a proposal: %w", err)
+	}
+	findings := res.Findings
+	if len(findings) == 0 {
+		// Another member's findings still mark the group.
+		for _, cand := range all {
+			findings = append(findings, cand.Findings...)
+		}
+	}
+	return best, res, findings, nil
+}
+
+// bestMember is the member whose statement the rule takes: durable first
+// (the user's own words of the instruction), then the fullest wording, then
+// the newest.
+func bestMember(all []*governance.Candidate) *governance.Candidate {
+	return slices.MaxFunc(all, func(a, b *governance.Candidate) int {
+		if a.Durable != b.Durable {
+			if a.Durable {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(len([]rune(a.Statement)), len([]rune(b.Statement))); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix())
+	})
+}
+
+// suppressed holds a group that would be proposed when a reviewer rejected
+// its class in the project (governance.RejectedClass): the candidates wait
+// with the reason, and a beat after the rejection is lifted proposes them.
+func (c *Consolidator) suppressed(in *governance.ConsolidateInput, all []*governance.Candidate, best *governance.Candidate, d governance.Decision, text string, findings []governance.Finding) bool {
+	if len(in.RejectedClasses) == 0 {
+		return false
+	}
+	rc := in.RejectedClasses.Match(governance.ClassOf(best.Type, d.Reason, text, findings))
+	if rc == nil {
+		return false
+	}
+	why := governance.SuppressedWhy(rc)
+	for _, cand := range all {
+		cand.Status, cand.StatusReason = governance.CandidateHeld, why
+	}
+	return true
 }

@@ -344,6 +344,7 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error
 		`UPDATE rules SET supersedes = NULL, superseded_by = NULL WHERE project_id = $1 AND (supersedes IS NOT NULL OR superseded_by IS NOT NULL)`,
 		`DELETE FROM rule_versions WHERE rule_id IN (SELECT id FROM rules WHERE project_id = $1)`,
 		`DELETE FROM rules WHERE project_id = $1`,
+		`DELETE FROM rejected_classes WHERE project_id = $1`,
 		`DELETE FROM suppressions WHERE project_id = $1`,
 		`DELETE FROM episodes WHERE project_id = $1`,
 		`DELETE FROM checkpoints WHERE project_id = $1`,

@@ -136,6 +136,11 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 	if in.Held, err = findCandidatesIn(ctx, tx, held, ""); err != nil {
 		return nil, err
 	}
+	classes, err := findRejectedClasses(ctx, tx, p.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	in.RejectedClasses = governance.StandingClasses(classes)
 	var seqs []int64
 	for _, c := range in.Held {
 		seqs = append(seqs, c.EvidenceSeqs...)

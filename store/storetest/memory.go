@@ -78,6 +78,7 @@ var memoryTests = []struct {
 	{"HeartbeatWideningOffline", TestHeartbeatWideningOffline},
 	{"WriteGateEndToEnd", TestWriteGateEndToEnd},
 	{"ApproveRule", TestApproveRule},
+	{"RejectClass", TestRejectClass},
 	{"ConcurrentApprove", TestConcurrentApprove},
 	{"RejectRule", TestRejectRule},
 	{"HoldAndDemote", TestHoldAndDemote},

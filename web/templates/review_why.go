@@ -21,6 +21,7 @@ var (
 	whySaidBy        = regexp.MustCompile(`^Said by (\d+) different people\.$`)
 	whyRepeated      = regexp.MustCompile(`^Repeated across (\d+) sessions\.$`)
 	versionByBeat    = regexp.MustCompile(`^Proposed by the heartbeat: (\w+)\.$`)
+	whySuppressed    = regexp.MustCompile(`^Suppressed: a reviewer rejected its class \((\w+)\); lift the rejection on the review page to propose it again\.$`)
 	whyAuthorityHeld = regexp.MustCompile(`^Touches authority \(a URL, e-mail address, command or credential\) and only one person said it, in (\d+) sessions: repetition by one actor counts once\.$`)
 	whyLowRiskHeld   = regexp.MustCompile(`^Outside the low-risk set and only one person said it, in (\d+) sessions: repetition by one person counts once\.$`)
 )
@@ -63,6 +64,9 @@ func candidateWhy(ctx context.Context, why string) string {
 	}
 	if m := whyRepeated.FindStringSubmatch(why); m != nil {
 		return tn(ctx, "review.why.repeated", atoi(m[1]))
+	}
+	if m := whySuppressed.FindStringSubmatch(why); m != nil {
+		return t(ctx, "review.why.suppressed", "Reason", label(ctx, "class_reason", m[1]))
 	}
 	if m := whyAuthorityHeld.FindStringSubmatch(why); m != nil {
 		return tn(ctx, "review.why.authority_held", atoi(m[1]))

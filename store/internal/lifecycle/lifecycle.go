@@ -61,6 +61,12 @@ type Tx interface {
 	// InsertRule writes a new rule with its first version and audit row.
 	InsertRule(ctx context.Context, r *governance.Rule, actor, reason string) (int64, error)
 	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
+	// InsertRejectedClass writes a standing class rejection and returns
+	// its id.
+	InsertRejectedClass(ctx context.Context, rc *governance.RejectedClass) (int64, error)
+	// LiftRejectedClass ends the standing rejection id of project
+	// projectID and returns it as lifted, or nil when none stands.
+	LiftRejectedClass(ctx context.Context, projectID, id int64, actor string) (*governance.RejectedClass, error)
 }
 
 // Store is a backend's store as the lifecycle uses it: its write
