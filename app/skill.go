@@ -59,25 +59,10 @@ type catalogEntry struct {
 
 func newSkillCatalog() *skillCatalog { return &skillCatalog{entries: map[int64]catalogEntry{}} }
 
-// projectIDRef names a project by its id where a slug is expected: the
-// agent surfaces know their token's project id (ProjectRef).
-const projectIDRef = "\x00id:"
-
-// ProjectRef names project id where the skills use cases take a project's
-// slug (an agent surface, which knows its token's project).
-func ProjectRef(id int64) string { return projectIDRef + strconv.FormatInt(id, 10) }
-
-// scope returns the project named by slug for an actor who may read its
+// scope returns the project ref names for an actor who may read its
 // skills (reviewers, admins, the project's recall tokens).
-func (ss Skills) scope(ctx context.Context, actor governance.Actor, slug string) (*governance.Project, error) {
-	var p *governance.Project
-	var err error
-	if id, ok := strings.CutPrefix(slug, projectIDRef); ok {
-		n, _ := strconv.ParseInt(id, 10, 64)
-		p, err = ss.projects.store.FindProjectByID(ctx, n)
-	} else {
-		p, err = ss.projects.store.FindProjectBySlug(ctx, slug)
-	}
+func (ss Skills) scope(ctx context.Context, actor governance.Actor, ref ProjectRef) (*governance.Project, error) {
+	p, err := ref.find(ctx, ss.projects.store)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +73,8 @@ func (ss Skills) scope(ctx context.Context, actor governance.Actor, slug string)
 }
 
 // reviewed is scope for the project's reviewers and admins.
-func (ss Skills) reviewed(ctx context.Context, actor governance.Actor, slug string) (*governance.Project, error) {
-	p, err := ss.scope(ctx, actor, slug)
+func (ss Skills) reviewed(ctx context.Context, actor governance.Actor, ref ProjectRef) (*governance.Project, error) {
+	p, err := ss.scope(ctx, actor, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +85,7 @@ func (ss Skills) reviewed(ctx context.Context, actor governance.Actor, slug stri
 }
 
 // reviewedSkill loads a project's skill for its reviewers and admins.
-func (ss Skills) reviewedSkill(ctx context.Context, actor governance.Actor, project, name string) (*governance.Project, *governance.Skill, error) {
+func (ss Skills) reviewedSkill(ctx context.Context, actor governance.Actor, project ProjectRef, name string) (*governance.Project, *governance.Skill, error) {
 	p, err := ss.reviewed(ctx, actor, project)
 	if err != nil {
 		return nil, nil, err
@@ -114,7 +99,7 @@ func (ss Skills) reviewedSkill(ctx context.Context, actor governance.Actor, proj
 
 // SkillListInput is a list of a project's skills as a surface asks for it.
 type SkillListInput struct {
-	Project string
+	Project ProjectRef
 	// Status is one status to list ("" every one; agents: active only).
 	Status string
 	Query  string
@@ -199,7 +184,7 @@ func (d *SkillDetail) Version(n int) *governance.SkillVersion {
 
 // Get loads a skill with its versions and evidence for its project's
 // reviewers and admins.
-func (ss Skills) Get(ctx context.Context, actor governance.Actor, project, name string) (*SkillDetail, error) {
+func (ss Skills) Get(ctx context.Context, actor governance.Actor, project ProjectRef, name string) (*SkillDetail, error) {
 	p, s, err := ss.reviewedSkill(ctx, actor, project, name)
 	if err != nil {
 		return nil, err
@@ -241,7 +226,7 @@ type AgentSkillFile struct {
 // Fetch returns an active skill's body for an agent (a token, or a
 // reviewer), and — when file names one — that file's text; an agent's
 // fetch counts as one use. A skill that is not active is ENOTFOUND.
-func (ss Skills) Fetch(ctx context.Context, actor governance.Actor, project, name, file string) (*AgentSkill, error) {
+func (ss Skills) Fetch(ctx context.Context, actor governance.Actor, project ProjectRef, name, file string) (*AgentSkill, error) {
 	p, err := ss.scope(ctx, actor, project)
 	if err != nil {
 		return nil, err
@@ -389,7 +374,7 @@ func EvaluateTriggers(ix *recall.SkillIndex, name string, ex governance.SkillExa
 
 // SkillImportInput is a set of skill folders to import into a project.
 type SkillImportInput struct {
-	Project string
+	Project ProjectRef
 	Folders []governance.SkillFolder
 	// Source names where they were read (a directory, an archive).
 	Source string
@@ -420,7 +405,7 @@ type SkillImportResult struct {
 // left as it is). Administrators only. Problems name the folder and file
 // (*governance.SkillImportError, nothing written).
 func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImportInput) (*SkillImportResult, error) {
-	p, err := ss.projects.store.FindProjectBySlug(ctx, in.Project)
+	p, err := in.Project.find(ctx, ss.projects.store)
 	if governance.ErrorCode(err) == governance.ENOTFOUND {
 		return nil, FieldErrors{"project": "Choose a project."}
 	}
@@ -503,7 +488,7 @@ func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImp
 
 // ImportDir reads an agent's skills directory (ReadSkillDir) and imports
 // its folders.
-func (ss Skills) ImportDir(ctx context.Context, actor governance.Actor, project, dir string, activate, partial bool) (*SkillImportResult, error) {
+func (ss Skills) ImportDir(ctx context.Context, actor governance.Actor, project ProjectRef, dir string, activate, partial bool) (*SkillImportResult, error) {
 	folders, err := transcript.ReadSkillDir(dir)
 	if err != nil {
 		return nil, governance.Errorf(governance.EINVALID, "Cannot read the skills directory: %s.", err.Error())
@@ -513,7 +498,7 @@ func (ss Skills) ImportDir(ctx context.Context, actor governance.Actor, project,
 
 // ImportArchive reads an uploaded zip or tar.gz of skill folders and
 // imports them.
-func (ss Skills) ImportArchive(ctx context.Context, actor governance.Actor, project, name string, data []byte, activate bool) (*SkillImportResult, error) {
+func (ss Skills) ImportArchive(ctx context.Context, actor governance.Actor, project ProjectRef, name string, data []byte, activate bool) (*SkillImportResult, error) {
 	if err := governance.Can(actor, governance.ActImportSkills, governance.Object{}); err != nil {
 		return nil, err
 	}
@@ -537,7 +522,7 @@ type SkillDecisionInput struct {
 // waiting version, mark it stale, archive, restore, pin or unpin it. The
 // lifecycle is checked in the store; a version with findings is approved
 // only with the findings acknowledged.
-func (ss Skills) Decide(ctx context.Context, actor governance.Actor, project, name string, in SkillDecisionInput) (*governance.Skill, error) {
+func (ss Skills) Decide(ctx context.Context, actor governance.Actor, project ProjectRef, name string, in SkillDecisionInput) (*governance.Skill, error) {
 	_, s, err := ss.reviewedSkill(ctx, actor, project, name)
 	if err != nil {
 		return nil, err
@@ -577,7 +562,7 @@ type SkillEditInput struct {
 // the newest version) as a proposal, reviewed like any other: the edit
 // of one reviewer waits for an approval, never activates itself. Bad input
 // is FieldErrors on skill_md, examples and reason.
-func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project, name string, in SkillEditInput) (*governance.SkillSaved, error) {
+func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project ProjectRef, name string, in SkillEditInput) (*governance.SkillSaved, error) {
 	p, s, err := ss.reviewedSkill(ctx, actor, project, name)
 	if err != nil {
 		return nil, err
@@ -627,7 +612,7 @@ func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project, name
 
 // Curator reports which of a project's skills the curator proposes to
 // mark stale or archive, given how many days unused (0: the defaults).
-func (ss Skills) Curator(ctx context.Context, actor governance.Actor, project string, staleDays, archiveDays int) (*governance.CuratorReport, error) {
+func (ss Skills) Curator(ctx context.Context, actor governance.Actor, project ProjectRef, staleDays, archiveDays int) (*governance.CuratorReport, error) {
 	p, err := ss.reviewed(ctx, actor, project)
 	if err != nil {
 		return nil, err
@@ -655,7 +640,7 @@ func (ss Skills) Curator(ctx context.Context, actor governance.Actor, project st
 // ApplyCurator carries out the curator's proposals a reviewer accepted
 // (by skill name), each as that reviewer's decision; a proposal that no
 // longer holds is skipped. It returns the skills changed.
-func (ss Skills) ApplyCurator(ctx context.Context, actor governance.Actor, project string, names []string, staleDays, archiveDays int) ([]*governance.Skill, error) {
+func (ss Skills) ApplyCurator(ctx context.Context, actor governance.Actor, project ProjectRef, names []string, staleDays, archiveDays int) ([]*governance.Skill, error) {
 	if len(names) == 0 {
 		return nil, FieldErrors{"names": "Select at least one skill."}
 	}
@@ -685,7 +670,7 @@ func (ss Skills) ApplyCurator(ctx context.Context, actor governance.Actor, proje
 // Export lists a project's active skills with their active version's
 // files, to write back into the agents' skills directories (console sync,
 // the export page). The project's reviewers and admins.
-func (ss Skills) Export(ctx context.Context, actor governance.Actor, project string) ([]transcript.ExportedSkill, error) {
+func (ss Skills) Export(ctx context.Context, actor governance.Actor, project ProjectRef) ([]transcript.ExportedSkill, error) {
 	p, err := ss.reviewed(ctx, actor, project)
 	if err != nil {
 		return nil, err

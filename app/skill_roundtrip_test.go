@@ -77,7 +77,7 @@ func TestSkillRoundTrip(t *testing.T) {
 			ctx := context.Background()
 			src := filepath.Join(t.TempDir(), "skills")
 			copyTree(t, filepath.Join("..", "seed", "skills", tc.fixture), src)
-			res, err := f.App.Skills.ImportDir(ctx, f.Actors[Admin], "travel-agent", src, true, false)
+			res, err := f.App.Skills.ImportDir(ctx, f.Actors[Admin], app.ProjectSlug("travel-agent"), src, true, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,12 +89,12 @@ func TestSkillRoundTrip(t *testing.T) {
 				if res.Findings[s.Skill.Name] == 0 {
 					t.Errorf("%s waits without findings", s.Skill.Name)
 				}
-				if _, err := f.App.Skills.Decide(ctx, rita, "travel-agent", s.Skill.Name,
+				if _, err := f.App.Skills.Decide(ctx, rita, app.ProjectSlug("travel-agent"), s.Skill.Name,
 					app.SkillDecisionInput{Action: "approve", Acknowledged: true, Reason: "read the script"}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			exported, err := f.App.Skills.Export(ctx, rita, "travel-agent")
+			exported, err := f.App.Skills.Export(ctx, rita, app.ProjectSlug("travel-agent"))
 			if err != nil || len(exported) != len(res.Saved) {
 				t.Fatalf("exported %d of %d: %v", len(exported), len(res.Saved), err)
 			}
@@ -139,7 +139,7 @@ func TestSkillSyncLeavesOthersAlone(t *testing.T) {
 	mine := filepath.Join(out, "plan-museum-day", "SKILL.md")
 	os.MkdirAll(filepath.Dir(mine), 0o755)
 	os.WriteFile(mine, []byte("my own skill\n"), 0o644)
-	exported, _ := f.App.Skills.Export(ctx, f.Actors[Admin], "travel-agent")
+	exported, _ := f.App.Skills.Export(ctx, f.Actors[Admin], app.ProjectSlug("travel-agent"))
 	rep, err := transcript.WriteSkills(out, transcript.LayoutClaude, "travel-agent", exported)
 	if err != nil || !slices.Equal(rep.Written, []string{"book-train", "pack-bags"}) || rep.Skipped["plan-museum-day"] == "" {
 		t.Fatalf("sync = %+v, %v", rep, err)
@@ -152,11 +152,11 @@ func TestSkillSyncLeavesOthersAlone(t *testing.T) {
 	os.WriteFile(edited, append(b, "4. Local note.\n"...), 0o644)
 	os.WriteFile(filepath.Join(out, "pack-bags", "notes.txt"), []byte("keep me"), 0o644)
 	for _, name := range []string{"book-train", "pack-bags"} {
-		if _, err := f.App.Skills.Decide(ctx, f.Actors[TravelReviewer], "travel-agent", name, app.SkillDecisionInput{Action: "archive"}); err != nil {
+		if _, err := f.App.Skills.Decide(ctx, f.Actors[TravelReviewer], app.ProjectSlug("travel-agent"), name, app.SkillDecisionInput{Action: "archive"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	exported, _ = f.App.Skills.Export(ctx, f.Actors[Admin], "travel-agent")
+	exported, _ = f.App.Skills.Export(ctx, f.Actors[Admin], app.ProjectSlug("travel-agent"))
 	rep, err = transcript.WriteSkills(out, transcript.LayoutClaude, "travel-agent", exported)
 	if err != nil || len(rep.Removed) != 0 || rep.Skipped["book-train"] == "" || rep.Skipped["pack-bags"] == "" {
 		t.Fatalf("sync after archiving = %+v, %v", rep, err)
