@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -446,7 +447,7 @@ func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImp
 	}
 	res.Problems = problems
 	for _, x := range ok {
-		findings := governance.ReviewSkill(x.content, append(slices.Clone(x.folder.Dropped), in.Loose...), gate.Scan)
+		findings := reviewSkill(x.content, append(slices.Clone(x.folder.Dropped), in.Loose...))
 		source := in.Source
 		if x.folder.Where != "" && x.folder.Where != "." {
 			source = strings.TrimSuffix(source, "/") + "/" + x.folder.Where
@@ -602,8 +603,9 @@ func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project Proje
 	if reason == "" {
 		reason = "Edited by a reviewer."
 	}
-	prop := &governance.SkillProposal{ProjectID: p.ID, Content: *c, Examples: ex, Origin: governance.OriginReviewer, Reason: reason}
-	prop.Findings = governance.ReviewSkill(c, nil, gate.Scan)
+	findings := reviewSkill(c, nil)
+	prop := &governance.SkillProposal{ProjectID: p.ID, Content: *c, Examples: ex, Origin: governance.OriginReviewer, Reason: reason,
+		Findings: findings}
 	if prop.Eval, err = ss.evaluate(ctx, p.ID, *c, ex); err != nil {
 		return nil, err
 	}
@@ -788,8 +790,25 @@ func (ss Skills) draft(ctx context.Context, projectID int64, p *governance.Proce
 	if p.Explicit {
 		reason = "Drafted from a user saying how this task is done."
 	}
+	findings := reviewSkill(&c, nil)
 	prop := &governance.SkillProposal{ProjectID: projectID, Content: c, Origin: governance.OriginEvidence, Signature: p.Signature,
-		Evidence: sessions, Reason: reason, Findings: governance.ReviewSkill(&c, nil, gate.Scan)}
+		Evidence: sessions, Reason: reason, Findings: findings}
 	_, err := ss.store.SaveSkill(ctx, HeartbeatActor, prop)
 	return err == nil, err
+}
+
+// reviewSkill masks the credentials of c in place (a version never keeps
+// one: docs/skills.md, "Credentials") and returns the risk review of what
+// is stored, the masks included as findings, in file and span order.
+func reviewSkill(c *governance.SkillContent, dropped []governance.SkillDropped) []governance.SkillFinding {
+	masked := governance.MaskSkillCredentials(c, gate.Scan)
+	out := append(governance.ReviewSkill(c, dropped, gate.Scan), masked...)
+	order := map[string]int{}
+	for i, f := range c.AllFiles() {
+		order[f.Path] = i + 1
+	}
+	slices.SortStableFunc(out, func(a, b governance.SkillFinding) int {
+		return cmp.Or(cmp.Compare(order[a.File], order[b.File]), cmp.Compare(a.Start, b.Start))
+	})
+	return out
 }
