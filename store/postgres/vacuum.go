@@ -30,7 +30,7 @@ import (
 // rewritten.
 var vacuumTables = []string{"rules", "rule_versions", "candidates", "evidence", "episodes", "events",
 	"embeddings", "audit_reasons", "eval_results", "recall_traces", "sessions", "suppressions", "subject_keys",
-	"memberships"}
+	"memberships", "skills", "skill_versions", "skill_files", "skill_evidence", "skill_procedures"}
 
 // forgetTables are the tables forget plan p changed rows of (evidence
 // goes with its candidates; a subject's recall traces are deleted; the

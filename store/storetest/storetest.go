@@ -201,6 +201,7 @@ func Run(t *testing.T, open Opener) {
 		{"Stats", TestStats},
 		{"RuleChecks", TestRuleChecks},
 		{"Skills", TestSkills},
+		{"ForgetSkills", TestForgetSkills},
 	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
