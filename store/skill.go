@@ -460,9 +460,9 @@ func forgetSkills(ctx context.Context, tx *Tx, p *forgetPlan) error {
 			continue
 		}
 		for _, v := range f.Versions {
-			if err := exec(`UPDATE skill_versions SET skill_md = ?, fields = ?, redacted = redacted OR ?,
-				findings = CASE WHEN ? THEN '[]' ELSE findings END WHERE skill_id = ? AND version = ?`,
-				v.Content.SkillMD, skillrows.FieldsJSON(v.Content), v.Redacted, v.Redacted, f.SkillID, v.Version); err != nil {
+			if err := exec(`UPDATE skill_versions SET skill_md = ?1, fields = ?2, redacted = redacted OR ?3,
+				findings = CASE WHEN ?3 THEN '[]' ELSE findings END
+				WHERE skill_id = ?4 AND version = ?5`, v.Content.SkillMD, skillrows.FieldsJSON(v.Content), v.Redacted, f.SkillID, v.Version); err != nil {
 				return err
 			}
 			if v.Redacted {
@@ -470,6 +470,10 @@ func forgetSkills(ctx context.Context, tx *Tx, p *forgetPlan) error {
 					return err
 				}
 			}
+		}
+		// Reasons people gave on its versions may quote them (as on its audit rows).
+		if err := exec(`UPDATE skill_versions SET reason = '' WHERE skill_id = ?`, f.SkillID); err != nil {
+			return err
 		}
 		if err := exec(`DELETE FROM skill_evidence WHERE skill_id = ? AND session_id IN (SELECT value FROM json_each(?))`,
 			f.SkillID, listArg(f.Sessions)); err != nil {

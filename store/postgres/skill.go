@@ -427,7 +427,11 @@ func seqsOverlap(column string, n int) string {
 
 // SkillVersions answers the forget planner: a skill and its versions.
 func (r planReader) SkillVersions(ctx context.Context, skillID int64) (*governance.Skill, []*governance.SkillVersion, error) {
-	sk, err := findSkill(ctx, r.q, r.lock, `s.id = $1`, skillID)
+	lock := ""
+	if r.lock != "" {
+		lock = " FOR UPDATE OF s"
+	}
+	sk, err := findSkill(ctx, r.q, lock, `s.id = $1`, skillID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -478,6 +482,10 @@ func forgetSkills(ctx context.Context, tx *Tx, p *forgetPlan) error {
 					return err
 				}
 			}
+		}
+		// Reasons people gave on its versions may quote them (as on its audit rows).
+		if err := exec("skill_versions", `UPDATE skill_versions SET reason = '' WHERE skill_id = $1`, f.SkillID); err != nil {
+			return err
 		}
 		if err := exec("skill_evidence", `DELETE FROM skill_evidence WHERE skill_id = $1 AND session_id = ANY($2)`, f.SkillID, f.Sessions); err != nil {
 			return err

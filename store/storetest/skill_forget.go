@@ -167,7 +167,7 @@ func TestForgetSkills(t *testing.T, open Opener) {
 		if rest, _ := st.FindSkill(ctx, p.ID, "cut-release"); rest == nil || rest.Description != "Cut a release." {
 			t.Fatalf("an unrelated skill changed: %+v", rest)
 		}
-		skillsLeft(t, s, p.ID, "quokka", "publish wombat", "make wombat", "wombat page", "sess-a1", "sess-c1")
+		skillsLeft(t, s, p.ID, "quokka", "publish wombat", "make wombat", "wombat page", "wombat steps", "wombat works", "sess-a1", "sess-c1")
 	})
 	t.Run("RuleWithEvents", func(t *testing.T) {
 		s := OpenMemory(t, open)
