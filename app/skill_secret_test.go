@@ -128,3 +128,45 @@ func TestSkillCredentialsNeverStored(t *testing.T) {
 		leaks("a draft", v.Content.SkillMD)
 	}
 }
+
+// TestForgetMeTakesMyDrafts: a member's "forget everything about me"
+// deletes the draft skill drafted from what they said, with its name; the
+// preview says so.
+func TestForgetMeTakesMyDrafts(t *testing.T) {
+	f := NewFixture(t)
+	ctx := context.Background()
+	at := time.Date(2026, 5, 6, 9, 0, 0, 0, time.UTC)
+	events := []*governance.Event{{ID: "li-9", SessionID: "li-s9", SubjectID: "family-li", Turn: 1, Role: governance.RoleUser, OccurredAt: at,
+		Text: "This is how we pack for grandma Meiling:\n1. fold the red qipao\n2. wrap the jade tea set\n3. check the suitcase weighs under 20 kg"}}
+	if _, err := f.Store.IngestEvents(ctx, f.Travel.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.App.Skills.LearnProcedures(ctx, &governance.ConsolidateInput{Project: f.Travel,
+		Sessions: []*governance.SessionWork{{Events: events}}}); err != nil || n != 1 {
+		t.Fatalf("drafts = %d, %v", n, err)
+	}
+	li := f.Actors[MemberLi]
+	plans, err := f.App.Me.PreviewForget(ctx, li)
+	if err != nil || len(plans) != 1 || len(plans[0].Preview.Skills) != 1 || !plans[0].Preview.Skills[0].Delete {
+		t.Fatalf("preview = %+v, %v", plans, err)
+	}
+	name := plans[0].Preview.Skills[0].Name
+	if _, err := f.App.Me.Forget(ctx, li); err != nil {
+		t.Fatal(err)
+	}
+	list, err := f.App.Skills.List(ctx, f.Actors[Admin], app.SkillListInput{Project: app.ProjectID(f.Travel.ID)})
+	if err != nil || list.Total != 0 {
+		t.Fatalf("skills after the forget = %+v, %v", list, err)
+	}
+	audit, _, err := f.Store.FindAudit(ctx, governance.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range audit {
+		for _, text := range []string{name, "Meiling", "qipao", "jade tea"} {
+			if strings.Contains(a.Details, text) || strings.Contains(a.Reason, text) {
+				t.Errorf("audit row %s keeps %q: %s %s", a.Action, text, a.Details, a.Reason)
+			}
+		}
+	}
+}
