@@ -479,6 +479,18 @@ func TestReviewBulk(t *testing.T) {
 		if r := f.Reload(t, attach.ID); r.Status != governance.RuleRejected {
 			t.Fatalf("merged proposal = %s", r.Status)
 		}
+		// Its page says it was merged, where, and shows the evidence that
+		// moved with it.
+		_, doc = rita.Get(ruleURL(attach.ID))
+		if got := strings.TrimSpace(doc.Find(testid("rule-status")).Text()); got != "merged" {
+			t.Errorf("the merged proposal's status reads %q", got)
+		}
+		if href := doc.Find(testid("rule-merged-into")+" a").AttrOr("href", ""); href != ruleURL(nap.ID) {
+			t.Errorf("merged into links %q", href)
+		}
+		if doc.Find(testid("no-evidence")).Length() != 0 {
+			t.Error("the merged proposal says it has no evidence")
+		}
 	})
 	t.Run("Split", func(t *testing.T) {
 		chain, _ := f.Store.FindRuleEvidence(context.Background(), nap.ID)

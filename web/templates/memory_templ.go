@@ -1069,7 +1069,7 @@ func CandidateTable(v CandidatesView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				if c.RuleID != 0 {
+				if c.RuleID != 0 && v.CanDecide {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "<br><small><a href=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
