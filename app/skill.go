@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -59,25 +60,10 @@ type catalogEntry struct {
 
 func newSkillCatalog() *skillCatalog { return &skillCatalog{entries: map[int64]catalogEntry{}} }
 
-// projectIDRef names a project by its id where a slug is expected: the
-// agent surfaces know their token's project id (ProjectRef).
-const projectIDRef = "\x00id:"
-
-// ProjectRef names project id where the skills use cases take a project's
-// slug (an agent surface, which knows its token's project).
-func ProjectRef(id int64) string { return projectIDRef + strconv.FormatInt(id, 10) }
-
-// scope returns the project named by slug for an actor who may read its
+// scope returns the project ref names for an actor who may read its
 // skills (reviewers, admins, the project's recall tokens).
-func (ss Skills) scope(ctx context.Context, actor governance.Actor, slug string) (*governance.Project, error) {
-	var p *governance.Project
-	var err error
-	if id, ok := strings.CutPrefix(slug, projectIDRef); ok {
-		n, _ := strconv.ParseInt(id, 10, 64)
-		p, err = ss.projects.store.FindProjectByID(ctx, n)
-	} else {
-		p, err = ss.projects.store.FindProjectBySlug(ctx, slug)
-	}
+func (ss Skills) scope(ctx context.Context, actor governance.Actor, ref ProjectRef) (*governance.Project, error) {
+	p, err := ref.find(ctx, ss.projects.store)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +74,8 @@ func (ss Skills) scope(ctx context.Context, actor governance.Actor, slug string)
 }
 
 // reviewed is scope for the project's reviewers and admins.
-func (ss Skills) reviewed(ctx context.Context, actor governance.Actor, slug string) (*governance.Project, error) {
-	p, err := ss.scope(ctx, actor, slug)
+func (ss Skills) reviewed(ctx context.Context, actor governance.Actor, ref ProjectRef) (*governance.Project, error) {
+	p, err := ss.scope(ctx, actor, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +86,7 @@ func (ss Skills) reviewed(ctx context.Context, actor governance.Actor, slug stri
 }
 
 // reviewedSkill loads a project's skill for its reviewers and admins.
-func (ss Skills) reviewedSkill(ctx context.Context, actor governance.Actor, project, name string) (*governance.Project, *governance.Skill, error) {
+func (ss Skills) reviewedSkill(ctx context.Context, actor governance.Actor, project ProjectRef, name string) (*governance.Project, *governance.Skill, error) {
 	p, err := ss.reviewed(ctx, actor, project)
 	if err != nil {
 		return nil, nil, err
@@ -114,7 +100,7 @@ func (ss Skills) reviewedSkill(ctx context.Context, actor governance.Actor, proj
 
 // SkillListInput is a list of a project's skills as a surface asks for it.
 type SkillListInput struct {
-	Project string
+	Project ProjectRef
 	// Status is one status to list ("" every one; agents: active only).
 	Status string
 	Query  string
@@ -199,7 +185,7 @@ func (d *SkillDetail) Version(n int) *governance.SkillVersion {
 
 // Get loads a skill with its versions and evidence for its project's
 // reviewers and admins.
-func (ss Skills) Get(ctx context.Context, actor governance.Actor, project, name string) (*SkillDetail, error) {
+func (ss Skills) Get(ctx context.Context, actor governance.Actor, project ProjectRef, name string) (*SkillDetail, error) {
 	p, s, err := ss.reviewedSkill(ctx, actor, project, name)
 	if err != nil {
 		return nil, err
@@ -241,7 +227,7 @@ type AgentSkillFile struct {
 // Fetch returns an active skill's body for an agent (a token, or a
 // reviewer), and — when file names one — that file's text; an agent's
 // fetch counts as one use. A skill that is not active is ENOTFOUND.
-func (ss Skills) Fetch(ctx context.Context, actor governance.Actor, project, name, file string) (*AgentSkill, error) {
+func (ss Skills) Fetch(ctx context.Context, actor governance.Actor, project ProjectRef, name, file string) (*AgentSkill, error) {
 	p, err := ss.scope(ctx, actor, project)
 	if err != nil {
 		return nil, err
@@ -389,7 +375,7 @@ func EvaluateTriggers(ix *recall.SkillIndex, name string, ex governance.SkillExa
 
 // SkillImportInput is a set of skill folders to import into a project.
 type SkillImportInput struct {
-	Project string
+	Project ProjectRef
 	Folders []governance.SkillFolder
 	// Source names where they were read (a directory, an archive).
 	Source string
@@ -420,7 +406,7 @@ type SkillImportResult struct {
 // left as it is). Administrators only. Problems name the folder and file
 // (*governance.SkillImportError, nothing written).
 func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImportInput) (*SkillImportResult, error) {
-	p, err := ss.projects.store.FindProjectBySlug(ctx, in.Project)
+	p, err := in.Project.find(ctx, ss.projects.store)
 	if governance.ErrorCode(err) == governance.ENOTFOUND {
 		return nil, FieldErrors{"project": "Choose a project."}
 	}
@@ -461,7 +447,7 @@ func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImp
 	}
 	res.Problems = problems
 	for _, x := range ok {
-		findings, err := governance.ReviewSkill(ctx, x.content, append(slices.Clone(x.folder.Dropped), in.Loose...), gate.Patterns)
+		findings, err := reviewSkill(ctx, x.content, append(slices.Clone(x.folder.Dropped), in.Loose...))
 		if err != nil {
 			return nil, err
 		}
@@ -506,7 +492,7 @@ func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImp
 
 // ImportDir reads an agent's skills directory (ReadSkillDir) and imports
 // its folders.
-func (ss Skills) ImportDir(ctx context.Context, actor governance.Actor, project, dir string, activate, partial bool) (*SkillImportResult, error) {
+func (ss Skills) ImportDir(ctx context.Context, actor governance.Actor, project ProjectRef, dir string, activate, partial bool) (*SkillImportResult, error) {
 	folders, err := transcript.ReadSkillDir(dir)
 	if err != nil {
 		return nil, governance.Errorf(governance.EINVALID, "Cannot read the skills directory: %s.", err.Error())
@@ -516,7 +502,7 @@ func (ss Skills) ImportDir(ctx context.Context, actor governance.Actor, project,
 
 // ImportArchive reads an uploaded zip or tar.gz of skill folders and
 // imports them.
-func (ss Skills) ImportArchive(ctx context.Context, actor governance.Actor, project, name string, data []byte, activate bool) (*SkillImportResult, error) {
+func (ss Skills) ImportArchive(ctx context.Context, actor governance.Actor, project ProjectRef, name string, data []byte, activate bool) (*SkillImportResult, error) {
 	if err := governance.Can(actor, governance.ActImportSkills, governance.Object{}); err != nil {
 		return nil, err
 	}
@@ -540,7 +526,7 @@ type SkillDecisionInput struct {
 // waiting version, mark it stale, archive, restore, pin or unpin it. The
 // lifecycle is checked in the store; a version with findings is approved
 // only with the findings acknowledged.
-func (ss Skills) Decide(ctx context.Context, actor governance.Actor, project, name string, in SkillDecisionInput) (*governance.Skill, error) {
+func (ss Skills) Decide(ctx context.Context, actor governance.Actor, project ProjectRef, name string, in SkillDecisionInput) (*governance.Skill, error) {
 	_, s, err := ss.reviewedSkill(ctx, actor, project, name)
 	if err != nil {
 		return nil, err
@@ -580,7 +566,7 @@ type SkillEditInput struct {
 // the newest version) as a proposal, reviewed like any other: the edit
 // of one reviewer waits for an approval, never activates itself. Bad input
 // is FieldErrors on skill_md, examples and reason.
-func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project, name string, in SkillEditInput) (*governance.SkillSaved, error) {
+func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project ProjectRef, name string, in SkillEditInput) (*governance.SkillSaved, error) {
 	p, s, err := ss.reviewedSkill(ctx, actor, project, name)
 	if err != nil {
 		return nil, err
@@ -620,10 +606,13 @@ func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project, name
 	if reason == "" {
 		reason = "Edited by a reviewer."
 	}
-	prop := &governance.SkillProposal{ProjectID: p.ID, Content: *c, Examples: ex, Origin: governance.OriginReviewer, Reason: reason}
-	if prop.Findings, err = governance.ReviewSkill(ctx, c, nil, gate.Patterns); err != nil {
+	// The review masks credentials in c: the proposal copies c after it.
+	findings, err := reviewSkill(ctx, c, nil)
+	if err != nil {
 		return nil, err
 	}
+	prop := &governance.SkillProposal{ProjectID: p.ID, Content: *c, Examples: ex, Origin: governance.OriginReviewer, Reason: reason,
+		Findings: findings}
 	if prop.Eval, err = ss.evaluate(ctx, p.ID, *c, ex); err != nil {
 		return nil, err
 	}
@@ -632,7 +621,7 @@ func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project, name
 
 // Curator reports which of a project's skills the curator proposes to
 // mark stale or archive, given how many days unused (0: the defaults).
-func (ss Skills) Curator(ctx context.Context, actor governance.Actor, project string, staleDays, archiveDays int) (*governance.CuratorReport, error) {
+func (ss Skills) Curator(ctx context.Context, actor governance.Actor, project ProjectRef, staleDays, archiveDays int) (*governance.CuratorReport, error) {
 	p, err := ss.reviewed(ctx, actor, project)
 	if err != nil {
 		return nil, err
@@ -660,7 +649,7 @@ func (ss Skills) Curator(ctx context.Context, actor governance.Actor, project st
 // ApplyCurator carries out the curator's proposals a reviewer accepted
 // (by skill name), each as that reviewer's decision; a proposal that no
 // longer holds is skipped. It returns the skills changed.
-func (ss Skills) ApplyCurator(ctx context.Context, actor governance.Actor, project string, names []string, staleDays, archiveDays int) ([]*governance.Skill, error) {
+func (ss Skills) ApplyCurator(ctx context.Context, actor governance.Actor, project ProjectRef, names []string, staleDays, archiveDays int) ([]*governance.Skill, error) {
 	if len(names) == 0 {
 		return nil, FieldErrors{"names": "Select at least one skill."}
 	}
@@ -690,7 +679,7 @@ func (ss Skills) ApplyCurator(ctx context.Context, actor governance.Actor, proje
 // Export lists a project's active skills with their active version's
 // files, to write back into the agents' skills directories (console sync,
 // the export page). The project's reviewers and admins.
-func (ss Skills) Export(ctx context.Context, actor governance.Actor, project string) ([]transcript.ExportedSkill, error) {
+func (ss Skills) Export(ctx context.Context, actor governance.Actor, project ProjectRef) ([]transcript.ExportedSkill, error) {
 	p, err := ss.reviewed(ctx, actor, project)
 	if err != nil {
 		return nil, err
@@ -808,7 +797,7 @@ func (ss Skills) draft(ctx context.Context, projectID int64, p *governance.Proce
 	if p.Explicit {
 		reason = "Drafted from a user saying how this task is done."
 	}
-	findings, err := governance.ReviewSkill(ctx, &c, nil, gate.Patterns)
+	findings, err := reviewSkill(ctx, &c, nil)
 	if err != nil {
 		return false, err
 	}
@@ -816,4 +805,24 @@ func (ss Skills) draft(ctx context.Context, projectID int64, p *governance.Proce
 		Evidence: sessions, Reason: reason, Findings: findings}
 	_, err = ss.store.SaveSkill(ctx, HeartbeatActor, prop)
 	return err == nil, err
+}
+
+// reviewSkill masks the credentials of c in place (a version never keeps
+// one: docs/skills.md, "Credentials") and returns the risk review of what
+// is stored, the masks included as findings, in file and span order.
+func reviewSkill(ctx context.Context, c *governance.SkillContent, dropped []governance.SkillDropped) ([]governance.SkillFinding, error) {
+	masked := governance.MaskSkillCredentials(c, gate.Scan)
+	out, err := governance.ReviewSkill(ctx, c, dropped, gate.Patterns)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, masked...)
+	order := map[string]int{}
+	for i, f := range c.AllFiles() {
+		order[f.Path] = i + 1
+	}
+	slices.SortStableFunc(out, func(a, b governance.SkillFinding) int {
+		return cmp.Or(cmp.Compare(order[a.File], order[b.File]), cmp.Compare(a.Start, b.Start))
+	})
+	return out, nil
 }

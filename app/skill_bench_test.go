@@ -84,11 +84,11 @@ func BenchmarkSkillRecall(b *testing.B) {
 				return err
 			},
 			func() error {
-				_, err := f.App.Skills.List(ctx, skilledActor, app.SkillListInput{Project: app.ProjectRef(skilled.ID), Limit: 100})
+				_, err := f.App.Skills.List(ctx, skilledActor, app.SkillListInput{Project: app.ProjectID(skilled.ID), Limit: 100})
 				return err
 			},
 			func() error {
-				_, err := f.App.Skills.List(ctx, skilledActor, app.SkillListInput{Project: app.ProjectRef(skilled.ID), Limit: 1000})
+				_, err := f.App.Skills.List(ctx, skilledActor, app.SkillListInput{Project: app.ProjectID(skilled.ID), Limit: 1000})
 				return err
 			},
 			func() error {

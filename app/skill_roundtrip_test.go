@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/transcript"
 )
 
@@ -61,7 +62,7 @@ func treeFiles(t *testing.T, dir string) map[string][]byte {
 // TestSkillRoundTrip: an agent's skills folder of real-format skills
 // imports, passes review (the clean ones at once, the others once a
 // reviewer confirms their findings) and syncs back byte for byte, the
-// console's marker file aside; a folder it does not manage is never
+// console's marker file and masked credentials aside; a folder it does not manage is never
 // touched, a managed one edited since is left alone, and a skill that is
 // no longer active is taken back.
 func TestSkillRoundTrip(t *testing.T) {
@@ -77,7 +78,7 @@ func TestSkillRoundTrip(t *testing.T) {
 			ctx := context.Background()
 			src := filepath.Join(t.TempDir(), "skills")
 			copyTree(t, filepath.Join("..", "seed", "skills", tc.fixture), src)
-			res, err := f.App.Skills.ImportDir(ctx, f.Actors[Admin], "travel-agent", src, true, false)
+			res, err := f.App.Skills.ImportDir(ctx, f.Actors[Admin], app.ProjectSlug("travel-agent"), src, true, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,12 +90,12 @@ func TestSkillRoundTrip(t *testing.T) {
 				if res.Findings[s.Skill.Name] == 0 {
 					t.Errorf("%s waits without findings", s.Skill.Name)
 				}
-				if _, err := f.App.Skills.Decide(ctx, rita, "travel-agent", s.Skill.Name,
+				if _, err := f.App.Skills.Decide(ctx, rita, app.ProjectSlug("travel-agent"), s.Skill.Name,
 					app.SkillDecisionInput{Action: "approve", Acknowledged: true, Reason: "read the script"}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			exported, err := f.App.Skills.Export(ctx, rita, "travel-agent")
+			exported, err := f.App.Skills.Export(ctx, rita, app.ProjectSlug("travel-agent"))
 			if err != nil || len(exported) != len(res.Saved) {
 				t.Fatalf("exported %d of %d: %v", len(exported), len(res.Saved), err)
 			}
@@ -105,6 +106,10 @@ func TestSkillRoundTrip(t *testing.T) {
 			}
 			want, got := treeFiles(t, src), treeFiles(t, out)
 			for name, content := range want {
+				// A credential is never stored: it comes back masked.
+				if (governance.SkillFile{Content: content}).Text() {
+					content = []byte(gate.Scan(string(content)).Text)
+				}
 				if !bytes.Equal(got[name], content) {
 					t.Errorf("%s differs after the round trip:\n%q\nwant\n%q", name, got[name], content)
 				}
@@ -139,7 +144,7 @@ func TestSkillSyncLeavesOthersAlone(t *testing.T) {
 	mine := filepath.Join(out, "plan-museum-day", "SKILL.md")
 	os.MkdirAll(filepath.Dir(mine), 0o755)
 	os.WriteFile(mine, []byte("my own skill\n"), 0o644)
-	exported, _ := f.App.Skills.Export(ctx, f.Actors[Admin], "travel-agent")
+	exported, _ := f.App.Skills.Export(ctx, f.Actors[Admin], app.ProjectSlug("travel-agent"))
 	rep, err := transcript.WriteSkills(out, transcript.LayoutClaude, "travel-agent", exported)
 	if err != nil || !slices.Equal(rep.Written, []string{"book-train", "pack-bags"}) || rep.Skipped["plan-museum-day"] == "" {
 		t.Fatalf("sync = %+v, %v", rep, err)
@@ -152,11 +157,11 @@ func TestSkillSyncLeavesOthersAlone(t *testing.T) {
 	os.WriteFile(edited, append(b, "4. Local note.\n"...), 0o644)
 	os.WriteFile(filepath.Join(out, "pack-bags", "notes.txt"), []byte("keep me"), 0o644)
 	for _, name := range []string{"book-train", "pack-bags"} {
-		if _, err := f.App.Skills.Decide(ctx, f.Actors[TravelReviewer], "travel-agent", name, app.SkillDecisionInput{Action: "archive"}); err != nil {
+		if _, err := f.App.Skills.Decide(ctx, f.Actors[TravelReviewer], app.ProjectSlug("travel-agent"), name, app.SkillDecisionInput{Action: "archive"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	exported, _ = f.App.Skills.Export(ctx, f.Actors[Admin], "travel-agent")
+	exported, _ = f.App.Skills.Export(ctx, f.Actors[Admin], app.ProjectSlug("travel-agent"))
 	rep, err = transcript.WriteSkills(out, transcript.LayoutClaude, "travel-agent", exported)
 	if err != nil || len(rep.Removed) != 0 || rep.Skipped["book-train"] == "" || rep.Skipped["pack-bags"] == "" {
 		t.Fatalf("sync after archiving = %+v, %v", rep, err)

@@ -13,9 +13,14 @@ type ForgetReport struct {
 	Versions     int     `json:"versions"`
 	Events       int     `json:"events_redacted"`
 	RecallTraces int     `json:"recall_traces_deleted,omitempty"`
-	Suppressions int     `json:"suppressions"`
-	ContentHash  string  `json:"content_hash"`
-	AuditIDs     []int64 `json:"audit_ids"`
+	// SkillsDeleted are the draft skills that went; SkillsRedacted the
+	// kept skills whose versions drafted from the forgotten events lost
+	// their text (skill_forget.go).
+	SkillsDeleted  []int64 `json:"skills_deleted,omitempty"`
+	SkillsRedacted []int64 `json:"skills_redacted,omitempty"`
+	Suppressions   int     `json:"suppressions"`
+	ContentHash    string  `json:"content_hash"`
+	AuditIDs       []int64 `json:"audit_ids"`
 }
 
 // PreviewEventLimit caps how many events a preview lists (it counts them all).
@@ -40,11 +45,13 @@ type ForgetPreview struct {
 	Fingerprints int
 	// RecallTraces counts the stored recall traces of the subject that go.
 	RecallTraces int
+	// Skills are the skills drafted from what the forget removes.
+	Skills []*SkillForget
 }
 
 // Empty reports whether there is nothing to forget.
 func (p *ForgetPreview) Empty() bool {
-	return len(p.Rules) == 0 && len(p.Candidates) == 0 && p.EventCount == 0 && len(p.Episodes) == 0
+	return len(p.Rules) == 0 && len(p.Candidates) == 0 && p.EventCount == 0 && len(p.Episodes) == 0 && len(p.Skills) == 0
 }
 
 // EpisodeRewrite is an episode summary and what it becomes after a forget.

@@ -273,6 +273,9 @@ type SkillVersion struct {
 	DecidedBy string     `json:"decided_by,omitempty"`
 	DecidedAt *time.Time `json:"decided_at,omitempty"`
 	CreatedAt time.Time  `json:"created_at"`
+	// Redacted: a forget took the text of this version, drafted from
+	// what it forgot (skill_forget.go).
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // SkillFinding is one finding of a skill's risk review: the write gate's

@@ -344,11 +344,11 @@ func DraftSkill(name string, p *Procedure, sessions []string) SkillContent {
 	if title == "" {
 		title = name
 	}
-	b.WriteString("# " + oneLineText(title) + "\n\n## Steps\n\n")
+	b.WriteString("# " + oneLineText(title) + "\n\n" + draftStepsHeading + "\n\n")
 	for i, s := range steps {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
 	}
-	fmt.Fprintf(&b, "%d. %s\n\n## Verification\n\n", len(steps)+1, check)
+	fmt.Fprintf(&b, "%d. %s\n\n"+draftVerificationHeading+"\n\n", len(steps)+1, check)
 	if p.Explicit {
 		fmt.Fprintf(&b, "The last step, %s, is the check a person named for this task.\n", check)
 	} else {

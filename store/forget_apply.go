@@ -138,6 +138,10 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	if err := redactAuditReasons(ctx, tx, "candidate", r.CandidateIDs); err != nil {
 		return nil, err
 	}
+	// Skills drafted from what goes: deleted, or their versions redacted.
+	if err := forgetSkills(ctx, tx, p); err != nil {
+		return nil, err
+	}
 	// Candidates go, and their evidence links with them (ON DELETE CASCADE);
 	// AUTOINCREMENT never hands their ids out again.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM candidates WHERE id IN (SELECT value FROM json_each(?))`, listArg(r.CandidateIDs)); err != nil {

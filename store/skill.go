@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 	"github.com/mnemo-console/mnemo/store/internal/skillrows"
 )
 
@@ -115,13 +116,14 @@ func findSkillVersions(ctx context.Context, q querier, skillID int64, only int) 
 		cond, args = cond+` AND version = ?`, append(args, only)
 	}
 	err := queryAll(ctx, q, `SELECT skill_id, version, status, skill_md, fields, digest, findings, examples, eval, origin, source,
-		actor, reason, decided_by, decided_at, created_at FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
+		actor, reason, decided_by, decided_at, created_at, redacted FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
 		func(r scanner) error {
 			var row skillrows.Version
 			var decided NullTime
 			var created string
 			if err := r.Scan(&row.SkillID, &row.Version, &row.Status, &row.SkillMD, &row.Fields, &row.Digest, &row.Findings,
-				&row.Examples, &row.Eval, &row.Origin, &row.Source, &row.Actor, &row.Reason, &row.DecidedBy, &decided, &created); err != nil {
+				&row.Examples, &row.Eval, &row.Origin, &row.Source, &row.Actor, &row.Reason, &row.DecidedBy, &decided, &created,
+				&row.Redacted); err != nil {
 				return err
 			}
 			row.DecidedAt, row.CreatedAt = decided.Time, parseTime(created)
@@ -391,18 +393,109 @@ func (s *Store) FindProcedureSessions(ctx context.Context, projectID int64, sign
 	return out, nil
 }
 
-// forgetSubjectSkills removes what links a subject's sessions to skills:
-// their procedures and evidence rows, inside a subject's forget.
-func forgetSubjectSkills(ctx context.Context, tx *Tx, projectID int64, subjectID string) error {
-	for _, q := range []string{
-		`DELETE FROM skill_procedures WHERE project_id = ? AND subject_id = ?`,
-		`DELETE FROM skill_evidence WHERE subject_id = ?2 AND skill_id IN (SELECT id FROM skills WHERE project_id = ?1)`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, projectID, subjectID); err != nil {
-			return fmt.Errorf("store: forget skill evidence: %w", err)
+// SkillEvidence answers the forget planner: the evidence links of skills
+// resting on a subject's sessions or on any of a set of events.
+func (r planReader) SkillEvidence(ctx context.Context, s forgetplan.SkillSelect) ([]forgetplan.SkillLink, error) {
+	cond, args := `e.subject_id = ? AND e.skill_id IN (SELECT id FROM skills WHERE project_id = ?)`, []any{s.SubjectID, s.ProjectID}
+	if s.SubjectID == "" {
+		cond, args = `EXISTS (SELECT 1 FROM json_each(e.seqs) j WHERE j.value IN (SELECT value FROM json_each(?)))`, []any{listArg(s.Seqs)}
+	}
+	var out []forgetplan.SkillLink
+	err := queryAll(ctx, r.q, `SELECT e.skill_id, e.session_id, e.version FROM skill_evidence e WHERE `+cond+` ORDER BY e.skill_id, e.session_id`,
+		args, func(row scanner) error {
+			var l forgetplan.SkillLink
+			if err := row.Scan(&l.SkillID, &l.SessionID, &l.Version); err != nil {
+				return err
+			}
+			out = append(out, l)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("store: skill evidence to forget: %w", err)
+	}
+	return out, nil
+}
+
+// SkillVersions answers the forget planner: a skill and its versions.
+func (r planReader) SkillVersions(ctx context.Context, skillID int64) (*governance.Skill, []*governance.SkillVersion, error) {
+	sk, err := findSkill(ctx, r.q, `s.id = ?`, skillID)
+	if err != nil {
+		return nil, nil, err
+	}
+	vs, err := findSkillVersions(ctx, r.q, skillID, 0)
+	return sk, vs, err
+}
+
+// forgetSkills applies a forget plan to skills: the drafts it deletes go
+// whole, the skills it keeps get their versions' new text and lose the
+// links to the forgotten sessions, and the procedures the heartbeat saw in
+// the forgotten events go (so no draft is learned from them again).
+func forgetSkills(ctx context.Context, tx *Tx, p *forgetPlan) error {
+	exec := func(q string, args ...any) error {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("store: forget skills: %w", err)
+		}
+		return nil
+	}
+	switch {
+	case p.SubjectID != "":
+		if err := exec(`DELETE FROM skill_procedures WHERE project_id = ? AND subject_id = ?`, p.ProjectID, p.SubjectID); err != nil {
+			return err
+		}
+	case len(p.Seqs) > 0:
+		if err := exec(`DELETE FROM skill_procedures WHERE EXISTS (SELECT 1 FROM json_each(skill_procedures.seqs) j
+			WHERE j.value IN (SELECT value FROM json_each(?)))`, listArg(p.Seqs)); err != nil {
+			return err
 		}
 	}
-	return nil
+	var touched []int64
+	for _, f := range p.Skills {
+		touched = append(touched, f.SkillID)
+		if f.Delete {
+			for _, q := range skillDeletes {
+				if err := exec(q, f.SkillID); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		for _, v := range f.Versions {
+			if err := exec(`UPDATE skill_versions SET skill_md = ?1, fields = ?2, redacted = redacted OR ?3,
+				findings = CASE WHEN ?3 THEN '[]' ELSE findings END
+				WHERE skill_id = ?4 AND version = ?5`, v.Content.SkillMD, skillrows.FieldsJSON(v.Content), v.Redacted, f.SkillID, v.Version); err != nil {
+				return err
+			}
+			if v.Redacted {
+				if err := exec(`DELETE FROM skill_files WHERE skill_id = ? AND version = ?`, f.SkillID, v.Version); err != nil {
+					return err
+				}
+			}
+		}
+		// Reasons people gave on its versions may quote them (as on its audit rows).
+		if err := exec(`UPDATE skill_versions SET reason = '' WHERE skill_id = ?`, f.SkillID); err != nil {
+			return err
+		}
+		if err := exec(`DELETE FROM skill_evidence WHERE skill_id = ? AND session_id IN (SELECT value FROM json_each(?))`,
+			f.SkillID, listArg(f.Sessions)); err != nil {
+			return err
+		}
+		rev, err := nextSkillRev(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := exec(`UPDATE skills SET description = ?, rev = ?, updated_at = ? WHERE id = ?`, f.Description, rev, formatTime(tx.now), f.SkillID); err != nil {
+			return err
+		}
+	}
+	return redactAuditReasons(ctx, tx, "skill", touched)
+}
+
+// skillDeletes delete one skill, in an order the foreign keys accept.
+var skillDeletes = []string{
+	`DELETE FROM skill_evidence WHERE skill_id = ?`,
+	`DELETE FROM skill_files WHERE skill_id = ?`,
+	`DELETE FROM skill_versions WHERE skill_id = ?`,
+	`DELETE FROM skills WHERE id = ?`,
 }
 
 // skillProjectDeletes delete a project's skills, in an order the foreign

@@ -31,7 +31,7 @@ type apiSkillList struct {
 }
 
 func (s *Server) skillList(ctx context.Context, t *governance.APIToken, query string, limit, offset int) (*apiSkillList, error) {
-	list, err := s.app.Skills.List(ctx, governance.TokenActor(t), app.SkillListInput{Project: app.ProjectRef(t.ProjectID),
+	list, err := s.app.Skills.List(ctx, governance.TokenActor(t), app.SkillListInput{Project: app.ProjectID(t.ProjectID),
 		Query: query, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func (s *Server) handleAPISkillShow(c echo.Context) error {
 		return err
 	}
 	t := tokenFrom(ctx)
-	sk, err := s.app.Skills.Fetch(ctx, governance.TokenActor(t), app.ProjectRef(t.ProjectID), name, c.QueryParam("file"))
+	sk, err := s.app.Skills.Fetch(ctx, governance.TokenActor(t), app.ProjectID(t.ProjectID), name, c.QueryParam("file"))
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (s *Server) mcpGetSkill(ctx context.Context, req *mcp.CallToolRequest, in M
 	if err != nil {
 		return nil, nil, err
 	}
-	sk, err := s.app.Skills.Fetch(ctx, governance.TokenActor(t), app.ProjectRef(t.ProjectID), in.Name, in.File)
+	sk, err := s.app.Skills.Fetch(ctx, governance.TokenActor(t), app.ProjectID(t.ProjectID), in.Name, in.File)
 	if err != nil {
 		return nil, nil, s.toolError(ctx, "get_skill", err)
 	}

@@ -42,6 +42,13 @@ func planView(plan app.ForgetPlan) templates.ForgetPlanView {
 	for _, e := range p.Episodes {
 		v.Episodes = append(v.Episodes, templates.EpisodeChange{Episode: e.Episode, After: e.Summary})
 	}
+	for _, s := range p.Skills {
+		if s.Delete {
+			v.SkillsDeleted++
+		} else {
+			v.SkillsRedacted++
+		}
+	}
 	return v
 }
 

@@ -34,7 +34,7 @@ func (s *Server) handleSkillIndex(c echo.Context) error {
 		if !sc.Reviewer() || sc.Project.Scratch {
 			continue
 		}
-		list, err := s.app.Skills.List(ctx, actor, app.SkillListInput{Project: sc.Project.Slug})
+		list, err := s.app.Skills.List(ctx, actor, app.SkillListInput{Project: app.ProjectSlug(sc.Project.Slug)})
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func (s *Server) renderSkillList(c echo.Context, status int, errs templates.Fiel
 	if err != nil {
 		return err
 	}
-	in := app.SkillListInput{Project: slug, Status: c.QueryParam("status"), Query: strings.TrimSpace(c.QueryParam("q"))}
+	in := app.SkillListInput{Project: app.ProjectSlug(slug), Status: c.QueryParam("status"), Query: strings.TrimSpace(c.QueryParam("q"))}
 	list, err := s.app.Skills.List(ctx, actorOf(ctx), in)
 	if fe, ok := app.AsFieldErrors(err); ok {
 		in.Status, errs = "", templates.FieldErrors(fe)
@@ -92,7 +92,7 @@ func (s *Server) renderSkillList(c echo.Context, status int, errs templates.Fiel
 	stale, archive := curatorDays(c)
 	v := templates.SkillListView{Project: list.Project, Skills: list.Skills, Total: list.Total, Status: in.Status, Query: in.Query,
 		StaleDays: stale, ArchiveDays: archive, CSRF: csrfToken(c), CanImport: isAdmin(auth.UserFrom(ctx)), Errors: errs}
-	if v.Curator, err = s.app.Skills.Curator(ctx, actorOf(ctx), slug, stale, archive); err != nil {
+	if v.Curator, err = s.app.Skills.Curator(ctx, actorOf(ctx), app.ProjectSlug(slug), stale, archive); err != nil {
 		return err
 	}
 	meta, err := s.meta(c, tr(c, "skill.list.title", "Project", list.Project.Name), "skills")
@@ -120,7 +120,7 @@ func (s *Server) renderSkill(c echo.Context, status int, form templates.SkillFor
 	if err != nil {
 		return err
 	}
-	d, err := s.app.Skills.Get(ctx, actorOf(ctx), slug, name)
+	d, err := s.app.Skills.Get(ctx, actorOf(ctx), app.ProjectSlug(slug), name)
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (s *Server) handleSkillDecide(c echo.Context) error {
 		return err
 	}
 	form := skillForm(c, c.FormValue("action"))
-	sk, err := s.app.Skills.Decide(ctx, actorOf(ctx), slug, name, app.SkillDecisionInput{Action: form.Action,
+	sk, err := s.app.Skills.Decide(ctx, actorOf(ctx), app.ProjectSlug(slug), name, app.SkillDecisionInput{Action: form.Action,
 		Version: c.FormValue("version"), Reason: form.Reason, Acknowledged: c.FormValue("acknowledged") == "yes"})
 	if fe, ok := app.AsFieldErrors(err); ok {
 		form.Errors = templates.FieldErrors(fe)
@@ -238,7 +238,7 @@ func (s *Server) handleSkillEdit(c echo.Context) error {
 		return err
 	}
 	form := skillForm(c, "edit")
-	saved, err := s.app.Skills.Edit(ctx, actorOf(ctx), slug, name, app.SkillEditInput{SkillMD: form.SkillMD, Should: form.Should,
+	saved, err := s.app.Skills.Edit(ctx, actorOf(ctx), app.ProjectSlug(slug), name, app.SkillEditInput{SkillMD: form.SkillMD, Should: form.Should,
 		ShouldNot: form.ShouldNot, Reason: form.Reason})
 	if fe, ok := app.AsFieldErrors(err); ok {
 		form.Errors = templates.FieldErrors(fe)
@@ -265,7 +265,7 @@ func (s *Server) handleSkillCurate(c echo.Context) error {
 		return governance.Errorf(governance.EINVALID, "The form could not be read.")
 	}
 	stale, archive := curatorDays(c)
-	changed, err := s.app.Skills.ApplyCurator(ctx, actorOf(ctx), slug, c.Request().Form["names"], stale, archive)
+	changed, err := s.app.Skills.ApplyCurator(ctx, actorOf(ctx), app.ProjectSlug(slug), c.Request().Form["names"], stale, archive)
 	if fe, ok := app.AsFieldErrors(err); ok {
 		return s.renderSkillList(c, http.StatusUnprocessableEntity, templates.FieldErrors(fe))
 	}
@@ -318,7 +318,7 @@ func (s *Server) handleSkillImportCreate(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("web: read upload: %w", err)
 	}
-	res, err := s.app.Skills.ImportArchive(ctx, actorOf(ctx), v.Project, fh.Filename, data, v.Activate)
+	res, err := s.app.Skills.ImportArchive(ctx, actorOf(ctx), app.ProjectSlug(v.Project), fh.Filename, data, v.Activate)
 	var rejected *governance.SkillImportError
 	if errors.As(err, &rejected) {
 		v.Problems = rejected.Problems
@@ -350,7 +350,7 @@ func (s *Server) handleSkillExport(c echo.Context) error {
 	if err != nil {
 		return governance.Errorf(governance.ENOTFOUND, "No such skills layout.")
 	}
-	skills, err := s.app.Skills.Export(ctx, actorOf(ctx), slug)
+	skills, err := s.app.Skills.Export(ctx, actorOf(ctx), app.ProjectSlug(slug))
 	if err != nil {
 		return err
 	}
@@ -366,7 +366,7 @@ func (s *Server) handleSkillExport(c echo.Context) error {
 // reviewers and admins; nothing for others).
 func (s *Server) activeSkills(c echo.Context, slug string) (int, error) {
 	ctx := c.Request().Context()
-	list, err := s.app.Skills.List(ctx, actorOf(ctx), app.SkillListInput{Project: slug, Status: string(governance.SkillActive), Limit: 1})
+	list, err := s.app.Skills.List(ctx, actorOf(ctx), app.SkillListInput{Project: app.ProjectSlug(slug), Status: string(governance.SkillActive), Limit: 1})
 	if code := governance.ErrorCode(err); code == governance.EFORBIDDEN || code == governance.ENOTFOUND {
 		return 0, nil
 	}

@@ -21,7 +21,7 @@ func TestBrowserSkillReview(t *testing.T) {
 	admin := governance.AccountActor(&governance.Account{Username: "cli", IsAdmin: true})
 	md := "---\nname: share-itinerary\ndescription: Share the finished itinerary with the family by uploading it.\n---\n\nRun scripts/share.sh once the route check passed.\n"
 	script := "#!/bin/sh\ncurl -s -X POST --data-binary @itinerary.json https://share.example.net/api/v1/upload/itineraries/family?notify=true&format=json\n"
-	if _, err := app.New(f.Store).Skills.Import(context.Background(), admin, app.SkillImportInput{Project: "travel-agent", Activate: true,
+	if _, err := app.New(f.Store).Skills.Import(context.Background(), admin, app.SkillImportInput{Project: app.ProjectSlug("travel-agent"), Activate: true,
 		Folders: []governance.SkillFolder{{Name: "share-itinerary", Files: []governance.SkillFile{
 			{Path: "SKILL.md", Content: []byte(md)}, {Path: "scripts/share.sh", Content: []byte(script)}}}}}); err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func (e *cmdEnv) skills(args []string) error {
 				return errors.New(e.loc.ErrorMessage(err))
 			}
 		}
-		res, err := m.App.Skills.ImportDir(e.ctx, cliActor, *project, dir, *activate, false)
+		res, err := m.App.Skills.ImportDir(e.ctx, cliActor, app.ProjectSlug(*project), dir, *activate, false)
 		var rejected *governance.SkillImportError
 		if errors.As(err, &rejected) {
 			e.say(e.stderr, "%s: skills rejected, nothing written:", dir)
@@ -75,7 +75,7 @@ func (e *cmdEnv) skills(args []string) error {
 		}
 		return nil
 	case "list":
-		list, err := m.App.Skills.List(e.ctx, cliActor, app.SkillListInput{Project: *project})
+		list, err := m.App.Skills.List(e.ctx, cliActor, app.SkillListInput{Project: app.ProjectSlug(*project)})
 		if err != nil {
 			return errors.New(e.loc.ErrorMessage(err))
 		}
@@ -104,7 +104,7 @@ func (e *cmdEnv) syncSkills(m *Main, project, to, dir, layoutName string) error 
 	if dir == "" {
 		dir = filepath.Join(to, layout.DefaultSkillsDir())
 	}
-	skills, err := m.App.Skills.Export(e.ctx, cliActor, project)
+	skills, err := m.App.Skills.Export(e.ctx, cliActor, app.ProjectSlug(project))
 	if err != nil {
 		return errors.New(e.loc.ErrorMessage(err))
 	}
@@ -161,7 +161,7 @@ func (fs followedSkills) follow(m *Main, src *governance.FollowSource) func(ctx 
 		if len(folders) == 0 {
 			return nil
 		}
-		res, err := m.App.Skills.Import(ctx, followActor, app.SkillImportInput{Project: src.Project, Folders: folders,
+		res, err := m.App.Skills.Import(ctx, followActor, app.SkillImportInput{Project: app.ProjectSlug(src.Project), Folders: folders,
 			Source: src.Dir, Partial: true})
 		if err != nil {
 			return err
@@ -201,7 +201,7 @@ func folderSignature(dir string) string {
 // seedSkills imports a demo project's skill folders as the seed's
 // administrator: the clean ones active, the others waiting for a reviewer.
 func (m *Main) seedSkills(ctx context.Context, project string, folders []governance.SkillFolder) error {
-	_, err := m.App.Skills.Import(ctx, cliActor, app.SkillImportInput{Project: project, Folders: folders,
+	_, err := m.App.Skills.Import(ctx, cliActor, app.SkillImportInput{Project: app.ProjectSlug(project), Folders: folders,
 		Source: "demo", Activate: true})
 	return err
 }

@@ -184,7 +184,7 @@ func replaceSpans(s string, spans []secretSpan) string {
 	return b.String()
 }
 
-func mask(pattern string) string { return "[REDACTED:" + pattern + "]" }
+func mask(pattern string) string { return governance.CredentialMask(pattern) }
 
 // WithheldMarker stands in recalled and summarised text for what the write
 // gate blocked.

@@ -49,6 +49,10 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		}
 		p.changed["audit_reasons"] = p.changed["audit_reasons"] || n > 0
 	}
+	// Skills drafted from what goes: deleted, or their versions redacted.
+	if err := forgetSkills(ctx, tx, p); err != nil {
+		return nil, err
+	}
 	// Candidates go, and their evidence links with them (ON DELETE CASCADE);
 	// the identity sequence never hands their ids out again.
 	if err := p.exec(ctx, tx, "candidates", `DELETE FROM candidates WHERE id = ANY($1)`, r.CandidateIDs); err != nil {

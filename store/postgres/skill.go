@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 	"github.com/mnemo-console/mnemo/store/internal/skillrows"
 )
 
@@ -120,11 +121,12 @@ func findSkillVersions(ctx context.Context, q dbtx, skillID int64, only int) ([]
 		cond, args = cond+` AND version = $2`, append(args, only)
 	}
 	err := queryAll(ctx, q, `SELECT skill_id, version, status, skill_md, fields, digest, findings, examples, eval, origin, source,
-		actor, reason, decided_by, decided_at, created_at FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
+		actor, reason, decided_by, decided_at, created_at, redacted FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
 		func(r pgx.Row) error {
 			var row skillrows.Version
 			if err := r.Scan(&row.SkillID, &row.Version, &row.Status, &row.SkillMD, &row.Fields, &row.Digest, &row.Findings,
-				&row.Examples, &row.Eval, &row.Origin, &row.Source, &row.Actor, &row.Reason, &row.DecidedBy, &row.DecidedAt, &row.CreatedAt); err != nil {
+				&row.Examples, &row.Eval, &row.Origin, &row.Source, &row.Actor, &row.Reason, &row.DecidedBy, &row.DecidedAt, &row.CreatedAt,
+				&row.Redacted); err != nil {
 				return err
 			}
 			row.CreatedAt = row.CreatedAt.UTC()
@@ -394,18 +396,116 @@ func (s *Store) FindProcedureSessions(ctx context.Context, projectID int64, sign
 	return out, nil
 }
 
-// forgetSubjectSkills removes what links a subject's sessions to skills:
-// their procedures and evidence rows, inside a subject's forget.
-func forgetSubjectSkills(ctx context.Context, tx *Tx, projectID int64, subjectID string) error {
-	for _, q := range []string{
-		`DELETE FROM skill_procedures WHERE project_id = $1 AND subject_id = $2`,
-		`DELETE FROM skill_evidence WHERE subject_id = $2 AND skill_id IN (SELECT id FROM skills WHERE project_id = $1)`,
-	} {
-		if _, err := tx.Exec(ctx, q, projectID, subjectID); err != nil {
-			return fmt.Errorf("postgres: forget skill evidence: %w", err)
+// SkillEvidence answers the forget planner: the evidence links of skills
+// resting on a subject's sessions or on any of a set of events.
+func (r planReader) SkillEvidence(ctx context.Context, s forgetplan.SkillSelect) ([]forgetplan.SkillLink, error) {
+	cond, args := `e.subject_id = $1 AND e.skill_id IN (SELECT id FROM skills WHERE project_id = $2)`, []any{s.SubjectID, s.ProjectID}
+	if s.SubjectID == "" {
+		cond, args = seqsOverlap("e.seqs", 1), []any{s.Seqs}
+	}
+	var out []forgetplan.SkillLink
+	err := queryAll(ctx, r.q, `SELECT e.skill_id, e.session_id, e.version FROM skill_evidence e WHERE `+cond+
+		` ORDER BY e.skill_id, e.session_id COLLATE "C"`, args, func(row pgx.Row) error {
+		var l forgetplan.SkillLink
+		if err := row.Scan(&l.SkillID, &l.SessionID, &l.Version); err != nil {
+			return err
+		}
+		out = append(out, l)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: skill evidence to forget: %w", err)
+	}
+	return out, nil
+}
+
+// seqsOverlap is the condition that a JSON list of event seqs (column)
+// holds any of the bigint[] parameter $n.
+func seqsOverlap(column string, n int) string {
+	return fmt.Sprintf(`EXISTS (SELECT 1 FROM jsonb_array_elements_text(%s::jsonb) j WHERE j.value::bigint = ANY($%d))`, column, n)
+}
+
+// SkillVersions answers the forget planner: a skill and its versions.
+func (r planReader) SkillVersions(ctx context.Context, skillID int64) (*governance.Skill, []*governance.SkillVersion, error) {
+	lock := ""
+	if r.lock != "" {
+		lock = " FOR UPDATE OF s"
+	}
+	sk, err := findSkill(ctx, r.q, lock, `s.id = $1`, skillID)
+	if err != nil {
+		return nil, nil, err
+	}
+	vs, err := findSkillVersions(ctx, r.q, skillID, 0)
+	return sk, vs, err
+}
+
+// forgetSkills applies a forget plan to skills: the drafts it deletes go
+// whole, the skills it keeps get their versions' new text and lose the
+// links to the forgotten sessions, and the procedures the heartbeat saw in
+// the forgotten events go (so no draft is learned from them again).
+func forgetSkills(ctx context.Context, tx *Tx, p *forgetPlan) error {
+	exec := func(table, q string, args ...any) error {
+		if err := p.exec(ctx, tx, table, q, args...); err != nil {
+			return fmt.Errorf("postgres: forget skills: %w", err)
+		}
+		return nil
+	}
+	switch {
+	case p.SubjectID != "":
+		if err := exec("skill_procedures", `DELETE FROM skill_procedures WHERE project_id = $1 AND subject_id = $2`, p.ProjectID, p.SubjectID); err != nil {
+			return err
+		}
+	case len(p.Seqs) > 0:
+		if err := exec("skill_procedures", `DELETE FROM skill_procedures WHERE `+seqsOverlap("seqs", 1), p.Seqs); err != nil {
+			return err
 		}
 	}
-	return nil
+	var touched []int64
+	for _, f := range p.Skills {
+		touched = append(touched, f.SkillID)
+		if f.Delete {
+			for _, d := range skillDeletes {
+				if err := exec(d.table, d.sql, f.SkillID); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		for _, v := range f.Versions {
+			if err := exec("skill_versions", `UPDATE skill_versions SET skill_md = $1, fields = $2, redacted = redacted OR $3,
+				findings = CASE WHEN $3 THEN '[]' ELSE findings END WHERE skill_id = $4 AND version = $5`,
+				v.Content.SkillMD, skillrows.FieldsJSON(v.Content), v.Redacted, f.SkillID, v.Version); err != nil {
+				return err
+			}
+			if v.Redacted {
+				if err := exec("skill_files", `DELETE FROM skill_files WHERE skill_id = $1 AND version = $2`, f.SkillID, v.Version); err != nil {
+					return err
+				}
+			}
+		}
+		// Reasons people gave on its versions may quote them (as on its audit rows).
+		if err := exec("skill_versions", `UPDATE skill_versions SET reason = '' WHERE skill_id = $1`, f.SkillID); err != nil {
+			return err
+		}
+		if err := exec("skill_evidence", `DELETE FROM skill_evidence WHERE skill_id = $1 AND session_id = ANY($2)`, f.SkillID, f.Sessions); err != nil {
+			return err
+		}
+		if err := exec("skills", `UPDATE skills SET description = $1, rev = nextval('skill_rev'), updated_at = $2 WHERE id = $3`,
+			f.Description, tx.now, f.SkillID); err != nil {
+			return err
+		}
+	}
+	n, err := redactAuditReasons(ctx, tx, "skill", touched)
+	p.changed["audit_reasons"] = p.changed["audit_reasons"] || n > 0
+	return err
+}
+
+// skillDeletes delete one skill, in an order the foreign keys accept.
+var skillDeletes = []struct{ table, sql string }{
+	{"skill_evidence", `DELETE FROM skill_evidence WHERE skill_id = $1`},
+	{"skill_files", `DELETE FROM skill_files WHERE skill_id = $1`},
+	{"skill_versions", `DELETE FROM skill_versions WHERE skill_id = $1`},
+	{"skills", `DELETE FROM skills WHERE id = $1`},
 }
 
 // skillProjectDeletes delete a project's skills, in an order the foreign

@@ -208,6 +208,7 @@ func Run(t *testing.T, open Opener) {
 		{"RuleChecks", TestRuleChecks},
 		{"Outcomes", TestOutcomes},
 		{"Skills", TestSkills},
+		{"ForgetSkills", TestForgetSkills},
 	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -49,6 +49,27 @@ type Reader interface {
 	SubjectLines(ctx context.Context, projectID int64, subjectID string, terms []string, fn func(seq int64, text string) error) error
 	// SessionLines calls fn with the message lines of these sessions.
 	SessionLines(ctx context.Context, projectID int64, sessions []string, fn func(seq int64, text string) error) error
+	// SkillEvidence returns the evidence links of the skills drafted from
+	// what s selects, by skill and session.
+	SkillEvidence(ctx context.Context, s SkillSelect) ([]SkillLink, error)
+	// SkillVersions returns a skill and its versions, newest first.
+	SkillVersions(ctx context.Context, skillID int64) (*governance.Skill, []*governance.SkillVersion, error)
+}
+
+// SkillSelect selects the evidence of skills: a subject's sessions in a
+// project (SubjectID set), or the sessions resting on any of Seqs.
+type SkillSelect struct {
+	ProjectID int64
+	SubjectID string
+	Seqs      []int64
+}
+
+// SkillLink is one evidence row: a skill drafted, into Version, from a
+// session.
+type SkillLink struct {
+	SkillID   int64
+	SessionID string
+	Version   int
 }
 
 // RuleSelect selects rules of a project; an empty field leaves it open.
@@ -523,6 +544,10 @@ func (p *Plan) finish(ctx context.Context, q Reader) error {
 		}
 	}
 
+	if err := p.skills(ctx, q); err != nil {
+		return err
+	}
+
 	// Episodes: those of the subject go blank; those of the candidates'
 	// sessions, or quoting a forgotten statement, lose the quoting sentences.
 	seen := map[int64]bool{}
@@ -559,6 +584,63 @@ func (p *Plan) finish(ctx context.Context, q Reader) error {
 		}
 	}
 	return nil
+}
+
+// skills plans what the forget does to the skills drafted from the events
+// it redacts: a subject's sessions, or the events a rule or candidate
+// forget redacts (governance.PlanSkillForget decides).
+func (p *Plan) skills(ctx context.Context, q Reader) error {
+	var sel SkillSelect
+	switch {
+	case p.SubjectID != "":
+		sel = SkillSelect{ProjectID: p.ProjectID, SubjectID: p.SubjectID}
+	case p.Scope == nil && len(p.Seqs) > 0:
+		sel = SkillSelect{Seqs: p.Seqs}
+	default:
+		return nil
+	}
+	links, err := q.SkillEvidence(ctx, sel)
+	if err != nil {
+		return err
+	}
+	type drafted struct {
+		versions []int
+		sessions []string
+	}
+	bySkill := map[int64]*drafted{}
+	for _, l := range links {
+		d := bySkill[l.SkillID]
+		if d == nil {
+			d = &drafted{}
+			bySkill[l.SkillID] = d
+		}
+		if !slices.Contains(d.versions, l.Version) {
+			d.versions = append(d.versions, l.Version)
+		}
+		d.sessions = append(d.sessions, l.SessionID)
+	}
+	for _, id := range slices.Sorted(maps.Keys(bySkill)) {
+		s, versions, err := q.SkillVersions(ctx, id)
+		if err != nil {
+			return err
+		}
+		d := bySkill[id]
+		slices.Sort(d.sessions)
+		p.Skills = append(p.Skills, governance.PlanSkillForget(s, versions, d.versions, slices.Compact(d.sessions)))
+	}
+	return nil
+}
+
+// SkillIDs are the skills the forget deletes and those it redacts.
+func (p *Plan) SkillIDs() (deleted, redacted []int64) {
+	for _, s := range p.Skills {
+		if s.Delete {
+			deleted = append(deleted, s.SkillID)
+		} else {
+			redacted = append(redacted, s.SkillID)
+		}
+	}
+	return deleted, redacted
 }
 
 // sessionsOf lists the sessions of the plan's candidates by project;

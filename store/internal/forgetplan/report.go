@@ -34,6 +34,12 @@ func (p *Plan) Report(h hash.Hash) *governance.ForgetReport {
 		write("episode", e.Episode.ID, e.Episode.Summary)
 		r.EpisodeIDs = append(r.EpisodeIDs, e.Episode.ID)
 	}
+	for _, s := range p.Skills {
+		for _, v := range s.Versions {
+			write("skill_version", fmt.Sprintf("%d.%d", s.SkillID, v.Version), v.Old)
+		}
+	}
+	r.SkillsDeleted, r.SkillsRedacted = p.SkillIDs()
 	r.Versions = len(p.Versions)
 	return r
 }
@@ -153,6 +159,12 @@ func Details(p *Plan, r *governance.ForgetReport) string {
 	}
 	if len(p.SharedRuleIDs) > 0 {
 		d["shared_rules"] = p.SharedRuleIDs
+	}
+	if len(r.SkillsDeleted) > 0 {
+		d["skills_deleted"] = r.SkillsDeleted
+	}
+	if len(r.SkillsRedacted) > 0 {
+		d["skills_redacted"] = r.SkillsRedacted
 	}
 	b, _ := json.Marshal(d)
 	return string(b)

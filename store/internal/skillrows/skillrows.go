@@ -31,6 +31,7 @@ type Version struct {
 	DecidedBy string
 	DecidedAt *time.Time
 	CreatedAt time.Time
+	Redacted  bool
 }
 
 // fields are the front matter a version's row keeps beside its SKILL.md.
@@ -47,15 +48,13 @@ type fields struct {
 // have rows of their own).
 func Encode(skillID int64, n int, status governance.SkillVersionStatus, actor string, p *governance.SkillProposal) Version {
 	c := p.Content
-	f, _ := json.Marshal(fields{Name: c.Name, Description: c.Description, License: c.License, Compatibility: c.Compatibility,
-		Metadata: c.Metadata, AllowedTools: c.AllowedTools})
 	findings, _ := json.Marshal(nonNil(p.Findings))
 	eval := ""
 	if p.Eval != nil {
 		b, _ := json.Marshal(p.Eval)
 		eval = string(b)
 	}
-	return Version{SkillID: skillID, Version: n, Status: string(status), SkillMD: c.SkillMD, Fields: string(f), Digest: c.Digest(),
+	return Version{SkillID: skillID, Version: n, Status: string(status), SkillMD: c.SkillMD, Fields: FieldsJSON(c), Digest: c.Digest(),
 		Findings: string(findings), Examples: ExamplesJSON(p.Examples), Eval: eval, Origin: string(p.Origin), Source: p.Source,
 		Actor: actor, Reason: p.Reason}
 }
@@ -64,7 +63,8 @@ func Encode(skillID int64, n int, status governance.SkillVersionStatus, actor st
 func (r Version) Decode() *governance.SkillVersion {
 	v := &governance.SkillVersion{SkillID: r.SkillID, Version: r.Version, Status: governance.SkillVersionStatus(r.Status),
 		Digest: r.Digest, Examples: Examples(r.Examples), Origin: governance.SkillOrigin(r.Origin), Source: r.Source,
-		Actor: r.Actor, Reason: r.Reason, DecidedBy: r.DecidedBy, DecidedAt: r.DecidedAt, CreatedAt: r.CreatedAt}
+		Actor: r.Actor, Reason: r.Reason, DecidedBy: r.DecidedBy, DecidedAt: r.DecidedAt, CreatedAt: r.CreatedAt,
+		Redacted: r.Redacted}
 	var f fields
 	_ = json.Unmarshal([]byte(r.Fields), &f)
 	v.Content = governance.SkillContent{Name: f.Name, Description: f.Description, SkillMD: r.SkillMD, License: f.License,
@@ -126,8 +126,8 @@ func SavedAudit(actor string, sk *governance.Skill, p *governance.SkillProposal,
 	if action == "" {
 		action = "skill.proposed"
 	}
-	d := map[string]any{"name": sk.Name, "version": sk.Latest, "origin": string(p.Origin), "findings": len(p.Findings),
-		"status": string(st)}
+	d := map[string]any{"version": sk.Latest, "origin": string(p.Origin), "findings": len(p.Findings), "status": string(st)}
+	nameIn(d, sk)
 	if len(p.Evidence) > 0 {
 		d["sessions"] = len(p.Evidence)
 	}
@@ -137,7 +137,8 @@ func SavedAudit(actor string, sk *governance.Skill, p *governance.SkillProposal,
 
 // DecisionAudit is the audit row of a reviewer's decision on a skill.
 func DecisionAudit(actor string, sk *governance.Skill, d governance.SkillDecision, version int) *governance.AuditEntry {
-	det := map[string]any{"name": sk.Name, "status": string(sk.Status)}
+	det := map[string]any{"status": string(sk.Status)}
+	nameIn(det, sk)
 	if version > 0 {
 		det["version"] = version
 	}
@@ -146,6 +147,23 @@ func DecisionAudit(actor string, sk *governance.Skill, d governance.SkillDecisio
 	}
 	return &governance.AuditEntry{Actor: actor, Action: "skill." + string(d.Action), ObjectType: "skill",
 		ObjectID: strconv.FormatInt(sk.ID, 10), ProjectID: sk.ProjectID, Reason: d.Reason, Details: details(det)}
+}
+
+// nameIn names the skill in an audit row's details, unless the heartbeat
+// drafted it (it has a signature): a draft's name is made of what its
+// sessions said, and the audit, which a forget cannot rewrite, keeps no
+// content.
+func nameIn(d map[string]any, sk *governance.Skill) {
+	if sk.Signature == "" {
+		d["name"] = sk.Name
+	}
+}
+
+// FieldsJSON is the fields column of a version's content.
+func FieldsJSON(c governance.SkillContent) string {
+	f, _ := json.Marshal(fields{Name: c.Name, Description: c.Description, License: c.License, Compatibility: c.Compatibility,
+		Metadata: c.Metadata, AllowedTools: c.AllowedTools})
+	return string(f)
 }
 
 func details(d map[string]any) string {
