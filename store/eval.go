@@ -7,19 +7,19 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/baseline"
 )
 
 // UpsertEvalSuite stores a suite by name: a new name is inserted, an existing
 // suite of the same origin gets the new body. An uploaded suite may not
 // replace a built-in one (or the reverse): ECONFLICT. A change is audited.
-func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error {
+func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, actor string) error {
 	if strings.TrimSpace(suite.Name) == "" {
 		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
 	}
-	if suite.Origin != evals.OriginBuiltin && suite.Origin != evals.OriginUploaded {
+	if suite.Origin != evalrow.OriginBuiltin && suite.Origin != evalrow.OriginUploaded {
 		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin or uploaded.", suite.Origin)
 	}
 	tx, err := s.BeginTx(ctx, nil)
@@ -64,23 +64,23 @@ func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, acto
 }
 
 // FindEvalSuiteByID returns one suite or ENOTFOUND.
-func (s *Store) FindEvalSuiteByID(ctx context.Context, id int64) (*evals.SuiteRow, error) {
+func (s *Store) FindEvalSuiteByID(ctx context.Context, id int64) (*evalrow.SuiteRow, error) {
 	return findEvalSuite(ctx, s.db, `id = ?`, id)
 }
 
 // FindEvalSuiteByName returns one suite or ENOTFOUND.
-func (s *Store) FindEvalSuiteByName(ctx context.Context, name string) (*evals.SuiteRow, error) {
+func (s *Store) FindEvalSuiteByName(ctx context.Context, name string) (*evalrow.SuiteRow, error) {
 	return findEvalSuite(ctx, s.db, `name = ?`, name)
 }
 
 // FindEvalSuites lists every suite, built-in first, then by name.
-func (s *Store) FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error) {
+func (s *Store) FindEvalSuites(ctx context.Context) ([]*evalrow.SuiteRow, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites ORDER BY origin = 'uploaded', name`)
 	if err != nil {
 		return nil, fmt.Errorf("store: find eval suites: %w", err)
 	}
 	defer rows.Close()
-	var out []*evals.SuiteRow
+	var out []*evalrow.SuiteRow
 	for rows.Next() {
 		suite, err := scanEvalSuite(rows)
 		if err != nil {
@@ -93,7 +93,7 @@ func (s *Store) FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error) {
 
 const evalSuiteColumns = `id, name, origin, body, created_at, updated_at`
 
-func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*evals.SuiteRow, error) {
+func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*evalrow.SuiteRow, error) {
 	suite, err := scanEvalSuite(q.QueryRowContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites WHERE `+where, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Eval suite not found.")
@@ -101,9 +101,9 @@ func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*eval
 	return suite, err
 }
 
-func scanEvalSuite(r scanner) (*evals.SuiteRow, error) {
+func scanEvalSuite(r scanner) (*evalrow.SuiteRow, error) {
 	var (
-		suite            evals.SuiteRow
+		suite            evalrow.SuiteRow
 		created, updated string
 	)
 	if err := r.Scan(&suite.ID, &suite.Name, &suite.Origin, &suite.Body, &created, &updated); err != nil {
@@ -117,7 +117,7 @@ func scanEvalSuite(r scanner) (*evals.SuiteRow, error) {
 }
 
 // CreateEvalRun queues a run of a suite; the runner picks it up.
-func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
+func (s *Store) CreateEvalRun(ctx context.Context, run *evalrow.RunRow) error {
 	if run.CreatedBy == "" {
 		return governance.Errorf(governance.EINVALID, "A run needs the name of who started it.")
 	}
@@ -141,7 +141,7 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
 		return mapError(err, "Eval run")
 	}
 	run.ID, _ = res.LastInsertId()
-	run.SuiteName, run.Status, run.CreatedAt = suite.Name, evals.RunQueued, tx.now
+	run.SuiteName, run.Status, run.CreatedAt = suite.Name, evalrow.RunQueued, tx.now
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{
 		Actor: run.CreatedBy, Action: "eval.run_queue", ObjectType: "eval_run", ObjectID: fmt.Sprint(run.ID),
 		Details: "suite " + suite.Name,
@@ -154,9 +154,9 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
 const evalRunColumns = `r.id, r.suite_id, s.name, r.status, r.total, r.done, r.current_case, r.passed, r.failed, r.skipped,
 	r.summary, r.tokens, r.cost, r.error, r.created_by, r.created_at, r.started_at, r.finished_at`
 
-func scanEvalRun(r scanner, extra ...any) (*evals.RunRow, error) {
+func scanEvalRun(r scanner, extra ...any) (*evalrow.RunRow, error) {
 	var (
-		run     evals.RunRow
+		run     evalrow.RunRow
 		created string
 		started NullTime
 		ended   NullTime
@@ -175,11 +175,11 @@ func scanEvalRun(r scanner, extra ...any) (*evals.RunRow, error) {
 }
 
 // FindEvalRunByID returns one run or ENOTFOUND.
-func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, error) {
+func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*evalrow.RunRow, error) {
 	return findEvalRunByID(ctx, s.db, id)
 }
 
-func findEvalRunByID(ctx context.Context, q querier, id int64) (*evals.RunRow, error) {
+func findEvalRunByID(ctx context.Context, q querier, id int64) (*evalrow.RunRow, error) {
 	run, err := scanEvalRun(q.QueryRowContext(ctx, `SELECT `+evalRunColumns+`
 		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE r.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -189,7 +189,7 @@ func findEvalRunByID(ctx context.Context, q querier, id int64) (*evals.RunRow, e
 }
 
 // FindEvalRuns lists runs, newest first, with the total count.
-func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.RunRow, int, error) {
+func (s *Store) FindEvalRuns(ctx context.Context, f evalrow.RunFilter) ([]*evalrow.RunRow, int, error) {
 	where, args := []string{"1 = 1"}, []any{}
 	if f.SuiteID != nil {
 		where, args = append(where, "r.suite_id = ?"), append(args, *f.SuiteID)
@@ -208,7 +208,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 	}
 	defer rows.Close()
 	var (
-		out   []*evals.RunRow
+		out   []*evalrow.RunRow
 		total int
 	)
 	for rows.Next() {
@@ -223,7 +223,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 
 // ClaimEvalRun marks the oldest queued run as running and returns it;
 // ENOTFOUND when nothing is queued.
-func (s *Store) ClaimEvalRun(ctx context.Context) (*evals.RunRow, error) {
+func (s *Store) ClaimEvalRun(ctx context.Context) (*evalrow.RunRow, error) {
 	// A read first: the idle runner polls every second and must not take
 	// the writer slot (BEGIN IMMEDIATE) when nothing is queued.
 	var queued bool
@@ -259,7 +259,7 @@ func (s *Store) ClaimEvalRun(ctx context.Context) (*evals.RunRow, error) {
 
 // UpdateEvalRun patches a run that is still running; ECONFLICT otherwise
 // (it was cancelled or has finished).
-func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate) error {
+func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evalrow.RunUpdate) error {
 	set, args := []string{}, []any{}
 	if upd.Total != nil {
 		set, args = append(set, "total = ?"), append(args, *upd.Total)
@@ -287,7 +287,7 @@ func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate
 // SaveEvalResult stores the result of one case and advances the run's
 // counters, token usage and cost in the same transaction. A result for a
 // case already stored is ignored, so a resumed run never counts twice.
-func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens int, cost float64) error {
+func (s *Store) SaveEvalResult(ctx context.Context, res *evalrow.ResultRow, tokens int, cost float64) error {
 	switch res.Status {
 	case "passed", "failed", "skipped", "error":
 	default:
@@ -342,7 +342,7 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens
 }
 
 // FindEvalResults lists the results of a run in the order they were stored.
-func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.ResultRow, error) {
+func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evalrow.ResultRow, error) {
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT id, run_id, case_id, kind, status, reason, detail, created_at
 		FROM eval_results WHERE run_id = ? ORDER BY id`, runID)
@@ -350,10 +350,10 @@ func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.Resu
 		return nil, fmt.Errorf("store: find eval results: %w", err)
 	}
 	defer rows.Close()
-	var out []*evals.ResultRow
+	var out []*evalrow.ResultRow
 	for rows.Next() {
 		var (
-			r       evals.ResultRow
+			r       evalrow.ResultRow
 			created string
 		)
 		if err := rows.Scan(&r.ID, &r.RunID, &r.CaseID, &r.Kind, &r.Status, &r.Reason, &r.Detail, &created); err != nil {
@@ -368,7 +368,7 @@ func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.Resu
 // FinishEvalRun ends a running run with its final status, summary and
 // error. It reports false (and changes nothing) when the run is no longer
 // running, e.g. because it was cancelled meanwhile.
-func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evals.RunStatus, summary, errMsg string) (bool, error) {
+func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evalrow.RunStatus, summary, errMsg string) (bool, error) {
 	if !status.Terminal() {
 		return false, governance.Errorf(governance.EINVALID, "Status %q does not finish a run.", status)
 	}
@@ -562,7 +562,7 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 // NewTextBaseline opens an empty bare full-text baseline in a new
 // temporary directory (store/internal/baseline), for the eval runner's
 // retrieval benchmarks; it shares nothing with s.
-func (s *Store) NewTextBaseline(ctx context.Context) (evals.TextBaseline, error) {
+func (s *Store) NewTextBaseline(ctx context.Context) (evalrow.TextBaseline, error) {
 	return baseline.Open(ctx, "")
 }
 
