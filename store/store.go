@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/pagescrub"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -65,9 +66,13 @@ type Store struct {
 	// scrub truncates the WAL in the background when a forget could not
 	// (forget.go, checkpointAfterForget).
 	scrub scrubber
-	// wal is how far the log's pages have been scrubbed (page_scrub.go);
-	// the writer slot guards it.
-	wal walState
+	// wal is the log as the checkpoints see it: how far its pages have
+	// been scrubbed, what the last checkpoint left (checkpoint.go); the
+	// writer slot guards it.
+	wal *pagescrub.Log
+	// noPageScrub: checkpoints copy the log's pages unscrubbed
+	// (NoPageScrub).
+	noPageScrub bool
 	// queues counts the waiters of the writer and the heavy-read slots
 	// and reports their turns (queue.go).
 	queues queueStats
@@ -87,7 +92,7 @@ func DSN(path string) string {
 		"synchronous(NORMAL)",
 		"secure_delete(1)",
 		// Every checkpoint is the store's, after the log's pages are
-		// scrubbed (page_scrub.go).
+		// scrubbed (checkpoint.go).
 		"wal_autocheckpoint(0)",
 		"temp_store(MEMORY)",
 		"cache_size(-32000)",
@@ -99,7 +104,7 @@ func DSN(path string) string {
 }
 
 // Open opens (creating if needed) the database at path and applies pending migrations.
-func Open(ctx context.Context, path string) (*Store, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	registerFunctions()
 	db, err := sql.Open("sqlite", DSN(path))
 	if err != nil {
@@ -108,7 +113,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(0)
-	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
+	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1), wal: pagescrub.NewLog(path)}
+	for _, o := range opts {
+		o(s)
+	}
 	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
 	s.scrub.init()
 	s.heavy = make(chan struct{}, heavyReads)
@@ -121,9 +129,18 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	if tables == 0 {
-		// A new file: every page of it goes through the log's scrub.
-		if _, err := db.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('pages_swept', '1') ON CONFLICT (key) DO NOTHING`); err != nil {
+	// A new file has every page of it go through the log's scrub; without
+	// the scrub, pages written from now on are swept the next time it is
+	// on.
+	swept := ""
+	switch {
+	case s.noPageScrub:
+		swept = `DELETE FROM settings WHERE key = 'pages_swept'`
+	case tables == 0:
+		swept = `INSERT INTO settings (key, value) VALUES ('pages_swept', '1') ON CONFLICT (key) DO NOTHING`
+	}
+	if swept != "" {
+		if _, err := db.ExecContext(ctx, swept); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
@@ -133,11 +150,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.checkpointAfterCommit(ctx)
 	// An error leaves the sweep to the next Open (it is recorded only
 	// when done); the log's pages are scrubbed meanwhile all the same.
-	s.scrub.wg.Add(1)
-	go func() {
-		defer s.scrub.wg.Done()
-		_ = s.sweepPages(s.scrub.ctx)
-	}()
+	if !s.noPageScrub {
+		s.scrub.wg.Add(1)
+		go func() {
+			defer s.scrub.wg.Done()
+			_ = s.sweepPages(s.scrub.ctx)
+		}()
+	}
 	return s, nil
 }
 
