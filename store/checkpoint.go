@@ -100,7 +100,7 @@ func (s *Store) sweepPages(ctx context.Context) error {
 // sweepFrom scrubs sweepChunk pages from page from, or records the sweep
 // done past the last page.
 func (s *Store) sweepFrom(ctx context.Context, from int64) (bool, error) {
-	unlock, err := s.lockWriter(ctx)
+	unlock, err := s.lockWriter(ctx, "sweepPages")
 	if err != nil {
 		return false, err
 	}

@@ -22,7 +22,7 @@ func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, ac
 	if suite.Origin != evalrow.OriginBuiltin && suite.Origin != evalrow.OriginUploaded {
 		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin or uploaded.", suite.Origin)
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "UpsertEvalSuite")
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *evalrow.RunRow) error {
 	if run.Summary == "" {
 		run.Summary = "{}"
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CreateEvalRun")
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func (s *Store) ClaimEvalRun(ctx context.Context) (*evalrow.RunRow, error) {
 	if !queued {
 		return nil, governance.Errorf(governance.ENOTFOUND, "No queued eval run.")
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "ClaimEvalRun")
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +273,7 @@ func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evalrow.RunUpda
 	if len(set) == 0 {
 		return nil
 	}
-	res, err := s.exec(ctx, `UPDATE eval_runs SET `+strings.Join(set, ", ")+` WHERE id = ? AND status = 'running'`,
+	res, err := s.exec(ctx, "UpdateEvalRun", `UPDATE eval_runs SET `+strings.Join(set, ", ")+` WHERE id = ? AND status = 'running'`,
 		append(args, id)...)
 	if err != nil {
 		return fmt.Errorf("store: update eval run %d: %w", id, err)
@@ -296,7 +296,7 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *evalrow.ResultRow, toke
 	if res.Detail == "" {
 		res.Detail = "{}"
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SaveEvalResult")
 	if err != nil {
 		return err
 	}
@@ -375,7 +375,7 @@ func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evalrow.RunS
 	if summary == "" {
 		summary = "{}"
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "FinishEvalRun")
 	if err != nil {
 		return false, err
 	}
@@ -401,7 +401,7 @@ func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evalrow.RunS
 // CancelEvalRun cancels a queued or running run. ENOTFOUND for an unknown
 // run, ECONFLICT for one that has already finished.
 func (s *Store) CancelEvalRun(ctx context.Context, id int64, actor string) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CancelEvalRun")
 	if err != nil {
 		return err
 	}
@@ -455,7 +455,7 @@ func (s *Store) SetRuleChecks(ctx context.Context, ruleID int64, checks, actor s
 	if checks == "" {
 		checks = "[]"
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SetRuleChecks")
 	if err != nil {
 		return err
 	}
@@ -519,7 +519,7 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 	if copies == 0 {
 		return nil
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "DeleteScratchProjects")
 	if err != nil {
 		return err
 	}
@@ -534,7 +534,7 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 // row of every layer that belongs to it (audit rows stay). It refuses any
 // project that was not created as a scratch project (EFORBIDDEN).
 func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "DeleteScratchProject")
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	if problem := governance.CheckText(p.Name); problem != "" {
 		return governance.Errorf(governance.EINVALID, "The project name %s.", problem)
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CreateProject")
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Store) FindProjects(ctx context.Context) ([]*governance.Project, error)
 
 // SetProjectPolicy changes whether proposals of a project activate at once.
 func (s *Store) SetProjectPolicy(ctx context.Context, projectID int64, autoActivate bool) error {
-	_, err := s.exec(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, autoActivate, projectID)
+	_, err := s.exec(ctx, "SetProjectPolicy", `UPDATE projects SET auto_activate = ? WHERE id = ?`, autoActivate, projectID)
 	return err
 }
 
@@ -200,7 +200,7 @@ func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, sub
 // SetProjectAutoActivate changes whether a project's proposals become
 // active at once (true) or wait for a reviewer (false), with an audit row.
 func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SetProjectAutoActivate")
 	if err != nil {
 		return err
 	}

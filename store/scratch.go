@@ -18,7 +18,7 @@ import (
 // starts with prefix (a CLI run's), until ttl from now. Lease times keep
 // sub-second precision: a lease is seconds long in tests.
 func (s *Store) ClaimScratch(ctx context.Context, prefix, holder string, ttl time.Duration) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "ClaimScratch")
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (s *Store) ClaimScratch(ctx context.Context, prefix, holder string, ttl tim
 // RenewScratch extends prefix's lease to ttl from now; false, and nothing
 // renewed, once it has expired or is gone.
 func (s *Store) RenewScratch(ctx context.Context, prefix string, ttl time.Duration) (bool, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "RenewScratch")
 	if err != nil {
 		return false, err
 	}
@@ -59,7 +59,7 @@ func (s *Store) RenewScratch(ctx context.Context, prefix string, ttl time.Durati
 
 // ReleaseScratch drops prefix's lease.
 func (s *Store) ReleaseScratch(ctx context.Context, prefix string) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "ReleaseScratch")
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 	if len(expired) == 0 {
 		return int64(len(orphans)), nil
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "RemoveOrphanScratch")
 	if err != nil {
 		return int64(len(orphans)), err
 	}
@@ -148,7 +148,7 @@ func (s *Store) CopyEvents(ctx context.Context, prefix string, sourceID, scratch
 	if !ok {
 		return 0, governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CopyEvents")
 	if err != nil {
 		return 0, err
 	}

@@ -167,7 +167,7 @@ func (s *Store) Close() error {
 	}
 	s.scrub.stop()
 	s.read.close()
-	if unlock, err := s.lockWriter(context.Background()); err == nil {
+	if unlock, err := s.lockWriter(context.Background(), "Close"); err == nil {
 		if conn, err := s.db.Conn(context.Background()); err == nil {
 			_, _, _ = s.checkpointHeld(context.Background(), conn, "TRUNCATE")
 			conn.Close()
@@ -192,7 +192,7 @@ func (s *Store) CurrentTime() time.Time { return s.Now() }
 
 // Checkpoint runs a WAL checkpoint that truncates the log.
 func (s *Store) Checkpoint(ctx context.Context) error {
-	unlock, err := s.lockWriter(ctx)
+	unlock, err := s.lockWriter(ctx, "Checkpoint")
 	if err != nil {
 		return err
 	}
@@ -206,19 +206,20 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 	return err
 }
 
-// lockWriter waits for this process's writer slot; the returned func
-// gives it back.
-func (s *Store) lockWriter(ctx context.Context) (func(), error) {
-	unlock, err := s.acquire(ctx, QueueWriter, s.writer)
+// lockWriter waits for this process's writer slot for the store method
+// op (queue.go); the returned func gives it back.
+func (s *Store) lockWriter(ctx context.Context, op string) (func(), error) {
+	unlock, err := s.acquire(ctx, QueueWriter, s.writer, op)
 	if err != nil {
 		return nil, fmt.Errorf("store: waiting to write: %w", err)
 	}
 	return unlock, nil
 }
 
-// exec runs one writing statement outside a transaction.
-func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	unlock, err := s.lockWriter(ctx)
+// exec runs one writing statement outside a transaction, for the store
+// method op.
+func (s *Store) exec(ctx context.Context, op, query string, args ...any) (sql.Result, error) {
+	unlock, err := s.lockWriter(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +323,14 @@ type Tx struct {
 // process's writer slot until Commit or Rollback, so a goroutine must
 // not begin a second write while its transaction is open.
 func (s *Store) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
-	unlock, err := s.lockWriter(ctx)
+	return s.beginTx(ctx, "BeginTx", opts)
+}
+
+// begin is BeginTx for the store method op.
+func (s *Store) begin(ctx context.Context, op string) (*Tx, error) { return s.beginTx(ctx, op, nil) }
+
+func (s *Store) beginTx(ctx context.Context, op string, opts *sql.TxOptions) (*Tx, error) {
+	unlock, err := s.lockWriter(ctx, op)
 	if err != nil {
 		return nil, err
 	}
