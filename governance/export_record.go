@@ -263,6 +263,9 @@ func checkExportRecord(rec *ExportRecord, first bool, scan ScanFunc) string {
 			texts = append(texts, v.Text)
 		}
 		for _, t := range texts {
+			if CheckRuleText(t) != nil {
+				return "a text of this rule is longer than 2,000 characters; it cannot be imported as a rule"
+			}
 			if res := scan(t); res.Blocked() {
 				return "the write gate blocks this rule's text (" + strings.TrimPrefix(RiskLabel(res.Findings), "risk: ") + "); it cannot be imported as a rule"
 			}

@@ -76,12 +76,14 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	failed := false
 	durable := false
 	authority := false
+	tooLong := false
 	typ := TypeFact
 	for i, c := range members {
 		if i == 0 {
 			typ = c.Type
 		}
 		durable = durable || c.Durable
+		tooLong = tooLong || CheckRuleText(c.Statement) != nil
 		authority = authority || TouchesAuthority(c.Findings)
 		for _, seq := range c.EvidenceSeqs {
 			e := events[seq]
@@ -106,6 +108,8 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 		d.Sessions = min(len(sessions), len(subjects))
 	}
 	switch {
+	case tooLong:
+		d.Status, d.Why = CandidateHeld, "Too long to become a rule (at most 2,000 characters)."
 	case trusted == 0 && external > 0:
 		d.Status, d.Why = CandidateBlocked, "Only external (untrusted) content supports it; a reviewer must decide."
 	case trusted == 0:

@@ -1,6 +1,9 @@
 package governance
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // RuleEdit is a reviewer's change to a rule's wording or kind. Reason is
 // asked for every edit and kept in the version history.
@@ -8,6 +11,21 @@ type RuleEdit struct {
 	Text   string
 	Kind   MemoryType
 	Reason string
+}
+
+// MaxRuleText is the most characters a rule's text may hold: a rule is one
+// statement, and its page diffs every version against the one before.
+// Every write of a rule's text is checked (CheckRuleText), and the stores
+// refuse a longer one in SQL too.
+const MaxRuleText = 2000
+
+// CheckRuleText returns an EINVALID error when text is longer than
+// MaxRuleText characters.
+func CheckRuleText(text string) error {
+	if utf8.RuneCountInString(text) > MaxRuleText {
+		return Errorf(EINVALID, "The rule text is too long (at most 2,000 characters).")
+	}
+	return nil
 }
 
 // ReviewCountCap bounds the held and blocked counts of the review queue: a
@@ -73,6 +91,8 @@ func CheckRuleEdit(r *Rule, e RuleEdit, scan ScanFunc) (*EditedRule, error) {
 	switch {
 	case text == "":
 		return nil, Errorf(EINVALID, "The rule text cannot be empty.")
+	case CheckRuleText(text) != nil:
+		return nil, CheckRuleText(text)
 	case !kind.Valid():
 		return nil, Errorf(EINVALID, "Unknown kind %q.", kind)
 	case reason == "":
@@ -83,6 +103,9 @@ func CheckRuleEdit(r *Rule, e RuleEdit, scan ScanFunc) (*EditedRule, error) {
 	}
 	res := scan(text)
 	gated, findings, blocked := res.Text, res.Findings, res.Blocked()
+	if err := CheckRuleText(gated); err != nil {
+		return nil, err // a redaction made it longer
+	}
 	if blocked {
 		cats := map[string]bool{}
 		var names []string

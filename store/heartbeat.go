@@ -278,6 +278,9 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 
 // InsertRule writes a new rule, its first version and the audit row.
 func (tx ruleTx) InsertRule(ctx context.Context, r *governance.Rule, actor, reason string) (int64, error) {
+	if err := governance.CheckRuleText(r.Text); err != nil {
+		return 0, err
+	}
 	findings, _ := json.Marshal(nonNil(r.Findings))
 	now := formatTime(tx.now)
 	res, err := tx.ExecContext(ctx, `
