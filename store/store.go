@@ -9,14 +9,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/migration"
 	"github.com/mnemo-console/mnemo/store/internal/pagescrub"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -234,22 +233,54 @@ func (s *Store) exec(ctx context.Context, op, query string, args ...any) (sql.Re
 func (s *Store) migrate(ctx context.Context) error { return s.migrateBefore(ctx, "") }
 
 // migrateBefore applies the pending migrations whose names sort before
-// stop ("": all of them); tests build an older schema with it.
+// stop ("": all of them); tests build an older schema with it. First the
+// migrations the database applied are checked against the shipped files
+// (migration.Check): an edited or renamed one refuses the start, and one
+// applied before checksums were kept gets its checksum recorded.
 func (s *Store) migrateBefore(ctx context.Context, stop string) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL, checksum TEXT NOT NULL DEFAULT '')`); err != nil {
 		return fmt.Errorf("store: create schema_migrations: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	var hasSum int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('schema_migrations') WHERE name = 'checksum'`).Scan(&hasSum); err != nil {
+		return fmt.Errorf("store: read schema_migrations: %w", err)
+	}
+	if hasSum == 0 {
+		if _, err := s.db.ExecContext(ctx, `ALTER TABLE schema_migrations ADD COLUMN checksum TEXT NOT NULL DEFAULT ''`); err != nil {
+			return fmt.Errorf("store: add the migrations' checksums: %w", err)
+		}
+	}
+	files, err := migration.Files(migrationFS, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		if stop != "" && name >= stop {
+	applied := map[string]string{}
+	if err := queryAll(ctx, s.db, `SELECT name, checksum FROM schema_migrations`, nil, func(r scanner) error {
+		var name, sum string
+		err := r.Scan(&name, &sum)
+		applied[name] = sum
+		return err
+	}); err != nil {
+		return fmt.Errorf("store: read schema_migrations: %w", err)
+	}
+	record, err := migration.Check(applied, files)
+	if err != nil {
+		return fmt.Errorf("store: %s: %w", s.path, err)
+	}
+	for _, f := range record {
+		if _, err := s.db.ExecContext(ctx, `UPDATE schema_migrations SET checksum = ? WHERE name = ? AND checksum = ''`, f.Sum, f.Name); err != nil {
+			return fmt.Errorf("store: record the checksum of %s: %w", f.Name, err)
+		}
+	}
+	for _, f := range files {
+		if stop != "" && f.Name >= stop {
 			break
 		}
-		if err := s.migrateFile(ctx, name); err != nil {
-			return fmt.Errorf("store: migration %s: %w", name, err)
+		if _, done := applied[f.Name]; done {
+			continue
+		}
+		if err := s.migrateFile(ctx, f); err != nil {
+			return fmt.Errorf("store: migration %s: %w", f.Name, err)
 		}
 	}
 	return nil
@@ -259,7 +290,7 @@ func (s *Store) migrateBefore(ctx context.Context, stop string) error {
 // transaction. Foreign keys are off while it runs, as SQLite's procedure for
 // rebuilding a table requires (dropping a table others reference would
 // otherwise fail or cascade), and must hold again before it commits.
-func (s *Store) migrateFile(ctx context.Context, name string) (err error) {
+func (s *Store) migrateFile(ctx context.Context, f migration.File) (err error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -281,17 +312,13 @@ func (s *Store) migrateFile(ctx context.Context, name string) (err error) {
 	}
 	defer tx.Rollback()
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, f.Name).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
-		return nil
+		return nil // another process applied it meanwhile
 	}
-	body, err := migrationFS.ReadFile(name)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+	if _, err := tx.ExecContext(ctx, string(f.Body)); err != nil {
 		return err
 	}
 	var violation string
@@ -302,7 +329,7 @@ func (s *Store) migrateFile(ctx context.Context, name string) (err error) {
 	if !isNoRows(err) {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, formatTime(s.Now())); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at, checksum) VALUES (?, ?, ?)`, f.Name, formatTime(s.Now()), f.Sum); err != nil {
 		return err
 	}
 	return tx.Commit()
