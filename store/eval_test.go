@@ -7,16 +7,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store"
-	"github.com/mnemo-console/mnemo/store/storetest"
 )
-
-// MustCreateEvalSuite stores an uploaded suite with the given name.
-func MustCreateEvalSuite(tb testing.TB, s *store.Store, name string) *evalrow.SuiteRow {
-	tb.Helper()
-	return storetest.MustCreateEvalSuite(tb, s, name)
-}
 
 // MustCreateScratchProject creates a project flagged as an eval scratch
 // project, as the eval runner does.

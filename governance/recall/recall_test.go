@@ -33,14 +33,6 @@ func entryByID(pkg *governance.RecallPackage, id string) (governance.RecallTrace
 	return governance.RecallTraceEntry{}, false
 }
 
-func includedIDs(pkg *governance.RecallPackage) []string {
-	var ids []string
-	for _, it := range pkg.Items {
-		ids = append(ids, it.ID)
-	}
-	return ids
-}
-
 func TestRecall(t *testing.T) {
 	w := governance.DefaultRecallWeights()
 	expired := recallNow.Add(-time.Hour)

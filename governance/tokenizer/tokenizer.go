@@ -97,30 +97,6 @@ var stopWords = func() map[string]bool {
 	return m
 }()
 
-// Words returns the lower-cased words of the alphabetic scripts in s, in
-// order: runs of letters and digits outside CJK scripts. Apostrophes and
-// every other character split words.
-func Words(s string) []string {
-	var out []string
-	start := -1
-	for i, r := range s {
-		if isWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			out = append(out, strings.ToLower(s[start:i]))
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, strings.ToLower(s[start:]))
-	}
-	return out
-}
-
 func isWordRune(r rune) bool {
 	if r < 0x80 {
 		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
