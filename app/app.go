@@ -38,6 +38,7 @@ type Store interface {
 	ExportStore
 	ImportStore
 	SourceStore
+	SkillStore
 }
 
 // SystemStore is what the console's plumbing needs from the store.
@@ -71,6 +72,7 @@ type App struct {
 	Exports   Exports
 	Imports   Imports
 	Sources   Sources
+	Skills    Skills
 
 	system SystemStore
 }
@@ -81,6 +83,7 @@ func New(st Store) *App {
 	rules := Rules{store: st, projects: projects}
 	events := Events{store: st, projects: projects}
 	forget := Forget{store: st, projects: projects, rules: rules}
+	skills := Skills{store: st, projects: projects, catalog: newSkillCatalog()}
 	return &App{
 		Admin:     Admin{store: st},
 		Projects:  projects,
@@ -96,10 +99,11 @@ func New(st Store) *App {
 		Heartbeat: Heartbeat{store: st},
 		Evals:     Evals{store: st, projects: st},
 		Events:    events,
-		Recalls:   Recalls{store: st, projects: projects},
+		Recalls:   Recalls{store: st, projects: projects, skills: skills},
 		Exports:   Exports{store: st, projects: projects, events: events},
 		Imports:   Imports{store: st, projects: projects, events: events},
 		Sources:   Sources{store: st, projects: projects},
+		Skills:    skills,
 		system:    st,
 	}
 }

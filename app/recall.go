@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/recall"
 )
 
 // RecallStore builds context packages and records their traces.
@@ -19,6 +20,7 @@ type RecallStore interface {
 type Recalls struct {
 	store    RecallStore
 	projects Projects
+	skills   Skills
 }
 
 // Recall returns the context package for req and records its trace (each
@@ -29,7 +31,19 @@ func (rs Recalls) Recall(ctx context.Context, actor governance.Actor, req govern
 	if err := governance.Can(actor, governance.ActRecall, governance.Object{ProjectID: req.ProjectID}.About(req.SubjectID)); err != nil {
 		return nil, err
 	}
-	return rs.store.Recall(ctx, actor.Name(), req)
+	pkg, err := rs.store.Recall(ctx, actor.Name(), req)
+	if err != nil {
+		return nil, err
+	}
+	// The skills that apply, in a section of their own: rule scoring and
+	// the package's budget are not touched.
+	if pkg.Skills, err = rs.skills.Applicable(ctx, actor, req.ProjectID, req.Task); err != nil {
+		return nil, err
+	}
+	if block := recall.SkillsBlock(pkg.Skills); block != "" {
+		pkg.Text = strings.TrimSpace(pkg.Text + "\n" + block)
+	}
+	return pkg, nil
 }
 
 // RecallPreview is a playground recall: the package, the text of every

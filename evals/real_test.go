@@ -49,8 +49,8 @@ func realServices(tb testing.TB, st *store.Store) *evals.Services {
 func TestBuiltinSuites(t *testing.T) {
 	ctx := context.Background()
 	files := seed.BuiltinSuites()
-	if len(files) != 6 {
-		t.Fatalf("built-in suites = %d, want 6", len(files))
+	if len(files) != 7 {
+		t.Fatalf("built-in suites = %d, want 7", len(files))
 	}
 	st := MustOpenStore(t)
 	if err := evals.InstallBuiltins(ctx, st, files); err != nil {

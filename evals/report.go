@@ -43,6 +43,8 @@ type Detail struct {
 	Poisoning *PoisonDetail    `json:"poisoning,omitempty"`
 	AB        *ABDetail        `json:"ab,omitempty"`
 	Benchmark *BenchmarkDetail `json:"benchmark,omitempty"`
+	// Skills is a skill_selection case's result.
+	Skills *SkillSelectionDetail `json:"skills,omitempty"`
 }
 
 // RecallDetail shows a context package against the expectations.

@@ -132,6 +132,13 @@ type Case struct {
 	// MinUplift is the least uplift, with − without (default 0).
 	MinUplift *float64 `yaml:"min_uplift,omitempty"`
 
+	// skill_selection: the skills (name, description), the tasks with the
+	// skills each should be offered, and the pass bars (default 0.8).
+	Skills       []*SkillSpec `yaml:"skills,omitempty"`
+	SkillTasks   []*SkillTask `yaml:"tasks,omitempty"`
+	MinPrecision *float64     `yaml:"min_precision,omitempty"`
+	MinRecall    *float64     `yaml:"min_recall,omitempty"`
+
 	timeout time.Duration
 }
 

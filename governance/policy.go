@@ -67,11 +67,18 @@ const (
 	ActIngest Action = "ingest"
 	ActRecall Action = "recall"
 	ActExport Action = "export"
+	// ActReadSkills: read a project's skills — its reviewers and admins
+	// (the skills pages, with every status), its tokens with the recall
+	// scope (active skills only, through the agent surfaces).
+	ActReadSkills Action = "read_skills"
+	// ActImportSkills: import skill folders into a project (the CLI, the
+	// upload page, followed directories): administrators only.
+	ActImportSkills Action = "import_skills"
 )
 
 // Actions lists every action, for tests that cover them all.
 var Actions = []Action{ActSee, ActReview, ActReviewAny, ActForgetRule, ActForgetCandidate, ActForgetSubject,
-	ActAdminister, ActIngest, ActRecall, ActExport}
+	ActAdminister, ActIngest, ActRecall, ActExport, ActReadSkills, ActImportSkills}
 
 // Valid reports whether a is a known action.
 func (a Action) Valid() bool {
@@ -162,7 +169,7 @@ func ScopeIn(a *Account, projectID int64) (Scope, bool) {
 
 func accountCan(a *Account, action Action, o Object) error {
 	switch action {
-	case ActAdminister, ActIngest:
+	case ActAdminister, ActIngest, ActImportSkills:
 		if !a.IsAdmin {
 			return errAdminsOnly
 		}
@@ -225,6 +232,7 @@ var tokenScopes = map[Action]TokenScope{
 	ActForgetRule:    ScopeForget,
 	ActForgetSubject: ScopeForget,
 	ActExport:        ScopeExport,
+	ActReadSkills:    ScopeRecall,
 }
 
 func tokenCan(t *APIToken, action Action, o Object) error {

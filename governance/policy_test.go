@@ -49,6 +49,8 @@ func TestPolicy(t *testing.T) {
 			governance.ActIngest:          all(forb),
 			governance.ActRecall:          {forb, own, nf},
 			governance.ActExport:          {forb, own, nf},
+			governance.ActReadSkills:      all(forb),
+			governance.ActImportSkills:    all(forb),
 		}
 	}
 	revoked := token(1, governance.TokenScopes...)
@@ -62,21 +64,25 @@ func TestPolicy(t *testing.T) {
 			governance.ActSee: all(unau), governance.ActReview: all(unau), governance.ActReviewAny: all(unau),
 			governance.ActForgetRule: all(unau), governance.ActForgetCandidate: all(unau), governance.ActForgetSubject: all(unau),
 			governance.ActAdminister: all(unau), governance.ActIngest: all(unau), governance.ActRecall: all(unau), governance.ActExport: all(unau),
+			governance.ActReadSkills: all(unau), governance.ActImportSkills: all(unau),
 		}},
 		{"Admin", governance.AccountActor(&governance.Account{Username: "admin", IsAdmin: true}), map[governance.Action][3]string{
 			governance.ActSee: all(ok), governance.ActReview: all(ok), governance.ActReviewAny: all(ok),
 			governance.ActForgetRule: all(ok), governance.ActForgetCandidate: all(ok), governance.ActForgetSubject: all(ok),
 			governance.ActAdminister: all(ok), governance.ActIngest: all(ok), governance.ActRecall: all(ok), governance.ActExport: all(ok),
+			governance.ActReadSkills: all(ok), governance.ActImportSkills: all(ok),
 		}},
 		{"Reviewer", governance.AccountActor(reviewerOf(1)), map[governance.Action][3]string{
 			governance.ActSee: all(ok), governance.ActReview: all(ok), governance.ActReviewAny: all(ok),
 			governance.ActForgetRule: all(ok), governance.ActForgetCandidate: all(ok), governance.ActForgetSubject: all(ok),
 			governance.ActAdminister: all(forb), governance.ActIngest: all(forb), governance.ActRecall: all(ok), governance.ActExport: all(ok),
+			governance.ActReadSkills: all(ok), governance.ActImportSkills: all(forb),
 		}},
 		{"ReviewerOfAnotherProject", governance.AccountActor(reviewerOf(2)), map[governance.Action][3]string{
 			governance.ActSee: all(forb), governance.ActReview: all(forb), governance.ActReviewAny: all(ok),
 			governance.ActForgetRule: all(forb), governance.ActForgetCandidate: all(forb), governance.ActForgetSubject: all(forb),
 			governance.ActAdminister: all(forb), governance.ActIngest: all(forb), governance.ActRecall: all(forb), governance.ActExport: all(forb),
+			governance.ActReadSkills: all(forb), governance.ActImportSkills: all(forb),
 		}},
 		{"Member", governance.AccountActor(memberOf("s1")), member(false)},
 		{"MemberOfAnotherSubject", governance.AccountActor(memberOf("s2")), member(true)},
@@ -84,21 +90,25 @@ func TestPolicy(t *testing.T) {
 			governance.ActSee: all(ok), governance.ActReview: all(forb), governance.ActReviewAny: all(forb),
 			governance.ActForgetRule: all(ok), governance.ActForgetCandidate: all(forb), governance.ActForgetSubject: all(ok),
 			governance.ActAdminister: all(forb), governance.ActIngest: all(ok), governance.ActRecall: all(ok), governance.ActExport: all(ok),
+			governance.ActReadSkills: all(ok), governance.ActImportSkills: all(forb),
 		}},
 		{"TokenWithRecallOnly", governance.TokenActor(token(1, governance.ScopeRecall)), map[governance.Action][3]string{
 			governance.ActSee: all(ok), governance.ActReview: all(forb), governance.ActReviewAny: all(forb),
 			governance.ActForgetRule: all(forb), governance.ActForgetCandidate: all(forb), governance.ActForgetSubject: all(forb),
 			governance.ActAdminister: all(forb), governance.ActIngest: all(forb), governance.ActRecall: all(ok), governance.ActExport: all(forb),
+			governance.ActReadSkills: all(ok), governance.ActImportSkills: all(forb),
 		}},
 		{"TokenOfAnotherProject", governance.TokenActor(token(2, governance.TokenScopes...)), map[governance.Action][3]string{
 			governance.ActSee: all(nf), governance.ActReview: all(forb), governance.ActReviewAny: all(forb),
 			governance.ActForgetRule: all(nf), governance.ActForgetCandidate: all(forb), governance.ActForgetSubject: all(nf),
 			governance.ActAdminister: all(forb), governance.ActIngest: all(nf), governance.ActRecall: all(nf), governance.ActExport: all(nf),
+			governance.ActReadSkills: all(nf), governance.ActImportSkills: all(forb),
 		}},
 		{"RevokedToken", governance.TokenActor(revoked), map[governance.Action][3]string{
 			governance.ActSee: all(unau), governance.ActReview: all(unau), governance.ActReviewAny: all(unau),
 			governance.ActForgetRule: all(unau), governance.ActForgetCandidate: all(unau), governance.ActForgetSubject: all(unau),
 			governance.ActAdminister: all(unau), governance.ActIngest: all(unau), governance.ActRecall: all(unau), governance.ActExport: all(unau),
+			governance.ActReadSkills: all(unau), governance.ActImportSkills: all(unau),
 		}},
 	}
 	for _, tt := range tests {

@@ -421,6 +421,9 @@ type RecallPackage struct {
 	Budget    Budget       `json:"budget"`
 	Used      int          `json:"used"`
 	Items     []RecallItem `json:"items"`
+	// Skills are the project's active skills that apply to the task
+	// (governance/recall SkillIndex), in a section of their own.
+	Skills []SkillMatch `json:"skills,omitempty"`
 	// Text is the items as a block fenced as recalled memory, ready to put
 	// into a prompt; "" when nothing was recalled.
 	Text  string      `json:"text"`

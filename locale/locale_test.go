@@ -208,7 +208,22 @@ func TestEnumLabels(t *testing.T) {
 		"risk":             {governance.RiskLow, governance.RiskMedium, governance.RiskHigh},
 		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
 		"trace":            {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
-		"gate":             governance.GateCategories,
+		"gate":             append(append([]string{}, governance.GateCategories...), governance.SkillCategories...),
+		"skill_status":     {"proposed", "active", "stale", "archived", "rejected"},
+		"skill_version_status": {string(governance.VersionProposed), string(governance.VersionActive),
+			string(governance.VersionSuperseded), string(governance.VersionRejected)},
+		"skill_origin": {string(governance.OriginImport), string(governance.OriginEvidence), string(governance.OriginReviewer)},
+	}
+	if len(governance.SkillStatuses) != len(enums["skill_status"]) || len(governance.SkillVersionStatuses) != 4 || len(governance.SkillOrigins) != 3 {
+		t.Fatal("a skill enum grew: label its new values")
+	}
+	// Why the skill review flagged a file (its data file's sentences too).
+	for _, why := range governance.SkillReviewSentences() {
+		for _, code := range locale.Languages {
+			if !locale.For(code).Has(why) {
+				t.Errorf("%s: skill finding reason %q is missing", code, why)
+			}
+		}
 	}
 	for _, code := range locale.Languages {
 		l := locale.For(code)

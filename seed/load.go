@@ -32,6 +32,9 @@ type Options struct {
 	Generate func() string
 	// Demo loads the demo projects and events; without it only the admin is created.
 	Demo bool
+	// Skills, when set, imports a demo project's skill folders (app.Skills:
+	// validated, reviewed, the clean ones activated).
+	Skills func(ctx context.Context, project string, folders []governance.SkillFolder) error
 }
 
 // IsEmpty reports whether the database has neither accounts nor projects.
@@ -88,6 +91,17 @@ func Load(ctx context.Context, st Store, opts Options) ([]Credential, error) {
 		}
 		if _, err := st.IngestEvents(ctx, p.ID, d.Events); err != nil {
 			return nil, fmt.Errorf("seed: events of %s: %w", d.Slug, err)
+		}
+		if opts.Skills != nil {
+			folders, err := DemoSkills(d.Slug)
+			if err != nil {
+				return nil, fmt.Errorf("seed: skills of %s: %w", d.Slug, err)
+			}
+			if len(folders) > 0 {
+				if err := opts.Skills(ctx, d.Slug, folders); err != nil {
+					return nil, fmt.Errorf("seed: skills of %s: %w", d.Slug, err)
+				}
+			}
 		}
 		if d.Slug == TravelProject {
 			travel = p

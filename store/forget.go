@@ -71,6 +71,9 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 			return fmt.Errorf("store: delete recall traces: %w", err)
 		}
 		r.RecallTraces = p.RecallTraces
+		if err := forgetSubjectSkills(ctx, tx, projectID, subjectID); err != nil {
+			return err
+		}
 		ref, err := tombstoneSubject(ctx, tx, projectID, subjectID)
 		if err != nil {
 			return err

@@ -57,6 +57,9 @@ type Follower struct {
 	// DefaultMaxChunkBytes.
 	MaxFiles      int
 	MaxChunkBytes int64
+	// Skills, when set, is handed the skill folders (a folder holding a
+	// SKILL.md) found under Dir on each poll (skills.go).
+	Skills func(ctx context.Context, dirs []string) error
 }
 
 // PollResult says what one poll did.
@@ -72,13 +75,16 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 	if maxFiles <= 0 {
 		maxFiles = DefaultMaxFiles
 	}
-	var paths []string
+	var paths, skillDirs []string
 	err := filepath.WalkDir(f.Dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if !d.IsDir() && (isLineFile(d.Name()) || f.isHermesFile(d.Name())) {
 			paths = append(paths, path)
+		}
+		if f.Skills != nil && d.Type().IsRegular() && d.Name() == governance.SkillFileName {
+			skillDirs = append(skillDirs, filepath.Dir(path))
 		}
 		return nil
 	})
@@ -107,6 +113,11 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 		res.Inserted += n
 		if problem != "" {
 			res.Problems = append(res.Problems, p+": "+problem)
+		}
+	}
+	if len(skillDirs) > 0 {
+		if err := f.Skills(ctx, skillDirs); err != nil {
+			return res, err
 		}
 	}
 	return res, nil

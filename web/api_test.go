@@ -379,7 +379,7 @@ func TestAPIExportAndOpenAPI(t *testing.T) {
 		// Every documented operation exists: without a token it answers 401, not 404.
 		for path, ops := range doc.Paths {
 			for method := range ops {
-				p := strings.NewReplacer("{id}", "1").Replace(path)
+				p := strings.NewReplacer("{id}", "1", "{name}", "some-skill").Replace(path)
 				res := apiCall(t, f.Server.URL, strings.ToUpper(method), "/api/v1"+p, "", "", nil, nil)
 				if path == "/openapi.json" {
 					wantStatus(t, res, http.StatusOK)
@@ -388,7 +388,7 @@ func TestAPIExportAndOpenAPI(t *testing.T) {
 				}
 			}
 		}
-		if len(doc.Paths) != 8 {
+		if len(doc.Paths) != 10 {
 			t.Errorf("paths = %d", len(doc.Paths))
 		}
 	})

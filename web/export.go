@@ -52,6 +52,9 @@ func (s *Server) handleExportShow(c echo.Context) error {
 		AgentFiles: page.AgentFiles, Subjects: page.Subjects}
 	if sc.Subject == nil {
 		v.Memory = &page.Hermes.Memory
+		if v.Skills, err = s.activeSkills(c, sc.Project.Slug); err != nil {
+			return err
+		}
 	}
 	meta, err := s.meta(c, "Export · "+sc.Project.Name, "export")
 	if err != nil {

@@ -74,6 +74,7 @@ func (s *Server) newMCPHandler() http.Handler {
 		Description: "Records memories given as portable JSON Lines (kind, text, optional subject_id) as raw events; the heartbeat gates them and proposes rules only on evidence, like any other write.",
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true},
 	}, s.mcpImportMemory)
+	s.addSkillTools(server)
 
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,

@@ -36,6 +36,7 @@ var navigation = []navEntry{
 	{key: "episodes", label: "Episodes", url: "/episodes", show: signedIn, group: groupMemory},
 	{key: "candidates", label: "Candidates", url: "/candidates", show: signedIn, group: groupMemory},
 	{key: "heartbeat", label: "Heartbeat", url: "/heartbeat", show: isReviewer, group: groupMemory},
+	{key: "skills", label: "Skills", url: "/skills", show: isReviewer, group: groupMemory},
 	{key: "export", label: "Export", url: "/export", show: signedIn, group: groupAgents},
 	{key: "tokens", label: "API tokens", url: "/admin/tokens", show: isAdmin, group: groupAgents},
 	{key: "accounts", label: "Accounts", url: "/admin/accounts", show: isAdmin, group: groupAdmin},

@@ -111,6 +111,13 @@ func TestRouteInventory(t *testing.T) {
 	project := func(st int) expect { return expect{see, st, st, st, no, st} }
 	token := everyone(unau) // the agent API and MCP never accept the session cookie
 
+	// A skill of travel-agent for the skills routes.
+	skillMD := "---\nname: plan-museum-day\ndescription: Plan a museum day with a nap window.\n---\n\n1. Pick one museum.\n"
+	if _, err := f.Store.SaveSkill(ctx, "cli", &governance.SkillProposal{ProjectID: f.Travel.ID, Origin: governance.OriginImport, Activate: true,
+		Content: governance.SkillContent{Name: "plan-museum-day", Description: "Plan a museum day with a nap window.", SkillMD: skillMD}}); err != nil {
+		t.Fatal(err)
+	}
+	skill := "/projects/travel-agent/skills/plan-museum-day"
 	r := strconv.FormatInt(rule, 10)
 	c := strconv.FormatInt(cand, 10)
 	type route struct {
@@ -195,30 +202,40 @@ func TestRouteInventory(t *testing.T) {
 		"/admin/accounts/:id/enable":      {path: acct + "/enable", post: e(admins(see))},
 		"/admin/accounts/:id/memberships": {path: acct + "/memberships", post: e(admins(see))},
 		"/admin/accounts/:id/memberships/:project/remove": {path: acct + "/memberships/" + strconv.FormatInt(spareProject.ID, 10) + "/remove", post: e(admins(see))},
-		"/admin/projects":            {path: "/admin/projects", get: e(admins(ok)), post: e(admins(pass))},
-		"/admin/projects/:id":        {path: proj, get: e(admins(ok)), post: e(admins(pass))},
-		"/admin/projects/:id/delete": {path: proj + "/delete", get: e(admins(ok)), post: e(admins(pass))},
-		"/evals":                     {path: "/evals", get: e(reviewers(ok))},
-		"/evals/suites":              {path: "/evals/suites", post: e(reviewers(pass))},
-		"/evals/suites/:id":          {path: "/evals/suites/999999", get: e(reviewers(gone))},
-		"/evals/suites/:id/runs":     {path: "/evals/suites/999999/runs", post: e(reviewers(gone))},
-		"/evals/runs/:id":            {path: "/evals/runs/999999", get: e(reviewers(gone))},
-		"/evals/runs/:id/panel":      {path: "/evals/runs/999999/panel", get: e(reviewers(gone))},
-		"/evals/runs/:id/cancel":     {path: "/evals/runs/999999/cancel", post: e(reviewers(gone))},
-		"/evals/compare":             {path: "/evals/compare", get: e(reviewers(pass))},
-		"/evals/benchmarks":          {path: "/evals/benchmarks", get: e(reviewers(ok)), post: e(reviewers(pass))},
-		"/rules/:id/checks":          {path: "/rules/" + r + "/checks", get: e(travel(ok)), post: e(travel(pass))},
-		"/rules/:id/checks/delete":   {path: "/rules/" + r + "/checks/delete", post: e(travel(pass))},
-		"/api/v1/openapi.json":       {path: "/api/v1/openapi.json", get: e(everyone(ok))},
-		"/api/v1/events":             {path: "/api/v1/events", post: e(token)},
-		"/api/v1/recall":             {path: "/api/v1/recall", post: e(token)},
-		"/api/v1/rules":              {path: "/api/v1/rules", get: e(token)},
-		"/api/v1/search":             {path: "/api/v1/search?q=nap", get: e(token)},
-		"/api/v1/rules/:id/forget":   {path: "/api/v1/rules/" + r + "/forget", post: e(token)},
-		"/api/v1/subjects/:id":       {path: "/api/v1/subjects/family-li", other: e(token)},
-		"/api/v1/export":             {path: "/api/v1/export", get: e(token)},
-		"/api/*":                     {path: "/api/v1/no-such", get: e(everyone(gone)), post: e(everyone(gone)), other: e(everyone(gone))},
-		web.MCPPath:                  {path: web.MCPPath, get: e(token), post: e(token), other: e(token)},
+		"/admin/projects":                          {path: "/admin/projects", get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/projects/:id":                      {path: proj, get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/projects/:id/delete":               {path: proj + "/delete", get: e(admins(ok)), post: e(admins(pass))},
+		"/evals":                                   {path: "/evals", get: e(reviewers(ok))},
+		"/evals/suites":                            {path: "/evals/suites", post: e(reviewers(pass))},
+		"/evals/suites/:id":                        {path: "/evals/suites/999999", get: e(reviewers(gone))},
+		"/evals/suites/:id/runs":                   {path: "/evals/suites/999999/runs", post: e(reviewers(gone))},
+		"/evals/runs/:id":                          {path: "/evals/runs/999999", get: e(reviewers(gone))},
+		"/evals/runs/:id/panel":                    {path: "/evals/runs/999999/panel", get: e(reviewers(gone))},
+		"/evals/runs/:id/cancel":                   {path: "/evals/runs/999999/cancel", post: e(reviewers(gone))},
+		"/evals/compare":                           {path: "/evals/compare", get: e(reviewers(pass))},
+		"/evals/benchmarks":                        {path: "/evals/benchmarks", get: e(reviewers(ok)), post: e(reviewers(pass))},
+		"/rules/:id/checks":                        {path: "/rules/" + r + "/checks", get: e(travel(ok)), post: e(travel(pass))},
+		"/rules/:id/checks/delete":                 {path: "/rules/" + r + "/checks/delete", post: e(travel(pass))},
+		"/skills":                                  {path: "/skills", get: e(signedIn(ok))},
+		"/projects/:project/skills":                {path: "/projects/travel-agent/skills", get: e(travel(ok))},
+		"/projects/:project/skills/curate":         {path: "/projects/travel-agent/skills/curate", post: e(travel(pass))},
+		"/projects/:project/skills/:name":          {path: skill, get: e(travel(ok))},
+		"/projects/:project/skills/:name/decide":   {path: skill + "/decide", post: e(travel(pass))},
+		"/projects/:project/skills/:name/edit":     {path: skill + "/edit", post: e(travel(pass))},
+		"/projects/:project/export/skills/:layout": {path: "/projects/travel-agent/export/skills/claude.zip", get: e(travel(ok))},
+		"/admin/skills/import":                     {path: "/admin/skills/import", get: e(admins(ok)), post: e(admins(pass))},
+		"/api/v1/skills":                           {path: "/api/v1/skills", get: e(token)},
+		"/api/v1/skills/:name":                     {path: "/api/v1/skills/plan-museum-day", get: e(token)},
+		"/api/v1/openapi.json":                     {path: "/api/v1/openapi.json", get: e(everyone(ok))},
+		"/api/v1/events":                           {path: "/api/v1/events", post: e(token)},
+		"/api/v1/recall":                           {path: "/api/v1/recall", post: e(token)},
+		"/api/v1/rules":                            {path: "/api/v1/rules", get: e(token)},
+		"/api/v1/search":                           {path: "/api/v1/search?q=nap", get: e(token)},
+		"/api/v1/rules/:id/forget":                 {path: "/api/v1/rules/" + r + "/forget", post: e(token)},
+		"/api/v1/subjects/:id":                     {path: "/api/v1/subjects/family-li", other: e(token)},
+		"/api/v1/export":                           {path: "/api/v1/export", get: e(token)},
+		"/api/*":                                   {path: "/api/v1/no-such", get: e(everyone(gone)), post: e(everyone(gone)), other: e(everyone(gone))},
+		web.MCPPath:                                {path: web.MCPPath, get: e(token), post: e(token), other: e(token)},
 	}
 
 	srv, err := web.NewServer(web.Config{}, app.New(f.Store), slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -105,6 +105,18 @@ func (s *Server) routes() {
 	admin.GET("/forget", s.handleAdminForgetShow)
 	admin.POST("/forget", s.handleAdminForgetCreate)
 
+	// Skills (skill.go; app.Skills): the projects' reviewers and admins;
+	// the upload of skill folders for administrators.
+	app.GET("/skills", s.handleSkillIndex)
+	app.GET("/projects/:project/skills", s.handleSkillList)
+	app.POST("/projects/:project/skills/curate", s.handleSkillCurate)
+	app.GET("/projects/:project/skills/:name", s.handleSkillShow)
+	app.POST("/projects/:project/skills/:name/decide", s.handleSkillDecide)
+	app.POST("/projects/:project/skills/:name/edit", s.handleSkillEdit)
+	app.GET("/projects/:project/export/skills/:layout", s.handleSkillExport)
+	admin.GET("/skills/import", s.handleSkillImportNew)
+	admin.POST("/skills/import", s.handleSkillImportCreate)
+
 	// Accounts, memberships and projects (admin.go): app.Admin asks the
 	// policy again in every use case.
 	admin.GET("/accounts", s.handleAccountIndex)
@@ -153,6 +165,8 @@ func (s *Server) routes() {
 	apiScope(governance.ActRecall).POST("/recall", s.handleAPIRecall)
 	apiScope(governance.ActRecall).GET("/rules", s.handleAPIRuleIndex)
 	apiScope(governance.ActRecall).GET("/search", s.handleAPISearch)
+	apiScope(governance.ActReadSkills).GET("/skills", s.handleAPISkillIndex)
+	apiScope(governance.ActReadSkills).GET("/skills/:name", s.handleAPISkillShow)
 	apiScope(governance.ActForgetRule).POST("/rules/:id/forget", s.handleAPIRuleForget)
 	e.DELETE("/api/v1/subjects/:id", s.handleAPISubjectForget, s.apiErrors, s.requireToken(governance.ActForgetSubject))
 	apiScope(governance.ActExport).GET("/export", s.handleAPIExport)

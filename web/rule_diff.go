@@ -20,7 +20,16 @@ const maxDiffTokens = governance.MaxRuleText
 // (diffmatchpatch) over the tokens, each standing as one rune: time
 // O((N+M)·D) and memory linear in the tokens.
 func diffText(old, new string) []templates.DiffSegment {
-	a, b := diffTokens(old), diffTokens(new)
+	return diffSeq(old, new, diffTokens(old), diffTokens(new))
+}
+
+// diffFileLines is a line diff, for files (a skill's SKILL.md, its scripts).
+func diffFileLines(old, new string) []templates.DiffSegment {
+	return diffSeq(old, new, strings.SplitAfter(old, "\n"), strings.SplitAfter(new, "\n"))
+}
+
+// diffSeq diffs two texts cut into tokens a and b (the texts joined).
+func diffSeq(old, new string, a, b []string) []templates.DiffSegment {
 	if len(a) > maxDiffTokens || len(b) > maxDiffTokens {
 		return merged([]templates.DiffSegment{{Op: "-", Text: old}, {Op: "+", Text: new}})
 	}

@@ -91,6 +91,10 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		Every: cfg.BeatInterval,
 		Hold:  m.hold,
 	}
+	m.Heartbeat.Procedures = func(ctx context.Context, in *governance.ConsolidateInput) error {
+		_, err := m.App.Skills.LearnProcedures(ctx, in)
+		return err
+	}
 	if cfg.EmbedModel != "" {
 		emb := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.EmbedModel,
 			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)
@@ -172,7 +176,8 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	// Instances starting together on one empty database seed it once.
 	err := m.exclusive(ctx, "seed", func() error {
 		var err error
-		creds, err = seed.Load(ctx, m.Store, seed.Options{Hash: auth.HashPassword, Generate: auth.GeneratePassword, Demo: !m.Config.NoDemo})
+		creds, err = seed.Load(ctx, m.Store, seed.Options{Hash: auth.HashPassword, Generate: auth.GeneratePassword, Demo: !m.Config.NoDemo,
+			Skills: m.seedSkills})
 		if err != nil {
 			return errorf("first start: %v", err)
 		}
@@ -306,6 +311,7 @@ func newConsolidator(cfg Config, logger *slog.Logger) *consolidate.Consolidator 
 // interval until ctx is cancelled. Problems are kept per file in the
 // database and shown on the Sources page; other errors are logged.
 func (m *Main) followSources(ctx context.Context, interval time.Duration) {
+	skills := followedSkills{}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -324,7 +330,8 @@ func (m *Main) followSources(ctx context.Context, interval time.Duration) {
 		for _, src := range sources {
 			format, _ := transcript.ParseFormat(src.Format)
 			f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: src.ProjectID, Dir: src.Dir,
-				Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID}}
+				Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID},
+				Skills:  skills.follow(m, src)}
 			if _, err := f.Poll(ctx); err != nil && ctx.Err() == nil {
 				m.Logger.Warn("follow: poll failed", slog.String("dir", src.Dir), slog.Any("error", err))
 				_ = m.Store.SetSourceFileError(ctx, src.ID, ".", err.Error())

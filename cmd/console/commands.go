@@ -274,18 +274,24 @@ func seedProject(path string, format transcript.Format) string {
 // sync runs "console sync --project P --to DIR": it writes the project's
 // approved memory into the files the agents read (AGENTS.md, CLAUDE.md,
 // .claude/rules/<topic>.md, MEMORY.md and USER.md), each inside a managed
-// block; what surrounds the block is kept byte for byte.
+// block; what surrounds the block is kept byte for byte. Its active
+// skills go to .claude/skills (or --skills-dir) as managed folders.
 func (e *cmdEnv) sync(args []string) error {
-	fs, cfg, envErr := e.flags("sync", "sync --project SLUG --to DIR [--subject ID]")
+	fs, cfg, envErr := e.flags("sync", "sync --project SLUG --to DIR [--subject ID] [--skills-dir DIR|none] [--skills-layout claude|codex|hermes]")
 	project := fs.String("project", "", "project slug (required)")
 	to := fs.String("to", "", "directory to write into, usually the repository root (required)")
 	subject := fs.String("subject", "", "also write this subject's memories (USER.md and the agent files)")
+	skillsDir := fs.String("skills-dir", "", "where to write the active skills (default: the layout's folder under --to; none: write no skills)")
+	skillsLayout := fs.String("skills-layout", "claude", "layout of the skills folder: claude, codex or hermes")
 	if _, err := e.parse(fs, cfg, envErr, args); err != nil {
 		return err
 	}
 	if *project == "" || *to == "" {
 		fs.Usage()
 		return e.fail("sync needs --project and --to")
+	}
+	if _, err := transcript.ParseSkillLayout(*skillsLayout); err != nil {
+		return e.fail("unknown skills layout %q (want claude, codex or hermes)", *skillsLayout)
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
@@ -313,7 +319,7 @@ func (e *cmdEnv) sync(args []string) error {
 			e.say(e.stdout, "  did not fit: rule %d (%d characters)", o.RuleID, o.Runes)
 		}
 	}
-	return nil
+	return e.syncSkills(m, *project, *to, *skillsDir, *skillsLayout)
 }
 
 // writeManaged puts block inside the managed block of the file at path,

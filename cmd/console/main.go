@@ -77,6 +77,8 @@ func (env *cmdEnv) dispatch(cmd string, args []string) error {
 		return env.watch(args)
 	case "eval":
 		return env.eval(args)
+	case "skills":
+		return env.skills(args)
 	case "backup":
 		return env.backup(args)
 	case "restore":

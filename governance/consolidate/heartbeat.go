@@ -60,6 +60,11 @@ type Heartbeat struct {
 	// Leader election) ends the beat there, so two instances never work
 	// as leader at once for longer than one project.
 	Hold func(ctx context.Context) error
+	// Procedures, when set, is handed each project's input once its plan
+	// is written: the skills' part of a beat (drafts from procedures that
+	// repeat, app.Skills.LearnProcedures). Its failure is logged; the
+	// beat's plan stands.
+	Procedures func(ctx context.Context, in *governance.ConsolidateInput) error
 
 	mu       sync.Mutex // held for the whole beat
 	state    sync.Mutex // guards the fields below
@@ -243,6 +248,11 @@ func (h *Heartbeat) beatProject(ctx context.Context, p *governance.Project) (gov
 		}
 		if err != nil {
 			return governance.BeatStats{}, err
+		}
+		if h.Procedures != nil {
+			if err := h.Procedures(ctx, in); err != nil && ctx.Err() == nil {
+				h.log().Error("skill drafts failed for a project", slog.String("project", p.Slug), slog.Any("error", err))
+			}
 		}
 		return plan.Stats, nil
 	}

@@ -83,6 +83,8 @@ const (
 	lockSessionKey = 3
 
 	lockIngestNamespace = 0x6d6e6569 // "mnei"
+	// lockSkillsNamespace: one project's skill changes (store/postgres/skill.go).
+	lockSkillsNamespace = 0x6d6e6573 // "mnes"
 )
 
 // defaultMaxConns is the pool size of an instance whose URL names none.

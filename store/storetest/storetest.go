@@ -119,6 +119,8 @@ type Store interface {
 	ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error)
 	ExportHermes(ctx context.Context, projectID int64, subjectID string) (*governance.HermesExport, error)
 	ExportAgentFiles(ctx context.Context, projectID int64, subjectID string) ([]governance.AgentFile, *governance.HermesExport, error)
+
+	SkillStore
 }
 
 // Opener returns a fresh store for tb, closed when tb ends: an empty one,
@@ -199,6 +201,7 @@ func Run(t *testing.T, open Opener) {
 		{"DeleteScratchProjects", TestDeleteScratchProjects},
 		{"Stats", TestStats},
 		{"RuleChecks", TestRuleChecks},
+		{"Skills", TestSkills},
 	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

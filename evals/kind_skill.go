@@ -1,0 +1,159 @@
+package evals
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/recall"
+)
+
+// KindSkillSelection: which skills the context package offers for a task,
+// measured offline. The case lists skills (name and description, what an
+// agent chooses by) and tasks with the skills each should get (none for
+// a task no skill fits); selection (governance/recall SkillIndex) runs
+// over them and the case passes when micro precision and recall over
+// every (task, skill) pair reach their minimums.
+const KindSkillSelection Kind = "skill_selection"
+
+// SkillSpec is one skill of a skill_selection case.
+type SkillSpec struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+}
+
+// SkillTask is one task of a skill_selection case and the skills it
+// should be offered.
+type SkillTask struct {
+	Task   string   `yaml:"task"`
+	Expect []string `yaml:"expect"`
+}
+
+// SkillSelectionDetail is a skill_selection case's result.
+type SkillSelectionDetail struct {
+	Skills    int                 `json:"skills"`
+	Tasks     []SkillTaskResult   `json:"tasks"`
+	Precision float64             `json:"precision"`
+	Recall    float64             `json:"recall"`
+	Counts    SkillSelectionCount `json:"counts"`
+}
+
+// SkillSelectionCount counts (task, skill) pairs.
+type SkillSelectionCount struct {
+	TruePositive  int `json:"true_positive"`
+	FalsePositive int `json:"false_positive"`
+	FalseNegative int `json:"false_negative"`
+}
+
+// SkillTaskResult is one task: the skills expected and offered.
+type SkillTaskResult struct {
+	Task     string   `json:"task"`
+	Expected []string `json:"expected"`
+	Offered  []string `json:"offered"`
+}
+
+// Default pass bars of a skill_selection case.
+const (
+	defaultMinSkillPrecision = 0.8
+	defaultMinSkillRecall    = 0.8
+)
+
+var skillSelectionKind = &kindSpec{
+	kind:   KindSkillSelection,
+	fields: []string{"skills", "tasks", "min_precision", "min_recall"},
+	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
+		if len(c.Skills) == 0 {
+			v.add(id, "skills", "a skill_selection case needs skills")
+		}
+		names := map[string]bool{}
+		for i, sk := range c.Skills {
+			switch {
+			case !governance.SkillNameOK(sk.Name):
+				v.add(id, fmt.Sprintf("skills[%d].name", i), "must be kebab-case, at most 64 characters")
+			case names[sk.Name]:
+				v.add(id, fmt.Sprintf("skills[%d].name", i), "names a skill twice")
+			case strings.TrimSpace(sk.Description) == "":
+				v.add(id, fmt.Sprintf("skills[%d].description", i), "is required")
+			}
+			names[sk.Name] = true
+		}
+		if len(c.SkillTasks) == 0 {
+			v.add(id, "tasks", "a skill_selection case needs tasks")
+		}
+		for i, tk := range c.SkillTasks {
+			if strings.TrimSpace(tk.Task) == "" {
+				v.add(id, fmt.Sprintf("tasks[%d].task", i), "is required")
+			}
+			for _, n := range tk.Expect {
+				if !names[n] {
+					v.add(id, fmt.Sprintf("tasks[%d].expect", i), fmt.Sprintf("%q is not one of the case's skills", n))
+				}
+			}
+		}
+		for field, p := range map[string]*float64{"min_precision": c.MinPrecision, "min_recall": c.MinRecall} {
+			if p != nil && (*p < 0 || *p > 1) {
+				v.add(id, field, "must be between 0 and 1")
+			}
+		}
+	},
+	run: func(e *engine, ctx context.Context, _ int, c *Case, res *CaseResult) error {
+		d := RunSkillSelection(c.Skills, c.SkillTasks)
+		res.Detail.Skills = d
+		minP, minR := defaultMinSkillPrecision, defaultMinSkillRecall
+		if c.MinPrecision != nil {
+			minP = *c.MinPrecision
+		}
+		if c.MinRecall != nil {
+			minR = *c.MinRecall
+		}
+		if d.Precision < minP {
+			res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("selection precision %.2f is below %.2f", d.Precision, minP))
+		}
+		if d.Recall < minR {
+			res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("selection recall %.2f is below %.2f", d.Recall, minR))
+		}
+		if len(res.Detail.Problems) == 0 {
+			res.Reason = fmt.Sprintf("skill selection over %d tasks and %d skills: precision %.2f, recall %.2f", len(d.Tasks), d.Skills, d.Precision, d.Recall)
+		}
+		return nil
+	},
+}
+
+// RunSkillSelection runs the offline skill selection for each task and
+// scores it against the expected skills.
+func RunSkillSelection(skills []*SkillSpec, tasks []*SkillTask) *SkillSelectionDetail {
+	list := make([]*governance.Skill, len(skills))
+	for i, s := range skills {
+		list[i] = &governance.Skill{Name: s.Name, Description: s.Description, Status: governance.SkillActive, Version: 1}
+	}
+	ix := recall.NewSkillIndex(list)
+	d := &SkillSelectionDetail{Skills: len(skills)}
+	for _, tk := range tasks {
+		r := SkillTaskResult{Task: tk.Task, Expected: append([]string{}, tk.Expect...), Offered: []string{}}
+		for _, m := range ix.Select(tk.Task, recall.MaxSkills) {
+			r.Offered = append(r.Offered, m.Name)
+			if slices.Contains(tk.Expect, m.Name) {
+				d.Counts.TruePositive++
+			} else {
+				d.Counts.FalsePositive++
+			}
+		}
+		for _, n := range tk.Expect {
+			if !slices.Contains(r.Offered, n) {
+				d.Counts.FalseNegative++
+			}
+		}
+		d.Tasks = append(d.Tasks, r)
+	}
+	tp, fp, fn := float64(d.Counts.TruePositive), float64(d.Counts.FalsePositive), float64(d.Counts.FalseNegative)
+	d.Precision, d.Recall = 1, 1
+	if tp+fp > 0 {
+		d.Precision = tp / (tp + fp)
+	}
+	if tp+fn > 0 {
+		d.Recall = tp / (tp + fn)
+	}
+	return d
+}

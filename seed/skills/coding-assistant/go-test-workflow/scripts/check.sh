@@ -1,0 +1,9 @@
+#!/bin/sh
+# Runs the repository's checks in order; exits at the first failure.
+set -e
+step() { printf '== %s\n' "$*"; "$@"; }
+step go generate ./...
+step go vet ./...
+step go test -race -count=1 ./...
+step golangci-lint run
+echo "all checks passed"

@@ -1,0 +1,419 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/skillrows"
+)
+
+// Skills: a project's governed skill folders, their versions with files,
+// evidence and the procedures the heartbeat saw (migration 0041); the
+// SQLite store's store/skill.go in PostgreSQL's SQL, the row shapes and
+// audit details shared in store/internal/skillrows.
+
+const skillColumns = `s.id, s.project_id, p.slug, s.name, s.category, s.description, s.status, s.pinned, s.version, s.latest,
+	s.pending, s.findings, s.examples, s.signature, s.uses, s.last_used_at, s.status_at, s.created_at, s.updated_at`
+
+func scanSkill(r pgx.Row) (*governance.Skill, error) {
+	s := &governance.Skill{}
+	var examples string
+	var used *time.Time
+	if err := r.Scan(&s.ID, &s.ProjectID, &s.Project, &s.Name, &s.Category, &s.Description, &s.Status, &s.Pinned, &s.Version,
+		&s.Latest, &s.Pending, &s.Findings, &examples, &s.Signature, &s.Uses, &used, &s.StatusAt, &s.CreatedAt, &s.UpdatedAt); err != nil {
+		return nil, err
+	}
+	s.Examples = skillrows.Examples(examples)
+	if used != nil {
+		u := used.UTC()
+		s.LastUsedAt = &u
+	}
+	s.StatusAt, s.CreatedAt, s.UpdatedAt = s.StatusAt.UTC(), s.CreatedAt.UTC(), s.UpdatedAt.UTC()
+	return s, nil
+}
+
+func findSkill(ctx context.Context, q dbtx, lock, where string, args ...any) (*governance.Skill, error) {
+	s, err := scanSkill(q.QueryRow(ctx, `SELECT `+skillColumns+` FROM skills s JOIN projects p ON p.id = s.project_id WHERE `+where+lock, args...))
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Skill not found.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find skill: %w", err)
+	}
+	return s, nil
+}
+
+// FindSkill returns a project's skill by name.
+func (s *Store) FindSkill(ctx context.Context, projectID int64, name string) (*governance.Skill, error) {
+	return findSkill(ctx, s.pool, "", `s.project_id = $1 AND s.name = $2`, projectID, name)
+}
+
+// FindSkills lists skills by name (a page, and the count of all that match).
+func (s *Store) FindSkills(ctx context.Context, f governance.SkillFilter) ([]*governance.Skill, int, error) {
+	where, args := []string{"s.project_id = $1"}, []any{f.ProjectID}
+	if len(f.Statuses) > 0 {
+		statuses := make([]string, len(f.Statuses))
+		for i, st := range f.Statuses {
+			statuses[i] = string(st)
+		}
+		args = append(args, statuses)
+		where = append(where, fmt.Sprintf(`s.status = ANY($%d)`, len(args)))
+	}
+	if q := strings.TrimSpace(f.Query); q != "" {
+		args = append(args, "%"+likeEscape(q)+"%")
+		where = append(where, fmt.Sprintf(`(s.name ILIKE $%d OR s.description ILIKE $%d)`, len(args), len(args)))
+	}
+	if f.Signature != "" {
+		args = append(args, f.Signature)
+		where = append(where, fmt.Sprintf(`s.signature = $%d`, len(args)))
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM skills s WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("postgres: count skills: %w", err)
+	}
+	limit := f.Limit
+	if limit <= 0 || limit > governance.MaxSkillPage {
+		limit = governance.MaxSkillPage
+	}
+	clause, args := page(args, limit, f.Offset)
+	out := []*governance.Skill{}
+	err := queryAll(ctx, s.pool, `SELECT `+skillColumns+` FROM skills s JOIN projects p ON p.id = s.project_id WHERE `+cond+
+		` ORDER BY s.name COLLATE "C"`+clause, args, func(r pgx.Row) error {
+		sk, err := scanSkill(r)
+		out = append(out, sk)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: find skills: %w", err)
+	}
+	return out, total, nil
+}
+
+// SkillGeneration names the state of a project's skills a context package
+// could see: it changes whenever one of them does (usage aside).
+func (s *Store) SkillGeneration(ctx context.Context, projectID int64) (int64, error) {
+	var rev int64
+	if err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(rev), 0) FROM skills WHERE project_id = $1`, projectID).Scan(&rev); err != nil {
+		return 0, fmt.Errorf("postgres: skill generation: %w", err)
+	}
+	return rev, nil
+}
+
+// FindSkillVersions returns every version of a skill, newest first, with
+// its files.
+func (s *Store) FindSkillVersions(ctx context.Context, skillID int64) ([]*governance.SkillVersion, error) {
+	return findSkillVersions(ctx, s.pool, skillID, 0)
+}
+
+func findSkillVersions(ctx context.Context, q dbtx, skillID int64, only int) ([]*governance.SkillVersion, error) {
+	var out []*governance.SkillVersion
+	byVersion := map[int]*governance.SkillVersion{}
+	cond, args := `skill_id = $1`, []any{skillID}
+	if only > 0 {
+		cond, args = cond+` AND version = $2`, append(args, only)
+	}
+	err := queryAll(ctx, q, `SELECT skill_id, version, status, skill_md, fields, digest, findings, examples, eval, origin, source,
+		actor, reason, decided_by, decided_at, created_at FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
+		func(r pgx.Row) error {
+			var row skillrows.Version
+			if err := r.Scan(&row.SkillID, &row.Version, &row.Status, &row.SkillMD, &row.Fields, &row.Digest, &row.Findings,
+				&row.Examples, &row.Eval, &row.Origin, &row.Source, &row.Actor, &row.Reason, &row.DecidedBy, &row.DecidedAt, &row.CreatedAt); err != nil {
+				return err
+			}
+			row.CreatedAt = row.CreatedAt.UTC()
+			if row.DecidedAt != nil {
+				d := row.DecidedAt.UTC()
+				row.DecidedAt = &d
+			}
+			v := row.Decode()
+			out = append(out, v)
+			byVersion[v.Version] = v
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find skill versions: %w", err)
+	}
+	err = queryAll(ctx, q, `SELECT version, path, content FROM skill_files WHERE `+cond+` ORDER BY version, path COLLATE "C"`, args,
+		func(r pgx.Row) error {
+			var n int
+			var f governance.SkillFile
+			if err := r.Scan(&n, &f.Path, &f.Content); err != nil {
+				return err
+			}
+			if v := byVersion[n]; v != nil {
+				v.Content.Files = append(v.Content.Files, f)
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find skill files: %w", err)
+	}
+	return out, nil
+}
+
+// FindSkillEvidence returns the sessions a skill was learned from.
+func (s *Store) FindSkillEvidence(ctx context.Context, skillID int64) ([]governance.SkillEvidence, error) {
+	var out []governance.SkillEvidence
+	err := queryAll(ctx, s.pool, `SELECT session_id, subject_id, seqs, check_step FROM skill_evidence WHERE skill_id = $1
+		ORDER BY session_id COLLATE "C"`, []any{skillID}, func(r pgx.Row) error {
+		var e governance.SkillEvidence
+		var seqs string
+		if err := r.Scan(&e.SessionID, &e.SubjectID, &seqs, &e.Check); err != nil {
+			return err
+		}
+		_ = json.Unmarshal([]byte(seqs), &e.Seqs)
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find skill evidence: %w", err)
+	}
+	return out, nil
+}
+
+func seqsJSON(seqs []int64) string {
+	if seqs == nil {
+		seqs = []int64{}
+	}
+	b, _ := json.Marshal(seqs)
+	return string(b)
+}
+
+func writeSkill(ctx context.Context, tx *Tx, sk *governance.Skill) error {
+	_, err := tx.Exec(ctx, `UPDATE skills SET category = $1, description = $2, status = $3, pinned = $4, version = $5, latest = $6,
+		pending = $7, findings = $8, examples = $9, signature = $10, rev = nextval('skill_rev'), status_at = $11, updated_at = $12
+		WHERE id = $13`,
+		sk.Category, sk.Description, sk.Status, sk.Pinned, sk.Version, sk.Latest, sk.Pending, sk.Findings,
+		skillrows.ExamplesJSON(sk.Examples), sk.Signature, utc(sk.StatusAt), tx.now, sk.ID)
+	if err != nil {
+		return fmt.Errorf("postgres: update skill: %w", err)
+	}
+	sk.UpdatedAt = tx.now
+	return nil
+}
+
+// lockSkills serialises changes to one project's skills across instances
+// (two imports of the same new skill, a decision during an import).
+func (t *Tx) lockSkills(ctx context.Context, projectID int64) error {
+	if _, err := t.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockSkillsNamespace, int32(projectID)); err != nil {
+		return fmt.Errorf("postgres: skills lock: %w", err)
+	}
+	return nil
+}
+
+// SaveSkill stores a proposal as the next version of the project's skill
+// of that name (creating the skill), unless a version already holds the
+// same content and examples; audited as the origin says. A proposal to
+// activate a version with findings stores it proposed.
+func (s *Store) SaveSkill(ctx context.Context, actor string, p *governance.SkillProposal) (*governance.SkillSaved, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.rollback()
+	if err := tx.lockSkills(ctx, p.ProjectID); err != nil {
+		return nil, err
+	}
+	now := tx.now
+	sk, err := findSkill(ctx, tx, " FOR UPDATE OF s", `s.project_id = $1 AND s.name = $2`, p.ProjectID, p.Content.Name)
+	created := false
+	switch {
+	case governance.ErrorCode(err) == governance.ENOTFOUND:
+		created = true
+		sk = &governance.Skill{ProjectID: p.ProjectID, Name: p.Content.Name, Category: p.Category, Status: governance.SkillProposed,
+			StatusAt: now, CreatedAt: now}
+		err = tx.QueryRow(ctx, `INSERT INTO skills (project_id, name, category, status, status_at, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $5, $5) RETURNING id`, p.ProjectID, sk.Name, sk.Category, sk.Status, now).Scan(&sk.ID)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: create skill: %w", mapError(err, "Skill"))
+		}
+	case err != nil:
+		return nil, err
+	default:
+		versions, err := findSkillVersions(ctx, tx, sk.ID, 0)
+		if err != nil {
+			return nil, err
+		}
+		if v := skillrows.Same(versions, p); v != nil {
+			return &governance.SkillSaved{Skill: sk, Version: v.Version, Unchanged: true}, nil
+		}
+	}
+	if p.Category != "" {
+		sk.Category = p.Category
+	}
+	status := sk.NextVersion(p, now)
+	demote := `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = $1 AND status = 'proposed'`
+	if status == governance.VersionActive {
+		demote = `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = $1 AND status IN ('proposed', 'active')`
+	}
+	if _, err := tx.Exec(ctx, demote, sk.ID); err != nil {
+		return nil, fmt.Errorf("postgres: supersede skill versions: %w", err)
+	}
+	row := skillrows.Encode(sk.ID, sk.Latest, status, actor, p)
+	var decided *time.Time
+	if status == governance.VersionActive {
+		row.DecidedBy, decided = actor, &now
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO skill_versions (skill_id, version, status, skill_md, fields, digest, findings, examples,
+		eval, origin, source, actor, reason, decided_by, decided_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		row.SkillID, row.Version, row.Status, row.SkillMD, row.Fields, row.Digest, row.Findings, row.Examples, row.Eval, row.Origin,
+		row.Source, row.Actor, row.Reason, row.DecidedBy, decided, now); err != nil {
+		return nil, fmt.Errorf("postgres: insert skill version: %w", err)
+	}
+	for _, f := range p.Content.Files {
+		if _, err := tx.Exec(ctx, `INSERT INTO skill_files (skill_id, version, path, content) VALUES ($1, $2, $3, $4)`,
+			sk.ID, sk.Latest, f.Path, f.Content); err != nil {
+			return nil, fmt.Errorf("postgres: insert skill file: %w", mapError(err, "Skill file"))
+		}
+	}
+	for _, e := range p.Evidence {
+		if _, err := tx.Exec(ctx, `INSERT INTO skill_evidence (skill_id, version, session_id, subject_id, seqs, check_step)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (skill_id, session_id) DO NOTHING`,
+			sk.ID, sk.Latest, e.SessionID, e.SubjectID, seqsJSON(e.Seqs), e.Check); err != nil {
+			return nil, fmt.Errorf("postgres: insert skill evidence: %w", err)
+		}
+	}
+	if err := writeSkill(ctx, tx, sk); err != nil {
+		return nil, err
+	}
+	if err := appendAudit(ctx, tx, skillrows.SavedAudit(actor, sk, p, status)); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, err
+	}
+	return &governance.SkillSaved{Skill: sk, Version: sk.Latest, Created: created, Activated: status == governance.VersionActive}, nil
+}
+
+// DecideSkill applies a reviewer's decision (the lifecycle decides whether
+// the skill's status allows it) and audits it.
+func (s *Store) DecideSkill(ctx context.Context, actor string, skillID int64, d governance.SkillDecision) (*governance.Skill, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.rollback()
+	sk, err := findSkill(ctx, tx, " FOR UPDATE OF s", `s.id = $1`, skillID)
+	if err != nil {
+		return nil, err
+	}
+	var pending *governance.SkillVersion
+	if want := cmp.Or(d.Version, sk.Pending); want > 0 && (d.Action == governance.SkillApprove || d.Action == governance.SkillReject) {
+		vs, err := findSkillVersions(ctx, tx, sk.ID, want)
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) == 1 {
+			pending = vs[0]
+		}
+	}
+	n, status, err := sk.Decide(d, pending, tx.now)
+	if err != nil {
+		return nil, err
+	}
+	if status == governance.VersionActive {
+		if _, err := tx.Exec(ctx, `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = $1 AND status = 'active'`, sk.ID); err != nil {
+			return nil, fmt.Errorf("postgres: supersede skill version: %w", err)
+		}
+	}
+	if n > 0 {
+		if _, err := tx.Exec(ctx, `UPDATE skill_versions SET status = $1, decided_by = $2, decided_at = $3 WHERE skill_id = $4 AND version = $5`,
+			status, actor, tx.now, sk.ID, n); err != nil {
+			return nil, fmt.Errorf("postgres: decide skill version: %w", err)
+		}
+	}
+	if err := writeSkill(ctx, tx, sk); err != nil {
+		return nil, err
+	}
+	if err := appendAudit(ctx, tx, skillrows.DecisionAudit(actor, sk, d, n)); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, err
+	}
+	return sk, nil
+}
+
+// CountSkillUse counts one use of a skill by an agent (its body fetched).
+// Usage is not a change a context package sees: rev stays.
+func (s *Store) CountSkillUse(ctx context.Context, skillID int64) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE skills SET uses = uses + 1, last_used_at = $1 WHERE id = $2`, utc(s.Now()), skillID); err != nil {
+		return fmt.Errorf("postgres: count skill use: %w", err)
+	}
+	return nil
+}
+
+// RecordProcedures keeps the procedures the heartbeat saw in ended
+// sessions (their signature and event seqs; a session's procedure is kept
+// once).
+func (s *Store) RecordProcedures(ctx context.Context, projectID int64, ps []governance.Procedure) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.rollback()
+	for _, p := range ps {
+		if _, err := tx.Exec(ctx, `INSERT INTO skill_procedures (project_id, signature, session_id, subject_id, seqs, at)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, projectID, p.Signature, p.SessionID, p.SubjectID,
+			seqsJSON(p.Seqs()), utc(p.At)); err != nil {
+			return fmt.Errorf("postgres: record procedure: %w", err)
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// FindProcedureSessions returns the sessions that showed a procedure,
+// oldest first.
+func (s *Store) FindProcedureSessions(ctx context.Context, projectID int64, signature string) ([]governance.SkillEvidence, error) {
+	var out []governance.SkillEvidence
+	err := queryAll(ctx, s.pool, `SELECT session_id, subject_id, seqs FROM skill_procedures WHERE project_id = $1 AND signature = $2
+		ORDER BY at, session_id COLLATE "C"`, []any{projectID, signature}, func(r pgx.Row) error {
+		var e governance.SkillEvidence
+		var seqs string
+		if err := r.Scan(&e.SessionID, &e.SubjectID, &seqs); err != nil {
+			return err
+		}
+		_ = json.Unmarshal([]byte(seqs), &e.Seqs)
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find procedures: %w", err)
+	}
+	return out, nil
+}
+
+// forgetSubjectSkills removes what links a subject's sessions to skills:
+// their procedures and evidence rows, inside a subject's forget.
+func forgetSubjectSkills(ctx context.Context, tx *Tx, projectID int64, subjectID string) error {
+	for _, q := range []string{
+		`DELETE FROM skill_procedures WHERE project_id = $1 AND subject_id = $2`,
+		`DELETE FROM skill_evidence WHERE subject_id = $2 AND skill_id IN (SELECT id FROM skills WHERE project_id = $1)`,
+	} {
+		if _, err := tx.Exec(ctx, q, projectID, subjectID); err != nil {
+			return fmt.Errorf("postgres: forget skill evidence: %w", err)
+		}
+	}
+	return nil
+}
+
+// skillProjectDeletes delete a project's skills, in an order the foreign
+// keys accept (deleteProjectRows).
+var skillProjectDeletes = []string{
+	`DELETE FROM skill_procedures WHERE project_id = $1`,
+	`DELETE FROM skill_evidence WHERE skill_id IN (SELECT id FROM skills WHERE project_id = $1)`,
+	`DELETE FROM skill_files WHERE skill_id IN (SELECT id FROM skills WHERE project_id = $1)`,
+	`DELETE FROM skill_versions WHERE skill_id IN (SELECT id FROM skills WHERE project_id = $1)`,
+	`DELETE FROM skills WHERE project_id = $1`,
+}

@@ -1,0 +1,416 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/skillrows"
+)
+
+// Skills: a project's governed skill folders, their versions with files,
+// evidence and the procedures the heartbeat saw (migration 0060). The
+// lifecycle is the domain's ((*governance.Skill).Decide, NextVersion);
+// the shape of rows and audit details is shared with PostgreSQL in
+// store/internal/skillrows.
+
+const skillColumns = `s.id, s.project_id, p.slug, s.name, s.category, s.description, s.status, s.pinned, s.version, s.latest,
+	s.pending, s.findings, s.examples, s.signature, s.uses, s.last_used_at, s.status_at, s.created_at, s.updated_at`
+
+func scanSkill(r scanner) (*governance.Skill, error) {
+	s := &governance.Skill{}
+	var examples, statusAt, created, updated string
+	var used NullTime
+	if err := r.Scan(&s.ID, &s.ProjectID, &s.Project, &s.Name, &s.Category, &s.Description, &s.Status, &s.Pinned, &s.Version,
+		&s.Latest, &s.Pending, &s.Findings, &examples, &s.Signature, &s.Uses, &used, &statusAt, &created, &updated); err != nil {
+		return nil, err
+	}
+	s.Examples = skillrows.Examples(examples)
+	s.LastUsedAt, s.StatusAt, s.CreatedAt, s.UpdatedAt = used.Time, parseTime(statusAt), parseTime(created), parseTime(updated)
+	return s, nil
+}
+
+func findSkill(ctx context.Context, q querier, where string, args ...any) (*governance.Skill, error) {
+	s, err := scanSkill(q.QueryRowContext(ctx, `SELECT `+skillColumns+` FROM skills s JOIN projects p ON p.id = s.project_id WHERE `+where, args...))
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Skill not found.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: find skill: %w", err)
+	}
+	return s, nil
+}
+
+// FindSkill returns a project's skill by name.
+func (s *Store) FindSkill(ctx context.Context, projectID int64, name string) (*governance.Skill, error) {
+	return findSkill(ctx, s.read, `s.project_id = ? AND s.name = ?`, projectID, name)
+}
+
+// FindSkills lists skills by name (a page, and the count of all that match).
+func (s *Store) FindSkills(ctx context.Context, f governance.SkillFilter) ([]*governance.Skill, int, error) {
+	where, args := []string{"s.project_id = ?"}, []any{f.ProjectID}
+	if len(f.Statuses) > 0 {
+		statuses := make([]string, len(f.Statuses))
+		for i, st := range f.Statuses {
+			statuses[i] = string(st)
+		}
+		where = append(where, `s.status IN (SELECT value FROM json_each(?))`)
+		args = append(args, listArg(statuses))
+	}
+	if q := strings.TrimSpace(f.Query); q != "" {
+		where = append(where, `(s.name LIKE ? ESCAPE '\' OR s.description LIKE ? ESCAPE '\')`)
+		like := "%" + likeEscape(q) + "%"
+		args = append(args, like, like)
+	}
+	if f.Signature != "" {
+		where, args = append(where, `s.signature = ?`), append(args, f.Signature)
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM skills s WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count skills: %w", err)
+	}
+	limit := f.Limit
+	if limit <= 0 || limit > governance.MaxSkillPage {
+		limit = governance.MaxSkillPage
+	}
+	var out []*governance.Skill
+	err := queryAll(ctx, s.read, `SELECT `+skillColumns+` FROM skills s JOIN projects p ON p.id = s.project_id WHERE `+cond+
+		` ORDER BY s.name`+pageSQL, pageArgs(args, limit, f.Offset), func(r scanner) error {
+		sk, err := scanSkill(r)
+		out = append(out, sk)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: find skills: %w", err)
+	}
+	return nonNil(out), total, nil
+}
+
+// SkillGeneration names the state of a project's skills a context package
+// could see: it changes whenever one of them does (usage aside).
+func (s *Store) SkillGeneration(ctx context.Context, projectID int64) (int64, error) {
+	var rev int64
+	if err := s.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(rev), 0) FROM skills WHERE project_id = ?`, projectID).Scan(&rev); err != nil {
+		return 0, fmt.Errorf("store: skill generation: %w", err)
+	}
+	return rev, nil
+}
+
+// FindSkillVersions returns every version of a skill, newest first, with
+// its files.
+func (s *Store) FindSkillVersions(ctx context.Context, skillID int64) ([]*governance.SkillVersion, error) {
+	return findSkillVersions(ctx, s.read, skillID, 0)
+}
+
+func findSkillVersions(ctx context.Context, q querier, skillID int64, only int) ([]*governance.SkillVersion, error) {
+	var out []*governance.SkillVersion
+	byVersion := map[int]*governance.SkillVersion{}
+	cond, args := `skill_id = ?`, []any{skillID}
+	if only > 0 {
+		cond, args = cond+` AND version = ?`, append(args, only)
+	}
+	err := queryAll(ctx, q, `SELECT skill_id, version, status, skill_md, fields, digest, findings, examples, eval, origin, source,
+		actor, reason, decided_by, decided_at, created_at FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
+		func(r scanner) error {
+			var row skillrows.Version
+			var decided NullTime
+			var created string
+			if err := r.Scan(&row.SkillID, &row.Version, &row.Status, &row.SkillMD, &row.Fields, &row.Digest, &row.Findings,
+				&row.Examples, &row.Eval, &row.Origin, &row.Source, &row.Actor, &row.Reason, &row.DecidedBy, &decided, &created); err != nil {
+				return err
+			}
+			row.DecidedAt, row.CreatedAt = decided.Time, parseTime(created)
+			v := row.Decode()
+			out = append(out, v)
+			byVersion[v.Version] = v
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("store: find skill versions: %w", err)
+	}
+	err = queryAll(ctx, q, `SELECT version, path, content FROM skill_files WHERE `+cond+` ORDER BY version, path`, args, func(r scanner) error {
+		var n int
+		var f governance.SkillFile
+		if err := r.Scan(&n, &f.Path, &f.Content); err != nil {
+			return err
+		}
+		if v := byVersion[n]; v != nil {
+			v.Content.Files = append(v.Content.Files, f)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: find skill files: %w", err)
+	}
+	return out, nil
+}
+
+// FindSkillEvidence returns the sessions a skill was learned from.
+func (s *Store) FindSkillEvidence(ctx context.Context, skillID int64) ([]governance.SkillEvidence, error) {
+	var out []governance.SkillEvidence
+	err := queryAll(ctx, s.read, `SELECT session_id, subject_id, seqs, check_step FROM skill_evidence WHERE skill_id = ? ORDER BY session_id`,
+		[]any{skillID}, func(r scanner) error {
+			var e governance.SkillEvidence
+			var seqs string
+			if err := r.Scan(&e.SessionID, &e.SubjectID, &seqs, &e.Check); err != nil {
+				return err
+			}
+			_ = json.Unmarshal([]byte(seqs), &e.Seqs)
+			out = append(out, e)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("store: find skill evidence: %w", err)
+	}
+	return out, nil
+}
+
+// nextSkillRev draws the next rev of the skills table.
+func nextSkillRev(ctx context.Context, tx *Tx) (int64, error) {
+	var rev int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(rev), 0) + 1 FROM skills`).Scan(&rev); err != nil {
+		return 0, fmt.Errorf("store: skill rev: %w", err)
+	}
+	return rev, nil
+}
+
+func writeSkill(ctx context.Context, tx *Tx, sk *governance.Skill) error {
+	rev, err := nextSkillRev(ctx, tx)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE skills SET category = ?, description = ?, status = ?, pinned = ?, version = ?, latest = ?,
+		pending = ?, findings = ?, examples = ?, signature = ?, rev = ?, status_at = ?, updated_at = ? WHERE id = ?`,
+		sk.Category, sk.Description, sk.Status, sk.Pinned, sk.Version, sk.Latest, sk.Pending, sk.Findings,
+		skillrows.ExamplesJSON(sk.Examples), sk.Signature, rev, formatTime(sk.StatusAt), formatTime(tx.now), sk.ID)
+	if err != nil {
+		return fmt.Errorf("store: update skill: %w", err)
+	}
+	sk.UpdatedAt = tx.now
+	return nil
+}
+
+// SaveSkill stores a proposal as the next version of the project's skill
+// of that name (creating the skill), unless a version already holds the
+// same content and examples; audited as the origin says. A proposal to
+// activate a version with findings stores it proposed.
+func (s *Store) SaveSkill(ctx context.Context, actor string, p *governance.SkillProposal) (*governance.SkillSaved, error) {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	now := tx.now
+	sk, err := findSkill(ctx, tx, `s.project_id = ? AND s.name = ?`, p.ProjectID, p.Content.Name)
+	created := false
+	switch {
+	case governance.ErrorCode(err) == governance.ENOTFOUND:
+		created = true
+		sk = &governance.Skill{ProjectID: p.ProjectID, Name: p.Content.Name, Category: p.Category, Status: governance.SkillProposed,
+			StatusAt: now, CreatedAt: now}
+		err = tx.QueryRowContext(ctx, `INSERT INTO skills (project_id, name, category, status, status_at, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, p.ProjectID, sk.Name, sk.Category, sk.Status, formatTime(now), formatTime(now),
+			formatTime(now)).Scan(&sk.ID)
+		if err != nil {
+			return nil, fmt.Errorf("store: create skill: %w", mapError(err, "Skill"))
+		}
+	case err != nil:
+		return nil, err
+	default:
+		versions, err := findSkillVersions(ctx, tx, sk.ID, 0)
+		if err != nil {
+			return nil, err
+		}
+		if v := skillrows.Same(versions, p); v != nil {
+			return &governance.SkillSaved{Skill: sk, Version: v.Version, Unchanged: true}, nil
+		}
+	}
+	if p.Category != "" {
+		sk.Category = p.Category
+	}
+	status := sk.NextVersion(p, now)
+	// Only the newest proposal waits; an activated version replaces the active one.
+	demote := `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = ? AND status = 'proposed'`
+	if status == governance.VersionActive {
+		demote = `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = ? AND status IN ('proposed', 'active')`
+	}
+	if _, err := tx.ExecContext(ctx, demote, sk.ID); err != nil {
+		return nil, fmt.Errorf("store: supersede skill versions: %w", err)
+	}
+	row := skillrows.Encode(sk.ID, sk.Latest, status, actor, p)
+	if status == governance.VersionActive {
+		row.DecidedBy = actor
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO skill_versions (skill_id, version, status, skill_md, fields, digest, findings, examples,
+		eval, origin, source, actor, reason, decided_by, decided_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		row.SkillID, row.Version, row.Status, row.SkillMD, row.Fields, row.Digest, row.Findings, row.Examples, row.Eval, row.Origin,
+		row.Source, row.Actor, row.Reason, row.DecidedBy, decidedAt(row, now), formatTime(now)); err != nil {
+		return nil, fmt.Errorf("store: insert skill version: %w", err)
+	}
+	for _, f := range p.Content.Files {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO skill_files (skill_id, version, path, content) VALUES (?, ?, ?, ?)`,
+			sk.ID, sk.Latest, f.Path, f.Content); err != nil {
+			return nil, fmt.Errorf("store: insert skill file: %w", mapError(err, "Skill file"))
+		}
+	}
+	for _, e := range p.Evidence {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO skill_evidence (skill_id, version, session_id, subject_id, seqs, check_step)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (skill_id, session_id) DO NOTHING`,
+			sk.ID, sk.Latest, e.SessionID, e.SubjectID, listArg(e.Seqs), e.Check); err != nil {
+			return nil, fmt.Errorf("store: insert skill evidence: %w", err)
+		}
+	}
+	if err := writeSkill(ctx, tx, sk); err != nil {
+		return nil, err
+	}
+	audit := skillrows.SavedAudit(actor, sk, p, status)
+	if err := appendAudit(ctx, tx, audit); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return &governance.SkillSaved{Skill: sk, Version: sk.Latest, Created: created, Activated: status == governance.VersionActive}, nil
+}
+
+func decidedAt(row skillrows.Version, now time.Time) any {
+	if row.DecidedBy == "" {
+		return nil
+	}
+	return formatTime(now)
+}
+
+// DecideSkill applies a reviewer's decision (the lifecycle decides whether
+// the skill's status allows it) and audits it.
+func (s *Store) DecideSkill(ctx context.Context, actor string, skillID int64, d governance.SkillDecision) (*governance.Skill, error) {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	sk, err := findSkill(ctx, tx, `s.id = ?`, skillID)
+	if err != nil {
+		return nil, err
+	}
+	var pending *governance.SkillVersion
+	if want := cmp.Or(d.Version, sk.Pending); want > 0 && (d.Action == governance.SkillApprove || d.Action == governance.SkillReject) {
+		vs, err := findSkillVersions(ctx, tx, sk.ID, want)
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) == 1 {
+			pending = vs[0]
+		}
+	}
+	n, status, err := sk.Decide(d, pending, tx.now)
+	if err != nil {
+		return nil, err
+	}
+	if status == governance.VersionActive {
+		if _, err := tx.ExecContext(ctx, `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = ? AND status = 'active'`, sk.ID); err != nil {
+			return nil, fmt.Errorf("store: supersede skill version: %w", err)
+		}
+	}
+	if n > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE skill_versions SET status = ?, decided_by = ?, decided_at = ? WHERE skill_id = ? AND version = ?`,
+			status, actor, formatTime(tx.now), sk.ID, n); err != nil {
+			return nil, fmt.Errorf("store: decide skill version: %w", err)
+		}
+	}
+	if err := writeSkill(ctx, tx, sk); err != nil {
+		return nil, err
+	}
+	if err := appendAudit(ctx, tx, skillrows.DecisionAudit(actor, sk, d, n)); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return sk, nil
+}
+
+// CountSkillUse counts one use of a skill by an agent (its body fetched).
+// Usage is not a change a context package sees: rev stays.
+func (s *Store) CountSkillUse(ctx context.Context, skillID int64) error {
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE skills SET uses = uses + 1, last_used_at = ? WHERE id = ?`, formatTime(tx.now), skillID); err != nil {
+		return fmt.Errorf("store: count skill use: %w", err)
+	}
+	return tx.Commit()
+}
+
+// RecordProcedures keeps the procedures the heartbeat saw in ended
+// sessions (their signature and event seqs; a session's procedure is kept
+// once).
+func (s *Store) RecordProcedures(ctx context.Context, projectID int64, ps []governance.Procedure) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, p := range ps {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO skill_procedures (project_id, signature, session_id, subject_id, seqs, at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, projectID, p.Signature, p.SessionID, p.SubjectID,
+			listArg(p.Seqs()), formatTime(p.At)); err != nil {
+			return fmt.Errorf("store: record procedure: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// FindProcedureSessions returns the sessions that showed a procedure,
+// oldest first.
+func (s *Store) FindProcedureSessions(ctx context.Context, projectID int64, signature string) ([]governance.SkillEvidence, error) {
+	var out []governance.SkillEvidence
+	err := queryAll(ctx, s.read, `SELECT session_id, subject_id, seqs FROM skill_procedures WHERE project_id = ? AND signature = ?
+		ORDER BY at, session_id`, []any{projectID, signature}, func(r scanner) error {
+		var e governance.SkillEvidence
+		var seqs string
+		if err := r.Scan(&e.SessionID, &e.SubjectID, &seqs); err != nil {
+			return err
+		}
+		_ = json.Unmarshal([]byte(seqs), &e.Seqs)
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: find procedures: %w", err)
+	}
+	return out, nil
+}
+
+// forgetSubjectSkills removes what links a subject's sessions to skills:
+// their procedures and evidence rows, inside a subject's forget.
+func forgetSubjectSkills(ctx context.Context, tx *Tx, projectID int64, subjectID string) error {
+	for _, q := range []string{
+		`DELETE FROM skill_procedures WHERE project_id = ? AND subject_id = ?`,
+		`DELETE FROM skill_evidence WHERE subject_id = ?2 AND skill_id IN (SELECT id FROM skills WHERE project_id = ?1)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, projectID, subjectID); err != nil {
+			return fmt.Errorf("store: forget skill evidence: %w", err)
+		}
+	}
+	return nil
+}
+
+// skillProjectDeletes delete a project's skills, in an order the foreign
+// keys accept (deleteProjectRows).
+var skillProjectDeletes = []string{
+	`DELETE FROM skill_procedures WHERE project_id = ?`,
+	`DELETE FROM skill_evidence WHERE skill_id IN (SELECT id FROM skills WHERE project_id = ?)`,
+	`DELETE FROM skill_files WHERE skill_id IN (SELECT id FROM skills WHERE project_id = ?)`,
+	`DELETE FROM skill_versions WHERE skill_id IN (SELECT id FROM skills WHERE project_id = ?)`,
+	`DELETE FROM skills WHERE project_id = ?`,
+}
