@@ -80,6 +80,30 @@ var (
 	stemSeed = maphash.MakeSeed()
 )
 
+// Words returns the lower-cased words of the alphabetic scripts in s, in
+// order: runs of letters and digits outside CJK scripts. Apostrophes and
+// every other character split words.
+func Words(s string) []string {
+	var out []string
+	start := -1
+	for i, r := range s {
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, strings.ToLower(s[start:i]))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, strings.ToLower(s[start:]))
+	}
+	return out
+}
+
 // IsStopWord reports whether a lower-case word is a common English function
 // word that says nothing about what a text is about.
 func IsStopWord(w string) bool { return stopWords[w] }

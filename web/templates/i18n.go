@@ -33,6 +33,8 @@ func num(ctx context.Context, n int) string { return locale.From(ctx).Number(n) 
 
 func dateTime(ctx context.Context, tm time.Time) string { return locale.From(ctx).DateTime(tm) }
 
+func date(ctx context.Context, tm time.Time) string { return locale.From(ctx).Date(tm) }
+
 // languages are the choices of the language switch.
 func languages() []string { return locale.Languages }
 
