@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -99,7 +98,10 @@ func (ad Admin) CreateAccount(ctx context.Context, actor governance.Actor, in Ne
 		return nil, "", err
 	}
 	username := strings.TrimSpace(in.Username)
-	if err := validUsername(username); err != nil {
+	if err := ValidUsername(username); err != nil {
+		return nil, "", err
+	}
+	if err := ad.distinctUsername(ctx, username); err != nil {
 		return nil, "", err
 	}
 	a := &governance.Account{Username: username, IsAdmin: in.Admin}
@@ -342,21 +344,6 @@ func (ad Admin) newPassword() (password, hash string, err error) {
 	password = ad.passwords.Generate()
 	hash, err = ad.passwords.Hash(password)
 	return password, hash, err
-}
-
-func validUsername(name string) error {
-	if name == "" {
-		return governance.Errorf(governance.EINVALID, "Enter a username.")
-	}
-	if utf8.RuneCountInString(name) > MaxUsernameLen {
-		return governance.Errorf(governance.EINVALID, "The username is too long (at most 64 characters).")
-	}
-	for _, r := range name {
-		if unicode.IsSpace(r) || governance.IsControl(r) {
-			return governance.Errorf(governance.EINVALID, "A username has no spaces or control characters.")
-		}
-	}
-	return nil
 }
 
 func validProjectText(name, desc string) error {

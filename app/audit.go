@@ -11,6 +11,8 @@ import (
 type AuditStore interface {
 	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
 	VerifyAudit(ctx context.Context) (*governance.AuditVerification, error)
+	VerifyAuditHead(ctx context.Context, expect *governance.AuditHead) (*governance.AuditVerification, error)
+	AuditHead(ctx context.Context) (governance.AuditHead, error)
 	FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error)
 }
 
@@ -74,6 +76,24 @@ func (al AuditLog) Verify(ctx context.Context, actor governance.Actor) (*governa
 		return nil, err
 	}
 	return al.store.VerifyAudit(ctx)
+}
+
+// VerifyHead is Verify that also fails unless the chain holds expect, a
+// head kept from before (console audit verify --expect-head).
+func (al AuditLog) VerifyHead(ctx context.Context, actor governance.Actor, expect *governance.AuditHead) (*governance.AuditVerification, error) {
+	if err := governance.Can(actor, governance.ActReviewAny, governance.Object{}); err != nil {
+		return nil, err
+	}
+	return al.store.VerifyAuditHead(ctx, expect)
+}
+
+// Head is the chain's head (its rows and its last row's hash), for an
+// outside witness to keep: whoever may read the audit log.
+func (al AuditLog) Head(ctx context.Context, actor governance.Actor) (governance.AuditHead, error) {
+	if err := governance.Can(actor, governance.ActReviewAny, governance.Object{}); err != nil {
+		return governance.AuditHead{}, err
+	}
+	return al.store.AuditHead(ctx)
 }
 
 // Export reads every row of the audit log f selects that the actor may

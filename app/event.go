@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
 // MaxIngestEvents bounds one ingested batch (REST, MCP).
@@ -111,14 +113,15 @@ type SearchInput struct {
 }
 
 // MaxSearchQueryRunes bounds a search query.
-const MaxSearchQueryRunes = 200
+const MaxSearchQueryRunes = governance.MaxQueryRunes
 
 // MaxSearchPageSize bounds the hits of one search page.
 const MaxSearchPageSize = 100
 
 // MsgNoSearchTerms is the "q" field error of a query that holds nothing to
-// search for (punctuation alone); a surface may show its translation.
-const MsgNoSearchTerms = "The query holds no letters, digits or Chinese characters to search for; punctuation alone matches nothing."
+// search for (punctuation or common words alone); a surface may show its
+// translation.
+const MsgNoSearchTerms = "The query holds nothing to search for: punctuation and common words (the, a, of…) alone match nothing. Add a word, a number or Chinese characters, or put exact text in quotes."
 
 // Search searches raw events within what actor may see: the project named
 // by in.ProjectID or in.Project (limited to a member's own subject; an
@@ -190,6 +193,9 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchIn
 	if in.Query == "" {
 		return nil, 0, nil
 	}
+	if !searchable(in.Query) {
+		return nil, 0, FieldErrors{"q": MsgNoSearchTerms}
+	}
 	f.Query, f.Order = in.Query, governance.SearchOrder(in.Order)
 	f.Offset, f.Limit = in.Page.offset(), in.Page.Size
 	if in.Session != "" {
@@ -214,6 +220,22 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchIn
 		hits = gateHits(hits)
 	}
 	return hits, total, err
+}
+
+// searchable reports whether a query holds something to search for: a
+// term (a word that is not a stop word, a number, Chinese characters) or
+// a quoted phrase, which is matched exactly.
+func searchable(q string) bool {
+	if tokenizer.HasTerms(q) {
+		return true
+	}
+	parts := strings.Split(q, `"`)
+	for i := 1; i < len(parts); i += 2 {
+		if strings.TrimSpace(parts[i]) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // gateHits passes each hit's event text through the write gate for an

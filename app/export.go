@@ -111,17 +111,29 @@ func (xs Exports) JSONL(ctx context.Context, actor governance.Actor, slug string
 		return nil, err
 	}
 	p := sc.Project
-	details := `{"subject":null}`
+	row := &governance.AuditEntry{Actor: actor.Name(), Action: "project.export", ObjectType: "project",
+		ObjectID: fmt.Sprint(p.ID), ProjectID: p.ID, Details: `{"subject":null}`}
 	name := p.Slug + ".jsonl"
 	if subject != nil {
-		details = fmt.Sprintf(`{"subject":%q}`, *subject)
+		// Named by its keyed reference, which a forget of the subject
+		// makes unconfirmable.
+		row.Subject = *subject
 		name = p.Slug + "-" + safeFileName(*subject) + ".jsonl"
 	}
-	if err := xs.store.AppendAudit(ctx, &governance.AuditEntry{Actor: actor.Name(), Action: "project.export", ObjectType: "project",
-		ObjectID: fmt.Sprint(p.ID), ProjectID: p.ID, Details: details}); err != nil {
+	if err := xs.store.AppendAudit(ctx, row); err != nil {
 		return nil, err
 	}
 	return xs.store.ExportJSONL(ctx, p.ID, begin(name), governance.ExportOptions{SubjectID: subject})
+}
+
+// auditFiles records that actor took files of project p out of the
+// console (action: agentfiles.download, agentfiles.sync, hermes.export,
+// memory.export): which files and, for a subject's, the subject by its
+// keyed reference; never their content.
+func (xs Exports) auditFiles(ctx context.Context, actor governance.Actor, p *governance.Project, action, subject string, files ...string) error {
+	details, _ := json.Marshal(map[string]any{"files": files})
+	return xs.store.AppendAudit(ctx, &governance.AuditEntry{Actor: actor.Name(), Action: action, ObjectType: "project",
+		ObjectID: fmt.Sprint(p.ID), ProjectID: p.ID, Details: string(details), Subject: subject})
 }
 
 // safeFileName keeps letters, digits, dash and underscore.
@@ -146,6 +158,9 @@ func (xs Exports) Hermes(ctx context.Context, actor governance.Actor, slug, subj
 	if err != nil {
 		return nil, err
 	}
+	if err := xs.auditFiles(ctx, actor, sc.Project, "hermes.export", *sub, governance.HermesMemoryName, governance.HermesUserName); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -166,6 +181,9 @@ func (xs Exports) HermesFile(ctx context.Context, actor governance.Actor, slug, 
 	if err != nil {
 		return nil, err
 	}
+	if err := xs.auditFiles(ctx, actor, sc.Project, "agentfiles.download", *sub, name); err != nil {
+		return nil, err
+	}
 	if name == governance.HermesUserName {
 		return &h.User, nil
 	}
@@ -184,7 +202,18 @@ func (xs Exports) AgentFiles(ctx context.Context, actor governance.Actor, slug, 
 	if sc.Subject != nil {
 		return nil, nil, governance.Errorf(governance.EFORBIDDEN, "Only the project's reviewers may do this.")
 	}
-	return xs.store.ExportAgentFiles(ctx, sc.Project.ID, *sub)
+	files, h, err := xs.store.ExportAgentFiles(ctx, sc.Project.ID, *sub)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := []string{governance.HermesMemoryName, governance.HermesUserName}
+	for _, f := range files {
+		names = append(names, f.Path)
+	}
+	if err := xs.auditFiles(ctx, actor, sc.Project, "agentfiles.sync", *sub, names...); err != nil {
+		return nil, nil, err
+	}
+	return files, h, nil
 }
 
 // AgentFile is one agent file by its download name
@@ -205,6 +234,9 @@ func (xs Exports) AgentFile(ctx context.Context, actor governance.Actor, slug, n
 	}
 	for _, f := range files {
 		if governance.AgentFileDownloadName(f.Path) == name {
+			if err := xs.auditFiles(ctx, actor, sc.Project, "agentfiles.download", *sub, f.Path); err != nil {
+				return nil, err
+			}
 			return agentfile.MergeManagedBlock(nil, f.Block)
 		}
 	}
@@ -261,6 +293,13 @@ func (xs Exports) Memory(ctx context.Context, actor governance.Actor, projectID 
 			return "", 0, err
 		}
 		n++
+	}
+	p, err := xs.projects.store.FindProjectByID(ctx, projectID)
+	if err != nil {
+		return "", 0, err
+	}
+	if err := xs.auditFiles(ctx, actor, p, "memory.export", subject, "memory.jsonl"); err != nil {
+		return "", 0, err
 	}
 	return b.String(), n, nil
 }

@@ -155,6 +155,14 @@ func (is Imports) ProjectExport(ctx context.Context, actor governance.Actor, r i
 	return is.store.ImportExport(ctx, r, governance.ImportOptions{Slug: slug, Actor: actor.Name()})
 }
 
+// MemoryImportSession is the session of actor's memory imports on the UTC
+// day of now: "memory-import-" and a hash of the actor's name (a token's
+// "token:<id>", an account's username) and the day.
+func MemoryImportSession(actor governance.Actor, now time.Time) string {
+	h := sha256.Sum256([]byte(actor.Name()))
+	return "memory-import-" + hex.EncodeToString(h[:6]) + "-" + now.UTC().Format("20060102")
+}
+
 // MemoryImport is what a portable memory import recorded.
 type MemoryImport struct {
 	*governance.ImportResult
@@ -162,13 +170,18 @@ type MemoryImport struct {
 	Session string
 }
 
-// Memory records portable memory (MemoryLine JSON Lines) as raw events of
-// one session — one event per memory, then the session's end — so they
-// pass through the heartbeat like any other write: the write gate, the
-// extractor and the promotion channels decide what becomes a rule; nothing
-// is activated here. Ids derive from the content, so importing the same
-// memory again is skipped. A malformed line rejects the import whole.
-// Ingest's authorization applies.
+// Memory records portable memory (MemoryLine JSON Lines) as raw events,
+// one per memory, so they pass through the heartbeat like any other write:
+// the write gate, the extractor and the promotion channels decide what
+// becomes a rule; nothing is activated here. An agent's import is not the
+// person's own words: its events are external content, which never
+// promotes a rule alone (the person saying it in a conversation, or a
+// reviewer, must confirm it). One caller's imports of one UTC day are one
+// session however many calls they take (MemoryImportSession), and a
+// memory's id derives from its statement as Fingerprint reads it (case,
+// width, spacing and punctuation aside), so importing it again, reworded
+// only so, is skipped: calls cannot manufacture repetition. A malformed
+// line rejects the import whole. Ingest's authorization applies.
 func (is Imports) Memory(ctx context.Context, actor governance.Actor, projectID int64, jsonl string) (*MemoryImport, error) {
 	if _, err := is.importProject(ctx, actor, projectID); err != nil {
 		return nil, err
@@ -215,22 +228,24 @@ func (is Imports) Memory(ctx context.Context, actor governance.Actor, projectID 
 	if len(lines) == 0 {
 		return nil, governance.Errorf(governance.EINVALID, "The input holds no memories.")
 	}
-	sum := sha256.New()
-	for _, m := range lines {
-		fmt.Fprintf(sum, "%s\x00%s\x00%s\n", m.Kind, m.SubjectID, m.Text)
+	now := time.Now().UTC()
+	session := MemoryImportSession(actor, now)
+	turn := 0
+	if info, err := is.events.store.FindSession(ctx, projectID, session); err == nil {
+		turn = info.Events
+	} else if governance.ErrorCode(err) != governance.ENOTFOUND {
+		return nil, err
 	}
-	session := "memory-import-" + hex.EncodeToString(sum.Sum(nil))[:16]
-	now := time.Now().UTC().Truncate(time.Second)
-	events := make([]*governance.Event, 0, len(lines)+1)
+	now = now.Truncate(time.Second)
+	events := make([]*governance.Event, 0, len(lines))
 	for i, m := range lines {
-		h := sha256.Sum256([]byte(m.Kind + "\x00" + m.SubjectID + "\x00" + m.Text))
+		h := sha256.Sum256([]byte(m.Kind + "\x00" + m.SubjectID + "\x00" + governance.Fingerprint(m.Text)))
 		events = append(events, &governance.Event{
-			ID: "mem:" + hex.EncodeToString(h[:12]), SessionID: session, SubjectID: m.SubjectID, Turn: i + 1,
-			Role: governance.RoleUser, Text: m.Text, OccurredAt: now.Add(time.Duration(i) * time.Millisecond),
+			ID: "mem:" + hex.EncodeToString(h[:12]), SessionID: session, SubjectID: m.SubjectID, Turn: turn + i + 1,
+			Role: governance.RoleUser, Source: governance.SourceExternal, Text: m.Text,
+			OccurredAt: now.Add(time.Duration(i) * time.Millisecond),
 		})
 	}
-	events = append(events, &governance.Event{ID: session + ":end", SessionID: session, Kind: governance.KindSessionEnd,
-		OccurredAt: now.Add(time.Duration(len(lines)) * time.Millisecond)})
 	res, err := is.events.Ingest(ctx, actor, projectID, events)
 	if err != nil {
 		return nil, err

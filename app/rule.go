@@ -1,8 +1,10 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -211,6 +213,13 @@ type RuleDetail struct {
 	// Replaces and ReplacedBy are the rules this one supersedes and is
 	// superseded by, when there are.
 	Replaces, ReplacedBy *governance.Rule
+	// MergedInto is the proposal this one was merged into (it is then
+	// rejected, its candidates moved there); Evidence is that rule's.
+	MergedInto *governance.Rule
+	// Replacements are the rules that may replace this one, when it can
+	// be superseded: of its project and scope, active or proposed, and
+	// replacing no other rule.
+	Replacements []*governance.Rule
 	// Audit is the rule's last audit rows, newest first.
 	Audit []*governance.AuditEntry
 	// Traces are the last recalls that considered the rule.
@@ -242,13 +251,72 @@ func (rs Rules) Detail(ctx context.Context, actor governance.Actor, id int64) (*
 			return nil, err
 		}
 	}
+	if d.Replacements, err = rs.replacements(ctx, r); err != nil {
+		return nil, err
+	}
 	if d.Audit, _, err = rs.store.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: strconv.FormatInt(r.ID, 10), Limit: 50}); err != nil {
 		return nil, err
+	}
+	if into := mergedInto(r, d.Audit); into != 0 {
+		if d.MergedInto, err = rs.store.FindRuleByID(ctx, into); err != nil {
+			return nil, err
+		}
+		if d.Evidence, err = rs.store.FindRuleEvidence(ctx, into); err != nil {
+			return nil, err
+		}
 	}
 	if d.Traces, _, err = rs.store.FindRecallTraces(ctx, governance.RecallTraceFilter{ProjectID: r.ProjectID, RuleID: r.ID, Limit: 10}); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// mergedInto is the rule a rejected proposal was merged into (its
+// "rule.merged_into" audit row, newest first in audit), or 0.
+func mergedInto(r *governance.Rule, audit []*governance.AuditEntry) int64 {
+	if r.Status != governance.RuleRejected {
+		return 0
+	}
+	for _, a := range audit {
+		switch a.Action {
+		case "rule.merged_into":
+			var d struct {
+				Into int64 `json:"into"`
+			}
+			if json.Unmarshal([]byte(a.Details), &d) == nil {
+				return d.Into
+			}
+			return 0
+		case "rule.restore", "rule.reject":
+			return 0 // restored or rejected again since
+		}
+	}
+	return 0
+}
+
+// maxReplacements bounds the rules a supersede form offers.
+const maxReplacements = 200
+
+// replacements lists the rules that may replace r (RuleDetail.Replacements),
+// newest first; none when r cannot be superseded.
+func (rs Rules) replacements(ctx context.Context, r *governance.Rule) ([]*governance.Rule, error) {
+	if !governance.RuleAllows(r.Status, governance.RuleSupersede) {
+		return nil, nil
+	}
+	subject := r.SubjectID
+	list, _, err := rs.store.FindRules(ctx, governance.RuleFilter{ProjectID: &r.ProjectID, SubjectID: &subject,
+		Statuses: []governance.RuleStatus{governance.RuleActive, governance.RuleProposed}, Limit: maxReplacements + 1})
+	if err != nil {
+		return nil, err
+	}
+	var out []*governance.Rule
+	for _, c := range list {
+		if c.ID != r.ID && (c.Supersedes == 0 || c.Supersedes == r.ID) && len(out) < maxReplacements {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b *governance.Rule) int { return cmp.Compare(b.ID, a.ID) })
+	return out, nil
 }
 
 // Evidence loads a rule's evidence chain: the project's reviewers and
@@ -348,7 +416,7 @@ func (rs Rules) Supersede(ctx context.Context, actor governance.Actor, id, newer
 	fe := FieldErrors{}
 	c.check(fe)
 	if newer <= 0 {
-		fe["newer"] = "Give the id of the newer rule."
+		fe["newer"] = "Choose the newer rule."
 	}
 	if err := fe.err(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 type SourceStore interface {
 	EnsureSource(ctx context.Context, src *governance.FollowSource) error
 	FindSources(ctx context.Context) ([]*governance.FollowSource, error)
+	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
 }
 
 // Sources are the use cases of follow mode: the directories of agent
@@ -52,20 +54,8 @@ func (ss Sources) allowed(dir string) bool {
 	if ss.roots == nil {
 		return true
 	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	for _, root := range ss.roots {
-		r, err := filepath.EvalSymlinks(root)
-		if err != nil {
-			continue
-		}
-		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
+	_, ok := transcript.UnderRoot(dir, ss.roots)
+	return ok
 }
 
 // List lists the followed directories with each file's checkpoint and
@@ -139,8 +129,23 @@ func (ss Sources) Ensure(ctx context.Context, actor governance.Actor, in SourceI
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
+	if ss.roots != nil {
+		// Kept with its links resolved, so it lies under its root by its
+		// name: a link on the path retargeted later cannot carry the
+		// directory out (transcript.Follower refuses it).
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+	}
 	src := &governance.FollowSource{ProjectID: p.ID, Project: p.Slug, Dir: dir, Format: string(format), SubjectID: in.SubjectID}
 	if err := ss.store.EnsureSource(ctx, src); err != nil {
+		return nil, err
+	}
+	// Following a directory turns the files in it into memory: who chose
+	// which directory is audited (its subject by its keyed reference).
+	details, _ := json.Marshal(map[string]string{"dir": dir, "format": string(format)})
+	if err := ss.store.AppendAudit(ctx, &governance.AuditEntry{Actor: actor.Name(), Action: "source.follow", ObjectType: "source",
+		ObjectID: fmt.Sprint(src.ID), ProjectID: p.ID, Details: string(details), Subject: in.SubjectID}); err != nil {
 		return nil, err
 	}
 	return src, nil

@@ -104,6 +104,27 @@ func TestLoginLimiter(t *testing.T) {
 			}
 		}
 	})
+	t.Run("FloodOfOtherNamesKeepsTheBackoff", func(t *testing.T) {
+		l := auth.NewLoginLimiter(auth.LimitConfig{Burst: 5, Every: 10 * time.Second, MaxKeys: 50, Now: func() time.Time { return now }})
+		for range 6 {
+			allowed(l, "198.51.100.9", "carol")
+		}
+		if allowed(l, "198.51.100.9", "carol") {
+			t.Fatal("carol's backoff did not start")
+		}
+		// The same address floods other names (its budget refuses most),
+		// and many addresses try a name each.
+		for i := range 5000 {
+			allowed(l, "198.51.100.9", fmt.Sprintf("user%d", i))
+			allowed(l, fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), fmt.Sprintf("user%d", i))
+		}
+		if l.Len() > 2*50+2 {
+			t.Errorf("the limiter holds %d keys, want them bounded", l.Len())
+		}
+		if allowed(l, "198.51.100.9", "carol") {
+			t.Fatal("flooding other names reset carol's backoff")
+		}
+	})
 	t.Run("BackoffPerAccountAndAddress", func(t *testing.T) {
 		l := newLimiter()
 		for i := range 5 {

@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -85,6 +87,9 @@ func CSRF(s *Sessions, contextKey string, skip middleware.Skipper) echo.Middlewa
 			}
 			sent := r.Header.Get(CSRFHeader)
 			if sent == "" {
+				if err := parseForm(r); err != nil {
+					return err
+				}
 				sent = c.FormValue(CSRFField)
 			}
 			if sent == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
@@ -93,4 +98,21 @@ func CSRF(s *Sessions, contextKey string, skip middleware.Skipper) echo.Middlewa
 			return next(c)
 		}
 	}
+}
+
+// parseForm parses the request's form, so that a body over its limit
+// (http.MaxBytesReader) is refused as too large rather than as a form
+// without a token; any other parse error leaves the form empty.
+func parseForm(r *http.Request) error {
+	var err error
+	if mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); strings.TrimSpace(mt) == "multipart/form-data" {
+		err = r.ParseMultipartForm(32 << 20)
+	} else {
+		err = r.ParseForm()
+	}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return governance.Errorf(governance.ETOOLARGE, "The request is larger than %d KiB.", tooLarge.Limit>>10)
+	}
+	return nil
 }

@@ -111,18 +111,23 @@ func (l *LoginLimiter) Allow(ip, username string) (*Attempt, time.Duration) {
 	now := l.now()
 	l.gc(now)
 	p, ok := l.byPair[pairKey]
-	if !ok {
-		p = &pairEntry{}
-		l.byPair[pairKey] = p
-	}
-	p.seen = now
-	if wait := p.next.Sub(now); wait > 0 {
-		return nil, wait
+	if ok {
+		p.seen = now
+		if wait := p.next.Sub(now); wait > 0 {
+			return nil, wait
+		}
 	}
 	ipRes := l.entry(l.byIP, ip, now).lim.ReserveN(now, 1)
 	if wait := ipRes.DelayFrom(now); wait > 0 {
 		ipRes.CancelAt(now)
 		return nil, wait
+	}
+	// Only an attempt the address's budget lets through gets an entry:
+	// names tried in a flood the budget refuses take no room, so they
+	// cannot crowd out an account's backoff.
+	if !ok {
+		p = &pairEntry{seen: now}
+		l.byPair[pairKey] = p
 	}
 	// Counted as failed until Succeeded: concurrent attempts cannot
 	// overtake the budget while their passwords are being checked.
@@ -196,7 +201,15 @@ func (l *LoginLimiter) gc(now time.Time) {
 		dropOldest(l.byIP, func(e *limitEntry) time.Time { return e.seen })
 	}
 	if len(l.byPair) >= l.cfg.MaxKeys {
-		dropOldest(l.byPair, func(p *pairEntry) time.Time { return p.seen })
+		// An account still backing off goes last (ranked by when its
+		// backoff ends): flooding the limiter with other names must not
+		// reset it.
+		dropOldest(l.byPair, func(p *pairEntry) time.Time {
+			if p.next.After(now) {
+				return p.next
+			}
+			return p.seen
+		})
 	}
 }
 

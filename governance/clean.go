@@ -37,7 +37,28 @@ func CheckIdentifier(v string) string {
 	if strings.TrimSpace(v) != v {
 		return "starts or ends with a space"
 	}
+	if strings.ContainsRune(v, utf8.RuneError) {
+		// What a decoder makes of an invalid byte or escape (a JSON lone
+		// surrogate, \udfff): two different ids would become one.
+		return "holds U+FFFD, the replacement for an invalid character or escape"
+	}
+	if v != "" && !visible(v) {
+		return "has no visible character (only marks, fillers or blanks)"
+	}
 	return ""
+}
+
+// visible reports whether v has a character that shows: not a mark, a
+// default-ignorable code point (U+3164 HANGUL FILLER and its kin) or a
+// blank pattern (U+2800 BRAILLE PATTERN BLANK).
+func visible(v string) bool {
+	for _, r := range v {
+		if !unicode.IsMark(r) && !unicode.IsSpace(r) && !unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) &&
+			!unicode.Is(unicode.Variation_Selector, r) && r != '\u2800' {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckText returns what is wrong with a text, or "".

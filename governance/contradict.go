@@ -43,7 +43,8 @@ var replaceMarkers = []string{"改成", "改为", "改到", "换成", "不再", 
 // on one side only, or an explicit change ("改成", "no longer", "instead").
 // Paraphrases with the same facts do not contradict.
 func Contradicts(rule, statement string) bool {
-	if ShapeOf(rule).Conflicts(ShapeOf(statement)) {
+	ra, sb := ShapeOf(rule), ShapeOf(statement)
+	if len(ra.Numbers) > 0 && len(sb.Numbers) > 0 && !slices.Equal(ra.Numbers, sb.Numbers) || NegationConflicts(rule, statement) {
 		return true
 	}
 	a := strings.ToLower(norm.NFKC.String(rule))
@@ -64,6 +65,53 @@ var (
 	negationWord = map[string]bool{"not": true, "no": true, "never": true, "dont": true, "doesnt": true,
 		"without": true, "avoid": true, "cannot": true, "cant": true, "wont": true, "isnt": true, "arent": true}
 )
+
+// NegationConflicts reports whether one statement negates what the other
+// says: a negated clause of one ("别写我的名字", "never cc Maria") whose
+// content words the other says without a negation. A negation about
+// something else ("落款写“客服团队”，别写我的名字" against "落款用“客服团队”")
+// is no conflict.
+func NegationConflicts(a, b string) bool {
+	na, nb := negated(a), negated(b)
+	if na == nb {
+		return false
+	}
+	neg, pos := a, b
+	if nb {
+		neg, pos = b, a
+	}
+	posTokens := reshapeTokens(pos)
+	for _, c := range strings.FieldsFunc(neg, func(r rune) bool { return strings.ContainsRune(",;，；。.!！?？:：", r) }) {
+		if !negated(c) {
+			continue
+		}
+		toks := reshapeTokens(c)
+		n, shared := 0, 0
+		for w := range toks {
+			if negationWord[w] || isNegationCJK(w) {
+				continue
+			}
+			n++
+			if posTokens[w] {
+				shared++
+			}
+		}
+		if n > 0 && shared*2 >= n {
+			return true
+		}
+	}
+	return false
+}
+
+// isNegationCJK reports whether a Han character is part of a negating word.
+func isNegationCJK(w string) bool {
+	for _, m := range negationCJK {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
 
 func negated(text string) bool {
 	lower := strings.ToLower(norm.NFKC.String(text))
@@ -344,4 +392,35 @@ func Reshapes(rule, statement string) bool {
 // widens or narrows it.
 func Replaces(rule, statement string) bool {
 	return Contradicts(rule, statement) || Reshapes(rule, statement)
+}
+
+// correctionMarkers say the user changes what was agreed, not only that a
+// statement differs from a rule: English ones match as words, Chinese ones
+// as substrings.
+var correctionMarkers = []string{"change of plan", "changed my mind", "new plan", "no longer", "not anymore", "any more", "anymore", "instead",
+	"计划有变", "改主意", "改变主意", "改成", "改为", "改到", "换成", "不再", "不用再", "以后不用"}
+
+// Corrects reports whether statement corrects rule: it would replace the
+// rule (Replaces) and says so as a change of what was agreed — a marker
+// ("change of plan", "no longer", 改成, 不再) or the shape "X now, not Y".
+// A correction replaces the rule it corrects on the user's word, durability
+// word or not (DecideReplacement).
+func Corrects(rule, statement string) bool {
+	if !Replaces(rule, statement) {
+		return false
+	}
+	lower := strings.ToLower(norm.NFKC.String(statement))
+	if i := strings.Index(lower, " now"); i >= 0 && strings.Contains(lower[i:], " not ") {
+		return true
+	}
+	for _, m := range correctionMarkers {
+		if isASCII(m) {
+			if hasMarker(lower, []string{m}) {
+				return true
+			}
+		} else if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -143,6 +144,17 @@ func parseEventLine(line []byte) (*Event, []string) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
+		var pe *time.ParseError
+		if errors.As(err, &pe) {
+			return nil, []string{fmt.Sprintf("the time %q is not a date and time like 2026-05-20T06:02:45Z", pe.Value)}
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, []string{"invalid JSON: the line ends before the record does"}
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, []string{fmt.Sprintf("invalid JSON at character %d", se.Offset)}
+		}
 		return nil, []string{"invalid JSON: " + jsonProblem(err)}
 	}
 	if dec.More() {

@@ -2,6 +2,7 @@ package governance_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,6 +47,20 @@ func TestParseEventsJSONL(t *testing.T) {
 		}
 		if !strings.Contains(ie.Error(), "line 2: role \"robot\"") || !strings.Contains(ie.Error(), "id duplicates line 1") {
 			t.Fatalf("message = %s", ie.Error())
+		}
+	})
+	t.Run("ErrInSentences", func(t *testing.T) {
+		// A parser's own wording never reaches the user.
+		in := `{"id":"e1","session_id":"s1","turn":1,"role":"user","text":"ok","occurred_at":"yesterday"}` + "\n" + `{"id":x}` + "\n" + `{"id":`
+		_, err := governance.ParseEventsJSONL(strings.NewReader(in))
+		msg := fmt.Sprint(err)
+		for _, want := range []string{`line 1: the time "yesterday" is not a date and time like 2026-05-20T06:02:45Z`, "line 2: invalid JSON at character", "line 3: invalid JSON: the line ends before the record does"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("message = %s, want %q", msg, want)
+			}
+		}
+		if strings.Contains(msg, "parsing time") || strings.Contains(msg, "2006-01-02") {
+			t.Errorf("a Go parser's message got through: %s", msg)
 		}
 	})
 }

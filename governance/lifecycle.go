@@ -24,8 +24,10 @@ const (
 	// one (it stops being used once the newer one is active).
 	RuleSupersede RuleAction = "supersede"
 	// RuleReplace completes a replacement: the newer rule became active
-	// (approved, or promoted by the heartbeat) and this one is superseded.
-	// A rule archived meanwhile is still replaced.
+	// (approved, or promoted by the heartbeat) and this one is superseded,
+	// whatever its state then (still a proposal, rejected or archived
+	// meanwhile); only a forgotten or already superseded one is left as it
+	// is. Restoring a superseded rule undoes it.
 	RuleReplace RuleAction = "replace"
 	RuleSplit   RuleAction = "split"
 	RulePause   RuleAction = "pause"
@@ -51,9 +53,9 @@ var ruleLifecycle = map[RuleAction]ruleTransition{
 	RuleEditText:     {[]RuleStatus{RuleProposed, RuleActive, RuleStale, RuleArchived}, "edited"},
 	RuleDemote:       {[]RuleStatus{RuleActive, RuleStale}, "demoted"},
 	RuleToCandidates: {[]RuleStatus{RuleActive, RuleStale, RuleArchived}, "returned to candidates"},
-	RuleRestore:      {[]RuleStatus{RuleStale, RuleArchived, RuleRejected}, "restored"},
-	RuleSupersede:    {[]RuleStatus{RuleActive, RuleStale}, "superseded"},
-	RuleReplace:      {[]RuleStatus{RuleActive, RuleStale, RuleArchived}, "superseded"},
+	RuleRestore:      {[]RuleStatus{RuleStale, RuleArchived, RuleRejected, RuleSuperseded}, "restored"},
+	RuleSupersede:    {[]RuleStatus{RuleActive, RuleStale, RuleArchived}, "superseded"},
+	RuleReplace:      {[]RuleStatus{RuleProposed, RuleActive, RuleStale, RuleArchived, RuleRejected}, "superseded"},
 	RuleSplit:        {[]RuleStatus{RuleProposed, RuleActive, RuleStale}, "split"},
 	RulePause:        {inUse, "paused"},
 	RuleExpiry:       {inUse, "given an expiry"},
@@ -89,7 +91,7 @@ func (r *Rule) Allow(action RuleAction) error {
 	for i, s := range t.from {
 		names[i] = string(s)
 	}
-	return Errorf(ECONFLICT, "Rule %d is %s; only a %s rule can be %s.", r.ID, r.Status, strings.Join(names, " or "), t.verb)
+	return Errorf(ECONFLICT, "Rule %d is %s; only rules that are %s can be %s.", r.ID, r.Status, strings.Join(names, " or "), t.verb)
 }
 
 // RuleActionSet is, for one rule, whether each action is allowed: what

@@ -166,4 +166,9 @@ type AuditEntry struct {
 	Details       string    `json:"details,omitempty"`
 	PrevHash      string    `json:"prev_hash"`
 	Hash          string    `json:"hash"`
+	// Subject, on a row to append, is the subject the row concerns
+	// (ProjectID's): the store writes the subject's keyed reference into
+	// the details' "subject" field, never the id, which a forget of the
+	// subject could not take back. It is not read back.
+	Subject string `json:"-"`
 }

@@ -140,6 +140,36 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	return d
 }
 
+// WhyCorrects is the reason a correction of a rule is proposed.
+const WhyCorrects = "The user changed what the rule says; proposed as its replacement."
+
+// DecideReplacement is Decide for a group proposed to replace rule. A group
+// that corrects the rule (Corrects: "change of plan: … 30 euros now, not
+// 50", 改成…) on the user's own word is proposed as its replacement even
+// without a durability word or a second session: the rule it changes
+// already stands. Everything else is as Decide has it — external content
+// is blocked, a statement touching authority waits for repetition by
+// others and for a reviewer.
+func DecideReplacement(members []*Candidate, events map[int64]*Event, rule *Rule) Decision {
+	d := Decide(members, events, nil)
+	if d.Status != CandidateHeld || d.Review || rule == nil {
+		return d
+	}
+	corrects, userSaid := false, false
+	for _, c := range members {
+		corrects = corrects || c.Type == rule.Kind && Corrects(rule.Text, c.Statement)
+		for _, seq := range c.EvidenceSeqs {
+			if e := events[seq]; e != nil && e.Source != SourceExternal && e.Role == RoleUser {
+				userSaid = true
+			}
+		}
+	}
+	if corrects && userSaid {
+		d.Status, d.Reason, d.Why = CandidateProposed, ReasonExplicit, WhyCorrects
+	}
+	return d
+}
+
 // Trust is the initial trust of a rule promoted by reason over n sessions.
 func Trust(reason PromotionReason, sessions int) float64 {
 	base := map[PromotionReason]float64{

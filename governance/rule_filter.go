@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // RuleFilterInput is a rule filter as text, the way the rules page, the
@@ -53,11 +54,18 @@ type RuleFilterDefaults struct {
 // may show.
 var ListableRuleStatuses = []RuleStatus{RuleProposed, RuleActive, RuleStale, RuleArchived, RuleSuperseded, RuleRejected}
 
+// MaxQueryRunes bounds a search typed into a filter (the rules' q, the
+// events' search): each word is a term the store looks up.
+const MaxQueryRunes = 200
+
 // ParseRuleFilter validates in and builds the filter. An invalid value is
 // EINVALID naming the field.
 func ParseRuleFilter(in RuleFilterInput, def RuleFilterDefaults) (RuleFilter, error) {
 	f := RuleFilter{Query: strings.TrimSpace(in.Query), Limit: def.Limit}
 	bad := func(name string) error { return Errorf(EINVALID, "Invalid %s.", name) }
+	if utf8.RuneCountInString(f.Query) > MaxQueryRunes {
+		return f, Errorf(EINVALID, "The search is longer than %d characters.", MaxQueryRunes)
+	}
 	if in.Status != "" {
 		for _, st := range strings.Split(in.Status, ",") {
 			rs := RuleStatus(strings.TrimSpace(st))

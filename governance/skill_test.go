@@ -264,3 +264,13 @@ func TestCurate(t *testing.T) {
 		}
 	}
 }
+
+// Every decision a reviewer takes on a skill is an audit action with a
+// label (skill.<action>).
+func TestSkillActionsAudited(t *testing.T) {
+	for _, a := range governance.SkillActions {
+		if !slices.Contains(governance.AuditActions, "skill."+string(a)) {
+			t.Errorf("skill.%s is not in governance.AuditActions", a)
+		}
+	}
+}

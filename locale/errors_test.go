@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -20,6 +21,8 @@ var translatedErrorFiles = []string{
 	"app/review.go", "app/rule.go", "app/recall.go",
 	"web/review.go", "web/proposal.go", "web/project_policy.go", "web/rule.go", "web/eval_checks.go", "web/recall.go",
 	"store/rule_lifecycle.go", "store/rule_review.go", "store/rule_edit.go", "store/heartbeat.go",
+	// Why a candidate is in its status after a reviewer's decision.
+	"store/internal/lifecycle/rules.go", "store/internal/lifecycle/held.go",
 	// Why the write gate flagged something, and why a candidate waits.
 	"governance/gate/gate_classes.go", "governance/promotion.go",
 }
@@ -33,6 +36,7 @@ var errorSentences = []*regexp.Regexp{
 	regexp.MustCompile(`(?m)^\t(?:Gate\w+|"\w+"):\s+"(It [^"]+|A [^"]+|An [^"]+)",$`), // gateWhyText
 	regexp.MustCompile(`\bd\.Why\s*=\s*"((?:[^"\\%]|\\.)+)"`),                         // governance.Decide
 	regexp.MustCompile(`d\.Status, d\.Why = \w+, "([^"%]+)"`),                         // governance.Decide
+	regexp.MustCompile(`\bwhy := "([^"%]+)"`),                                         // a candidate's status reason
 }
 
 func TestTranslatedErrorsAreInBothCatalogs(t *testing.T) {
@@ -205,5 +209,51 @@ func TestCLISentencesAreInBothCatalogs(t *testing.T) {
 		if !locale.For(code).Has("cli.usage") {
 			t.Errorf("%s: no cli.usage", code)
 		}
+	}
+}
+
+// auditActionWrites are the ways the code names the action of an audit
+// row: a literal Action field, or the action argument of the stores' and
+// the lifecycle's audit helpers.
+var auditActionWrites = []*regexp.Regexp{
+	regexp.MustCompile(`Action:\s*"([a-z_]+\.[a-z_]+)"`),
+	regexp.MustCompile(`\b(?:Audit|auditRule|auditProject|auditAccount|audit)\([^"\n]*"([a-z_]+\.[a-z_]+)"`),
+	regexp.MustCompile(`\baction\s*:?=\s*"([a-z_]+\.[a-z_]+)"`),
+}
+
+// TestAuditActionsListed: every action the code writes to the audit log is
+// in governance.AuditActions, so it has a label in both languages
+// (TestEnumLabels) and the audit page never shows a raw identifier.
+func TestAuditActionsListed(t *testing.T) {
+	listed := map[string]bool{}
+	for _, a := range governance.AuditActions {
+		listed[a] = true
+	}
+	found := 0
+	for _, dir := range []string{"app", "store", "store/postgres", "store/internal/lifecycle", "store/internal/auditlog", "transcript", "evals", "web", "cmd/console"} {
+		files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			buf, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, re := range auditActionWrites {
+				for _, m := range re.FindAllStringSubmatch(string(buf), -1) {
+					found++
+					if !listed[m[1]] {
+						t.Errorf("%s writes audit action %q, which governance.AuditActions does not list", f, m[1])
+					}
+				}
+			}
+		}
+	}
+	if found < 30 {
+		t.Fatalf("found only %d audit actions written; is the scan broken?", found)
 	}
 }

@@ -213,6 +213,7 @@ func TestEnumLabels(t *testing.T) {
 		"skill_version_status": {string(governance.VersionProposed), string(governance.VersionActive),
 			string(governance.VersionSuperseded), string(governance.VersionRejected)},
 		"skill_origin": {string(governance.OriginImport), string(governance.OriginEvidence), string(governance.OriginReviewer)},
+		"audit_action": governance.AuditActions,
 	}
 	if len(governance.SkillStatuses) != len(enums["skill_status"]) || len(governance.SkillVersionStatuses) != 4 || len(governance.SkillOrigins) != 3 {
 		t.Fatal("a skill enum grew: label its new values")

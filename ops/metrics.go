@@ -130,7 +130,18 @@ func (m *Metrics) ObserveRequest(method, route string, status int, d time.Durati
 	if route == "" {
 		route = "unmatched"
 	}
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Observe(d.Seconds())
+	m.requests.WithLabelValues(route, Method(method), strconv.Itoa(status)).Observe(d.Seconds())
+}
+
+// Method is an HTTP method as a label: one of the standard methods, or
+// "other" for any name a client makes up (labels stay bounded).
+func Method(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
 
 // ObserveRecall records one recall and whether it recalled anything.

@@ -69,8 +69,8 @@ func (t *Tracing) TraceHTTP(next http.Handler) http.Handler {
 	tracer := t.Tracer()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-		ctx, span := tracer.Start(ctx, "HTTP "+r.Method, trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(semconv.HTTPRequestMethodKey.String(r.Method)))
+		ctx, span := tracer.Start(ctx, "HTTP "+Method(r.Method), trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(semconv.HTTPRequestMethodKey.String(Method(r.Method))))
 		defer span.End()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -84,7 +84,7 @@ func NameRequestSpan(ctx context.Context, method, route string, status int) {
 		return
 	}
 	if route != "" {
-		span.SetName(method + " " + route)
+		span.SetName(Method(method) + " " + route)
 		span.SetAttributes(semconv.HTTPRoute(route))
 	}
 	span.SetAttributes(semconv.HTTPResponseStatusCode(status))

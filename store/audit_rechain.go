@@ -104,8 +104,8 @@ func (s *Store) rechainForgottenSubjects(ctx context.Context) (int64, error) {
 const legacySubjectRows = `
 	SELECT id FROM audit WHERE object_type = 'subject' AND object_id = ? AND project_id = ?
 	UNION
-	SELECT id FROM audit WHERE object_type = 'account' AND action = 'membership.set' AND project_id = ?
-		AND json_valid(details) AND json_extract(details, '$.subject') = ?`
+	SELECT id FROM audit WHERE (object_type = 'account' AND action = 'membership.set' OR object_type = 'project' AND action = 'project.export')
+		AND project_id = ? AND json_valid(details) AND json_extract(details, '$.subject') = ?`
 
 // rechainTx answers auditlog.RechainTx inside tx (SQLite's single writer
 // holds the chain's head).
@@ -117,6 +117,15 @@ func (r rechainTx) FirstNaming(ctx context.Context, projectID int64, subjectID s
 	var first sql.NullInt64
 	err := r.tx.QueryRowContext(ctx, `SELECT min(id) FROM (`+legacySubjectRows+`)`, subjectID, projectID, projectID, subjectID).Scan(&first)
 	return first.Int64, wrapRechain(err)
+}
+
+func (r rechainTx) Key(ctx context.Context, id int64) ([]byte, bool, error) {
+	epoch, err := auditEpoch(ctx, r.tx)
+	if err != nil {
+		return nil, false, wrapRechain(err)
+	}
+	key, err := r.tx.store.auditKeyFor(ctx, r.tx)
+	return key, epoch != 0 && epoch < id, err
 }
 
 func (r rechainTx) HashBefore(ctx context.Context, id int64) (string, error) {

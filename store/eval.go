@@ -142,6 +142,14 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *evalrow.RunRow) error {
 	}
 	run.ID, _ = res.LastInsertId()
 	run.SuiteName, run.Status, run.CreatedAt = suite.Name, evalrow.RunQueued, tx.now
+	// What the run will read of live projects, for a forget to find it
+	// (migration 0080, withholdEvalReads).
+	for _, slug := range run.Reads {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO eval_reads (run_id, project_id)
+			SELECT ?, id FROM projects WHERE slug = ? AND scratch = 0`, run.ID, slug); err != nil {
+			return fmt.Errorf("store: record eval reads: %w", err)
+		}
+	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{
 		Actor: run.CreatedBy, Action: "eval.run_queue", ObjectType: "eval_run", ObjectID: fmt.Sprint(run.ID),
 		Details: "suite " + suite.Name,

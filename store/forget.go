@@ -61,6 +61,7 @@ func (s *Store) forgetRules(ctx context.Context, op, actor string, ids []int64, 
 
 // ForgetSubject forgets everything about one subject of a project.
 func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
+	actor = forgetplan.ForgetActor(actor, subjectID)
 	if err := s.rechainLegacySubject(ctx, "ForgetSubject", actor, projectID, subjectID); err != nil {
 		return nil, err
 	}

@@ -282,14 +282,64 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	}
 	if evalRows > 0 {
 		for _, q := range p.QuotedTexts() {
-			if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?, ?) WHERE instr(detail, ?) > 0`,
-				q, governance.RedactedText, q); err != nil {
-				return nil, fmt.Errorf("store: scrub eval results: %w", err)
+			for _, stmt := range []string{
+				`UPDATE eval_results SET detail = replace(detail, ?1, ?2) WHERE instr(detail, ?1) > 0`,
+				`UPDATE eval_results SET reason = replace(reason, ?1, ?2) WHERE instr(reason, ?1) > 0`,
+				`UPDATE eval_runs SET summary = replace(summary, ?1, ?2) WHERE instr(summary, ?1) > 0`,
+			} {
+				if _, err := tx.ExecContext(ctx, stmt, q, governance.RedactedText); err != nil {
+					return nil, fmt.Errorf("store: scrub eval results: %w", err)
+				}
 			}
+		}
+		if err := withholdEvalReads(ctx, tx, p); err != nil {
+			return nil, err
 		}
 	}
 	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return r, nil
+}
+
+// withholdEvalReads withholds, when the forget removes what people said,
+// what eval runs that read its projects (eval_reads, migration 0080)
+// stored of it: their results' details, the reasons of those that did
+// not pass (a failure quotes what was or was not recalled) and the rule
+// texts of their summaries' compliance tables. Their counts and statuses
+// stay.
+func withholdEvalReads(ctx context.Context, tx *Tx, p *forgetPlan) error {
+	if !p.RedactsEvents() {
+		return nil
+	}
+	runs := `SELECT run_id FROM eval_reads WHERE project_id IN (SELECT value FROM json_each(?))`
+	projects := listArg(p.Projects())
+	if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = '{}',
+			reason = CASE WHEN status = 'passed' THEN reason ELSE ? END
+		WHERE run_id IN (`+runs+`) AND (detail <> '{}' OR status <> 'passed' AND reason <> ?)`,
+		forgetplan.WithheldReason, projects, forgetplan.WithheldReason); err != nil {
+		return fmt.Errorf("store: withhold eval results: %w", err)
+	}
+	type summary struct {
+		id   int64
+		text string
+	}
+	var summaries []summary
+	if err := queryAll(ctx, tx, `SELECT id, summary FROM eval_runs WHERE id IN (`+runs+`) AND instr(summary, '"compliance"') > 0`,
+		[]any{projects}, func(r scanner) error {
+			var s summary
+			err := r.Scan(&s.id, &s.text)
+			summaries = append(summaries, s)
+			return err
+		}); err != nil {
+		return fmt.Errorf("store: withhold eval summaries: %w", err)
+	}
+	for _, s := range summaries {
+		if text, ok := forgetplan.WithholdSummary(s.text); ok {
+			if _, err := tx.ExecContext(ctx, `UPDATE eval_runs SET summary = ? WHERE id = ?`, text, s.id); err != nil {
+				return fmt.Errorf("store: withhold eval summaries: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []any) error {

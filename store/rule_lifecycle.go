@@ -110,8 +110,29 @@ func (tx ruleTx) SetSupersedes(ctx context.Context, newerID, oldID int64) error 
 }
 
 func (tx ruleTx) Supersede(ctx context.Context, oldID, newerID int64, from governance.RuleStatus) (bool, error) {
-	return tx.one(ctx, "supersede rule", `UPDATE rules SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ? AND status = ?`,
-		newerID, formatTime(tx.now), oldID, from)
+	return tx.one(ctx, "supersede rule", `UPDATE rules SET status = 'superseded', superseded_by = ?, superseded_from = ?, updated_at = ?
+		WHERE id = ? AND status = ?`,
+		newerID, from, formatTime(tx.now), oldID, from)
+}
+
+func (tx ruleTx) SupersededFrom(ctx context.Context, id int64) (governance.RuleStatus, error) {
+	var from string
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(superseded_from, '') FROM rules WHERE id = ?`, id).Scan(&from); err != nil {
+		return "", fmt.Errorf("store: superseded rule %d: %w", id, err)
+	}
+	return governance.RuleStatus(from), nil
+}
+
+func (tx ruleTx) Unsupersede(ctx context.Context, id int64, to governance.RuleStatus) (bool, error) {
+	ok, err := tx.one(ctx, "restore superseded rule", `UPDATE rules SET status = ?, superseded_by = NULL, superseded_from = NULL, updated_at = ?
+		WHERE id = ? AND status = 'superseded'`, to, formatTime(tx.now), id)
+	if err != nil || !ok {
+		return ok, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE rules SET supersedes = NULL, updated_at = ? WHERE supersedes = ?`, formatTime(tx.now), id); err != nil {
+		return false, fmt.Errorf("store: unlink replacement of rule %d: %w", id, err)
+	}
+	return true, nil
 }
 
 func (tx ruleTx) SetPaused(ctx context.Context, id int64, paused bool) error {

@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/migration"
 	"github.com/mnemo-console/mnemo/store/internal/pagescrub"
@@ -26,6 +28,9 @@ var migrationFS embed.FS
 // Store is the SQLite database behind the console.
 type Store struct {
 	db *sql.DB
+	// audit is the audit key the chain is sealed with (SetAuditKey; nil
+	// until then).
+	audit atomic.Pointer[auditlog.Key]
 	// read runs read queries through prepared statements.
 	read *stmtCache
 	path string

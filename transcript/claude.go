@@ -440,7 +440,7 @@ func (c *claudeParser) assistant(n int, l *claudeLine, m *claudeMessage, session
 		}
 		c.pending.Text += p
 		if len(c.pending.Text) > governance.MaxEventTextBytes {
-			c.pending.Text = clip(c.pending.Text)
+			c.pending.Text = c.clip(c.pending.Text)
 		}
 	}
 	return nil

@@ -8,8 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,6 +62,11 @@ type Follower struct {
 	// Skills, when set, is handed the skill folders (a folder holding a
 	// SKILL.md) found under Dir on each poll (skills.go).
 	Skills func(ctx context.Context, dirs []string) error
+	// Roots are the follow roots (app.Sources.Roots; nil: none). A Dir
+	// under one is opened through it each poll; one that lies under a
+	// root by its name but has left it (a directory on its path replaced
+	// by a link) is refused.
+	Roots []string
 }
 
 // PollResult says what one poll did.
@@ -69,22 +76,36 @@ type PollResult struct {
 	Problems []string
 }
 
-// Poll reads every followed file once.
+// Poll reads every followed file once. Every file is opened through the
+// directory (openDir), so no link leads a read out of it; a file that is
+// not a regular file (a FIFO, a device) is skipped with its reason, so
+// one file never blocks the poll, the other files or shutdown.
 func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 	maxFiles := f.MaxFiles
 	if maxFiles <= 0 {
 		maxFiles = DefaultMaxFiles
 	}
+	root, real, err := f.openDir()
+	if err != nil {
+		return nil, fmt.Errorf("transcript: follow %s: %w", f.Dir, err)
+	}
+	defer root.Close()
+	res := &PollResult{}
 	var paths, skillDirs []string
-	err := filepath.WalkDir(f.Dir, func(path string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(root.FS(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			if path == "." {
+				return err
+			}
+			// An unreadable subdirectory: the rest is still followed.
+			res.Problems = append(res.Problems, filepath.Join(f.Dir, path)+": "+err.Error())
+			return nil
 		}
 		if !d.IsDir() && (isLineFile(d.Name()) || f.isHermesFile(d.Name())) {
 			paths = append(paths, path)
 		}
 		if f.Skills != nil && d.Type().IsRegular() && d.Name() == governance.SkillFileName {
-			skillDirs = append(skillDirs, filepath.Dir(path))
+			skillDirs = append(skillDirs, filepath.Join(f.Dir, filepath.FromSlash(pathpkg.Dir(path))))
 		}
 		return nil
 	})
@@ -92,27 +113,22 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 		return nil, fmt.Errorf("transcript: follow %s: %w", f.Dir, err)
 	}
 	slices.Sort(paths)
-	res := &PollResult{}
 	if len(paths) > maxFiles {
 		res.Problems = append(res.Problems, fmt.Sprintf("%d files; following the first %d", len(paths), maxFiles))
 		paths = paths[:maxFiles]
 	}
-	for _, p := range paths {
+	for _, rel := range paths {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		poll := f.pollFile
-		if f.isHermesFile(filepath.Base(p)) {
-			poll = f.pollHermes
-		}
-		n, problem, err := poll(ctx, p)
+		n, problem, err := f.pollPath(ctx, root, real, rel)
 		if err != nil {
 			return res, err
 		}
 		res.Files++
 		res.Inserted += n
 		if problem != "" {
-			res.Problems = append(res.Problems, p+": "+problem)
+			res.Problems = append(res.Problems, filepath.Join(f.Dir, filepath.FromSlash(rel))+": "+problem)
 		}
 	}
 	if len(skillDirs) > 0 {
@@ -121,6 +137,47 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// pollPath opens one followed file (rel, in the directory held by root,
+// whose path with links resolved is real) and reads what it gained, or
+// records why it is skipped.
+func (f *Follower) pollPath(ctx context.Context, root *os.Root, real, rel string) (int, string, error) {
+	ff, err := f.Store.FindSourceFile(ctx, f.SourceID, rel)
+	if err != nil {
+		return 0, "", err
+	}
+	fh, problem, err := openFollowed(root, rel)
+	if err != nil {
+		return 0, "", err
+	}
+	if fh == nil {
+		if ff.LastError == problem {
+			return 0, problem, nil // recorded at an earlier poll
+		}
+		return 0, problem, f.Store.SetSourceFileError(ctx, f.SourceID, rel, problem)
+	}
+	defer fh.Close()
+	path := filepath.Join(f.Dir, filepath.FromSlash(rel))
+	if f.isHermesFile(filepath.Base(rel)) {
+		// SQLite opens the database by name: the name with every link
+		// resolved, checked to lie in the directory and to be the file
+		// just opened through it.
+		at, err := realPath(fh, filepath.Join(real, filepath.FromSlash(rel)))
+		if err != nil {
+			return 0, "", err
+		}
+		if !Within(real, at) {
+			return 0, problemLeadsOut, f.Store.SetSourceFileError(ctx, f.SourceID, rel, problemLeadsOut)
+		}
+		held, err1 := fh.Stat()
+		named, err2 := os.Stat(at)
+		if err1 != nil || err2 != nil || !os.SameFile(held, named) {
+			return 0, problemLeadsOut, f.Store.SetSourceFileError(ctx, f.SourceID, rel, problemLeadsOut)
+		}
+		return f.pollHermes(ctx, ff, rel, path, at)
+	}
+	return f.pollFile(ctx, ff, fh, rel, path)
 }
 
 func isLineFile(name string) bool {
@@ -169,26 +226,14 @@ func (f *Follower) options(ctx context.Context, path string, lineOffset int) Opt
 	return opts
 }
 
-// relPath is a followed file's path relative to the directory.
-func (f *Follower) relPath(path string) string {
-	rel, err := filepath.Rel(f.Dir, path)
-	if err != nil {
-		rel = path
-	}
-	return filepath.ToSlash(rel)
-}
-
 // pollHermes ingests what a followed Hermes state.db gained since its
 // checkpoint (FollowHermes): new message rows and sessions that ended.
-func (f *Follower) pollHermes(ctx context.Context, path string) (int, string, error) {
-	rel := f.relPath(path)
-	ff, err := f.Store.FindSourceFile(ctx, f.SourceID, rel)
-	if err != nil {
-		return 0, "", err
-	}
+// path is the file's name in the followed directory, at where SQLite
+// opens it.
+func (f *Follower) pollHermes(ctx context.Context, ff *governance.FollowFile, rel, path, at string) (int, string, error) {
 	opts := f.options(ctx, path, 0)
 	var events []*governance.Event
-	rep, next, err := FollowHermes(ctx, path, ff.FollowCheckpoint, opts, func(e *governance.Event) error {
+	rep, next, err := FollowHermes(ctx, at, ff.FollowCheckpoint, opts, func(e *governance.Event) error {
 		events = append(events, e)
 		return nil
 	})
@@ -204,7 +249,7 @@ func (f *Follower) pollHermes(ctx context.Context, path string) (int, string, er
 		}
 		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
 	}
-	if len(events) == 0 && next == ff.FollowCheckpoint && rep.MalformedCount == 0 {
+	if len(events) == 0 && next == ff.FollowCheckpoint && rep.MalformedCount == 0 && rep.Clipped == 0 {
 		return 0, "", nil
 	}
 	problem := malformedProblem(rep)
@@ -216,20 +261,44 @@ func (f *Follower) pollHermes(ctx context.Context, path string) (int, string, er
 	return ires.Inserted, problem, nil
 }
 
-// malformedProblem summarises the malformed lines of a followed chunk.
+// malformedProblem summarises the malformed lines of a followed chunk and
+// the texts it cut.
 func malformedProblem(rep *Report) string {
-	if rep.MalformedCount == 0 {
-		return ""
-	}
 	// One sentence a line, each a catalog format, so a page can show the
 	// summary in the reader's language (locale translates line by line).
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
-	for _, l := range rep.Malformed {
-		b.WriteString("\n")
-		fmt.Fprintf(&b, "line %d: %s", l.Line, strings.Join(l.Problems, "; "))
+	if rep.MalformedCount > 0 {
+		fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
+		for _, l := range rep.Malformed {
+			b.WriteString("\n")
+			fmt.Fprintf(&b, "line %d: %s", l.Line, strings.Join(l.Problems, "; "))
+		}
+	}
+	if rep.Clipped > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(ClippedSentence(rep))
 	}
 	return b.String()
+}
+
+// ClippedSentence says which texts a read cut to what an event holds
+// ("" when none).
+func ClippedSentence(rep *Report) string {
+	if rep.Clipped == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d text(s) longer than %d KiB were cut to it: line(s) %s", rep.Clipped, governance.MaxEventTextBytes>>10, LineList(rep.ClippedLines))
+}
+
+// LineList lists line numbers for a sentence.
+func LineList(lines []int) string {
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = strconv.Itoa(l)
+	}
+	return strings.Join(s, ", ")
 }
 
 func emitAll(events []*governance.Event) func(emit func(*governance.Event) error) error {
@@ -248,18 +317,9 @@ func emitAll(events []*governance.Event) func(emit func(*governance.Event) error
 // Claude Code assistant message written over several lines), it reads
 // again from that message's first line, so the message's event gets every
 // part (the store completes its text; the id stays the message's).
-func (f *Follower) pollFile(ctx context.Context, path string) (int, string, error) {
-	rel := f.relPath(path)
-	ff, err := f.Store.FindSourceFile(ctx, f.SourceID, rel)
-	if err != nil {
-		return 0, "", err
-	}
+// fh is the file, opened through the directory; path is its name there.
+func (f *Follower) pollFile(ctx context.Context, ff *governance.FollowFile, fh *os.File, rel, path string) (int, string, error) {
 	cp := ff.FollowCheckpoint
-	fh, err := os.Open(path)
-	if err != nil {
-		return 0, err.Error(), f.Store.SetSourceFileError(ctx, f.SourceID, rel, err.Error())
-	}
-	defer fh.Close()
 	st, err := fh.Stat()
 	if err != nil {
 		return 0, "", err

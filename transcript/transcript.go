@@ -143,6 +143,22 @@ type Report struct {
 	// them.
 	OpenID   string `json:"-"`
 	OpenLine int    `json:"-"`
+	// Clipped counts the events whose text was longer than an event holds
+	// (governance.MaxEventTextBytes) and was cut to it; ClippedLines are
+	// their lines (at most 200).
+	Clipped      int   `json:"clipped,omitempty"`
+	ClippedLines []int `json:"clipped_lines,omitempty"`
+}
+
+// clipped records that the text of line's event was cut.
+func (r *Report) clipped(line int) {
+	if n := len(r.ClippedLines); n > 0 && r.ClippedLines[n-1] == line {
+		return
+	}
+	r.Clipped++
+	if len(r.ClippedLines) < maxReportedLines {
+		r.ClippedLines = append(r.ClippedLines, line)
+	}
 }
 
 func (r *Report) bad(line int, problems ...string) {
@@ -237,7 +253,7 @@ func (p *parser) send(e *governance.Event) error {
 		p.rep.Ignored++
 		return nil
 	}
-	e.Text = clip(e.Text)
+	e.Text = p.clip(e.Text)
 	e.Normalize()
 	if problems := e.Validate(); len(problems) > 0 {
 		p.rep.bad(p.line, problems...)
@@ -282,8 +298,20 @@ func (p *parser) derivedTime() time.Time {
 	return now.UTC().Truncate(time.Second).Add(time.Duration(p.line) * time.Millisecond)
 }
 
-// clip cuts text to the event limit at a rune boundary, saying so.
-func clip(s string) string {
+// clip is clipText, recorded in the report when it cuts.
+func (p *parser) clip(s string) string {
+	if len(s) > governance.MaxEventTextBytes {
+		p.clipped()
+	}
+	return clipText(s)
+}
+
+// clipped records that the current line's text was cut.
+func (p *parser) clipped() { p.rep.clipped(p.line) }
+
+// clipText cuts text to the event limit at a rune boundary, saying so in
+// the text.
+func clipText(s string) string {
 	const mark = "\n…[truncated]"
 	if len(s) <= governance.MaxEventTextBytes {
 		return s

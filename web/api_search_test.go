@@ -91,6 +91,17 @@ func TestAPISearch(t *testing.T) {
 			}
 		}
 	})
+	t.Run("NothingToSearchFor", func(t *testing.T) {
+		// Punctuation or stop words alone match nothing, with a sentence
+		// that says so, never every event.
+		for _, q := range []string{"???", "。。。", "the", "the a of", "!?"} {
+			var e apiErr
+			wantStatus(t, apiCall(t, f.Server.URL, http.MethodGet, "/api/v1/search?q="+url.QueryEscape(q), travel, "", nil, &e), http.StatusBadRequest)
+			if e.Code != governance.EINVALID || !strings.Contains(e.Message, "nothing to search for") {
+				t.Errorf("%q: error = %+v", q, e)
+			}
+		}
+	})
 	t.Run("ErrScope", func(t *testing.T) {
 		ingestOnly := mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeIngest)
 		var e apiErr

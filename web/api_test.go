@@ -172,6 +172,21 @@ func TestAPIEvents(t *testing.T) {
 			t.Fatalf("events = %d after a rejected batch, want %d", got, n)
 		}
 	})
+	t.Run("LoneSurrogateIDsRefused", func(t *testing.T) {
+		// \udfff and \udffe decode alike (U+FFFD): the second would be
+		// skipped silently as the first's duplicate.
+		ndjson := strings.Replace(string(mustJSON(t, apiEvent("lone-X", "s9", 9, "one"))), "X", `\udfff`, 1) + "\n" +
+			strings.Replace(string(mustJSON(t, apiEvent("lone-X", "s9", 10, "two"))), "X", `\udffe`, 1) + "\n"
+		var e apiErr
+		r := apiCall(t, f.Server.URL, http.MethodPost, "/api/v1/events", token, "application/x-ndjson", []byte(ndjson), &e)
+		wantStatus(t, r, http.StatusBadRequest)
+		if len(e.Items) != 2 || !strings.Contains(e.Items[0].Problems[0], "U+FFFD") {
+			t.Fatalf("error = %+v, want both ids refused", e)
+		}
+		if got := eventCount(t, f.Store, f.Travel.ID); got != n {
+			t.Fatalf("events = %d after a rejected batch, want %d", got, n)
+		}
+	})
 	t.Run("BrokenArrayNamesTheItem", func(t *testing.T) {
 		ok := string(mustJSON(t, apiEvent("m8", "s9", 10, "ok")))
 		for body, item := range map[string]int{"[" + ok + `, {"id": "m9",` + "]": 2, "[" + ok + ", null]": 2} {

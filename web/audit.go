@@ -65,7 +65,7 @@ func (s *Server) handleAuditIndex(c echo.Context) error {
 	}
 	check := log.Check
 	v := templates.AuditView{Form: form, Errors: errs, Entries: log.Entries, Scoped: log.Scoped, Live: log.Live,
-		Check: templates.AuditCheck{OK: check.OK, Rows: check.Rows, BadID: check.BadID, Problem: check.Problem}}
+		Check: templates.AuditCheck{OK: check.OK, Rows: check.Rows, BadID: check.BadID, Problem: check.Problem, Head: check.Head.String()}}
 	v.Pager = newPager(page, auditPageSize, log.Total, false, "audit", func(p int) string {
 		return withPage("/audit", form.Values(), p)
 	})

@@ -231,7 +231,7 @@ func TestEvalPages(t *testing.T) {
 		if first, _ := rows.First().Attr("data-testid"); first != "change-regression" {
 			t.Fatalf("first row = %s, want the regression first", first)
 		}
-		if got := doc.Find(testid("compare-summary")).Text(); !strings.Contains(got, "1 regression(s)") {
+		if got := doc.Find(testid("compare-summary")).Text(); !strings.Contains(got, "1 regression,") {
 			t.Fatalf("summary = %q", got)
 		}
 

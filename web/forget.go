@@ -17,6 +17,21 @@ import (
 // forget the memories about themselves; admins forget whole subjects. Who
 // may forget what is decided by app.Forget.
 
+// plainForget marks the plans of a forget for a member (someone who
+// sees only their own memories there): the page speaks of memories and
+// lines, not of rule ids, candidates and fingerprints.
+func (s *Server) plainForget(c echo.Context, v *templates.ForgetView) {
+	ctx := c.Request().Context()
+	for i, p := range v.Plans {
+		if p.Project == nil {
+			continue
+		}
+		if sc, err := s.app.Projects.ScopeByID(ctx, actorOf(ctx), p.Project.ID); err == nil && sc.Subject != nil {
+			v.Plans[i].Plain, v.Plain = true, true
+		}
+	}
+}
+
 // planView turns a forget plan into the confirmation's view.
 func planView(plan app.ForgetPlan) templates.ForgetPlanView {
 	p := plan.Preview
@@ -48,6 +63,10 @@ func forgetBack(c echo.Context, def string) string {
 }
 
 func (s *Server) renderForget(c echo.Context, title string, v templates.ForgetView) error {
+	s.plainForget(c, &v)
+	if v.Plain && v.PlainIntro != "" {
+		v.Intro = v.PlainIntro
+	}
 	meta, err := s.meta(c, title, "")
 	if err != nil {
 		return err
@@ -76,6 +95,7 @@ func (s *Server) handleRuleForgetShow(c echo.Context) error {
 	v := templates.ForgetView{
 		Heading:      tr(c, "forget.heading_memory"),
 		Intro:        tr(c, "forget.intro_rule", "ID", id),
+		PlainIntro:   tr(c, "forget.intro_memory_plain"),
 		Action:       "/rules/" + strconv.FormatInt(id, 10) + "/forget",
 		Back:         back,
 		EventsChoice: true,
@@ -83,6 +103,12 @@ func (s *Server) handleRuleForgetShow(c echo.Context) error {
 		EventsToggle: "/rules/" + strconv.FormatInt(id, 10) + "/forget?" + toggle.Encode(),
 		Plans:        []templates.ForgetPlanView{planView(plan)},
 		Submit:       tr(c, "forget.submit"),
+	}
+	// A reviewer who forgets a replacement may bring back what it replaced.
+	if r, _, err := s.app.Rules.GetReviewed(ctx, actorOf(ctx), id); err == nil && r.Supersedes != 0 {
+		if old, _, err := s.app.Rules.GetReviewed(ctx, actorOf(ctx), r.Supersedes); err == nil && old.SupersededBy == r.ID {
+			v.RestoreReplaced = old
+		}
 	}
 	return s.renderForget(c, tr(c, "forget.heading_memory"), v)
 }
@@ -102,7 +128,11 @@ func (s *Server) handleRuleForgetCreate(c echo.Context) error {
 	if back == templates.RuleURL(id)+"/forget" {
 		back = templates.RuleURL(id)
 	}
-	return s.done(c, back, forgetMessage(c, tr(c, "forget.done_memory"), rep))
+	also, err := s.restoreReplaced(c, "")
+	if err != nil {
+		return err
+	}
+	return s.done(c, back, forgetMessage(c, tr(c, "forget.done_memory"), rep)+also)
 }
 
 // forgetMessage is the flash after a forget, in the viewer's language:
@@ -170,6 +200,7 @@ func (s *Server) handleCandidateForgetShow(c echo.Context) error {
 	v := templates.ForgetView{
 		Heading:      tr(c, "forget.heading_memory"),
 		Intro:        tr(c, "forget.intro_candidate"),
+		PlainIntro:   tr(c, "forget.intro_memory_plain"),
 		Action:       action,
 		Back:         back,
 		EventsChoice: true,

@@ -106,6 +106,10 @@ func (s *Server) handleImportCreate(c echo.Context) error {
 		}
 		msg += " " + tr(c, "import.flash.malformed", "Count", trNum(c, res.MalformedCount), "Lines", strings.Join(lines, ", "))
 	}
+	if res.Clipped > 0 {
+		msg += " " + tr(c, "import.flash.clipped", "Count", trNum(c, res.Clipped), "KiB", trNum(c, governance.MaxEventTextBytes>>10),
+			"Lines", transcript.LineList(res.ClippedLines))
+	}
 	if res.Cleaned > 0 {
 		msg += " " + tr(c, "import.flash.cleaned", "Count", trNum(c, res.Cleaned))
 	}

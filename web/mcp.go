@@ -71,7 +71,7 @@ func (s *Server) newMCPHandler() http.Handler {
 	mcp.AddTool(server, &mcp.Tool{
 		Name:        "import_memory",
 		Title:       "Import memory",
-		Description: "Records memories given as portable JSON Lines (kind, text, optional subject_id) as raw events; the heartbeat gates them and proposes rules only on evidence, like any other write.",
+		Description: "Records memories given as portable JSON Lines (kind, text, optional subject_id) as imported raw events (external content, one session a day however many calls); the heartbeat gates them, and an imported memory becomes a rule only when the person's own words in a conversation or a reviewer confirm it.",
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true},
 	}, s.mcpImportMemory)
 	s.addSkillTools(server)

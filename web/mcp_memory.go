@@ -60,8 +60,9 @@ func (s *Server) mcpImportMemory(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, nil, s.toolError(ctx, "import_memory", err)
 	}
 	session := res.Session
-	msg := fmt.Sprintf("%d memory item(s) recorded as events (session %s), %d already present. The heartbeat gates them and proposes rules only on evidence.",
-		res.Inserted-min(res.Inserted, 1), session, res.Skipped)
+	msg := fmt.Sprintf("%d memory item(s) recorded as imported events (session %s), %d already present. The heartbeat gates them; "+
+		"an imported memory becomes a rule only when the person's own words or a reviewer confirm it.",
+		res.Inserted, session, res.Skipped)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, res.ImportResult, nil
 }
 

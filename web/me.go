@@ -20,7 +20,7 @@ func (s *Server) handleMeShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var v templates.MeView
+	v := templates.MeView{Now: s.app.Now()}
 	for _, g := range groups {
 		mp := templates.MeProject{Project: g.Project, SubjectID: g.SubjectID, Candidates: g.Candidates}
 		for _, r := range g.Rules {
@@ -117,7 +117,7 @@ func (s *Server) handleMeForgetShow(c echo.Context) error {
 	// before the member confirms.
 	var leaving []string
 	for _, p := range v.Plans {
-		if !p.Empty() && p.Project != nil {
+		if p.Project != nil {
 			leaving = append(leaving, p.Project.Name)
 		}
 	}

@@ -43,6 +43,37 @@ func TestMyMemories(t *testing.T) {
 			t.Fatal("the held candidate is not listed")
 		}
 	})
+	t.Run("InTheirWords", func(t *testing.T) {
+		// Under "what the assistant follows" only rules in use; the forget
+		// page speaks of memories, not of rule ids, candidates or hashes.
+		if _, err := f.Store.ApproveRule(context.Background(), "rita", nap.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		_, doc := chen.Get("/me")
+		if doc.Find(testid("me-waiting")+" "+testid("me-rule")).Length() == 0 {
+			t.Error("the family's proposal is not listed as waiting")
+		}
+		inUse := doc.Find(testid("me-in_use") + " " + testid("me-rule"))
+		if inUse.Length() == 0 {
+			t.Fatal("nothing listed as followed by the assistant")
+		}
+		inUse.Each(func(_ int, s *goquery.Selection) {
+			id, _ := strconv.ParseInt(s.AttrOr("data-rule", ""), 10, 64)
+			if r := f.Reload(t, id); r.Status != governance.RuleActive || r.Paused {
+				t.Errorf("rule %d (%s) is listed as followed", id, r.Status)
+			}
+		})
+		doc.Find(testid("me-rule")).Each(func(_ int, s *goquery.Selection) {
+			id := s.AttrOr("data-rule", "")
+			_, page := chen.Get("/rules/" + id + "/forget?back=%2Fme")
+			text := strings.ToLower(page.Find("main").Text())
+			for _, jargon := range []string{"#" + id, "rule", "candidate", "fingerprint", "heartbeat", "trace"} {
+				if strings.Contains(text, jargon) {
+					t.Errorf("the forget page of memory %s says %q", id, jargon)
+				}
+			}
+		})
+	})
 	t.Run("OtherSubjectSeesNothingOfThis", func(t *testing.T) {
 		_, doc := f.Login(t, GovOtherMember).Get("/me")
 		if doc.Find(testid("me-rule")).Length()+doc.Find(testid("me-candidate")).Length() != 0 {

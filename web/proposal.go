@@ -58,7 +58,7 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 	back := backTo(c, templates.RuleURL(id))
 	form := templates.RuleForm{Action: "approve_edit", Text: strings.TrimSpace(c.FormValue("text")),
 		Kind: c.FormValue("kind"), Reason: strings.TrimSpace(c.FormValue("reason"))}
-	_, edited, err := s.app.Reviews.Approve(ctx, actorOf(ctx), id, app.Approval{Edited: c.FormValue("edited") != "",
+	after, edited, err := s.app.Reviews.Approve(ctx, actorOf(ctx), id, app.Approval{Edited: c.FormValue("edited") != "",
 		Text: form.Text, Kind: governance.MemoryType(form.Kind), Reason: form.Reason})
 	if err != nil {
 		return s.reshow(c, id, back, form, err)
@@ -66,6 +66,12 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 	msg := tr(c, "review.flash.rule_approved", "ID", id)
 	if edited {
 		msg = tr(c, "review.flash.rule_approved_edited", "ID", id)
+	}
+	if after.Supersedes != 0 {
+		// The rule it replaced: what became of it.
+		if old, _, err := s.app.Rules.Get(ctx, actorOf(ctx), after.Supersedes); err == nil && old.SupersededBy == after.ID {
+			msg += " " + tr(c, "review.flash.replaced", "ID", old.ID)
+		}
 	}
 	return s.done(c, back, msg)
 }

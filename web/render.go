@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"net/url"
 	"strconv"
 
@@ -40,6 +41,10 @@ func (s *Server) meta(c echo.Context, title, active string) (templates.PageMeta,
 		CSRF:   csrfToken(c),
 		Active: active,
 		Path:   c.Request().URL.RequestURI(),
+	}
+	if c.Request().Method == http.MethodPost {
+		// A refused form comes back on the page it was sent from.
+		m.Path, m.Resubmitted = formPage(c), true
 	}
 	m.Nav = navFor(m.User)
 	s.withReviewBadge(c.Request().Context(), &m)
@@ -151,6 +156,18 @@ func backTo(c echo.Context, def string) string {
 		return next
 	}
 	return def
+}
+
+// formPage is the page a form was sent from: its "back" field, else the
+// referring page of this console, else the console's start.
+func formPage(c echo.Context) string {
+	if b := c.FormValue("back"); b != "" {
+		return safeNext(b)
+	}
+	if ref, err := url.Parse(c.Request().Referer()); err == nil && ref.Host == c.Request().Host {
+		return safeNext(ref.RequestURI())
+	}
+	return "/"
 }
 
 // done flashes msg and sends the browser back.

@@ -185,6 +185,12 @@ func TestReviewQueue(t *testing.T) {
 		if n := card.Find(testid("evidence-candidate")).Length(); n < 2 {
 			t.Fatalf("evidence candidates = %d", n)
 		}
+		// Each candidate says which extractor proposed it.
+		card.Find(testid("evidence-candidate")).Each(func(_ int, c *goquery.Selection) {
+			if got := strings.TrimSpace(c.Find(testid("candidate-extractor")).Text()); !strings.HasPrefix(got, "heuristic/") {
+				t.Errorf("candidate extractor = %q, want the heuristic extractor's name", got)
+			}
+		})
 		failed := card.Find(testid("evidence-event")).FilterFunction(func(_ int, s *goquery.Selection) bool {
 			return strings.TrimSpace(s.Find(testid("event-status")).Text()) == governance.StatusFailed
 		})
@@ -472,6 +478,18 @@ func TestReviewBulk(t *testing.T) {
 		wantRedirect(t, res, travelQueue)
 		if r := f.Reload(t, attach.ID); r.Status != governance.RuleRejected {
 			t.Fatalf("merged proposal = %s", r.Status)
+		}
+		// Its page says it was merged, where, and shows the evidence that
+		// moved with it.
+		_, doc = rita.Get(ruleURL(attach.ID))
+		if got := strings.TrimSpace(doc.Find(testid("rule-status")).Text()); got != "merged" {
+			t.Errorf("the merged proposal's status reads %q", got)
+		}
+		if href := doc.Find(testid("rule-merged-into")+" a").AttrOr("href", ""); href != ruleURL(nap.ID) {
+			t.Errorf("merged into links %q", href)
+		}
+		if doc.Find(testid("no-evidence")).Length() != 0 {
+			t.Error("the merged proposal says it has no evidence")
 		}
 	})
 	t.Run("Split", func(t *testing.T) {

@@ -141,7 +141,7 @@ func TestRouteInventory(t *testing.T) {
 		"/events/:seq":                         {path: fmt.Sprintf("/events/%d", f.Seqs["bj-1-3"]), get: e(own(ok))},
 		"/projects/:project/sessions":          {path: "/projects/travel-agent/sessions", get: e(project(ok))},
 		"/projects/:project/sessions/:session": {path: "/projects/travel-agent/sessions/bj-1", get: e(own(ok))},
-		"/search":                              {path: "/search?q=x&project=travel-agent", get: e(project(ok))},
+		"/search":                              {path: "/search?q=hotel&project=travel-agent", get: e(project(ok))},
 		"/episodes":                            {path: "/episodes?project=travel-agent", get: e(project(ok))},
 		"/candidates":                          {path: "/candidates?project=travel-agent", get: e(project(ok))},
 		"/heartbeat":                           {path: "/heartbeat", get: e(reviewers(ok))},

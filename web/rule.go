@@ -88,7 +88,8 @@ func (s *Server) renderRule(c echo.Context, status int, id int64, form templates
 	}
 	r := d.Rule
 	v := templates.RuleView{Rule: r, Project: d.Scope.Project, Now: s.app.Now().UTC(), CSRF: csrfToken(c), Form: form,
-		Can: r.AllowedActions(), Evidence: d.Evidence, Replaces: d.Replaces, ReplacedBy: d.ReplacedBy, Audit: d.Audit}
+		Can: r.AllowedActions(), Evidence: d.Evidence, Replaces: d.Replaces, ReplacedBy: d.ReplacedBy, Replacements: d.Replacements,
+		MergedInto: d.MergedInto, Audit: d.Audit}
 	versions := d.Versions
 	for i := len(versions) - 1; i >= 0; i-- {
 		vv := templates.VersionView{Version: versions[i]}
@@ -187,7 +188,32 @@ func (s *Server) handleRuleDemote(c echo.Context) error {
 	if err != nil {
 		return s.formProblem(c, id, form, err)
 	}
-	return s.done(c, templates.RuleURL(id), tr(c, "rule.flash.status_now", "ID", id, "Status", enumLabel(c, "rule_status", string(after.Status))))
+	msg := tr(c, "rule.flash.status_now", "ID", id, "Status", enumLabel(c, "rule_status", string(after.Status)))
+	also, err := s.restoreReplaced(c, form.Reason)
+	if err != nil {
+		return err
+	}
+	return s.done(c, templates.RuleURL(id), msg+also)
+}
+
+// restoreReplaced restores the rule a form's "restore_replaced" box names
+// (the one the rule just taken out of use had replaced), when it is
+// ticked, and returns the sentence that says so ("" when not ticked).
+func (s *Server) restoreReplaced(c echo.Context, reason string) (string, error) {
+	v := c.FormValue("restore_replaced")
+	if v == "" {
+		return "", nil
+	}
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || id <= 0 {
+		return "", governance.Errorf(governance.ENOTFOUND, "No such %s.", "rule")
+	}
+	ctx := c.Request().Context()
+	r, err := s.app.Rules.Restore(ctx, actorOf(ctx), id, reason)
+	if err != nil {
+		return "", err
+	}
+	return " " + tr(c, "rule.flash.replaced_restored", "ID", r.ID, "Status", enumLabel(c, "rule_status", string(r.Status))), nil
 }
 
 // handleRuleToCandidates archives a rule and returns its candidates to the held queue.

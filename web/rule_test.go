@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web"
 )
@@ -34,6 +35,11 @@ func TestRuleIndex(t *testing.T) {
 		if n, _ := strconv.Atoi(strings.TrimSpace(doc.Find(testid("rule-total")).Text())); n <= 3 {
 			t.Fatalf("admin total = %d", n)
 		}
+	})
+	t.Run("LongSearchRefused", func(t *testing.T) {
+		// 1,000 words would be 1,000 term look-ups.
+		res, _ := rita.Get("/rules?q=" + url.QueryEscape(strings.Repeat("word ", 1000)))
+		wantStatus(t, res, http.StatusBadRequest)
 	})
 	t.Run("Filters", func(t *testing.T) {
 		for q, want := range map[string]int{
@@ -162,6 +168,11 @@ func TestRuleActions(t *testing.T) {
 		if _, open := doc.Find(testid("edit-rule")).Attr("open"); !open {
 			t.Fatal("the edit form is not open with its error")
 		}
+		// The answer names the page the form was on, which the browser's
+		// history then shows: a refresh reloads it, never posts again.
+		if got := doc.Find("main").AttrOr("data-page-url", ""); got != page {
+			t.Fatalf("the refused form's page says it is %q, want %q", got, page)
+		}
 	})
 	t.Run("EditWithDiff", func(t *testing.T) {
 		res, _ := post("edit", url.Values{"text": {"每天14:00到16:00留给孩子午睡"}, "kind": {"user_preference"}, "reason": {"shorter"}})
@@ -228,12 +239,20 @@ func TestRuleActions(t *testing.T) {
 		}
 	})
 	t.Run("Supersede", func(t *testing.T) {
+		// The form offers the rules that could replace this one: same
+		// project and scope, active or proposed, never itself.
+		other := f.Rule(t, "单独安排一天") // another scope
+		_, doc := rita.Get(page)
+		offered := map[string]bool{}
+		doc.Find(testid("supersede-rule") + " option").Each(func(_ int, o *goquery.Selection) { offered[o.AttrOr("value", "")] = true })
+		if !offered[strconv.FormatInt(attach.ID, 10)] || offered[strconv.FormatInt(other.ID, 10)] || offered[strconv.FormatInt(nap.ID, 10)] {
+			t.Fatalf("the supersede form offers %v; want rule %d, not %d nor the rule itself", offered, attach.ID, other.ID)
+		}
 		res, html := post("supersede", url.Values{"newer": {"abc"}, "reason": {"x"}, "confirm": {"yes"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
 		if parse(t, html).Find(testid("supersede-rule-error")).Length() != 1 {
 			t.Fatal("bad id not shown")
 		}
-		other := f.Rule(t, "单独安排一天") // another scope
 		res, _ = post("supersede", url.Values{"newer": {strconv.FormatInt(other.ID, 10)}, "reason": {"x"}, "confirm": {"yes"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
 		res, _ = post("supersede", url.Values{"newer": {strconv.FormatInt(attach.ID, 10)}, "reason": {"replaced"}, "confirm": {"yes"}})
@@ -243,7 +262,7 @@ func TestRuleActions(t *testing.T) {
 		}
 		// The replacement is shown side by side in the queue; approving it
 		// supersedes the old rule.
-		_, doc := rita.Get(travelQueue)
+		_, doc = rita.Get(travelQueue)
 		card := doc.Find("#proposal-" + strconv.FormatInt(attach.ID, 10))
 		if strings.TrimSpace(card.Find(testid("replaced-text")).Text()) == "" {
 			t.Fatal("the replaced rule is not shown beside the proposal")
@@ -253,9 +272,25 @@ func TestRuleActions(t *testing.T) {
 		if r := f.Reload(t, nap.ID); r.Status != governance.RuleSuperseded || r.SupersededBy != attach.ID {
 			t.Fatalf("old rule = %s by %d", r.Status, r.SupersededBy)
 		}
+		if card.Find(testid("replacement-fate")).Length() != 1 {
+			t.Fatal("the card does not say what becomes of the replaced rule")
+		}
 		_, doc = rita.Get(page)
 		if doc.Find(testid("rule-replaced-by")).Length() != 1 {
 			t.Fatal("the old rule does not link its replacement")
+		}
+		// Undo: demoting the replacement offers to restore the old rule.
+		newPage := ruleURL(attach.ID)
+		_, doc = rita.Get(newPage)
+		box := doc.Find(testid("demote-restore-replaced"))
+		if box.AttrOr("value", "") != strconv.FormatInt(nap.ID, 10) {
+			t.Fatalf("the demote form does not offer to restore rule %d", nap.ID)
+		}
+		res, _ = rita.PostForm(newPage, ruleURL(attach.ID, "demote"), url.Values{"reason": {"the old time again"}, "confirm": {"yes"},
+			"restore_replaced": {box.AttrOr("value", "")}})
+		wantRedirect(t, res, newPage)
+		if r := f.Reload(t, nap.ID); r.Status != governance.RuleActive || r.SupersededBy != 0 {
+			t.Fatalf("old rule after the undo = %s by %d, want active", r.Status, r.SupersededBy)
 		}
 	})
 	t.Run("ToCandidates", func(t *testing.T) {

@@ -18,6 +18,21 @@ func TestSearch(t *testing.T) {
 	f := NewFixture(t, web.Config{})
 	c := f.Login(t, TravelReviewer)
 
+	t.Run("NothingToSearchFor", func(t *testing.T) {
+		for _, q := range []string{"???", "。。。", "the"} {
+			res, doc := c.Get(search(url.Values{"q": {q}}))
+			wantStatus(t, res, http.StatusUnprocessableEntity)
+			if n := doc.Find(testid("hit")).Length(); n != 0 {
+				t.Errorf("%q: %d hits, want none", q, n)
+			}
+			if msg := doc.Find("#search-q-error").Text(); !strings.Contains(msg, "common words") {
+				t.Errorf("%q: the field says %q", q, msg)
+			}
+		}
+		// Quoted, punctuation is exact text to find.
+		res, _ := c.Get(search(url.Values{"q": {`"???"`}}))
+		wantStatus(t, res, http.StatusOK)
+	})
 	t.Run("Chinese", func(t *testing.T) {
 		res, doc := c.Get(search(url.Values{"q": {"环球影城"}}))
 		wantStatus(t, res, http.StatusOK)

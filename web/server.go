@@ -4,7 +4,9 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -14,7 +16,9 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/ops"
 	"github.com/mnemo-console/mnemo/web/static"
 )
 
@@ -47,10 +51,28 @@ type Config struct {
 	Metrics      http.Handler
 	MetricsToken string
 	// ObserveRequest, when set, is called once per request with its route
-	// template ("/rules/:id", "" when no route matched), for metrics and
-	// the request's trace span.
+	// template ("/rules/:id", "" when no route of the console matched), for
+	// metrics and the request's trace span.
 	ObserveRequest func(ctx context.Context, method, route string, status int, latency time.Duration)
+	// BodyTimeout and UploadTimeout bound the time a request's body may
+	// take to arrive: a form's or an API call's, and an upload's
+	// (defaults DefaultBodyTimeout and DefaultUploadTimeout).
+	BodyTimeout, UploadTimeout time.Duration
 }
+
+// Limits of request bodies by route class (bodyClass), decided from the
+// route and the caller before a byte of the body is read.
+const (
+	// AnonymousBodyBytes bounds what a caller who is not signed in may send
+	// (the sign-in form).
+	AnonymousBodyBytes = 64 << 10
+	// FormBodyBytes bounds a signed-in account's form.
+	FormBodyBytes = 1 << 20
+	// DefaultBodyTimeout and DefaultUploadTimeout are the defaults of
+	// Config.BodyTimeout and Config.UploadTimeout.
+	DefaultBodyTimeout   = 30 * time.Second
+	DefaultUploadTimeout = 10 * time.Minute
+)
 
 // DefaultMaxImportBytes is the default upload limit of the import page.
 const DefaultMaxImportBytes = 64 << 20
@@ -63,6 +85,9 @@ type Server struct {
 	sessions *auth.Sessions
 	limiter  *auth.LoginLimiter
 	echo     *echo.Echo
+	// routeSet is the console's route templates, the only ones requests
+	// are observed by (ObserveRequest): any other path is "".
+	routeSet map[string]bool
 }
 
 // NewServer builds the echo app: middleware, routes and error handling. The
@@ -76,6 +101,12 @@ func NewServer(cfg Config, a *app.App, logger *slog.Logger) (*Server, error) {
 	}
 	if cfg.MaxLineBytes <= 0 {
 		cfg.MaxLineBytes = governance.MaxImportLineBytes
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.UploadTimeout <= 0 {
+		cfg.UploadTimeout = DefaultUploadTimeout
 	}
 	// Administration generates and hashes passwords with auth's argon2id
 	// (app cannot import auth, an HTTP package).
@@ -108,6 +139,10 @@ func NewServer(cfg Config, a *app.App, logger *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s.routes()
+	s.routeSet = map[string]bool{}
+	for _, r := range e.Routes() {
+		s.routeSet[r.Path] = true
+	}
 	return s, nil
 }
 
@@ -123,7 +158,7 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 
 // middleware installs, in order: Recover → RequestID → request logger →
-// Secure headers → body limit → session → current user → language →
+// Secure headers → session → current user → body limit → language →
 // CSRF → clean forms.
 func (s *Server) middleware() error {
 	s.echo.Use(
@@ -138,15 +173,11 @@ func (s *Server) middleware() error {
 			ContentSecurityPolicy: contentSecurityPolicy,
 			ReferrerPolicy:        "same-origin",
 		}),
-		// Before the CSRF check, which may parse a multipart body.
-		limitBody(func(c echo.Context) int64 {
-			if strings.HasPrefix(c.Request().URL.Path, "/api/") || c.Request().URL.Path == MCPPath {
-				return s.cfg.MaxEventsBytes + 1<<20 // the handlers cap their own bodies lower
-			}
-			return s.cfg.MaxImportBytes + 1<<20
-		}),
 		skipFor(skipAssets, s.sessions.SessionMiddleware()),
 		skipFor(skipAssets, auth.LoadUser(s.sessions, s.app.Account)),
+		// Once the caller is known, before the CSRF check, which may parse
+		// a multipart body.
+		limitBody(s.bodyClass),
 		localize,
 		auth.CSRF(s.sessions, csrfContextKey, skipAssets),
 		skipFor(skipAssets, cleanForms),
@@ -174,13 +205,13 @@ func skipFor(skip middleware.Skipper, mw echo.MiddlewareFunc) echo.MiddlewareFun
 	}
 }
 
-// requestLogger logs every request once, with its request_id, at Info (Error
-// for 5xx). The error handler runs first, so the status is the one sent.
+// requestLogger logs every request once, with its request_id and route
+// template, at Info (Error for 5xx). The error handler runs first, so the
+// status is the one sent.
 func (s *Server) requestLogger() echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		HandleError:  true,
 		LogMethod:    true,
-		LogURIPath:   true,
 		LogStatus:    true,
 		LogLatency:   true,
 		LogRequestID: true,
@@ -190,13 +221,23 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 			if v.Status >= 500 {
 				level = slog.LevelError
 			}
+			route := c.Path()
+			if !s.routeSet[route] {
+				route = "" // a path of no route: one label, however many are made up
+			}
 			if s.cfg.ObserveRequest != nil {
-				s.cfg.ObserveRequest(c.Request().Context(), v.Method, c.Path(), v.Status, v.Latency)
+				s.cfg.ObserveRequest(c.Request().Context(), v.Method, route, v.Status, v.Latency)
+			}
+			// The route template, never the path: a path names sessions,
+			// subjects and rules, and the log would keep them after a
+			// forget.
+			if route == "" {
+				route = "unmatched"
 			}
 			s.logger.LogAttrs(c.Request().Context(), level, "http request",
 				slog.String("request_id", v.RequestID),
-				slog.String("method", v.Method),
-				slog.String("path", v.URIPath),
+				slog.String("method", ops.Method(v.Method)),
+				slog.String("route", route),
 				slog.Int("status", v.Status),
 				slog.Duration("latency", v.Latency),
 				slog.String("remote_ip", v.RemoteIP),
@@ -206,18 +247,80 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 	})
 }
 
-// limitBody refuses request bodies over limit(c) bytes: at once when the
-// declared length is larger, otherwise when reading passes it.
-func limitBody(limit func(echo.Context) int64) echo.MiddlewareFunc {
+// bodyClass is the largest body a request may send and the time it may
+// take to arrive, by route class: the agent API and MCP server (token
+// callers; their handlers cap their own bodies lower), an upload for a
+// caller who may make it (an import for an administrator, an eval suite
+// for an account), a signed-in account's form, and anything else a
+// caller who is not signed in sends (the sign-in form).
+func (s *Server) bodyClass(c echo.Context) (int64, time.Duration) {
+	if p := c.Request().URL.Path; strings.HasPrefix(p, "/api/") || p == MCPPath {
+		return s.cfg.MaxEventsBytes + 1<<20, s.cfg.UploadTimeout
+	}
+	u := auth.UserFrom(c.Request().Context())
+	if u == nil {
+		return AnonymousBodyBytes, s.cfg.BodyTimeout
+	}
+	switch c.Path() {
+	case "/admin/import":
+		if governance.Can(governance.AccountActor(u), governance.ActAdminister, governance.Object{}) == nil {
+			return s.cfg.MaxImportBytes + 1<<20, s.cfg.UploadTimeout
+		}
+	case "/evals/suites", "/evals/benchmarks":
+		return evals.MaxSuiteBytes + 1<<20, s.cfg.UploadTimeout
+	}
+	return FormBodyBytes, s.cfg.BodyTimeout
+}
+
+// limitBody refuses request bodies over the class's limit: at once when
+// the declared length is larger, otherwise when reading passes it. The
+// body must also arrive within the class's time (the connection's read
+// deadline), so a slow body cannot hold a connection.
+func limitBody(class func(echo.Context) (int64, time.Duration)) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
-			n := limit(c)
+			n, d := class(c)
 			if r.ContentLength > n {
-				return governance.Errorf(governance.ETOOLARGE, "The request is larger than %d MiB.", n>>20)
+				return tooLarge(n)
+			}
+			if r.Body != nil && r.Body != http.NoBody {
+				// Not every writer has a connection (a test's recorder).
+				rc := http.NewResponseController(c.Response())
+				if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+					r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+				}
 			}
 			r.Body = http.MaxBytesReader(c.Response(), r.Body, n)
 			return next(c)
 		}
 	}
+}
+
+// deadlineBody lifts the connection's read deadline once the whole body
+// is read: the handler may then take its time, and the server's own read
+// of the idle connection would otherwise end the request when the
+// deadline passes. A body cut short keeps it, so the server's attempt to
+// read the rest fails too and the connection closes.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) && !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// tooLarge refuses a body over n bytes.
+func tooLarge(n int64) error {
+	if n < 1<<20 {
+		return governance.Errorf(governance.ETOOLARGE, "The request is larger than %d KiB.", n>>10)
+	}
+	return governance.Errorf(governance.ETOOLARGE, "The request is larger than %d MiB.", n>>20)
 }

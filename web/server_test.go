@@ -107,7 +107,7 @@ func TestStatic(t *testing.T) {
 	doc.Find(`link[rel="stylesheet"], script[src]`).Each(func(_ int, s *goquery.Selection) {
 		assets = append(assets, s.AttrOr("href", s.AttrOr("src", "")))
 	})
-	if len(assets) != 3 {
+	if len(assets) != 4 {
 		t.Fatalf("assets = %v", assets)
 	}
 	for _, a := range assets {

@@ -245,7 +245,10 @@ func (c *Client) CSRF(page string) string {
 func (c *Client) PostForm(page, path string, values url.Values) (*http.Response, *goquery.Document) {
 	c.tb.Helper()
 	values.Set("csrf", c.CSRF(page))
-	return c.PostRaw(path, values)
+	// A browser names the page a form was on (Referrer-Policy same-origin).
+	res, body := c.Do(http.MethodPost, path, strings.NewReader(values.Encode()),
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Referer": {c.base + page}})
+	return res, parse(c.tb, body)
 }
 
 // PostRaw posts values as they are (no token added).

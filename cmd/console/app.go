@@ -76,6 +76,10 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 	if err != nil {
 		return nil, err
 	}
+	if err := keyAudit(ctx, backend, cfg, logger); err != nil {
+		backend.Close()
+		return nil, err
+	}
 	m := &Main{Config: cfg, Logger: logger, Tracing: tracing, elector: el}
 	m.Metrics = ops.NewMetrics(m.queues(backend))
 	observeQueues(backend, m.Metrics)
@@ -219,7 +223,8 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		return errorf("leader lease: %v", err)
 	}
 	m.listener = ln
-	m.server = &http.Server{Handler: m.Tracing.TraceHTTP(srv.Handler()), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+	m.server = &http.Server{Handler: m.Tracing.TraceHTTP(srv.Handler()), ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
 
 	bg, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
@@ -229,6 +234,13 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	go func() {
 		defer m.wg.Done()
 		m.lead(bg, l)
+	}()
+	// Every instance logs the audit chain's head as it changes, for an
+	// outside witness (docs/security.md).
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.logAuditHead(bg, time.Second)
 	}()
 	m.wg.Add(1)
 	go func() {
@@ -295,6 +307,37 @@ func (m *Main) Close() error {
 	return errors.Join(errs...)
 }
 
+// logAuditHead logs the audit chain's head (rows and last hash) at once
+// and then whenever it changed, looking every interval until ctx ends: a
+// log kept elsewhere then shows a chain cut or rewritten later
+// (console audit verify --expect-head).
+func (m *Main) logAuditHead(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var (
+		lastID   int64 = -1
+		lastHash string
+	)
+	for {
+		id, hash, err := m.Store.AuditLast(ctx)
+		if err == nil && (id != lastID || hash != lastHash) {
+			var head governance.AuditHead
+			if head, err = m.Store.AuditHead(ctx); err == nil {
+				lastID, lastHash = id, hash
+				m.Logger.Info("audit head", slog.Int("rows", head.Rows), slog.String("hash", head.Hash), slog.String("head", head.String()))
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			m.Logger.Warn("audit head: read failed", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // newConsolidator picks the extractor: the model when an endpoint is
 // configured, else the offline heuristic; merging falls back to the heuristic.
 func newConsolidator(cfg Config, logger *slog.Logger) *consolidate.Consolidator {
@@ -302,6 +345,9 @@ func newConsolidator(cfg Config, logger *slog.Logger) *consolidate.Consolidator 
 	if cfg.LLMConfigured() {
 		mc := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
 			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)
+		// A reply that is no extraction (a refusal, no JSON) is extracted
+		// offline instead; the candidates say which extractor made them.
+		c.ExtractFallback = c.Extractor
 		c.Extractor, c.Merger = mc, mc
 	}
 	return c
@@ -330,8 +376,8 @@ func (m *Main) followSources(ctx context.Context, interval time.Duration) {
 		for _, src := range sources {
 			format, _ := transcript.ParseFormat(src.Format)
 			f := &transcript.Follower{Store: m.Store, SourceID: src.ID, ProjectID: src.ProjectID, Dir: src.Dir,
-				Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID},
-				Skills:  skills.follow(m, src)}
+				Roots: m.App.Sources.Roots(), Options: transcript.Options{Format: format, Project: src.Project, Subject: src.SubjectID},
+				Skills: skills.follow(m, src)}
 			if _, err := f.Poll(ctx); err != nil && ctx.Err() == nil {
 				m.Logger.Warn("follow: poll failed", slog.String("dir", src.Dir), slog.Any("error", err))
 				_ = m.Store.SetSourceFileError(ctx, src.ID, ".", err.Error())

@@ -78,7 +78,7 @@ func (e *cmdEnv) restore(args []string) error {
 			fs.Usage()
 			return e.fail("on PostgreSQL, pg_restore the dump into a new database first, then run restore --database NEW_URL --replay-from OLD_URL")
 		}
-		return e.restorePostgres(cfg.Database, *from)
+		return e.restorePostgres(cfg, cfg.Database, *from)
 	}
 	if len(pos) != 1 || (*from == "") == !*noReplay {
 		fs.Usage()
@@ -117,7 +117,21 @@ func (e *cmdEnv) restore(args []string) error {
 		return errorf("--replay-from %s: %v", *from, err)
 	}
 	defer old.Close()
-	rep, err := replayForgets(e.ctx, old, st)
+	// The replay appends to the backup's chain, sealed with the key of
+	// the database it was taken from: by default that database's own
+	// audit.key, copied into the new data directory.
+	keyCfg := *cfg
+	key := func() error {
+		if keyCfg.AuditKey == "" && keyCfg.AuditKeyFile == "" {
+			if _, err := os.Stat(keyCfg.auditKeyPath()); os.IsNotExist(err) {
+				if err := copyFile(filepath.Join(filepath.Dir(*from), "audit.key"), keyCfg.auditKeyPath()); err != nil && !os.IsNotExist(err) {
+					return errorf("audit key: %v", err)
+				}
+			}
+		}
+		return keyAudit(e.ctx, st, keyCfg, nil)
+	}
+	rep, err := replayForgets(e.ctx, old, st, key)
 	if err != nil {
 		// The half-replayed database must not be served.
 		st.Close()
@@ -140,7 +154,7 @@ func (e *cmdEnv) restore(args []string) error {
 // Each replayed forget vacuums what it rewrote, as every PostgreSQL
 // forget does; the dump file itself, the WAL and archives are the
 // operator's (README, "Backup and restore").
-func (e *cmdEnv) restorePostgres(target, from string) error {
+func (e *cmdEnv) restorePostgres(cfg *Config, target, from string) error {
 	if !isPostgresURL(from) {
 		return e.fail("--replay-from %s: want the postgres:// URL of the database the dump was taken from", from)
 	}
@@ -171,7 +185,7 @@ func (e *cmdEnv) restorePostgres(target, from string) error {
 		return errorf("--replay-from %s: %v", redactURL(from), err)
 	}
 	defer old.Close()
-	rep, err := replayForgets(e.ctx, old, st)
+	rep, err := replayForgets(e.ctx, old, st, func() error { return keyAudit(e.ctx, st, *cfg, nil) })
 	if err != nil {
 		if rep != nil && rep.replayed > 0 {
 			e.say(e.stderr, "The replay stopped after changing %s: do not serve it; pg_restore the dump into a new database and replay again.", redactURL(target))
@@ -252,7 +266,7 @@ type replayDetails struct {
 // record (replayAction), and only the forgets old audited since are
 // applied; when there are none and no suppression is new, st is left
 // unchanged.
-func replayForgets(ctx context.Context, old, st replayStore) (*replayReport, error) {
+func replayForgets(ctx context.Context, old, st replayStore, key func() error) (*replayReport, error) {
 	base, through, err := replayBase(ctx, st)
 	if err != nil {
 		return nil, err
@@ -266,6 +280,10 @@ func replayForgets(ctx context.Context, old, st replayStore) (*replayReport, err
 		if i < 0 || rows[i].Hash != base.Hash {
 			return nil, errorf("the backup is not an earlier state of the --replay-from database (their audit chains differ); nothing restored")
 		}
+	}
+	// What the replay appends is sealed with the chain's audit key.
+	if err := key(); err != nil {
+		return nil, err
 	}
 	// The old database may still serve: what it audits after oldHead is
 	// left for the next replay.

@@ -82,6 +82,9 @@ func (e *cmdEnv) user(args []string) error {
 			fs.Usage()
 			return e.fail("user add needs exactly one NAME")
 		}
+		if err := app.ValidUsername(pos[0]); err != nil {
+			return errors.New(e.loc.ErrorMessage(err))
+		}
 		a := &governance.Account{Username: pos[0], IsAdmin: *admin}
 		if *reviewer != "" {
 			p, err := st.FindProjectBySlug(e.ctx, *reviewer)
@@ -238,6 +241,9 @@ func (e *cmdEnv) importEvents(args []string) error {
 		for _, l := range res.Malformed {
 			e.say(e.stdout, "  line %d: %s", l.Line, e.phrases(l.Problems))
 		}
+	}
+	if res.Clipped > 0 {
+		e.say(e.stdout, "%d text(s) longer than %d KiB were cut to it: line(s) %s", res.Clipped, governance.MaxEventTextBytes>>10, transcript.LineList(res.ClippedLines))
 	}
 	return nil
 }
@@ -474,31 +480,54 @@ func (e *cmdEnv) heartbeat(args []string) error {
 	return err
 }
 
-// audit runs "console audit verify".
+// audit runs "console audit verify [--expect-head ROWS:HASH]" and
+// "console audit head".
 func (e *cmdEnv) audit(args []string) error {
-	fs, cfg, envErr := e.flags("audit", "audit verify")
+	fs, cfg, envErr := e.flags("audit", "audit verify [--expect-head ROWS:HASH] | audit head")
+	expect := fs.String("expect-head", "", "a head printed or logged before (rows:hash): verify fails unless the chain still holds it as it was")
 	pos, err := e.parse(fs, cfg, envErr, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || pos[0] != "verify" {
+	if len(pos) != 1 || pos[0] != "verify" && pos[0] != "head" {
 		fs.Usage()
-		return e.fail("audit needs the verify command")
+		return e.fail("audit needs the verify or head command")
+	}
+	var want *governance.AuditHead
+	if *expect != "" {
+		h, err := governance.ParseAuditHead(*expect)
+		if err != nil {
+			return errors.New(e.loc.ErrorMessage(err))
+		}
+		want = &h
 	}
 	m, err := openMain(e.ctx, *cfg, e.stderr)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	v, err := m.App.AuditLog.Verify(e.ctx, cliActor)
+	if pos[0] == "head" {
+		head, err := m.App.AuditLog.Head(e.ctx, cliActor)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, head.String())
+		return nil
+	}
+	v, err := m.App.AuditLog.VerifyHead(e.ctx, cliActor, want)
 	if err != nil {
 		return err
 	}
 	if !v.OK {
-		e.say(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).", v.BadID, v.Problem, v.Rows)
+		if v.BadID == 0 {
+			e.say(e.stdout, "Audit chain BROKEN: %s.", e.loc.Phrase(v.Problem))
+		} else {
+			e.say(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).", v.BadID, e.loc.Phrase(v.Problem), v.Rows)
+		}
 		return errSilent
 	}
 	e.say(e.stdout, "Audit chain verified: %d rows, intact.", v.Rows)
+	e.say(e.stdout, "Head: %s", v.Head.String())
 	return nil
 }
 

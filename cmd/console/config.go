@@ -73,6 +73,13 @@ type Config struct {
 	// default the agents' own session directories in the home directory.
 	// console watch, run on the machine, is not limited by them.
 	FollowRoots []string
+	// AuditKeyFile holds the key the audit chain is sealed with (HMAC-
+	// SHA256; docs/security.md): by default audit.key in DataDir, made on
+	// first start. AuditKey, only from the environment (MNEMO_AUDIT_KEY,
+	// hex), gives the key itself instead. Every instance on one database
+	// needs the same key.
+	AuditKeyFile string
+	AuditKey     string
 }
 
 // defaultFollowRoots are the directories Claude Code, Codex CLI and Hermes
@@ -255,6 +262,8 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	envFloat("MNEMO_LLM_PRICE_IN", &c.LLMPriceIn)
 	envFloat("MNEMO_LLM_PRICE_OUT", &c.LLMPriceOut)
 	env("MNEMO_EMBED_MODEL", &c.EmbedModel)
+	env("MNEMO_AUDIT_KEY_FILE", &c.AuditKeyFile)
+	env("MNEMO_AUDIT_KEY", &c.AuditKey)
 	if v := getenv("MNEMO_FOLLOW_ROOTS"); v != "" {
 		c.FollowRoots = []string{}
 		for _, r := range filepath.SplitList(v) {
@@ -300,6 +309,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", c.MaxImportBytes, "largest import file uploaded on the Import page (MNEMO_MAX_IMPORT_BYTES)")
 	fs.Int64Var(&c.MaxEventsBytes, "max-events-bytes", c.MaxEventsBytes, "largest body of POST /api/v1/events (MNEMO_MAX_EVENTS_BYTES)")
 	fs.Var(&rootsFlag{dst: &c.FollowRoots}, "follow-root", "a directory under which administrators may follow session files from the browser; repeat for several, or none for no directory; default: ~/.claude/projects, ~/.codex/sessions and ~/.hermes (MNEMO_FOLLOW_ROOTS, separated by colons)")
+	fs.StringVar(&c.AuditKeyFile, "audit-key-file", c.AuditKeyFile, "file holding the audit chain's key (hex); default audit.key in --data, made on first start; every instance on one database needs the same (MNEMO_AUDIT_KEY_FILE, or the key itself in MNEMO_AUDIT_KEY)")
 	fs.IntVar(&c.MaxLineBytes, "max-line-bytes", c.MaxLineBytes, "longest record of an NDJSON body of POST /api/v1/events; a longer one is an error (MNEMO_MAX_LINE_BYTES)")
 	// The API key is read only from MNEMO_LLM_API_KEY or OPENAI_API_KEY, never
 	// from a flag, so it does not show in process listings.

@@ -42,6 +42,11 @@ type Store interface {
 	// writes the vectors, recall reads them once SetEmbedder is called.
 	governance.EmbedStore
 	SetEmbedder(e governance.Embedder)
+	// The audit chain's key and head (docs/security.md).
+	auditKeyed
+	AuditHead(ctx context.Context) (governance.AuditHead, error)
+	AuditLast(ctx context.Context) (int64, string, error)
+	VerifyAuditHead(ctx context.Context, expect *governance.AuditHead) (*governance.AuditVerification, error)
 	Close() error
 }
 

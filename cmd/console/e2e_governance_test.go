@@ -60,6 +60,8 @@ func e2eConsole(t *testing.T) *Main {
 	ctx := context.Background()
 	cfg := DefaultConfig()
 	cfg.Addr, cfg.Heartbeat, cfg.LogLevel = "127.0.0.1:0", false, "error"
+	// The copies share the first start's audit key (its file is not copied).
+	cfg.AuditKey = "e2e0e2e0e2e0e2e0e2e0e2e0e2e0e2e0"
 	// The first start (demo seeding with real password hashes, the first
 	// beat) is made once per test binary; each test starts on a copy.
 	cfg.DataDir = t.TempDir()
@@ -387,7 +389,7 @@ func TestE2EBulkRejectAndLiveQueue(t *testing.T) {
 		chromedp.Click(css(testidSel("bulk-reject"))),
 		chromedp.WaitVisible(css(testidSel("flash-success"))),
 	)
-	if got := b.text(testidSel("flash-success")); !strings.Contains(got, "2 proposal(s) rejected") {
+	if got := b.text(testidSel("flash-success")); !strings.Contains(got, "2 proposals rejected") {
 		t.Fatalf("flash = %q", got)
 	}
 	for _, r := range []*governance.Rule{a, c} {

@@ -60,7 +60,7 @@ func TestE2EChineseMemberForgetsMemory(t *testing.T) {
 	if got := b.text("h1"); got != "遗忘这条记忆" {
 		t.Errorf("confirmation heading = %q", got)
 	}
-	if got := b.text(testidSel("forget-rule-count")); got != "1 条规则" {
+	if got := b.text(testidSel("forget-rule-count")); got != "助手关于你的 1 条记忆" {
 		t.Errorf("rule count = %q", got)
 	}
 	b.fits("遗忘确认")

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -178,6 +180,63 @@ const layoutProblems = `(() => {
 			break;
 		}
 	}
+	// No two labels of a form overlap (the choices of a merge did).
+	const labels = [...document.querySelectorAll('main label')].filter((l) => shown(l) && !l.closest('details:not([open])'));
+	for (let i = 0; i < labels.length; i++) {
+		const a = labels[i].getBoundingClientRect();
+		for (let j = i + 1; j < labels.length && j < i + 12; j++) {
+			const b = labels[j].getBoundingClientRect();
+			if (labels[i].contains(labels[j]) || labels[j].contains(labels[i])) continue;
+			if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) {
+				out.push('labels "' + labels[i].textContent.trim().slice(0, 20) + '" and "' + labels[j].textContent.trim().slice(0, 20) + '" overlap');
+			}
+		}
+	}
+	// No word is cut across two lines ("Rejec|t") and no text runs a
+	// letter or two a line (a column squeezed to one character): the text
+	// of the bar and the page, outside code, fields and long tokens (an
+	// id, path or URL of more than 24 characters may wrap anywhere).
+	const lines = (rects) => {
+		const tops = [];
+		for (const r of rects) {
+			if (r.width > 0 && r.height > 0 && !tops.some((t) => Math.abs(t - r.top) < r.height / 2)) tops.push(r.top);
+		}
+		return tops.length;
+	};
+	const where = (el) => {
+		const box = el.closest('td, th, button, a, summary, label, li, dd, dt, p, h1, h2, h3, legend') || el;
+		return box.tagName.toLowerCase() + (box.dataset.testid ? '[' + box.dataset.testid + ']' : '');
+	};
+	const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	const range = document.createRange();
+	let node, words = 0, squeezed = 0, broken = 0;
+	while ((node = walker.nextNode())) {
+		const el = node.parentElement;
+		if (!el || el.closest('textarea, select, script, style, [data-raw], .visually-hidden') || !shown(el)) continue;
+		const text = node.data;
+		if (text.trim().length >= 3) {
+			range.selectNodeContents(node);
+			const n = lines(range.getClientRects());
+			const chars = text.replace(/\s+/g, '').length;
+			if (n >= 3 && chars / n < 2.5 && squeezed < 5) {
+				squeezed++;
+				out.push('"' + text.trim().slice(0, 30) + '" runs ' + chars + ' characters on ' + n + ' lines in ' + where(el));
+			}
+		}
+		for (const token of text.matchAll(/\S+/g)) {
+			if (token[0].length > 24) continue;
+			for (const m of token[0].matchAll(/[A-Za-z0-9_'’]+/g)) {
+				if (m[0].length < 2 || words > 6000) continue;
+				words++;
+				range.setStart(node, token.index + m.index);
+				range.setEnd(node, token.index + m.index + m[0].length);
+				if (lines(range.getClientRects()) > 1 && broken < 5) {
+					broken++;
+					out.push('the word "' + m[0] + '" is broken across lines in ' + where(el));
+				}
+			}
+		}
+	}
 	return out;
 })()`
 
@@ -225,6 +284,10 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		// The page's own resize handlers run before the next frame.
+		if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(true))))`, chromedp.EvalAwaitPromise)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The measure itself finds a page made too wide on purpose.
 	resize(390)
@@ -235,7 +298,32 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 	if problems, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](layoutProblems)); err != nil || len(problems) == 0 {
 		t.Fatalf("a 900 px element at 390 px was not reported (%v)", err)
 	}
-	measure := func(what string) {
+	// ... and words cut inside: a button whose word breaks at any letter,
+	// and a column too narrow for more than a character a line.
+	b.do(chromedp.Navigate(b.base + "/"))
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(() => {
+		const button = document.createElement('button');
+		button.textContent = 'Reject';
+		button.style.width = '3em';
+		button.style.overflowWrap = 'anywhere';
+		const column = document.createElement('div');
+		column.textContent = '记忆治理控制台';
+		column.style.width = '1.2em';
+		document.querySelector('main').append(button, column);
+		return true;
+	})()`)); err != nil {
+		t.Fatal(err)
+	}
+	if problems, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](layoutProblems)); err != nil ||
+		!slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, `"Reject" is broken`) }) ||
+		!slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "记忆治理控制台") }) {
+		t.Fatalf("a word broken inside and a text one character wide were not both reported: %q (%v)", problems, err)
+	}
+	// measure checks the open page at each width: its layout, and, at
+	// axeWidth (0: none), axe-core (contrast, names, landmarks, keyboard
+	// reach of what scrolls).
+	axeRuns, axeTime := 0, time.Duration(0)
+	measure := func(what string, axeWidth int64) {
 		for _, width := range widths {
 			resize(width)
 			problems, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](layoutProblems))
@@ -245,12 +333,48 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 			for _, pr := range problems {
 				t.Errorf("%s at %dpx: %s", what, width, pr)
 			}
+			if width == axeWidth {
+				axeRuns++
+				start := time.Now()
+				defer func() { axeTime += time.Since(start) }()
+				for _, v := range b.axeViolations() {
+					t.Errorf("%s at %dpx: axe-core: %s", what, width, v)
+				}
+			}
 		}
+	}
+	// axe-core, the slow part, checks each kind of page once per role
+	// (pages that differ only in ids or a project's slug are one kind), in
+	// English on a laptop; a member's pages, which a phone shows most,
+	// again in Chinese on a phone.
+	kind := regexp.MustCompile(`[0-9]+|/projects/[^/?]+`)
+	axed := map[string]bool{}
+	axeAt := func(user, lang, page string) int64 {
+		if lang != locale.English && user != "family-chen" {
+			return 0
+		}
+		u, _ := url.Parse(page)
+		keys := slices.Sorted(maps.Keys(u.Query()))
+		key := user + " " + lang + " " + kind.ReplaceAllString(u.Path, "N") + "?" + strings.Join(keys, "&")
+		if axed[key] {
+			return 0
+		}
+		axed[key] = true
+		if lang == locale.English {
+			return widths[0]
+		}
+		return widths[1]
 	}
 	ctx := context.Background()
 	raw := rawLabels(t)
 	for _, user := range []string{"admin", "reviewer", "family-chen"} {
-		pages, _, _ := crawl(t, m, user, 1, 80)
+		pages, status, from := crawl(t, m, user, 1, 80)
+		// Every link a role is shown leads somewhere it may go.
+		for u, st := range status {
+			if st >= 400 {
+				t.Errorf("%s is shown a link to %s that answers %d (on %s)", user, u, st, from[u])
+			}
+		}
 		if user == "admin" {
 			pages = withAdminPages(t, m, pages)
 		}
@@ -284,7 +408,7 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 				}
 				// Measured at each width without reloading: the layout follows
 				// the window as it does when a phone turns.
-				measure(p + " as " + user + " in " + lang)
+				measure(p+" as "+user+" in "+lang, axeAt(user, lang, p))
 				if found, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](raw)); err != nil {
 					t.Fatal(err)
 				} else if len(found) > 0 {
@@ -298,10 +422,10 @@ func TestE2ELayoutEveryPage(t *testing.T) {
 					chromedp.SetValue(css(testidSel("recall-task")), "带孩子去北京玩三天"),
 					chromedp.Click(css(testidSel("recall-submit"))),
 					chromedp.WaitVisible(css(testidSel("recall-summary"))))
-				measure("a recall result as " + user + " in " + lang)
+				measure("a recall result as "+user+" in "+lang, axeAt(user, lang, "/recall?result"))
 				visited++
 			}
-			t.Logf("%s in %s: %d pages at %v px", user, lang, visited, widths)
+			t.Logf("%s in %s: %d pages at %v px (axe-core: %d runs so far, %v)", user, lang, visited, widths, axeRuns, axeTime.Round(time.Second))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -165,6 +166,29 @@ func TestObservability(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+
+	// Made-up methods and paths fold into one label each: the series do
+	// not grow with what strangers send.
+	series := func(body string) int { return strings.Count(body, "mnemo_http_request_duration_seconds_count{") }
+	before := series(body)
+	for i := range 300 {
+		req, _ := http.NewRequest(fmt.Sprintf("M%dX", i), fmt.Sprintf("%s/made-up/%d", m.URL(), i), nil)
+		if i%2 == 0 {
+			req.URL.Path = fmt.Sprintf("/api/v1/made-up/%d", i)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	_, body = get(cfg.MetricsToken)
+	if after := series(body); after > before+6 {
+		t.Errorf("300 made-up requests added %d request series to /metrics, want them folded into a few", after-before)
+	}
+	if !strings.Contains(body, `method="other",route="unmatched"`) {
+		t.Errorf("/metrics has no folded series for made-up requests")
 	}
 }
 

@@ -15,17 +15,39 @@ import (
 )
 
 // agentText is RuleTextForAgent for a Markdown file an agent reads
-// (MEMORY.md, USER.md, AGENTS.md, CLAUDE.md, .claude/rules), with HTML
-// comment delimiters escaped too: a comment hides its text from whoever
-// reads the rendered file while the agent reads it, and a managed block's
-// markers are comments.
+// (MEMORY.md, USER.md, AGENTS.md, CLAUDE.md, .claude/rules), with raw
+// HTML escaped too (escapeHTML): a Markdown viewer renders a tag or hides
+// a comment's text from whoever reads the file while the agent reads it,
+// and a managed block's markers are comments.
 func agentText(r *governance.Rule) (string, bool) {
 	text, ok := gate.RuleTextForAgent(r)
-	return commentDelims.Replace(text), ok
+	return escapeHTML(text), ok
 }
 
-// commentDelims escapes the delimiters of an HTML comment.
-var commentDelims = strings.NewReplacer("<!--", "&lt;!--", "-->", "--&gt;")
+// escapeHTML escapes every "<" that opens markup in Markdown (a tag, a
+// closing tag, a comment, a declaration or processing instruction: "<"
+// before a letter, "/", "!" or "?") and the end of a comment, so rule
+// text reads as the text it is in a rendered file. Other "<" ("a < b",
+// "<-") stay as they are.
+func escapeHTML(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '<' && i+1 < len(s) && opensMarkup(s[i+1]):
+			b.WriteString("&lt;")
+		case c == '>' && strings.HasSuffix(s[:i], "--"):
+			b.WriteString("&gt;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func opensMarkup(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/' || c == '!' || c == '?'
+}
 
 // BuildHermesFile ranks the usable rules by StandingScore (then use count,
 // then id) and packs them into a file of at most limit runes. A rule that

@@ -21,7 +21,13 @@ import (
 // decision is Decide's.
 type Consolidator struct {
 	Extractor governance.Extractor
-	Merger    governance.Merger
+	// ExtractFallback extracts a session whose reply from Extractor is no
+	// extraction (EINVALID: a refusal, a reply with no JSON, one cut off
+	// before any item) — asking again would get the same. Other failures
+	// (the endpoint down, rate limits after the retries) fail the beat, which
+	// keeps its checkpoint. Nil: none.
+	ExtractFallback governance.Extractor
+	Merger          governance.Merger
 	// Fallback merges when Merger fails (e.g. a model answer that is not a partition).
 	Fallback governance.Merger
 	Gate     governance.GateFunc
@@ -35,10 +41,12 @@ type Consolidator struct {
 
 // sessionOutput is what extraction and the gate made of one session.
 type sessionOutput struct {
-	episode *governance.Episode
-	items   []gatedItem
-	tokens  int
-	dropped int
+	// extractor names the extractor whose items these are.
+	extractor string
+	episode   *governance.Episode
+	items     []gatedItem
+	tokens    int
+	dropped   int
 }
 
 type gatedItem struct {
@@ -106,6 +114,10 @@ func ruleScope(t governance.MemoryType, subject string) string {
 // rule it replaces than a paraphrase does).
 const RelatedThreshold = 0.2
 
+// CorrectionRelatedThreshold is the similarity above which a correction
+// (governance.Corrects) is about an existing rule.
+const CorrectionRelatedThreshold = 0.12
+
 func sortedKeys[V any](m map[int64]V) []int64 {
 	keys := make([]int64, 0, len(m))
 	for k := range m {
@@ -152,7 +164,7 @@ func (c *Consolidator) Plan(ctx context.Context, in *governance.ConsolidateInput
 			w.Known[it.fingerprint] = true
 			cand := &governance.Candidate{
 				ID: tempID(), ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
-				Type: it.Type, Statement: it.text, Durable: it.Durable, Extractor: c.Extractor.Name(),
+				Type: it.Type, Statement: it.text, Durable: it.Durable, Extractor: out.extractor,
 				Status: governance.CandidatePending, Fingerprint: it.fingerprint, Findings: it.findings, EvidenceSeqs: it.support,
 				CreatedAt: in.Now, UpdatedAt: in.Now,
 			}
@@ -229,9 +241,20 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 	if len(w.Events) == 0 {
 		return nil, nil
 	}
-	ex, err := c.Extractor.Extract(ctx, governance.ExtractInput{
+	xin := governance.ExtractInput{
 		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID, Events: w.Events,
-	})
+	}
+	extractor := c.Extractor
+	ex, err := extractor.Extract(ctx, xin)
+	if err != nil && c.ExtractFallback != nil && governance.ErrorCode(err) == governance.EINVALID && ctx.Err() == nil {
+		if c.Logger != nil {
+			c.Logger.Warn("extractor reply unusable; extracting the session with the fallback",
+				slog.Int64("project_id", in.Project.ID), slog.String("session_id", w.Session.SessionID),
+				slog.String("extractor", extractor.Name()), slog.String("fallback", c.ExtractFallback.Name()), slog.Any("error", err))
+		}
+		extractor = c.ExtractFallback
+		ex, err = extractor.Extract(ctx, xin)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("extract session %s: %w", w.Session.SessionID, err)
 	}
@@ -287,10 +310,10 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 		}
 		summary = gate.WithholdQuoted(summary, blocked)
 	}
-	out := &sessionOutput{tokens: ex.Tokens, episode: &governance.Episode{
+	out := &sessionOutput{extractor: extractor.Name(), tokens: ex.Tokens, episode: &governance.Episode{
 		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
 		Summary: summary, FirstSeq: first, LastSeq: last, EventCount: len(w.Events),
-		Extractor: c.Extractor.Name(), CreatedAt: in.Now, UpdatedAt: in.Now,
+		Extractor: extractor.Name(), CreatedAt: in.Now, UpdatedAt: in.Now,
 	}}
 	for _, it := range ex.Items {
 		if !it.Type.Valid() || it.Statement == "" {
@@ -464,7 +487,7 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 					for _, cand := range replace {
 						cand.GroupID = replace[0].ID
 					}
-					d := governance.Decide(replace, evidence, nil)
+					d := governance.DecideReplacement(replace, evidence, rule)
 					if r := c.apply(in, plan, replace, d, tempID); r != nil {
 						r.Supersedes = ruleID
 					}
@@ -482,8 +505,8 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 			for _, cand := range all {
 				cand.GroupID = gid
 			}
-			d := governance.Decide(all, evidence, nil)
 			replaced := c.replaces(rulesByKey[key], newOnes)
+			d := governance.DecideReplacement(all, evidence, replaced)
 			if r := c.apply(in, plan, all, d, tempID); r != nil && replaced != nil {
 				r.Supersedes = replaced.ID
 			}
@@ -511,7 +534,13 @@ func (c *Consolidator) replaces(rules []*governance.Rule, newOnes []*governance.
 	for _, r := range rules {
 		for _, cand := range newOnes {
 			sim := c.Related(r.Text, cand.Statement)
-			if sim >= RelatedThreshold && sim > score && governance.Replaces(r.Text, cand.Statement) {
+			if sim <= score {
+				continue
+			}
+			// A correction says it changes something ("change of plan",
+			// 改成): it needs less in common with the rule it names.
+			if sim >= RelatedThreshold && governance.Replaces(r.Text, cand.Statement) ||
+				sim >= CorrectionRelatedThreshold && governance.Corrects(r.Text, cand.Statement) {
 				best, score = r, sim
 			}
 		}

@@ -79,3 +79,41 @@ func TestSuppressionsHas(t *testing.T) {
 		}
 	}
 }
+
+// refusingExtractor answers like a model whose reply is no extraction.
+type refusingExtractor struct{}
+
+func (refusingExtractor) Name() string { return "model/refuses@prompt2" }
+
+func (refusingExtractor) Extract(context.Context, governance.ExtractInput) (*governance.Extraction, error) {
+	return nil, governance.Errorf(governance.EINVALID, "The model's reply did not match the expected format.")
+}
+
+// A session whose model reply is unusable is extracted by the fallback, and
+// its candidates and episode name the fallback; a failure of another kind
+// fails the plan (the checkpoint stays).
+func TestPlanExtractFallback(t *testing.T) {
+	in := func() *governance.ConsolidateInput {
+		return &governance.ConsolidateInput{
+			Project: &governance.Project{ID: 1, Slug: "travel"}, NewCheckpoint: 1,
+			Now: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC),
+			Sessions: []*governance.SessionWork{{
+				Session: &governance.SessionInfo{SessionID: "s1", SubjectID: "u1"},
+				Events:  []*governance.Event{{Seq: 7, SessionID: "s1", Role: governance.RoleUser, Text: "…"}},
+				Known:   map[string]bool{},
+			}},
+		}
+	}
+	c := &consolidate.Consolidator{Extractor: refusingExtractor{}, ExtractFallback: quotingExtractor{"always book aisle seats"}, Merger: singletons{}}
+	plan, err := c.Plan(context.Background(), in())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Candidates) != 1 || plan.Candidates[0].Extractor != "quoting/1" || plan.Episodes[0].Extractor != "quoting/1" {
+		t.Fatalf("candidates %+v, episode by %q, want one by the fallback", plan.Candidates, plan.Episodes[0].Extractor)
+	}
+	c.ExtractFallback = nil
+	if _, err := c.Plan(context.Background(), in()); err == nil {
+		t.Fatal("no fallback: got a plan, want the extractor's error")
+	}
+}

@@ -65,6 +65,10 @@ type RunRow struct {
 	CreatedAt  time.Time
 	StartedAt  *time.Time
 	FinishedAt *time.Time
+	// Reads names the live projects (slugs) the run's suite reads, set by
+	// whoever queues the run (it parses the suite): CreateEvalRun records
+	// them for a forget to find the run's copies. Not read back.
+	Reads []string
 }
 
 // ResultRow is the stored outcome of one case of a run.

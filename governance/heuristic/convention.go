@@ -71,7 +71,7 @@ var (
 		"any ", "even ", "on your own", "not sure", "unsure", "uncertain", "in doubt", "stuck", "by yourself", " here", "we ", "go", "live", "belong", "stay", "run", "get", "prefer", "keep", "when you", "if you"}
 	// Quotation marks and what they enclose: someone's words, not the
 	// speaker's.
-	quotedRe = regexp.MustCompile(`“[^”]*”|「[^」]*」|"[^"]*"`)
+	quotedRe = regexp.MustCompile("“[^”]*”|「[^」]*」|\"[^\"]*\"|`[^`]*`")
 	// Proposals asked about: "…，这样行不行", "这么做可以吗".
 	proposalTagZH = []string{"这样", "那样", "这么做", "这么搞", "这样做", "这么弄"}
 	// The speaker's division of labour: "terraform apply 永远是我来跑".
@@ -96,7 +96,7 @@ var (
 // opening was trimmed with the sentence ('from now on, …" is what the RFC
 // said') empties everything before it.
 func unquoted(s string) string {
-	if !strings.ContainsAny(s, "\"“「") && !strings.ContainsAny(s, "”」") {
+	if !hasQuoteMark(s) {
 		return s
 	}
 	if k := strings.Index(s, `"`); strings.Count(s, `"`)%2 == 1 {
@@ -110,6 +110,8 @@ func unquoted(s string) string {
 	}
 	if strings.Count(s, "”") > strings.Count(s, "“") {
 		s = "“" + s
+	} else if strings.Count(s, "“") > strings.Count(s, "”") {
+		s += "”" // a closing quote trimmed with the sentence's end
 	}
 	return quotedRe.ReplaceAllString(s, "x")
 }
@@ -346,6 +348,26 @@ func taskLookAlikeZH(raw string) bool {
 		if j := indexAny(rest, []string{"永远", "一律"}); j > 0 && !strings.ContainsAny(rest[:j], "，,：:；") {
 			subject := strings.TrimSpace(rest[:j])
 			if subject != "" && !slices.Contains([]string{"你", "你们", "都", "也", "就"}, subject) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasQuoteMark reports whether s holds a quotation mark or a backtick ("
+// ` “ ” 「 」), in one pass over its bytes.
+func hasQuoteMark(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"', '`':
+			return true
+		case 0xE2: // “ ” are E2 80 9C, E2 80 9D
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0x9C || s[i+2] == 0x9D) {
+				return true
+			}
+		case 0xE3: // 「 」 are E3 80 8C, E3 80 8D
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0x8C || s[i+2] == 0x8D) {
 				return true
 			}
 		}

@@ -10,13 +10,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
 
 // Name is the extractor's name and version, recorded on every candidate.
 // Bump the version when a change would extract different items.
-const Name = "heuristic/3"
+const Name = "heuristic/4"
 
 // maxStatementRunes caps a statement, well inside recall's per-item budget.
 const maxStatementRunes = 240
@@ -45,22 +46,30 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 	s := session{events: in.Events, zh: sessionIsChinese(in.Events)}
 	s.dropCorrections()
 	var buf []sentence
-	var texts []text
+	var units []unit
 	for i, e := range s.events {
 		if !s.readable(i) {
 			continue
 		}
-		buf = splitSentences(buf[:0], e.Text)
-		texts = texts[:0]
+		buf = splitTurn(buf[:0], e.Text)
 		s.general = false
 		for _, sn := range buf {
 			t := newText(sn.text)
-			texts = append(texts, t)
 			s.general = s.general || e.Source != governance.SourceExternal && !sn.question &&
 				(t.latin && generalTurnEN(t.lower) || t.han && generalTurnZH(t.raw))
 		}
-		for k, sn := range buf {
-			s.read(e, i, sn, texts[k])
+		if e.Source == governance.SourceExternal {
+			// External content is never the user's instruction (code
+			// blocks its items): it is not read for structure.
+			units = units[:0]
+			for _, sn := range buf {
+				units = append(units, unit{text: sn.text, question: sn.question})
+			}
+		} else {
+			units = readTurn(units[:0], buf)
+		}
+		for _, u := range units {
+			s.read(e, i, sentence{text: u.text, question: u.question}, newText(u.text), u.r)
 		}
 	}
 	s.lessons()
@@ -170,7 +179,10 @@ type text struct {
 }
 
 func newText(s string) text {
-	lower := markerVerbsEN.Replace(lowerASCII(s))
+	lower := lowerASCII(s)
+	if strings.Contains(lower, "forward with") {
+		lower = markerVerbsEN.Replace(lower)
+	}
 	if strings.Contains(lower, "future") {
 		lower = futureNounEN.ReplaceAllString(lower, "${1}coming $2")
 	}
@@ -190,8 +202,9 @@ func (t text) anyZH(words []string) bool { return t.han && containsAny(t.raw, wo
 func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower, words) }
 
 // read extracts at most a preference, or else facts, from one sentence of
-// event index.
-func (s *session) read(e *governance.Event, index int, sn sentence, t text) {
+// event index (or a sentence and the back-references joined to it), given
+// what the structural reader made of it.
+func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd reading) {
 	if isSmallTalk(t.lower) || t.anyZH(weatherZH) || t.anyEN(weatherEN) {
 		return
 	}
@@ -210,10 +223,43 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text) {
 			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item})
 		}
 	}()
-	ok, durable := isPreference(t, question)
+	var ok, durable bool
+	switch rd.veto {
+	case vetoReported, vetoQuoted, vetoMention, vetoRetracted, vetoHypothetical:
+		// Not the speaker's wish: no preference, whatever the markers say.
+		if external {
+			ok, durable = isPreference(t, question)
+		}
+	default:
+		ok, durable = isPreference(t, question)
+	}
 	if s.general && !external && !question && !durable && (ok || t.anyZH(directiveZH) || t.han && generalTurnZH(t.raw) && strings.ContainsAny(t.raw, "，,") || t.latin && (englishDirective(t.lower) || hasAnyPrefix(t.lower, []string{"when you ", "whenever you ", "i'd rather you ", "i would rather you "}))) &&
 		!t.anyZH(oneOffZH) && !oneOffTextEN(t) && !bounded(t) && !taskLookAlike(t) {
 		ok, durable = true, true
+	}
+	if !external {
+		switch rd.veto {
+		case vetoReported, vetoQuoted, vetoMention, vetoRetracted, vetoHypothetical:
+			// Someone else's words, or none the speaker stands by.
+			ok, durable = false, false
+		case vetoNone:
+			switch {
+			case rd.standing() && !rd.weak:
+				ok, durable = true, true
+			case rd.standing():
+				if standingProb(t.raw) >= weakThreshold {
+					ok, durable = true, true
+				}
+			}
+		default:
+			durable = false
+		}
+		// A choice or a correction is a wish even without a scope: said in
+		// another session too it is counted as repeated, and a correction
+		// replaces the rule it corrects (consolidation decides both).
+		if !ok && !question && rd.veto == vetoNone && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12)) {
+			ok = true
+		}
 	}
 	if ok {
 		statement := preferenceStatement(t.raw, external)
@@ -382,7 +428,14 @@ func isSmallTalk(lower string) bool {
 }
 
 var (
-	thirdPersonZH = strings.NewReplacer("我们", "用户", "我的", "用户的", "我家", "用户家", "咱们", "用户", "我", "用户")
+	// A group the speaker belongs to stays theirs: 咱们组 is the user's group,
+	// not a "user group" (用户组).
+	thirdPersonZH = strings.NewReplacer(
+		"我们小组", "用户所在的小组", "咱们小组", "用户所在的小组", "我们组", "用户所在的组", "咱们组", "用户所在的组",
+		"我们团队", "用户所在的团队", "咱们团队", "用户所在的团队", "我们公司", "用户所在的公司", "咱们公司", "用户所在的公司",
+		"我们部门", "用户所在的部门", "咱们部门", "用户所在的部门", "我们班", "用户所在的班", "咱们班", "用户所在的班",
+		"我们店", "用户的店", "咱们店", "用户的店", "我们家", "用户家", "咱们家", "用户家",
+		"我们", "用户", "我的", "用户的", "我家", "用户家", "咱们", "用户", "自我", "自我", "我", "用户")
 	// Statements that start with a wish or a one-off marker get a subject.
 	subjectlessZH = []string{"这次", "这一次", "这趟", "这回", "想", "希望", "喜欢", "不喜欢", "偏好", "打算", "更愿意"}
 	referenceZH   = []string{"上次跟你说过的", "之前跟你说过的", "跟你说过的", "上次说过的", "之前说过的", "上次说好的", "说好的"}
@@ -411,8 +464,11 @@ func preferenceStatement(text string, external bool) string {
 			break
 		}
 	}
+	s = withoutUsualTail(s)
 	if hasHan(s) {
-		s = thirdPersonZH.Replace(s)
+		if strings.ContainsAny(s, "我咱") {
+			s = thirdPersonZH.Replace(s)
+		}
 		for _, w := range subjectlessZH {
 			if strings.HasPrefix(s, w) {
 				s = "用户" + s
@@ -460,7 +516,9 @@ func factStatement(clause string, external bool) (string, bool) {
 		if external {
 			return finish(c), true
 		}
-		c = thirdPersonZH.Replace(c)
+		if strings.ContainsAny(c, "我咱") {
+			c = thirdPersonZH.Replace(c)
+		}
 		for _, f := range familyZH {
 			if strings.HasPrefix(c, f) {
 				c = "用户的" + c
@@ -538,4 +596,22 @@ func sessionIsChinese(events []*governance.Event) bool {
 		count(false)
 	}
 	return han > 0 && han*3 >= latin
+}
+
+// withoutUsualTail drops a closing clause that only says the arrangement is
+// the usual one ("…, same as before", "…，跟上次一样"): the rule is what
+// comes before it.
+func withoutUsualTail(s string) string {
+	t := trimTrailing(s)
+	k := strings.LastIndexAny(t, ",，")
+	if k <= 0 {
+		return s
+	}
+	tail := strings.TrimSpace(strings.TrimLeft(t[k:], ",，"))
+	for _, u := range append(cueUsual.en, cueUsual.zh...) {
+		if strings.EqualFold(tail, u) {
+			return t[:k]
+		}
+	}
+	return s
 }

@@ -31,6 +31,12 @@ const DefaultThreshold = 0.40
 type Merger struct {
 	// Threshold overrides DefaultThreshold when above zero.
 	Threshold float64
+	// Anchors returns the keys of a statement that identify what it is
+	// about whatever the wording; two statements of one type that share a
+	// key and do not contradict each other (governance.ShapeOf) merge. Nil
+	// uses QuotedAnchors. Another grouping (lessons keyed by the check that
+	// failed, say) plugs in here.
+	Anchors func(statement string) []string
 }
 
 var _ governance.Merger = (*Merger)(nil)
@@ -65,6 +71,11 @@ func (m *Merger) Partition(ctx context.Context, items []governance.MergeItem) ([
 	// (cluster i is named by its first item); -1 means never merge.
 	sim := similarities(sorted, feats)
 	lessonIdentity(sorted, sim) // lessons: the same check, cause and change
+	anchors := m.Anchors
+	if anchors == nil {
+		anchors = QuotedAnchors
+	}
+	anchorPairs(sorted, sim, anchors, threshold)
 	members := make([][]int, n)
 	for i := range members {
 		members[i] = []int{i}
@@ -151,6 +162,7 @@ var stopZH = func() *strings.Replacer {
 	words := []string{"用户", "我们", "咱们", "这个", "这段", "那个", "一下", "一起", "的", "了", "吧", "呢", "啊", "呀", "嘛", "哦", "都", "也", "就", "把", "给", "要", "得", "着", "我", "你", "她", "他", "它"}
 	words = append(words, durableZH...)
 	words = append(words, oneOffZH...)
+	words = append(words, scopeCues(func(c cueSet) []string { return c.zh })...)
 	// Longer words first, so "每一次" goes before "一次" could match.
 	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	pairs := make([]string, 0, 2*len(words))
@@ -159,6 +171,29 @@ var stopZH = func() *strings.Replacer {
 	}
 	return strings.NewReplacer(pairs...)
 }()
+
+// scopePhrasesEN are the English scope cues blanked before featurizing,
+// longest first.
+var scopePhrasesEN = func() []string {
+	out := scopeCues(func(c cueSet) []string { return c.en })
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return out
+}()
+
+// scopeCues are the cues of how long a statement holds, in one language:
+// its durability, not its subject. A schedule ("every Monday", 每周一) is
+// the subject's and stays.
+func scopeCues(lang func(cueSet) []string) []string {
+	var out []string
+	for _, set := range []cueSet{cueFuture, cueOccasion, cueStanding, cueDefault, cueUsual, cueReferBack} {
+		for _, p := range lang(set) {
+			if !slices.Contains(lang(cuePeriodic), p) && !strings.HasPrefix(p, "every ") && !strings.HasPrefix(p, "on ") && !strings.HasPrefix(p, "每") {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
 
 var stopEN = map[string]bool{
 	"a": true, "an": true, "the": true, "to": true, "of": true, "and": true, "or": true, "in": true, "on": true,
@@ -182,6 +217,11 @@ const (
 func featurize(s string) []uint64 {
 	s = lowerASCII(canonical(s))
 	s = stopZH.Replace(s)
+	if hasLatin(s) {
+		// What holds for how long is the durable field's, not the
+		// statement's subject: "always", "from now on", "same as before".
+		s = blankEN(s, scopePhrasesEN)
+	}
 	feats := make([]uint64, 0, len(s)/2)
 	var prevHan rune = -1 // previous Han rune in the current run
 	runLen := 0
@@ -330,4 +370,101 @@ func dice(a, b []uint64) float64 {
 		}
 	}
 	return 2 * float64(common) / float64(len(a)+len(b))
+}
+
+// anchorPairs raises to threshold the similarity of every pair of items of
+// one type that share an anchor and do not contradict each other: "sign it
+// 'Warm regards, the team' instead of my name" and "the sign-off should be
+// 'Warm regards, the team', same as before" are one wish.
+func anchorPairs(items []governance.MergeItem, sim [][]float64, anchors func(string) []string, threshold float64) {
+	byAnchor := map[string][]int{}
+	for i, it := range items {
+		for _, a := range anchors(it.Statement) {
+			if !slices.Contains(byAnchor[a], i) {
+				byAnchor[a] = append(byAnchor[a], i)
+			}
+		}
+	}
+	for _, idx := range byAnchor {
+		for x, i := range idx {
+			for _, j := range idx[x+1:] {
+				if items[i].Type != items[j].Type || sim[i][j] >= threshold || sim[i][j] < 0 {
+					continue // other types, already close, or never to merge
+				}
+				a, b := governance.ShapeOf(items[i].Statement), governance.ShapeOf(items[j].Statement)
+				if len(a.Numbers) > 0 && len(b.Numbers) > 0 && !slices.Equal(a.Numbers, b.Numbers) ||
+					governance.NegationConflicts(items[i].Statement, items[j].Statement) {
+					continue
+				}
+				sim[i][j], sim[j][i] = threshold, threshold
+			}
+		}
+	}
+}
+
+// QuotedAnchors returns the quoted values of a statement ("…", “…”, 「…」,
+// '…'), folded to lower-case letters, digits and single spaces, when they
+// are long enough to name a value (two words, three Han characters or a
+// digit): what a request asks for, word for word.
+func QuotedAnchors(statement string) []string {
+	var out []string
+	add := func(q string) {
+		var b strings.Builder
+		words, han, digit := 0, 0, false
+		inWord := false
+		for _, r := range q {
+			switch {
+			case unicode.Is(unicode.Han, r):
+				b.WriteRune(r)
+				han++
+				inWord = false
+			case unicode.IsLetter(r) || unicode.IsDigit(r):
+				if !inWord {
+					if b.Len() > 0 {
+						b.WriteByte(' ')
+					}
+					words++
+				}
+				b.WriteRune(unicode.ToLower(r))
+				digit = digit || unicode.IsDigit(r)
+				inWord = true
+			default:
+				inWord = false
+			}
+		}
+		if words >= 2 || han >= 3 || digit && b.Len() >= 2 {
+			out = append(out, b.String())
+		}
+	}
+	for _, pair := range [][2]string{{"\"", "\""}, {"“", "”"}, {"「", "」"}} {
+		rest := statement
+		for {
+			i := strings.Index(rest, pair[0])
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(pair[0]):]
+			j := strings.Index(rest, pair[1])
+			if j < 0 {
+				break
+			}
+			add(rest[:j])
+			rest = rest[j+len(pair[1]):]
+		}
+	}
+	// Single quotes open after a space and close before one, so an
+	// apostrophe ("don't", "Ana's") is not taken for one.
+	for i := 0; i < len(statement); i++ {
+		if statement[i] != '\'' || i > 0 && statement[i-1] != ' ' && statement[i-1] != '(' {
+			continue
+		}
+		for j := i + 1; j < len(statement); j++ {
+			if statement[j] == '\'' && (j+1 == len(statement) || !isLetterByte(statement[j+1])) && isLetterByte(statement[j-1]) {
+				add(statement[i+1 : j])
+				i = j
+				break
+			}
+		}
+	}
+	return out
 }

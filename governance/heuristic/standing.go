@@ -609,6 +609,13 @@ func stripLeadingZH(s string, fillers []string) string {
 }
 
 func hasAnyPrefix(s string, prefixes []string) bool {
+	if idx := indexOf(prefixes); idx != nil {
+		if s == "" {
+			return false
+		}
+		_, ok := idx.at(s, 0, false)
+		return ok
+	}
 	for _, p := range prefixes {
 		if strings.HasPrefix(s, p) {
 			return true

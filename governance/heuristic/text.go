@@ -28,6 +28,74 @@ func splitSentences(dst []sentence, s string) []sentence {
 	return dst
 }
 
+// splitTurn appends the sentences of a user's turn to dst, as
+// splitSentences does, except that a full stop after an abbreviation ("Dr.",
+// "e.g.") or inside a quotation does not end the sentence: "Address me as
+// Dr. Okafor" stays whole, and so does a quoted sentence with what is said
+// of it.
+func splitTurn(dst []sentence, s string) []sentence {
+	start := -1
+	question := false
+	tokenizer.Sentences(s, func(from, end, next int, q bool) bool {
+		if start < 0 {
+			start = from
+		}
+		question = question || q
+		// A semicolon joins clauses of one sentence ("Bins go out Sunday
+		// night; remind me every week").
+		semicolon := strings.HasPrefix(s[end:next], ";") || strings.HasPrefix(s[end:next], "；")
+		if next < len(s) && (semicolon || endsWithAbbreviation(s[start:end], s[end:next]) || openQuote(s[start:end])) {
+			return true
+		}
+		dst = appendTurnSentence(dst, s[start:end], question)
+		start, question = -1, false
+		return true
+	})
+	if start >= 0 {
+		dst = appendTurnSentence(dst, s[start:], question)
+	}
+	return dst
+}
+
+// appendTurnSentence appends a sentence trimmed of spaces, and of quotation
+// marks only when they are unpaired: 'Sign off as "The Support Team"' keeps
+// its closing quote.
+func appendTurnSentence(dst []sentence, s string, question bool) []sentence {
+	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\u3000' })
+	if openQuote(s) || strings.Count(s, "”") > strings.Count(s, "“") {
+		s = trimSpaceQuotes(s)
+	}
+	if s == "" {
+		return dst
+	}
+	return append(dst, sentence{text: s, question: question})
+}
+
+// endsWithAbbreviation reports whether a sentence cut at a full stop ends in
+// an abbreviation (cues/abbreviations.en.txt) or an initial.
+func endsWithAbbreviation(text, terminator string) bool {
+	if !strings.HasPrefix(terminator, ".") || strings.HasPrefix(terminator, "..") {
+		return false
+	}
+	k := strings.LastIndexAny(text, " (\t\n")
+	word := lowerASCII(text[k+1:])
+	if len(word) == 1 && 'a' <= word[0] && word[0] <= 'z' {
+		return true // an initial: "J. Smith"
+	}
+	for _, a := range cueAbbreviations {
+		if word == a {
+			return true
+		}
+	}
+	return false
+}
+
+// openQuote reports whether text opens a quotation it does not close.
+func openQuote(text string) bool {
+	return strings.Count(text, "“") > strings.Count(text, "”") || strings.Count(text, "「") > strings.Count(text, "」") ||
+		strings.Count(text, `"`)%2 == 1
+}
+
 func appendSentence(dst []sentence, s string, question bool) []sentence {
 	s = trimSpaceQuotes(s)
 	if s == "" {
@@ -158,6 +226,10 @@ func isWordByte(c byte) bool {
 
 // containsAny reports whether s contains any of the substrings (Chinese).
 func containsAny(s string, subs []string) bool {
+	if idx := indexOf(subs); idx != nil {
+		i, _ := idx.first(s, false)
+		return i >= 0
+	}
 	for _, sub := range subs {
 		if strings.Contains(s, sub) {
 			return true

@@ -177,13 +177,25 @@ func TestClient_Retry(t *testing.T) {
 		}
 	})
 
-	t.Run("BadRequestNotRetried", func(t *testing.T) {
-		f := newFakeLLM(t, status(http.StatusBadRequest, true), replyJSON(t, judgeOK, 30))
+	t.Run("ClientErrorNotRetried", func(t *testing.T) {
+		f := newFakeLLM(t, status(http.StatusUnauthorized, true), replyJSON(t, judgeOK, 30))
 		if _, _, err := f.client(nil).Judge(ctx, "rule", "output"); err == nil {
-			t.Fatal("got nil error, want the 400")
+			t.Fatal("got nil error, want the 401")
 		}
 		if got := len(f.requests()); got != 1 {
 			t.Errorf("got %d requests, want 1", got)
+		}
+	})
+
+	t.Run("BadRequestTriesEveryFormatOnce", func(t *testing.T) {
+		// A 400 may be a response_format the server does not take: each
+		// way of asking is tried once, then the error stands; no retries.
+		f := newFakeLLM(t, status(http.StatusBadRequest, true))
+		if _, _, err := f.client(nil).Judge(ctx, "rule", "output"); err == nil {
+			t.Fatal("got nil error, want the 400")
+		}
+		if got := len(f.requests()); got != 3 {
+			t.Errorf("got %d requests, want 3 (json_schema, json_object, none)", got)
 		}
 	})
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/model"
 )
 
 func session() governance.ExtractInput {
@@ -46,7 +47,7 @@ func TestExtract(t *testing.T) {
 			},
 		}, 420))
 		c := f.client(nil)
-		if got, want := c.Name(), "model/test-model"; got != want {
+		if got, want := c.Name(), "model/test-model@prompt"+model.PromptVersion; got != want {
 			t.Errorf("name: got %q, want %q", got, want)
 		}
 		ex, err := c.Extract(ctx, session())
@@ -135,20 +136,8 @@ func TestExtract(t *testing.T) {
 		}
 	})
 
-	t.Run("MissingField", func(t *testing.T) {
-		f := newFakeLLM(t, reply(`{"memory_items": []}`, 50))
-		_, err := f.client(nil).Extract(ctx, session())
-		requireInvalid(t, err)
-	})
-
-	t.Run("UnknownField", func(t *testing.T) {
-		f := newFakeLLM(t, reply(`{"episode_summary": "x", "memory_items": [], "promote": true}`, 50))
-		_, err := f.client(nil).Extract(ctx, session())
-		requireInvalid(t, err)
-	})
-
-	t.Run("TrailingData", func(t *testing.T) {
-		f := newFakeLLM(t, reply(`{"episode_summary": "x", "memory_items": []} {"episode_summary": "y"}`, 50))
+	t.Run("NoUsableField", func(t *testing.T) {
+		f := newFakeLLM(t, reply(`{"result": "done"}`, 50))
 		_, err := f.client(nil).Extract(ctx, session())
 		requireInvalid(t, err)
 	})

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -59,13 +60,20 @@ func (c *Client) Judge(ctx context.Context, rule, output string) (Verdict, int, 
 		Output string `json:"output"`
 	}{{rule, output}})
 
-	content, tokens, err := c.call(ctx, "judge", judgeSystemPrompt, user, "verdict", judgeSchema)
+	content, tokens, cut, err := c.call(ctx, "judge", judgeSystemPrompt, user, "verdict", judgeSchema)
 	if err != nil {
 		return Verdict{}, tokens, err
 	}
+	if cut {
+		return Verdict{}, tokens, c.rejectReply("judge", content, errors.New("reply cut off at the token limit"))
+	}
+	raw, ok := jsonObject(content)
+	if !ok {
+		return Verdict{}, tokens, c.rejectReply("judge", content, errors.New("no JSON object in the reply"))
+	}
 	var reply judgeReply
-	if err := c.decodeReply("judge", content, &reply); err != nil {
-		return Verdict{}, tokens, err
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return Verdict{}, tokens, c.rejectReply("judge", content, err)
 	}
 	switch {
 	case reply.Result == nil || reply.Evidence == nil:

@@ -233,3 +233,11 @@ func Index(s string) string {
 	})
 	return b.String()
 }
+
+// HasTerms reports whether s holds any term to search for (Tokens yields
+// one): a text of punctuation, symbols or stop words alone has none.
+func HasTerms(s string) bool {
+	found := false
+	tokens(s, false, func(string, int) { found = true })
+	return found
+}

@@ -68,3 +68,16 @@ func TestSentences(t *testing.T) {
 		t.Errorf("pieces give %q", whole.String())
 	}
 }
+
+func TestHasTerms(t *testing.T) {
+	for _, s := range []string{"", "???", "。。。", "the", "The a of", "!!! ... ---", "？！，", "“”"} {
+		if tokenizer.HasTerms(s) {
+			t.Errorf("HasTerms(%q) = true, want false", s)
+		}
+	}
+	for _, s := range []string{"linter", "the linter", "午睡", "北", "2026", "go vet?"} {
+		if !tokenizer.HasTerms(s) {
+			t.Errorf("HasTerms(%q) = false, want true", s)
+		}
+	}
+}

@@ -112,12 +112,13 @@ func (s *Store) rechainForgottenSubjects(ctx context.Context) (int64, error) {
 
 // legacySubjectRows selects the ids of the audit rows of project $2 that
 // name subject $1 in plain text; auditlog.Rechain.Names decides the same
-// for a row. A membership.set row's details are always JSON.
+// for a row. A membership.set or project.export row's details are always
+// JSON.
 const legacySubjectRows = `
 	SELECT id FROM audit WHERE object_type = 'subject' AND object_id = $1 AND project_id = $2
 	UNION ALL
-	SELECT id FROM audit WHERE object_type = 'account' AND action = 'membership.set' AND project_id = $2
-		AND CASE WHEN left(details, 1) = '{' THEN details::jsonb ->> 'subject' END = $1`
+	SELECT id FROM audit WHERE (object_type = 'account' AND action = 'membership.set' OR object_type = 'project' AND action = 'project.export')
+		AND project_id = $2 AND CASE WHEN left(details, 1) = '{' THEN details::jsonb ->> 'subject' END = $1`
 
 // rechainTx answers auditlog.RechainTx inside tx.
 type rechainTx struct{ tx *Tx }
@@ -135,6 +136,15 @@ func (r rechainTx) FirstNaming(ctx context.Context, projectID int64, subjectID s
 		return 0, wrapRechain(err)
 	}
 	return *first, nil
+}
+
+func (r rechainTx) Key(ctx context.Context, id int64) ([]byte, bool, error) {
+	epoch, err := auditEpoch(ctx, r.tx)
+	if err != nil {
+		return nil, false, wrapRechain(err)
+	}
+	key, err := r.tx.store.auditKeyFor(ctx, r.tx)
+	return key, epoch != 0 && epoch < id, err
 }
 
 func (r rechainTx) HashBefore(ctx context.Context, id int64) (string, error) {

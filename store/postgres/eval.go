@@ -136,6 +136,14 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *evalrow.RunRow) error {
 		return mapError(err, "Eval run")
 	}
 	run.SuiteName, run.Status, run.CreatedAt = suite.Name, evalrow.RunQueued, tx.now
+	// What the run will read of live projects, for a forget to find it
+	// (migration 0060, withholdEvalReads).
+	for _, slug := range run.Reads {
+		if _, err := tx.Exec(ctx, `INSERT INTO eval_reads (run_id, project_id)
+			SELECT $1, id FROM projects WHERE slug = $2 AND NOT scratch ON CONFLICT DO NOTHING`, run.ID, slug); err != nil {
+			return fmt.Errorf("postgres: record eval reads: %w", err)
+		}
+	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{
 		Actor: run.CreatedBy, Action: "eval.run_queue", ObjectType: "eval_run", ObjectID: fmt.Sprint(run.ID),
 		Details: "suite " + suite.Name,

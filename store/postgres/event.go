@@ -506,7 +506,8 @@ const (
 // higher; ties go to the newest.
 func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error) {
 	q := parseSearch(f.Query)
-	if len(q.highlight) == 0 {
+	if len(q.phrases)+len(q.any)+len(q.exact) == 0 {
+		// Nothing to match: punctuation or stop words alone.
 		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
 	}
 	var w where

@@ -63,6 +63,7 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 
 // ForgetSubject forgets everything about one subject of a project.
 func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
+	actor = forgetplan.ForgetActor(actor, subjectID)
 	if err := s.rechainLegacySubject(ctx, actor, projectID, subjectID); err != nil {
 		return nil, err
 	}

@@ -115,13 +115,69 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	// Stored eval results may quote a rule (an eval checks recalled rules);
 	// replace the quotes of every wording of every forgotten rule.
 	for _, t := range p.QuotedTexts() {
-		if err := p.exec(ctx, tx, "eval_results", `UPDATE eval_results SET detail = replace(detail, $1, $2) WHERE strpos(detail, $1) > 0`,
-			t, governance.RedactedText); err != nil {
-			return nil, fmt.Errorf("postgres: scrub eval results: %w", err)
+		for _, q := range []struct{ table, sql string }{
+			{"eval_results", `UPDATE eval_results SET detail = replace(detail, $1, $2) WHERE strpos(detail, $1) > 0`},
+			{"eval_results", `UPDATE eval_results SET reason = replace(reason, $1, $2) WHERE strpos(reason, $1) > 0`},
+			{"eval_runs", `UPDATE eval_runs SET summary = replace(summary, $1, $2) WHERE strpos(summary, $1) > 0`},
+		} {
+			if err := p.exec(ctx, tx, q.table, q.sql, t, governance.RedactedText); err != nil {
+				return nil, fmt.Errorf("postgres: scrub eval results: %w", err)
+			}
 		}
+	}
+	if err := withholdEvalReads(ctx, tx, p); err != nil {
+		return nil, err
 	}
 	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return r, nil
+}
+
+// withholdEvalReads withholds, when the forget removes what people said,
+// what eval runs that read its projects (eval_reads, migration 0060)
+// stored of it: their results' details, the reasons of those that did
+// not pass and the rule texts of their summaries' compliance tables
+// (SQLite's withholdEvalReads).
+func withholdEvalReads(ctx context.Context, tx *Tx, p *forgetPlan) error {
+	if !p.RedactsEvents() {
+		return nil
+	}
+	projects := p.Projects()
+	if err := p.exec(ctx, tx, "eval_results", `UPDATE eval_results SET detail = '{}',
+			reason = CASE WHEN status = 'passed' THEN reason ELSE $1 END
+		WHERE run_id IN (SELECT run_id FROM eval_reads WHERE project_id = ANY($2))
+			AND (detail <> '{}' OR status <> 'passed' AND reason <> $1)`, forgetplan.WithheldReason, projects); err != nil {
+		return fmt.Errorf("postgres: withhold eval results: %w", err)
+	}
+	type summary struct {
+		id   int64
+		text string
+	}
+	var summaries []summary
+	rows, err := tx.Query(ctx, `SELECT id, summary FROM eval_runs
+		WHERE id IN (SELECT run_id FROM eval_reads WHERE project_id = ANY($1)) AND strpos(summary, '"compliance"') > 0`, projects)
+	if err != nil {
+		return fmt.Errorf("postgres: withhold eval summaries: %w", err)
+	}
+	for rows.Next() {
+		var s summary
+		if err := rows.Scan(&s.id, &s.text); err != nil {
+			rows.Close()
+			return fmt.Errorf("postgres: withhold eval summaries: %w", err)
+		}
+		summaries = append(summaries, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postgres: withhold eval summaries: %w", err)
+	}
+	for _, s := range summaries {
+		if text, ok := forgetplan.WithholdSummary(s.text); ok {
+			if err := p.exec(ctx, tx, "eval_runs", `UPDATE eval_runs SET summary = $1 WHERE id = $2`, text, s.id); err != nil {
+				return fmt.Errorf("postgres: withhold eval summaries: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // exec runs one statement of the forget and records table as changed

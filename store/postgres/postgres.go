@@ -16,12 +16,14 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/migration"
 )
@@ -32,6 +34,9 @@ var migrationFS embed.FS
 // Store is the PostgreSQL database behind the console.
 type Store struct {
 	pool *pgxpool.Pool
+	// audit is the audit key the chain is sealed with (SetAuditKey; nil
+	// until then).
+	audit atomic.Pointer[auditlog.Key]
 	// plans is a second, smaller pool whose connections keep the plans of
 	// their prepared statements (plan_cache_mode auto: after five runs the
 	// server may keep a generic plan instead of planning every run, which
@@ -254,7 +259,8 @@ func (s *Store) migrateFile(ctx context.Context, conn *pgx.Conn, f migration.Fil
 // one transaction carries the same timestamp.
 type Tx struct {
 	pgx.Tx
-	now time.Time
+	now   time.Time
+	store *Store
 }
 
 // begin starts a read-committed transaction. Writes that must not
@@ -264,7 +270,7 @@ func (s *Store) begin(ctx context.Context) (*Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
-	return &Tx{Tx: tx, now: s.Now().UTC().Truncate(time.Second)}, nil
+	return &Tx{Tx: tx, now: s.Now().UTC().Truncate(time.Second), store: s}, nil
 }
 
 // rollback ends a transaction that was not committed; after Commit it

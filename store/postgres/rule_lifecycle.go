@@ -105,9 +105,28 @@ func (tx ruleTx) SetSupersedes(ctx context.Context, newerID, oldID int64) error 
 }
 
 func (tx ruleTx) Supersede(ctx context.Context, oldID, newerID int64, from governance.RuleStatus) (bool, error) {
-	n, err := tx.exec(ctx, "supersede rule", `UPDATE rules SET status = 'superseded', superseded_by = $1, updated_at = $2 WHERE id = $3 AND status = $4`,
+	n, err := tx.exec(ctx, "supersede rule", `UPDATE rules SET status = 'superseded', superseded_by = $1, superseded_from = $4, updated_at = $2
+		WHERE id = $3 AND status = $4`,
 		newerID, tx.now, oldID, string(from))
 	return n == 1, err
+}
+
+func (tx ruleTx) SupersededFrom(ctx context.Context, id int64) (governance.RuleStatus, error) {
+	var from string
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(superseded_from, '') FROM rules WHERE id = $1`, id).Scan(&from); err != nil {
+		return "", fmt.Errorf("postgres: superseded rule %d: %w", id, err)
+	}
+	return governance.RuleStatus(from), nil
+}
+
+func (tx ruleTx) Unsupersede(ctx context.Context, id int64, to governance.RuleStatus) (bool, error) {
+	n, err := tx.exec(ctx, "restore superseded rule", `UPDATE rules SET status = $1, superseded_by = NULL, superseded_from = NULL, updated_at = $2
+		WHERE id = $3 AND status = 'superseded'`, string(to), tx.now, id)
+	if err != nil || n != 1 {
+		return false, err
+	}
+	_, err = tx.exec(ctx, "unlink replacement", `UPDATE rules SET supersedes = NULL, updated_at = $1 WHERE supersedes = $2`, tx.now, id)
+	return err == nil, err
 }
 
 func (tx ruleTx) SetPaused(ctx context.Context, id int64, paused bool) error {

@@ -29,7 +29,7 @@ import (
 // vacuumTables are the tables a forget may change, in the order they are
 // rewritten.
 var vacuumTables = []string{"rules", "rule_versions", "candidates", "evidence", "episodes", "events",
-	"embeddings", "audit_reasons", "eval_results", "recall_traces", "sessions", "suppressions", "subject_keys",
+	"embeddings", "audit_reasons", "eval_results", "eval_runs", "recall_traces", "sessions", "suppressions", "subject_keys",
 	"memberships"}
 
 // forgetTables are the tables forget plan p changed rows of (evidence

@@ -188,3 +188,145 @@ func TestHeartbeatWideningOffline(t *testing.T, open Opener) {
 		})
 	}
 }
+
+// replacementPair makes the heartbeat propose rule newer as the
+// replacement of proposal old (a later session changes its time); before
+// then does its part to old (approve it, reject it, nothing).
+func replacementPair(t *testing.T, open Opener, before func(s MemoryStore, old *governance.Rule)) (s MemoryStore, old, newer *governance.Rule) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	s = OpenMemory(t, open)
+	p := MustCreateProject(t, s, "travel")
+	hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
+		Extractor: &LineExtractor{}, Merger: heuristic.NewMerger(), Gate: gate.GateText}}
+	for i, line := range []string{"we always leave the hotel at 08:00", "we always leave the hotel at 09:30"} {
+		if _, err := s.IngestEvents(ctx, p.ID, Session(fmt.Sprint("s", i), now.Add(time.Duration(i-2)*24*time.Hour), true, line)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hb.Beat(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+		rules, _, err := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+		if err != nil || len(rules) != i+1 {
+			t.Fatalf("rules after beat %d = %d, %v", i+1, len(rules), err)
+		}
+		old, newer = rules[0], rules[len(rules)-1]
+	}
+	if newer.Supersedes != old.ID || newer.Status != governance.RuleProposed {
+		t.Fatalf("rule %d (%s) supersedes %d, want a replacement proposal for rule %d", newer.ID, newer.Status, newer.Supersedes, old.ID)
+	}
+	before(s, old)
+	old, _ = s.FindRuleByID(ctx, old.ID)
+	return s, old, newer
+}
+
+// TestReplacementFromAnyState: a replacement proposal is approved in one
+// step whatever the state of the rule it replaces (still a proposal,
+// rejected, in use), alone or in one batch with it; restoring the
+// superseded rule undoes the replacement, back to use or to review as it
+// was, and the demoted replacement no longer names it.
+func TestReplacementFromAnyState(t *testing.T, open Opener) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		before func(t *testing.T, s MemoryStore, old *governance.Rule)
+		// back is the old rule's status once restored.
+		back governance.RuleStatus
+	}{
+		{"OldProposed", func(*testing.T, MemoryStore, *governance.Rule) {}, governance.RuleProposed},
+		{"OldRejected", func(t *testing.T, s MemoryStore, old *governance.Rule) {
+			if _, err := s.RejectRule(ctx, "rita", old.ID, "not yet"); err != nil {
+				t.Fatal(err)
+			}
+		}, governance.RuleProposed},
+		{"OldActive", func(t *testing.T, s MemoryStore, old *governance.Rule) { activate(t, s, old) }, governance.RuleActive},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, old, newer := replacementPair(t, open, func(s MemoryStore, old *governance.Rule) { tc.before(t, s, old) })
+			if _, err := s.ApproveRule(ctx, "rita", newer.ID, nil); err != nil {
+				t.Fatalf("approving the replacement: %v", err)
+			}
+			got, _ := s.FindRuleByID(ctx, old.ID)
+			if got.Status != governance.RuleSuperseded || got.SupersededBy != newer.ID {
+				t.Fatalf("old rule = %s by %d, want superseded by %d", got.Status, got.SupersededBy, newer.ID)
+			}
+			if _, err := s.DemoteRule(ctx, "rita", newer.ID, "the old time again"); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.RestoreRule(ctx, "rita", old.ID, "the old time again")
+			if err != nil {
+				t.Fatalf("restoring the superseded rule: %v", err)
+			}
+			if got.Status != tc.back || got.SupersededBy != 0 {
+				t.Fatalf("restored = %s by %d, want %s", got.Status, got.SupersededBy, tc.back)
+			}
+			if n, _ := s.FindRuleByID(ctx, newer.ID); n.Supersedes != 0 {
+				t.Fatalf("the demoted replacement still names rule %d", n.Supersedes)
+			}
+			if a := lastAudit(t, s, itoa(old.ID)); a.Action != "rule.restore" || !strings.Contains(a.Details, `"from":"superseded"`) {
+				t.Fatalf("audit = %+v", a)
+			}
+			if tc.back == governance.RuleProposed {
+				cands, _, err := s.FindCandidates(ctx, governance.CandidateFilter{RuleID: old.ID})
+				if err != nil || len(cands) == 0 {
+					t.Fatalf("candidates = %d, %v", len(cands), err)
+				}
+				for _, c := range cands {
+					if c.Status != governance.CandidateProposed {
+						t.Errorf("candidate %d = %s, want proposed again", c.ID, c.Status)
+					}
+				}
+			}
+		})
+	}
+	t.Run("OneBatchWithTheOldOne", func(t *testing.T) {
+		for _, newerFirst := range []bool{false, true} {
+			s, old, newer := replacementPair(t, open, func(MemoryStore, *governance.Rule) {})
+			ids := []int64{old.ID, newer.ID}
+			if newerFirst {
+				ids = []int64{newer.ID, old.ID}
+			}
+			if err := s.ApproveRules(ctx, "rita", ids); err != nil {
+				t.Fatalf("bulk approval of %v: %v", ids, err)
+			}
+			o, _ := s.FindRuleByID(ctx, old.ID)
+			n, _ := s.FindRuleByID(ctx, newer.ID)
+			if o.Status != governance.RuleSuperseded || n.Status != governance.RuleActive {
+				t.Fatalf("approving %v: old %s, new %s; want superseded and active", ids, o.Status, n.Status)
+			}
+		}
+	})
+	t.Run("OldForgotten", func(t *testing.T) {
+		s, old, newer := replacementPair(t, open, func(MemoryStore, *governance.Rule) {})
+		if _, err := s.ForgetRule(ctx, "rita", old.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ApproveRule(ctx, "rita", newer.ID, nil); err != nil {
+			t.Fatalf("approving the replacement of a forgotten rule: %v", err)
+		}
+	})
+	t.Run("SupersedeTakesAFreeNewerRule", func(t *testing.T) {
+		// newer already replaces old: it cannot be linked to replace a third rule.
+		s, old, newer := replacementPair(t, open, func(s MemoryStore, old *governance.Rule) { activate(t, s, old) })
+		hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
+			Extractor: &LineExtractor{}, Merger: heuristic.NewMerger(), Gate: gate.GateText}}
+		if _, err := s.IngestEvents(ctx, old.ProjectID, Session("s3", time.Now().UTC().Add(-12*time.Hour), true, "we always take the metro to the museum")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hb.Beat(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+		rules, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &old.ProjectID})
+		if len(rules) != 3 {
+			t.Fatalf("rules = %d, want 3", len(rules))
+		}
+		third := rules[2]
+		activate(t, s, third)
+		_, err := s.SupersedeRule(ctx, "rita", third.ID, newer.ID, "x")
+		wantCode(t, err, governance.EINVALID)
+		if n, _ := s.FindRuleByID(ctx, newer.ID); n.Supersedes != old.ID {
+			t.Fatalf("the replacement now names rule %d, want %d", n.Supersedes, old.ID)
+		}
+	})
+}

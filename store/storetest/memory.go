@@ -84,6 +84,7 @@ var memoryTests = []struct {
 	{"HoldKeepsEvidence", TestHoldKeepsEvidence},
 	{"BeatReopensHeldRule", TestBeatReopensHeldRule},
 	{"SupersedePauseExpire", TestSupersedePauseExpire},
+	{"ReplacementFromAnyState", TestReplacementFromAnyState},
 	{"EditRule", TestEditRule},
 	{"MergeAndSplit", TestMergeAndSplit},
 	{"ReviewCounts", TestReviewCounts},

@@ -195,6 +195,8 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetDuringImport", TestForgetDuringImport},
 		{"SuppressionScope", TestSuppressionScope},
 		{"ForgetScrubsEvalResults", TestForgetScrubsEvalResults},
+		{"ForgetWithholdsEvalReads", TestForgetWithholdsEvalReads},
+		{"ForgetSubjectLeavesNoTie", TestForgetSubjectLeavesNoTie},
 		{"ForgetDuringEval", TestForgetDuringEval},
 		{"ForgetDuringEvalCopy", TestForgetDuringEvalCopy},
 		{"DeleteProject", TestDeleteProject},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -98,4 +99,14 @@ func allLive(entries []*governance.AuditEntry) map[string]bool {
 		live[e.ObjectType+":"+e.ObjectID] = true
 	}
 	return live
+}
+
+// truncate cuts s to at most n characters, ending with an ellipsis when
+// it cut.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
 }

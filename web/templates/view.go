@@ -20,6 +20,11 @@ type PageMeta struct {
 	Active string
 	// Path is the address of the page, where the language switch returns.
 	Path string
+	// Resubmitted is set on a page rendered in answer to a form (a POST
+	// whose input was refused): the browser's history then shows Path,
+	// the page the form was on, so a refresh reloads it instead of
+	// sending the form again.
+	Resubmitted bool
 }
 
 // Flash is a one-time message; Kind is success, info or error.

@@ -1,6 +1,9 @@
-// Package modeltest serves an in-process OpenAI-compatible embeddings
-// endpoint for tests and benchmarks: deterministic vectors, real HTTP, so
-// go-openai's CreateEmbeddings runs end to end without a model.
+// Package modeltest serves in-process OpenAI-compatible endpoints for tests
+// and benchmarks, over real HTTP so go-openai runs end to end without a
+// model: embeddings with deterministic vectors (Embeddings), and chat
+// completions that answer from a script the way real servers differ
+// (Chat: JSON schema honoured, JSON mode only, no response_format, none
+// enforced).
 package modeltest
 
 import (

@@ -9,9 +9,10 @@ import (
 )
 
 // A re-chain (docs/ARCHITECTURE.md, "Forget"). Audit rows written before
-// keyed subject references (SQLite's migration 0026, PostgreSQL's 0014)
-// name a subject in plain text: a subject row's object id, a
-// membership.set row's "subject" detail. A subject forget leaves no copy
+// keyed subject references (SQLite's migration 0026, PostgreSQL's 0014;
+// a project.export row's until AuditEntry.Subject) name a subject in
+// plain text: a subject row's object id, a membership.set or
+// project.export row's "subject" detail. A subject forget leaves no copy
 // of the identifier, so it rewrites those rows to the subject's keyed
 // reference; that changes their hashes and so every later link of the
 // chain. Rechain recomputes the hash and link of every row from the first
@@ -41,6 +42,9 @@ type RechainTx interface {
 	Rewrite(ctx context.Context, links []Link) error
 	// Append appends a row to the chain.
 	Append(ctx context.Context, e *governance.AuditEntry) error
+	// Key is the store's audit key, and whether the chain's key epoch row
+	// comes before row id.
+	Key(ctx context.Context, id int64) ([]byte, bool, error)
 }
 
 // RechainSubject rewrites the rows of the project that name subjectID in
@@ -54,6 +58,9 @@ func RechainSubject(ctx context.Context, tx RechainTx, actor string, projectID i
 	}
 	rc := &Rechain{ProjectID: projectID, SubjectID: subjectID, Ref: ref}
 	if rc.Kept, err = tx.HashBefore(ctx, first); err != nil {
+		return 0, err
+	}
+	if rc.Key, rc.KeyedBefore, err = tx.Key(ctx, first); err != nil {
 		return 0, err
 	}
 	if err := tx.Walk(ctx, first, rc); err != nil || rc.Rewritten == 0 {
@@ -83,6 +90,10 @@ type Rechain struct {
 	// named the subject.
 	Links     []Link
 	Rewritten int
+	// Key is the store's audit key; KeyedBefore says the chain's key epoch
+	// comes before the first row the re-chain walks.
+	Key         []byte
+	KeyedBefore bool
 }
 
 // Link is one re-chained row: its object id and details (changed when it
@@ -101,7 +112,7 @@ func (rc *Rechain) Names(e *governance.AuditEntry) bool {
 	if e.ObjectType == "subject" {
 		return e.ObjectID == rc.SubjectID
 	}
-	if e.ObjectType != "account" || e.Action != "membership.set" {
+	if !(e.ObjectType == "account" && e.Action == "membership.set" || e.ObjectType == "project" && e.Action == "project.export") {
 		return false
 	}
 	_, subject, ok := subjectDetail(e.Details)
@@ -137,9 +148,11 @@ func (rc *Rechain) rewrite(e *governance.AuditEntry) {
 // Walk reads rows (by id, from the first row that names the subject to
 // the head; Kept set to the hash of the row before it) with scan, as
 // Verify does, rewrites the rows that name the subject and chains every
-// row to the one before it anew.
+// row to the one before it anew: with SHA-256 up to the key epoch, with
+// the store's key from it on (rc.Key; Keyed when the epoch is before the
+// first row walked).
 func (rc *Rechain) Walk(rows Rows, scan func() (*governance.AuditEntry, string, error)) error {
-	prev := rc.Kept
+	prev, keyed := rc.Kept, rc.KeyedBefore
 	for rows.Next() {
 		e, reason, err := scan()
 		if err != nil {
@@ -149,8 +162,16 @@ func (rc *Rechain) Walk(rows Rows, scan func() (*governance.AuditEntry, string, 
 			rc.rewrite(e)
 			rc.Rewritten++
 		}
+		keyed = keyed || e.Action == governance.AuditKeyAction
+		if keyed && rc.Key == nil {
+			return governance.Errorf(governance.EINTERNAL, "The audit chain is keyed; open the store with its audit key.")
+		}
 		e.PrevHash = prev
-		e.Hash = governance.AuditHash(e, reason)
+		if keyed {
+			e.Hash = governance.AuditMAC(rc.Key, e, reason)
+		} else {
+			e.Hash = governance.AuditHash(e, reason)
+		}
 		rc.Links = append(rc.Links, Link{ID: e.ID, ObjectID: e.ObjectID, Details: e.Details, PrevHash: e.PrevHash, Hash: e.Hash})
 		prev = e.Hash
 	}

@@ -2,6 +2,7 @@ package forgetplan
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -28,4 +29,24 @@ func MembershipAudit(actor string, projectID int64, ref string, accounts int64) 
 	details, _ := json.Marshal(map[string]any{"accounts": accounts, "by": "subject.forget"})
 	return &governance.AuditEntry{Actor: actor, Action: "membership.remove", ObjectType: "subject",
 		ObjectID: ref, ProjectID: projectID, Details: string(details)}
+}
+
+// SelfActor is the actor a subject forget's rows name when the one who
+// asked is named like the subject (a member whose username is the
+// subject id forgetting everything about themselves): naming them would
+// tie the subject's keyed reference to its id in those very rows.
+const SelfActor = "self"
+
+// ForgetActor is the actor of a forget of subjectID asked by actor:
+// SelfActor when actor's name, with or without an "account:" or
+// "token:"-style prefix, is the subject id; otherwise actor.
+func ForgetActor(actor, subjectID string) string {
+	name := actor
+	if _, after, ok := strings.Cut(actor, ":"); ok {
+		name = after
+	}
+	if subjectID != "" && (actor == subjectID || name == subjectID) {
+		return SelfActor
+	}
+	return actor
 }

@@ -105,6 +105,37 @@ func (p *Plan) QuotedTexts() []string {
 	return slices.Compact(texts)
 }
 
+// RedactsEvents reports whether the forget removes what people said: a
+// subject's or a project's events, or a rule's source events. Eval runs
+// that read its projects live may quote those words (the stores'
+// withholdEvalReads).
+func (p *Plan) RedactsEvents() bool { return p.Scope != nil || len(p.Seqs) > 0 || len(p.copies) > 0 }
+
+// WithheldReason replaces the reason of an eval result that did not pass
+// when a forget withholds the run's details.
+const WithheldReason = "The details were withheld: a forget removed data this run read."
+
+// WithholdSummary is an eval run's stored summary without the rule texts
+// of its compliance table (metrics.compliance), and whether it had one; a
+// summary that is not such JSON is returned as it is.
+func WithholdSummary(summary string) (string, bool) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal([]byte(summary), &top) != nil {
+		return summary, false
+	}
+	var metrics map[string]json.RawMessage
+	if json.Unmarshal(top["metrics"], &metrics) != nil {
+		return summary, false
+	}
+	if _, ok := metrics["compliance"]; !ok {
+		return summary, false
+	}
+	delete(metrics, "compliance")
+	top["metrics"], _ = json.Marshal(metrics)
+	out, _ := json.Marshal(top)
+	return string(out), true
+}
+
 // Details is a forget's audit row details: ids, counts and the content
 // hash. Events are counted, not listed (a subject may have very many).
 func Details(p *Plan, r *governance.ForgetReport) string {

@@ -45,6 +45,13 @@ type Tx interface {
 	// Supersede marks rule oldID, still in status from, superseded by
 	// rule newerID; false when its status was no longer from.
 	Supersede(ctx context.Context, oldID, newerID int64, from governance.RuleStatus) (bool, error)
+	// SupersededFrom is the status superseded rule id had before ("" when
+	// it was superseded before the store kept it).
+	SupersededFrom(ctx context.Context, id int64) (governance.RuleStatus, error)
+	// Unsupersede moves superseded rule id to status to and ends its
+	// replacement: the newer rule no longer names it as the one it
+	// replaces; false when id was not superseded.
+	Unsupersede(ctx context.Context, id int64, to governance.RuleStatus) (bool, error)
 	SetPaused(ctx context.Context, id int64, paused bool) error
 	// SetExpiry sets (UTC, whole seconds) or clears (nil) the expiry.
 	SetExpiry(ctx context.Context, id int64, at *time.Time) error

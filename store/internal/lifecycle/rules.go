@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -35,8 +36,13 @@ func (a RuleActions[T]) ApproveRule(ctx context.Context, actor string, id int64,
 }
 
 // ApproveRules approves several proposals in one transaction: all or none.
+// A proposal that another one of the batch replaces, approved first, is
+// superseded by it rather than approved.
 func (a RuleActions[T]) ApproveRules(ctx context.Context, actor string, ids []int64) error {
 	return ChangeAll(ctx, a.store, "ApproveRules", ids, func(tx T, r *governance.Rule) error {
+		if r.Status == governance.RuleSuperseded && slices.Contains(ids, r.SupersededBy) {
+			return nil
+		}
 		return approve(ctx, tx, actor, r)
 	})
 }
@@ -48,7 +54,10 @@ func approve(ctx context.Context, tx Tx, actor string, r *governance.Rule) error
 	if err := SetStatus(ctx, tx, r, governance.RuleActive); err != nil {
 		return err
 	}
-	n, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateProposed), governance.CandidatePromoted, nil, false)
+	// Each status change says why anew: no candidate keeps the reason of a
+	// decision since undone ("promoted · Rejected by a reviewer.").
+	why := "Approved by a reviewer."
+	n, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateProposed), governance.CandidatePromoted, &why, false)
 	if err != nil {
 		return err
 	}
@@ -60,12 +69,17 @@ func approve(ctx context.Context, tx Tx, actor string, r *governance.Rule) error
 		return err
 	}
 	if r.Supersedes != 0 {
+		// The rule it replaces steps aside whatever its state: in use,
+		// still a proposal, rejected or archived. One forgotten or
+		// already superseded by another is left as it is.
 		old, err := tx.LockRule(ctx, r.Supersedes)
 		if err != nil {
 			return err
 		}
-		if err := Supersede(ctx, tx, actor, old, r, "Replaced by the approved rule."); err != nil {
-			return err
+		if governance.RuleAllows(old.Status, governance.RuleReplace) {
+			if err := Supersede(ctx, tx, actor, old, r, "Replaced by the approved rule."); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -181,11 +195,16 @@ func (a RuleActions[T]) DemoteRule(ctx context.Context, actor string, id int64, 
 
 // RestoreRule brings a stale or archived rule back into use, and a rejected or
 // held proposal back into the review queue (a held one with its
-// candidates).
+// candidates). A superseded rule goes back to where it was before it was
+// replaced (in use, or in review when it was a proposal or rejected) and
+// the replacement no longer names it.
 func (a RuleActions[T]) RestoreRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
 	return Change(ctx, a.store, "RestoreRule", id, func(tx T, r *governance.Rule) error {
 		if err := r.Allow(governance.RuleRestore); err != nil {
 			return err
+		}
+		if r.Status == governance.RuleSuperseded {
+			return unsupersede(ctx, tx, actor, r, reason)
 		}
 		from, to := r.Status, governance.RuleActive
 		held, err := Held(ctx, tx, r)
@@ -208,12 +227,42 @@ func (a RuleActions[T]) RestoreRule(ctx context.Context, actor string, id int64,
 			return err
 		}
 		if to == governance.RuleProposed {
-			if _, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateRejected), governance.CandidateProposed, nil, false); err != nil {
+			why := "Restored into review by a reviewer."
+			if _, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateRejected), governance.CandidateProposed, &why, false); err != nil {
 				return err
 			}
 		}
 		return Audit(ctx, tx, actor, "rule.restore", r, reason, map[string]any{"from": from, "to": to})
 	})
+}
+
+// unsupersede undoes the replacement of superseded rule r.
+func unsupersede(ctx context.Context, tx Tx, actor string, r *governance.Rule, reason string) error {
+	before, err := tx.SupersededFrom(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	to := governance.RuleActive
+	if before == governance.RuleProposed || before == governance.RuleRejected {
+		to = governance.RuleProposed
+	}
+	ok, err := tx.Unsupersede(ctx, r.ID, to)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrChanged(r.ID)
+	}
+	if to == governance.RuleProposed {
+		why := "Restored into review by a reviewer."
+		if _, err := tx.SetCandidates(ctx, r.ID, statuses(governance.CandidateRejected), governance.CandidateProposed, &why, false); err != nil {
+			return err
+		}
+	}
+	newer := r.SupersededBy
+	r.Status, r.SupersededBy = to, 0
+	return Audit(ctx, tx, actor, "rule.restore", r, reason,
+		map[string]any{"from": governance.RuleSuperseded, "to": to, "superseded_by": newer})
 }
 
 // SupersedeRule links rule oldID to the newer rule newID. When the newer rule is
@@ -230,6 +279,9 @@ func (a RuleActions[T]) SupersedeRule(ctx context.Context, actor string, oldID, 
 		}
 		if newer.ProjectID != old.ProjectID || newer.SubjectID != old.SubjectID {
 			return governance.Errorf(governance.EINVALID, "Rule %d has another scope (project or subject) than rule %d.", newID, oldID)
+		}
+		if newer.Supersedes != 0 && newer.Supersedes != old.ID {
+			return governance.Errorf(governance.EINVALID, "Rule %d already replaces rule %d.", newID, newer.Supersedes)
 		}
 		if err := old.Allow(governance.RuleSupersede); err != nil {
 			return err
