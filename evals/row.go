@@ -22,6 +22,9 @@ type (
 const (
 	OriginBuiltin  = evalrow.OriginBuiltin
 	OriginUploaded = evalrow.OriginUploaded
+	// OriginRegression: a project's regression suite, whose cases
+	// reviewers added from outcome reviews (regression.go).
+	OriginRegression = evalrow.OriginRegression
 )
 
 // Run statuses.

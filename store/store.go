@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/migration"
+	"github.com/mnemo-console/mnemo/store/internal/outcome"
 	"github.com/mnemo-console/mnemo/store/internal/pagescrub"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -70,6 +71,8 @@ type Store struct {
 	// scrub truncates the WAL in the background when a forget could not
 	// (forget.go, checkpointAfterForget).
 	scrub scrubber
+	// outcomes writes concurrent outcome reports together (outcome.go).
+	outcomes outcome.Batcher[*governance.OutcomeReport]
 	// wal is the log as the checkpoints see it: how far its pages have
 	// been scrubbed, what the last checkpoint left (checkpoint.go); the
 	// writer slot guards it.

@@ -15,7 +15,13 @@ import (
 const (
 	OriginBuiltin  = "builtin"
 	OriginUploaded = "uploaded"
+	// OriginRegression: a project's regression suite, whose cases
+	// reviewers added from outcome reviews.
+	OriginRegression = "regression"
 )
+
+// RegressionSuiteName is the name of project slug's regression suite.
+func RegressionSuiteName(slug string) string { return "regressions-" + slug }
 
 // SuiteRow is a stored eval suite: its YAML body and where it came from.
 type SuiteRow struct {

@@ -18,8 +18,8 @@ func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, ac
 	if strings.TrimSpace(suite.Name) == "" {
 		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
 	}
-	if suite.Origin != evalrow.OriginBuiltin && suite.Origin != evalrow.OriginUploaded {
-		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin or uploaded.", suite.Origin)
+	if suite.Origin != evalrow.OriginBuiltin && suite.Origin != evalrow.OriginUploaded && suite.Origin != evalrow.OriginRegression {
+		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin, uploaded or regression.", suite.Origin)
 	}
 	tx, err := s.begin(ctx)
 	if err != nil {
