@@ -23,6 +23,8 @@ type engine struct {
 	prefix string
 	// projects maps fixture aliases (scratch) to project ids.
 	projects map[string]int64
+	// lme holds a LongMemEval run's questions once set up, by id.
+	lme map[string]*lmeCase
 }
 
 func newEngine(deps Deps, suite *Suite, prefix string) *engine {
@@ -53,6 +55,9 @@ func (e *engine) needsShared(caseIDs []string) bool {
 func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 	if !e.needsShared(caseIDs) {
 		return nil
+	}
+	if e.suite.Benchmark != nil && e.suite.Benchmark.Format == FormatLongMemEval {
+		return e.setupLongMemEval(ctx, caseIDs)
 	}
 	if e.suite.Benchmark != nil {
 		id, err := e.scratchProject(ctx, e.prefix+"benchmark", false, false)
@@ -86,8 +91,30 @@ func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 		if err := e.deps.Memory.RunHeartbeat(ctx, id); err != nil {
 			return e.copyLost(ctx, alias, slug, fmt.Errorf("heartbeat on fixtures of %s: %w", alias, err))
 		}
+		if e.autoActivate() {
+			if err := e.approveProposals(ctx, id); err != nil {
+				return fmt.Errorf("approve the proposals of %s: %w", alias, err)
+			}
+		}
 	}
 	return nil
+}
+
+// approveProposals approves every proposal of scratch project pid, as a
+// reviewer approving all of them would: fixtures with auto_activate are
+// curated memory recall runs against, and the product activates on its
+// own only what is in the low-risk set (auto-activation is default-deny).
+func (e *engine) approveProposals(ctx context.Context, pid int64) error {
+	rules, _, err := e.deps.Memory.FindRules(ctx, governance.RuleFilter{ProjectID: &pid,
+		Statuses: []governance.RuleStatus{governance.RuleProposed}, Limit: 10000})
+	if err != nil || len(rules) == 0 {
+		return err
+	}
+	ids := make([]int64, len(rules))
+	for i, r := range rules {
+		ids[i] = r.ID
+	}
+	return e.deps.Memory.ApproveRules(ctx, "eval", ids)
 }
 
 // copyLost explains err when the alias copies a live project's events and
@@ -271,14 +298,18 @@ func (e *engine) runUnit(ctx context.Context, index int, id string) *CaseResult 
 	)
 	timeout := e.deps.CaseTimeout
 	if e.suite.Benchmark != nil {
-		var conv *Conversation
-		for _, c := range e.suite.Benchmark.conversations {
-			if c.ID == id {
-				conv = c
-			}
-		}
 		cctx, cancel := context.WithTimeout(ctx, max(timeout, 10*time.Minute))
-		res, err = e.runConversation(cctx, conv)
+		if e.suite.Benchmark.Format == FormatLongMemEval {
+			res, err = e.runQuestion(cctx, id)
+		} else {
+			var conv *Conversation
+			for _, c := range e.suite.Benchmark.conversations {
+				if c.ID == id {
+					conv = c
+				}
+			}
+			res, err = e.runConversation(cctx, conv)
+		}
 		cancel()
 		if err != nil {
 			res = &CaseResult{CaseID: id, Kind: KindBenchmark}

@@ -23,6 +23,7 @@ type MemoryStore interface {
 	SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error)
 	Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error)
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	ApproveRules(ctx context.Context, actor string, ids []int64) error
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
 	NewTextBaseline(ctx context.Context) (TextBaseline, error)
@@ -54,6 +55,11 @@ func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, 
 		return nil, err
 	}
 	return p, nil
+}
+
+// ApproveRules approves proposals as a reviewer does.
+func (s *Services) ApproveRules(ctx context.Context, actor string, ids []int64) error {
+	return s.Store.ApproveRules(ctx, actor, ids)
 }
 
 // DeleteScratchProjects removes the flagged scratch projects whose slug
@@ -129,10 +135,11 @@ func (s *Services) RunHeartbeat(ctx context.Context, projectID int64) error {
 // Recall asks the recall engine for a package. It is a preview, so evals
 // never count as use of a rule.
 func (s *Services) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error) {
-	req := governance.RecallRequest{Task: q.Task, ProjectID: q.ProjectID, SubjectID: q.SubjectID, Preview: true}
+	req := governance.RecallRequest{Task: q.Task, ProjectID: q.ProjectID, SubjectID: q.SubjectID, Preview: true, AsOf: q.AsOf}
 	if q.IncludeEvents {
+		// At least fifty items fit: a benchmark reads sessions off them.
 		req.IncludeEvents = true
-		req.Budget = governance.Budget{Total: governance.MaxRecallTotal, PerItem: 2000}
+		req.Budget = governance.Budget{Total: governance.MaxRecallTotal, PerItem: governance.MaxRecallTotal / 50}
 	}
 	pkg, err := s.Store.Recall(ctx, cmpOr(s.Actor, "eval"), req)
 	if err != nil {

@@ -1,13 +1,16 @@
 package governance_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-var noFindings governance.ScanFunc = func(text string) governance.GateResult { return governance.GateResult{Text: text} }
+var noFindings = governance.ClassifierFunc(func(_ context.Context, text string) (governance.GateResult, error) {
+	return governance.GateResult{Text: text}, nil
+})
 
 // TestRuleTextCap: a rule's text holds at most MaxRuleText characters,
 // counted as characters (a CJK text is not cut at a third of it); an edit
@@ -22,13 +25,13 @@ func TestRuleTextCap(t *testing.T) {
 		t.Fatal("a text over the cap passed")
 	}
 	r := &governance.Rule{ID: 1, Kind: governance.TypeFact, Text: "x", Status: governance.RuleProposed}
-	if _, err := governance.CheckRuleEdit(r, governance.RuleEdit{Text: over, Reason: "longer"}, noFindings); governance.ErrorCode(err) != governance.EINVALID {
+	if _, err := governance.CheckRuleEdit(context.Background(), r, governance.RuleEdit{Text: over, Reason: "longer"}, noFindings); governance.ErrorCode(err) != governance.EINVALID {
 		t.Fatalf("an edit over the cap: %v", err)
 	}
 	export := `{"type":"project","format":"` + governance.ExportFormat + `","project":{"slug":"p","name":"P"}}
 {"type":"rule","rule":{"ref":1,"kind":"fact","text":"` + over + `","status":"active"}}
 `
-	_, err := governance.ParseExport(strings.NewReader(export), noFindings)
+	_, err := governance.ParseExport(context.Background(), strings.NewReader(export), noFindings)
 	if err == nil || !strings.Contains(err.Error(), "line 2: a text of this rule is longer than 2,000") {
 		t.Fatalf("an imported rule over the cap: %v", err)
 	}

@@ -33,6 +33,7 @@ type Store interface {
 	FindProjectByID(ctx context.Context, id int64) (*governance.Project, error)
 	SetProjectPolicy(ctx context.Context, projectID int64, autoActivate bool) error
 	SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error
+	SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error
 
 	CreateAccount(ctx context.Context, a *governance.Account) error
 	FindAccounts(ctx context.Context) ([]*governance.Account, error)
@@ -70,6 +71,8 @@ type Store interface {
 		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 
 	UpsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, actor string) error
+	UpsertEvalSuiteData(ctx context.Context, suite *evalrow.SuiteRow, data io.Reader, actor string) error
+	OpenEvalSuiteData(ctx context.Context, suiteID int64) (io.ReadCloser, error)
 	FindEvalSuiteByID(ctx context.Context, id int64) (*evalrow.SuiteRow, error)
 	FindEvalSuiteByName(ctx context.Context, name string) (*evalrow.SuiteRow, error)
 	FindEvalSuites(ctx context.Context) ([]*evalrow.SuiteRow, error)
@@ -176,6 +179,7 @@ func Run(t *testing.T, open Opener) {
 		{"ImportStream", TestImportStream},
 		{"Sources", TestSources},
 		{"EvalSuites", TestEvalSuites},
+		{"EvalSuiteData", TestEvalSuiteData},
 		{"EvalRunLifecycle", TestEvalRunLifecycle},
 		{"SearchEvents", TestSearchEvents},
 		{"SearchCJKPairs", TestSearchCJKPairs},
