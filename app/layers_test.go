@@ -7,55 +7,135 @@ import (
 	"testing"
 )
 
-// TestLayers holds the dependency direction of docs/ARCHITECTURE.md: the
-// store is reached only through the interfaces the use cases declare, so
-// no package above it imports it, even indirectly (cmd/* wires it in);
-// the use cases and the domain speak neither HTTP nor SQL themselves.
+// TestLayers holds the dependency rules of docs/ARCHITECTURE.md, Layers,
+// over every package of the module (tests aside, which may import what
+// they drive): the store is reached only through the interfaces the use
+// cases declare, so no package but cmd/* depends on it; the domain and
+// its engines know no layer above them; the stores link neither the eval
+// runner nor the model client; only web and auth speak echo.
+//
+// A name is a package of the module, relative to it ("app"), or any other
+// import path; "x/..." is x and every package below it, "..." every
+// package of the module.
 func TestLayers(t *testing.T) {
-	const mod = "github.com/mnemo-console/mnemo/"
-	for _, c := range []struct {
-		pkg     string
+	// Packages under store/ that only tests import: they drive the eval
+	// runner and the seed over a store, and still know nothing above.
+	storeTestSupport := []string{"store/storetest", "store/internal/crashtest"}
+	above := []string{"app", "web/...", "auth", "cmd/..."}
+	beside := []string{"evals", "transcript", "seed"}
+	for _, r := range []struct {
+		from    string
+		except  []string
 		deps    []string // not even indirectly
 		imports []string // not directly
 	}{
-		{"app", []string{"store", "web", "auth"}, []string{"database/sql", "net/http", "github.com/labstack/echo/v4"}},
-		{"web", []string{"store"}, []string{"database/sql"}},
-		{"evals", []string{"store", "app", "web"}, []string{"database/sql"}},
-		{"seed", []string{"store", "app", "web"}, nil},
-		{"governance", []string{"store", "app", "web", "auth", "evals"}, []string{"database/sql", "net/http"}},
-		// The domain knows none of its engines; each engine only those below it:
+		// Only cmd/* wires the stores in; the backends share code only
+		// through store/internal/... .
+		{from: "...", except: []string{"store/...", "cmd/..."}, deps: []string{"store", "store/postgres"}},
+		{from: "store", deps: []string{"store/postgres"}},
+		{from: "store/postgres", deps: []string{"store"}},
+		{from: "store/...", except: storeTestSupport,
+			deps: cat(above, beside, []string{"locale", "github.com/sashabaranov/go-openai"})},
+		{from: "store/storetest", deps: above},
+		{from: "store/internal/crashtest", deps: above},
+		// Only web and auth speak HTTP through echo.
+		{from: "...", except: []string{"web/...", "auth"}, imports: []string{"github.com/labstack/echo/..."}},
+		// The use cases: no HTTP, no SQL, no sessions, no demo.
+		{from: "app", deps: []string{"web/...", "auth", "seed", "cmd/..."},
+			imports: []string{"database/sql", "net/http"}},
+		{from: "web/...", deps: []string{"seed", "cmd/..."}, imports: []string{"database/sql"}},
+		{from: "web/templates", deps: []string{"app", "evals", "transcript"}},
+		// The libraries beside app know none of it; evals and transcript
+		// not each other, and the demo (seed) reads its files with
+		// transcript's readers.
+		{from: "evals", deps: cat(above, []string{"transcript", "seed"}), imports: []string{"database/sql"}},
+		{from: "transcript", deps: cat(above, []string{"evals", "seed"})},
+		{from: "seed", deps: cat(above, []string{"evals"})},
+		{from: "locale", deps: cat(above, beside)},
+		// The domain and its engines know no layer above them; the domain
+		// knows none of its engines, each engine only those below it:
 		// gate ← recall, consolidate ← the extractors.
-		{"governance", []string{"governance/gate", "governance/recall", "governance/consolidate",
-			"governance/agentfile", "governance/heuristic", "governance/model"}, nil},
-		{"governance/gate", []string{"governance/recall", "governance/consolidate", "governance/agentfile",
-			"governance/heuristic", "governance/model", "store", "app", "web", "evals"}, nil},
-		{"governance/recall", []string{"governance/consolidate", "governance/agentfile", "governance/heuristic",
-			"governance/model", "store", "app", "web", "evals"}, nil},
-		{"governance/consolidate", []string{"governance/recall", "governance/agentfile", "governance/heuristic",
-			"governance/model", "store", "app", "web", "evals"}, nil},
-		// The backends share code only through store/internal/... .
-		{"store/postgres", []string{"store", "app", "web"}, nil},
+		{from: "governance/...", deps: cat(above, beside, []string{"locale"})},
+		{from: "governance", deps: []string{"governance/gate/...", "governance/recall", "governance/consolidate",
+			"governance/agentfile", "governance/heuristic", "governance/model/...", "governance/evalrow",
+			"github.com/sashabaranov/go-openai"}, imports: []string{"database/sql", "net/http"}},
+		{from: "governance/evalrow", deps: []string{"governance/gate/...", "governance/recall", "governance/consolidate",
+			"governance/agentfile", "governance/heuristic", "governance/model/..."}},
+		{from: "governance/gate", deps: []string{"governance/recall", "governance/consolidate", "governance/agentfile",
+			"governance/heuristic", "governance/model/..."}},
+		{from: "governance/recall", deps: []string{"governance/consolidate", "governance/agentfile",
+			"governance/heuristic", "governance/model/..."}},
+		{from: "governance/consolidate", deps: []string{"governance/recall", "governance/agentfile",
+			"governance/heuristic", "governance/model/..."}},
 	} {
-		deps := goList(t, "{{join .Deps \"\\n\"}}", mod+c.pkg)
-		for _, d := range c.deps {
-			if slices.Contains(deps, mod+d) {
-				t.Errorf("%s depends on %s: see docs/ARCHITECTURE.md, Layers", c.pkg, d)
+		matched := false
+		for _, p := range modulePackages(t) {
+			if !match(r.from, p.path) || slices.ContainsFunc(r.except, func(e string) bool { return match(e, p.path) }) {
+				continue
+			}
+			matched = true
+			for _, d := range p.deps {
+				if slices.ContainsFunc(r.deps, func(x string) bool { return match(x, d) }) {
+					t.Errorf("%s depends on %s: see docs/ARCHITECTURE.md, Layers", p.path, d)
+				}
+			}
+			for _, i := range p.imports {
+				if slices.ContainsFunc(r.imports, func(x string) bool { return match(x, i) }) {
+					t.Errorf("%s imports %s: see docs/ARCHITECTURE.md, Layers", p.path, i)
+				}
 			}
 		}
-		imports := goList(t, "{{join .Imports \"\\n\"}}", mod+c.pkg)
-		for _, i := range c.imports {
-			if slices.Contains(imports, i) {
-				t.Errorf("%s imports %s: see docs/ARCHITECTURE.md, Layers", c.pkg, i)
-			}
+		if !matched {
+			t.Errorf("the rule for %s names no package of the module", r.from)
 		}
 	}
 }
 
-func goList(t *testing.T, format, pkg string) []string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-f", format, pkg).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+const module = "github.com/mnemo-console/mnemo"
+
+// match reports whether path is pattern: a package of the module
+// (relative) or another import path, with "/..." for everything below.
+func match(pattern, path string) bool {
+	if pattern == "..." {
+		return strings.HasPrefix(path, module+"/")
 	}
-	return strings.Fields(string(out))
+	for _, p := range []string{pattern, module + "/" + pattern} {
+		if dir, ok := strings.CutSuffix(p, "/..."); ok && (path == dir || strings.HasPrefix(path, dir+"/")) || p == path {
+			return true
+		}
+	}
+	return false
+}
+
+func cat(lists ...[]string) []string { return slices.Concat(lists...) }
+
+type goPackage struct {
+	path          string
+	deps, imports []string
+}
+
+var packages []goPackage
+
+// modulePackages lists the module's packages once, with what each
+// depends on and imports (tests left out).
+func modulePackages(t *testing.T) []goPackage {
+	t.Helper()
+	if packages != nil {
+		return packages
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{join .Deps \" \"}}\t{{join .Imports \" \"}}", module+"/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		if len(f) != 3 {
+			t.Fatalf("go list: unexpected line %q", line)
+		}
+		packages = append(packages, goPackage{path: f[0], deps: strings.Fields(f[1]), imports: strings.Fields(f[2])})
+	}
+	if len(packages) < 20 {
+		t.Fatalf("go list found %d packages", len(packages))
+	}
+	return packages
 }

@@ -2,8 +2,9 @@ package evals
 
 import (
 	"context"
-	"fmt"
 	"slices"
+
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
 // What approving a proposal changes (docs/outcomes.md): the cases of a
@@ -93,7 +94,7 @@ func CompareSuite(ctx context.Context, deps Deps, s *Suite, slug string, before,
 	run := func(m Memory, i int, c *Case) *CaseResult {
 		d := deps
 		d.Memory, d.Model, d.Judge = m, nil, nil
-		return newEngine(d, s, fmt.Sprintf("%swhatif-", ScratchPrefix)).runUnit(ctx, i, c.ID)
+		return newEngine(d, s, evalrow.ScratchPrefix+"whatif-").runUnit(ctx, i, c.ID)
 	}
 	var was, now Report
 	at := map[string]int{}

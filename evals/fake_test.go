@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
 // fakeMemory is an in-memory stand-in for the product with a toy
@@ -127,7 +128,7 @@ func (f *fakeMemory) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 		}
 	}
 	now := time.Now()
-	orphans := evals.OrphanScratch(slugs, nil, maps.Clone(f.leases), now)
+	orphans := evalrow.OrphanScratch(slugs, nil, maps.Clone(f.leases), now)
 	maps.DeleteFunc(f.leases, func(_ string, exp time.Time) bool { return !exp.After(now) })
 	f.mu.Unlock()
 	for _, prefix := range orphans {
@@ -144,7 +145,7 @@ func (f *fakeMemory) CopyEvents(ctx context.Context, prefix string, sourceID, sc
 	var events []*governance.Event
 	for _, e := range f.events[sourceID] {
 		if !e.Redacted {
-			events = append(events, evals.EventCopy(e))
+			events = append(events, evalrow.EventCopy(e))
 		}
 	}
 	f.mu.Unlock()

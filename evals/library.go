@@ -154,7 +154,7 @@ func Enqueue(ctx context.Context, st SuiteStore, suiteID int64, actor string) (*
 		sum.SuiteYAML = row.Body
 	}
 	body, _ := json.Marshal(sum)
-	run := &RunRow{SuiteID: row.ID, Total: len(s.CaseIDs()), CreatedBy: actor, Summary: string(body)}
+	run := &RunRow{SuiteID: row.ID, Total: len(s.CaseIDs()), CreatedBy: actor, Summary: string(body), Reads: s.LiveProjects()}
 	if err := st.CreateEvalRun(ctx, run); err != nil {
 		return nil, err
 	}

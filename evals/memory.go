@@ -14,7 +14,7 @@ import (
 type Memory interface {
 	// CreateScratchProject creates a project for one run or case, flagged
 	// as scratch (governance.Project.Scratch); slug starts with
-	// ScratchPrefix.
+	// evalrow.ScratchPrefix.
 	CreateScratchProject(ctx context.Context, slug, name string, autoActivate bool) (*governance.Project, error)
 	// DeleteScratchProjects removes every project flagged as scratch whose
 	// slug starts with prefix (the run's or the case's own).
@@ -71,26 +71,10 @@ type ScratchOwners interface {
 	RemoveOrphanScratch(ctx context.Context) (int64, error)
 }
 
-// TextBaseline is the plain full-text reference a retrieval benchmark
-// compares recall with (retriever fts5).
-type TextBaseline interface {
-	// Add indexes documents: ids[i] names texts[i].
-	Add(ctx context.Context, ids, texts []string) error
-	// Search returns document ids, best first.
-	Search(ctx context.Context, query string, limit int) ([]string, error)
-	// Close releases the baseline and removes its data.
-	Close() error
-}
-
 // BaselineMemory is a Memory that can build a TextBaseline.
 type BaselineMemory interface {
 	NewTextBaseline(ctx context.Context) (TextBaseline, error)
 }
-
-// ScratchPrefix starts the slug of every project evals creates. It only
-// names them: what makes a project scratch is its flag, set when it is
-// created, never its slug.
-const ScratchPrefix = "eval-"
 
 // RecallQuery asks the recall engine for a context package.
 type RecallQuery struct {

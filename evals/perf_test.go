@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/internal/testrace"
 	"github.com/mnemo-console/mnemo/seed"
 )
 
@@ -47,9 +48,10 @@ func perfSuite(tb testing.TB, n int) *evals.Suite {
 // logs how long each took. Speed is judged by BenchmarkSuite200, never by a
 // timed assertion: the machines are shared and noisy.
 func TestPerformance200(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("200 cases are run without -race and -short")
+	if testing.Short() {
+		t.Skip("200 cases are run without -short")
 	}
+	testrace.Skip(t, "200 cases through the real store take minutes under -race")
 	ctx := context.Background()
 	st := MustOpenStore(t)
 	s := perfSuite(t, 200)

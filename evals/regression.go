@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
 // A project's regression suite holds the cases reviewers add when they
@@ -17,7 +18,7 @@ import (
 // (store/internal/outcome.DropSubjectCases).
 
 // RegressionSuiteName is the name of project slug's regression suite.
-func RegressionSuiteName(slug string) string { return "regressions-" + slug }
+func RegressionSuiteName(slug string) string { return evalrow.RegressionSuiteName(slug) }
 
 // regressionLine is a case as its line holds it; the field order is fixed
 // ("subject" before "description").

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
 // RunStore is the part of the store the runner uses; *store.Store satisfies it.
@@ -165,9 +166,6 @@ func (r *Runner) stopCancelled(ctx context.Context) {
 	}
 }
 
-// RunScratchPrefix starts the slug of every scratch project of a run.
-func RunScratchPrefix(runID int64) string { return fmt.Sprintf("%sr%d-", ScratchPrefix, runID) }
-
 // execute runs (or resumes) one run to its end.
 func (r *Runner) execute(ctx context.Context, run *RunRow) {
 	log := r.Logger.With(slog.Int64("run_id", run.ID))
@@ -208,7 +206,7 @@ func (r *Runner) execute(ctx context.Context, run *RunRow) {
 			units = append(units, unit{index: i, id: id})
 		}
 	}
-	eng := newEngine(r.Deps, suite, RunScratchPrefix(run.ID))
+	eng := newEngine(r.Deps, suite, evalrow.RunScratchPrefix(run.ID))
 	remaining := make([]string, len(units))
 	for i, u := range units {
 		remaining[i] = u.id
@@ -423,7 +421,7 @@ func RunSuite(ctx context.Context, deps Deps, suite *Suite) (*Report, error) {
 	if _, err := deps.Memory.RemoveOrphanScratch(ctx); err != nil {
 		return nil, fmt.Errorf("evals: remove scratch projects left by killed runs: %w", err)
 	}
-	eng := newEngine(deps, suite, newCLIScratchPrefix())
+	eng := newEngine(deps, suite, evalrow.NewCLIScratchPrefix())
 	ctx, lost := context.WithCancelCause(ctx)
 	defer lost(nil)
 	release, err := claimScratch(ctx, deps.Memory, eng.prefix, deps.ScratchLease, lost)

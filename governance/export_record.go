@@ -272,6 +272,9 @@ func checkExportRecord(ctx context.Context, rec *ExportRecord, first bool, cl Cl
 			texts = append(texts, v.Text)
 		}
 		for _, t := range texts {
+			if CheckRuleText(t) != nil {
+				return "a text of this rule is longer than 2,000 characters; it cannot be imported as a rule", nil
+			}
 			res, err := cl.Classify(ctx, t)
 			if err != nil {
 				return "", err

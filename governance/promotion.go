@@ -96,7 +96,7 @@ func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	sessions := map[string]bool{}
 	subjects := map[string]bool{}
 	var trusted, external int
-	failed, durable, userSaid, corrects := false, false, false, false
+	failed, durable, userSaid, corrects, tooLong := false, false, false, false, false
 	lowRisk := len(members) > 0
 	typ, subject := TypeFact, ""
 	for i, c := range members {
@@ -104,6 +104,7 @@ func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 			typ, subject = c.Type, c.SubjectID
 		}
 		durable = durable || c.Durable
+		tooLong = tooLong || CheckRuleText(c.Statement) != nil
 		corrects = corrects || replaces != nil && c.Type == replaces.Kind && Corrects(replaces.Text, c.Statement)
 		lowRisk = lowRisk && c.LowRisk != "" && len(c.Findings) == 0
 		for _, seq := range c.EvidenceSeqs {
@@ -130,6 +131,8 @@ func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 		d.Sessions = min(len(sessions), len(subjects))
 	}
 	switch {
+	case tooLong:
+		d.Status, d.Why = CandidateHeld, "Too long to become a rule (at most 2,000 characters)."
 	case trusted == 0 && external > 0:
 		d.Status, d.Why = CandidateBlocked, "Only external (untrusted) content supports it; a reviewer must decide."
 	case trusted == 0:

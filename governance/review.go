@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // RuleEdit is a reviewer's change to a rule's wording or kind. Reason is
@@ -12,6 +13,21 @@ type RuleEdit struct {
 	Text   string
 	Kind   MemoryType
 	Reason string
+}
+
+// MaxRuleText is the most characters a rule's text may hold: a rule is one
+// statement, and its page diffs every version against the one before.
+// Every write of a rule's text is checked (CheckRuleText), and the stores
+// refuse a longer one in SQL too.
+const MaxRuleText = 2000
+
+// CheckRuleText returns an EINVALID error when text is longer than
+// MaxRuleText characters.
+func CheckRuleText(text string) error {
+	if utf8.RuneCountInString(text) > MaxRuleText {
+		return Errorf(EINVALID, "The rule text is too long (at most 2,000 characters).")
+	}
+	return nil
 }
 
 // ReviewCountCap bounds the held and blocked counts of the review queue: a
@@ -78,6 +94,8 @@ func CheckRuleEdit(ctx context.Context, r *Rule, e RuleEdit, cl Classifier) (*Ed
 	switch {
 	case text == "":
 		return nil, Errorf(EINVALID, "The rule text cannot be empty.")
+	case CheckRuleText(text) != nil:
+		return nil, CheckRuleText(text)
 	case !kind.Valid():
 		return nil, Errorf(EINVALID, "Unknown kind %q.", kind)
 	case reason == "":
@@ -91,6 +109,9 @@ func CheckRuleEdit(ctx context.Context, r *Rule, e RuleEdit, cl Classifier) (*Ed
 		return nil, fmt.Errorf("governance: classify the edited rule: %w", err)
 	}
 	gated, findings, blocked := res.Text, res.Findings, res.Blocked()
+	if err := CheckRuleText(gated); err != nil {
+		return nil, err // a redaction made it longer
+	}
 	if blocked {
 		cats := map[string]bool{}
 		var names []string

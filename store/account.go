@@ -13,7 +13,7 @@ import (
 
 // CreateAccount inserts an account with its memberships.
 func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CreateAccount")
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (s *Store) findAccounts(ctx context.Context, where string, args ...any) ([]
 
 // SetPasswordHash replaces an account's password hash.
 func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash string) error {
-	res, err := s.exec(ctx, `UPDATE accounts SET password_hash = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
+	res, err := s.exec(ctx, "SetPasswordHash", `UPDATE accounts SET password_hash = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ?`,
 		hash, formatTime(s.Now()), accountID)
 	if err != nil {
 		return fmt.Errorf("store: set password: %w", err)
@@ -147,7 +147,7 @@ func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash strin
 // SetAccountLanguage saves the console language an account chose (""
 // follows the browser).
 func (s *Store) SetAccountLanguage(ctx context.Context, accountID int64, lang string) error {
-	res, err := s.exec(ctx, `UPDATE accounts SET language = ?, updated_at = ? WHERE id = ?`,
+	res, err := s.exec(ctx, "SetAccountLanguage", `UPDATE accounts SET language = ?, updated_at = ? WHERE id = ?`,
 		lang, formatTime(s.Now()), accountID)
 	if err != nil {
 		return fmt.Errorf("store: set language: %w", err)
@@ -161,7 +161,7 @@ func (s *Store) SetAccountLanguage(ctx context.Context, accountID int64, lang st
 // EndSessions signs the account out everywhere: cookies issued before no
 // longer carry its session generation.
 func (s *Store) EndSessions(ctx context.Context, accountID int64) error {
-	_, err := s.exec(ctx, `UPDATE accounts SET session_gen = session_gen + 1 WHERE id = ?`, accountID)
+	_, err := s.exec(ctx, "EndSessions", `UPDATE accounts SET session_gen = session_gen + 1 WHERE id = ?`, accountID)
 	if err != nil {
 		return fmt.Errorf("store: end sessions: %w", err)
 	}
@@ -170,7 +170,7 @@ func (s *Store) EndSessions(ctx context.Context, accountID int64) error {
 
 // SetMembership creates or replaces an account's role in a project.
 func (s *Store) SetMembership(ctx context.Context, m governance.Membership) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SetMembership")
 	if err != nil {
 		return err
 	}
@@ -204,14 +204,14 @@ func setMembership(ctx context.Context, tx *Tx, m governance.Membership) error {
 
 // RemoveMembership removes an account's role in a project.
 func (s *Store) RemoveMembership(ctx context.Context, accountID, projectID int64) error {
-	_, err := s.exec(ctx, `DELETE FROM memberships WHERE account_id = ? AND project_id = ?`, accountID, projectID)
+	_, err := s.exec(ctx, "RemoveMembership", `DELETE FROM memberships WHERE account_id = ? AND project_id = ?`, accountID, projectID)
 	return err
 }
 
 // SessionKeys returns the cookie hash and block keys, generating and storing
 // them on first use. They live in the database, in the data directory.
 func (s *Store) SessionKeys(ctx context.Context) (hashKey, blockKey []byte, err error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SessionKeys")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,7 +19,7 @@ import (
 // CreateAccountBy inserts an account with its memberships; actor's audit
 // row is written in the same transaction.
 func (s *Store) CreateAccountBy(ctx context.Context, actor string, a *governance.Account) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CreateAccountBy")
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func (s *Store) CreateAccountBy(ctx context.Context, actor string, a *governance
 // The last enabled administrator can be neither demoted nor disabled
 // (ECONFLICT): the check and the change share one transaction.
 func (s *Store) UpdateAccount(ctx context.Context, actor string, id int64, upd governance.AccountUpdate) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "UpdateAccount")
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (s *Store) UpdateAccount(ctx context.Context, actor string, id int64, upd g
 // SetMembershipBy gives an account a role in a project (replacing the one
 // it had there), with actor's audit row.
 func (s *Store) SetMembershipBy(ctx context.Context, actor string, m governance.Membership) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SetMembershipBy")
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (s *Store) SetMembershipBy(ctx context.Context, actor string, m governance.
 // RemoveMembershipBy takes an account's role in a project away, with
 // actor's audit row; ENOTFOUND when it had none.
 func (s *Store) RemoveMembershipBy(ctx context.Context, actor string, accountID, projectID int64) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "RemoveMembershipBy")
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (s *Store) CreateProjectBy(ctx context.Context, actor string, p *governance
 	if err := admin.ValidateNewProject(p); err != nil {
 		return err
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CreateProjectBy")
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (s *Store) CreateProjectBy(ctx context.Context, actor string, p *governance
 // UpdateProject changes a project's name, description or review policy,
 // with one audit row per kind of change.
 func (s *Store) UpdateProject(ctx context.Context, actor string, id int64, upd governance.ProjectUpdate) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "UpdateProject")
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func (s *Store) PreviewDeleteProject(ctx context.Context, id int64) (*governance
 // counts and a SHA-256 of the content, never the content; the WAL is
 // checkpointed afterwards.
 func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*governance.ProjectDeletion, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "DeleteProject")
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit project deletion: %w", err)
 	}
-	if err := s.checkpointAfterForget(ctx); err != nil {
+	if err := s.checkpointAfterForget(ctx, "DeleteProject"); err != nil {
 		return d, err
 	}
 	return d, nil

@@ -15,7 +15,7 @@ import (
 
 // AppendAudit appends one row to the hash-chained audit log.
 func (s *Store) AppendAudit(ctx context.Context, e *governance.AuditEntry) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "AppendAudit")
 	if err != nil {
 		return err
 	}

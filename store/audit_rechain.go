@@ -24,7 +24,7 @@ import (
 // otherwise); then no row can be tied to the plain id again. A project
 // deleted since keeps no key: the reference is made with a key that is
 // never stored.
-func (s *Store) rechainLegacySubject(ctx context.Context, actor string, projectID int64, subjectID string) error {
+func (s *Store) rechainLegacySubject(ctx context.Context, op, actor string, projectID int64, subjectID string) error {
 	// Almost always there is none: a read, not a turn of the writer.
 	var legacy bool
 	if err := s.read.QueryRowContext(ctx, `SELECT EXISTS (`+legacySubjectRows+`)`, subjectID, projectID, projectID, subjectID).Scan(&legacy); err != nil {
@@ -33,7 +33,7 @@ func (s *Store) rechainLegacySubject(ctx context.Context, actor string, projectI
 	if !legacy {
 		return nil
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (s *Store) rechainForgottenSubjects(ctx context.Context) (int64, error) {
 		return 0, wrapRechain(err)
 	}
 	for _, x := range todo {
-		if err := s.rechainLegacySubject(ctx, "system", x.project, x.id); err != nil {
+		if err := s.rechainLegacySubject(ctx, "RepairInterrupted", "system", x.project, x.id); err != nil {
 			return 0, err
 		}
 	}

@@ -51,7 +51,7 @@ func (s *Store) FindSuppressions(ctx context.Context) ([]governance.Suppression,
 // forgets made after its backup), skipping those already present and those
 // of projects this database does not have; it returns how many it added.
 func (s *Store) AddSuppressions(ctx context.Context, sups []governance.Suppression) (int, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "AddSuppressions")
 	if err != nil {
 		return 0, err
 	}

@@ -53,7 +53,7 @@ func auditCandidate(ctx context.Context, tx *Tx, actor, action string, c *govern
 // (candidate.release, with the status it had and, for a blocked one, the
 // categories of its findings) next to the rule's rule.propose.
 func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "ReleaseCandidate")
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 // RejectCandidate turns a held or blocked candidate down for good, with the
 // reviewer's reason, audited as candidate.reject.
 func (s *Store) RejectCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Candidate, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "RejectCandidate")
 	if err != nil {
 		return nil, err
 	}

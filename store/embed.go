@@ -90,7 +90,7 @@ func (s *Store) SaveEmbeddings(ctx context.Context, batch *governance.EmbedBatch
 	if len(vectors) != len(batch.Items) {
 		return fmt.Errorf("store: save embeddings: %d vectors for %d items", len(vectors), len(batch.Items))
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SaveEmbeddings")
 	if err != nil {
 		return err
 	}

@@ -8,35 +8,35 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/baseline"
 )
 
 // UpsertEvalSuite stores a suite by name: a new name is inserted, an existing
 // suite of the same origin gets the new body. An uploaded suite may not
 // replace a built-in one (or the reverse): ECONFLICT. A change is audited.
-func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error {
+func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, actor string) error {
 	return s.upsertEvalSuite(ctx, suite, nil, actor)
 }
 
 // UpsertEvalSuiteData is UpsertEvalSuite for a suite with a data file
-// (kept in parts, evals.WriteSuiteData): when the body changes, the file read from data
+// (kept in parts, evalrow.WriteSuiteData): when the body changes, the file read from data
 // replaces the suite's earlier one in the same transaction.
-func (s *Store) UpsertEvalSuiteData(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error {
+func (s *Store) UpsertEvalSuiteData(ctx context.Context, suite *evalrow.SuiteRow, data io.Reader, actor string) error {
 	return s.upsertEvalSuite(ctx, suite, data, actor)
 }
 
 // upsertEvalSuite stores the suite and, when its body changes, drops its
 // data file and writes the one data reads (none when data is nil).
-func (s *Store) upsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error {
+func (s *Store) upsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, data io.Reader, actor string) error {
 	if strings.TrimSpace(suite.Name) == "" {
 		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
 	}
-	if suite.Origin != evals.OriginBuiltin && suite.Origin != evals.OriginUploaded && suite.Origin != evals.OriginRegression {
+	if suite.Origin != evalrow.OriginBuiltin && suite.Origin != evalrow.OriginUploaded && suite.Origin != evalrow.OriginRegression {
 		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin, uploaded or regression.", suite.Origin)
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "UpsertEvalSuite")
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (s *Store) upsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, data
 		return fmt.Errorf("store: drop eval suite data: %w", err)
 	}
 	if data != nil {
-		if err := evals.WriteSuiteData(data, func(part int, b []byte) error {
+		if err := evalrow.WriteSuiteData(data, func(part int, b []byte) error {
 			_, err := tx.ExecContext(ctx, `INSERT INTO eval_suite_data (suite_id, part, bytes) VALUES (?, ?, ?)`, suite.ID, part, b)
 			return err
 		}); err != nil {
@@ -98,7 +98,7 @@ func (s *Store) OpenEvalSuiteData(ctx context.Context, id int64) (io.ReadCloser,
 	if parts == 0 {
 		return nil, governance.Errorf(governance.ENOTFOUND, "The suite has no data file.")
 	}
-	return evals.ReadSuiteData(parts, func(part int) ([]byte, error) {
+	return evalrow.ReadSuiteData(parts, func(part int) ([]byte, error) {
 		var b []byte
 		if err := s.db.QueryRowContext(ctx, `SELECT bytes FROM eval_suite_data WHERE suite_id = ? AND part = ?`, id, part).Scan(&b); err != nil {
 			return nil, fmt.Errorf("store: read eval suite data: %w", err)
@@ -108,23 +108,23 @@ func (s *Store) OpenEvalSuiteData(ctx context.Context, id int64) (io.ReadCloser,
 }
 
 // FindEvalSuiteByID returns one suite or ENOTFOUND.
-func (s *Store) FindEvalSuiteByID(ctx context.Context, id int64) (*evals.SuiteRow, error) {
+func (s *Store) FindEvalSuiteByID(ctx context.Context, id int64) (*evalrow.SuiteRow, error) {
 	return findEvalSuite(ctx, s.db, `id = ?`, id)
 }
 
 // FindEvalSuiteByName returns one suite or ENOTFOUND.
-func (s *Store) FindEvalSuiteByName(ctx context.Context, name string) (*evals.SuiteRow, error) {
+func (s *Store) FindEvalSuiteByName(ctx context.Context, name string) (*evalrow.SuiteRow, error) {
 	return findEvalSuite(ctx, s.db, `name = ?`, name)
 }
 
 // FindEvalSuites lists every suite, built-in first, then by name.
-func (s *Store) FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error) {
+func (s *Store) FindEvalSuites(ctx context.Context) ([]*evalrow.SuiteRow, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites ORDER BY origin = 'uploaded', name`)
 	if err != nil {
 		return nil, fmt.Errorf("store: find eval suites: %w", err)
 	}
 	defer rows.Close()
-	var out []*evals.SuiteRow
+	var out []*evalrow.SuiteRow
 	for rows.Next() {
 		suite, err := scanEvalSuite(rows)
 		if err != nil {
@@ -137,7 +137,7 @@ func (s *Store) FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error) {
 
 const evalSuiteColumns = `id, name, origin, body, created_at, updated_at`
 
-func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*evals.SuiteRow, error) {
+func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*evalrow.SuiteRow, error) {
 	suite, err := scanEvalSuite(q.QueryRowContext(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites WHERE `+where, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Eval suite not found.")
@@ -145,9 +145,9 @@ func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*eval
 	return suite, err
 }
 
-func scanEvalSuite(r scanner) (*evals.SuiteRow, error) {
+func scanEvalSuite(r scanner) (*evalrow.SuiteRow, error) {
 	var (
-		suite            evals.SuiteRow
+		suite            evalrow.SuiteRow
 		created, updated string
 	)
 	if err := r.Scan(&suite.ID, &suite.Name, &suite.Origin, &suite.Body, &created, &updated); err != nil {
@@ -161,14 +161,14 @@ func scanEvalSuite(r scanner) (*evals.SuiteRow, error) {
 }
 
 // CreateEvalRun queues a run of a suite; the runner picks it up.
-func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
+func (s *Store) CreateEvalRun(ctx context.Context, run *evalrow.RunRow) error {
 	if run.CreatedBy == "" {
 		return governance.Errorf(governance.EINVALID, "A run needs the name of who started it.")
 	}
 	if run.Summary == "" {
 		run.Summary = "{}"
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CreateEvalRun")
 	if err != nil {
 		return err
 	}
@@ -185,10 +185,10 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
 		return mapError(err, "Eval run")
 	}
 	run.ID, _ = res.LastInsertId()
-	run.SuiteName, run.Status, run.CreatedAt = suite.Name, evals.RunQueued, tx.now
+	run.SuiteName, run.Status, run.CreatedAt = suite.Name, evalrow.RunQueued, tx.now
 	// What the run will read of live projects, for a forget to find it
 	// (migration 0080, withholdEvalReads).
-	for _, slug := range evals.LiveProjectsOf(suite.Body) {
+	for _, slug := range run.Reads {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO eval_reads (run_id, project_id)
 			SELECT ?, id FROM projects WHERE slug = ? AND scratch = 0`, run.ID, slug); err != nil {
 			return fmt.Errorf("store: record eval reads: %w", err)
@@ -206,9 +206,9 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
 const evalRunColumns = `r.id, r.suite_id, s.name, r.status, r.total, r.done, r.current_case, r.passed, r.failed, r.skipped,
 	r.summary, r.tokens, r.cost, r.error, r.created_by, r.created_at, r.started_at, r.finished_at`
 
-func scanEvalRun(r scanner, extra ...any) (*evals.RunRow, error) {
+func scanEvalRun(r scanner, extra ...any) (*evalrow.RunRow, error) {
 	var (
-		run     evals.RunRow
+		run     evalrow.RunRow
 		created string
 		started NullTime
 		ended   NullTime
@@ -227,11 +227,11 @@ func scanEvalRun(r scanner, extra ...any) (*evals.RunRow, error) {
 }
 
 // FindEvalRunByID returns one run or ENOTFOUND.
-func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, error) {
+func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*evalrow.RunRow, error) {
 	return findEvalRunByID(ctx, s.db, id)
 }
 
-func findEvalRunByID(ctx context.Context, q querier, id int64) (*evals.RunRow, error) {
+func findEvalRunByID(ctx context.Context, q querier, id int64) (*evalrow.RunRow, error) {
 	run, err := scanEvalRun(q.QueryRowContext(ctx, `SELECT `+evalRunColumns+`
 		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE r.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -241,7 +241,7 @@ func findEvalRunByID(ctx context.Context, q querier, id int64) (*evals.RunRow, e
 }
 
 // FindEvalRuns lists runs, newest first, with the total count.
-func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.RunRow, int, error) {
+func (s *Store) FindEvalRuns(ctx context.Context, f evalrow.RunFilter) ([]*evalrow.RunRow, int, error) {
 	where, args := []string{"1 = 1"}, []any{}
 	if f.SuiteID != nil {
 		where, args = append(where, "r.suite_id = ?"), append(args, *f.SuiteID)
@@ -260,7 +260,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 	}
 	defer rows.Close()
 	var (
-		out   []*evals.RunRow
+		out   []*evalrow.RunRow
 		total int
 	)
 	for rows.Next() {
@@ -275,7 +275,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 
 // ClaimEvalRun marks the oldest queued run as running and returns it;
 // ENOTFOUND when nothing is queued.
-func (s *Store) ClaimEvalRun(ctx context.Context) (*evals.RunRow, error) {
+func (s *Store) ClaimEvalRun(ctx context.Context) (*evalrow.RunRow, error) {
 	// A read first: the idle runner polls every second and must not take
 	// the writer slot (BEGIN IMMEDIATE) when nothing is queued.
 	var queued bool
@@ -285,7 +285,7 @@ func (s *Store) ClaimEvalRun(ctx context.Context) (*evals.RunRow, error) {
 	if !queued {
 		return nil, governance.Errorf(governance.ENOTFOUND, "No queued eval run.")
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "ClaimEvalRun")
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +311,7 @@ func (s *Store) ClaimEvalRun(ctx context.Context) (*evals.RunRow, error) {
 
 // UpdateEvalRun patches a run that is still running; ECONFLICT otherwise
 // (it was cancelled or has finished).
-func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate) error {
+func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evalrow.RunUpdate) error {
 	set, args := []string{}, []any{}
 	if upd.Total != nil {
 		set, args = append(set, "total = ?"), append(args, *upd.Total)
@@ -325,7 +325,7 @@ func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate
 	if len(set) == 0 {
 		return nil
 	}
-	res, err := s.exec(ctx, `UPDATE eval_runs SET `+strings.Join(set, ", ")+` WHERE id = ? AND status = 'running'`,
+	res, err := s.exec(ctx, "UpdateEvalRun", `UPDATE eval_runs SET `+strings.Join(set, ", ")+` WHERE id = ? AND status = 'running'`,
 		append(args, id)...)
 	if err != nil {
 		return fmt.Errorf("store: update eval run %d: %w", id, err)
@@ -339,7 +339,7 @@ func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate
 // SaveEvalResult stores the result of one case and advances the run's
 // counters, token usage and cost in the same transaction. A result for a
 // case already stored is ignored, so a resumed run never counts twice.
-func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens int, cost float64) error {
+func (s *Store) SaveEvalResult(ctx context.Context, res *evalrow.ResultRow, tokens int, cost float64) error {
 	switch res.Status {
 	case "passed", "failed", "skipped", "error":
 	default:
@@ -348,7 +348,7 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens
 	if res.Detail == "" {
 		res.Detail = "{}"
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SaveEvalResult")
 	if err != nil {
 		return err
 	}
@@ -394,7 +394,7 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens
 }
 
 // FindEvalResults lists the results of a run in the order they were stored.
-func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.ResultRow, error) {
+func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evalrow.ResultRow, error) {
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT id, run_id, case_id, kind, status, reason, detail, created_at
 		FROM eval_results WHERE run_id = ? ORDER BY id`, runID)
@@ -402,10 +402,10 @@ func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.Resu
 		return nil, fmt.Errorf("store: find eval results: %w", err)
 	}
 	defer rows.Close()
-	var out []*evals.ResultRow
+	var out []*evalrow.ResultRow
 	for rows.Next() {
 		var (
-			r       evals.ResultRow
+			r       evalrow.ResultRow
 			created string
 		)
 		if err := rows.Scan(&r.ID, &r.RunID, &r.CaseID, &r.Kind, &r.Status, &r.Reason, &r.Detail, &created); err != nil {
@@ -420,14 +420,14 @@ func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.Resu
 // FinishEvalRun ends a running run with its final status, summary and
 // error. It reports false (and changes nothing) when the run is no longer
 // running, e.g. because it was cancelled meanwhile.
-func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evals.RunStatus, summary, errMsg string) (bool, error) {
+func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evalrow.RunStatus, summary, errMsg string) (bool, error) {
 	if !status.Terminal() {
 		return false, governance.Errorf(governance.EINVALID, "Status %q does not finish a run.", status)
 	}
 	if summary == "" {
 		summary = "{}"
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "FinishEvalRun")
 	if err != nil {
 		return false, err
 	}
@@ -453,7 +453,7 @@ func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evals.RunSta
 // CancelEvalRun cancels a queued or running run. ENOTFOUND for an unknown
 // run, ECONFLICT for one that has already finished.
 func (s *Store) CancelEvalRun(ctx context.Context, id int64, actor string) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CancelEvalRun")
 	if err != nil {
 		return err
 	}
@@ -507,7 +507,7 @@ func (s *Store) SetRuleChecks(ctx context.Context, ruleID int64, checks, actor s
 	if checks == "" {
 		checks = "[]"
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SetRuleChecks")
 	if err != nil {
 		return err
 	}
@@ -568,7 +568,7 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 	if copies == 0 {
 		return nil
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "DeleteScratchProjects")
 	if err != nil {
 		return err
 	}
@@ -631,7 +631,7 @@ func (s *Store) deleteScratchProjects(ctx context.Context, ids []int64) error {
 // row of every layer that belongs to it (audit rows stay). It refuses any
 // project that was not created as a scratch project (EFORBIDDEN).
 func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "DeleteScratchProject")
 	if err != nil {
 		return err
 	}
@@ -665,7 +665,7 @@ func deleteScratchProject(ctx context.Context, tx *Tx, projectID int64, rebuild 
 // NewTextBaseline opens an empty bare full-text baseline in a new
 // temporary directory (store/internal/baseline), for the eval runner's
 // retrieval benchmarks; it shares nothing with s.
-func (s *Store) NewTextBaseline(ctx context.Context) (evals.TextBaseline, error) {
+func (s *Store) NewTextBaseline(ctx context.Context) (evalrow.TextBaseline, error) {
 	return baseline.Open(ctx, "")
 }
 

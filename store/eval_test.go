@@ -2,21 +2,13 @@ package store_test
 
 import (
 	"context"
-	"github.com/mnemo-console/mnemo/evals"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
-	"github.com/mnemo-console/mnemo/store/storetest"
 )
-
-// MustCreateEvalSuite stores an uploaded suite with the given name.
-func MustCreateEvalSuite(tb testing.TB, s *store.Store, name string) *evals.SuiteRow {
-	tb.Helper()
-	return storetest.MustCreateEvalSuite(tb, s, name)
-}
 
 // MustCreateScratchProject creates a project flagged as an eval scratch
 // project, as the eval runner does.

@@ -19,21 +19,21 @@ const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.t
 // every new event is written or none is. Events whose id already exists in
 // the project are skipped and reported, so re-sending a batch is harmless.
 func (s *Store) IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
-	return s.ingest(ctx, "", projectID, events)
+	return s.ingest(ctx, "IngestEvents", "", projectID, events)
 }
 
 // ImportEvents is IngestEvents plus an "events.import" audit row naming the
 // actor and the counts, written in the same transaction.
 func (s *Store) ImportEvents(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
-	return s.ingest(ctx, actor, projectID, events)
+	return s.ingest(ctx, "ImportEvents", actor, projectID, events)
 }
 
 // ingest writes a validated batch, audited when an actor is named.
-func (s *Store) ingest(ctx context.Context, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
+func (s *Store) ingest(ctx context.Context, op, actor string, projectID int64, events []*governance.Event) (*governance.ImportResult, error) {
 	if err := governance.ValidateBatch(events); err != nil {
 		return nil, err
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +410,7 @@ func (s *Store) SearchEvents(ctx context.Context, f governance.EventFilter) ([]*
 		// Nothing to match: punctuation or stop words alone.
 		return nil, 0, governance.Errorf(governance.EINVALID, "Type something to search for.")
 	}
-	release, err := s.heavyRead(ctx)
+	release, err := s.heavyRead(ctx, "SearchEvents")
 	if err != nil {
 		return nil, 0, err
 	}

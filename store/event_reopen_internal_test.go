@@ -34,7 +34,7 @@ func TestReopenedMessageIndexed(t *testing.T) {
 	}
 	chunk := func(reopen string, events ...*governance.Event) *governance.ImportResult {
 		t.Helper()
-		res, err := s.importStream(ctx, "", p.ID, reopen, func(emit func(*governance.Event) error) error {
+		res, err := s.importStream(ctx, "test", "", p.ID, reopen, func(emit func(*governance.Event) error) error {
 			for _, e := range events {
 				if err := emit(e); err != nil {
 					return err

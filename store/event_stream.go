@@ -15,15 +15,15 @@ import (
 // are skipped and counted. An "events.import" audit row naming the actor
 // is written in the same transaction when actor is not empty.
 func (s *Store) ImportStream(ctx context.Context, actor string, projectID int64, produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error) {
-	return s.importStream(ctx, actor, projectID, "", produce, nil)
+	return s.importStream(ctx, "ImportStream", actor, projectID, "", produce, nil)
 }
 
 // importStream is ImportStream with a hook run in the same transaction
 // before the commit; an event emitted with the id reopen replaces the
 // stored text of that id (see ImportChunk).
-func (s *Store) importStream(ctx context.Context, actor string, projectID int64, reopen string, produce func(emit func(*governance.Event) error) error,
+func (s *Store) importStream(ctx context.Context, op, actor string, projectID int64, reopen string, produce func(emit func(*governance.Event) error) error,
 	before func(context.Context, *Tx, *governance.ImportResult) error) (*governance.ImportResult, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}

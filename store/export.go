@@ -218,7 +218,7 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 	}
 	records, events := x.Records, x.Events
 
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "ImportExport")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,15 +40,19 @@ func (s *Store) PreviewForgetCandidate(ctx context.Context, candidateID int64, w
 // ForgetRule forgets one rule completely; withEvents also redacts the
 // conversation lines it came from.
 func (s *Store) ForgetRule(ctx context.Context, actor string, ruleID int64, withEvents bool) (*governance.ForgetReport, error) {
-	return s.ForgetRules(ctx, actor, []int64{ruleID}, withEvents)
+	return s.forgetRules(ctx, "ForgetRule", actor, []int64{ruleID}, withEvents)
 }
 
 // ForgetRules forgets several rules in one transaction (one audit row each).
 func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, withEvents bool) (*governance.ForgetReport, error) {
+	return s.forgetRules(ctx, "ForgetRules", actor, ids, withEvents)
+}
+
+func (s *Store) forgetRules(ctx context.Context, op, actor string, ids []int64, withEvents bool) (*governance.ForgetReport, error) {
 	if len(ids) == 0 {
 		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule to forget.")
 	}
-	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
+	return s.forget(ctx, op, func(tx *Tx) (*forgetPlan, error) {
 		return planRules(ctx, tx, ids, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		return auditForget(ctx, tx, r, p.RuleAudits(actor, ids, r)...)
@@ -58,10 +62,10 @@ func (s *Store) ForgetRules(ctx context.Context, actor string, ids []int64, with
 // ForgetSubject forgets everything about one subject of a project.
 func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64, subjectID string) (*governance.ForgetReport, error) {
 	actor = forgetplan.ForgetActor(actor, subjectID)
-	if err := s.rechainLegacySubject(ctx, actor, projectID, subjectID); err != nil {
+	if err := s.rechainLegacySubject(ctx, "ForgetSubject", actor, projectID, subjectID); err != nil {
 		return nil, err
 	}
-	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
+	return s.forget(ctx, "ForgetSubject", func(tx *Tx) (*forgetPlan, error) {
 		return planSubject(ctx, tx, projectID, subjectID)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		if err := forgetSubjectOutcomes(ctx, tx, projectID, subjectID); err != nil {
@@ -90,7 +94,7 @@ const subjectTracesWhere = `project_id = ? AND subject_id = ?`
 
 // ForgetCandidate forgets a candidate (with its unattached merge group).
 func (s *Store) ForgetCandidate(ctx context.Context, actor string, candidateID int64, withEvents bool) (*governance.ForgetReport, error) {
-	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
+	return s.forget(ctx, "ForgetCandidate", func(tx *Tx) (*forgetPlan, error) {
 		return planCandidate(ctx, tx, candidateID, withEvents)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
 		return auditForget(ctx, tx, r, p.CandidateAudit(actor, candidateID, r))
@@ -104,9 +108,9 @@ func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, entrie
 
 // forget plans inside one transaction, removes the content, lets audit add
 // its rows, commits, and checkpoints the WAL so the log keeps no copy.
-func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, error),
+func (s *Store) forget(ctx context.Context, op string, plan func(tx *Tx) (*forgetPlan, error),
 	audit func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error) (*governance.ForgetReport, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -158,8 +162,8 @@ func (s *Store) forget(ctx context.Context, plan func(tx *Tx) (*forgetPlan, erro
 // snapshots the forget returns and the background scrub retries until the
 // log is truncated. Close truncates it too, and after a crash
 // RepairInterrupted does (TestCrashAfterForgetCommit).
-func (s *Store) checkpointAfterForget(ctx context.Context) error {
-	done, err := s.truncateWAL(ctx)
+func (s *Store) checkpointAfterForget(ctx context.Context, op string) error {
+	done, err := s.truncateWAL(ctx, op)
 	if err != nil || done {
 		return err
 	}

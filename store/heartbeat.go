@@ -184,7 +184,7 @@ func (s *Store) eventsBySeq(ctx context.Context, seqs []int64, m map[int64]*gove
 // transaction: a crash or error before commit leaves nothing behind, and
 // the next beat redoes the same work.
 func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "ApplyBeatPlan")
 	if err != nil {
 		return err
 	}
@@ -283,6 +283,9 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 
 // InsertRule writes a new rule, its first version and the audit row.
 func (tx ruleTx) InsertRule(ctx context.Context, r *governance.Rule, actor, reason string) (int64, error) {
+	if err := governance.CheckRuleText(r.Text); err != nil {
+		return 0, err
+	}
 	findings, _ := json.Marshal(nonNil(r.Findings))
 	now := formatTime(tx.now)
 	res, err := tx.ExecContext(ctx, `
@@ -315,7 +318,7 @@ func (tx ruleTx) InsertRule(ctx context.Context, r *governance.Rule, actor, reas
 // StartBeat records the start of a beat.
 func (s *Store) StartBeat(ctx context.Context, trigger string) (*governance.BeatRecord, error) {
 	now := s.Now().UTC().Truncate(time.Second)
-	res, err := s.exec(ctx, `INSERT INTO beats (trigger, started_at) VALUES (?, ?)`, trigger, formatTime(now))
+	res, err := s.exec(ctx, "StartBeat", `INSERT INTO beats (trigger, started_at) VALUES (?, ?)`, trigger, formatTime(now))
 	if err != nil {
 		return nil, fmt.Errorf("store: start beat: %w", err)
 	}
@@ -325,7 +328,7 @@ func (s *Store) StartBeat(ctx context.Context, trigger string) (*governance.Beat
 
 // FinishBeat records what a beat did.
 func (s *Store) FinishBeat(ctx context.Context, b *governance.BeatRecord) error {
-	_, err := s.exec(ctx, `
+	_, err := s.exec(ctx, "FinishBeat", `
 		UPDATE beats SET finished_at = ?, new_events = ?, episodes = ?, candidates = ?, proposals = ?, held = ?, blocked = ?,
 			errors = ?, tokens = ?, next_beat_at = ? WHERE id = ?`,
 		formatTimePtr(b.FinishedAt), b.NewEvents, b.Episodes, b.Candidates, b.Proposals, b.Held, b.Blocked,

@@ -14,10 +14,11 @@ import (
 // heavyReads connections do such work and the others stay free.
 const heavyReads = 3
 
-// heavyRead waits for a slot for one full-text search or recall load; the
-// returned func gives it back. A waiter gives up when ctx ends.
-func (s *Store) heavyRead(ctx context.Context) (func(), error) {
-	release, err := s.acquire(ctx, QueueHeavy, s.heavy)
+// heavyRead waits for a slot for one full-text search or recall load of
+// the store method op; the returned func gives it back. A waiter gives up
+// when ctx ends.
+func (s *Store) heavyRead(ctx context.Context, op string) (func(), error) {
+	release, err := s.acquire(ctx, QueueHeavy, s.heavy, op)
 	if err != nil {
 		return nil, fmt.Errorf("store: waiting to search: %w", err)
 	}

@@ -25,7 +25,7 @@ func TestHeavyReadsLeaveConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range heavyReads {
-		release, err := s.heavyRead(ctx)
+		release, err := s.heavyRead(ctx, "test")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/pagescrub"
 	"github.com/mnemo-console/mnemo/store/internal/recall"
 )
 
@@ -176,7 +177,7 @@ func openBefore(t *testing.T, stop string) (*Store, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
+	old := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1), wal: pagescrub.NewLog(path)}
 	if err := old.migrateBefore(context.Background(), stop); err != nil {
 		t.Fatal(err)
 	}

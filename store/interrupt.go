@@ -22,7 +22,7 @@ const InterruptedMessage = "interrupted: the console stopped before this finishe
 // of the serving process, before the heartbeat and the eval runner start;
 // it returns how many beats it closed and scratch projects it removed.
 func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "RepairInterrupted")
 	if err != nil {
 		return 0, err
 	}
@@ -56,7 +56,7 @@ func (s *Store) RepairInterrupted(ctx context.Context) (int64, error) {
 	// A crash between a forget's commit and its WAL checkpoint left the
 	// old pages in the database file and the new ones in the log: finish
 	// the checkpoint now, so the forgotten bytes are overwritten.
-	if err := s.checkpointAfterForget(ctx); err != nil {
+	if err := s.checkpointAfterForget(ctx, "RepairInterrupted"); err != nil {
 		return total, err
 	}
 	return total, nil

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
 )
 
@@ -38,7 +38,7 @@ func forgetSubjectOutcomes(ctx context.Context, tx *Tx, projectID int64, subject
 		body    string
 	)
 	err = tx.QueryRowContext(ctx, `SELECT id, body FROM eval_suites WHERE name = ? AND origin = ?`,
-		evals.RegressionSuiteName(slug), evals.OriginRegression).Scan(&suiteID, &body)
+		evalrow.RegressionSuiteName(slug), evalrow.OriginRegression).Scan(&suiteID, &body)
 	if isNoRows(err) {
 		return nil
 	}
@@ -101,7 +101,7 @@ func scrubOutcomes(ctx context.Context, tx *Tx, p *forgetPlan) error {
 			return fmt.Errorf("store: scrub outcome notes: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE eval_suites SET body = replace(body, ?1, ?2) WHERE origin = ?3 AND instr(body, ?1) > 0`,
-			q, governance.RedactedText, evals.OriginRegression); err != nil {
+			q, governance.RedactedText, evalrow.OriginRegression); err != nil {
 			return fmt.Errorf("store: scrub regression suites: %w", err)
 		}
 	}
@@ -114,13 +114,13 @@ func scrubRegressionRuns(ctx context.Context, tx *Tx, quotes []string) error {
 	for _, q := range quotes {
 		if _, err := tx.ExecContext(ctx, `UPDATE eval_runs SET summary = replace(summary, ?1, ?2)
 			WHERE suite_id IN (SELECT id FROM eval_suites WHERE origin = ?3) AND instr(summary, ?1) > 0`,
-			q, governance.RedactedText, evals.OriginRegression); err != nil {
+			q, governance.RedactedText, evalrow.OriginRegression); err != nil {
 			return fmt.Errorf("store: scrub regression runs: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE eval_results SET detail = replace(detail, ?1, ?2), reason = replace(reason, ?1, ?2)
 			WHERE run_id IN (SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.origin = ?3)
 				AND (instr(detail, ?1) > 0 OR instr(reason, ?1) > 0)`,
-			q, governance.RedactedText, evals.OriginRegression); err != nil {
+			q, governance.RedactedText, evalrow.OriginRegression); err != nil {
 			return fmt.Errorf("store: scrub regression results: %w", err)
 		}
 	}

@@ -24,7 +24,7 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	if problem := governance.CheckText(p.Name); problem != "" {
 		return governance.Errorf(governance.EINVALID, "The project name %s.", problem)
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CreateProject")
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Store) FindProjects(ctx context.Context) ([]*governance.Project, error)
 
 // SetProjectPolicy changes whether proposals of a project activate at once.
 func (s *Store) SetProjectPolicy(ctx context.Context, projectID int64, autoActivate bool) error {
-	_, err := s.exec(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, autoActivate, projectID)
+	_, err := s.exec(ctx, "SetProjectPolicy", `UPDATE projects SET auto_activate = ? WHERE id = ?`, autoActivate, projectID)
 	return err
 }
 
@@ -201,19 +201,19 @@ func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, sub
 // low-risk set become active at once (true) or wait for a reviewer
 // (false), with an audit row.
 func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
-	return s.setProjectPolicy(ctx, actor, projectID, admin.AutoActivatePolicy(on))
+	return s.setProjectPolicy(ctx, "SetProjectAutoActivate", actor, projectID, admin.AutoActivatePolicy(on))
 }
 
 // SetProjectSingleUser records whether a project has a single trusted
 // user (a rule for the whole project one person supports may then become
 // active without a reviewer, inside the low-risk set), with an audit row.
 func (s *Store) SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error {
-	return s.setProjectPolicy(ctx, actor, projectID, admin.SingleUserPolicy(on))
+	return s.setProjectPolicy(ctx, "SetProjectSingleUser", actor, projectID, admin.SingleUserPolicy(on))
 }
 
 // setProjectPolicy sets one policy switch of a project, with its audit row.
-func (s *Store) setProjectPolicy(ctx context.Context, actor string, projectID int64, pol admin.ProjectPolicy) error {
-	tx, err := s.BeginTx(ctx, nil)
+func (s *Store) setProjectPolicy(ctx context.Context, op, actor string, projectID int64, pol admin.ProjectPolicy) error {
+	tx, err := s.begin(ctx, op)
 	if err != nil {
 		return err
 	}

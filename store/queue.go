@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"runtime"
-	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -25,8 +23,8 @@ const (
 
 // QueueTurn is one turn of a queue. Op is the store method the caller
 // entered the store through (IngestEvents, Recall, ForgetSubject, …), or
-// the store's own background work (scrubber.run): a bounded set of names,
-// never an argument.
+// the store's own background work (scrubber.run, sweepPages): a bounded
+// set of names, each written where the turn is taken, never an argument.
 type QueueTurn struct {
 	Queue  Queue
 	Op     string
@@ -65,14 +63,33 @@ func (s *Store) QueueWaiting(q Queue) int {
 	return int(s.queues.waiting[queueIndex(q)].Load())
 }
 
+// Every turn is named where it is taken: lockWriter, begin, exec and
+// heavyRead take the name of the store method they serve, a constant
+// (never an argument). A method that reaches the queues through other
+// store methods names its turns as one with withQueueOp (Recall's load
+// and trace are Recall's).
+
+// queueOpKey keys the name withQueueOp gives the turns taken under a
+// context.
+type queueOpKey struct{}
+
+// withQueueOp names op every queue turn taken under the returned context,
+// unless ctx already names one (the outermost method names its turns).
+func withQueueOp(ctx context.Context, op string) context.Context {
+	if _, named := ctx.Value(queueOpKey{}).(string); named {
+		return ctx
+	}
+	return context.WithValue(ctx, queueOpKey{}, op)
+}
+
 // acquire waits for a slot of q's channel ch (a buffered channel used as a
-// semaphore) until ctx ends; the returned func gives it back and reports
-// the turn. When ctx ends first it returns ctx's cause.
-func (s *Store) acquire(ctx context.Context, q Queue, ch chan struct{}) (func(), error) {
+// semaphore) until ctx ends, for the store method op (or the one ctx
+// names, withQueueOp); the returned func gives it back and reports the
+// turn. When ctx ends first it returns ctx's cause.
+func (s *Store) acquire(ctx context.Context, q Queue, ch chan struct{}, op string) (func(), error) {
 	observe := s.queues.observer.Load()
-	var op string
-	if observe != nil {
-		op = queueOp()
+	if outer, ok := ctx.Value(queueOpKey{}).(string); ok && observe != nil {
+		op = outer
 	}
 	start := time.Now()
 	waiting := &s.queues.waiting[queueIndex(q)]
@@ -93,65 +110,4 @@ func (s *Store) acquire(ctx context.Context, q Queue, ch chan struct{}) (func(),
 		<-ch
 		(*observe)(QueueTurn{Queue: q, Op: op, Waited: got.Sub(start), Held: held})
 	}, nil
-}
-
-// storePackage prefixes the functions of this package and its internal
-// packages.
-const storePackage = "github.com/mnemo-console/mnemo/store"
-
-// queueOp names the operation a queue turn serves: the outermost function
-// of the store (or of its internal packages) on the caller's stack, that
-// is the method through which the caller entered the store (opName).
-func queueOp() string {
-	var pcs [48]uintptr
-	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
-	name := ""
-	for {
-		f, more := frames.Next()
-		rest, ok := strings.CutPrefix(f.Function, storePackage)
-		if !ok || rest == "" || (rest[0] != '.' && rest[0] != '/') {
-			break
-		}
-		name = f.Function
-		if !more {
-			break
-		}
-	}
-	return opName(name)
-}
-
-// opName shortens a function's full name to its method ("IngestEvents"),
-// or to receiver and method for an unexported method, work the store runs
-// on a goroutine of its own ("scrubber.run").
-func opName(fn string) string {
-	if fn == "" {
-		return "unknown"
-	}
-	fn = fn[strings.LastIndex(fn, "/")+1:] // pkg.(*T[...]).M.func1
-	fn = strings.ReplaceAll(fn, "[...]", "")
-	parts := strings.Split(fn, ".")[1:] // (*T), M, func1
-	for len(parts) > 1 && generated(parts[len(parts)-1]) {
-		parts = parts[:len(parts)-1]
-	}
-	recv := ""
-	if len(parts) > 1 {
-		recv = strings.Trim(parts[0], "(*)")
-	}
-	method := parts[len(parts)-1]
-	if recv == "" || recv == "Store" || method[0] >= 'A' && method[0] <= 'Z' {
-		return method
-	}
-	return recv + "." + method
-}
-
-// generated reports whether a name part is the compiler's: a closure
-// ("func2") or a go statement's wrapper ("gowrap1").
-func generated(part string) bool {
-	for _, prefix := range []string{"func", "gowrap"} {
-		if rest, ok := strings.CutPrefix(part, prefix); ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
-			return true
-		}
-	}
-	return false
 }

@@ -17,6 +17,7 @@ import (
 // gathered, in which order, and what is stored is store/internal/recall's;
 // the SQL is this file's.
 func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error) {
+	ctx = withQueueOp(ctx, "Recall") // the load's and the trace's turns
 	return recall.Run(ctx, recallRecorder{s}, s.LoadRecallInput, actor, req)
 }
 
@@ -34,7 +35,7 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 			return nil, err
 		}
 	}
-	release, err := s.heavyRead(ctx)
+	release, err := s.heavyRead(ctx, "LoadRecallInput")
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ func (r recallRecorder) RuleSources(ctx context.Context, ids []int64, add func(i
 }
 
 func (r recallRecorder) SaveTrace(ctx context.Context, t recall.Trace, used []int64) (int64, error) {
-	tx, err := r.s.BeginTx(ctx, nil)
+	tx, err := r.s.begin(ctx, "SaveTrace")
 	if err != nil {
 		return 0, err
 	}

@@ -54,7 +54,7 @@ func (tx ruleTx) EditRule(ctx context.Context, actor string, r *governance.Rule,
 
 // EditRule writes a new version of a rule's text or kind.
 func (s *Store) EditRule(ctx context.Context, actor string, id int64, e governance.RuleEdit) (*governance.Rule, error) {
-	return s.changeRule(ctx, id, func(tx *Tx, r *governance.Rule) error {
+	return s.changeRule(ctx, "EditRule", id, func(tx *Tx, r *governance.Rule) error {
 		return ruleTx{tx}.EditRule(ctx, actor, r, e)
 	})
 }
@@ -66,7 +66,7 @@ func (s *Store) MergeRules(ctx context.Context, actor string, keepID, otherID in
 	if keepID == otherID {
 		return nil, governance.Errorf(governance.EINVALID, "Pick two different proposals to merge.")
 	}
-	return s.changeRule(ctx, keepID, func(tx *Tx, keep *governance.Rule) error {
+	return s.changeRule(ctx, "MergeRules", keepID, func(tx *Tx, keep *governance.Rule) error {
 		other, err := findRuleIn(ctx, tx, otherID)
 		if err != nil {
 			return err
@@ -121,7 +121,7 @@ func (s *Store) MergeRules(ctx context.Context, actor string, keepID, otherID in
 // SplitCandidate takes one candidate out of a rule's evidence; it becomes a
 // held candidate of its own. A rule keeps at least one candidate.
 func (s *Store) SplitCandidate(ctx context.Context, actor string, ruleID, candidateID int64, reason string) (*governance.Rule, error) {
-	return s.changeRule(ctx, ruleID, func(tx *Tx, r *governance.Rule) error {
+	return s.changeRule(ctx, "SplitCandidate", ruleID, func(tx *Tx, r *governance.Rule) error {
 		if err := r.Allow(governance.RuleSplit); err != nil {
 			return err
 		}

@@ -18,8 +18,8 @@ import (
 // ruleStore opens the lifecycle's write transactions.
 type ruleStore struct{ *Store }
 
-func (rs ruleStore) Update(ctx context.Context, fn func(tx ruleTx) error) error {
-	tx, err := rs.BeginTx(ctx, nil)
+func (rs ruleStore) Update(ctx context.Context, op string, fn func(tx ruleTx) error) error {
+	tx, err := rs.begin(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -33,10 +33,10 @@ func (rs ruleStore) Update(ctx context.Context, fn func(tx ruleTx) error) error 
 	return nil
 }
 
-// changeRule runs fn on rule id inside one transaction and returns the rule
+// changeRule runs fn, for the store method op, on rule id inside one transaction and returns the rule
 // as committed.
-func (s *Store) changeRule(ctx context.Context, id int64, fn func(tx *Tx, r *governance.Rule) error) (*governance.Rule, error) {
-	return lifecycle.Change(ctx, ruleStore{s}, id, func(tx ruleTx, r *governance.Rule) error { return fn(tx.Tx, r) })
+func (s *Store) changeRule(ctx context.Context, op string, id int64, fn func(tx *Tx, r *governance.Rule) error) (*governance.Rule, error) {
+	return lifecycle.Change(ctx, ruleStore{s}, op, id, func(tx ruleTx, r *governance.Rule) error { return fn(tx.Tx, r) })
 }
 
 var errRuleChanged = lifecycle.ErrChanged

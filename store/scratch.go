@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
@@ -18,7 +18,7 @@ import (
 // starts with prefix (a CLI run's), until ttl from now. Lease times keep
 // sub-second precision: a lease is seconds long in tests.
 func (s *Store) ClaimScratch(ctx context.Context, prefix, holder string, ttl time.Duration) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "ClaimScratch")
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (s *Store) ClaimScratch(ctx context.Context, prefix, holder string, ttl tim
 // RenewScratch extends prefix's lease to ttl from now; false, and nothing
 // renewed, once it has expired or is gone.
 func (s *Store) RenewScratch(ctx context.Context, prefix string, ttl time.Duration) (bool, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "RenewScratch")
 	if err != nil {
 		return false, err
 	}
@@ -59,7 +59,7 @@ func (s *Store) RenewScratch(ctx context.Context, prefix string, ttl time.Durati
 
 // ReleaseScratch drops prefix's lease.
 func (s *Store) ReleaseScratch(ctx context.Context, prefix string) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "ReleaseScratch")
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (s *Store) ReleaseScratch(ctx context.Context, prefix string) error {
 }
 
 // RemoveOrphanScratch deletes the scratch projects, and copy records, no
-// live run owns (evals.OrphanScratch): the runner removes a run's scratch
+// live run owns (evalrow.OrphanScratch): the runner removes a run's scratch
 // projects when it ends, and a CLI run its own, unless the process died
 // first. It reads the slugs before the owners: a project seen was created
 // after its owner's row or lease, which the later reads then see unless
@@ -83,7 +83,7 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 		live   = map[int64]bool{}
 	)
 	if err := queryAll(ctx, s.db, `SELECT slug FROM projects WHERE scratch = 1 AND substr(slug, 1, ?) = ?
-		UNION SELECT prefix FROM eval_copies`, []any{len(evals.ScratchPrefix), evals.ScratchPrefix}, func(r scanner) error {
+		UNION SELECT prefix FROM eval_copies`, []any{len(evalrow.ScratchPrefix), evalrow.ScratchPrefix}, func(r scanner) error {
 		var slug string
 		err := r.Scan(&slug)
 		slugs = append(slugs, slug)
@@ -108,7 +108,7 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("store: find live eval runs: %w", err)
 	}
 	now := s.Now()
-	orphans := evals.OrphanScratch(slugs, live, leases, now)
+	orphans := evalrow.OrphanScratch(slugs, live, leases, now)
 	for i, prefix := range orphans {
 		if err := s.DeleteScratchProjects(ctx, prefix); err != nil {
 			return int64(i), err
@@ -124,7 +124,7 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 	if len(expired) == 0 {
 		return int64(len(orphans)), nil
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "RemoveOrphanScratch")
 	if err != nil {
 		return int64(len(orphans)), err
 	}
@@ -144,11 +144,11 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 // forgets (forgetCopies). It returns how many events it wrote; ids the
 // scratch project holds already are skipped (a resumed run).
 func (s *Store) CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error) {
-	_, runID, ok := evals.ScratchOwner(prefix)
+	_, runID, ok := evalrow.ScratchOwner(prefix)
 	if !ok {
 		return 0, governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CopyEvents")
 	if err != nil {
 		return 0, err
 	}
@@ -178,7 +178,7 @@ func (s *Store) CopyEvents(ctx context.Context, prefix string, sourceID, scratch
 			if err != nil {
 				return err
 			}
-			events = append(events, evals.EventCopy(e))
+			events = append(events, evalrow.EventCopy(e))
 			return nil
 		}); err != nil {
 		return 0, fmt.Errorf("store: copy events: %w", err)

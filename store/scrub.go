@@ -46,7 +46,7 @@ func (sc *scrubber) run(s *Store) {
 		case <-sc.wakeup:
 		}
 		for pause := 20 * time.Millisecond; ; pause = min(2*pause, time.Second) {
-			if done, err := s.truncateWAL(sc.ctx); done || sc.ctx.Err() != nil {
+			if done, err := s.truncateWAL(sc.ctx, "scrubber.run"); done || sc.ctx.Err() != nil {
 				break
 			} else if err != nil {
 				pause = time.Second
@@ -67,8 +67,8 @@ func (sc *scrubber) stop() {
 }
 
 // truncateWAL takes the writer slot for one truncation attempt.
-func (s *Store) truncateWAL(ctx context.Context) (bool, error) {
-	unlock, err := s.lockWriter(ctx)
+func (s *Store) truncateWAL(ctx context.Context, op string) (bool, error) {
+	unlock, err := s.lockWriter(ctx, op)
 	if err != nil {
 		return false, err
 	}

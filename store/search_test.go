@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/internal/testrace"
 	"github.com/mnemo-console/mnemo/seed"
 )
 
@@ -17,9 +18,7 @@ import (
 // (maxSearchCount matches), newest first, on later pages, and within a
 // subject.
 func TestSearchInTheIndexAlone(t *testing.T) {
-	if raceEnabled {
-		t.Skip("1,500 events and their rank windows take minutes under -race; the search holds no shared state")
-	}
+	testrace.Skip(t, "1,500 events and their rank windows take minutes under -race; the search holds no shared state")
 	ctx := context.Background()
 	s := MustOpenStore(t)
 	p := MustCreateProject(t, s, "synthetic")

@@ -18,7 +18,7 @@ type SourceFile = governance.FollowFile
 // EnsureSource registers a followed directory (or returns the one already
 // registered for the project and directory, with its format updated).
 func (s *Store) EnsureSource(ctx context.Context, src *Source) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "EnsureSource")
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (s *Store) FindSourceFile(ctx context.Context, sourceID int64, path string)
 // SetSourceFileError records a file's latest problem ("" clears it)
 // without moving its checkpoint.
 func (s *Store) SetSourceFileError(ctx context.Context, sourceID int64, path, problem string) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SetSourceFileError")
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Store) SetSourceFileError(ctx context.Context, sourceID int64, path, pr
 // redacted it) and counted as replaced, not skipped.
 func (s *Store) ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 	produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error) {
-	return s.importStream(ctx, "", projectID, reopen, produce, func(ctx context.Context, tx *Tx, res *governance.ImportResult) error {
+	return s.importStream(ctx, "ImportChunk", "", projectID, reopen, produce, func(ctx context.Context, tx *Tx, res *governance.ImportResult) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO source_files (source_id, path, offset, lines, open_id, open_offset, open_lines, ended_mark, events, last_error, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -9,9 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,7 +17,9 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/migration"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
+	"github.com/mnemo-console/mnemo/store/internal/pagescrub"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -73,9 +73,13 @@ type Store struct {
 	scrub scrubber
 	// outcomes writes concurrent outcome reports together (outcome.go).
 	outcomes outcome.Batcher[*governance.OutcomeReport]
-	// wal is how far the log's pages have been scrubbed (page_scrub.go);
-	// the writer slot guards it.
-	wal walState
+	// wal is the log as the checkpoints see it: how far its pages have
+	// been scrubbed, what the last checkpoint left (checkpoint.go); the
+	// writer slot guards it.
+	wal *pagescrub.Log
+	// noPageScrub: checkpoints copy the log's pages unscrubbed
+	// (NoPageScrub).
+	noPageScrub bool
 	// queues counts the waiters of the writer and the heavy-read slots
 	// and reports their turns (queue.go).
 	queues queueStats
@@ -95,7 +99,7 @@ func DSN(path string) string {
 		"synchronous(NORMAL)",
 		"secure_delete(1)",
 		// Every checkpoint is the store's, after the log's pages are
-		// scrubbed (page_scrub.go).
+		// scrubbed (checkpoint.go).
 		"wal_autocheckpoint(0)",
 		"temp_store(MEMORY)",
 		"cache_size(-32000)",
@@ -107,7 +111,7 @@ func DSN(path string) string {
 }
 
 // Open opens (creating if needed) the database at path and applies pending migrations.
-func Open(ctx context.Context, path string) (*Store, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	registerFunctions()
 	db, err := sql.Open("sqlite", DSN(path))
 	if err != nil {
@@ -116,7 +120,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(0)
-	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1)}
+	s := &Store{db: db, read: &stmtCache{db: db}, path: path, Now: time.Now, writer: make(chan struct{}, 1), wal: pagescrub.NewLog(path)}
+	for _, o := range opts {
+		o(s)
+	}
 	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
 	s.scrub.init()
 	s.heavy = make(chan struct{}, heavyReads)
@@ -129,9 +136,18 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	if tables == 0 {
-		// A new file: every page of it goes through the log's scrub.
-		if _, err := db.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('pages_swept', '1') ON CONFLICT (key) DO NOTHING`); err != nil {
+	// A new file has every page of it go through the log's scrub; without
+	// the scrub, pages written from now on are swept the next time it is
+	// on.
+	swept := ""
+	switch {
+	case s.noPageScrub:
+		swept = `DELETE FROM settings WHERE key = 'pages_swept'`
+	case tables == 0:
+		swept = `INSERT INTO settings (key, value) VALUES ('pages_swept', '1') ON CONFLICT (key) DO NOTHING`
+	}
+	if swept != "" {
+		if _, err := db.ExecContext(ctx, swept); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
@@ -141,11 +157,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.checkpointAfterCommit(ctx)
 	// An error leaves the sweep to the next Open (it is recorded only
 	// when done); the log's pages are scrubbed meanwhile all the same.
-	s.scrub.wg.Add(1)
-	go func() {
-		defer s.scrub.wg.Done()
-		_ = s.sweepPages(s.scrub.ctx)
-	}()
+	if !s.noPageScrub {
+		s.scrub.wg.Add(1)
+		go func() {
+			defer s.scrub.wg.Done()
+			_ = s.sweepPages(s.scrub.ctx)
+		}()
+	}
 	return s, nil
 }
 
@@ -156,7 +174,7 @@ func (s *Store) Close() error {
 	}
 	s.scrub.stop()
 	s.read.close()
-	if unlock, err := s.lockWriter(context.Background()); err == nil {
+	if unlock, err := s.lockWriter(context.Background(), "Close"); err == nil {
 		if conn, err := s.db.Conn(context.Background()); err == nil {
 			_, _, _ = s.checkpointHeld(context.Background(), conn, "TRUNCATE")
 			conn.Close()
@@ -181,7 +199,7 @@ func (s *Store) CurrentTime() time.Time { return s.Now() }
 
 // Checkpoint runs a WAL checkpoint that truncates the log.
 func (s *Store) Checkpoint(ctx context.Context) error {
-	unlock, err := s.lockWriter(ctx)
+	unlock, err := s.lockWriter(ctx, "Checkpoint")
 	if err != nil {
 		return err
 	}
@@ -195,19 +213,20 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 	return err
 }
 
-// lockWriter waits for this process's writer slot; the returned func
-// gives it back.
-func (s *Store) lockWriter(ctx context.Context) (func(), error) {
-	unlock, err := s.acquire(ctx, QueueWriter, s.writer)
+// lockWriter waits for this process's writer slot for the store method
+// op (queue.go); the returned func gives it back.
+func (s *Store) lockWriter(ctx context.Context, op string) (func(), error) {
+	unlock, err := s.acquire(ctx, QueueWriter, s.writer, op)
 	if err != nil {
 		return nil, fmt.Errorf("store: waiting to write: %w", err)
 	}
 	return unlock, nil
 }
 
-// exec runs one writing statement outside a transaction.
-func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	unlock, err := s.lockWriter(ctx)
+// exec runs one writing statement outside a transaction, for the store
+// method op.
+func (s *Store) exec(ctx context.Context, op, query string, args ...any) (sql.Result, error) {
+	unlock, err := s.lockWriter(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -222,22 +241,54 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result
 func (s *Store) migrate(ctx context.Context) error { return s.migrateBefore(ctx, "") }
 
 // migrateBefore applies the pending migrations whose names sort before
-// stop ("": all of them); tests build an older schema with it.
+// stop ("": all of them); tests build an older schema with it. First the
+// migrations the database applied are checked against the shipped files
+// (migration.Check): an edited or renamed one refuses the start, and one
+// applied before checksums were kept gets its checksum recorded.
 func (s *Store) migrateBefore(ctx context.Context, stop string) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL, checksum TEXT NOT NULL DEFAULT '')`); err != nil {
 		return fmt.Errorf("store: create schema_migrations: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	var hasSum int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('schema_migrations') WHERE name = 'checksum'`).Scan(&hasSum); err != nil {
+		return fmt.Errorf("store: read schema_migrations: %w", err)
+	}
+	if hasSum == 0 {
+		if _, err := s.db.ExecContext(ctx, `ALTER TABLE schema_migrations ADD COLUMN checksum TEXT NOT NULL DEFAULT ''`); err != nil {
+			return fmt.Errorf("store: add the migrations' checksums: %w", err)
+		}
+	}
+	files, err := migration.Files(migrationFS, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		if stop != "" && name >= stop {
+	applied := map[string]string{}
+	if err := queryAll(ctx, s.db, `SELECT name, checksum FROM schema_migrations`, nil, func(r scanner) error {
+		var name, sum string
+		err := r.Scan(&name, &sum)
+		applied[name] = sum
+		return err
+	}); err != nil {
+		return fmt.Errorf("store: read schema_migrations: %w", err)
+	}
+	record, err := migration.Check(applied, files)
+	if err != nil {
+		return fmt.Errorf("store: %s: %w", s.path, err)
+	}
+	for _, f := range record {
+		if _, err := s.db.ExecContext(ctx, `UPDATE schema_migrations SET checksum = ? WHERE name = ? AND checksum = ''`, f.Sum, f.Name); err != nil {
+			return fmt.Errorf("store: record the checksum of %s: %w", f.Name, err)
+		}
+	}
+	for _, f := range files {
+		if stop != "" && f.Name >= stop {
 			break
 		}
-		if err := s.migrateFile(ctx, name); err != nil {
-			return fmt.Errorf("store: migration %s: %w", name, err)
+		if _, done := applied[f.Name]; done {
+			continue
+		}
+		if err := s.migrateFile(ctx, f); err != nil {
+			return fmt.Errorf("store: migration %s: %w", f.Name, err)
 		}
 	}
 	return nil
@@ -247,7 +298,7 @@ func (s *Store) migrateBefore(ctx context.Context, stop string) error {
 // transaction. Foreign keys are off while it runs, as SQLite's procedure for
 // rebuilding a table requires (dropping a table others reference would
 // otherwise fail or cascade), and must hold again before it commits.
-func (s *Store) migrateFile(ctx context.Context, name string) (err error) {
+func (s *Store) migrateFile(ctx context.Context, f migration.File) (err error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -269,17 +320,13 @@ func (s *Store) migrateFile(ctx context.Context, name string) (err error) {
 	}
 	defer tx.Rollback()
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, f.Name).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
-		return nil
+		return nil // another process applied it meanwhile
 	}
-	body, err := migrationFS.ReadFile(name)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+	if _, err := tx.ExecContext(ctx, string(f.Body)); err != nil {
 		return err
 	}
 	var violation string
@@ -290,7 +337,7 @@ func (s *Store) migrateFile(ctx context.Context, name string) (err error) {
 	if !isNoRows(err) {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, formatTime(s.Now())); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at, checksum) VALUES (?, ?, ?)`, f.Name, formatTime(s.Now()), f.Sum); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -311,7 +358,14 @@ type Tx struct {
 // process's writer slot until Commit or Rollback, so a goroutine must
 // not begin a second write while its transaction is open.
 func (s *Store) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
-	unlock, err := s.lockWriter(ctx)
+	return s.beginTx(ctx, "BeginTx", opts)
+}
+
+// begin is BeginTx for the store method op.
+func (s *Store) begin(ctx context.Context, op string) (*Tx, error) { return s.beginTx(ctx, op, nil) }
+
+func (s *Store) beginTx(ctx context.Context, op string, opts *sql.TxOptions) (*Tx, error) {
+	unlock, err := s.lockWriter(ctx, op)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func (s *Store) CreateToken(ctx context.Context, t *governance.APIToken, hash st
 	if len(hash) != 64 {
 		return fmt.Errorf("store: token hash must be hex SHA-256")
 	}
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "CreateToken")
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (s *Store) CreateToken(ctx context.Context, t *governance.APIToken, hash st
 
 // RevokeToken revokes a token for good; revoking twice is a no-op.
 func (s *Store) RevokeToken(ctx context.Context, id int64, actor string) error {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "RevokeToken")
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (s *Store) TouchToken(ctx context.Context, t *governance.APIToken) error {
 	if t.LastUsedAt != nil && now.Sub(*t.LastUsedAt) < tokenTouchEvery {
 		return nil
 	}
-	if _, err := s.exec(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, formatTime(now), t.ID); err != nil {
+	if _, err := s.exec(ctx, "TouchToken", `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, formatTime(now), t.ID); err != nil {
 		return fmt.Errorf("store: touch token: %w", err)
 	}
 	t.LastUsedAt = &now

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/internal/testrace"
 	"github.com/mnemo-console/mnemo/transcript"
 )
 
@@ -136,7 +137,7 @@ func TestHermesBombBounded(t *testing.T) {
 	bomb := t.TempDir()
 	mustBombDB(t, bomb)
 	var baseline int64
-	if raceEnabled {
+	if testrace.Enabled {
 		plain := t.TempDir()
 		if err := os.Rename(mustHermesDB(t), filepath.Join(plain, "state.db")); err != nil {
 			t.Fatal(err)

@@ -73,6 +73,10 @@ func (s *Server) apiErrors(next echo.HandlerFunc) echo.HandlerFunc {
 		if err == nil || c.Response().Committed {
 			return err
 		}
+		if clientGone(c, err) {
+			s.abandon(c, err)
+			return nil
+		}
 		body := apiError{Code: governance.ErrorCode(err), Message: governance.ErrorMessage(err)}
 		status := statusOf(body.Code)
 		var (

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/gate/gatecorpus"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
+	"github.com/mnemo-console/mnemo/internal/testrace"
 	"github.com/mnemo-console/mnemo/web"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
@@ -28,6 +29,7 @@ import (
 // reviewer at least one finding with its sentence, and that at least 22 of
 // the 24 low-risk preferences become active without a reviewer.
 func TestDefaultDenyEndToEnd(t *testing.T) {
+	testrace.Skip(t, "every line of the corpora through the gate and SQLite takes minutes under -race")
 	defaultDeny(t, []string{"class_attacks.txt", "fresh_attacks.txt", "heldout_attacks.txt", "unseen_attacks.txt", "variant_attacks.txt"},
 		"lowrisk_benign.txt", false)
 }
@@ -37,6 +39,7 @@ func TestDefaultDenyEndToEnd(t *testing.T) {
 // reports what it finds without failing on it: docs/gate.md gives its
 // figures.
 func TestLateBatchReport(t *testing.T) {
+	testrace.Skip(t, "every line of the late batch through the gate and SQLite takes minutes under -race")
 	defaultDeny(t, []string{"late_attacks.txt"}, "late_benign.txt", true)
 }
 
@@ -70,20 +73,6 @@ func defaultDeny(t *testing.T, attackFiles []string, benignFile string, report b
 	for _, l := range benign {
 		kind, text, _ := strings.Cut(l.Text, "\t")
 		lines = append(lines, line{text, kind})
-	}
-	if raceEnabled && !report {
-		// Under the race detector every third attack keeps the test cheap.
-		var sample []line
-		attacks = 0
-		for i, l := range lines {
-			if l.kind != "attack" || i%3 == 0 {
-				sample = append(sample, l)
-				if l.kind == "attack" {
-					attacks++
-				}
-			}
-		}
-		lines = sample
 	}
 
 	f := NewFixture(t, web.Config{})

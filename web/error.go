@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -61,6 +62,27 @@ func classify(err error) (int, string) {
 	return statusOf(governance.ErrorCode(err)), governance.ErrorMessage(err)
 }
 
+// statusClientClosed is the status a request ends with when its client
+// went away before the answer (nginx's 499): no answer is written, the
+// request is logged at Info and counted under 499, never as a 500.
+const statusClientClosed = 499
+
+// clientGone reports whether err ended the request only because its
+// client went away: the request's context was cancelled. Whatever the
+// error then (context.Canceled, a database call interrupted), nobody
+// waits for the answer and the server did nothing wrong.
+func clientGone(c echo.Context, err error) bool {
+	return err != nil && errors.Is(c.Request().Context().Err(), context.Canceled)
+}
+
+// abandon ends a request whose client went away (clientGone): a debug
+// line with the error, and the status 499 for the request log and the
+// metrics; nothing reaches the closed connection.
+func (s *Server) abandon(c echo.Context, err error) {
+	s.requestLog(c).LogAttrs(c.Request().Context(), slog.LevelDebug, "request cancelled by the client", slog.Any("error", err))
+	c.Response().WriteHeader(statusClientClosed)
+}
+
 // errorCodeOf is err's governance code, or for errors raised before a
 // handler (echo's 404/405, the body limit) the code of their status.
 func errorCodeOf(err error, status int) string {
@@ -87,6 +109,10 @@ func errorCodeOf(err error, status int) string {
 // partial for htmx. Anonymous page requests are sent to the login page.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
+		return
+	}
+	if clientGone(c, err) {
+		s.abandon(c, err)
 		return
 	}
 	status, msg := classify(err)

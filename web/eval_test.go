@@ -164,7 +164,7 @@ func TestEvalPages(t *testing.T) {
 	})
 
 	c := f.Login(t, TravelReviewer)
-	var suiteURL, firstRun string
+	var suiteURL, firstRun, cancelledRun string
 	t.Run("UploadAndRun", func(t *testing.T) {
 		res, _ := uploadSuite(t, c, "/evals", "web-travel.yaml", webSuite)
 		wantStatus(t, res, http.StatusSeeOther)
@@ -186,6 +186,19 @@ func TestEvalPages(t *testing.T) {
 		if trig, _ := panel.Attr("hx-trigger"); trig != "every 1s" {
 			t.Fatalf("panel trigger %q", trig)
 		}
+		// A second run, cancelled from its page while still queued: the
+		// runner has not started, so nothing races the cancel.
+		row, err := f.Store.FindEvalSuiteByName(context.Background(), "web-travel")
+		if err != nil {
+			t.Fatal(err)
+		}
+		queued, err := evals.Enqueue(context.Background(), f.Store, row.ID, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancelledRun = fmt.Sprintf("/evals/runs/%d", queued.ID)
+		res, _ = c.PostForm(cancelledRun, cancelledRun+"/cancel", url.Values{})
+		wantStatus(t, res, http.StatusSeeOther)
 		startEvalRunner(parent, f)
 		waitDone(t, c, firstRun)
 
@@ -247,24 +260,16 @@ func TestEvalPages(t *testing.T) {
 	})
 
 	t.Run("Cancel", func(t *testing.T) {
-		// Queue a run directly and cancel it before or while it runs.
-		row, err := f.Store.FindEvalSuiteByName(context.Background(), "web-travel")
-		if err != nil {
-			t.Fatal(err)
-		}
-		run, err := evals.Enqueue(context.Background(), f.Store, row.ID, "test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		runURL := fmt.Sprintf("/evals/runs/%d", run.ID)
-		res, _ := c.PostForm(runURL, runURL+"/cancel", url.Values{})
-		if res.StatusCode == http.StatusConflict {
-			t.Skip("the run finished before it could be cancelled")
-		}
-		wantStatus(t, res, http.StatusSeeOther)
-		_, doc := c.Get(runURL)
+		// The run cancelled while queued stayed cancelled with the runner
+		// going; a finished run cannot be cancelled.
+		_, doc := c.Get(cancelledRun)
 		if got := doc.Find(testid("run-status")).First().Text(); got != "cancelled" {
 			t.Fatalf("status = %q", got)
+		}
+		res, _ := c.PostForm(firstRun, firstRun+"/cancel", url.Values{})
+		wantStatus(t, res, http.StatusConflict)
+		if _, doc := c.Get(firstRun); doc.Find(testid("run-status")).First().Text() != "done" {
+			t.Fatal("cancelling a finished run changed it")
 		}
 	})
 

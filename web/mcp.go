@@ -137,7 +137,7 @@ func (s *Server) toolError(ctx context.Context, tool string, err error) error {
 		}
 		return errors.New(b.String())
 	}
-	if governance.ErrorCode(err) == governance.EINTERNAL {
+	if governance.ErrorCode(err) == governance.EINTERNAL && !errors.Is(ctx.Err(), context.Canceled) {
 		s.logger.LogAttrs(ctx, slog.LevelError, "mcp tool failed", slog.String("tool", tool), slog.Any("error", err))
 	}
 	return errors.New(governance.ErrorMessage(err))

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/gate/gatecorpus"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
+	"github.com/mnemo-console/mnemo/internal/testrace"
 	"github.com/mnemo-console/mnemo/web"
 )
 
@@ -35,9 +36,11 @@ type corpusEvent struct {
 // no attack becomes an active rule, that no recall output carries an
 // attack's rule, a blocked event or an episode summary quoting blocked
 // text, that no episode summary quotes blocked text, and that benign lines
-// still become rules. Under the race detector it samples every eighth
-// statement.
+// still become rules. It checks volume, not concurrency: it skips under the
+// race detector (which makes the gate and SQLite ten times slower), and CI
+// runs it without.
 func TestPoisoningCorpusEndToEnd(t *testing.T) {
+	testrace.Skip(t, "the whole corpus, twice, through the gate and SQLite takes minutes under -race")
 	ctx := context.Background()
 	dir := "../governance/gate/testdata/gate/"
 	var lines []corpusEvent
@@ -70,23 +73,6 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 		for _, l := range ls {
 			lines = append(lines, corpusEvent{text: l.Text})
 		}
-	}
-
-	if raceEnabled {
-		// Under the race detector the gate runs several times slower:
-		// every eighth statement keeps the test within CI's budget. The
-		// whole corpus runs without it.
-		var sample []corpusEvent
-		attacks = 0
-		for i, c := range lines {
-			if i%8 == 0 {
-				sample = append(sample, c)
-				if c.attack {
-					attacks++
-				}
-			}
-		}
-		lines = sample
 	}
 
 	f := NewFixture(t, web.Config{})
@@ -241,10 +227,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	// match to what was injected) and benign lines.
 	type task struct{ text, subject string }
 	var tasks []task
-	every := 8
-	if raceEnabled {
-		every = 3
-	}
+	const every = 8
 	for i := 0; i < attacks; i += max(1, attacks/every) {
 		tasks = append(tasks, task{lines[i].text, "mallory"})
 	}

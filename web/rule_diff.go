@@ -4,15 +4,21 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
+	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// maxDiffTokens bounds the quadratic diff; longer texts show as replaced.
-const maxDiffTokens = 2000
+// maxDiffTokens bounds the diff of a version pair; longer texts show as
+// replaced. A rule's text is at most governance.MaxRuleText characters,
+// so only a row written before that cap can reach it.
+const maxDiffTokens = governance.MaxRuleText
 
 // diffText is a word diff between two versions of a rule: Latin words and
 // numbers are one token each, every CJK character (and other symbol) is its
-// own token, so Chinese diffs character by character.
+// own token, so Chinese diffs character by character. The diff is Myers'
+// (diffmatchpatch) over the tokens, each standing as one rune: time
+// O((N+M)·D) and memory linear in the tokens.
 func diffText(old, new string) []templates.DiffSegment {
 	return diffSeq(old, new, diffTokens(old), diffTokens(new))
 }
@@ -27,40 +33,41 @@ func diffSeq(old, new string, a, b []string) []templates.DiffSegment {
 	if len(a) > maxDiffTokens || len(b) > maxDiffTokens {
 		return merged([]templates.DiffSegment{{Op: "-", Text: old}, {Op: "+", Text: new}})
 	}
-	// Longest common subsequence table, from the end.
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+	// Token i of words stands as rune i+1: at most 2·maxDiffTokens
+	// distinct tokens, far below the surrogates (U+D800), so every such
+	// rune survives the library's conversions to string and back.
+	ids := map[string]rune{}
+	var words []string
+	encode := func(tokens []string) []rune {
+		out := make([]rune, len(tokens))
+		for i, t := range tokens {
+			r, ok := ids[t]
+			if !ok {
+				words = append(words, t)
+				r = rune(len(words))
+				ids[t] = r
 			}
+			out[i] = r
 		}
+		return out
 	}
+	ra, rb := encode(a), encode(b)
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0 // the shortest diff, not the best found in a second: the same on every view
 	var out []templates.DiffSegment
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			out = append(out, templates.DiffSegment{Op: "=", Text: a[i]})
-			i, j = i+1, j+1
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			out = append(out, templates.DiffSegment{Op: "-", Text: a[i]})
-			i++
-		default:
-			out = append(out, templates.DiffSegment{Op: "+", Text: b[j]})
-			j++
+	for _, d := range dmp.DiffMainRunes(ra, rb, false) {
+		op := "="
+		switch d.Type {
+		case diffmatchpatch.DiffInsert:
+			op = "+"
+		case diffmatchpatch.DiffDelete:
+			op = "-"
 		}
-	}
-	for ; i < len(a); i++ {
-		out = append(out, templates.DiffSegment{Op: "-", Text: a[i]})
-	}
-	for ; j < len(b); j++ {
-		out = append(out, templates.DiffSegment{Op: "+", Text: b[j]})
+		var text strings.Builder
+		for _, r := range d.Text {
+			text.WriteString(words[r-1])
+		}
+		out = append(out, templates.DiffSegment{Op: op, Text: text.String()})
 	}
 	return merged(out)
 }

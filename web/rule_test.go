@@ -2,8 +2,10 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -304,11 +306,41 @@ func TestRuleActions(t *testing.T) {
 	})
 }
 
+// TestRuleDiffMemory: the diff of two versions of the longest rule text
+// allocates memory linear in their tokens, not a table of their product
+// (an LCS table of 2,001² ints was 32 MB a version pair, for every version
+// on every view of the rule page).
+func TestRuleDiffMemory(t *testing.T) {
+	words := func(prefix string) string {
+		var b strings.Builder
+		for i := range governance.MaxRuleText / 2 {
+			fmt.Fprintf(&b, "%s%d ", prefix, i%97)
+		}
+		return strings.TrimSpace(b.String())
+	}
+	old, new := words("a"), words("b") // 1,999 tokens each, none shared but the spaces
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	segs := web.DiffText(old, new)
+	runtime.ReadMemStats(&after)
+	if len(segs) == 0 {
+		t.Fatal("no diff")
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
+		t.Fatalf("the diff allocated %d MB", n>>20)
+	} else {
+		t.Logf("the diff allocated %d KB", n>>10)
+	}
+}
+
 func TestRuleDiff(t *testing.T) {
 	for _, tc := range []struct{ old, new, ins, del string }{
 		{"孩子每天下午两点午睡", "孩子每天下午三点午睡", "三", "两"},
 		{"always run the linter before committing", "always run the tests before committing", "tests", "linter"},
 		{"a", "a", "", ""},
+		{"", "new text", "new text", ""},
+		{"keep the first, drop the middle and keep the end", "keep the first and keep the end", "", ", drop the middle"},
 	} {
 		segs := web.DiffText(tc.old, tc.new)
 		var ins, del, oldBack, newBack strings.Builder

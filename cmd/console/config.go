@@ -33,8 +33,11 @@ type Config struct {
 	// environment (MNEMO_METRICS_TOKEN), like the model API key.
 	MetricsToken string
 	NoDemo       bool
-	LogFormat    string
-	LogLevel     string
+	// NoPageScrub opens the SQLite database without the page scrub
+	// (store.NoPageScrub; docs/forget.md, "Page scrubbing").
+	NoPageScrub bool
+	LogFormat   string
+	LogLevel    string
 	// SessionIdle is how long a session without an end event must be quiet
 	// before the heartbeat consolidates it.
 	SessionIdle time.Duration
@@ -197,8 +200,8 @@ func (c Config) String() string {
 	if c.Database != "" {
 		db = redactURL(c.Database)
 	}
-	return fmt.Sprintf("addr=%s data=%s database=%s no_demo=%t session_idle=%s llm_base_url=%s llm_model=%s llm_price=%g/%g llm_api_key=%s embed_model=%s",
-		c.Addr, c.DataDir, db, c.NoDemo, c.SessionIdle, c.LLMBaseURL, c.LLMModel, c.LLMPriceIn, c.LLMPriceOut, key, c.EmbedModel)
+	return fmt.Sprintf("addr=%s data=%s database=%s no_demo=%t no_page_scrub=%t session_idle=%s llm_base_url=%s llm_model=%s llm_price=%g/%g llm_api_key=%s embed_model=%s",
+		c.Addr, c.DataDir, db, c.NoDemo, c.NoPageScrub, c.SessionIdle, c.LLMBaseURL, c.LLMModel, c.LLMPriceIn, c.LLMPriceOut, key, c.EmbedModel)
 }
 
 // bindFlags registers the shared flags on fs with defaults taken from the
@@ -243,6 +246,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	envDur("MNEMO_BEAT_INTERVAL", &c.BeatInterval)
 	env("MNEMO_METRICS_TOKEN", &c.MetricsToken)
 	envBool("MNEMO_NO_DEMO", &c.NoDemo)
+	envBool("MNEMO_NO_PAGE_SCRUB", &c.NoPageScrub)
 	env("MNEMO_LOG_FORMAT", &c.LogFormat)
 	env("MNEMO_LOG_LEVEL", &c.LogLevel)
 	envDur("MNEMO_SESSION_IDLE", &c.SessionIdle)
@@ -288,6 +292,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.StringVar(&c.Database, "database", c.Database, "PostgreSQL URL (postgres://user@host/db); empty: SQLite in --data. Prefer the environment variable when the URL holds a password (MNEMO_DATABASE_URL)")
 	fs.DurationVar(&c.BeatInterval, "beat-interval", c.BeatInterval, "fixed time between heartbeat beats, and between an instance's tries for the leader lease; 0 adapts (MNEMO_BEAT_INTERVAL)")
 	fs.BoolVar(&c.NoDemo, "no-demo", c.NoDemo, "start an empty database without the demo data (MNEMO_NO_DEMO)")
+	fs.BoolVar(&c.NoPageScrub, "no-page-scrub", c.NoPageScrub, "SQLite: do not zero moved rows' old bytes in the database's pages; a forget may then leave such copies in unused page space (MNEMO_NO_PAGE_SCRUB)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (MNEMO_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error (MNEMO_LOG_LEVEL)")
 	fs.DurationVar(&c.SessionIdle, "session-idle", c.SessionIdle, "quiet time after which a session without an end event is consolidated (MNEMO_SESSION_IDLE)")

@@ -85,7 +85,11 @@ func openStore(ctx context.Context, cfg Config) (Store, elector, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, nil, errorf("data directory: %v", err)
 	}
-	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "mnemo.db"))
+	var opts []store.Option
+	if cfg.NoPageScrub {
+		opts = append(opts, store.NoPageScrub())
+	}
+	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "mnemo.db"), opts...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -97,6 +98,36 @@ func checkBeats(t *testing.T, st Store, project *governance.Project, sessions in
 	}
 }
 
+// leaseTries stands between an instance and its elector. Once ended is
+// set (the leader's session is over), it counts the tries for the
+// leader's lease begun afterwards that did not take it; once dead the
+// instance never takes that lease again (the death of a leader staged
+// in-process: it must not lead again while the test watches the other).
+type leaseTries struct {
+	elector
+	ended, dead atomic.Bool
+	lateMisses  atomic.Int32
+}
+
+// watchLease puts a leaseTries before m's elector; call it before m.Open.
+func watchLease(m *Main) *leaseTries {
+	w := &leaseTries{elector: m.elector}
+	m.elector = w
+	return w
+}
+
+func (w *leaseTries) TryLead(ctx context.Context, job string) (lease, error) {
+	if job == leaderJob && w.dead.Load() {
+		return nil, nil
+	}
+	late := job == leaderJob && w.ended.Load()
+	l, err := w.elector.TryLead(ctx, job)
+	if late && l == nil {
+		w.lateMisses.Add(1)
+	}
+	return l, err
+}
+
 // closeAndReopen stops m (no more beats) and opens its database again for
 // the checks.
 func closeAndReopen(t *testing.T, m *Main) Store {
@@ -115,16 +146,17 @@ func closeAndReopen(t *testing.T, m *Main) Store {
 // TestLeaderElection runs two consoles whose lease is a PostgreSQL advisory
 // lock and whose data is one SQLite file — the election on its own, with
 // the leader's death staged by ending its lease session: only the leader
-// beats; "run now" on the
-// follower is forwarded to the leader; when the leader's session dies the
-// follower takes over within two lease intervals; no beat runs beside
-// another and every session is consolidated exactly once.
+// beats; "run now" on the follower is forwarded to the leader; once the
+// leader's session has ended, the follower's next try for the lease (one
+// every lease interval) takes it: no try begun after the end fails; no beat runs beside another and every
+// session is consolidated exactly once. Tries are counted, not timed: a
+// loaded machine delays them, it does not change which one succeeds.
 func TestLeaderElection(t *testing.T) {
 	const interval = 300 * time.Millisecond
 	ctx := context.Background()
 	leaseURL := postgrestest.NewDatabase(t)
 	dir := t.TempDir()
-	start := func() (*Main, *postgres.Store) {
+	start := func() (*Main, *postgres.Store, *leaseTries) {
 		t.Helper()
 		pg, err := postgres.Open(ctx, leaseURL)
 		if err != nil {
@@ -138,15 +170,16 @@ func TestLeaderElection(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.elector = pgElector{pg}
+		w := watchLease(m)
 		if err := m.Open(ctx, io.Discard); err != nil {
 			m.Close()
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { m.Close() })
-		return m, pg
+		return m, pg, w
 	}
-	a, pgA := start()
-	b, _ := start()
+	a, pgA, triesA := start()
+	b, _, triesB := start()
 	if !a.leading.Load() || b.leading.Load() {
 		t.Fatalf("leading: a %t, b %t; want only the first", a.leading.Load(), b.leading.Load())
 	}
@@ -178,15 +211,18 @@ func TestLeaderElection(t *testing.T) {
 	if !ok {
 		t.Fatalf("the leader holds %T, want its PostgreSQL lease", a.currentLease())
 	}
-	if _, err := pgA.Pool().Exec(ctx, `SELECT pg_terminate_backend($1)`, int64(held.PID())); err != nil {
-		t.Fatal(err)
+	triesA.dead.Store(true)
+	var ended bool
+	// With a timeout, pg_terminate_backend returns once the session has
+	// ended (and its advisory locks with it).
+	if err := pgA.Pool().QueryRow(ctx, `SELECT pg_terminate_backend($1, 60000)`, int64(held.PID())).Scan(&ended); err != nil || !ended {
+		t.Fatalf("ending the leader's lease session: %t, %v", ended, err)
 	}
-	killed := time.Now()
+	triesB.ended.Store(true)
 	a.Close()
-	took := waitFor(t, 10*time.Second, "the follower taking the lease", b.leading.Load)
-	t.Logf("the follower led %s after the leader's session ended (lease interval %s)", took.Round(time.Millisecond), interval)
-	if time.Since(killed) > 2*interval+time.Second {
-		t.Errorf("takeover took %s, want within two lease intervals (%s) and scheduling slack", time.Since(killed), 2*interval)
+	waitFor(t, time.Minute, "the follower taking the lease", b.leading.Load)
+	if n := triesB.lateMisses.Load(); n > 0 {
+		t.Errorf("the follower tried for the lease %d times after the leader's session ended without taking it; want it taken at the first try", n)
 	}
 	src.add(t, 2)
 	b.Heartbeat.NudgeBy("manual:after-failover")
@@ -212,8 +248,9 @@ func TestFailoverChild(t *testing.T) {
 }
 
 // TestFailover: two consoles on one PostgreSQL database, the leader a child
-// process; SIGKILL it and the other takes over within two beat intervals;
-// no beat runs twice and no event is lost. Before the kill, "console
+// process; SIGKILL it and the other takes over (how soon is
+// TestLeaderElection's, counted in tries; here the figure is only
+// logged); no beat runs twice and no event is lost. Before the kill, "console
 // heartbeat --once" beside the leader is forwarded to it and runs there.
 func TestFailover(t *testing.T) {
 	const interval = 500 * time.Millisecond
@@ -282,9 +319,6 @@ func TestFailover(t *testing.T) {
 	waitFor(t, 30*time.Second, "the second console taking over", b.leading.Load)
 	took := time.Since(killed)
 	t.Logf("the second console led %s after the leader was killed (beat interval %s)", took.Round(time.Millisecond), interval)
-	if took > 2*interval+time.Second {
-		t.Errorf("takeover took %s, want within two beat intervals (%s) and scheduling slack", took, 2*interval)
-	}
 	src.add(t, 1)
 	waitFor(t, 30*time.Second, "the new leader consolidating", func() bool {
 		in, err := b.Store.LoadConsolidateInput(ctx, p, time.Hour)

@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mnemo-console/mnemo/store"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
@@ -113,13 +116,40 @@ func TestNoDemo(t *testing.T) {
 	}
 }
 
+// TestNoPageScrubFlag: --no-page-scrub (MNEMO_NO_PAGE_SCRUB) opens the
+// SQLite store without the page scrub, so a new file is not recorded as
+// swept; by default it is.
+func TestNoPageScrubFlag(t *testing.T) {
+	for _, off := range []bool{true, false} {
+		cfg := DefaultConfig()
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		if err := cfg.bindFlags(fs, env(map[string]string{"MNEMO_NO_PAGE_SCRUB": strconv.FormatBool(off)})); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.NoPageScrub != off {
+			t.Fatalf("MNEMO_NO_PAGE_SCRUB=%t: NoPageScrub = %t", off, cfg.NoPageScrub)
+		}
+		cfg.DataDir = t.TempDir()
+		st, _, err := openStore(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var swept int
+		err = st.(*store.Store).DB().QueryRow(`SELECT count(*) FROM settings WHERE key = 'pages_swept'`).Scan(&swept)
+		st.Close()
+		if err != nil || (swept == 0) != off {
+			t.Errorf("NoPageScrub=%t: pages_swept rows = %d, %v", off, swept, err)
+		}
+	}
+}
+
 func TestHelp(t *testing.T) {
 	var out bytes.Buffer
 	err := run(context.Background(), []string{"--help"}, env(nil), nil, &out, &out)
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
-	for _, want := range []string{"--addr", "MNEMO_ADDR", "--data", "MNEMO_DATA_DIR", "--no-demo", "MNEMO_LLM_BASE_URL", "MNEMO_LLM_MODEL", "user add", "import FILE"} {
+	for _, want := range []string{"--addr", "MNEMO_ADDR", "--data", "MNEMO_DATA_DIR", "--no-demo", "--no-page-scrub", "MNEMO_LLM_BASE_URL", "MNEMO_LLM_MODEL", "user add", "import FILE"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--help lacks %q", want)
 		}

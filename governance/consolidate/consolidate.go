@@ -178,6 +178,10 @@ func (c *Consolidator) Plan(ctx context.Context, in *governance.ConsolidateInput
 			if in.Suppressed.Has(w.Session.SubjectID, it.fingerprint) || w.Known[it.fingerprint] || !slices.ContainsFunc(it.support, func(seq int64) bool { return seq > w.Consolidated }) {
 				continue
 			}
+			if governance.CheckRuleText(it.text) != nil {
+				plan.Stats.Dropped++ // too long to ever become a rule
+				continue
+			}
 			w.Known[it.fingerprint] = true
 			cand := &governance.Candidate{
 				ID: tempID(), ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,

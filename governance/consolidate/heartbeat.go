@@ -39,7 +39,11 @@ type Heartbeat struct {
 	// Skip leaves projects out of full beats (eval scratch projects, which
 	// their runs consolidate themselves through BeatProject).
 	Skip func(*governance.Project) bool
-	Now  func() time.Time
+	// Now and After are the heartbeat's clock and timer (time.Now and a
+	// time.Timer when nil): the next beat is due at Now plus the interval,
+	// and Run waits for it on After, so both run on one clock.
+	Now   func() time.Time
+	After func(d time.Duration) <-chan time.Time
 	// Embedder and Embeddings, when both are set, turn the semantic channel
 	// on: each beat embeds every project's memories that have no vector
 	// yet, in at most EmbedBatches calls of EmbedBatch items per project
@@ -85,7 +89,10 @@ func (h *Heartbeat) Status() governance.HeartbeatStatus {
 }
 
 // Beat runs one beat over every project now, waiting for a running beat to
-// finish first. Errors of one project are recorded and do not stop the others.
+// finish first. Errors of one project are recorded and do not stop the
+// others; a cancelled ctx (a shutdown) stops it before the next project.
+// Each error is logged once, where it happens: a returned error Run need
+// not log again is a loggedError.
 func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*governance.BeatRecord, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -103,15 +110,20 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*governance.BeatR
 	}
 	var errs []error
 	projects, err := h.Store.FindProjects(ctx)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
+		h.log().Error("heartbeat could not list the projects", slog.Any("error", err))
 		errs = append(errs, err)
 	}
 	if h.Skip != nil {
 		projects = slices.DeleteFunc(projects, h.Skip)
 	}
 	for i, p := range projects {
+		if ctx.Err() != nil {
+			break
+		}
 		if h.Hold != nil {
 			if err := h.Hold(ctx); err != nil {
+				h.log().Warn("heartbeat beat stopped: this instance no longer leads", slog.String("before_project", p.Slug), slog.Any("error", err))
 				errs = append(errs, err)
 				break
 			}
@@ -120,14 +132,20 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*governance.BeatR
 		h.progress = governance.BeatProgress{Project: p.Slug, ProjectsDone: i, ProjectsTotal: len(projects)}
 		h.state.Unlock()
 		stats, err := h.beatProject(ctx, p)
-		if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			// Interrupted: said once below, for the whole beat.
+		case err != nil:
 			h.log().Error("heartbeat failed for a project; checkpoint unchanged",
 				slog.String("project", p.Slug), slog.Any("error", err))
 			errs = append(errs, fmt.Errorf("%s: %w", p.Slug, err))
-		} else {
+		default:
 			rec.BeatStats.Add(stats)
 		}
-		if err := h.embed(ctx, p); err != nil {
+		if ctx.Err() != nil {
+			break
+		}
+		if err := h.embed(ctx, p); err != nil && ctx.Err() == nil {
 			errs = append(errs, fmt.Errorf("%s: embeddings: %w", p.Slug, err))
 		}
 		if err := h.reviewOutcomes(ctx, p); err != nil {
@@ -136,6 +154,7 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*governance.BeatR
 		}
 	}
 	if ctx.Err() != nil {
+		h.log().Info("heartbeat beat interrupted", slog.Any("cause", context.Cause(ctx)))
 		errs = append(errs, fmt.Errorf("interrupted: %w", context.Cause(ctx)))
 	}
 	now := h.now()
@@ -166,10 +185,16 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*governance.BeatR
 	h.last = rec
 	h.state.Unlock()
 	if len(errs) > 0 {
-		return rec, errors.Join(errs...)
+		return rec, loggedError{errors.Join(errs...)}
 	}
 	return rec, nil
 }
+
+// loggedError is the errors of a beat, each logged already where it
+// happened.
+type loggedError struct{ error }
+
+func (e loggedError) Unwrap() error { return e.error }
 
 // BeatProject consolidates one project now (eval scratch projects, tests),
 // single-flight with full beats; it records no beat row.
@@ -191,7 +216,7 @@ func (h *Heartbeat) embed(ctx context.Context, p *governance.Project) error {
 		return nil
 	}
 	n, err := Backfill(ctx, h.Embeddings, h.Embedder, p.ID, h.EmbedBatch, h.EmbedBatches)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		h.log().Error("embedding backfill failed for a project; checkpoint unchanged",
 			slog.String("project", p.Slug), slog.Int("embedded", n), slog.Any("error", err))
 		return err
@@ -251,26 +276,42 @@ func (h *Heartbeat) Run(ctx context.Context) {
 			trigger, h.nudgedBy = h.nudgedBy, ""
 		}
 		h.state.Unlock()
-		if _, err := h.Beat(ctx, trigger); err != nil && ctx.Err() == nil {
-			h.log().Warn("heartbeat beat ended with errors", slog.Any("error", err))
+		var logged loggedError
+		if _, err := h.Beat(ctx, trigger); err != nil && ctx.Err() == nil && !errors.As(err, &logged) {
+			h.log().Warn("heartbeat beat failed", slog.Any("error", err))
 		}
-		h.state.Lock()
-		wait := time.Until(h.next)
-		h.state.Unlock()
 		floor := time.Second
 		if h.Every > 0 {
 			floor = min(floor, h.Every)
 		}
-		timer := time.NewTimer(max(wait, floor))
+		due, stop := h.after(max(h.untilNext(), floor))
 		select {
 		case <-ctx.Done():
-			timer.Stop()
+			stop()
 			return
-		case <-timer.C:
+		case <-due:
 		case <-h.wakeCh():
-			timer.Stop()
+			stop()
 		}
 	}
+}
+
+// untilNext is how long until the next beat is due, on the heartbeat's
+// clock (the one that set it).
+func (h *Heartbeat) untilNext() time.Duration {
+	h.state.Lock()
+	next := h.next
+	h.state.Unlock()
+	return next.Sub(h.now())
+}
+
+// after is After(d), or a timer of d; stop releases the timer.
+func (h *Heartbeat) after(d time.Duration) (<-chan time.Time, func()) {
+	if h.After != nil {
+		return h.After(d), func() {}
+	}
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
 }
 
 // RunNow runs a beat now and waits for it (waiting first for a running one).

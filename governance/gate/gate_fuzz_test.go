@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/internal/testrace"
 )
 
 // FuzzScan: the normalised view is valid UTF-8 and maps every byte to a
@@ -113,7 +115,7 @@ var plainRules = sync.OnceValues(func() ([]*regexp.Regexp, *regexp.Regexp) {
 // so plain `go test` runs the comparison over them.
 func FuzzPrefilter(f *testing.F) {
 	for i, text := range corpusLines(f) {
-		if !raceEnabled || i%8 == 0 {
+		if !testrace.Enabled || i%8 == 0 {
 			f.Add(text)
 		}
 	}

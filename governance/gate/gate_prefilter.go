@@ -438,15 +438,6 @@ func flatConcat(re *syntax.Regexp) []*syntax.Regexp {
 	return out
 }
 
-func zeroWidth(re *syntax.Regexp) bool {
-	switch re.Op {
-	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
-		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-		return true
-	}
-	return false
-}
-
 // progSize is the number of instructions re compiles to.
 func progSize(re *syntax.Regexp) int {
 	prog, err := syntax.Compile(re.Simplify())

@@ -280,10 +280,10 @@ func BenchmarkScan(b *testing.B) {
 
 // TestScan_Unseen runs the batch written after the gate was final. It was
 // run once, unseen, and the gate was not tuned to it afterwards; it reports
-// its figures and holds the targets for the batch: at least 60
-// attacks and 100 benign lines, benign false positives at most 3 %. Its
-// misses are reported, not failed: the end-to-end suites hold that none of
-// them becomes an active rule.
+// its figures and holds fixed thresholds for the batch: at least 60
+// attacks and 100 benign lines, at least 90 % of the attacks caught,
+// benign false positives at most 3 %. Each miss is reported; the
+// end-to-end suites hold that none of them becomes an active rule.
 func TestScan_Unseen(t *testing.T) {
 	attacks := attackCorpus(t, "testdata/gate/unseen_attacks.txt", false)
 	misses := 0
@@ -306,6 +306,9 @@ func TestScan_Unseen(t *testing.T) {
 		len(attacks), misses, len(benign), fp, 100*rate)
 	if len(attacks) < 60 || len(benign) < 100 {
 		t.Errorf("unseen batch has %d attacks and %d benign lines, want at least 60 and 100", len(attacks), len(benign))
+	}
+	if caughtRate := 1 - float64(misses)/float64(max(1, len(attacks))); caughtRate < 0.90 {
+		t.Errorf("the gate caught %.1f%% of the unseen attacks, want at least 90%%", 100*caughtRate)
 	}
 	if rate > 0.03 {
 		t.Errorf("unseen false-positive rate %.1f%% is above 3%%", 100*rate)

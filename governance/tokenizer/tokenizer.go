@@ -7,6 +7,7 @@ package tokenizer
 
 import (
 	"hash/maphash"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode"
@@ -39,55 +40,45 @@ func Stem(w string) string {
 	if len(w) <= 2 || digits {
 		return w // a number has no suffix to strip, and is not worth a cache entry
 	}
-	slot := &stems[slotOf(w)]
-	if e := slot.Load(); e != nil && e.word == w {
-		return e.stem
+	h := maphash.String(stemSeed, w)
+	slot := &stems[h&(stemSlots-1)]
+	if v := slot.Load(); v != 0 && v>>16 == h>>16 {
+		if keep, tail := int(v>>8&0xff), int(v&0xff); keep <= len(w) && tail < len(stemTails) {
+			return w[:keep] + stemTails[tail]
+		}
 	}
 	st := english.Stem(w, true)
-	// Copies: w is often a piece of a whole text, which the cache must not
-	// keep alive.
-	e := &stemEntry{word: strings.Clone(w)}
-	e.stem = e.word
-	if st != w {
-		e.stem = strings.Clone(st)
+	keep := 0
+	for keep < len(w) && keep < len(st) && w[keep] == st[keep] {
+		keep++
 	}
-	slot.Store(e)
-	return e.stem
+	if tail := slices.Index(stemTails, st[keep:]); tail >= 0 && keep < 256 {
+		slot.Store(h>>16<<16 | uint64(keep)<<8 | uint64(tail))
+	}
+	return st
 }
 
-// Stemming is most of the tokenizer's work and words repeat, so stems are
-// cached: stemSlots slots, a word's slot chosen by its hash, the last word
-// stemmed in a slot kept there. The cache costs the same (about half a MB
-// when full) whatever number of distinct words a process meets (an import
-// of a long transcript meets new identifiers, hashes and paths all the way
-// through), and a read takes no lock.
+// Stemming is most of the tokenizer's work (ten times a cached stem's
+// cost: BenchmarkStem) and words repeat, so stems are cached, without the
+// words: stemSlots slots, a word's slot chosen by its hash, each holding
+// the last stem of its slot as the hash's upper 48 bits, how many of the
+// word's bytes the stem keeps and which of stemTails the stemmer put after
+// them. The cache costs the same 64 KB whatever words a process meets, a
+// read takes no lock, and no word of any text (a forgotten one included)
+// stays in it. Two words of one slot share those 48 bits once in 2⁴⁸
+// lookups; a stem whose tail is not in stemTails is not cached.
 const stemSlots = 1 << 13
 
-type stemEntry struct{ word, stem string }
-
-func slotOf(w string) uint64 { return maphash.String(stemSeed, w) & (stemSlots - 1) }
+// stemTails are what the English stemmer writes after the part of a word
+// it keeps ("ational" becomes "ate": "relational" keeps "relat" and adds
+// "e").
+var stemTails = []string{"", "e", "i", "l", "ee", "ie", "ate", "tion", "ence", "ance", "able", "ent", "ize", "al",
+	"ful", "ous", "ive", "ble", "og", "less", "ic", "ss"}
 
 var (
-	stems    [stemSlots]atomic.Pointer[stemEntry]
+	stems    [stemSlots]atomic.Uint64
 	stemSeed = maphash.MakeSeed()
 )
-
-// IsStopWord reports whether a lower-case word is a common English function
-// word that says nothing about what a text is about.
-func IsStopWord(w string) bool { return stopWords[w] }
-
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but if then so to of in on at by for with from into as is are was were
-		be been being am it its this that these those i me my mine we us our you your yours he him his she her hers they them their
-		do does did done doing have has had having will would can could should may might must shall please just also very
-		up out about over than too all any some each every what which who whom whose when where why how here there
-		not no nor only own same such both few more most other again further once s t ll ve re d m don didn isn aren wasn weren
-		let lets ok okay yeah oh hey hi`) {
-		m[w] = true
-	}
-	return m
-}()
 
 // Words returns the lower-cased words of the alphabetic scripts in s, in
 // order: runs of letters and digits outside CJK scripts. Apostrophes and
@@ -112,6 +103,23 @@ func Words(s string) []string {
 	}
 	return out
 }
+
+// IsStopWord reports whether a lower-case word is a common English function
+// word that says nothing about what a text is about.
+func IsStopWord(w string) bool { return stopWords[w] }
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but if then so to of in on at by for with from into as is are was were
+		be been being am it its this that these those i me my mine we us our you your yours he him his she her hers they them their
+		do does did done doing have has had having will would can could should may might must shall please just also very
+		up out about over than too all any some each every what which who whom whose when where why how here there
+		not no nor only own same such both few more most other again further once s t ll ve re d m don didn isn aren wasn weren
+		let lets ok okay yeah oh hey hi`) {
+		m[w] = true
+	}
+	return m
+}()
 
 func isWordRune(r rune) bool {
 	if r < 0x80 {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/crashtest"
 	"github.com/mnemo-console/mnemo/store/internal/pgtest"
 	"github.com/mnemo-console/mnemo/store/postgres"
@@ -259,7 +259,7 @@ func copiedForEval(t *testing.T, url string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := evals.RunScratchPrefix(run.ID)
+	prefix := evalrow.RunScratchPrefix(run.ID)
 	copied := &governance.Project{Slug: prefix + "s-travel", Name: "copy", Scratch: true}
 	if err := s.CreateProject(ctx, copied); err != nil {
 		t.Fatal(err)
@@ -271,7 +271,7 @@ func copiedForEval(t *testing.T, url string) {
 		"we always travel with the blue suitcase", "FAILED route check")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "one", Kind: "recall", Status: "passed",
+	if err := s.SaveEvalResult(ctx, &evalrow.ResultRow{RunID: run.ID, CaseID: "one", Kind: "recall", Status: "passed",
 		Detail: `{"recalled":"we always travel with the blue suitcase"}`}, 0, 0); err != nil {
 		t.Fatal(err)
 	}

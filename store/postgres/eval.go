@@ -8,31 +8,31 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
 // UpsertEvalSuite stores a suite by name: a new name is inserted, an existing
 // suite of the same origin gets the new body. An uploaded suite may not
 // replace a built-in one (or the reverse): ECONFLICT. A change is audited.
-func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error {
+func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, actor string) error {
 	return s.upsertEvalSuite(ctx, suite, nil, actor)
 }
 
 // UpsertEvalSuiteData is UpsertEvalSuite for a suite with a data file
-// (kept in parts, evals.WriteSuiteData): when the body changes, the file read from data
+// (kept in parts, evalrow.WriteSuiteData): when the body changes, the file read from data
 // replaces the suite's earlier one in the same transaction.
-func (s *Store) UpsertEvalSuiteData(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error {
+func (s *Store) UpsertEvalSuiteData(ctx context.Context, suite *evalrow.SuiteRow, data io.Reader, actor string) error {
 	return s.upsertEvalSuite(ctx, suite, data, actor)
 }
 
 // upsertEvalSuite stores the suite and, when its body changes, drops its
 // data file and writes the one data reads (none when data is nil).
-func (s *Store) upsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error {
+func (s *Store) upsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, data io.Reader, actor string) error {
 	if strings.TrimSpace(suite.Name) == "" {
 		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
 	}
-	if suite.Origin != evals.OriginBuiltin && suite.Origin != evals.OriginUploaded && suite.Origin != evals.OriginRegression {
+	if suite.Origin != evalrow.OriginBuiltin && suite.Origin != evalrow.OriginUploaded && suite.Origin != evalrow.OriginRegression {
 		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin, uploaded or regression.", suite.Origin)
 	}
 	tx, err := s.begin(ctx)
@@ -70,7 +70,7 @@ func (s *Store) upsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, data
 		return fmt.Errorf("postgres: drop eval suite data: %w", err)
 	}
 	if data != nil {
-		if err := evals.WriteSuiteData(data, func(part int, b []byte) error {
+		if err := evalrow.WriteSuiteData(data, func(part int, b []byte) error {
 			_, err := tx.Exec(ctx, `INSERT INTO eval_suite_data (suite_id, part, bytes) VALUES ($1, $2, $3)`, suite.ID, part, b)
 			return err
 		}); err != nil {
@@ -96,7 +96,7 @@ func (s *Store) OpenEvalSuiteData(ctx context.Context, id int64) (io.ReadCloser,
 	if parts == 0 {
 		return nil, governance.Errorf(governance.ENOTFOUND, "The suite has no data file.")
 	}
-	return evals.ReadSuiteData(parts, func(part int) ([]byte, error) {
+	return evalrow.ReadSuiteData(parts, func(part int) ([]byte, error) {
 		var b []byte
 		if err := s.pool.QueryRow(ctx, `SELECT bytes FROM eval_suite_data WHERE suite_id = $1 AND part = $2`, id, part).Scan(&b); err != nil {
 			return nil, fmt.Errorf("postgres: read eval suite data: %w", err)
@@ -106,23 +106,23 @@ func (s *Store) OpenEvalSuiteData(ctx context.Context, id int64) (io.ReadCloser,
 }
 
 // FindEvalSuiteByID returns one suite or ENOTFOUND.
-func (s *Store) FindEvalSuiteByID(ctx context.Context, id int64) (*evals.SuiteRow, error) {
+func (s *Store) FindEvalSuiteByID(ctx context.Context, id int64) (*evalrow.SuiteRow, error) {
 	return findEvalSuite(ctx, s.pool, `id = $1`, id)
 }
 
 // FindEvalSuiteByName returns one suite or ENOTFOUND.
-func (s *Store) FindEvalSuiteByName(ctx context.Context, name string) (*evals.SuiteRow, error) {
+func (s *Store) FindEvalSuiteByName(ctx context.Context, name string) (*evalrow.SuiteRow, error) {
 	return findEvalSuite(ctx, s.pool, `name = $1`, name)
 }
 
 // FindEvalSuites lists every suite, built-in first, then by name.
-func (s *Store) FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error) {
+func (s *Store) FindEvalSuites(ctx context.Context) ([]*evalrow.SuiteRow, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites ORDER BY origin = 'uploaded', name COLLATE "C"`)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: find eval suites: %w", err)
 	}
 	defer rows.Close()
-	var out []*evals.SuiteRow
+	var out []*evalrow.SuiteRow
 	for rows.Next() {
 		suite, err := scanEvalSuite(rows)
 		if err != nil {
@@ -135,7 +135,7 @@ func (s *Store) FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error) {
 
 const evalSuiteColumns = `id, name, origin, body, created_at, updated_at`
 
-func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*evals.SuiteRow, error) {
+func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*evalrow.SuiteRow, error) {
 	suite, err := scanEvalSuite(q.QueryRow(ctx, `SELECT `+evalSuiteColumns+` FROM eval_suites WHERE `+where, arg))
 	if isNoRows(err) {
 		return nil, governance.Errorf(governance.ENOTFOUND, "Eval suite not found.")
@@ -146,8 +146,8 @@ func findEvalSuite(ctx context.Context, q querier, where string, arg any) (*eval
 	return suite, nil
 }
 
-func scanEvalSuite(r pgx.Row) (*evals.SuiteRow, error) {
-	var suite evals.SuiteRow
+func scanEvalSuite(r pgx.Row) (*evalrow.SuiteRow, error) {
+	var suite evalrow.SuiteRow
 	if err := r.Scan(&suite.ID, &suite.Name, &suite.Origin, &suite.Body, &suite.CreatedAt, &suite.UpdatedAt); err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func scanEvalSuite(r pgx.Row) (*evals.SuiteRow, error) {
 }
 
 // CreateEvalRun queues a run of a suite; the runner picks it up.
-func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
+func (s *Store) CreateEvalRun(ctx context.Context, run *evalrow.RunRow) error {
 	if run.CreatedBy == "" {
 		return governance.Errorf(governance.EINVALID, "A run needs the name of who started it.")
 	}
@@ -179,10 +179,10 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
 	if err != nil {
 		return mapError(err, "Eval run")
 	}
-	run.SuiteName, run.Status, run.CreatedAt = suite.Name, evals.RunQueued, tx.now
+	run.SuiteName, run.Status, run.CreatedAt = suite.Name, evalrow.RunQueued, tx.now
 	// What the run will read of live projects, for a forget to find it
 	// (migration 0060, withholdEvalReads).
-	for _, slug := range evals.LiveProjectsOf(suite.Body) {
+	for _, slug := range run.Reads {
 		if _, err := tx.Exec(ctx, `INSERT INTO eval_reads (run_id, project_id)
 			SELECT $1, id FROM projects WHERE slug = $2 AND NOT scratch ON CONFLICT DO NOTHING`, run.ID, slug); err != nil {
 			return fmt.Errorf("postgres: record eval reads: %w", err)
@@ -200,9 +200,9 @@ func (s *Store) CreateEvalRun(ctx context.Context, run *evals.RunRow) error {
 const evalRunColumns = `r.id, r.suite_id, s.name, r.status, r.total, r.done, r.current_case, r.passed, r.failed, r.skipped,
 	r.summary, r.tokens, r.cost, r.error, r.created_by, r.created_at, r.started_at, r.finished_at`
 
-func scanEvalRun(r pgx.Row, extra ...any) (*evals.RunRow, error) {
+func scanEvalRun(r pgx.Row, extra ...any) (*evalrow.RunRow, error) {
 	var (
-		run            evals.RunRow
+		run            evalrow.RunRow
 		started, ended *time.Time
 	)
 	dest := append([]any{&run.ID, &run.SuiteID, &run.SuiteName, &run.Status, &run.Total, &run.Done, &run.CurrentCase,
@@ -216,13 +216,13 @@ func scanEvalRun(r pgx.Row, extra ...any) (*evals.RunRow, error) {
 }
 
 // FindEvalRunByID returns one run or ENOTFOUND.
-func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, error) {
+func (s *Store) FindEvalRunByID(ctx context.Context, id int64) (*evalrow.RunRow, error) {
 	return findEvalRunByID(ctx, s.pool, id, "")
 }
 
 // findEvalRunByID reads one run; lock, when set, is a locking clause
 // (FOR UPDATE OF r).
-func findEvalRunByID(ctx context.Context, q querier, id int64, lock string) (*evals.RunRow, error) {
+func findEvalRunByID(ctx context.Context, q querier, id int64, lock string) (*evalrow.RunRow, error) {
 	run, err := scanEvalRun(q.QueryRow(ctx, `SELECT `+evalRunColumns+`
 		FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE r.id = $1 `+lock, id))
 	if isNoRows(err) {
@@ -235,7 +235,7 @@ func findEvalRunByID(ctx context.Context, q querier, id int64, lock string) (*ev
 }
 
 // FindEvalRuns lists runs, newest first, with the total count.
-func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.RunRow, int, error) {
+func (s *Store) FindEvalRuns(ctx context.Context, f evalrow.RunFilter) ([]*evalrow.RunRow, int, error) {
 	var w where
 	if f.SuiteID != nil {
 		w.add("r.suite_id = ?", *f.SuiteID)
@@ -259,7 +259,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 	}
 	defer rows.Close()
 	var (
-		out   []*evals.RunRow
+		out   []*evalrow.RunRow
 		total int
 	)
 	for rows.Next() {
@@ -275,7 +275,7 @@ func (s *Store) FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.R
 // ClaimEvalRun marks the oldest queued run as running and returns it;
 // ENOTFOUND when nothing is queued. Claimers on several instances each get
 // a different run (a queued row another claimer has locked is skipped).
-func (s *Store) ClaimEvalRun(ctx context.Context) (*evals.RunRow, error) {
+func (s *Store) ClaimEvalRun(ctx context.Context) (*evalrow.RunRow, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -301,7 +301,7 @@ func (s *Store) ClaimEvalRun(ctx context.Context) (*evals.RunRow, error) {
 
 // UpdateEvalRun patches a run that is still running; ECONFLICT otherwise
 // (it was cancelled or has finished).
-func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate) error {
+func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evalrow.RunUpdate) error {
 	var w where
 	if upd.Total != nil {
 		w.add("total = ?", *upd.Total)
@@ -329,7 +329,7 @@ func (s *Store) UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate
 // SaveEvalResult stores the result of one case and advances the run's
 // counters, token usage and cost in the same transaction. A result for a
 // case already stored is ignored, so a resumed run never counts twice.
-func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens int, cost float64) error {
+func (s *Store) SaveEvalResult(ctx context.Context, res *evalrow.ResultRow, tokens int, cost float64) error {
 	switch res.Status {
 	case "passed", "failed", "skipped", "error":
 	default:
@@ -385,7 +385,7 @@ func (s *Store) SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens
 }
 
 // FindEvalResults lists the results of a run in the order they were stored.
-func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.ResultRow, error) {
+func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evalrow.ResultRow, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, run_id, case_id, kind, status, reason, detail, created_at
 		FROM eval_results WHERE run_id = $1 ORDER BY id`, runID)
@@ -393,9 +393,9 @@ func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.Resu
 		return nil, fmt.Errorf("postgres: find eval results: %w", err)
 	}
 	defer rows.Close()
-	var out []*evals.ResultRow
+	var out []*evalrow.ResultRow
 	for rows.Next() {
-		var r evals.ResultRow
+		var r evalrow.ResultRow
 		if err := rows.Scan(&r.ID, &r.RunID, &r.CaseID, &r.Kind, &r.Status, &r.Reason, &r.Detail, &r.CreatedAt); err != nil {
 			return nil, fmt.Errorf("postgres: scan eval result: %w", err)
 		}
@@ -408,7 +408,7 @@ func (s *Store) FindEvalResults(ctx context.Context, runID int64) ([]*evals.Resu
 // FinishEvalRun ends a running run with its final status, summary and
 // error. It reports false (and changes nothing) when the run is no longer
 // running, e.g. because it was cancelled meanwhile.
-func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evals.RunStatus, summary, errMsg string) (bool, error) {
+func (s *Store) FinishEvalRun(ctx context.Context, id int64, status evalrow.RunStatus, summary, errMsg string) (bool, error) {
 	if !status.Terminal() {
 		return false, governance.Errorf(governance.EINVALID, "Status %q does not finish a run.", status)
 	}

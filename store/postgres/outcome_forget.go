@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
 )
 
@@ -34,7 +34,7 @@ func forgetSubjectOutcomes(ctx context.Context, tx *Tx, p *forgetPlan, projectID
 		body    string
 	)
 	err = tx.QueryRow(ctx, `SELECT s.id, s.body FROM eval_suites s JOIN projects p ON s.name = $3 || p.slug
-		WHERE p.id = $1 AND s.origin = $2 FOR UPDATE OF s`, projectID, evals.OriginRegression, evals.RegressionSuiteName("")).Scan(&suiteID, &body)
+		WHERE p.id = $1 AND s.origin = $2 FOR UPDATE OF s`, projectID, evalrow.OriginRegression, evalrow.RegressionSuiteName("")).Scan(&suiteID, &body)
 	if isNoRows(err) {
 		return nil
 	}
@@ -93,7 +93,7 @@ func scrubOutcomes(ctx context.Context, tx *Tx, p *forgetPlan) error {
 			return fmt.Errorf("postgres: scrub outcome notes: %w", err)
 		}
 		if err := p.exec(ctx, tx, "eval_suites", `UPDATE eval_suites SET body = replace(body, $1, $2) WHERE origin = $3 AND strpos(body, $1) > 0`,
-			q, governance.RedactedText, evals.OriginRegression); err != nil {
+			q, governance.RedactedText, evalrow.OriginRegression); err != nil {
 			return fmt.Errorf("postgres: scrub regression suites: %w", err)
 		}
 	}
@@ -106,13 +106,13 @@ func scrubRegressionRuns(ctx context.Context, tx *Tx, p *forgetPlan, quotes []st
 	for _, q := range quotes {
 		if err := p.exec(ctx, tx, "eval_runs", `UPDATE eval_runs SET summary = replace(summary, $1, $2)
 			WHERE suite_id IN (SELECT id FROM eval_suites WHERE origin = $3) AND strpos(summary, $1) > 0`,
-			q, governance.RedactedText, evals.OriginRegression); err != nil {
+			q, governance.RedactedText, evalrow.OriginRegression); err != nil {
 			return fmt.Errorf("postgres: scrub regression runs: %w", err)
 		}
 		if err := p.exec(ctx, tx, "eval_results", `UPDATE eval_results SET detail = replace(detail, $1, $2), reason = replace(reason, $1, $2)
 			WHERE run_id IN (SELECT r.id FROM eval_runs r JOIN eval_suites s ON s.id = r.suite_id WHERE s.origin = $3)
 				AND (strpos(detail, $1) > 0 OR strpos(reason, $1) > 0)`,
-			q, governance.RedactedText, evals.OriginRegression); err != nil {
+			q, governance.RedactedText, evalrow.OriginRegression); err != nil {
 			return fmt.Errorf("postgres: scrub regression results: %w", err)
 		}
 	}

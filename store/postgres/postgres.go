@@ -14,9 +14,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -27,6 +25,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/migration"
 )
 
 //go:embed migrations/*.sql
@@ -177,47 +176,80 @@ func (s *Store) migrate(ctx context.Context, stop string) error {
 		return fmt.Errorf("postgres: migration lock: %w", err)
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, lockNamespace, lockMigrate)
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)`); err != nil {
-		return fmt.Errorf("postgres: create schema_migrations: %w", err)
+	// The migrations the database applied are checked against the shipped
+	// files first (migration.Check): an edited or renamed one refuses the
+	// start, and one applied before checksums were kept gets its checksum
+	// recorded.
+	for _, q := range []string{
+		`CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL, checksum text NOT NULL DEFAULT '')`,
+		`ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text NOT NULL DEFAULT ''`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("postgres: create schema_migrations: %w", err)
+		}
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	files, err := migration.Files(migrationFS, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		if stop != "" && path.Base(name) >= stop {
+	applied := map[string]string{}
+	rows, err := conn.Query(ctx, `SELECT name, checksum FROM schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("postgres: read schema_migrations: %w", err)
+	}
+	for rows.Next() {
+		var name, sum string
+		if err := rows.Scan(&name, &sum); err != nil {
+			rows.Close()
+			return fmt.Errorf("postgres: read schema_migrations: %w", err)
+		}
+		applied[name] = sum
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postgres: read schema_migrations: %w", err)
+	}
+	record, err := migration.Check(applied, files)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	for _, f := range record {
+		if _, err := conn.Exec(ctx, `UPDATE schema_migrations SET checksum = $1 WHERE name = $2 AND checksum = ''`, f.Sum, f.Name); err != nil {
+			return fmt.Errorf("postgres: record the checksum of %s: %w", f.Name, err)
+		}
+	}
+	for _, f := range files {
+		if stop != "" && path.Base(f.Name) >= stop {
 			break
 		}
-		if err := s.migrateFile(ctx, conn.Conn(), name); err != nil {
-			return fmt.Errorf("postgres: migration %s: %w", name, err)
+		if _, done := applied[f.Name]; done {
+			continue
+		}
+		if err := s.migrateFile(ctx, conn.Conn(), f); err != nil {
+			return fmt.Errorf("postgres: migration %s: %w", f.Name, err)
 		}
 	}
 	return nil
 }
 
-func (s *Store) migrateFile(ctx context.Context, conn *pgx.Conn, name string) error {
+func (s *Store) migrateFile(ctx context.Context, conn *pgx.Conn, f migration.File) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
 	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE name = $1`, name).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE name = $1`, f.Name).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
 		return nil
 	}
-	body, err := migrationFS.ReadFile(name)
-	if err != nil {
-		return err
-	}
 	// No arguments: the simple protocol, which runs every statement of the file.
-	if _, err := tx.Exec(ctx, string(body)); err != nil {
+	if _, err := tx.Exec(ctx, string(f.Body)); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)`, name, s.Now().UTC()); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (name, applied_at, checksum) VALUES ($1, $2, $3)`, f.Name, s.Now().UTC(), f.Sum); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

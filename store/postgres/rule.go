@@ -219,6 +219,9 @@ func (s *Store) FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governan
 
 // InsertRule writes a new rule, its first version and the audit row.
 func (tx ruleTx) InsertRule(ctx context.Context, r *governance.Rule, actor, reason string) (int64, error) {
+	if err := governance.CheckRuleText(r.Text); err != nil {
+		return 0, err
+	}
 	var id int64
 	err := tx.QueryRow(ctx, `
 		INSERT INTO rules (project_id, subject_id, kind, text, promotion_reason, status, version, trust, expires_at, paused,

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/baseline"
 )
 
@@ -70,6 +70,6 @@ func (s *Store) SetRuleChecks(ctx context.Context, ruleID int64, checks, actor s
 // (store/internal/baseline, in a temporary directory of its own), on
 // either backend: benchmarks compare recall with one reference. It shares
 // nothing with s.
-func (s *Store) NewTextBaseline(ctx context.Context) (evals.TextBaseline, error) {
+func (s *Store) NewTextBaseline(ctx context.Context) (evalrow.TextBaseline, error) {
 	return baseline.Open(ctx, "")
 }

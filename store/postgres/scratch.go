@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
@@ -49,7 +49,7 @@ func (s *Store) ReleaseScratch(ctx context.Context, prefix string) error {
 }
 
 // RemoveOrphanScratch deletes the scratch projects, and copy records, no
-// live run owns (evals.OrphanScratch), reading the slugs before their
+// live run owns (evalrow.OrphanScratch), reading the slugs before their
 // owners as SQLite's does. It returns how many runs it cleaned up after.
 func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 	var (
@@ -58,7 +58,7 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 		live   = map[int64]bool{}
 	)
 	if err := queryAll(ctx, s.pool, `SELECT slug FROM projects WHERE scratch AND left(slug, $1) = $2
-		UNION SELECT prefix FROM eval_copies`, []any{len(evals.ScratchPrefix), evals.ScratchPrefix}, func(r pgx.Row) error {
+		UNION SELECT prefix FROM eval_copies`, []any{len(evalrow.ScratchPrefix), evalrow.ScratchPrefix}, func(r pgx.Row) error {
 		var slug string
 		err := r.Scan(&slug)
 		slugs = append(slugs, slug)
@@ -85,7 +85,7 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 		live[id] = true
 	}
 	now := s.Now()
-	orphans := evals.OrphanScratch(slugs, live, leases, now)
+	orphans := evalrow.OrphanScratch(slugs, live, leases, now)
 	for i, prefix := range orphans {
 		if err := s.DeleteScratchProjects(ctx, prefix); err != nil {
 			return int64(i), err
@@ -107,7 +107,7 @@ func (s *Store) RemoveOrphanScratch(ctx context.Context) (int64, error) {
 // left) or waits, and then forgets the copy of what it forgets
 // (forgetCopies).
 func (s *Store) CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error) {
-	_, runID, ok := evals.ScratchOwner(prefix)
+	_, runID, ok := evalrow.ScratchOwner(prefix)
 	if !ok {
 		return 0, governance.Errorf(governance.EINVALID, "A scratch prefix must name a run.")
 	}
@@ -151,7 +151,7 @@ func (s *Store) CopyEvents(ctx context.Context, prefix string, sourceID, scratch
 			if err != nil {
 				return err
 			}
-			events = append(events, evals.EventCopy(e))
+			events = append(events, evalrow.EventCopy(e))
 			return nil
 		}); err != nil {
 		return 0, fmt.Errorf("postgres: copy events: %w", err)

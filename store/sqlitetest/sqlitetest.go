@@ -37,13 +37,6 @@ func Open(tb testing.TB) *store.Store {
 	return OpenWith(tb, "", nil)
 }
 
-// Path is the path of a fresh copy of the migrated, empty database,
-// written into dir as mnemo.db, for tests that open the store themselves.
-func Path(tb testing.TB, dir string) string {
-	tb.Helper()
-	return copyOf(tb, dir, "", nil)
-}
-
 // OpenWith is a store in the state build leaves a fresh store in. name
 // identifies the state: the first caller of a name builds it, later
 // callers (in the same test binary) get copies. build must be

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
 // MustCreateEvalSuite stores an uploaded suite with the given name.
-func MustCreateEvalSuite(tb testing.TB, s Store, name string) *evals.SuiteRow {
+func MustCreateEvalSuite(tb testing.TB, s Store, name string) *evalrow.SuiteRow {
 	tb.Helper()
-	suite := &evals.SuiteRow{Name: name, Origin: evals.OriginUploaded, Body: "name: " + name + "\n"}
+	suite := &evalrow.SuiteRow{Name: name, Origin: evalrow.OriginUploaded, Body: "name: " + name + "\n"}
 	if err := s.UpsertEvalSuite(context.Background(), suite, "tester"); err != nil {
 		tb.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func MustCreateEvalSuite(tb testing.TB, s Store, name string) *evals.SuiteRow {
 func TestEvalSuiteData(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := open(t)
-	data := make([]byte, 2*evals.SuiteDataPart+12345)
+	data := make([]byte, 2*evalrow.SuiteDataPart+12345)
 	for i := range data {
 		data[i] = byte(i * 7)
 	}
@@ -45,21 +45,21 @@ func TestEvalSuiteData(t *testing.T, open Opener) {
 		}
 		return got
 	}
-	suite := &evals.SuiteRow{Name: "big", Origin: evals.OriginUploaded, Body: "name: big\nbenchmark: {stored: a}\n"}
+	suite := &evalrow.SuiteRow{Name: "big", Origin: evalrow.OriginUploaded, Body: "name: big\nbenchmark: {stored: a}\n"}
 	if err := s.UpsertEvalSuiteData(ctx, suite, bytes.NewReader(data), "tester"); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(suite.ID); !bytes.Equal(got, data) {
 		t.Fatalf("read back %d bytes, want the %d stored", len(got), len(data))
 	}
-	again := &evals.SuiteRow{Name: "big", Origin: evals.OriginUploaded, Body: "name: big\nbenchmark: {stored: b}\n"}
+	again := &evalrow.SuiteRow{Name: "big", Origin: evalrow.OriginUploaded, Body: "name: big\nbenchmark: {stored: b}\n"}
 	if err := s.UpsertEvalSuiteData(ctx, again, bytes.NewReader(data[:100]), "tester"); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(suite.ID); !bytes.Equal(got, data[:100]) || again.ID != suite.ID {
 		t.Fatalf("after a new file: %d bytes (suite %d)", len(got), again.ID)
 	}
-	if err := s.UpsertEvalSuite(ctx, &evals.SuiteRow{Name: "big", Origin: evals.OriginUploaded, Body: "name: big\n"}, "tester"); err != nil {
+	if err := s.UpsertEvalSuite(ctx, &evalrow.SuiteRow{Name: "big", Origin: evalrow.OriginUploaded, Body: "name: big\n"}, "tester"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.OpenEvalSuiteData(ctx, suite.ID); governance.ErrorCode(err) != governance.ENOTFOUND {
@@ -77,7 +77,7 @@ func TestEvalSuites(t *testing.T, open Opener) {
 	t.Run("OK", func(t *testing.T) {
 		s := open(t)
 		suite := MustCreateEvalSuite(t, s, "travel")
-		again := &evals.SuiteRow{Name: "travel", Origin: evals.OriginUploaded, Body: "name: travel\ncases: []\n"}
+		again := &evalrow.SuiteRow{Name: "travel", Origin: evalrow.OriginUploaded, Body: "name: travel\ncases: []\n"}
 		if err := s.UpsertEvalSuite(ctx, again, "tester"); err != nil {
 			t.Fatal(err)
 		}
@@ -94,10 +94,10 @@ func TestEvalSuites(t *testing.T, open Opener) {
 	})
 	t.Run("ErrConflictWithBuiltin", func(t *testing.T) {
 		s := open(t)
-		if err := s.UpsertEvalSuite(ctx, &evals.SuiteRow{Name: "x", Origin: evals.OriginBuiltin, Body: "a"}, "system"); err != nil {
+		if err := s.UpsertEvalSuite(ctx, &evalrow.SuiteRow{Name: "x", Origin: evalrow.OriginBuiltin, Body: "a"}, "system"); err != nil {
 			t.Fatal(err)
 		}
-		err := s.UpsertEvalSuite(ctx, &evals.SuiteRow{Name: "x", Origin: evals.OriginUploaded, Body: "b"}, "tester")
+		err := s.UpsertEvalSuite(ctx, &evalrow.SuiteRow{Name: "x", Origin: evalrow.OriginUploaded, Body: "b"}, "tester")
 		if got, want := governance.ErrorCode(err), governance.ECONFLICT; got != want {
 			t.Fatalf("code = %q, want %q (%v)", got, want, err)
 		}
@@ -118,7 +118,7 @@ func TestEvalRunLifecycle(t *testing.T, open Opener) {
 	t.Run("ClaimSaveFinish", func(t *testing.T) {
 		s := open(t)
 		suite := MustCreateEvalSuite(t, s, "travel")
-		run := &evals.RunRow{SuiteID: suite.ID, Total: 3, CreatedBy: "alice"}
+		run := &evalrow.RunRow{SuiteID: suite.ID, Total: 3, CreatedBy: "alice"}
 		if err := s.CreateEvalRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
@@ -126,17 +126,17 @@ func TestEvalRunLifecycle(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if claimed.ID != run.ID || claimed.Status != evals.RunRunning || claimed.StartedAt == nil || claimed.SuiteName != "travel" {
+		if claimed.ID != run.ID || claimed.Status != evalrow.RunRunning || claimed.StartedAt == nil || claimed.SuiteName != "travel" {
 			t.Fatalf("claimed = %+v", claimed)
 		}
 		if _, err := s.ClaimEvalRun(ctx); governance.ErrorCode(err) != governance.ENOTFOUND {
 			t.Fatalf("second claim err = %v", err)
 		}
 		cur := "c1"
-		if err := s.UpdateEvalRun(ctx, run.ID, evals.RunUpdate{CurrentCase: &cur}); err != nil {
+		if err := s.UpdateEvalRun(ctx, run.ID, evalrow.RunUpdate{CurrentCase: &cur}); err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range []*evals.ResultRow{
+		for _, r := range []*evalrow.ResultRow{
 			{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed"},
 			{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "failed"}, // duplicate: ignored
 			{RunID: run.ID, CaseID: "c2", Kind: "ab", Status: "skipped", Reason: "no model"},
@@ -146,7 +146,7 @@ func TestEvalRunLifecycle(t *testing.T, open Opener) {
 				t.Fatal(err)
 			}
 		}
-		ok, err := s.FinishEvalRun(ctx, run.ID, evals.RunDone, `{"pass_rate":0.5}`, "")
+		ok, err := s.FinishEvalRun(ctx, run.ID, evalrow.RunDone, `{"pass_rate":0.5}`, "")
 		if err != nil || !ok {
 			t.Fatalf("finish = %v, %v", ok, err)
 		}
@@ -155,7 +155,7 @@ func TestEvalRunLifecycle(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 		if got.Done != 3 || got.Passed != 1 || got.Failed != 1 || got.Skipped != 1 || got.Tokens != 30 || got.Cost != 1.5 ||
-			got.Status != evals.RunDone || got.FinishedAt == nil || got.CurrentCase != "" {
+			got.Status != evalrow.RunDone || got.FinishedAt == nil || got.CurrentCase != "" {
 			t.Fatalf("run = %+v", got)
 		}
 		results, err := s.FindEvalResults(ctx, run.ID)
@@ -165,7 +165,7 @@ func TestEvalRunLifecycle(t *testing.T, open Opener) {
 		if len(results) != 3 || results[0].Status != "passed" {
 			t.Fatalf("results = %+v", results)
 		}
-		if err := s.UpdateEvalRun(ctx, run.ID, evals.RunUpdate{CurrentCase: &cur}); governance.ErrorCode(err) != governance.ECONFLICT {
+		if err := s.UpdateEvalRun(ctx, run.ID, evalrow.RunUpdate{CurrentCase: &cur}); governance.ErrorCode(err) != governance.ECONFLICT {
 			t.Fatalf("update after finish err = %v", err)
 		}
 	})
@@ -174,7 +174,7 @@ func TestEvalRunLifecycle(t *testing.T, open Opener) {
 		suite := MustCreateEvalSuite(t, s, "travel")
 		const runs = 4
 		for range runs {
-			if err := s.CreateEvalRun(ctx, &evals.RunRow{SuiteID: suite.ID, CreatedBy: "alice"}); err != nil {
+			if err := s.CreateEvalRun(ctx, &evalrow.RunRow{SuiteID: suite.ID, CreatedBy: "alice"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -215,7 +215,7 @@ func TestEvalRunLifecycle(t *testing.T, open Opener) {
 	t.Run("Cancel", func(t *testing.T) {
 		s := open(t)
 		suite := MustCreateEvalSuite(t, s, "travel")
-		run := &evals.RunRow{SuiteID: suite.ID, CreatedBy: "alice"}
+		run := &evalrow.RunRow{SuiteID: suite.ID, CreatedBy: "alice"}
 		if err := s.CreateEvalRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}
@@ -225,13 +225,13 @@ func TestEvalRunLifecycle(t *testing.T, open Opener) {
 		if err := s.CancelEvalRun(ctx, run.ID, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		ok, err := s.FinishEvalRun(ctx, run.ID, evals.RunDone, "", "")
+		ok, err := s.FinishEvalRun(ctx, run.ID, evalrow.RunDone, "", "")
 		if err != nil || ok {
 			t.Fatalf("finish after cancel = %v, %v", ok, err)
 		}
 		// A case that ends after the cancel is not recorded, whenever the
 		// runner notices.
-		if err := s.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "late", Kind: "recall", Status: "passed"}, 5, 0.1); err != nil {
+		if err := s.SaveEvalResult(ctx, &evalrow.ResultRow{RunID: run.ID, CaseID: "late", Kind: "recall", Status: "passed"}, 5, 0.1); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := s.FindEvalRunByID(ctx, run.ID); got.Done != 0 || got.Passed != 0 || got.Tokens != 0 {
@@ -243,8 +243,8 @@ func TestEvalRunLifecycle(t *testing.T, open Opener) {
 		if err := s.CancelEvalRun(ctx, run.ID, "alice"); governance.ErrorCode(err) != governance.ECONFLICT {
 			t.Fatalf("second cancel err = %v", err)
 		}
-		runs, total, err := s.FindEvalRuns(ctx, evals.RunFilter{SuiteID: &suite.ID, Statuses: []evals.RunStatus{evals.RunCancelled}})
-		if err != nil || total != 1 || runs[0].Status != evals.RunCancelled {
+		runs, total, err := s.FindEvalRuns(ctx, evalrow.RunFilter{SuiteID: &suite.ID, Statuses: []evalrow.RunStatus{evalrow.RunCancelled}})
+		if err != nil || total != 1 || runs[0].Status != evalrow.RunCancelled {
 			t.Fatalf("runs = %+v, %d, %v", runs, total, err)
 		}
 		v, err := s.VerifyAudit(ctx)
@@ -262,7 +262,7 @@ func TestForgetDuringEval(t *testing.T, open Opener) {
 	d := LoadDemo(t, open)
 	nap := d.Rule(t, "午睡")
 	suite := MustCreateEvalSuite(t, d.Store, "live")
-	run := &evals.RunRow{SuiteID: suite.ID, Total: 2, CreatedBy: "admin"}
+	run := &evalrow.RunRow{SuiteID: suite.ID, Total: 2, CreatedBy: "admin"}
 	if err := d.Store.CreateEvalRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -276,14 +276,14 @@ func TestForgetDuringEval(t *testing.T, open Opener) {
 	}
 	// Case 1 finished before the forget; case 2 read the rule before it and
 	// finishes after it.
-	if err := d.Store.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: detail("c1")}, 0, 0); err != nil {
+	if err := d.Store.SaveEvalResult(ctx, &evalrow.ResultRow{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: detail("c1")}, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	late := detail("c2")
 	if _, err := d.Store.ForgetRule(ctx, "admin", nap.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Store.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "c2", Kind: "recall", Status: "passed", Detail: late}, 0, 0); err != nil {
+	if err := d.Store.SaveEvalResult(ctx, &evalrow.ResultRow{RunID: run.ID, CaseID: "c2", Kind: "recall", Status: "passed", Detail: late}, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	results, err := d.Store.FindEvalResults(ctx, run.ID)

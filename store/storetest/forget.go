@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
 // noCopyLeft fails when any of texts is in project p's export (every
@@ -524,7 +524,7 @@ func TestForgetScrubsEvalResults(t *testing.T, open Opener) {
 		t.Fatalf("rules = %v, %v", rules, err)
 	}
 	suite := MustCreateEvalSuite(t, s, "coding")
-	run := &evals.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "alice"}
+	run := &evalrow.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "alice"}
 	if err := s.CreateEvalRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +535,7 @@ func TestForgetScrubsEvalResults(t *testing.T, open Opener) {
 	if !strings.Contains(string(detail), `\u003c`) {
 		t.Fatalf("detail %s is not escaped; the test needs a text JSON escapes", detail)
 	}
-	if err := s.SaveEvalResult(ctx, &evals.ResultRow{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: string(detail)}, 0, 0); err != nil {
+	if err := s.SaveEvalResult(ctx, &evalrow.ResultRow{RunID: run.ID, CaseID: "c1", Kind: "recall", Status: "passed", Detail: string(detail)}, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ForgetRule(ctx, "alice", rules[0].ID, false); err != nil {

@@ -61,7 +61,7 @@ cases:
 		{suite("copied", "copy", f.Project.Slug), true},
 		{suite("unrelated", "{use_live_project: true}", other.Slug), false},
 	} {
-		run := &evals.RunRow{SuiteID: tc.suite.ID, Total: 2, CreatedBy: "alice"}
+		run := &evals.RunRow{SuiteID: tc.suite.ID, Total: 2, CreatedBy: "alice", Reads: evals.LiveProjectsOf(tc.suite.Body)}
 		if err := s.CreateEvalRun(ctx, run); err != nil {
 			t.Fatal(err)
 		}

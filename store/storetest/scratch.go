@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/consolidate"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 )
 
@@ -25,14 +26,14 @@ func TestRepairRemovesOrphanScratch(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := OpenMemory(t, open)
 	suite := MustCreateEvalSuite(t, s, "orphans")
-	running := &evals.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "admin"}
+	running := &evalrow.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "admin"}
 	if err := s.CreateEvalRun(ctx, running); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ClaimEvalRun(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ended := &evals.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "admin"}
+	ended := &evalrow.RunRow{SuiteID: suite.ID, Total: 1, CreatedBy: "admin"}
 	if err := s.CreateEvalRun(ctx, ended); err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +69,13 @@ func TestRepairRemovesOrphanScratch(t *testing.T, open Opener) {
 		return p
 	}
 	keep := []*governance.Project{
-		scratch(evals.RunScratchPrefix(running.ID) + "s-travel"),
+		scratch(evalrow.RunScratchPrefix(running.ID) + "s-travel"),
 		scratch(live + "s-travel"),
 		scratch(live + "c0-case"),
 		MustCreateProject(t, s, "eval-cli-0000000d-s-travel"), // not flagged
 	}
 	gone := []*governance.Project{
-		scratch(evals.RunScratchPrefix(ended.ID) + "s-travel"),
+		scratch(evalrow.RunScratchPrefix(ended.ID) + "s-travel"),
 		scratch(expired + "s-travel"),
 		scratch(unclaimed + "c1-case"),
 		scratch(unclaimed + "s-travel"),
@@ -237,7 +238,7 @@ func TestForgetDuringEvalCopy(t *testing.T, open Opener) {
 			}
 			// Right after the forget, before the run goes on: the run's
 			// scratch project is still there, without what went.
-			scratch, err := s.FindProjectBySlug(ctx, evals.RunScratchPrefix(run.ID)+"s-travel")
+			scratch, err := s.FindProjectBySlug(ctx, evalrow.RunScratchPrefix(run.ID)+"s-travel")
 			if err != nil {
 				t.Fatalf("the forget removed the run's scratch project: %v", err)
 			}
@@ -304,24 +305,24 @@ func TestForgetDuringEvalCopy(t *testing.T, open Opener) {
 			}
 			releaseGate()
 			deadline := time.Now().Add(time.Minute)
-			var got *evals.RunRow
+			var got *evalrow.RunRow
 			for {
 				if got, err = s.FindEvalRunByID(ctx, run.ID); err != nil {
 					t.Fatal(err)
 				}
-				if got.Status != evals.RunRunning && got.Status != evals.RunQueued || time.Now().After(deadline) {
+				if got.Status != evalrow.RunRunning && got.Status != evalrow.RunQueued || time.Now().After(deadline) {
 					break
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			if got.Status != evals.RunDone || got.Error != "" {
+			if got.Status != evalrow.RunDone || got.Error != "" {
 				t.Fatalf("run = %s %q; want done: a forget does not end the run", got.Status, got.Error)
 			}
 			results, err := s.FindEvalResults(ctx, run.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			byCase := map[string]*evals.ResultRow{}
+			byCase := map[string]*evalrow.ResultRow{}
 			for _, res := range results {
 				byCase[res.CaseID] = res
 				if containsAny(res.Detail, tc.gone...) {
@@ -346,7 +347,7 @@ func TestForgetDuringEvalCopy(t *testing.T, open Opener) {
 			if _, err := s.FindProjectByID(ctx, scratch.ID); governance.ErrorCode(err) != governance.ENOTFOUND {
 				t.Errorf("scratch project left after the run: %v", err)
 			}
-			if forgets, err := s.EventCopyForgets(ctx, evals.RunScratchPrefix(run.ID)); err != nil || len(forgets) != 0 {
+			if forgets, err := s.EventCopyForgets(ctx, evalrow.RunScratchPrefix(run.ID)); err != nil || len(forgets) != 0 {
 				t.Errorf("copy records left after the run: %v, %v", forgets, err)
 			}
 		})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
 // Store is the part of a store the suite exercises: the methods with the
@@ -69,20 +70,20 @@ type Store interface {
 	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 
-	UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error
-	UpsertEvalSuiteData(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error
+	UpsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, actor string) error
+	UpsertEvalSuiteData(ctx context.Context, suite *evalrow.SuiteRow, data io.Reader, actor string) error
 	OpenEvalSuiteData(ctx context.Context, suiteID int64) (io.ReadCloser, error)
-	FindEvalSuiteByID(ctx context.Context, id int64) (*evals.SuiteRow, error)
-	FindEvalSuiteByName(ctx context.Context, name string) (*evals.SuiteRow, error)
-	FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error)
-	CreateEvalRun(ctx context.Context, run *evals.RunRow) error
-	FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, error)
-	FindEvalRuns(ctx context.Context, f evals.RunFilter) ([]*evals.RunRow, int, error)
-	ClaimEvalRun(ctx context.Context) (*evals.RunRow, error)
-	UpdateEvalRun(ctx context.Context, id int64, upd evals.RunUpdate) error
-	SaveEvalResult(ctx context.Context, res *evals.ResultRow, tokens int, cost float64) error
-	FindEvalResults(ctx context.Context, runID int64) ([]*evals.ResultRow, error)
-	FinishEvalRun(ctx context.Context, id int64, status evals.RunStatus, summary, errMsg string) (bool, error)
+	FindEvalSuiteByID(ctx context.Context, id int64) (*evalrow.SuiteRow, error)
+	FindEvalSuiteByName(ctx context.Context, name string) (*evalrow.SuiteRow, error)
+	FindEvalSuites(ctx context.Context) ([]*evalrow.SuiteRow, error)
+	CreateEvalRun(ctx context.Context, run *evalrow.RunRow) error
+	FindEvalRunByID(ctx context.Context, id int64) (*evalrow.RunRow, error)
+	FindEvalRuns(ctx context.Context, f evalrow.RunFilter) ([]*evalrow.RunRow, int, error)
+	ClaimEvalRun(ctx context.Context) (*evalrow.RunRow, error)
+	UpdateEvalRun(ctx context.Context, id int64, upd evalrow.RunUpdate) error
+	SaveEvalResult(ctx context.Context, res *evalrow.ResultRow, tokens int, cost float64) error
+	FindEvalResults(ctx context.Context, runID int64) ([]*evalrow.ResultRow, error)
+	FinishEvalRun(ctx context.Context, id int64, status evalrow.RunStatus, summary, errMsg string) (bool, error)
 	CancelEvalRun(ctx context.Context, id int64, actor string) error
 
 	IngestEvents(ctx context.Context, projectID int64, events []*governance.Event) (*governance.ImportResult, error)

@@ -42,8 +42,6 @@ func statusClass(status string) string {
 
 func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-func humanTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
-
 // messages returns the field errors' messages in field order.
 func messages(errs FieldErrors) []string {
 	keys := make([]string, 0, len(errs))

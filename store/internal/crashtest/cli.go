@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
 // CLILease is the CLI eval children's scratch lease: short, so a test
@@ -45,7 +46,7 @@ func CLIPrefixes(tb testing.TB, slugs []string) map[string]bool {
 	tb.Helper()
 	out := map[string]bool{}
 	for _, slug := range slugs {
-		prefix, _, ok := evals.ScratchOwner(slug)
+		prefix, _, ok := evalrow.ScratchOwner(slug)
 		if !ok {
 			tb.Fatalf("CLI scratch slug %q names no run", slug)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/governance/heuristic"
 )
 
@@ -113,7 +114,7 @@ func RunEval(ctx context.Context, s RunStore) error {
 type RunStore interface {
 	EvalStore
 	evals.RunStore
-	FindEvalRunByID(ctx context.Context, id int64) (*evals.RunRow, error)
+	FindEvalRunByID(ctx context.Context, id int64) (*evalrow.RunRow, error)
 	VerifyAudit(ctx context.Context) (*governance.AuditVerification, error)
 }
 
@@ -139,14 +140,14 @@ func CheckResumed(tb testing.TB, s RunStore, count Count, runID int64) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if mid.Status != evals.RunRunning || mid.Done != 1 || len(before) != 1 || mid.Total != 3 {
+	if mid.Status != evalrow.RunRunning || mid.Done != 1 || len(before) != 1 || mid.Total != 3 {
 		tb.Fatalf("after the kill: run %+v with %d results; want running, 1 of 3 done", mid, len(before))
 	}
 	if n := count(`SELECT COUNT(*) FROM projects WHERE scratch = TRUE`); n != 1 {
 		tb.Fatalf("%d scratch projects after the kill; want the run's one", n)
 	}
 	got := Resume(tb, s, EvalServices(s), runID)
-	if got.Status != evals.RunDone || got.Done != 3 {
+	if got.Status != evalrow.RunDone || got.Done != 3 {
 		tb.Fatalf("resumed run = %+v; want done with 3 results", got)
 	}
 	after, err := s.FindEvalResults(ctx, runID)
@@ -176,7 +177,7 @@ func CheckCancelledWhileDown(tb testing.TB, s RunStore, count Count, runID int64
 	if n := count(`SELECT COUNT(*) FROM events WHERE text LIKE '%kayak%'`); n != 0 {
 		tb.Fatalf("%d fixture lines of the cancelled run left after the restart", n)
 	}
-	if got, err := s.FindEvalRunByID(context.Background(), runID); err != nil || got.Status != evals.RunCancelled || got.Done != 1 {
+	if got, err := s.FindEvalRunByID(context.Background(), runID); err != nil || got.Status != evalrow.RunCancelled || got.Done != 1 {
 		tb.Fatalf("run = %+v, %v; want cancelled with its one result", got, err)
 	}
 }
@@ -184,7 +185,7 @@ func CheckCancelledWhileDown(tb testing.TB, s RunStore, count Count, runID int64
 // Resume starts a runner over st with mem, as a restarting console does,
 // waits (up to a minute) until run runID is no longer running, stops the
 // runner and returns the run as it ended.
-func Resume(tb testing.TB, st RunStore, mem evals.Memory, runID int64) *evals.RunRow {
+func Resume(tb testing.TB, st RunStore, mem evals.Memory, runID int64) *evalrow.RunRow {
 	tb.Helper()
 	ctx := context.Background()
 	r := evals.NewRunner(st, evals.Deps{Memory: mem, Concurrency: 1}, nil)
@@ -199,7 +200,7 @@ func Resume(tb testing.TB, st RunStore, mem evals.Memory, runID int64) *evals.Ru
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if got.Status != evals.RunRunning || time.Now().After(deadline) {
+		if got.Status != evalrow.RunRunning || time.Now().After(deadline) {
 			return got
 		}
 		time.Sleep(10 * time.Millisecond)

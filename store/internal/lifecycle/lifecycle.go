@@ -73,15 +73,16 @@ type Tx interface {
 // transactions (of type T) and a read of a rule as committed.
 type Store[T Tx] interface {
 	// Update runs fn in one write transaction and commits it when fn
-	// returns nil; otherwise nothing fn did is kept.
-	Update(ctx context.Context, fn func(tx T) error) error
+	// returns nil; otherwise nothing fn did is kept. op names the store
+	// method it serves (the SQLite store names its writer turn by it).
+	Update(ctx context.Context, op string, fn func(tx T) error) error
 	FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error)
 }
 
 // Change runs fn on rule id inside one transaction and returns the rule as
 // committed.
-func Change[T Tx](ctx context.Context, s Store[T], id int64, fn func(tx T, r *governance.Rule) error) (*governance.Rule, error) {
-	if err := s.Update(ctx, func(tx T) error {
+func Change[T Tx](ctx context.Context, s Store[T], op string, id int64, fn func(tx T, r *governance.Rule) error) (*governance.Rule, error) {
+	if err := s.Update(ctx, op, func(tx T) error {
 		r, err := tx.LockRule(ctx, id)
 		if err != nil {
 			return err
@@ -95,11 +96,11 @@ func Change[T Tx](ctx context.Context, s Store[T], id int64, fn func(tx T, r *go
 
 // ChangeAll runs fn on each rule of ids (once per id) in one transaction:
 // all or none.
-func ChangeAll[T Tx](ctx context.Context, s Store[T], ids []int64, fn func(tx T, r *governance.Rule) error) error {
+func ChangeAll[T Tx](ctx context.Context, s Store[T], op string, ids []int64, fn func(tx T, r *governance.Rule) error) error {
 	if len(ids) == 0 {
 		return governance.Errorf(governance.EINVALID, "Select at least one rule.")
 	}
-	return s.Update(ctx, func(tx T) error {
+	return s.Update(ctx, op, func(tx T) error {
 		seen := map[int64]bool{}
 		for _, id := range ids {
 			if seen[id] {

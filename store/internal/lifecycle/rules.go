@@ -22,7 +22,7 @@ func NewRuleActions[T Tx](s Store[T]) RuleActions[T] { return RuleActions[T]{sto
 // the approved text is a new version. A proposal that replaces another
 // rule supersedes it.
 func (a RuleActions[T]) ApproveRule(ctx context.Context, actor string, id int64, edit *governance.RuleEdit) (*governance.Rule, error) {
-	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+	return Change(ctx, a.store, "ApproveRule", id, func(tx T, r *governance.Rule) error {
 		if edit != nil {
 			if err := r.Allow(governance.RuleApprove); err != nil {
 				return err
@@ -39,7 +39,7 @@ func (a RuleActions[T]) ApproveRule(ctx context.Context, actor string, id int64,
 // A proposal that another one of the batch replaces, approved first, is
 // superseded by it rather than approved.
 func (a RuleActions[T]) ApproveRules(ctx context.Context, actor string, ids []int64) error {
-	return ChangeAll(ctx, a.store, ids, func(tx T, r *governance.Rule) error {
+	return ChangeAll(ctx, a.store, "ApproveRules", ids, func(tx T, r *governance.Rule) error {
 		if r.Status == governance.RuleSuperseded && slices.Contains(ids, r.SupersededBy) {
 			return nil
 		}
@@ -96,7 +96,7 @@ func (a RuleActions[T]) RejectRule(ctx context.Context, actor string, id int64, 
 	if err := governance.NeedReason(reason, "Say why the proposal is rejected."); err != nil {
 		return nil, err
 	}
-	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+	return Change(ctx, a.store, "RejectRule", id, func(tx T, r *governance.Rule) error {
 		return reject(ctx, tx, actor, r, reason)
 	})
 }
@@ -106,7 +106,7 @@ func (a RuleActions[T]) RejectRules(ctx context.Context, actor string, ids []int
 	if err := governance.NeedReason(reason, "Say why the proposals are rejected."); err != nil {
 		return err
 	}
-	return ChangeAll(ctx, a.store, ids, func(tx T, r *governance.Rule) error {
+	return ChangeAll(ctx, a.store, "RejectRules", ids, func(tx T, r *governance.Rule) error {
 		return reject(ctx, tx, actor, r, reason)
 	})
 }
@@ -133,7 +133,7 @@ func reject(ctx context.Context, tx Tx, actor string, r *governance.Rule, reason
 // candidates or a beat that finds more evidence for them brings the same
 // rule back as a proposal (Held, Reopen), never a second copy of it.
 func (a RuleActions[T]) HoldRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
-	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+	return Change(ctx, a.store, "HoldRule", id, func(tx T, r *governance.Rule) error {
 		if err := r.Allow(governance.RuleHold); err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (a RuleActions[T]) DemoteRuleToCandidates(ctx context.Context, actor string
 	if err := governance.NeedReason(reason, "Say why the rule goes back to candidates."); err != nil {
 		return nil, err
 	}
-	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+	return Change(ctx, a.store, "DemoteRuleToCandidates", id, func(tx T, r *governance.Rule) error {
 		if err := r.Allow(governance.RuleToCandidates); err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (a RuleActions[T]) DemoteRule(ctx context.Context, actor string, id int64, 
 	if err := governance.NeedReason(reason, "Say why the rule is demoted."); err != nil {
 		return nil, err
 	}
-	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+	return Change(ctx, a.store, "DemoteRule", id, func(tx T, r *governance.Rule) error {
 		return Demote(ctx, tx, actor, r, reason)
 	})
 }
@@ -209,7 +209,7 @@ func Demote(ctx context.Context, tx Tx, actor string, r *governance.Rule, reason
 // replaced (in use, or in review when it was a proposal or rejected) and
 // the replacement no longer names it.
 func (a RuleActions[T]) RestoreRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
-	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+	return Change(ctx, a.store, "RestoreRule", id, func(tx T, r *governance.Rule) error {
 		if err := r.Allow(governance.RuleRestore); err != nil {
 			return err
 		}
@@ -282,7 +282,7 @@ func (a RuleActions[T]) SupersedeRule(ctx context.Context, actor string, oldID, 
 	if oldID == newID {
 		return nil, governance.Errorf(governance.EINVALID, "A rule cannot supersede itself.")
 	}
-	return Change(ctx, a.store, oldID, func(tx T, old *governance.Rule) error {
+	return Change(ctx, a.store, "SupersedeRule", oldID, func(tx T, old *governance.Rule) error {
 		newer, err := tx.LockRule(ctx, newID)
 		if err != nil {
 			return governance.Errorf(governance.EINVALID, "There is no rule %d.", newID)
@@ -332,7 +332,7 @@ func Supersede(ctx context.Context, tx Tx, actor string, old, newer *governance.
 
 // SetRulePaused pauses a rule (kept, but recall leaves it out) or resumes it.
 func (a RuleActions[T]) SetRulePaused(ctx context.Context, actor string, id int64, paused bool, reason string) (*governance.Rule, error) {
-	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+	return Change(ctx, a.store, "SetRulePaused", id, func(tx T, r *governance.Rule) error {
 		if err := r.Allow(governance.RulePause); err != nil {
 			return err
 		}
@@ -354,7 +354,7 @@ func (a RuleActions[T]) SetRulePaused(ctx context.Context, actor string, id int6
 // SetRuleExpiry sets (at != nil) or clears a rule's expiry; recall leaves an
 // expired rule out. An expiry must lie in the future.
 func (a RuleActions[T]) SetRuleExpiry(ctx context.Context, actor string, id int64, at *time.Time, reason string) (*governance.Rule, error) {
-	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
+	return Change(ctx, a.store, "SetRuleExpiry", id, func(tx T, r *governance.Rule) error {
 		if err := r.Allow(governance.RuleExpiry); err != nil {
 			return err
 		}

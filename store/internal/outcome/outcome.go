@@ -69,7 +69,7 @@ func Decide(ctx context.Context, tx Tx, actor string, rv *governance.OutcomeRevi
 // seen as an outcome Tx through wrap.
 func DecideIn[T lifecycle.Tx](ctx context.Context, s lifecycle.Store[T], wrap func(T) Tx, actor string, id int64, accept bool,
 	reason string, caseAdded bool) error {
-	return s.Update(ctx, func(tx T) error {
+	return s.Update(ctx, "DecideOutcomeReview", func(tx T) error {
 		otx := wrap(tx)
 		rv, err := otx.LockReview(ctx, id)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/internal/pagescrub"
 )
 
 // TestNoBytesOutsideCells: after ingests, tombstoning forgets and
@@ -25,6 +26,22 @@ import (
 func TestNoBytesOutsideCells(t *testing.T) {
 	ctx := context.Background()
 	s := MustOpenStore(t)
+	moveRows(t, s)
+	if err := s.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	assertPagesClean(t, s.Path())
+	var check string
+	if err := s.DB().QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q, %v", check, err)
+	}
+}
+
+// moveRows ingests and forgets lines in rounds: rows that grow, shrink
+// and move between pages.
+func moveRows(t *testing.T, s *store.Store) {
+	t.Helper()
+	ctx := context.Background()
 	p := MustCreateProject(t, s, "pages")
 	at := time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC)
 	for round := range 6 {
@@ -44,13 +61,52 @@ func TestNoBytesOutsideCells(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNoPageScrub: with the scrub off, the same rounds leave moved rows'
+// bytes in the file's pages (what the scrub is for), and nothing is
+// recorded as swept, so the next Open with the scrub on sweeps them.
+func TestNoPageScrub(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	s, err := store.Open(ctx, path, store.NoPageScrub())
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveRows(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := dirtyPages(t, path); n == 0 {
+		t.Fatal("without the scrub no page holds bytes outside its cells: the switch did nothing")
+	}
+	s, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitSwept(t, s)
 	if err := s.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
-	assertPagesClean(t, s.Path())
-	var check string
-	if err := s.DB().QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
-		t.Fatalf("integrity_check: %q, %v", check, err)
+	assertPagesClean(t, path)
+}
+
+// waitSwept waits for the background sweep of s's pages to finish.
+func waitSwept(t *testing.T, s *store.Store) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var done int
+		if err := s.DB().QueryRowContext(context.Background(), `SELECT count(*) FROM settings WHERE key = 'pages_swept'`).Scan(&done); err != nil {
+			t.Fatal(err)
+		}
+		if done > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sweep did not finish")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -73,7 +129,7 @@ func dirtyPages(t *testing.T, path string) int {
 	}
 	dirty := 0
 	for off := 0; off+4096 <= len(b); off += 4096 {
-		if store.ScrubPage(append([]byte(nil), b[off:off+4096]...), int64(off/4096+1)) {
+		if pagescrub.Page(append([]byte(nil), b[off:off+4096]...), int64(off/4096+1)) {
 			dirty++
 		}
 	}
@@ -120,19 +176,7 @@ func TestSweepOlderFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		var done int
-		if err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM settings WHERE key = 'pages_swept'`).Scan(&done); err != nil {
-			t.Fatal(err)
-		}
-		if done > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the sweep did not finish")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitSwept(t, s)
 	if err := s.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}

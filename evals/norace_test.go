@@ -1,5 +1,0 @@
-//go:build !race
-
-package evals_test
-
-const raceEnabled = false

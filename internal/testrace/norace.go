@@ -1,0 +1,6 @@
+//go:build !race
+
+package testrace
+
+// Enabled: the race detector is off.
+const Enabled = false

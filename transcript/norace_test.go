@@ -1,5 +1,0 @@
-//go:build !race
-
-package transcript_test
-
-const raceEnabled = false

@@ -1,7 +1,0 @@
-//go:build race
-
-package web_test
-
-// raceEnabled: the test binary runs under the race detector, which makes
-// the gate several times slower; heavy tests sample their data.
-const raceEnabled = true
