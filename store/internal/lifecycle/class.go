@@ -22,7 +22,7 @@ func (a RuleActions[T]) RejectClass(ctx context.Context, actor string, rc *gover
 		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule.")
 	}
 	key := rc.Class.Key()
-	err := a.store.Update(ctx, func(tx T) error {
+	err := a.store.Update(ctx, "RejectClass", func(tx T) error {
 		rc.Actor, rc.CreatedAt, rc.LiftedAt, rc.LiftedBy = actor, tx.Now(), nil, ""
 		id, err := tx.InsertRejectedClass(ctx, rc)
 		if err != nil {
@@ -55,7 +55,7 @@ func (a RuleActions[T]) RejectClass(ctx context.Context, actor string, rc *gover
 // beat may propose that class again. ECONFLICT when no such rejection
 // stands (lifted meanwhile, or of another project).
 func (a RuleActions[T]) LiftClass(ctx context.Context, actor string, projectID, id int64) error {
-	return a.store.Update(ctx, func(tx T) error {
+	return a.store.Update(ctx, "LiftClass", func(tx T) error {
 		rc, err := tx.LiftRejectedClass(ctx, projectID, id, actor)
 		if err != nil {
 			return err
