@@ -13,6 +13,8 @@ package app
 import (
 	"context"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Store is everything the use cases need from a store: the union of the
@@ -38,6 +40,7 @@ type Store interface {
 	ExportStore
 	ImportStore
 	SourceStore
+	OutcomeStore
 	SkillStore
 }
 
@@ -72,6 +75,8 @@ type App struct {
 	Exports   Exports
 	Imports   Imports
 	Sources   Sources
+	Outcomes  Outcomes
+	Effects   Effects
 	Skills    Skills
 
 	system SystemStore
@@ -83,12 +88,14 @@ func New(st Store) *App {
 	rules := Rules{store: st, projects: projects}
 	events := Events{store: st, projects: projects}
 	forget := Forget{store: st, projects: projects, rules: rules}
+	effects := Effects{store: st, projects: projects, cache: newEffectCache()}
+	recent := newTargetCache(8192)
 	skills := Skills{store: st, projects: projects, catalog: newSkillCatalog()}
 	return &App{
 		Admin:     Admin{store: st},
 		Projects:  projects,
 		Rules:     rules,
-		Reviews:   Reviews{store: st, projects: projects, rules: rules},
+		Reviews:   Reviews{store: st, projects: projects, rules: rules, effects: effects},
 		AuditLog:  AuditLog{store: st},
 		Memories:  Memories{store: st, projects: projects},
 		Forget:    forget,
@@ -99,12 +106,15 @@ func New(st Store) *App {
 		Heartbeat: Heartbeat{store: st},
 		Evals:     Evals{store: st, projects: st},
 		Events:    events,
-		Recalls:   Recalls{store: st, projects: projects, skills: skills},
+		Recalls:   Recalls{store: st, projects: projects, recent: recent, skills: skills},
 		Exports:   Exports{store: st, projects: projects, events: events},
 		Imports:   Imports{store: st, projects: projects, events: events},
 		Sources:   Sources{store: st, projects: projects},
-		Skills:    skills,
-		system:    st,
+		Outcomes: Outcomes{store: st, projects: projects, recent: recent,
+			limits: &outcomeLimiter{limit: DefaultOutcomeLimit, by: map[string]*rate.Limiter{}}},
+		Effects: effects,
+		Skills:  skills,
+		system:  st,
 	}
 }
 

@@ -13,6 +13,8 @@ type MeStore interface {
 	FindCandidates(ctx context.Context, f governance.CandidateFilter) ([]*governance.Candidate, int, error)
 	FindCandidateEvidence(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error)
 	FindEvents(ctx context.Context, f governance.EventFilter) ([]*governance.Event, int, error)
+	FindRuleOutcomes(ctx context.Context, ruleIDs []int64) (map[int64]governance.OutcomeCounts, error)
+	FindOutcomes(ctx context.Context, f governance.OutcomeFilter) ([]*governance.OutcomeReport, int, error)
 }
 
 // Me is the use cases of an end user about their own data: "my memories",
@@ -39,6 +41,10 @@ type MyMemories struct {
 type MyRule struct {
 	Rule     *governance.Rule
 	Evidence []*governance.EvidenceLink
+	// Outcomes are what agents reported the rule did for the subject, and
+	// the recalls of the latest reports.
+	Outcomes governance.OutcomeCounts
+	Traces   []int64
 }
 
 // MyData is what "download my data" holds for one project besides the
@@ -116,8 +122,22 @@ func (m Me) memories(ctx context.Context, ref SubjectRef) (MyMemories, error) {
 	if err != nil {
 		return g, err
 	}
+	outcomes, err := m.store.FindRuleOutcomes(ctx, ids)
+	if err != nil {
+		return g, err
+	}
 	for _, r := range rules {
-		g.Rules = append(g.Rules, MyRule{Rule: r, Evidence: ownLines(evidence[r.ID], subject)})
+		mr := MyRule{Rule: r, Evidence: ownLines(evidence[r.ID], subject), Outcomes: outcomes[r.ID]}
+		if mr.Outcomes.Total() > 0 {
+			reports, _, err := m.store.FindOutcomes(ctx, governance.OutcomeFilter{RuleID: r.ID, SubjectID: &subject, Limit: 5})
+			if err != nil {
+				return g, err
+			}
+			for _, rep := range reports {
+				mr.Traces = append(mr.Traces, rep.TraceID)
+			}
+		}
+		g.Rules = append(g.Rules, mr)
 	}
 	cands, _, err := m.store.FindCandidates(ctx, governance.CandidateFilter{ProjectID: ref.Project.ID, SubjectID: &subject})
 	if err != nil {

@@ -20,7 +20,9 @@ type RecallStore interface {
 type Recalls struct {
 	store    RecallStore
 	projects Projects
-	skills   Skills
+	// recent gets each recall's report target (Outcomes reads it).
+	recent *targetCache
+	skills Skills
 }
 
 // Recall returns the context package for req and records its trace (each
@@ -42,6 +44,9 @@ func (rs Recalls) Recall(ctx context.Context, actor governance.Actor, req govern
 	}
 	if block := recall.SkillsBlock(pkg.Skills); block != "" {
 		pkg.Text = strings.TrimSpace(pkg.Text + "\n" + block)
+	}
+	if rs.recent != nil && pkg.Trace.ID != 0 {
+		rs.recent.put(targetOf(req, pkg))
 	}
 	return pkg, nil
 }

@@ -37,6 +37,7 @@ type Reviews struct {
 	store    ReviewStore
 	projects Projects
 	rules    Rules
+	effects  Effects
 }
 
 // Pending counts the proposals waiting in the projects the actor reviews
@@ -144,6 +145,10 @@ type Queue struct {
 	Proposals []Proposal
 	Groups    []CandidateGroup
 	Blocked   []*governance.EvidenceLink
+	// OutcomeReviews are the project's open outcome reviews (the proposed
+	// tab), OutcomePolicy its outcome policy.
+	OutcomeReviews []*OutcomeReviewView
+	OutcomePolicy  governance.OutcomePolicy
 }
 
 // Queue loads one tab and page of a project's review queue.
@@ -183,6 +188,12 @@ func (rv Reviews) Queue(ctx context.Context, actor governance.Actor, q QueueQuer
 		}
 		out.Total = total
 		if out.Proposals, err = rv.proposals(ctx, rules, q.InlineEvidence); err != nil {
+			return nil, err
+		}
+		if out.OutcomeReviews, err = rv.OutcomeReviews(ctx, actor, q.Project); err != nil {
+			return nil, err
+		}
+		if out.OutcomePolicy, err = rv.effects.store.FindOutcomePolicy(ctx, p.ID); err != nil {
 			return nil, err
 		}
 	case governance.CandidateHeld, governance.CandidateBlocked:
@@ -264,10 +275,16 @@ type Approval struct {
 // whether the wording changed. Bad input is FieldErrors (text, kind,
 // reason).
 func (rv Reviews) Approve(ctx context.Context, actor governance.Actor, id int64, in Approval) (*governance.Rule, bool, error) {
-	r, _, err := rv.rules.GetReviewed(ctx, actor, id)
+	r, sc, err := rv.rules.GetReviewed(ctx, actor, id)
 	if err != nil {
 		return nil, false, err
 	}
+	if r.Status == governance.RuleProposed {
+		if err := rv.noRegression(ctx, sc.Project, EffectTarget{RuleID: r.ID}); err != nil {
+			return nil, false, err
+		}
+	}
+	defer rv.effects.Forget(sc.Project.ID)
 	if !in.Edited {
 		after, err := rv.store.ApproveRule(ctx, actor.Name(), r.ID, nil)
 		return after, false, err
@@ -366,13 +383,17 @@ var errSelectOne = FieldErrors{"ids": "Select at least one proposal."}
 // ApproveMany approves the selected proposals of a project, all or none.
 // It returns how many were approved.
 func (rv Reviews) ApproveMany(ctx context.Context, actor governance.Actor, slug string, ids []int64) (int, error) {
-	_, ids, err := rv.selected(ctx, actor, slug, ids)
+	sc, ids, err := rv.selected(ctx, actor, slug, ids)
 	if err != nil {
 		return 0, err
 	}
 	if len(ids) == 0 {
 		return 0, errSelectOne
 	}
+	if err := rv.noRegressionMany(ctx, sc.Project, ids); err != nil {
+		return 0, err
+	}
+	defer rv.effects.Forget(sc.Project.ID)
 	if err := rv.store.ApproveRules(ctx, actor.Name(), ids); err != nil {
 		return 0, err
 	}

@@ -32,6 +32,9 @@ type RuleStore interface {
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
 	SetRuleChecks(ctx context.Context, ruleID int64, checks, actor string) error
 	CurrentTime() time.Time
+	FindRuleOutcomes(ctx context.Context, ruleIDs []int64) (map[int64]governance.OutcomeCounts, error)
+	FindOutcomes(ctx context.Context, f governance.OutcomeFilter) ([]*governance.OutcomeReport, int, error)
+	FindOutcomeReviews(ctx context.Context, f governance.OutcomeReviewFilter) ([]*governance.OutcomeReview, int, error)
 }
 
 // Rules are the use cases about one rule or a list of them. Every change
@@ -125,6 +128,9 @@ type RuleList struct {
 	// Projects are the projects the actor reviews, in the store's order
 	// (without q.ProjectID only).
 	Projects []*governance.Project
+	// Outcomes are the page's rules' outcome figures (reviewers' lists
+	// only; rules without reports are absent).
+	Outcomes map[int64]governance.OutcomeCounts
 }
 
 // List is the one rules-list use case of the rules page, GET /api/v1/rules
@@ -199,6 +205,15 @@ func (rs Rules) List(ctx context.Context, actor governance.Actor, q RuleListQuer
 	if out.Rules == nil {
 		out.Rules = []*governance.Rule{}
 	}
+	if !q.Agent && q.ProjectID == 0 {
+		ids := make([]int64, len(out.Rules))
+		for i, r := range out.Rules {
+			ids[i] = r.ID
+		}
+		if out.Outcomes, err = rs.store.FindRuleOutcomes(ctx, ids); err != nil {
+			return nil, err
+		}
+	}
 	out.Filter = f
 	return out, nil
 }
@@ -224,6 +239,12 @@ type RuleDetail struct {
 	Audit []*governance.AuditEntry
 	// Traces are the last recalls that considered the rule.
 	Traces []*governance.RecallTraceInfo
+	// Outcomes are what agents reported the rule did, with the latest
+	// reports (each naming its recall); Reviews the outcome reviews about
+	// it (as the rule reviewed or as its replacement), newest first.
+	Outcomes governance.OutcomeCounts
+	Reports  []*governance.OutcomeReport
+	Reviews  []*governance.OutcomeReview
 }
 
 // Detail loads a rule with its history, evidence, links, audit rows and
@@ -266,6 +287,17 @@ func (rs Rules) Detail(ctx context.Context, actor governance.Actor, id int64) (*
 		}
 	}
 	if d.Traces, _, err = rs.store.FindRecallTraces(ctx, governance.RecallTraceFilter{ProjectID: r.ProjectID, RuleID: r.ID, Limit: 10}); err != nil {
+		return nil, err
+	}
+	counts, err := rs.store.FindRuleOutcomes(ctx, []int64{r.ID})
+	if err != nil {
+		return nil, err
+	}
+	d.Outcomes = counts[r.ID]
+	if d.Reports, _, err = rs.store.FindOutcomes(ctx, governance.OutcomeFilter{RuleID: r.ID, Limit: 10}); err != nil {
+		return nil, err
+	}
+	if d.Reviews, _, err = rs.store.FindOutcomeReviews(ctx, governance.OutcomeReviewFilter{RuleID: r.ID, Limit: 10}); err != nil {
 		return nil, err
 	}
 	return d, nil

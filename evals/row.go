@@ -10,6 +10,9 @@ import "time"
 const (
 	OriginBuiltin  = "builtin"
 	OriginUploaded = "uploaded"
+	// OriginRegression: a project's regression suite, whose cases
+	// reviewers added from outcome reviews (regression.go).
+	OriginRegression = "regression"
 )
 
 // SuiteRow is a stored eval suite: its YAML body and where it came from.

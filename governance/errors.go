@@ -14,6 +14,8 @@ const (
 	EUNAUTHORIZED = "unauthorized"
 	EFORBIDDEN    = "forbidden"
 	ETOOLARGE     = "too_large"
+	// ETOOMANY: a caller sent more requests than its rate allows.
+	ETOOMANY = "too_many_requests"
 )
 
 // Error is an application error whose Message is safe to show to users.

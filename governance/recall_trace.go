@@ -16,6 +16,8 @@ type RecallTraceInfo struct {
 	Used      int
 	Preview   bool
 	Trace     RecallTrace
+	// Receipt is nil for traces stored before receipts.
+	Receipt *RecallReceipt
 }
 
 // RecallTraceFilter selects stored traces; zero fields are ignored.
@@ -24,6 +26,8 @@ type RecallTraceFilter struct {
 	SubjectID *string
 	// RuleID selects traces that considered this rule.
 	RuleID int64
+	// ID selects one trace.
+	ID     int64
 	Offset int
 	Limit  int
 }

@@ -428,6 +428,9 @@ type RecallPackage struct {
 	// into a prompt; "" when nothing was recalled.
 	Text  string      `json:"text"`
 	Trace RecallTrace `json:"trace"`
+	// Receipt records what shaped the package (docs/outcomes.md); it is
+	// stored with the trace.
+	Receipt *RecallReceipt `json:"receipt,omitempty"`
 }
 
 // Memory fence of the text block.

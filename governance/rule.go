@@ -22,6 +22,8 @@ type RuleFilter struct {
 	// ExpiringBefore selects rules with an expiry before this time.
 	ExpiringBefore *time.Time
 	Query          string
+	// Sort orders the list (RuleSortID when empty).
+	Sort RuleSort
 
 	Offset int
 	Limit  int
@@ -29,6 +31,22 @@ type RuleFilter struct {
 	// a total of Offset+Limit+CountCap then means "at least".
 	CountCap int
 }
+
+// RuleSort is an order of a rules list.
+type RuleSort string
+
+const (
+	// RuleSortID lists rules by id, oldest first.
+	RuleSortID RuleSort = ""
+	// RuleSortMisled lists first the rules agents most often reported as
+	// misleading or conflicting with what is current.
+	RuleSortMisled RuleSort = "misled"
+	// RuleSortHelped lists first the rules agents most often said helped.
+	RuleSortHelped RuleSort = "helped"
+)
+
+// RuleSorts lists every order.
+var RuleSorts = []RuleSort{RuleSortID, RuleSortMisled, RuleSortHelped}
 
 // EvidenceLink is one candidate supporting a rule with the events that support it.
 type EvidenceLink struct {

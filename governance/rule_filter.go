@@ -33,6 +33,8 @@ type RuleFilterInput struct {
 	Query        string
 	// Limit and Offset are non-negative integers ("" = the defaults).
 	Limit, Offset string
+	// Sort is a RuleSort ("" or "id" = by id).
+	Sort string
 }
 
 // RuleFilterDefaults are what an empty field of a RuleFilterInput means for
@@ -79,6 +81,13 @@ func ParseRuleFilter(in RuleFilterInput, def RuleFilterDefaults) (RuleFilter, er
 		}
 	} else {
 		f.Statuses = append([]RuleStatus(nil), def.Statuses...)
+	}
+	switch sort := RuleSort(strings.ToLower(strings.TrimSpace(in.Sort))); sort {
+	case "id", RuleSortID:
+	case RuleSortMisled, RuleSortHelped:
+		f.Sort = sort
+	default:
+		return f, bad("sort")
 	}
 	if in.Kind != "" {
 		k := MemoryType(in.Kind)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
@@ -212,8 +213,14 @@ func TestEnumLabels(t *testing.T) {
 		"skill_status":     {"proposed", "active", "stale", "archived", "rejected"},
 		"skill_version_status": {string(governance.VersionProposed), string(governance.VersionActive),
 			string(governance.VersionSuperseded), string(governance.VersionRejected)},
-		"skill_origin": {string(governance.OriginImport), string(governance.OriginEvidence), string(governance.OriginReviewer)},
-		"audit_action": governance.AuditActions,
+		"skill_origin":          {string(governance.OriginImport), string(governance.OriginEvidence), string(governance.OriginReviewer)},
+		"outcome_verdict":       strs(governance.OutcomeVerdicts),
+		"outcome_review_status": strs(governance.OutcomeReviewStatuses),
+		"receipt_state":         strs(governance.ReceiptStates),
+		"rule_sort":             {"id", string(governance.RuleSortMisled), string(governance.RuleSortHelped)},
+		"eval_change":           {string(evals.Regression), string(evals.Fixed), string(evals.Same), string(evals.NotRunOffline)},
+		"eval_not_run":          strs(evals.NotRunReasons),
+		"audit_action":          governance.AuditActions,
 	}
 	if len(governance.SkillStatuses) != len(enums["skill_status"]) || len(governance.SkillVersionStatuses) != 4 || len(governance.SkillOrigins) != 3 {
 		t.Fatal("a skill enum grew: label its new values")
@@ -340,4 +347,12 @@ func TestValueSentences(t *testing.T) {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
 	}
+}
+
+func strs[S ~string](list []S) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = string(v)
+	}
+	return out
 }

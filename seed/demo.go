@@ -12,7 +12,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-//go:embed demo/*.jsonl
+//go:embed demo/*.jsonl scenarios/*.jsonl
 var demoFS embed.FS
 
 // ShanghaiTask is the new task of the demo scenario: recall for it must
@@ -118,4 +118,17 @@ func subjectIDs(events []*governance.Event) []string {
 		}
 	}
 	return ids
+}
+
+// NapChange is the outcomes scenario's session (docs/outcomes.md): on a
+// fourth trip the family says the child's nap is now 13:00–15:00 instead
+// of 14:00–16:00. It is not part of the fresh start; the scenario sends it
+// through the agent API after the first proposals are approved.
+func NapChange() ([]*governance.Event, error) {
+	const name = "scenarios/nap-change.jsonl"
+	data, err := demoFS.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("seed: read %s: %w", name, err)
+	}
+	return parseEvents(name, data)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/admin"
@@ -315,7 +316,7 @@ func countProject(ctx context.Context, q querier, p *governance.Project) (*gover
 // order the foreign keys accept; ids of the deleted rows are never handed
 // out again (AUTOINCREMENT, migration 0025). Audit rows stay.
 func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error {
-	for _, q := range append(skillProjectDeletes[:len(skillProjectDeletes):len(skillProjectDeletes)], []string{
+	for _, q := range append(slices.Concat(deleteProjectOutcomes, skillProjectDeletes),
 		`DELETE FROM recall_traces WHERE project_id = ?`,
 		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = ?)`,
 		`DELETE FROM candidates WHERE project_id = ?`,
@@ -334,7 +335,7 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error
 		`DELETE FROM forget_keys WHERE project_id = ?`,
 		`DELETE FROM subject_keys WHERE project_id = ?`,
 		`DELETE FROM projects WHERE id = ?`,
-	}...) {
+	) {
 		if _, err := tx.ExecContext(ctx, q, p.ID); err != nil {
 			return fmt.Errorf("store: delete project %s: %w", p.Slug, err)
 		}

@@ -64,6 +64,9 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 	return s.forget(ctx, func(tx *Tx) (*forgetPlan, error) {
 		return planSubject(ctx, tx, projectID, subjectID)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
+		if err := forgetSubjectOutcomes(ctx, tx, projectID, subjectID); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_traces WHERE `+subjectTracesWhere, projectID, subjectID); err != nil {
 			return fmt.Errorf("store: delete recall traces: %w", err)
 		}

@@ -296,6 +296,9 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 			return nil, err
 		}
 	}
+	if err := scrubOutcomes(ctx, tx, p); err != nil {
+		return nil, err
+	}
 	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return r, nil
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/outcome"
 )
 
 const candidateColumns = `c.id, c.project_id, c.session_id, c.subject_id, c.type, c.statement, c.durable, c.extractor,
@@ -191,9 +192,10 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 		// planner would rather walk the covering list index.
 		from = "rules r INDEXED BY rules_subject"
 	}
+	order := outcome.RuleOrder(f.Sort)
 	if f.Limit <= 0 {
 		var out []*governance.Rule
-		err := queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+cond+` ORDER BY r.id`, args,
+		err := queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+cond+` ORDER BY `+order, args,
 			func(r scanner) error {
 				rule, err := scanRule(r)
 				if err == nil {
@@ -207,12 +209,12 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 	if err := s.read.QueryRowContext(ctx, countQuery(from, cond, f.CountCap), countArgs(args, f.Offset, f.Limit, f.CountCap)...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count rules: %w", err)
 	}
-	ids, err := s.pageIDs(ctx, `SELECT r.id FROM `+from+` WHERE `+cond+` ORDER BY r.id`+pageSQL, pageArgs(args, f.Limit, f.Offset))
+	ids, err := s.pageIDs(ctx, `SELECT r.id FROM `+from+` WHERE `+cond+` ORDER BY `+order+pageSQL, pageArgs(args, f.Limit, f.Offset))
 	if err != nil {
 		return nil, 0, err
 	}
 	rules, err := s.FindRulesByIDs(ctx, ids)
-	return rules, total, err
+	return outcome.InOrder(rules, ids), total, err
 }
 
 // FindRuleEvidence returns the evidence chain of a rule: its candidates, each

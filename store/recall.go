@@ -259,6 +259,9 @@ func (r recallRecorder) SaveTrace(ctx context.Context, t recall.Trace, used []in
 // FindRecallTraces lists stored recall traces, newest first.
 func (s *Store) FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error) {
 	where, args := []string{"1 = 1"}, []any{}
+	if f.ID != 0 {
+		where, args = append(where, "id = ?"), append(args, f.ID)
+	}
 	if f.ProjectID != 0 {
 		where, args = append(where, "project_id = ?"), append(args, f.ProjectID)
 	}

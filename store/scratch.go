@@ -273,6 +273,9 @@ func forgetCopies(ctx context.Context, tx *Tx, p *forgetPlan) error {
 				return err
 			}
 			if mp.SubjectID != "" {
+				if err := forgetSubjectOutcomes(ctx, tx, id, mp.SubjectID); err != nil {
+					return err
+				}
 				if _, err := tx.ExecContext(ctx, `DELETE FROM recall_traces WHERE `+subjectTracesWhere, id, mp.SubjectID); err != nil {
 					return fmt.Errorf("store: delete recall traces: %w", err)
 				}

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/outcome"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -70,6 +71,8 @@ type Store struct {
 	// scrub truncates the WAL in the background when a forget could not
 	// (forget.go, checkpointAfterForget).
 	scrub scrubber
+	// outcomes writes concurrent outcome reports together (outcome.go).
+	outcomes outcome.Batcher[*governance.OutcomeReport]
 	// wal is how far the log's pages have been scrubbed (page_scrub.go);
 	// the writer slot guards it.
 	wal walState

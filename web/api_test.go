@@ -403,7 +403,7 @@ func TestAPIExportAndOpenAPI(t *testing.T) {
 				}
 			}
 		}
-		if len(doc.Paths) != 10 {
+		if len(doc.Paths) != 12 {
 			t.Errorf("paths = %d", len(doc.Paths))
 		}
 	})

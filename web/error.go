@@ -22,6 +22,7 @@ var errorStatus = map[string]int{
 	governance.ENOTFOUND:     http.StatusNotFound,
 	governance.ECONFLICT:     http.StatusConflict,
 	governance.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	governance.ETOOMANY:      http.StatusTooManyRequests,
 	governance.EINTERNAL:     http.StatusInternalServerError,
 	codeUnsupportedMedia:     http.StatusUnsupportedMediaType,
 }

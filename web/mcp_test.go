@@ -78,7 +78,7 @@ func TestMCP(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		if strings.Join(names, ",") != "export_memory,forget_memory,get_skill,import_memory,list_rules,list_skills,recall_memory,record_events,search_events" {
+		if strings.Join(names, ",") != "export_memory,forget_memory,get_skill,import_memory,list_rules,list_skills,recall_memory,record_events,report_memory_outcome,search_events" {
 			t.Errorf("tools = %v", names)
 		}
 	})

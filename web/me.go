@@ -24,7 +24,7 @@ func (s *Server) handleMeShow(c echo.Context) error {
 	for _, g := range groups {
 		mp := templates.MeProject{Project: g.Project, SubjectID: g.SubjectID, Candidates: g.Candidates}
 		for _, r := range g.Rules {
-			mp.Rules = append(mp.Rules, templates.MeRule{Rule: r.Rule, Evidence: r.Evidence})
+			mp.Rules = append(mp.Rules, templates.MeRule{Rule: r.Rule, Evidence: r.Evidence, Outcomes: r.Outcomes, Traces: r.Traces})
 		}
 		v.Groups = append(v.Groups, mp)
 	}

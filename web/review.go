@@ -149,6 +149,11 @@ func (s *Server) reviewView(c echo.Context, slug, tab string, page int, since st
 	for _, g := range q.Groups {
 		v.Groups = append(v.Groups, templates.CandidateGroup{GroupID: g.GroupID, Why: g.Why, Members: g.Members})
 	}
+	for _, r := range q.OutcomeReviews {
+		v.OutcomeReviews = append(v.OutcomeReviews, outcomeReviewView(r, v.CSRF, link(page)))
+	}
+	v.OutcomePolicy = templates.OutcomePolicyView{Slug: p.Slug, Policy: q.OutcomePolicy, CanSet: q.CanSetPolicy, CSRF: v.CSRF,
+		Threshold: strconv.Itoa(q.OutcomePolicy.Threshold)}
 	return v, false, nil
 }
 

@@ -120,6 +120,21 @@ func TestRouteInventory(t *testing.T) {
 	skill := "/projects/travel-agent/skills/plan-museum-day"
 	r := strconv.FormatInt(rule, 10)
 	c := strconv.FormatInt(cand, 10)
+	// A recall about family-li and an outcome review of the rule.
+	pkg, err := f.Store.Recall(ctx, "token:1", governance.RecallRequest{Task: "孩子午睡", ProjectID: f.Travel.ID, SubjectID: "family-li"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := strconv.FormatInt(pkg.Trace.ID, 10)
+	if err := f.Store.ApplyOutcomeReviewPlan(ctx, &governance.OutcomeReviewPlan{ProjectID: f.Travel.ID,
+		Drafts: []governance.OutcomeReviewDraft{{RuleID: rule, RuleVersion: 1, Sessions: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	reviews, _, err := f.Store.FindOutcomeReviews(ctx, governance.OutcomeReviewFilter{RuleID: rule})
+	if err != nil || len(reviews) != 1 {
+		t.Fatalf("outcome reviews = %v, %v", reviews, err)
+	}
+	ov := "/outcome-reviews/" + strconv.FormatInt(reviews[0].ID, 10)
 	type route struct {
 		path string // a concrete path for the route's pattern
 		get  *expect
@@ -162,6 +177,12 @@ func TestRouteInventory(t *testing.T) {
 		"/projects/:project/review/reject":     {path: "/projects/travel-agent/review/reject", post: e(travel(pass))},
 		"/projects/:project/review/merge":      {path: "/projects/travel-agent/review/merge", post: e(travel(pass))},
 		"/projects/:project/policy":            {path: "/projects/travel-agent/policy", post: e(expect{see, no, no, no, no, pass})},
+		"/projects/:project/outcome-policy":    {path: "/projects/travel-agent/outcome-policy", post: e(expect{see, no, no, no, no, pass})},
+		"/recall/traces/:id":                   {path: "/recall/traces/" + trace, get: e(own(ok))},
+		"/outcome-reviews/:id":                 {path: ov, get: e(travel(ok))},
+		"/outcome-reviews/:id/effect":          {path: ov + "/effect", get: e(travel(ok))},
+		"/outcome-reviews/:id/decide":          {path: ov + "/decide", post: e(travel(pass))},
+		"/rules/:id/effect":                    {path: "/rules/" + r + "/effect", get: e(travel(pass))},
 		"/rules":                               {path: "/rules", get: e(reviewers(ok))},
 		"/rules/forget":                        {path: "/rules/forget", post: e(reviewers(pass))},
 		"/rules/:id":                           {path: "/rules/" + r, get: e(travel(ok))},
@@ -234,6 +255,8 @@ func TestRouteInventory(t *testing.T) {
 		"/api/v1/rules/:id/forget":                 {path: "/api/v1/rules/" + r + "/forget", post: e(token)},
 		"/api/v1/subjects/:id":                     {path: "/api/v1/subjects/family-li", other: e(token)},
 		"/api/v1/export":                           {path: "/api/v1/export", get: e(token)},
+		"/api/v1/recalls/:id":                      {path: "/api/v1/recalls/" + trace, get: e(token)},
+		"/api/v1/recalls/:id/outcome":              {path: "/api/v1/recalls/" + trace + "/outcome", post: e(token)},
 		"/api/*":                                   {path: "/api/v1/no-such", get: e(everyone(gone)), post: e(everyone(gone)), other: e(everyone(gone))},
 		web.MCPPath:                                {path: web.MCPPath, get: e(token), post: e(token), other: e(token)},
 	}

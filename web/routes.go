@@ -55,9 +55,11 @@ func (s *Server) routes() {
 	admin.GET("/sources", s.handleSourceIndex)
 	admin.POST("/sources", s.handleSourceCreate)
 
-	// Recall playground, exports and API tokens (recall.go, export.go, token.go).
+	// Recall playground, stored recalls, exports and API tokens (recall.go,
+	// outcome.go, export.go, token.go).
 	app.GET("/recall", s.handleRecallShow)
 	app.POST("/recall", s.handleRecallRun)
+	app.GET("/recall/traces/:id", s.handleTraceShow)
 	app.GET("/export", s.handleExportIndex)
 	app.GET("/projects/:project/export", s.handleExportShow)
 	app.GET("/projects/:project/export/:file", s.handleExportDownload)
@@ -67,8 +69,9 @@ func (s *Server) routes() {
 	admin.POST("/tokens/:id/revoke", s.handleTokenRevoke)
 
 	// Governance (review.go, proposal.go, project_policy.go, rule.go,
-	// forget.go, me.go, audit.go): who may act on which rule, candidate or
-	// subject is decided in app (Reviews, Rules, Forget, Me, AuditLog).
+	// outcome.go, forget.go, me.go, audit.go): who may act on which rule,
+	// candidate, review or subject is decided in app (Reviews, Rules,
+	// Outcomes, Effects, Forget, Me, AuditLog).
 	app.GET("/review", s.handleReviewIndex)
 	app.GET("/review/badge", s.handleReviewBadge)
 	app.GET("/projects/:project/review", s.handleReviewShow)
@@ -76,6 +79,11 @@ func (s *Server) routes() {
 	app.POST("/projects/:project/review/reject", s.handleReviewReject)
 	app.POST("/projects/:project/review/merge", s.handleReviewMerge)
 	app.POST("/projects/:project/policy", s.handleProjectPolicy)
+	app.POST("/projects/:project/outcome-policy", s.handleOutcomePolicy)
+	app.GET("/outcome-reviews/:id", s.handleOutcomeReviewShow)
+	app.GET("/outcome-reviews/:id/effect", s.handleOutcomeReviewEffect)
+	app.POST("/outcome-reviews/:id/decide", s.handleOutcomeReviewDecide)
+	app.GET("/rules/:id/effect", s.handleRuleEffect)
 	app.GET("/rules", s.handleRuleIndex)
 	app.POST("/rules/forget", s.handleRulesForget)
 	app.GET("/rules/:id", s.handleRuleShow)
@@ -152,7 +160,7 @@ func (s *Server) routes() {
 	app.POST("/rules/:id/checks", s.handleRuleChecksCreate)
 	app.POST("/rules/:id/checks/delete", s.handleRuleChecksDelete)
 
-	// Agent API and MCP server (api.go, api_search.go, export.go, mcp.go, mcp_memory.go):
+	// Agent API and MCP server (api.go, api_search.go, api_outcome.go, export.go, mcp.go, mcp_memory.go):
 	// project API tokens only, never the session cookie; skipAssets exempts
 	// them from the session and CSRF middleware. requireToken refuses a
 	// token without the route's scope early; the use case decides again.
@@ -165,6 +173,8 @@ func (s *Server) routes() {
 	apiScope(governance.ActRecall).POST("/recall", s.handleAPIRecall)
 	apiScope(governance.ActRecall).GET("/rules", s.handleAPIRuleIndex)
 	apiScope(governance.ActRecall).GET("/search", s.handleAPISearch)
+	apiScope(governance.ActRecall).GET("/recalls/:id", s.handleAPIRecallShow)
+	apiScope(governance.ActRecall).POST("/recalls/:id/outcome", s.handleAPIOutcomeCreate)
 	apiScope(governance.ActReadSkills).GET("/skills", s.handleAPISkillIndex)
 	apiScope(governance.ActReadSkills).GET("/skills/:name", s.handleAPISkillShow)
 	apiScope(governance.ActForgetRule).POST("/rules/:id/forget", s.handleAPIRuleForget)

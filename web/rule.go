@@ -32,6 +32,7 @@ func newRuleFilterForm(c echo.Context) templates.RuleFilterForm {
 		Paused:   c.QueryParam("paused"),
 		Expiring: c.QueryParam("expiring"),
 		Query:    strings.TrimSpace(c.QueryParam("q")),
+		Sort:     c.QueryParam("sort"),
 	}
 }
 
@@ -41,7 +42,7 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 	form := newRuleFilterForm(c)
 	page := pageParam(c)
 	in := governance.RuleFilterInput{Status: form.Status, Kind: form.Kind, Reason: form.Reason, Paused: form.Paused,
-		ExpiringDays: form.Expiring, Query: form.Query}
+		ExpiringDays: form.Expiring, Query: form.Query, Sort: form.Sort}
 	if form.Subject != "" {
 		in.Subject = &form.Subject
 	}
@@ -52,7 +53,7 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 		return err
 	}
 	v := templates.RuleListView{Form: form, Projects: list.Projects, Rules: list.Rules, Slugs: map[int64]string{}, CSRF: csrfToken(c),
-		CanForgetSubjects: isAdmin(auth.UserFrom(ctx))}
+		CanForgetSubjects: isAdmin(auth.UserFrom(ctx)), Outcomes: list.Outcomes}
 	for _, p := range list.Projects {
 		v.Slugs[p.ID] = p.Slug
 	}
@@ -89,7 +90,7 @@ func (s *Server) renderRule(c echo.Context, status int, id int64, form templates
 	r := d.Rule
 	v := templates.RuleView{Rule: r, Project: d.Scope.Project, Now: s.app.Now().UTC(), CSRF: csrfToken(c), Form: form,
 		Can: r.AllowedActions(), Evidence: d.Evidence, Replaces: d.Replaces, ReplacedBy: d.ReplacedBy, Replacements: d.Replacements,
-		MergedInto: d.MergedInto, Audit: d.Audit}
+		MergedInto: d.MergedInto, Audit: d.Audit, Outcomes: d.Outcomes, Reports: d.Reports, Reviews: d.Reviews}
 	versions := d.Versions
 	for i := len(versions) - 1; i >= 0; i-- {
 		vv := templates.VersionView{Version: versions[i]}

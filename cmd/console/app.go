@@ -91,9 +91,10 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		Logger:       logger,
 		Idle:         cfg.SessionIdle,
 		// Eval runs beat their own scratch projects synchronously.
-		Skip:  func(p *governance.Project) bool { return p.Scratch },
-		Every: cfg.BeatInterval,
-		Hold:  m.hold,
+		Skip:     func(p *governance.Project) bool { return p.Scratch },
+		Every:    cfg.BeatInterval,
+		Hold:     m.hold,
+		Outcomes: st,
 	}
 	m.Heartbeat.Procedures = func(ctx context.Context, in *governance.ConsolidateInput) error {
 		_, err := m.App.Skills.LearnProcedures(ctx, in)

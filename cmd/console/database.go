@@ -28,6 +28,7 @@ import (
 type Store interface {
 	app.Store
 	consolidate.HeartbeatStore
+	consolidate.OutcomeReviewStore
 	evals.MemoryStore
 	evals.RunStore
 	evals.SuiteStore

@@ -56,6 +56,9 @@ type Heartbeat struct {
 	// Leader election) ends the beat there, so two instances never work
 	// as leader at once for longer than one project.
 	Hold func(ctx context.Context) error
+	// Outcomes, when set, runs the outcome step on each project a full
+	// beat visits (reviewOutcomes, outcome.go).
+	Outcomes OutcomeReviewStore
 	// Procedures, when set, is handed each project's input once its plan
 	// is written: the skills' part of a beat (drafts from procedures that
 	// repeat, app.Skills.LearnProcedures). Its failure is logged; the
@@ -126,6 +129,10 @@ func (h *Heartbeat) Beat(ctx context.Context, trigger string) (*governance.BeatR
 		}
 		if err := h.embed(ctx, p); err != nil {
 			errs = append(errs, fmt.Errorf("%s: embeddings: %w", p.Slug, err))
+		}
+		if err := h.reviewOutcomes(ctx, p); err != nil {
+			h.log().Error("outcome step failed for a project", slog.String("project", p.Slug), slog.Any("error", err))
+			errs = append(errs, fmt.Errorf("%s: outcomes: %w", p.Slug, err))
 		}
 	}
 	if ctx.Err() != nil {

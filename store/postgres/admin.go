@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/admin"
@@ -336,7 +337,7 @@ func countProject(ctx context.Context, q dbtx, p *governance.Project) (*governan
 // order the foreign keys accept; identity sequences never hand the
 // deleted ids out again. Audit rows stay.
 func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error {
-	for _, q := range append(skillProjectDeletes[:len(skillProjectDeletes):len(skillProjectDeletes)], []string{
+	for _, q := range append(slices.Concat(deleteProjectOutcomes, skillProjectDeletes),
 		`DELETE FROM recall_traces WHERE project_id = $1`,
 		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = $1)`,
 		`DELETE FROM candidates WHERE project_id = $1`,
@@ -356,7 +357,7 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error
 		`DELETE FROM forget_keys WHERE project_id = $1`,
 		`DELETE FROM subject_keys WHERE project_id = $1`,
 		`DELETE FROM projects WHERE id = $1`,
-	}...) {
+	) {
 		if _, err := tx.Exec(ctx, q, p.ID); err != nil {
 			return fmt.Errorf("postgres: delete project %s: %w", p.Slug, err)
 		}

@@ -18,8 +18,8 @@ func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, acto
 	if strings.TrimSpace(suite.Name) == "" {
 		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
 	}
-	if suite.Origin != evals.OriginBuiltin && suite.Origin != evals.OriginUploaded {
-		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin or uploaded.", suite.Origin)
+	if suite.Origin != evals.OriginBuiltin && suite.Origin != evals.OriginUploaded && suite.Origin != evals.OriginRegression {
+		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin, uploaded or regression.", suite.Origin)
 	}
 	tx, err := s.begin(ctx)
 	if err != nil {

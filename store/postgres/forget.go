@@ -72,6 +72,9 @@ func (s *Store) ForgetSubject(ctx context.Context, actor string, projectID int64
 	}, func(tx *Tx) (*forgetPlan, error) {
 		return planSubject(ctx, tx, "FOR UPDATE", projectID, subjectID)
 	}, func(ctx context.Context, tx *Tx, p *forgetPlan, r *governance.ForgetReport) error {
+		if err := forgetSubjectOutcomes(ctx, tx, p, projectID, subjectID); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `DELETE FROM recall_traces WHERE project_id = $1 AND subject_id = $2`, projectID, subjectID); err != nil {
 			return fmt.Errorf("postgres: delete recall traces: %w", err)
 		}

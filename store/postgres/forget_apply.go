@@ -125,6 +125,9 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 			}
 		}
 	}
+	if err := scrubOutcomes(ctx, tx, p); err != nil {
+		return nil, err
+	}
 	if err := withholdEvalReads(ctx, tx, p); err != nil {
 		return nil, err
 	}

@@ -210,6 +210,9 @@ func (r recallRecorder) SaveTrace(ctx context.Context, t recall.Trace, used []in
 func (s *Store) FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error) {
 	w := &where{}
 	w.add("true")
+	if f.ID != 0 {
+		w.add("id = ?", f.ID)
+	}
 	if f.ProjectID != 0 {
 		w.add("project_id = ?", f.ProjectID)
 	}

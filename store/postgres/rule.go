@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
+	"github.com/mnemo-console/mnemo/store/internal/outcome"
 )
 
 // Reads of the semantic layer: rules, their versions and evidence.
@@ -63,21 +64,31 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 
 func findRules(ctx context.Context, q dbtx, f governance.RuleFilter) ([]*governance.Rule, int, error) {
 	w := ruleWhere(f)
-	if f.Limit <= 0 {
+	order := outcome.RuleOrder(f.Sort)
+	if f.Limit <= 0 && f.Sort == governance.RuleSortID {
 		out, err := findRulesIn(ctx, q, w)
 		return out[min(max(f.Offset, 0), len(out)):], len(out), err
+	}
+	if f.Limit <= 0 {
+		ids, err := queryIDs(ctx, q, `SELECT r.id FROM rules r WHERE `+w.String()+` ORDER BY `+order, w.args)
+		if err != nil {
+			return nil, 0, err
+		}
+		rules, err := findRulesByIDs(ctx, q, ids)
+		rules = outcome.InOrder(rules, ids)
+		return rules[min(max(f.Offset, 0), len(rules)):], len(rules), err
 	}
 	total, err := countRows(ctx, q, "rules r", w, f.Offset, f.Limit, f.CountCap)
 	if err != nil {
 		return nil, 0, err
 	}
 	limit, args := page(w.args, f.Limit, f.Offset)
-	ids, err := queryIDs(ctx, q, `SELECT r.id FROM rules r WHERE `+w.String()+` ORDER BY r.id`+limit, args)
+	ids, err := queryIDs(ctx, q, `SELECT r.id FROM rules r WHERE `+w.String()+` ORDER BY `+order+limit, args)
 	if err != nil {
 		return nil, 0, err
 	}
 	rules, err := findRulesByIDs(ctx, q, ids)
-	return rules, total, err
+	return outcome.InOrder(rules, ids), total, err
 }
 
 // ruleWhere builds the conditions of a rule filter, as the SQLite store

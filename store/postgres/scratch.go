@@ -249,6 +249,9 @@ func forgetCopies(ctx context.Context, tx *Tx, p *forgetPlan) error {
 				return err
 			}
 			if mp.SubjectID != "" {
+				if err := forgetSubjectOutcomes(ctx, tx, mp, id, mp.SubjectID); err != nil {
+					return err
+				}
 				if err := mp.exec(ctx, tx, "recall_traces", `DELETE FROM recall_traces WHERE project_id = $1 AND subject_id = $2`, id, mp.SubjectID); err != nil {
 					return fmt.Errorf("postgres: delete recall traces: %w", err)
 				}

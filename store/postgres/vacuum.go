@@ -30,7 +30,7 @@ import (
 // rewritten.
 var vacuumTables = []string{"rules", "rule_versions", "candidates", "evidence", "episodes", "events",
 	"embeddings", "audit_reasons", "eval_results", "eval_runs", "recall_traces", "sessions", "suppressions", "subject_keys",
-	"memberships"}
+	"memberships", "recall_outcomes", "outcome_reviews", "eval_suites"}
 
 // forgetTables are the tables forget plan p changed rows of (evidence
 // goes with its candidates; a subject's recall traces are deleted; the

@@ -202,6 +202,7 @@ func Run(t *testing.T, open Opener) {
 		{"DeleteScratchProjects", TestDeleteScratchProjects},
 		{"Stats", TestStats},
 		{"RuleChecks", TestRuleChecks},
+		{"Outcomes", TestOutcomes},
 		{"Skills", TestSkills},
 	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {

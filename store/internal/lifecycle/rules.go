@@ -47,6 +47,11 @@ func (a RuleActions[T]) ApproveRules(ctx context.Context, actor string, ids []in
 	})
 }
 
+// Approve activates the proposal r inside tx (approve).
+func Approve(ctx context.Context, tx Tx, actor string, r *governance.Rule) error {
+	return approve(ctx, tx, actor, r)
+}
+
 func approve(ctx context.Context, tx Tx, actor string, r *governance.Rule) error {
 	if err := r.Allow(governance.RuleApprove); err != nil {
 		return err
@@ -179,18 +184,23 @@ func (a RuleActions[T]) DemoteRule(ctx context.Context, actor string, id int64, 
 		return nil, err
 	}
 	return Change(ctx, a.store, id, func(tx T, r *governance.Rule) error {
-		if err := r.Allow(governance.RuleDemote); err != nil {
-			return err
-		}
-		from, to := r.Status, governance.RuleArchived
-		if r.Status == governance.RuleActive {
-			to = governance.RuleStale
-		}
-		if err := SetStatus(ctx, tx, r, to); err != nil {
-			return err
-		}
-		return Audit(ctx, tx, actor, "rule.demote", r, reason, map[string]any{"from": from, "to": to})
+		return Demote(ctx, tx, actor, r, reason)
 	})
+}
+
+// Demote moves r one step down inside tx: active → stale → archived.
+func Demote(ctx context.Context, tx Tx, actor string, r *governance.Rule, reason string) error {
+	if err := r.Allow(governance.RuleDemote); err != nil {
+		return err
+	}
+	from, to := r.Status, governance.RuleArchived
+	if r.Status == governance.RuleActive {
+		to = governance.RuleStale
+	}
+	if err := SetStatus(ctx, tx, r, to); err != nil {
+		return err
+	}
+	return Audit(ctx, tx, actor, "rule.demote", r, reason, map[string]any{"from": from, "to": to})
 }
 
 // RestoreRule brings a stale or archived rule back into use, and a rejected or

@@ -54,7 +54,9 @@ func Run(ctx context.Context, rec Recorder, load func(context.Context, governanc
 	if err != nil {
 		return nil, err
 	}
-	pkg := recall.Recall(req, *in, governance.DefaultRecallWeights())
+	w := governance.DefaultRecallWeights()
+	pkg := recall.Recall(req, *in, w)
+	pkg.Receipt = Receipt(pkg, in, w)
 	if err := Finish(ctx, rec, actor, req, pkg); err != nil {
 		return nil, err
 	}
@@ -229,6 +231,8 @@ type record struct {
 	Preview       bool                   `json:"preview,omitempty"`
 	Used          int                    `json:"used"`
 	Trace         governance.RecallTrace `json:"trace"`
+	// Receipt holds ids, versions and hashes only, never text.
+	Receipt *governance.RecallReceipt `json:"receipt,omitempty"`
 }
 
 // Finish completes a package the engine built: the sources of its
@@ -255,7 +259,7 @@ func Finish(ctx context.Context, rec Recorder, actor string, req governance.Reca
 	}
 	body, err := json.Marshal(record{
 		TaskType: req.TaskType, Risk: req.Risk, Budget: pkg.Budget, IncludeEvents: req.IncludeEvents,
-		Preview: req.Preview, Used: pkg.Used, Trace: pkg.Trace,
+		Preview: req.Preview, Used: pkg.Used, Trace: pkg.Trace, Receipt: pkg.Receipt,
 	})
 	if err != nil {
 		return fmt.Errorf("recall: encode trace: %w", err)
@@ -276,7 +280,7 @@ func DecodeTrace(t *governance.RecallTraceInfo, body string) error {
 	if err := json.Unmarshal([]byte(body), &rec); err != nil {
 		return fmt.Errorf("decode recall trace %d: %w", t.ID, err)
 	}
-	t.Budget, t.Used, t.Preview, t.Trace = rec.Budget, rec.Used, rec.Preview, rec.Trace
+	t.Budget, t.Used, t.Preview, t.Trace, t.Receipt = rec.Budget, rec.Used, rec.Preview, rec.Trace, rec.Receipt
 	t.Trace.ID = t.ID
 	return nil
 }
