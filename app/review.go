@@ -28,6 +28,7 @@ type ReviewStore interface {
 	SplitCandidate(ctx context.Context, actor string, ruleID, candidateID int64, reason string) (*governance.Rule, error)
 	MergeRules(ctx context.Context, actor string, keepID, otherID int64, edit *governance.RuleEdit) (*governance.Rule, error)
 	SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error
+	SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error
 }
 
 // Reviews are the use cases of the review queue: what waits, and the
@@ -490,9 +491,32 @@ func (rv Reviews) Merge(ctx context.Context, actor governance.Actor, slug string
 	return kept, other, nil
 }
 
-// SetAutoActivate switches a project between activating proposals at once
-// and waiting for a reviewer: the project's admins only.
+// SetAutoActivate switches a project between activating proposals in the
+// low-risk set at once and waiting for a reviewer: the project's admins
+// only.
 func (rv Reviews) SetAutoActivate(ctx context.Context, actor governance.Actor, slug string, on bool) (*governance.Project, error) {
+	p, err := rv.setPolicy(ctx, actor, slug, on, rv.store.SetProjectAutoActivate)
+	if err == nil {
+		p.AutoActivate = on
+	}
+	return p, err
+}
+
+// SetSingleUser records whether a project has a single trusted user, so a
+// rule for the whole project that one person supports may become active
+// without a reviewer (inside the low-risk set). Administrators only.
+func (rv Reviews) SetSingleUser(ctx context.Context, actor governance.Actor, slug string, on bool) (*governance.Project, error) {
+	p, err := rv.setPolicy(ctx, actor, slug, on, rv.store.SetProjectSingleUser)
+	if err == nil {
+		p.SingleUser = on
+	}
+	return p, err
+}
+
+// setPolicy sets one policy switch of a project with set, if actor may
+// administer it.
+func (rv Reviews) setPolicy(ctx context.Context, actor governance.Actor, slug string, on bool,
+	set func(ctx context.Context, actor string, projectID int64, on bool) error) (*governance.Project, error) {
 	sc, err := rv.projects.ReviewScope(ctx, actor, slug)
 	if err != nil {
 		return nil, err
@@ -500,7 +524,7 @@ func (rv Reviews) SetAutoActivate(ctx context.Context, actor governance.Actor, s
 	if err := governance.Can(actor, governance.ActAdminister, governance.InProject(sc.Project)); err != nil {
 		return nil, err
 	}
-	if err := rv.store.SetProjectAutoActivate(ctx, actor.Name(), sc.Project.ID, on); err != nil {
+	if err := set(ctx, actor.Name(), sc.Project.ID, on); err != nil {
 		return nil, err
 	}
 	return sc.Project, nil

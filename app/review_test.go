@@ -44,7 +44,7 @@ func newReviewFixture(tb testing.TB) *reviewFixture {
 		}
 		m := heuristic.NewMerger()
 		hb := &consolidate.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &consolidate.Consolidator{
-			Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: gate.GateText,
+			Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Classifier: gate.Patterns,
 		}}
 		_, err := hb.Beat(ctx, "test")
 		return err

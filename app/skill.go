@@ -461,7 +461,10 @@ func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImp
 	}
 	res.Problems = problems
 	for _, x := range ok {
-		findings := governance.ReviewSkill(x.content, append(slices.Clone(x.folder.Dropped), in.Loose...), gate.Scan)
+		findings, err := governance.ReviewSkill(ctx, x.content, append(slices.Clone(x.folder.Dropped), in.Loose...), gate.Patterns)
+		if err != nil {
+			return nil, err
+		}
 		source := in.Source
 		if x.folder.Where != "" && x.folder.Where != "." {
 			source = strings.TrimSuffix(source, "/") + "/" + x.folder.Where
@@ -618,7 +621,9 @@ func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project, name
 		reason = "Edited by a reviewer."
 	}
 	prop := &governance.SkillProposal{ProjectID: p.ID, Content: *c, Examples: ex, Origin: governance.OriginReviewer, Reason: reason}
-	prop.Findings = governance.ReviewSkill(c, nil, gate.Scan)
+	if prop.Findings, err = governance.ReviewSkill(ctx, c, nil, gate.Patterns); err != nil {
+		return nil, err
+	}
 	if prop.Eval, err = ss.evaluate(ctx, p.ID, *c, ex); err != nil {
 		return nil, err
 	}
@@ -803,8 +808,12 @@ func (ss Skills) draft(ctx context.Context, projectID int64, p *governance.Proce
 	if p.Explicit {
 		reason = "Drafted from a user saying how this task is done."
 	}
+	findings, err := governance.ReviewSkill(ctx, &c, nil, gate.Patterns)
+	if err != nil {
+		return false, err
+	}
 	prop := &governance.SkillProposal{ProjectID: projectID, Content: c, Origin: governance.OriginEvidence, Signature: p.Signature,
-		Evidence: sessions, Reason: reason, Findings: governance.ReviewSkill(&c, nil, gate.Scan)}
-	_, err := ss.store.SaveSkill(ctx, HeartbeatActor, prop)
+		Evidence: sessions, Reason: reason, Findings: findings}
+	_, err = ss.store.SaveSkill(ctx, HeartbeatActor, prop)
 	return err == nil, err
 }

@@ -91,8 +91,30 @@ func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 		if err := e.deps.Memory.RunHeartbeat(ctx, id); err != nil {
 			return e.copyLost(ctx, alias, slug, fmt.Errorf("heartbeat on fixtures of %s: %w", alias, err))
 		}
+		if e.autoActivate() {
+			if err := e.approveProposals(ctx, id); err != nil {
+				return fmt.Errorf("approve the proposals of %s: %w", alias, err)
+			}
+		}
 	}
 	return nil
+}
+
+// approveProposals approves every proposal of scratch project pid, as a
+// reviewer approving all of them would: fixtures with auto_activate are
+// curated memory recall runs against, and the product activates on its
+// own only what is in the low-risk set (auto-activation is default-deny).
+func (e *engine) approveProposals(ctx context.Context, pid int64) error {
+	rules, _, err := e.deps.Memory.FindRules(ctx, governance.RuleFilter{ProjectID: &pid,
+		Statuses: []governance.RuleStatus{governance.RuleProposed}, Limit: 10000})
+	if err != nil || len(rules) == 0 {
+		return err
+	}
+	ids := make([]int64, len(rules))
+	for i, r := range rules {
+		ids[i] = r.ID
+	}
+	return e.deps.Memory.ApproveRules(ctx, "eval", ids)
 }
 
 // copyLost explains err when the alias copies a live project's events and

@@ -372,6 +372,17 @@ func (f *fakeMemory) FindRules(_ context.Context, flt governance.RuleFilter) ([]
 	return out, len(out), nil
 }
 
+func (f *fakeMemory) ApproveRules(_ context.Context, _ string, ids []int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.rules {
+		if slices.Contains(ids, r.ID) && r.Status == governance.RuleProposed {
+			r.Status = governance.RuleActive
+		}
+	}
+	return nil
+}
+
 func (f *fakeMemory) FindRuleEvidence(_ context.Context, id int64) ([]*governance.EvidenceLink, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

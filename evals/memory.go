@@ -42,6 +42,10 @@ type Memory interface {
 	// ForgetRule forgets a rule completely (docs/ARCHITECTURE.md, Forget).
 	ForgetRule(ctx context.Context, ruleID int64, actor string) error
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	// ApproveRules approves proposals as a reviewer does (fixtures with
+	// auto_activate: the product activates on its own only what is in
+	// the low-risk set).
+	ApproveRules(ctx context.Context, actor string, ids []int64) error
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	// FindRuleChecks returns the code checks (JSON arrays) stored on rules.
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)

@@ -23,6 +23,7 @@ type MemoryStore interface {
 	SearchEvents(ctx context.Context, f governance.EventFilter) ([]*governance.EventHit, int, error)
 	Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error)
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	ApproveRules(ctx context.Context, actor string, ids []int64) error
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
 	NewTextBaseline(ctx context.Context) (TextBaseline, error)
@@ -54,6 +55,11 @@ func (s *Services) CreateScratchProject(ctx context.Context, slug, name string, 
 		return nil, err
 	}
 	return p, nil
+}
+
+// ApproveRules approves proposals as a reviewer does.
+func (s *Services) ApproveRules(ctx context.Context, actor string, ids []int64) error {
+	return s.Store.ApproveRules(ctx, actor, ids)
 }
 
 // DeleteScratchProjects removes the flagged scratch projects whose slug

@@ -55,8 +55,9 @@ type Fixtures struct {
 	// slug; nothing is ingested. Sequence and poisoning cases always use a
 	// scratch project of their own.
 	UseLiveProject bool `yaml:"use_live_project,omitempty"`
-	// AutoActivate makes proposals in scratch projects active at once, so
-	// recall sees them without a reviewer (default true).
+	// AutoActivate makes the fixtures' proposals active at once, so recall
+	// sees them without a reviewer (default true): the run approves them
+	// all, as a reviewer would, after the fixtures' heartbeat.
 	AutoActivate *bool `yaml:"auto_activate,omitempty"`
 	// CopyEvents copies the (unredacted) events of live projects into
 	// scratch projects: scratch alias → live project slug.

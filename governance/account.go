@@ -21,8 +21,14 @@ type Project struct {
 	Slug        string `json:"slug"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	// AutoActivate makes proposals active at once instead of waiting for a reviewer.
+	// AutoActivate makes proposals in the low-risk set active at once
+	// instead of waiting for a reviewer (auto-activation is default-deny:
+	// everything else still waits; docs/gate.md).
 	AutoActivate bool `json:"auto_activate"`
+	// SingleUser: the project has a single trusted user, so a rule for the
+	// whole project that one person supports may become active without a
+	// reviewer like a preference of that user (inside the low-risk set).
+	SingleUser bool `json:"single_user,omitempty"`
 	// Scratch marks a project an eval run created for itself: the heartbeat
 	// leaves it to the run and only such projects may be deleted with it.
 	// It is set at creation and never changes.

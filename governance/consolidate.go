@@ -64,10 +64,6 @@ func (s Suppressions) Has(subject, fp string) bool {
 	return s[""][fp] || (subject != "" && s[subject][fp])
 }
 
-// GateFunc scans a statement: findings that block it, and the text to keep
-// (secrets redacted).
-type GateFunc func(text string) (text2 string, findings []Finding, blocked bool)
-
 // BeatPlan is what one beat writes for one project, all in one transaction
 // together with the checkpoint. New rows carry negative temporary ids that
 // the store maps to real ones; references to existing rows are positive.

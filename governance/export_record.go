@@ -2,6 +2,7 @@ package governance
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,6 +56,7 @@ type ExportProject struct {
 	Name         string `json:"name"`
 	Description  string `json:"description,omitempty"`
 	AutoActivate bool   `json:"auto_activate,omitempty"`
+	SingleUser   bool   `json:"single_user,omitempty"`
 }
 
 // ExportEpisode is an exported episode summary.
@@ -152,8 +154,10 @@ type ParsedExport struct {
 
 // ParseExport reads and checks every line of an export; problems are
 // reported together by line number (*LineErrors' error), and nothing is
-// returned then. The events are checked as one ingest batch.
-func ParseExport(r io.Reader, scan ScanFunc) (*ParsedExport, error) {
+// returned then. The events are checked as one ingest batch. Every rule
+// and candidate text goes through the classifier; its error fails the
+// whole import.
+func ParseExport(ctx context.Context, r io.Reader, cl Classifier) (*ParsedExport, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	var (
@@ -171,10 +175,11 @@ func ParseExport(r io.Reader, scan ScanFunc) (*ParsedExport, error) {
 		dec := json.NewDecoder(strings.NewReader(line))
 		dec.DisallowUnknownFields()
 		problem := ""
-		if err := dec.Decode(&rec); err != nil {
+		var err error
+		if err = dec.Decode(&rec); err != nil {
 			problem = "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
-		} else {
-			problem = checkExportRecord(&rec, len(out) == 0, scan)
+		} else if problem, err = checkExportRecord(ctx, &rec, len(out) == 0, cl); err != nil {
+			return nil, fmt.Errorf("governance: classify export line %d: %w", n, err)
 		}
 		if problem != "" {
 			bad.Add(n, problem)
@@ -208,19 +213,23 @@ func ParseExport(r io.Reader, scan ScanFunc) (*ParsedExport, error) {
 
 // ExportEventRecord is the export record of a raw event: the event as
 // stored, marked with the write gate's findings when the gate blocks it.
-func ExportEventRecord(e *Event, scan ScanFunc) ExportRecord {
+func ExportEventRecord(ctx context.Context, e *Event, cl Classifier) (ExportRecord, error) {
 	rec := ExportRecord{Type: "event", Event: e}
-	if res := scan(e.Text); res.Blocked() {
+	res, err := cl.Classify(ctx, e.Text)
+	if err != nil {
+		return rec, err
+	}
+	if res.Blocked() {
 		rec.GateFindings = res.Findings
 	}
-	return rec
+	return rec, nil
 }
 
 // ImportProject is the project an export is imported into: its header,
 // with the slug and name opts give, checked.
 func (x *ParsedExport) ImportProject(opts ImportOptions) (*Project, error) {
 	hdr := x.Records[0].Project
-	p := &Project{Slug: hdr.Slug, Name: hdr.Name, Description: hdr.Description, AutoActivate: hdr.AutoActivate}
+	p := &Project{Slug: hdr.Slug, Name: hdr.Name, Description: hdr.Description, AutoActivate: hdr.AutoActivate, SingleUser: hdr.SingleUser}
 	if opts.Slug != "" {
 		p.Slug = opts.Slug
 	}
@@ -236,26 +245,26 @@ func (x *ParsedExport) ImportProject(opts ImportOptions) (*Project, error) {
 	return p, nil
 }
 
-func checkExportRecord(rec *ExportRecord, first bool, scan ScanFunc) string {
+func checkExportRecord(ctx context.Context, rec *ExportRecord, first bool, cl Classifier) (string, error) {
 	if first != (rec.Type == "project") {
-		return "the first record, and only it, must be of type project"
+		return "the first record, and only it, must be of type project", nil
 	}
 	switch rec.Type {
 	case "project":
 		if rec.Format != ExportFormat || rec.Project == nil {
-			return fmt.Sprintf("format must be %q with a project", ExportFormat)
+			return fmt.Sprintf("format must be %q with a project", ExportFormat), nil
 		}
 	case "event":
 		if rec.Event == nil {
-			return "event record without event"
+			return "event record without event", nil
 		}
 	case "episode":
 		if rec.Episode == nil {
-			return "episode record without episode"
+			return "episode record without episode", nil
 		}
 	case "rule":
 		if rec.Rule == nil || rec.Rule.Ref == 0 {
-			return "rule record without rule or ref"
+			return "rule record without rule or ref", nil
 		}
 		// An import never turns blocked text into a rule.
 		texts := []string{rec.Rule.Text}
@@ -263,17 +272,25 @@ func checkExportRecord(rec *ExportRecord, first bool, scan ScanFunc) string {
 			texts = append(texts, v.Text)
 		}
 		for _, t := range texts {
-			if res := scan(t); res.Blocked() {
-				return "the write gate blocks this rule's text (" + strings.TrimPrefix(RiskLabel(res.Findings), "risk: ") + "); it cannot be imported as a rule"
+			res, err := cl.Classify(ctx, t)
+			if err != nil {
+				return "", err
+			}
+			if res.Blocked() {
+				return "the write gate blocks this rule's text (" + strings.TrimPrefix(RiskLabel(res.Findings), "risk: ") + "); it cannot be imported as a rule", nil
 			}
 		}
 	case "candidate":
 		if rec.Candidate == nil || rec.Candidate.Ref == 0 {
-			return "candidate record without candidate or ref"
+			return "candidate record without candidate or ref", nil
 		}
 		// A statement the gate blocks comes in blocked, with the gate's
 		// findings, whatever the file says.
-		if res := scan(rec.Candidate.Statement); res.Blocked() && rec.Candidate.Status != CandidateBlocked {
+		res, err := cl.Classify(ctx, rec.Candidate.Statement)
+		if err != nil {
+			return "", err
+		}
+		if res.Blocked() && rec.Candidate.Status != CandidateBlocked {
 			c := rec.Candidate
 			c.Status, c.StatusReason, c.RuleRef = CandidateBlocked, "Blocked by the write gate on import.", 0
 			if b, err := json.Marshal(res.Findings); err == nil {
@@ -282,14 +299,14 @@ func checkExportRecord(rec *ExportRecord, first bool, scan ScanFunc) string {
 		}
 	case "suppression":
 		if rec.Fingerprint == "" {
-			return "suppression without fingerprint"
+			return "suppression without fingerprint", nil
 		}
 	case "checkpoint":
 		if rec.AfterEventID == "" {
-			return "checkpoint without after_event_id"
+			return "checkpoint without after_event_id", nil
 		}
 	default:
-		return fmt.Sprintf("unknown record type %q", rec.Type)
+		return fmt.Sprintf("unknown record type %q", rec.Type), nil
 	}
-	return ""
+	return "", nil
 }

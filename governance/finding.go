@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -30,10 +31,14 @@ const (
 	GateEncodedPayload = "encoded_payload"
 	// GatePathTraversal: climbing out of a directory towards system files.
 	GatePathTraversal = "path_traversal"
-	// GateAuthority: a URL, an e-mail address, a shell command, a secret,
-	// a safety check turned off or outside text given precedence. It does
-	// not block, but a statement with it is never activated without a
-	// reviewer.
+	// GateAuthority: a risk feature — a destination (URL, domain, e-mail,
+	// IP, telephone or account number, path, channel), data movement,
+	// credentials or personal data, identity or authority, a check
+	// relaxed, concealment, instructions taken from content, code, money,
+	// a rule for other people, text that had to be decoded. It does not
+	// block, but a statement with it is outside the low-risk set: it is
+	// never activated without a reviewer, and repetition by one person
+	// counts once.
 	GateAuthority = "authority"
 )
 
@@ -44,7 +49,8 @@ var GateClasses = []string{
 }
 
 // GateCategories lists every category a finding may carry: the blocking
-// classes, then authority (which only sends a statement to a reviewer).
+// classes, then authority (the risk features, which only send a statement
+// to a reviewer).
 var GateCategories = append(slices.Clone(GateClasses), GateAuthority)
 
 // Blocks reports whether the finding stops the statement from being
@@ -54,15 +60,59 @@ func (f Finding) Blocks() bool {
 	return f.Category != GateAuthority && !f.Redacted
 }
 
-// TouchesAuthority reports whether findings mark a statement that a
-// reviewer must see before it becomes active: any finding at all, a
-// redacted credential, URL, e-mail address or shell command included.
-func TouchesAuthority(findings []Finding) bool { return len(findings) > 0 }
+// Classifier reads one text for the write gate: what it finds (spans and a
+// sentence for the reviewer), the text to keep (credentials masked) and
+// whether the text is placed in the low-risk set. It is the one seam every
+// reader of the gate goes through — consolidation, recall, agent-facing
+// text, imports, reviewer edits — so the domain imports no engine. It fails
+// closed: on an error the caller treats the text as blocked (a beat fails
+// and leaves its checkpoint, an edit or an import is refused, a recalled
+// item is withheld).
+type Classifier interface {
+	Classify(ctx context.Context, text string) (GateResult, error)
+}
 
-// ScanFunc runs the write gate over one text (gate.Scan). The domain's
-// checks that must gate a text (a reviewer's edit, an imported export) take
-// it as a value, so the domain imports no engine.
-type ScanFunc func(text string) GateResult
+// ClassifierFunc adapts a function to Classifier.
+type ClassifierFunc func(ctx context.Context, text string) (GateResult, error)
+
+// Classify calls f.
+func (f ClassifierFunc) Classify(ctx context.Context, text string) (GateResult, error) {
+	return f(ctx, text)
+}
+
+// Beside returns a classifier that runs first, then each of more on the
+// text first keeps (so none of them sees a credential first masked) as
+// long as nothing was found: a finding from any of them counts, the text
+// is placed in the low-risk set only when every one of them places it
+// there, and an error from any is the error of the whole. A text already
+// outside the low-risk set by a finding is not read again (a model beside
+// the gate is asked only about texts the gate found nothing in, the only
+// ones its answer can change).
+func Beside(first Classifier, more ...Classifier) Classifier {
+	if len(more) == 0 {
+		return first
+	}
+	return ClassifierFunc(func(ctx context.Context, text string) (GateResult, error) {
+		res, err := first.Classify(ctx, text)
+		if err != nil {
+			return GateResult{}, err
+		}
+		for _, c := range more {
+			if len(res.Findings) > 0 {
+				break
+			}
+			r, err := c.Classify(ctx, res.Text)
+			if err != nil {
+				return GateResult{}, err
+			}
+			res.Findings = append(res.Findings, r.Findings...)
+			if r.LowRisk == "" || len(r.Findings) > 0 {
+				res.LowRisk = ""
+			}
+		}
+		return res, nil
+	})
+}
 
 // GateResult is what the write gate found in one text.
 type GateResult struct {
@@ -71,6 +121,13 @@ type GateResult struct {
 	// Text is the text to write: the input unchanged, or with each
 	// credential replaced by "[REDACTED:<pattern>]".
 	Text string
+	// LowRisk names the class of the low-risk set the text was placed in
+	// (the form or content of the agent's own answers and plans: language,
+	// length, format…, or a protective rule), "" when it is outside it. A
+	// text with any finding is outside it. Only a statement placed in the
+	// set may become active without a reviewer (auto-activation is
+	// default-deny).
+	LowRisk string
 }
 
 // Blocked reports whether the text must not be written.
@@ -125,18 +182,27 @@ func RiskFragments(text string, findings []Finding) []Fragment {
 }
 
 // RiskLabel names what a statement's findings are about, for the badge a
-// reviewer sees: the blocking classes, or "authority" for a URL, e-mail
-// address, command or credential alone.
+// reviewer sees: the blocking classes and the risk features (an authority
+// finding is named by its pattern: destination, data_movement…).
 func RiskLabel(findings []Finding) string {
 	var classes []string
 	for _, f := range findings {
-		c := f.Category
-		if f.Redacted {
-			c = GateCredentials
-		}
+		c := RiskName(f)
 		if !slices.Contains(classes, c) {
 			classes = append(classes, c)
 		}
 	}
 	return "risk: " + strings.Join(classes, ", ")
+}
+
+// RiskName is the name a finding is shown by: its risk class, credentials
+// for a redacted secret, or its pattern for a risk feature.
+func RiskName(f Finding) string {
+	switch {
+	case f.Redacted:
+		return GateCredentials
+	case f.Category == GateAuthority && f.Pattern != "":
+		return f.Pattern
+	}
+	return f.Category
 }

@@ -69,6 +69,11 @@ type Candidate struct {
 	EvidenceSeqs []int64   `json:"evidence_seqs"`
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
+	// LowRisk is the class of the low-risk set the consolidator's
+	// classifier placed the statement in, "" outside it. It is read again
+	// at every beat and never stored: a candidate read from the store is
+	// outside the set until it is classified (default-deny).
+	LowRisk string `json:"-"`
 }
 
 // Finding is one hit of the write gate: its risk class (Category), the

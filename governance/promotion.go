@@ -32,13 +32,24 @@ type Decision struct {
 	// Why says in plain words why the group is held or blocked, or how it qualified.
 	Why string
 	// Sessions is the number of distinct sessions among trusted evidence
-	// (for a statement that touches authority: of distinct subjects).
+	// (outside the low-risk set: of distinct subjects).
 	Sessions int
-	// Review: the statement touches authority (a write-gate finding, a URL,
-	// an e-mail address, a shell command or a credential); a proposal waits
-	// for a reviewer even in an auto-activate project.
+	// Review: a proposal waits for a reviewer even in an auto-activate
+	// project — its statement is outside the low-risk set, or it holds
+	// for the whole project and only one person supports it.
 	Review bool
+	// OnePerson: Review holds only because the rule is for the whole
+	// project and one person supports it; a project whose policy says it
+	// has a single trusted user (Project.SingleUser) may activate it.
+	OnePerson bool
 }
+
+// Why sentences of Decide that a proposal's reason ends with when it
+// waits for a reviewer.
+const (
+	WhyOutsideLowRisk = " It is outside the low-risk set (how the agent words, formats, orders or plans its own answers), so a reviewer must approve it."
+	WhyProjectWide    = " It holds for the whole project and only one person supports it, so a reviewer must approve it."
+)
 
 // Decide applies the promotion channels (docs/ARCHITECTURE.md) to a merged group of
 // candidates, given the events that support them. Code, not the model,
@@ -52,13 +63,25 @@ type Decision struct {
 // A group whose evidence is only external content is blocked, and so is one
 // whose statement the write gate blocks. Otherwise it is held.
 //
-// A group whose statement touches authority (any member carries a gate
-// finding: a URL, e-mail address, shell command or redacted credential) is
-// never promoted on repetition by one person: for it, channel 1 counts
-// distinct subjects, not sessions, so one actor saying it in three sessions
-// is one actor. Whatever channel qualifies it, the decision asks for a
-// reviewer (Review), so it is never activated automatically.
+// Activation without a reviewer is default-deny (docs/gate.md): a
+// proposal may become active in an auto-activate project only when every
+// member was placed in the low-risk set by the classifier (Candidate.LowRisk)
+// and carries no finding. Outside that set, repetition by one person is
+// one person — channel 1 counts distinct subjects, not sessions — and
+// whatever channel qualifies the group, it waits for a reviewer (Review).
+// A rule for the whole project (not one user's preference) waits for a
+// reviewer too unless two subjects or more support it, or a failed tool
+// check does (OnePerson: a project with a single trusted user may let it
+// through).
 func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding) Decision {
+	return decide(members, events, gateBlocked, nil)
+}
+
+// decide is Decide; with replaces set, a group that corrects that rule on
+// the user's own word qualifies too, after the other channels (see
+// DecideReplacement). Whether a proposal waits for a reviewer is decided
+// the same way for every channel.
+func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding, replaces *Rule) Decision {
 	if len(gateBlocked) > 0 {
 		cats := map[string]bool{}
 		var names []string
@@ -73,16 +96,16 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	sessions := map[string]bool{}
 	subjects := map[string]bool{}
 	var trusted, external int
-	failed := false
-	durable := false
-	authority := false
-	typ := TypeFact
+	failed, durable, userSaid, corrects := false, false, false, false
+	lowRisk := len(members) > 0
+	typ, subject := TypeFact, ""
 	for i, c := range members {
 		if i == 0 {
-			typ = c.Type
+			typ, subject = c.Type, c.SubjectID
 		}
 		durable = durable || c.Durable
-		authority = authority || TouchesAuthority(c.Findings)
+		corrects = corrects || replaces != nil && c.Type == replaces.Kind && Corrects(replaces.Text, c.Statement)
+		lowRisk = lowRisk && c.LowRisk != "" && len(c.Findings) == 0
 		for _, seq := range c.EvidenceSeqs {
 			e := events[seq]
 			if e == nil {
@@ -98,11 +121,12 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 			if e.Role == RoleTool && e.Status == StatusFailed {
 				failed = true
 			}
+			userSaid = userSaid || e.Role == RoleUser
 		}
 	}
-	d := Decision{Sessions: len(sessions), Review: authority}
-	if authority {
-		// One actor repeating a statement that touches authority counts once.
+	d := Decision{Sessions: len(sessions)}
+	if !lowRisk {
+		// Outside the low-risk set one person repeating it counts once.
 		d.Sessions = min(len(sessions), len(subjects))
 	}
 	switch {
@@ -110,7 +134,7 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 		d.Status, d.Why = CandidateBlocked, "Only external (untrusted) content supports it; a reviewer must decide."
 	case trusted == 0:
 		d.Status, d.Why = CandidateHeld, "No supporting events remain."
-	case d.Sessions >= 2 && authority:
+	case d.Sessions >= 2 && !lowRisk:
 		d.Status, d.Reason = CandidateProposed, ReasonRepeated
 		d.Why = fmt.Sprintf("Said by %d different people.", d.Sessions)
 	case d.Sessions >= 2:
@@ -122,16 +146,25 @@ func Decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	case typ == TypePreference && durable:
 		d.Status, d.Reason = CandidateProposed, ReasonExplicit
 		d.Why = "The user said it holds from now on."
-	case authority && len(sessions) >= 2:
+	case corrects && userSaid:
+		d.Status, d.Reason, d.Why = CandidateProposed, ReasonExplicit, WhyCorrects
+	case !lowRisk && len(sessions) >= 2:
 		d.Status = CandidateHeld
-		d.Why = fmt.Sprintf("Touches authority (a URL, e-mail address, command or credential) and only one person said it, "+
-			"in %d sessions: repetition by one actor counts once.", len(sessions))
+		d.Why = fmt.Sprintf("Outside the low-risk set and only one person said it, in %d sessions: "+
+			"repetition by one person counts once.", len(sessions))
 	default:
 		d.Status = CandidateHeld
 		d.Why = "Insufficient evidence: one session, no failed tool check, no explicit \"from now on\"."
 	}
-	if d.Review && d.Status == CandidateProposed {
-		d.Why += " It touches authority (a URL, e-mail address, command or credential), so a reviewer must approve it."
+	projectWide := typ != TypePreference || subject == ""
+	switch {
+	case d.Status != CandidateProposed:
+	case !lowRisk:
+		d.Review = true
+		d.Why += WhyOutsideLowRisk
+	case projectWide && len(subjects) < 2 && !failed:
+		d.Review, d.OnePerson = true, true
+		d.Why += WhyProjectWide
 	}
 	return d
 }
@@ -144,26 +177,10 @@ const WhyCorrects = "The user changed what the rule says; proposed as its replac
 // 50", 改成…) on the user's own word is proposed as its replacement even
 // without a durability word or a second session: the rule it changes
 // already stands. Everything else is as Decide has it — external content
-// is blocked, a statement touching authority waits for repetition by
-// others and for a reviewer.
+// is blocked, and a correction outside the low-risk set (or a project-wide
+// one only one person supports) waits for a reviewer.
 func DecideReplacement(members []*Candidate, events map[int64]*Event, rule *Rule) Decision {
-	d := Decide(members, events, nil)
-	if d.Status != CandidateHeld || d.Review || rule == nil {
-		return d
-	}
-	corrects, userSaid := false, false
-	for _, c := range members {
-		corrects = corrects || c.Type == rule.Kind && Corrects(rule.Text, c.Statement)
-		for _, seq := range c.EvidenceSeqs {
-			if e := events[seq]; e != nil && e.Source != SourceExternal && e.Role == RoleUser {
-				userSaid = true
-			}
-		}
-	}
-	if corrects && userSaid {
-		d.Status, d.Reason, d.Why = CandidateProposed, ReasonExplicit, WhyCorrects
-	}
-	return d
+	return decide(members, events, nil, rule)
 }
 
 // Trust is the initial trust of a rule promoted by reason over n sessions.

@@ -1,6 +1,10 @@
 package governance
 
-import "strings"
+import (
+	"context"
+	"fmt"
+	"strings"
+)
 
 // RuleEdit is a reviewer's change to a rule's wording or kind. Reason is
 // asked for every edit and kept in the version history.
@@ -62,8 +66,9 @@ type EditedRule struct {
 
 // CheckRuleEdit validates edit e of rule r for both store backends: text,
 // kind and reason present, the lifecycle allowing an edit, the write gate
-// not blocking the text, and something changing.
-func CheckRuleEdit(r *Rule, e RuleEdit, scan ScanFunc) (*EditedRule, error) {
+// not blocking the text (through the classifier; its error refuses the
+// edit), and something changing.
+func CheckRuleEdit(ctx context.Context, r *Rule, e RuleEdit, cl Classifier) (*EditedRule, error) {
 	text := strings.TrimSpace(e.Text)
 	kind := e.Kind
 	if kind == "" {
@@ -81,7 +86,10 @@ func CheckRuleEdit(r *Rule, e RuleEdit, scan ScanFunc) (*EditedRule, error) {
 	if err := r.Allow(RuleEditText); err != nil {
 		return nil, err
 	}
-	res := scan(text)
+	res, err := cl.Classify(ctx, text)
+	if err != nil {
+		return nil, fmt.Errorf("governance: classify the edited rule: %w", err)
+	}
 	gated, findings, blocked := res.Text, res.Findings, res.Blocked()
 	if blocked {
 		cats := map[string]bool{}

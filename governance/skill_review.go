@@ -1,7 +1,9 @@
 package governance
 
 import (
+	"context"
 	_ "embed"
+	"errors"
 	"regexp"
 	"slices"
 	"sort"
@@ -86,9 +88,14 @@ func SkillReviewSentences() []string {
 }
 
 // ReviewSkill returns the findings of a skill's content, in file order:
-// the write gate's over each text file (scan; nil skips it) and the
-// structural checks; dropped are the folder's entries that were not kept.
-func ReviewSkill(c *SkillContent, dropped []SkillDropped, scan ScanFunc) []SkillFinding {
+// the write gate's classifier over each text file and the structural
+// checks; dropped are the folder's entries that were not kept. It fails
+// closed: without a classifier, or when the classifier fails, it returns
+// an error and no findings.
+func ReviewSkill(ctx context.Context, c *SkillContent, dropped []SkillDropped, cl Classifier) ([]SkillFinding, error) {
+	if cl == nil {
+		return nil, errors.New("skill review: no classifier")
+	}
 	var out []SkillFinding
 	for _, d := range dropped {
 		why := whyDropped
@@ -98,30 +105,36 @@ func ReviewSkill(c *SkillContent, dropped []SkillDropped, scan ScanFunc) []Skill
 		out = append(out, SkillFinding{File: d.Path, Finding: Finding{Category: GatePathTraversal, Pattern: "file name", Excerpt: clipExcerpt(d.Path), Why: why}})
 	}
 	for _, f := range c.AllFiles() {
-		out = append(out, reviewFile(f, scan)...)
+		fs, err := reviewFile(ctx, f, cl)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fs...)
 	}
-	return out
+	return out, nil
 }
 
-func reviewFile(f SkillFile, scan ScanFunc) []SkillFinding {
+func reviewFile(ctx context.Context, f SkillFile, cl Classifier) ([]SkillFinding, error) {
 	var out []SkillFinding
 	add := func(fd Finding) { out = append(out, SkillFinding{File: f.Path, Finding: fd}) }
 	if !f.Text() {
 		if isProgram(f.Content) {
 			add(Finding{Category: SkillScript, Pattern: "binary", Excerpt: f.Path, Why: whyBinary})
 		}
-		return out
+		return out, nil
 	}
 	text := string(f.Content)
 	if IsScriptFile(f) && f.Path != SkillFileName {
 		line, _, _ := strings.Cut(text, "\n")
 		add(Finding{Category: SkillScript, Pattern: "script", Excerpt: clipExcerpt(line), Start: 0, End: len(line), Why: whyScript})
 	}
-	if scan != nil {
-		for _, fd := range scan(text).Findings {
-			if !slices.Contains(skillChecks.IgnoreGate, fd.Category+"/"+fd.Pattern) {
-				add(fd)
-			}
+	res, err := cl.Classify(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	for _, fd := range res.Findings {
+		if !slices.Contains(skillChecks.IgnoreGate, fd.Category+"/"+fd.Pattern) {
+			add(fd)
 		}
 	}
 	markdown := f.Path == SkillFileName || strings.HasSuffix(strings.ToLower(f.Path), ".md")
@@ -156,7 +169,7 @@ func reviewFile(f SkillFile, scan ScanFunc) []SkillFinding {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
-	return out
+	return out, nil
 }
 
 // isProgram reports whether b starts like a compiled executable (ELF,

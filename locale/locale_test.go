@@ -15,6 +15,8 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -210,6 +212,7 @@ func TestEnumLabels(t *testing.T) {
 		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
 		"trace":            {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
 		"gate":             append(append([]string{}, governance.GateCategories...), governance.SkillCategories...),
+		"risk_feature":     append(gate.RiskFeatures(), model.ModelPattern),
 		"skill_status":     {"proposed", "active", "stale", "archived", "rejected"},
 		"skill_version_status": {string(governance.VersionProposed), string(governance.VersionActive),
 			string(governance.VersionSuperseded), string(governance.VersionRejected)},

@@ -32,7 +32,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 	stats := &governance.ExportStats{}
 	now := s.Now().UTC().Truncate(time.Second)
 	if err := enc.Encode(governance.ExportRecord{Type: "project", Format: governance.ExportFormat, ExportedAt: &now, Project: &governance.ExportProject{
-		Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate}}); err != nil {
+		Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate, SingleUser: p.SingleUser}}); err != nil {
 		return nil, err
 	}
 	subj := func(col string) (string, []any) {
@@ -64,7 +64,11 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			}
 			e.Seq, e.Project, e.IngestedAt = 0, "", time.Time{}
 			stats.Events++
-			return enc.Encode(governance.ExportEventRecord(e, gate.Scan))
+			rec, err := governance.ExportEventRecord(ctx, e, gate.Patterns)
+			if err != nil {
+				return err
+			}
+			return enc.Encode(rec)
 		}); err != nil {
 		return nil, fmt.Errorf("store: export events: %w", err)
 	}
@@ -204,7 +208,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 // checkpoint. A project with the slug must not exist yet (ECONFLICT). A bad
 // line rejects the whole file with an *governance.ImportError naming it.
 func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error) {
-	x, err := governance.ParseExport(r, gate.Scan)
+	x, err := governance.ParseExport(ctx, r, gate.Patterns)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -220,8 +224,8 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 	}
 	defer tx.Rollback()
 	now := formatTime(tx.now)
-	res, err := tx.ExecContext(ctx, `INSERT INTO projects (slug, name, description, auto_activate, created_at) VALUES (?, ?, ?, ?, ?)`,
-		p.Slug, p.Name, p.Description, p.AutoActivate, now)
+	res, err := tx.ExecContext(ctx, `INSERT INTO projects (slug, name, description, auto_activate, single_user, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		p.Slug, p.Name, p.Description, p.AutoActivate, p.SingleUser, now)
 	if err != nil {
 		return nil, nil, mapError(err, "Project "+p.Slug)
 	}

@@ -23,7 +23,17 @@ func TestProjectTermsMigration(t *testing.T) {
 	ctx := context.Background()
 	old, path := openBefore(t, "migrations/0032")
 	db := old.db
-	travel, expense := MustCreateProjectID(t, old, "travel"), MustCreateProjectID(t, old, "expense")
+	// Projects as the code before 0032 wrote them (later migrations add
+	// columns the store's CreateProject writes).
+	oldProject := func(slug string) int64 {
+		res, err := db.ExecContext(ctx, `INSERT INTO projects (slug, name, created_at) VALUES (?, ?, '2026-06-15T09:00:00Z')`, slug, slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := res.LastInsertId()
+		return id
+	}
+	travel, expense := oldProject("travel"), oldProject("expense")
 	ev := func(id, subject, text string) *governance.Event {
 		return &governance.Event{ID: id, SessionID: "s-" + subject, SubjectID: subject, Turn: 1, Role: governance.RoleUser,
 			Text: text, OccurredAt: time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC)}

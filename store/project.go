@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/admin"
 )
 
 // CreateProject inserts a project; a duplicate slug is ECONFLICT.
@@ -30,9 +30,9 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO projects (slug, name, description, auto_activate, scratch, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`,
-		p.Slug, p.Name, p.Description, p.AutoActivate, p.Scratch, formatTime(tx.now))
+		INSERT INTO projects (slug, name, description, auto_activate, single_user, scratch, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		p.Slug, p.Name, p.Description, p.AutoActivate, p.SingleUser, p.Scratch, formatTime(tx.now))
 	if err != nil {
 		return mapError(err, "Project "+p.Slug)
 	}
@@ -159,14 +159,14 @@ func (s *Store) FindProjectStats(ctx context.Context) ([]*governance.ProjectStat
 	return out, nil
 }
 
-const projectColumns = `id, slug, name, description, auto_activate, scratch, created_at`
+const projectColumns = `id, slug, name, description, auto_activate, single_user, scratch, created_at`
 
 func scanProject(r scanner) (*governance.Project, error) {
 	var (
 		p       governance.Project
 		created string
 	)
-	if err := r.Scan(&p.ID, &p.Slug, &p.Name, &p.Description, &p.AutoActivate, &p.Scratch, &created); err != nil {
+	if err := r.Scan(&p.ID, &p.Slug, &p.Name, &p.Description, &p.AutoActivate, &p.SingleUser, &p.Scratch, &created); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = parseTime(created)
@@ -197,29 +197,35 @@ func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, sub
 	return st, nil
 }
 
-// SetProjectAutoActivate changes whether a project's proposals become
-// active at once (true) or wait for a reviewer (false), with an audit row.
+// SetProjectAutoActivate changes whether a project's proposals in the
+// low-risk set become active at once (true) or wait for a reviewer
+// (false), with an audit row.
 func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
+	return s.setProjectPolicy(ctx, actor, projectID, admin.AutoActivatePolicy(on))
+}
+
+// SetProjectSingleUser records whether a project has a single trusted
+// user (a rule for the whole project one person supports may then become
+// active without a reviewer, inside the low-risk set), with an audit row.
+func (s *Store) SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error {
+	return s.setProjectPolicy(ctx, actor, projectID, admin.SingleUserPolicy(on))
+}
+
+// setProjectPolicy sets one policy switch of a project, with its audit row.
+func (s *Store) setProjectPolicy(ctx context.Context, actor string, projectID int64, pol admin.ProjectPolicy) error {
 	tx, err := s.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE projects SET auto_activate = ? WHERE id = ?`, on, projectID)
+	res, err := tx.ExecContext(ctx, `UPDATE projects SET `+pol.Column+` = ? WHERE id = ?`, pol.On, projectID)
 	if err != nil {
 		return fmt.Errorf("store: set project policy: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
 		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
 	}
-	policy := "approval"
-	if on {
-		policy = "auto_activate"
-	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
-		ProjectID: projectID, Details: fmt.Sprintf(`{"policy":%q}`, policy),
-	}); err != nil {
+	if err := appendAudit(ctx, tx, pol.Audit(actor, projectID)); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -18,7 +18,7 @@ import (
 // EditRule writes a new version of r: the text passes the write gate first
 // (a blocked text is refused, a secret is redacted).
 func (tx ruleTx) EditRule(ctx context.Context, actor string, r *governance.Rule, e governance.RuleEdit) error {
-	ed, err := governance.CheckRuleEdit(r, e, gate.Scan)
+	ed, err := governance.CheckRuleEdit(ctx, r, e, gate.Patterns)
 	if err != nil {
 		return err
 	}

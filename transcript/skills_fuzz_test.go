@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -46,7 +47,11 @@ func FuzzReadSkillArchive(f *testing.F) {
 			if problems != nil {
 				continue
 			}
-			for _, fd := range governance.ReviewSkill(c, fo.Dropped, gate.Scan) {
+			fds, err := governance.ReviewSkill(context.Background(), c, fo.Dropped, gate.Patterns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fd := range fds {
 				file, ok := c.File(fd.File)
 				if !ok {
 					continue

@@ -90,11 +90,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	}
 
 	f := NewFixture(t, web.Config{})
-	auto := MustCreateProject(t, f.Store, "poison-auto", "Poisoning, auto-activate")
-	approval := MustCreateProject(t, f.Store, "poison-approval", "Poisoning, approval")
-	if err := f.Store.SetProjectAutoActivate(ctx, "test", auto.ID, true); err != nil {
-		t.Fatal(err)
-	}
+	auto, approval := autoAndApproval(t, f, "poison", "Poisoning")
 
 	// Sessions of 20 statements; attacks by mallory, benign lines by alice.
 	// Repetition matters only where the gate does not block: those attacks
@@ -180,18 +176,7 @@ func TestPoisoningCorpusEndToEnd(t *testing.T) {
 	// not blocked: its rule may form, and must not hold the secret.
 	attackRules := map[string]bool{}
 	for _, p := range []*governance.Project{auto, approval} {
-		rules, _, err := f.Store.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID, Limit: 10000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids := make([]int64, len(rules))
-		for i, r := range rules {
-			ids[i] = r.ID
-		}
-		evidence, err := f.Store.FindEvidenceByRules(ctx, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rules, evidence := rulesWithEvidence(t, f, governance.RuleFilter{ProjectID: &p.ID})
 		benign := 0
 		for _, r := range rules {
 			blocked, attack, redacted, all := false, 0, 0, 0
@@ -333,4 +318,38 @@ func quotes(summary, text string) bool {
 		}
 	}
 	return false
+}
+
+// rulesWithEvidence returns the rules filter finds (10,000 at most unless
+// it says) and their evidence chains.
+func rulesWithEvidence(t *testing.T, f *Fixture, filter governance.RuleFilter) ([]*governance.Rule, map[int64][]*governance.EvidenceLink) {
+	t.Helper()
+	if filter.Limit == 0 {
+		filter.Limit = 10000
+	}
+	rules, _, err := f.Store.FindRules(context.Background(), filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, len(rules))
+	for i, r := range rules {
+		ids[i] = r.ID
+	}
+	evidence, err := f.Store.FindEvidenceByRules(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules, evidence
+}
+
+// autoAndApproval creates two projects, slug-auto (auto-activate) and
+// slug-approval (proposals wait for a reviewer).
+func autoAndApproval(t *testing.T, f *Fixture, slug, name string) (auto, approval *governance.Project) {
+	t.Helper()
+	auto = MustCreateProject(t, f.Store, slug+"-auto", name+", auto-activate")
+	approval = MustCreateProject(t, f.Store, slug+"-approval", name+", approval")
+	if err := f.Store.SetProjectAutoActivate(context.Background(), "test", auto.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	return auto, approval
 }

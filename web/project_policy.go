@@ -5,8 +5,9 @@ import (
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
-// handleProjectPolicy switches a project between auto-activation and
-// approval (admins).
+// handleProjectPolicy switches a project between auto-activation (of the
+// low-risk set) and approval, and records whether it has a single trusted
+// user (admins).
 func (s *Server) handleProjectPolicy(c echo.Context) error {
 	ctx := c.Request().Context()
 	slug, err := pathParam(c, "project")
@@ -17,6 +18,11 @@ func (s *Server) handleProjectPolicy(c echo.Context) error {
 	p, err := s.app.Reviews.SetAutoActivate(ctx, actorOf(ctx), slug, on)
 	if err != nil {
 		return err
+	}
+	if single := c.FormValue("single_user") == "on"; single != p.SingleUser {
+		if p, err = s.app.Reviews.SetSingleUser(ctx, actorOf(ctx), slug, single); err != nil {
+			return err
+		}
 	}
 	msg := tr(c, "review.flash.policy_wait", "Name", p.Name)
 	if on {

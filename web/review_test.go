@@ -533,8 +533,15 @@ func TestReviewPolicy(t *testing.T) {
 	res, _ = admin.PostForm(travelQueue, "/projects/travel-agent/policy", url.Values{"auto_activate": {"on"}})
 	wantRedirect(t, res, travelQueue)
 	p, _ := f.Store.FindProjectBySlug(context.Background(), "travel-agent")
-	if !p.AutoActivate {
-		t.Fatal("policy unchanged")
+	if !p.AutoActivate || p.SingleUser {
+		t.Fatalf("policy %+v, want auto-activation alone", p)
+	}
+	res, _ = admin.PostForm(travelQueue, "/projects/travel-agent/policy", url.Values{"auto_activate": {"on"}, "single_user": {"on"}})
+	wantRedirect(t, res, travelQueue)
+	p, _ = f.Store.FindProjectBySlug(context.Background(), "travel-agent")
+	_, doc = admin.Get(travelQueue)
+	if !p.AutoActivate || !p.SingleUser || doc.Find(testid("policy-single-user")+"[checked]").Length() != 1 {
+		t.Fatalf("policy %+v, want a single trusted user shown checked", p)
 	}
 }
 
@@ -721,6 +728,6 @@ func TestHoldKeepsEvidenceWeb(t *testing.T) {
 func demoHeartbeat(s *store.Store) *consolidate.Heartbeat {
 	m := heuristic.NewMerger()
 	return &consolidate.Heartbeat{Store: s, Idle: 30 * time.Minute, Consolidator: &consolidate.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: gate.GateText,
+		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Classifier: gate.Patterns,
 	}}
 }

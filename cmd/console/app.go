@@ -350,6 +350,9 @@ func newConsolidator(cfg Config, logger *slog.Logger) *consolidate.Consolidator 
 		// offline instead; the candidates say which extractor made them.
 		c.ExtractFallback = c.Extractor
 		c.Extractor, c.Merger = mc, mc
+		// A finding from either counts; the model reads only what the
+		// gate found nothing in, with credentials already masked.
+		c.Classifier = governance.Beside(c.Classifier, mc)
 	}
 	return c
 }

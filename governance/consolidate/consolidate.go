@@ -3,6 +3,7 @@ package consolidate
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -16,9 +17,10 @@ import (
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
-// Consolidator turns ended sessions into a BeatPlan: extract → gate → merge
-// → promote. The model (or heuristic) judges language; the promotion
-// decision is Decide's.
+// Consolidator turns ended sessions into a BeatPlan: extract → classify →
+// merge → promote. The model (or heuristic) judges language; the write
+// gate's classifier what a statement touches; the promotion decision is
+// Decide's. Build one with New: it cannot run without a classifier.
 type Consolidator struct {
 	Extractor governance.Extractor
 	// ExtractFallback extracts a session whose reply from Extractor is no
@@ -30,8 +32,11 @@ type Consolidator struct {
 	Merger          governance.Merger
 	// Fallback merges when Merger fails (e.g. a model answer that is not a partition).
 	Fallback governance.Merger
-	Gate     governance.GateFunc
-	Logger   *slog.Logger
+	// Classifier reads every statement, supporting event and episode
+	// summary (the write gate and its risk features, and a model beside
+	// it when one is configured). Plan refuses to run without one.
+	Classifier governance.Classifier
+	Logger     *slog.Logger
 	// Concurrency bounds how many sessions are extracted at once (default GOMAXPROCS).
 	Concurrency int
 	// Related scores how much two statements are about the same thing (0–1),
@@ -55,8 +60,21 @@ type gatedItem struct {
 	text        string
 	findings    []governance.Finding
 	blocked     bool
+	lowRisk     string
 	fingerprint string
 }
+
+// New returns a consolidator of x and m that reads every text through cl.
+// It panics without a classifier: nothing may be consolidated ungated.
+func New(cl governance.Classifier, x governance.Extractor, m governance.Merger) *Consolidator {
+	if cl == nil {
+		panic("consolidate: a consolidator needs a classifier")
+	}
+	return &Consolidator{Classifier: cl, Extractor: x, Merger: m}
+}
+
+// ErrNoClassifier is Plan's error for a consolidator without a classifier.
+var ErrNoClassifier = errors.New("consolidate: no classifier: every statement must be classified")
 
 // withoutForgotten returns the episode summary without the sentences that
 // quote a statement the user had forgotten (its fingerprint is suppressed),
@@ -129,6 +147,9 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 
 // Plan builds the plan for one project. It reads nothing and writes nothing.
 func (c *Consolidator) Plan(ctx context.Context, in *governance.ConsolidateInput) (*governance.BeatPlan, error) {
+	if c.Classifier == nil {
+		return nil, ErrNoClassifier
+	}
 	plan := &governance.BeatPlan{ProjectID: in.Project.ID, Checkpoint: in.NewCheckpoint, ForgetGeneration: in.ForgetGeneration, BeatVersion: in.BeatVersion, Attach: map[int64]int64{}}
 	plan.Stats.NewEvents = in.NewEvents
 	evidence := make(map[int64]*governance.Event, len(in.Evidence))
@@ -162,7 +183,7 @@ func (c *Consolidator) Plan(ctx context.Context, in *governance.ConsolidateInput
 				ID: tempID(), ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
 				Type: it.Type, Statement: it.text, Durable: it.Durable, Extractor: out.extractor,
 				Status: governance.CandidatePending, Fingerprint: it.fingerprint, Findings: it.findings, EvidenceSeqs: it.support,
-				CreatedAt: in.Now, UpdatedAt: in.Now,
+				CreatedAt: in.Now, UpdatedAt: in.Now, LowRisk: it.lowRisk,
 			}
 			if it.blocked {
 				cand.Status = governance.CandidateBlocked
@@ -258,30 +279,40 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 	for _, e := range w.Events {
 		bySeq[e.Seq] = e
 	}
-	// What the gate finds in each event of the session, once: the findings
-	// of a blocked event (nil for one that passes).
-	eventFindings := map[int64][]governance.Finding{}
-	blockedEvent := func(seq int64) []governance.Finding {
-		if f, ok := eventFindings[seq]; ok {
-			return f
+	// What the classifier finds in each event of the session, once.
+	eventResults := map[int64]governance.GateResult{}
+	classifyEvent := func(seq int64) (governance.GateResult, error) {
+		if r, ok := eventResults[seq]; ok {
+			return r, nil
 		}
-		var out []governance.Finding
+		var r governance.GateResult
 		if e := bySeq[seq]; e != nil {
-			if _, fs, blocked := c.gate(e.Text); blocked {
-				why := "A supporting event is blocked: "
-				if gate.HidesContent(e.Text) {
-					why = "A supporting event hides content: "
-				}
-				for _, f := range fs {
-					// The spans are in the event, not in the statement.
-					f.Start, f.End = 0, 0
-					f.Why = why + f.Why
-					out = append(out, f)
-				}
+			var err error
+			if r, err = c.Classifier.Classify(ctx, e.Text); err != nil {
+				return r, fmt.Errorf("classify event %d: %w", seq, err)
 			}
 		}
-		eventFindings[seq] = out
-		return out
+		eventResults[seq] = r
+		return r, nil
+	}
+	// The findings of a blocked event (nil for one that passes).
+	blockedEvent := func(seq int64) ([]governance.Finding, error) {
+		r, err := classifyEvent(seq)
+		if err != nil || !r.Blocked() {
+			return nil, err
+		}
+		why := "A supporting event is blocked: "
+		if e := bySeq[seq]; e != nil && gate.HidesContent(e.Text) {
+			why = "A supporting event hides content: "
+		}
+		var out []governance.Finding
+		for _, f := range r.Findings {
+			// The spans are in the event, not in the statement.
+			f.Start, f.End = 0, 0
+			f.Why = why + f.Why
+			out = append(out, f)
+		}
+		return out, nil
 	}
 	inSession := make(map[int64]bool, len(w.Events))
 	first, last := w.Events[0].Seq, w.Events[0].Seq
@@ -290,21 +321,11 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 		first, last = min(first, e.Seq), max(last, e.Seq)
 	}
 	summary := withoutForgotten(ex, func(fp string) bool { return in.Suppressed.Has(w.Session.SubjectID, fp) })
-	if c.Gate != nil {
-		// Built only from gated text: a blocked sentence becomes a neutral
-		// marker, a credential is redacted, and a URL, e-mail address or
-		// command waits for a reviewer like any statement that has one.
-		summary = gate.WithholdSummary(summary)
-		// A summary may quote a blocked event in a form the gate no longer
-		// recognises (cut short inside an encoding, a role line joined to
-		// the next): every passage that repeats a blocked event is withheld.
-		var blocked []string
-		for _, e := range w.Events {
-			if len(blockedEvent(e.Seq)) > 0 {
-				blocked = append(blocked, e.Text)
-			}
-		}
-		summary = gate.WithholdQuoted(summary, blocked)
+	// Built only from gated text, and describing rather than quoting what
+	// is outside the low-risk set (see describeSummary).
+	summary, err = c.describeSummary(ctx, summary, w.Events, classifyEvent)
+	if err != nil {
+		return nil, err
 	}
 	out := &sessionOutput{extractor: extractor.Name(), tokens: ex.Tokens, episode: &governance.Episode{
 		ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
@@ -341,15 +362,23 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 		}
 		slices.Sort(support)
 		g := gatedItem{ExtractedItem: it, support: slices.Compact(support)}
-		g.text, g.findings, g.blocked = c.gate(it.Statement)
-		if !g.blocked && c.Gate != nil {
+		res, err := c.Classifier.Classify(ctx, it.Statement)
+		if err != nil {
+			return nil, fmt.Errorf("classify a statement of session %s: %w", w.Session.SessionID, err)
+		}
+		g.text, g.findings, g.blocked, g.lowRisk = res.Text, res.Findings, res.Blocked(), res.LowRisk
+		if !g.blocked {
 			// An extractor may drop what it cannot see or keep only the
 			// harmless part of a blocked event ("always approve refunds"
 			// from a fake "### New instructions:" block): every supporting
 			// event is gated itself, and a blocked one blocks the statement.
 			for _, seq := range g.support {
-				if f := blockedEvent(seq); len(f) > 0 {
-					g.findings, g.blocked = append(g.findings, f...), true
+				f, err := blockedEvent(seq)
+				if err != nil {
+					return nil, err
+				}
+				if len(f) > 0 {
+					g.findings, g.blocked, g.lowRisk = append(g.findings, f...), true, ""
 					break
 				}
 			}
@@ -358,13 +387,6 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 		out.items = append(out.items, g)
 	}
 	return out, nil
-}
-
-func (c *Consolidator) gate(text string) (string, []governance.Finding, bool) {
-	if c.Gate == nil {
-		return text, nil, false
-	}
-	return c.Gate(text)
 }
 
 func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.ConsolidateInput, plan *governance.BeatPlan, evidence map[int64]*governance.Event, tempID func() int64) error {
@@ -483,8 +505,15 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 					for _, cand := range replace {
 						cand.GroupID = replace[0].ID
 					}
+					if err := c.place(ctx, replace); err != nil {
+						return err
+					}
 					d := governance.DecideReplacement(replace, evidence, rule)
-					if r := c.apply(in, plan, replace, d, tempID); r != nil {
+					r, err := c.apply(ctx, in, plan, replace, d, tempID)
+					if err != nil {
+						return err
+					}
+					if r != nil {
 						r.Supersedes = ruleID
 					}
 					for _, cand := range replace {
@@ -501,9 +530,16 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 			for _, cand := range all {
 				cand.GroupID = gid
 			}
+			if err := c.place(ctx, all); err != nil {
+				return err
+			}
 			replaced := c.replaces(rulesByKey[key], newOnes)
 			d := governance.DecideReplacement(all, evidence, replaced)
-			if r := c.apply(in, plan, all, d, tempID); r != nil && replaced != nil {
+			r, err := c.apply(ctx, in, plan, all, d, tempID)
+			if err != nil {
+				return err
+			}
+			if r != nil && replaced != nil {
 				r.Supersedes = replaced.ID
 			}
 			if replaced != nil {
@@ -513,6 +549,23 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 			}
 			plan.Updates = append(plan.Updates, members...)
 		}
+	}
+	return nil
+}
+
+// place classifies the candidates read from the store (held ones, which
+// are never stored with their low-risk class) so Decide sees where each
+// statement stands; a new candidate was classified when it was drawn.
+func (c *Consolidator) place(ctx context.Context, members []*governance.Candidate) error {
+	for _, cand := range members {
+		if cand.ID < 0 || cand.LowRisk != "" || len(cand.Findings) > 0 {
+			continue
+		}
+		res, err := c.Classifier.Classify(ctx, cand.Statement)
+		if err != nil {
+			return fmt.Errorf("classify candidate %d: %w", cand.ID, err)
+		}
+		cand.LowRisk = res.LowRisk
 	}
 	return nil
 }
@@ -546,7 +599,7 @@ func (c *Consolidator) replaces(rules []*governance.Rule, newOnes []*governance.
 
 // apply records the decision for a merged group: a proposal, or held/blocked with why.
 // It returns the proposed rule, or nil when the group is held or blocked.
-func (c *Consolidator) apply(in *governance.ConsolidateInput, plan *governance.BeatPlan, all []*governance.Candidate, d governance.Decision, tempID func() int64) *governance.Rule {
+func (c *Consolidator) apply(ctx context.Context, in *governance.ConsolidateInput, plan *governance.BeatPlan, all []*governance.Candidate, d governance.Decision, tempID func() int64) (*governance.Rule, error) {
 	for _, cand := range all {
 		cand.Status, cand.StatusReason = d.Status, d.Why
 		cand.UpdatedAt = in.Now
@@ -554,10 +607,10 @@ func (c *Consolidator) apply(in *governance.ConsolidateInput, plan *governance.B
 	switch d.Status {
 	case governance.CandidateHeld:
 		plan.Stats.Held++
-		return nil
+		return nil, nil
 	case governance.CandidateBlocked:
 		plan.Stats.Blocked++
-		return nil
+		return nil, nil
 	}
 	// The rule takes the statement of the best member: durable first (the
 	// user's own words of the instruction), then the fullest wording, then
@@ -574,17 +627,31 @@ func (c *Consolidator) apply(in *governance.ConsolidateInput, plan *governance.B
 		}
 		return cmp.Compare(a.CreatedAt.Unix(), b.CreatedAt.Unix())
 	})
-	text, findings, _ := c.gate(best.Statement)
+	res, err := c.Classifier.Classify(ctx, best.Statement)
+	if err != nil {
+		return nil, fmt.Errorf("classify a proposal: %w", err)
+	}
+	text, findings := res.Text, res.Findings
 	if len(findings) == 0 {
 		// Another member's findings still mark the group.
 		for _, cand := range all {
 			findings = append(findings, cand.Findings...)
 		}
 	}
-	// A statement touching authority waits for a reviewer whatever the policy.
+	// Default-deny: only a proposal Decide leaves to the policy, whose
+	// statement is placed in the low-risk set, becomes active without a
+	// reviewer.
 	status := governance.RuleProposed
-	if in.Project.AutoActivate && !d.Review && !governance.TouchesAuthority(findings) {
+	review := d.Review && !(d.OnePerson && in.Project.SingleUser)
+	if in.Project.AutoActivate && !review && res.LowRisk != "" && len(findings) == 0 {
 		status = governance.RuleActive
+		if d.Review {
+			// One person's rule for the whole project, in a project with
+			// a single trusted user.
+			for _, cand := range all {
+				cand.StatusReason = strings.TrimSuffix(cand.StatusReason, governance.WhyProjectWide)
+			}
+		}
 	}
 	r := &governance.Rule{
 		ID: tempID(), ProjectID: in.Project.ID, SubjectID: ruleScope(best.Type, best.SubjectID), Kind: best.Type,
@@ -599,7 +666,7 @@ func (c *Consolidator) apply(in *governance.ConsolidateInput, plan *governance.B
 			cand.Status = governance.CandidatePromoted
 		}
 	}
-	return r
+	return r, nil
 }
 
 func (c *Consolidator) partition(ctx context.Context, items []governance.MergeItem) ([][]int64, int, error) {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,12 +12,16 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// GateText scans text and returns the text to keep, the findings and whether
-// the write is blocked; it fits the heartbeat's GateFunc.
-func GateText(text string) (string, []governance.Finding, bool) {
-	r := Scan(text)
-	return r.Text, r.Findings, r.Blocked()
-}
+// Patterns is the write gate as a classifier (governance.Classifier): the
+// patterns, the risk features and the low-risk set of patterns/*.txt. It
+// is the default classifier of every caller; it fails only when ctx is
+// done.
+var Patterns governance.Classifier = governance.ClassifierFunc(func(ctx context.Context, text string) (governance.GateResult, error) {
+	if err := ctx.Err(); err != nil {
+		return governance.GateResult{}, err
+	}
+	return Scan(text), nil
+})
 
 // Scan runs the write gate over one text. The text is normalised first
 // (see normalise): invisible characters are removed and each kind reported,
@@ -40,6 +45,9 @@ func Scan(text string) governance.GateResult {
 			n.invisible = append(n.invisible, hid2.invisible...)
 			n.payloads = append(n.payloads, hid2.payloads...)
 		}
+	}
+	if rv, ok := readingView(&n.view); ok {
+		views = append(views, &rv)
 	}
 	for i := range n.payloads {
 		p := &n.payloads[i]
@@ -88,7 +96,9 @@ func Scan(text string) governance.GateResult {
 	for i, v := range views {
 		for j := range gateRules {
 			r := &gateRules[j]
-			if r.secret || seen[r.pattern] || !r.mayMatch(lits[i]) {
+			if r.secret || seen[r.pattern] || i > 0 && r.category == governance.GateAuthority || r.feature && res.Blocked() || !r.mayMatch(lits[i]) {
+				// Risk features are read in the text as written: text that
+				// had to be decoded or read back is one (encoded_text).
 				continue
 			}
 			loc := r.find(v.text, lits[i])
@@ -104,6 +114,28 @@ func Scan(text string) governance.GateResult {
 	}
 	for _, sp := range secrets {
 		add(governance.GateCredentials, sp.pattern, sp.matchLo, sp.matchHi, true)
+	}
+	for _, f := range res.Findings {
+		if f.Category == governance.GateAuthority && (f.Pattern == "url" || f.Pattern == "email" || f.Pattern == "destination") {
+			if la, ok := lookalikeFinding(text, f.Start, f.End); ok && !seen[la.Pattern] {
+				seen[la.Pattern] = true
+				res.Findings = append(res.Findings, la)
+			}
+		}
+	}
+	if len(views) > 1 {
+		// Text a reader cannot read as written, whatever it says, is for
+		// a reviewer.
+		lo, hi := encodedSpan(&n.view)
+		add(governance.GateAuthority, "encoded_text", lo, hi, false)
+	}
+	if prot := protectiveSpans(&n.view, lits[0]); len(prot) > 0 {
+		res.Findings = outsideSpans(res.Findings, prot)
+		if len(res.Findings) == 0 {
+			res.LowRisk = ProtectiveClass
+		}
+	} else if len(res.Findings) == 0 {
+		res.LowRisk = placeLowRisk(n.view.text, lits[0])
 	}
 	sort.SliceStable(res.Findings, func(i, j int) bool {
 		return classRank(res.Findings[i].Category) < classRank(res.Findings[j].Category)

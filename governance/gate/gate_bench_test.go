@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -104,5 +105,17 @@ func BenchmarkScanBaseP95(b *testing.B) {
 func BenchmarkScanBaseline(b *testing.B) {
 	timePerStatement(b, gateBenchTexts(b), func(t string) {
 		_ = strings.Contains(strings.ToLower(t), "ignore previous instructions")
+	})
+}
+
+// BenchmarkClassifyBaseP95 is BenchmarkScanBaseP95 through the classifier
+// seam every caller uses (gate.Patterns: patterns, risk features and the
+// low-risk set).
+func BenchmarkClassifyBaseP95(b *testing.B) {
+	ctx := context.Background()
+	timePerStatement(b, gateBenchTexts(b), func(t string) {
+		if _, err := gate.Patterns.Classify(ctx, t); err != nil {
+			b.Fatal(err)
+		}
 	})
 }

@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 )
@@ -89,4 +91,66 @@ func checkView(t *testing.T, name string, v *gateView, orig string) {
 			t.Fatalf("%s view byte %d maps to [%d,%d) of %d", name, i, v.lo[i], v.hi[i], len(orig))
 		}
 	}
+}
+
+// plainRules are the rules' whole expressions and the payload words,
+// compiled as written, without the prefilter.
+var plainRules = sync.OnceValues(func() ([]*regexp.Regexp, *regexp.Regexp) {
+	res := make([]*regexp.Regexp, len(gateRules))
+	for i, r := range gateRules {
+		res[i] = regexp.MustCompile(r.expr)
+	}
+	return res, regexp.MustCompile(patterns.exprOf("payload"))
+})
+
+// FuzzPrefilter compares, on any text, the prefiltered scan of every rule
+// (literal hints, pieces, anchored starts, runs) with plain expressions: a
+// rule whose whole expression matches must be found (a phrasing the
+// prefilter skipped would be a pattern line that can never report), and
+// each piece finds exactly what its own expression finds. (Pieces lift the
+// upper bounds of counted repetitions, so a rule may find more than its
+// whole expression, never less.) Its seeds are every line of the corpora,
+// so plain `go test` runs the comparison over them.
+func FuzzPrefilter(f *testing.F) {
+	for i, text := range corpusLines(f) {
+		if !raceEnabled || i%8 == 0 {
+			f.Add(text)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		wholes, payload := plainRules()
+		s := normalise(text, nil).view.text
+		if negationBefore.MatchString(s) && !mayNegate(s) {
+			t.Fatalf("%q ends in a negation the derived negation words miss", s)
+		}
+		lits := gateIndex.scan(s)
+		accepted := func(r *gateRule, locs [][]int) bool {
+			for _, loc := range locs {
+				if r.accept == nil || r.accept(s, loc) {
+					return true
+				}
+			}
+			return false
+		}
+		for i := range gateRules {
+			r := &gateRules[i]
+			if r.payload && !payload.MatchString(s) {
+				if r.find(s, lits) != nil {
+					t.Fatalf("rule %s on %q: found without a payload word", r.pattern, s)
+				}
+				continue
+			}
+			if accepted(r, wholes[i].FindAllStringSubmatchIndex(s, -1)) && r.find(s, lits) == nil {
+				t.Fatalf("rule %s matches %q but the prefiltered scan misses it", r.pattern, s)
+			}
+			for j := range r.pieces {
+				p := &r.pieces[j]
+				want := accepted(r, plainOf(p).FindAllStringSubmatchIndex(p.subject(s, lits), -1))
+				got := p.mayMatch(lits) && accepted(r, p.findAll(s, lits, false))
+				if got != want {
+					t.Fatalf("piece %d of rule %s on %q: prefiltered %v, plain %v", j, r.pattern, s, got, want)
+				}
+			}
+		}
+	})
 }

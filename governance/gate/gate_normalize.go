@@ -151,10 +151,17 @@ func normalise(s string, fixed *[2]int32) normalised {
 	if lookalike {
 		runes = unconfuse(runes)
 	}
+	out.view = render(runes)
+	return out
+}
+
+// render writes runes as a view, each byte mapped to its rune's span.
+func render(runes []gateRune) gateView {
+	var v gateView
 	var b strings.Builder
 	b.Grow(len(runes))
-	out.view.lo = make([]int32, 0, len(runes)+8)
-	out.view.hi = make([]int32, 0, len(runes)+8)
+	v.lo = make([]int32, 0, len(runes)+8)
+	v.hi = make([]int32, 0, len(runes)+8)
 	for _, gr := range runes {
 		n := utf8.RuneLen(gr.r)
 		if n < 0 {
@@ -162,12 +169,12 @@ func normalise(s string, fixed *[2]int32) normalised {
 		}
 		b.WriteRune(gr.r)
 		for range n {
-			out.view.lo = append(out.view.lo, gr.lo)
-			out.view.hi = append(out.view.hi, gr.hi)
+			v.lo = append(v.lo, gr.lo)
+			v.hi = append(v.hi, gr.hi)
 		}
 	}
-	out.view.text = b.String()
-	return out
+	v.text = b.String()
+	return v
 }
 
 // unconfuse replaces look-alike letters by their Latin skeleton inside

@@ -13,7 +13,7 @@ import (
 // its top-level alternatives (pieces), and from each piece the literal
 // strings are extracted that every match must contain: for a concatenation
 // several sets, one member of each of which must occur. All these literals
-// (and the hand-written hints of each rule) are compiled into one
+// (and the rules' hints derived from them) are compiled into one
 // Aho–Corasick automaton, which reads a text once, folding ASCII case, and
 // marks which literals it holds. A piece whose literals are not all there
 // cannot match and is skipped, so a text pays only for the few expressions
@@ -32,13 +32,14 @@ type gatePiece struct {
 	// need are literal sets (lower-case) of which each must have a member
 	// in the text for the piece to match.
 	need [][]string
-	ids  [][]int32 // need as literal ids
+	sets []literalSet // need as sets of literal ids
 	// lead, when set, are literals one of which every match starts with
 	// (ASCII case folded). The piece is then tried only where one occurs,
 	// anchored there: at the start of the text (at0), or after the rune
 	// before it (after1), so assertions such as \b still see that rune.
 	lead        []string
 	leadIDs     []int32
+	leadSet     literalSet
 	at0, after1 *regexp.Regexp
 	// runs, when set, says where every match of the piece lies: in one run
 	// of characters of a class that holds a marker (a host name with a
@@ -682,7 +683,7 @@ func (p *gatePiece) matchAt(s string, pos int, sub bool, lits *scanned) []int {
 func (p *gatePiece) starts(hits []literalHit) []int {
 	var out []int
 	for _, h := range hits {
-		if slices.Contains(p.leadIDs, h.id) {
+		if p.leadSet.has(h.id) {
 			out = append(out, int(h.start))
 		}
 	}
@@ -696,6 +697,9 @@ func (p *gatePiece) starts(hits []literalHit) []int {
 func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
 	s = p.subject(s, lits)
 	if p.lead == nil && p.runs != nil {
+		if lits.digits < p.runs.digits {
+			return nil
+		}
 		return p.findInRuns(s, first)
 	}
 	if p.lead == nil {
@@ -729,6 +733,8 @@ type runWindow struct {
 	in      func(c byte) bool     // the run's characters
 	marked  func(run string) bool // whether a run may hold a match
 	toSpace bool                  // a match may go on past the run up to white space
+	// digits is the least number of digits a text with a marked run holds.
+	digits int32
 }
 
 // hostRun: a host name ([\w.-]) with a dot followed by a letter, and its path.
@@ -749,6 +755,31 @@ var hostRun = &runWindow{
 var addressRun = &runWindow{
 	in:     func(c byte) bool { return isWordByte(c) || c == '-' || c == '.' || c == '+' || c == '@' },
 	marked: func(run string) bool { return strings.IndexByte(run, '@') >= 0 },
+}
+
+// numberRun: digits with the separators of a telephone or card number,
+// seven digits or more.
+var numberRun = &runWindow{
+	in: func(c byte) bool {
+		return '0' <= c && c <= '9' || c == ' ' || c == '-' || c == '.' || c == '+' || c == '(' || c == ')'
+	},
+	marked: func(run string) bool {
+		n := 0
+		for i := 0; i < len(run); i++ {
+			if '0' <= run[i] && run[i] <= '9' {
+				n++
+			}
+		}
+		return n >= 7
+	},
+	digits: 7,
+}
+
+// ipRun: digits and dots (and a port), three dots or more.
+var ipRun = &runWindow{
+	in:     func(c byte) bool { return '0' <= c && c <= '9' || c == '.' || c == ':' },
+	marked: func(run string) bool { return strings.Count(run, ".") >= 3 },
+	digits: 4,
 }
 
 func isWordByte(c byte) bool {
@@ -810,10 +841,49 @@ type literalBits []uint64
 func (b literalBits) has(id int32) bool { return b[id>>6]&(1<<(id&63)) != 0 }
 
 // hasAny reports whether the text holds one of ids.
-func (b literalBits) hasAny(ids []int32) bool {
-	for _, id := range ids {
-		if b.has(id) {
+func (b literalBits) hasAny(set literalSet) bool {
+	for _, w := range set {
+		if b[w.word]&w.mask != 0 {
 			return true
+		}
+	}
+	return false
+}
+
+// literalSet is a set of literal ids as the words of literalBits it
+// touches, so a test against a text's bits costs one AND a word.
+type literalSet []literalWord
+
+type literalWord struct {
+	word int32
+	mask uint64
+}
+
+// newLiteralSet returns the set of ids.
+func newLiteralSet(ids []int32) literalSet {
+	var set literalSet
+	for _, id := range ids {
+		w := id >> 6
+		i := slices.IndexFunc(set, func(lw literalWord) bool { return lw.word == w })
+		if i < 0 {
+			set = append(set, literalWord{word: w})
+			i = len(set) - 1
+		}
+		set[i].mask |= 1 << (id & 63)
+	}
+	slices.SortFunc(set, func(a, b literalWord) int { return int(a.word - b.word) })
+	return set
+}
+
+// has reports whether id is in the set.
+func (set literalSet) has(id int32) bool {
+	w := id >> 6
+	for _, lw := range set {
+		if lw.word == w {
+			return lw.mask&(1<<(id&63)) != 0
+		}
+		if lw.word > w {
+			return false
 		}
 	}
 	return false
@@ -834,6 +904,8 @@ type scanned struct {
 	hits     []literalHit // lead literals only, in order of their ends
 	// payload caches holdsPayload: 0 unknown, 1 no, 2 yes.
 	payload int8
+	// digits counts the ASCII digits of the text.
+	digits int32
 }
 
 // lowered returns s (the text lits were scanned from) with its ASCII
@@ -881,7 +953,7 @@ func (lits *scanned) holdsPayload(s string) bool {
 
 // mayMatch reports whether the text holds a member of each of p's sets.
 func (p *gatePiece) mayMatch(lits *scanned) bool {
-	for _, set := range p.ids {
+	for _, set := range p.sets {
 		if !lits.bits.hasAny(set) {
 			return false
 		}
@@ -1070,6 +1142,9 @@ func (x *literalIndex) scan(s string) *scanned {
 	res := &scanned{bits: make(literalBits, x.words)}
 	state := int32(0)
 	for i := 0; i < len(s); i++ {
+		if s[i]-'0' < 10 {
+			res.digits++
+		}
 		state = x.step(state, x.class[s[i]])
 		for _, id := range x.outIDs[x.outFirst[state]:x.outFirst[state+1]] {
 			res.bits[id>>6] |= 1 << (id & 63)

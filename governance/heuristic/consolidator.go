@@ -8,16 +8,12 @@ import (
 )
 
 // NewConsolidator wires offline consolidation: the heuristic extractor and
-// merger (also the fallback when another merger fails), the write gate, and
-// n-gram similarity to find the rule a new statement contradicts.
+// merger (also the fallback when another merger fails), the write gate's
+// classifier, and n-gram similarity to find the rule a new statement
+// contradicts.
 func NewConsolidator(logger *slog.Logger) *consolidate.Consolidator {
 	m := NewMerger()
-	return &consolidate.Consolidator{
-		Extractor: NewExtractor(),
-		Merger:    m,
-		Fallback:  m,
-		Gate:      gate.GateText,
-		Related:   Similarity,
-		Logger:    logger,
-	}
+	c := consolidate.New(gate.Patterns, NewExtractor(), m)
+	c.Fallback, c.Related, c.Logger = m, Similarity, logger
+	return c
 }

@@ -37,7 +37,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 	stats := &governance.ExportStats{}
 	now := utc(s.Now())
 	if err := enc.Encode(governance.ExportRecord{Type: "project", Format: governance.ExportFormat, ExportedAt: &now,
-		Project: &governance.ExportProject{Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate}}); err != nil {
+		Project: &governance.ExportProject{Slug: p.Slug, Name: p.Name, Description: p.Description, AutoActivate: p.AutoActivate, SingleUser: p.SingleUser}}); err != nil {
 		return nil, err
 	}
 	// subj narrows a query to the subject of opts ($2) when one is set.
@@ -57,7 +57,11 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 			}
 			e.Seq, e.Project, e.IngestedAt = 0, "", time.Time{}
 			stats.Events++
-			return enc.Encode(governance.ExportEventRecord(e, gate.Scan))
+			rec, err := governance.ExportEventRecord(ctx, e, gate.Patterns)
+			if err != nil {
+				return err
+			}
+			return enc.Encode(rec)
 		}); err != nil {
 		return nil, fmt.Errorf("postgres: export events: %w", err)
 	}
@@ -194,7 +198,7 @@ func (s *Store) ExportJSONL(ctx context.Context, projectID int64, w io.Writer, o
 // checkpoint. A project with the slug must not exist yet (ECONFLICT). A bad
 // line rejects the whole file with an *governance.ImportError naming it.
 func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.ImportOptions) (*governance.Project, *governance.ExportStats, error) {
-	x, err := governance.ParseExport(r, gate.Scan)
+	x, err := governance.ParseExport(ctx, r, gate.Patterns)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -207,8 +211,8 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 		return nil, nil, err
 	}
 	defer tx.rollback()
-	err = tx.QueryRow(ctx, `INSERT INTO projects (slug, name, description, auto_activate, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-		p.Slug, p.Name, p.Description, p.AutoActivate, tx.now).Scan(&p.ID)
+	err = tx.QueryRow(ctx, `INSERT INTO projects (slug, name, description, auto_activate, single_user, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+		p.Slug, p.Name, p.Description, p.AutoActivate, p.SingleUser, tx.now).Scan(&p.ID)
 	if err != nil {
 		return nil, nil, mapError(err, "Project "+p.Slug)
 	}

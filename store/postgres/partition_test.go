@@ -23,7 +23,12 @@ func TestEventsPartitionMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := storetest.MustCreateProject(t, old, "mig")
+	// A project as the code before 0018 wrote it (later migrations add
+	// columns the store's CreateProject writes).
+	p := &governance.Project{Slug: "mig", Name: "mig"}
+	if err := old.Pool().QueryRow(ctx, `INSERT INTO projects (slug, name, created_at) VALUES ($1, $2, now()) RETURNING id`, p.Slug, p.Name).Scan(&p.ID); err != nil {
+		t.Fatal(err)
+	}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	ev := func(id, subject, text string, turn int) *governance.Event {
 		return &governance.Event{ID: id, SessionID: "s1", SubjectID: subject, Turn: turn, Role: governance.RoleUser, Text: text, OccurredAt: at}

@@ -3,11 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/admin"
 )
 
 // CreateProject inserts a project; a duplicate slug is ECONFLICT.
@@ -30,9 +30,9 @@ func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error 
 	}
 	defer tx.rollback()
 	err = tx.QueryRow(ctx, `
-		INSERT INTO projects (slug, name, description, auto_activate, scratch, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-		p.Slug, p.Name, p.Description, p.AutoActivate, p.Scratch, tx.now).Scan(&p.ID)
+		INSERT INTO projects (slug, name, description, auto_activate, single_user, scratch, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+		p.Slug, p.Name, p.Description, p.AutoActivate, p.SingleUser, p.Scratch, tx.now).Scan(&p.ID)
 	if err != nil {
 		return mapError(err, "Project "+p.Slug)
 	}
@@ -79,14 +79,14 @@ func (s *Store) FindProjects(ctx context.Context) ([]*governance.Project, error)
 	return out, rows.Err()
 }
 
-const projectColumns = `id, slug, name, description, auto_activate, scratch, created_at`
+const projectColumns = `id, slug, name, description, auto_activate, single_user, scratch, created_at`
 
 func scanProject(r pgx.Row) (*governance.Project, error) {
 	var (
 		p       governance.Project
 		created time.Time
 	)
-	if err := r.Scan(&p.ID, &p.Slug, &p.Name, &p.Description, &p.AutoActivate, &p.Scratch, &created); err != nil {
+	if err := r.Scan(&p.ID, &p.Slug, &p.Name, &p.Description, &p.AutoActivate, &p.SingleUser, &p.Scratch, &created); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = created.UTC()
@@ -104,26 +104,30 @@ func (s *Store) SetProjectPolicy(ctx context.Context, projectID int64, autoActiv
 // SetProjectAutoActivate is SetProjectPolicy by a person, audited as
 // "project.policy"; an unknown project is ENOTFOUND.
 func (s *Store) SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error {
+	return s.setProjectPolicy(ctx, actor, projectID, admin.AutoActivatePolicy(on))
+}
+
+// SetProjectSingleUser records whether a project has a single trusted
+// user, audited as "project.policy"; an unknown project is ENOTFOUND.
+func (s *Store) SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error {
+	return s.setProjectPolicy(ctx, actor, projectID, admin.SingleUserPolicy(on))
+}
+
+// setProjectPolicy sets one policy switch of a project, with its audit row.
+func (s *Store) setProjectPolicy(ctx context.Context, actor string, projectID int64, pol admin.ProjectPolicy) error {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.rollback()
-	tag, err := tx.Exec(ctx, `UPDATE projects SET auto_activate = $1 WHERE id = $2`, on, projectID)
+	tag, err := tx.Exec(ctx, `UPDATE projects SET `+pol.Column+` = $1 WHERE id = $2`, pol.On, projectID)
 	if err != nil {
 		return fmt.Errorf("postgres: set project policy: %w", err)
 	}
 	if tag.RowsAffected() != 1 {
 		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
 	}
-	policy := "approval"
-	if on {
-		policy = "auto_activate"
-	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "project.policy", ObjectType: "project", ObjectID: strconv.FormatInt(projectID, 10),
-		ProjectID: projectID, Details: fmt.Sprintf(`{"policy":%q}`, policy),
-	}); err != nil {
+	if err := appendAudit(ctx, tx, pol.Audit(actor, projectID)); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

@@ -17,7 +17,7 @@ import (
 // blocked text is refused, a secret is redacted); the rule's full-text
 // entry follows its text.
 func (tx ruleTx) EditRule(ctx context.Context, actor string, r *governance.Rule, e governance.RuleEdit) error {
-	ed, err := governance.CheckRuleEdit(r, e, gate.Scan)
+	ed, err := governance.CheckRuleEdit(ctx, r, e, gate.Patterns)
 	if err != nil {
 		return err
 	}

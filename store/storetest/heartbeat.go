@@ -86,7 +86,7 @@ func (ExactMerger) Partition(_ context.Context, items []governance.MergeItem) ([
 func NewHeartbeat(s consolidate.HeartbeatStore, x governance.Extractor, now func() time.Time) *consolidate.Heartbeat {
 	return &consolidate.Heartbeat{
 		Store:        s,
-		Consolidator: &consolidate.Consolidator{Extractor: x, Merger: ExactMerger{}, Gate: gate.GateText},
+		Consolidator: &consolidate.Consolidator{Extractor: x, Merger: ExactMerger{}, Classifier: gate.Patterns},
 		Idle:         time.Hour,
 		Now:          now,
 	}

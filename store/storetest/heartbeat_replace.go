@@ -39,7 +39,7 @@ func TestHeartbeatReplacementProposal(t *testing.T, open Opener) {
 			}
 			m := heuristic.NewMerger()
 			hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
-				Extractor: &LineExtractor{}, Merger: m, Gate: gate.GateText}}
+				Extractor: &LineExtractor{}, Merger: m, Classifier: gate.Patterns}}
 			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, "we always leave the hotel at 08:00")); err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestHeartbeatWideningProposal(t *testing.T, open Opener) {
 			s := OpenMemory(t, open)
 			p := MustCreateProject(t, s, "code")
 			hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
-				Extractor: userLineExtractor{}, Merger: heuristic.NewMerger(), Gate: gate.GateText}}
+				Extractor: userLineExtractor{}, Merger: heuristic.NewMerger(), Classifier: gate.Patterns}}
 			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, tc.rule)); err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +199,7 @@ func replacementPair(t *testing.T, open Opener, before func(s MemoryStore, old *
 	s = OpenMemory(t, open)
 	p := MustCreateProject(t, s, "travel")
 	hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
-		Extractor: &LineExtractor{}, Merger: heuristic.NewMerger(), Gate: gate.GateText}}
+		Extractor: &LineExtractor{}, Merger: heuristic.NewMerger(), Classifier: gate.Patterns}}
 	for i, line := range []string{"we always leave the hotel at 08:00", "we always leave the hotel at 09:30"} {
 		if _, err := s.IngestEvents(ctx, p.ID, Session(fmt.Sprint("s", i), now.Add(time.Duration(i-2)*24*time.Hour), true, line)); err != nil {
 			t.Fatal(err)
@@ -310,7 +310,7 @@ func TestReplacementFromAnyState(t *testing.T, open Opener) {
 		// newer already replaces old: it cannot be linked to replace a third rule.
 		s, old, newer := replacementPair(t, open, func(s MemoryStore, old *governance.Rule) { activate(t, s, old) })
 		hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: &consolidate.Consolidator{
-			Extractor: &LineExtractor{}, Merger: heuristic.NewMerger(), Gate: gate.GateText}}
+			Extractor: &LineExtractor{}, Merger: heuristic.NewMerger(), Classifier: gate.Patterns}}
 		if _, err := s.IngestEvents(ctx, old.ProjectID, Session("s3", time.Now().UTC().Add(-12*time.Hour), true, "we always take the metro to the museum")); err != nil {
 			t.Fatal(err)
 		}

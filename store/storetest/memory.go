@@ -136,7 +136,7 @@ var DemoState = State{Name: "demo after its first beat", Build: func(ctx context
 func demoHeartbeat(st MemoryStore) *consolidate.Heartbeat {
 	m := heuristic.NewMerger()
 	return &consolidate.Heartbeat{Store: st, Idle: 30 * time.Minute, Consolidator: &consolidate.Consolidator{
-		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Gate: gate.GateText,
+		Extractor: heuristic.NewExtractor(), Merger: m, Fallback: m, Classifier: gate.Patterns,
 	}}
 }
 

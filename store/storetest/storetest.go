@@ -32,6 +32,7 @@ type Store interface {
 	FindProjectByID(ctx context.Context, id int64) (*governance.Project, error)
 	SetProjectPolicy(ctx context.Context, projectID int64, autoActivate bool) error
 	SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error
+	SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error
 
 	CreateAccount(ctx context.Context, a *governance.Account) error
 	FindAccounts(ctx context.Context) ([]*governance.Account, error)

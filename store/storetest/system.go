@@ -129,6 +129,20 @@ func TestProjectPolicy(t *testing.T, open Opener) {
 	if _, total, _ := s.FindAudit(ctx, governance.AuditFilter{}); total != 1 {
 		t.Fatalf("audit rows = %d, want 1", total)
 	}
+	// A single trusted user is part of the policy, audited and kept.
+	if err := s.SetProjectSingleUser(ctx, "admin", p.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.FindProjectByID(ctx, p.ID); !got.SingleUser || got.AutoActivate {
+		t.Fatalf("single user not recorded alone: %+v", got)
+	}
+	rows, _, _ = s.FindAudit(ctx, governance.AuditFilter{Action: "project.policy", Limit: 1})
+	if len(rows) != 1 || !strings.Contains(rows[0].Details, `"single_user":true`) {
+		t.Fatalf("audit = %+v", rows)
+	}
+	if err := s.SetProjectSingleUser(ctx, "admin", p.ID+100, true); governance.ErrorCode(err) != governance.ENOTFOUND {
+		t.Fatalf("unknown project: err = %v, want ENOTFOUND", err)
+	}
 }
 
 // TestAccounts: an account with its memberships, found by id or by name

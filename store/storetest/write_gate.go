@@ -94,7 +94,7 @@ func TestWriteGateEndToEnd(t *testing.T, open Opener) {
 	held, _, _ := s.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID, Statuses: []governance.CandidateStatus{governance.CandidateHeld}})
 	var oneActor bool
 	for _, c := range held {
-		if strings.Contains(c.Statement, "cheap.example.xyz") && strings.Contains(c.StatusReason, "one actor") {
+		if strings.Contains(c.Statement, "cheap.example.xyz") && strings.Contains(c.StatusReason, "repetition by one person counts once") {
 			oneActor = true
 		}
 	}

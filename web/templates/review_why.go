@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -21,6 +22,7 @@ var (
 	whyRepeated      = regexp.MustCompile(`^Repeated across (\d+) sessions\.$`)
 	versionByBeat    = regexp.MustCompile(`^Proposed by the heartbeat: (\w+)\.$`)
 	whyAuthorityHeld = regexp.MustCompile(`^Touches authority \(a URL, e-mail address, command or credential\) and only one person said it, in (\d+) sessions: repetition by one actor counts once\.$`)
+	whyLowRiskHeld   = regexp.MustCompile(`^Outside the low-risk set and only one person said it, in (\d+) sessions: repetition by one person counts once\.$`)
 )
 
 const (
@@ -36,6 +38,12 @@ func candidateWhy(ctx context.Context, why string) string {
 	}
 	if rest, ok := strings.CutSuffix(why, whyAuthoritySuffix); ok {
 		return candidateWhy(ctx, rest) + t(ctx, "review.why.authority_review")
+	}
+	if rest, ok := strings.CutSuffix(why, governance.WhyOutsideLowRisk); ok {
+		return candidateWhy(ctx, rest) + t(ctx, "review.why.lowrisk_review")
+	}
+	if rest, ok := strings.CutSuffix(why, governance.WhyProjectWide); ok {
+		return candidateWhy(ctx, rest) + t(ctx, "review.why.project_review")
 	}
 	if m := whyGate.FindStringSubmatch(why); m != nil {
 		var labels []string
@@ -59,7 +67,23 @@ func candidateWhy(ctx context.Context, why string) string {
 	if m := whyAuthorityHeld.FindStringSubmatch(why); m != nil {
 		return tn(ctx, "review.why.authority_held", atoi(m[1]))
 	}
+	if m := whyLowRiskHeld.FindStringSubmatch(why); m != nil {
+		return tn(ctx, "review.why.lowrisk_held", atoi(m[1]))
+	}
 	return phrase(ctx, why)
+}
+
+// findingLabel names a finding for the reviewer: its risk class, or the
+// risk feature it is (governance.RiskName), in the reviewer's language.
+func findingLabel(ctx context.Context, f governance.Finding) string {
+	name := governance.RiskName(f)
+	if f.Category == governance.GateAuthority && !f.Redacted {
+		if locale.From(ctx).Has("risk_feature." + name) {
+			return label(ctx, "risk_feature", name)
+		}
+		return label(ctx, "gate", governance.GateAuthority)
+	}
+	return label(ctx, "gate", name)
 }
 
 // findingWhy translates why a write gate finding matters.

@@ -142,11 +142,7 @@ func ProjectUpdate(actor string, p *governance.Project, upd governance.ProjectUp
 		steps = append(steps, step)
 	}
 	if upd.AutoActivate != nil && *upd.AutoActivate != p.AutoActivate {
-		policy := "approval"
-		if *upd.AutoActivate {
-			policy = "auto_activate"
-		}
-		steps = append(steps, ProjectStep{AutoActivate: upd.AutoActivate, Audit: audit("project.policy", map[string]any{"policy": policy})})
+		steps = append(steps, ProjectStep{AutoActivate: upd.AutoActivate, Audit: AutoActivatePolicy(*upd.AutoActivate).Audit(actor, p.ID)})
 	}
 	return steps, nil
 }
@@ -156,4 +152,33 @@ func ProjectUpdate(actor string, p *governance.Project, upd governance.ProjectUp
 func ProjectDeleted(actor string, p *governance.Project, d *governance.ProjectDeletion) *governance.AuditEntry {
 	return &governance.AuditEntry{Actor: actor, Action: "project.delete", ObjectType: "project",
 		ObjectID: strconv.FormatInt(p.ID, 10), Details: auditlog.Details(map[string]any{"slug": p.Slug, "deleted": d})}
+}
+
+// ProjectPolicy is one policy switch of a project: the column it sets and
+// the details of its "project.policy" audit row.
+type ProjectPolicy struct {
+	Column  string
+	On      bool
+	details map[string]any
+}
+
+// AutoActivatePolicy switches whether a project's proposals in the
+// low-risk set become active at once (on) or wait for a reviewer.
+func AutoActivatePolicy(on bool) ProjectPolicy {
+	policy := "approval"
+	if on {
+		policy = "auto_activate"
+	}
+	return ProjectPolicy{Column: "auto_activate", On: on, details: map[string]any{"policy": policy}}
+}
+
+// SingleUserPolicy records whether a project has a single trusted user.
+func SingleUserPolicy(on bool) ProjectPolicy {
+	return ProjectPolicy{Column: "single_user", On: on, details: map[string]any{"single_user": on}}
+}
+
+// Audit is the "project.policy" audit row of the switch on a project.
+func (p ProjectPolicy) Audit(actor string, projectID int64) *governance.AuditEntry {
+	return &governance.AuditEntry{Actor: actor, Action: "project.policy", ObjectType: "project",
+		ObjectID: strconv.FormatInt(projectID, 10), ProjectID: projectID, Details: auditlog.Details(p.details)}
 }

@@ -1,0 +1,185 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Checks the risk features of patterns/risk.txt name (accept=...).
+
+// idioms are set phrases a feature's word is part of without its meaning.
+var idioms = regexp.MustCompile(patterns.exprOf("idioms"))
+
+// notIdiom refuses a match that starts inside an idiom ("pay attention").
+func notIdiom(s string, loc []int) bool {
+	lo := max(0, loc[0]-24)
+	for lo > 0 && lo < len(s) && s[lo]&0xC0 == 0x80 {
+		lo--
+	}
+	hi := min(len(s), loc[1]+24)
+	for hi < len(s) && s[hi]&0xC0 == 0x80 {
+		hi++
+	}
+	for _, m := range idioms.FindAllStringIndex(s[lo:hi], -1) {
+		if lo+m[0] <= loc[0] && loc[0] < lo+m[1] {
+			return false
+		}
+	}
+	return true
+}
+
+// digitsOf returns the digits of s[loc[0]:loc[1]].
+func digitsOf(s string, loc []int) string {
+	var b strings.Builder
+	for _, c := range []byte(s[loc[0]:loc[1]]) {
+		if c >= '0' && c <= '9' {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+var (
+	dateShape   = regexp.MustCompile(`^\d{4}[-./年]\d{1,2}[-./月]\d{1,2}|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$`)
+	dottedQuad  = regexp.MustCompile(`^\d{1,3}(?:\.\d{1,3}){3}$`)
+	mobileCN    = regexp.MustCompile(`^1[3-9]\d{9}$`)
+	plainNumber = regexp.MustCompile(`^\d+$`)
+)
+
+// phoneShaped accepts a run of digits that reads as a telephone number:
+// 7 to 15 digits, with a leading + or separators between groups, or a
+// Chinese mobile number; never a date, a time or a dotted address.
+func phoneShaped(s string, loc []int) bool {
+	m := s[loc[0]:loc[1]]
+	if loc[0] > 0 && (isWordByte(s[loc[0]-1]) || s[loc[0]-1] == '.' || s[loc[0]-1] == ':') ||
+		loc[1] < len(s) && (isWordByte(s[loc[1]]) || s[loc[1]] == ':') {
+		return false
+	}
+	d := digitsOf(s, loc)
+	switch {
+	case len(d) < 7 || len(d) > 15, dateShape.MatchString(m), dottedQuad.MatchString(m):
+		return false
+	case mobileCN.MatchString(d) && len(m) == len(d):
+		return true
+	case plainNumber.MatchString(m):
+		return strings.HasPrefix(m, "+")
+	}
+	return true
+}
+
+// accountShaped accepts what reads as an account or card number: an
+// IBAN or a number next to an account word, or a run of 12 digits or more
+// (9 to 11 that is not a telephone number).
+func accountShaped(s string, loc []int) bool {
+	m := s[loc[0]:loc[1]]
+	d := digitsOf(s, loc)
+	if strings.IndexFunc(m, func(r rune) bool { return r > '9' || r < '0' && r != ' ' && r != '-' }) >= 0 {
+		return len(d) >= 4 && !dateShape.MatchString(m)
+	}
+	if dateShape.MatchString(m) {
+		return false
+	}
+	return len(d) >= 12 || len(d) >= 9 && !mobileCN.MatchString(d)
+}
+
+// highEntropy accepts a credential-shaped token (the first submatch): 20
+// characters or more, with two of lower case, upper case and digits, and
+// about as unpredictable as random text (never words joined by '_').
+func highEntropy(s string, loc []int) bool {
+	if !notPlaceholder(s, loc) {
+		return false
+	}
+	lo, hi := firstGroup(loc)
+	v := s[lo:hi]
+	if len(v) < 20 {
+		return false
+	}
+	var kinds [4]bool
+	counts := map[byte]int{}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		counts[c]++
+		switch {
+		case 'a' <= c && c <= 'z':
+			kinds[0] = true
+		case 'A' <= c && c <= 'Z':
+			kinds[1] = true
+		case '0' <= c && c <= '9':
+			kinds[2] = true
+		default:
+			kinds[3] = true
+		}
+	}
+	n := 0
+	for _, k := range kinds[:3] {
+		if k {
+			n++
+		}
+	}
+	h := 0.0
+	for _, c := range counts {
+		p := float64(c) / float64(len(v))
+		h -= p * math.Log2(p)
+	}
+	return n >= 2 && h >= 3.5
+}
+
+// lookalikeHost reports, for a host name or address written in text, the
+// first letter that imitates an ASCII one (a Cyrillic "о" in "pypi.оrg"):
+// the letter, what it reads as and its script. A name written wholly in
+// another script (an internationalised name) is not a look-alike.
+func lookalikeHost(host string) (r rune, reads, script string, ok bool) {
+	ascii := false
+	for _, c := range host {
+		if c < 0x80 && isWordByte(byte(c)) {
+			ascii = true
+			break
+		}
+	}
+	if !ascii {
+		return 0, "", "", false
+	}
+	for _, c := range host {
+		if c < 0x80 {
+			continue
+		}
+		if a, found := confusableASCII[c]; found {
+			return c, a, scriptOf(c), true
+		}
+		if a, found := letterFold[c]; found {
+			return c, a, scriptOf(c), true
+		}
+	}
+	return 0, "", "", false
+}
+
+// scriptOf names the Unicode script of r ("Cyrillic", "Greek").
+func scriptOf(r rune) string {
+	for name, table := range unicode.Scripts {
+		if name != "Common" && name != "Inherited" && unicode.Is(table, r) {
+			return name
+		}
+	}
+	return "Common"
+}
+
+// lookalikeFinding returns the finding for a host name in text[lo:hi]
+// spelled with a look-alike letter, shown as such to the reviewer
+// ("pypi.оrg: "о" U+043E is Cyrillic, read as "o"").
+func lookalikeFinding(text string, lo, hi int) (governance.Finding, bool) {
+	host := text[lo:hi]
+	r, reads, script, ok := lookalikeHost(host)
+	if !ok {
+		return governance.Finding{}, false
+	}
+	return governance.Finding{
+		Category: governance.GateAuthority, Pattern: "lookalike_domain", Start: lo, End: hi,
+		Excerpt: fmt.Sprintf("%s: %q U+%04X is %s, read as %q", host, string(r), r, script, reads),
+		Why:     gateWhy(governance.GateAuthority, "lookalike_domain"),
+	}, true
+}
