@@ -36,7 +36,7 @@ func TestRestates(t *testing.T) {
 		{"每天14:00–16:00留给孩子午睡", "好的，2点到4点回酒店午睡。", true},
 		{"每天14:00–16:00留给孩子午睡", "每天14:00到16:00去游泳。", false},
 		{"每天14:00–16:00留给孩子午睡", "凌晨2点到4点的航班别订，孩子要午睡。", false}, // 凌晨 2:00 is not 14:00
-		{"每天14:00–16:00留给孩子午睡", "午睡之后，每天16:00去公园。", false},            // one of the two times
+		{"每天14:00–16:00留给孩子午睡", "午睡之后，每天16:00去公园。", false},    // one of the two times
 		{"Keep 2pm to 4pm free every day for the nap.", "Got it, 14:00–16:00 stays free for her nap.", true},
 		{"Keep 2pm to 4pm free every day for the nap.", "Every day from 2 o'clock to 4 o'clock is nap time.", true},
 		{"Keep 2pm to 4pm free every day for the nap.", "Every day 14:00 to 16:00 is pool time.", false},
