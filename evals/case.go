@@ -23,6 +23,8 @@ type engine struct {
 	prefix string
 	// projects maps fixture aliases (scratch) to project ids.
 	projects map[string]int64
+	// lme holds a LongMemEval run's questions once set up, by id.
+	lme map[string]*lmeCase
 }
 
 func newEngine(deps Deps, suite *Suite, prefix string) *engine {
@@ -53,6 +55,9 @@ func (e *engine) needsShared(caseIDs []string) bool {
 func (e *engine) setup(ctx context.Context, caseIDs []string) error {
 	if !e.needsShared(caseIDs) {
 		return nil
+	}
+	if e.suite.Benchmark != nil && e.suite.Benchmark.Format == FormatLongMemEval {
+		return e.setupLongMemEval(ctx, caseIDs)
 	}
 	if e.suite.Benchmark != nil {
 		id, err := e.scratchProject(ctx, e.prefix+"benchmark", false, false)
@@ -271,14 +276,18 @@ func (e *engine) runUnit(ctx context.Context, index int, id string) *CaseResult 
 	)
 	timeout := e.deps.CaseTimeout
 	if e.suite.Benchmark != nil {
-		var conv *Conversation
-		for _, c := range e.suite.Benchmark.conversations {
-			if c.ID == id {
-				conv = c
-			}
-		}
 		cctx, cancel := context.WithTimeout(ctx, max(timeout, 10*time.Minute))
-		res, err = e.runConversation(cctx, conv)
+		if e.suite.Benchmark.Format == FormatLongMemEval {
+			res, err = e.runQuestion(cctx, id)
+		} else {
+			var conv *Conversation
+			for _, c := range e.suite.Benchmark.conversations {
+				if c.ID == id {
+					conv = c
+				}
+			}
+			res, err = e.runConversation(cctx, conv)
+		}
 		cancel()
 		if err != nil {
 			res = &CaseResult{CaseID: id, Kind: KindBenchmark}

@@ -1,10 +1,12 @@
 package evals
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -17,6 +19,10 @@ import (
 // *store.Store satisfies it.
 type SuiteStore interface {
 	UpsertEvalSuite(ctx context.Context, s *SuiteRow, actor string) error
+	// UpsertEvalSuiteData is UpsertEvalSuite for a suite whose benchmark
+	// file is kept beside it (suite_data.go): when the body changes, the
+	// file read from data replaces the earlier one in the same step.
+	UpsertEvalSuiteData(ctx context.Context, s *SuiteRow, data io.Reader, actor string) error
 	FindEvalSuites(ctx context.Context) ([]*SuiteRow, error)
 	FindEvalSuiteByID(ctx context.Context, id int64) (*SuiteRow, error)
 	FindEvalSuiteByName(ctx context.Context, name string) (*SuiteRow, error)
@@ -32,6 +38,8 @@ type SuiteInfo struct {
 	Cases       int
 	Kinds       map[Kind]int
 	Benchmark   bool
+	// Format is a benchmark's data format.
+	Format string
 	// Problem is set when the stored body no longer validates.
 	Problem   string
 	UpdatedAt time.Time
@@ -70,6 +78,9 @@ func Describe(row *SuiteRow) *SuiteInfo {
 		return info
 	}
 	info.Description, info.Kinds, info.Benchmark = s.Description, s.KindCounts(), s.Benchmark != nil
+	if s.Benchmark != nil {
+		info.Format = s.Benchmark.Format
+	}
 	info.Cases = len(s.CaseIDs())
 	return info
 }
@@ -98,13 +109,27 @@ func Upload(ctx context.Context, st SuiteStore, filename string, body []byte, ac
 		return nil, err
 	}
 	stored := body
+	var data []byte
+	if b := s.Benchmark; b != nil && b.Format == FormatLongMemEval && b.Data == "" && b.open != nil {
+		// The file is kept beside the suite, which names it and lists
+		// its questions.
+		if data, b.Stored, err = storedData(body); err != nil {
+			return nil, fmt.Errorf("evals: compress benchmark file: %w", err)
+		}
+		b.File, b.open = "", nil
+	}
 	if s.Benchmark != nil && !strings.HasSuffix(strings.ToLower(filename), ".yaml") && !strings.HasSuffix(strings.ToLower(filename), ".yml") {
 		if stored, err = s.Marshal(); err != nil {
 			return nil, fmt.Errorf("evals: encode benchmark suite: %w", err)
 		}
 	}
 	row := &SuiteRow{Name: s.Name, Origin: OriginUploaded, Body: string(stored)}
-	if err := st.UpsertEvalSuite(ctx, row, actor); err != nil {
+	if data != nil {
+		err = st.UpsertEvalSuiteData(ctx, row, bytes.NewReader(data), actor)
+	} else {
+		err = st.UpsertEvalSuite(ctx, row, actor)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return row, nil

@@ -303,11 +303,23 @@ func (c *Conversation) Events() []*governance.Event {
 // QAResult is how one retriever did on one question.
 type QAResult struct {
 	Question string `json:"question"`
+	// Category is LoCoMo's; Type is LongMemEval's question type.
 	Category int    `json:"category"`
+	Type     string `json:"type,omitempty"`
 	Evidence int    `json:"evidence"`
 	// Ranks are the 1-based ranks of the evidence turns found in the top
 	// max(10, largest k) (0 = not found), in evidence order.
 	Ranks []int `json:"ranks"`
+	// SessionRanks are the ranks of the answer sessions (oldest first)
+	// among the sessions of the results, by their first result
+	// (LongMemEval).
+	SessionRanks []int `json:"session_ranks,omitempty"`
+	// NewestFirst says, for a knowledge-update question whose answer
+	// sessions have different dates, whether the newest ranks above every
+	// older one.
+	NewestFirst *bool `json:"newest_first,omitempty"`
+	// Returned is how many results the retriever gave.
+	Returned int `json:"returned,omitempty"`
 }
 
 // MetricRow aggregates one retriever over a set of questions.
@@ -328,11 +340,15 @@ type Score struct {
 
 // BenchmarkDetail is the result of one conversation.
 type BenchmarkDetail struct {
-	Conversation string                `json:"conversation"`
-	Turns        int                   `json:"turns"`
-	Questions    int                   `json:"questions"`
-	NoEvidence   int                   `json:"no_evidence"`
-	BadEvidence  int                   `json:"bad_evidence"`
+	Conversation string `json:"conversation"`
+	Turns        int    `json:"turns"`
+	Questions    int    `json:"questions"`
+	NoEvidence   int    `json:"no_evidence"`
+	BadEvidence  int    `json:"bad_evidence"`
+	// LongMemEval: answer turns dated after their question (left out of
+	// its memory), and abstention questions (measured apart).
+	LateEvidence int                   `json:"late_evidence,omitempty"`
+	Abstention   int                   `json:"abstention,omitempty"`
 	Results      map[string][]QAResult `json:"results"`
 }
 
@@ -345,6 +361,33 @@ type BenchmarkTable struct {
 	NoEvidence  int         `json:"no_evidence"`
 	BadEvidence int         `json:"bad_evidence"`
 	Turns       int         `json:"turns"`
+	// LongMemEval adds the same table at session level (relevant: the
+	// answer sessions), the abstention questions apart, the share of
+	// knowledge-update questions whose newest answer session comes first,
+	// and how many answer turns were dated after their question.
+	Format       string          `json:"format,omitempty"`
+	SessionRows  []MetricRow     `json:"session_rows,omitempty"`
+	Abstention   []AbstentionRow `json:"abstention,omitempty"`
+	NewestFirst  []ShareRow      `json:"newest_first,omitempty"`
+	LateEvidence int             `json:"late_evidence,omitempty"`
+}
+
+// AbstentionRow is what one retriever returned for the questions whose
+// answer is not in the haystack: results on average, and the share of
+// questions where a session the question draws on (its answer_session_ids)
+// is among the first ten sessions.
+type AbstentionRow struct {
+	Retriever string  `json:"retriever"`
+	Questions int     `json:"questions"`
+	Returned  float64 `json:"returned"`
+	Sessions  float64 `json:"sessions_at_10"`
+}
+
+// ShareRow is the share of questions where something held, per retriever.
+type ShareRow struct {
+	Retriever string  `json:"retriever"`
+	Questions int     `json:"questions"`
+	Share     float64 `json:"share"`
 }
 
 const ndcgK = 10
@@ -357,24 +400,17 @@ func (e *engine) runConversation(ctx context.Context, conv *Conversation) (*Case
 	events := conv.Events()
 	var baseline TextBaseline
 	if slices.Contains(b.Retrievers, RetrieverFTS5) {
-		bm, ok := e.deps.Memory.(BaselineMemory)
-		if !ok {
-			return nil, fmt.Errorf("the fts5 retriever needs a memory that can build a text baseline")
-		}
-		var err error
-		if baseline, err = bm.NewTextBaseline(ctx); err != nil {
-			return nil, fmt.Errorf("fts5 baseline: %w", err)
-		}
-		defer baseline.Close()
 		var ids, texts []string
 		for _, ev := range events {
 			if ev.Kind != governance.KindSessionEnd {
 				ids, texts = append(ids, ev.ID), append(texts, ev.Text)
 			}
 		}
-		if err := baseline.Add(ctx, ids, texts); err != nil {
-			return nil, fmt.Errorf("fts5 baseline: %w", err)
+		var err error
+		if baseline, err = e.newBaseline(ctx, ids, texts); err != nil {
+			return nil, err
 		}
+		defer baseline.Close()
 	}
 	limit := e.benchmarkLimit()
 	d := &BenchmarkDetail{Conversation: conv.ID, Turns: len(events) - len(conv.Sessions), BadEvidence: conv.BadEvidence,
@@ -394,7 +430,7 @@ func (e *engine) runConversation(ctx context.Context, conv *Conversation) (*Case
 			if r == RetrieverFTS5 {
 				ids, err = baseline.Search(ctx, qa.Question, limit)
 			} else {
-				ids, err = e.retrieve(ctx, r, projectID, conv.ID, qa.Question)
+				ids, err = e.retrieve(ctx, r, retrieval{project: projectID, subject: conv.ID, question: qa.Question, limit: limit})
 			}
 			if err != nil {
 				return nil, fmt.Errorf("%s retrieval for %q: %w", r, qa.Question, err)
@@ -437,9 +473,46 @@ func rankEvidence(qa *QA, ids []string, convID string, limit int) QAResult {
 	return r
 }
 
-// retrieve returns event ids, best first (at most ndcgK and max k).
-func (e *engine) retrieve(ctx context.Context, retriever string, projectID int64, subject, question string) ([]string, error) {
-	limit := e.benchmarkLimit()
+// newBaseline indexes texts (named by ids) in a fresh fts5 baseline.
+func (e *engine) newBaseline(ctx context.Context, ids, texts []string) (TextBaseline, error) {
+	bm, ok := e.deps.Memory.(BaselineMemory)
+	if !ok {
+		return nil, fmt.Errorf("the fts5 retriever needs a memory that can build a text baseline")
+	}
+	baseline, err := bm.NewTextBaseline(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fts5 baseline: %w", err)
+	}
+	if err := baseline.Add(ctx, ids, texts); err != nil {
+		baseline.Close()
+		return nil, fmt.Errorf("fts5 baseline: %w", err)
+	}
+	return baseline, nil
+}
+
+// baselineSearch is the fts5 baseline's answer to one question over texts.
+func (e *engine) baselineSearch(ctx context.Context, ids, texts []string, question string, limit int) ([]string, error) {
+	baseline, err := e.newBaseline(ctx, ids, texts)
+	if err != nil {
+		return nil, err
+	}
+	defer baseline.Close()
+	return baseline.Search(ctx, question, limit)
+}
+
+// retrieval is one question put to a retriever: in a project, about a
+// subject, as of a time (zero: now), for at most limit ids.
+type retrieval struct {
+	project  int64
+	subject  string
+	question string
+	asOf     time.Time
+	limit    int
+}
+
+// retrieve returns event ids, best first (at most q.limit).
+func (e *engine) retrieve(ctx context.Context, retriever string, q retrieval) ([]string, error) {
+	limit, projectID, subject, question := q.limit, q.project, q.subject, q.question
 	mem := e.deps.Memory
 	switch retriever {
 	case RetrieverSearch:
@@ -482,7 +555,7 @@ func (e *engine) retrieve(ctx context.Context, retriever string, projectID int64
 		})
 		return ids[:min(len(ids), limit)], nil
 	case RetrieverRecall:
-		pkg, err := mem.Recall(ctx, RecallQuery{ProjectID: projectID, SubjectID: subject, Task: question, IncludeEvents: true})
+		pkg, err := mem.Recall(ctx, RecallQuery{ProjectID: projectID, SubjectID: subject, Task: question, IncludeEvents: true, AsOf: q.asOf})
 		if err != nil {
 			return nil, err
 		}
@@ -529,37 +602,93 @@ func queryWords(q string, keywords bool) []string {
 	return out
 }
 
-// benchmarkTable aggregates the conversations' results.
-func benchmarkTable(k []int, retrievers []string, details []*BenchmarkDetail) *BenchmarkTable {
+// benchmarkTable aggregates the conversations' (or questions') results.
+func benchmarkTable(b *Benchmark, details []*BenchmarkDetail) *BenchmarkTable {
+	k, retrievers := b.K, b.Retrievers
 	t := &BenchmarkTable{K: k}
+	if b.Format == FormatLongMemEval {
+		t.Format = b.Format
+	}
 	byRetriever := map[string][]QAResult{}
+	abstain := map[string][]QAResult{}
 	for _, d := range details {
 		t.Questions += d.Questions
 		t.NoEvidence += d.NoEvidence
 		t.BadEvidence += d.BadEvidence
+		t.LateEvidence += d.LateEvidence
 		t.Turns += d.Turns
 		for r, rs := range d.Results {
-			byRetriever[r] = append(byRetriever[r], rs...)
+			switch {
+			case d.Abstention > 0:
+				abstain[r] = append(abstain[r], rs...)
+			case t.Format == "" || d.NoEvidence == 0: // a LongMemEval question without evidence is not measured
+				byRetriever[r] = append(byRetriever[r], rs...)
+			}
 		}
 	}
 	for _, r := range retrievers {
-		rs := byRetriever[r]
-		t.Rows = append(t.Rows, metricRow(r, "overall", k, rs))
-		cats := map[int][]QAResult{}
-		for _, q := range rs {
-			cats[q.Category] = append(cats[q.Category], q)
-		}
-		for _, c := range slices.Sorted(func(yield func(int) bool) {
-			for c := range cats {
-				if !yield(c) {
-					return
+		t.Rows = append(t.Rows, categoryRows(r, k, byRetriever[r], func(q QAResult) []int { return q.Ranks })...)
+	}
+	if t.Format == "" {
+		return t
+	}
+	for _, r := range retrievers {
+		t.SessionRows = append(t.SessionRows, categoryRows(r, k, byRetriever[r], func(q QAResult) []int { return q.SessionRanks })...)
+		if rs := abstain[r]; len(rs) > 0 {
+			row := AbstentionRow{Retriever: r, Questions: len(rs)}
+			for _, q := range rs {
+				row.Returned += float64(q.Returned)
+				if slices.ContainsFunc(q.SessionRanks, func(rank int) bool { return rank > 0 && rank <= 10 }) {
+					row.Sessions++
 				}
 			}
-		}) {
-			t.Rows = append(t.Rows, metricRow(r, fmt.Sprintf("%d %s", c, CategoryName(c)), k, cats[c]))
+			row.Returned, row.Sessions = round3(row.Returned/float64(len(rs))), round3(row.Sessions/float64(len(rs)))
+			t.Abstention = append(t.Abstention, row)
+		}
+		var n, newest int
+		for _, q := range byRetriever[r] {
+			if q.NewestFirst != nil {
+				n++
+				if *q.NewestFirst {
+					newest++
+				}
+			}
+		}
+		if n > 0 {
+			t.NewestFirst = append(t.NewestFirst, ShareRow{Retriever: r, Questions: n, Share: round3(float64(newest) / float64(n))})
 		}
 	}
 	return t
+}
+
+// categoryRows are one retriever's rows, overall and per category (LoCoMo's
+// by number, LongMemEval's question types by name), over the ranks each
+// result gives (questions without any are left out).
+func categoryRows(r string, k []int, results []QAResult, ranks func(QAResult) []int) []MetricRow {
+	var rs []QAResult
+	for _, q := range results {
+		if rk := ranks(q); len(rk) > 0 {
+			q.Ranks = rk
+			rs = append(rs, q)
+		}
+	}
+	rows := []MetricRow{metricRow(r, "overall", k, rs)}
+	cats := map[string][]QAResult{}
+	for _, q := range rs {
+		c := q.Type
+		if c == "" {
+			c = fmt.Sprintf("%d %s", q.Category, CategoryName(q.Category))
+		}
+		cats[c] = append(cats[c], q)
+	}
+	for _, c := range slices.SortedFunc(mapKeys(cats), func(a, b string) int {
+		na, _ := strconv.Atoi(strings.Fields(a)[0])
+		nb, _ := strconv.Atoi(strings.Fields(b)[0])
+		return cmp.Or(cmp.Compare(na, nb), strings.Compare(a, b))
+	}) {
+		rows = append(rows, metricRow(r, c, k, cats[c]))
+	}
+	return rows
 }
 
 func metricRow(retriever, category string, ks []int, rs []QAResult) MetricRow {

@@ -96,6 +96,9 @@ type RecallQuery struct {
 	// IncludeEvents asks for raw events too, with a large budget
 	// (retrieval benchmarks).
 	IncludeEvents bool
+	// AsOf asks as of that time (zero: now): later events are not
+	// recalled, and recency is measured from it.
+	AsOf time.Time
 }
 
 // RecallItem is one memory in a package.

@@ -294,7 +294,7 @@ func Summarize(suite *Suite, results []*CaseResult, dur time.Duration) Metrics {
 	}
 	m.Cost = roundCost(m.Cost)
 	if suite != nil && suite.Benchmark != nil {
-		m.Benchmark = benchmarkTable(suite.Benchmark.K, suite.Benchmark.Retrievers, bench)
+		m.Benchmark = benchmarkTable(suite.Benchmark, bench)
 	}
 	return m
 }
@@ -387,7 +387,8 @@ func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 	}
 	took := tr.Phrasef("took %s", tr.ShortDuration(time.Duration(m.DurationMS)*time.Millisecond))
 	if m.CleanupMS > 0 {
-		took += tr.Phrasef(" (removing scratch projects %s)", tr.ShortDuration(time.Duration(m.CleanupMS)*time.Millisecond))
+		took += tr.Phrasef(" (removing scratch projects %s, %s without)", tr.ShortDuration(time.Duration(m.CleanupMS)*time.Millisecond),
+			tr.ShortDuration(time.Duration(m.DurationMS-m.CleanupMS)*time.Millisecond))
 	}
 	b.WriteString(took + "\n")
 	if r.Err != "" {
@@ -410,33 +411,69 @@ func (r *Report) String() string {
 }
 
 func writeBenchmarkText(b *strings.Builder, t *BenchmarkTable, tr Translator) {
-	b.WriteString(tr.Phrasef("%d questions over %d turns (%d without usable evidence, %d malformed evidence ids)",
-		t.Questions, t.Turns, t.NoEvidence, t.BadEvidence) + "\n")
+	if t.Format != FormatLongMemEval {
+		b.WriteString(tr.Phrasef("%d questions over %d turns (%d without usable evidence, %d malformed evidence ids)",
+			t.Questions, t.Turns, t.NoEvidence, t.BadEvidence) + "\n")
+		writeMetricRows(b, t.K, t.Rows, tr)
+		return
+	}
+	abstain := 0
+	if len(t.Abstention) > 0 {
+		abstain = t.Abstention[0].Questions
+	}
+	b.WriteString(tr.Phrasef("%d questions over %d turns (%d abstention questions apart, %d without an answer turn before their date; %d answer turns dated after their question left out)",
+		t.Questions, t.Turns, abstain, t.NoEvidence, t.LateEvidence) + "\n")
+	b.WriteString(tr.Phrasef("turn level (relevant: the answer turns)") + "\n")
+	writeMetricRows(b, t.K, t.Rows, tr)
+	b.WriteString(tr.Phrasef("session level (relevant: the answer sessions)") + "\n")
+	writeMetricRows(b, t.K, t.SessionRows, tr)
+	for _, n := range BenchmarkNotes(t, tr) {
+		b.WriteString("  " + n + "\n")
+	}
+}
+
+// BenchmarkNotes are the lines a LongMemEval table adds below its tables:
+// the knowledge-update and the abstention rows, in tr's language.
+func BenchmarkNotes(t *BenchmarkTable, tr Translator) []string {
+	var out []string
+	for _, row := range t.NewestFirst {
+		out = append(out, tr.Phrasef("knowledge updates, newest answer session above the older ones: %s %.3f of %d",
+			tr.Enum("eval_retriever", row.Retriever), row.Share, row.Questions))
+	}
+	for _, row := range t.Abstention {
+		out = append(out, tr.Phrasef("abstention (no answer in the haystack): %s %d questions, %.1f results, a session they draw on in the first 10 sessions %.3f",
+			tr.Enum("eval_retriever", row.Retriever), row.Questions, row.Returned, row.Sessions))
+	}
+	return out
+}
+
+// writeMetricRows writes a benchmark table: a header, then each
+// category's rows together, retrievers in order.
+func writeMetricRows(b *strings.Builder, ks []int, metricRows []MetricRow, tr Translator) {
 	// Columns are padded by display width: a Chinese label takes two
 	// columns a character.
 	fmt.Fprintf(b, "  %s %s %s", locale.Pad(tr.Enum("eval_column", "retriever"), 9),
-		locale.Pad(tr.Enum("eval_column", "category"), 16), padLeft(tr.Enum("eval_column", "n"), 5))
-	for _, k := range t.K {
+		locale.Pad(tr.Enum("eval_column", "category"), 26), padLeft(tr.Enum("eval_column", "n"), 5))
+	for _, k := range ks {
 		fmt.Fprintf(b, " hit@%-3d", k)
 	}
-	for _, k := range t.K {
+	for _, k := range ks {
 		fmt.Fprintf(b, " all@%-3d", k)
 	}
 	b.WriteString(" nDCG@10\n")
-	// Side by side: each category's rows together, retrievers in order.
 	var cats []string
-	for _, row := range t.Rows {
+	for _, row := range metricRows {
 		if !slices.Contains(cats, row.Category) {
 			cats = append(cats, row.Category)
 		}
 	}
-	rows := slices.Clone(t.Rows)
+	rows := slices.Clone(metricRows)
 	slices.SortStableFunc(rows, func(a, b MetricRow) int {
 		return cmp.Compare(slices.Index(cats, a.Category), slices.Index(cats, b.Category))
 	})
 	for _, row := range rows {
 		fmt.Fprintf(b, "  %s %s %5d", locale.Pad(tr.Enum("eval_retriever", row.Retriever), 9),
-			locale.Pad(CategoryLabel(tr, row.Category), 16), row.Questions)
+			locale.Pad(CategoryLabel(tr, row.Category), 26), row.Questions)
 		for _, s := range row.HitAt {
 			fmt.Fprintf(b, " %7.3f", s.Value)
 		}

@@ -37,13 +37,13 @@ func TestReportTextInChinese(t *testing.T) {
 	if err := rep.WriteTextIn(&zh, locale.For(locale.Chinese)); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"PASSED", "SKIPPED", "FAILED", "retriever", "single-hop", "with 0.90 without 0.40", "FAIL", "took 1.4s (removing scratch projects 250ms)",
+	for _, want := range []string{"PASSED", "SKIPPED", "FAILED", "retriever", "single-hop", "with 0.90 without 0.40", "FAIL", "took 1.4s (removing scratch projects 250ms, 1.2s without)",
 		"forgets during the run: 2 removed data it copied from live projects"} {
 		if !strings.Contains(en.String(), want) {
 			t.Errorf("English report: no %q in\n%s", want, en.String())
 		}
 	}
-	for _, want := range []string{"通过", "已跳过", "失败", "基准", "检索器", "单跳", "有记忆 0.90", "FTS5 全文", "测量了 8 个问题", "已跳过：未配置模型接口", "用时 1.4 秒（清理临时项目用时 250 毫秒）",
+	for _, want := range []string{"通过", "已跳过", "失败", "基准", "检索器", "单跳", "有记忆 0.90", "FTS5 全文", "测量了 8 个问题", "已跳过：未配置模型接口", "用时 1.4 秒（清理临时项目用时 250 毫秒，不含清理 1.2 秒）",
 		"运行期间有 2 次遗忘删除了从在用项目复制的数据", "项目 p9 中的一次遗忘删除了此用例读取的数据"} {
 		if !strings.Contains(zh.String(), want) {
 			t.Errorf("Chinese report: no %q in\n%s", want, zh.String())

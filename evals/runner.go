@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"sync"
@@ -24,6 +25,9 @@ type RunStore interface {
 	SaveEvalResult(ctx context.Context, res *ResultRow, tokens int, cost float64) error
 	FindEvalResults(ctx context.Context, runID int64) ([]*ResultRow, error)
 	FinishEvalRun(ctx context.Context, id int64, status RunStatus, summary, errMsg string) (bool, error)
+	// OpenEvalSuiteData reads the benchmark file kept beside suite id
+	// (suite_data.go); ENOTFOUND when it has none.
+	OpenEvalSuiteData(ctx context.Context, suiteID int64) (io.ReadCloser, error)
 }
 
 // Runner executes queued eval runs in the background. Runs are rows in the
@@ -298,17 +302,37 @@ func cmpErr(a, b error) error {
 // the stored suite when the snapshot was too large to keep.
 func (r *Runner) loadSuite(ctx context.Context, run *RunRow) (*Suite, error) {
 	sum := ParseRunSummary(run.Summary)
+	var (
+		suite *Suite
+		err   error
+	)
 	if sum.SuiteYAML != "" {
-		return ParseSuite(run.SuiteName+".yaml", []byte(sum.SuiteYAML))
+		suite, err = ParseSuite(run.SuiteName+".yaml", []byte(sum.SuiteYAML))
+	} else {
+		row, ferr := r.Store.FindEvalSuiteByID(ctx, run.SuiteID)
+		if ferr != nil {
+			return nil, ferr
+		}
+		if sum.SuiteSHA256 != "" && sum.SuiteSHA256 != bodyHash(row.Body) {
+			return nil, governance.Errorf(governance.ECONFLICT, "Suite %s changed after the run was queued; start a new run.", row.Name)
+		}
+		suite, err = ParseSuite(row.Name+".yaml", []byte(row.Body))
 	}
+	if err != nil || suite.Benchmark == nil || suite.Benchmark.Stored == "" {
+		return suite, err
+	}
+	// The file kept beside the suite must be the one the run was queued
+	// with: the suite as it is now names it.
 	row, err := r.Store.FindEvalSuiteByID(ctx, run.SuiteID)
 	if err != nil {
 		return nil, err
 	}
-	if sum.SuiteSHA256 != "" && sum.SuiteSHA256 != bodyHash(row.Body) {
-		return nil, governance.Errorf(governance.ECONFLICT, "Suite %s changed after the run was queued; start a new run.", row.Name)
+	now, err := ParseSuite(row.Name+".yaml", []byte(row.Body))
+	if err != nil || now.Benchmark == nil || now.Benchmark.Stored != suite.Benchmark.Stored {
+		return nil, errStoredChanged(row.Name)
 	}
-	return ParseSuite(row.Name+".yaml", []byte(row.Body))
+	suite.Benchmark.OpenWith(func() (io.ReadCloser, error) { return r.Store.OpenEvalSuiteData(ctx, run.SuiteID) })
+	return suite, nil
 }
 
 func bodyHash(body string) string {

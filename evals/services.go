@@ -129,10 +129,11 @@ func (s *Services) RunHeartbeat(ctx context.Context, projectID int64) error {
 // Recall asks the recall engine for a package. It is a preview, so evals
 // never count as use of a rule.
 func (s *Services) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error) {
-	req := governance.RecallRequest{Task: q.Task, ProjectID: q.ProjectID, SubjectID: q.SubjectID, Preview: true}
+	req := governance.RecallRequest{Task: q.Task, ProjectID: q.ProjectID, SubjectID: q.SubjectID, Preview: true, AsOf: q.AsOf}
 	if q.IncludeEvents {
+		// At least fifty items fit: a benchmark reads sessions off them.
 		req.IncludeEvents = true
-		req.Budget = governance.Budget{Total: governance.MaxRecallTotal, PerItem: 2000}
+		req.Budget = governance.Budget{Total: governance.MaxRecallTotal, PerItem: governance.MaxRecallTotal / 50}
 	}
 	pkg, err := s.Store.Recall(ctx, cmpOr(s.Actor, "eval"), req)
 	if err != nil {

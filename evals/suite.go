@@ -271,21 +271,30 @@ func (m *Matcher) MatchRule(r *governance.Rule) bool {
 
 // Benchmark is a retrieval benchmark run instead of cases.
 type Benchmark struct {
-	// Format is the data format; only "locomo" is known.
+	// Format is the data format: "locomo" or "longmemeval".
 	Format string `yaml:"format"`
 	// K are the cut-offs of hit@k and all@k (default 1, 5, 10).
 	K []int `yaml:"k,omitempty"`
 	// Retrievers to measure: search (the product's search with the whole
 	// question), keywords (the product's search per keyword, ranked by
 	// keywords matched), recall (the recall engine with raw events) and
-	// fts5 (a bare SQLite FTS5 table, the reference). Default: all four.
+	// fts5 (a bare SQLite FTS5 table, the reference). Default: all four
+	// for LoCoMo; search, recall and fts5 for LongMemEval.
 	Retrievers []string `yaml:"retrievers,omitempty"`
 	// Data is the benchmark file inline; File is a path relative to the
 	// suite file (CLI only).
 	Data string `yaml:"data,omitempty"`
 	File string `yaml:"file,omitempty"`
+	// Stored is the SHA-256 of a LongMemEval file kept in the database
+	// with the suite (an upload); Questions are its question ids in file
+	// order. Neither is written by hand.
+	Stored    string   `yaml:"stored,omitempty"`
+	Questions []string `yaml:"questions,omitempty"`
 
 	conversations []*Conversation
+	// open reads a LongMemEval file from its start (the file, the inline
+	// data or the stored copy).
+	open func() (io.ReadCloser, error)
 }
 
 // Retriever names.
@@ -340,10 +349,15 @@ const MaxSuiteBytes = 16 << 20
 // fields are errors. A LoCoMo JSON file (file ending in .json, or a body
 // that is a JSON array) becomes a benchmark suite named after the file.
 func ParseSuite(file string, body []byte) (*Suite, error) {
+	lower := strings.ToLower(file)
+	if SniffBenchmark(body) == FormatLongMemEval {
+		return parseBenchmarkFile(file, body) // read one question at a time, whatever its size
+	}
 	if len(body) > MaxSuiteBytes {
 		return nil, &ValidationError{File: file, Problems: []Problem{{Message: fmt.Sprintf("file is larger than %d MB", MaxSuiteBytes>>20)}}}
 	}
-	if trimmed := bytes.TrimSpace(body); strings.HasSuffix(strings.ToLower(file), ".json") || bytes.HasPrefix(trimmed, []byte("[")) {
+	if trimmed := bytes.TrimSpace(body); strings.HasSuffix(lower, ".json") || strings.HasSuffix(lower, ".json.gz") || bytes.HasPrefix(trimmed, []byte("[")) ||
+		bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
 		return parseBenchmarkFile(file, body)
 	}
 	if problems := cleanYAML(body); len(problems) > 0 {
@@ -402,6 +416,16 @@ func cleanYAML(body []byte) []Problem {
 // LoadSuiteFile reads and parses a suite file from disk; a benchmark's
 // relative file is read next to it.
 func LoadSuiteFile(path string) (*Suite, error) {
+	if lme, err := isLongMemEvalFile(path); err != nil {
+		return nil, err
+	} else if lme {
+		s := LongMemEvalSuite(path, func() (io.ReadCloser, error) { return os.Open(path) })
+		s.File = filepath.Base(path)
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	body, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -411,16 +435,39 @@ func LoadSuiteFile(path string) (*Suite, error) {
 		return nil, err
 	}
 	if b := s.Benchmark; b != nil && b.File != "" && b.Data == "" {
-		data, err := os.ReadFile(filepath.Join(filepath.Dir(path), b.File))
-		if err != nil {
-			return nil, fmt.Errorf("%s: benchmark.file: %w", s.File, err)
+		file := filepath.Join(filepath.Dir(path), b.File)
+		if b.Format == FormatLongMemEval {
+			if _, err := os.Stat(file); err != nil {
+				return nil, fmt.Errorf("%s: benchmark.file: %w", s.File, err)
+			}
+			b.open = func() (io.ReadCloser, error) { return os.Open(file) }
+		} else {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				return nil, fmt.Errorf("%s: benchmark.file: %w", s.File, err)
+			}
+			b.Data = string(data)
 		}
-		b.Data = string(data)
 		if err := s.Validate(); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// isLongMemEvalFile reports whether the file at path starts like a
+// LongMemEval file (gzip-compressed or not).
+func isLongMemEvalFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head, err := io.ReadAll(io.LimitReader(f, sniffBytes))
+	if err != nil {
+		return false, err
+	}
+	return SniffBenchmark(head) == FormatLongMemEval, nil
 }
 
 // Marshal returns the suite as YAML (the form stored in the database).
@@ -718,8 +765,8 @@ func validateMatcher(v *validator, id, field string, m *Matcher) {
 
 func (s *Suite) validateBenchmark(v *validator) {
 	b := s.Benchmark
-	if b.Format != "locomo" {
-		v.add("", "benchmark.format", fmt.Sprintf("%q is not a known format (locomo)", b.Format))
+	if b.Format != FormatLoCoMo && b.Format != FormatLongMemEval {
+		v.add("", "benchmark.format", fmt.Sprintf("%q is not a known format (locomo, longmemeval)", b.Format))
 	}
 	if len(b.K) == 0 {
 		b.K = []int{1, 5, 10}
@@ -731,11 +778,18 @@ func (s *Suite) validateBenchmark(v *validator) {
 	}
 	if len(b.Retrievers) == 0 {
 		b.Retrievers = []string{RetrieverSearch, RetrieverKeywords, RetrieverRecall, RetrieverFTS5}
+		if b.Format == FormatLongMemEval {
+			b.Retrievers = []string{RetrieverRecall, RetrieverSearch, RetrieverFTS5}
+		}
 	}
 	for _, r := range b.Retrievers {
 		if r != RetrieverSearch && r != RetrieverKeywords && r != RetrieverRecall && r != RetrieverFTS5 {
 			v.add("", "benchmark.retrievers", fmt.Sprintf("%q is not search, keywords, recall or fts5", r))
 		}
+	}
+	if b.Format == FormatLongMemEval {
+		b.validateLongMemEval(v)
+		return
 	}
 	if b.Data == "" && b.File == "" {
 		v.add("", "benchmark", "needs data (inline) or file")
@@ -752,19 +806,98 @@ func (s *Suite) validateBenchmark(v *validator) {
 	b.conversations = convs
 }
 
+// validateLongMemEval checks where a LongMemEval file comes from and lists
+// its questions: inline data is read here; a file (LoadSuiteFile) or a
+// stored copy (the runner) is opened by whoever has it.
+func (b *Benchmark) validateLongMemEval(v *validator) {
+	switch {
+	case b.Data != "":
+		data := b.Data
+		b.open = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(data)), nil }
+		b.Questions = nil
+	case b.open != nil:
+	case b.File != "":
+		return // LoadSuiteFile opens the file and validates again
+	case b.Stored == "":
+		v.add("", "benchmark", "needs data (inline) or file")
+		return
+	}
+	if b.open != nil && len(b.Questions) == 0 {
+		ids, err := indexLongMemEval(b.open)
+		if err != nil {
+			v.add("", "benchmark.data", err.Error())
+			return
+		}
+		b.Questions = ids
+	}
+	if len(b.Questions) == 0 {
+		v.add("", "benchmark.questions", "the file holds no questions")
+	}
+	seen := map[string]bool{}
+	for _, id := range b.Questions {
+		if !idPattern.MatchString(id) || seen[id] {
+			v.add("", "benchmark.questions", fmt.Sprintf("%q is not a usable question id, or appears twice", id))
+			return
+		}
+		seen[id] = true
+	}
+}
+
+// indexLongMemEval reads a LongMemEval file through once, checking every
+// question, and lists the question ids in file order. Memory holds one
+// question at a time.
+func indexLongMemEval(open func() (io.ReadCloser, error)) ([]string, error) {
+	rc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	r, err := NewLMEReader(rc)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for {
+		q, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return ids, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, q.ID)
+	}
+}
+
 // Conversations returns the parsed benchmark conversations.
 func (b *Benchmark) Conversations() []*Conversation { return b.conversations }
 
+// OpenWith makes the benchmark read its LongMemEval file through open
+// (the runner gives a stored file this way).
+func (b *Benchmark) OpenWith(open func() (io.ReadCloser, error)) { b.open = open }
+
 func parseBenchmarkFile(file string, body []byte) (*Suite, error) {
-	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	name = regexp.MustCompile(`[^A-Za-z0-9._:-]+`).ReplaceAllString(name, "-")
-	if name == "" || !idPattern.MatchString(name) {
-		name = "benchmark"
+	if SniffBenchmark(body) == FormatLongMemEval {
+		s := LongMemEvalSuite(file, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil })
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
+	if bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
+		r, err := decompressed(bytes.NewReader(body))
+		if err == nil {
+			body, err = io.ReadAll(io.LimitReader(r, MaxSuiteBytes+1))
+		}
+		if err != nil || len(body) > MaxSuiteBytes {
+			return nil, &ValidationError{File: file, Problems: []Problem{{Message: fmt.Sprintf("not a readable gzip file of at most %d MB", MaxSuiteBytes>>20)}}}
+		}
+	}
+	name := benchmarkName(file)
 	s := &Suite{
 		Name:        "locomo-" + strings.TrimPrefix(name, "locomo-"),
 		Description: "LoCoMo retrieval benchmark imported from " + filepath.Base(file),
-		Benchmark:   &Benchmark{Format: "locomo", Data: string(body)},
+		Benchmark:   &Benchmark{Format: FormatLoCoMo, Data: string(body)},
 		File:        file,
 	}
 	if err := s.Validate(); err != nil {
@@ -773,9 +906,37 @@ func parseBenchmarkFile(file string, body []byte) (*Suite, error) {
 	return s, nil
 }
 
+// benchmarkName is the suite name a benchmark file gives: its base name
+// without ".json", ".gz" or another extension, as an id.
+func benchmarkName(file string) string {
+	name := strings.TrimSuffix(filepath.Base(file), ".gz")
+	name = strings.TrimSuffix(name, filepath.Ext(name))
+	name = regexp.MustCompile(`[^A-Za-z0-9._:-]+`).ReplaceAllString(name, "-")
+	if name == "" || !idPattern.MatchString(name) {
+		name = "benchmark"
+	}
+	return name
+}
+
+// LongMemEvalSuite is the benchmark suite of a LongMemEval file that open
+// reads (named after the file), its questions not yet listed: Validate
+// reads it through once and lists them.
+func LongMemEvalSuite(file string, open func() (io.ReadCloser, error)) *Suite {
+	name := benchmarkName(file)
+	return &Suite{
+		Name:        "longmemeval-" + strings.TrimPrefix(name, "longmemeval-"),
+		Description: "LongMemEval retrieval benchmark imported from " + filepath.Base(file),
+		Benchmark:   &Benchmark{Format: FormatLongMemEval, File: filepath.Base(file), open: open},
+		File:        file,
+	}
+}
+
 // CaseIDs lists the ids of the units a run executes: the cases, or a
 // benchmark's conversations.
 func (s *Suite) CaseIDs() []string {
+	if s.Benchmark != nil && s.Benchmark.Format == FormatLongMemEval {
+		return slices.Clone(s.Benchmark.Questions)
+	}
 	if s.Benchmark != nil {
 		ids := make([]string, 0, len(s.Benchmark.conversations))
 		for _, c := range s.Benchmark.conversations {
@@ -804,7 +965,7 @@ func (s *Suite) Case(id string) *Case {
 func (s *Suite) KindCounts() map[Kind]int {
 	out := map[Kind]int{}
 	if s.Benchmark != nil {
-		out[KindBenchmark] = len(s.Benchmark.conversations)
+		out[KindBenchmark] = len(s.Benchmark.conversations) + len(s.Benchmark.Questions)
 	}
 	for _, c := range s.Cases {
 		out[c.Kind]++

@@ -50,6 +50,10 @@ type RecallRequest struct {
 	// Preview computes and records the trace without counting the recalled
 	// rules as used (the console playground).
 	Preview bool `json:"-"`
+	// AsOf recalls as of that time (zero: now): events that occurred
+	// after it are not considered, and recency is measured from it (the
+	// eval runner asks a benchmark's question on its date).
+	AsOf time.Time `json:"-"`
 }
 
 // Normalize trims the text fields and fills the default budget.
@@ -132,6 +136,25 @@ type RecallWeights struct {
 	// NeighbourShare is the part of the relevance of the adjacent turn of
 	// the same session an event adds to its own.
 	NeighbourShare float64 `json:"neighbour_share"`
+	// SpeakerDiscount is the part of its relevance an event loses when
+	// the task asks about the other role's words: the user's turns for a
+	// task in the first person singular, the assistant's for one that
+	// refers to what the assistant said (governance/recall/speaker.go).
+	SpeakerDiscount float64 `json:"speaker_discount"`
+	// AnswerShare is the part of the relevance of a turn that ends with a
+	// question its reply (the next turn of the session) gets, when that is
+	// more than NeighbourShare gives it: the answer to a question is in
+	// the reply. QuestionDemote is the part of its own relevance such a
+	// question loses. Neither applies to the role the task asks about.
+	AnswerShare    float64 `json:"answer_share"`
+	QuestionDemote float64 `json:"question_demote"`
+	// LatestDepth and SameThing: among the best LatestDepth events, two of
+	// one role from different sessions are statements about the same
+	// thing when the task's terms both hold weigh at least SameThing of
+	// the task's (by idf); the latest of such statements is named
+	// (governance/recall/latest.go).
+	LatestDepth int     `json:"latest_depth"`
+	SameThing   float64 `json:"same_thing"`
 
 	// MinRuleScore: a usable rule scoring below it is excluded as "low
 	// relevance" — the task-independent components cannot carry it alone.
@@ -184,10 +207,15 @@ func DefaultRecallWeights() RecallWeights {
 		Sensitivity: 0.30,
 		Conflict:    0.50,
 
-		BM25K1:         0.9,
-		BM25B:          0.4,
-		UseSaturation:  32,
-		NeighbourShare: 0.3,
+		BM25K1:          0.9,
+		BM25B:           0.6,
+		UseSaturation:   32,
+		NeighbourShare:  0.3,
+		SpeakerDiscount: 0.5,
+		AnswerShare:     0.8,
+		QuestionDemote:  0.4,
+		LatestDepth:     50,
+		SameThing:       0.3,
 
 		MinRuleScore:        0.35,
 		MinContextRelevance: 0.05,
@@ -370,6 +398,8 @@ type RecallSource struct {
 	SessionIDs []string `json:"session_ids,omitempty"`
 	// EvidenceEvents counts the events behind a rule.
 	EvidenceEvents int `json:"evidence_events,omitempty"`
+	// OccurredAt is when a raw event happened.
+	OccurredAt *time.Time `json:"occurred_at,omitempty"`
 }
 
 // RecallItem is one memory in a context package.
@@ -386,6 +416,11 @@ type RecallItem struct {
 	Score           float64         `json:"score"`
 	// ConflictsWith names in-scope rules excluded because they contradict this one.
 	ConflictsWith []string `json:"conflicts_with,omitempty"`
+	// Latest is set on the latest of several raw events in which one side
+	// says much the same about what the task asks, at different times: how
+	// many there are. Newer names that latest one on each older event.
+	Latest int    `json:"latest,omitempty"`
+	Newer  string `json:"newer,omitempty"`
 }
 
 // RecallTraceEntry records the decision on one in-scope candidate. It holds

@@ -272,7 +272,7 @@ func (s *Store) DeleteProject(ctx context.Context, actor string, id int64) (*gov
 		governance.RedactedText, governance.RedactedText, p.ID); err != nil {
 		return nil, fmt.Errorf("store: redact audit reasons: %w", err)
 	}
-	if err := deleteProjectRows(ctx, tx, p); err != nil {
+	if err := deleteProjectRows(ctx, tx, p, false); err != nil {
 		return nil, err
 	}
 	if err := appendAudit(ctx, tx, admin.ProjectDeleted(actor, p, d)); err != nil {
@@ -315,7 +315,7 @@ func countProject(ctx context.Context, q querier, p *governance.Project) (*gover
 // deleteProjectRows deletes every row that belongs to project p, in an
 // order the foreign keys accept; ids of the deleted rows are never handed
 // out again (AUTOINCREMENT, migration 0025). Audit rows stay.
-func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error {
+func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project, rebuild bool) error {
 	for _, q := range append(slices.Concat(deleteProjectOutcomes, skillProjectDeletes),
 		`DELETE FROM recall_traces WHERE project_id = ?`,
 		`DELETE FROM evidence WHERE candidate_id IN (SELECT id FROM candidates WHERE project_id = ?)`,
@@ -327,7 +327,7 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error
 		`DELETE FROM episodes WHERE project_id = ?`,
 		`DELETE FROM checkpoints WHERE project_id = ?`,
 		`DELETE FROM sessions WHERE project_id = ?`,
-		`DELETE FROM events WHERE project_id = ?`,
+		`events`,
 		`DELETE FROM api_tokens WHERE project_id = ?`,
 		`DELETE FROM memberships WHERE project_id = ?`,
 		`DELETE FROM sources WHERE project_id = ?`,
@@ -336,11 +336,44 @@ func deleteProjectRows(ctx context.Context, tx *Tx, p *governance.Project) error
 		`DELETE FROM subject_keys WHERE project_id = ?`,
 		`DELETE FROM projects WHERE id = ?`,
 	) {
+		if q == "events" {
+			if err := deleteProjectEvents(ctx, tx, p, rebuild); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, q, p.ID); err != nil {
 			return fmt.Errorf("store: delete project %s: %w", p.Slug, err)
 		}
 	}
 	return nil
+}
+
+// deleteProjectEvents deletes p's events and their terms from the word
+// index: the terms in one statement (one flush of the index, where the
+// row trigger flushed once an event), or none of them when the caller
+// rebuilds the index before it commits (rebuild). The events' row trigger
+// stands aside meanwhile (ingest_mode.batch, migration 0058).
+func deleteProjectEvents(ctx context.Context, tx *Tx, p *governance.Project, rebuild bool) error {
+	if err := setIndexBatch(ctx, tx, true); err != nil {
+		return err
+	}
+	queries := []string{
+		`INSERT INTO events_words (events_words, rowid, scope, terms)
+			SELECT 'delete', seq, scope, terms FROM events_terms WHERE seq IN (SELECT seq FROM events WHERE project_id = ?)`,
+		`INSERT INTO event_index_versions (project_id, version) VALUES (?, 1)
+			ON CONFLICT (project_id) DO UPDATE SET version = version + 1`,
+		`DELETE FROM events WHERE project_id = ?`,
+	}
+	if rebuild {
+		queries = queries[1:]
+	}
+	for _, q := range queries {
+		if _, err := tx.ExecContext(ctx, q, p.ID); err != nil {
+			return fmt.Errorf("store: delete the events of project %s: %w", p.Slug, err)
+		}
+	}
+	return setIndexBatch(ctx, tx, false)
 }
 
 // jsonDetails is an audit row's details as JSON ("" for none).

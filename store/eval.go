@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/evals"
@@ -16,6 +17,19 @@ import (
 // suite of the same origin gets the new body. An uploaded suite may not
 // replace a built-in one (or the reverse): ECONFLICT. A change is audited.
 func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error {
+	return s.upsertEvalSuite(ctx, suite, nil, actor)
+}
+
+// UpsertEvalSuiteData is UpsertEvalSuite for a suite with a data file
+// (kept in parts, evals.WriteSuiteData): when the body changes, the file read from data
+// replaces the suite's earlier one in the same transaction.
+func (s *Store) UpsertEvalSuiteData(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error {
+	return s.upsertEvalSuite(ctx, suite, data, actor)
+}
+
+// upsertEvalSuite stores the suite and, when its body changes, drops its
+// data file and writes the one data reads (none when data is nil).
+func (s *Store) upsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error {
 	if strings.TrimSpace(suite.Name) == "" {
 		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
 	}
@@ -54,6 +68,17 @@ func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, acto
 	default:
 		return err
 	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM eval_suite_data WHERE suite_id = ?`, suite.ID); err != nil {
+		return fmt.Errorf("store: drop eval suite data: %w", err)
+	}
+	if data != nil {
+		if err := evals.WriteSuiteData(data, func(part int, b []byte) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO eval_suite_data (suite_id, part, bytes) VALUES (?, ?, ?)`, suite.ID, part, b)
+			return err
+		}); err != nil {
+			return fmt.Errorf("store: save eval suite data: %w", err)
+		}
+	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{
 		Actor: actor, Action: "eval.suite_save", ObjectType: "eval_suite", ObjectID: fmt.Sprint(suite.ID),
 		Details: suite.Origin + " " + suite.Name,
@@ -61,6 +86,25 @@ func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, acto
 		return err
 	}
 	return tx.Commit()
+}
+
+// OpenEvalSuiteData reads the data file of suite id back, a part at a
+// time; a suite without one is ENOTFOUND.
+func (s *Store) OpenEvalSuiteData(ctx context.Context, id int64) (io.ReadCloser, error) {
+	var parts int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM eval_suite_data WHERE suite_id = ?`, id).Scan(&parts); err != nil {
+		return nil, fmt.Errorf("store: find eval suite data: %w", err)
+	}
+	if parts == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "The suite has no data file.")
+	}
+	return evals.ReadSuiteData(parts, func(part int) ([]byte, error) {
+		var b []byte
+		if err := s.db.QueryRowContext(ctx, `SELECT bytes FROM eval_suite_data WHERE suite_id = ? AND part = ?`, id, part).Scan(&b); err != nil {
+			return nil, fmt.Errorf("store: read eval suite data: %w", err)
+		}
+		return b, nil
+	}), nil
 }
 
 // FindEvalSuiteByID returns one suite or ENOTFOUND.
@@ -512,11 +556,8 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for _, id := range ids {
-		// Gone meanwhile: another cleanup, or a forget removing copies.
-		if err := s.DeleteScratchProject(ctx, id); err != nil && governance.ErrorCode(err) != governance.ENOTFOUND {
-			return err
-		}
+	if err := s.deleteScratchProjects(ctx, ids); err != nil {
+		return err
 	}
 	// The run's copy records go with its scratch projects (a case's own
 	// prefix is longer than the run's, so its cleanup keeps them).
@@ -538,6 +579,54 @@ func (s *Store) DeleteScratchProjects(ctx context.Context, prefix string) error 
 	return tx.Commit()
 }
 
+// deleteScratchProjects removes the scratch projects ids. Removing an
+// event's terms from the word index one by one (secure-delete) costs
+// milliseconds an event, so when the projects hold so many events that
+// rewriting each index once costs less (bulkForget, as a large forget
+// decides), they go in one transaction that marks their rows deleted and
+// rebuilds the indexes at its end; otherwise each goes in a transaction of
+// its own. A project gone meanwhile (another cleanup, a forget removing
+// copies) is skipped.
+func (s *Store) deleteScratchProjects(ctx context.Context, ids []int64) error {
+	var events, all int
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM events WHERE project_id IN (SELECT value FROM json_each(?))),
+		(SELECT COALESCE(MAX(seq), 0) FROM events)`, listArg(ids)).Scan(&events, &all); err != nil {
+		return fmt.Errorf("store: count scratch events: %w", err)
+	}
+	if !bulkForget(events, all) {
+		for _, id := range ids {
+			if err := s.DeleteScratchProject(ctx, id); err != nil && governance.ErrorCode(err) != governance.ENOTFOUND {
+				return err
+			}
+		}
+		return nil
+	}
+	tx, err := s.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	indexes, err := secureIndexes(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := setSecureDelete(ctx, tx, indexes, false); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := deleteScratchProject(ctx, tx, id, true); err != nil && governance.ErrorCode(err) != governance.ENOTFOUND {
+			return err
+		}
+	}
+	if err := rewriteIndexes(ctx, tx, indexes); err != nil {
+		return err
+	}
+	if err := setSecureDelete(ctx, tx, indexes, true); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // DeleteScratchProject removes a project an eval run created, with every
 // row of every layer that belongs to it (audit rows stay). It refuses any
 // project that was not created as a scratch project (EFORBIDDEN).
@@ -547,11 +636,20 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 		return err
 	}
 	defer tx.Rollback()
+	if err := deleteScratchProject(ctx, tx, projectID, false); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// deleteScratchProject removes one scratch project in tx; with rebuild the
+// caller rebuilds the full-text indexes before it commits.
+func deleteScratchProject(ctx context.Context, tx *Tx, projectID int64, rebuild bool) error {
 	var (
 		slug    string
 		scratch bool
 	)
-	err = tx.QueryRowContext(ctx, `SELECT slug, scratch FROM projects WHERE id = ?`, projectID).Scan(&slug, &scratch)
+	err := tx.QueryRowContext(ctx, `SELECT slug, scratch FROM projects WHERE id = ?`, projectID).Scan(&slug, &scratch)
 	if errors.Is(err, sql.ErrNoRows) {
 		return governance.Errorf(governance.ENOTFOUND, "Project not found.")
 	}
@@ -561,10 +659,7 @@ func (s *Store) DeleteScratchProject(ctx context.Context, projectID int64) error
 	if !scratch {
 		return governance.Errorf(governance.EFORBIDDEN, "Project %s is not an eval scratch project.", slug)
 	}
-	if err := deleteProjectRows(ctx, tx, &governance.Project{ID: projectID, Slug: slug}); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return deleteProjectRows(ctx, tx, &governance.Project{ID: projectID, Slug: slug}, rebuild)
 }
 
 // NewTextBaseline opens an empty bare full-text baseline in a new

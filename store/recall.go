@@ -23,7 +23,17 @@ func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallR
 // LoadRecallInput gathers what recall considers for req (recall.Load), and
 // with an embeddings model the memories closest to the task's vector.
 // (Recall adds the evidence of the rules it includes to their sources.)
+// The task is embedded before the queries take a heavy-read slot: a slow
+// embeddings endpoint keeps no slot from the searches and recalls that
+// need one.
 func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallRequest) (*governance.RecallInput, error) {
+	var query *semantic.Query
+	if s.Embedder != nil {
+		var err error
+		if query, err = semantic.Embed(ctx, s.Embedder, req); err != nil {
+			return nil, err
+		}
+	}
 	release, err := s.heavyRead(ctx)
 	if err != nil {
 		return nil, err
@@ -33,8 +43,8 @@ func (s *Store) LoadRecallInput(ctx context.Context, req governance.RecallReques
 	if err != nil {
 		return nil, err
 	}
-	if s.Embedder != nil {
-		if err := semantic.Load(ctx, s.Embedder, recallSemantic{s, req}, req, in); err != nil {
+	if query != nil {
+		if err := semantic.Find(ctx, query, recallSemantic{s, req}, req, in); err != nil {
 			return nil, err
 		}
 	}
@@ -139,15 +149,22 @@ func (r recallSource) EventTermStats(ctx context.Context, terms []string) (*gove
 }
 
 // EventsByTerms reads the project-scoped event index (events_words), best
-// FTS5 rank first.
+// FTS5 rank first (among the events up to the request's AsOf, when set).
 func (r recallSource) EventsByTerms(ctx context.Context, terms []string, limit int, add func(*governance.Event)) error {
+	match := anyTermMatch(r.req.ProjectID, recallSubjects(r.req.SubjectID), terms)
+	best, args := `SELECT rowid FROM events_words WHERE events_words MATCH ? ORDER BY rank LIMIT ?`, []any{match, limit}
+	if !r.req.AsOf.IsZero() {
+		best = `SELECT w.rowid FROM events_words w JOIN events e ON e.seq = w.rowid
+			WHERE events_words MATCH ? AND e.occurred_at <= ? ORDER BY w.rank LIMIT ?`
+		args = []any{match, formatTime(r.req.AsOf), limit}
+	}
 	err := queryAll(ctx, r.s.read, `
 		SELECT `+eventColumns+`
-		FROM (SELECT rowid FROM events_words WHERE events_words MATCH ? ORDER BY rank LIMIT ?) w
+		FROM (`+best+`) w
 		JOIN events e ON e.seq = w.rowid
 		WHERE e.project_id = ? AND e.subject_id IN ('', ?) AND e.redacted = 0 AND e.kind = 'message'
 		ORDER BY e.seq`,
-		[]any{anyTermMatch(r.req.ProjectID, recallSubjects(r.req.SubjectID), terms), limit, r.req.ProjectID, r.req.SubjectID},
+		append(args, r.req.ProjectID, r.req.SubjectID),
 		func(row scanner) error {
 			e, err := scanEvent(row)
 			if err == nil {

@@ -327,7 +327,7 @@ func removeCopies(ctx context.Context, tx *Tx, projects []int64) error {
 			return fmt.Errorf("store: find eval copies: %w", err)
 		}
 		for _, p := range doomed {
-			if err := deleteProjectRows(ctx, tx, p); err != nil {
+			if err := deleteProjectRows(ctx, tx, p, false); err != nil {
 				return err
 			}
 		}

@@ -101,8 +101,8 @@ func TestEvalPagesInChinese(t *testing.T) {
 		[]string{"regression", "Figure", "Before", "After", "Detail"})
 
 	_, doc = c.Get("/evals/benchmarks")
-	readsChinese(t, "/evals/benchmarks", doc, []string{"检索基准测试", "还没有上传基准测试", "导入 LoCoMo 文件"},
-		[]string{"Retrieval benchmarks", "No benchmark uploaded yet", "Import a LoCoMo file", "Upload"})
+	readsChinese(t, "/evals/benchmarks", doc, []string{"检索基准测试", "还没有上传基准测试", "导入 LoCoMo 或 LongMemEval 文件"},
+		[]string{"Retrieval benchmarks", "No benchmark uploaded yet", "Import a LoCoMo or LongMemEval file", "Upload"})
 }
 
 // TestDataPagesInChinese: export, import and the followed directories read

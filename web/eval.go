@@ -88,9 +88,10 @@ func readUpload(c echo.Context, maxBytes int64) (name string, body []byte, err e
 	return name, []byte(text), nil
 }
 
-// uploadFunc reads the request's upload for the evals use cases.
-func uploadFunc(c echo.Context) app.UploadFunc {
-	return func() (string, []byte, error) { return readUpload(c, evals.MaxSuiteBytes) }
+// uploadFunc reads the request's upload for the evals use cases, at most
+// maxBytes (a suite's; a benchmark file may be as large as an import).
+func uploadFunc(c echo.Context, maxBytes int64) app.UploadFunc {
+	return func() (string, []byte, error) { return readUpload(c, maxBytes) }
 }
 
 // uploadProblems turns an upload's *app.SuiteProblems into the form to show
@@ -106,7 +107,7 @@ func uploadProblems(c echo.Context, err error) (templates.EvalUploadForm, error)
 // handleEvalSuiteCreate stores an uploaded suite (YAML or LoCoMo JSON).
 func (s *Server) handleEvalSuiteCreate(c echo.Context) error {
 	ctx := c.Request().Context()
-	row, err := s.app.Evals.Upload(ctx, actorOf(ctx), uploadFunc(c))
+	row, err := s.app.Evals.Upload(ctx, actorOf(ctx), uploadFunc(c, evals.MaxSuiteBytes))
 	if err != nil {
 		form, err := uploadProblems(c, err)
 		if err != nil {
@@ -292,10 +293,11 @@ func (s *Server) benchmarkIndexView(c echo.Context) (templates.EvalBenchmarkInde
 	return v, nil
 }
 
-// handleEvalBenchmarkCreate imports a LoCoMo file and starts its run.
+// handleEvalBenchmarkCreate imports a LoCoMo or LongMemEval file and
+// starts its run.
 func (s *Server) handleEvalBenchmarkCreate(c echo.Context) error {
 	ctx := c.Request().Context()
-	run, err := s.app.Evals.UploadBenchmark(ctx, actorOf(ctx), uploadFunc(c))
+	run, err := s.app.Evals.UploadBenchmark(ctx, actorOf(ctx), uploadFunc(c, max(s.cfg.MaxImportBytes, evals.MaxSuiteBytes)))
 	if err != nil {
 		form, err := uploadProblems(c, err)
 		if err != nil {

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -309,6 +310,35 @@ cases:
 		_, doc = c.Get("/evals/benchmarks")
 		if doc.Find(testid("benchmark-locomo-sample")+" "+testid("benchmark-table")).Length() != 1 {
 			t.Fatal("the benchmarks page does not show the table")
+		}
+	})
+
+	// A LongMemEval file, gzip-compressed, is kept beside its suite and
+	// read back by the run: both tables and the notes show.
+	t.Run("LongMemEval", func(t *testing.T) {
+		data, err := os.ReadFile("../evals/testdata/longmemeval-sample.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write(data)
+		zw.Close()
+		res, _ := uploadSuite(t, c, "/evals/benchmarks", "longmemeval-sample.json.gz", gz.String())
+		wantStatus(t, res, http.StatusSeeOther)
+		run := res.Header.Get("Location")
+		waitDone(t, c, run)
+		_, doc := c.Get(run)
+		if doc.Find(testid("benchmark-table")+" "+testid("benchmark-row")).Length() < 3 ||
+			doc.Find(testid("benchmark-session-table")+" "+testid("benchmark-row")).Length() < 3 {
+			t.Fatalf("benchmark tables = %s", doc.Find(testid("run-results")).Text())
+		}
+		if notes := doc.Find(testid("benchmark-notes")).Text(); !strings.Contains(notes, "knowledge updates") {
+			t.Fatalf("notes = %q", notes)
+		}
+		_, doc = c.Get("/evals/benchmarks")
+		if got := doc.Find(testid("benchmark-longmemeval-sample")).Text(); !strings.Contains(got, "4 questions") {
+			t.Fatalf("the benchmarks page shows %q", got)
 		}
 	})
 }

@@ -18,7 +18,7 @@ import (
 func suiteRow(info *evals.SuiteInfo) templates.EvalSuiteRow {
 	row := templates.EvalSuiteRow{
 		ID: info.ID, Name: info.Name, Origin: info.Origin, Description: info.Description,
-		Cases: info.Cases, Benchmark: info.Benchmark, Problem: info.Problem,
+		Cases: info.Cases, Benchmark: info.Benchmark, Questions: info.Format == evals.FormatLongMemEval, Problem: info.Problem,
 	}
 	for _, k := range append(slices.Clone(evals.Kinds), evals.KindBenchmark) {
 		if n := info.Kinds[k]; n > 0 {
@@ -248,8 +248,14 @@ func verdictView(loc *locale.Localizer, v *evals.Verdict) templates.EvalVerdictV
 
 func benchmarkView(loc *locale.Localizer, t *evals.BenchmarkTable) *templates.EvalBenchmarkView {
 	v := &templates.EvalBenchmarkView{K: t.K, Summary: loc.T("eval.benchmark_summary", "Questions", loc.Number(t.Questions), "Turns", loc.Number(t.Turns),
-		"NoEvidence", loc.Number(t.NoEvidence), "BadEvidence", loc.Number(t.BadEvidence))}
-	for _, r := range t.Rows {
+		"NoEvidence", loc.Number(t.NoEvidence), "BadEvidence", loc.Number(t.BadEvidence)),
+		Rows: benchmarkRows(loc, t.Rows), Sessions: benchmarkRows(loc, t.SessionRows), Notes: evals.BenchmarkNotes(t, loc)}
+	return v
+}
+
+func benchmarkRows(loc *locale.Localizer, rows []evals.MetricRow) []templates.EvalBenchmarkRow {
+	var out []templates.EvalBenchmarkRow
+	for _, r := range rows {
 		row := templates.EvalBenchmarkRow{Retriever: loc.Enum("eval_retriever", r.Retriever), Category: evals.CategoryLabel(loc, r.Category),
 			Overall: r.Category == "overall", Questions: r.Questions, NDCG: fmt.Sprintf("%.3f", r.NDCG10)}
 		for _, s := range r.HitAt {
@@ -258,9 +264,9 @@ func benchmarkView(loc *locale.Localizer, t *evals.BenchmarkTable) *templates.Ev
 		for _, s := range r.AllAt {
 			row.AllAt = append(row.AllAt, fmt.Sprintf("%.3f", s.Value))
 		}
-		v.Rows = append(v.Rows, row)
+		out = append(out, row)
 	}
-	return v
+	return out
 }
 
 func compareView(loc *locale.Localizer, a, b *evals.RunRow, cmp *evals.Comparison) templates.EvalCompareView {

@@ -301,7 +301,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.Float64Var(&c.LLMPriceIn, "llm-price-in", c.LLMPriceIn, "price of a million prompt tokens, for eval cost figures (MNEMO_LLM_PRICE_IN)")
 	fs.Float64Var(&c.LLMPriceOut, "llm-price-out", c.LLMPriceOut, "price of a million completion tokens (MNEMO_LLM_PRICE_OUT)")
 	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "embeddings model at the LLM endpoint; empty: recall ranks by words alone (MNEMO_EMBED_MODEL)")
-	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", c.MaxImportBytes, "largest import file uploaded on the Import page (MNEMO_MAX_IMPORT_BYTES)")
+	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", c.MaxImportBytes, "largest file uploaded on the Import and Benchmarks pages (MNEMO_MAX_IMPORT_BYTES)")
 	fs.Int64Var(&c.MaxEventsBytes, "max-events-bytes", c.MaxEventsBytes, "largest body of POST /api/v1/events (MNEMO_MAX_EVENTS_BYTES)")
 	fs.Var(&rootsFlag{dst: &c.FollowRoots}, "follow-root", "a directory under which administrators may follow session files from the browser; repeat for several, or none for no directory; default: ~/.claude/projects, ~/.codex/sessions and ~/.hermes (MNEMO_FOLLOW_ROOTS, separated by colons)")
 	fs.StringVar(&c.AuditKeyFile, "audit-key-file", c.AuditKeyFile, "file holding the audit chain's key (hex); default audit.key in --data, made on first start; every instance on one database needs the same (MNEMO_AUDIT_KEY_FILE, or the key itself in MNEMO_AUDIT_KEY)")

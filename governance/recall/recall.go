@@ -29,12 +29,19 @@ type recallCandidate struct {
 	// baseRelevance is the item's own relevance; session and turn place an
 	// event among its neighbours.
 	baseRelevance float64
-	session       string
-	turn          int
-	grams         gramSet
-	rule          *governance.Rule
-	eligible      bool
-	sortScore     float64
+	// relevance is the current relevance: the base one with what the
+	// speaker, the neighbours and the latest statement add.
+	relevance float64
+	session   string
+	turn      int
+	role      governance.Role
+	at        time.Time // when an event occurred
+	asks      bool      // the event's last sentence is a question
+	tf        []int     // frequencies of the query's terms (nil: none)
+	grams     gramSet
+	rule      *governance.Rule
+	eligible  bool
+	sortScore float64
 	// shape caches what conflict detection reads of a rule's text.
 	shape *shapeDigest
 }
@@ -106,6 +113,9 @@ var shapes = struct {
 // statistics come from them alone.
 func Recall(req governance.RecallRequest, in governance.RecallInput, w governance.RecallWeights) *governance.RecallPackage {
 	req.Normalize()
+	if !req.AsOf.IsZero() {
+		in.Now = req.AsOf
+	}
 	terms := newQueryTerms(req.Task + " " + req.TaskType)
 	pkg := &governance.RecallPackage{ProjectID: req.ProjectID, SubjectID: req.SubjectID, Budget: req.Budget, Items: []governance.RecallItem{}}
 	pkg.Trace.ScopeFiltered = in.Filtered
@@ -153,7 +163,7 @@ func Recall(req governance.RecallRequest, in governance.RecallInput, w governanc
 	}
 	if req.IncludeEvents {
 		for _, ev := range in.Events {
-			if ev.Event == nil || ev.Event.Redacted {
+			if ev.Event == nil || ev.Event.Redacted || (!req.AsOf.IsZero() && ev.Event.OccurredAt.After(req.AsOf)) {
 				continue
 			}
 			if !inRecallScope(req, ev.Event.ProjectID, ev.Event.SubjectID) {
@@ -162,11 +172,14 @@ func Recall(req governance.RecallRequest, in governance.RecallInput, w governanc
 			events = append(events, eventCandidate(in.Now, w, ev))
 		}
 		events = dedupeCandidates(events)
-		scoreRelevance(events, terms, in.Corpus.Events, in.Corpus.EventTerms, w)
+		idf := scoreRelevance(events, terms, in.Corpus.Events, in.Corpus.EventTerms, w)
 		if sem != nil {
 			fuseSemantic(events, sem.Events, w)
 		}
-		neighbourRelevance(events, w)
+		speaker := taskSpeaker(req.Task)
+		speakerRelevance(events, speaker, w)
+		neighbourRelevance(events, speaker, w)
+		markLatest(events, idf, w)
 	}
 	cands := append(append(rules, episodes...), events...)
 
@@ -186,19 +199,21 @@ func Recall(req governance.RecallRequest, in governance.RecallInput, w governanc
 
 // scoreRelevance sets the relevance of one kind's candidates and their
 // totals. The order of the candidates does not matter.
-func scoreRelevance(cands []*recallCandidate, terms queryTerms, docs int, stats *governance.TermStats, w governance.RecallWeights) {
+func scoreRelevance(cands []*recallCandidate, terms queryTerms, docs int, stats *governance.TermStats, w governance.RecallWeights) []float64 {
 	counts := make([]termCounts, len(cands))
 	for i, c := range cands {
 		counts[i] = terms.count(c.text)
+		c.tf = counts[i].tf
 	}
-	rel := bm25Relevance(terms, counts, docs, stats, w)
+	rel, idf := bm25Relevance(terms, counts, docs, stats, w)
 	for i, c := range cands {
 		s := c.entry.Score
 		s.Relevance = blendRank(rel[i], c.storeRank, w)
-		c.baseRelevance = s.Relevance
+		c.baseRelevance, c.relevance = s.Relevance, s.Relevance
 		c.sortScore = rawTotal(s, w)
 		c.entry.Score = total(s, w)
 	}
+	return idf
 }
 
 // fuseSemantic makes the relevance of one kind's candidates the reciprocal
@@ -250,7 +265,7 @@ func fuseSemantic(cands []*recallCandidate, hits []governance.SemanticHit, w gov
 			fused += 1 / (k + float64(h.rank))
 		}
 		s.Relevance = clamp01(fused / ideal)
-		c.baseRelevance = s.Relevance
+		c.baseRelevance, c.relevance = s.Relevance, s.Relevance
 		c.sortScore = rawTotal(s, w)
 		c.entry.Score = total(s, w)
 	}
@@ -259,7 +274,7 @@ func fuseSemantic(cands []*recallCandidate, hits []governance.SemanticHit, w gov
 // neighbourRelevance lends each event a share (NeighbourShare) of the
 // relevance of the turn just before or after it in its session, whichever
 // is higher: an answer often sits next to the turn that names the subject.
-func neighbourRelevance(events []*recallCandidate, w governance.RecallWeights) {
+func neighbourRelevance(events []*recallCandidate, speaker governance.Role, w governance.RecallWeights) {
 	if w.NeighbourShare <= 0 || len(events) < 2 {
 		return
 	}
@@ -267,20 +282,41 @@ func neighbourRelevance(events []*recallCandidate, w governance.RecallWeights) {
 		session string
 		turn    int
 	}
-	at := make(map[turnKey]float64, len(events))
+	at := make(map[turnKey]*recallCandidate, len(events))
 	for _, c := range events {
-		at[turnKey{c.session, c.turn}] = c.baseRelevance
+		at[turnKey{c.session, c.turn}] = c
+	}
+	rel := func(c *recallCandidate) float64 {
+		if c == nil {
+			return 0
+		}
+		return c.baseRelevance
 	}
 	for _, c := range events {
-		near := max(at[turnKey{c.session, c.turn - 1}], at[turnKey{c.session, c.turn + 1}])
-		if near <= 0 {
+		prev, next := at[turnKey{c.session, c.turn - 1}], at[turnKey{c.session, c.turn + 1}]
+		near := w.NeighbourShare * max(rel(prev), rel(next))
+		if prev != nil && prev.asks && (speaker == "" || c.role == speaker) {
+			near = max(near, w.AnswerShare*rel(prev))
+		}
+		own := c.baseRelevance
+		if c.asks && (speaker == "" || c.role != speaker) {
+			own *= 1 - w.QuestionDemote
+		}
+		if near <= 0 && own == c.baseRelevance {
 			continue
 		}
-		s := c.entry.Score
-		s.Relevance = clamp01(c.baseRelevance + w.NeighbourShare*near)
-		c.sortScore = rawTotal(s, w)
-		c.entry.Score = total(s, w)
+		c.setRelevance(clamp01(own+near), w)
 	}
+}
+
+// setRelevance gives c a new relevance (its base relevance stays) and the
+// total that follows.
+func (c *recallCandidate) setRelevance(v float64, w governance.RecallWeights) {
+	c.relevance = v
+	s := c.entry.Score
+	s.Relevance = v
+	c.sortScore = rawTotal(s, w)
+	c.entry.Score = total(s, w)
 }
 
 func inRecallScope(req governance.RecallRequest, projectID int64, subjectID string) bool {
@@ -352,7 +388,7 @@ func episodeCandidate(now time.Time, w governance.RecallWeights, ep governance.R
 
 func eventCandidate(now time.Time, w governance.RecallWeights, ev governance.RecallEvent) *recallCandidate {
 	e := ev.Event
-	c := &recallCandidate{order: 2, num: e.Seq, text: e.Text, storeRank: ev.Rank, session: e.SessionID, turn: e.Turn}
+	c := &recallCandidate{order: 2, num: e.Seq, text: e.Text, storeRank: ev.Rank, session: e.SessionID, turn: e.Turn, role: e.Role, at: e.OccurredAt, asks: asks(e.Text)}
 	c.entry = governance.RecallTraceEntry{ID: governance.RecallEventID(e.Seq), Kind: governance.RecallKindEvent}
 	trust := w.EventTrust
 	s := governance.RecallScore{
@@ -370,14 +406,36 @@ func eventCandidate(now time.Time, w governance.RecallWeights, ev governance.Rec
 	c.entry.Score = s
 	c.item = governance.RecallItem{
 		ID: c.entry.ID, Kind: governance.RecallKindEvent, Text: e.Text,
-		Source: governance.RecallSource{EventSeq: e.Seq, EventID: e.ID, Origin: e.Source, SubjectID: e.SubjectID, SessionIDs: []string{e.SessionID}},
-		Trust:  trust,
+		Source: governance.RecallSource{EventSeq: e.Seq, EventID: e.ID, Origin: e.Source, SubjectID: e.SubjectID, SessionIDs: []string{e.SessionID},
+			OccurredAt: occurredAt(e.OccurredAt)},
+		Trust: trust,
 	}
 	c.eligible = true
 	if strings.TrimSpace(e.Text) == "" {
 		c.eligible, c.entry.Reason = false, governance.TraceEmpty
 	}
 	return c
+}
+
+// occurredAt is an event's time for its item (nil when unknown).
+func occurredAt(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+// asks reports whether a text ends with a question.
+func asks(text string) bool {
+	last := false
+	tokenizer.Sentences(text, func(start, end, next int, question bool) bool {
+		if end > start {
+			last = question
+		}
+		return true
+	})
+	return last
 }
 
 // dedupeCandidates keeps the first candidate of each id (a store may offer
@@ -716,10 +774,20 @@ func recallLabel(it governance.RecallItem) string {
 	case governance.RecallKindEpisode:
 		return it.ID + " · earlier session summary"
 	default:
+		parts := []string{it.ID, "raw event"}
 		if it.Source.Origin == governance.SourceExternal {
-			return fmt.Sprintf("%s · raw event · external content, untrusted (trust %.2f)", it.ID, it.Trust)
+			parts = append(parts, fmt.Sprintf("external content, untrusted (trust %.2f)", it.Trust))
 		}
-		return it.ID + " · raw event"
+		if at := it.Source.OccurredAt; at != nil {
+			parts = append(parts, at.UTC().Format("2006-01-02 15:04"))
+		}
+		switch {
+		case it.Latest > 1:
+			parts = append(parts, fmt.Sprintf("the latest of %d similar statements", it.Latest))
+		case it.Newer != "":
+			parts = append(parts, "older: "+it.Newer+" is later")
+		}
+		return strings.Join(parts, " · ")
 	}
 }
 

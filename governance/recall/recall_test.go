@@ -398,3 +398,44 @@ func TestHermesFileWithholdsBlocked(t *testing.T) {
 		t.Fatalf("hermes file = %+v, want only the aisle rule", f)
 	}
 }
+
+// TestRecallLatestStatement: what the user said about the same thing in
+// two sessions is linked; the later statement is named the latest and the
+// older one names it, in the items and in the fenced text; an unrelated
+// statement is left alone; nothing after the request's AsOf is used.
+func TestRecallLatestStatement(t *testing.T) {
+	mk := func(seq int64, session string, days int, text string) governance.RecallEvent {
+		return governance.RecallEvent{Event: &governance.Event{Seq: seq, ID: fmt.Sprintf("e%d", seq), ProjectID: 1, SubjectID: "u",
+			SessionID: session, Turn: 1, Role: governance.RoleUser, Kind: governance.KindMessage, Text: text,
+			OccurredAt: recallNow.AddDate(0, 0, -days)}}
+	}
+	in := governance.RecallInput{Now: recallNow, Events: []governance.RecallEvent{
+		mk(1, "s1", 40, "I have watched 12 Crash Course history videos so far."),
+		mk(2, "s2", 20, "Update: I have watched 15 Crash Course history videos now."),
+		mk(3, "s3", 10, "I baked bread with my sister."),
+		mk(4, "s4", 1, "I have watched 19 Crash Course history videos, counting today's."),
+	}}
+	req := governance.RecallRequest{Task: "How many Crash Course history videos have I watched?", ProjectID: 1, SubjectID: "u",
+		IncludeEvents: true, AsOf: recallNow.AddDate(0, 0, -5)}
+	pkg := recall.Recall(req, in, governance.DefaultRecallWeights())
+	items := map[string]governance.RecallItem{}
+	for _, it := range pkg.Items {
+		items[it.Source.EventID] = it
+	}
+	if _, ok := items["e4"]; ok {
+		t.Fatalf("an event after the request's date was recalled: %v", includedIDs(pkg))
+	}
+	latest, older := items["e2"], items["e1"]
+	if latest.Latest != 2 || older.Newer != latest.ID || older.Latest != 0 {
+		t.Fatalf("latest = %+v, older = %+v", latest, older)
+	}
+	if it := items["e3"]; it.Latest != 0 || it.Newer != "" {
+		t.Errorf("an unrelated statement is linked: %+v", it)
+	}
+	if !strings.Contains(pkg.Text, "the latest of 2 similar statements") || !strings.Contains(pkg.Text, "older: "+latest.ID+" is later") {
+		t.Errorf("the fenced text does not say which is the latest:\n%s", pkg.Text)
+	}
+	if len(pkg.Items) == 0 || pkg.Items[0].Source.EventID != "e2" {
+		t.Errorf("order = %v, want the latest statement first", includedIDs(pkg))
+	}
+}

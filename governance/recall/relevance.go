@@ -52,7 +52,8 @@ func (q queryTerms) count(text string) termCounts {
 	return c
 }
 
-// bm25Relevance scores docs (one kind's candidates, all in scope) against q.
+// bm25Relevance scores docs (one kind's candidates, all in scope) against q;
+// it also returns each query term's idf (by query position).
 // docs is the size of the scope's corpus of that kind when the store knows
 // it (0: the candidates are the corpus). The store offers every in-scope
 // document holding a query term, so document frequencies counted over the
@@ -60,10 +61,10 @@ func (q queryTerms) count(text string) termCounts {
 // many; then stats (the scope's own counts, which the store keeps) give
 // the frequencies and the corpus size. A frequency is never taken below
 // the candidates' own count.
-func bm25Relevance(q queryTerms, counts []termCounts, docs int, stats *governance.TermStats, w governance.RecallWeights) []float64 {
+func bm25Relevance(q queryTerms, counts []termCounts, docs int, stats *governance.TermStats, w governance.RecallWeights) ([]float64, []float64) {
 	out := make([]float64, len(counts))
 	if len(q) == 0 || len(counts) == 0 {
-		return out
+		return out, nil
 	}
 	n := max(docs, len(counts))
 	df := make([]int, len(q))
@@ -97,7 +98,7 @@ func bm25Relevance(q queryTerms, counts []termCounts, docs int, stats *governanc
 		ideal += idf[i]
 	}
 	if ideal == 0 {
-		return out
+		return out, idf
 	}
 	k1, b := w.BM25K1, w.BM25B
 	for j, c := range counts {
@@ -113,5 +114,5 @@ func bm25Relevance(q queryTerms, counts []termCounts, docs int, stats *governanc
 		}
 		out[j] = s / ((k1 + 1) * ideal)
 	}
-	return out
+	return out, idf
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -15,6 +16,19 @@ import (
 // suite of the same origin gets the new body. An uploaded suite may not
 // replace a built-in one (or the reverse): ECONFLICT. A change is audited.
 func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error {
+	return s.upsertEvalSuite(ctx, suite, nil, actor)
+}
+
+// UpsertEvalSuiteData is UpsertEvalSuite for a suite with a data file
+// (kept in parts, evals.WriteSuiteData): when the body changes, the file read from data
+// replaces the suite's earlier one in the same transaction.
+func (s *Store) UpsertEvalSuiteData(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error {
+	return s.upsertEvalSuite(ctx, suite, data, actor)
+}
+
+// upsertEvalSuite stores the suite and, when its body changes, drops its
+// data file and writes the one data reads (none when data is nil).
+func (s *Store) upsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error {
 	if strings.TrimSpace(suite.Name) == "" {
 		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
 	}
@@ -52,6 +66,17 @@ func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, acto
 	default:
 		return err
 	}
+	if _, err := tx.Exec(ctx, `DELETE FROM eval_suite_data WHERE suite_id = $1`, suite.ID); err != nil {
+		return fmt.Errorf("postgres: drop eval suite data: %w", err)
+	}
+	if data != nil {
+		if err := evals.WriteSuiteData(data, func(part int, b []byte) error {
+			_, err := tx.Exec(ctx, `INSERT INTO eval_suite_data (suite_id, part, bytes) VALUES ($1, $2, $3)`, suite.ID, part, b)
+			return err
+		}); err != nil {
+			return fmt.Errorf("postgres: save eval suite data: %w", err)
+		}
+	}
 	if err := appendAudit(ctx, tx, &governance.AuditEntry{
 		Actor: actor, Action: "eval.suite_save", ObjectType: "eval_suite", ObjectID: fmt.Sprint(suite.ID),
 		Details: suite.Origin + " " + suite.Name,
@@ -59,6 +84,25 @@ func (s *Store) UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, acto
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// OpenEvalSuiteData reads the data file of suite id back, a part at a
+// time; a suite without one is ENOTFOUND.
+func (s *Store) OpenEvalSuiteData(ctx context.Context, id int64) (io.ReadCloser, error) {
+	var parts int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM eval_suite_data WHERE suite_id = $1`, id).Scan(&parts); err != nil {
+		return nil, fmt.Errorf("postgres: find eval suite data: %w", err)
+	}
+	if parts == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "The suite has no data file.")
+	}
+	return evals.ReadSuiteData(parts, func(part int) ([]byte, error) {
+		var b []byte
+		if err := s.pool.QueryRow(ctx, `SELECT bytes FROM eval_suite_data WHERE suite_id = $1 AND part = $2`, id, part).Scan(&b); err != nil {
+			return nil, fmt.Errorf("postgres: read eval suite data: %w", err)
+		}
+		return b, nil
+	}), nil
 }
 
 // FindEvalSuiteByID returns one suite or ENOTFOUND.

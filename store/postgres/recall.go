@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
@@ -141,10 +142,10 @@ func (r recallSource) EventsByTerms(ctx context.Context, terms []string, limit i
 		SELECT `+eventColumns+` FROM (
 			SELECT e.* FROM events e
 			WHERE e.project_id = $1 AND e.subject_id IN ('', $2) AND NOT e.redacted AND e.kind = 'message'
-				AND e.words @@ $3::tsquery
+				AND e.words @@ $3::tsquery AND ($5::timestamptz IS NULL OR e.occurred_at <= $5)
 			ORDER BY ts_rank(e.words, $3::tsquery, 16) DESC, e.seq DESC LIMIT $4) e
 		ORDER BY e.seq`,
-		[]any{r.req.ProjectID, r.req.SubjectID, anyLexeme(terms), limit}, func(row pgx.Row) error {
+		[]any{r.req.ProjectID, r.req.SubjectID, anyLexeme(terms), limit, asOfArg(r.req.AsOf)}, func(row pgx.Row) error {
 			e, err := scanEvent(row)
 			if err == nil {
 				add(e)
@@ -155,6 +156,14 @@ func (r recallSource) EventsByTerms(ctx context.Context, terms []string, limit i
 		return fmt.Errorf("postgres: recall events: %w", err)
 	}
 	return nil
+}
+
+// asOfArg is a request's AsOf as a parameter: NULL when unset.
+func asOfArg(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC()
 }
 
 // anyLexeme is the tsquery matching any of terms.

@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -18,6 +20,54 @@ func MustCreateEvalSuite(tb testing.TB, s Store, name string) *evals.SuiteRow {
 		tb.Fatal(err)
 	}
 	return suite
+}
+
+// TestEvalSuiteData: a suite's data file is kept beside it and read back
+// whole, across parts; saving the suite with another body replaces it or,
+// saved without one, drops it; a suite without a file is ENOTFOUND.
+func TestEvalSuiteData(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	data := make([]byte, 2*evals.SuiteDataPart+12345)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	read := func(id int64) []byte {
+		t.Helper()
+		rc, err := s.OpenEvalSuiteData(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Close()
+		got, err := io.ReadAll(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	suite := &evals.SuiteRow{Name: "big", Origin: evals.OriginUploaded, Body: "name: big\nbenchmark: {stored: a}\n"}
+	if err := s.UpsertEvalSuiteData(ctx, suite, bytes.NewReader(data), "tester"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(suite.ID); !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes, want the %d stored", len(got), len(data))
+	}
+	again := &evals.SuiteRow{Name: "big", Origin: evals.OriginUploaded, Body: "name: big\nbenchmark: {stored: b}\n"}
+	if err := s.UpsertEvalSuiteData(ctx, again, bytes.NewReader(data[:100]), "tester"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(suite.ID); !bytes.Equal(got, data[:100]) || again.ID != suite.ID {
+		t.Fatalf("after a new file: %d bytes (suite %d)", len(got), again.ID)
+	}
+	if err := s.UpsertEvalSuite(ctx, &evals.SuiteRow{Name: "big", Origin: evals.OriginUploaded, Body: "name: big\n"}, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.OpenEvalSuiteData(ctx, suite.ID); governance.ErrorCode(err) != governance.ENOTFOUND {
+		t.Fatalf("a suite saved without a file: %v, want ENOTFOUND", err)
+	}
+	if _, err := s.OpenEvalSuiteData(ctx, 4242); governance.ErrorCode(err) != governance.ENOTFOUND {
+		t.Fatalf("no suite: %v, want ENOTFOUND", err)
+	}
 }
 
 // TestEvalSuites: a suite is saved by name, its body replaced by a later

@@ -69,6 +69,8 @@ type Store interface {
 		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 
 	UpsertEvalSuite(ctx context.Context, suite *evals.SuiteRow, actor string) error
+	UpsertEvalSuiteData(ctx context.Context, suite *evals.SuiteRow, data io.Reader, actor string) error
+	OpenEvalSuiteData(ctx context.Context, suiteID int64) (io.ReadCloser, error)
 	FindEvalSuiteByID(ctx context.Context, id int64) (*evals.SuiteRow, error)
 	FindEvalSuiteByName(ctx context.Context, name string) (*evals.SuiteRow, error)
 	FindEvalSuites(ctx context.Context) ([]*evals.SuiteRow, error)
@@ -175,6 +177,7 @@ func Run(t *testing.T, open Opener) {
 		{"ImportStream", TestImportStream},
 		{"Sources", TestSources},
 		{"EvalSuites", TestEvalSuites},
+		{"EvalSuiteData", TestEvalSuiteData},
 		{"EvalRunLifecycle", TestEvalRunLifecycle},
 		{"SearchEvents", TestSearchEvents},
 		{"SearchCJKPairs", TestSearchCJKPairs},

@@ -9,7 +9,6 @@ package semantic
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -33,29 +32,53 @@ type Source interface {
 	Events(ctx context.Context, seqs []int64, add func(*governance.Event)) error
 }
 
-// Load embeds req's task with emb and finds, per kind, the in-scope
-// memories whose vectors are closest to it (in.Semantic); episodes and
-// events among them that the words did not find are added to in's
-// candidates. A failed embedding call is no error: the trace says so and
-// the words rank alone.
-func Load(ctx context.Context, emb governance.Embedder, src Source, req governance.RecallRequest, in *governance.RecallInput) error {
-	model := emb.EmbedModel()
-	in.Semantic = &governance.RecallSemantic{Model: model}
-	w := governance.DefaultRecallWeights()
+// Query is a task's vector, or why there is none.
+type Query struct {
+	Model  string
+	Vector []float32 // unit length; nil when the task could not be embedded
+}
+
+// Embed embeds req's task with emb. A failed embedding call is no error:
+// the query has no vector, the trace will say so and the words rank
+// alone; only the end of ctx is an error. It holds nothing of the store
+// while it waits for the endpoint: a backend calls it before it takes a
+// slot for the queries of Find.
+func Embed(ctx context.Context, emb governance.Embedder, req governance.RecallRequest) (*Query, error) {
+	q := &Query{Model: emb.EmbedModel()}
 	ectx, cancel := context.WithTimeout(ctx, EmbedTimeout)
 	vecs, err := emb.Embed(ectx, []string{strings.TrimSpace(req.Task + " " + req.TaskType)})
 	cancel()
-	if err == nil && (len(vecs) != 1 || governance.Normalized(vecs[0]) == nil) {
-		err = fmt.Errorf("no usable vector")
+	if err == nil && len(vecs) == 1 {
+		q.Vector = governance.Normalized(vecs[0])
 	}
+	if q.Vector == nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return q, nil
+}
+
+// Load is Embed then Find.
+func Load(ctx context.Context, emb governance.Embedder, src Source, req governance.RecallRequest, in *governance.RecallInput) error {
+	q, err := Embed(ctx, emb, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+		return err
+	}
+	return Find(ctx, q, src, req, in)
+}
+
+// Find finds, per kind, the in-scope memories whose vectors are closest to
+// the query's (in.Semantic); episodes and events among them that the words
+// did not find are added to in's candidates.
+func Find(ctx context.Context, query *Query, src Source, req governance.RecallRequest, in *governance.RecallInput) error {
+	model := query.Model
+	in.Semantic = &governance.RecallSemantic{Model: model}
+	w := governance.DefaultRecallWeights()
+	if query.Vector == nil {
 		in.Semantic.Error = "The task could not be embedded; relevance is the words' alone."
 		return nil
 	}
-	q := governance.Normalized(vecs[0])
+	var err error
+	q := query.Vector
 	top := func(kind governance.RecallKind) ([]governance.SemanticHit, error) {
 		var hits []governance.SemanticHit
 		if err := src.Vectors(ctx, model, kind, func(id int64, vec []byte) {
