@@ -99,7 +99,7 @@ func New(st Store) *App {
 		AuditLog:  AuditLog{store: st},
 		Memories:  Memories{store: st, projects: projects},
 		Forget:    forget,
-		Me:        Me{store: st, projects: projects, forget: forget},
+		Me:        Me{store: st, projects: projects, forget: forget, rules: rules},
 		Account:   Account{store: st},
 		Tokens:    Tokens{store: st},
 		Dashboard: Dashboard{store: st, projects: projects},

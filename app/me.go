@@ -25,6 +25,7 @@ type Me struct {
 	store    MeStore
 	projects Projects
 	forget   Forget
+	rules    Rules
 }
 
 // MyMemories is what one project remembers about the actor's subject.

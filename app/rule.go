@@ -23,6 +23,7 @@ type RuleStore interface {
 	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
 	FindRecallTraces(ctx context.Context, f governance.RecallTraceFilter) ([]*governance.RecallTraceInfo, int, error)
 	EditRule(ctx context.Context, actor string, id int64, e governance.RuleEdit) (*governance.Rule, error)
+	ProposeMemory(ctx context.Context, actor string, n governance.NewMemory) (*governance.Rule, error)
 	DemoteRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)
 	DemoteRuleToCandidates(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)
 	RestoreRule(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)

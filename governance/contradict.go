@@ -137,7 +137,11 @@ func negated(text string) bool {
 // full-width digits folded and leading zeros dropped.
 func numbers(text string) []string {
 	text = norm.NFKC.String(text)
-	out, rest := clockTimes(text)
+	clocks, rest := clockTimes(text)
+	out := make([]string, 0, len(clocks))
+	for _, c := range clocks {
+		out = append(out, c.String())
+	}
 	for _, f := range strings.FieldsFunc(rest, func(r rune) bool { return r < '0' || r > '9' }) {
 		if f = strings.TrimLeft(f, "0"); f == "" {
 			f = "0"
@@ -157,13 +161,31 @@ var clockRe = regexp.MustCompile(`(上午|早上|早晨|凌晨|中午|下午|傍
 // rangeJoin is what may stand between two times of one range (两点到四点).
 var rangeJoin = regexp.MustCompile(`^\s*(到|至|~|-|–|—|－)\s*$`)
 
+// clock is a time of day read from text. Ambiguous: written without a part
+// of day and an hour from 1 to 11 not padded with a zero (2点, 2:30), so it
+// may as well be the same hour after noon.
+type clock struct {
+	hour, minute int
+	ambiguous    bool
+}
+
+func (c clock) String() string { return fmt.Sprintf("%d:%02d", c.hour, c.minute) }
+
+// readings are the 24-hour times c may mean.
+func (c clock) readings() []string {
+	if c.ambiguous {
+		return []string{c.String(), clock{hour: c.hour + 12, minute: c.minute}.String()}
+	}
+	return []string{c.String()}
+}
+
 // clockTimes finds the clock times in text and returns them with the text
 // left once they are blanked out. A Chinese-numeral hour counts only where
 // it must be a time — after a part of day, with minutes or 钟, or as the end
 // of a range — since 一点 and 两点 also mean "a little" and "two points".
-func clockTimes(text string) ([]string, string) {
+func clockTimes(text string) ([]clock, string) {
 	var (
-		out    []string
+		out    []clock
 		b      strings.Builder
 		last   int    // end of the previous match
 		period string // part of day in force, carried along a range
@@ -182,17 +204,20 @@ func clockTimes(text string) ([]string, string) {
 		if p := group(1); p != "" {
 			period = p
 		}
-		var hour, minute int
+		var (
+			hour, minute int
+			written      string // the hour as written
+		)
 		switch {
 		case group(2) != "":
-			hour, minute = atoi(group(2)), atoi(group(3))
+			hour, minute, written = atoi(group(2)), atoi(group(3)), group(2)
 		default:
 			spoken := !isDigits(group(4))
 			sure := group(1) != "" || inRange || group(5) == "点钟" || (group(5) == "点" && group(6) != "")
 			if spoken && !sure {
 				continue // 一点 "a little", 两点 "two points", 一时半会 "a while"
 			}
-			hour = chineseNumber(group(4))
+			hour, written = chineseNumber(group(4)), group(4)
 			switch suffix := group(6); suffix {
 			case "":
 			case "半":
@@ -222,7 +247,8 @@ func clockTimes(text string) ([]string, string) {
 				hour += 12
 			}
 		}
-		out = append(out, fmt.Sprintf("%d:%02d", hour, minute))
+		ambiguous := period == "" && hour >= 1 && hour <= 11 && !strings.HasPrefix(written, "0")
+		out = append(out, clock{hour: hour, minute: minute, ambiguous: ambiguous})
 		b.WriteString(text[last:m[0]])
 		b.WriteByte(' ')
 		last = m[1]

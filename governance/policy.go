@@ -58,6 +58,11 @@ const (
 	// ActForgetSubject: forget everything about one subject of a project:
 	// admins, the member themself, or a token with the forget scope.
 	ActForgetSubject Action = "forget_subject"
+	// ActPropose: write a new memory of a project by hand (Object.SubjectID
+	// is the subject it is about, "" for the whole project); it waits in
+	// the review queue. Reviewers, for any scope; a member only about
+	// their own subject.
+	ActPropose Action = "propose"
 	// ActAdminister: import, API tokens, project policy, forgetting any
 	// subject from the admin page: administrators only.
 	ActAdminister Action = "administer"
@@ -77,7 +82,7 @@ const (
 )
 
 // Actions lists every action, for tests that cover them all.
-var Actions = []Action{ActSee, ActReview, ActReviewAny, ActForgetRule, ActForgetCandidate, ActForgetSubject,
+var Actions = []Action{ActSee, ActReview, ActReviewAny, ActForgetRule, ActForgetCandidate, ActForgetSubject, ActPropose,
 	ActAdminister, ActIngest, ActRecall, ActExport, ActReadSkills, ActImportSkills}
 
 // Valid reports whether a is a known action.
@@ -191,7 +196,7 @@ func accountCan(a *Account, action Action, o Object) error {
 	switch action {
 	case ActReview:
 		return errReviewersOnly
-	case ActSee, ActRecall, ActExport, ActForgetCandidate, ActForgetSubject:
+	case ActSee, ActRecall, ActExport, ActForgetCandidate, ActForgetSubject, ActPropose:
 		if o.SubjectID == nil {
 			if action == ActSee {
 				return nil // a member sees the project, limited to their subject

@@ -19,17 +19,23 @@ import (
 //   - quotes it: the two share a run of text of 8 runes when the statement
 //     holds Chinese, 24 otherwise (or the whole statement when it is
 //     shorter), or
-//   - says the same in other words: when the statement names numbers
-//     (clock times compared on a 24-hour clock, so 下午两点 is 14:00, and
-//     other numbers), the sentence names every one of them and shares at
-//     least RestateNumberTerms of its content terms; without numbers, it
-//     shares at least RestateMinTerms content terms and RestateShare of the
+//   - says the same in other words: when the statement names facts (clock
+//     times, dates, amounts and other numbers, read by facts however they
+//     are written), the sentence names every one of them and shares at
+//     least RestateNumberTerms of its content terms — one is enough when
+//     the statement names two facts or more ("收到，以后午睡时间改为14:00到
+//     16:00" for "每天14:00–16:00留给孩子午睡"); without facts, it shares at
+//     least RestateMinTerms content terms and RestateShare of the
 //     statement's.
 //
 // Content terms are those of the search index (tokenizer.PhraseTokens):
 // stemmed words without stop words, and the character pairs of Chinese.
-// Sharing one word ("each day", "hotel") is never enough: what decides is
-// the statement's specifics (its numbers) or most of its words.
+// With facts, the words of the facts themselves and the words that only say
+// when or how often (frame_terms.txt: "every day", "每天") are not content:
+// "每天14:00到16:00去游泳" shares the nap rule's times and its "every day",
+// nothing it is about. And when the lines a forget searches are known
+// (LineStats), a term most of them hold — the child's name in every line of
+// a family's trip — tells them apart no better and counts for nothing.
 const (
 	RestateNumberTerms = 2
 	RestateMinTerms    = 3
@@ -38,23 +44,67 @@ const (
 
 // Restates reports whether sentence restates statement (see above).
 func Restates(sentence, statement string) bool {
+	return RestatesAmong(sentence, statement, nil)
+}
+
+// RestatesAmong is Restates for a sentence among lines whose terms stats
+// counts (nil: unknown).
+func RestatesAmong(sentence, statement string, stats *LineStats) bool {
 	if statement == "" || statement == RedactedText || sentence == "" || sentence == RedactedText {
 		return false
 	}
-	return Quotes(sentence, statement) || paraphrases(sentence, statement)
+	return Quotes(sentence, statement) || paraphrases(sentence, statement, stats)
 }
 
 // RestatesAny reports whether any sentence of text restates any of the
 // statements.
 func RestatesAny(text string, statements []string) bool {
+	return RestatesAnyAmong(text, statements, nil)
+}
+
+// RestatesAnyAmong is RestatesAny with the terms of the lines searched.
+func RestatesAnyAmong(text string, statements []string, stats *LineStats) bool {
 	for _, s := range SplitSentences(text) {
 		for _, st := range statements {
-			if Restates(s, st) {
+			if RestatesAmong(s, st, stats) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// LineStats counts in how many of a set of lines each content term occurs.
+type LineStats struct {
+	lines, added int
+	df           map[string]int
+}
+
+// NewLineStats starts counting over lines lines in all (the lines Add is
+// given may be fewer: those holding a term of interest).
+func NewLineStats(lines int) *LineStats { return &LineStats{lines: lines, df: map[string]int{}} }
+
+// Add counts the terms of one line.
+func (s *LineStats) Add(text string) {
+	s.added++
+	for t := range contentTerms(text) {
+		s.df[t]++
+	}
+}
+
+// RestateCommonShare: a term held by more than this share of the lines
+// (of at least RestateCommonLines) is too common to tell a restatement.
+const (
+	RestateCommonShare = 0.5
+	RestateCommonLines = 4
+)
+
+func (s *LineStats) common(t string) bool {
+	if s == nil {
+		return false
+	}
+	n := max(s.lines, s.added)
+	return n >= RestateCommonLines && float64(s.df[t]) > RestateCommonShare*float64(n)
 }
 
 // Quotes reports whether sentence shares a run of text with statement long
@@ -76,28 +126,47 @@ func Quotes(sentence, statement string) bool {
 	return longestCommonRun([]rune(sentence), fr) >= need
 }
 
-func paraphrases(sentence, statement string) bool {
-	st := contentTerms(statement)
-	if len(st) == 0 {
-		return false
+func paraphrases(sentence, statement string, stats *LineStats) bool {
+	want, rest := facts(statement)
+	if len(want) == 0 {
+		st := contentTerms(statement)
+		shared := countShared(st, contentTerms(sentence), stats)
+		return shared >= RestateMinTerms && float64(shared) >= RestateShare*float64(len(st))
 	}
-	sl := contentTerms(sentence)
-	shared := 0
+	have, sentRest := facts(sentence)
+	for _, f := range want {
+		if !slices.ContainsFunc(have, f.meets) {
+			return false
+		}
+	}
+	need := RestateNumberTerms
+	if len(want) >= 2 {
+		need = 1
+	}
+	return countShared(subjectTerms(rest), subjectTerms(sentRest), stats) >= need
+}
+
+// countShared counts the terms of st that sl holds, leaving out the terms
+// too common among the lines searched.
+func countShared(st, sl map[string]bool, stats *LineStats) int {
+	n := 0
 	for t := range st {
-		if sl[t] {
-			shared++
+		if sl[t] && !stats.common(t) {
+			n++
 		}
 	}
-	if nums := numbers(statement); len(nums) > 0 {
-		have := numbers(sentence)
-		for _, n := range nums {
-			if !slices.Contains(have, n) {
-				return false
-			}
+	return n
+}
+
+// subjectTerms are the content terms of s without the frame terms.
+func subjectTerms(s string) map[string]bool {
+	out := contentTerms(s)
+	for t := range out {
+		if frameTerms[t] {
+			delete(out, t)
 		}
-		return shared >= RestateNumberTerms
 	}
-	return shared >= RestateMinTerms && float64(shared) >= RestateShare*float64(len(st))
+	return out
 }
 
 // contentTerms are the distinct index terms of s without bare numbers

@@ -113,20 +113,26 @@ func CheckRuleEdit(ctx context.Context, r *Rule, e RuleEdit, cl Classifier) (*Ed
 		return nil, err // a redaction made it longer
 	}
 	if blocked {
-		cats := map[string]bool{}
-		var names []string
-		for _, f := range findings {
-			if !cats[f.Category] {
-				cats[f.Category] = true
-				names = append(names, f.Category)
-			}
-		}
-		return nil, Errorf(EINVALID, "The write gate blocks this text (%s).", strings.Join(names, ", "))
+		return nil, gateBlocks(findings)
 	}
 	if gated == r.Text && kind == r.Kind {
 		return nil, Errorf(EINVALID, "Nothing changed.")
 	}
 	return &EditedRule{Text: gated, Kind: kind, Reason: reason, Findings: findings, Redacted: gated != text}, nil
+}
+
+// gateBlocks is the EINVALID error for a text the write gate blocks,
+// naming the categories of its findings.
+func gateBlocks(findings []Finding) error {
+	cats := map[string]bool{}
+	var names []string
+	for _, f := range findings {
+		if !cats[f.Category] {
+			cats[f.Category] = true
+			names = append(names, f.Category)
+		}
+	}
+	return Errorf(EINVALID, "The write gate blocks this text (%s).", strings.Join(names, ", "))
 }
 
 // NeedReason is EINVALID with msg when reason is blank: the store actions

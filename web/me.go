@@ -15,12 +15,18 @@ import (
 // handleMeShow is "My memories": rules and candidates about the viewer,
 // by project, each with why it is remembered.
 func (s *Server) handleMeShow(c echo.Context) error {
+	return s.renderMe(c, http.StatusOK, nil)
+}
+
+// renderMe renders "my memories", with the "remember this about me" forms
+// of remember sent back.
+func (s *Server) renderMe(c echo.Context, status int, remember map[string]templates.MemoryForm) error {
 	ctx := c.Request().Context()
 	groups, err := s.app.Me.Memories(ctx, actorOf(ctx))
 	if err != nil {
 		return err
 	}
-	v := templates.MeView{Now: s.app.Now()}
+	v := templates.MeView{Now: s.app.Now(), Remember: remember}
 	for _, g := range groups {
 		mp := templates.MeProject{Project: g.Project, SubjectID: g.SubjectID, Candidates: g.Candidates}
 		for _, r := range g.Rules {
@@ -32,7 +38,7 @@ func (s *Server) handleMeShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, templates.MePage(meta, v))
+	return render(c, status, templates.MePage(meta, v))
 }
 
 // myDataSubject is what "download my data" holds for one project; its

@@ -213,6 +213,8 @@ func TestRouteInventory(t *testing.T) {
 		"/me":                             {path: "/me", get: e(signedIn(ok))},
 		"/me/language":                    {path: "/me/language", post: e(signedIn(see))},
 		"/me/export.json":                 {path: "/me/export.json", get: e(signedIn(ok))},
+		"/me/remember":                    {path: "/me/remember", post: e(expect{see, pass, pass, gone, gone, gone})},
+		"/memories/new":                   {path: "/memories/new", get: e(reviewers(ok)), post: e(reviewers(pass))},
 		"/me/forget":                      {path: "/me/forget", get: e(expect{see, ok, ok, gone, gone, gone}), post: e(expect{see, pass, pass, gone, gone, gone})},
 		"/audit":                          {path: "/audit", get: e(reviewers(ok))},
 		"/audit.csv":                      {path: "/audit.csv", get: e(reviewers(ok))},

@@ -369,6 +369,18 @@ func TestE2EMemberForgetsMemory(t *testing.T) {
 	if err != nil || r.Status != governance.RuleForgotten {
 		t.Fatalf("rule = %+v, %v", r, err)
 	}
+	// "Remember this about me" writes it again, for a reviewer to look at.
+	// (The mark on this page's body tells the page after the post.)
+	const again = "孩子每天下午两点到四点午睡。"
+	b.eval(`document.body.dataset.before = "1"; true`)
+	b.do(
+		chromedp.SendKeys(css(testidSel("me-remember-text-travel-agent")), again),
+		chromedp.Click(css(`#remember-travel-agent `+testidSel("me-remember-submit"))),
+		chromedp.WaitVisible(css(`body:not([data-before]) `+testidSel("me-waiting")+" "+testidSel("me-rule"))),
+	)
+	if got := b.text(testidSel("me-waiting")); !strings.Contains(got, again) {
+		t.Fatalf("waiting = %q", got)
+	}
 }
 
 func TestE2EBulkRejectAndLiveQueue(t *testing.T) {

@@ -143,3 +143,30 @@ func (s *Store) SplitCandidate(ctx context.Context, actor string, ruleID, candid
 		return auditRule(ctx, tx, actor, "rule.split", r, strings.TrimSpace(reason), map[string]any{"candidate_id": candidateID})
 	})
 }
+
+// ProposeMemory writes a memory written by hand (a reviewer's, or a
+// member's about themself) as a proposed rule after
+// governance.CheckNewMemory, audited as rule.propose.
+func (s *Store) ProposeMemory(ctx context.Context, actor string, n governance.NewMemory) (*governance.Rule, error) {
+	r, err := governance.CheckNewMemory(ctx, n, gate.Patterns)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.rollback()
+	id, err := ruleTx{tx}.InsertRule(ctx, r, actor, governance.NewMemoryNote(r))
+	if err != nil {
+		return nil, err
+	}
+	out, err := findRuleIn(ctx, tx, id, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -41,6 +41,7 @@ type MemoryStore interface {
 	ReleaseCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error)
 	RejectCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Candidate, error)
 	SplitCandidate(ctx context.Context, actor string, ruleID, candidateID int64, reason string) (*governance.Rule, error)
+	ProposeMemory(ctx context.Context, actor string, n governance.NewMemory) (*governance.Rule, error)
 
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error)

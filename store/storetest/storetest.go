@@ -195,6 +195,8 @@ func Run(t *testing.T, open Opener) {
 		{"ForgetSubjectTombstones", TestForgetSubjectTombstones},
 		{"ForgetSubjectWithoutEvents", TestForgetSubjectWithoutEvents},
 		{"ForgetRuleRedactsRestatements", TestForgetRuleRedactsRestatements},
+		{"ForgetRedactsParaphrases", TestForgetRedactsParaphrases},
+		{"ProposeMemory", TestProposeMemory},
 		{"ForgetDuringBeat", TestForgetDuringBeat},
 		{"ForgetDuringImport", TestForgetDuringImport},
 		{"SuppressionScope", TestSuppressionScope},

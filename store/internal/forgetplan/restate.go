@@ -15,10 +15,13 @@ import (
 const RestatementTerms = 64
 
 // restatements adds to seqs the lines that restate a forgotten statement
-// (governance.RestatesAny): message lines, the user's or the assistant's,
-// of the conversations of the same subject — for a project-wide
-// candidate, of its own sessions. A subject's lines are first narrowed by
-// the store's full-text index to those sharing a term with the statements.
+// (governance.RestatesAnyAmong): message lines, the user's or the
+// assistant's, of the conversations of the same subject (a candidate's or
+// a rule's) — for a project-wide candidate, of its own sessions. A
+// subject's lines are first narrowed by the store's full-text index to
+// those sharing a term with the statements; they are judged once all are
+// read, with the share of the subject's lines each term occurs in (a term
+// in most of them tells nothing).
 func (p *Plan) restatements(ctx context.Context, q Reader, seqs map[int64]bool) error {
 	if len(p.texts) == 0 {
 		return nil
@@ -43,11 +46,30 @@ func (p *Plan) restatements(ctx context.Context, q Reader, seqs map[int64]bool) 
 			subjects[scope{c.ProjectID, c.SubjectID}] = true
 		}
 	}
-	check := func(seq int64, text string) error {
-		if !seqs[seq] && governance.RestatesAny(text, p.texts) {
-			seqs[seq] = true
+	for _, r := range p.Rules {
+		if r.SubjectID != "" {
+			subjects[scope{r.ProjectID, r.SubjectID}] = true
 		}
+	}
+	type line struct {
+		seq  int64
+		text string
+	}
+	var lines []line
+	collect := func(seq int64, text string) error {
+		lines = append(lines, line{seq, text})
 		return nil
+	}
+	judge := func(stats *governance.LineStats) {
+		for _, l := range lines {
+			stats.Add(l.text)
+		}
+		for _, l := range lines {
+			if !seqs[l.seq] && governance.RestatesAnyAmong(l.text, p.texts, stats) {
+				seqs[l.seq] = true
+			}
+		}
+		lines = lines[:0]
 	}
 	if len(terms) > 0 {
 		list := make([]scope, 0, len(subjects))
@@ -58,15 +80,21 @@ func (p *Plan) restatements(ctx context.Context, q Reader, seqs map[int64]bool) 
 			return cmp.Or(cmp.Compare(a.project, b.project), strings.Compare(a.subject, b.subject))
 		})
 		for _, sc := range list {
-			if err := q.SubjectLines(ctx, sc.project, sc.subject, terms, check); err != nil {
+			if err := q.SubjectLines(ctx, sc.project, sc.subject, terms, collect); err != nil {
 				return err
 			}
+			all, err := q.CountEvents(ctx, EventScope{ProjectID: sc.project, SubjectID: sc.subject})
+			if err != nil {
+				return err
+			}
+			judge(governance.NewLineStats(all))
 		}
 	}
 	for projectID, ids := range p.sessionsOf(true) {
-		if err := q.SessionLines(ctx, projectID, ids, check); err != nil {
+		if err := q.SessionLines(ctx, projectID, ids, collect); err != nil {
 			return err
 		}
+		judge(governance.NewLineStats(len(lines)))
 	}
 	return nil
 }

@@ -1,0 +1,180 @@
+package governance
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
+)
+
+// The facts of a statement, as restatement compares them: the specifics a
+// paraphrase must keep — clock times, dates and amounts — however they are
+// written, in Chinese or English. "下午两点", "2pm", "14:00" and "2点" (an
+// hour that may be before or after noon) all read 14:00; "6月15日",
+// "June 15th" and "2026-06-15" all read the 15th of June; "三百元",
+// "¥300" and "300 yuan" all read 300.
+
+// fact is one specific of a text: the readings it may have (one, or two
+// for an hour written without a part of day).
+type fact []string
+
+// meets reports whether f and g may be the same fact.
+func (f fact) meets(g fact) bool {
+	for _, r := range f {
+		if slices.Contains(g, r) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// English clock times: 2pm, 2:30 p.m., 4 o'clock.
+	englishClockRe = regexp.MustCompile(`(?i)\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'?clock)(?:\W|$)`)
+	// Dates: 2026-06-15, 6月15日/号, June 15(th), 15(th) (of) June.
+	isoDateRe     = regexp.MustCompile(`\b\d{4}[-/.](\d{1,2})[-/.](\d{1,2})\b`)
+	chineseDateRe = regexp.MustCompile(`(\d{1,2}|[一二三四五六七八九十]{1,3})月(\d{1,2}|[一二三四五六七八九十]{1,3})(?:日|号)`)
+	monthDayRe    = regexp.MustCompile(`(?i)\b(` + monthNames + `)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b`)
+	dayMonthRe    = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(` + monthNames + `)[a-z]*\b`)
+	// A run of Chinese numerals: a number where it holds a unit of ten or
+	// more (三百, 二十五) or a measure word follows it (两位, 三晚).
+	chineseAmountRe = regexp.MustCompile(`[零〇一二两三四五六七八九十百千万]+`)
+	// Digits with thousands separators (1,200).
+	thousandsRe = regexp.MustCompile(`(\d),(\d{3})\b`)
+)
+
+const monthNames = `jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec`
+
+// measureWords follow a number in Chinese (元, 晚, 位 …): a single Chinese
+// numeral before one is an amount, not part of a word (一起, 一些).
+const measureWords = "元块人个位晚天夜岁次间张份公里米斤"
+
+// facts reads the facts of text and returns them with the text left once
+// they are blanked out, so that the words of "下午两点" or "June 15" are not
+// also counted as content.
+func facts(text string) ([]fact, string) {
+	text = thousandsRe.ReplaceAllString(norm.NFKC.String(text), "$1$2")
+	var out []fact
+	blank := func(re *regexp.Regexp, read func(m []string) (fact, bool)) {
+		text = re.ReplaceAllStringFunc(text, func(s string) string {
+			if f, ok := read(re.FindStringSubmatch(s)); ok {
+				out = append(out, f)
+				return " "
+			}
+			return s
+		})
+	}
+	date := func(month, day int) (fact, bool) {
+		if month < 1 || month > 12 || day < 1 || day > 31 {
+			return nil, false
+		}
+		return fact{fmt.Sprintf("%d-%d", month, day)}, true
+	}
+	blank(isoDateRe, func(m []string) (fact, bool) { return date(atoi(m[1]), atoi(m[2])) })
+	blank(chineseDateRe, func(m []string) (fact, bool) { return date(chineseNumber(m[1]), chineseNumber(m[2])) })
+	blank(monthDayRe, func(m []string) (fact, bool) { return date(monthOf(m[1]), atoi(m[2])) })
+	blank(dayMonthRe, func(m []string) (fact, bool) { return date(monthOf(m[2]), atoi(m[1])) })
+	blank(englishClockRe, func(m []string) (fact, bool) {
+		c := clock{hour: atoi(m[1]), minute: max(atoi(m[2]), 0)}
+		switch suffix := strings.ToLower(m[3]); {
+		case strings.HasPrefix(suffix, "p") && c.hour < 12:
+			c.hour += 12
+		case strings.HasPrefix(suffix, "a") && c.hour == 12:
+			c.hour = 0
+		case strings.HasPrefix(suffix, "o"):
+			c.ambiguous = c.hour >= 1 && c.hour <= 11
+		}
+		if c.hour > 24 || c.minute > 59 {
+			return nil, false
+		}
+		return fact(c.readings()), true
+	})
+	clocks, rest := clockTimes(text)
+	for _, c := range clocks {
+		out = append(out, fact(c.readings()))
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range chineseAmountRe.FindAllStringIndex(rest, -1) {
+		run := rest[m[0]:m[1]]
+		n := chineseAmount(run)
+		if n < 0 {
+			continue
+		}
+		if !strings.ContainsAny(run, "十百千万") {
+			next, _ := utf8.DecodeRuneInString(rest[m[1]:])
+			if !strings.ContainsRune(measureWords, next) {
+				continue
+			}
+		}
+		out = append(out, fact{fmt.Sprint(n)})
+		b.WriteString(rest[last:m[0]])
+		b.WriteByte(' ')
+		last = m[1]
+	}
+	b.WriteString(rest[last:])
+	text = b.String()
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r < '0' || r > '9' }) {
+		if f = strings.TrimLeft(f, "0"); f == "" {
+			f = "0"
+		}
+		out = append(out, fact{f})
+	}
+	return out, text
+}
+
+func monthOf(name string) int {
+	return strings.Index(monthNames, strings.ToLower(name[:3]))/4 + 1
+}
+
+// chineseAmount reads a number written in Chinese numerals up to the tens
+// of thousands (三百, 一千二百, 两万, 二十五); -1 when it cannot.
+func chineseAmount(s string) int {
+	total, section, digit := 0, 0, -1
+	for _, r := range s {
+		if d, ok := chineseDigit[r]; ok {
+			if digit >= 0 {
+				return -1 // two digits in a row: a list, not a number
+			}
+			digit = d
+			continue
+		}
+		unit := map[rune]int{'十': 10, '百': 100, '千': 1000, '万': 10000}[r]
+		switch {
+		case unit == 0:
+			return -1
+		case unit == 10000:
+			total = (total + section + max(digit, 0)) * unit
+			section, digit = 0, -1
+		default:
+			if digit < 0 {
+				digit = 1 // 十二 is 12
+			}
+			section += digit * unit
+			digit = -1
+		}
+	}
+	return total + section + max(digit, 0)
+}
+
+// frameTerms are the index terms of the words that say when or how often
+// (frame_terms.txt): with the facts in hand they tell nothing of what a
+// statement is about, so restatement does not count them as shared content.
+var frameTerms = func() map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(frameTermsFile, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			tokenizer.PhraseTokens(line, func(t string, _ int) { out[t] = true })
+		}
+	}
+	return out
+}()
+
+//go:embed frame_terms.txt
+var frameTermsFile string
