@@ -48,7 +48,7 @@ func TestNewMemory(t *testing.T) {
 	}
 	res, doc = rita.Get(page)
 	wantStatus(t, res, http.StatusOK)
-	if got := doc.Find(testid("new-memory-project") + " option[selected]").AttrOr("value", ""); got != "travel-agent" {
+	if got := doc.Find(testid("new-memory-project")+" option[selected]").AttrOr("value", ""); got != "travel-agent" {
 		t.Fatalf("chosen project = %q", got)
 	}
 	before := len(rulesOf(t, f))
@@ -136,7 +136,7 @@ func TestRememberAboutMe(t *testing.T) {
 	chen := f.Login(t, GovMember)
 	res, doc := chen.Get("/me")
 	wantStatus(t, res, http.StatusOK)
-	if doc.Find(`[data-project="travel-agent"] ` + testid("me-remember")).Length() != 1 {
+	if doc.Find(`[data-project="travel-agent"] `+testid("me-remember")).Length() != 1 {
 		t.Fatal("no \"remember this about me\" form in the project")
 	}
 	post := func(project, text string) (*http.Response, string) {
