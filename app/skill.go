@@ -26,7 +26,7 @@ type SkillStore interface {
 	DecideSkill(ctx context.Context, actor string, skillID int64, d governance.SkillDecision) (*governance.Skill, error)
 	CountSkillUse(ctx context.Context, skillID int64) error
 	SkillGeneration(ctx context.Context, projectID int64) (int64, error)
-	RecordProcedures(ctx context.Context, projectID int64, ps []governance.Procedure) error
+	RecordProcedures(ctx context.Context, projectID int64, gen *int64, ps []governance.Procedure) error
 	FindProcedureSessions(ctx context.Context, projectID int64, signature string) ([]governance.SkillEvidence, error)
 	CurrentTime() time.Time
 }
@@ -723,7 +723,9 @@ func (ss Skills) LearnProcedures(ctx context.Context, in *governance.Consolidate
 			}
 		}
 	}
-	if err := ss.store.RecordProcedures(ctx, pid, repeated); err != nil {
+	// What the beat read is written only if no forget committed since.
+	gen := in.ForgetGeneration
+	if err := ss.store.RecordProcedures(ctx, pid, &gen, repeated); err != nil {
 		return 0, err
 	}
 	drafts := 0
@@ -741,7 +743,7 @@ func (ss Skills) LearnProcedures(ctx context.Context, in *governance.Consolidate
 		if len(sessions) < governance.MinProcedureSessions {
 			continue
 		}
-		ok, err := ss.draft(ctx, pid, &p, sessions)
+		ok, err := ss.draft(ctx, pid, &gen, &p, sessions)
 		if err != nil {
 			return drafts, err
 		}
@@ -754,7 +756,7 @@ func (ss Skills) LearnProcedures(ctx context.Context, in *governance.Consolidate
 			continue
 		}
 		done[p.Signature] = true
-		ok, err := ss.draft(ctx, pid, &p, []governance.SkillEvidence{{SessionID: p.SessionID, SubjectID: p.SubjectID, Seqs: p.Seqs()}})
+		ok, err := ss.draft(ctx, pid, &gen, &p, []governance.SkillEvidence{{SessionID: p.SessionID, SubjectID: p.SubjectID, Seqs: p.Seqs()}})
 		if err != nil {
 			return drafts, err
 		}
@@ -767,7 +769,7 @@ func (ss Skills) LearnProcedures(ctx context.Context, in *governance.Consolidate
 
 // draft writes the draft skill of procedure p, learned from sessions,
 // unless one was drafted from it before (whatever became of it).
-func (ss Skills) draft(ctx context.Context, projectID int64, p *governance.Procedure, sessions []governance.SkillEvidence) (bool, error) {
+func (ss Skills) draft(ctx context.Context, projectID int64, gen *int64, p *governance.Procedure, sessions []governance.SkillEvidence) (bool, error) {
 	if _, n, err := ss.store.FindSkills(ctx, governance.SkillFilter{ProjectID: projectID, Signature: p.Signature, Limit: 1}); err != nil || n > 0 {
 		return false, err
 	}
@@ -802,7 +804,7 @@ func (ss Skills) draft(ctx context.Context, projectID int64, p *governance.Proce
 		return false, err
 	}
 	prop := &governance.SkillProposal{ProjectID: projectID, Content: c, Origin: governance.OriginEvidence, Signature: p.Signature,
-		Evidence: sessions, Reason: reason, Findings: findings}
+		Evidence: sessions, Reason: reason, Findings: findings, ForgetGeneration: gen}
 	_, err = ss.store.SaveSkill(ctx, HeartbeatActor, prop)
 	return err == nil, err
 }

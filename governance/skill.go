@@ -316,6 +316,11 @@ type SkillProposal struct {
 	// project that auto-activates); the store refuses it for a version
 	// with findings.
 	Activate bool
+	// ForgetGeneration, when set, is the project's forget generation the
+	// evidence was read at (a heartbeat's draft): the store writes nothing
+	// and returns ErrForgotMeanwhile when a forget committed since, so a
+	// draft never brings back what a forget took.
+	ForgetGeneration *int64
 }
 
 // SkillSaved says what storing a proposal did.

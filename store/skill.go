@@ -207,6 +207,9 @@ func (s *Store) SaveSkill(ctx context.Context, actor string, p *governance.Skill
 		return nil, err
 	}
 	defer tx.Rollback()
+	if err := forgotSince(ctx, tx, p.ProjectID, p.ForgetGeneration); err != nil {
+		return nil, err
+	}
 	now := tx.now
 	sk, err := findSkill(ctx, tx, `s.project_id = ? AND s.name = ?`, p.ProjectID, p.Content.Name)
 	created := false
@@ -353,7 +356,7 @@ func (s *Store) CountSkillUse(ctx context.Context, skillID int64) error {
 // RecordProcedures keeps the procedures the heartbeat saw in ended
 // sessions (their signature and event seqs; a session's procedure is kept
 // once).
-func (s *Store) RecordProcedures(ctx context.Context, projectID int64, ps []governance.Procedure) error {
+func (s *Store) RecordProcedures(ctx context.Context, projectID int64, gen *int64, ps []governance.Procedure) error {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -362,6 +365,9 @@ func (s *Store) RecordProcedures(ctx context.Context, projectID int64, ps []gove
 		return err
 	}
 	defer tx.Rollback()
+	if err := forgotSince(ctx, tx, projectID, gen); err != nil {
+		return err
+	}
 	for _, p := range ps {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO skill_procedures (project_id, signature, session_id, subject_id, seqs, at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, projectID, p.Signature, p.SessionID, p.SubjectID,

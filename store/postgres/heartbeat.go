@@ -299,6 +299,22 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 // forgetGeneration is the project's forget generation (0 before any
 // forget); the triggers of migration 0006 bump it in every forget's
 // transaction.
+// forgotSince is ErrForgotMeanwhile when gen is set and a forget in the
+// project committed since it was read.
+func forgotSince(ctx context.Context, q dbtx, projectID int64, gen *int64) error {
+	if gen == nil {
+		return nil
+	}
+	now, err := forgetGeneration(ctx, q, projectID)
+	if err != nil {
+		return err
+	}
+	if now != *gen {
+		return governance.ErrForgotMeanwhile
+	}
+	return nil
+}
+
 func forgetGeneration(ctx context.Context, q dbtx, projectID int64) (int64, error) {
 	var gen int64
 	if err := q.QueryRow(ctx, `SELECT COALESCE((SELECT generation FROM forget_generations WHERE project_id = $1), 0)`,

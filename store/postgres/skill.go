@@ -223,6 +223,9 @@ func (s *Store) SaveSkill(ctx context.Context, actor string, p *governance.Skill
 	if err := tx.lockSkills(ctx, p.ProjectID); err != nil {
 		return nil, err
 	}
+	if err := forgotSince(ctx, tx, p.ProjectID, p.ForgetGeneration); err != nil {
+		return nil, err
+	}
 	now := tx.now
 	sk, err := findSkill(ctx, tx, " FOR UPDATE OF s", `s.project_id = $1 AND s.name = $2`, p.ProjectID, p.Content.Name)
 	created := false
@@ -356,7 +359,7 @@ func (s *Store) CountSkillUse(ctx context.Context, skillID int64) error {
 // RecordProcedures keeps the procedures the heartbeat saw in ended
 // sessions (their signature and event seqs; a session's procedure is kept
 // once).
-func (s *Store) RecordProcedures(ctx context.Context, projectID int64, ps []governance.Procedure) error {
+func (s *Store) RecordProcedures(ctx context.Context, projectID int64, gen *int64, ps []governance.Procedure) error {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -365,6 +368,9 @@ func (s *Store) RecordProcedures(ctx context.Context, projectID int64, ps []gove
 		return err
 	}
 	defer tx.rollback()
+	if err := forgotSince(ctx, tx, projectID, gen); err != nil {
+		return err
+	}
 	for _, p := range ps {
 		if _, err := tx.Exec(ctx, `INSERT INTO skill_procedures (project_id, signature, session_id, subject_id, seqs, at)
 			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, projectID, p.Signature, p.SessionID, p.SubjectID,

@@ -21,7 +21,7 @@ type SkillStore interface {
 	DecideSkill(ctx context.Context, actor string, skillID int64, d governance.SkillDecision) (*governance.Skill, error)
 	CountSkillUse(ctx context.Context, skillID int64) error
 	SkillGeneration(ctx context.Context, projectID int64) (int64, error)
-	RecordProcedures(ctx context.Context, projectID int64, ps []governance.Procedure) error
+	RecordProcedures(ctx context.Context, projectID int64, gen *int64, ps []governance.Procedure) error
 	FindProcedureSessions(ctx context.Context, projectID int64, signature string) ([]governance.SkillEvidence, error)
 }
 
@@ -203,10 +203,10 @@ func TestSkills(t *testing.T, open Opener) {
 		{SessionID: "s1", SubjectID: "dev-1", Signature: "steps:abc", At: at, Steps: []governance.ProcedureStep{{Key: "a", Seq: 3}, {Key: "b", Seq: 4}}},
 		{SessionID: "s2", SubjectID: "dev-2", Signature: "steps:abc", At: at.Add(time.Hour), Steps: []governance.ProcedureStep{{Key: "a", Seq: 9}}},
 	}
-	if err := st.RecordProcedures(ctx, p.ID, procs); err != nil {
+	if err := st.RecordProcedures(ctx, p.ID, nil, procs); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.RecordProcedures(ctx, p.ID, procs[:1]); err != nil {
+	if err := st.RecordProcedures(ctx, p.ID, nil, procs[:1]); err != nil {
 		t.Fatal(err)
 	}
 	sessions, err := st.FindProcedureSessions(ctx, p.ID, "steps:abc")

@@ -2,9 +2,11 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -129,8 +131,45 @@ func TestForgetSkills(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		loader, ok := s.(interface {
+			LoadConsolidateInput(ctx context.Context, p *governance.Project, idle time.Duration) (*governance.ConsolidateInput, error)
+		})
+		if !ok {
+			t.Fatalf("%T does not load a beat's input", s)
+		}
+		generation := func() int64 {
+			t.Helper()
+			in, err := loader.LoadConsolidateInput(ctx, p, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return in.ForgetGeneration
+		}
+		before := generation()
 		rep, err := s.ForgetSubject(ctx, "admin", p.ID, "dev-a")
 		if err != nil {
+			t.Fatal(err)
+		}
+		// A beat that read the subject's sessions before the forget writes
+		// neither their procedures nor a draft from them.
+		procs := []governance.Procedure{{SessionID: "sess-a1", SubjectID: "dev-a", Signature: "steps:late",
+			At: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), Steps: []governance.ProcedureStep{{Key: "a", Seq: 1}}}}
+		if err := st.RecordProcedures(ctx, p.ID, &before, procs); !errors.Is(err, governance.ErrForgotMeanwhile) {
+			t.Fatalf("procedures read before the forget: %v", err)
+		}
+		late := draft("publish-quokka", "quokka", governance.SkillEvidence{SessionID: "sess-a1", SubjectID: "dev-a"})
+		late.ProjectID, late.ForgetGeneration = p.ID, &before
+		if _, err := st.SaveSkill(ctx, "heartbeat", late); !errors.Is(err, governance.ErrForgotMeanwhile) {
+			t.Fatalf("a draft read before the forget: %v", err)
+		}
+		if got, _ := st.FindProcedureSessions(ctx, p.ID, "steps:late"); len(got) != 0 {
+			t.Fatalf("procedures written after the forget: %+v", got)
+		}
+		// Read after it, the same write goes through.
+		after := generation()
+		if err := st.RecordProcedures(ctx, p.ID, &after, []governance.Procedure{{SessionID: "sess-b1", SubjectID: "dev-b",
+			Signature: "steps:late", At: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC),
+			Steps: []governance.ProcedureStep{{Key: "a", Seq: 1}}}}); err != nil {
 			t.Fatal(err)
 		}
 		if len(preview.Skills) != 2 || !preview.Skills[0].Delete || preview.Skills[1].Delete {
