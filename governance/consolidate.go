@@ -26,9 +26,9 @@ type ConsolidateInput struct {
 	// ForgetGeneration is the project's forget generation read before
 	// anything else; the plan carries it to the write.
 	ForgetGeneration int64
-	// BeatVersion, when a store sets it, names the project's consolidated
-	// state the input was read from (PostgreSQL: the checkpoint row's
-	// version); the plan carries it to the write, which refuses a plan read
+	// BeatVersion names the project's consolidated state the input was
+	// read from (the checkpoint row's version: a counter on SQLite, xmin
+	// on PostgreSQL); the plan carries it to the write, which refuses a plan read
 	// before another beat of the project committed (ErrBeatMeanwhile), so
 	// two instances beating at once never write the same work twice.
 	BeatVersion string

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -39,11 +42,14 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		return nil, err
 	}
 	in.ForgetGeneration = gen
-	cp, err := s.FindCheckpoint(ctx, p.ID)
-	if err != nil {
+	// The checkpoint's version, read with it, tells ApplyBeatPlan whether
+	// another beat of the project committed since.
+	var cp, version int64
+	err = s.read.QueryRowContext(ctx, `SELECT seq, version FROM checkpoints WHERE project_id = ?`, p.ID).Scan(&cp, &version)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("store: checkpoint: %w", err)
 	}
-	in.Checkpoint = cp
+	in.Checkpoint, in.BeatVersion = cp, strconv.FormatInt(version, 10)
 	var maxSeq int64
 	if err := s.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(last_seq), 0) FROM sessions WHERE project_id = ?`, p.ID).Scan(&maxSeq); err != nil {
 		return nil, fmt.Errorf("store: max seq: %w", err)
@@ -198,6 +204,18 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 	if gen != plan.ForgetGeneration {
 		return governance.ErrForgotMeanwhile
 	}
+	// Another instance's beat of this project that committed since the
+	// input was read has done (some of) this plan's work: writing it too
+	// would duplicate candidates and proposals. The write transaction is
+	// immediate, so no beat commits between this read and the commit.
+	var version int64
+	err = tx.QueryRowContext(ctx, `SELECT version FROM checkpoints WHERE project_id = ?`, plan.ProjectID).Scan(&version)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("store: checkpoint version: %w", err)
+	}
+	if strconv.FormatInt(version, 10) != plan.BeatVersion {
+		return governance.ErrBeatMeanwhile
+	}
 	now := formatTime(tx.now)
 	for _, ep := range plan.Episodes {
 		if _, err := tx.ExecContext(ctx, `
@@ -268,8 +286,8 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `
-		INSERT INTO checkpoints (project_id, seq, updated_at) VALUES (?, ?, ?)
-		ON CONFLICT (project_id) DO UPDATE SET seq = MAX(seq, excluded.seq), updated_at = excluded.updated_at`,
+		INSERT INTO checkpoints (project_id, seq, updated_at, version) VALUES (?, ?, ?, 1)
+		ON CONFLICT (project_id) DO UPDATE SET seq = MAX(seq, excluded.seq), updated_at = excluded.updated_at, version = version + 1`,
 		plan.ProjectID, plan.Checkpoint, now); err != nil {
 		return fmt.Errorf("store: write checkpoint: %w", err)
 	}

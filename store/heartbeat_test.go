@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,4 +95,21 @@ func TestHeartbeatCrashBeforeCommit(t *testing.T) {
 			t.Fatalf("retried beat differs from an uninterrupted one:\n%s\nvs\n%s", a, b)
 		}
 	})
+}
+
+// TestTwoInstancesBeat runs storetest.TestTwoInstancesBeat on two SQLite
+// stores over one database file, as two consoles sharing a data directory
+// beat it during a leader change.
+func TestTwoInstancesBeat(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mnemo.db")
+	open := func() *store.Store {
+		s, err := store.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	storetest.TestTwoInstancesBeat(t, open(), open(), MustOpenStore(t))
 }

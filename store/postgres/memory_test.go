@@ -35,7 +35,7 @@ func TestHeartbeatMatchesSQLite(t *testing.T) {
 		t.Helper()
 		a, b := storetest.MemoryContent(t, sqlite.Store), storetest.MemoryContent(t, pg.Store)
 		if a != b {
-			t.Fatalf("%s: PostgreSQL differs from SQLite:\n%s", when, lineDiff(a, b))
+			t.Fatalf("%s: PostgreSQL differs from SQLite:\n%s", when, storetest.LineDiff(a, b, "sqlite", "postgres"))
 		}
 		if !strings.Contains(a, "candidate ") || !strings.Contains(a, "rule ") {
 			t.Fatalf("%s: nothing to compare:\n%s", when, a)
@@ -54,27 +54,6 @@ func TestHeartbeatMatchesSQLite(t *testing.T) {
 		}
 	}
 	compare("after review and a second beat")
-}
-
-// lineDiff lists the lines only one of a and b has.
-func lineDiff(a, b string) string {
-	count := map[string]int{}
-	for _, l := range strings.Split(a, "\n") {
-		count[l]++
-	}
-	for _, l := range strings.Split(b, "\n") {
-		count[l]--
-	}
-	var out []string
-	for l, n := range count {
-		switch {
-		case n > 0:
-			out = append(out, "- sqlite:   "+l)
-		case n < 0:
-			out = append(out, "+ postgres: "+l)
-		}
-	}
-	return strings.Join(out, "\n")
 }
 
 // TestForgetDuringBeat: a forget that commits while a beat is extracting
@@ -154,11 +133,8 @@ var _ interface {
 	storetest.MemoryStore
 } = (*postgres.Store)(nil)
 
-// TestTwoInstancesBeat: two console instances on one database beat one
-// project at the same time (a leader change in flight). The beat that
-// read its input before the other committed is refused
-// (ErrBeatMeanwhile), consolidates again and finds the work done: each
-// session's candidates and proposals are written once, as by one beat.
+// TestTwoInstancesBeat runs storetest.TestTwoInstancesBeat on two
+// PostgreSQL stores over one database.
 func TestTwoInstancesBeat(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -171,33 +147,5 @@ func TestTwoInstancesBeat(t *testing.T) {
 		t.Cleanup(func() { s.Close() })
 		return s
 	}
-	a, b := open(), open()
-	ref := MustOpenStore(t)
-	now := time.Now().UTC()
-	events := append(storetest.Session("s1", now.Add(-48*time.Hour), true, "we always travel light", "FAILED cross district"),
-		storetest.Session("s2", now.Add(-24*time.Hour), true, "FAILED cross district", "maybe a hotel near the lake")...)
-	for _, s := range []*postgres.Store{a, ref} {
-		p := storetest.MustCreateProject(t, s, "travel")
-		if _, err := s.IngestEvents(ctx, p.ID, events); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := storetest.NewHeartbeat(ref, &storetest.LineExtractor{}, nil).Beat(ctx, "test"); err != nil {
-		t.Fatal(err)
-	}
-
-	x := storetest.NewGatedExtractor()
-	done := make(chan error, 1)
-	go func() { _, err := storetest.NewHeartbeat(a, x, nil).Beat(ctx, "test"); done <- err }()
-	<-x.Started // a has read its input and is extracting
-	if _, err := storetest.NewHeartbeat(b, &storetest.LineExtractor{}, nil).Beat(ctx, "test"); err != nil {
-		t.Fatal(err)
-	}
-	close(x.Release)
-	if err := <-done; err != nil {
-		t.Fatalf("beat on the other instance: %v", err)
-	}
-	if got, want := storetest.MemoryContent(t, a), storetest.MemoryContent(t, ref); got != want {
-		t.Fatalf("two instances beating at once differ from one beat:\n%s", lineDiff(want, got))
-	}
+	storetest.TestTwoInstancesBeat(t, open(), open(), MustOpenStore(t))
 }
