@@ -81,7 +81,10 @@ type codexWaiting struct {
 // becomes a one-line assistant event, each output a tool event whose status
 // comes from the exit code: in the output's metadata, in "Exit code: N" or
 // "Process exited with code N", or in the exec_command_end of the same call.
-// The session id is session_meta's id (else the uuid in the file name).
+// A call the person interrupted ("aborted") is interrupted, one the person
+// or Codex's approval reviewer declined is rejected (codexDeclined), never
+// failed: the tool did not run, so there is nothing to learn from its
+// output. The session id is session_meta's id (else the uuid in the file name).
 // Ids never depend on line numbers or the file name (see codexID).
 //
 // How a Codex session ends: it does not, in the rollout. Codex persists a
@@ -97,6 +100,16 @@ type codexWaiting struct {
 // appends later join the same session (TestFollowCodexResume). Turn
 // boundaries are not events: task_started, task_complete and turn_aborted
 // are skipped with the other bookkeeping.
+// codexDeclined reports whether out is what Codex records for a call that
+// never ran because approval was refused: the person's "no" to a command
+// or a patch (exact texts), or a refusal by its automatic approval
+// reviewer (a fixed sentence, then the reviewer's rationale).
+func codexDeclined(out string) bool {
+	out = strings.TrimSpace(out)
+	return out == "exec command rejected by user" || out == "patch rejected by user" ||
+		strings.HasPrefix(out, "This action was rejected due to unacceptable risk.")
+}
+
 func parseCodex(ctx context.Context, br *bufio.Reader, opts Options, rep *Report, emit Emit) error {
 	c := &codexParser{parser: newAgentParser(opts, rep, emit), session: codexSessionFromName(opts.Name),
 		tools: map[string]string{}, exits: map[string]int{}}
@@ -211,6 +224,7 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 				out = "(no output)"
 			}
 			aborted := strings.TrimSpace(out) == "aborted" // what Codex records for a call the person interrupted
+			declined := codexDeclined(out)
 			tool := c.tools[p.CallID]
 			if tool == "" {
 				tool = "tool"
@@ -218,6 +232,10 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 			e := &governance.Event{ID: callID("out", governance.RoleTool, out), SessionID: c.session, Role: governance.RoleTool, Tool: clipTool(tool), Text: out, OccurredAt: at}
 			if aborted && code == nil {
 				e.Status = governance.StatusInterrupted
+				return c.send(e)
+			}
+			if declined {
+				e.Status = governance.StatusRejected
 				return c.send(e)
 			}
 			if code == nil {

@@ -89,7 +89,7 @@ func TestSessionFixtures(t *testing.T) {
 		{file: ccResumed, format: transcript.FormatClaudeCode, events: 12, cleaned: 3,
 			texts:  []string{"Missing return type on function", "run the linter before every push"},
 			status: map[string]string{"Missing return type": governance.StatusFailed, "(no output)": governance.StatusPassed}},
-		{file: codexRollout, format: transcript.FormatCodex, events: 18, cleaned: 3,
+		{file: codexRollout, format: transcript.FormatCodex, events: 22, cleaned: 3,
 			texts: []string{
 				"pq: relation \"orders\" does not exist",
 				"✓ 3 migrations applied",
