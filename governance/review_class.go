@@ -26,12 +26,15 @@ var ClassReasons = []ClassReason{ClassCommandDump, ClassOneOff, ClassOffProject}
 // Valid reports whether r is a known class reason.
 func (r ClassReason) Valid() bool { return slices.Contains(ClassReasons, r) }
 
-// ReviewClass is the structural class of a proposal: its kind, the channel
-// that proposed it, its head (the first two content words, stemmed: for a
-// lesson, the check it names; for an instruction, its verb and object) and
-// the write gate's risk classes. Two proposals of one class look alike to
-// a reviewer whatever their exact words; a rejected class catches the next
-// proposal like it and not one of another kind, channel, subject or risk.
+// ReviewClass is the structural class of a proposal: its kind, its head
+// (the first two content words, stemmed: for a lesson, the check it names;
+// for an instruction, its verb and object) and the write gate's risk
+// classes. Two proposals of one class look alike to a reviewer whatever
+// their exact words; a rejected class catches the next proposal like it
+// and not one of another kind, subject or risk. The channel that proposed
+// the rejected proposal is kept with it for the record but is no part of
+// the class: a command dump is one whether it was repeated, said with
+// "from now on" or drawn from a failed check.
 type ReviewClass struct {
 	Kind    MemoryType      `json:"kind"`
 	Channel PromotionReason `json:"channel"`
@@ -41,7 +44,7 @@ type ReviewClass struct {
 
 // Key is the class as one comparable string.
 func (c ReviewClass) Key() string {
-	return string(c.Kind) + "|" + string(c.Channel) + "|" + c.Head + "|" + c.Risk
+	return string(c.Kind) + "|" + c.Head + "|" + c.Risk
 }
 
 // classHeadWords is how many content words name a class's head.

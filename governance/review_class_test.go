@@ -3,8 +3,8 @@ package governance
 import "testing"
 
 // A class is structural: the next proposal like a rejected one is of its
-// class whatever its words, and one of another subject, kind, channel or
-// risk is not.
+// class whatever its words and whatever channel proposed it, and one of
+// another subject, kind or risk is not.
 func TestReviewClass(t *testing.T) {
 	lesson := func(text string) ReviewClass { return ClassOf(TypeLesson, ReasonToolFailure, text, nil) }
 	same := [][2]string{
@@ -34,12 +34,14 @@ func TestReviewClass(t *testing.T) {
 	base := ClassOf(TypePreference, ReasonExplicit, text, nil)
 	for name, other := range map[string]ReviewClass{
 		"kind":    ClassOf(TypeFact, ReasonExplicit, text, nil),
-		"channel": ClassOf(TypePreference, ReasonRepeated, text, nil),
 		"risk":    ClassOf(TypePreference, ReasonExplicit, text, []Finding{{Category: GateAuthority}}),
 	} {
 		if other.Key() == base.Key() {
 			t.Errorf("another %s, same class %q", name, base.Key())
 		}
+	}
+	if other := ClassOf(TypePreference, ReasonRepeated, text, nil); other.Key() != base.Key() {
+		t.Errorf("the same proposal on another channel is class %q, want %q", other.Key(), base.Key())
 	}
 	rc := StandingClasses([]*RejectedClass{{ID: 1, Class: base, Reason: ClassOneOff}})
 	if rc.Match(ClassOf(TypePreference, ReasonExplicit, "Commits: never without signing", nil)) == nil {
