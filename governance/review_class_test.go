@@ -33,8 +33,8 @@ func TestReviewClass(t *testing.T) {
 	text := "Never commit without signing"
 	base := ClassOf(TypePreference, ReasonExplicit, text, nil)
 	for name, other := range map[string]ReviewClass{
-		"kind":    ClassOf(TypeFact, ReasonExplicit, text, nil),
-		"risk":    ClassOf(TypePreference, ReasonExplicit, text, []Finding{{Category: GateAuthority}}),
+		"kind": ClassOf(TypeFact, ReasonExplicit, text, nil),
+		"risk": ClassOf(TypePreference, ReasonExplicit, text, []Finding{{Category: GateAuthority}}),
 	} {
 		if other.Key() == base.Key() {
 			t.Errorf("another %s, same class %q", name, base.Key())
