@@ -158,3 +158,91 @@ func anchors(lines []string) map[string]bool {
 	}
 	return out
 }
+
+// TestCodeCitesDocs holds the Go code's pointers into the docs to the
+// pages as they are: a comment or message that cites a page (README.md or
+// docs/<page>.md) names a file of the repository, and one that cites a
+// section names it in quotes after the page ("docs/forget.md, \"What a
+// forget leaves\""), as a heading of that page. A page followed by a
+// bare capitalised word names a section no check can hold, so it is
+// refused too. A test's strings are its data, not citations: only its
+// comments are read.
+func TestCodeCitesDocs(t *testing.T) {
+	root := filepath.Join("..")
+	cite := regexp.MustCompile(`\b(README(?:\.md)?|docs/[A-Za-z_]+\.md)(?:,\s*\(?|\s+\()(\\?"([^"\\]+)\\?"|[A-Z][a-z]+)`)
+	bare := regexp.MustCompile(`\b(?:README|docs/[A-Za-z_]+)\.md\b`)
+	joins := regexp.MustCompile(`\n\s*//\s*`)
+	headingsOf := map[string]map[string]bool{}
+	heads := func(page string) map[string]bool {
+		if h, ok := headingsOf[page]; ok {
+			return h
+		}
+		h := map[string]bool{}
+		for _, line := range readLines(t, filepath.Join(root, page)) {
+			if strings.HasPrefix(line, "#") {
+				h[strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))] = true
+			}
+		}
+		headingsOf[page] = h
+		return h
+	}
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "testdata", "node_modules":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_templ.go") {
+			return nil
+		}
+		files++
+		body, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		text := string(body)
+		if strings.HasSuffix(path, "_test.go") {
+			// A test's strings are its data; its comments are read.
+			var comments []string
+			for _, line := range strings.Split(text, "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "//") {
+					comments = append(comments, line)
+				}
+			}
+			text = strings.Join(comments, "\n")
+		}
+		text = joins.ReplaceAllString(text, " ")
+		for _, m := range bare.FindAllString(text, -1) {
+			if _, err := os.Stat(filepath.Join(root, m)); err != nil {
+				t.Errorf("%s cites %s, which is not in the repository", rel, m)
+			}
+		}
+		for _, m := range cite.FindAllStringSubmatch(text, -1) {
+			page := m[1]
+			if page == "README" {
+				page = "README.md"
+			}
+			if m[3] == "" {
+				t.Errorf("%s cites %s, %s: name the section in quotes, as its heading reads", rel, m[1], m[2])
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(root, page)); err == nil && !heads(page)[strings.ToLower(m[3])] {
+				t.Errorf("%s cites %s, %q: %s has no such heading", rel, m[1], m[3], page)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("walked only %d Go files: is the test run from app/?", files)
+	}
+}

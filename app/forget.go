@@ -8,7 +8,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// ForgetStore previews and applies forgets (docs/ARCHITECTURE.md, Forget
+// ForgetStore previews and applies forgets (docs/ARCHITECTURE.md, "Flow: forget"
 // semantics): a preview computes exactly what a forget would remove, the
 // forget plans again inside its write transaction and removes it.
 type ForgetStore interface {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestLayers holds the dependency rules of docs/ARCHITECTURE.md, Layers,
+// TestLayers holds the dependency rules of docs/ARCHITECTURE.md, "Layers and dependency direction",
 // over every package of the module (tests aside, which may import what
 // they drive): the store is reached only through the interfaces the use
 // cases declare, so no package but cmd/* depends on it; the domain and
@@ -76,12 +76,12 @@ func TestLayers(t *testing.T) {
 			matched = true
 			for _, d := range p.deps {
 				if slices.ContainsFunc(r.deps, func(x string) bool { return match(x, d) }) {
-					t.Errorf("%s depends on %s: see docs/ARCHITECTURE.md, Layers", p.path, d)
+					t.Errorf("%s depends on %s: see docs/ARCHITECTURE.md, \"Layers and dependency direction\"", p.path, d)
 				}
 			}
 			for _, i := range p.imports {
 				if slices.ContainsFunc(r.imports, func(x string) bool { return match(x, i) }) {
-					t.Errorf("%s imports %s: see docs/ARCHITECTURE.md, Layers", p.path, i)
+					t.Errorf("%s imports %s: see docs/ARCHITECTURE.md, \"Layers and dependency direction\"", p.path, i)
 				}
 			}
 		}

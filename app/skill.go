@@ -810,7 +810,7 @@ func (ss Skills) draft(ctx context.Context, projectID int64, gen *int64, p *gove
 }
 
 // reviewSkill masks the credentials of c in place (a version never keeps
-// one: docs/skills.md, "Credentials") and returns the risk review of what
+// one: docs/skills.md, "Risk review") and returns the risk review of what
 // is stored, the masks included as findings, in file and span order.
 func reviewSkill(ctx context.Context, c *governance.SkillContent, dropped []governance.SkillDropped) ([]governance.SkillFinding, error) {
 	masked := governance.MaskSkillCredentials(c, gate.Scan)

@@ -26,8 +26,8 @@ type Memory interface {
 	// hold copies of them, in one step that a forget of the source either
 	// precedes or follows: a forget then forgets the copy of what it
 	// forgets there, counts itself on the record (EventCopyForgets) and
-	// withholds the run's result details (docs/ARCHITECTURE.md, "Eval
-	// scratch projects"). It returns how many events it wrote.
+	// withholds the run's result details (docs/evals.md, "Scratch
+	// projects"). It returns how many events it wrote.
 	CopyEvents(ctx context.Context, prefix string, sourceID, scratchID int64) (int, error)
 	// EventCopyForgets returns, for each live project the run of prefix
 	// copied, how many forgets have reached its copy so far.
@@ -39,7 +39,7 @@ type Memory interface {
 	// RunHeartbeat consolidates everything new in the project, synchronously.
 	RunHeartbeat(ctx context.Context, projectID int64) error
 	Recall(ctx context.Context, q RecallQuery) (*RecallResult, error)
-	// ForgetRule forgets a rule completely (docs/ARCHITECTURE.md, Forget).
+	// ForgetRule forgets a rule completely (docs/forget.md).
 	ForgetRule(ctx context.Context, ruleID int64, actor string) error
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
 	// ApproveRules approves proposals as a reviewer does (fixtures with

@@ -37,7 +37,7 @@ type Services struct {
 	// with the background heartbeat (two beats over the same project at
 	// once would both write the same outputs).
 	Beat func(ctx context.Context, projectID int64) error
-	// Forget forgets one rule completely (docs/ARCHITECTURE.md, Forget); nil makes
+	// Forget forgets one rule completely (docs/forget.md); nil makes
 	// sequence steps with forget fail with a clear error.
 	Forget func(ctx context.Context, ruleID int64, actor string) error
 	// Actor is recorded on recall traces (default "eval").

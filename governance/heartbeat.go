@@ -4,7 +4,7 @@ import (
 	"time"
 )
 
-// Beat intervals chosen from the number of new events (docs/ARCHITECTURE.md, Heartbeat).
+// Beat intervals chosen from the number of new events (docs/heartbeat.md).
 const (
 	IntervalBusy  = 60 * time.Second
 	IntervalSome  = 300 * time.Second

@@ -2,7 +2,7 @@
 // metrics (Metrics, served at /metrics) and OpenTelemetry traces
 // (Tracing; the spans themselves are started where the work is observed,
 // in cmd/console's instrumented store). It imports no other package of
-// the console. See docs/ARCHITECTURE.md, Operations.
+// the console. See docs/operations.md, "Metrics and traces".
 package ops
 
 import (

@@ -200,7 +200,7 @@ func (s *Store) truncateWALHeld(ctx context.Context, wait time.Duration) (bool, 
 // the session, rule and suppression rows (applyForget has made its events'
 // and episodes' ids tombstones and blanked the events' tools and statuses). Then the subject's key is deleted, and the reference the
 // audit row names it by can no longer be confirmed. What remains is
-// counts, turn numbers, roles, kinds and timestamps (README, "What a
+// counts, turn numbers, roles, kinds and timestamps (docs/forget.md, "What a
 // forget leaves").
 func tombstoneSubject(ctx context.Context, tx *Tx, projectID int64, subjectID string) (string, error) {
 	key, err := subjectKey(ctx, tx, projectID, subjectID)

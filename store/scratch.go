@@ -12,7 +12,7 @@ import (
 )
 
 // Who owns an eval scratch project, and the copies of live projects'
-// events in them (docs/ARCHITECTURE.md, "Eval scratch projects").
+// events in them (docs/evals.md, "Scratch projects").
 
 // ClaimScratch records holder's lease on the scratch projects whose slug
 // starts with prefix (a CLI run's), until ttl from now. Lease times keep

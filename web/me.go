@@ -119,7 +119,7 @@ func (s *Server) handleMeForgetShow(c echo.Context) error {
 		Submit:  tr(c, "me.forget_all_heading"),
 	}
 	// A subject forget also ends the memberships that bind accounts to
-	// the subject in its project (docs/ARCHITECTURE.md, Forget): say which
+	// the subject in its project (docs/forget.md, "What a forget removes"): say which
 	// before the member confirms.
 	var leaving []string
 	for _, p := range v.Plans {

@@ -19,7 +19,7 @@ import (
 )
 
 // pgDumpHint is the answer of "console backup" on PostgreSQL.
-const pgDumpHint = `on PostgreSQL, back up with pg_dump and restore with pg_restore (README, "Backup and restore")`
+const pgDumpHint = `on PostgreSQL, back up with pg_dump and restore with pg_restore (docs/operations.md, "Backup and restore")`
 
 // backup runs "console backup --out FILE": an online copy of the SQLite
 // database (VACUUM INTO) while the console keeps serving.
@@ -153,7 +153,7 @@ func (e *cmdEnv) restore(args []string) error {
 // audited after the dump, refusing while any other session uses target.
 // Each replayed forget vacuums what it rewrote, as every PostgreSQL
 // forget does; the dump file itself, the WAL and archives are the
-// operator's (README, "Backup and restore").
+// operator's (docs/operations.md, "Backup and restore").
 func (e *cmdEnv) restorePostgres(cfg *Config, target, from string) error {
 	if !isPostgresURL(from) {
 		return e.fail("--replay-from %s: want the postgres:// URL of the database the dump was taken from", from)

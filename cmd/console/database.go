@@ -24,7 +24,7 @@ import (
 // imports and followed sources, plus startup repair and Close. Both
 // backends satisfy it: *store.Store (SQLite, the default) and
 // *postgres.Store (--database postgres://…). It is declared here, at its
-// one consumer (docs/ARCHITECTURE.md, Store backends).
+// one consumer (docs/store.md).
 type Store interface {
 	app.Store
 	consolidate.HeartbeatStore

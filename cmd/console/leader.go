@@ -9,7 +9,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// Leader election (docs/ARCHITECTURE.md, Leader election): of the console
+// Leader election (docs/operations.md, "Leader election"): of the console
 // instances on one database, the one holding the lease runs the heartbeat,
 // the eval runner and the followed sources; the others serve pages and the
 // API and try for the lease every lease interval. On SQLite the one

@@ -56,8 +56,8 @@ type Heartbeat struct {
 	// adaptive NextInterval (and the shortest backoff after a failure).
 	Every time.Duration
 	// Hold, when set, is asked before a beat and before each project of
-	// it; an error (this instance no longer leads: docs/ARCHITECTURE.md,
-	// Leader election) ends the beat there, so two instances never work
+	// it; an error (this instance no longer leads: docs/operations.md,
+	// "Leader election") ends the beat there, so two instances never work
 	// as leader at once for longer than one project.
 	Hold func(ctx context.Context) error
 	// Outcomes, when set, runs the outcome step on each project a full

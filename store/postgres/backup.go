@@ -9,7 +9,7 @@ import (
 )
 
 // What "console restore --database" needs of a database pg_restore made
-// from a dump, and of the database the dump came from (README, "Backup and
+// from a dump, and of the database the dump came from (docs/operations.md, "Backup and
 // restore"): the same methods as the SQLite store's (store/backup.go).
 
 // FindSuppressions lists every suppression fingerprint.

@@ -8,7 +8,7 @@ import (
 	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
-// Forget (docs/ARCHITECTURE.md "Forget"), with the SQLite store's
+// Forget (docs/forget.md, "Forget on PostgreSQL"), with the SQLite store's
 // guarantees: the rule, its versions and its candidates lose their content
 // and their evidence links go; episode summaries that quote it are
 // rewritten; optionally the source events are redacted; every words column
@@ -114,7 +114,7 @@ func auditForget(ctx context.Context, tx *Tx, r *governance.ForgetReport, entrie
 // generation lock comes first, before anything is read: a beat of the
 // project (ApplyBeatPlan takes the same lock) either committed before, and
 // the plan sees what it wrote, or waits for this commit and then drops
-// its work (docs/ARCHITECTURE.md, "Heartbeat and forget").
+// its work (docs/heartbeat.md, "A forget wins over a beat").
 //
 // A forget that redacts events (events: a subject forget, or a rule or
 // candidate forget with its lines) takes the projects' ingest locks
@@ -195,7 +195,7 @@ func (s *Store) forget(ctx context.Context, events bool, projects func(tx *Tx) (
 // and episodes' ids tombstones and blanked the events' tools and
 // statuses), then deletes the subject's key: the reference the audit row
 // names it by can no longer be confirmed. What remains is counts, turn
-// numbers, roles, kinds and timestamps (README, "What a forget leaves").
+// numbers, roles, kinds and timestamps (docs/forget.md, "What a forget leaves").
 func tombstoneSubject(ctx context.Context, tx *Tx, p *forgetPlan) (string, error) {
 	key, err := subjectKey(ctx, tx, p.ProjectID, p.SubjectID)
 	if err != nil {

@@ -5,8 +5,8 @@
 // satisfy the interfaces the use cases declare; the conformance suite in
 // store/storetest runs the same tests against both.
 //
-// It implements everything the console needs; docs/ARCHITECTURE.md
-// ("Store backends") lists the SQLite features it does not have yet.
+// It implements everything the console needs; docs/store.md, "PostgreSQL",
+// describes how it differs from the SQLite store.
 package postgres
 
 import (
@@ -46,7 +46,7 @@ type Store struct {
 	// partitioned, and statements on events or episodes whose projects
 	// are written into their text (projectIs), so that any plan of them,
 	// generic or not, is pruned to those projects' partitions when it is
-	// made (see "Several instances under load" in docs/ARCHITECTURE.md).
+	// made (docs/store.md, "PostgreSQL").
 	plans *pgxpool.Pool
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
@@ -123,7 +123,7 @@ func open(ctx context.Context, url, stop string) (*Store, error) {
 		// one; with 50 page clients and 8 writers over two instances on 2
 		// cores, 16 a pool served 1.35× the pages of 4 and cut the page
 		// p95 under writes by a third, at 0.78× that phase's ingest
-		// (docs/ARCHITECTURE.md, "Several instances under load"). The
+		// (docs/store.md, "PostgreSQL"). The
 		// URL's pool_max_conns overrides it.
 		cfg.MaxConns = defaultMaxConns
 	}

@@ -13,8 +13,8 @@ import (
 )
 
 // Who owns an eval scratch project, and the copies of live projects'
-// events in them, as SQLite's store/scratch.go (docs/ARCHITECTURE.md,
-// "Eval scratch projects"). Lease times are the store's clock (Now), with
+// events in them, as SQLite's store/scratch.go (docs/evals.md,
+// "Scratch projects"). Lease times are the store's clock (Now), with
 // sub-second precision: instances sharing a database need clocks closer
 // than a lease's renewal margin (two thirds of it).
 

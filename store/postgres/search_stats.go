@@ -32,7 +32,7 @@ type partStats struct {
 // (a thousand lexemes a partition, parsed into maps) only after an ANALYZE
 // or a VACUUM changed them: it first reads their version, one small row.
 // They hold the words common to a large share of the events, never a
-// sentence (docs/ARCHITECTURE.md, "Forget").
+// sentence (docs/forget.md, "Forget on PostgreSQL").
 type statsCache struct {
 	mu   sync.Mutex
 	last *eventStats

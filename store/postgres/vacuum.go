@@ -24,7 +24,7 @@ import (
 // partition by partition, and only the partitions that hold the projects
 // the forget touched: the other projects' rows are neither copied nor
 // locked. What the write-ahead log, replicas and backups still hold is in
-// docs/ARCHITECTURE.md ("Forget").
+// docs/forget.md, "Forget on PostgreSQL".
 
 // vacuumTables are the tables a forget may change, in the order they are
 // rewritten.

@@ -8,7 +8,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 )
 
-// A re-chain (docs/ARCHITECTURE.md, "Forget"). Audit rows written before
+// A re-chain (docs/forget.md, "What a forget removes"). Audit rows written before
 // keyed subject references (SQLite's migration 0026, PostgreSQL's 0014;
 // a project.export row's until AuditEntry.Subject) name a subject in
 // plain text: a subject row's object id, a membership.set or

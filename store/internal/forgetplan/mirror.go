@@ -8,7 +8,7 @@ import (
 
 // Mirror plans the forget of the copy of what src forgets in scratchID, an
 // eval run's scratch project holding a copy of the events of src's project
-// sourceID (fixtures.copy_events; docs/ARCHITECTURE.md, "Eval scratch
+// sourceID (fixtures.copy_events; docs/evals.md, "Scratch
 // projects"), so that a forget leaves no copy there while the rest of the
 // run's data stays. copiesOf maps events of sourceID (by seq) to their
 // copies in scratchID (the same event ids).

@@ -1,5 +1,5 @@
 // Package forgetplan is the forget planner both stores share: what one
-// forget removes (docs/ARCHITECTURE.md, "Forget"), built by the same code
+// forget removes (docs/forget.md, "One planner for the preview and the forget"), built by the same code
 // for the preview (outside a transaction) and for the forget (inside it).
 // The planner decides; a store's Reader answers its questions with that
 // store's SQL, so each backend keeps only its queries.

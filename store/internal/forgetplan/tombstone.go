@@ -9,7 +9,7 @@ import (
 )
 
 // Tombstones: what a subject forget leaves in place of identifiers
-// (docs/ARCHITECTURE.md, "Forget"). A tombstone is a prefix and 32 hex
+// (docs/forget.md, "What a forget leaves"). A tombstone is a prefix and 32 hex
 // digits of an HMAC-SHA256 of the identifier: the same identifier under
 // the same key gives the same tombstone (sessions stay grouped, a
 // re-imported event is recognised), and without the key nothing confirms a
