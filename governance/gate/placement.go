@@ -1,0 +1,342 @@
+package gate
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Placement in the low-risk set (patterns/placement.txt): a statement that
+// carries no finding is placed only when it is short, no deny shape occurs
+// in it and every one of its clauses has a low-risk shape. Default-deny at
+// every step: a clause no shape places keeps the whole statement out.
+
+// Bounds of a low-risk statement: longer ones go to a reviewer.
+const (
+	maxLowRiskSentences = 2
+	maxLowRiskRunes     = 240
+	maxLowRiskHan       = 120
+)
+
+// Reasons a statement is not placed (NotPlaced.Reason), besides the names
+// of the deny shapes of patterns/placement.txt.
+const (
+	// NotPlacedLong: more than two sentences or too many characters.
+	NotPlacedLong = "long"
+	// NotPlacedShape: a clause has none of the low-risk shapes.
+	NotPlacedShape = "no_shape"
+	// NotPlacedClass: a clause has a low-risk shape but no cue of a class.
+	NotPlacedClass = "no_class"
+)
+
+// denyShape is one deny block: its rule and, when set, the shape whose
+// presence in the same clause lifts it (unless=).
+type denyShape struct {
+	rule   gateRule
+	unless string
+}
+
+var (
+	clauseBreak = regexp.MustCompile(patterns.exprOf("clause_break"))
+	shapeRules  = loadShapes(patterns)
+	denyShapes  = loadDenies(patterns)
+)
+
+// shapeNames are the shape blocks placement reads.
+// framing, output_noun, output_verb and self are searched in the whole
+// statement through the prefilter; condition and fragment are anchored at
+// a clause's start and read in the clause alone.
+var shapeNames = []string{"framing", "output_noun", "output_verb", "self"}
+
+var (
+	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
+	fragmentRe  = regexp.MustCompile(patterns.named("shape", "fragment").expr(patterns.defs))
+)
+
+func loadShapes(set *patternSet) map[string]*gateRule {
+	out := map[string]*gateRule{}
+	for _, b := range set.of("shape") {
+		if len(b.opts) > 0 {
+			panic(fmt.Sprintf("gate patterns %s: a shape takes no options", b.where))
+		}
+		r := rule("lowrisk", b.names[0], b.expr(set.defs))
+		out[b.names[0]] = &r
+	}
+	for _, name := range append(shapeNames, "condition", "fragment") {
+		if out[name] == nil {
+			panic(fmt.Sprintf("gate patterns: no shape %q", name))
+		}
+	}
+	return out
+}
+
+func loadDenies(set *patternSet) []denyShape {
+	var out []denyShape
+	for _, b := range set.of("deny") {
+		d := denyShape{rule: rule("lowrisk", b.names[0], b.expr(set.defs))}
+		for k, v := range b.opts {
+			if k != "unless" || set.named("shape", v) == nil {
+				panic(fmt.Sprintf("gate patterns %s: unknown option %q", b.where, k))
+			}
+			d.unless = v
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		panic("gate patterns: no deny shape")
+	}
+	return out
+}
+
+// placementRules lists every rule placement runs, for the prefilter.
+func placementRules() []*gateRule {
+	var out []*gateRule
+	for _, name := range shapeNames {
+		out = append(out, shapeRules[name])
+	}
+	for i := range denyShapes {
+		out = append(out, &denyShapes[i].rule)
+	}
+	return out
+}
+
+// notPlaced says why a statement is outside the low-risk set: the clause
+// (in the text placement read) and the reason.
+type notPlaced struct {
+	lo, hi int
+	reason string
+}
+
+// clauses splits s into the spans of its clauses, trimmed of white space
+// and punctuation; empty ones are dropped.
+func clauses(s string) [][2]int {
+	var out [][2]int
+	add := func(lo, hi int) {
+		for lo < hi {
+			r, n := utf8.DecodeRuneInString(s[lo:])
+			if !unicode.IsSpace(r) && !unicode.IsPunct(r) {
+				break
+			}
+			lo += n
+		}
+		for hi > lo {
+			r, n := utf8.DecodeLastRuneInString(s[:hi])
+			if !unicode.IsSpace(r) && !unicode.IsPunct(r) {
+				break
+			}
+			hi -= n
+		}
+		if lo < hi {
+			out = append(out, [2]int{lo, hi})
+		}
+	}
+	cur := 0
+	for _, m := range clauseBreak.FindAllStringSubmatchIndex(s, -1) {
+		end := m[1]
+		for g := 2; g < len(m); g += 2 {
+			if m[g] >= 0 {
+				end = m[g] // the word that starts the next clause is its own
+				break
+			}
+		}
+		add(cur, m[0])
+		cur = end
+	}
+	add(cur, len(s))
+	return out
+}
+
+// tooLong reports whether s is past the bounds of a low-risk statement.
+func tooLong(s string) bool {
+	sentences, runes, han := 0, 0, 0
+	inSentence := false
+	for _, r := range s {
+		runes++
+		if unicode.Is(unicode.Han, r) {
+			han++
+		}
+		switch {
+		case strings.ContainsRune(".!?。！？\n", r):
+			if inSentence {
+				sentences++
+			}
+			inSentence = false
+		case !unicode.IsSpace(r) && !unicode.IsPunct(r):
+			inSentence = true
+		}
+	}
+	if inSentence {
+		sentences++
+	}
+	return sentences > maxLowRiskSentences || runes > maxLowRiskRunes || han > maxLowRiskHan
+}
+
+// spans returns the matches of r in s.
+func spans(r *gateRule, s string, lits *scanned) [][]int {
+	if !r.mayMatch(lits) {
+		return nil
+	}
+	return r.findAll(s, lits)
+}
+
+func overlaps(locs [][]int, c [2]int) bool {
+	for _, l := range locs {
+		if l[0] < c[1] && l[1] > c[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func within(locs [][]int, c [2]int) bool {
+	for _, l := range locs {
+		if l[0] >= c[0] && l[1] <= c[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// clauseOf returns the clause of cs that holds byte i, or the span [i, i).
+func clauseOf(cs [][2]int, lo, hi int) [2]int {
+	for _, c := range cs {
+		if lo < c[1] && hi > c[0] {
+			return c
+		}
+	}
+	return [2]int{lo, hi}
+}
+
+// place places s (the normalised text, lits its literals) in the low-risk
+// set: it returns the class of the first placed clause, or "" and why not.
+// prot are the spans of protective rules in s.
+func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
+	cs := clauses(s)
+	if tooLong(s) {
+		return "", notPlaced{0, len(s), NotPlacedLong}
+	}
+	inProt := func(l []int) bool {
+		for _, p := range prot {
+			if l[0] >= p[0] && l[1] <= p[1] {
+				return true
+			}
+		}
+		return false
+	}
+	shape := map[string][][]int{}
+	for _, name := range shapeNames {
+		shape[name] = spans(shapeRules[name], s, lits)
+	}
+	for i := range denyShapes {
+		d := &denyShapes[i]
+		for _, l := range spans(&d.rule, s, lits) {
+			if inProt(l) {
+				continue
+			}
+			c := clauseOf(cs, l[0], l[1])
+			if d.unless != "" && overlaps(shape[d.unless], c) {
+				continue
+			}
+			return "", notPlaced{c[0], c[1], d.rule.pattern}
+		}
+	}
+	cues := make([][][]int, len(lowRiskClasses))
+	for i := range lowRiskClasses {
+		cues[i] = spans(&lowRiskClasses[i].rule, s, lits)
+	}
+	class := ""
+	prevPlaced := false
+	for k, c := range cs {
+		placed, cls := placeClause(s, c, k == len(cs)-1, prevPlaced, prot, shape, cues)
+		if !placed {
+			reason := NotPlacedShape
+			if cls == NotPlacedClass {
+				reason = NotPlacedClass
+			}
+			return "", notPlaced{c[0], c[1], reason}
+		}
+		prevPlaced = true
+		if class == "" {
+			class = cls
+		}
+	}
+	if class == "" {
+		return "", notPlaced{0, len(s), NotPlacedShape}
+	}
+	return class, notPlaced{}
+}
+
+// placeClause places one clause c of s: whether it is placed and its class
+// ("" for a clause that only frames, conditions or completes another).
+func placeClause(s string, c [2]int, last, prevPlaced bool, prot [][2]int, shape map[string][][]int, cues [][][]int) (bool, string) {
+	for _, p := range prot {
+		if p[0] < c[1] && p[1] > c[0] {
+			return true, ProtectiveClass
+		}
+	}
+	if framingOnly(s, c, shape["framing"]) {
+		return true, ""
+	}
+	cls := ""
+	for i, locs := range cues {
+		if overlaps(locs, c) {
+			cls = lowRiskClasses[i].name
+			break
+		}
+	}
+	switch {
+	case !last && conditionRe.MatchString(s[c[0]:c[1]]):
+		return true, ""
+	case overlaps(shape["output_noun"], c) || overlaps(shape["output_verb"], c):
+		if cls == "" {
+			return false, NotPlacedClass
+		}
+		return true, cls
+	case overlaps(shape["self"], c):
+		if cls == "" {
+			cls = "likes"
+		}
+		return true, cls
+	case prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= 4:
+		return true, ""
+	}
+	return false, ""
+}
+
+// framingOnly reports whether clause c holds nothing but framing words.
+func framingOnly(s string, c [2]int, framing [][]int) bool {
+	rest := []byte(s[c[0]:c[1]])
+	any := false
+	for _, l := range framing {
+		if l[0] >= c[0] && l[1] <= c[1] {
+			any = true
+			for i := l[0]; i < l[1]; i++ {
+				rest[i-c[0]] = ' '
+			}
+		}
+	}
+	return any && strings.TrimFunc(string(rest), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) == ""
+}
+
+// wordCount counts the words of s: runs of letters or digits, each Han
+// character half a word.
+func wordCount(s string) int {
+	n, han, in := 0, 0, false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			han++
+			in = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'':
+			if !in {
+				n++
+			}
+			in = true
+		default:
+			in = false
+		}
+	}
+	return n + (han+1)/2
+}
