@@ -134,6 +134,9 @@ func clauses(s string) [][2]int {
 	}
 	cur := 0
 	for _, m := range clauseBreak.FindAllStringSubmatchIndex(s, -1) {
+		if m[1]-m[0] == 1 && m[0] > 0 && m[1] < len(s) && isDigit(s[m[0]-1]) && isDigit(s[m[1]]) {
+			continue // 14:00, 1,200
+		}
 		end := m[1]
 		for g := 2; g < len(m); g += 2 {
 			if m[g] >= 0 {
@@ -340,3 +343,5 @@ func wordCount(s string) int {
 	}
 	return n + (han+1)/2
 }
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
