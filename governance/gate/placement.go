@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"regexp"
 	"strings"
 	"unicode"
@@ -48,7 +50,7 @@ var (
 // framing, output_noun, output_verb and self are searched in the whole
 // statement through the prefilter; condition and fragment are anchored at
 // a clause's start and read in the clause alone.
-var shapeNames = []string{"framing", "output_noun", "output_verb", "self"}
+var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "joiner", "clause_start"}
 
 var (
 	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
@@ -109,9 +111,29 @@ type notPlaced struct {
 	reason string
 }
 
-// clauses splits s into the spans of its clauses, trimmed of white space
-// and punctuation; empty ones are dropped.
-func clauses(s string) [][2]int {
+// clauses splits s (lits its literals) into the spans of its clauses,
+// trimmed of white space and punctuation; empty ones are dropped.
+func clauses(s string, lits *scanned) [][2]int {
+	type cut struct{ lo, hi int }
+	var cuts []cut
+	for _, m := range clauseBreak.FindAllStringIndex(s, -1) {
+		if m[1]-m[0] == 1 && m[0] > 0 && m[1] < len(s) && isDigit(s[m[0]-1]) && isDigit(s[m[1]]) {
+			continue // 14:00, 1,200
+		}
+		cuts = append(cuts, cut{m[0], m[1]})
+	}
+	for _, m := range spans(shapeRules["joiner"], s, lits) {
+		cuts = append(cuts, cut{m[0], m[1]})
+	}
+	for _, m := range spans(shapeRules["clause_start"], s, lits) {
+		// The word that starts the next clause is its own.
+		hi := m[1]
+		for hi > m[0] && s[hi-1] != ' ' && s[hi-1] != '\t' {
+			hi--
+		}
+		cuts = append(cuts, cut{m[0], hi})
+	}
+	slices.SortFunc(cuts, func(a, b cut) int { return cmp.Compare(a.lo, b.lo) })
 	var out [][2]int
 	add := func(lo, hi int) {
 		for lo < hi {
@@ -133,19 +155,13 @@ func clauses(s string) [][2]int {
 		}
 	}
 	cur := 0
-	for _, m := range clauseBreak.FindAllStringSubmatchIndex(s, -1) {
-		if m[1]-m[0] == 1 && m[0] > 0 && m[1] < len(s) && isDigit(s[m[0]-1]) && isDigit(s[m[1]]) {
-			continue // 14:00, 1,200
+	for _, c := range cuts {
+		if c.lo < cur {
+			cur = max(cur, c.hi)
+			continue
 		}
-		end := m[1]
-		for g := 2; g < len(m); g += 2 {
-			if m[g] >= 0 {
-				end = m[g] // the word that starts the next clause is its own
-				break
-			}
-		}
-		add(cur, m[0])
-		cur = end
+		add(cur, c.lo)
+		cur = c.hi
 	}
 	add(cur, len(s))
 	return out
@@ -193,15 +209,6 @@ func overlaps(locs [][]int, c [2]int) bool {
 	return false
 }
 
-func within(locs [][]int, c [2]int) bool {
-	for _, l := range locs {
-		if l[0] >= c[0] && l[1] <= c[1] {
-			return true
-		}
-	}
-	return false
-}
-
 // clauseOf returns the clause of cs that holds byte i, or the span [i, i).
 func clauseOf(cs [][2]int, lo, hi int) [2]int {
 	for _, c := range cs {
@@ -216,10 +223,11 @@ func clauseOf(cs [][2]int, lo, hi int) [2]int {
 // set: it returns the class of the first placed clause, or "" and why not.
 // prot are the spans of protective rules in s.
 func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
-	cs := clauses(s)
 	if tooLong(s) {
 		return "", notPlaced{0, len(s), NotPlacedLong}
 	}
+	cs := clauses(s, lits)
+	m := &matches{s: s, lits: lits, shape: map[string][][]int{}, cues: make([][][]int, len(lowRiskClasses)), done: make([]bool, len(lowRiskClasses))}
 	inProt := func(l []int) bool {
 		for _, p := range prot {
 			if l[0] >= p[0] && l[1] <= p[1] {
@@ -228,10 +236,6 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 		}
 		return false
 	}
-	shape := map[string][][]int{}
-	for _, name := range shapeNames {
-		shape[name] = spans(shapeRules[name], s, lits)
-	}
 	for i := range denyShapes {
 		d := &denyShapes[i]
 		for _, l := range spans(&d.rule, s, lits) {
@@ -239,20 +243,16 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 				continue
 			}
 			c := clauseOf(cs, l[0], l[1])
-			if d.unless != "" && overlaps(shape[d.unless], c) {
+			if d.unless != "" && overlaps(m.of(d.unless), c) {
 				continue
 			}
 			return "", notPlaced{c[0], c[1], d.rule.pattern}
 		}
 	}
-	cues := make([][][]int, len(lowRiskClasses))
-	for i := range lowRiskClasses {
-		cues[i] = spans(&lowRiskClasses[i].rule, s, lits)
-	}
 	class := ""
 	prevPlaced := false
 	for k, c := range cs {
-		placed, cls := placeClause(s, c, k == len(cs)-1, prevPlaced, prot, shape, cues)
+		placed, cls := placeClause(m, c, k == len(cs)-1, prevPlaced, prot)
 		if !placed {
 			reason := NotPlacedShape
 			if cls == NotPlacedClass {
@@ -271,37 +271,63 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 	return class, notPlaced{}
 }
 
-// placeClause places one clause c of s: whether it is placed and its class
+// matches are the shapes' and the classes' matches in one statement,
+// found on first use.
+type matches struct {
+	s     string
+	lits  *scanned
+	shape map[string][][]int
+	cues  [][][]int
+	done  []bool
+}
+
+func (m *matches) of(shape string) [][]int {
+	locs, ok := m.shape[shape]
+	if !ok {
+		locs = spans(shapeRules[shape], m.s, m.lits)
+		m.shape[shape] = locs
+	}
+	return locs
+}
+
+// class returns the first class of the low-risk set with a cue in c.
+func (m *matches) class(c [2]int) string {
+	for i := range lowRiskClasses {
+		if !m.done[i] {
+			m.cues[i], m.done[i] = spans(&lowRiskClasses[i].rule, m.s, m.lits), true
+		}
+		if overlaps(m.cues[i], c) {
+			return lowRiskClasses[i].name
+		}
+	}
+	return ""
+}
+
+// placeClause places one clause c of the statement: whether it is placed and its class
 // ("" for a clause that only frames, conditions or completes another).
-func placeClause(s string, c [2]int, last, prevPlaced bool, prot [][2]int, shape map[string][][]int, cues [][][]int) (bool, string) {
+func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bool, string) {
 	for _, p := range prot {
 		if p[0] < c[1] && p[1] > c[0] {
 			return true, ProtectiveClass
 		}
 	}
-	if framingOnly(s, c, shape["framing"]) {
+	s := m.s
+	if framingOnly(s, c, m.of("framing")) {
 		return true, ""
-	}
-	cls := ""
-	for i, locs := range cues {
-		if overlaps(locs, c) {
-			cls = lowRiskClasses[i].name
-			break
-		}
 	}
 	switch {
 	case !last && conditionRe.MatchString(s[c[0]:c[1]]):
 		return true, ""
-	case overlaps(shape["output_noun"], c) || overlaps(shape["output_verb"], c):
-		if cls == "" {
-			return false, NotPlacedClass
+	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
+		if cls := m.class(c); cls != "" {
+			return true, cls
 		}
-		return true, cls
-	case overlaps(shape["self"], c):
-		if cls == "" {
-			cls = "likes"
+		return false, NotPlacedClass
+	case overlaps(m.of("self"), c):
+		if cls := m.class(c); cls != "" {
+			return true, cls
 		}
-		return true, cls
+		return true, "likes"
 	case prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= 4:
 		return true, ""
 	}
