@@ -3,8 +3,8 @@ package gate
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
