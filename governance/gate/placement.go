@@ -318,16 +318,16 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 	switch {
 	case !last && conditionRe.MatchString(s[c[0]:c[1]]):
 		return true, ""
-	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
-		if cls := m.class(c); cls != "" {
-			return true, cls
-		}
-		return false, NotPlacedClass
 	case overlaps(m.of("self"), c):
 		if cls := m.class(c); cls != "" {
 			return true, cls
 		}
 		return true, "likes"
+	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
+		if cls := m.class(c); cls != "" {
+			return true, cls
+		}
+		return false, NotPlacedClass
 	case prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= 4:
 		return true, ""
 	}
