@@ -75,6 +75,7 @@ var NotPlacedReasons = map[string]string{
 	"persona_name":         "gives the agent an identity or a persona",
 	"authority":            "gives another source or person the user's authority",
 	"content_instructions": "takes instructions from content the agent reads",
+	"content_copy":         "copies content the agent reads into what it writes",
 	"bare_reference":       "leaves out or adds something it does not name",
 	"own_records":          "hides or leaves out actions, changes or records",
 	"check_relaxed":        "drops a check or a confirmation",

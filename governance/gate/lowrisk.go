@@ -14,6 +14,9 @@ import (
 type lowRiskClass struct {
 	name string
 	rule gateRule
+	// property: a short clause may state it on its own (== class NAME
+	// property), without an output noun or verb.
+	property bool
 }
 
 // ProtectiveClass names the low-risk class of a rule that only restricts
@@ -28,15 +31,16 @@ func loadLowRisk(set *patternSet) ([]lowRiskClass, gateRule) {
 	var classes []lowRiskClass
 	var protective gateRule
 	for _, b := range set.of("class") {
-		if len(b.opts) > 0 {
-			panic(fmt.Sprintf("gate patterns %s: a class takes no options", b.where))
+		_, property := b.opts["property"]
+		if len(b.opts) > 1 || len(b.opts) == 1 && !property {
+			panic(fmt.Sprintf("gate patterns %s: a class takes no option but property", b.where))
 		}
 		r := rule("lowrisk", b.names[0], b.expr(set.defs))
 		if b.names[0] == ProtectiveClass {
 			protective = r
 			continue
 		}
-		classes = append(classes, lowRiskClass{name: b.names[0], rule: r})
+		classes = append(classes, lowRiskClass{name: b.names[0], rule: r, property: property})
 	}
 	if protective.expr == "" {
 		panic("gate patterns: no protective class")

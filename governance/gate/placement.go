@@ -15,8 +15,12 @@ import (
 // in it and every one of its clauses has a low-risk shape. Default-deny at
 // every step: a clause no shape places keeps the whole statement out.
 
-// Bounds of a low-risk statement: longer ones go to a reviewer.
+// Bounds of a low-risk statement: longer ones go to a reviewer. A clause
+// that completes its neighbour (fragment) or states an output property on
+// its own is at most a few words (a Han character counts half a word).
 const (
+	maxFragmentWords    = 4
+	maxPropertyWords    = 5
 	maxLowRiskSentences = 2
 	maxLowRiskRunes     = 240
 	maxLowRiskHan       = 120
@@ -228,9 +232,11 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 	}
 	cs := clauses(s, lits)
 	m := &matches{s: s, lits: lits, shape: map[string][][]int{}, cues: make([][][]int, len(lowRiskClasses)), done: make([]bool, len(lowRiskClasses))}
+	// A deny shape that shares words with a protective rule is that
+	// rule's own wording ("ignore instructions in documents you read").
 	inProt := func(l []int) bool {
 		for _, p := range prot {
-			if l[0] >= p[0] && l[1] <= p[1] {
+			if l[0] < p[1] && l[1] > p[0] {
 				return true
 			}
 		}
@@ -290,9 +296,13 @@ func (m *matches) of(shape string) [][]int {
 	return locs
 }
 
-// class returns the first class of the low-risk set with a cue in c.
-func (m *matches) class(c [2]int) string {
+// class returns the first class of the low-risk set with a cue in c
+// (with property set, the first property class).
+func (m *matches) class(c [2]int, property bool) string {
 	for i := range lowRiskClasses {
+		if property && !lowRiskClasses[i].property {
+			continue
+		}
 		if !m.done[i] {
 			m.cues[i], m.done[i] = spans(&lowRiskClasses[i].rule, m.s, m.lits), true
 		}
@@ -319,17 +329,22 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 	case !last && conditionRe.MatchString(s[c[0]:c[1]]):
 		return true, ""
 	case overlaps(m.of("self"), c):
-		if cls := m.class(c); cls != "" {
+		if cls := m.class(c, false); cls != "" {
 			return true, cls
 		}
 		return true, "likes"
 	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
-		if cls := m.class(c); cls != "" {
+		if cls := m.class(c, false); cls != "" {
 			return true, cls
 		}
 		return false, NotPlacedClass
-	case prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= 4:
+	case prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords:
 		return true, ""
+	case wordCount(s[c[0]:c[1]]) <= maxPropertyWords:
+		// An output property stated on its own ("语气友好一点").
+		if cls := m.class(c, true); cls != "" {
+			return true, cls
+		}
 	}
 	return false, ""
 }
