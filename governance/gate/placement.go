@@ -45,7 +45,6 @@ type denyShape struct {
 }
 
 var (
-	clauseBreak = regexp.MustCompile(patterns.exprOf("clause_break"))
 	shapeRules  = loadShapes(patterns)
 	denyShapes  = loadDenies(patterns)
 )
@@ -54,7 +53,7 @@ var (
 // framing, output_noun, output_verb and self are searched in the whole
 // statement through the prefilter; condition and fragment are anchored at
 // a clause's start and read in the clause alone.
-var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "joiner", "clause_start"}
+var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "clause_break", "joiner", "clause_start"}
 
 var (
 	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
@@ -120,7 +119,7 @@ type notPlaced struct {
 func clauses(s string, lits *scanned) [][2]int {
 	type cut struct{ lo, hi int }
 	var cuts []cut
-	for _, m := range clauseBreak.FindAllStringIndex(s, -1) {
+	for _, m := range spans(shapeRules["clause_break"], s, lits) {
 		if m[1]-m[0] == 1 && m[0] > 0 && m[1] < len(s) && isDigit(s[m[0]-1]) && isDigit(s[m[1]]) {
 			continue // 14:00, 1,200
 		}
@@ -244,7 +243,17 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 	}
 	for i := range denyShapes {
 		d := &denyShapes[i]
-		for _, l := range spans(&d.rule, s, lits) {
+		if !d.rule.mayMatch(lits) {
+			continue
+		}
+		first := d.rule.find(s, lits)
+		if first == nil {
+			continue
+		}
+		if c := clauseOf(cs, first[0], first[1]); !inProt(first) && (d.unless == "" || !overlaps(m.of(d.unless), c)) {
+			return "", notPlaced{c[0], c[1], d.rule.pattern}
+		}
+		for _, l := range d.rule.findAll(s, lits) {
 			if inProt(l) {
 				continue
 			}
