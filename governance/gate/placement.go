@@ -45,8 +45,8 @@ type denyShape struct {
 }
 
 var (
-	shapeRules  = loadShapes(patterns)
-	denyShapes  = loadDenies(patterns)
+	shapeRules = loadShapes(patterns)
+	denyShapes = loadDenies(patterns)
 )
 
 // shapeNames are the shape blocks placement reads.
