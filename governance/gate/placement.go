@@ -49,10 +49,9 @@ var (
 	denyShapes = loadDenies(patterns)
 )
 
-// shapeNames are the shape blocks placement reads.
-// framing, output_noun, output_verb and self are searched in the whole
-// statement through the prefilter; condition and fragment are anchored at
-// a clause's start and read in the clause alone.
+// shapeNames are the shape blocks placement searches in the whole statement
+// through the prefilter; condition and fragment, anchored at a clause's
+// ends, are read in the clause alone.
 var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "clause_break", "joiner", "clause_start"}
 
 var (
@@ -69,7 +68,7 @@ func loadShapes(set *patternSet) map[string]*gateRule {
 		r := rule("lowrisk", b.names[0], b.expr(set.defs))
 		out[b.names[0]] = &r
 	}
-	for _, name := range append(shapeNames, "condition", "fragment") {
+	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment"}) {
 		if out[name] == nil {
 			panic(fmt.Sprintf("gate patterns: no shape %q", name))
 		}
@@ -82,8 +81,8 @@ func loadDenies(set *patternSet) []denyShape {
 	for _, b := range set.of("deny") {
 		d := denyShape{rule: rule("lowrisk", b.names[0], b.expr(set.defs))}
 		for k, v := range b.opts {
-			if k != "unless" || set.named("shape", v) == nil {
-				panic(fmt.Sprintf("gate patterns %s: unknown option %q", b.where, k))
+			if k != "unless" || !slices.Contains(shapeNames, v) {
+				panic(fmt.Sprintf("gate patterns %s: unknown option %s=%s (unless= names a shape of %v)", b.where, k, v, shapeNames))
 			}
 			d.unless = v
 		}
@@ -212,7 +211,8 @@ func overlaps(locs [][]int, c [2]int) bool {
 	return false
 }
 
-// clauseOf returns the clause of cs that holds byte i, or the span [i, i).
+// clauseOf returns the clause of cs that [lo, hi) overlaps, or [lo, hi)
+// itself when it lies between clauses.
 func clauseOf(cs [][2]int, lo, hi int) [2]int {
 	for _, c := range cs {
 		if lo < c[1] && hi > c[0] {
@@ -322,8 +322,9 @@ func (m *matches) class(c [2]int, property bool) string {
 	return ""
 }
 
-// placeClause places one clause c of the statement: whether it is placed and its class
-// ("" for a clause that only frames, conditions or completes another).
+// placeClause places one clause c of the statement: whether it is placed
+// and its class ("" for a clause that only frames, conditions or completes
+// another; NotPlacedClass for an output directive without a class cue).
 func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bool, string) {
 	for _, p := range prot {
 		if p[0] < c[1] && p[1] > c[0] {
