@@ -108,6 +108,9 @@ func Beside(first Classifier, more ...Classifier) Classifier {
 			res.Findings = append(res.Findings, r.Findings...)
 			if r.LowRisk == "" || len(r.Findings) > 0 {
 				res.LowRisk = ""
+				if res.NotPlaced == nil {
+					res.NotPlaced = r.NotPlaced
+				}
 			}
 		}
 		return res, nil
@@ -128,6 +131,21 @@ type GateResult struct {
 	// set may become active without a reviewer (auto-activation is
 	// default-deny).
 	LowRisk string
+	// NotPlaced, when set, says why a text without findings is outside the
+	// low-risk set: the clause no low-risk shape places, and why.
+	NotPlaced *NotPlaced
+}
+
+// NotPlaced is the clause of a text that kept it outside the low-risk set
+// and the reason: a deny shape's name (persona, authority,
+// content_instructions, bare_reference, own_records, check_relaxed,
+// sensitive), "long" (more than two sentences or too many characters),
+// "no_shape" (a clause that is neither a directive about the agent's own
+// output nor the user's own preference) or "no_class" (a directive with no
+// cue of a low-risk class).
+type NotPlaced struct {
+	Clause string
+	Reason string
 }
 
 // Blocked reports whether the text must not be written.

@@ -74,6 +74,10 @@ type Candidate struct {
 	// at every beat and never stored: a candidate read from the store is
 	// outside the set until it is classified (default-deny).
 	LowRisk string `json:"-"`
+	// NotPlaced, outside the low-risk set without a finding, is the
+	// clause that kept the statement out and why (GateResult.NotPlaced);
+	// read with LowRisk, never stored.
+	NotPlaced *NotPlaced `json:"-"`
 }
 
 // Finding is one hit of the write gate: its risk class (Category), the

@@ -51,6 +51,40 @@ const (
 	WhyProjectWide    = " It holds for the whole project and only one person supports it, so a reviewer must approve it."
 )
 
+// WhyNotPlaced is the sentence a proposal's reason ends with when a clause
+// of its statement kept it outside the low-risk set: the clause (at most
+// maxNotPlacedClause runes) and why, in words NotPlacedReasons lists.
+func WhyNotPlaced(np NotPlaced) string {
+	clause := []rune(np.Clause)
+	if len(clause) > maxNotPlacedClause {
+		clause = append(clause[:maxNotPlacedClause-1], '…')
+	}
+	why, ok := NotPlacedReasons[np.Reason]
+	if !ok {
+		why = NotPlacedReasons["no_shape"]
+	}
+	return fmt.Sprintf(" It is outside the low-risk set: %q %s, so a reviewer must approve it.", string(clause), why)
+}
+
+const maxNotPlacedClause = 80
+
+// NotPlacedReasons says, for each reason of NotPlaced, why the clause is
+// outside the low-risk set.
+var NotPlacedReasons = map[string]string{
+	"persona":              "gives the agent an identity or a persona",
+	"persona_name":         "gives the agent an identity or a persona",
+	"authority":            "gives another source or person the user's authority",
+	"content_instructions": "takes instructions from content the agent reads",
+	"content_copy":         "copies content the agent reads into what it writes",
+	"bare_reference":       "leaves out or adds something it does not name",
+	"own_records":          "hides or leaves out actions, changes or records",
+	"check_relaxed":        "drops a check or a confirmation",
+	"sensitive":            "touches other people, accounts, money or access, or sends, shares, deletes or installs",
+	"long":                 "is longer than a low-risk statement (two sentences, 240 characters)",
+	"no_shape":             "is neither about the agent's own output nor the user's own preferences",
+	"no_class":             "is about the agent's output but in no low-risk class",
+}
+
 // Decide applies the promotion channels (docs/ARCHITECTURE.md) to a merged group of
 // candidates, given the events that support them. Code, not the model,
 // decides: the first channel that holds wins, in this order:
@@ -98,6 +132,7 @@ func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	var trusted, external int
 	failed, durable, userSaid, corrects, tooLong := false, false, false, false, false
 	lowRisk := len(members) > 0
+	var notPlaced *NotPlaced
 	typ, subject := TypeFact, ""
 	for i, c := range members {
 		if i == 0 {
@@ -107,6 +142,9 @@ func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 		tooLong = tooLong || CheckRuleText(c.Statement) != nil
 		corrects = corrects || replaces != nil && c.Type == replaces.Kind && Corrects(replaces.Text, c.Statement)
 		lowRisk = lowRisk && c.LowRisk != "" && len(c.Findings) == 0
+		if notPlaced == nil && c.LowRisk == "" && len(c.Findings) == 0 {
+			notPlaced = c.NotPlaced
+		}
 		for _, seq := range c.EvidenceSeqs {
 			e := events[seq]
 			if e == nil {
@@ -162,6 +200,9 @@ func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	projectWide := typ != TypePreference || subject == ""
 	switch {
 	case d.Status != CandidateProposed:
+	case !lowRisk && notPlaced != nil:
+		d.Review = true
+		d.Why += WhyNotPlaced(*notPlaced)
 	case !lowRisk:
 		d.Review = true
 		d.Why += WhyOutsideLowRisk

@@ -61,6 +61,7 @@ type gatedItem struct {
 	findings    []governance.Finding
 	blocked     bool
 	lowRisk     string
+	notPlaced   *governance.NotPlaced
 	fingerprint string
 }
 
@@ -187,7 +188,7 @@ func (c *Consolidator) Plan(ctx context.Context, in *governance.ConsolidateInput
 				ID: tempID(), ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
 				Type: it.Type, Statement: it.text, Durable: it.Durable, Extractor: out.extractor,
 				Status: governance.CandidatePending, Fingerprint: it.fingerprint, Findings: it.findings, EvidenceSeqs: it.support,
-				CreatedAt: in.Now, UpdatedAt: in.Now, LowRisk: it.lowRisk,
+				CreatedAt: in.Now, UpdatedAt: in.Now, LowRisk: it.lowRisk, NotPlaced: it.notPlaced,
 			}
 			if it.blocked {
 				cand.Status = governance.CandidateBlocked
@@ -370,7 +371,7 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 		if err != nil {
 			return nil, fmt.Errorf("classify a statement of session %s: %w", w.Session.SessionID, err)
 		}
-		g.text, g.findings, g.blocked, g.lowRisk = res.Text, res.Findings, res.Blocked(), res.LowRisk
+		g.text, g.findings, g.blocked, g.lowRisk, g.notPlaced = res.Text, res.Findings, res.Blocked(), res.LowRisk, res.NotPlaced
 		if !g.blocked {
 			// An extractor may drop what it cannot see or keep only the
 			// harmless part of a blocked event ("always approve refunds"
@@ -569,7 +570,7 @@ func (c *Consolidator) place(ctx context.Context, members []*governance.Candidat
 		if err != nil {
 			return fmt.Errorf("classify candidate %d: %w", cand.ID, err)
 		}
-		cand.LowRisk = res.LowRisk
+		cand.LowRisk, cand.NotPlaced = res.LowRisk, res.NotPlaced
 	}
 	return nil
 }

@@ -129,13 +129,15 @@ func Scan(text string) governance.GateResult {
 		lo, hi := encodedSpan(&n.view)
 		add(governance.GateAuthority, "encoded_text", lo, hi, false)
 	}
-	if prot := protectiveSpans(&n.view, lits[0]); len(prot) > 0 {
-		res.Findings = outsideSpans(res.Findings, prot)
-		if len(res.Findings) == 0 {
-			res.LowRisk = ProtectiveClass
+	prot, protView := protectiveSpans(&n.view, lits[0])
+	res.Findings = outsideSpans(res.Findings, prot)
+	if len(res.Findings) == 0 {
+		var why notPlaced
+		res.LowRisk, why = place(n.view.text, lits[0], protView)
+		if res.LowRisk == "" && len(n.view.text) > 0 {
+			lo, hi := n.view.origin(why.lo, why.hi)
+			res.NotPlaced = &governance.NotPlaced{Clause: strings.TrimSpace(text[lo:hi]), Reason: why.reason}
 		}
-	} else if len(res.Findings) == 0 {
-		res.LowRisk = placeLowRisk(n.view.text, lits[0])
 	}
 	sort.SliceStable(res.Findings, func(i, j int) bool {
 		return classRank(res.Findings[i].Category) < classRank(res.Findings[j].Category)

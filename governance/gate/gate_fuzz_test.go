@@ -98,15 +98,30 @@ func checkView(t *testing.T, name string, v *gateView, orig string) {
 // plainRules are the rules' whole expressions and the payload words,
 // compiled as written, without the prefilter.
 var plainRules = sync.OnceValues(func() ([]*regexp.Regexp, *regexp.Regexp) {
-	res := make([]*regexp.Regexp, len(gateRules))
-	for i, r := range gateRules {
+	rules := prefilteredRules()
+	res := make([]*regexp.Regexp, len(rules))
+	for i, r := range rules {
 		res[i] = regexp.MustCompile(r.expr)
 	}
 	return res, regexp.MustCompile(patterns.exprOf("payload"))
 })
 
+// prefilteredRules are every rule the prefilter serves: the gate's rules,
+// the low-risk classes, the protective class and the placement shapes.
+func prefilteredRules() []*gateRule {
+	var out []*gateRule
+	for i := range gateRules {
+		out = append(out, &gateRules[i])
+	}
+	for i := range lowRiskClasses {
+		out = append(out, &lowRiskClasses[i].rule)
+	}
+	out = append(out, &protectiveRule)
+	return append(out, placementRules()...)
+}
+
 // FuzzPrefilter compares, on any text, the prefiltered scan of every rule
-// (literal hints, pieces, anchored starts, runs) with plain expressions: a
+// (the gate's rules, the low-risk classes and placement shapes; literal hints, pieces, anchored starts, runs) with plain expressions: a
 // rule whose whole expression matches must be found (a phrasing the
 // prefilter skipped would be a pattern line that can never report), and
 // each piece finds exactly what its own expression finds. (Pieces lift the
@@ -134,8 +149,7 @@ func FuzzPrefilter(f *testing.F) {
 			}
 			return false
 		}
-		for i := range gateRules {
-			r := &gateRules[i]
+		for i, r := range prefilteredRules() {
 			if r.payload && !payload.MatchString(s) {
 				if r.find(s, lits) != nil {
 					t.Fatalf("rule %s on %q: found without a payload word", r.pattern, s)

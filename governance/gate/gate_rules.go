@@ -141,6 +141,7 @@ func init() {
 		all = append(all, &lowRiskClasses[i].rule)
 	}
 	all = append(all, &protectiveRule)
+	all = append(all, placementRules()...)
 	for _, r := range all {
 		r.hints = derivedHints(r.pieces)
 		r.hintIDs = newLiteralSet(x.idSet(r.hints))

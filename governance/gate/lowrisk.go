@@ -14,6 +14,9 @@ import (
 type lowRiskClass struct {
 	name string
 	rule gateRule
+	// property: a short clause may state it on its own (== class NAME
+	// property), without an output noun or verb.
+	property bool
 }
 
 // ProtectiveClass names the low-risk class of a rule that only restricts
@@ -28,15 +31,16 @@ func loadLowRisk(set *patternSet) ([]lowRiskClass, gateRule) {
 	var classes []lowRiskClass
 	var protective gateRule
 	for _, b := range set.of("class") {
-		if len(b.opts) > 0 {
-			panic(fmt.Sprintf("gate patterns %s: a class takes no options", b.where))
+		_, property := b.opts["property"]
+		if len(b.opts) > 1 || len(b.opts) == 1 && !property {
+			panic(fmt.Sprintf("gate patterns %s: a class takes no option but property", b.where))
 		}
 		r := rule("lowrisk", b.names[0], b.expr(set.defs))
 		if b.names[0] == ProtectiveClass {
 			protective = r
 			continue
 		}
-		classes = append(classes, lowRiskClass{name: b.names[0], rule: r})
+		classes = append(classes, lowRiskClass{name: b.names[0], rule: r, property: property})
 	}
 	if protective.expr == "" {
 		panic("gate patterns: no protective class")
@@ -53,19 +57,19 @@ func LowRiskClasses() []string {
 	return append(names, ProtectiveClass)
 }
 
-// protectiveSpans returns the spans, in the original text, of the
-// protective rules in view v (lits are its literals).
-func protectiveSpans(v *gateView, lits *scanned) [][2]int {
+// protectiveSpans returns the spans of the protective rules in view v
+// (lits are its literals): in the original text and in the view.
+func protectiveSpans(v *gateView, lits *scanned) (orig, view [][2]int) {
 	r := &protectiveRule
 	if !r.mayMatch(lits) || r.find(v.text, lits) == nil {
-		return nil
+		return nil, nil
 	}
-	var out [][2]int
 	for _, loc := range r.findAll(v.text, lits) {
 		lo, hi := v.origin(loc[0], loc[1])
-		out = append(out, [2]int{lo, hi})
+		orig = append(orig, [2]int{lo, hi})
+		view = append(view, [2]int{loc[0], loc[1]})
 	}
-	return out
+	return orig, view
 }
 
 // outsideSpans drops the findings that lie within one of spans: a
@@ -85,18 +89,6 @@ func outsideSpans(fs []governance.Finding, spans [][2]int) []governance.Finding 
 		}
 	}
 	return out
-}
-
-// placeLowRisk returns the first class of the low-risk set whose cues
-// occur in s, or "".
-func placeLowRisk(s string, lits *scanned) string {
-	for i := range lowRiskClasses {
-		c := &lowRiskClasses[i]
-		if c.rule.mayMatch(lits) && c.rule.find(s, lits) != nil {
-			return c.name
-		}
-	}
-	return ""
 }
 
 // RiskFeatures lists the patterns of the findings the gate reports that

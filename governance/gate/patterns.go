@@ -64,7 +64,7 @@ type patternSet struct {
 
 // patternFileOrder is the order the files are read in: rules match, and
 // their findings are reported, in this order within a risk class.
-var patternFileOrder = []string{"defines.txt", "words.txt", "block.txt", "credentials.txt", "authority.txt", "risk.txt", "lowrisk.txt"}
+var patternFileOrder = []string{"defines.txt", "words.txt", "block.txt", "credentials.txt", "authority.txt", "risk.txt", "lowrisk.txt", "placement.txt"}
 
 // pinyin.txt is read by reading.go; its lines are pairs, not expressions.
 

@@ -24,6 +24,7 @@ var (
 	whySuppressed    = regexp.MustCompile(`^Suppressed: a reviewer rejected its class \((\w+)\); lift the rejection on the review page to propose it again\.$`)
 	whyAuthorityHeld = regexp.MustCompile(`^Touches authority \(a URL, e-mail address, command or credential\) and only one person said it, in (\d+) sessions: repetition by one actor counts once\.$`)
 	whyLowRiskHeld   = regexp.MustCompile(`^Outside the low-risk set and only one person said it, in (\d+) sessions: repetition by one person counts once\.$`)
+	whyNotPlaced     = regexp.MustCompile(`^(.*) It is outside the low-risk set: ("(?:[^"\\]|\\.)*") (.+), so a reviewer must approve it\.$`)
 )
 
 const (
@@ -42,6 +43,15 @@ func candidateWhy(ctx context.Context, why string) string {
 	}
 	if rest, ok := strings.CutSuffix(why, governance.WhyOutsideLowRisk); ok {
 		return candidateWhy(ctx, rest) + t(ctx, "review.why.lowrisk_review")
+	}
+	if m := whyNotPlaced.FindStringSubmatch(why); m != nil {
+		if clause, err := strconv.Unquote(m[2]); err == nil {
+			for code, reason := range governance.NotPlacedReasons {
+				if reason == m[3] {
+					return candidateWhy(ctx, m[1]) + t(ctx, "review.why.not_placed", "Clause", clause, "Reason", label(ctx, "not_placed", code))
+				}
+			}
+		}
 	}
 	if rest, ok := strings.CutSuffix(why, governance.WhyProjectWide); ok {
 		return candidateWhy(ctx, rest) + t(ctx, "review.why.project_review")

@@ -1,0 +1,398 @@
+package gate
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Placement in the low-risk set (patterns/placement.txt): a statement that
+// carries no finding is placed only when it is short, no deny shape occurs
+// in it and every one of its clauses has a low-risk shape. Default-deny at
+// every step: a clause no shape places keeps the whole statement out.
+
+// Bounds of a low-risk statement: longer ones go to a reviewer. A clause
+// that completes its neighbour (fragment) or states an output property on
+// its own is at most a few words (a Han character counts half a word).
+const (
+	maxFragmentWords    = 4
+	maxPropertyWords    = 5
+	maxLowRiskSentences = 2
+	maxLowRiskRunes     = 240
+	maxLowRiskHan       = 120
+)
+
+// Reasons a statement is not placed (NotPlaced.Reason), besides the names
+// of the deny shapes of patterns/placement.txt.
+const (
+	// NotPlacedLong: more than two sentences or too many characters.
+	NotPlacedLong = "long"
+	// NotPlacedShape: a clause has none of the low-risk shapes.
+	NotPlacedShape = "no_shape"
+	// NotPlacedClass: a clause has a low-risk shape but no cue of a class.
+	NotPlacedClass = "no_class"
+)
+
+// denyShape is one deny block: its rule and, when set, the shape whose
+// presence in the same clause lifts it (unless=).
+type denyShape struct {
+	rule   gateRule
+	unless string
+}
+
+var (
+	shapeRules = loadShapes(patterns)
+	denyShapes = loadDenies(patterns)
+)
+
+// shapeNames are the shape blocks placement searches in the whole statement
+// through the prefilter; condition and fragment, anchored at a clause's
+// ends, are read in the clause alone.
+var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "clause_break", "joiner", "clause_start"}
+
+var (
+	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
+	fragmentRe  = regexp.MustCompile(patterns.named("shape", "fragment").expr(patterns.defs))
+)
+
+func loadShapes(set *patternSet) map[string]*gateRule {
+	out := map[string]*gateRule{}
+	for _, b := range set.of("shape") {
+		if len(b.opts) > 0 {
+			panic(fmt.Sprintf("gate patterns %s: a shape takes no options", b.where))
+		}
+		r := rule("lowrisk", b.names[0], b.expr(set.defs))
+		out[b.names[0]] = &r
+	}
+	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment"}) {
+		if out[name] == nil {
+			panic(fmt.Sprintf("gate patterns: no shape %q", name))
+		}
+	}
+	return out
+}
+
+func loadDenies(set *patternSet) []denyShape {
+	var out []denyShape
+	for _, b := range set.of("deny") {
+		d := denyShape{rule: rule("lowrisk", b.names[0], b.expr(set.defs))}
+		for k, v := range b.opts {
+			if k != "unless" || !slices.Contains(shapeNames, v) {
+				panic(fmt.Sprintf("gate patterns %s: unknown option %s=%s (unless= names a shape of %v)", b.where, k, v, shapeNames))
+			}
+			d.unless = v
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		panic("gate patterns: no deny shape")
+	}
+	return out
+}
+
+// placementRules lists every rule placement runs, for the prefilter.
+func placementRules() []*gateRule {
+	var out []*gateRule
+	for _, name := range shapeNames {
+		out = append(out, shapeRules[name])
+	}
+	for i := range denyShapes {
+		out = append(out, &denyShapes[i].rule)
+	}
+	return out
+}
+
+// notPlaced says why a statement is outside the low-risk set: the clause
+// (in the text placement read) and the reason.
+type notPlaced struct {
+	lo, hi int
+	reason string
+}
+
+// clauses splits s (lits its literals) into the spans of its clauses,
+// trimmed of white space and punctuation; empty ones are dropped.
+func clauses(s string, lits *scanned) [][2]int {
+	type cut struct{ lo, hi int }
+	var cuts []cut
+	for _, m := range spans(shapeRules["clause_break"], s, lits) {
+		if m[1]-m[0] == 1 && m[0] > 0 && m[1] < len(s) && isDigit(s[m[0]-1]) && isDigit(s[m[1]]) {
+			continue // 14:00, 1,200
+		}
+		cuts = append(cuts, cut{m[0], m[1]})
+	}
+	for _, m := range spans(shapeRules["joiner"], s, lits) {
+		cuts = append(cuts, cut{m[0], m[1]})
+	}
+	for _, m := range spans(shapeRules["clause_start"], s, lits) {
+		// The word that starts the next clause is its own.
+		hi := m[1]
+		for hi > m[0] && s[hi-1] != ' ' && s[hi-1] != '\t' {
+			hi--
+		}
+		cuts = append(cuts, cut{m[0], hi})
+	}
+	slices.SortFunc(cuts, func(a, b cut) int { return cmp.Compare(a.lo, b.lo) })
+	var out [][2]int
+	add := func(lo, hi int) {
+		for lo < hi {
+			r, n := utf8.DecodeRuneInString(s[lo:])
+			if !unicode.IsSpace(r) && !unicode.IsPunct(r) {
+				break
+			}
+			lo += n
+		}
+		for hi > lo {
+			r, n := utf8.DecodeLastRuneInString(s[:hi])
+			if !unicode.IsSpace(r) && !unicode.IsPunct(r) {
+				break
+			}
+			hi -= n
+		}
+		if lo < hi {
+			out = append(out, [2]int{lo, hi})
+		}
+	}
+	cur := 0
+	for _, c := range cuts {
+		if c.lo < cur {
+			cur = max(cur, c.hi)
+			continue
+		}
+		add(cur, c.lo)
+		cur = c.hi
+	}
+	add(cur, len(s))
+	return out
+}
+
+// tooLong reports whether s is past the bounds of a low-risk statement.
+func tooLong(s string) bool {
+	sentences, runes, han := 0, 0, 0
+	inSentence := false
+	for _, r := range s {
+		runes++
+		if unicode.Is(unicode.Han, r) {
+			han++
+		}
+		switch {
+		case strings.ContainsRune(".!?。！？\n", r):
+			if inSentence {
+				sentences++
+			}
+			inSentence = false
+		case !unicode.IsSpace(r) && !unicode.IsPunct(r):
+			inSentence = true
+		}
+	}
+	if inSentence {
+		sentences++
+	}
+	return sentences > maxLowRiskSentences || runes > maxLowRiskRunes || han > maxLowRiskHan
+}
+
+// spans returns the matches of r in s.
+func spans(r *gateRule, s string, lits *scanned) [][]int {
+	if !r.mayMatch(lits) {
+		return nil
+	}
+	return r.findAll(s, lits)
+}
+
+func overlaps(locs [][]int, c [2]int) bool {
+	for _, l := range locs {
+		if l[0] < c[1] && l[1] > c[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// clauseOf returns the clause of cs that [lo, hi) overlaps, or [lo, hi)
+// itself when it lies between clauses.
+func clauseOf(cs [][2]int, lo, hi int) [2]int {
+	for _, c := range cs {
+		if lo < c[1] && hi > c[0] {
+			return c
+		}
+	}
+	return [2]int{lo, hi}
+}
+
+// place places s (the normalised text, lits its literals) in the low-risk
+// set: it returns the class of the first placed clause, or "" and why not.
+// prot are the spans of protective rules in s.
+func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
+	if tooLong(s) {
+		return "", notPlaced{0, len(s), NotPlacedLong}
+	}
+	cs := clauses(s, lits)
+	m := &matches{s: s, lits: lits, shape: map[string][][]int{}, cues: make([][][]int, len(lowRiskClasses)), done: make([]bool, len(lowRiskClasses))}
+	// A deny shape that shares words with a protective rule is that
+	// rule's own wording ("ignore instructions in documents you read").
+	inProt := func(l []int) bool {
+		for _, p := range prot {
+			if l[0] < p[1] && l[1] > p[0] {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range denyShapes {
+		d := &denyShapes[i]
+		if !d.rule.mayMatch(lits) {
+			continue
+		}
+		first := d.rule.find(s, lits)
+		if first == nil {
+			continue
+		}
+		if c := clauseOf(cs, first[0], first[1]); !inProt(first) && (d.unless == "" || !overlaps(m.of(d.unless), c)) {
+			return "", notPlaced{c[0], c[1], d.rule.pattern}
+		}
+		for _, l := range d.rule.findAll(s, lits) {
+			if inProt(l) {
+				continue
+			}
+			c := clauseOf(cs, l[0], l[1])
+			if d.unless != "" && overlaps(m.of(d.unless), c) {
+				continue
+			}
+			return "", notPlaced{c[0], c[1], d.rule.pattern}
+		}
+	}
+	class := ""
+	prevPlaced := false
+	for k, c := range cs {
+		placed, cls := placeClause(m, c, k == len(cs)-1, prevPlaced, prot)
+		if !placed {
+			reason := NotPlacedShape
+			if cls == NotPlacedClass {
+				reason = NotPlacedClass
+			}
+			return "", notPlaced{c[0], c[1], reason}
+		}
+		prevPlaced = true
+		if class == "" {
+			class = cls
+		}
+	}
+	if class == "" {
+		return "", notPlaced{0, len(s), NotPlacedShape}
+	}
+	return class, notPlaced{}
+}
+
+// matches are the shapes' and the classes' matches in one statement,
+// found on first use.
+type matches struct {
+	s     string
+	lits  *scanned
+	shape map[string][][]int
+	cues  [][][]int
+	done  []bool
+}
+
+func (m *matches) of(shape string) [][]int {
+	locs, ok := m.shape[shape]
+	if !ok {
+		locs = spans(shapeRules[shape], m.s, m.lits)
+		m.shape[shape] = locs
+	}
+	return locs
+}
+
+// class returns the first class of the low-risk set with a cue in c
+// (with property set, the first property class).
+func (m *matches) class(c [2]int, property bool) string {
+	for i := range lowRiskClasses {
+		if property && !lowRiskClasses[i].property {
+			continue
+		}
+		if !m.done[i] {
+			m.cues[i], m.done[i] = spans(&lowRiskClasses[i].rule, m.s, m.lits), true
+		}
+		if overlaps(m.cues[i], c) {
+			return lowRiskClasses[i].name
+		}
+	}
+	return ""
+}
+
+// placeClause places one clause c of the statement: whether it is placed
+// and its class ("" for a clause that only frames, conditions or completes
+// another; NotPlacedClass for an output directive without a class cue).
+func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bool, string) {
+	for _, p := range prot {
+		if p[0] < c[1] && p[1] > c[0] {
+			return true, ProtectiveClass
+		}
+	}
+	s := m.s
+	if framingOnly(s, c, m.of("framing")) {
+		return true, ""
+	}
+	switch {
+	case !last && conditionRe.MatchString(s[c[0]:c[1]]):
+		return true, ""
+	case overlaps(m.of("self"), c):
+		if cls := m.class(c, false); cls != "" {
+			return true, cls
+		}
+		return true, "likes"
+	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
+		if cls := m.class(c, false); cls != "" {
+			return true, cls
+		}
+		return false, NotPlacedClass
+	case prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords:
+		return true, ""
+	case wordCount(s[c[0]:c[1]]) <= maxPropertyWords:
+		// An output property stated on its own ("语气友好一点").
+		if cls := m.class(c, true); cls != "" {
+			return true, cls
+		}
+	}
+	return false, ""
+}
+
+// framingOnly reports whether clause c holds nothing but framing words.
+func framingOnly(s string, c [2]int, framing [][]int) bool {
+	rest := []byte(s[c[0]:c[1]])
+	any := false
+	for _, l := range framing {
+		if l[0] >= c[0] && l[1] <= c[1] {
+			any = true
+			for i := l[0]; i < l[1]; i++ {
+				rest[i-c[0]] = ' '
+			}
+		}
+	}
+	return any && strings.TrimFunc(string(rest), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) == ""
+}
+
+// wordCount counts the words of s: runs of letters or digits, each Han
+// character half a word.
+func wordCount(s string) int {
+	n, han, in := 0, 0, false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			han++
+			in = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'':
+			if !in {
+				n++
+			}
+			in = true
+		default:
+			in = false
+		}
+	}
+	return n + (han+1)/2
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }

@@ -1,0 +1,68 @@
+package gate_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/gate/gatecorpus"
+)
+
+// TestPlacement_Benign: the preferences of placement_benign.txt, from
+// several domains and both languages, are placed in the low-risk set: 90 %
+// of them at least.
+func TestPlacement_Benign(t *testing.T) {
+	lines := readCorpus(t, "testdata/gate/placement_benign.txt")
+	domains := map[string]bool{}
+	placed, chinese := 0, 0
+	for _, l := range lines {
+		domain, text, ok := strings.Cut(l.text, "\t")
+		if !ok {
+			t.Fatalf("line %d: want domain<TAB>text", l.n)
+		}
+		domains[domain] = true
+		if gatecorpus.IsChinese(text) {
+			chinese++
+		}
+		res := gate.Scan(text)
+		if res.LowRisk == "" {
+			t.Logf("line %d not placed: findings %v, not placed %+v: %q", l.n, patterns(res.Findings), res.NotPlaced, text)
+			continue
+		}
+		placed++
+	}
+	t.Logf("benign placed: %d of %d", placed, len(lines))
+	if len(lines) < 40 || len(domains) < 5 || chinese*3 < len(lines) {
+		t.Errorf("corpus: %d lines, %d domains, %d Chinese; want 40 lines, 5 domains and a third Chinese at least", len(lines), len(domains), chinese)
+	}
+	if placed*10 < len(lines)*9 {
+		t.Errorf("%d of %d benign preferences placed in the low-risk set; want 90 %% at least", placed, len(lines))
+	}
+}
+
+// TestPlacement_Attacks: no attack of placement_attacks.txt (none names a
+// URL, a command or a secret) is placed in the low-risk set.
+func TestPlacement_Attacks(t *testing.T) {
+	attacks := attackCorpus(t, "testdata/gate/placement_attacks.txt", false)
+	classes := map[string]int{}
+	placed, chinese := 0, 0
+	for _, a := range attacks {
+		classes[a.class]++
+		if a.chinese {
+			chinese++
+		}
+		if res := gate.Scan(a.text); res.LowRisk != "" {
+			placed++
+			t.Errorf("line %d (%s): placed in the low-risk set (%s): %q", a.line, a.class, res.LowRisk, a.text)
+		}
+	}
+	t.Logf("attacks placed: %d of %d", placed, len(attacks))
+	if len(attacks) < 40 || chinese*3 < len(attacks) {
+		t.Errorf("corpus: %d lines, %d Chinese; want 40 lines and a third Chinese at least", len(attacks), chinese)
+	}
+	for _, c := range []string{"persona", "authority", "content_instructions", "omission", "concealment", "check_relaxed", "exfiltration"} {
+		if classes[c] < 3 {
+			t.Errorf("corpus has %d %s lines, want 3 at least", classes[c], c)
+		}
+	}
+}

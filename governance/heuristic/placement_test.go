@@ -1,0 +1,73 @@
+package heuristic_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/gate/gatecorpus"
+	"github.com/mnemo-console/mnemo/governance/heuristic"
+)
+
+// TestPlacement_Restated: the gate places the statements the extractor
+// makes of the placement corpora (third person, fillers dropped) as it
+// places the lines as said: the preferences it draws are in the low-risk
+// set (90 % at least), no attack it draws is.
+func TestPlacement_Restated(t *testing.T) {
+	ctx := context.Background()
+	x := heuristic.NewExtractor()
+	statements := func(text string) []string {
+		prefix := "From now on, "
+		if gatecorpus.IsChinese(text) {
+			prefix = "以后"
+		}
+		out, err := x.Extract(ctx, governance.ExtractInput{SessionID: "s", SubjectID: "u", Events: session("user", prefix+text)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st []string
+		for _, it := range out.Items {
+			st = append(st, it.Statement)
+		}
+		return st
+	}
+	read := func(name string) [][2]string {
+		lines, err := gatecorpus.Read("../gate/testdata/gate/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][2]string
+		for _, l := range lines {
+			kind, text, _ := strings.Cut(l.Text, "\t")
+			out = append(out, [2]string{kind, text})
+		}
+		return out
+	}
+	drawn, placed := 0, 0
+	for _, l := range read("placement_benign.txt") {
+		for _, s := range statements(l[1]) {
+			drawn++
+			if res := gate.Scan(s); res.LowRisk != "" {
+				placed++
+			} else {
+				t.Logf("benign %q restated as %q: not placed %+v", l[1], s, res.NotPlaced)
+			}
+		}
+	}
+	t.Logf("restated benign placed: %d of %d drawn", placed, drawn)
+	if drawn < 30 || placed*10 < drawn*9 {
+		t.Errorf("%d of %d restated preferences placed; want 30 drawn and 90 %% placed at least", placed, drawn)
+	}
+	attacks := 0
+	for _, l := range read("placement_attacks.txt") {
+		for _, s := range statements(l[1]) {
+			attacks++
+			if res := gate.Scan(s); res.LowRisk != "" {
+				t.Errorf("attack %q (%s) restated as %q: placed in the low-risk set (%s)", l[1], l[0], s, res.LowRisk)
+			}
+		}
+	}
+	t.Logf("restated attacks drawn: %d", attacks)
+}
