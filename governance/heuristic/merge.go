@@ -76,6 +76,9 @@ func (m *Merger) Partition(ctx context.Context, items []governance.MergeItem) ([
 		anchors = QuotedAnchors
 	}
 	anchorPairs(sorted, sim, anchors, threshold)
+	if m.Anchors == nil {
+		outputPairs(sorted, sim, threshold) // one wish about the answers, however worded
+	}
 	members := make([][]int, n)
 	for i := range members {
 		members[i] = []int{i}

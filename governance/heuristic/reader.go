@@ -590,6 +590,12 @@ func reportedClauseZH(c string) bool {
 		if k < 0 {
 			continue
 		}
+		// "分点说吧", "请说得简短些": an imperative of how to say it, with
+		// no one who said anything.
+		if after := c[k+len(v):]; v == "说" && (strings.HasPrefix(after, "吧") || strings.HasPrefix(after, "得")) ||
+			strings.HasSuffix(strings.TrimSpace(c[:k]), "请") {
+			continue
+		}
 		who := strings.TrimSpace(c[:k])
 		who = strings.TrimRight(who, "也都还就又老总常跟")
 		who = stripLeadingZH(who, chatterZH)
