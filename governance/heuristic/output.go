@@ -77,8 +77,9 @@ type outputShape struct {
 	aspects []string // sorted, distinct
 	// content is the sorted, distinct values, numbers and quoted strings.
 	content []string
-	// rest is the statement without its cues, for open aspects.
-	rest string
+	// rest is the statement without its cues, and object what follows an
+	// open aspect's cue ("附上热量" → 热量), for open aspects.
+	rest, object string
 }
 
 func (o outputShape) has(aspect string) bool { return slices.Contains(o.aspects, aspect) }
@@ -123,6 +124,13 @@ func shapeOfOutput(statement string) outputShape {
 				continue
 			}
 			o.aspects = append(o.aspects, c.aspect)
+			if o.object == "" && slices.Contains(openAspects, c.aspect) {
+				obj := lower[at+len(c.phrase):]
+				if k := strings.IndexAny(obj, ",.;:!?，。；：！？"); k >= 0 {
+					obj = obj[:k]
+				}
+				o.object = obj
+			}
 			if c.value != "" {
 				o.content = append(o.content, c.value)
 			}
@@ -255,11 +263,14 @@ func outputPairs(items []governance.MergeItem, sim [][]float64, threshold float6
 			idx = append(idx, i)
 		}
 	}
-	var rests [][]uint64
+	var rests, objects [][]uint64
 	if len(idx) > 1 {
-		rests = make([][]uint64, len(items))
+		rests, objects = make([][]uint64, len(items)), make([][]uint64, len(items))
 		for _, i := range idx {
 			rests[i] = featurize(shapes[i].rest)
+			if shapes[i].object != "" {
+				objects[i] = featurize(shapes[i].object)
+			}
 		}
 	}
 	for x, i := range idx {
@@ -273,7 +284,7 @@ func outputPairs(items []governance.MergeItem, sim [][]float64, threshold float6
 				sim[j][i] = sim[i][j]
 			case outputAbout:
 				// The things an open aspect is about, without its wording.
-				sim[i][j] = max(sim[i][j], dice(rests[i], rests[j]))
+				sim[i][j] = max(sim[i][j], dice(rests[i], rests[j]), dice(objects[i], objects[j]))
 				sim[j][i] = sim[i][j]
 			case outputConflict:
 				sim[i][j], sim[j][i] = -1, -1
