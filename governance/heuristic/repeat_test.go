@@ -209,6 +209,8 @@ func TestRepeatRequestsEndToEnd(t *testing.T) {
 		}
 		if len(rules) == 1 && rules[0].Status == governance.RuleActive {
 			active++
+		} else {
+			t.Logf("%s: not one active rule (placed in the low-risk set: %v); rules %s", g.name, allLow, strings.Join(texts, "; "))
 		}
 		if allLow {
 			// Placed in the low-risk set and repeated: it must be active.
