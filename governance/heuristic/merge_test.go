@@ -188,6 +188,14 @@ func TestPartitionOutputRequests(t *testing.T) {
 			pref(2, "Skip the hotel prices, please"),
 			pref(3, "Leave out the flight times"),
 		}, [][]int64{{1, 2}, {3}}},
+		// A one-off said again is another one-off: no group to repeat it.
+		{"OneOff", []governance.MergeItem{
+			pref(1, "For this one, keep it under 50 words"),
+			pref(2, "For this one, keep it under 50 words"),
+			pref(3, "Keep the summary under 50 words"),
+			pref(4, "用户这次想住西湖边"),
+			pref(5, "用户这次想住西湖边"),
+		}, [][]int64{{1}, {2}, {3}, {4}, {5}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _, err := heuristic.NewMerger().Partition(context.Background(), tc.items)
