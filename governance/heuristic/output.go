@@ -177,7 +177,13 @@ var taskObjectEN = regexp.MustCompile(`\b(?:this|that|these|those) [a-z]|\b(?:to
 
 // taskObjectZH does the same for Chinese: a demonstrative with a measure
 // word (这封信, 那个文件), a day, or an errand run for the speaker (帮我…).
-var taskObjectZH = regexp.MustCompile(`[这那](?:个|封|份|张|篇|条|段|些|本|件|位|里)|今天|明天|昨天|今晚|明早|(?:^|[^一二两三四五六七八九十每])周[一二三四五六日天]|星期[一二三四五六日天]|帮我|替我|给我订`)
+var taskObjectZH = regexp.MustCompile(`[这那](?:个|封|份|张|篇|条|段|些|本|件|位|里)|今天|明天|昨天|今晚|明早|(?:^|[^一二两三四五六七八九十每])周[一二三四五六日天]|星期[一二三四五六日天]|` + errandZH)
+
+// errandZH is an errand run for the speaker (帮我把…改成…, 替我订…): a
+// task, whatever it changes or picks.
+const errandZH = `帮我|替我|给我订`
+
+var errandZHRe = regexp.MustCompile(errandZH)
 
 // outputRequest reports whether a sentence, not a question, is a plain
 // request about the agent's own answers: a directive (an imperative of the
@@ -201,35 +207,39 @@ func outputRequest(t text) bool {
 }
 
 // outputDirectiveEN: the sentence opens with a verb of the answers (after
-// fillers, "please", "can you", "just"), or with a noun phrase that a modal,
-// a colon or a "please" makes a request ("The steps should be numbered",
-// "Workout summaries: no more than 100 words please"). A sentence that
-// opens with another verb or a subject pronoun is a task or a report.
+// fillers, "please", "can you", "just", "don't"), or with a noun phrase that
+// a modal, a colon or a "please" makes a request ("The steps should be
+// numbered", "Workout summaries: no more than 100 words please"). A sentence
+// that opens with another verb ("Don't send …") or a subject that is not
+// the agent's answers ("I kept the summary short") is a task or a report.
 func outputDirectiveEN(lower string) bool {
 	rest := stripLeading(lower, fillersEN)
-	rest = stripLeading(rest, []string{"please", "can you", "could you", "would you", "will you", "just", "also"})
-	rest = strings.TrimPrefix(rest, "please ")
-	for _, p := range []string{"can you ", "could you ", "would you ", "will you ", "just ", "please "} {
-		rest = strings.TrimPrefix(rest, p)
+	for {
+		n := len(rest)
+		for _, p := range []string{"please ", "can you ", "could you ", "would you ", "will you ", "just ", "also ", "don't ", "do not ", "never "} {
+			rest = strings.TrimPrefix(rest, p)
+		}
+		if len(rest) == n {
+			break
+		}
 	}
 	end := 0
 	for end < len(rest) && (isWordByte(rest[end]) || rest[end] == '-' || rest[end] == '\'') {
 		end++
 	}
 	first := rest[:end]
+	modal := hasAnyWord(lower, []string{"should", "must", "need to", "needs to"})
 	switch {
 	case first == "":
 		return false
-	case first == "don't" || first == "do" && strings.HasPrefix(rest, "do not"):
-		return true
 	case slices.Contains(outputVerbsEN, first):
 		return true
-	case imperativeEN[first] || slices.Contains([]string{"i", "we", "they", "he", "she", "it", "you", "there", "my", "our"}, first):
-		// Another verb's task, or someone's report ("I kept the summary
-		// short"); "my emails should …" is said with a modal.
-		return first == "my" && hasAnyWord(lower, []string{"should", "must", "need to", "needs to"})
+	case first == "my" || first == "you":
+		return modal // "My emails should end with …", "You should answer in …"
+	case imperativeEN[first] || slices.Contains([]string{"i", "we", "they", "he", "she", "it", "there", "our"}, first):
+		return false
 	}
-	return hasAnyWord(lower, []string{"should", "must", "need to", "needs to", "please", "again", "like last time", "same as before", "as before", "max"}) ||
+	return modal || hasAnyWord(lower, []string{"please", "again", "like last time", "same as before", "as before", "max"}) ||
 		strings.Contains(rest, ": ")
 }
 

@@ -591,9 +591,8 @@ func reportedClauseZH(c string) bool {
 			continue
 		}
 		// "分点说吧", "请说得简短些": an imperative of how to say it, with
-		// no one who said anything.
-		if after := c[k+len(v):]; v == "说" && (strings.HasPrefix(after, "吧") || strings.HasPrefix(after, "得")) ||
-			strings.HasSuffix(strings.TrimSpace(c[:k]), "请") {
+		// no one who said anything ("他说得很简短" has one).
+		if v == "说" && strings.HasPrefix(c[k+len(v):], "吧") || strings.HasSuffix(strings.TrimSpace(c[:k]), "请") {
 			continue
 		}
 		who := strings.TrimSpace(c[:k])

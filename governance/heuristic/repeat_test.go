@@ -227,3 +227,28 @@ func TestRepeatRequestsEndToEnd(t *testing.T) {
 		t.Errorf("%d of %d wishes in one group over three sessions, want at least %d", oneGroup, wishes, wishes-2)
 	}
 }
+
+// TestPlainRequestLookAlikes: sentences that name an aspect of answers but
+// are no request about the agent's own ones — a task on a thing at hand, a
+// report, someone else's habit, an errand — give no preference.
+func TestPlainRequestLookAlikes(t *testing.T) {
+	for _, said := range []string{
+		"Don't send the summary to Marta.",
+		"I kept the summary short.",
+		"My sister answers in Spanish.",
+		"Translate the menu into Spanish.",
+		"Can you number the pages of this contract?",
+		"We sorted the chores by room last weekend.",
+		"把这份报告翻译成英文。",
+		"他说得很简短。",
+		"帮我把日期改成年月日格式。",
+		"昨天的会议纪要写得太长了。",
+	} {
+		ex := mustExtract(t, session("user", said))
+		for _, it := range ex.Items {
+			if it.Type == governance.TypePreference {
+				t.Errorf("%q gave the preference %q", said, it.Statement)
+			}
+		}
+	}
+}
