@@ -29,7 +29,30 @@ var (
 	outputValuesEN  = loadOutputCues("output_value.en", true)
 	outputValuesZH  = loadOutputCues("output_value.zh", true)
 	outputVerbsEN   = loadCues("output_verbs.en")
+	// Every phrase of each language, searched in one pass: most statements
+	// hold none and are done with at once.
+	outputPhrasesEN = indexed(phrasesOf(outputAspectsEN, outputValuesEN))
+	outputPhrasesZH = indexed(phrasesOf(outputAspectsZH, outputValuesZH))
 )
+
+// firstOf reports whether Chinese text s holds one of phrases.
+func firstOf(s string, phrases []string) bool {
+	i, _ := firstZH(s, phrases)
+	return i >= 0
+}
+
+// phrasesOf lists the distinct phrases of cue lists.
+func phrasesOf(lists ...[]outputCue) []string {
+	var out []string
+	for _, l := range lists {
+		for _, c := range l {
+			if !slices.Contains(out, c.phrase) {
+				out = append(out, c.phrase)
+			}
+		}
+	}
+	return out
+}
 
 // openAspects are the aspects whose content is a thing of the domain, not a
 // value of a closed set ("include the calories", "leave out the hotel
@@ -92,7 +115,6 @@ var alternativeEN = regexp.MustCompile(`\b(?:not|instead of|rather than)\b[^,.;:
 var alternativeZH = regexp.MustCompile(`(?:而不是|不是|不要用|别用)[^，,。；;！!？?]*`)
 
 var (
-	numberRe = regexp.MustCompile(`[0-9]+(?:[.,][0-9]+)?`)
 	byWordEN = regexp.MustCompile(`\bby ([a-z]+)`)
 	anZH     = regexp.MustCompile(`按([\p{Han}]{1,4}?)(?:排|分|列|从)`)
 )
@@ -101,9 +123,12 @@ var (
 // aspects when it addresses none.
 func shapeOfOutput(statement string) outputShape {
 	var o outputShape
+	if first := newText(unquoted(statement)); !(first.latin && anyEN(first.lower, outputPhrasesEN) || first.han && firstOf(first.raw, outputPhrasesZH)) {
+		return o
+	}
 	raw := canonical(statement)
-	quotes := QuotedAnchors(raw)
 	t := newText(unquoted(raw))
+	quotes := QuotedAnchors(raw)
 	lower := t.lower
 	if t.latin {
 		lower = alternativeEN.ReplaceAllString(lower, "")
@@ -149,7 +174,9 @@ func shapeOfOutput(statement string) outputShape {
 		return outputShape{}
 	}
 	o.content = append(o.content, quotes...)
-	for _, n := range numberRe.FindAllString(lower, -1) {
+	// Numbers as the contradiction check reads them: clock times on a
+	// 24-hour clock however written (9:40, 九点四十), other numbers bare.
+	for _, n := range governance.ShapeOf(lower).Numbers {
 		if !slices.ContainsFunc(o.content, func(v string) bool { return strings.Contains(v, n) }) {
 			o.content = append(o.content, n)
 		}
@@ -190,7 +217,7 @@ var errandZHRe = regexp.MustCompile(errandZH)
 // answers, a modal, "X should be Y", "X: Y", a 吧/请/要 form) that names an
 // aspect of them, with no task object and no one-off scope.
 func outputRequest(t text) bool {
-	if t.anyZH(oneOffZH) || oneOffTextEN(t) || bounded(t) || taskLookAlike(t) {
+	if len(shapeOfOutput(t.raw).aspects) == 0 || t.anyZH(oneOffZH) || oneOffTextEN(t) || bounded(t) || taskLookAlike(t) {
 		return false
 	}
 	u := newText(unquoted(t.raw))
@@ -203,7 +230,7 @@ func outputRequest(t text) bool {
 			return false
 		}
 	}
-	return len(shapeOfOutput(t.raw).aspects) > 0
+	return true
 }
 
 // outputDirectiveEN: the sentence opens with a verb of the answers (after
