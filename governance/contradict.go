@@ -66,6 +66,12 @@ var (
 		"without": true, "avoid": true, "cannot": true, "cant": true, "wont": true, "isnt": true, "arent": true}
 )
 
+// boundsEN rewrites a bound worded with a negation ("no more than 100
+// words", "not later than 9"): a limit, not a negated instruction.
+var boundsEN = strings.NewReplacer("no more than", "at most", "not more than", "at most", "no longer than", "at most",
+	"no later than", "by", "not later than", "by", "no less than", "at least", "not less than", "at least",
+	"no fewer than", "at least", "no earlier than", "from")
+
 // NegationConflicts reports whether one statement negates what the other
 // says: a negated clause of one ("别写我的名字", "never cc Maria") whose
 // content words the other says without a negation. A negation about
@@ -114,7 +120,7 @@ func isNegationCJK(w string) bool {
 }
 
 func negated(text string) bool {
-	lower := strings.ToLower(norm.NFKC.String(text))
+	lower := boundsEN.Replace(strings.ToLower(norm.NFKC.String(text)))
 	for _, m := range negationCJK {
 		if strings.Contains(lower, m) {
 			return true

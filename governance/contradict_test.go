@@ -31,6 +31,11 @@ func TestContradicts(t *testing.T) {
 		// 一点 and 两点 that are not times are not numbers.
 		{"孩子每天14:00–16:00要午睡", "孩子每天14:00–16:00要午睡，房间安静一点", false},
 		{"注意两点：14:00前出发，带上护照", "14:00前出发，带上护照", false},
+		// A bound worded with a negation is a limit, not a negation.
+		{"Workout summaries: no more than 100 words", "Make the summary shorter, 100 words max", false},
+		{"Replies no longer than 100 words", "Keep replies under 100 words", false},
+		{"Workout summaries: no more than 100 words", "Workout summaries: no more than 200 words", true},
+		{"Never put prices in the summary", "Put prices in the summary", true},
 	} {
 		if got := governance.Contradicts(tc.rule, tc.statement); got != tc.want {
 			t.Errorf("Contradicts(%q, %q) = %v, want %v", tc.rule, tc.statement, got, tc.want)

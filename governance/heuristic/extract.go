@@ -13,11 +13,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/readability"
 )
 
 // Name is the extractor's name and version, recorded on every candidate.
 // Bump the version when a change would extract different items.
-const Name = "heuristic/4"
+const Name = "heuristic/5"
 
 // maxStatementRunes caps a statement, well inside recall's per-item budget.
 const maxStatementRunes = 240
@@ -223,7 +224,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item})
 		}
 	}()
-	var ok, durable bool
+	var ok, durable, answers bool
 	switch rd.veto {
 	case vetoReported, vetoQuoted, vetoMention, vetoRetracted, vetoHypothetical:
 		// Not the speaker's wish: no preference, whatever the markers say.
@@ -257,14 +258,25 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		// A choice or a correction is a wish even without a scope: said in
 		// another session too it is counted as repeated, and a correction
 		// replaces the rule it corrects (consolidation decides both).
-		if !ok && !question && rd.veto == vetoNone && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12)) {
+		if !ok && !question && rd.veto == vetoNone && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12)) &&
+			!(t.han && errandZHRe.MatchString(t.raw)) {
 			ok = true
+		}
+		// A plain request about the agent's own answers ("Number the
+		// steps.", "分点说吧。") is a wish too: held after one session, a
+		// rule once repeated in another.
+		if !ok && !question && rd.veto == vetoNone && outputRequest(t) {
+			ok, answers = true, true
 		}
 	}
 	if ok {
 		statement := preferenceStatement(t.raw, external)
 		if !external {
 			statement = s.withReference(t, statement)
+		}
+		if answers && hasHan(statement) && readability.Check(statement) != readability.OK {
+			// "分点说吧" names no answer: the rule says whose it is.
+			statement = "回答" + statement
 		}
 		s.add(governance.TypePreference, statement, durable, e.Seq)
 		if !external { // the summary counts what the user asked for

@@ -76,6 +76,10 @@ func (m *Merger) Partition(ctx context.Context, items []governance.MergeItem) ([
 		anchors = QuotedAnchors
 	}
 	anchorPairs(sorted, sim, anchors, threshold)
+	if m.Anchors == nil {
+		outputPairs(sorted, sim, threshold) // one wish about the answers, however worded
+	}
+	oneOffsApart(sorted, sim)
 	members := make([][]int, n)
 	for i := range members {
 		members[i] = []int{i}
@@ -467,4 +471,23 @@ func QuotedAnchors(statement string) []string {
 		}
 	}
 	return out
+}
+
+// oneOffsApart keeps a preference bound to one occasion ("For this one,
+// keep it under 50 words", "用户这次想住西湖边") out of every group: said
+// again in another session it is another one-off, not a repetition that
+// could make it a rule.
+func oneOffsApart(items []governance.MergeItem, sim [][]float64) {
+	for i, it := range items {
+		if it.Type != governance.TypePreference {
+			continue
+		}
+		if t := newText(it.Statement); t.anyZH(oneOffZH) || oneOffTextEN(t) {
+			for j := range sim[i] {
+				if j != i {
+					sim[i][j], sim[j][i] = -1, -1
+				}
+			}
+		}
+	}
 }

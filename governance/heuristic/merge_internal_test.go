@@ -24,6 +24,10 @@ func naivePartition(items []governance.MergeItem, threshold float64) [][]int64 {
 			}
 		}
 	}
+	// The same pairs lifted or kept apart as Partition does.
+	anchorPairs(items, sim, QuotedAnchors, threshold)
+	outputPairs(items, sim, threshold)
+	oneOffsApart(items, sim)
 	members := make([][]int, n)
 	for i := range members {
 		members[i] = []int{i}

@@ -137,3 +137,74 @@ func TestPartition(t *testing.T) {
 		}
 	})
 }
+
+// TestPartitionOutputRequests: restatements of one wish about the agent's
+// answers are one group however worded; the same aspect with another value
+// is a correction, never merged; different aspects stay apart.
+func TestPartitionOutputRequests(t *testing.T) {
+	pref := func(id int64, s string) governance.MergeItem {
+		return governance.MergeItem{ID: id, Type: governance.TypePreference, Statement: s}
+	}
+	for _, tc := range []struct {
+		name  string
+		items []governance.MergeItem
+		want  [][]int64
+	}{
+		{"SignOff", []governance.MergeItem{
+			pref(1, "Sign it 'Warm regards, the team'"),
+			pref(2, "Swap my name at the bottom for 'Warm regards, the team'"),
+			pref(3, "The sign-off should be 'Warm regards, the team'"),
+			pref(4, "The sign-off should be 'Best'"),
+		}, [][]int64{{1, 2, 3}, {4}}},
+		{"Numbering", []governance.MergeItem{
+			pref(1, "Number the steps"),
+			pref(2, "Can you number the steps for me"),
+			pref(3, "The steps should be numbered"),
+			pref(4, "Use bullet points for the summary"),
+		}, [][]int64{{1, 2, 3}, {4}}},
+		{"Units", []governance.MergeItem{
+			pref(1, "Give the quantities in grams, not cups"),
+			pref(2, "Use grams for the ingredients please"),
+			pref(3, "Give the quantities in cups"),
+		}, [][]int64{{1, 2}, {3}}},
+		{"Length", []governance.MergeItem{
+			pref(1, "Keep the workout summary under 100 words"),
+			pref(2, "Make the summary shorter, 100 words max"),
+			pref(3, "Keep the workout summary under 200 words"),
+		}, [][]int64{{1, 2}, {3}}},
+		{"落款", []governance.MergeItem{
+			pref(1, "落款写“王老师”"),
+			pref(2, "署名用“王老师”"),
+			pref(3, "结尾署名还是“王老师”"),
+			pref(4, "落款写“李老师”"),
+		}, [][]int64{{1, 2, 3}, {4}}},
+		{"Include", []governance.MergeItem{
+			pref(1, "每道菜都附上热量"),
+			pref(2, "菜谱里要标出热量"),
+			pref(3, "每道菜都附上价格"),
+		}, [][]int64{{1, 2}, {3}}},
+		{"Omit", []governance.MergeItem{
+			pref(1, "Leave out the hotel prices"),
+			pref(2, "Skip the hotel prices, please"),
+			pref(3, "Leave out the flight times"),
+		}, [][]int64{{1, 2}, {3}}},
+		// A one-off said again is another one-off: no group to repeat it.
+		{"OneOff", []governance.MergeItem{
+			pref(1, "For this one, keep it under 50 words"),
+			pref(2, "For this one, keep it under 50 words"),
+			pref(3, "Keep the summary under 50 words"),
+			pref(4, "用户这次想住西湖边"),
+			pref(5, "用户这次想住西湖边"),
+		}, [][]int64{{1}, {2}, {3}, {4}, {5}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, err := heuristic.NewMerger().Partition(context.Background(), tc.items)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(got, tc.want, slices.Equal) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

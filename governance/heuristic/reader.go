@@ -590,6 +590,11 @@ func reportedClauseZH(c string) bool {
 		if k < 0 {
 			continue
 		}
+		// "分点说吧", "请说得简短些": an imperative of how to say it, with
+		// no one who said anything ("他说得很简短" has one).
+		if v == "说" && strings.HasPrefix(c[k+len(v):], "吧") || strings.HasSuffix(strings.TrimSpace(c[:k]), "请") {
+			continue
+		}
 		who := strings.TrimSpace(c[:k])
 		who = strings.TrimRight(who, "也都还就又老总常跟")
 		who = stripLeadingZH(who, chatterZH)

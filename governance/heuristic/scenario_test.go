@@ -100,6 +100,16 @@ func TestRepeatedWish(t *testing.T) {
 			{"把底下我的名字换成“客服团队”。"},
 			{"落款还是用“客服团队”，跟上次一样。"},
 		}, "客服团队"},
+		{"en/Plain", [][]string{
+			{"Keep the answers short."},
+			{"Shorter answers, please."},
+			{"Your answers should be short, like last time."},
+		}, "short"},
+		{"zh/Plain", [][]string{
+			{"分条列出来吧。"},
+			{"请分点回答。"},
+			{"还是分点说吧，跟上次一样。"},
+		}, "分"},
 	} {
 		t.Run(c.name+"/OneBeat", func(t *testing.T) {
 			plan := beat(t, 1, c.sessions, nil, nil)

@@ -330,3 +330,57 @@ func TestReplacementFromAnyState(t *testing.T, open Opener) {
 		}
 	})
 }
+
+// TestHeartbeatCorrectionOffline: with the offline consolidator, a later
+// session that corrects an active rule without a durability word ("… 30
+// euros now, not 50", "no longer …", 改成…, 不再…) is proposed as the rule's
+// replacement, and the rule gains no evidence from it.
+func TestHeartbeatCorrectionOffline(t *testing.T, open Opener) {
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	for _, tc := range []struct{ name, rule, correction, want string }{
+		{"ChangeOfPlan", "From now on, you can approve refunds up to 50 euros on your own.",
+			"Change of plan on refunds: the limit you can approve on your own is 30 euros now, not 50.", "30 euros"},
+		{"NoLonger", "From now on, always cc Maria on invoices to the Berlin office.",
+			"Maria no longer handles the Berlin invoices, cc Jonas on them instead.", "Jonas"},
+		{"改成", "以后五十欧以下的退款你可以自己批。", "退款的事改一下：你自己能批的上限改成三十欧，不再是五十欧。", "三十"},
+		{"不再", "以后周报每周一早上发给我。", "周报不再周一发了，改成周五下午发给我。", "周五"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := OpenMemory(t, open)
+			p := MustCreateProject(t, s, "support")
+			hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: heuristic.NewConsolidator(nil)}
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, tc.rule)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(first) != 1 {
+				t.Fatalf("rules after the first beat = %d, want 1", len(first))
+			}
+			activate(t, s, first[0])
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s2", now.Add(-24*time.Hour), true, tc.correction)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			rules, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(rules) != 2 || rules[1].Supersedes != first[0].ID || !strings.Contains(rules[1].Text, tc.want) {
+				var texts []string
+				for _, r := range rules {
+					texts = append(texts, fmt.Sprintf("%q (%s, supersedes %d)", r.Text, r.Status, r.Supersedes))
+				}
+				t.Fatalf("rules %s, want a replacement of rule %d that says %q", strings.Join(texts, "; "), first[0].ID, tc.want)
+			}
+			if rules[0].Status != governance.RuleActive || rules[1].Status != governance.RuleProposed {
+				t.Fatalf("statuses = %s, %s; want the rule active and its replacement proposed", rules[0].Status, rules[1].Status)
+			}
+			if links, _ := s.FindRuleEvidence(ctx, first[0].ID); len(links) != 1 {
+				t.Fatalf("the corrected rule gained evidence from the correction: %d links", len(links))
+			}
+		})
+	}
+}

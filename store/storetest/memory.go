@@ -75,6 +75,7 @@ var memoryTests = []struct {
 	{"HeartbeatWithModel", TestHeartbeatWithModel},
 	{"HeartbeatReopenedSession", TestHeartbeatReopenedSession},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
+	{"HeartbeatCorrectionOffline", TestHeartbeatCorrectionOffline},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},
 	{"HeartbeatWideningOffline", TestHeartbeatWideningOffline},
 	{"WriteGateEndToEnd", TestWriteGateEndToEnd},

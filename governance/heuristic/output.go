@@ -1,0 +1,370 @@
+package heuristic
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// Plain requests about the agent's own answers ("Number the steps.", "分点说
+// 吧。", "The sign-off should be 'Warm regards, the team'"): a directive
+// whose object is the form or content of the answers, with no durability
+// word. Said once it is held; said again in another session it is the same
+// wish, and repetition makes it a rule. The aspect of the answers it
+// addresses and the content that matters (quoted strings, numbers, units,
+// language names) are the key that groups its restatements
+// (outputShape, outputPairs).
+
+// outputCue is one phrase of an aspect (cues/output_aspect.*.txt) or one
+// spelling of a value (cues/output_value.*.txt, value set).
+type outputCue struct {
+	aspect, phrase, value string
+}
+
+var (
+	outputAspectsEN = loadOutputCues("output_aspect.en", false)
+	outputAspectsZH = loadOutputCues("output_aspect.zh", false)
+	outputValuesEN  = loadOutputCues("output_value.en", true)
+	outputValuesZH  = loadOutputCues("output_value.zh", true)
+	outputVerbsEN   = loadCues("output_verbs.en")
+	// Every phrase of each language, searched in one pass: most statements
+	// hold none and are done with at once.
+	outputPhrasesEN = indexed(phrasesOf(outputAspectsEN, outputValuesEN))
+	outputPhrasesZH = indexed(phrasesOf(outputAspectsZH, outputValuesZH))
+)
+
+// firstOf reports whether Chinese text s holds one of phrases.
+func firstOf(s string, phrases []string) bool {
+	i, _ := firstZH(s, phrases)
+	return i >= 0
+}
+
+// phrasesOf lists the distinct phrases of cue lists.
+func phrasesOf(lists ...[]outputCue) []string {
+	var out []string
+	for _, l := range lists {
+		for _, c := range l {
+			if !slices.Contains(out, c.phrase) {
+				out = append(out, c.phrase)
+			}
+		}
+	}
+	return out
+}
+
+// openAspects are the aspects whose content is a thing of the domain, not a
+// value of a closed set ("include the calories", "leave out the hotel
+// prices", "sort by room"): restatements are told apart by their words.
+var openAspects = []string{"include", "omit", "ordering"}
+
+// loadOutputCues reads "aspect: phrase" lines; values lines are "aspect:
+// value | synonym | …", each spelling recorded with its first as the value.
+func loadOutputCues(name string, values bool) []outputCue {
+	b, err := cueFiles.ReadFile("cues/" + name + ".txt")
+	if err != nil {
+		panic("heuristic: cue file: " + err.Error())
+	}
+	cueNames = append(cueNames, name)
+	var out []outputCue
+	for line := range strings.SplitSeq(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		aspect, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			panic("heuristic: cues/" + name + ".txt: no aspect in " + line)
+		}
+		spellings := []string{strings.TrimSpace(rest)}
+		if values {
+			spellings = strings.Split(rest, "|")
+		}
+		first := strings.TrimSpace(spellings[0])
+		for _, s := range spellings {
+			c := outputCue{aspect: strings.TrimSpace(aspect), phrase: strings.TrimSpace(s)}
+			if values {
+				c.value = first
+			}
+			out = append(out, c)
+		}
+	}
+	// Longest first, so "don't include" is found before "include".
+	slices.SortStableFunc(out, func(a, b outputCue) int { return len(b.phrase) - len(a.phrase) })
+	return out
+}
+
+// outputShape is what a statement says about the agent's answers.
+type outputShape struct {
+	aspects []string // sorted, distinct
+	// content is the sorted, distinct values, numbers and quoted strings.
+	content []string
+	// rest is the statement without its cues, and object what follows an
+	// open aspect's cue ("附上热量" → 热量), for open aspects.
+	rest, object string
+}
+
+func (o outputShape) has(aspect string) bool { return slices.Contains(o.aspects, aspect) }
+
+// alternativeEN drops a rejected alternative ("in grams, not cups",
+// "instead of my name"): what is not wanted is not the wish's content.
+var alternativeEN = regexp.MustCompile(`\b(?:not|instead of|rather than)\b[^,.;:!?]*`)
+
+// alternativeZH does the same for Chinese ("用公斤，不要用磅", "而不是…").
+var alternativeZH = regexp.MustCompile(`(?:而不是|不是|不要用|别用)[^，,。；;！!？?]*`)
+
+var (
+	byWordEN = regexp.MustCompile(`\bby ([a-z]+)`)
+	anZH     = regexp.MustCompile(`按([\p{Han}]{1,4}?)(?:排|分|列|从)`)
+)
+
+// shapeOfOutput returns what statement says about the agent's answers; no
+// aspects when it addresses none.
+func shapeOfOutput(statement string) outputShape {
+	var o outputShape
+	if first := newText(unquoted(statement)); !(first.latin && anyEN(first.lower, outputPhrasesEN) || first.han && firstOf(first.raw, outputPhrasesZH)) {
+		return o
+	}
+	raw := canonical(statement)
+	t := newText(unquoted(raw))
+	quotes := QuotedAnchors(raw)
+	lower := t.lower
+	if t.latin {
+		lower = alternativeEN.ReplaceAllString(lower, "")
+	}
+	if t.han {
+		lower = alternativeZH.ReplaceAllString(lower, "")
+	}
+	rest := lower
+	find := func(cues []outputCue, latin bool) {
+		for _, c := range cues {
+			at := -1
+			if latin {
+				at = phraseAt(lower, c.phrase)
+			} else {
+				at = strings.Index(lower, c.phrase)
+			}
+			if at < 0 {
+				continue
+			}
+			o.aspects = append(o.aspects, c.aspect)
+			if o.object == "" && slices.Contains(openAspects, c.aspect) {
+				obj := lower[at+len(c.phrase):]
+				if k := strings.IndexAny(obj, ",.;:!?，。；：！？"); k >= 0 {
+					obj = obj[:k]
+				}
+				o.object = obj
+			}
+			if c.value != "" {
+				o.content = append(o.content, c.value)
+			}
+			rest = strings.ReplaceAll(rest, c.phrase, " ")
+		}
+	}
+	if t.latin {
+		find(outputAspectsEN, true)
+		find(outputValuesEN, true)
+	}
+	if t.han {
+		find(outputAspectsZH, false)
+		find(outputValuesZH, false)
+	}
+	if len(o.aspects) == 0 {
+		return outputShape{}
+	}
+	o.content = append(o.content, quotes...)
+	// Numbers as the contradiction check reads them: clock times on a
+	// 24-hour clock however written (9:40, 九点四十), other numbers bare.
+	for _, n := range governance.ShapeOf(lower).Numbers {
+		if !slices.ContainsFunc(o.content, func(v string) bool { return strings.Contains(v, n) }) {
+			o.content = append(o.content, n)
+		}
+	}
+	if slices.Contains(o.aspects, "ordering") {
+		for _, m := range byWordEN.FindAllStringSubmatch(lower, -1) {
+			o.content = append(o.content, "by "+m[1])
+		}
+		for _, m := range anZH.FindAllStringSubmatch(lower, -1) {
+			o.content = append(o.content, "按"+m[1])
+		}
+	}
+	slices.Sort(o.aspects)
+	o.aspects = slices.Compact(o.aspects)
+	slices.Sort(o.content)
+	o.content = slices.Compact(o.content)
+	o.rest = rest
+	return o
+}
+
+// taskObjectEN finds an object of the task at hand: a demonstrative
+// before a noun ("this letter", "those files") or a named day ("by
+// Friday", "tomorrow").
+var taskObjectEN = regexp.MustCompile(`\b(?:this|that|these|those) [a-z]|\b(?:today|tonight|tomorrow|yesterday)\b|\b(?:by|on|next|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+
+// taskObjectZH does the same for Chinese: a demonstrative with a measure
+// word (这封信, 那个文件), a day, or an errand run for the speaker (帮我…).
+var taskObjectZH = regexp.MustCompile(`[这那](?:个|封|份|张|篇|条|段|些|本|件|位|里)|今天|明天|昨天|今晚|明早|(?:^|[^一二两三四五六七八九十每])周[一二三四五六日天]|星期[一二三四五六日天]|` + errandZH)
+
+// errandZH is an errand run for the speaker (帮我把…改成…, 替我订…): a
+// task, whatever it changes or picks.
+const errandZH = `帮我|替我|给我订`
+
+var errandZHRe = regexp.MustCompile(errandZH)
+
+// outputRequest reports whether a sentence, not a question, is a plain
+// request about the agent's own answers: a directive (an imperative of the
+// answers, a modal, "X should be Y", "X: Y", a 吧/请/要 form) that names an
+// aspect of them, with no task object and no one-off scope.
+func outputRequest(t text) bool {
+	if len(shapeOfOutput(t.raw).aspects) == 0 || t.anyZH(oneOffZH) || oneOffTextEN(t) || bounded(t) || taskLookAlike(t) {
+		return false
+	}
+	u := newText(unquoted(t.raw))
+	if u.latin && !u.han {
+		if taskObjectEN.MatchString(u.lower) || !outputDirectiveEN(u.lower) {
+			return false
+		}
+	} else if u.han {
+		if taskObjectZH.MatchString(u.raw) || !outputDirectiveZH(u.raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// outputDirectiveEN: the sentence opens with a verb of the answers (after
+// fillers, "please", "can you", "just", "don't"), or with a noun phrase that
+// a modal, a colon or a "please" makes a request ("The steps should be
+// numbered", "Workout summaries: no more than 100 words please"). A sentence
+// that opens with another verb ("Don't send …") or a subject that is not
+// the agent's answers ("I kept the summary short") is a task or a report.
+func outputDirectiveEN(lower string) bool {
+	rest := stripLeading(lower, fillersEN)
+	for {
+		n := len(rest)
+		for _, p := range []string{"please ", "can you ", "could you ", "would you ", "will you ", "just ", "also ", "don't ", "do not ", "never "} {
+			rest = strings.TrimPrefix(rest, p)
+		}
+		if len(rest) == n {
+			break
+		}
+	}
+	end := 0
+	for end < len(rest) && (isWordByte(rest[end]) || rest[end] == '-' || rest[end] == '\'') {
+		end++
+	}
+	first := rest[:end]
+	modal := hasAnyWord(lower, []string{"should", "must", "need to", "needs to"})
+	switch {
+	case first == "":
+		return false
+	case slices.Contains(outputVerbsEN, first):
+		return true
+	case first == "my" || first == "you":
+		return modal // "My emails should end with …", "You should answer in …"
+	case imperativeEN[first] || slices.Contains([]string{"i", "we", "they", "he", "she", "it", "there", "our"}, first):
+		return false
+	}
+	return modal || hasAnyWord(lower, []string{"please", "again", "like last time", "same as before", "as before", "max"}) ||
+		strings.Contains(rest, ": ")
+}
+
+// outputDirectiveZH: a 吧/请/要/别 form, an instruction to use or write
+// something (用…, …写…), or a restatement ("还是…", "跟上次一样").
+func outputDirectiveZH(raw string) bool {
+	s := strings.TrimRight(raw, "。.！!～~ ")
+	return strings.HasSuffix(s, "吧") || containsAny(raw, directiveZH) || containsAny(raw, []string{"用", "写", "给", "还是", "跟上次一样", "像上次那样", "不用"})
+}
+
+// outputPairs groups restatements of one wish about the agent's answers
+// and keeps apart the ones that contradict each other. Two preferences
+// that address an aspect of the answers are one wish when they carry the
+// same content (values, numbers, quoted strings: "Sign it 'Warm regards,
+// the team'" and "The sign-off should be 'Warm regards, the team', same as
+// before"), or address one aspect of a closed set with no content at all
+// ("Number the steps." / "Can you number the steps for me?"), or one open
+// aspect about the same things ("Leave out the hotel prices." / "Skip the
+// hotel prices."): their similarity is raised to threshold, or for an open
+// aspect to the similarity of what the two are about. Two that give
+// one aspect different content ("Warm regards" / "Best") never merge: the
+// later one corrects the earlier.
+func outputPairs(items []governance.MergeItem, sim [][]float64, threshold float64) {
+	shapes := make([]outputShape, len(items))
+	var idx []int
+	for i, it := range items {
+		if it.Type != governance.TypePreference {
+			continue
+		}
+		if shapes[i] = shapeOfOutput(it.Statement); len(shapes[i].aspects) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	var rests, objects [][]uint64
+	if len(idx) > 1 {
+		rests, objects = make([][]uint64, len(items)), make([][]uint64, len(items))
+		for _, i := range idx {
+			rests[i] = featurize(shapes[i].rest)
+			if shapes[i].object != "" {
+				objects[i] = featurize(shapes[i].object)
+			}
+		}
+	}
+	for x, i := range idx {
+		for _, j := range idx[x+1:] {
+			if sim[i][j] < 0 {
+				continue
+			}
+			switch outputRelation(shapes[i], shapes[j]) {
+			case outputSame:
+				sim[i][j] = max(sim[i][j], threshold)
+				sim[j][i] = sim[i][j]
+			case outputAbout:
+				// The things an open aspect is about, without its wording.
+				sim[i][j] = max(sim[i][j], dice(rests[i], rests[j]), dice(objects[i], objects[j]))
+				sim[j][i] = sim[i][j]
+			case outputConflict:
+				sim[i][j], sim[j][i] = -1, -1
+			}
+		}
+	}
+}
+
+type outputRel int
+
+const (
+	outputUnrelated outputRel = iota
+	outputSame
+	outputAbout // one open aspect: compare what each is about
+	outputConflict
+)
+
+// outputRelation compares two shapes.
+func outputRelation(a, b outputShape) outputRel {
+	shared := ""
+	for _, x := range a.aspects {
+		if b.has(x) {
+			shared = x
+			if !slices.Contains(openAspects, x) {
+				break
+			}
+		}
+	}
+	sameContent := slices.Equal(a.content, b.content)
+	switch {
+	case len(a.content) > 0 && sameContent:
+		return outputSame
+	case shared == "":
+		return outputUnrelated
+	case len(a.content) > 0 && len(b.content) > 0:
+		if slices.Contains(openAspects, shared) {
+			return outputUnrelated
+		}
+		return outputConflict
+	case slices.Contains(openAspects, shared):
+		return outputAbout
+	case len(a.content) == 0 && len(b.content) == 0:
+		return outputSame
+	}
+	return outputUnrelated
+}
