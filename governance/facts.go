@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -51,9 +50,63 @@ var (
 
 const monthNames = `jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec`
 
-// measureWords follow a number in Chinese (元, 晚, 位 …): a single Chinese
-// numeral before one is an amount, not part of a word (一起, 一些).
-const measureWords = "元块人个位晚天夜岁次间张份公里米斤"
+// measureKind is what a measure word makes of a single Chinese numeral
+// before it (measure_words.txt).
+type measureKind int
+
+const (
+	noMeasure  measureKind = iota
+	unitWord               // 元, 晚, 岁: any numeral before it is an amount
+	classifier             // 个, 次, 位: 一 alone before it is the article "a"
+)
+
+//go:embed measure_words.txt
+var measureWordsFile string
+
+// measureWords are the measure words of measure_words.txt by kind.
+var measureWords = func() map[string]measureKind {
+	out := map[string]measureKind{}
+	for _, line := range strings.Split(measureWordsFile, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		kind := map[string]measureKind{"unit": unitWord, "classifier": classifier}[f[0]]
+		if kind == noMeasure {
+			panic("governance: measure_words.txt: unknown kind " + f[0])
+		}
+		for _, w := range f[1:] {
+			out[w] = kind
+		}
+	}
+	return out
+}()
+
+// measureAt is the kind of the longest measure word s begins with.
+func measureAt(s string) measureKind {
+	kind, longest := noMeasure, 0
+	for w, k := range measureWords {
+		if len(w) > longest && strings.HasPrefix(s, w) {
+			kind, longest = k, len(w)
+		}
+	}
+	return kind
+}
+
+// singleNumeralAmount reports whether a single Chinese numeral (run, at
+// rest[start:end]) is an amount: before a unit, or before a classifier
+// unless it is 一 used as the article "a" (一个, 一次, 一位; 第一次 is an
+// ordinal and counts). Before anything else it is part of a word (一起,
+// 一些, 两点 "two points").
+func singleNumeralAmount(rest string, start, end int) bool {
+	switch measureAt(rest[end:]) {
+	case unitWord:
+		return true
+	case classifier:
+		return rest[start:end] != "一" || strings.HasSuffix(rest[:start], "第")
+	}
+	return false
+}
 
 // facts reads the facts of text and returns them with the text left once
 // they are blanked out, so that the words of "下午两点" or "June 15" are not
@@ -107,11 +160,8 @@ func facts(text string) ([]fact, string) {
 		if n < 0 {
 			continue
 		}
-		if !strings.ContainsAny(run, "十百千万") {
-			next, _ := utf8.DecodeRuneInString(rest[m[1]:])
-			if !strings.ContainsRune(measureWords, next) {
-				continue
-			}
+		if !strings.ContainsAny(run, "十百千万") && !singleNumeralAmount(rest, m[0], m[1]) {
+			continue
 		}
 		out = append(out, fact{fmt.Sprint(n)})
 		b.WriteString(rest[last:m[0]])
@@ -134,8 +184,13 @@ func monthOf(name string) int {
 }
 
 // chineseAmount reads a number written in Chinese numerals up to the tens
-// of thousands (三百, 一千二百, 两万, 二十五); -1 when it cannot.
+// of thousands (三百, 一千二百, 两万, 二十五); -1 when it cannot. A number
+// begins with a digit or 十 (十二): a run that begins with 百, 千 or 万 is
+// a word (千万 "by all means", 万一 "in case").
 func chineseAmount(s string) int {
+	if strings.IndexAny(s, "百千万") == 0 {
+		return -1
+	}
 	total, section, digit := 0, 0, -1
 	for _, r := range s {
 		if d, ok := chineseDigit[r]; ok {
