@@ -94,7 +94,7 @@ func TestChinesePagesShowNoRawValues(t *testing.T) {
 		main.Find(".event-text").Remove() // what was said and what tools printed, as written
 		text := main.Text()
 		for _, v := range raw {
-			if loc := regexp.MustCompile(`(^|[^\w./-])`+regexp.QuoteMeta(v)+`($|[^\w/-])`).FindStringIndex(text); loc != nil {
+			if loc := regexp.MustCompile(`(^|[^\w./-])` + regexp.QuoteMeta(v) + `($|[^\w/-])`).FindStringIndex(text); loc != nil {
 				t.Errorf("%s shows the identifier %q: …%s…", page, v, strings.Join(strings.Fields(text[max(loc[0]-80, 0):min(loc[1]+40, len(text))]), " "))
 			}
 		}
