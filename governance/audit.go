@@ -169,5 +169,5 @@ var AuditActions = []string{
 	"rule.replacement", "rule.restore", "rule.split", "rule.supersede", "rule.to_candidates", "rule.unpause",
 	"skill.approve", "skill.archive", "skill.drafted", "skill.edit", "skill.edited", "skill.imported", "skill.pin",
 	"skill.proposed", "skill.reject", "skill.restore", "skill.stale", "skill.unpin",
-	"source.follow", "subject.forget", "token.create", "token.revoke",
+	"source.follow", "source.stop", "subject.forget", "token.create", "token.revoke",
 }
