@@ -104,6 +104,12 @@ func TestShapeNumbers(t *testing.T) {
 		{"千万别忘了带护照", nil},
 		{"万一下雨就改期", nil},
 		{"房间安静一点", nil},
+		// A weekday is no amount, nor is an evening; a count a week is.
+		{"周三晚上到杭州", nil},
+		{"星期一晚上不要安排活动", nil},
+		{"每周三次健身", []string{"3"}},
+		{"住三晚", []string{"3"}},
+		{"三天气温都在三十度以上", []string{"30"}},
 	} {
 		got := governance.ShapeOf(tc.text).Numbers
 		if len(got) == 0 {

@@ -58,20 +58,27 @@ const (
 	noMeasure  measureKind = iota
 	unitWord               // 元, 晚, 岁: any numeral before it is an amount
 	classifier             // 个, 次, 位: 一 alone before it is the article "a"
+	wordKind               // 晚上, 天气: begins with a measure word, is none
 )
 
 //go:embed measure_words.txt
 var measureWordsFile string
 
-// measureWords are the measure words of measure_words.txt by kind.
-var measureWords = func() map[string]measureKind {
+// measureWords are the measure words of measure_words.txt by kind, and
+// weekdayWords the words before a numeral that name a day of the week.
+var measureWords, weekdayWords = func() (map[string]measureKind, []string) {
 	out := map[string]measureKind{}
+	var weekdays []string
 	for _, line := range strings.Split(measureWordsFile, "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		kind := map[string]measureKind{"unit": unitWord, "classifier": classifier}[f[0]]
+		if f[0] == "weekday" {
+			weekdays = append(weekdays, f[1:]...)
+			continue
+		}
+		kind := map[string]measureKind{"unit": unitWord, "classifier": classifier, "word": wordKind}[f[0]]
 		if kind == noMeasure {
 			panic("governance: measure_words.txt: unknown kind " + f[0])
 		}
@@ -79,7 +86,7 @@ var measureWords = func() map[string]measureKind {
 			out[w] = kind
 		}
 	}
-	return out
+	return out, weekdays
 }()
 
 // measureAt is the kind of the longest measure word s begins with.
@@ -97,9 +104,16 @@ func measureAt(s string) measureKind {
 // rest[start:end]) is an amount: before a unit, or before a classifier
 // unless it is 一 used as the article "a" (一个, 一次, 一位; 第一次 is an
 // ordinal and counts). Before anything else it is part of a word (一起,
-// 一些, 两点 "two points").
+// 一些, 两点 "two points", 一晚上 "a whole evening"), and after 周, 星期 or
+// 礼拜 it names a weekday unless a count word follows (每周三次).
 func singleNumeralAmount(rest string, start, end int) bool {
-	switch measureAt(rest[end:]) {
+	kind := measureAt(rest[end:])
+	for _, w := range weekdayWords {
+		if strings.HasSuffix(rest[:start], w) && kind != classifier {
+			return false // 周三晚上: Wednesday evening; 每周三次 is a count
+		}
+	}
+	switch kind {
 	case unitWord:
 		return true
 	case classifier:
