@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -126,9 +128,31 @@ func singleNumeralAmount(rest string, start, end int) bool {
 // they are blanked out, so that the words of "下午两点" or "June 15" are not
 // also counted as content.
 func facts(text string) ([]fact, string) {
-	text = thousandsRe.ReplaceAllString(norm.NFKC.String(text), "$1$2")
+	text = norm.NFKC.String(text)
+	if strings.IndexByte(text, ',') >= 0 {
+		text = thousandsRe.ReplaceAllString(text, "$1$2")
+	}
+	// Each reader runs only where its match may be: digits and a
+	// separator for 2026-06-15, 月 for Chinese dates, digits and Latin
+	// letters for month names and am/pm.
+	digits := strings.ContainsAny(text, "0123456789")
+	letters := strings.IndexFunc(text, func(r rune) bool { return r < utf8.RuneSelf && unicode.IsLetter(r) }) >= 0
 	var out []fact
 	blank := func(re *regexp.Regexp, read func(m []string) (fact, bool)) {
+		switch re {
+		case isoDateRe:
+			if !digits || !strings.ContainsAny(text, "-/.") {
+				return
+			}
+		case chineseDateRe:
+			if !strings.Contains(text, "月") {
+				return
+			}
+		case monthDayRe, dayMonthRe, englishClockRe:
+			if !digits || !letters {
+				return
+			}
+		}
 		text = re.ReplaceAllStringFunc(text, func(s string) string {
 			if f, ok := read(re.FindStringSubmatch(s)); ok {
 				out = append(out, f)
