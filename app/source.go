@@ -16,6 +16,7 @@ import (
 type SourceStore interface {
 	EnsureSource(ctx context.Context, src *governance.FollowSource) error
 	FindSources(ctx context.Context) ([]*governance.FollowSource, error)
+	StopSource(ctx context.Context, id int64, actor string) (*governance.FollowSource, error)
 	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
 }
 
@@ -149,4 +150,31 @@ func (ss Sources) Ensure(ctx context.Context, actor governance.Actor, in SourceI
 		return nil, err
 	}
 	return src, nil
+}
+
+// Get returns one followed directory with its files (ENOTFOUND when it is
+// not followed).
+func (ss Sources) Get(ctx context.Context, actor governance.Actor, id int64) (*governance.FollowSource, error) {
+	sources, err := ss.List(ctx, actor)
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range sources {
+		if src.ID == id {
+			return src, nil
+		}
+	}
+	return nil, governance.Errorf(governance.ENOTFOUND, "%s not found.", "Followed directory")
+}
+
+// Stop stops following a directory: the follow loop reads it no more from
+// its next tick, and its files' checkpoints are deleted (following it
+// again reads its files from the start, and the events already imported
+// are skipped as duplicates). The events imported from it stay, and so do
+// the memories made of them. Audited (source.stop).
+func (ss Sources) Stop(ctx context.Context, actor governance.Actor, id int64) (*governance.FollowSource, error) {
+	if err := governance.Can(actor, governance.ActAdminister, governance.Object{}); err != nil {
+		return nil, err
+	}
+	return ss.store.StopSource(ctx, id, actor.Name())
 }

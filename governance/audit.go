@@ -158,16 +158,17 @@ func auditFields(h io.Writer, e *AuditEntry, reason string) {
 // the code writes that is not here.
 var AuditActions = []string{
 	"account.create", "account.disable", "account.enable", "account.passwd", "account.role",
-	"audit.rechain",
+	"agentfiles.download", "agentfiles.sync",
+	AuditKeyAction, "audit.rechain",
 	"candidate.forget", "candidate.reject", "candidate.release",
 	"eval.run_cancel", "eval.run_finish", "eval.run_queue", "eval.suite_save",
-	"events.import", "heartbeat.run",
-	"membership.remove", "membership.set",
+	"events.import", "heartbeat.run", "hermes.export",
+	"membership.remove", "membership.set", "memory.export",
 	"project.create", "project.delete", "project.export", "project.import", "project.policy", "project.rename", "project.update",
 	"rule.activate", "rule.approve", "rule.checks_set", "rule.demote", "rule.edit", "rule.evidence", "rule.expiry_clear",
 	"rule.expiry_set", "rule.forget", "rule.hold", "rule.merge", "rule.merged_into", "rule.pause", "rule.propose", "rule.reject",
 	"rule.replacement", "rule.restore", "rule.split", "rule.supersede", "rule.to_candidates", "rule.unpause",
 	"skill.approve", "skill.archive", "skill.drafted", "skill.edit", "skill.edited", "skill.imported", "skill.pin",
 	"skill.proposed", "skill.reject", "skill.restore", "skill.stale", "skill.unpin",
-	"source.follow", "subject.forget", "token.create", "token.revoke",
+	"source.follow", "source.stop", "subject.forget", "token.create", "token.revoke",
 }

@@ -29,9 +29,12 @@ func ShapeOf(text string) StatementShape {
 
 // Conflicts: a negation on one side only, or numbers on both sides that differ.
 func (a StatementShape) Conflicts(b StatementShape) bool {
-	if a.Negated != b.Negated {
-		return true
-	}
+	return a.Negated != b.Negated || a.NumbersDiffer(b)
+}
+
+// NumbersDiffer reports whether both statements hold numbers and they are
+// not the same ones.
+func (a StatementShape) NumbersDiffer(b StatementShape) bool {
 	return len(a.Numbers) > 0 && len(b.Numbers) > 0 && !slices.Equal(a.Numbers, b.Numbers)
 }
 
@@ -43,8 +46,7 @@ var replaceMarkers = []string{"改成", "改为", "改到", "换成", "不再", 
 // on one side only, or an explicit change ("改成", "no longer", "instead").
 // Paraphrases with the same facts do not contradict.
 func Contradicts(rule, statement string) bool {
-	ra, sb := ShapeOf(rule), ShapeOf(statement)
-	if len(ra.Numbers) > 0 && len(sb.Numbers) > 0 && !slices.Equal(ra.Numbers, sb.Numbers) || NegationConflicts(rule, statement) {
+	if ShapeOf(rule).NumbersDiffer(ShapeOf(statement)) || NegationConflicts(rule, statement) {
 		return true
 	}
 	a := strings.ToLower(norm.NFKC.String(rule))
@@ -137,22 +139,17 @@ func negated(text string) bool {
 	return false
 }
 
-// numbers lists the distinct numbers in text, sorted: clock times as
-// "h:mm" on a 24-hour clock, whether written 14:00, 下午2点 or 下午两点
-// (so paraphrases of one time agree), then the other numbers with
-// full-width digits folded and leading zeros dropped.
+// numbers lists the distinct facts of text (facts.go), sorted, each as its
+// readings joined by "|": clock times on a 24-hour clock whether written
+// 14:00, 下午2点, 下午两点 or 2pm (so paraphrases of one time agree; an hour
+// without a part of day reads "2:00|14:00"), dates as month-day, amounts
+// and counts in digits (三百元 and 300元 are 300; 一个 "a" is no number),
+// the other numbers with leading zeros dropped.
 func numbers(text string) []string {
-	text = norm.NFKC.String(text)
-	clocks, rest := clockTimes(text)
-	out := make([]string, 0, len(clocks))
-	for _, c := range clocks {
-		out = append(out, c.String())
-	}
-	for _, f := range strings.FieldsFunc(rest, func(r rune) bool { return r < '0' || r > '9' }) {
-		if f = strings.TrimLeft(f, "0"); f == "" {
-			f = "0"
-		}
-		out = append(out, f)
+	fs, _ := facts(text)
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, strings.Join(f, "|"))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

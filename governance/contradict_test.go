@@ -1,6 +1,7 @@
 package governance_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -36,6 +37,13 @@ func TestContradicts(t *testing.T) {
 		{"Replies no longer than 100 words", "Keep replies under 100 words", false},
 		{"Workout summaries: no more than 100 words", "Workout summaries: no more than 200 words", true},
 		{"Never put prices in the summary", "Put prices in the summary", true},
+		// 一个 and 一次 used as "a" are no amounts; counts and prices are.
+		{"我想要一个安静的房间，两位成人", "我想要安静的房间，两位成人", false},
+		{"我想要一个安静的房间，两位成人", "我想要安静的房间，三位成人", true},
+		{"每周提醒我一次交房租，房租三千元", "每周提醒我交房租，房租3000元", false},
+		{"每周提醒我一次交房租，房租三千元", "每周提醒我一次交房租，房租两千元", true},
+		{"订两个靠窗的位子", "订三个靠窗的位子", true},
+		{"千万别订红眼航班", "别订红眼航班", false},
 	} {
 		if got := governance.Contradicts(tc.rule, tc.statement); got != tc.want {
 			t.Errorf("Contradicts(%q, %q) = %v, want %v", tc.rule, tc.statement, got, tc.want)
@@ -64,6 +72,56 @@ func TestReshapes(t *testing.T) {
 		}
 		if tc.want && !governance.Replaces(tc.rule, tc.statement) {
 			t.Errorf("Replaces(%q, %q) = false", tc.rule, tc.statement)
+		}
+	}
+}
+
+// The numbers of a statement are its facts: amounts and counts however
+// written, and no number where a numeral is part of a word or the article
+// "a" (一个, 一次, 一位).
+func TestShapeNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		// Amounts: a unit after any numeral, a count word after any but 一.
+		{"每晚预算三百元", []string{"300"}},
+		{"住一晚就走", []string{"1"}},
+		{"孩子今年五岁", []string{"5"}},
+		{"买两斤苹果，走三公里", []string{"2", "3"}},
+		{"两位成人", []string{"2"}},
+		{"订三个房间", []string{"3"}},
+		{"每天提醒两次", []string{"2"}},
+		{"十一个人", []string{"11"}},
+		{"要1个房间", []string{"1"}},
+		{"一块钱也不能多花", []string{"1"}},
+		{"只剩三块了", []string{"3"}},
+		{"第一次来杭州", []string{"1"}},
+		{"预算1,200元", []string{"1200"}},
+		{"6月15日下午两点", []string{"14:00", "6-15"}},
+		// Determiners and words: no number.
+		{"我想要一个安静的房间", nil},
+		{"再试一次", nil},
+		{"我有一位朋友在杭州", nil},
+		{"给我一间朝南的房", nil},
+		{"我们一块去吃饭", nil},
+		{"一起去，带一些零食", nil},
+		{"千万别忘了带护照", nil},
+		{"万一下雨就改期", nil},
+		{"房间安静一点", nil},
+		// A weekday is no amount, nor is an evening; a count a week is.
+		{"周三晚上到杭州", nil},
+		{"星期一晚上不要安排活动", nil},
+		{"每周三次健身", []string{"3"}},
+		{"住三晚", []string{"3"}},
+		{"三天气温都在三十度以上", []string{"30"}},
+	} {
+		got := governance.ShapeOf(tc.text).Numbers
+		if len(got) == 0 {
+			got = nil
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("ShapeOf(%q).Numbers = %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -51,17 +52,107 @@ var (
 
 const monthNames = `jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec`
 
-// measureWords follow a number in Chinese (元, 晚, 位 …): a single Chinese
-// numeral before one is an amount, not part of a word (一起, 一些).
-const measureWords = "元块人个位晚天夜岁次间张份公里米斤"
+// measureKind is what a measure word makes of a single Chinese numeral
+// before it (measure_words.txt).
+type measureKind int
+
+const (
+	noMeasure  measureKind = iota
+	unitWord               // 元, 晚, 岁: any numeral before it is an amount
+	classifier             // 个, 次, 位: 一 alone before it is the article "a"
+	wordKind               // 晚上, 天气: begins with a measure word, is none
+)
+
+//go:embed measure_words.txt
+var measureWordsFile string
+
+// measureWords are the measure words of measure_words.txt by kind, and
+// weekdayWords the words before a numeral that name a day of the week.
+var measureWords, weekdayWords = func() (map[string]measureKind, []string) {
+	out := map[string]measureKind{}
+	var weekdays []string
+	for _, line := range strings.Split(measureWordsFile, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if f[0] == "weekday" {
+			weekdays = append(weekdays, f[1:]...)
+			continue
+		}
+		kind := map[string]measureKind{"unit": unitWord, "classifier": classifier, "word": wordKind}[f[0]]
+		if kind == noMeasure {
+			panic("governance: measure_words.txt: unknown kind " + f[0])
+		}
+		for _, w := range f[1:] {
+			out[w] = kind
+		}
+	}
+	return out, weekdays
+}()
+
+// measureAt is the kind of the longest measure word s begins with.
+func measureAt(s string) measureKind {
+	kind, longest := noMeasure, 0
+	for w, k := range measureWords {
+		if len(w) > longest && strings.HasPrefix(s, w) {
+			kind, longest = k, len(w)
+		}
+	}
+	return kind
+}
+
+// singleNumeralAmount reports whether a single Chinese numeral (run, at
+// rest[start:end]) is an amount: before a unit, or before a classifier
+// unless it is 一 used as the article "a" (一个, 一次, 一位; 第一次 is an
+// ordinal and counts). Before anything else it is part of a word (一起,
+// 一些, 两点 "two points", 一晚上 "a whole evening"), and after 周, 星期 or
+// 礼拜 it names a weekday unless a count word follows (每周三次).
+func singleNumeralAmount(rest string, start, end int) bool {
+	kind := measureAt(rest[end:])
+	for _, w := range weekdayWords {
+		if strings.HasSuffix(rest[:start], w) && kind != classifier {
+			return false // 周三晚上: Wednesday evening; 每周三次 is a count
+		}
+	}
+	switch kind {
+	case unitWord:
+		return true
+	case classifier:
+		return rest[start:end] != "一" || strings.HasSuffix(rest[:start], "第")
+	}
+	return false
+}
 
 // facts reads the facts of text and returns them with the text left once
 // they are blanked out, so that the words of "下午两点" or "June 15" are not
 // also counted as content.
 func facts(text string) ([]fact, string) {
-	text = thousandsRe.ReplaceAllString(norm.NFKC.String(text), "$1$2")
+	text = norm.NFKC.String(text)
+	if strings.IndexByte(text, ',') >= 0 {
+		text = thousandsRe.ReplaceAllString(text, "$1$2")
+	}
+	// Each reader runs only where its match may be: digits and a
+	// separator for 2026-06-15, 月 for Chinese dates, digits and Latin
+	// letters for month names and am/pm.
+	digits := strings.ContainsAny(text, "0123456789")
+	letters := strings.IndexFunc(text, func(r rune) bool { return r < utf8.RuneSelf && unicode.IsLetter(r) }) >= 0
 	var out []fact
 	blank := func(re *regexp.Regexp, read func(m []string) (fact, bool)) {
+		switch re {
+		case isoDateRe:
+			if !digits || !strings.ContainsAny(text, "-/.") {
+				return
+			}
+		case chineseDateRe:
+			if !strings.Contains(text, "月") {
+				return
+			}
+		case monthDayRe, dayMonthRe, englishClockRe:
+			if !digits || !letters {
+				return
+			}
+		}
 		text = re.ReplaceAllStringFunc(text, func(s string) string {
 			if f, ok := read(re.FindStringSubmatch(s)); ok {
 				out = append(out, f)
@@ -107,11 +198,8 @@ func facts(text string) ([]fact, string) {
 		if n < 0 {
 			continue
 		}
-		if !strings.ContainsAny(run, "十百千万") {
-			next, _ := utf8.DecodeRuneInString(rest[m[1]:])
-			if !strings.ContainsRune(measureWords, next) {
-				continue
-			}
+		if !strings.ContainsAny(run, "十百千万") && !singleNumeralAmount(rest, m[0], m[1]) {
+			continue
 		}
 		out = append(out, fact{fmt.Sprint(n)})
 		b.WriteString(rest[last:m[0]])
@@ -134,8 +222,13 @@ func monthOf(name string) int {
 }
 
 // chineseAmount reads a number written in Chinese numerals up to the tens
-// of thousands (三百, 一千二百, 两万, 二十五); -1 when it cannot.
+// of thousands (三百, 一千二百, 两万, 二十五); -1 when it cannot. A number
+// begins with a digit or 十 (十二): a run that begins with 百, 千 or 万 is
+// a word (千万 "by all means", 万一 "in case").
 func chineseAmount(s string) int {
+	if strings.IndexAny(s, "百千万") == 0 {
+		return -1
+	}
 	total, section, digit := 0, 0, -1
 	for _, r := range s {
 		if d, ok := chineseDigit[r]; ok {

@@ -1,5 +1,10 @@
 package governance
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // FollowSource is a followed directory of agent session files: the
 // console's follow loop (and console watch) ingests new files and appended
 // lines, with a checkpoint per file.
@@ -49,4 +54,21 @@ type FollowCheckpoint struct {
 	// EndedMark is, for a Hermes state.db, the latest sessions.ended_at
 	// seen (Unix milliseconds): sessions ending later get their end event.
 	EndedMark int64
+}
+
+// StopAudit is the audit row of stopping to follow src: its directory and
+// format, and how many files and events it had imported (they stay).
+func (src *FollowSource) StopAudit(actor string) *AuditEntry {
+	events := 0
+	for _, f := range src.Files {
+		events += f.Events
+	}
+	details, _ := json.Marshal(struct {
+		Dir    string `json:"dir"`
+		Format string `json:"format"`
+		Files  int    `json:"files"`
+		Events int    `json:"events"`
+	}{src.Dir, src.Format, len(src.Files), events})
+	return &AuditEntry{Actor: actor, Action: "source.stop", ObjectType: "source", ObjectID: fmt.Sprint(src.ID),
+		ProjectID: src.ProjectID, Details: string(details), Subject: src.SubjectID}
 }

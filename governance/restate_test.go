@@ -47,6 +47,10 @@ func TestRestates(t *testing.T) {
 		{"6月15日的纪念日晚餐预算三百元", "6月16日的晚餐预算三百元。", false},
 		{"酒店预算每晚1,200元以内", "明白，酒店每晚不超过1200元，已按这个预算筛选。", true},
 		{"酒店预算每晚1,200元以内", "机票预算1200元。", false},
+		// 一个 "a" is no fact a restatement must name; 两个 is.
+		{"我想要一个安静的房间，远离电梯", "房间要安静，远离电梯的。", true},
+		{"我想要两个安静的房间，远离电梯", "房间要安静，远离电梯的。", false},
+		{"我想要两个安静的房间，远离电梯", "明白，两间安静的房间，都远离电梯。", true},
 	}
 	for _, c := range cases {
 		if got := governance.Restates(c.sentence, c.statement); got != c.want {

@@ -217,7 +217,7 @@ func TestCLISentencesAreInBothCatalogs(t *testing.T) {
 // the lifecycle's audit helpers.
 var auditActionWrites = []*regexp.Regexp{
 	regexp.MustCompile(`Action:\s*"([a-z_]+\.[a-z_]+)"`),
-	regexp.MustCompile(`\b(?:Audit|auditRule|auditProject|auditAccount|audit)\([^"\n]*"([a-z_]+\.[a-z_]+)"`),
+	regexp.MustCompile(`\b(?:Audit|audit[A-Za-z]*)\([^"\n]*"([a-z_]+\.[a-z_]+)"`),
 	regexp.MustCompile(`\baction\s*:?=\s*"([a-z_]+\.[a-z_]+)"`),
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,8 +17,11 @@ import (
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/heuristic"
 	"github.com/mnemo-console/mnemo/governance/model"
 	"github.com/mnemo-console/mnemo/locale"
+	"github.com/mnemo-console/mnemo/transcript"
+	"github.com/mnemo-console/mnemo/web/templates"
 )
 
 func TestCatalogs(t *testing.T) {
@@ -205,10 +209,10 @@ func TestEnumLabels(t *testing.T) {
 		"event_kind":       {string(governance.KindMessage), string(governance.KindSessionEnd)},
 		"event_status":     {governance.StatusPassed, governance.StatusFailed},
 		"memory_type":      {string(governance.TypePreference), string(governance.TypeFact), string(governance.TypeLesson)},
-		"candidate_status": {"pending", "held", "proposed", "promoted", "rejected", "blocked"},
-		"promotion_reason": {string(governance.ReasonRepeated), string(governance.ReasonToolFailure), string(governance.ReasonExplicit), string(governance.ReasonReviewer)},
-		"class_reason":     {string(governance.ClassCommandDump), string(governance.ClassOneOff), string(governance.ClassOffProject)},
-		"rule_status":      {"proposed", "active", "stale", "archived", "superseded", "rejected", "forgotten"},
+		"candidate_status": strs(governance.CandidateStatuses),
+		"promotion_reason": strs(governance.PromotionReasons),
+		"class_reason":     strs(governance.ClassReasons),
+		"rule_status":      strs(governance.RuleStatuses),
 		"risk":             {governance.RiskLow, governance.RiskMedium, governance.RiskHigh},
 		"recall_kind":      {string(governance.RecallKindRule), string(governance.RecallKindEpisode), string(governance.RecallKindEvent)},
 		"trace":            {governance.TraceIncluded, governance.TraceOverBudget, governance.TraceLowRelevance, governance.TraceConflict, governance.TraceEmpty},
@@ -225,6 +229,20 @@ func TestEnumLabels(t *testing.T) {
 		"eval_change":           {string(evals.Regression), string(evals.Fixed), string(evals.Same), string(evals.NotRunOffline)},
 		"eval_not_run":          strs(evals.NotRunReasons),
 		"audit_action":          governance.AuditActions,
+		// The gate's classes, risk features and low-risk classes, the
+		// objects of audit rows, code checks, extractors, formats, scopes.
+		"low_risk_class": gate.LowRiskClasses(),
+		"object_type":    templates.AuditObjectTypes,
+		"check_type":     evals.CheckTypes,
+		"eval_kind":      strs(evals.Kinds),
+		"extractor":      {extractorFamily(heuristic.Name), extractorFamily(model.New(model.Config{Model: "m"}, nil).Name())},
+		"import_format":  append([]string{"auto"}, strs(transcript.Formats)...),
+		"token_scope":    strs(governance.TokenScopes),
+	}
+	for _, c := range governance.GateClasses {
+		if !slices.Contains(enums["gate"], c) {
+			t.Errorf("gate class %q is not among the labelled gate categories", c)
+		}
 	}
 	if len(governance.SkillStatuses) != len(enums["skill_status"]) || len(governance.SkillVersionStatuses) != 4 || len(governance.SkillOrigins) != 3 {
 		t.Fatal("a skill enum grew: label its new values")
@@ -351,6 +369,13 @@ func TestValueSentences(t *testing.T) {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
 	}
+}
+
+// extractorFamily is what an extractor's name is labelled by: the part
+// before its version ("heuristic" of "heuristic/4").
+func extractorFamily(name string) string {
+	family, _, _ := strings.Cut(name, "/")
+	return family
 }
 
 func strs[S ~string](list []S) []string {

@@ -68,6 +68,49 @@ func (s *Store) FindSources(ctx context.Context) ([]*Source, error) {
 	return out, nil
 }
 
+// StopSource stops following a directory: the source and its files'
+// checkpoints are deleted and a source.stop audit row written, in one
+// transaction. The events already imported from it stay. It returns the
+// source as it was, with its files; ENOTFOUND when there is none. A poll
+// under way when it stops stores nothing more (its checkpoint has no
+// source to belong to, so its chunk is rolled back).
+func (s *Store) StopSource(ctx context.Context, id int64, actor string) (*Source, error) {
+	tx, err := s.begin(ctx, "StopSource")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	src := &Source{ID: id}
+	err = tx.QueryRowContext(ctx, `SELECT s.project_id, p.slug, s.dir, s.format, s.subject_id
+		FROM sources s JOIN projects p ON p.id = s.project_id WHERE s.id = ?`, id).
+		Scan(&src.ProjectID, &src.Project, &src.Dir, &src.Format, &src.SubjectID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "%s not found.", "Followed directory")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: stop source: %w", err)
+	}
+	err = queryAll(ctx, tx, `SELECT `+sourceFileColumns+` FROM source_files WHERE source_id = ? ORDER BY path`, []any{id},
+		func(r scanner) error {
+			f := &SourceFile{}
+			if err := r.Scan(sourceFileFields(f)...); err != nil {
+				return err
+			}
+			src.Files = append(src.Files, f)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("store: stop source: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sources WHERE id = ?`, id); err != nil {
+		return nil, fmt.Errorf("store: stop source: %w", err)
+	}
+	if err := appendAudit(ctx, tx, src.StopAudit(actor)); err != nil {
+		return nil, err
+	}
+	return src, tx.Commit()
+}
+
 // FindSourceFile returns a file's checkpoint; a file never seen starts at 0.
 func (s *Store) FindSourceFile(ctx context.Context, sourceID int64, path string) (*SourceFile, error) {
 	f := &SourceFile{Path: path}

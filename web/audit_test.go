@@ -26,6 +26,10 @@ func TestAuditLog(t *testing.T) {
 			t.Fatal("no verification banner")
 		}
 		_, doc = rita.Get("/audit?actor=reviewer&action=rule.reject")
+		// The action filter offers the actions by their labels, the one asked for chosen.
+		if got := doc.Find(`select[name="action"] option[selected]`); got.AttrOr("value", "") != "rule.reject" || got.Text() != "proposal rejected" {
+			t.Errorf("action filter = %q (%q)", got.Text(), got.AttrOr("value", ""))
+		}
 		rows := doc.Find(testid("audit-row"))
 		if rows.Length() != 1 || strings.TrimSpace(rows.Find(testid("audit-object")).Text()) != "rule #"+strconv.FormatInt(nap.ID, 10) {
 			t.Fatalf("filtered rows = %q", texts(rows))

@@ -187,8 +187,10 @@ func TestReviewQueue(t *testing.T) {
 		}
 		// Each candidate says which extractor proposed it.
 		card.Find(testid("evidence-candidate")).Each(func(_ int, c *goquery.Selection) {
-			if got := strings.TrimSpace(c.Find(testid("candidate-extractor")).Text()); !strings.HasPrefix(got, "heuristic/") {
-				t.Errorf("candidate extractor = %q, want the heuristic extractor's name", got)
+			x := c.Find(testid("candidate-extractor"))
+			if name, got := x.AttrOr("data-extractor", ""), strings.TrimSpace(x.Text()); !strings.HasPrefix(name, "heuristic/") ||
+				got != "heuristic extractor ("+strings.TrimPrefix(name, "heuristic/")+")" {
+				t.Errorf("candidate extractor = %q (%q), want the heuristic extractor's label and version", got, name)
 			}
 		})
 		failed := card.Find(testid("evidence-event")).FilterFunction(func(_ int, s *goquery.Selection) bool {

@@ -79,6 +79,10 @@ func TestRouteInventory(t *testing.T) {
 		forgettable[actor] = [2]int64{mustAPIRule(t, f.Store, f.Travel.ID, "family-li", governance.TypeFact, "规则 "+actor), id}
 	}
 	mustAPIToken(t, f.Store, f.Travel.ID, governance.ScopeRecall)
+	followed := &governance.FollowSource{ProjectID: f.Travel.ID, Dir: t.TempDir(), Format: "auto"}
+	if err := f.Store.EnsureSource(ctx, followed); err != nil {
+		t.Fatal(err)
+	}
 	// Administration acts on an account and a project of its own, so no
 	// inventory actor loses its role or its sessions.
 	spareProject := MustCreateProject(t, f.Store, "spare-project", "Spare")
@@ -164,6 +168,7 @@ func TestRouteInventory(t *testing.T) {
 		"/heartbeat/run":                       {path: "/heartbeat/run", post: e(reviewers(pass))},
 		"/admin/import":                        {path: "/admin/import", get: e(admins(ok)), post: e(admins(pass))},
 		"/admin/sources":                       {path: "/admin/sources", get: e(admins(ok)), post: e(admins(pass))},
+		"/admin/sources/:id/stop":              {path: "/admin/sources/" + strconv.FormatInt(followed.ID, 10) + "/stop", get: e(admins(ok)), post: e(admins(pass))},
 		"/recall":                              {path: "/recall", get: e(signedIn(ok)), post: e(signedIn(pass))},
 		"/export":                              {path: "/export", get: e(signedIn(ok))},
 		"/projects/:project/export":            {path: "/projects/travel-agent/export", get: e(project(ok))},

@@ -54,6 +54,8 @@ func (s *Server) routes() {
 	admin.POST("/import", s.handleImportCreate)
 	admin.GET("/sources", s.handleSourceIndex)
 	admin.POST("/sources", s.handleSourceCreate)
+	admin.GET("/sources/:id/stop", s.handleSourceStopShow)
+	admin.POST("/sources/:id/stop", s.handleSourceStop)
 
 	// Recall playground, stored recalls, exports and API tokens (recall.go,
 	// outcome.go, export.go, token.go).

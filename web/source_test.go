@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/transcript"
 	"github.com/mnemo-console/mnemo/web"
+	"github.com/mnemo-console/mnemo/web/templates"
 )
 
 func TestSources(t *testing.T) {
@@ -157,5 +158,126 @@ func TestSourcesFollowRoots(t *testing.T) {
 	wantStatus(t, res, http.StatusUnprocessableEntity)
 	if msg := doc.Find(testid("source-dir-error")).Text(); !strings.Contains(msg, "--follow-root") {
 		t.Fatalf("no roots: error %q", msg)
+	}
+}
+
+// TestSourceStop: an administrator stops following a directory from the
+// console. The confirmation names the directory, its project and what it
+// imported, what stops and what stays; without the CSRF token or the
+// confirmation nothing stops, a reviewer may not; once stopped, the
+// follow loop reads it no more, its events stay, and the audit log says
+// who stopped what.
+func TestSourceStop(t *testing.T) {
+	ctx := context.Background()
+	f := NewFixture(t, web.Config{})
+	admin := f.Login(t, Admin)
+	dir := t.TempDir()
+	res, _ := admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {dir}, "format": {"claude-code"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(readFixture(t, "claude-session.jsonl")), 0o644)
+	sources, err := f.Store.FindSources(ctx)
+	if err != nil || len(sources) != 1 {
+		t.Fatalf("sources = %v, %v", sources, err)
+	}
+	src := sources[0]
+	poll := func() (*transcript.PollResult, error) {
+		fl := &transcript.Follower{Store: f.Store, SourceID: src.ID, ProjectID: src.ProjectID, Dir: src.Dir,
+			Options: transcript.Options{Format: transcript.FormatClaudeCode}}
+		return fl.Poll(ctx)
+	}
+	if pr, err := poll(); err != nil || pr.Inserted != 10 {
+		t.Fatalf("poll = %+v, %v", pr, err)
+	}
+	before := eventCount(t, f.Store, f.Travel.ID)
+	stop := templates.SourceStopURL(src.ID)
+
+	_, doc := admin.Get("/admin/sources")
+	if href, _ := doc.Find(testid("source-stop")).Attr("href"); href != stop {
+		t.Fatalf("stop link = %q, want %q", href, stop)
+	}
+	_, doc = admin.Get(stop)
+	if got := doc.Find("main h1").Text(); !strings.Contains(got, dir) {
+		t.Errorf("confirmation heading = %q, want the directory", got)
+	}
+	details := doc.Find(testid("source-stop-details")).Text()
+	if !strings.Contains(details, "travel-agent") || doc.Find(testid("source-stop-events")).Text() != "10" || doc.Find(testid("source-stop-files")).Text() != "1" {
+		t.Errorf("confirmation details = %q", strings.Join(strings.Fields(details), " "))
+	}
+	if !strings.Contains(doc.Find(testid("source-stop-stops")).Text(), "reads no new file") ||
+		!strings.Contains(doc.Find(testid("source-stop-stays")).Text(), "events already imported") {
+		t.Errorf("confirmation does not say what stops and what stays: %q", doc.Find("main").Text())
+	}
+	_, doc = admin.Get(stop, "Accept-Language", "zh-CN")
+	if got := doc.Find(testid("source-stop-stays")).Text(); !strings.Contains(got, "已从该目录导入的事件") {
+		t.Errorf("zh-CN stays = %q", got)
+	}
+
+	// A reviewer may neither see the confirmation nor stop it.
+	reviewer := f.Login(t, TravelReviewer)
+	if res, _ := reviewer.Get(stop); res.StatusCode != http.StatusForbidden {
+		t.Errorf("reviewer GET: status %d", res.StatusCode)
+	}
+	res, _ = reviewer.PostForm("/", stop, url.Values{"confirm": {"yes"}})
+	wantStatus(t, res, http.StatusForbidden)
+	// No CSRF token: refused. No confirmation: sent to the confirmation.
+	res, _ = admin.Do(http.MethodPost, stop, strings.NewReader("confirm=yes"), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+	wantStatus(t, res, http.StatusForbidden)
+	res, _ = admin.PostForm("/admin/sources", stop, url.Values{})
+	wantStatus(t, res, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != stop {
+		t.Fatalf("unconfirmed stop went to %q", loc)
+	}
+	if sources, _ := f.Store.FindSources(ctx); len(sources) != 1 {
+		t.Fatal("the directory stopped without a confirmed, CSRF-checked form")
+	}
+
+	res, _ = admin.PostForm(stop, stop, url.Values{"confirm": {"yes"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != templates.SourcesURL {
+		t.Fatalf("stop went to %q", loc)
+	}
+	_, doc = admin.Get(templates.SourcesURL)
+	if got := doc.Find(testid("flash-success")).Text(); got != "Stopped following "+dir+"; the events imported from it stay." {
+		t.Errorf("flash = %q", got)
+	}
+	if doc.Find(testid("source")).Length() != 0 || doc.Find(testid("sources-empty")).Length() != 1 {
+		t.Errorf("the stopped directory is still listed")
+	}
+	if n := eventCount(t, f.Store, f.Travel.ID); n != before {
+		t.Errorf("events after the stop = %d, want the %d imported", n, before)
+	}
+	// The follow loop lists it no more; a poll that was under way stores nothing.
+	if sources, _ := f.Store.FindSources(ctx); len(sources) != 0 {
+		t.Fatalf("sources after the stop = %v", sources)
+	}
+	os.WriteFile(filepath.Join(dir, "t.jsonl"), []byte(readFixture(t, "claude-session.jsonl")), 0o644)
+	if _, err := poll(); err == nil {
+		t.Error("a poll of the stopped directory succeeded")
+	}
+	if n := eventCount(t, f.Store, f.Travel.ID); n != before {
+		t.Errorf("events after a poll of the stopped directory = %d, want %d", n, before)
+	}
+	rows, _, err := f.Store.FindAudit(ctx, governance.AuditFilter{Action: "source.stop"})
+	if err != nil || len(rows) != 1 || rows[0].Actor != Admin || rows[0].ObjectID != strconv.FormatInt(src.ID, 10) ||
+		!strings.Contains(rows[0].Details, `"events":10`) {
+		t.Fatalf("audit = %+v, %v", rows, err)
+	}
+	// Stopped twice (a second tab): not found, nothing more audited.
+	res, _ = admin.PostForm(templates.SourcesURL, stop, url.Values{"confirm": {"yes"}})
+	wantStatus(t, res, http.StatusNotFound)
+
+	// Followed again: its files are read from the start and the events
+	// already there are skipped by their ids.
+	res, _ = admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {dir}, "format": {"claude-code"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	if sources, err = f.Store.FindSources(ctx); err != nil || len(sources) != 1 {
+		t.Fatalf("sources = %v, %v", sources, err)
+	}
+	src = sources[0]
+	if pr, err := poll(); err != nil || pr.Inserted != 0 || pr.Files != 2 {
+		t.Fatalf("poll after following again = %+v, %v; want 2 files, nothing new", pr, err)
+	}
+	if n := eventCount(t, f.Store, f.Travel.ID); n != before {
+		t.Errorf("events after following again = %d, want %d", n, before)
 	}
 }

@@ -396,7 +396,7 @@ func anchorPairs(items []governance.MergeItem, sim [][]float64, anchors func(str
 					continue // other types, already close, or never to merge
 				}
 				a, b := governance.ShapeOf(items[i].Statement), governance.ShapeOf(items[j].Statement)
-				if len(a.Numbers) > 0 && len(b.Numbers) > 0 && !slices.Equal(a.Numbers, b.Numbers) ||
+				if a.NumbersDiffer(b) ||
 					governance.NegationConflicts(items[i].Statement, items[j].Statement) {
 					continue
 				}

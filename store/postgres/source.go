@@ -65,6 +65,58 @@ func (s *Store) FindSources(ctx context.Context) ([]*governance.FollowSource, er
 	return out, frows.Err()
 }
 
+// StopSource stops following a directory: the source and its files'
+// checkpoints are deleted and a source.stop audit row written, in one
+// transaction. The events already imported from it stay. It returns the
+// source as it was, with its files; ENOTFOUND when there is none. A poll
+// under way when it stops stores nothing more (its checkpoint has no
+// source to belong to, so its chunk is rolled back).
+func (s *Store) StopSource(ctx context.Context, id int64, actor string) (*governance.FollowSource, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.rollback()
+	// FOR UPDATE: two administrators stopping it at once write one audit row.
+	src := &governance.FollowSource{ID: id}
+	err = tx.QueryRow(ctx, `SELECT s.project_id, p.slug, s.dir, s.format, s.subject_id
+		FROM sources s JOIN projects p ON p.id = s.project_id WHERE s.id = $1 FOR UPDATE OF s`, id).
+		Scan(&src.ProjectID, &src.Project, &src.Dir, &src.Format, &src.SubjectID)
+	if isNoRows(err) {
+		return nil, governance.Errorf(governance.ENOTFOUND, "%s not found.", "Followed directory")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: stop source: %w", err)
+	}
+	rows, err := tx.Query(ctx, `SELECT `+sourceFileColumns+` FROM source_files WHERE source_id = $1 ORDER BY path COLLATE "C"`, id)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: stop source: %w", err)
+	}
+	for rows.Next() {
+		var (
+			f       governance.FollowFile
+			updated time.Time
+		)
+		if err := rows.Scan(sourceFileFields(&f, &updated)...); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("postgres: stop source: %w", err)
+		}
+		f.UpdatedAt = formatTime(updated)
+		src.Files = append(src.Files, &f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: stop source: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM sources WHERE id = $1`, id); err != nil {
+		return nil, fmt.Errorf("postgres: stop source: %w", err)
+	}
+	if err := appendAudit(ctx, tx, src.StopAudit(actor)); err != nil {
+		return nil, err
+	}
+	return src, tx.Commit(ctx)
+}
+
 // FindSourceFile returns a file's checkpoint; a file never seen starts at 0.
 func (s *Store) FindSourceFile(ctx context.Context, sourceID int64, path string) (*governance.FollowFile, error) {
 	f := &governance.FollowFile{Path: path}

@@ -2,8 +2,10 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -12,7 +14,8 @@ import (
 // TestSources: a followed directory is registered once per project and
 // directory; a chunk's events and its file's checkpoint are written
 // together or not at all; a file's problem is recorded without moving its
-// checkpoint.
+// checkpoint. Stopping to follow a directory deletes it and its
+// checkpoints, audited, and leaves the events it imported.
 func TestSources(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := open(t)
@@ -110,5 +113,65 @@ func TestSources(t *testing.T, open Opener) {
 	f, err := s.FindSourceFile(ctx, src.ID, "b.jsonl")
 	if err != nil || f.LastError != "permission denied" || f.UpdatedAt != b.UpdatedAt {
 		t.Fatalf("file b = %+v, %v", f, err)
+	}
+
+	// A second directory of the project, stopped: it and its checkpoints
+	// go, the events imported from it stay, and the audit says what stopped.
+	other := &governance.FollowSource{ProjectID: p.ID, Dir: "/var/agents/claude", Format: "claude-code", SubjectID: "dev-2"}
+	if err := s.EnsureSource(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ImportChunk(ctx, p.ID, other.ID, "c.jsonl", governance.FollowCheckpoint{Offset: 50, Lines: 2}, "", "",
+		func(emit func(*governance.Event) error) error {
+			for i := range 2 {
+				if err := emit(Ev(fmt.Sprintf("c-%d", i), "c", i+1, governance.RoleUser, "line")); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	stopped, err := s.StopSource(ctx, other.ID, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stopped.ID != other.ID || stopped.Dir != other.Dir || stopped.Project != "travel" || len(stopped.Files) != 1 || stopped.Files[0].Events != 2 {
+		t.Fatalf("stopped = %+v", stopped)
+	}
+	if all, err := s.FindSources(ctx); err != nil || len(all) != 1 || all[0].ID != src.ID || len(all[0].Files) != 2 {
+		t.Fatalf("sources after a stop = %+v, %v; want only the first, its files kept", all, err)
+	}
+	if f, err := s.FindSourceFile(ctx, other.ID, "c.jsonl"); err != nil || f.Offset != 0 || f.Events != 0 {
+		t.Fatalf("stopped source's checkpoint = %+v, %v; want none", f, err)
+	}
+	if _, total, _ := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID}); total != 10 {
+		t.Fatalf("events after a stop = %d, want the 10 imported", total)
+	}
+	rows, _, err := s.FindAudit(ctx, governance.AuditFilter{Action: "source.stop"})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("stop audit rows = %d, %v; want 1", len(rows), err)
+	}
+	var details struct {
+		Dir, Format, Subject string
+		Files, Events        int
+	}
+	if e := rows[0]; e.Actor != "admin" || e.ObjectType != "source" || e.ObjectID != fmt.Sprint(other.ID) || e.ProjectID != p.ID ||
+		json.Unmarshal([]byte(e.Details), &details) != nil || details.Dir != other.Dir || details.Format != "claude-code" ||
+		details.Files != 1 || details.Events != 2 || !strings.HasPrefix(details.Subject, "subject:") {
+		t.Fatalf("stop audit = %+v", e)
+	}
+	// A poll under way stores nothing for it, and a second stop finds nothing.
+	if _, err := s.ImportChunk(ctx, p.ID, other.ID, "c.jsonl", governance.FollowCheckpoint{Offset: 90, Lines: 3}, "", "",
+		func(emit func(*governance.Event) error) error {
+			return emit(Ev("c-2", "c", 3, governance.RoleUser, "line"))
+		}); err == nil {
+		t.Fatal("a chunk of a stopped source was stored")
+	}
+	if _, total, _ := s.FindEvents(ctx, governance.EventFilter{ProjectID: &p.ID}); total != 10 {
+		t.Fatalf("events after a stopped source's chunk = %d, want 10", total)
+	}
+	if _, err := s.StopSource(ctx, other.ID, "admin"); governance.ErrorCode(err) != governance.ENOTFOUND {
+		t.Fatalf("second stop: %v, want ENOTFOUND", err)
 	}
 }

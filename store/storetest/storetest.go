@@ -67,6 +67,7 @@ type Store interface {
 	FindSources(ctx context.Context) ([]*governance.FollowSource, error)
 	FindSourceFile(ctx context.Context, sourceID int64, path string) (*governance.FollowFile, error)
 	SetSourceFileError(ctx context.Context, sourceID int64, path, problem string) error
+	StopSource(ctx context.Context, id int64, actor string) (*governance.FollowSource, error)
 	ImportChunk(ctx context.Context, projectID, sourceID int64, path string, cp governance.FollowCheckpoint, reopen, problem string,
 		produce func(emit func(*governance.Event) error) error) (*governance.ImportResult, error)
 

@@ -5876,9 +5876,9 @@ func RuleChecksPage(meta PageMeta, v RuleChecksView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var330 string
-				templ_7745c5c3_Var330, templ_7745c5c3_Err = templ.JoinStringErrs(t)
+				templ_7745c5c3_Var330, templ_7745c5c3_Err = templ.JoinStringErrs(label(ctx, "check_type", t))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 1101, Col: 62}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 1101, Col: 88}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var330))
 				if templ_7745c5c3_Err != nil {

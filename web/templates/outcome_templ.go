@@ -1499,9 +1499,9 @@ func EffectPanel(v EffectView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var83 string
-					templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(c.Kind)
+					templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(label(ctx, "eval_kind", c.Kind))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `outcome.templ`, Line: 281, Col: 20}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `outcome.templ`, Line: 281, Col: 45}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var83))
 					if templ_7745c5c3_Err != nil {
