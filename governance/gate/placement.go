@@ -135,6 +135,10 @@ func clauses(s string, lits *scanned) [][2]int {
 		}
 		cuts = append(cuts, cut{m[0], hi})
 	}
+	// Words in quotes are one value ("sign off with 'Cheers, Dana'"): no
+	// clause ends inside them. Deny shapes still read the whole statement.
+	q := quotedSpans(s)
+	cuts = slices.DeleteFunc(cuts, func(c cut) bool { return overlaps(q, [2]int{c.lo, c.hi}) })
 	slices.SortFunc(cuts, func(a, b cut) int { return cmp.Compare(a.lo, b.lo) })
 	var out [][2]int
 	add := func(lo, hi int) {
@@ -166,6 +170,33 @@ func clauses(s string, lits *scanned) [][2]int {
 		cur = c.hi
 	}
 	add(cur, len(s))
+	return out
+}
+
+// quotedSpans are the spans of s inside quotes: “…”, ‘…’, 「…」, 『…』,
+// "…", and '…' where the quote marks stand beside no letter on their outer
+// side (not the apostrophe of "don't").
+func quotedSpans(s string) [][]int {
+	var out [][]int
+	pairs := map[rune]rune{'“': '”', '‘': '’', '「': '」', '『': '』', '"': '"', '\'': '\''}
+	var open rune
+	start := 0
+	prev := rune(0)
+	for i, r := range s {
+		switch {
+		case open != 0 && r == pairs[open]:
+			next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+			if r != '\'' || !unicode.IsLetter(next) && !unicode.IsDigit(next) {
+				out = append(out, []int{start, i})
+				open = 0
+			}
+		case open == 0 && pairs[r] != 0:
+			if r != '\'' || !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
+				open, start = r, i+utf8.RuneLen(r)
+			}
+		}
+		prev = r
+	}
 	return out
 }
 

@@ -226,6 +226,11 @@ func TestRepeatRequestsEndToEnd(t *testing.T) {
 	if wishes < 24 || oneGroup < wishes-2 {
 		t.Errorf("%d of %d wishes in one group over three sessions, want at least %d", oneGroup, wishes, wishes-2)
 	}
+	// A wish about the agent's answers, said in three sessions, is what
+	// the low-risk set is for: nearly every one is active.
+	if want := wishes * 22 / 24; active < want {
+		t.Errorf("%d of %d wishes are one active rule, want at least %d", active, wishes, want)
+	}
 }
 
 // TestPlainRequestLookAlikes: sentences that name an aspect of answers but
