@@ -77,6 +77,22 @@ type lessonWords struct {
 		EN      []string `toml:"en"`
 		ZH      []string `toml:"zh"`
 		Markers []string `toml:"markers"`
+		// The structure of a JSON error: keys of its messages (an error's
+		// own words), of reasons (words only when they say a cause), of
+		// the field a message is about.
+		MessageKeys []string `toml:"message_keys"`
+		ReasonKeys  []string `toml:"reason_keys"`
+		FieldKeys   []string `toml:"field_keys"`
+		// Words a message about a field opens with when it is the field's
+		// predicate ("must be …").
+		Predicates []string `toml:"predicates"`
+		GenericEN  []string `toml:"generic_en"`
+		GenericZH  []string `toml:"generic_zh"`
+		// Reasons of an HTTP status line ("Service Unavailable").
+		StatusReasons []string `toml:"status_reasons"`
+		// What an error marker opening a line holds when the line is an
+		// error's own message ("Error:", "错误：").
+		ErrorMarks []string `toml:"error_marks"`
 	} `toml:"cause"`
 	Change struct {
 		OpenersEN []string   `toml:"openers_en"`
@@ -87,20 +103,60 @@ type lessonWords struct {
 		TailsEN   []string   `toml:"tails_en"`
 		TailsZH   []string   `toml:"tails_zh"`
 		FillersEN []string   `toml:"fillers_en"`
+		// Openers after which the next word is the change's verb, whatever
+		// it is ("I'll refund …"), and words that are no change there.
+		StrongOpenersEN []string `toml:"strong_openers_en"`
+		NotVerbsEN      []string `toml:"not_verbs_en"`
 	} `toml:"change"`
+	// How a change of an argument's shape is said: {arg} is the argument,
+	// {n} a code's length.
+	Shape struct {
+		CentsEN         string `toml:"cents_en"`
+		CentsZH         string `toml:"cents_zh"`
+		IntegerEN       string `toml:"integer_en"`
+		IntegerZH       string `toml:"integer_zh"`
+		NumberEN        string `toml:"number_en"`
+		NumberZH        string `toml:"number_zh"`
+		StringEN        string `toml:"string_en"`
+		StringZH        string `toml:"string_zh"`
+		CountryCodeEN   string `toml:"country_code_en"`
+		CountryCodeZH   string `toml:"country_code_zh"`
+		NoCountryCodeEN string `toml:"no_country_code_en"`
+		NoCountryCodeZH string `toml:"no_country_code_zh"`
+		DigitsEN        string `toml:"digits_en"`
+		DigitsZH        string `toml:"digits_zh"`
+		ISODateEN       string `toml:"iso_date_en"`
+		ISODateZH       string `toml:"iso_date_zh"`
+		ISOTimeEN       string `toml:"iso_time_en"`
+		ISOTimeZH       string `toml:"iso_time_zh"`
+		ISOOffsetEN     string `toml:"iso_offset_en"`
+		ISOOffsetZH     string `toml:"iso_offset_zh"`
+		CodeEN          string `toml:"code_en"`
+		CodeZH          string `toml:"code_zh"`
+		UpperEN         string `toml:"upper_en"`
+		UpperZH         string `toml:"upper_zh"`
+		AddedEN         string `toml:"added_en"`
+		AddedZH         string `toml:"added_zh"`
+		RemovedEN       string `toml:"removed_en"`
+		RemovedZH       string `toml:"removed_zh"`
+	} `toml:"shape"`
 	Check struct {
 		Shell     []string `toml:"shell"`
 		Preparers []string `toml:"preparers"`
 	} `toml:"check"`
 	Case struct {
-		Keys []string `toml:"keys"`
+		Keys      []string `toml:"keys"`
+		Standards []string `toml:"standards"`
 	} `toml:"case"`
 
-	verbs    map[string]bool
-	verbSet  map[string]int // verb → its synonym class (or a class of its own)
-	fillers  map[string]bool
-	shell    map[string]bool
-	caseKeys map[string]bool
+	verbs         map[string]bool
+	verbSet       map[string]int // verb → its synonym class (or a class of its own)
+	fillers       map[string]bool
+	shell         map[string]bool
+	caseKeys      map[string]bool
+	genericEN     map[string]bool
+	statusReasons map[string]bool
+	notVerbs      map[string]bool
 }
 
 //go:embed lesson.toml
@@ -119,6 +175,7 @@ var lessonVocab = func() *lessonWords {
 		return m
 	}
 	w.verbs, w.fillers, w.shell, w.caseKeys = set(w.Change.VerbsEN), set(w.Change.FillersEN), set(w.Check.Shell), set(w.Case.Keys)
+	w.genericEN, w.statusReasons, w.notVerbs = set(w.Cause.GenericEN), set(w.Cause.StatusReasons), set(w.Change.NotVerbsEN)
 	w.verbSet = map[string]int{}
 	for i, class := range w.Change.Synonyms {
 		for _, v := range class {
@@ -234,7 +291,11 @@ func (s *session) lesson(f *failure, pass int) {
 		s.add(governance.TypeLesson, f.lesson, false, support...)
 		return
 	}
-	l := s.readLesson(f, pass)
+	l, ok := s.readLesson(f, pass)
+	if !ok {
+		f.lesson = f.tool
+		return
+	}
 	statement := l.statement(s.zh || hasHan(l.change))
 	if statement == "" || readability.Check(statement) != readability.OK {
 		// Not a lesson anyone could approve: the episode says what
@@ -429,11 +490,31 @@ func baseVerb(w string) string {
 
 // readLesson reads the three parts of the lesson of failure f, re-checked
 // at pass, each generalised: case data (phone numbers, ids, names, amounts,
-// paths) is left out.
-func (s *session) readLesson(f *failure, pass int) lessonParts {
+// paths) is left out. The cause is read from the failure text's structure;
+// the change from the diff of the failed and the passing call's arguments
+// and from what the assistant said. ok is false when the session teaches
+// nothing whatever its words: a value corrected by a letter or two (a
+// typo), or a check that passed unchanged after the user stepped in.
+func (s *session) readLesson(f *failure, pass int) (l lessonParts, ok bool) {
 	values := s.caseValues(max(0, f.index-3), pass)
-	l := lessonParts{check: s.checkName(f)}
-	l.cause = generalise(failureCause(s.events[f.index].Text), values)
+	failedCall, passedCall := s.commandBefore(f.index, f.tool), s.commandBefore(pass, f.tool)
+	failedArgs, passedArgs := s.callArgs(f.index, f.tool), s.callArgs(pass, f.tool)
+	var d argDiff
+	if failedArgs != nil && passedArgs != nil {
+		d = diffArgs(failedArgs, passedArgs)
+	}
+	if d.typo && !d.changed() {
+		return l, false
+	}
+	if failedCall != "" && failedCall == passedCall && s.userBetween(f.index, pass) {
+		return l, false // the user's doing, not the assistant's
+	}
+	var argNames []string
+	for _, a := range failedArgs {
+		argNames = append(argNames, a.name)
+	}
+	l.check = s.checkName(f)
+	l.cause = generalise(failureCause(s.events[f.index].Text, argNames), values)
 	if l.cause == "" && !genericReasons[f.reason] {
 		// A structured reason with no message says the cause itself
 		// ("closed_on_day").
@@ -442,8 +523,28 @@ func (s *session) readLesson(f *failure, pass int) lessonParts {
 	if !readablePart(l.cause) {
 		l.cause = ""
 	}
-	l.change = s.change(f, pass, values, l.check)
-	return l
+	words := s.change(f, pass, values, l.check)
+	diff := d.phrase(s.zh || hasHan(words) || hasHan(l.cause))
+	switch {
+	case words != "" && (diff == "" || mentions(words, d.names())):
+		l.change = words
+	case diff != "":
+		l.change = diff
+	default:
+		l.change = words
+	}
+	return l, true
+}
+
+// userBetween reports whether the user spoke between event indices i and
+// j.
+func (s *session) userBetween(i, j int) bool {
+	for k := i + 1; k < j; k++ {
+		if e := s.events[k]; isMessage(e) && e.Role == governance.RoleUser {
+			return true
+		}
+	}
+	return false
 }
 
 // genericReasons name only the kind of a failure, not its cause.
@@ -461,96 +562,6 @@ func readablePart(p string) bool {
 		}
 	}
 	return n >= 2 && readability.Check("It says "+p+".") == readability.OK
-}
-
-// failureCause is the line of a failure text that says what went wrong,
-// without its location and markers: a JSON error's message, else the first
-// line with a cause word of lesson.toml.
-func failureCause(text string) string {
-	t := strings.TrimSpace(text)
-	if strings.HasPrefix(t, "{") {
-		var v map[string]any
-		if json.Unmarshal([]byte(t), &v) == nil {
-			for _, k := range []string{"error", "message", "detail", "reason", "errors"} {
-				if msg := errorMessage(v[k]); msg != "" {
-					if c := causeLine(msg, k == "error" || k == "message" || k == "errors"); c != "" {
-						return c
-					}
-				}
-			}
-			return ""
-		}
-	}
-	for _, line := range strings.Split(t, "\n") {
-		if c := causeLine(line, false); c != "" {
-			return c
-		}
-	}
-	return ""
-}
-
-// errorMessage is the text of a JSON error value: a string, an object's
-// message, or the first of a list.
-func errorMessage(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case map[string]any:
-		for _, k := range []string{"message", "detail", "error", "reason"} {
-			if m := errorMessage(x[k]); m != "" {
-				return m
-			}
-		}
-	case []any:
-		if len(x) > 0 {
-			return errorMessage(x[0])
-		}
-	}
-	return ""
-}
-
-// locationPrefix is a source location opening a line ("due_test.go:42: ",
-// "12:5 ").
-var locationPrefix = regexp.MustCompile(`^\s*(?:[\w./\\-]+\.[A-Za-z]\w{0,4}(?::\d+)+:?|\d+:\d+)\s*`)
-
-// markup is a tag a harness wraps a message in ("<tool_use_error>").
-var markup = regexp.MustCompile(`</?[A-Za-z][\w-]*>`)
-
-// causeLine cleans one line of a failure text into a cause, or "" when it
-// has no cause word (any is taken when known is true: it is an error's own
-// message).
-func causeLine(line string, known bool) string {
-	l := markup.ReplaceAllString(line, " ")
-	l = strings.TrimSpace(locationPrefix.ReplaceAllString(l, ""))
-	for changed := true; changed; {
-		changed = false
-		lower := strings.ToLower(l)
-		for _, m := range lessonVocab.Cause.Markers {
-			if strings.HasPrefix(lower, m) && len(l) > len(m) {
-				l = strings.TrimSpace(l[len(m):])
-				changed = true
-				break
-			}
-		}
-	}
-	if l == "" {
-		return ""
-	}
-	if !known {
-		lower := strings.ToLower(l)
-		if !slices.ContainsFunc(lessonVocab.Cause.EN, func(c string) bool { return hasWordPrefix(lower, c) }) &&
-			!containsAny(l, lessonVocab.Cause.ZH) {
-			return ""
-		}
-	}
-	// One clause: up to the first sentence end, comma or semicolon.
-	if i := strings.IndexAny(l, ",;。，；"); i > 0 {
-		l = l[:i]
-	}
-	if i := strings.Index(l, ". "); i > 0 {
-		l = l[:i]
-	}
-	return strings.TrimRight(strings.TrimSpace(l), ".:")
 }
 
 // hasWordPrefix reports whether lower has cue at the start of a word (so
@@ -716,17 +727,24 @@ func fixPhrase(sentence string) string {
 	}
 	lower := lowerASCII(raw)
 	starts := []int{0}
-	for _, o := range lessonVocab.Change.OpenersEN {
+	strong := map[int]bool{}
+	for _, o := range slices.Concat(lessonVocab.Change.OpenersEN, lessonVocab.Change.StrongOpenersEN) {
 		i := strings.Index(lower, o)
 		if i < 0 || i > 0 && isWordByte(lower[i-1]) {
 			continue
 		}
 		starts = append(starts, i+len(o))
+		if slices.Contains(lessonVocab.Change.StrongOpenersEN, o) {
+			strong[i+len(o)] = true
+		}
 	}
 	for _, at := range starts {
 		rest := raw[at:]
 		first, tail, _ := strings.Cut(rest, " ")
 		verb := baseVerb(strings.ToLower(first))
+		if verb == "" {
+			verb = looseVerb(first, strong[at], at == 0)
+		}
 		if verb == "" || tail == "" {
 			continue
 		}
@@ -744,6 +762,34 @@ func fixPhrase(sentence string) string {
 		return strings.TrimSpace(rest)
 	}
 	return ""
+}
+
+// looseVerb is the verb a sentence's change opens with when lesson.toml
+// does not list it: any plain word after an opener that announces an
+// action ("I'll refund …"), or a gerund opening the sentence ("Resubmitting
+// with …" → "resubmit"); "" otherwise.
+func looseVerb(w string, strong, start bool) string {
+	lw := strings.ToLower(w)
+	if lw == "" || strings.IndexFunc(lw, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 ||
+		stopEN[lw] || lessonVocab.fillers[lw] || lessonVocab.notVerbs[lw] {
+		return ""
+	}
+	if strong {
+		return lw
+	}
+	if !start || !strings.HasSuffix(lw, "ing") || len(lw) < 6 {
+		return ""
+	}
+	stem := lw[:len(lw)-3]
+	if n := len(stem); n >= 2 && stem[n-1] == stem[n-2] && !strings.ContainsRune("aeiousl", rune(stem[n-1])) {
+		stem = stem[:n-1] // resubmitting → resubmit
+	} else if strings.ContainsRune("vzc", rune(stem[n-1])) {
+		stem += "e" // reserving → reserve
+	}
+	if lessonVocab.notVerbs[stem] {
+		return ""
+	}
+	return stem
 }
 
 // caseValues are the values of one case in the failure window (the failed
@@ -827,10 +873,18 @@ var caseData = []struct {
 	{re: regexp.MustCompile(`(\+\d{1,3})[\s-]?(?:\(?\d{1,4}\)?[\s-]?){2,5}\d{2,4}`), keep: "$1"},                                              // phone: its country code stays
 	{re: regexp.MustCompile(`\(?\b\d{3,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b`)},                                                                   // phone
 	{re: regexp.MustCompile(`[$¥€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|CNY|EUR|RMB|GBP|JPY|元|美元|块)`)},                         // amount
-	{re: regexp.MustCompile(`#\d+\b|\b[A-Za-z]{1,6}[-_]?\d{3,}(?:[-_]\d+)*\b`)},                                                               // ticket, order and invoice ids
+	{re: regexp.MustCompile(`#\d+\b|\b[A-Za-z]{1,6}[-_]?\d{3,}(?:[-_]\d+)*\b`), only: notAStandard},                                                               // ticket, order and invoice ids
 	{re: regexp.MustCompile(`\(\s*[\d.,]{3,}\s*\)`)},                                                                                          // an example number: "(1999)"
 	{re: regexp.MustCompile(`\b\d{5,}\b`)},                                                                                                    // long numbers
 	{re: regexp.MustCompile(`\b[0-9a-f]{7,40}\b`), only: func(m string) bool { return hasASCIIDigit(m) && strings.ContainsAny(m, "abcdef") }}, // hashes
+}
+
+// notAStandard reports whether an id-shaped match is case data, not the
+// name of a standard a failure cites ("RFC3339", "ISO8601": lesson.toml's
+// standards).
+func notAStandard(m string) bool {
+	prefix := strings.TrimRightFunc(m, func(r rune) bool { return unicode.IsDigit(r) || r == '-' || r == '_' })
+	return !slices.Contains(lessonVocab.Case.Standards, strings.ToUpper(prefix))
 }
 
 // generalise leaves the case data out of a lesson's part: the case's own
