@@ -93,6 +93,8 @@ type lessonWords struct {
 		// What an error marker opening a line holds when the line is an
 		// error's own message ("Error:", "错误：").
 		ErrorMarks []string `toml:"error_marks"`
+		// What opens the value a failure got ("… but got …").
+		GotEN []string `toml:"got_en"`
 	} `toml:"cause"`
 	Change struct {
 		OpenersEN []string   `toml:"openers_en"`
@@ -107,6 +109,11 @@ type lessonWords struct {
 		// it is ("I'll refund …"), and words that are no change there.
 		StrongOpenersEN []string `toml:"strong_openers_en"`
 		NotVerbsEN      []string `toml:"not_verbs_en"`
+		// Irregular past forms of the verbs ("sent"), and what marks a
+		// Chinese change as done ("改成了").
+		PastEN     []string `toml:"past_en"`
+		PastBaseEN []string `toml:"past_base_en"`
+		DoneZH     []string `toml:"done_zh"`
 	} `toml:"change"`
 	// How a change of an argument's shape is said: {arg} is the argument,
 	// {n} a code's length.
@@ -135,6 +142,8 @@ type lessonWords struct {
 		CodeZH          string `toml:"code_zh"`
 		UpperEN         string `toml:"upper_en"`
 		UpperZH         string `toml:"upper_zh"`
+		PrefixEN        string `toml:"prefix_en"`
+		PrefixZH        string `toml:"prefix_zh"`
 		AddedEN         string `toml:"added_en"`
 		AddedZH         string `toml:"added_zh"`
 		RemovedEN       string `toml:"removed_en"`
@@ -247,8 +256,15 @@ func (s *session) lessons() {
 			pending[check] = append(pending[check], len(s.failures))
 			s.failures = append(s.failures, failure{index: i, tool: e.Tool, reason: reason, detail: detail})
 		case governance.StatusPassed:
-			for _, k := range pending[check] {
-				s.lesson(&s.failures[k], i)
+			// What made the check pass is what changed after its last
+			// failure: that failure teaches the lesson, the earlier ones
+			// of the same check are fixed with it.
+			if ks := pending[check]; len(ks) > 0 {
+				last := &s.failures[ks[len(ks)-1]]
+				s.lesson(last, i, s.failures[ks[0]].index)
+				for _, k := range ks[:len(ks)-1] {
+					s.failures[k].fixed, s.failures[k].lesson = true, last.lesson
+				}
 			}
 			delete(pending, check)
 		}
@@ -270,7 +286,10 @@ func (s *session) checkAt(i int) string {
 // lesson records what failure f, re-checked successfully at event index
 // pass, teaches: f.lesson for the episode, and a proposed lesson when it can
 // be said (check, cause and change).
-func (s *session) lesson(f *failure, pass int) {
+//
+// first is the index of the check's first failure: the arguments' diff is
+// taken from its call, so a fix that took two tries is read whole.
+func (s *session) lesson(f *failure, pass, first int) {
 	support := []int64{s.events[f.index].Seq}
 	for j := f.index + 1; j < pass; j++ {
 		e := s.events[j]
@@ -291,7 +310,7 @@ func (s *session) lesson(f *failure, pass int) {
 		s.add(governance.TypeLesson, f.lesson, false, support...)
 		return
 	}
-	l, ok := s.readLesson(f, pass)
+	l, ok := s.readLesson(f, pass, first)
 	if !ok {
 		f.lesson = f.tool
 		return
@@ -482,8 +501,8 @@ func baseVerb(w string) string {
 			return t
 		}
 	}
-	if w == "sent" {
-		return "send"
+	if i := slices.Index(lessonVocab.Change.PastEN, w); i >= 0 && i < len(lessonVocab.Change.PastBaseEN) {
+		return lessonVocab.Change.PastBaseEN[i]
 	}
 	return ""
 }
@@ -495,10 +514,10 @@ func baseVerb(w string) string {
 // and from what the assistant said. ok is false when the session teaches
 // nothing whatever its words: a value corrected by a letter or two (a
 // typo), or a check that passed unchanged after the user stepped in.
-func (s *session) readLesson(f *failure, pass int) (l lessonParts, ok bool) {
-	values := s.caseValues(max(0, f.index-3), pass)
-	failedCall, passedCall := s.commandBefore(f.index, f.tool), s.commandBefore(pass, f.tool)
-	failedArgs, passedArgs := s.callArgs(f.index, f.tool), s.callArgs(pass, f.tool)
+func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok bool) {
+	values := s.caseValues(max(0, first-3), pass)
+	failedCall, passedCall := s.commandBefore(first, f.tool), s.commandBefore(pass, f.tool)
+	failedArgs, passedArgs := s.callArgs(first, f.tool), s.callArgs(pass, f.tool)
 	var d argDiff
 	if failedArgs != nil && passedArgs != nil {
 		d = diffArgs(failedArgs, passedArgs)
@@ -510,7 +529,7 @@ func (s *session) readLesson(f *failure, pass int) (l lessonParts, ok bool) {
 		return l, false // the user's doing, not the assistant's
 	}
 	var argNames []string
-	for _, a := range failedArgs {
+	for _, a := range slices.Concat(failedArgs, passedArgs) {
 		argNames = append(argNames, a.name)
 	}
 	l.check = s.checkName(f)
@@ -650,23 +669,49 @@ var checkLineRe = regexp.MustCompile(`(?m)^\[([^\]]{1,64})\] (.+)$`)
 // said between the failure and the passing re-check, generalised; "" when
 // it said none in words (editing files without saying what changed, or
 // only running the check again, is no change a reviewer can read).
+//
+// What the assistant says right after the passing re-check counts too, when
+// it says what it did in the past tense ("Sent the amount in cents this
+// time"): an explanation after the fact, not the next step.
 func (s *session) change(f *failure, pass int, values []string, check string) string {
+	read := func(e *governance.Event, past bool) string {
+		for _, sn := range splitSentences(nil, e.Text) {
+			if strings.HasPrefix(strings.TrimSpace(sn.text), "[") {
+				continue // a rendered tool call
+			}
+			fix := generalise(fixPhrase(sn.text, past), values)
+			if fix != "" && readablePart(fix) && !onlyRechecks(fix, check) {
+				return fix
+			}
+		}
+		return ""
+	}
 	for j := f.index + 1; j < pass; j++ {
 		e := s.events[j]
 		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
 			continue
 		}
-		for _, sn := range splitSentences(nil, e.Text) {
-			if strings.HasPrefix(strings.TrimSpace(sn.text), "[") {
-				continue // a rendered tool call
-			}
-			fix := generalise(fixPhrase(sn.text), values)
-			if fix != "" && readablePart(fix) && !onlyRechecks(fix, check) {
-				return fix
-			}
+		if fix := read(e, false); fix != "" {
+			return fix
+		}
+	}
+	for j := pass + 1; j < len(s.events); j++ {
+		e := s.events[j]
+		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
+			break
+		}
+		if fix := read(e, true); fix != "" {
+			return fix
 		}
 	}
 	return ""
+}
+
+// pastForm reports whether w is a verb of lesson.toml in the past tense
+// ("added", "sent").
+func pastForm(w string) bool {
+	w = strings.ToLower(w)
+	return strings.HasSuffix(w, "ed") && baseVerb(w) != "" || slices.Contains(lessonVocab.Change.PastEN, w)
 }
 
 // onlyRechecks reports whether a change does nothing but run the check
@@ -701,8 +746,14 @@ func onlyRechecks(change, check string) bool {
 // build needs Node 20. I'll pin the Node version in .nvmrc" → "pin the Node
 // version in .nvmrc"; "Resending with integer cents" → "resend with
 // integer cents").
-func fixPhrase(sentence string) string {
+//
+// past asks for a change said after the fact: its verb in the past tense
+// (and in Chinese, a change said as done: 改成了, 已经).
+func fixPhrase(sentence string, past bool) string {
 	raw := strings.TrimSpace(sentence)
+	if past && hasHan(raw) && !containsAny(raw, lessonVocab.Change.DoneZH) {
+		return ""
+	}
 	if hasHan(raw) {
 		for _, o := range lessonVocab.Change.OpenersZH {
 			if i := strings.Index(raw, o); i >= 0 {
@@ -742,7 +793,10 @@ func fixPhrase(sentence string) string {
 		rest := raw[at:]
 		first, tail, _ := strings.Cut(rest, " ")
 		verb := baseVerb(strings.ToLower(first))
-		if verb == "" {
+		if past && !pastForm(first) {
+			continue
+		}
+		if verb == "" && !past {
 			verb = looseVerb(first, strong[at], at == 0)
 		}
 		if verb == "" || tail == "" {
@@ -798,6 +852,7 @@ func looseVerb(w string, strong, start bool) string {
 // with a number in it. A lesson leaves them out.
 func (s *session) caseValues(from, to int) []string {
 	var out []string
+	call := false // walking a call's arguments: every value is the case's
 	var walk func(key string, v any)
 	walk = func(key string, v any) {
 		switch x := v.(type) {
@@ -810,8 +865,9 @@ func (s *session) caseValues(from, to int) []string {
 				walk(key, vv)
 			}
 		case string:
-			if x = strings.TrimSpace(x); utf8.RuneCountInString(x) >= 2 && utf8.RuneCountInString(x) <= 80 &&
-				(lessonVocab.caseKeys[key] || hasASCIIDigit(x) && !strings.Contains(x, " ")) {
+			n := utf8.RuneCountInString(strings.TrimSpace(x))
+			if x = strings.TrimSpace(x); n >= 2 && n <= 80 &&
+				(lessonVocab.caseKeys[key] || hasASCIIDigit(x) && !strings.Contains(x, " ") || call && n >= 3) {
 				out = append(out, x)
 			}
 		case float64:
@@ -828,6 +884,7 @@ func (s *session) caseValues(from, to int) []string {
 		for _, chunk := range jsonChunks(e.Text) {
 			var v any
 			if json.Unmarshal([]byte(chunk), &v) == nil {
+				call = e.Role == governance.RoleAssistant
 				walk("", v)
 			}
 		}
@@ -873,7 +930,7 @@ var caseData = []struct {
 	{re: regexp.MustCompile(`(\+\d{1,3})[\s-]?(?:\(?\d{1,4}\)?[\s-]?){2,5}\d{2,4}`), keep: "$1"},                                              // phone: its country code stays
 	{re: regexp.MustCompile(`\(?\b\d{3,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b`)},                                                                   // phone
 	{re: regexp.MustCompile(`[$¥€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|CNY|EUR|RMB|GBP|JPY|元|美元|块)`)},                         // amount
-	{re: regexp.MustCompile(`#\d+\b|\b[A-Za-z]{1,6}[-_]?\d{3,}(?:[-_]\d+)*\b`), only: notAStandard},                                                               // ticket, order and invoice ids
+	{re: regexp.MustCompile(`#\d+\b|\b[A-Za-z]{1,6}[-_]?\d{3,}(?:[-_]\d+)*\b`), only: notAStandard},                                           // ticket, order and invoice ids
 	{re: regexp.MustCompile(`\(\s*[\d.,]{3,}\s*\)`)},                                                                                          // an example number: "(1999)"
 	{re: regexp.MustCompile(`\b\d{5,}\b`)},                                                                                                    // long numbers
 	{re: regexp.MustCompile(`\b[0-9a-f]{7,40}\b`), only: func(m string) bool { return hasASCIIDigit(m) && strings.ContainsAny(m, "abcdef") }}, // hashes
@@ -894,9 +951,16 @@ func generalise(s string, values []string) string {
 		return ""
 	}
 	for _, v := range values {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, "")
+		if !strings.Contains(s, v) {
+			continue
 		}
+		if isAlnumByte(v[0]) && isAlnumByte(v[len(v)-1]) && !hasHan(v) {
+			// A word-like value goes only where it is whole ("eur", not
+			// the "eur" of "Europe").
+			s = replaceWord(s, v)
+			continue
+		}
+		s = strings.ReplaceAll(s, v, "")
 	}
 	for _, c := range caseData {
 		if c.only == nil {
@@ -912,6 +976,27 @@ func generalise(s string, values []string) string {
 	}
 	return tidy(s)
 }
+
+// replaceWord leaves v out of s where it stands as a whole word.
+func replaceWord(s, v string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, v)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(v)
+		whole := (i == 0 || !isAlnumByte(s[i-1])) && (end == len(s) || !isAlnumByte(s[end]))
+		b.WriteString(s[:i])
+		if !whole {
+			b.WriteString(v)
+		}
+		s = s[end:]
+	}
+}
+
+func isAlnumByte(c byte) bool { return c != '\'' && isWordByte(c) }
 
 // tidy removes what leaving case data out leaves behind: empty quotes and
 // brackets, doubled spaces, a space before punctuation, a joining word or

@@ -187,3 +187,87 @@ func TestLessonMergedByMeaning(t *testing.T) {
 		}
 	}
 }
+
+// The reader goes by the failure's structure and the calls' diff, whatever
+// the tool: a field named by a path list, a "key=value -> message" line, a
+// bulleted list of field messages, a change said only after the re-check
+// passed, a fix that took two tries.
+func TestLessonReadsStructure(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		events []*governance.Event
+		want   []string
+		absent []string
+	}{
+		{"field as a path list", session(
+			"user", "Create the invoice for Acme, 120.50.",
+			"assistant", `[create_invoice] {"customer":"Acme Ltd","total":"120.50"}`,
+			"tool:create_invoice:failed", `{"detail":[{"loc":["body","total"],"msg":"value is not a valid integer","type":"type_error.integer"}]}`,
+			"assistant", "Sending the total in cents.",
+			"assistant", `[create_invoice] {"customer":"Acme Ltd","total":12050}`,
+			"tool:create_invoice:passed", `{"id":"inv_1"}`,
+		), []string{"create_invoice", "total", "not a valid integer", "cents"}, []string{"120.50", "12050", "Acme", "body"}},
+		{"key=value -> message", session(
+			"user", "Update Müller GmbH's VAT id to 811907980.",
+			"assistant", `[crm_update] {"company":"Müller GmbH","tax_id":"811907980"}`,
+			"tool:crm_update:failed", "customer.update failed: tax_id=811907980 -> must start with the country prefix",
+			"assistant", "I'll add the DE prefix to the VAT id.",
+			"assistant", `[crm_update] {"company":"Müller GmbH","tax_id":"DE811907980"}`,
+			"tool:crm_update:passed", `{"ok":true}`,
+		), []string{"tax_id must start with the country prefix", "add the letter prefix to `tax_id`"}, []string{"811907980", "Müller", "=", "->"}},
+		{"bulleted field messages", session(
+			"user", "Book the table for Friday.",
+			"assistant", `[reserve_table] {"party":"4","date":"Fri 5 Dec"}`,
+			"tool:reserve_table:failed", "Validation failed:\n- party: must be a number\n- date: must be a date in YYYY-MM-DD",
+			"assistant", `[reserve_table] {"party":4,"date":"2026-12-05"}`,
+			"tool:reserve_table:passed", `{"ok":true}`,
+		), []string{"party must be a number", "`party`", "`date`"}, []string{"Fri 5 Dec", "2026-12-05"}},
+		{"said after the re-check", session(
+			"user", "Send the welcome mail to the new hire.",
+			"assistant", `[send_mail] {"to":"ana.lima@example.com","template":"welcome"}`,
+			"tool:send_mail:failed", `{"error":{"message":"template 'welcome' requires the variable first_name"}}`,
+			"assistant", `[send_mail] {"to":"ana.lima@example.com","template":"welcome","vars":{"first_name":"Ana"}}`,
+			"tool:send_mail:passed", `{"queued":true}`,
+			"assistant", "Sent. I added the first_name variable the template needs.",
+		), []string{"send_mail", "requires the variable first_name", "add the first_name variable"}, []string{"Ana", "ana.lima"}},
+		{"two tries", session(
+			"user", "Charge 9.99 for the upgrade.",
+			"assistant", `[create_charge] {"amount":9.99,"currency":"usd"}`,
+			"tool:create_charge:failed", `{"error":{"message":"amount must be an integer"}}`,
+			"assistant", "I'll round it to 10.",
+			"assistant", `[create_charge] {"amount":10,"currency":"usd"}`,
+			"tool:create_charge:failed", `{"error":{"message":"amount must be an integer number of cents"}}`,
+			"assistant", "Right, cents: 999.",
+			"assistant", `[create_charge] {"amount":999,"currency":"usd"}`,
+			"tool:create_charge:passed", `{"status":"succeeded"}`,
+		), []string{"integer number of cents", "send `amount` as an integer"}, []string{"round", "999", "9.99"}},
+		{"原来要", session(
+			"user", "给刘强的订单退款 25.5 元。",
+			"assistant", `[refund] {"order":"88123","fee":25.5}`,
+			"tool:refund:failed", `{"code":40001,"msg":"fee 必须为整数"}`,
+			"assistant", "原来要用分做单位，改用整数分重新提交。",
+			"assistant", `[refund] {"order":"88123","fee":2550}`,
+			"tool:refund:passed", `{"code":0}`,
+		), []string{"refund", "必须为整数", "分"}, []string{"25.5", "2550", "88123", "刘强"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := lessonsOf(t, tc.events)
+			if len(got) != 1 {
+				t.Fatalf("lessons %q, want one", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("lesson %q does not hold %q", got[0], w)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(got[0], a) {
+					t.Errorf("lesson %q holds %q", got[0], a)
+				}
+			}
+			if p := readability.Check(got[0]); p != readability.OK {
+				t.Errorf("lesson %q is not readable: %s", got[0], p)
+			}
+		})
+	}
+}

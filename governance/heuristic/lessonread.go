@@ -170,6 +170,7 @@ var (
 	isoOffsetRe   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$`)
 	otherDateRe   = regexp.MustCompile(`^\d{1,4}[/.]\d{1,2}[/.]\d{1,4}|\d{1,2}\s*月\s*\d{1,2}\s*日|^\d{1,2}\s+[A-Za-z]{3,9}\s+\d{4}|^[A-Za-z]{3,9}\s+\d{1,2},?\s+\d{4}`)
 	codeRe        = regexp.MustCompile(`^[A-Z]{2,4}$`)
+	prefixedRe    = regexp.MustCompile(`^[A-Z]{1,4}[-\s]?\d{4,}$`)
 	lowerLetterRe = regexp.MustCompile(`\p{Ll}`)
 	upperLetterRe = regexp.MustCompile(`\p{Lu}`)
 )
@@ -210,7 +211,9 @@ func shapeOf(v any) string {
 			return "phone sep"
 		case codeRe.MatchString(t):
 			return "code"
-		case upperLetterRe.MatchString(t) && !lowerLetterRe.MatchString(t):
+		case prefixedRe.MatchString(t):
+			return "prefixed"
+		case upperLetterRe.MatchString(t) && !lowerLetterRe.MatchString(t) && !strings.ContainsAny(t, "0123456789"):
 			return "upper"
 		}
 		return "text"
@@ -267,6 +270,8 @@ func (d argDiff) phrase(zh bool) string {
 			t = strings.ReplaceAll(pick(sh.CodeEN, sh.CodeZH), "{n}", letterCount(c.letters, zh))
 		case c.to == "upper":
 			t = pick(sh.UpperEN, sh.UpperZH)
+		case c.to == "prefixed" && (c.from == "digits" || c.from == "integer string" || c.from == "integer"):
+			t = pick(sh.PrefixEN, sh.PrefixZH)
 		case c.to == "integer string" || c.to == "decimal string" || c.to == "digits":
 			t = pick(sh.StringEN, sh.StringZH)
 		}
@@ -436,7 +441,14 @@ func collectMessages(v any, field string, depth int, out *[]causeCandidate) {
 	case map[string]any:
 		f := field
 		for _, k := range lessonVocab.Cause.FieldKeys {
-			if s, ok := x[k].(string); ok && s != "" && (k != "name" || depth > 0) && fieldPath.MatchString(s) {
+			s, ok := x[k].(string)
+			if list, isList := x[k].([]any); isList {
+				// A path as a list ("loc": ["body", "amount"]): its last name.
+				for i := len(list) - 1; i >= 0 && !ok; i-- {
+					s, ok = list[i].(string)
+				}
+			}
+			if ok && s != "" && (k != "name" || depth > 0) && fieldPath.MatchString(s) {
 				f = lastSegment(s)
 				break
 			}
@@ -492,6 +504,10 @@ var (
 	codeIdent  = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\b|\b(?:[A-Za-z]\w*\.){2,}\w+\b`)
 )
 
+// keyValue is a key and its value as a tool writes them ("tax_id=DE1234"):
+// the key stays, the value is the case's.
+var keyValue = regexp.MustCompile(`\b([A-Za-z_][\w.-]*)=(?:"[^"]*"|'[^']*'|\S+)`)
+
 // errorCode is an error's code word ("ERESOLVE", "INVALID_FORMAT"): it
 // names the failure's kind, not its cause.
 var errorCode = regexp.MustCompile(`^[A-Z][A-Z0-9_]{3,}$`)
@@ -514,6 +530,7 @@ func lastSegment(p string) string {
 func causeText(line, field string, known bool, args []string) string {
 	l := markup.ReplaceAllString(line, " ")
 	l = strings.TrimSpace(locationPrefix.ReplaceAllString(l, ""))
+	l = keyValue.ReplaceAllString(l, "$1")
 	status := false
 	strip := func(n int) {
 		if p := strings.ToLower(l[:n]); containsAny(p, lessonVocab.Cause.ErrorMarks) {
@@ -604,6 +621,14 @@ func isWordContinuation(rest, marker string) bool {
 // labelEnd finds the colon that ends a label ("start: …", "第 1 行：…"):
 // its index and width, or -1. A colon inside a URL or a time is none.
 func labelEnd(l string) (int, int) {
+	for _, arrow := range []string{" -> ", " => ", " → "} {
+		if i := strings.Index(l, arrow); i > 0 {
+			if j, w := labelEnd(l[:i]); j >= 0 {
+				return j, w
+			}
+			return i, len(arrow)
+		}
+	}
 	for off := 0; off < len(l); {
 		i := strings.IndexAny(l[off:], ":：")
 		if i < 0 {
@@ -647,6 +672,11 @@ func causeSentences(m string) []string {
 		if i := strings.IndexAny(s, ",，"); i > 0 {
 			s = s[:i]
 		}
+		for _, got := range lessonVocab.Cause.GotEN {
+			if i := strings.Index(strings.ToLower(s), got); i > 0 {
+				s = s[:i] // "expected an integer but got …": what was got is the case's
+			}
+		}
 		s = strings.TrimRight(strings.TrimSpace(s), ".:：")
 		if s != "" {
 			out = append(out, s)
@@ -673,6 +703,7 @@ func withField(msg, field string) string {
 // code identifiers that are no argument of the call, and brackets emptied
 // by it.
 func cleanCause(c string, args []string) string {
+	c = keyValue.ReplaceAllString(c, "$1")
 	c = quotedSpan.ReplaceAllStringFunc(c, func(m string) string {
 		inner := strings.Trim(m, "\"“”'‘’")
 		if strings.IndexFunc(inner, func(r rune) bool { return unicode.IsDigit(r) || strings.ContainsRune("/\\@:._=", r) }) >= 0 || inner == "" {
