@@ -921,10 +921,13 @@ var caseData = []struct {
 	keep string
 	// only, when set, says which matches are case data.
 	only func(string) bool
+	// needs is what a text must hold for the pattern to match; "" is a
+	// digit.
+	needs string
 }{
-	{re: regexp.MustCompile(`[\w.+-]+@[\w-]+(\.[\w-]+)+`)},                                      // e-mail address
-	{re: regexp.MustCompile(`https?://\S+`)},                                                    // URL
-	{re: regexp.MustCompile(`(?:[A-Za-z]:\\|~/|/(?:home|Users|root|tmp|var|private|mnt)/)\S*`)}, // machine path
+	{re: regexp.MustCompile(`[\w.+-]+@[\w-]+(\.[\w-]+)+`), needs: "@"},                                        // e-mail address
+	{re: regexp.MustCompile(`https?://\S+`), needs: ":"},                                                      // URL
+	{re: regexp.MustCompile(`(?:[A-Za-z]:\\|~/|/(?:home|Users|root|tmp|var|private|mnt)/)\S*`), needs: "/\\"}, // machine path
 	{re: regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)},
 	{re: regexp.MustCompile(`\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?`)},                                                      // date and time
 	{re: regexp.MustCompile(`(\+\d{1,3})[\s-]?(?:\(?\d{1,4}\)?[\s-]?){2,5}\d{2,4}`), keep: "$1"},                                              // phone: its country code stays
@@ -962,7 +965,11 @@ func generalise(s string, values []string) string {
 		}
 		s = strings.ReplaceAll(s, v, "")
 	}
+	digits := hasASCIIDigit(s)
 	for _, c := range caseData {
+		if c.needs != "" && !strings.ContainsAny(s, c.needs) || c.needs == "" && !digits {
+			continue // the pattern cannot match: spare the regexp
+		}
 		if c.only == nil {
 			s = c.re.ReplaceAllString(s, c.keep)
 			continue
@@ -1006,8 +1013,12 @@ func tidy(s string) string {
 		s = strings.ReplaceAll(s, empty, "")
 	}
 	s = strings.Join(strings.Fields(" "+s+" "), " ")
-	s = orphanPossessive.ReplaceAllString(s, "${1}the")
-	s = spaceBeforePunct.ReplaceAllString(s, "$1$2")
+	if strings.ContainsAny(s, "'’") {
+		s = orphanPossessive.ReplaceAllString(s, "${1}the")
+	}
+	if strings.ContainsAny(s, ",.;:)") {
+		s = spaceBeforePunct.ReplaceAllString(s, "$1$2")
+	}
 	s = strings.ReplaceAll(s, "( ", "(")
 	for {
 		t := strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",;:-=(", r) })

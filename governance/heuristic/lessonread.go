@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -56,7 +57,7 @@ func flattenArgs(path, name string, v any, out *[]argLeaf) {
 		}
 	case []any:
 		for i, vv := range x {
-			flattenArgs(fmt.Sprintf("%s[%d]", path, i), name, vv, out)
+			flattenArgs(path+"["+strconv.Itoa(i)+"]", name, vv, out)
 		}
 	default:
 		*out = append(*out, argLeaf{path: path, name: name, value: v})
@@ -80,25 +81,30 @@ type shapeChange struct {
 
 func diffArgs(failed, passed []argLeaf) argDiff {
 	var d argDiff
-	at := func(list []argLeaf, path string) (argLeaf, bool) {
-		i := slices.IndexFunc(list, func(l argLeaf) bool { return l.path == path })
-		if i < 0 {
-			return argLeaf{}, false
-		}
-		return list[i], true
+	byPath := make(map[string]argLeaf, len(failed))
+	failedNames := make(map[string]bool, len(failed))
+	for _, f := range failed {
+		byPath[f.path], failedNames[f.name] = f, true
 	}
+	passedPaths := make(map[string]bool, len(passed))
+	passedNames := make(map[string]bool, len(passed))
 	addName := func(list *[]string, name string) {
 		if name != "" && !slices.Contains(*list, name) {
 			*list = append(*list, name)
 		}
 	}
 	for _, p := range passed {
-		f, ok := at(failed, p.path)
+		passedPaths[p.path], passedNames[p.name] = true, true
+		f, ok := byPath[p.path]
 		if !ok {
-			addName(&d.added, p.name)
+			if !failedNames[p.name] {
+				// An argument left out and added under its own name is
+				// a changed value, not a new argument.
+				addName(&d.added, p.name)
+			}
 			continue
 		}
-		if fmt.Sprint(f.value) == fmt.Sprint(p.value) && shapeOf(f.value) == shapeOf(p.value) {
+		if f.value == p.value {
 			continue
 		}
 		from, to := shapeOf(f.value), shapeOf(p.value)
@@ -123,15 +129,10 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 		}
 	}
 	for _, f := range failed {
-		if _, ok := at(passed, f.path); !ok && !slices.ContainsFunc(passed, func(p argLeaf) bool { return p.name == f.name }) {
+		if !passedPaths[f.path] && !passedNames[f.name] {
 			addName(&d.removed, f.name)
 		}
 	}
-	// An argument both left out and added under its own name is a changed
-	// value, not a new argument.
-	d.added = slices.DeleteFunc(d.added, func(n string) bool {
-		return slices.ContainsFunc(failed, func(f argLeaf) bool { return f.name == n })
-	})
 	return d
 }
 
@@ -152,9 +153,9 @@ func number(v any) (float64, bool) {
 	case float64:
 		return x, true
 	case string:
-		var f float64
-		if _, err := fmt.Sscanf(strings.TrimSpace(x), "%g", &f); err == nil && decimalRe.MatchString(strings.TrimSpace(x)) {
-			return f, true
+		if t := strings.TrimSpace(x); decimalRe.MatchString(t) {
+			f, err := strconv.ParseFloat(t, 64)
+			return f, err == nil
 		}
 	}
 	return 0, false
@@ -664,11 +665,13 @@ func containsWord(lower, w string) bool {
 	}
 }
 
+var sentenceBreak = regexp.MustCompile(`[;；。]|\.\s`)
+
 // causeSentences splits a message into its sentences and clauses, each cut
 // at its first comma ("Expected an RFC3339 timestamp, got …").
 func causeSentences(m string) []string {
 	var out []string
-	for _, s := range regexp.MustCompile(`[;；。]|\.\s`).Split(m, -1) {
+	for _, s := range sentenceBreak.Split(m, -1) {
 		if i := strings.IndexAny(s, ",，"); i > 0 {
 			s = s[:i]
 		}
