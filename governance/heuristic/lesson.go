@@ -97,23 +97,28 @@ type lessonWords struct {
 		GotEN []string `toml:"got_en"`
 	} `toml:"cause"`
 	Change struct {
-		OpenersEN []string   `toml:"openers_en"`
-		OpenersZH []string   `toml:"openers_zh"`
-		KeptZH    []string   `toml:"kept_zh"`
-		VerbsEN   []string   `toml:"verbs_en"`
-		Synonyms  [][]string `toml:"synonyms"`
-		TailsEN   []string   `toml:"tails_en"`
-		TailsZH   []string   `toml:"tails_zh"`
-		FillersEN []string   `toml:"fillers_en"`
+		OpenersEN  []string          `toml:"openers_en"`
+		OpenersZH  []string          `toml:"openers_zh"`
+		KeptZH     []string          `toml:"kept_zh"`
+		KeptVerbZH map[string]string `toml:"kept_verb_zh"`
+		VerbsEN    []string          `toml:"verbs_en"`
+		Synonyms   [][]string        `toml:"synonyms"`
+		TailsEN    []string          `toml:"tails_en"`
+		TailsZH    []string          `toml:"tails_zh"`
+		FillersEN  []string          `toml:"fillers_en"`
 		// Openers after which the next word is the change's verb, whatever
 		// it is ("I'll refund …"), and words that are no change there.
 		StrongOpenersEN []string `toml:"strong_openers_en"`
 		NotVerbsEN      []string `toml:"not_verbs_en"`
 		// Irregular past forms of the verbs ("sent"), and what marks a
 		// Chinese change as done ("改成了").
-		PastEN     []string `toml:"past_en"`
-		PastBaseEN []string `toml:"past_base_en"`
-		DoneZH     []string `toml:"done_zh"`
+		// What a sentence says the check wants ("the API wants …"), and
+		// the verb a change read from it takes.
+		WantsEN     []string `toml:"wants_en"`
+		WantsVerbEN string   `toml:"wants_verb_en"`
+		PastEN      []string `toml:"past_en"`
+		PastBaseEN  []string `toml:"past_base_en"`
+		DoneZH      []string `toml:"done_zh"`
 	} `toml:"change"`
 	// How a change of an argument's shape is said: {arg} is the argument,
 	// {n} a code's length.
@@ -430,6 +435,7 @@ func contentStems(s string) []uint64 {
 const (
 	sameCause  = 0.3
 	sameObject = 0.5
+	sameChange = 0.8
 )
 
 // sameLesson reports whether two lesson keys mean the same lesson.
@@ -437,8 +443,15 @@ func sameLesson(a, b lessonKey) bool {
 	if a.reason != "" || b.reason != "" {
 		return a.reason == b.reason
 	}
-	return a.check == b.check && a.verb == b.verb &&
-		dice(a.cause, b.cause) >= sameCause && dice(a.object, b.object) >= sameObject
+	if a.check != b.check || a.verb != b.verb {
+		return false
+	}
+	cause, object := dice(a.cause, b.cause), dice(a.object, b.object)
+	// The same change made to the same check, said alike, is the same
+	// lesson when the two failures' causes share a word at all: two tools'
+	// messages word one cause differently ("invalid integer", "amount
+	// must be an integer number of cents").
+	return object >= sameObject && cause >= sameCause || object >= sameChange && cause > 0
 }
 
 // lessonIdentity is the merger's hook for lessons: for two lessons whose
@@ -569,9 +582,15 @@ func (s *session) userBetween(i, j int) bool {
 // genericReasons name only the kind of a failure, not its cause.
 var genericReasons = map[string]bool{"": true, "test_failure": true, "lint_error": true, "build_failure": true, "failed": true, "error": true}
 
+// keyValueRe is a key=value pair (not a comparison: ">=20").
+var keyValueRe = regexp.MustCompile(`[A-Za-z_]\w*=[^=\s]`)
+
 // readablePart reports whether a part has words of its own (two at least)
 // and reads as words once put in a sentence.
 func readablePart(p string) bool {
+	if strings.ContainsAny(p, "{}") || strings.Contains(p, "->") || keyValueRe.MatchString(p) {
+		return false // a key=value, an arrow or JSON copied from a tool
+	}
 	n := 0
 	for _, f := range strings.Fields(p) {
 		if hasHan(f) {
@@ -684,6 +703,14 @@ func (s *session) change(f *failure, pass int, values []string, check string) st
 				return fix
 			}
 		}
+		if past {
+			return ""
+		}
+		for _, sn := range splitSentences(nil, e.Text) {
+			if fix := generalise(requirement(sn.text), values); fix != "" && readablePart(fix) {
+				return fix
+			}
+		}
 		return ""
 	}
 	for j := f.index + 1; j < pass; j++ {
@@ -703,6 +730,36 @@ func (s *session) change(f *failure, pass int, values []string, check string) st
 		if fix := read(e, true); fix != "" {
 			return fix
 		}
+	}
+	return ""
+}
+
+// requirement reads a change from a sentence that says what the check
+// wants ("Looks like the API wants the amount in cents" → "provide the
+// amount in cents"), when no sentence says the change itself.
+func requirement(sentence string) string {
+	lower := lowerASCII(strings.TrimSpace(sentence))
+	if hasHan(lower) {
+		return ""
+	}
+	for _, w := range lessonVocab.Change.WantsEN {
+		i := strings.Index(lower, w)
+		if i <= 0 {
+			continue
+		}
+		object := trimTrailing(strings.TrimSpace(sentence[i+len(w):]))
+		for _, t := range lessonVocab.Change.TailsEN {
+			if k := strings.Index(lowerASCII(object), t); k > 0 {
+				object = object[:k]
+			}
+		}
+		if k := strings.IndexAny(object, ",;:"); k > 0 {
+			object = object[:k]
+		}
+		if first, _, _ := strings.Cut(strings.ToLower(object), " "); first == "" || stopEN[first] && first != "the" && first != "a" && first != "an" {
+			return "" // "needs to be …", "wants it": no object of its own
+		}
+		return strings.TrimSpace(lessonVocab.Change.WantsVerbEN + " " + object)
 	}
 	return ""
 }
@@ -764,6 +821,8 @@ func fixPhrase(sentence string, past bool) string {
 					}
 				}
 				switch {
+				case lessonVocab.Change.KeptVerbZH[o] != "":
+					rest = lessonVocab.Change.KeptVerbZH[o] + rest
 				case slices.Contains(lessonVocab.Change.KeptZH, o):
 					rest = o + rest
 				case strings.HasSuffix(o, "把"):

@@ -241,6 +241,12 @@ func TestLessonReadsStructure(t *testing.T) {
 			"assistant", `[create_charge] {"amount":999,"currency":"usd"}`,
 			"tool:create_charge:passed", `{"status":"succeeded"}`,
 		), []string{"integer number of cents", "send `amount` as an integer"}, []string{"round", "999", "9.99"}},
+		{"only what the check wants", session(
+			"user", "Refund the duplicate charge.",
+			"tool:refund_api:failed", `{"error":"invalid_amount_format"}`,
+			"assistant", "Looks like the API wants the amount in cents, trying that.",
+			"tool:refund_api:passed", `{"ok":true}`,
+		), []string{"refund_api", "invalid amount format", "provide the amount in cents"}, []string{"invalid_amount", "trying"}},
 		{"原来要", session(
 			"user", "给刘强的订单退款 25.5 元。",
 			"assistant", `[refund] {"order":"88123","fee":25.5}`,
@@ -269,5 +275,38 @@ func TestLessonReadsStructure(t *testing.T) {
 				t.Errorf("lesson %q is not readable: %s", got[0], p)
 			}
 		})
+	}
+}
+
+// The same change to the same check is one lesson even when the two
+// failures word their cause apart, as long as the causes share a word; a
+// cause with nothing in common stays apart.
+func TestLessonSameChangeOtherWording(t *testing.T) {
+	charge := func(failed string) []string {
+		return lessonsOf(t, session(
+			"user", "Charge the customer.",
+			"assistant", `[create_charge] {"amount":"19.90","currency":"eur"}`,
+			"tool:create_charge:failed", failed,
+			"assistant", `[create_charge] {"amount":1990,"currency":"eur"}`,
+			"tool:create_charge:passed", `{"status":"succeeded"}`,
+		))
+	}
+	a := charge(`{"error":{"code":"parameter_invalid_integer","message":"Invalid integer: 19.90"}}`)
+	b := charge(`{"error":{"message":"amount must be an integer number of cents"}}`)
+	c := charge(`{"error":{"message":"currency eur is disabled for this account"}}`)
+	if len(a) != 1 || len(b) != 1 || len(c) != 1 || a[0] == b[0] {
+		t.Fatalf("lessons %q, %q, %q; want one each, the first two worded apart", a, b, c)
+	}
+	items := []governance.MergeItem{
+		{ID: 1, Type: governance.TypeLesson, Statement: a[0]},
+		{ID: 2, Type: governance.TypeLesson, Statement: b[0]},
+		{ID: 3, Type: governance.TypeLesson, Statement: c[0]},
+	}
+	groups, _, err := heuristic.NewMerger().Partition(context.Background(), items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups) != 2 || len(groups[0]) != 2 || groups[1][0] != 3 {
+		t.Errorf("groups %v of %q, want {1 2} {3}", groups, []string{a[0], b[0], c[0]})
 	}
 }

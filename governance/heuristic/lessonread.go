@@ -509,6 +509,9 @@ var (
 // the key stays, the value is the case's.
 var keyValue = regexp.MustCompile(`\b([A-Za-z_][\w.-]*)=(?:"[^"]*"|'[^']*'|\S+)`)
 
+// snakeCode is an error said as one snake_case code.
+var snakeCode = regexp.MustCompile(`^[a-z]+(?:_[a-z]+){2,}$`)
+
 // errorCode is an error's code word ("ERESOLVE", "INVALID_FORMAT"): it
 // names the failure's kind, not its cause.
 var errorCode = regexp.MustCompile(`^[A-Z][A-Z0-9_]{3,}$`)
@@ -583,6 +586,9 @@ func causeText(line, field string, known bool, args []string) string {
 			summaries = append(summaries, label)
 		}
 		l = rest
+	}
+	if known && snakeCode.MatchString(l) && !genericReasons[l] {
+		l = strings.ReplaceAll(l, "_", " ") // "invalid_phone_format" says its cause in words
 	}
 	cands := []string{l}
 	for i := len(summaries) - 1; i >= 0; i-- {
