@@ -108,7 +108,8 @@ func splitLesson(s string) (check, cause, change string) {
 	return
 }
 
-// The lesson reader on sessions written apart from the code it tests: tools
+// The lesson reader on sessions written apart from the code it tests (the
+// first batch before the structural reader, the second after it): tools
 // outside coding (payments, CRM, calendars, e-mail, spreadsheets, shipping,
 // travel) and coding ones, English and Chinese, failure texts of every
 // shape. Each expected lesson names the right check, cause and change and no
@@ -116,7 +117,13 @@ func splitLesson(s string) (check, cause, change string) {
 // user, a typo, a transient failure retried unchanged) gives no lesson; the
 // same lesson from two sessions is one group.
 func TestLessonBatch(t *testing.T) {
-	batch := readLessonBatch(t, "testdata/lesson_batch.txt")
+	for _, file := range []string{"lesson_batch.txt", "lesson_batch2.txt"} {
+		t.Run(file, func(t *testing.T) { runLessonBatch(t, "testdata/"+file) })
+	}
+}
+
+func runLessonBatch(t *testing.T, path string) {
+	batch := readLessonBatch(t, path)
 	var expected, produced, right, wrongNeg, leaks, unreadable int
 	var items []governance.MergeItem
 	groupOf := map[int64]string{}
