@@ -555,10 +555,10 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 	if !readablePart(l.cause) {
 		l.cause = ""
 	}
-	words := s.change(f, pass, values, l.check)
+	words, wanted := s.change(f, pass, values, l.check)
 	diff := d.phrase(s.zh || hasHan(words) || hasHan(l.cause))
 	switch {
-	case words != "" && (diff == "" || mentions(words, d.names())):
+	case words != "" && (diff == "" || !wanted && mentions(words, d.names())):
 		l.change = words
 	case diff != "":
 		l.change = diff
@@ -692,7 +692,11 @@ var checkLineRe = regexp.MustCompile(`(?m)^\[([^\]]{1,64})\] (.+)$`)
 // What the assistant says right after the passing re-check counts too, when
 // it says what it did in the past tense ("Sent the amount in cents this
 // time"): an explanation after the fact, not the next step.
-func (s *session) change(f *failure, pass int, values []string, check string) string {
+//
+// wanted says the change was read from what the check wants ("the API
+// wants …"), not from a change said: the diff, when it has one, says it
+// better.
+func (s *session) change(f *failure, pass int, values []string, check string) (change string, wanted bool) {
 	read := func(e *governance.Event, past bool) string {
 		for _, sn := range splitSentences(nil, e.Text) {
 			if strings.HasPrefix(strings.TrimSpace(sn.text), "[") {
@@ -706,20 +710,21 @@ func (s *session) change(f *failure, pass int, values []string, check string) st
 		if past {
 			return ""
 		}
-		for _, sn := range splitSentences(nil, e.Text) {
-			if fix := generalise(requirement(sn.text), values); fix != "" && readablePart(fix) {
-				return fix
-			}
-		}
 		return ""
 	}
+	var wants string
 	for j := f.index + 1; j < pass; j++ {
 		e := s.events[j]
 		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
 			continue
 		}
 		if fix := read(e, false); fix != "" {
-			return fix
+			return fix, false
+		}
+		for _, sn := range splitSentences(nil, e.Text) {
+			if fix := generalise(requirement(sn.text), values); wants == "" && fix != "" && readablePart(fix) {
+				wants = fix
+			}
 		}
 	}
 	for j := pass + 1; j < len(s.events); j++ {
@@ -728,10 +733,10 @@ func (s *session) change(f *failure, pass int, values []string, check string) st
 			break
 		}
 		if fix := read(e, true); fix != "" {
-			return fix
+			return fix, false
 		}
 	}
-	return ""
+	return wants, wants != ""
 }
 
 // requirement reads a change from a sentence that says what the check
@@ -812,25 +817,42 @@ func fixPhrase(sentence string, past bool) string {
 		return ""
 	}
 	if hasHan(raw) {
+		// Openers in the order the sentence has them ("把 … 改成 …" opens
+		// at 把), a longer one first where two start together (我把, 把).
+		type at struct {
+			i int
+			o string
+		}
+		var found []at
 		for _, o := range lessonVocab.Change.OpenersZH {
 			if i := strings.Index(raw, o); i >= 0 {
-				rest := trimTrailing(strings.TrimSpace(raw[i+len(o):]))
-				for _, t := range lessonVocab.Change.TailsZH {
-					if k := strings.Index(rest, t); k > 0 {
-						rest = rest[:k]
-					}
+				found = append(found, at{i, o})
+			}
+		}
+		slices.SortStableFunc(found, func(a, b at) int {
+			if a.i != b.i {
+				return a.i - b.i
+			}
+			return len(b.o) - len(a.o)
+		})
+		for _, fo := range found {
+			i, o := fo.i, fo.o
+			rest := trimTrailing(strings.TrimSpace(raw[i+len(o):]))
+			for _, t := range lessonVocab.Change.TailsZH {
+				if k := strings.Index(rest, t); k > 0 {
+					rest = rest[:k]
 				}
-				switch {
-				case lessonVocab.Change.KeptVerbZH[o] != "":
-					rest = lessonVocab.Change.KeptVerbZH[o] + rest
-				case slices.Contains(lessonVocab.Change.KeptZH, o):
-					rest = o + rest
-				case strings.HasSuffix(o, "把"):
-					rest = "把" + rest // 我把… → 把…
-				}
-				if utf8.RuneCountInString(rest) >= 3 {
-					return rest
-				}
+			}
+			switch {
+			case lessonVocab.Change.KeptVerbZH[o] != "":
+				rest = lessonVocab.Change.KeptVerbZH[o] + rest
+			case slices.Contains(lessonVocab.Change.KeptZH, o):
+				rest = o + rest
+			case strings.HasSuffix(o, "把"):
+				rest = "把" + rest // 我把… → 把…
+			}
+			if utf8.RuneCountInString(rest) >= 3 {
+				return rest
 			}
 		}
 		return ""

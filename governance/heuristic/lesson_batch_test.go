@@ -179,7 +179,7 @@ func runLessonBatch(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs, together := map[string]int{}, 0
+	pairs, together, grouped := map[string]int{}, 0, map[string]bool{}
 	for _, sc := range batch {
 		if sc.group != "" && sc.want {
 			pairs[sc.group]++
@@ -196,12 +196,16 @@ func runLessonBatch(t *testing.T, path string) {
 				t.Errorf("group %v joins different lessons %v", g, names)
 			case name != "" && n == pairs[name]:
 				together++
+				grouped[name] = true
 			}
 		}
 	}
 	for name, n := range pairs {
 		if n < 2 {
 			t.Errorf("group %q has %d scenarios, want two", name, n)
+		}
+		if !grouped[name] {
+			t.Errorf("the lessons of group %q are not one group", name)
 		}
 	}
 	t.Logf("expected lessons %d, produced %d, right check/cause/change %d, negatives with a lesson %d, with case data %d, unreadable %d, pairs grouped %d of %d",

@@ -475,13 +475,47 @@ func collectMessages(v any, field string, depth int, out *[]causeCandidate) {
 					c.score += 10
 				}
 				*out = append(*out, c)
-			case map[string]any, []any:
+			case map[string]any:
+				if slices.Contains(lessonVocab.Cause.MessageKeys, lk) {
+					fieldMessages(s, depth+1, out)
+				}
+				collectMessages(s, f, depth+1, out)
+			case []any:
 				collectMessages(s, f, depth+1, out)
 			}
 		}
 	case []any:
 		for _, vv := range x {
 			collectMessages(vv, field, depth+1, out)
+		}
+	}
+}
+
+// fieldMessages gathers the messages of an error object keyed by field
+// ("errors": {"quantity": ["must be an integer"]}): each field's messages,
+// about that field.
+func fieldMessages(m map[string]any, depth int, out *[]causeCandidate) {
+	for k, v := range m {
+		if !fieldPath.MatchString(k) || slices.Contains(lessonVocab.Cause.MessageKeys, strings.ToLower(k)) {
+			continue
+		}
+		var msgs []string
+		switch x := v.(type) {
+		case string:
+			msgs = append(msgs, x)
+		case []any:
+			for _, vv := range x {
+				if s, ok := vv.(string); ok {
+					msgs = append(msgs, s)
+				}
+			}
+		}
+		for _, msg := range msgs {
+			c := causeCandidate{text: msg, field: lastSegment(k), known: true, score: depth + 2}
+			if !genericCause(msg) {
+				c.score += 10
+			}
+			*out = append(*out, c)
 		}
 	}
 }
@@ -501,13 +535,20 @@ var (
 	rowLabel = regexp.MustCompile(`^(?i:row|line|record|item|entry)\s*#?\d+$|^第\s*\d+\s*[行条项]$`)
 	// Spans that hold the case's specifics: quoted values with a digit or a
 	// symbol in them, identifiers of code ("users.last_login").
-	quotedSpan = regexp.MustCompile("\"[^\"]*\"|“[^”]*”|'[^' ]*[^\\w\\s'][^']*'|‘[^’]*’")
+	quotedSpan = regexp.MustCompile("\"[^\"]*\"|“[^”]*”|'[^'\\s]+'|'[^' ]*[^\\w\\s'][^']*'|‘[^’]*’")
 	codeIdent  = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\b|\b(?:[A-Za-z]\w*\.){2,}\w+\b`)
 )
 
 // keyValue is a key and its value as a tool writes them ("tax_id=DE1234"):
 // the key stays, the value is the case's.
 var keyValue = regexp.MustCompile(`\b([A-Za-z_][\w.-]*)=(?:"[^"]*"|'[^']*'|\S+)`)
+
+// ruleColumn is the last column of a linter's line, the rule's id
+// ("  no-unused-vars"); specificsInBrackets a bracketed aside.
+var (
+	ruleColumn          = regexp.MustCompile(`\s{2,}[\w@/.-]+$`)
+	specificsInBrackets = regexp.MustCompile(`\([^()]*\)|（[^（）]*）`)
+)
 
 // snakeCode is an error said as one snake_case code.
 var snakeCode = regexp.MustCompile(`^[a-z]+(?:_[a-z]+){2,}$`)
@@ -535,6 +576,15 @@ func causeText(line, field string, known bool, args []string) string {
 	l := markup.ReplaceAllString(line, " ")
 	l = strings.TrimSpace(locationPrefix.ReplaceAllString(l, ""))
 	l = keyValue.ReplaceAllString(l, "$1")
+	l = ruleColumn.ReplaceAllString(l, "")
+	if strings.ContainsAny(l, "(（") {
+		l = specificsInBrackets.ReplaceAllStringFunc(l, func(m string) string {
+			if hasASCIIDigit(m) || strings.Contains(m, "@") {
+				return "" // "(from versions: 2.2.0, 2.4.1)", "(Maria, +1 415…)"
+			}
+			return m
+		})
+	}
 	status := false
 	strip := func(n int) {
 		if p := strings.ToLower(l[:n]); containsAny(p, lessonVocab.Cause.ErrorMarks) {
@@ -636,21 +686,19 @@ func labelEnd(l string) (int, int) {
 			return i, len(arrow)
 		}
 	}
-	for off := 0; off < len(l); {
-		i := strings.IndexAny(l[off:], ":：")
-		if i < 0 {
-			return -1, 0
+	depth := 0
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case c == '(' || c == '[':
+			depth++
+		case (c == ')' || c == ']') && depth > 0:
+			depth--
+		case depth > 0:
+		case strings.HasPrefix(l[i:], "："):
+			return i, len("：")
+		case c == ':' && i+1 < len(l) && l[i+1] == ' ':
+			return i, 1
 		}
-		i += off
-		w := 1
-		if strings.HasPrefix(l[i:], "：") {
-			w = len("：")
-			return i, w
-		}
-		if i+1 < len(l) && l[i+1] == ' ' {
-			return i, w
-		}
-		off = i + w
 	}
 	return -1, 0
 }
@@ -715,8 +763,9 @@ func cleanCause(c string, args []string) string {
 	c = keyValue.ReplaceAllString(c, "$1")
 	c = quotedSpan.ReplaceAllStringFunc(c, func(m string) string {
 		inner := strings.Trim(m, "\"“”'‘’")
-		if strings.IndexFunc(inner, func(r rune) bool { return unicode.IsDigit(r) || strings.ContainsRune("/\\@:._=", r) }) >= 0 || inner == "" {
-			return ""
+		if strings.IndexFunc(inner, func(r rune) bool { return unicode.IsDigit(r) || strings.ContainsRune("/\\@:._=", r) }) >= 0 ||
+			inner == "" || !strings.ContainsAny(inner, " ") && !hasHan(inner) {
+			return "" // a quoted value is the case's: 'fetchUser', "orders"
 		}
 		return m
 	})
