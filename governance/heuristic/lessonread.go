@@ -573,10 +573,20 @@ func lastSegment(p string) string {
 // message's sentences the first that is not generic is kept. known says
 // the text is an error's own message (no cause word needed).
 func causeText(line, field string, known bool, args []string) string {
-	l := markup.ReplaceAllString(line, " ")
+	if !known && !hasCauseWord(line) && !containsAny(strings.ToLower(line[:min(len(line), 48)]), lessonVocab.Cause.ErrorMarks) {
+		return "" // no cause word and no error marker: no line of the error's
+	}
+	l := line
+	if strings.Contains(l, "<") {
+		l = markup.ReplaceAllString(l, " ")
+	}
 	l = strings.TrimSpace(locationPrefix.ReplaceAllString(l, ""))
-	l = keyValue.ReplaceAllString(l, "$1")
-	l = ruleColumn.ReplaceAllString(l, "")
+	if strings.Contains(l, "=") {
+		l = keyValue.ReplaceAllString(l, "$1")
+	}
+	if strings.Contains(l, "  ") {
+		l = ruleColumn.ReplaceAllString(l, "")
+	}
 	if strings.ContainsAny(l, "(（") {
 		l = specificsInBrackets.ReplaceAllStringFunc(l, func(m string) string {
 			if hasASCIIDigit(m) || strings.Contains(m, "@") {
@@ -652,15 +662,17 @@ func causeText(line, field string, known bool, args []string) string {
 			}
 			sn = withField(sn, field)
 			sn = cleanCause(sn, args)
-			if sn == "" || !readablePart(sn) {
+			if sn == "" {
 				continue
 			}
-			if !genericCause(sn) {
+			generic := genericCause(sn)
+			if generic && fallback != "" || !readablePart(sn) {
+				continue
+			}
+			if !generic {
 				return sn
 			}
-			if fallback == "" {
-				fallback = sn
-			}
+			fallback = sn
 		}
 	}
 	return fallback
@@ -760,7 +772,12 @@ func withField(msg, field string) string {
 // code identifiers that are no argument of the call, and brackets emptied
 // by it.
 func cleanCause(c string, args []string) string {
-	c = keyValue.ReplaceAllString(c, "$1")
+	if strings.Contains(c, "=") {
+		c = keyValue.ReplaceAllString(c, "$1")
+	}
+	if !strings.ContainsAny(c, "\"“'‘") {
+		return cleanIdents(c, args)
+	}
 	c = quotedSpan.ReplaceAllStringFunc(c, func(m string) string {
 		inner := strings.Trim(m, "\"“”'‘’")
 		if strings.IndexFunc(inner, func(r rune) bool { return unicode.IsDigit(r) || strings.ContainsRune("/\\@:._=", r) }) >= 0 ||
@@ -769,6 +786,15 @@ func cleanCause(c string, args []string) string {
 		}
 		return m
 	})
+	return cleanIdents(c, args)
+}
+
+// cleanIdents leaves out the code identifiers of a cause that are no
+// argument of the call ("users.last_login").
+func cleanIdents(c string, args []string) string {
+	if !strings.ContainsAny(c, "_.") {
+		return tidy(c)
+	}
 	c = codeIdent.ReplaceAllStringFunc(c, func(m string) string {
 		if slices.Contains(args, m) || strings.ToUpper(m) == m || !strings.ContainsAny(m, "_") && strings.Count(m, ".") < 2 {
 			return m
