@@ -116,9 +116,13 @@ type lessonWords struct {
 		// the verb a change read from it takes.
 		WantsEN     []string `toml:"wants_en"`
 		WantsVerbEN string   `toml:"wants_verb_en"`
-		PastEN      []string `toml:"past_en"`
-		PastBaseEN  []string `toml:"past_base_en"`
-		DoneZH      []string `toml:"done_zh"`
+		// How an assistant calls a fix a slip of its own: a one-off, no
+		// lesson.
+		OneOffEN   []string `toml:"one_off_en"`
+		OneOffZH   []string `toml:"one_off_zh"`
+		PastEN     []string `toml:"past_en"`
+		PastBaseEN []string `toml:"past_base_en"`
+		DoneZH     []string `toml:"done_zh"`
 	} `toml:"change"`
 	// How a change of an argument's shape is said: {arg} is the argument,
 	// {n} a code's length.
@@ -535,8 +539,8 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 	if failedArgs != nil && passedArgs != nil {
 		d = diffArgs(failedArgs, passedArgs)
 	}
-	if d.typo && !d.changed() {
-		return l, false
+	if d.typo && !d.changed() || s.saysOneOff(f.index, pass) {
+		return l, false // a slip corrected, not a way of doing things
 	}
 	if failedCall != "" && failedCall == passedCall && s.userBetween(f.index, pass) {
 		return l, false // the user's doing, not the assistant's
@@ -566,6 +570,22 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 		l.change = words
 	}
 	return l, true
+}
+
+// saysOneOff reports whether the assistant, between event indices i and
+// j, calls what it corrects a slip of its own ("I had a typo", "打错了").
+func (s *session) saysOneOff(i, j int) bool {
+	for k := i + 1; k < j; k++ {
+		e := s.events[k]
+		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
+			continue
+		}
+		if lower := strings.ToLower(e.Text); slices.ContainsFunc(lessonVocab.Change.OneOffEN, func(c string) bool { return hasWordPrefix(lower, c) }) ||
+			containsAny(e.Text, lessonVocab.Change.OneOffZH) {
+			return true
+		}
+	}
+	return false
 }
 
 // userBetween reports whether the user spoke between event indices i and

@@ -119,6 +119,14 @@ func TestLessonNeverATemplate(t *testing.T) {
 			"assistant", "Fixed it.",
 			"tool:test_runner:passed", `{"result":"passed"}`,
 		),
+		"a typo said as one": session(
+			"user", "Invite Jon to the planning call.",
+			"assistant", `[calendar_invite] {"event":"planning","attendee":"jon@acme.example"}`,
+			"tool:calendar_invite:failed", `{"error":{"message":"attendee jon@acme.example does not exist in the directory"}}`,
+			"assistant", "Sorry, I mistyped the address; resending to the right one.",
+			"assistant", `[calendar_invite] {"event":"planning","attendee":"jon.ortiz@acme.example"}`,
+			"tool:calendar_invite:passed", `{"ok":true}`,
+		),
 		"a shell without a command": session(
 			"user", "Try again.",
 			"tool:exec_command:failed", "error: permission denied",

@@ -110,8 +110,8 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 		from, to := shapeOf(f.value), shapeOf(p.value)
 		if from == to {
 			d.same++
-			if a, b := fmt.Sprint(f.value), fmt.Sprint(p.value); letters(a) >= 3 && utf8.RuneCountInString(a) >= 5 && editDistance(a, b) <= 2 {
-				d.typo = true
+			if a, b := fmt.Sprint(f.value), fmt.Sprint(p.value); letters(a) >= 3 && editDistance(a, b) <= min(2, max(1, utf8.RuneCountInString(a)/4)) {
+				d.typo = true // a word corrected by a letter or two: "exmaple", "Jon"
 			}
 			continue
 		}
