@@ -116,6 +116,8 @@ type lessonWords struct {
 		// the verb a change read from it takes.
 		WantsEN     []string `toml:"wants_en"`
 		WantsVerbEN string   `toml:"wants_verb_en"`
+		WantsZH     []string `toml:"wants_zh"`
+		DoneOpeners []string `toml:"done_openers_en"`
 		// How an assistant calls a fix a slip of its own: a one-off, no
 		// lesson.
 		OneOffEN   []string `toml:"one_off_en"`
@@ -765,6 +767,23 @@ func (s *session) change(f *failure, pass int, values []string, check string) (c
 func requirement(sentence string) string {
 	lower := lowerASCII(strings.TrimSpace(sentence))
 	if hasHan(lower) {
+		raw := strings.TrimSpace(sentence)
+		for _, w := range lessonVocab.Change.WantsZH {
+			if i := strings.Index(raw, w); i >= 0 {
+				rest := raw[i+len(w):]
+				if k := strings.IndexAny(rest, "，。；,;"); k >= 0 {
+					rest = rest[:k]
+				}
+				for _, t := range lessonVocab.Change.TailsZH {
+					if k := strings.Index(rest, t); k > 0 {
+						rest = rest[:k]
+					}
+				}
+				if rest = strings.TrimSpace(rest); utf8.RuneCountInString(rest) >= 3 {
+					return rest
+				}
+			}
+		}
 		return ""
 	}
 	for _, w := range lessonVocab.Change.WantsEN {
@@ -803,7 +822,7 @@ func onlyRechecks(change, check string) bool {
 		return false
 	}
 	verb, object := splitVerb(change)
-	if verb != "run" && verb != "retry" {
+	if verb != "run" && verb != "retry" && verb != "try" {
 		return false
 	}
 	checkWords := map[string]bool{}
@@ -880,7 +899,8 @@ func fixPhrase(sentence string, past bool) string {
 	lower := lowerASCII(raw)
 	starts := []int{0}
 	strong := map[int]bool{}
-	for _, o := range slices.Concat(lessonVocab.Change.OpenersEN, lessonVocab.Change.StrongOpenersEN) {
+	done := map[int]bool{}
+	for _, o := range slices.Concat(lessonVocab.Change.OpenersEN, lessonVocab.Change.StrongOpenersEN, lessonVocab.Change.DoneOpeners) {
 		i := strings.Index(lower, o)
 		if i < 0 || i > 0 && isWordByte(lower[i-1]) {
 			continue
@@ -889,12 +909,15 @@ func fixPhrase(sentence string, past bool) string {
 		if slices.Contains(lessonVocab.Change.StrongOpenersEN, o) {
 			strong[i+len(o)] = true
 		}
+		if slices.Contains(lessonVocab.Change.DoneOpeners, o) {
+			done[i+len(o)] = true
+		}
 	}
 	for _, at := range starts {
 		rest := raw[at:]
 		first, tail, _ := strings.Cut(rest, " ")
 		verb := baseVerb(strings.ToLower(first))
-		if past && !pastForm(first) {
+		if past && !pastForm(first) && !done[at] {
 			continue
 		}
 		if verb == "" && !past {

@@ -119,6 +119,12 @@ func TestLessonNeverATemplate(t *testing.T) {
 			"assistant", "Fixed it.",
 			"tool:test_runner:passed", `{"result":"passed"}`,
 		),
+		"only tried something else": session(
+			"user", "Sync the contacts.",
+			"tool:crm_sync:failed", `{"error":"sync failed: upstream rejected the batch"}`,
+			"assistant", "Let me try something else.",
+			"tool:crm_sync:passed", `{"ok":true}`,
+		),
 		"a typo said as one": session(
 			"user", "Invite Jon to the planning call.",
 			"assistant", `[calendar_invite] {"event":"planning","attendee":"jon@acme.example"}`,
@@ -255,6 +261,24 @@ func TestLessonReadsStructure(t *testing.T) {
 			"assistant", "Looks like the API wants the amount in cents, trying that.",
 			"tool:refund_api:passed", `{"ok":true}`,
 		), []string{"refund_api", "invalid amount format", "provide the amount in cents"}, []string{"invalid_amount", "trying"}},
+		{"trying again with", session(
+			"user", "Refund the customer.",
+			"tool:refund_api:failed", `{"error":"amount must be an integer number of cents"}`,
+			"assistant", "Trying again with the amount in cents.",
+			"tool:refund_api:passed", `{"ok":true}`,
+		), []string{"integer number of cents", "try again with the amount in cents"}, nil},
+		{"fixed it by, after the re-check", session(
+			"user", "Import the bookings.",
+			"tool:import_bookings:failed", "row 3: date: expected YYYY-MM-DD",
+			"tool:import_bookings:passed", "12 rows imported",
+			"assistant", "Done. Fixed it by converting the dates to ISO 8601 first.",
+		), []string{"import_bookings", "expected YYYY-MM-DD", "convert the dates to ISO 8601"}, []string{"row 3"}},
+		{"要求, with the value said", session(
+			"user", "给这笔订单退款。",
+			"tool:refund:failed", `{"code":40001,"msg":"金额格式错误"}`,
+			"assistant", "看起来接口要求金额以分为单位，我改成 1999 再试。",
+			"tool:refund:passed", `{"code":0}`,
+		), []string{"金额格式错误", "金额以分为单位"}, []string{"1999", "再试"}},
 		{"原来要", session(
 			"user", "给刘强的订单退款 25.5 元。",
 			"assistant", `[refund] {"order":"88123","fee":25.5}`,
