@@ -69,7 +69,6 @@ func flattenArgs(path, name string, v any, out *[]argLeaf) {
 type argDiff struct {
 	added, removed []string // argument names
 	shaped         []shapeChange
-	same           int  // leaves whose value changed and kept its shape
 	typo           bool // a value corrected by a letter or two: a one-off
 }
 
@@ -109,7 +108,6 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 		}
 		from, to := shapeOf(f.value), shapeOf(p.value)
 		if from == to {
-			d.same++
 			if a, b := fmt.Sprint(f.value), fmt.Sprint(p.value); letters(a) >= 3 && editDistance(a, b) <= min(2, max(1, utf8.RuneCountInString(a)/4)) {
 				d.typo = true // a word corrected by a letter or two: "exmaple", "Jon"
 			}
@@ -222,7 +220,7 @@ func shapeOf(v any) string {
 	return "other"
 }
 
-// diffPhrase names the diff as a change, in the language asked for, from
+// phrase names the diff as a change, in the language asked for, from
 // lesson.toml's shape table; "" when the diff names nothing.
 func (d argDiff) phrase(zh bool) string {
 	var parts []string
@@ -688,7 +686,8 @@ func isWordContinuation(rest, marker string) bool {
 }
 
 // labelEnd finds the colon that ends a label ("start: …", "第 1 行：…"):
-// its index and width, or -1. A colon inside a URL or a time is none.
+// its index and width, or -1. A colon inside a URL, a time or brackets is
+// none; an arrow (" -> ") ends a label too.
 func labelEnd(l string) (int, int) {
 	for _, arrow := range []string{" -> ", " => ", " → "} {
 		if i := strings.Index(l, arrow); i > 0 {
