@@ -279,6 +279,21 @@ func TestLessonReadsStructure(t *testing.T) {
 			"assistant", "看起来接口要求金额以分为单位，我改成 1999 再试。",
 			"tool:refund:passed", `{"code":0}`,
 		), []string{"金额格式错误", "金额以分为单位"}, []string{"1999", "再试"}},
+		{"a class path with colons, a fix said as a command", session(
+			"user", "Run the request specs.",
+			"assistant", "[Bash] bundle exec rspec spec/requests",
+			"tool:Bash:failed", "ActiveRecord::PendingMigrationError: Migrations are pending. To resolve this issue, run: bin/rails db:migrate RAILS_ENV=test",
+			"assistant", "I'll run the pending migrations for the test environment first.",
+			"assistant", "[Bash] bin/rails db:migrate RAILS_ENV=test && bundle exec rspec spec/requests",
+			"tool:Bash:passed", "42 examples, 0 failures",
+		), []string{"bundle exec rspec", "migrations are pending", "run the pending migrations"}, []string{"RAILS_ENV", "ActiveRecord"}},
+		{"JSON after a status on one line", session(
+			"user", "Book the meeting room.",
+			"assistant", `[book_room] {"room":"A2","start":"3pm"}`,
+			"tool:book_room:failed", `HTTP 400: {"error":{"message":"start must be an ISO 8601 date-time"}}`,
+			"assistant", `[book_room] {"room":"A2","start":"2026-12-04T15:00:00Z"}`,
+			"tool:book_room:passed", `{"ok":true}`,
+		), []string{"start must be an ISO 8601 date-time", "write `start` as an ISO 8601 timestamp"}, []string{"3pm", "HTTP"}},
 		{"原来要", session(
 			"user", "给刘强的订单退款 25.5 元。",
 			"assistant", `[refund] {"order":"88123","fee":25.5}`,

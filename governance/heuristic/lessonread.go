@@ -413,10 +413,10 @@ func failureCause(text string, args []string) string {
 }
 
 // jsonIn is the JSON object a failure text holds: the text itself, or what
-// follows a status line.
+// follows a status line or a prefix ("HTTP 400: {…}").
 func jsonIn(t string) any {
 	i := strings.Index(t, "{")
-	if i < 0 || i > 0 && t[i-1] != '\n' {
+	if i < 0 {
 		return nil
 	}
 	k := strings.LastIndex(t, "}")
@@ -527,7 +527,7 @@ var (
 	codePrefix   = regexp.MustCompile(`^(?i:error|err|fatal|错误)\s*(?:\[[\w-]+\]|[#]?[A-Z]*\d+)?\s*[:：]\s*|^(?i:error|err)\s+[#]?[A-Z]*\d+\s+`)
 	// An exception class opening a line ("sqlalchemy.exc.ProgrammingError:"),
 	// and a parenthesised one after it ("(psycopg2.errors.UndefinedColumn)").
-	exceptionPrefix = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure)\b:?\s*`)
+	exceptionPrefix = regexp.MustCompile(`^(?:[A-Za-z_]\w*(?:\.|::))*[A-Z]\w*(?:Error|Exception|Failure)\b:?\s*`)
 	parenCodePrefix = regexp.MustCompile(`^\((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*\)\s*`)
 	// A row or line a message is about ("row 1", "第 3 行").
 	rowLabel = regexp.MustCompile(`^(?i:row|line|record|item|entry)\s*#?\d+$|^第\s*\d+\s*[行条项]$`)
