@@ -53,7 +53,11 @@ func flattenArgs(path, name string, v any, out *[]argLeaf) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			flattenArgs(path+"."+k, k, x[k], out)
+			name := k
+			if !argName.MatchString(k) {
+				name = "" // not a name a lesson can say: its leaves are named by nothing
+			}
+			flattenArgs(path+"."+k, name, x[k], out)
 		}
 	case []any:
 		for i, vv := range x {
@@ -63,6 +67,9 @@ func flattenArgs(path, name string, v any, out *[]argLeaf) {
 		*out = append(*out, argLeaf{path: path, name: name, value: v})
 	}
 }
+
+// argName is an argument name a lesson may say: one identifier, short.
+var argName = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_-]{0,39}$`)
 
 // argDiff is how the passing call's arguments differ from the failed
 // call's.
@@ -111,6 +118,9 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 			if a, b := fmt.Sprint(f.value), fmt.Sprint(p.value); letters(a) >= 3 && editDistance(a, b) <= min(2, max(1, utf8.RuneCountInString(a)/4)) {
 				d.typo = true // a word corrected by a letter or two: "exmaple", "Jon"
 			}
+			continue
+		}
+		if p.name == "" {
 			continue
 		}
 		c := shapeChange{name: p.name, from: from, to: to}
