@@ -882,13 +882,17 @@ func fixPhrase(sentence string, past bool) string {
 					rest = rest[:k]
 				}
 			}
+			sep := ""
+			if rest != "" && rest[0] < utf8.RuneSelf {
+				sep = " " // 把 requirements.txt …: the space stays
+			}
 			switch {
 			case lessonVocab.Change.KeptVerbZH[o] != "":
-				rest = lessonVocab.Change.KeptVerbZH[o] + rest
+				rest = lessonVocab.Change.KeptVerbZH[o] + sep + rest
 			case slices.Contains(lessonVocab.Change.KeptZH, o):
-				rest = o + rest
+				rest = o + sep + rest
 			case strings.HasSuffix(o, "把"):
-				rest = "把" + rest // 我把… → 把…
+				rest = "把" + sep + rest // 我把… → 把…
 			}
 			if utf8.RuneCountInString(rest) >= 3 {
 				return rest

@@ -503,6 +503,13 @@ func collectMessages(v any, field string, depth int, out *[]causeCandidate) {
 // ("errors": {"quantity": ["must be an integer"]}): each field's messages,
 // about that field.
 func fieldMessages(m map[string]any, depth int, out *[]causeCandidate) {
+	for k := range m {
+		lk := strings.ToLower(k)
+		if slices.Contains(lessonVocab.Cause.MessageKeys, lk) || slices.Contains(lessonVocab.Cause.ReasonKeys, lk) ||
+			slices.Contains(lessonVocab.Cause.FieldKeys, lk) {
+			return // an error object of its own, not a map of fields
+		}
+	}
 	for k, v := range m {
 		if !fieldPath.MatchString(k) || slices.Contains(lessonVocab.Cause.MessageKeys, strings.ToLower(k)) {
 			continue
@@ -519,6 +526,9 @@ func fieldMessages(m map[string]any, depth int, out *[]causeCandidate) {
 			}
 		}
 		for _, msg := range msgs {
+			if !strings.Contains(strings.TrimSpace(msg), " ") {
+				continue // a code, not a message
+			}
 			c := causeCandidate{text: msg, field: lastSegment(k), known: true, score: depth + 2}
 			if !genericCause(msg) {
 				c.score += 10
@@ -672,6 +682,9 @@ func causeText(line, field string, known bool, args []string) string {
 			sn = cleanCause(sn, args)
 			if sn == "" {
 				continue
+			}
+			if lower := strings.ToLower(sn); !hasHan(sn) && slices.ContainsFunc(lessonVocab.Cause.Predicates, func(p string) bool { return strings.HasPrefix(lower, p) }) {
+				sn = "the value " + sn // its subject was the case's value: "'fetchUser' is defined but never used"
 			}
 			generic := genericCause(sn)
 			if generic && fallback != "" || !readablePart(sn) {
