@@ -679,11 +679,12 @@ func causeText(line, field string, known bool, args []string) string {
 				continue
 			}
 			sn = withField(sn, field)
+			quotedSubject := strings.IndexAny(sn, "\"'“‘") == 0
 			sn = cleanCause(sn, args)
 			if sn == "" {
 				continue
 			}
-			if lower := strings.ToLower(sn); !hasHan(sn) && slices.ContainsFunc(lessonVocab.Cause.Predicates, func(p string) bool { return strings.HasPrefix(lower, p) }) {
+			if lower := strings.ToLower(sn); quotedSubject && !hasHan(sn) && slices.ContainsFunc(lessonVocab.Cause.Predicates, func(p string) bool { return strings.HasPrefix(lower, p) }) {
 				sn = "the value " + sn // its subject was the case's value: "'fetchUser' is defined but never used"
 			}
 			generic := genericCause(sn)
