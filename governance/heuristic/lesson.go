@@ -1028,6 +1028,9 @@ func jsonChunks(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "{") && !strings.HasPrefix(line, "[") {
+			continue // neither JSON nor a rendered call
+		}
 		if m := checkLineRe.FindStringSubmatch(line); m != nil {
 			line = m[2]
 		}
