@@ -105,3 +105,27 @@ func BenchmarkPartition(b *testing.B) {
 	}
 	b.ReportMetric(float64(id), "items")
 }
+
+// BenchmarkLessons reports the extractor's throughput on the lesson
+// scenarios of testdata/lesson_batch.txt (tool calls, failures in every
+// shape, fixes), in sessions per second.
+// Run: go test -run '^$' -bench Lessons -benchmem ./governance/heuristic/
+func BenchmarkLessons(b *testing.B) {
+	var sessions [][]*governance.Event
+	for _, sc := range readLessonBatch(b, "testdata/lesson_batch.txt") {
+		sessions = append(sessions, session(sc.pairs...))
+	}
+	x := heuristic.NewExtractor()
+	ctx := context.Background()
+	rounds := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range sessions {
+			if _, err := x.Extract(ctx, governance.ExtractInput{SessionID: "s", Events: s}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rounds++
+	}
+	b.ReportMetric(float64(rounds*len(sessions))/b.Elapsed().Seconds(), "sessions/s")
+}

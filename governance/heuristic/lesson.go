@@ -77,30 +77,106 @@ type lessonWords struct {
 		EN      []string `toml:"en"`
 		ZH      []string `toml:"zh"`
 		Markers []string `toml:"markers"`
+		// The structure of a JSON error: keys of its messages (an error's
+		// own words), of reasons (words only when they say a cause), of
+		// the field a message is about.
+		MessageKeys []string `toml:"message_keys"`
+		ReasonKeys  []string `toml:"reason_keys"`
+		FieldKeys   []string `toml:"field_keys"`
+		// Words a message about a field opens with when it is the field's
+		// predicate ("must be …").
+		Predicates []string `toml:"predicates"`
+		GenericEN  []string `toml:"generic_en"`
+		GenericZH  []string `toml:"generic_zh"`
+		// Reasons of an HTTP status line ("Service Unavailable").
+		StatusReasons []string `toml:"status_reasons"`
+		// What an error marker opening a line holds when the line is an
+		// error's own message ("Error:", "错误：").
+		ErrorMarks []string `toml:"error_marks"`
+		// What opens the value a failure got ("… but got …").
+		GotEN []string `toml:"got_en"`
 	} `toml:"cause"`
 	Change struct {
-		OpenersEN []string   `toml:"openers_en"`
-		OpenersZH []string   `toml:"openers_zh"`
-		KeptZH    []string   `toml:"kept_zh"`
-		VerbsEN   []string   `toml:"verbs_en"`
-		Synonyms  [][]string `toml:"synonyms"`
-		TailsEN   []string   `toml:"tails_en"`
-		TailsZH   []string   `toml:"tails_zh"`
-		FillersEN []string   `toml:"fillers_en"`
+		OpenersEN  []string          `toml:"openers_en"`
+		OpenersZH  []string          `toml:"openers_zh"`
+		KeptZH     []string          `toml:"kept_zh"`
+		KeptVerbZH map[string]string `toml:"kept_verb_zh"`
+		VerbsEN    []string          `toml:"verbs_en"`
+		Synonyms   [][]string        `toml:"synonyms"`
+		TailsEN    []string          `toml:"tails_en"`
+		TailsZH    []string          `toml:"tails_zh"`
+		FillersEN  []string          `toml:"fillers_en"`
+		// Openers after which the next word is the change's verb, whatever
+		// it is ("I'll refund …"), and words that are no change there.
+		StrongOpenersEN []string `toml:"strong_openers_en"`
+		NotVerbsEN      []string `toml:"not_verbs_en"`
+		// Irregular past forms of the verbs ("sent"), and what marks a
+		// Chinese change as done ("改成了").
+		// What a sentence says the check wants ("the API wants …"), and
+		// the verb a change read from it takes.
+		WantsEN     []string `toml:"wants_en"`
+		WantsVerbEN string   `toml:"wants_verb_en"`
+		WantsZH     []string `toml:"wants_zh"`
+		DoneOpeners []string `toml:"done_openers_en"`
+		// How an assistant calls a fix a slip of its own: a one-off, no
+		// lesson.
+		OneOffEN   []string `toml:"one_off_en"`
+		OneOffZH   []string `toml:"one_off_zh"`
+		PastEN     []string `toml:"past_en"`
+		PastBaseEN []string `toml:"past_base_en"`
+		DoneZH     []string `toml:"done_zh"`
 	} `toml:"change"`
+	// How a change of an argument's shape is said: {arg} is the argument,
+	// {n} a code's length.
+	Shape struct {
+		CentsEN         string `toml:"cents_en"`
+		CentsZH         string `toml:"cents_zh"`
+		IntegerEN       string `toml:"integer_en"`
+		IntegerZH       string `toml:"integer_zh"`
+		NumberEN        string `toml:"number_en"`
+		NumberZH        string `toml:"number_zh"`
+		StringEN        string `toml:"string_en"`
+		StringZH        string `toml:"string_zh"`
+		CountryCodeEN   string `toml:"country_code_en"`
+		CountryCodeZH   string `toml:"country_code_zh"`
+		NoCountryCodeEN string `toml:"no_country_code_en"`
+		NoCountryCodeZH string `toml:"no_country_code_zh"`
+		DigitsEN        string `toml:"digits_en"`
+		DigitsZH        string `toml:"digits_zh"`
+		ISODateEN       string `toml:"iso_date_en"`
+		ISODateZH       string `toml:"iso_date_zh"`
+		ISOTimeEN       string `toml:"iso_time_en"`
+		ISOTimeZH       string `toml:"iso_time_zh"`
+		ISOOffsetEN     string `toml:"iso_offset_en"`
+		ISOOffsetZH     string `toml:"iso_offset_zh"`
+		CodeEN          string `toml:"code_en"`
+		CodeZH          string `toml:"code_zh"`
+		UpperEN         string `toml:"upper_en"`
+		UpperZH         string `toml:"upper_zh"`
+		PrefixEN        string `toml:"prefix_en"`
+		PrefixZH        string `toml:"prefix_zh"`
+		AddedEN         string `toml:"added_en"`
+		AddedZH         string `toml:"added_zh"`
+		RemovedEN       string `toml:"removed_en"`
+		RemovedZH       string `toml:"removed_zh"`
+	} `toml:"shape"`
 	Check struct {
 		Shell     []string `toml:"shell"`
 		Preparers []string `toml:"preparers"`
 	} `toml:"check"`
 	Case struct {
-		Keys []string `toml:"keys"`
+		Keys      []string `toml:"keys"`
+		Standards []string `toml:"standards"`
 	} `toml:"case"`
 
-	verbs    map[string]bool
-	verbSet  map[string]int // verb → its synonym class (or a class of its own)
-	fillers  map[string]bool
-	shell    map[string]bool
-	caseKeys map[string]bool
+	verbs         map[string]bool
+	verbSet       map[string]int // verb → its synonym class (or a class of its own)
+	fillers       map[string]bool
+	shell         map[string]bool
+	caseKeys      map[string]bool
+	genericEN     map[string]bool
+	statusReasons map[string]bool
+	notVerbs      map[string]bool
 }
 
 //go:embed lesson.toml
@@ -119,6 +195,7 @@ var lessonVocab = func() *lessonWords {
 		return m
 	}
 	w.verbs, w.fillers, w.shell, w.caseKeys = set(w.Change.VerbsEN), set(w.Change.FillersEN), set(w.Check.Shell), set(w.Case.Keys)
+	w.genericEN, w.statusReasons, w.notVerbs = set(w.Cause.GenericEN), set(w.Cause.StatusReasons), set(w.Change.NotVerbsEN)
 	w.verbSet = map[string]int{}
 	for i, class := range w.Change.Synonyms {
 		for _, v := range class {
@@ -190,8 +267,15 @@ func (s *session) lessons() {
 			pending[check] = append(pending[check], len(s.failures))
 			s.failures = append(s.failures, failure{index: i, tool: e.Tool, reason: reason, detail: detail})
 		case governance.StatusPassed:
-			for _, k := range pending[check] {
-				s.lesson(&s.failures[k], i)
+			// What made the check pass is what changed after its last
+			// failure: that failure teaches the lesson, the earlier ones
+			// of the same check are fixed with it.
+			if ks := pending[check]; len(ks) > 0 {
+				last := &s.failures[ks[len(ks)-1]]
+				s.lesson(last, i, s.failures[ks[0]].index)
+				for _, k := range ks[:len(ks)-1] {
+					s.failures[k].fixed, s.failures[k].lesson = true, last.lesson
+				}
 			}
 			delete(pending, check)
 		}
@@ -213,7 +297,10 @@ func (s *session) checkAt(i int) string {
 // lesson records what failure f, re-checked successfully at event index
 // pass, teaches: f.lesson for the episode, and a proposed lesson when it can
 // be said (check, cause and change).
-func (s *session) lesson(f *failure, pass int) {
+//
+// first is the index of the check's first failure: the arguments' diff is
+// taken from its call, so a fix that took two tries is read whole.
+func (s *session) lesson(f *failure, pass, first int) {
 	support := []int64{s.events[f.index].Seq}
 	for j := f.index + 1; j < pass; j++ {
 		e := s.events[j]
@@ -234,7 +321,11 @@ func (s *session) lesson(f *failure, pass int) {
 		s.add(governance.TypeLesson, f.lesson, false, support...)
 		return
 	}
-	l := s.readLesson(f, pass)
+	l, ok := s.readLesson(f, pass, first)
+	if !ok {
+		f.lesson = f.tool
+		return
+	}
 	statement := l.statement(s.zh || hasHan(l.change))
 	if statement == "" || readability.Check(statement) != readability.OK {
 		// Not a lesson anyone could approve: the episode says what
@@ -350,6 +441,7 @@ func contentStems(s string) []uint64 {
 const (
 	sameCause  = 0.3
 	sameObject = 0.5
+	sameChange = 0.8
 )
 
 // sameLesson reports whether two lesson keys mean the same lesson.
@@ -357,8 +449,15 @@ func sameLesson(a, b lessonKey) bool {
 	if a.reason != "" || b.reason != "" {
 		return a.reason == b.reason
 	}
-	return a.check == b.check && a.verb == b.verb &&
-		dice(a.cause, b.cause) >= sameCause && dice(a.object, b.object) >= sameObject
+	if a.check != b.check || a.verb != b.verb {
+		return false
+	}
+	cause, object := dice(a.cause, b.cause), dice(a.object, b.object)
+	// The same change made to the same check, said alike, is the same
+	// lesson when the two failures' causes share a word at all: two tools'
+	// messages word one cause differently ("invalid integer", "amount
+	// must be an integer number of cents").
+	return object >= sameObject && cause >= sameCause || object >= sameChange && cause > 0
 }
 
 // lessonIdentity is the merger's hook for lessons: for two lessons whose
@@ -421,19 +520,39 @@ func baseVerb(w string) string {
 			return t
 		}
 	}
-	if w == "sent" {
-		return "send"
+	if i := slices.Index(lessonVocab.Change.PastEN, w); i >= 0 && i < len(lessonVocab.Change.PastBaseEN) {
+		return lessonVocab.Change.PastBaseEN[i]
 	}
 	return ""
 }
 
 // readLesson reads the three parts of the lesson of failure f, re-checked
 // at pass, each generalised: case data (phone numbers, ids, names, amounts,
-// paths) is left out.
-func (s *session) readLesson(f *failure, pass int) lessonParts {
-	values := s.caseValues(max(0, f.index-3), pass)
-	l := lessonParts{check: s.checkName(f)}
-	l.cause = generalise(failureCause(s.events[f.index].Text), values)
+// paths) is left out. The cause is read from the failure text's structure;
+// the change from the diff of the failed and the passing call's arguments
+// and from what the assistant said. ok is false when the session teaches
+// nothing whatever its words: a value corrected by a letter or two (a
+// typo), or a check that passed unchanged after the user stepped in.
+func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok bool) {
+	values := s.caseValues(max(0, first-3), pass)
+	failedCall, passedCall := s.commandBefore(first, f.tool), s.commandBefore(pass, f.tool)
+	failedArgs, passedArgs := s.callArgs(first, f.tool), s.callArgs(pass, f.tool)
+	var d argDiff
+	if failedArgs != nil && passedArgs != nil {
+		d = diffArgs(failedArgs, passedArgs)
+	}
+	if d.typo && !d.changed() || s.saysOneOff(f.index, pass) {
+		return l, false // a slip corrected, not a way of doing things
+	}
+	if failedCall != "" && failedCall == passedCall && s.userBetween(f.index, pass) {
+		return l, false // the user's doing, not the assistant's
+	}
+	var argNames []string
+	for _, a := range slices.Concat(failedArgs, passedArgs) {
+		argNames = append(argNames, a.name)
+	}
+	l.check = s.checkName(f)
+	l.cause = generalise(failureCause(s.events[f.index].Text, argNames), values)
 	if l.cause == "" && !genericReasons[f.reason] {
 		// A structured reason with no message says the cause itself
 		// ("closed_on_day").
@@ -442,16 +561,58 @@ func (s *session) readLesson(f *failure, pass int) lessonParts {
 	if !readablePart(l.cause) {
 		l.cause = ""
 	}
-	l.change = s.change(f, pass, values, l.check)
-	return l
+	words, wanted := s.change(f, pass, values, l.check)
+	diff := d.phrase(s.zh || hasHan(words) || hasHan(l.cause))
+	switch {
+	case words != "" && (diff == "" || !wanted && mentions(words, d.names())):
+		l.change = words
+	case diff != "":
+		l.change = diff
+	default:
+		l.change = words
+	}
+	return l, true
+}
+
+// saysOneOff reports whether the assistant, between event indices i and
+// j, calls what it corrects a slip of its own ("I had a typo", "打错了").
+func (s *session) saysOneOff(i, j int) bool {
+	for k := i + 1; k < j; k++ {
+		e := s.events[k]
+		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
+			continue
+		}
+		if lower := strings.ToLower(e.Text); slices.ContainsFunc(lessonVocab.Change.OneOffEN, func(c string) bool { return hasWordPrefix(lower, c) }) ||
+			containsAny(e.Text, lessonVocab.Change.OneOffZH) {
+			return true
+		}
+	}
+	return false
+}
+
+// userBetween reports whether the user spoke between event indices i and
+// j.
+func (s *session) userBetween(i, j int) bool {
+	for k := i + 1; k < j; k++ {
+		if e := s.events[k]; isMessage(e) && e.Role == governance.RoleUser {
+			return true
+		}
+	}
+	return false
 }
 
 // genericReasons name only the kind of a failure, not its cause.
 var genericReasons = map[string]bool{"": true, "test_failure": true, "lint_error": true, "build_failure": true, "failed": true, "error": true}
 
+// keyValueRe is a key=value pair (not a comparison: ">=20").
+var keyValueRe = regexp.MustCompile(`[A-Za-z_]\w*=[^=\s]`)
+
 // readablePart reports whether a part has words of its own (two at least)
 // and reads as words once put in a sentence.
 func readablePart(p string) bool {
+	if strings.ContainsAny(p, "{}") || strings.Contains(p, "->") || keyValueRe.MatchString(p) {
+		return false // a key=value, an arrow or JSON copied from a tool
+	}
 	n := 0
 	for _, f := range strings.Fields(p) {
 		if hasHan(f) {
@@ -461,96 +622,6 @@ func readablePart(p string) bool {
 		}
 	}
 	return n >= 2 && readability.Check("It says "+p+".") == readability.OK
-}
-
-// failureCause is the line of a failure text that says what went wrong,
-// without its location and markers: a JSON error's message, else the first
-// line with a cause word of lesson.toml.
-func failureCause(text string) string {
-	t := strings.TrimSpace(text)
-	if strings.HasPrefix(t, "{") {
-		var v map[string]any
-		if json.Unmarshal([]byte(t), &v) == nil {
-			for _, k := range []string{"error", "message", "detail", "reason", "errors"} {
-				if msg := errorMessage(v[k]); msg != "" {
-					if c := causeLine(msg, k == "error" || k == "message" || k == "errors"); c != "" {
-						return c
-					}
-				}
-			}
-			return ""
-		}
-	}
-	for _, line := range strings.Split(t, "\n") {
-		if c := causeLine(line, false); c != "" {
-			return c
-		}
-	}
-	return ""
-}
-
-// errorMessage is the text of a JSON error value: a string, an object's
-// message, or the first of a list.
-func errorMessage(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case map[string]any:
-		for _, k := range []string{"message", "detail", "error", "reason"} {
-			if m := errorMessage(x[k]); m != "" {
-				return m
-			}
-		}
-	case []any:
-		if len(x) > 0 {
-			return errorMessage(x[0])
-		}
-	}
-	return ""
-}
-
-// locationPrefix is a source location opening a line ("due_test.go:42: ",
-// "12:5 ").
-var locationPrefix = regexp.MustCompile(`^\s*(?:[\w./\\-]+\.[A-Za-z]\w{0,4}(?::\d+)+:?|\d+:\d+)\s*`)
-
-// markup is a tag a harness wraps a message in ("<tool_use_error>").
-var markup = regexp.MustCompile(`</?[A-Za-z][\w-]*>`)
-
-// causeLine cleans one line of a failure text into a cause, or "" when it
-// has no cause word (any is taken when known is true: it is an error's own
-// message).
-func causeLine(line string, known bool) string {
-	l := markup.ReplaceAllString(line, " ")
-	l = strings.TrimSpace(locationPrefix.ReplaceAllString(l, ""))
-	for changed := true; changed; {
-		changed = false
-		lower := strings.ToLower(l)
-		for _, m := range lessonVocab.Cause.Markers {
-			if strings.HasPrefix(lower, m) && len(l) > len(m) {
-				l = strings.TrimSpace(l[len(m):])
-				changed = true
-				break
-			}
-		}
-	}
-	if l == "" {
-		return ""
-	}
-	if !known {
-		lower := strings.ToLower(l)
-		if !slices.ContainsFunc(lessonVocab.Cause.EN, func(c string) bool { return hasWordPrefix(lower, c) }) &&
-			!containsAny(l, lessonVocab.Cause.ZH) {
-			return ""
-		}
-	}
-	// One clause: up to the first sentence end, comma or semicolon.
-	if i := strings.IndexAny(l, ",;。，；"); i > 0 {
-		l = l[:i]
-	}
-	if i := strings.Index(l, ". "); i > 0 {
-		l = l[:i]
-	}
-	return strings.TrimRight(strings.TrimSpace(l), ".:")
 }
 
 // hasWordPrefix reports whether lower has cue at the start of a word (so
@@ -639,23 +710,109 @@ var checkLineRe = regexp.MustCompile(`(?m)^\[([^\]]{1,64})\] (.+)$`)
 // said between the failure and the passing re-check, generalised; "" when
 // it said none in words (editing files without saying what changed, or
 // only running the check again, is no change a reviewer can read).
-func (s *session) change(f *failure, pass int, values []string, check string) string {
+//
+// What the assistant says right after the passing re-check counts too, when
+// it says what it did in the past tense ("Sent the amount in cents this
+// time"): an explanation after the fact, not the next step.
+//
+// wanted says the change was read from what the check wants ("the API
+// wants …"), not from a change said: the diff, when it has one, says it
+// better.
+func (s *session) change(f *failure, pass int, values []string, check string) (change string, wanted bool) {
+	read := func(e *governance.Event, past bool) string {
+		for _, sn := range splitSentences(nil, e.Text) {
+			if strings.HasPrefix(strings.TrimSpace(sn.text), "[") {
+				continue // a rendered tool call
+			}
+			fix := generalise(fixPhrase(sn.text, past), values)
+			if fix != "" && readablePart(fix) && !onlyRechecks(fix, check) {
+				return fix
+			}
+		}
+		if past {
+			return ""
+		}
+		return ""
+	}
+	var wants string
 	for j := f.index + 1; j < pass; j++ {
 		e := s.events[j]
 		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
 			continue
 		}
+		if fix := read(e, false); fix != "" {
+			return fix, false
+		}
 		for _, sn := range splitSentences(nil, e.Text) {
-			if strings.HasPrefix(strings.TrimSpace(sn.text), "[") {
-				continue // a rendered tool call
-			}
-			fix := generalise(fixPhrase(sn.text), values)
-			if fix != "" && readablePart(fix) && !onlyRechecks(fix, check) {
-				return fix
+			if fix := generalise(requirement(sn.text), values); wants == "" && fix != "" && readablePart(fix) {
+				wants = fix
 			}
 		}
 	}
+	for j := pass + 1; j < len(s.events); j++ {
+		e := s.events[j]
+		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
+			break
+		}
+		if fix := read(e, true); fix != "" {
+			return fix, false
+		}
+	}
+	return wants, wants != ""
+}
+
+// requirement reads a change from a sentence that says what the check
+// wants ("Looks like the API wants the amount in cents" → "provide the
+// amount in cents"), when no sentence says the change itself.
+func requirement(sentence string) string {
+	lower := lowerASCII(strings.TrimSpace(sentence))
+	if hasHan(lower) {
+		raw := strings.TrimSpace(sentence)
+		for _, w := range lessonVocab.Change.WantsZH {
+			if i := strings.Index(raw, w); i >= 0 {
+				rest := raw[i+len(w):]
+				if k := strings.IndexAny(rest, "，。；,;"); k >= 0 {
+					rest = rest[:k]
+				}
+				for _, t := range lessonVocab.Change.TailsZH {
+					if k := strings.Index(rest, t); k > 0 {
+						rest = rest[:k]
+					}
+				}
+				if rest = strings.TrimSpace(rest); utf8.RuneCountInString(rest) >= 3 {
+					return rest
+				}
+			}
+		}
+		return ""
+	}
+	for _, w := range lessonVocab.Change.WantsEN {
+		i := strings.Index(lower, w)
+		if i <= 0 {
+			continue
+		}
+		object := trimTrailing(strings.TrimSpace(sentence[i+len(w):]))
+		for _, t := range lessonVocab.Change.TailsEN {
+			if k := strings.Index(lowerASCII(object), t); k > 0 {
+				object = object[:k]
+			}
+		}
+		if k := strings.IndexAny(object, ",;:"); k > 0 {
+			object = object[:k]
+		}
+		if first, _, _ := strings.Cut(strings.ToLower(object), " "); first == "" || stopEN[first] && first != "the" && first != "a" && first != "an" {
+			return "" // "needs to be …", "wants it": no object of its own
+		}
+		return strings.TrimSpace(lessonVocab.Change.WantsVerbEN + " " + object)
+	}
 	return ""
+}
+
+// pastForm reports whether w is a verb of lesson.toml in the past tense
+// ("added", "sent").
+func pastForm(w string) bool {
+	w = strings.ToLower(w)
+	return strings.HasSuffix(w, "ed") && baseVerb(w) != "" || slices.Contains(lessonVocab.Change.PastEN, w)
 }
 
 // onlyRechecks reports whether a change does nothing but run the check
@@ -665,7 +822,7 @@ func onlyRechecks(change, check string) bool {
 		return false
 	}
 	verb, object := splitVerb(change)
-	if verb != "run" && verb != "retry" {
+	if verb != "run" && verb != "retry" && verb != "try" {
 		return false
 	}
 	checkWords := map[string]bool{}
@@ -690,43 +847,86 @@ func onlyRechecks(change, check string) bool {
 // build needs Node 20. I'll pin the Node version in .nvmrc" → "pin the Node
 // version in .nvmrc"; "Resending with integer cents" → "resend with
 // integer cents").
-func fixPhrase(sentence string) string {
+//
+// past asks for a change said after the fact: its verb in the past tense
+// (and in Chinese, a change said as done: 改成了, 已经).
+func fixPhrase(sentence string, past bool) string {
 	raw := strings.TrimSpace(sentence)
+	if past && hasHan(raw) && !containsAny(raw, lessonVocab.Change.DoneZH) {
+		return ""
+	}
 	if hasHan(raw) {
+		// Openers in the order the sentence has them ("把 … 改成 …" opens
+		// at 把), a longer one first where two start together (我把, 把).
+		type at struct {
+			i int
+			o string
+		}
+		var found []at
 		for _, o := range lessonVocab.Change.OpenersZH {
 			if i := strings.Index(raw, o); i >= 0 {
-				rest := trimTrailing(strings.TrimSpace(raw[i+len(o):]))
-				for _, t := range lessonVocab.Change.TailsZH {
-					if k := strings.Index(rest, t); k > 0 {
-						rest = rest[:k]
-					}
+				found = append(found, at{i, o})
+			}
+		}
+		slices.SortStableFunc(found, func(a, b at) int {
+			if a.i != b.i {
+				return a.i - b.i
+			}
+			return len(b.o) - len(a.o)
+		})
+		for _, fo := range found {
+			i, o := fo.i, fo.o
+			rest := trimTrailing(strings.TrimSpace(raw[i+len(o):]))
+			for _, t := range lessonVocab.Change.TailsZH {
+				if k := strings.Index(rest, t); k > 0 {
+					rest = rest[:k]
 				}
-				switch {
-				case slices.Contains(lessonVocab.Change.KeptZH, o):
-					rest = o + rest
-				case strings.HasSuffix(o, "把"):
-					rest = "把" + rest // 我把… → 把…
-				}
-				if utf8.RuneCountInString(rest) >= 3 {
-					return rest
-				}
+			}
+			sep := ""
+			if rest != "" && rest[0] < utf8.RuneSelf {
+				sep = " " // 把 requirements.txt …: the space stays
+			}
+			switch {
+			case lessonVocab.Change.KeptVerbZH[o] != "":
+				rest = lessonVocab.Change.KeptVerbZH[o] + sep + rest
+			case slices.Contains(lessonVocab.Change.KeptZH, o):
+				rest = o + sep + rest
+			case strings.HasSuffix(o, "把"):
+				rest = "把" + sep + rest // 我把… → 把…
+			}
+			if utf8.RuneCountInString(rest) >= 3 {
+				return rest
 			}
 		}
 		return ""
 	}
 	lower := lowerASCII(raw)
 	starts := []int{0}
-	for _, o := range lessonVocab.Change.OpenersEN {
+	strong := map[int]bool{}
+	done := map[int]bool{}
+	for _, o := range slices.Concat(lessonVocab.Change.OpenersEN, lessonVocab.Change.StrongOpenersEN, lessonVocab.Change.DoneOpeners) {
 		i := strings.Index(lower, o)
 		if i < 0 || i > 0 && isWordByte(lower[i-1]) {
 			continue
 		}
 		starts = append(starts, i+len(o))
+		if slices.Contains(lessonVocab.Change.StrongOpenersEN, o) {
+			strong[i+len(o)] = true
+		}
+		if slices.Contains(lessonVocab.Change.DoneOpeners, o) {
+			done[i+len(o)] = true
+		}
 	}
 	for _, at := range starts {
 		rest := raw[at:]
 		first, tail, _ := strings.Cut(rest, " ")
 		verb := baseVerb(strings.ToLower(first))
+		if past && !pastForm(first) && !done[at] {
+			continue
+		}
+		if verb == "" && !past {
+			verb = looseVerb(first, strong[at], at == 0)
+		}
 		if verb == "" || tail == "" {
 			continue
 		}
@@ -746,12 +946,41 @@ func fixPhrase(sentence string) string {
 	return ""
 }
 
+// looseVerb is the verb a sentence's change opens with when lesson.toml
+// does not list it: any plain word after an opener that announces an
+// action ("I'll refund …"), or a gerund opening the sentence ("Resubmitting
+// with …" → "resubmit"); "" otherwise.
+func looseVerb(w string, strong, start bool) string {
+	lw := strings.ToLower(w)
+	if lw == "" || strings.IndexFunc(lw, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 ||
+		stopEN[lw] || lessonVocab.fillers[lw] || lessonVocab.notVerbs[lw] {
+		return ""
+	}
+	if strong {
+		return lw
+	}
+	if !start || !strings.HasSuffix(lw, "ing") || len(lw) < 6 {
+		return ""
+	}
+	stem := lw[:len(lw)-3]
+	if n := len(stem); n >= 2 && stem[n-1] == stem[n-2] && !strings.ContainsRune("aeiousl", rune(stem[n-1])) {
+		stem = stem[:n-1] // resubmitting → resubmit
+	} else if strings.ContainsRune("vzc", rune(stem[n-1])) {
+		stem += "e" // reserving → reserve
+	}
+	if lessonVocab.notVerbs[stem] {
+		return ""
+	}
+	return stem
+}
+
 // caseValues are the values of one case in the failure window (the failed
 // check, the fix, the passing re-check): the JSON values of tool results
 // and calls under the keys of lesson.toml's case table, and every value
 // with a number in it. A lesson leaves them out.
 func (s *session) caseValues(from, to int) []string {
 	var out []string
+	call := false // walking a call's arguments: every value is the case's
 	var walk func(key string, v any)
 	walk = func(key string, v any) {
 		switch x := v.(type) {
@@ -764,8 +993,9 @@ func (s *session) caseValues(from, to int) []string {
 				walk(key, vv)
 			}
 		case string:
-			if x = strings.TrimSpace(x); utf8.RuneCountInString(x) >= 2 && utf8.RuneCountInString(x) <= 80 &&
-				(lessonVocab.caseKeys[key] || hasASCIIDigit(x) && !strings.Contains(x, " ")) {
+			n := utf8.RuneCountInString(strings.TrimSpace(x))
+			if x = strings.TrimSpace(x); n >= 2 && n <= 80 &&
+				(lessonVocab.caseKeys[key] || hasASCIIDigit(x) && !strings.Contains(x, " ") || call && n >= 3) {
 				out = append(out, x)
 			}
 		case float64:
@@ -782,6 +1012,7 @@ func (s *session) caseValues(from, to int) []string {
 		for _, chunk := range jsonChunks(e.Text) {
 			var v any
 			if json.Unmarshal([]byte(chunk), &v) == nil {
+				call = e.Role == governance.RoleAssistant
 				walk("", v)
 			}
 		}
@@ -797,6 +1028,9 @@ func jsonChunks(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "{") && !strings.HasPrefix(line, "[") {
+			continue // neither JSON nor a rendered call
+		}
 		if m := checkLineRe.FindStringSubmatch(line); m != nil {
 			line = m[2]
 		}
@@ -818,19 +1052,30 @@ var caseData = []struct {
 	keep string
 	// only, when set, says which matches are case data.
 	only func(string) bool
+	// needs is what a text must hold for the pattern to match; "" is a
+	// digit.
+	needs string
 }{
-	{re: regexp.MustCompile(`[\w.+-]+@[\w-]+(\.[\w-]+)+`)},                                      // e-mail address
-	{re: regexp.MustCompile(`https?://\S+`)},                                                    // URL
-	{re: regexp.MustCompile(`(?:[A-Za-z]:\\|~/|/(?:home|Users|root|tmp|var|private|mnt)/)\S*`)}, // machine path
+	{re: regexp.MustCompile(`[\w.+-]+@[\w-]+(\.[\w-]+)+`), needs: "@"},                                        // e-mail address
+	{re: regexp.MustCompile(`https?://\S+`), needs: ":"},                                                      // URL
+	{re: regexp.MustCompile(`(?:[A-Za-z]:\\|~/|/(?:home|Users|root|tmp|var|private|mnt)/)\S*`), needs: "/\\"}, // machine path
 	{re: regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)},
 	{re: regexp.MustCompile(`\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?`)},                                                      // date and time
 	{re: regexp.MustCompile(`(\+\d{1,3})[\s-]?(?:\(?\d{1,4}\)?[\s-]?){2,5}\d{2,4}`), keep: "$1"},                                              // phone: its country code stays
 	{re: regexp.MustCompile(`\(?\b\d{3,4}\)?[\s-]?\d{3,4}[\s-]?\d{3,4}\b`)},                                                                   // phone
 	{re: regexp.MustCompile(`[$¥€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|CNY|EUR|RMB|GBP|JPY|元|美元|块)`)},                         // amount
-	{re: regexp.MustCompile(`#\d+\b|\b[A-Za-z]{1,6}[-_]?\d{3,}(?:[-_]\d+)*\b`)},                                                               // ticket, order and invoice ids
+	{re: regexp.MustCompile(`#\d+\b|\b[A-Za-z]{1,6}[-_]?\d{3,}(?:[-_]\d+)*\b`), only: notAStandard},                                           // ticket, order and invoice ids
 	{re: regexp.MustCompile(`\(\s*[\d.,]{3,}\s*\)`)},                                                                                          // an example number: "(1999)"
 	{re: regexp.MustCompile(`\b\d{5,}\b`)},                                                                                                    // long numbers
 	{re: regexp.MustCompile(`\b[0-9a-f]{7,40}\b`), only: func(m string) bool { return hasASCIIDigit(m) && strings.ContainsAny(m, "abcdef") }}, // hashes
+}
+
+// notAStandard reports whether an id-shaped match is case data, not the
+// name of a standard a failure cites ("RFC3339", "ISO8601": lesson.toml's
+// standards).
+func notAStandard(m string) bool {
+	prefix := strings.TrimRightFunc(m, func(r rune) bool { return unicode.IsDigit(r) || r == '-' || r == '_' })
+	return !slices.Contains(lessonVocab.Case.Standards, strings.ToUpper(prefix))
 }
 
 // generalise leaves the case data out of a lesson's part: the case's own
@@ -840,11 +1085,22 @@ func generalise(s string, values []string) string {
 		return ""
 	}
 	for _, v := range values {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, "")
+		if !strings.Contains(s, v) {
+			continue
 		}
+		if isAlnumByte(v[0]) && isAlnumByte(v[len(v)-1]) && !hasHan(v) {
+			// A word-like value goes only where it is whole ("eur", not
+			// the "eur" of "Europe").
+			s = replaceWord(s, v)
+			continue
+		}
+		s = strings.ReplaceAll(s, v, "")
 	}
+	digits := hasASCIIDigit(s)
 	for _, c := range caseData {
+		if c.needs != "" && !strings.ContainsAny(s, c.needs) || c.needs == "" && !digits {
+			continue // the pattern cannot match: spare the regexp
+		}
 		if c.only == nil {
 			s = c.re.ReplaceAllString(s, c.keep)
 			continue
@@ -859,6 +1115,27 @@ func generalise(s string, values []string) string {
 	return tidy(s)
 }
 
+// replaceWord leaves v out of s where it stands as a whole word.
+func replaceWord(s, v string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, v)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(v)
+		whole := (i == 0 || !isAlnumByte(s[i-1])) && (end == len(s) || !isAlnumByte(s[end]))
+		b.WriteString(s[:i])
+		if !whole {
+			b.WriteString(v)
+		}
+		s = s[end:]
+	}
+}
+
+func isAlnumByte(c byte) bool { return c != '\'' && isWordByte(c) }
+
 // tidy removes what leaving case data out leaves behind: empty quotes and
 // brackets, doubled spaces, a space before punctuation, a joining word or
 // punctuation at either end.
@@ -867,8 +1144,12 @@ func tidy(s string) string {
 		s = strings.ReplaceAll(s, empty, "")
 	}
 	s = strings.Join(strings.Fields(" "+s+" "), " ")
-	s = orphanPossessive.ReplaceAllString(s, "${1}the")
-	s = spaceBeforePunct.ReplaceAllString(s, "$1$2")
+	if strings.ContainsAny(s, "'’") {
+		s = orphanPossessive.ReplaceAllString(s, "${1}the")
+	}
+	if strings.ContainsAny(s, ",.;:)") {
+		s = spaceBeforePunct.ReplaceAllString(s, "$1$2")
+	}
 	s = strings.ReplaceAll(s, "( ", "(")
 	for {
 		t := strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",;:-=(", r) })
