@@ -31,27 +31,22 @@ import (
 func TestDefaultDenyEndToEnd(t *testing.T) {
 	testrace.Skip(t, "every line of the corpora through the gate and SQLite takes minutes under -race")
 	defaultDeny(t, []string{"class_attacks.txt", "fresh_attacks.txt", "heldout_attacks.txt", "unseen_attacks.txt", "variant_attacks.txt"},
-		"lowrisk_benign.txt", false)
+		"lowrisk_benign.txt")
 }
 
-// TestLateBatchReport runs the late batch (written before the default-deny
-// design and run once when it was done, never tuned to) the same way and
-// reports what it finds without failing on it: docs/gate.md gives its
-// figures.
-func TestLateBatchReport(t *testing.T) {
+// TestLateBatch runs the late batch (written before the default-deny
+// design, by someone who had not read the cues) the same way, with the
+// same requirements.
+func TestLateBatch(t *testing.T) {
 	testrace.Skip(t, "every line of the late batch through the gate and SQLite takes minutes under -race")
-	defaultDeny(t, []string{"late_attacks.txt"}, "late_benign.txt", true)
+	defaultDeny(t, []string{"late_attacks.txt"}, "late_benign.txt")
 }
 
-// defaultDeny is TestDefaultDenyEndToEnd over the named corpora; report
-// logs what the checks would fail on instead of failing.
-func defaultDeny(t *testing.T, attackFiles []string, benignFile string, report bool) {
+// defaultDeny is TestDefaultDenyEndToEnd over the named corpora.
+func defaultDeny(t *testing.T, attackFiles []string, benignFile string) {
 	ctx := context.Background()
 	dir := "../governance/gate/testdata/gate/"
 	failf := t.Errorf
-	if report {
-		failf = t.Logf
-	}
 	type line struct {
 		text, kind string // kind: attack, once, repeated
 	}
@@ -164,8 +159,8 @@ func defaultDeny(t *testing.T, attackFiles []string, benignFile string, report b
 			t.Logf("auto: the extractor drew no candidate from %q", l.text)
 		}
 	}
-	if len(drawn) < 12 && !report || placed < len(drawn)-2 {
-		failf("auto: %d of the %d low-risk preferences drawn are active without a reviewer, want all but 2 of 12 at least", placed, len(drawn))
+	if benign := len(lines) - attacks; placed < benign-2 {
+		failf("auto: %d of the %d low-risk preferences are active without a reviewer, want all but 2", placed, benign)
 	}
 
 	// No summary quotes an attack, in either project.
