@@ -55,69 +55,75 @@ func strs[S ~string](list []S) []string {
 // jsonObject matches a JSON object shown as text.
 var jsonObject = regexp.MustCompile(`\{"[a-z_]+":`)
 
-// TestChinesePagesShowNoRawValues crawls the console as an administrator
-// who reads Chinese — every page of the navigation and every page they
-// link to — after the demo's first beat, a review decision, a blocked
+// TestPagesShowNoRawValues crawls the console as an administrator — every
+// page of the navigation and every page they link to, in English and in
+// Chinese — after the demo's first beat, a review decision, a blocked
 // candidate and a followed directory, and fails on any enumerated
 // identifier (instruction_hierarchy, rule.expiry_set, heuristic/4) or JSON
 // object in a page's text.
-func TestChinesePagesShowNoRawValues(t *testing.T) {
-	f := NewGovFixture(t)
-	rita := f.Login(t, GovReviewer)
-	nap := f.Rule(t, "午睡")
-	res, _ := rita.PostForm(travelQueue, ruleURL(nap.ID, "reject"), url.Values{"reason": {"重复"}})
-	wantStatus(t, res, http.StatusSeeOther)
-	admin := f.Login(t, GovAdmin)
-	res, _ = admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {t.TempDir()}, "format": {"auto"}})
-	wantStatus(t, res, http.StatusSeeOther)
-	speakChinese(t, admin)
+func TestPagesShowNoRawValues(t *testing.T) {
+	for _, language := range []string{"en", "zh-CN"} {
+		t.Run(language, func(t *testing.T) {
+			f := NewGovFixture(t)
+			rita := f.Login(t, GovReviewer)
+			nap := f.Rule(t, "午睡")
+			res, _ := rita.PostForm(travelQueue, ruleURL(nap.ID, "reject"), url.Values{"reason": {"重复"}})
+			wantStatus(t, res, http.StatusSeeOther)
+			admin := f.Login(t, GovAdmin)
+			res, _ = admin.PostForm("/admin/sources", "/admin/sources", url.Values{"project": {"travel-agent"}, "dir": {t.TempDir()}, "format": {"auto"}})
+			wantStatus(t, res, http.StatusSeeOther)
+			if language == "zh-CN" {
+				speakChinese(t, admin)
+			}
 
-	raw := rawValues()
-	if len(raw) < 40 {
-		t.Fatalf("only %d identifiers to look for; is the list broken?", len(raw))
-	}
-	skip := regexp.MustCompile(`^/(logout|static/)|\.(csv|jsonl|json|md|zip)(\?|$)|/export/|/download`)
-	seen := map[string]bool{}
-	shapes := map[string]int{} // pages of one shape (/events/N) crawled: three suffice
-	digits := regexp.MustCompile(`[0-9]+`)
-	queue := []string{"/"}
-	pages := 0
-	for len(queue) > 0 && pages < 300 {
-		page := queue[0]
-		queue = queue[1:]
-		res, doc := admin.Get(page)
-		if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
-			continue
-		}
-		pages++
-		main := doc.Find("main")
-		main.Find(".event-text").Remove() // what was said and what tools printed, as written
-		text := main.Text()
-		for _, v := range raw {
-			if loc := regexp.MustCompile(`(^|[^\w./-])` + regexp.QuoteMeta(v) + `($|[^\w/-])`).FindStringIndex(text); loc != nil {
-				t.Errorf("%s shows the identifier %q: …%s…", page, v, strings.Join(strings.Fields(text[max(loc[0]-80, 0):min(loc[1]+40, len(text))]), " "))
+			raw := rawValues()
+			if len(raw) < 40 {
+				t.Fatalf("only %d identifiers to look for; is the list broken?", len(raw))
 			}
-		}
-		if m := jsonObject.FindString(text); m != "" {
-			t.Errorf("%s shows JSON (%s…)", page, m)
-		}
-		doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
-			href := a.AttrOr("href", "")
-			u, err := url.Parse(href)
-			if err != nil || u.Host != "" || !strings.HasPrefix(u.Path, "/") || skip.MatchString(href) {
-				return
+			skip := regexp.MustCompile(`^/(logout|static/)|\.(csv|jsonl|json|md|zip)(\?|$)|/export/|/download`)
+			seen := map[string]bool{}
+			shapes := map[string]int{} // pages of one shape (/events/N) crawled: three suffice
+			digits := regexp.MustCompile(`[0-9]+`)
+			queue := []string{"/"}
+			pages := 0
+			for len(queue) > 0 && pages < 300 {
+				page := queue[0]
+				queue = queue[1:]
+				res, doc := admin.Get(page)
+				if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+					continue
+				}
+				pages++
+				main := doc.Find("main")
+				main.Find(".event-text").Remove() // what was said and what tools printed, as written
+				text := main.Text()
+				for _, v := range raw {
+					if loc := regexp.MustCompile(`(^|[^\w./-])` + regexp.QuoteMeta(v) + `($|[^\w/-])`).FindStringIndex(text); loc != nil {
+						t.Errorf("%s shows the identifier %q: …%s…", page, v, strings.Join(strings.Fields(text[max(loc[0]-80, 0):min(loc[1]+40, len(text))]), " "))
+					}
+				}
+				if m := jsonObject.FindString(text); m != "" {
+					t.Errorf("%s shows JSON (%s…)", page, m)
+				}
+				doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
+					href := a.AttrOr("href", "")
+					u, err := url.Parse(href)
+					if err != nil || u.Host != "" || !strings.HasPrefix(u.Path, "/") || skip.MatchString(href) {
+						return
+					}
+					u.Fragment = ""
+					p := u.String()
+					if shape := digits.ReplaceAllString(u.Path, "N"); !seen[p] && shapes[shape] < 3 {
+						seen[p] = true
+						shapes[shape]++
+						queue = append(queue, p)
+					}
+				})
 			}
-			u.Fragment = ""
-			p := u.String()
-			if shape := digits.ReplaceAllString(u.Path, "N"); !seen[p] && shapes[shape] < 3 {
-				seen[p] = true
-				shapes[shape]++
-				queue = append(queue, p)
+			if pages < 30 {
+				t.Fatalf("crawled only %d pages", pages)
 			}
+			t.Logf("%d pages crawled", pages)
 		})
 	}
-	if pages < 30 {
-		t.Fatalf("crawled only %d pages", pages)
-	}
-	t.Logf("%d pages crawled", pages)
 }

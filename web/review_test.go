@@ -221,12 +221,12 @@ func TestReviewQueue(t *testing.T) {
 		if doc.Find(testid("blocked-candidate")).Length() == 0 || doc.Find(testid("finding")).Length() == 0 {
 			t.Fatal("blocked tab lacks the gate findings")
 		}
-		if !strings.Contains(doc.Find(testid("blocked-why")).Text(), "instruction_hierarchy") {
+		if !strings.Contains(doc.Find(testid("blocked-why")).Text(), "instruction override") {
 			t.Fatalf("why blocked = %q", doc.Find(testid("blocked-why")).Text())
 		}
 		// A red risk badge, the matched words marked, and why each finding matters.
 		badge := doc.Find(testid("blocked-candidate")).First().Find(testid("risk-badge"))
-		if !badge.HasClass("badge-failed") || !strings.Contains(badge.Text(), "instruction_hierarchy") {
+		if title, _ := badge.Attr("title"); !badge.HasClass("badge-failed") || !strings.Contains(badge.Text(), "instruction override") || !strings.Contains(title, "instruction_hierarchy") {
 			t.Fatalf("risk badge = %q", badge.Text())
 		}
 		if span := doc.Find(testid("risk-span")).First().Text(); !strings.Contains(strings.ToLower(span), "ignore") {

@@ -33,8 +33,16 @@ const (
 )
 
 // candidateWhy translates a candidate's status reason; English stays as
-// stored.
+// stored, but for the gate's classes, named by their labels in every
+// language.
 func candidateWhy(ctx context.Context, why string) string {
+	if m := whyGate.FindStringSubmatch(why); m != nil {
+		var labels []string
+		for _, c := range strings.Split(m[1], ", ") {
+			labels = append(labels, label(ctx, "gate", c))
+		}
+		return t(ctx, "review.why.gate", "Classes", strings.Join(labels, t(ctx, "list.sep")))
+	}
 	if why == "" || lang(ctx) == "en" {
 		return why
 	}
@@ -55,13 +63,6 @@ func candidateWhy(ctx context.Context, why string) string {
 	}
 	if rest, ok := strings.CutSuffix(why, governance.WhyProjectWide); ok {
 		return candidateWhy(ctx, rest) + t(ctx, "review.why.project_review")
-	}
-	if m := whyGate.FindStringSubmatch(why); m != nil {
-		var labels []string
-		for _, c := range strings.Split(m[1], ", ") {
-			labels = append(labels, label(ctx, "gate", c))
-		}
-		return t(ctx, "review.why.gate", "Classes", strings.Join(labels, t(ctx, "list.sep")))
 	}
 	if m := whyContradicts.FindStringSubmatch(why); m != nil {
 		return t(ctx, "review.why.contradicts", "ID", m[1]) + candidateWhy(ctx, m[2])

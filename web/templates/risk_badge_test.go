@@ -8,8 +8,8 @@ import (
 	"github.com/mnemo-console/mnemo/locale"
 )
 
-// The risk badge keeps the blocking classes' category names in English and
-// names risk features by their labels; Chinese shows labels for both.
+// The risk badge names blocking classes and risk features by their labels
+// in every language; its title keeps the identifiers.
 func TestRiskBadge(t *testing.T) {
 	fs := []governance.Finding{
 		{Category: governance.GateInstructionHierarchy},
@@ -19,8 +19,11 @@ func TestRiskBadge(t *testing.T) {
 		{Category: governance.GateAuthority, Pattern: "key_nearby", Redacted: true},
 	}
 	cases := map[string]string{
-		"en":    "risk: instruction_hierarchy, data movement, e-mail, credentials",
+		"en":    "risk: instruction override, data movement, e-mail, credentials",
 		"zh-CN": "风险：篡改指令层级、数据转移、电子邮件、凭据",
+	}
+	if got, want := riskIDs(fs), "instruction_hierarchy, data_movement, email, credentials"; got != want {
+		t.Errorf("ids = %q, want %q", got, want)
 	}
 	for language, want := range cases {
 		ctx := locale.With(context.Background(), locale.For(language))
