@@ -245,7 +245,7 @@ func (c *Consolidator) describeSentence(sentence string, res *governance.GateRes
 		switch {
 		case er.Blocked():
 			return gate.WithheldMarker + trailingSpace(sentence), nil
-		case (e.Role == governance.RoleUser || external) && er.LowRisk == "",
+		case (e.Role == governance.RoleUser || external) && er.LowRisk == "" && !plainQuestion(e.Text, er),
 			e.Role != governance.RoleUser && !external && len(er.Findings) > 0:
 			return description(e.Role, external, er.Findings, zh) + trailingSpace(sentence), nil
 		}
@@ -254,6 +254,25 @@ func (c *Consolidator) describeSentence(sentence string, res *governance.GateRes
 		return description("", false, res.Findings, zh) + trailingSpace(sentence), nil
 	}
 	return res.Text, nil
+}
+
+// plainQuestion reports whether text, outside the low-risk set, is only a
+// question about the task at hand ("孩子 13:00–15:00 午睡，上海迪士尼怎么
+// 排？"): it ends with a question mark, and neither a finding nor a deny
+// shape is in it — its clauses only lack a low-risk shape, as a question
+// does. Such a question asks for this answer, not for standing behaviour,
+// so a summary may quote it; an instruction worded as a question carries
+// a deny shape or a finding and is still described.
+func plainQuestion(text string, r governance.GateResult) bool {
+	t := strings.TrimRightFunc(text, func(c rune) bool { return unicode.IsSpace(c) || c == '"' || c == '”' || c == '」' })
+	if !strings.HasSuffix(t, "?") && !strings.HasSuffix(t, "？") || len(r.Findings) > 0 || r.NotPlaced == nil {
+		return false
+	}
+	switch r.NotPlaced.Reason {
+	case gate.NotPlacedShape, gate.NotPlacedClass:
+		return true
+	}
+	return false
 }
 
 // trailingSpace returns the white space sentence ends with.
