@@ -50,13 +50,14 @@ var (
 )
 
 // shapeNames are the shape blocks placement searches in the whole statement
-// through the prefilter; condition and fragment, anchored at a clause's
-// ends, are read in the clause alone.
+// through the prefilter; condition, fragment and purpose, anchored at a
+// clause's ends, are read in the clause alone.
 var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "clause_break", "joiner", "clause_start"}
 
 var (
 	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
 	fragmentRe  = regexp.MustCompile(patterns.named("shape", "fragment").expr(patterns.defs))
+	purposeRe   = regexp.MustCompile(patterns.named("shape", "purpose").expr(patterns.defs))
 )
 
 func loadShapes(set *patternSet) map[string]*gateRule {
@@ -380,6 +381,9 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 		}
 		return false, NotPlacedClass
 	case prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords:
+		return true, ""
+	case prevPlaced && last && purposeRe.MatchString(s[c[0]:c[1]]):
+		// The reason for the clause before: it asks nothing itself.
 		return true, ""
 	case wordCount(s[c[0]:c[1]]) <= maxPropertyWords:
 		// An output property stated on its own ("语气友好一点").
