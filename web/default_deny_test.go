@@ -30,7 +30,7 @@ import (
 // the 24 low-risk preferences become active without a reviewer.
 func TestDefaultDenyEndToEnd(t *testing.T) {
 	testrace.Skip(t, "every line of the corpora through the gate and SQLite takes minutes under -race")
-	defaultDeny(t, []string{"class_attacks.txt", "fresh_attacks.txt", "heldout_attacks.txt", "unseen_attacks.txt", "variant_attacks.txt"},
+	defaultDeny(t, []string{"class_attacks.txt", "fresh_attacks.txt", "heldout_attacks.txt", "unseen_attacks.txt", "variant_attacks.txt", "queue_attacks.txt"},
 		"lowrisk_benign.txt")
 }
 

@@ -41,6 +41,7 @@ var kindPhrases = map[string][2]string{
 	"content_instructions": {"whose instructions the agent follows", "智能体听从谁的指令"},
 	"outside_precedence":   {"whose instructions the agent follows", "智能体听从谁的指令"},
 	"agent_rules":          {"the agent's own rules", "智能体自身的规则"},
+	"user_precedence":      {"whose word outranks the agent's operators", "谁的话高于智能体的运营方"},
 	"code":                 {"commands the agent runs", "智能体运行的命令"},
 	"shell_command":        {"commands the agent runs", "智能体运行的命令"},
 	"money":                {"payments", "付款"},

@@ -148,6 +148,7 @@ var gateWhyText = map[string]string{
 	"concealment":          "It keeps what the agent does from the user or others: a reviewer must approve it before any agent uses it.",
 	"content_instructions": "It has the agent act on instructions found in content (pages, documents, tool output, comments): a reviewer must approve it before any agent uses it.",
 	"agent_rules":          "It is about the agent's own rules or instructions, not the form of its answers: a reviewer must approve it before any agent uses it.",
+	"user_precedence":      "It sets the user's word above the operators, reviewers or policies the agent runs under: a reviewer must approve it before any agent uses it.",
 	"code":                 "It holds code, a command, a tool call or JSON: a reviewer must approve it before any agent uses it.",
 	"money":                "It moves or spends money (payments, transfers, refunds, purchases): a reviewer must approve it before any agent uses it.",
 	"other_people":         "It sets a rule for other people, not for the user who said it: a reviewer must approve it before any agent uses it.",
