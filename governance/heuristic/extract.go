@@ -323,7 +323,7 @@ func isPreference(t text, question bool) (ok, durable bool) {
 	if q := unquoted(t.raw); q != t.raw {
 		u = newText(q)
 	}
-	if !oneOff && (u.latin && (standingInstructionEN(u.lower) || conventionEN(u.lower)) ||
+	if !oneOff && (u.latin && (standingInstructionEN(u.lower) || conventionEN(u.lower) || worldConventionEN(u.lower)) ||
 		u.han && (standingInstructionZH(u.raw) || conventionZH(u.raw))) && !bounded(u) && !taskLookAlike(u) {
 		return true, true
 	}

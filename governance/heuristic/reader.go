@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"iter"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -746,7 +747,7 @@ func readZH(raw string, question bool) reading {
 		r.scope = scopeStanding
 	case h.zh(cueFuture) && !futureDeferredZH(u):
 		r.scope = scopeFuture
-	case h.zh(cueDefault):
+	case h.zh(cueDefault) || unsaidConditionZH.MatchString(raw):
 		r.scope = scopeDefault
 	}
 	if h.zh(cueStanding) || h.zh(cueFuture) || h.zh(cueDefault) {
@@ -841,6 +842,11 @@ func vetoZH(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
 	if question && !h.zh(cuePolite) && (!isTagQuestion(text{raw: trimmed, lower: trimmed, han: true}) ||
 		hasAnySuffix(trimRightPunct(trimmed), []string{"这样可以吗", "这样行吗", "这样好吗", "这样行不行", "这样可不可以"})) {
 		return vetoQuestion
+	}
+	if r.scope == scopeDefault && unsaidConditionZH.MatchString(trimmed) {
+		// "我没说哪个的话，就是…": the speaker's default, not a report
+		// of what was said nor a supposition.
+		return vetoNone
 	}
 	if h.zh(cuePlan) {
 		return vetoPrediction
@@ -1338,6 +1344,11 @@ func buildImperativeEN(u string) bool {
 
 // nowNotEN reports the shape "X now, not Y" ("the limit is 30 euros now,
 // not 50"): what holds has changed.
+// unsaidConditionZH is a condition that the user leaves something unsaid,
+// opening the sentence, before the default that then holds: 我没说哪个的话，
+// 就…; 如果我没指定，…; 没写时间的话，….
+var unsaidConditionZH = regexp.MustCompile(`^(?:如果|要是|假如)?(?:我|我们)?(?:没|没有|不)(?:说|讲|提|指定|写|注明|说明|特别说)[^，,。；]{0,12}(?:的话|时|的时候)?[，,]`)
+
 // changeValueZH reports whether a word of change comes before a value
 // (时间调到九点半, 改周二, 现在是300元了): "14:00那个得改一下" names what to
 // change, not the new value.
