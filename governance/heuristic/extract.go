@@ -275,7 +275,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		// A choice or a correction is a wish even without a scope: said in
 		// another session too it is counted as repeated, and a correction
 		// replaces the rule it corrects (consolidation decides both).
-		if !ok && !question && (rd.veto == vetoNone || rd.rearranged) && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12)) &&
+		if !ok && !question && (rd.veto == vetoNone || rd.rearranged) && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12) && !t.anyZH(oneOffZH) && !oneOffTextEN(t)) &&
 			!(t.han && errandZHRe.MatchString(t.raw)) {
 			ok = true
 		}

@@ -416,7 +416,7 @@ func readEN(raw string, question bool) reading {
 		r.norm = true // "The window seat thing applies to every flight"
 	}
 	r.choice = r.norm && (h.en(cueChoice) || quoted)
-	r.correction = h.en(cueCorrection) || nowNotEN(u) || h.en(cueChange) && governance.HasValue(raw)
+	r.correction = h.en(cueCorrection) || nowNotEN(u) || (h.en(cueChange) && changeWordEN(u) || strings.Contains(u, ", not ")) && governance.HasValue(raw)
 	if r.scope == scopeNone && h.en(cueUsual) && (r.norm || strings.Contains(u, ":")) {
 		r.scope = scopeStanding // "Same as always for the garden plan: …"
 	}
@@ -1344,6 +1344,21 @@ func buildImperativeEN(u string) bool {
 
 // nowNotEN reports the shape "X now, not Y" ("the limit is 30 euros now,
 // not 50"): what holds has changed.
+// changeWordEN reports whether a word of change (cues/change) stands in
+// the sentence as one: "now" opening it ("ok now wire up the retry") moves
+// on to the next step and changes nothing.
+func changeWordEN(u string) bool {
+	for _, c := range cueChange.en {
+		for i := range occurrences(u, c) {
+			word := (i == 0 || !isWordByte(u[i-1])) && (i+len(c) == len(u) || !isWordByte(u[i+len(c)]))
+			if word && (c != "now" || len(strings.Fields(u[:i])) >= 2) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // unsaidConditionZH is a condition that the user leaves something unsaid,
 // opening the sentence, before the default that then holds: 我没说哪个的话，
 // 就…; 如果我没指定，…; 没写时间的话，….
