@@ -1,6 +1,7 @@
 package governance
 
 import (
+	_ "embed"
 	"fmt"
 	"regexp"
 	"slices"
@@ -46,7 +47,7 @@ var replaceMarkers = []string{"改成", "改为", "改到", "换成", "不再", 
 // on one side only, or an explicit change ("改成", "no longer", "instead").
 // Paraphrases with the same facts do not contradict.
 func Contradicts(rule, statement string) bool {
-	if ShapeOf(rule).NumbersDiffer(ShapeOf(statement)) || NegationConflicts(rule, statement) {
+	if ShapeOf(rule).NumbersDiffer(ShapeOf(statement)) || weekdaysDiffer(rule, statement) || NegationConflicts(rule, statement) {
 		return true
 	}
 	a := strings.ToLower(norm.NFKC.String(rule))
@@ -424,14 +425,26 @@ func Replaces(rule, statement string) bool {
 }
 
 // correctionMarkers say the user changes what was agreed, not only that a
-// statement differs from a rule: English ones match as words, Chinese ones
-// as substrings.
-var correctionMarkers = []string{"change of plan", "changed my mind", "new plan", "no longer", "not anymore", "any more", "anymore", "instead",
-	"计划有变", "改主意", "改变主意", "改成", "改为", "改到", "换成", "不再", "不用再", "以后不用"}
+// statement differs from a rule (correction_markers.txt): English ones
+// match as words, Chinese ones as substrings.
+var correctionMarkers = func() []string {
+	var out []string
+	for _, line := range strings.Split(correctionMarkersFile, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}()
+
+//go:embed correction_markers.txt
+var correctionMarkersFile string
 
 // Corrects reports whether statement corrects rule: it would replace the
 // rule (Replaces) and says so as a change of what was agreed — a marker
-// ("change of plan", "no longer", 改成, 不再) or the shape "X now, not Y".
+// ("change of plan", "make that", "now", "moved", "instead", 改成, 调到, 不再:
+// correction_markers.txt), the shape "X now, not Y", or the rule's old
+// value named as gone ("…, not Priya", 不是两千, 不是周一了: NamesOldValue).
 // A correction replaces the rule it corrects on the user's word, durability
 // word or not (DecideReplacement).
 func Corrects(rule, statement string) bool {
@@ -442,6 +455,9 @@ func Corrects(rule, statement string) bool {
 	if i := strings.Index(lower, " now"); i >= 0 && strings.Contains(lower[i:], " not ") {
 		return true
 	}
+	if NamesOldValue(rule, statement) {
+		return true
+	}
 	for _, m := range correctionMarkers {
 		if isASCII(m) {
 			if hasMarker(lower, []string{m}) {
@@ -449,6 +465,69 @@ func Corrects(rule, statement string) bool {
 			}
 		} else if strings.Contains(lower, m) {
 			return true
+		}
+	}
+	return false
+}
+
+// oldValueEN and oldValueZH find what a statement says is gone: the words
+// after "not", "instead of", "rather than" or "no longer" ("cc Tomas, not
+// Priya"; "30 euros, not 50"), and after 不是, 不再是 or 别再 (上限是三千了，
+// 不是两千; 周会不是周一了; 别再抄送王芳了).
+var (
+	oldValueEN = regexp.MustCompile(`\b(?:not|instead of|rather than|no longer)\s+((?:[\p{L}\p{N}:.'-]+\s*){1,3})`)
+	oldValueZH = regexp.MustCompile(`(?:不是|不再是|别再|不要再)([^，,。.！!？?；;：:\s]{1,8})`)
+)
+
+// NamesOldValue reports whether statement names a value of rule as gone —
+// "not 50", "not Priya", "instead of Mondays", 不是两千, 不是周一了, 别再抄送王芳了 —
+// so it is about the same aspect as the rule even where the two share few
+// words ("Actually make that 30, not 50"). The value is a fact (a number,
+// time or amount, however written), a weekday, or a word of the rule.
+func NamesOldValue(rule, statement string) bool {
+	st := norm.NFKC.String(statement)
+	ruleFacts, _ := facts(rule)
+	ruleDays := weekdays(rule)
+	ruleWords := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(norm.NFKC.String(rule)), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		ruleWords[w] = true
+	}
+	named := func(gone string) bool {
+		fs, _ := facts(gone)
+		for _, f := range fs {
+			for _, g := range ruleFacts {
+				if f.meets(g) {
+					return true
+				}
+			}
+		}
+		for _, d := range weekdays(gone) {
+			if slices.Contains(ruleDays, d) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range oldValueEN.FindAllStringSubmatch(st, -1) {
+		if named(m[1]) {
+			return true
+		}
+		// A name: the first word after the marker, capitalised, in the rule.
+		if w := strings.Fields(m[1])[0]; w != strings.ToLower(w) && ruleWords[strings.ToLower(strings.Trim(w, ".'"))] {
+			return true
+		}
+	}
+	for _, m := range oldValueZH.FindAllStringSubmatch(st, -1) {
+		if named(m[1]) {
+			return true
+		}
+		r := []rune(strings.TrimSuffix(m[1], "了"))
+		for i := 0; i+2 <= len(r); i++ {
+			if strings.Contains(rule, string(r[i:i+2])) {
+				return true
+			}
 		}
 	}
 	return false

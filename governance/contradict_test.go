@@ -125,3 +125,44 @@ func TestShapeNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrectsWithoutDurability: a correction worded without a durability
+// word corrects the rule whose value it changes, tied to it by the old value
+// it names as gone; a statement with another value but no word of change,
+// or about another value, does not.
+func TestCorrectsWithoutDurability(t *testing.T) {
+	for _, tc := range []struct {
+		rule, statement string
+		names, corrects bool
+	}{
+		{"You can approve refunds up to 50 euros without asking me", "Actually make that 30 euros, not 50", true, true},
+		{"Always cc Priya on invoices to the Lisbon client", "Change that: cc Tomas on the Lisbon invoices, not Priya", true, true},
+		{"Send the team newsletter every Monday", "Send the newsletter on Tuesdays instead", false, true},
+		{"Schedule the weekly stand-up for 9 am on Mondays", "We moved the stand-up to 9:30", false, true},
+		{"以后报销单超过两千块要先发给我看", "改一下：上限是三千了，不是两千", true, true},
+		{"以后每周一早上九点开周会", "周会不是周一了，改周二", true, true},
+		{"以后发票都抄送给王芳", "别再抄送王芳了，换成李强", true, true},
+		// Another value, no word of change: a statement, not a correction.
+		{"Send the team newsletter every Monday", "The newsletter went out on Tuesday", false, false},
+		// The value named as gone is not the rule's.
+		{"You can approve refunds up to 50 euros without asking me", "Book 3 seats, not 4", false, false},
+	} {
+		if got := governance.NamesOldValue(tc.rule, tc.statement); got != tc.names {
+			t.Errorf("NamesOldValue(%q, %q) = %v, want %v", tc.rule, tc.statement, got, tc.names)
+		}
+		if got := governance.Corrects(tc.rule, tc.statement); got != tc.corrects {
+			t.Errorf("Corrects(%q, %q) = %v, want %v", tc.rule, tc.statement, got, tc.corrects)
+		}
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"make that 30", true}, {"thirty minutes", true}, {"escalate to Lee", true}, {"改周二", true},
+		{"调到九点半", true}, {"sounds good to me", false}, {"好的，谢谢", false},
+	} {
+		if got := governance.HasValue(tc.text); got != tc.want {
+			t.Errorf("HasValue(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

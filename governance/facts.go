@@ -271,3 +271,54 @@ var frameTerms = func() map[string]bool {
 
 //go:embed frame_terms.txt
 var frameTermsFile string
+
+// Weekdays: English names (Monday, Tuesdays) and 周, 星期 or 礼拜 before a
+// numeral or 日/天 (周二, 星期天) — not before a count word (每周三次 is three
+// times a week).
+var (
+	weekdayENRe = regexp.MustCompile(`(?i)\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b`)
+	weekdayZHRe = regexp.MustCompile(`(?:周|星期|礼拜)([一二三四五六日天])`)
+)
+
+// weekdays returns the days of the week text names, 1 (Monday) to 7.
+func weekdays(text string) []int {
+	var out []int
+	for _, m := range weekdayENRe.FindAllStringSubmatch(text, -1) {
+		out = append(out, map[string]int{"mon": 1, "tues": 2, "wednes": 3, "thurs": 4, "fri": 5, "satur": 6, "sun": 7}[strings.ToLower(m[1])])
+	}
+	for _, m := range weekdayZHRe.FindAllStringSubmatchIndex(text, -1) {
+		if measureAt(text[m[1]:]) == classifier {
+			continue
+		}
+		out = append(out, strings.Index("一二三四五六日天", text[m[2]:m[3]])/3+1)
+	}
+	for i, d := range out {
+		out[i] = min(d, 7) // 日 and 天 are both Sunday
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// weekdaysDiffer reports whether both texts name days of the week and not
+// the same ones.
+func weekdaysDiffer(a, b string) bool {
+	wa, wb := weekdays(a), weekdays(b)
+	return len(wa) > 0 && len(wb) > 0 && !slices.Equal(wa, wb)
+}
+
+// numberWordsEN are English numbers in words, as a value (HasValue).
+var numberWordsEN = regexp.MustCompile(`(?i)\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|noon|midnight)\b`)
+
+// nameRe is a capitalised word after the first of a sentence: a name
+// ("cc Tomas on them", "escalate to Lee").
+var nameRe = regexp.MustCompile(`[\p{Ll}\p{N},;:]\s+(?:[A-Z][\p{Ll}]+)`)
+
+// HasValue reports whether text carries a value a rule can hold: a fact
+// (a number, time, date or amount, in digits or in Chinese numerals), a
+// number in English words, a weekday, or a name.
+func HasValue(text string) bool {
+	if fs, _ := facts(text); len(fs) > 0 {
+		return true
+	}
+	return len(weekdays(text)) > 0 || numberWordsEN.MatchString(text) || nameRe.MatchString(text)
+}

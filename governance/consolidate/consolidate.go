@@ -593,8 +593,10 @@ func (c *Consolidator) replaces(rules []*governance.Rule, newOnes []*governance.
 			}
 			// A correction says it changes something ("change of plan",
 			// 改成): it needs less in common with the rule it names.
+			// One that names the rule's value as gone ("make that 30,
+			// not 50") is about the rule whatever words they share.
 			if sim >= RelatedThreshold && governance.Replaces(r.Text, cand.Statement) ||
-				sim >= CorrectionRelatedThreshold && governance.Corrects(r.Text, cand.Statement) {
+				(sim >= CorrectionRelatedThreshold || governance.NamesOldValue(r.Text, cand.Statement)) && governance.Corrects(r.Text, cand.Statement) {
 				best, score = r, sim
 			}
 		}

@@ -119,7 +119,7 @@ func (s *session) readable(i int) bool {
 }
 
 // correctionOpenings start a message that corrects the one before it.
-var correctionOpenings = append([]string{"不对", "sorry", "i meant"}, correctionZH...)
+var correctionOpenings = append([]string{"不对", "sorry", "i meant", "scratch that"}, correctionZH...)
 
 // dropCorrections marks user messages that correct a slip ("说错了", "sorry, I
 // meant"): the message yields nothing, and when it opens with the correction,
@@ -151,10 +151,27 @@ func (s *session) dropCorrections() {
 				break
 			}
 		}
+		// "Scratch that — Tuesdays instead" opening the session corrects
+		// no slip of this session: it changes what was agreed before,
+		// and is read.
+		if opensWithCorrection && !s.userSaidBefore(i) {
+			delete(s.dropped, i)
+			continue
+		}
 		if opensWithCorrection && i > 0 && isMessage(s.events[i-1]) && s.events[i-1].Role == governance.RoleUser {
 			s.dropped[i-1] = true
 		}
 	}
+}
+
+// userSaidBefore reports whether a user message comes before event i.
+func (s *session) userSaidBefore(i int) bool {
+	for _, e := range s.events[:i] {
+		if isMessage(e) && e.Role == governance.RoleUser {
+			return true
+		}
+	}
+	return false
 }
 
 // hedgedWishEN reports whether a question is a wish of the speaker's said
@@ -258,7 +275,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		// A choice or a correction is a wish even without a scope: said in
 		// another session too it is counted as repeated, and a correction
 		// replaces the rule it corrects (consolidation decides both).
-		if !ok && !question && rd.veto == vetoNone && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12)) &&
+		if !ok && !question && (rd.veto == vetoNone || rd.rearranged) && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12) && !t.anyZH(oneOffZH) && !oneOffTextEN(t)) &&
 			!(t.han && errandZHRe.MatchString(t.raw)) {
 			ok = true
 		}
@@ -306,7 +323,7 @@ func isPreference(t text, question bool) (ok, durable bool) {
 	if q := unquoted(t.raw); q != t.raw {
 		u = newText(q)
 	}
-	if !oneOff && (u.latin && (standingInstructionEN(u.lower) || conventionEN(u.lower)) ||
+	if !oneOff && (u.latin && (standingInstructionEN(u.lower) || conventionEN(u.lower) || worldConventionEN(u.lower)) ||
 		u.han && (standingInstructionZH(u.raw) || conventionZH(u.raw))) && !bounded(u) && !taskLookAlike(u) {
 		return true, true
 	}

@@ -2,10 +2,13 @@ package heuristic
 
 import (
 	"iter"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // The structural reader: what one sentence of the user's does, read from
@@ -75,8 +78,14 @@ type reading struct {
 	// even without a scope, which repetition can make a rule.
 	choice bool
 	// correction: the user changes what was agreed ("change of plan: …
-	// 30 euros now, not 50", 改成…): a replacement for the rule it corrects.
+	// 30 euros now, not 50", 改成…), or gives something a new value with a
+	// word of change ("the cut-off is 5pm now", 时间调到九点半: cues/change):
+	// a replacement for the rule it corrects.
 	correction bool
+	// rearranged: the speaker tells of having moved something to a new
+	// value ("We moved the stand-up to 9:30."): narration, but a
+	// correction of the rule it changes all the same.
+	rearranged bool
 	// weak: the structure allows a standing instruction without showing
 	// it — a frequency after an imperative that may be a thing's ("book
 	// trains whenever …" and "add a log whenever …"), a quantifier in an
@@ -136,6 +145,7 @@ var (
 	cuePeriodic      = loadCueSet("periodic")
 	cueChoice        = loadCueSet("choice")
 	cueCorrection    = loadCueSet("correction")
+	cueChange        = loadCueSet("change")
 	verbSetEN        = func() map[string]bool {
 		m := map[string]bool{}
 		for _, v := range cueVerbs.en {
@@ -406,7 +416,7 @@ func readEN(raw string, question bool) reading {
 		r.norm = true // "The window seat thing applies to every flight"
 	}
 	r.choice = r.norm && (h.en(cueChoice) || quoted)
-	r.correction = h.en(cueCorrection) || nowNotEN(u)
+	r.correction = h.en(cueCorrection) || nowNotEN(u) || (h.en(cueChange) && changeWordEN(u) || strings.Contains(u, ", not ")) && governance.HasValue(raw)
 	if r.scope == scopeNone && h.en(cueUsual) && (r.norm || strings.Contains(u, ":")) {
 		r.scope = scopeStanding // "Same as always for the garden plan: …"
 	}
@@ -418,6 +428,7 @@ func readEN(raw string, question bool) reading {
 	if r.veto == vetoNone && r.bounded {
 		r.veto = vetoBounded
 	}
+	r.rearranged = r.veto == vetoNarration && r.correction && h.en(cueChange) && strings.Contains(u, " to ")
 	// A back-reference: a cue that points at what was said, or a sentence
 	// that opens with "that"/"this"/"it" and sets only a scope.
 	if i, p := firstEN(u, cueReferBack.en); i >= 0 && (len(strings.Fields(trimmed)) <= 8 || strings.TrimRight(u[i+len(p):], " .!") == "") {
@@ -736,7 +747,7 @@ func readZH(raw string, question bool) reading {
 		r.scope = scopeStanding
 	case h.zh(cueFuture) && !futureDeferredZH(u):
 		r.scope = scopeFuture
-	case h.zh(cueDefault):
+	case h.zh(cueDefault) || unsaidConditionZH.MatchString(raw):
 		r.scope = scopeDefault
 	}
 	if h.zh(cueStanding) || h.zh(cueFuture) || h.zh(cueDefault) {
@@ -789,7 +800,7 @@ func readZH(raw string, question bool) reading {
 		r.scope, r.norm, r.agent = scopeStanding, true, true
 	}
 	r.choice = r.norm && (h.zh(cueChoice) || quoted)
-	r.correction = h.zh(cueCorrection)
+	r.correction = h.zh(cueCorrection) || h.zh(cueChange) && changeValueZH(raw)
 	if r.scope == scopeNone && h.zh(cueUsual) && (r.norm || strings.ContainsAny(u, "：:")) {
 		r.scope = scopeStanding
 	}
@@ -831,6 +842,11 @@ func vetoZH(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
 	if question && !h.zh(cuePolite) && (!isTagQuestion(text{raw: trimmed, lower: trimmed, han: true}) ||
 		hasAnySuffix(trimRightPunct(trimmed), []string{"这样可以吗", "这样行吗", "这样好吗", "这样行不行", "这样可不可以"})) {
 		return vetoQuestion
+	}
+	if r.scope == scopeDefault && unsaidConditionZH.MatchString(trimmed) {
+		// "我没说哪个的话，就是…": the speaker's default, not a report
+		// of what was said nor a supposition.
+		return vetoNone
 	}
 	if h.zh(cuePlan) {
 		return vetoPrediction
@@ -1328,6 +1344,38 @@ func buildImperativeEN(u string) bool {
 
 // nowNotEN reports the shape "X now, not Y" ("the limit is 30 euros now,
 // not 50"): what holds has changed.
+// changeWordEN reports whether a word of change (cues/change) stands in
+// the sentence as one: "now" opening it ("ok now wire up the retry") moves
+// on to the next step and changes nothing.
+func changeWordEN(u string) bool {
+	for _, c := range cueChange.en {
+		for i := range occurrences(u, c) {
+			word := (i == 0 || !isWordByte(u[i-1])) && (i+len(c) == len(u) || !isWordByte(u[i+len(c)]))
+			if word && (c != "now" || len(strings.Fields(u[:i])) >= 2) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unsaidConditionZH is a condition that the user leaves something unsaid,
+// opening the sentence, before the default that then holds: 我没说哪个的话，
+// 就…; 如果我没指定，…; 没写时间的话，….
+var unsaidConditionZH = regexp.MustCompile(`^(?:如果|要是|假如)?(?:我|我们)?(?:没|没有|不)(?:说|讲|提|指定|写|注明|说明|特别说)[^，,。；]{0,12}(?:的话|时|的时候)?[，,]`)
+
+// changeValueZH reports whether a word of change comes before a value
+// (时间调到九点半, 改周二, 现在是300元了): "14:00那个得改一下" names what to
+// change, not the new value.
+func changeValueZH(raw string) bool {
+	for _, c := range cueChange.zh {
+		if i := strings.Index(raw, c); i >= 0 && governance.HasValue(raw[i+len(c):]) {
+			return true
+		}
+	}
+	return false
+}
+
 func nowNotEN(u string) bool {
 	i := strings.Index(u, " now")
 	return i >= 0 && strings.Contains(u[i:], " not ")
@@ -1342,7 +1390,7 @@ var readerMasks = sync.OnceValue(func() struct{ en, zh readerMask } {
 	var m struct{ en, zh readerMask }
 	sets := []cueSet{cueFuture, cueOccasion, cueUniversal, cueDefault, cueStanding, cueUsual, cueRetract, cueReport, cueReportFrame,
 		cueMention, cueHypothetical, cuePrediction, cuePlan, cueNarration, cueProtect, cueProtectVerbs, cueChoice, cueCorrection,
-		cueReferBack, cuePeriodic}
+		cueChange, cueReferBack, cuePeriodic}
 	add := func(mask *readerMask, list []string) {
 		if id, ok := (&hits{}).id(list); ok {
 			mask[id>>6] |= 1 << (id & 63)

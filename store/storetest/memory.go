@@ -76,6 +76,7 @@ var memoryTests = []struct {
 	{"HeartbeatReopenedSession", TestHeartbeatReopenedSession},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
 	{"HeartbeatCorrectionOffline", TestHeartbeatCorrectionOffline},
+	{"HeartbeatCorrectionBatch", TestHeartbeatCorrectionBatch},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},
 	{"HeartbeatWideningOffline", TestHeartbeatWideningOffline},
 	{"WriteGateEndToEnd", TestWriteGateEndToEnd},
