@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -539,8 +540,15 @@ type callArgs struct {
 	Prompt      jsontext.Value `json:"prompt"`
 }
 
-// renderCall writes a tool call on one line: its name and the argument that
-// says what it does (a command, a path, a pattern), else compact JSON.
+// renderCall writes a tool call: its name and the argument that says what
+// it does (a command, a file, a path, a pattern, a URL, a query, a
+// description, a prompt), then, unless that argument is the whole call (a
+// command is; so is the file of a file tool, whose other arguments are the
+// file's content), the arguments as compact JSON on the next line. A call
+// with none of these arguments is its name and the JSON on one line. The
+// JSON keeps the arguments' order and every argument, long strings
+// shortened (argsJSON): what a reader needs to compare a failed call with
+// the one that passed, in a line a person can still read.
 func renderCall(name string, input json.RawMessage) string {
 	var args callArgs
 	_ = jsonv2.Unmarshal(input, &args, claudeJSON)
@@ -549,18 +557,26 @@ func renderCall(name string, input json.RawMessage) string {
 		// OpenAI-style: arguments is a JSON string
 		var inner callArgs
 		if jsonv2.Unmarshal([]byte(s), &inner, claudeJSON) == nil {
-			args = inner
+			args, input = inner, json.RawMessage(s)
 		}
 	}
-	for _, v := range []jsontext.Value{args.Command, args.Cmd, args.FilePath, args.Path, args.Pattern, args.URL, args.Query, args.Description, args.Prompt} {
+	for k, v := range []jsontext.Value{args.Command, args.Cmd, args.FilePath, args.Path, args.Pattern, args.URL, args.Query, args.Description, args.Prompt} {
 		if len(v) == 0 {
 			continue
 		}
+		whole := k <= 2 // command, cmd, file_path
 		switch v[0] {
 		case '"':
 			var str string
 			if jsonv2.Unmarshal(v, &str) == nil && str != "" {
-				return "[" + name + "] " + oneLine(str, 300)
+				head := "[" + name + "] " + oneLine(str, 300)
+				if whole {
+					return head
+				}
+				if js, n := argsJSON(input); n > 1 {
+					return head + "\n" + js
+				}
+				return head
 			}
 		case '[':
 			var list []any
@@ -583,7 +599,63 @@ func renderCall(name string, input json.RawMessage) string {
 	if len(input) == 0 || string(input) == "null" || string(input) == "{}" {
 		return "[" + name + "]"
 	}
-	return "[" + name + "] " + oneLine(string(input), 300)
+	js, _ := argsJSON(input)
+	return "[" + name + "] " + js
+}
+
+// Bounds of a call's arguments as rendered: each string value, and the
+// whole line (beyond it the line is cut and no longer JSON).
+const (
+	maxArgString = 200
+	maxArgsLine  = 2000
+)
+
+// argsJSON writes a call's arguments as compact JSON on one line, in their
+// order, each string longer than maxArgString shortened to its start and
+// "…", the line cut at maxArgsLine; n is the number of top-level
+// arguments. Input that is not JSON is written folded onto one line.
+func argsJSON(input json.RawMessage) (js string, n int) {
+	var b strings.Builder
+	dec := jsontext.NewDecoder(strings.NewReader(string(input)), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	enc := jsontext.NewEncoder(&b, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return oneLine(string(input), maxArgsLine), 0
+		}
+		if tok.Kind() == '"' {
+			if str := tok.String(); len(str) > maxArgString {
+				tok = jsontext.String(clipString(str, maxArgString) + "…")
+			}
+		}
+		if err := enc.WriteToken(tok); err != nil {
+			return oneLine(string(input), maxArgsLine), 0
+		}
+		if dec.StackDepth() == 1 {
+			if kind, length := dec.StackIndex(1); kind == '{' {
+				n = int(length+1) / 2 // the top-level object's names and values so far
+			}
+		}
+		if b.Len() > maxArgsLine {
+			break
+		}
+	}
+	if js = strings.TrimSuffix(b.String(), "\n"); len(js) > maxArgsLine {
+		js = clipString(js, maxArgsLine) + "…"
+	}
+	return js, n
+}
+
+// clipString is s cut to at most max bytes at a rune boundary.
+func clipString(s string, max int) string {
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut]
 }
 
 // oneLine folds s onto one line and caps it at max bytes.
