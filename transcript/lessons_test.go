@@ -67,6 +67,10 @@ var lessonSessions = []lessonSession{
 	{file: "cc-wrong-sku.jsonl"},
 	{file: "cx-never-fixed.jsonl"},
 	{file: "cc-generic-fix.jsonl"},
+	{file: "cc-user-gives-date.jsonl"},
+	{file: "cc-adjust-generic.jsonl"},
+	{file: "cc-wrong-id-said.jsonl"},
+	{file: "cx-rerun-transient.jsonl"},
 }
 
 // Session files as the agents write them (Claude Code transcripts with MCP

@@ -98,7 +98,9 @@ type lessonWords struct {
 		GotEN []string `toml:"got_en"`
 		// What says a failure was the moment's (a retry of the same call
 		// may pass): words, and statuses opening the text.
-		Transient         []string `toml:"transient"`
+		Transient []string `toml:"transient"`
+		// What says the thing a call named does not exist.
+		NotFound          []string `toml:"not_found"`
 		TransientStatuses []string `toml:"transient_statuses"`
 	} `toml:"cause"`
 	Change struct {
@@ -559,6 +561,12 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 	if d.typo && !d.changed() || s.saysOneOff(f.index, pass) {
 		return l, false // a slip corrected, not a way of doing things
 	}
+	if d.revalued && !d.changed() && notFound(s.events[f.index].Text) {
+		// The value was not found and one of the same shape found instead
+		// (the right ticket, the sku a search gave): the case's value was
+		// wrong, not the way of calling the tool.
+		return l, false
+	}
 	unchanged := failedCall != "" && failedCall == passedCall && !d.changed()
 	if unchanged && s.userBetween(f.index, pass) {
 		return l, false // the user's doing, not the assistant's
@@ -614,6 +622,13 @@ func transient(text string) bool {
 	}
 	lower := strings.ToLower(t)
 	return slices.ContainsFunc(lessonVocab.Cause.Transient, func(w string) bool { return hasWordPrefix(lower, w) })
+}
+
+// notFound reports whether a failure text says what the call named does
+// not exist (lesson.toml's not_found words).
+func notFound(text string) bool {
+	lower := strings.ToLower(text)
+	return slices.ContainsFunc(lessonVocab.Cause.NotFound, func(w string) bool { return hasWordPrefix(lower, w) })
 }
 
 // userSupplies reports whether a value of the passing call that the

@@ -77,6 +77,9 @@ type argDiff struct {
 	added, removed []string // argument names
 	shaped         []shapeChange
 	typo           bool // a value corrected by a letter or two: a one-off
+	// a value replaced by another of the same shape ("HX-2291" → "HX-2219",
+	// one ticket's id for another's): the case's value, not the call's way
+	revalued bool
 }
 
 type shapeChange struct {
@@ -147,6 +150,7 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 			if a, b := fmt.Sprint(f.value), fmt.Sprint(p.value); letters(a) >= 3 && editDistance(a, b) <= min(2, max(1, utf8.RuneCountInString(a)/4)) {
 				d.typo = true // a word corrected by a letter or two: "exmaple", "Jon"
 			}
+			d.revalued = true
 			continue
 		}
 		if p.name == "" {
