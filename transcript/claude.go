@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -615,8 +616,15 @@ const (
 // "…", the line cut at maxArgsLine; n is the number of top-level
 // arguments. Input that is not JSON is written folded onto one line.
 func argsJSON(input json.RawMessage) (js string, n int) {
+	v, n, long, ok := compactArgs(input)
+	if !ok {
+		return oneLine(string(input), maxArgsLine), 0
+	}
+	if !long && len(v) <= maxArgsLine {
+		return string(v), n // most calls: nothing to shorten
+	}
 	var b strings.Builder
-	dec := jsontext.NewDecoder(strings.NewReader(string(input)), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	dec := jsontext.NewDecoder(bytes.NewReader(input), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	enc := jsontext.NewEncoder(&b, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	for {
 		tok, err := dec.ReadToken()
@@ -647,6 +655,71 @@ func argsJSON(input json.RawMessage) (js string, n int) {
 		js = clipString(js, maxArgsLine) + "…"
 	}
 	return js, n
+}
+
+// compactArgs writes JSON (valid, as every importer has checked) without
+// the whitespace between its tokens, in one pass: the number of members of
+// its top-level object (0 for any other value), whether a string in it is
+// longer than maxArgString (as written, escapes and all: never shorter
+// than the string it stands for), and whether its brackets and quotes
+// closed.
+func compactArgs(in []byte) (out []byte, n int, long, ok bool) {
+	// out is in itself until the first whitespace to leave out: what
+	// agents store is compact already.
+	copied := false
+	depth, start, str := 0, 0, false
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if str {
+			switch c {
+			case '\\':
+				if copied && i+1 < len(in) {
+					out = append(out, c)
+					c = in[i+1]
+				}
+				i++
+			case '"':
+				str = false
+				long = long || i-start-1 > maxArgString
+			}
+			if copied {
+				out = append(out, c)
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			if !copied {
+				out, copied = append(make([]byte, 0, len(in)), in[:i]...), true
+			}
+			continue
+		case '"':
+			str, start = true, i
+		case '{', '[':
+			if depth++; depth == 1 && c == '{' {
+				n = -1 // members counted at their first byte
+			}
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 1 && n > 0 {
+				n++
+			}
+		}
+		if depth == 1 && n == -1 && c != '{' {
+			n = 1
+		}
+		if copied {
+			out = append(out, c)
+		}
+	}
+	if !copied {
+		out = in
+	}
+	if n < 0 {
+		n = 0 // {}
+	}
+	return out, n, long, depth == 0 && !str && len(out) > 0
 }
 
 // clipString is s cut to at most max bytes at a rune boundary.
