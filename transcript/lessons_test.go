@@ -108,6 +108,9 @@ func TestLessonSessions(t *testing.T) {
 		}
 		var lessons []string // held or proposed
 		for _, c := range cands {
+			if p := readability.Check(c.Statement); p != readability.OK || strings.Contains(c.Statement, "{") {
+				t.Errorf("%s: unreadable candidate %q: %s", ls.file, c.Statement, p)
+			}
 			if c.Type == governance.TypeLesson {
 				lessons = append(lessons, c.Statement)
 			}
