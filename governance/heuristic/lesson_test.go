@@ -336,9 +336,9 @@ func TestLessonReadsStructure(t *testing.T) {
 		), []string{"start must be an ISO 8601 date-time", "write `start` as an ISO 8601 timestamp"}, []string{"3pm", "HTTP"}},
 		{"a value sent as an object and a list", session(
 			"user", "Find the open invoices of Lindqvist AB.",
-			"assistant", "[search_invoices] open invoices\n" + `{"query":"open invoices","filter":"customer=Lindqvist","sort":"due"}`,
+			"assistant", "[search_invoices] open invoices\n"+`{"query":"open invoices","filter":"customer=Lindqvist","sort":"due"}`,
 			"tool:search_invoices:failed", `{"error":{"param":"filter","message":"filter must be an object"}}`,
-			"assistant", "[search_invoices] open invoices\n" + `{"query":"open invoices","filter":{"customer":"Lindqvist"},"sort":["due"]}`,
+			"assistant", "[search_invoices] open invoices\n"+`{"query":"open invoices","filter":{"customer":"Lindqvist"},"sort":["due"]}`,
 			"tool:search_invoices:passed", `{"results":[]}`,
 		), []string{"search_invoices", "filter must be an object", "send `filter` as an object"}, []string{"Lindqvist", "customer", "due"}},
 		{"a date sent as seconds since 1970, an MCP tool's name", session(
