@@ -544,8 +544,9 @@ type callArgs struct {
 // renderCall writes a tool call: its name and the argument that says what
 // it does (a command, a file, a path, a pattern, a URL, a query, a
 // description, a prompt), then, unless that argument is the whole call (a
-// command is; so is the file of a file tool, whose other arguments are the
-// file's content), the arguments as compact JSON on the next line. A call
+// command is; so is the file of the agent's file tools, whose other
+// arguments are the file's content — not of an MCP server's tool,
+// "mcp__<server>__<tool>"), the arguments as compact JSON on the next line. A call
 // with none of these arguments is its name and the JSON on one line. The
 // JSON keeps the arguments' order and every argument, long strings
 // shortened (argsJSON): what a reader needs to compare a failed call with
@@ -565,7 +566,9 @@ func renderCall(name string, input json.RawMessage) string {
 		if len(v) == 0 {
 			continue
 		}
-		whole := k <= 2 // command, cmd, file_path
+		// A command is the whole call; so is the file of an agent's own
+		// file tool, not an argument of an MCP server's tool.
+		whole := k <= 1 || k == 2 && !strings.Contains(name, "__")
 		switch v[0] {
 		case '"':
 			var str string

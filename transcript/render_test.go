@@ -27,6 +27,8 @@ func TestRenderedCalls(t *testing.T) {
 			"[Bash] npm test"},
 		{"a file tool's file is the call", "Edit", `{"file_path":"/w/app.go","old_string":"a","new_string":"b"}`,
 			"[Edit] /w/app.go"},
+		{"an MCP tool's file is an argument", "mcp__drive__upload", `{"file_path":"/w/q3.pdf","folder":"Reports"}`,
+			"[mcp__drive__upload] /w/q3.pdf\n" + `{"file_path":"/w/q3.pdf","folder":"Reports"}`},
 		{"a shell script", "shell", `{"command":["bash","-lc","go test ./..."],"workdir":"/w"}`,
 			"[shell] go test ./..."},
 		{"one argument only", "WebSearch", `{"query":"go 1.26 release notes"}`,

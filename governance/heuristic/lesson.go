@@ -567,14 +567,16 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 		// wrong, not the way of calling the tool.
 		return l, false
 	}
-	unchanged := failedCall != "" && failedCall == passedCall && !d.changed()
+	_, failedJSON := s.callBefore(first, f.tool)
+	_, passedJSON := s.callBefore(pass, f.tool)
+	unchanged := failedCall != "" && failedCall == passedCall && failedJSON == passedJSON
 	if unchanged && s.userBetween(f.index, pass) {
 		return l, false // the user's doing, not the assistant's
 	}
 	if unchanged && transient(s.events[f.index].Text) {
 		return l, false // a transient failure retried as it was: nothing to learn
 	}
-	if d.changed() && s.userSupplies(f.index, pass, passedArgs) {
+	if d.changed() && s.userSupplies(f.index, pass, failedArgs, passedArgs) {
 		return l, false // the user gave the value that made it pass
 	}
 	var argNames []string
@@ -635,7 +637,11 @@ func notFound(text string) bool {
 // failed call did not have was said by the user between event indices i
 // and j ("oh, it's ana.ruiz@brightline.io"): the user's fix, not a way of
 // calling the tool.
-func (s *session) userSupplies(i, j int, passed []argLeaf) bool {
+func (s *session) userSupplies(i, j int, failed, passed []argLeaf) bool {
+	had := make(map[string]any, len(failed))
+	for _, f := range failed {
+		had[f.path] = f.value
+	}
 	for k := i + 1; k < j; k++ {
 		e := s.events[k]
 		if !isMessage(e) || e.Role != governance.RoleUser {
@@ -643,7 +649,10 @@ func (s *session) userSupplies(i, j int, passed []argLeaf) bool {
 		}
 		for _, p := range passed {
 			v, ok := p.value.(string)
-			if v = strings.TrimSpace(v); ok && utf8.RuneCountInString(v) >= 3 && strings.Contains(e.Text, v) {
+			if old, kept := had[p.path]; !ok || kept && old == p.value {
+				continue // not a string, or the failed call's value already
+			}
+			if v = strings.TrimSpace(v); utf8.RuneCountInString(v) >= 3 && strings.Contains(e.Text, v) {
 				return true
 			}
 		}

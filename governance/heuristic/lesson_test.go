@@ -356,6 +356,14 @@ func TestLessonReadsStructure(t *testing.T) {
 			"assistant", "[Bash] CI=1 npx playwright test",
 			"tool:Bash:passed", "12 passed",
 		), []string{"npx playwright", "doesn't exist", "install the Playwright browsers"}, []string{"setup", "tests/fixtures", "CI"}},
+		{"the user speaks, the assistant changes the call", session(
+			"user", "Charge Ana Ruiz 49.90 for the workshop.",
+			"assistant", `[create_charge] {"customer":"Ana Ruiz","amount":"49.90"}`,
+			"tool:create_charge:failed", `{"error":{"param":"amount","message":"amount must be an integer"}}`,
+			"user", "Ana Ruiz is a returning customer, by the way.",
+			"assistant", `[create_charge] {"customer":"Ana Ruiz","amount":4990}`,
+			"tool:create_charge:passed", `{"id":"ch_1"}`,
+		), []string{"create_charge", "amount must be an integer", "cents"}, []string{"Ana", "49.90", "4990"}},
 		{"原来要", session(
 			"user", "给刘强的订单退款 25.5 元。",
 			"assistant", `[refund] {"order":"88123","fee":25.5}`,
