@@ -2,10 +2,12 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -539,8 +541,16 @@ type callArgs struct {
 	Prompt      jsontext.Value `json:"prompt"`
 }
 
-// renderCall writes a tool call on one line: its name and the argument that
-// says what it does (a command, a path, a pattern), else compact JSON.
+// renderCall writes a tool call: its name and the argument that says what
+// it does (a command, a file, a path, a pattern, a URL, a query, a
+// description, a prompt), then, unless that argument is the whole call (a
+// command is; so is the file of the agent's file tools, whose other
+// arguments are the file's content — not of an MCP server's tool,
+// "mcp__<server>__<tool>"), the arguments as compact JSON on the next line. A call
+// with none of these arguments is its name and the JSON on one line. The
+// JSON keeps the arguments' order and every argument, long strings
+// shortened (argsJSON): what a reader needs to compare a failed call with
+// the one that passed, in a line a person can still read.
 func renderCall(name string, input json.RawMessage) string {
 	var args callArgs
 	_ = jsonv2.Unmarshal(input, &args, claudeJSON)
@@ -549,18 +559,28 @@ func renderCall(name string, input json.RawMessage) string {
 		// OpenAI-style: arguments is a JSON string
 		var inner callArgs
 		if jsonv2.Unmarshal([]byte(s), &inner, claudeJSON) == nil {
-			args = inner
+			args, input = inner, json.RawMessage(s)
 		}
 	}
-	for _, v := range []jsontext.Value{args.Command, args.Cmd, args.FilePath, args.Path, args.Pattern, args.URL, args.Query, args.Description, args.Prompt} {
+	for k, v := range []jsontext.Value{args.Command, args.Cmd, args.FilePath, args.Path, args.Pattern, args.URL, args.Query, args.Description, args.Prompt} {
 		if len(v) == 0 {
 			continue
 		}
+		// A command is the whole call; so is the file of an agent's own
+		// file tool, not an argument of an MCP server's tool.
+		whole := k <= 1 || k == 2 && !strings.Contains(name, "__")
 		switch v[0] {
 		case '"':
 			var str string
 			if jsonv2.Unmarshal(v, &str) == nil && str != "" {
-				return "[" + name + "] " + oneLine(str, 300)
+				head := "[" + name + "] " + oneLine(str, 300)
+				if whole {
+					return head
+				}
+				if js, n := argsJSON(input); n > 1 {
+					return head + "\n" + js
+				}
+				return head
 			}
 		case '[':
 			var list []any
@@ -583,7 +603,135 @@ func renderCall(name string, input json.RawMessage) string {
 	if len(input) == 0 || string(input) == "null" || string(input) == "{}" {
 		return "[" + name + "]"
 	}
-	return "[" + name + "] " + oneLine(string(input), 300)
+	js, _ := argsJSON(input)
+	return "[" + name + "] " + js
+}
+
+// Bounds of a call's arguments as rendered: each string value, and the
+// whole line (beyond it the line is cut and no longer JSON).
+const (
+	maxArgString = 200
+	maxArgsLine  = 2000
+)
+
+// argsJSON writes a call's arguments as compact JSON on one line, in their
+// order, each string longer than maxArgString shortened to its start and
+// "…", the line cut at maxArgsLine; n is the number of top-level
+// arguments. Input that is not JSON is written folded onto one line.
+func argsJSON(input json.RawMessage) (js string, n int) {
+	v, n, long, ok := compactArgs(input)
+	if !ok {
+		return oneLine(string(input), maxArgsLine), 0
+	}
+	if !long && len(v) <= maxArgsLine {
+		return string(v), n // most calls: nothing to shorten
+	}
+	var b strings.Builder
+	dec := jsontext.NewDecoder(bytes.NewReader(input), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	enc := jsontext.NewEncoder(&b, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return oneLine(string(input), maxArgsLine), 0
+		}
+		if tok.Kind() == '"' {
+			if str := tok.String(); len(str) > maxArgString {
+				tok = jsontext.String(clipString(str, maxArgString) + "…")
+			}
+		}
+		if err := enc.WriteToken(tok); err != nil {
+			return oneLine(string(input), maxArgsLine), 0
+		}
+		if dec.StackDepth() == 1 {
+			if kind, length := dec.StackIndex(1); kind == '{' {
+				n = int(length+1) / 2 // the top-level object's names and values so far
+			}
+		}
+		if b.Len() > maxArgsLine {
+			break
+		}
+	}
+	if js = strings.TrimSuffix(b.String(), "\n"); len(js) > maxArgsLine {
+		js = clipString(js, maxArgsLine) + "…"
+	}
+	return js, n
+}
+
+// compactArgs writes JSON (valid, as every importer has checked) without
+// the whitespace between its tokens, in one pass: the number of members of
+// its top-level object (0 for any other value), whether a string in it is
+// longer than maxArgString (as written, escapes and all: never shorter
+// than the string it stands for), and whether its brackets and quotes
+// closed.
+func compactArgs(in []byte) (out []byte, n int, long, ok bool) {
+	// out is in itself until the first whitespace to leave out: what
+	// agents store is compact already.
+	copied := false
+	depth, start, str := 0, 0, false
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if str {
+			switch c {
+			case '\\':
+				if copied && i+1 < len(in) {
+					out = append(out, c)
+					c = in[i+1]
+				}
+				i++
+			case '"':
+				str = false
+				long = long || i-start-1 > maxArgString
+			}
+			if copied {
+				out = append(out, c)
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			if !copied {
+				out, copied = append(make([]byte, 0, len(in)), in[:i]...), true
+			}
+			continue
+		case '"':
+			str, start = true, i
+		case '{', '[':
+			if depth++; depth == 1 && c == '{' {
+				n = -1 // members counted at their first byte
+			}
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 1 && n > 0 {
+				n++
+			}
+		}
+		if depth == 1 && n == -1 && c != '{' {
+			n = 1
+		}
+		if copied {
+			out = append(out, c)
+		}
+	}
+	if !copied {
+		out = in
+	}
+	if n < 0 {
+		n = 0 // {}
+	}
+	return out, n, long, depth == 0 && !str && len(out) > 0
+}
+
+// clipString is s cut to at most max bytes at a rune boundary.
+func clipString(s string, max int) string {
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut]
 }
 
 // oneLine folds s onto one line and caps it at max bytes.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -95,6 +96,12 @@ type lessonWords struct {
 		ErrorMarks []string `toml:"error_marks"`
 		// What opens the value a failure got ("… but got …").
 		GotEN []string `toml:"got_en"`
+		// What says a failure was the moment's (a retry of the same call
+		// may pass): words, and statuses opening the text.
+		Transient []string `toml:"transient"`
+		// What says the thing a call named does not exist.
+		NotFound          []string `toml:"not_found"`
+		TransientStatuses []string `toml:"transient_statuses"`
 	} `toml:"cause"`
 	Change struct {
 		OpenersEN  []string          `toml:"openers_en"`
@@ -120,11 +127,13 @@ type lessonWords struct {
 		DoneOpeners []string `toml:"done_openers_en"`
 		// How an assistant calls a fix a slip of its own: a one-off, no
 		// lesson.
-		OneOffEN   []string `toml:"one_off_en"`
-		OneOffZH   []string `toml:"one_off_zh"`
-		PastEN     []string `toml:"past_en"`
-		PastBaseEN []string `toml:"past_base_en"`
-		DoneZH     []string `toml:"done_zh"`
+		// Objects that name no change ("fix the issue").
+		GenericObjectsEN []string `toml:"generic_objects_en"`
+		OneOffEN         []string `toml:"one_off_en"`
+		OneOffZH         []string `toml:"one_off_zh"`
+		PastEN           []string `toml:"past_en"`
+		PastBaseEN       []string `toml:"past_base_en"`
+		DoneZH           []string `toml:"done_zh"`
 	} `toml:"change"`
 	// How a change of an argument's shape is said: {arg} is the argument,
 	// {n} a code's length.
@@ -137,6 +146,14 @@ type lessonWords struct {
 		NumberZH        string `toml:"number_zh"`
 		StringEN        string `toml:"string_en"`
 		StringZH        string `toml:"string_zh"`
+		UnixEN          string `toml:"unix_en"`
+		UnixZH          string `toml:"unix_zh"`
+		UnixMsEN        string `toml:"unix_ms_en"`
+		UnixMsZH        string `toml:"unix_ms_zh"`
+		ObjectEN        string `toml:"object_en"`
+		ObjectZH        string `toml:"object_zh"`
+		ListEN          string `toml:"list_en"`
+		ListZH          string `toml:"list_zh"`
 		CountryCodeEN   string `toml:"country_code_en"`
 		CountryCodeZH   string `toml:"country_code_zh"`
 		NoCountryCodeEN string `toml:"no_country_code_en"`
@@ -544,8 +561,23 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 	if d.typo && !d.changed() || s.saysOneOff(f.index, pass) {
 		return l, false // a slip corrected, not a way of doing things
 	}
-	if failedCall != "" && failedCall == passedCall && s.userBetween(f.index, pass) {
+	if d.revalued && !d.changed() && notFound(s.events[f.index].Text) {
+		// The value was not found and one of the same shape found instead
+		// (the right ticket, the sku a search gave): the case's value was
+		// wrong, not the way of calling the tool.
+		return l, false
+	}
+	_, failedJSON := s.callBefore(first, f.tool)
+	_, passedJSON := s.callBefore(pass, f.tool)
+	unchanged := failedCall != "" && failedCall == passedCall && failedJSON == passedJSON
+	if unchanged && s.userBetween(f.index, pass) {
 		return l, false // the user's doing, not the assistant's
+	}
+	if unchanged && transient(s.events[f.index].Text) {
+		return l, false // a transient failure retried as it was: nothing to learn
+	}
+	if d.changed() && s.userSupplies(f.index, pass, failedArgs, passedArgs) {
+		return l, false // the user gave the value that made it pass
 	}
 	var argNames []string
 	for _, a := range slices.Concat(failedArgs, passedArgs) {
@@ -562,6 +594,9 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 		l.cause = ""
 	}
 	words, wanted := s.change(f, pass, values, l.check)
+	if genericChange(words) {
+		words = "" // "fix it", "adjust the request": no change a reviewer can read
+	}
 	diff := d.phrase(s.zh || hasHan(words) || hasHan(l.cause))
 	switch {
 	case words != "" && (diff == "" || !wanted && mentions(words, d.names())):
@@ -572,6 +607,76 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 		l.change = words
 	}
 	return l, true
+}
+
+// transient reports whether a failure text says the failure was the
+// moment's, not the call's: a server unavailable or overloaded, a rate
+// limit, a timeout (lesson.toml's transient words, and the statuses of
+// transient_statuses opening the text).
+func transient(text string) bool {
+	t := strings.TrimSpace(text)
+	if m := statusPrefix.FindString(t); m != "" {
+		for _, c := range lessonVocab.Cause.TransientStatuses {
+			if strings.Contains(m, c) {
+				return true
+			}
+		}
+	}
+	lower := strings.ToLower(t)
+	return slices.ContainsFunc(lessonVocab.Cause.Transient, func(w string) bool { return hasWordPrefix(lower, w) })
+}
+
+// notFound reports whether a failure text says what the call named does
+// not exist (lesson.toml's not_found words).
+func notFound(text string) bool {
+	lower := strings.ToLower(text)
+	return slices.ContainsFunc(lessonVocab.Cause.NotFound, func(w string) bool { return hasWordPrefix(lower, w) })
+}
+
+// userSupplies reports whether a value of the passing call that the
+// failed call did not have was said by the user between event indices i
+// and j ("oh, it's ana.ruiz@brightline.io"): the user's fix, not a way of
+// calling the tool.
+func (s *session) userSupplies(i, j int, failed, passed []argLeaf) bool {
+	had := make(map[string]any, len(failed))
+	for _, f := range failed {
+		had[f.path] = f.value
+	}
+	for k := i + 1; k < j; k++ {
+		e := s.events[k]
+		if !isMessage(e) || e.Role != governance.RoleUser {
+			continue
+		}
+		for _, p := range passed {
+			v, ok := p.value.(string)
+			if old, kept := had[p.path]; !ok || kept && old == p.value {
+				continue // not a string, or the failed call's value already
+			}
+			if v = strings.TrimSpace(v); utf8.RuneCountInString(v) >= 3 && strings.Contains(e.Text, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// genericChange reports whether a change says only a verb with no object
+// of its own ("fix it", "adjust the request", "retry", "update that"):
+// its object, without stop words, fillers and generic_objects_en, is
+// empty.
+func genericChange(change string) bool {
+	if change == "" || hasHan(change) {
+		return false
+	}
+	_, object, _ := strings.Cut(strings.TrimSpace(change), " ")
+	for _, w := range strings.Fields(lowerASCII(object)) {
+		w = strings.Trim(w, ".,;:!()")
+		if w == "" || stopEN[w] || lessonVocab.fillers[w] || slices.Contains(lessonVocab.Change.GenericObjectsEN, w) {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // saysOneOff reports whether the assistant, between event indices i and
@@ -644,9 +749,28 @@ func hasWordPrefix(lower, cue string) bool {
 // name, or for a shell the program it ran ("go test", "npm run build").
 func (s *session) checkName(f *failure) string {
 	if !lessonVocab.shell[strings.ToLower(f.tool)] {
-		return f.tool
+		return toolName(f.tool)
 	}
 	return program(s.checkCommand(f))
+}
+
+// toolName is a tool's name as a reader says it: a tool of an MCP server,
+// which agents name "mcp__<server>__<tool>" (or "<server>__<tool>"), is its
+// server and its own name ("calendar create_event").
+func toolName(tool string) string {
+	if !strings.Contains(tool, "__") {
+		return tool
+	}
+	var parts []string
+	for _, p := range strings.Split(tool, "__") {
+		if p != "" && p != "mcp" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return tool
+	}
+	return strings.Join(parts, " ")
 }
 
 // program is the program and subcommand a command line checks with,
@@ -658,6 +782,9 @@ func program(cmd string) string {
 	for i := len(parts) - 1; i >= 0; i-- {
 		part, _, _ := strings.Cut(parts[i], "|")
 		fs := strings.Fields(part)
+		for len(fs) > 1 && strings.Contains(fs[0], "=") {
+			fs = fs[1:] // an environment variable set for the command
+		}
 		if len(fs) == 0 || slices.Contains(lessonVocab.Check.Preparers, fs[0]) || strings.Contains(fs[0], "=") {
 			continue
 		}
@@ -688,20 +815,41 @@ func (s *session) checkCommand(f *failure) string { return s.commandBefore(f.ind
 // commandBefore is the command of the rendered call of tool just before
 // event index i, or "".
 func (s *session) commandBefore(i int, tool string) string {
+	c, _ := s.callBefore(i, tool)
+	return c
+}
+
+// callBefore is the rendered call of tool just before event index i: what
+// its line says after the tool's name, and its arguments as JSON when the
+// call has them — the rest of the line itself ("[crm_update] {…}"), or the
+// line after it ("[calendar_create] Weekly sync" then "{…}").
+func (s *session) callBefore(i int, tool string) (command, args string) {
 	for j := i - 1; j >= 0 && j >= i-3; j-- {
 		e := s.events[j]
 		if !isMessage(e) || e.Role != governance.RoleAssistant {
 			continue
 		}
-		ms := checkLineRe.FindAllStringSubmatch(e.Text, -1)
+		ms := checkLineRe.FindAllStringSubmatchIndex(e.Text, -1)
 		for k := len(ms) - 1; k >= 0; k-- {
-			if ms[k][1] == tool {
-				return strings.TrimSpace(ms[k][2])
+			m := ms[k]
+			if e.Text[m[2]:m[3]] != tool {
+				continue
 			}
+			command = strings.TrimSpace(e.Text[m[4]:m[5]])
+			if strings.HasPrefix(command, "{") {
+				return command, command
+			}
+			if next, ok := strings.CutPrefix(e.Text[m[1]:], "\n"); ok {
+				next, _, _ = strings.Cut(next, "\n")
+				if next = strings.TrimSpace(next); strings.HasPrefix(next, "{") {
+					args = next
+				}
+			}
+			return command, args
 		}
-		return ""
+		return "", ""
 	}
-	return ""
+	return "", ""
 }
 
 var checkLineRe = regexp.MustCompile(`(?m)^\[([^\]]{1,64})\] (.+)$`)
@@ -986,7 +1134,10 @@ func (s *session) caseValues(from, to int) []string {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, vv := range x {
-				walk(strings.ToLower(k), vv)
+				if k = strings.ToLower(k); !call && slices.Contains(lessonVocab.Cause.MessageKeys, k) {
+					continue // a tool's error message: what the lesson's cause is read from
+				}
+				walk(k, vv)
 			}
 		case []any:
 			for _, vv := range x {
@@ -1000,7 +1151,7 @@ func (s *session) caseValues(from, to int) []string {
 			}
 		case float64:
 			if key != "" && (lessonVocab.caseKeys[key] || x >= 100 || x != float64(int64(x))) {
-				out = append(out, strings.TrimSuffix(fmt.Sprintf("%v", x), ".0"))
+				out = append(out, strconv.FormatFloat(x, 'f', -1, 64))
 			}
 		}
 	}
@@ -1056,9 +1207,10 @@ var caseData = []struct {
 	// digit.
 	needs string
 }{
-	{re: regexp.MustCompile(`[\w.+-]+@[\w-]+(\.[\w-]+)+`), needs: "@"},                                        // e-mail address
-	{re: regexp.MustCompile(`https?://\S+`), needs: ":"},                                                      // URL
-	{re: regexp.MustCompile(`(?:[A-Za-z]:\\|~/|/(?:home|Users|root|tmp|var|private|mnt)/)\S*`), needs: "/\\"}, // machine path
+	{re: regexp.MustCompile(`[\w.+-]+@[\w-]+(\.[\w-]+)+`), needs: "@"},                                                            // e-mail address
+	{re: regexp.MustCompile(`https?://\S+`), needs: ":"},                                                                          // URL
+	{re: regexp.MustCompile(`(?:[A-Za-z]:\\|~/|/(?:home|Users|root|tmp|var|private|mnt)/)\S*`), needs: "/\\"},                     // machine path
+	{re: regexp.MustCompile(`(?:\.{1,2}/)?\b[\w@-]+(?:\.[\w-]+)*(?:/[\w@.-]+)*/[\w@-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b`), needs: "/"}, // a file's path in the project
 	{re: regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)},
 	{re: regexp.MustCompile(`\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?`)},                                                      // date and time
 	{re: regexp.MustCompile(`(\+\d{1,3})[\s-]?(?:\(?\d{1,4}\)?[\s-]?){2,5}\d{2,4}`), keep: "$1"},                                              // phone: its country code stays

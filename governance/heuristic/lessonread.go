@@ -24,8 +24,8 @@ import (
 // index i, flattened to their leaves, or nil when the call has no JSON
 // arguments.
 func (s *session) callArgs(i int, tool string) []argLeaf {
-	c := s.commandBefore(i, tool)
-	if !strings.HasPrefix(c, "{") {
+	_, c := s.callBefore(i, tool)
+	if c == "" {
 		return nil
 	}
 	var v any
@@ -77,6 +77,9 @@ type argDiff struct {
 	added, removed []string // argument names
 	shaped         []shapeChange
 	typo           bool // a value corrected by a letter or two: a one-off
+	// a value replaced by another of the same shape ("HX-2291" → "HX-2219",
+	// one ticket's id for another's): the case's value, not the call's way
+	revalued bool
 }
 
 type shapeChange struct {
@@ -99,10 +102,39 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 			*list = append(*list, name)
 		}
 	}
+	// A value sent as an object or a list instead ("filters": "locale=de"
+	// → {"locale": "de"}, "to": "a@b" → ["a@b"]): its leaves are under the
+	// path of the failed call's leaf.
+	restructured := map[string]bool{}
+	for _, p := range passed {
+		if _, ok := byPath[p.path]; ok {
+			continue
+		}
+		for k := 1; k < len(p.path); k++ {
+			if c := p.path[k]; c != '.' && c != '[' {
+				continue
+			}
+			f, ok := byPath[p.path[:k]]
+			if !ok || restructured[f.path] || f.name == "" {
+				continue
+			}
+			restructured[f.path] = true
+			to := "object"
+			if p.path[k] == '[' {
+				to = "list"
+			}
+			if !slices.ContainsFunc(d.shaped, func(o shapeChange) bool { return o.name == f.name }) {
+				d.shaped = append(d.shaped, shapeChange{name: f.name, from: shapeOf(f.value), to: to})
+			}
+		}
+	}
 	for _, p := range passed {
 		passedPaths[p.path], passedNames[p.name] = true, true
 		f, ok := byPath[p.path]
 		if !ok {
+			if under(p.path, restructured) {
+				continue
+			}
 			if !failedNames[p.name] {
 				// An argument left out and added under its own name is
 				// a changed value, not a new argument.
@@ -118,6 +150,7 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 			if a, b := fmt.Sprint(f.value), fmt.Sprint(p.value); letters(a) >= 3 && editDistance(a, b) <= min(2, max(1, utf8.RuneCountInString(a)/4)) {
 				d.typo = true // a word corrected by a letter or two: "exmaple", "Jon"
 			}
+			d.revalued = true
 			continue
 		}
 		if p.name == "" {
@@ -129,6 +162,14 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 				c.cents = true
 			}
 		}
+		if fv, ok := number(p.value); ok && to == "integer" && !strings.Contains(from, "integer") && !strings.Contains(from, "decimal") && from != "digits" {
+			switch {
+			case fv >= 1e9 && fv < 1e10:
+				c.to = "unix seconds" // a date sent as seconds since 1970
+			case fv >= 1e12 && fv < 1e13:
+				c.to = "unix milliseconds"
+			}
+		}
 		if to == "code" {
 			c.letters = utf8.RuneCountInString(fmt.Sprint(p.value))
 		}
@@ -137,11 +178,21 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 		}
 	}
 	for _, f := range failed {
-		if !passedPaths[f.path] && !passedNames[f.name] {
+		if !passedPaths[f.path] && !passedNames[f.name] && !restructured[f.path] {
 			addName(&d.removed, f.name)
 		}
 	}
 	return d
+}
+
+// under reports whether path is below one of paths.
+func under(path string, paths map[string]bool) bool {
+	for k := 1; k < len(path); k++ {
+		if c := path[k]; (c == '.' || c == '[') && paths[path[:k]] {
+			return true
+		}
+	}
+	return false
 }
 
 // changed reports whether the diff says anything a lesson can name.
@@ -277,6 +328,14 @@ func (d argDiff) phrase(zh bool) string {
 			t = pick(sh.ISOOffsetEN, sh.ISOOffsetZH)
 		case c.to == "code":
 			t = strings.ReplaceAll(pick(sh.CodeEN, sh.CodeZH), "{n}", letterCount(c.letters, zh))
+		case c.to == "unix seconds":
+			t = pick(sh.UnixEN, sh.UnixZH)
+		case c.to == "unix milliseconds":
+			t = pick(sh.UnixMsEN, sh.UnixMsZH)
+		case c.to == "object":
+			t = pick(sh.ObjectEN, sh.ObjectZH)
+		case c.to == "list":
+			t = pick(sh.ListEN, sh.ListZH)
 		case c.to == "upper":
 			t = pick(sh.UpperEN, sh.UpperZH)
 		case c.to == "prefixed" && (c.from == "digits" || c.from == "integer string" || c.from == "integer"):
@@ -591,6 +650,9 @@ func lastSegment(p string) string {
 // message's sentences the first that is not generic is kept. known says
 // the text is an error's own message (no cause word needed).
 func causeText(line, field string, known bool, args []string) string {
+	if t := strings.TrimSpace(line); strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：") {
+		return "" // a heading the error's own line follows ("error during build:")
+	}
 	if !known && !hasCauseWord(line) && !containsAny(strings.ToLower(line[:min(len(line), 48)]), lessonVocab.Cause.ErrorMarks) {
 		return "" // no cause word and no error marker: no line of the error's
 	}
