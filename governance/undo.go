@@ -41,8 +41,8 @@ type UndoDetails struct {
 	SupersededBy int64 `json:"superseded_by"`
 	// Version is the rule's version after an approval, Edited whether
 	// the approval wrote it.
-	Version int   `json:"version"`
-	Edited  bool  `json:"edited"`
+	Version int  `json:"version"`
+	Edited  bool `json:"edited"`
 	// Supersedes is the rule an approval replaced.
 	Supersedes int64 `json:"supersedes"`
 	// Was is the expiry before an expiry change: an RFC 3339 string, or
