@@ -115,6 +115,12 @@ func TestUndoLastAction(t *testing.T) {
 		wantStatus(t, res, http.StatusSeeOther)
 		_, doc := admin.Get(p)
 		audit := undoAudit(t, doc, "rule-undo")
+		if got := doc.Find(testid("rule-undo-submit")).Text(); got != "Undo (proposal rejected)" {
+			t.Fatalf("button = %q", got)
+		}
+		if _, zh := admin.Get(p, "Accept-Language", "zh-CN"); zh.Find(testid("rule-undo-submit")).Text() != "撤销（拒绝提议）" {
+			t.Fatalf("zh-CN button = %q", zh.Find(testid("rule-undo-submit")).Text())
+		}
 		res, _ = admin.PostForm(p, p+"/undo", url.Values{"audit": {audit}})
 		wantStatus(t, res, http.StatusSeeOther)
 		if got := f.Reload(t, other.ID).Status; got != governance.RuleProposed {
