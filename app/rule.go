@@ -30,6 +30,7 @@ type RuleStore interface {
 	SupersedeRule(ctx context.Context, actor string, oldID, newID int64, reason string) (*governance.Rule, error)
 	SetRulePaused(ctx context.Context, actor string, id int64, paused bool, reason string) (*governance.Rule, error)
 	SetRuleExpiry(ctx context.Context, actor string, id int64, at *time.Time, reason string) (*governance.Rule, error)
+	UndoRule(ctx context.Context, actor string, id, auditID int64, anyActor bool) (*governance.Rule, error)
 	FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]string, error)
 	SetRuleChecks(ctx context.Context, ruleID int64, checks, actor string) error
 	CurrentTime() time.Time
@@ -238,6 +239,9 @@ type RuleDetail struct {
 	Replacements []*governance.Rule
 	// Audit is the rule's last audit rows, newest first.
 	Audit []*governance.AuditEntry
+	// Undo is the undo of the rule's last action the actor may take now
+	// (nil: none).
+	Undo *governance.RuleUndo
 	// Traces are the last recalls that considered the rule.
 	Traces []*governance.RecallTraceInfo
 	// Outcomes are what agents reported the rule did, with the latest
@@ -278,6 +282,9 @@ func (rs Rules) Detail(ctx context.Context, actor governance.Actor, id int64) (*
 	}
 	if d.Audit, _, err = rs.store.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: strconv.FormatInt(r.ID, 10), Limit: 50}); err != nil {
 		return nil, err
+	}
+	if len(d.Audit) > 0 {
+		d.Undo = undoOffer(actor, sc, d.Audit[0], rs.store.CurrentTime())
 	}
 	if into := mergedInto(r, d.Audit); into != 0 {
 		if d.MergedInto, err = rs.store.FindRuleByID(ctx, into); err != nil {
@@ -476,6 +483,53 @@ func (rs Rules) SetExpiry(ctx context.Context, actor governance.Actor, id int64,
 	}
 	after, err := rs.store.SetRuleExpiry(ctx, actor.Name(), r.ID, at, strings.TrimSpace(reason))
 	return after, onField(err, "expires")
+}
+
+// UndoOffer is the undo of rule id's last lifecycle action the actor may
+// take now (nil: none): the action is undoable, inside
+// governance.RuleUndoWindow, and the actor's own or the actor is an admin
+// of the project. The project's reviewers and admins only.
+func (rs Rules) UndoOffer(ctx context.Context, actor governance.Actor, id int64) (*governance.RuleUndo, error) {
+	r, sc, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	rows, _, err := rs.store.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: strconv.FormatInt(r.ID, 10), Limit: 1})
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return undoOffer(actor, sc, rows[0], rs.store.CurrentTime()), nil
+}
+
+// undoOffer is the undo last, a rule's latest audit row, offers the actor
+// at now, or nil.
+func undoOffer(actor governance.Actor, sc Scope, last *governance.AuditEntry, now time.Time) *governance.RuleUndo {
+	u := governance.UndoOf(last, now)
+	if u == nil || (u.Actor != actor.Name() && !canUndoAny(actor, sc)) {
+		return nil
+	}
+	return u
+}
+
+// canUndoAny: an admin of the project undoes any reviewer's action.
+func canUndoAny(actor governance.Actor, sc Scope) bool {
+	return governance.Can(actor, governance.ActAdminister, governance.InProject(sc.Project)) == nil
+}
+
+// Undo puts rule id back as it was before the action of audit row
+// auditID (its last): for the reviewer who took it, or an admin of the
+// project, within governance.RuleUndoWindow. A later change, an action
+// that cannot be undone or a closed window is ECONFLICT; someone else's
+// action EFORBIDDEN.
+func (rs Rules) Undo(ctx context.Context, actor governance.Actor, id, auditID int64) (*governance.Rule, error) {
+	r, sc, err := rs.GetReviewed(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	if auditID <= 0 {
+		return nil, governance.Errorf(governance.EINVALID, "Name the action to undo.")
+	}
+	return rs.store.UndoRule(ctx, actor.Name(), r.ID, auditID, canUndoAny(actor, sc))
 }
 
 // RuleChecks are a rule's code checks, which A/B evals run against model

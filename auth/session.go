@@ -33,9 +33,12 @@ const (
 	FlashSuccess FlashKind = "success"
 	FlashInfo    FlashKind = "info"
 	FlashError   FlashKind = "error"
+	// FlashUndo is no message but what the page offers to undo after an
+	// action: its Message is "<rule id>:<audit id>".
+	FlashUndo FlashKind = "undo"
 )
 
-var flashKinds = []FlashKind{FlashError, FlashSuccess, FlashInfo}
+var flashKinds = []FlashKind{FlashError, FlashSuccess, FlashInfo, FlashUndo}
 
 // Flash is a one-time message shown on the next page.
 type Flash struct {

@@ -167,7 +167,7 @@ var AuditActions = []string{
 	"project.create", "project.delete", "project.export", "project.import", "project.policy", "project.rename", "project.update",
 	"rule.activate", "rule.approve", "rule.checks_set", "rule.demote", "rule.edit", "rule.evidence", "rule.expiry_clear",
 	"rule.expiry_set", "rule.forget", "rule.hold", "rule.merge", "rule.merged_into", "rule.pause", "rule.propose", "rule.reject",
-	"rule.replacement", "rule.restore", "rule.split", "rule.supersede", "rule.to_candidates", "rule.unpause",
+	"rule.replacement", "rule.restore", "rule.split", "rule.supersede", "rule.to_candidates", UndoAuditAction, "rule.unpause",
 	"skill.approve", "skill.archive", "skill.drafted", "skill.edit", "skill.edited", "skill.imported", "skill.pin",
 	"skill.proposed", "skill.reject", "skill.restore", "skill.stale", "skill.unpin",
 	"source.follow", "source.stop", "subject.forget", "token.create", "token.revoke",

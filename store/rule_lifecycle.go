@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -158,4 +159,20 @@ func (tx ruleTx) one(ctx context.Context, what, q string, args ...any) (bool, er
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+func (tx ruleTx) LastRuleAudit(ctx context.Context, ruleID int64) (*governance.AuditEntry, error) {
+	e, _, err := scanAudit(tx.QueryRowContext(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+`
+		WHERE a.object_type = 'rule' AND a.object_id = ? ORDER BY a.id DESC LIMIT 1`, strconv.FormatInt(ruleID, 10)))
+	if isNoRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: last audit row of rule %d: %w", ruleID, err)
+	}
+	return e, nil
+}
+
+func (tx ruleTx) RuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error) {
+	return findVersionsOf(ctx, tx.Tx, []int64{ruleID})
 }

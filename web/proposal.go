@@ -73,7 +73,7 @@ func (s *Server) handleRuleApprove(c echo.Context) error {
 			msg += " " + tr(c, "review.flash.replaced", "ID", old.ID)
 		}
 	}
-	return s.done(c, back, msg)
+	return s.doneUndo(c, back, msg, id)
 }
 
 // handleRuleReject rejects a proposal; without a reason the page comes back with 422.
@@ -87,7 +87,7 @@ func (s *Server) handleRuleReject(c echo.Context) error {
 	if _, err := s.app.Reviews.Reject(ctx, actorOf(ctx), id, c.FormValue("reason")); err != nil {
 		return s.reshow(c, id, back, templates.RuleForm{Action: "reject"}, err)
 	}
-	return s.done(c, back, tr(c, "review.flash.proposal_rejected", "ID", id))
+	return s.doneUndo(c, back, tr(c, "review.flash.proposal_rejected", "ID", id), id)
 }
 
 // handleRuleHold sends a proposal back to the held candidates.
@@ -100,7 +100,7 @@ func (s *Server) handleRuleHold(c echo.Context) error {
 	if _, err := s.app.Reviews.Hold(ctx, actorOf(ctx), id, c.FormValue("reason")); err != nil {
 		return err
 	}
-	return s.done(c, backTo(c, templates.RuleURL(id)), tr(c, "review.flash.held", "ID", id))
+	return s.doneUndo(c, backTo(c, templates.RuleURL(id)), tr(c, "review.flash.held", "ID", id), id)
 }
 
 // handleRuleEvidence is a rule's evidence chain as a fragment, for a

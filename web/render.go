@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -56,9 +57,36 @@ func (s *Server) meta(c echo.Context, title, active string) (templates.PageMeta,
 		return m, err
 	}
 	for _, f := range flashes {
+		if f.Kind == auth.FlashUndo {
+			s.attachUndo(c, &m, f.Message)
+			continue
+		}
 		m.Flashes = append(m.Flashes, templates.Flash{Kind: string(f.Kind), Message: loc.Phrase(f.Message)})
 	}
 	return m, nil
+}
+
+// attachUndo gives the last message of m the undo the flash value ref
+// ("<rule id>:<audit id>") names, when the viewer may still take it.
+func (s *Server) attachUndo(c echo.Context, m *templates.PageMeta, ref string) {
+	ruleID, auditID, ok := parseUndoRef(ref)
+	if !ok || len(m.Flashes) == 0 || m.Flashes[len(m.Flashes)-1].Kind == string(auth.FlashError) {
+		return
+	}
+	ctx := c.Request().Context()
+	u, err := s.app.Rules.UndoOffer(ctx, actorOf(ctx), ruleID)
+	if err != nil || u == nil || u.AuditID != auditID {
+		return
+	}
+	m.Flashes[len(m.Flashes)-1].Undo = &templates.UndoOffer{RuleID: ruleID, AuditID: auditID, Action: u.Action,
+		CSRF: m.CSRF, Back: m.Path}
+}
+
+func parseUndoRef(ref string) (ruleID, auditID int64, ok bool) {
+	a, b, found := strings.Cut(ref, ":")
+	r, err1 := strconv.ParseInt(a, 10, 64)
+	id, err2 := strconv.ParseInt(b, 10, 64)
+	return r, id, found && err1 == nil && err2 == nil && r > 0 && id > 0
 }
 
 func csrfToken(c echo.Context) string {
@@ -168,6 +196,21 @@ func formPage(c echo.Context) string {
 		return safeNext(ref.RequestURI())
 	}
 	return "/"
+}
+
+// doneUndo is done for an action on rule id that its reviewer may undo:
+// the message comes with an "Undo" button while the undo is allowed.
+func (s *Server) doneUndo(c echo.Context, back, msg string, id int64) error {
+	if err := s.flash(c, auth.FlashSuccess, msg); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if u, err := s.app.Rules.UndoOffer(ctx, actorOf(ctx), id); err == nil && u != nil {
+		if err := s.flash(c, auth.FlashUndo, strconv.FormatInt(id, 10)+":"+strconv.FormatInt(u.AuditID, 10)); err != nil {
+			return err
+		}
+	}
+	return redirect(c, back)
 }
 
 // done flashes msg and sends the browser back.

@@ -91,6 +91,9 @@ func (s *Server) renderRule(c echo.Context, status int, id int64, form templates
 	v := templates.RuleView{Rule: r, Project: d.Scope.Project, Now: s.app.Now().UTC(), CSRF: csrfToken(c), Form: form,
 		Can: r.AllowedActions(), Evidence: d.Evidence, Replaces: d.Replaces, ReplacedBy: d.ReplacedBy, Replacements: d.Replacements,
 		MergedInto: d.MergedInto, Audit: d.Audit, Outcomes: d.Outcomes, Reports: d.Reports, Reviews: d.Reviews}
+	if d.Undo != nil {
+		v.Undo = &templates.UndoOffer{RuleID: r.ID, AuditID: d.Undo.AuditID, Action: d.Undo.Action, CSRF: v.CSRF, Back: templates.RuleURL(r.ID)}
+	}
 	versions := d.Versions
 	for i := len(versions) - 1; i >= 0; i-- {
 		vv := templates.VersionView{Version: versions[i]}
@@ -194,7 +197,11 @@ func (s *Server) handleRuleDemote(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, templates.RuleURL(id), msg+also)
+	if also != "" {
+		// Two actions: neither is offered for undo here.
+		return s.done(c, templates.RuleURL(id), msg+also)
+	}
+	return s.doneUndo(c, templates.RuleURL(id), msg, id)
 }
 
 // restoreReplaced restores the rule a form's "restore_replaced" box names
@@ -241,7 +248,7 @@ func (s *Server) handleRuleRestore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, templates.RuleURL(id), tr(c, "rule.flash.status_again", "ID", id, "Status", enumLabel(c, "rule_status", string(after.Status))))
+	return s.doneUndo(c, templates.RuleURL(id), tr(c, "rule.flash.status_again", "ID", id, "Status", enumLabel(c, "rule_status", string(after.Status))), id)
 }
 
 // handleRuleSupersede links the newer rule that replaces this one.
@@ -280,7 +287,7 @@ func (s *Server) setPaused(c echo.Context, paused bool) error {
 	if !paused {
 		msg = tr(c, "rule.flash.resumed", "ID", id)
 	}
-	return s.done(c, templates.RuleURL(id), msg)
+	return s.doneUndo(c, templates.RuleURL(id), msg, id)
 }
 
 // handleRuleExpiry sets or clears a rule's expiry date (end of that day, UTC).
@@ -306,5 +313,26 @@ func (s *Server) handleRuleExpiry(c echo.Context) error {
 	if at != nil {
 		msg = tr(c, "rule.flash.expires", "ID", id, "Date", locale.From(ctx).Date(*at))
 	}
-	return s.done(c, templates.RuleURL(id), msg)
+	return s.doneUndo(c, templates.RuleURL(id), msg, id)
+}
+
+// handleRuleUndo puts a rule back as it was before its last action (the
+// form names that action's audit row): its reviewer, or an admin, within
+// the undo window.
+func (s *Server) handleRuleUndo(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := idParam(c, "id", "rule")
+	if err != nil {
+		return err
+	}
+	auditID, perr := strconv.ParseInt(c.FormValue("audit"), 10, 64)
+	if perr != nil {
+		auditID = 0 // the use case asks for one
+	}
+	after, err := s.app.Rules.Undo(ctx, actorOf(ctx), id, auditID)
+	if err != nil {
+		return err
+	}
+	return s.done(c, backTo(c, templates.RuleURL(id)), tr(c, "rule.flash.undone", "ID", id,
+		"Status", enumLabel(c, "rule_status", string(after.Status))))
 }

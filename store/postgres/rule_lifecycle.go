@@ -2,8 +2,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
@@ -150,4 +154,20 @@ func (tx ruleTx) exec(ctx context.Context, what, q string, args ...any) (int64, 
 		return 0, fmt.Errorf("postgres: %s: %w", what, err)
 	}
 	return tag.RowsAffected(), nil
+}
+
+func (tx ruleTx) LastRuleAudit(ctx context.Context, ruleID int64) (*governance.AuditEntry, error) {
+	e, _, err := scanAudit(tx.QueryRow(ctx, `SELECT `+auditColumns+` FROM `+auditFrom+`
+		WHERE a.object_type = 'rule' AND a.object_id = $1 ORDER BY a.id DESC LIMIT 1`, strconv.FormatInt(ruleID, 10)))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: last audit row of rule %d: %w", ruleID, err)
+	}
+	return e, nil
+}
+
+func (tx ruleTx) RuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error) {
+	return ruleVersionsOf(ctx, tx.Tx, []int64{ruleID})
 }

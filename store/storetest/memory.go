@@ -60,6 +60,7 @@ type MemoryStore interface {
 	SupersedeRule(ctx context.Context, actor string, oldID, newID int64, reason string) (*governance.Rule, error)
 	SetRuleExpiry(ctx context.Context, actor string, id int64, at *time.Time, reason string) (*governance.Rule, error)
 	SetRulePaused(ctx context.Context, actor string, id int64, paused bool, reason string) (*governance.Rule, error)
+	UndoRule(ctx context.Context, actor string, id, auditID int64, anyActor bool) (*governance.Rule, error)
 }
 
 // memoryTests are the memory and governance tests Run adds to the suite.
@@ -83,6 +84,8 @@ var memoryTests = []struct {
 	{"ApproveRule", TestApproveRule},
 	{"RejectClass", TestRejectClass},
 	{"ConcurrentApprove", TestConcurrentApprove},
+	{"UndoRule", TestUndoRule},
+	{"UndoAfterBeat", TestUndoAfterBeat},
 	{"RejectRule", TestRejectRule},
 	{"HoldAndDemote", TestHoldAndDemote},
 	{"HoldKeepsEvidence", TestHoldKeepsEvidence},

@@ -31,6 +31,19 @@ type PageMeta struct {
 type Flash struct {
 	Kind    string
 	Message string
+	// Undo, when set, is the action the message reports, which its
+	// reviewer may still undo (an "Undo" button).
+	Undo *UndoOffer
+}
+
+// UndoOffer is an undo of a rule's last action: the form posts AuditID
+// to the rule's undo route.
+type UndoOffer struct {
+	RuleID, AuditID int64
+	// Action is the audit action undone ("rule.approve").
+	Action string
+	CSRF   string
+	Back   string
 }
 
 // NavItem is one entry of the navigation bar.

@@ -61,6 +61,10 @@ type Tx interface {
 	// InsertRule writes a new rule with its first version and audit row.
 	InsertRule(ctx context.Context, r *governance.Rule, actor, reason string) (int64, error)
 	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
+	// LastRuleAudit is the latest audit row about rule ruleID (nil: none).
+	LastRuleAudit(ctx context.Context, ruleID int64) (*governance.AuditEntry, error)
+	// RuleVersions is rule ruleID's history, oldest first.
+	RuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error)
 	// InsertRejectedClass writes a standing class rejection and returns
 	// its id.
 	InsertRejectedClass(ctx context.Context, rc *governance.RejectedClass) (int64, error)

@@ -31,7 +31,7 @@ func (a RuleActions[T]) ApproveRule(ctx context.Context, actor string, id int64,
 				return err
 			}
 		}
-		return approve(ctx, tx, actor, r)
+		return approve(ctx, tx, actor, r, undoable(map[string]any{"edited": edit != nil}))
 	})
 }
 
@@ -43,16 +43,28 @@ func (a RuleActions[T]) ApproveRules(ctx context.Context, actor string, ids []in
 		if r.Status == governance.RuleSuperseded && slices.Contains(ids, r.SupersededBy) {
 			return nil
 		}
-		return approve(ctx, tx, actor, r)
+		return approve(ctx, tx, actor, r, undoable(map[string]any{"edited": false}))
 	})
 }
 
-// Approve activates the proposal r inside tx (approve).
+// Approve activates the proposal r inside tx (approve), as part of
+// another decision (an outcome review): not undoable on its own.
 func Approve(ctx context.Context, tx Tx, actor string, r *governance.Rule) error {
-	return approve(ctx, tx, actor, r)
+	return approve(ctx, tx, actor, r, nil)
 }
 
-func approve(ctx context.Context, tx Tx, actor string, r *governance.Rule) error {
+// undoable marks the details of a reviewer's own action: UndoRule may
+// revert it (governance.UndoableMark).
+func undoable(details map[string]any) map[string]any {
+	if details == nil {
+		details = map[string]any{}
+	}
+	details[governance.UndoableMark] = true
+	return details
+}
+
+// approve activates r; mark is added to its audit row's details.
+func approve(ctx context.Context, tx Tx, actor string, r *governance.Rule, mark map[string]any) error {
 	if err := r.Allow(governance.RuleApprove); err != nil {
 		return err
 	}
@@ -67,6 +79,9 @@ func approve(ctx context.Context, tx Tx, actor string, r *governance.Rule) error
 		return err
 	}
 	details := map[string]any{"candidates": n, "version": r.Version}
+	for k, v := range mark {
+		details[k] = v
+	}
 	if r.Supersedes != 0 {
 		details["supersedes"] = r.Supersedes
 	}
@@ -124,7 +139,7 @@ func reject(ctx context.Context, tx Tx, actor string, r *governance.Rule, reason
 	if err != nil {
 		return err
 	}
-	return Audit(ctx, tx, actor, "rule.reject", r, reason, map[string]any{"candidates": n})
+	return Audit(ctx, tx, actor, "rule.reject", r, reason, undoable(map[string]any{"candidates": n}))
 }
 
 // HoldRule sets a proposal aside to wait for more evidence: the rule is
@@ -147,7 +162,7 @@ func (a RuleActions[T]) HoldRule(ctx context.Context, actor string, id int64, re
 			return err
 		}
 		return Audit(ctx, tx, actor, "rule.hold", r, reason,
-			map[string]any{"from": governance.RuleProposed, "to": r.Status, "candidates": n})
+			undoable(map[string]any{"from": governance.RuleProposed, "to": r.Status, "candidates": n}))
 	})
 }
 
@@ -184,12 +199,17 @@ func (a RuleActions[T]) DemoteRule(ctx context.Context, actor string, id int64, 
 		return nil, err
 	}
 	return Change(ctx, a.store, "DemoteRule", id, func(tx T, r *governance.Rule) error {
-		return Demote(ctx, tx, actor, r, reason)
+		return demote(ctx, tx, actor, r, reason, undoable(nil))
 	})
 }
 
-// Demote moves r one step down inside tx: active → stale → archived.
+// Demote moves r one step down inside tx: active → stale → archived, as
+// part of another decision (an outcome review): not undoable on its own.
 func Demote(ctx context.Context, tx Tx, actor string, r *governance.Rule, reason string) error {
+	return demote(ctx, tx, actor, r, reason, nil)
+}
+
+func demote(ctx context.Context, tx Tx, actor string, r *governance.Rule, reason string, mark map[string]any) error {
 	if err := r.Allow(governance.RuleDemote); err != nil {
 		return err
 	}
@@ -200,7 +220,11 @@ func Demote(ctx context.Context, tx Tx, actor string, r *governance.Rule, reason
 	if err := SetStatus(ctx, tx, r, to); err != nil {
 		return err
 	}
-	return Audit(ctx, tx, actor, "rule.demote", r, reason, map[string]any{"from": from, "to": to})
+	details := map[string]any{"from": from, "to": to}
+	for k, v := range mark {
+		details[k] = v
+	}
+	return Audit(ctx, tx, actor, "rule.demote", r, reason, details)
 }
 
 // RestoreRule brings a stale or archived rule back into use, and a rejected or
@@ -228,7 +252,7 @@ func (a RuleActions[T]) RestoreRule(ctx context.Context, actor string, id int64,
 				return err
 			}
 			return Audit(ctx, tx, actor, "rule.restore", r, reason,
-				map[string]any{"from": from, "to": governance.RuleProposed, "held": true})
+				undoable(map[string]any{"from": from, "to": governance.RuleProposed, "held": true}))
 		}
 		if r.Status == governance.RuleRejected {
 			to = governance.RuleProposed
@@ -242,7 +266,7 @@ func (a RuleActions[T]) RestoreRule(ctx context.Context, actor string, id int64,
 				return err
 			}
 		}
-		return Audit(ctx, tx, actor, "rule.restore", r, reason, map[string]any{"from": from, "to": to})
+		return Audit(ctx, tx, actor, "rule.restore", r, reason, undoable(map[string]any{"from": from, "to": to}))
 	})
 }
 
@@ -347,7 +371,7 @@ func (a RuleActions[T]) SetRulePaused(ctx context.Context, actor string, id int6
 			action = "rule.pause"
 		}
 		r.Paused = paused
-		return Audit(ctx, tx, actor, action, r, reason, nil)
+		return Audit(ctx, tx, actor, action, r, reason, undoable(nil))
 	})
 }
 
@@ -369,7 +393,12 @@ func (a RuleActions[T]) SetRuleExpiry(ctx context.Context, actor string, id int6
 		if err := tx.SetExpiry(ctx, r.ID, stored); err != nil {
 			return err
 		}
-		details := map[string]any{"expires_at": nil}
+		// The expiry before, for an undo.
+		var was any
+		if r.ExpiresAt != nil {
+			was = r.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+		details := undoable(map[string]any{"expires_at": nil, "was": was})
 		action := "rule.expiry_clear"
 		if stored != nil {
 			details["expires_at"] = stored.Format(time.RFC3339)
