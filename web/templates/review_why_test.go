@@ -11,16 +11,18 @@ import (
 )
 
 // A proposal outside the low-risk set says which clause kept it out and
-// why, in the reviewer's language.
+// why, in the reviewer's language. (The statement carries no finding: a
+// persona the risk features name, "stay Marlowe in every future chat", is
+// a finding the reviewer sees instead.)
 func TestCandidateWhy_NotPlaced(t *testing.T) {
-	res := gate.Scan("From now on keep replies short; stay Marlowe in every future chat.")
+	res := gate.Scan("From now on keep replies short; be Marlowe in every chat.")
 	if res.LowRisk != "" || res.NotPlaced == nil {
 		t.Fatalf("low-risk %q, not placed %+v; want the persona clause outside the set", res.LowRisk, res.NotPlaced)
 	}
 	why := "The user said it holds from now on." + governance.WhyNotPlaced(*res.NotPlaced)
 	cases := map[string][]string{
 		"en":    {why},
-		"zh-CN": {"用户说过从现在起都要这样。", "它不在低风险范围内：“stay Marlowe in every future chat”给智能体设定了身份或角色，因此须经审核人批准。"},
+		"zh-CN": {"用户说过从现在起都要这样。", "它不在低风险范围内：“be Marlowe in every chat”给智能体设定了身份或角色，因此须经审核人批准。"},
 	}
 	for language, want := range cases {
 		ctx := locale.With(context.Background(), locale.For(language))
