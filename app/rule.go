@@ -18,6 +18,7 @@ import (
 type RuleStore interface {
 	FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error)
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	SimilarRules(ctx context.Context, f governance.RuleFilter, q governance.SimilarQuery) ([]governance.RuleHit, error)
 	FindRuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error)
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
@@ -45,6 +46,9 @@ type RuleStore interface {
 type Rules struct {
 	store    RuleStore
 	projects Projects
+	// embedder, when set, adds the rules close in meaning to a search to
+	// the reviewers' rules list (RuleList.Similar).
+	embedder governance.Embedder
 }
 
 // Get loads a rule and the actor's scope in its project: ENOTFOUND for an
@@ -133,7 +137,18 @@ type RuleList struct {
 	// Outcomes are the page's rules' outcome figures (reviewers' lists
 	// only; rules without reports are absent).
 	Outcomes map[int64]governance.OutcomeCounts
+	// Similar are, on the first page of a reviewers' search with an
+	// embeddings model configured, the rules close in meaning to the
+	// search that are not on the page (best first).
+	Similar []governance.RuleHit
+	// SimilarFailed says the search could not be embedded (the endpoint
+	// failed or timed out), so only its words were matched.
+	SimilarFailed bool
 }
+
+// searchEmbedTimeout bounds the embedding of a rules search: past it the
+// list is the words' alone.
+const searchEmbedTimeout = 5 * time.Second
 
 // List is the one rules-list use case of the rules page, GET /api/v1/rules
 // and the MCP tool list_rules. With q.ProjectID it lists that project's
@@ -215,9 +230,49 @@ func (rs Rules) List(ctx context.Context, actor governance.Actor, q RuleListQuer
 		if out.Outcomes, err = rs.store.FindRuleOutcomes(ctx, ids); err != nil {
 			return nil, err
 		}
+		if f.Query != "" && f.Offset == 0 && rs.embedder != nil {
+			if err := rs.similar(ctx, f, out); err != nil {
+				return nil, err
+			}
+		}
 	}
 	out.Filter = f
 	return out, nil
+}
+
+// similar fills out.Similar: the rules f selects, but for its words, that
+// are closest in meaning to f.Query and not already on the page. A failed
+// embedding is no error (out.SimilarFailed); only the end of ctx is.
+func (rs Rules) similar(ctx context.Context, f governance.RuleFilter, out *RuleList) error {
+	ectx, cancel := context.WithTimeout(ctx, searchEmbedTimeout)
+	vecs, err := rs.embedder.Embed(ectx, []string{f.Query})
+	cancel()
+	var vec []float32
+	if err == nil && len(vecs) == 1 {
+		vec = governance.Normalized(vecs[0])
+	}
+	if vec == nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		out.SimilarFailed = true
+		return nil
+	}
+	hits, err := rs.store.SimilarRules(ctx, f, governance.SimilarQuery{Model: rs.embedder.EmbedModel(), Vector: vec,
+		K: governance.SimilarRulesK + len(out.Rules), MinCosine: governance.MinSearchCosine})
+	if err != nil {
+		return err
+	}
+	onPage := make(map[int64]bool, len(out.Rules))
+	for _, r := range out.Rules {
+		onPage[r.ID] = true
+	}
+	for _, h := range hits {
+		if !onPage[h.Rule.ID] && len(out.Similar) < governance.SimilarRulesK {
+			out.Similar = append(out.Similar, h)
+		}
+	}
+	return nil
 }
 
 // RuleDetail is everything the rule page shows about one rule.

@@ -53,7 +53,8 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 		return err
 	}
 	v := templates.RuleListView{Form: form, Projects: list.Projects, Rules: list.Rules, Slugs: map[int64]string{}, CSRF: csrfToken(c),
-		CanForgetSubjects: isAdmin(auth.UserFrom(ctx)), Outcomes: list.Outcomes}
+		CanForgetSubjects: isAdmin(auth.UserFrom(ctx)), Outcomes: list.Outcomes,
+		Similar: list.Similar, SimilarFailed: list.SimilarFailed}
 	for _, p := range list.Projects {
 		v.Slugs[p.ID] = p.Slug
 	}
