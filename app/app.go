@@ -14,6 +14,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/mnemo-console/mnemo/governance"
+
 	"golang.org/x/time/rate"
 )
 
@@ -117,6 +119,10 @@ func New(st Store) *App {
 		system:  st,
 	}
 }
+
+// SetEmbedder adds semantic search to the reviewers' rules list (e not
+// nil) or takes it away; call it before the app serves.
+func (a *App) SetEmbedder(e governance.Embedder) { a.Rules.embedder = e }
 
 // SessionKeys returns the session cookie keys kept in the database.
 func (a *App) SessionKeys(ctx context.Context) (hashKey, blockKey []byte, err error) {

@@ -18,6 +18,7 @@ import (
 type RuleStore interface {
 	FindRuleByID(ctx context.Context, id int64) (*governance.Rule, error)
 	FindRules(ctx context.Context, f governance.RuleFilter) ([]*governance.Rule, int, error)
+	SimilarRules(ctx context.Context, f governance.RuleFilter, q governance.SimilarQuery) ([]governance.RuleHit, error)
 	FindRuleVersions(ctx context.Context, ruleID int64) ([]*governance.RuleVersion, error)
 	FindRuleEvidence(ctx context.Context, ruleID int64) ([]*governance.EvidenceLink, error)
 	FindAudit(ctx context.Context, f governance.AuditFilter) ([]*governance.AuditEntry, int, error)
@@ -45,6 +46,9 @@ type RuleStore interface {
 type Rules struct {
 	store    RuleStore
 	projects Projects
+	// embedder, when set, adds the rules close in meaning to a search to
+	// the reviewers' rules list (RuleList.Similar).
+	embedder governance.Embedder
 }
 
 // Get loads a rule and the actor's scope in its project: ENOTFOUND for an
@@ -133,7 +137,18 @@ type RuleList struct {
 	// Outcomes are the page's rules' outcome figures (reviewers' lists
 	// only; rules without reports are absent).
 	Outcomes map[int64]governance.OutcomeCounts
+	// Similar are, on the first page of a reviewers' search with an
+	// embeddings model configured, the rules close in meaning to the
+	// search that are not on the page (best first).
+	Similar []governance.RuleHit
+	// SimilarFailed says the search could not be embedded (the endpoint
+	// failed or timed out), so only its words were matched.
+	SimilarFailed bool
 }
+
+// searchEmbedTimeout bounds the embedding of a rules search: past it the
+// list is the words' alone.
+const searchEmbedTimeout = 5 * time.Second
 
 // List is the one rules-list use case of the rules page, GET /api/v1/rules
 // and the MCP tool list_rules. With q.ProjectID it lists that project's
@@ -215,9 +230,49 @@ func (rs Rules) List(ctx context.Context, actor governance.Actor, q RuleListQuer
 		if out.Outcomes, err = rs.store.FindRuleOutcomes(ctx, ids); err != nil {
 			return nil, err
 		}
+		if f.Query != "" && f.Offset == 0 && rs.embedder != nil {
+			if err := rs.similar(ctx, f, out); err != nil {
+				return nil, err
+			}
+		}
 	}
 	out.Filter = f
 	return out, nil
+}
+
+// similar fills out.Similar: the rules f selects, but for its words, that
+// are closest in meaning to f.Query and not already on the page. A failed
+// embedding is no error (out.SimilarFailed); only the end of ctx is.
+func (rs Rules) similar(ctx context.Context, f governance.RuleFilter, out *RuleList) error {
+	ectx, cancel := context.WithTimeout(ctx, searchEmbedTimeout)
+	vecs, err := rs.embedder.Embed(ectx, []string{f.Query})
+	cancel()
+	var vec []float32
+	if err == nil && len(vecs) == 1 {
+		vec = governance.Normalized(vecs[0])
+	}
+	if vec == nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		out.SimilarFailed = true
+		return nil
+	}
+	hits, err := rs.store.SimilarRules(ctx, f, governance.SimilarQuery{Model: rs.embedder.EmbedModel(), Vector: vec,
+		K: governance.SimilarRulesK + len(out.Rules), MinCosine: governance.MinSearchCosine})
+	if err != nil {
+		return err
+	}
+	onPage := make(map[int64]bool, len(out.Rules))
+	for _, r := range out.Rules {
+		onPage[r.ID] = true
+	}
+	for _, h := range hits {
+		if !onPage[h.Rule.ID] && len(out.Similar) < governance.SimilarRulesK {
+			out.Similar = append(out.Similar, h)
+		}
+	}
+	return nil
 }
 
 // RuleDetail is everything the rule page shows about one rule.
@@ -284,7 +339,9 @@ func (rs Rules) Detail(ctx context.Context, actor governance.Actor, id int64) (*
 		return nil, err
 	}
 	if len(d.Audit) > 0 {
-		d.Undo = undoOffer(actor, sc, d.Audit[0], rs.store.CurrentTime())
+		if u := governance.UndoOf(d.Audit[0], rs.store.CurrentTime()); undoAllowed(actor, sc, u) {
+			d.Undo = u
+		}
 	}
 	if into := mergedInto(r, d.Audit); into != 0 {
 		if d.MergedInto, err = rs.store.FindRuleByID(ctx, into); err != nil {
@@ -490,25 +547,31 @@ func (rs Rules) SetExpiry(ctx context.Context, actor governance.Actor, id int64,
 // governance.RuleUndoWindow, and the actor's own or the actor is an admin
 // of the project. The project's reviewers and admins only.
 func (rs Rules) UndoOffer(ctx context.Context, actor governance.Actor, id int64) (*governance.RuleUndo, error) {
+	u, allowed, err := rs.lastUndo(ctx, actor, id)
+	if err != nil || !allowed {
+		return nil, err
+	}
+	return u, nil
+}
+
+// lastUndo is the undo rule id's latest audit row offers now (nil: none)
+// and whether the actor may take it.
+func (rs Rules) lastUndo(ctx context.Context, actor governance.Actor, id int64) (*governance.RuleUndo, bool, error) {
 	r, sc, err := rs.GetReviewed(ctx, actor, id)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	rows, _, err := rs.store.FindAudit(ctx, governance.AuditFilter{ObjectType: "rule", ObjectID: strconv.FormatInt(r.ID, 10), Limit: 1})
 	if err != nil || len(rows) == 0 {
-		return nil, err
+		return nil, false, err
 	}
-	return undoOffer(actor, sc, rows[0], rs.store.CurrentTime()), nil
+	u := governance.UndoOf(rows[0], rs.store.CurrentTime())
+	return u, undoAllowed(actor, sc, u), nil
 }
 
-// undoOffer is the undo last, a rule's latest audit row, offers the actor
-// at now, or nil.
-func undoOffer(actor governance.Actor, sc Scope, last *governance.AuditEntry, now time.Time) *governance.RuleUndo {
-	u := governance.UndoOf(last, now)
-	if u == nil || (u.Actor != actor.Name() && !canUndoAny(actor, sc)) {
-		return nil
-	}
-	return u
+// undoAllowed: the actor may take undo u (not nil) of a rule in scope sc.
+func undoAllowed(actor governance.Actor, sc Scope, u *governance.RuleUndo) bool {
+	return u != nil && (u.Actor == actor.Name() || canUndoAny(actor, sc))
 }
 
 // canUndoAny: an admin of the project undoes any reviewer's action.
@@ -530,6 +593,63 @@ func (rs Rules) Undo(ctx context.Context, actor governance.Actor, id, auditID in
 		return nil, governance.Errorf(governance.EINVALID, "Name the action to undo.")
 	}
 	return rs.store.UndoRule(ctx, actor.Name(), r.ID, auditID, canUndoAny(actor, sc))
+}
+
+// MaxUndoMany bounds the rules one undo of a bulk action reverts (a bulk
+// action on more rules offers none).
+const MaxUndoMany = 50
+
+// UndoOffers are the undos of the last actions on rules ids that the
+// actor may take now, in the order of ids; a rule without one is left
+// out.
+func (rs Rules) UndoOffers(ctx context.Context, actor governance.Actor, ids []int64) ([]*governance.RuleUndo, error) {
+	var out []*governance.RuleUndo
+	for _, id := range ids {
+		u, err := rs.UndoOffer(ctx, actor, id)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// UndoMany undoes the actions of a bulk approve or reject: each ref names
+// a rule and the audit row of its last action. Every one must still be
+// offered to the actor (UndoOffer), or nothing is undone: a later change
+// or a closed window is ECONFLICT, someone else's action EFORBIDDEN. Then
+// each is undone in turn as Undo does. It
+// returns how many were undone (fewer, with the error, when a rule
+// changed in between).
+func (rs Rules) UndoMany(ctx context.Context, actor governance.Actor, refs []governance.RuleUndo) (int, error) {
+	if err := governance.Can(actor, governance.ActReviewAny, governance.Object{}); err != nil {
+		return 0, err
+	}
+	switch {
+	case len(refs) == 0:
+		return 0, governance.Errorf(governance.EINVALID, "Name the actions to undo.")
+	case len(refs) > MaxUndoMany:
+		return 0, governance.Errorf(governance.EINVALID, "At most %d actions are undone at once.", MaxUndoMany)
+	}
+	for _, ref := range refs {
+		u, allowed, err := rs.lastUndo(ctx, actor, ref.RuleID)
+		switch {
+		case err != nil:
+			return 0, err
+		case u == nil || u.AuditID != ref.AuditID:
+			return 0, governance.Errorf(governance.ECONFLICT, "Rule #%d changed since, or its action can no longer be undone: nothing was undone.", ref.RuleID)
+		case !allowed:
+			return 0, governance.Errorf(governance.EFORBIDDEN, "Only the reviewer who took the last action on rule %d, or an admin, can undo it.", ref.RuleID)
+		}
+	}
+	for i, ref := range refs {
+		if _, err := rs.Undo(ctx, actor, ref.RuleID, ref.AuditID); err != nil {
+			return i, err
+		}
+	}
+	return len(refs), nil
 }
 
 // RuleChecks are a rule's code checks, which A/B evals run against model

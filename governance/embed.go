@@ -112,3 +112,28 @@ func TopSemantic(hits []SemanticHit, k int, minCosine float64) []SemanticHit {
 	}
 	return hits
 }
+
+// RuleHit is a rule close in meaning to a search, with its cosine.
+type RuleHit struct {
+	Rule   *Rule
+	Cosine float64
+}
+
+// SimilarQuery asks a store for the rules closest in meaning to a search:
+// the search's vector (unit length) of Model, at most K rules of cosine at
+// least MinCosine.
+type SimilarQuery struct {
+	Model     string
+	Vector    []float32
+	K         int
+	MinCosine float64
+}
+
+// Semantic search of the rules list (the reviewers' rules page, when an
+// embeddings model is configured): at most SimilarRulesK rules whose
+// vector's cosine with the search is at least MinSearchCosine, beside the
+// rules that hold every word of it.
+const (
+	SimilarRulesK   = 10
+	MinSearchCosine = 0.3
+)

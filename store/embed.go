@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/semantic"
@@ -120,4 +121,30 @@ func (s *Store) SaveEmbeddings(ctx context.Context, batch *governance.EmbedBatch
 		}
 	}
 	return tx.Commit()
+}
+
+// SimilarRules returns at most q.K of the rules f selects (its Query
+// aside) whose vectors of q.Model have a cosine of at least q.MinCosine
+// with q.Vector, best first; a rule without such a vector is not among
+// them.
+func (s *Store) SimilarRules(ctx context.Context, f governance.RuleFilter, q governance.SimilarQuery) ([]governance.RuleHit, error) {
+	f.Query = ""
+	where, args := ruleWhere(f)
+	hits, err := semantic.Similar(q.Vector, q.K, q.MinCosine, func(fn func(int64, []byte)) error {
+		return queryAll(ctx, s.read, `SELECT r.id, m.vector FROM rules r
+			JOIN embeddings m ON m.kind = 'rule' AND m.item_id = r.id AND m.model = ?
+			WHERE `+strings.Join(where, " AND "), append([]any{q.Model}, args...), func(row scanner) error {
+			var (
+				id  int64
+				vec []byte
+			)
+			err := row.Scan(&id, &vec)
+			fn(id, vec)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: similar rules: %w", err)
+	}
+	return semantic.RuleHits(ctx, hits, s.FindRulesByIDs)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
@@ -66,27 +67,52 @@ func (s *Server) meta(c echo.Context, title, active string) (templates.PageMeta,
 	return m, nil
 }
 
-// attachUndo gives the last message of m the undo the flash value ref
-// ("<rule id>:<audit id>") names, when the viewer may still take it.
-func (s *Server) attachUndo(c echo.Context, m *templates.PageMeta, ref string) {
-	ruleID, auditID, ok := parseUndoRef(ref)
+// attachUndo gives the last message of m the undo the flash value refs
+// ("<rule id>:<audit id>", comma-separated for a bulk action) name, when
+// the viewer may still take every one of them.
+func (s *Server) attachUndo(c echo.Context, m *templates.PageMeta, value string) {
+	refs, ok := parseUndoRefs(strings.Split(value, ","))
 	if !ok || len(m.Flashes) == 0 || m.Flashes[len(m.Flashes)-1].Kind == string(auth.FlashError) {
 		return
 	}
 	ctx := c.Request().Context()
-	u, err := s.app.Rules.UndoOffer(ctx, actorOf(ctx), ruleID)
-	if err != nil || u == nil || u.AuditID != auditID {
+	ids := make([]int64, len(refs))
+	for i, r := range refs {
+		ids[i] = r.RuleID
+	}
+	offers, err := s.app.Rules.UndoOffers(ctx, actorOf(ctx), ids)
+	if err != nil || len(offers) != len(refs) {
 		return
 	}
-	m.Flashes[len(m.Flashes)-1].Undo = &templates.UndoOffer{RuleID: ruleID, AuditID: auditID, Action: u.Action,
-		CSRF: m.CSRF, Back: m.Path}
+	for i, u := range offers {
+		if u.AuditID != refs[i].AuditID || u.Action != offers[0].Action {
+			return
+		}
+	}
+	offer := &templates.UndoOffer{RuleID: refs[0].RuleID, AuditID: refs[0].AuditID, Action: offers[0].Action, CSRF: m.CSRF, Back: m.Path}
+	if len(refs) > 1 {
+		offer.Many = refs
+	}
+	m.Flashes[len(m.Flashes)-1].Undo = offer
 }
 
-func parseUndoRef(ref string) (ruleID, auditID int64, ok bool) {
-	a, b, found := strings.Cut(ref, ":")
-	r, err1 := strconv.ParseInt(a, 10, 64)
-	id, err2 := strconv.ParseInt(b, 10, 64)
-	return r, id, found && err1 == nil && err2 == nil && r > 0 && id > 0
+// parseUndoRefs reads "<rule id>:<audit id>" refs; ok is false for none,
+// more than app.MaxUndoMany, or one that is not a pair of ids.
+func parseUndoRefs(values []string) ([]templates.UndoRef, bool) {
+	if len(values) == 0 || len(values) > app.MaxUndoMany {
+		return nil, false
+	}
+	refs := make([]templates.UndoRef, len(values))
+	for i, v := range values {
+		a, b, found := strings.Cut(v, ":")
+		r, err1 := strconv.ParseInt(a, 10, 64)
+		id, err2 := strconv.ParseInt(b, 10, 64)
+		if !found || err1 != nil || err2 != nil || r <= 0 || id <= 0 {
+			return nil, false
+		}
+		refs[i] = templates.UndoRef{RuleID: r, AuditID: id}
+	}
+	return refs, true
 }
 
 func csrfToken(c echo.Context) string {
@@ -204,13 +230,40 @@ func (s *Server) doneUndo(c echo.Context, back, msg string, id int64) error {
 	if err := s.flash(c, auth.FlashSuccess, msg); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	if u, err := s.app.Rules.UndoOffer(ctx, actorOf(ctx), id); err == nil && u != nil {
-		if err := s.flash(c, auth.FlashUndo, strconv.FormatInt(id, 10)+":"+strconv.FormatInt(u.AuditID, 10)); err != nil {
+	if err := s.offerUndo(c, []int64{id}); err != nil {
+		return err
+	}
+	return redirect(c, back)
+}
+
+// doneUndoMany is doneUndo for a bulk action on rules ids: one "Undo"
+// button reverts them all, offered only while every one may be undone
+// (and for at most app.MaxUndoMany rules).
+func (s *Server) doneUndoMany(c echo.Context, back, msg string, ids []int64) error {
+	if err := s.flash(c, auth.FlashSuccess, msg); err != nil {
+		return err
+	}
+	if len(ids) <= app.MaxUndoMany {
+		if err := s.offerUndo(c, ids); err != nil {
 			return err
 		}
 	}
 	return redirect(c, back)
+}
+
+// offerUndo queues the undo of the last actions on rules ids for the next
+// page's flash when the actor may take every one of them.
+func (s *Server) offerUndo(c echo.Context, ids []int64) error {
+	ctx := c.Request().Context()
+	offers, err := s.app.Rules.UndoOffers(ctx, actorOf(ctx), ids)
+	if err != nil || len(offers) != len(ids) {
+		return nil // no undo to offer; the action itself succeeded
+	}
+	refs := make([]string, len(offers))
+	for i, u := range offers {
+		refs[i] = templates.UndoRef{RuleID: u.RuleID, AuditID: u.AuditID}.Value()
+	}
+	return s.flash(c, auth.FlashUndo, strings.Join(refs, ","))
 }
 
 // done flashes msg and sends the browser back.

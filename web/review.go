@@ -216,7 +216,7 @@ func (s *Server) handleReviewApprove(c echo.Context) error {
 	if err != nil {
 		return s.bulkProblem(c, slug, ids, err)
 	}
-	return s.done(c, backTo(c, templates.ReviewURL(slug, "", 1)), trn(c, "review.flash.approved", n))
+	return s.doneUndoMany(c, backTo(c, templates.ReviewURL(slug, "", 1)), trn(c, "review.flash.approved", n), ids)
 }
 
 // handleReviewReject rejects the selected proposals with one reason.
@@ -230,7 +230,7 @@ func (s *Server) handleReviewReject(c echo.Context) error {
 	if err != nil {
 		return s.bulkProblem(c, slug, ids, err)
 	}
-	return s.done(c, backTo(c, templates.ReviewURL(slug, "", 1)), trn(c, "review.flash.rejected", n))
+	return s.doneUndoMany(c, backTo(c, templates.ReviewURL(slug, "", 1)), trn(c, "review.flash.rejected", n), ids)
 }
 
 // handleReviewMerge merges two selected proposals. Without confirm it asks

@@ -207,6 +207,7 @@ func TestRouteInventory(t *testing.T) {
 		"/rules/:id/unpause":                         {path: "/rules/" + r + "/unpause", post: e(travel(pass))},
 		"/rules/:id/expiry":                          {path: "/rules/" + r + "/expiry", post: e(travel(pass))},
 		"/rules/:id/undo":                            {path: "/rules/" + r + "/undo", post: e(travel(pass))},
+		"/rules/undo":                                {path: "/rules/undo", post: e(reviewers(pass))},
 		"/rules/:id/forget": {path: "/rules/" + r + "/forget", get: e(own(ok)), post: e(own(pass)),
 			postPath: func(actor string) string { return fmt.Sprintf("/rules/%d/forget", forgettable[actor][0]) }},
 		// Deciding a held or blocked candidate: travel's reviewers and admins;

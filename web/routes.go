@@ -105,6 +105,7 @@ func (s *Server) routes() {
 	app.POST("/rules/:id/unpause", s.handleRuleUnpause)
 	app.POST("/rules/:id/expiry", s.handleRuleExpiry)
 	app.POST("/rules/:id/undo", s.handleRuleUndo)
+	app.POST("/rules/undo", s.handleRuleUndoMany)
 	app.GET("/rules/:id/forget", s.handleRuleForgetShow)
 	app.POST("/rules/:id/forget", s.handleRuleForgetCreate)
 	app.GET("/candidates/:id/forget", s.handleCandidateForgetShow)

@@ -53,7 +53,8 @@ func (s *Server) handleRuleIndex(c echo.Context) error {
 		return err
 	}
 	v := templates.RuleListView{Form: form, Projects: list.Projects, Rules: list.Rules, Slugs: map[int64]string{}, CSRF: csrfToken(c),
-		CanForgetSubjects: isAdmin(auth.UserFrom(ctx)), Outcomes: list.Outcomes}
+		CanForgetSubjects: isAdmin(auth.UserFrom(ctx)), Outcomes: list.Outcomes,
+		Similar: list.Similar, SimilarFailed: list.SimilarFailed}
 	for _, p := range list.Projects {
 		v.Slugs[p.ID] = p.Slug
 	}
@@ -314,6 +315,27 @@ func (s *Server) handleRuleExpiry(c echo.Context) error {
 		msg = tr(c, "rule.flash.expires", "ID", id, "Date", locale.From(ctx).Date(*at))
 	}
 	return s.doneUndo(c, templates.RuleURL(id), msg, id)
+}
+
+// handleRuleUndoMany undoes a bulk approve or reject: the form names each
+// rule and the audit row of its action ("undo" = "<rule>:<audit>"); every
+// one must still be undoable by the actor, or nothing is undone.
+func (s *Server) handleRuleUndoMany(c echo.Context) error {
+	ctx := c.Request().Context()
+	form, err := c.FormParams()
+	if err != nil {
+		return governance.Errorf(governance.EINVALID, "Unreadable form.")
+	}
+	refs, _ := parseUndoRefs(form["undo"]) // none: the use case refuses once it has checked the reviewer
+	undos := make([]governance.RuleUndo, len(refs))
+	for i, r := range refs {
+		undos[i] = governance.RuleUndo{RuleID: r.RuleID, AuditID: r.AuditID}
+	}
+	n, err := s.app.Rules.UndoMany(ctx, actorOf(ctx), undos)
+	if err != nil {
+		return err
+	}
+	return s.done(c, backTo(c, "/review"), trn(c, "rule.flash.undone_many", n))
 }
 
 // handleRuleUndo puts a rule back as it was before its last action (the

@@ -144,3 +144,72 @@ func TestUndoLastAction(t *testing.T) {
 		}
 	})
 }
+
+// TestUndoBulkAction: a bulk approve or reject is undone in one step from
+// its flash: every rule goes back, each with its rule.undo audit row;
+// another reviewer may not; and when one of the rules changed since,
+// nothing is undone.
+func TestUndoBulkAction(t *testing.T) {
+	f := NewGovFixture(t)
+	MustCreateAccount(t, f.Store, &governance.Account{Username: "rosa", Memberships: []governance.Membership{
+		{ProjectID: f.Travel.ID, Role: governance.ProjectReviewer}}})
+	rita, rosa := f.Login(t, GovReviewer), f.Login(t, "rosa")
+	nap, route := f.Rule(t, "午睡"), f.Rule(t, "路线检查")
+	queue := "/projects/travel-agent/review"
+	bulk := url.Values{"id": {strconv.FormatInt(nap.ID, 10), strconv.FormatInt(route.ID, 10)}}
+	undoForm := func(doc *goquery.Document) url.Values {
+		t.Helper()
+		form := doc.Find(testid("flash-undo"))
+		if form.Length() != 1 || form.AttrOr("action", "") != "/rules/undo" {
+			t.Fatalf("%d bulk undo forms (action %q), want 1", form.Length(), form.AttrOr("action", ""))
+		}
+		v := url.Values{}
+		form.Find(`input[name="undo"]`).Each(func(_ int, s *goquery.Selection) { v.Add("undo", s.AttrOr("value", "")) })
+		if len(v["undo"]) != 2 {
+			t.Fatalf("the undo names %v, want the two rules' actions", v["undo"])
+		}
+		return v
+	}
+	status := func() [2]governance.RuleStatus {
+		return [2]governance.RuleStatus{f.Reload(t, nap.ID).Status, f.Reload(t, route.ID).Status}
+	}
+
+	res, _ := rita.PostForm(queue, queue+"/approve", bulk)
+	doc := follow(t, rita, res)
+	undo := undoForm(doc)
+	if got := doc.Find(testid("flash-undo-submit")).Text(); got != "Undo (rule approved) for 2 rules" {
+		t.Errorf("button = %q", got)
+	}
+	if got := status(); got != [2]governance.RuleStatus{governance.RuleActive, governance.RuleActive} {
+		t.Fatalf("after the bulk approve: %v", got)
+	}
+	res, _ = rosa.PostForm(queue, "/rules/undo", undo)
+	wantStatus(t, res, http.StatusForbidden)
+	res, _ = rita.PostForm(queue, "/rules/undo", undo)
+	doc = follow(t, rita, res)
+	if !strings.Contains(doc.Find(testid("flash-success")).Text(), "2 rules are back") {
+		t.Errorf("flash = %q", doc.Find(testid("flash-success")).Text())
+	}
+	if got := status(); got != [2]governance.RuleStatus{governance.RuleProposed, governance.RuleProposed} {
+		t.Fatalf("after the undo: %v, want both proposed", got)
+	}
+	for _, id := range []int64{nap.ID, route.ID} {
+		rows, _, err := f.Store.FindAudit(context.Background(), governance.AuditFilter{ObjectType: "rule", ObjectID: strconv.FormatInt(id, 10), Limit: 1})
+		if err != nil || len(rows) != 1 || rows[0].Action != governance.UndoAuditAction || rows[0].Actor != GovReviewer {
+			t.Fatalf("rule %d: last audit = %+v, %v; want rule.undo by %s", id, rows, err, GovReviewer)
+		}
+	}
+	res, _ = rita.PostForm(queue, "/rules/undo", undo)
+	wantStatus(t, res, http.StatusConflict)
+
+	res, _ = rita.PostForm(queue, queue+"/reject", url.Values{"id": bulk["id"], "reason": {"not now"}})
+	undo = undoForm(follow(t, rita, res))
+	restore := "/rules/" + strconv.FormatInt(nap.ID, 10)
+	res, _ = rosa.PostForm(restore, restore+"/restore", url.Values{"reason": {"worth another look"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	res, _ = rita.PostForm(queue, "/rules/undo", undo)
+	wantStatus(t, res, http.StatusConflict)
+	if got := status(); got != [2]governance.RuleStatus{governance.RuleProposed, governance.RuleRejected} {
+		t.Fatalf("after a refused undo: %v, want the restored proposal and the rule still rejected", got)
+	}
+}

@@ -104,6 +104,7 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		emb := model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.EmbedModel,
 			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger)
 		backend.SetEmbedder(emb)
+		m.App.SetEmbedder(emb)
 		m.Heartbeat.Embedder, m.Heartbeat.Embeddings = emb, backend
 	}
 	m.EvalDeps = m.evalDeps()

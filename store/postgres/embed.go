@@ -184,3 +184,30 @@ func (r recallSemantic) Events(ctx context.Context, seqs []int64, add func(*gove
 	}
 	return nil
 }
+
+// SimilarRules returns at most q.K of the rules f selects (its Query
+// aside) whose vectors of q.Model have a cosine of at least q.MinCosine
+// with q.Vector, best first; a rule without such a vector is not among
+// them.
+func (s *Store) SimilarRules(ctx context.Context, f governance.RuleFilter, q governance.SimilarQuery) ([]governance.RuleHit, error) {
+	f.Query = ""
+	w := ruleWhere(f)
+	w.add("m.model = ?", q.Model)
+	hits, err := semantic.Similar(q.Vector, q.K, q.MinCosine, func(fn func(int64, []byte)) error {
+		return queryAll(ctx, s.pool, `SELECT r.id, m.vector FROM rules r
+			JOIN embeddings m ON m.kind = 'rule' AND m.item_id = r.id
+			WHERE `+w.String(), w.args, func(row pgx.Row) error {
+			var (
+				id  int64
+				vec []byte
+			)
+			err := row.Scan(&id, &vec)
+			fn(id, vec)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: similar rules: %w", err)
+	}
+	return semantic.RuleHits(ctx, hits, s.FindRulesByIDs)
+}

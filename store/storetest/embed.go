@@ -18,6 +18,7 @@ type EmbedStore interface {
 	MemoryStore
 	governance.EmbedStore
 	SetEmbedder(e governance.Embedder)
+	SimilarRules(ctx context.Context, f governance.RuleFilter, q governance.SimilarQuery) ([]governance.RuleHit, error)
 }
 
 // TestEmbeddings: the backfill embeds a project's rules, episodes and
@@ -122,6 +123,79 @@ func TestEmbeddings(t *testing.T, open Opener) {
 	for _, e := range after.Trace.Considered {
 		if e.ID == governance.RecallRuleID(ids[linter]) && (e.Score.SemanticRank != 0 || e.Score.Cosine != 0) {
 			t.Errorf("the forgotten rule still has a vector: %+v", e.Score)
+		}
+	}
+}
+
+// TestSimilarRules: the rules search by meaning ranks the filter's rules
+// by their vectors' cosine with the search's, best first and above the
+// minimum, never reads another project's or another model's vectors, keeps
+// to the filter's statuses, and a forgotten rule is not found.
+func TestSimilarRules(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s, ok := open(t).(EmbedStore)
+	if !ok {
+		t.Fatalf("the store has no semantic channel (storetest.EmbedStore)")
+	}
+	const nap, linter, seats = "The child naps from two to four in the afternoon.", "Always run the linter before committing.", "Book aisle seats on long flights."
+	p, ids := MustCreateRules(t, s, "p", nap, linter, seats)
+	q, qids := MustCreateRules(t, s, "q", "The child naps after lunch.")
+	if err := s.ApproveRules(ctx, "rita", []int64{ids[nap], ids[linter], ids[seats]}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ApproveRules(ctx, "rita", []int64{qids["The child naps after lunch."]}); err != nil {
+		t.Fatal(err)
+	}
+	fake := modeltest.NewEmbeddings(t)
+	emb := model.New(model.Config{BaseURL: fake.URL(), APIKey: "test", Model: "fake-embed", Backoff: time.Millisecond}, nil)
+	for _, pr := range []*governance.Project{p, q} {
+		if _, err := consolidate.Backfill(ctx, s, emb, pr.ID, 16, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vecs, err := emb.Embed(ctx, []string{"when does the child nap in the afternoon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := governance.SimilarQuery{Model: "fake-embed", Vector: governance.Normalized(vecs[0]), K: 5, MinCosine: governance.MinSearchCosine}
+	find := func(f governance.RuleFilter, q governance.SimilarQuery) []governance.RuleHit {
+		t.Helper()
+		hits, err := s.SimilarRules(ctx, f, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	active := []governance.RuleStatus{governance.RuleActive}
+	hits := find(governance.RuleFilter{ProjectID: &p.ID, Statuses: active, Query: "unrelated words"}, query)
+	if len(hits) == 0 || hits[0].Rule.ID != ids[nap] {
+		t.Fatalf("hits = %+v, want the nap rule first", hits)
+	}
+	for i, h := range hits {
+		if h.Rule.ProjectID != p.ID || h.Cosine < query.MinCosine || i > 0 && h.Cosine > hits[i-1].Cosine {
+			t.Errorf("hit %d = %+v (%.3f)", i, h.Rule, h.Cosine)
+		}
+		if h.Rule.ID == ids[linter] {
+			t.Errorf("the linter rule is close to a question about naps: %.3f", h.Cosine)
+		}
+	}
+	if both := find(governance.RuleFilter{ProjectIDs: []int64{p.ID, q.ID}, Statuses: active}, query); len(both) < 2 {
+		t.Errorf("both projects: %d hits, want the nap rule of each", len(both))
+	}
+	if got := find(governance.RuleFilter{ProjectID: &p.ID, Statuses: []governance.RuleStatus{governance.RuleRejected}}, query); len(got) != 0 {
+		t.Errorf("rejected rules: %+v", got)
+	}
+	other := query
+	other.Model = "another-model"
+	if got := find(governance.RuleFilter{ProjectID: &p.ID}, other); len(got) != 0 {
+		t.Errorf("another model's vectors: %+v", got)
+	}
+	if _, err := s.ForgetRule(ctx, "test", ids[nap], true); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range find(governance.RuleFilter{ProjectID: &p.ID}, query) {
+		if h.Rule.ID == ids[nap] {
+			t.Errorf("the forgotten rule is still found: %+v", h.Rule)
 		}
 	}
 }

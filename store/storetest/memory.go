@@ -99,6 +99,7 @@ var memoryTests = []struct {
 	{"CandidateDecisions", TestCandidateDecisions},
 	{"FindRulesQuery", TestFindRulesQuery},
 	{"Embeddings", TestEmbeddings},
+	{"SimilarRules", TestSimilarRules},
 }
 
 // OpenMemory opens a store from open (in the states from) that

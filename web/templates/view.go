@@ -37,14 +37,23 @@ type Flash struct {
 }
 
 // UndoOffer is an undo of a rule's last action: the form posts AuditID
-// to the rule's undo route.
+// to the rule's undo route. With Many it is the undo of a bulk action
+// instead: the form posts every rule's ref to /rules/undo.
 type UndoOffer struct {
 	RuleID, AuditID int64
 	// Action is the audit action undone ("rule.approve").
 	Action string
 	CSRF   string
 	Back   string
+	// Many are the rules and audit rows of a bulk action.
+	Many []UndoRef
 }
+
+// UndoRef names a rule and the audit row of the action to undo.
+type UndoRef struct{ RuleID, AuditID int64 }
+
+// Value is the ref as the bulk undo form posts it ("<rule>:<audit>").
+func (r UndoRef) Value() string { return i64toa(r.RuleID) + ":" + i64toa(r.AuditID) }
 
 // NavItem is one entry of the navigation bar.
 type NavItem struct {

@@ -78,15 +78,10 @@ func Find(ctx context.Context, query *Query, src Source, req governance.RecallRe
 		return nil
 	}
 	var err error
-	q := query.Vector
 	top := func(kind governance.RecallKind) ([]governance.SemanticHit, error) {
-		var hits []governance.SemanticHit
-		if err := src.Vectors(ctx, model, kind, func(id int64, vec []byte) {
-			hits = append(hits, governance.SemanticHit{ID: id, Cosine: Dot(q, vec)})
-		}); err != nil {
-			return nil, err
-		}
-		return governance.TopSemantic(hits, w.SemanticTopK, w.MinCosine), nil
+		return Similar(query.Vector, w.SemanticTopK, w.MinCosine, func(fn func(int64, []byte)) error {
+			return src.Vectors(ctx, model, kind, fn)
+		})
 	}
 	if in.Semantic.Rules, err = top(governance.RecallKindRule); err != nil {
 		return err
@@ -121,6 +116,42 @@ func Find(ctx context.Context, query *Query, src Source, req governance.RecallRe
 		})
 	}
 	return nil
+}
+
+// Similar returns the k hits of highest cosine with query (unit length)
+// of at least minCosine among the vectors that each calls fn with.
+func Similar(query []float32, k int, minCosine float64, each func(fn func(id int64, vector []byte)) error) ([]governance.SemanticHit, error) {
+	var hits []governance.SemanticHit
+	if err := each(func(id int64, vec []byte) {
+		hits = append(hits, governance.SemanticHit{ID: id, Cosine: Dot(query, vec)})
+	}); err != nil {
+		return nil, err
+	}
+	return governance.TopSemantic(hits, k, minCosine), nil
+}
+
+// RuleHits pairs hits with their rules, read by find, best first; a hit
+// whose rule is gone is left out.
+func RuleHits(ctx context.Context, hits []governance.SemanticHit, find func(context.Context, []int64) ([]*governance.Rule, error)) ([]governance.RuleHit, error) {
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	rules, err := find(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*governance.Rule, len(rules))
+	for _, r := range rules {
+		byID[r.ID] = r
+	}
+	out := []governance.RuleHit{}
+	for _, h := range hits {
+		if r := byID[h.ID]; r != nil {
+			out = append(out, governance.RuleHit{Rule: r, Cosine: h.Cosine})
+		}
+	}
+	return out, nil
 }
 
 // notIn returns the ids of hits that have does not hold.
