@@ -120,6 +120,11 @@ func New(st Store) *App {
 	}
 }
 
+// SetSkillDrafter has d (a model) word the draft skills the heartbeat
+// proposes; without one the code words them. Call it before the app
+// serves.
+func (a *App) SetSkillDrafter(d governance.SkillDrafter) { a.Skills.drafter = d }
+
 // SetEmbedder adds semantic search to the reviewers' rules list (e not
 // nil) or takes it away; call it before the app serves.
 func (a *App) SetEmbedder(e governance.Embedder) { a.Rules.embedder = e }

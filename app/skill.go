@@ -38,6 +38,38 @@ type Skills struct {
 	store    SkillStore
 	projects Projects
 	catalog  *skillCatalog
+	// drafter, when set, words the drafts (a model); the code words them
+	// otherwise, or when the drafter fails.
+	drafter governance.SkillDrafter
+}
+
+// maxDraftAsks bounds the user lines a drafter reads, maxDraftAskRunes
+// each one.
+const (
+	maxDraftAsks     = 3
+	maxDraftAskRunes = 300
+)
+
+// draftAsks are what users asked in session id of the beat: its first user
+// messages, credentials masked, each clipped.
+func draftAsks(in *governance.ConsolidateInput, id string) []string {
+	var out []string
+	for _, w := range in.Sessions {
+		if w.Session == nil || w.Session.SessionID != id {
+			continue
+		}
+		for _, e := range w.Events {
+			if e.Kind != governance.KindMessage || e.Role != governance.RoleUser || strings.TrimSpace(e.Text) == "" {
+				continue
+			}
+			text := []rune(strings.Join(strings.Fields(gate.Scan(e.Text).Text), " "))
+			out = append(out, string(text[:min(len(text), maxDraftAskRunes)]))
+			if len(out) == maxDraftAsks {
+				return out
+			}
+		}
+	}
+	return out
 }
 
 // HeartbeatActor names the heartbeat in audit rows of the drafts it writes.
@@ -743,7 +775,7 @@ func (ss Skills) LearnProcedures(ctx context.Context, in *governance.Consolidate
 		if len(sessions) < governance.MinProcedureSessions {
 			continue
 		}
-		ok, err := ss.draft(ctx, pid, &gen, &p, sessions)
+		ok, err := ss.draft(ctx, pid, &gen, &p, sessions, draftAsks(in, p.SessionID))
 		if err != nil {
 			return drafts, err
 		}
@@ -756,7 +788,8 @@ func (ss Skills) LearnProcedures(ctx context.Context, in *governance.Consolidate
 			continue
 		}
 		done[p.Signature] = true
-		ok, err := ss.draft(ctx, pid, &gen, &p, []governance.SkillEvidence{{SessionID: p.SessionID, SubjectID: p.SubjectID, Seqs: p.Seqs()}})
+		ok, err := ss.draft(ctx, pid, &gen, &p, []governance.SkillEvidence{{SessionID: p.SessionID, SubjectID: p.SubjectID, Seqs: p.Seqs()}},
+			draftAsks(in, p.SessionID))
 		if err != nil {
 			return drafts, err
 		}
@@ -768,8 +801,10 @@ func (ss Skills) LearnProcedures(ctx context.Context, in *governance.Consolidate
 }
 
 // draft writes the draft skill of procedure p, learned from sessions,
-// unless one was drafted from it before (whatever became of it).
-func (ss Skills) draft(ctx context.Context, projectID int64, gen *int64, p *governance.Procedure, sessions []governance.SkillEvidence) (bool, error) {
+// unless one was drafted from it before (whatever became of it). With a
+// drafter, it words the draft from the steps and asks (what users asked);
+// the risk review reads its words as it reads the code's.
+func (ss Skills) draft(ctx context.Context, projectID int64, gen *int64, p *governance.Procedure, sessions []governance.SkillEvidence, asks []string) (bool, error) {
 	if _, n, err := ss.store.FindSkills(ctx, governance.SkillFilter{ProjectID: projectID, Signature: p.Signature, Limit: 1}); err != nil || n > 0 {
 		return false, err
 	}
@@ -794,11 +829,21 @@ func (ss Skills) draft(ctx context.Context, projectID int64, gen *int64, p *gove
 			sessions[i].Check = check.Tool
 		}
 	}
-	c := governance.DraftSkill(name, p, ids)
-	reason := fmt.Sprintf("Drafted from %d sessions that repeated the same steps and ended with a passed check.", len(sessions))
-	if p.Explicit {
-		reason = "Drafted from a user saying how this task is done."
+	var text *governance.SkillDraftText
+	var unworded error
+	if ss.drafter != nil {
+		t, err := ss.drafter.DraftSkillText(ctx, governance.DraftInput(name, p, asks))
+		switch {
+		case err == nil:
+			text = &t
+		case ctx.Err() != nil:
+			return false, ctx.Err()
+		default:
+			unworded = err
+		}
 	}
+	c := governance.DraftSkill(name, p, ids, text)
+	reason := draftReason(p.Explicit, len(sessions), text, unworded)
 	findings, err := reviewSkill(ctx, &c, nil)
 	if err != nil {
 		return false, err
@@ -807,6 +852,23 @@ func (ss Skills) draft(ctx context.Context, projectID int64, gen *int64, p *gove
 		Evidence: sessions, Reason: reason, Findings: findings, ForgetGeneration: gen}
 	_, err = ss.store.SaveSkill(ctx, HeartbeatActor, prop)
 	return err == nil, err
+}
+
+// draftReason says where a draft came from and who worded it.
+func draftReason(explicit bool, sessions int, text *governance.SkillDraftText, unworded error) string {
+	switch {
+	case explicit && text != nil:
+		return fmt.Sprintf("Drafted from a user saying how this task is done; worded by %s.", text.Drafter)
+	case explicit && unworded != nil:
+		return "Drafted from a user saying how this task is done; the model could not word it."
+	case explicit:
+		return "Drafted from a user saying how this task is done."
+	case text != nil:
+		return fmt.Sprintf("Drafted from %d sessions that repeated the same steps and ended with a passed check; worded by %s.", sessions, text.Drafter)
+	case unworded != nil:
+		return fmt.Sprintf("Drafted from %d sessions that repeated the same steps and ended with a passed check; the model could not word it.", sessions)
+	}
+	return fmt.Sprintf("Drafted from %d sessions that repeated the same steps and ended with a passed check.", sessions)
 }
 
 // reviewSkill masks the credentials of c in place (a version never keeps

@@ -33,7 +33,7 @@ type kindSpec struct {
 }
 
 // kindSpecs is the registry of case kinds, in the order they are listed.
-var kindSpecs = []*kindSpec{recallKind, isolationKind, sequenceKind, abKind, poisoningKind, skillSelectionKind}
+var kindSpecs = []*kindSpec{recallKind, isolationKind, sequenceKind, abKind, poisoningKind, skillSelectionKind, skillABKind}
 
 // Kinds lists the case kinds a suite file may use.
 var Kinds = kindNames()

@@ -18,17 +18,21 @@ import (
 // every (task, skill) pair reach their minimums.
 const KindSkillSelection Kind = "skill_selection"
 
-// SkillSpec is one skill of a skill_selection case.
+// SkillSpec is one skill of a skill_selection or skill_ab case.
 type SkillSpec struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
+	// Body is the skill's instructions (skill_ab only).
+	Body string `yaml:"body,omitempty"`
 }
 
-// SkillTask is one task of a skill_selection case and the skills it
-// should be offered.
+// SkillTask is one task of a skill_selection or skill_ab case and the
+// skills it should be offered.
 type SkillTask struct {
 	Task   string   `yaml:"task"`
 	Expect []string `yaml:"expect"`
+	// Checks score a skill_ab answer (without them the judge does).
+	Checks []*Check `yaml:"checks,omitempty"`
 }
 
 // SkillSelectionDetail is a skill_selection case's result.
@@ -64,32 +68,15 @@ var skillSelectionKind = &kindSpec{
 	kind:   KindSkillSelection,
 	fields: []string{"skills", "tasks", "min_precision", "min_recall"},
 	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
-		if len(c.Skills) == 0 {
-			v.add(id, "skills", "a skill_selection case needs skills")
-		}
-		names := map[string]bool{}
+		validateSkillTasks(v, c, id, validateSkillSpecs(v, c, id))
 		for i, sk := range c.Skills {
-			switch {
-			case !governance.SkillNameOK(sk.Name):
-				v.add(id, fmt.Sprintf("skills[%d].name", i), "must be kebab-case, at most 64 characters")
-			case names[sk.Name]:
-				v.add(id, fmt.Sprintf("skills[%d].name", i), "names a skill twice")
-			case strings.TrimSpace(sk.Description) == "":
-				v.add(id, fmt.Sprintf("skills[%d].description", i), "is required")
+			if sk.Body != "" {
+				v.add(id, fmt.Sprintf("skills[%d].body", i), "applies to skill_ab cases only (selection reads the name and description)")
 			}
-			names[sk.Name] = true
-		}
-		if len(c.SkillTasks) == 0 {
-			v.add(id, "tasks", "a skill_selection case needs tasks")
 		}
 		for i, tk := range c.SkillTasks {
-			if strings.TrimSpace(tk.Task) == "" {
-				v.add(id, fmt.Sprintf("tasks[%d].task", i), "is required")
-			}
-			for _, n := range tk.Expect {
-				if !names[n] {
-					v.add(id, fmt.Sprintf("tasks[%d].expect", i), fmt.Sprintf("%q is not one of the case's skills", n))
-				}
+			if len(tk.Checks) > 0 {
+				v.add(id, fmt.Sprintf("tasks[%d].checks", i), "applies to skill_ab cases only")
 			}
 		}
 		for field, p := range map[string]*float64{"min_precision": c.MinPrecision, "min_recall": c.MinRecall} {
@@ -119,6 +106,51 @@ var skillSelectionKind = &kindSpec{
 		}
 		return nil
 	},
+}
+
+// validateSkillSpecs checks a skill case's skills and returns their names.
+func validateSkillSpecs(v *validator, c *Case, id string) map[string]bool {
+	switch {
+	case len(c.Skills) > 0:
+	case c.Kind == KindSkillAB:
+		v.add(id, "skills", "a skill_ab case needs skills")
+	default:
+		v.add(id, "skills", "a skill_selection case needs skills")
+	}
+	names := map[string]bool{}
+	for i, sk := range c.Skills {
+		switch {
+		case !governance.SkillNameOK(sk.Name):
+			v.add(id, fmt.Sprintf("skills[%d].name", i), "must be kebab-case, at most 64 characters")
+		case names[sk.Name]:
+			v.add(id, fmt.Sprintf("skills[%d].name", i), "names a skill twice")
+		case strings.TrimSpace(sk.Description) == "":
+			v.add(id, fmt.Sprintf("skills[%d].description", i), "is required")
+		}
+		names[sk.Name] = true
+	}
+	return names
+}
+
+// validateSkillTasks checks a skill case's tasks against its skills' names.
+func validateSkillTasks(v *validator, c *Case, id string, names map[string]bool) {
+	switch {
+	case len(c.SkillTasks) > 0:
+	case c.Kind == KindSkillAB:
+		v.add(id, "tasks", "a skill_ab case needs tasks")
+	default:
+		v.add(id, "tasks", "a skill_selection case needs tasks")
+	}
+	for i, tk := range c.SkillTasks {
+		if strings.TrimSpace(tk.Task) == "" {
+			v.add(id, fmt.Sprintf("tasks[%d].task", i), "is required")
+		}
+		for _, n := range tk.Expect {
+			if !names[n] {
+				v.add(id, fmt.Sprintf("tasks[%d].expect", i), fmt.Sprintf("%q is not one of the case's skills", n))
+			}
+		}
+	}
 }
 
 // RunSkillSelection runs the offline skill selection for each task and

@@ -45,6 +45,8 @@ type Detail struct {
 	Benchmark *BenchmarkDetail `json:"benchmark,omitempty"`
 	// Skills is a skill_selection case's result.
 	Skills *SkillSelectionDetail `json:"skills,omitempty"`
+	// SkillAB is a skill_ab case's result.
+	SkillAB *SkillABDetail `json:"skill_ab,omitempty"`
 }
 
 // RecallDetail shows a context package against the expectations.

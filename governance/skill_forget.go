@@ -164,9 +164,10 @@ func quotable(line string) bool {
 
 // draftFixedLines are the lines every draft has (DraftSkill), which say
 // nothing of its sessions.
-var draftFixedLines = []string{draftStepsHeading, draftVerificationHeading, "mnemo-origin: evidence"}
+var draftFixedLines = []string{draftWhenHeading, draftStepsHeading, draftVerificationHeading, "mnemo-origin: evidence"}
 
 const (
+	draftWhenHeading         = "## When to use"
 	draftStepsHeading        = "## Steps"
 	draftVerificationHeading = "## Verification"
 )

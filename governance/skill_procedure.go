@@ -1,14 +1,17 @@
 package governance
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Draft skills from evidence. A procedure is what a session did that
@@ -317,10 +320,72 @@ func DraftName(p *Procedure) string {
 	return base
 }
 
+// SkillDrafter words a draft skill: a model given the procedure and what
+// the users asked in its sessions. The steps and the verification stay
+// the code's (what was done and what proved it worked); a drafter writes
+// only the words around them.
+type SkillDrafter interface {
+	DraftSkillText(ctx context.Context, in SkillDraftInput) (SkillDraftText, error)
+	// DrafterName names the drafter in the draft's metadata
+	// ("model/<model>@skill<prompt version>").
+	DrafterName() string
+}
+
+// SkillDraftInput is what a drafter reads: the draft's name, its steps and
+// check as the SKILL.md lists them, and what users asked in a session the
+// procedure was learned from (credentials masked, at most a few lines).
+type SkillDraftInput struct {
+	Name  string
+	Topic string
+	Steps []string
+	Check string
+	Asks  []string
+}
+
+// SkillDraftText is a drafter's wording of a draft: its title, the
+// description agents choose it by, and when to use it (and when not).
+type SkillDraftText struct {
+	Title, Description, WhenToUse string
+	// Drafter is the DrafterName of who wrote it.
+	Drafter string
+}
+
+// MaxSkillTitleRunes bounds a drafted title.
+const MaxSkillTitleRunes = 80
+
+// DraftInput is what a drafter is given for procedure p drafted as name.
+func DraftInput(name string, p *Procedure, asks []string) SkillDraftInput {
+	in := SkillDraftInput{Name: name, Topic: p.Topic, Check: stepText(p.Check()), Asks: asks}
+	for _, s := range p.Steps[:len(p.Steps)-1] {
+		in.Steps = append(in.Steps, stepText(s))
+	}
+	return in
+}
+
+// Valid checks a drafter's wording: a one-line title and description within
+// their bounds, and at most a short paragraph on when to use it.
+func (t SkillDraftText) Valid() error {
+	switch {
+	case strings.TrimSpace(t.Title) == "" || strings.TrimSpace(t.Description) == "":
+		return errors.New("title or description is empty")
+	case strings.ContainsAny(t.Title+t.Description, "\r\n"):
+		return errors.New("title or description is more than one line")
+	case utf8.RuneCountInString(t.Title) > MaxSkillTitleRunes:
+		return fmt.Errorf("title is longer than %d characters", MaxSkillTitleRunes)
+	case utf8.RuneCountInString(t.Description) > MaxSkillDescriptionLen:
+		return fmt.Errorf("description is longer than %d characters", MaxSkillDescriptionLen)
+	case utf8.RuneCountInString(t.WhenToUse) > MaxSkillDescriptionLen:
+		return fmt.Errorf("when_to_use is longer than %d characters", MaxSkillDescriptionLen)
+	}
+	return nil
+}
+
 // DraftSkill writes the SKILL.md of a draft skill for p, learned from
 // sessions (their ids, in order): the steps, then the verification, the
-// check that proved it worked.
-func DraftSkill(name string, p *Procedure, sessions []string) SkillContent {
+// check that proved it worked. With text (a drafter's wording), its title,
+// description and when-to-use paragraph replace the code's wording; the
+// steps and the verification are the same either way.
+func DraftSkill(name string, p *Procedure, sessions []string, text *SkillDraftText) SkillContent {
 	var steps []string
 	for _, s := range p.Steps[:len(p.Steps)-1] {
 		steps = append(steps, stepText(s))
@@ -333,18 +398,30 @@ func DraftSkill(name string, p *Procedure, sessions []string) SkillContent {
 		desc = fmt.Sprintf("Steps that ended with a passed %s in %d sessions: %s, then %s. Use for the same kind of task.",
 			check, len(sessions), strings.Join(steps, ", "), check)
 	}
+	title := p.Topic
+	if title == "" {
+		title = name
+	}
+	meta := map[string]string{"mnemo-origin": "evidence", "mnemo-sessions": strings.Join(sessions, " ")}
+	if text != nil {
+		desc, title = text.Description, text.Title
+		meta["mnemo-drafter"] = text.Drafter
+	}
 	desc = clipRunes(strings.NewReplacer("\n", " ", "\r", " ").Replace(desc), MaxSkillDescriptionLen)
 	var b strings.Builder
 	b.WriteString("---\n")
 	b.WriteString("name: " + name + "\n")
 	b.WriteString("description: " + yamlQuote(desc) + "\n")
-	b.WriteString("metadata:\n  mnemo-origin: evidence\n  mnemo-sessions: " + yamlQuote(strings.Join(sessions, " ")) + "\n")
-	b.WriteString("---\n\n")
-	title := p.Topic
-	if title == "" {
-		title = name
+	b.WriteString("metadata:\n  mnemo-origin: evidence\n  mnemo-sessions: " + yamlQuote(meta["mnemo-sessions"]) + "\n")
+	if text != nil {
+		b.WriteString("  mnemo-drafter: " + yamlQuote(text.Drafter) + "\n")
 	}
-	b.WriteString("# " + oneLineText(title) + "\n\n" + draftStepsHeading + "\n\n")
+	b.WriteString("---\n\n")
+	b.WriteString("# " + oneLineText(title) + "\n\n")
+	if text != nil && strings.TrimSpace(text.WhenToUse) != "" {
+		b.WriteString(draftWhenHeading + "\n\n" + strings.TrimSpace(text.WhenToUse) + "\n\n")
+	}
+	b.WriteString(draftStepsHeading + "\n\n")
 	for i, s := range steps {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
 	}
@@ -356,8 +433,7 @@ func DraftSkill(name string, p *Procedure, sessions []string) SkillContent {
 	}
 	md := b.String()
 	_, body, _ := SplitFrontMatter(md)
-	return SkillContent{Name: name, Description: desc, SkillMD: md, Body: body,
-		Metadata: map[string]string{"mnemo-origin": "evidence", "mnemo-sessions": strings.Join(sessions, " ")}}
+	return SkillContent{Name: name, Description: desc, SkillMD: md, Body: body, Metadata: meta}
 }
 
 func stepText(s ProcedureStep) string {

@@ -211,7 +211,7 @@ func TestProceduresOf(t *testing.T) {
 	if len(e) != 1 || !e[0].Explicit || e[0].Topic != "cut a release" || len(e[0].Steps) != 3 || governance.DraftName(&e[0]) != "cut-release" {
 		t.Fatalf("explicit = %+v", e)
 	}
-	draft := governance.DraftSkill("cut-release", &e[0], []string{"s6"})
+	draft := governance.DraftSkill("cut-release", &e[0], []string{"s6"}, nil)
 	c, problems := governance.ParseSkillFolder(folder("cut-release", draft.SkillMD))
 	if problems != nil || c.Description == "" || !strings.Contains(c.Body, "## Verification") {
 		t.Fatalf("draft does not parse: %v\n%s", problems, draft.SkillMD)

@@ -96,6 +96,10 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		Hold:     m.hold,
 		Outcomes: st,
 	}
+	if cfg.LLMConfigured() {
+		m.App.SetSkillDrafter(model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
+			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger))
+	}
 	m.Heartbeat.Procedures = func(ctx context.Context, in *governance.ConsolidateInput) error {
 		_, err := m.App.Skills.LearnProcedures(ctx, in)
 		return err

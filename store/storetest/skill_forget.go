@@ -76,7 +76,7 @@ func TestForgetSkills(t *testing.T, open Opener) {
 		}
 		p := &governance.Procedure{Topic: "publish " + secret, Explicit: true, Signature: "steps:" + name,
 			Steps: []governance.ProcedureStep{{Tool: "step", Command: "run make " + secret}, {Tool: "step", Command: "check the " + secret + " page"}}}
-		return &governance.SkillProposal{Content: governance.DraftSkill(name, p, ids), Origin: governance.OriginEvidence,
+		return &governance.SkillProposal{Content: governance.DraftSkill(name, p, ids, nil), Origin: governance.OriginEvidence,
 			Signature: p.Signature, Evidence: sessions, Reason: "Drafted from a user saying how this task is done."}
 	}
 	t.Run("Subject", func(t *testing.T) {
