@@ -28,6 +28,7 @@ type SkillStore interface {
 	SkillGeneration(ctx context.Context, projectID int64) (int64, error)
 	RecordProcedures(ctx context.Context, projectID int64, gen *int64, ps []governance.Procedure) error
 	FindProcedureSessions(ctx context.Context, projectID int64, signature string) ([]governance.SkillEvidence, error)
+	MaskSkillVersions(ctx context.Context, actor string, masked []*governance.SkillMasked) (int, error)
 	CurrentTime() time.Time
 }
 
@@ -869,6 +870,54 @@ func draftReason(explicit bool, sessions int, text *governance.SkillDraftText, u
 		return fmt.Sprintf("Drafted from %d sessions that repeated the same steps and ended with a passed check; the model could not word it.", sessions)
 	}
 	return fmt.Sprintf("Drafted from %d sessions that repeated the same steps and ended with a passed check.", sessions)
+}
+
+// SystemActor names the console itself in audit rows of what it does on
+// its own (the masking of versions stored before it masked credentials).
+const SystemActor = "system"
+
+// MaskStored masks the credentials in every stored skill version that
+// still holds one — versions stored before the console masked them: the
+// same masks and findings a version gets when it is stored now
+// (governance.MaskStoredVersion), each rewrite audited (skill.masked) and
+// followed, as a forget is, by the store's scrub of the old rows. It
+// returns how many versions it rewrote; the console runs it at start, and
+// a second run finds nothing.
+func (ss Skills) MaskStored(ctx context.Context) (int, error) {
+	projects, err := ss.projects.store.FindProjects(ctx)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, p := range projects {
+		var masked []*governance.SkillMasked
+		for offset := 0; ; offset += governance.MaxSkillPage {
+			skills, _, err := ss.store.FindSkills(ctx, governance.SkillFilter{ProjectID: p.ID, Limit: governance.MaxSkillPage, Offset: offset})
+			if err != nil {
+				return total, err
+			}
+			for _, sk := range skills {
+				versions, err := ss.store.FindSkillVersions(ctx, sk.ID)
+				if err != nil {
+					return total, err
+				}
+				for _, v := range versions {
+					if m := governance.MaskStoredVersion(v, gate.Scan); m != nil {
+						masked = append(masked, m)
+					}
+				}
+			}
+			if len(skills) < governance.MaxSkillPage {
+				break
+			}
+		}
+		n, err := ss.store.MaskSkillVersions(ctx, SystemActor, masked)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
 }
 
 // reviewSkill masks the credentials of c in place (a version never keeps

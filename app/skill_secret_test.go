@@ -1,7 +1,10 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -168,5 +171,84 @@ func TestForgetMeTakesMyDrafts(t *testing.T) {
 				t.Errorf("audit row %s keeps %q: %s %s", a.Action, text, a.Details, a.Reason)
 			}
 		}
+	}
+}
+
+// TestMaskStoredVersions: a version stored before the console masked
+// credentials (written straight to the store) is masked by MaskStored as
+// it would be masked now — SKILL.md, description, files, a finding per
+// mask, its digest — with a skill.masked audit row; the database file
+// keeps no copy; a clean version is left alone and a second run finds
+// nothing.
+func TestMaskStoredVersions(t *testing.T) {
+	f := NewFixture(t)
+	ctx := context.Background()
+	const key, token = "sk_live_9fD28HqLyjWDarjtT1zdp7xq", "ghp_26C7e42F292c6912E7710c838347Ae178B4b"
+	old := governance.SkillContent{Name: "book-hotel", Description: "Book the hotel with the partner key " + key + ".",
+		Files: []governance.SkillFile{{Path: "scripts/book.sh", Content: []byte("#!/bin/sh\nGITHUB_TOKEN=" + token + " ./book\n")}}}
+	old.SkillMD = "---\nname: book-hotel\ndescription: \"" + old.Description + "\"\n---\n\nCall the booking service.\n"
+	_, old.Body, _ = governance.SplitFrontMatter(old.SkillMD)
+	saved, err := f.Store.SaveSkill(ctx, "rita", &governance.SkillProposal{ProjectID: f.Travel.ID, Content: old,
+		Origin: governance.OriginImport, Activate: true, Reason: "Imported from an agent's skills folder."})
+	if err != nil || !saved.Activated {
+		t.Fatalf("saved = %+v, %v", saved, err)
+	}
+	clean := skillFolder("plan-museum-day", "Plan a museum day.", "\n1. Pick one museum.\n")
+	importSkills(t, f, "travel-agent", true, clean)
+
+	n, err := f.App.Skills.MaskStored(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("masked %d versions, %v; want the one stored unmasked", n, err)
+	}
+	sk, err := f.Store.FindSkill(ctx, f.Travel.ID, "book-hotel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := f.Store.FindSkillVersions(ctx, sk.ID)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("versions = %d, %v", len(vs), err)
+	}
+	v := vs[0]
+	all := sk.Description + v.Content.SkillMD + v.Content.Description
+	for _, file := range v.Content.Files {
+		all += string(file.Content)
+	}
+	for _, s := range []string{key, token} {
+		if strings.Contains(all, s) {
+			t.Errorf("the stored skill still holds %s", s)
+		}
+	}
+	if !strings.Contains(v.Content.SkillMD, "[REDACTED:") || v.Digest != v.Content.Digest() || sk.Status != governance.SkillActive {
+		t.Errorf("version = %+v (digest %s, content %s), skill %s", v.Content, v.Digest, v.Content.Digest(), sk.Status)
+	}
+	masks := 0
+	for _, fd := range v.Findings {
+		if fd.Redacted {
+			masks++
+		}
+	}
+	if masks < 2 {
+		t.Errorf("%d mask findings, want one a credential: %+v", masks, v.Findings)
+	}
+	rows, _, err := f.Store.FindAudit(ctx, governance.AuditFilter{ObjectType: "skill", ObjectID: strconv.FormatInt(sk.ID, 10), Limit: 1})
+	if err != nil || len(rows) != 1 || rows[0].Action != "skill.masked" || rows[0].Actor != app.SystemActor || strings.Contains(rows[0].Details, key) {
+		t.Fatalf("audit = %+v, %v", rows, err)
+	}
+	if err := f.Store.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{f.Store.Path(), f.Store.Path() + "-wal"} {
+		b, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		for _, s := range []string{key, token} {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s still holds %s", path, s)
+			}
+		}
+	}
+	if n, err := f.App.Skills.MaskStored(ctx); err != nil || n != 0 {
+		t.Fatalf("second run masked %d, %v", n, err)
 	}
 }

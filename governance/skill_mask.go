@@ -1,6 +1,10 @@
 package governance
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // Credentials in a skill are not kept: before a version is stored, every
 // credential the write gate finds in its text files is replaced by the
@@ -85,4 +89,38 @@ func lineOf(text string, lo, hi int) string {
 		end = hi + n
 	}
 	return text[start:end]
+}
+
+// SkillMasked is a stored version whose credentials were masked after it
+// was stored (a version kept before the console masked them): its content
+// as it is stored from now on, and its findings with one per mask added.
+type SkillMasked struct {
+	SkillID int64
+	Version int
+	Content SkillContent
+	// Old is the SKILL.md the masked one replaces; the store refuses the
+	// rewrite of a version whose text changed meanwhile.
+	Old      string
+	Findings []SkillFinding
+	// Masks is how many credentials were masked.
+	Masks int
+}
+
+// MaskStoredVersion masks the credentials scan finds in stored version v
+// (MaskSkillCredentials); nil when it holds none, or a forget took its
+// text.
+func MaskStoredVersion(v *SkillVersion, scan func(text string) GateResult) *SkillMasked {
+	if v.Redacted {
+		return nil
+	}
+	c := v.Content
+	c.Metadata = maps.Clone(c.Metadata)
+	c.AllowedTools = slices.Clone(c.AllowedTools)
+	c.Files = slices.Clone(c.Files)
+	masks := MaskSkillCredentials(&c, scan)
+	if len(masks) == 0 {
+		return nil
+	}
+	return &SkillMasked{SkillID: v.SkillID, Version: v.Version, Content: c, Old: v.Content.SkillMD,
+		Findings: append(slices.Clone(v.Findings), masks...), Masks: len(masks)}
 }

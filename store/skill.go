@@ -513,3 +513,70 @@ var skillProjectDeletes = []string{
 	`DELETE FROM skill_versions WHERE skill_id IN (SELECT id FROM skills WHERE project_id = ?)`,
 	`DELETE FROM skills WHERE project_id = ?`,
 }
+
+// MaskSkillVersions stores versions whose credentials were masked after
+// they were stored (governance.MaskStoredVersion): each one's SKILL.md,
+// fields, files, digest and findings, the skill's description when it is
+// the skill's current version, and one skill.masked audit row, in one
+// transaction. A version whose text changed since it was read is left as
+// it is. It returns how many versions it rewrote; then, as after a
+// forget, the WAL is checkpointed so the log keeps no copy of the
+// credentials.
+func (s *Store) MaskSkillVersions(ctx context.Context, actor string, masked []*governance.SkillMasked) (int, error) {
+	if len(masked) == 0 {
+		return 0, nil
+	}
+	tx, err := s.begin(ctx, "MaskSkillVersions")
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	n := 0
+	for _, m := range masked {
+		row := skillrows.EncodeMasked(m)
+		res, err := tx.ExecContext(ctx, `UPDATE skill_versions SET skill_md = ?, fields = ?, digest = ?, findings = ?
+			WHERE skill_id = ? AND version = ? AND skill_md = ? AND redacted = 0`,
+			row.SkillMD, row.Fields, row.Digest, row.Findings, m.SkillID, m.Version, m.Old)
+		if err != nil {
+			return 0, fmt.Errorf("store: mask skill version: %w", err)
+		}
+		if k, err := res.RowsAffected(); err != nil || k == 0 {
+			continue
+		}
+		for _, f := range m.Content.Files {
+			if _, err := tx.ExecContext(ctx, `UPDATE skill_files SET content = ? WHERE skill_id = ? AND version = ? AND path = ?`,
+				f.Content, m.SkillID, m.Version, f.Path); err != nil {
+				return 0, fmt.Errorf("store: mask skill file: %w", err)
+			}
+		}
+		rev, err := nextSkillRev(ctx, tx)
+		if err != nil {
+			return 0, err
+		}
+		// The version the skill shows: its active one, or its newest proposal.
+		if _, err := tx.ExecContext(ctx, `UPDATE skills SET
+				description = CASE WHEN version = ?1 OR (version = 0 AND pending = ?1) THEN ?2 ELSE description END,
+				findings = CASE WHEN version = ?1 OR (version = 0 AND pending = ?1) THEN ?3 ELSE findings END,
+				rev = ?4, updated_at = ?5 WHERE id = ?6`,
+			m.Version, m.Content.Description, len(m.Findings), rev, formatTime(tx.now), m.SkillID); err != nil {
+			return 0, fmt.Errorf("store: mask skill: %w", err)
+		}
+		sk, err := findSkill(ctx, tx, "s.id = ?", m.SkillID)
+		if err != nil {
+			return 0, err
+		}
+		if err := appendAudit(ctx, tx, skillrows.MaskedAudit(actor, sk, m)); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		if err := s.checkpointAfterForget(ctx, "MaskSkillVersions"); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

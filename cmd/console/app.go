@@ -194,6 +194,14 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 		if err := evals.InstallBuiltins(ctx, m.Store, seed.BuiltinSuites()); err != nil {
 			return errorf("built-in eval suites: %v", err)
 		}
+		// Skill versions stored before the console masked credentials.
+		n, err := m.App.Skills.MaskStored(ctx)
+		if err != nil {
+			return errorf("masking credentials in stored skills: %v", err)
+		}
+		if n > 0 {
+			m.Logger.Warn("masked credentials in skill versions stored before masking", slog.Int("versions", n))
+		}
 		return nil
 	})
 	if err != nil {

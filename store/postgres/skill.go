@@ -523,3 +523,70 @@ var skillProjectDeletes = []string{
 	`DELETE FROM skill_versions WHERE skill_id IN (SELECT id FROM skills WHERE project_id = $1)`,
 	`DELETE FROM skills WHERE project_id = $1`,
 }
+
+// MaskSkillVersions stores versions whose credentials were masked after
+// they were stored (governance.MaskStoredVersion): each one's SKILL.md,
+// fields, files, digest and findings, the skill's description when it is
+// the version the skill shows, and one skill.masked audit row, in one
+// transaction. A version whose text changed since it was read is left as
+// it is. It returns how many versions it rewrote; then, as after a
+// forget, the skills' tables are rewritten so no dead row version keeps
+// the credentials.
+func (s *Store) MaskSkillVersions(ctx context.Context, actor string, masked []*governance.SkillMasked) (int, error) {
+	if len(masked) == 0 {
+		return 0, nil
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.rollback()
+	n := 0
+	var projects []int64
+	for _, m := range masked {
+		row := skillrows.EncodeMasked(m)
+		tag, err := tx.Exec(ctx, `UPDATE skill_versions SET skill_md = $1, fields = $2, digest = $3, findings = $4
+			WHERE skill_id = $5 AND version = $6 AND skill_md = $7 AND NOT redacted`,
+			row.SkillMD, row.Fields, row.Digest, row.Findings, m.SkillID, m.Version, m.Old)
+		if err != nil {
+			return 0, fmt.Errorf("postgres: mask skill version: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			continue
+		}
+		for _, f := range m.Content.Files {
+			if _, err := tx.Exec(ctx, `UPDATE skill_files SET content = $1 WHERE skill_id = $2 AND version = $3 AND path = $4`,
+				f.Content, m.SkillID, m.Version, f.Path); err != nil {
+				return 0, fmt.Errorf("postgres: mask skill file: %w", err)
+			}
+		}
+		// The version the skill shows: its active one, or its newest proposal.
+		if _, err := tx.Exec(ctx, `UPDATE skills SET
+				description = CASE WHEN version = $1 OR (version = 0 AND pending = $1) THEN $2 ELSE description END,
+				findings = CASE WHEN version = $1 OR (version = 0 AND pending = $1) THEN $3 ELSE findings END,
+				rev = nextval('skill_rev'), updated_at = $4 WHERE id = $5`,
+			m.Version, m.Content.Description, len(m.Findings), tx.now, m.SkillID); err != nil {
+			return 0, fmt.Errorf("postgres: mask skill: %w", err)
+		}
+		sk, err := findSkill(ctx, tx, "", "s.id = $1", m.SkillID)
+		if err != nil {
+			return 0, err
+		}
+		if err := appendAudit(ctx, tx, skillrows.MaskedAudit(actor, sk, m)); err != nil {
+			return 0, err
+		}
+		projects = append(projects, sk.ProjectID)
+		n++
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	sc, err := recordScrub(ctx, tx, []string{"skills", "skill_versions", "skill_files"}, projects)
+	if err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, err
+	}
+	return n, s.runScrub(ctx, sc)
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // SkillStore is what the suite exercises of a store's skills.
@@ -23,6 +24,7 @@ type SkillStore interface {
 	SkillGeneration(ctx context.Context, projectID int64) (int64, error)
 	RecordProcedures(ctx context.Context, projectID int64, gen *int64, ps []governance.Procedure) error
 	FindProcedureSessions(ctx context.Context, projectID int64, signature string) ([]governance.SkillEvidence, error)
+	MaskSkillVersions(ctx context.Context, actor string, masked []*governance.SkillMasked) (int, error)
 }
 
 // SkillContent is a parsed skill folder for tests.
@@ -241,5 +243,72 @@ func TestSkills(t *testing.T, open Opener) {
 	}
 	if list, _, err := st.FindSkills(ctx, governance.SkillFilter{ProjectID: p.ID}); err != nil || len(list) != 0 {
 		t.Fatalf("skills after the project's deletion = %v, %v", list, err)
+	}
+}
+
+// TestMaskSkillVersions: a version stored with a credential (as versions
+// were before the console masked them) is rewritten masked — SKILL.md,
+// fields, files, digest, findings, the skill's description — with a
+// skill.masked audit row; a version whose text changed since it was read
+// is left; a proposal's masking does not touch the active version the
+// skill shows.
+func TestMaskSkillVersions(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	st := SkillStore(s)
+	p := MustCreateProject(t, s, "dev")
+	const key = "ghp_36C7e42F292c6912E7710c838347Ae178B4c"
+	c := SkillContent(t, "deploy-staging", "Deploy to staging with the token "+key+".", "\n1. make deploy\n",
+		governance.SkillFile{Path: "scripts/deploy.sh", Content: []byte("#!/bin/sh\nGITHUB_TOKEN=" + key + " make deploy\n")})
+	if _, err := st.SaveSkill(ctx, "cli", &governance.SkillProposal{ProjectID: p.ID, Content: c, Origin: governance.OriginImport, Activate: true}); err != nil {
+		t.Fatal(err)
+	}
+	sk, err := st.FindSkill(ctx, p.ID, "deploy-staging")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := st.SkillGeneration(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := st.FindSkillVersions(ctx, sk.ID)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("versions = %d, %v", len(vs), err)
+	}
+	m := governance.MaskStoredVersion(vs[0], gate.Scan)
+	if m == nil {
+		t.Fatal("nothing to mask in a version holding a token")
+	}
+	stale := *m
+	stale.Old = "another text"
+	if n, err := st.MaskSkillVersions(ctx, "system", []*governance.SkillMasked{&stale}); err != nil || n != 0 {
+		t.Fatalf("a version whose text changed: %d rewritten, %v", n, err)
+	}
+	if n, err := st.MaskSkillVersions(ctx, "system", []*governance.SkillMasked{m}); err != nil || n != 1 {
+		t.Fatalf("masked %d, %v", n, err)
+	}
+	after, err := st.FindSkill(ctx, p.ID, "deploy-staging")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err = st.FindSkillVersions(ctx, sk.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := vs[0]
+	text := after.Description + v.Content.SkillMD + v.Content.Description
+	for _, f := range v.Content.Files {
+		text += string(f.Content)
+	}
+	if bytes.Contains([]byte(text), []byte(key)) || v.Digest != v.Content.Digest() || len(v.Findings) != len(m.Findings) ||
+		after.Findings != len(m.Findings) || after.Status != governance.SkillActive {
+		t.Fatalf("after the mask: skill %+v, version %+v", after, v)
+	}
+	rows, _, err := s.FindAudit(ctx, governance.AuditFilter{ObjectType: "skill", ObjectID: strconv.FormatInt(sk.ID, 10), Limit: 1})
+	if err != nil || len(rows) != 1 || rows[0].Action != "skill.masked" || bytes.Contains([]byte(rows[0].Details+rows[0].Reason), []byte(key)) {
+		t.Fatalf("audit = %+v, %v", rows, err)
+	}
+	if now, err := st.SkillGeneration(ctx, p.ID); err != nil || now <= gen {
+		t.Errorf("generation %d (was %d), %v: agents' catalogs would keep the old description", now, gen, err)
 	}
 }

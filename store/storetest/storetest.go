@@ -212,6 +212,7 @@ func Run(t *testing.T, open Opener) {
 		{"RuleChecks", TestRuleChecks},
 		{"Outcomes", TestOutcomes},
 		{"Skills", TestSkills},
+		{"MaskSkillVersions", TestMaskSkillVersions},
 		{"ForgetSkills", TestForgetSkills},
 	}, memoryTests...) {
 		t.Run(tc.name, func(t *testing.T) {

@@ -177,3 +177,23 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+// MaskedRow is the columns a masked version rewrites (governance.SkillMasked).
+type MaskedRow struct {
+	SkillMD, Fields, Digest, Findings string
+}
+
+// EncodeMasked is the rewrite of a masked version's row.
+func EncodeMasked(m *governance.SkillMasked) MaskedRow {
+	findings, _ := json.Marshal(nonNil(m.Findings))
+	return MaskedRow{SkillMD: m.Content.SkillMD, Fields: FieldsJSON(m.Content), Digest: m.Content.Digest(), Findings: string(findings)}
+}
+
+// MaskedAudit is the audit row of a version whose credentials were masked
+// after it was stored: the version and how many masks, never the text.
+func MaskedAudit(actor string, sk *governance.Skill, m *governance.SkillMasked) *governance.AuditEntry {
+	d := map[string]any{"version": m.Version, "masked": m.Masks}
+	nameIn(d, sk)
+	return &governance.AuditEntry{Actor: actor, Action: "skill.masked", ObjectType: "skill", ObjectID: strconv.FormatInt(sk.ID, 10),
+		ProjectID: sk.ProjectID, Reason: "Credentials stored before the console masked them are masked now.", Details: details(d)}
+}
