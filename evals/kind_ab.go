@@ -37,18 +37,23 @@ var abKind = &kindSpec{
 		for i, ch := range c.Guards {
 			validateCheck(v, id, fmt.Sprintf("guards[%d]", i), ch)
 		}
-		for _, p := range []struct {
-			name string
-			val  *float64
-		}{{"min_with", c.MinWith}, {"min_uplift", c.MinUplift}} {
-			if p.val != nil && (*p.val < -1 || *p.val > 1) {
-				v.add(id, p.name, "must be between -1 and 1")
-			}
-		}
+		validateBars(v, c, id)
 	},
 	run: func(e *engine, ctx context.Context, _ int, c *Case, res *CaseResult) error {
 		return e.runAB(ctx, c, res)
 	},
+}
+
+// validateBars checks the pass bars of an ab or skill_ab case.
+func validateBars(v *validator, c *Case, id string) {
+	for _, p := range []struct {
+		name string
+		val  *float64
+	}{{"min_with", c.MinWith}, {"min_uplift", c.MinUplift}} {
+		if p.val != nil && (*p.val < -1 || *p.val > 1) {
+			v.add(id, p.name, "must be between -1 and 1")
+		}
+	}
 }
 
 // target is one rule whose compliance an ab case checks.

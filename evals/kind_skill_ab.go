@@ -44,14 +44,7 @@ var skillABKind = &kindSpec{
 				validateCheck(v, id, fmt.Sprintf("tasks[%d].checks[%d]", i, j), ch)
 			}
 		}
-		for _, p := range []struct {
-			name string
-			val  *float64
-		}{{"min_with", c.MinWith}, {"min_uplift", c.MinUplift}} {
-			if p.val != nil && (*p.val < -1 || *p.val > 1) {
-				v.add(id, p.name, "must be between -1 and 1")
-			}
-		}
+		validateBars(v, c, id)
 	},
 	run: func(e *engine, ctx context.Context, _ int, c *Case, res *CaseResult) error {
 		return e.runSkillAB(ctx, c, res)

@@ -133,15 +133,7 @@ func (s *Store) SimilarRules(ctx context.Context, f governance.RuleFilter, q gov
 	hits, err := semantic.Similar(q.Vector, q.K, q.MinCosine, func(fn func(int64, []byte)) error {
 		return queryAll(ctx, s.read, `SELECT r.id, m.vector FROM rules r
 			JOIN embeddings m ON m.kind = 'rule' AND m.item_id = r.id AND m.model = ?
-			WHERE `+strings.Join(where, " AND "), append([]any{q.Model}, args...), func(row scanner) error {
-			var (
-				id  int64
-				vec []byte
-			)
-			err := row.Scan(&id, &vec)
-			fn(id, vec)
-			return err
-		})
+			WHERE `+strings.Join(where, " AND "), append([]any{q.Model}, args...), semantic.VectorRow[scanner](fn))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: similar rules: %w", err)

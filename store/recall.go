@@ -186,15 +186,7 @@ func (r recallSemantic) Vectors(ctx context.Context, model string, kind governan
 	err := queryAll(ctx, r.s.read, `
 		SELECT item_id, vector FROM embeddings
 		WHERE project_id = ? AND model = ? AND kind = ? AND subject_id IN ('', ?)`,
-		[]any{r.req.ProjectID, model, string(kind), r.req.SubjectID}, func(row scanner) error {
-			var (
-				id  int64
-				vec []byte
-			)
-			err := row.Scan(&id, &vec)
-			fn(id, vec)
-			return err
-		})
+		[]any{r.req.ProjectID, model, string(kind), r.req.SubjectID}, semantic.VectorRow[scanner](fn))
 	if err != nil {
 		return fmt.Errorf("store: recall %s vectors: %w", kind, err)
 	}

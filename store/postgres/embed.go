@@ -137,15 +137,7 @@ func (r recallSemantic) Vectors(ctx context.Context, model string, kind governan
 	err := queryAll(ctx, r.s.pool, `
 		SELECT item_id, vector FROM embeddings
 		WHERE project_id = $1 AND model = $2 AND kind = $3 AND subject_id IN ('', $4)`,
-		[]any{r.req.ProjectID, model, string(kind), r.req.SubjectID}, func(row pgx.Row) error {
-			var (
-				id  int64
-				vec []byte
-			)
-			err := row.Scan(&id, &vec)
-			fn(id, vec)
-			return err
-		})
+		[]any{r.req.ProjectID, model, string(kind), r.req.SubjectID}, semantic.VectorRow[pgx.Row](fn))
 	if err != nil {
 		return fmt.Errorf("postgres: recall %s vectors: %w", kind, err)
 	}
@@ -196,15 +188,7 @@ func (s *Store) SimilarRules(ctx context.Context, f governance.RuleFilter, q gov
 	hits, err := semantic.Similar(q.Vector, q.K, q.MinCosine, func(fn func(int64, []byte)) error {
 		return queryAll(ctx, s.pool, `SELECT r.id, m.vector FROM rules r
 			JOIN embeddings m ON m.kind = 'rule' AND m.item_id = r.id
-			WHERE `+w.String(), w.args, func(row pgx.Row) error {
-			var (
-				id  int64
-				vec []byte
-			)
-			err := row.Scan(&id, &vec)
-			fn(id, vec)
-			return err
-		})
+			WHERE `+w.String(), w.args, semantic.VectorRow[pgx.Row](fn))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: similar rules: %w", err)

@@ -154,6 +154,25 @@ func RuleHits(ctx context.Context, hits []governance.SemanticHit, find func(cont
 	return out, nil
 }
 
+// Scanner reads one row's columns (a database/sql row, a pgx row).
+type Scanner interface{ Scan(dest ...any) error }
+
+// VectorRow reads (id, vector) rows for a backend's query loop, calling fn
+// with each.
+func VectorRow[R Scanner](fn func(id int64, vector []byte)) func(R) error {
+	return func(row R) error {
+		var (
+			id  int64
+			vec []byte
+		)
+		if err := row.Scan(&id, &vec); err != nil {
+			return err
+		}
+		fn(id, vec)
+		return nil
+	}
+}
+
 // notIn returns the ids of hits that have does not hold.
 func notIn(hits []governance.SemanticHit, have map[int64]bool) []int64 {
 	var out []int64
