@@ -1,0 +1,110 @@
+package heuristic_test
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// keptTurn is one standing instruction of testdata/content_kept.tsv: the
+// user's turns of one session and the words its rule must keep.
+type keptTurn struct {
+	lang, domain string
+	keep, turns  []string
+}
+
+func readKept(tb testing.TB) []keptTurn {
+	tb.Helper()
+	f, err := os.Open(filepath.Join("testdata", "content_kept.tsv"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var out []keptTurn
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		p := strings.Split(line, "\t")
+		if len(p) < 4 || p[0] != "en" && p[0] != "zh" {
+			tb.Fatalf("content_kept.tsv line %d: want lang<TAB>domain<TAB>words<TAB>turn[<TAB>turn]", n)
+		}
+		out = append(out, keptTurn{lang: p[0], domain: p[1], keep: strings.Split(p[2], "|"), turns: p[3:]})
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// TestContentKept reports, on a batch of standing instructions from
+// non-coding domains, how many are proposed as standing and how many of
+// those proposals keep the words the instruction is about: every durable
+// preference drawn from the session holds every listed word. The classes
+// are a durability sentence that points at the sentence or turn before it,
+// an abbreviation's full stop inside a sentence, and a group's "our" / 我们.
+// Fixed thresholds in each language: ≥ 85 % proposed, ≥ 95 % of the
+// proposals keep their content.
+func TestContentKept(t *testing.T) {
+	turns := readKept(t)
+	if len(turns) < 40 {
+		t.Fatalf("the batch holds %d turns, want at least 40", len(turns))
+	}
+	domains := map[string]bool{}
+	for _, lang := range []string{"en", "zh"} {
+		var n, proposed, kept int
+		for _, c := range turns {
+			if c.lang != lang {
+				continue
+			}
+			domains[c.domain] = true
+			n++
+			var pairs []string
+			for i, turn := range c.turns {
+				if i > 0 {
+					pairs = append(pairs, "assistant", "Done.")
+				}
+				pairs = append(pairs, "user", turn)
+			}
+			ex := mustExtract(t, session(pairs...))
+			var rules []string
+			for _, it := range ex.Items {
+				if it.Type == governance.TypePreference && it.Durable {
+					rules = append(rules, it.Statement)
+				}
+			}
+			if len(rules) == 0 {
+				t.Logf("not proposed: %s", strings.Join(c.turns, " / "))
+				continue
+			}
+			proposed++
+			ok := true
+			for _, r := range rules {
+				for _, w := range c.keep {
+					if !strings.Contains(strings.ToLower(r), strings.ToLower(w)) {
+						ok = false
+						t.Logf("content lost (%q): %s -> %q", w, strings.Join(c.turns, " / "), r)
+						break
+					}
+				}
+			}
+			if ok {
+				kept++
+			}
+		}
+		share, keptShare := float64(proposed)/float64(max(n, 1)), float64(kept)/float64(max(proposed, 1))
+		t.Logf("%s: %d turns, %d proposed (%.3f), %d keep their content (%.3f)", lang, n, proposed, share, kept, keptShare)
+		if share < 0.85 || keptShare < 0.95 {
+			t.Errorf("%s: %.3f proposed, %.3f keep their content (want ≥ 0.85 / 0.95)", lang, share, keptShare)
+		}
+	}
+	if len(domains) < 5 {
+		t.Errorf("the batch spans %d domains, want at least 5", len(domains))
+	}
+}
