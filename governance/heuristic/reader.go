@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -68,6 +69,11 @@ type reading struct {
 	// mind", "That goes for every reply", "每次都是。"): a rule made from it
 	// carries that sentence.
 	refers bool
+	// bare: the sentence says nothing of its own but a scope and a word
+	// that points back ("I mean it, from now on", "这个标准以后一直适用",
+	// "And do that every time, going forward"): a rule made from it is the
+	// sentence it points at, in this turn or the user's turn before.
+	bare bool
 	// retracts: the sentence takes back the one before it.
 	retracts bool
 	// alternative: a question that opens with "or" (还是), which makes a
@@ -444,7 +450,42 @@ func readEN(raw string, question bool) reading {
 	} else if r.norm && anaphoraEN(u) {
 		r.refers = true // "Please follow that in all the docs you write", "Stop that, use …"
 	}
+	if r.scope != scopeNone && bareEN(u) {
+		r.refers, r.bare = true, true
+	}
 	return r
+}
+
+// bareEN reports whether a sentence with a scope holds a word that points
+// back (a pronoun object, not a determiner: "mean it", "do that every
+// time") and at most two content words besides its scope, fillers and
+// function words: it says nothing of its own.
+func bareEN(u string) bool {
+	if !anaphoraEN(u) && !pronounItEN(u) {
+		return false
+	}
+	content := 0
+	for _, w := range strings.FieldsFunc(blankEN(u, scopePhrasesEN), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	}) {
+		if !stopEN[w] && !slices.Contains(fillersEN, w) && !slices.Contains(functionWordsEN, w) {
+			content++
+		}
+	}
+	return content <= 2
+}
+
+// pronounItEN reports whether "it" stands for something said before: an
+// object at the end of a clause ("I mean it, …", "stick to it").
+func pronounItEN(u string) bool {
+	words := strings.Fields(u)
+	for i, w := range words {
+		bare := strings.TrimRight(w, ",.;:!?—")
+		if bare == "it" && i > 0 && (i+1 == len(words) || bare != w) {
+			return true
+		}
+	}
+	return false
 }
 
 // anaphoraEN reports whether a demonstrative or "it" stands for something
@@ -822,7 +863,27 @@ func readZH(raw string, question bool) reading {
 	} else if r.scope != scopeNone && utf8.RuneCountInString(trimmed) <= 6 {
 		r.refers = true // a fragment: "每次都是。"
 	}
+	if r.scope != scopeNone && bareZH(trimmed) {
+		r.refers, r.bare = true, true
+	}
 	return r
+}
+
+// bareZH reports whether a sentence with a scope holds a demonstrative (这个,
+// 这样, 那个事) and at most five Han characters besides its scope, pronouns
+// and particles: "这个标准以后一直适用", "以后回复都用这个".
+func bareZH(u string) bool {
+	if !strings.ContainsAny(u, "这那此") {
+		return false
+	}
+	rest := stopZH.Replace(u)
+	n := 0
+	for _, r := range rest {
+		if unicode.Is(unicode.Han, r) && !strings.ContainsRune("这那此个些样么点条件事", r) {
+			n++
+		}
+	}
+	return n <= 5
 }
 
 // futureDeferredZH reports whether 以后 is a deferral or a modifier (以后再说,

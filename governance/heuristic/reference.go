@@ -44,6 +44,10 @@ type userSentence struct {
 	seq  int64
 	text string
 	item int // index into items of what it yielded, or -1
+	// notTheirs: the sentence is no wish the user stands by (another's
+	// view, a quotation, a mention, a supposition, taken back): nothing
+	// points back at it.
+	notTheirs bool
 }
 
 // pointBack makes what a back-reference points at durable: the preference
@@ -52,6 +56,9 @@ type userSentence struct {
 func (s *session) pointBack(e *governance.Event, index int) bool {
 	if n := len(s.said); n > 0 {
 		prev := s.said[n-1]
+		if prev.notTheirs {
+			return false
+		}
 		if prev.item >= 0 && s.items[prev.item].Type == governance.TypePreference {
 			it := &s.items[prev.item]
 			it.Durable = true

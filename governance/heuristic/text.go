@@ -82,12 +82,35 @@ func endsWithAbbreviation(text, terminator string) bool {
 	if len(word) == 1 && 'a' <= word[0] && word[0] <= 'z' {
 		return true // an initial: "J. Smith"
 	}
+	if dottedAbbreviation(word) {
+		return true // "e.g.", "a.m.", "U.S.", "Ph.D."
+	}
 	for _, a := range cueAbbreviations {
 		if word == a {
 			return true
 		}
 	}
 	return false
+}
+
+// dottedAbbreviation reports whether a word is groups of one or two letters
+// joined by full stops ("e.g", "u.s", "ph.d").
+func dottedAbbreviation(word string) bool {
+	parts := strings.Split(word, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) == 0 || len(p) > 2 {
+			return false
+		}
+		for i := 0; i < len(p); i++ {
+			if p[i] < 'a' || p[i] > 'z' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // openQuote reports whether text opens a quotation it does not close.
