@@ -276,7 +276,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		// another session too it is counted as repeated, and a correction
 		// replaces the rule it corrects (consolidation decides both).
 		if !ok && !question && (rd.veto == vetoNone || rd.rearranged) && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12) && !t.anyZH(oneOffZH) && !oneOffTextEN(t)) &&
-			!(t.han && errandZHRe.MatchString(t.raw)) {
+			!(t.han && errandZHRe.MatchString(t.raw)) && !oneInstance(t) {
 			ok = true
 		}
 		// A plain request about the agent's own answers ("Number the
