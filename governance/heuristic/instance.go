@@ -17,12 +17,13 @@ var (
 	// definiteEN is a definite determiner and up to two words before a
 	// noun: "the meeting", "my dentist appointment".
 	definiteEN = regexp.MustCompile(`\b(?:the|my|our|this|that)((?: [a-z][a-z'-]*){1,3})\b`)
-	// dateEN is a date of its own: "the 14th", "March 3", "3/14".
-	dateEN = regexp.MustCompile(`\b(?:on )?the \d{1,2}(?:st|nd|rd|th)\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b|\b\d{1,2}/\d{1,2}\b`)
+	// dateEN is a date of its own: "the 14th", "March 3".
+	dateEN = regexp.MustCompile(`\bthe \d{1,2}(?:st|nd|rd|th)\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}(?:st|nd|rd|th)?\b`)
 	// thatOneZH is a demonstrative with a measure word: 这个会, 那张单子, 那间.
 	thatOneZH = regexp.MustCompile(`[这那](?:个|封|份|张|篇|条|段|些|本|件|位|间|场|趟|班|家|单|笔|次)`)
-	// dateZH is a date of its own: 五号, 3月5日, 周四上午 (not 每月5号).
-	dateZH = regexp.MustCompile(`(?:^|[^每])(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})(?:月[0-9一二三四五六七八九十]{1,3}[日号]|[日号])`)
+	// dateZH is a date of its own: 五号, 3月5日 (not 三号线, 一日三餐; a
+	// word of recurrence keeps 每月5号 out before).
+	dateZH = regexp.MustCompile(`(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})(?:月[0-9一二三四五六七八九十]{1,3}[日号]|号(?:$|[^线楼码房门位车]))`)
 )
 
 // oneInstance reports whether a request is about one definite thing: with

@@ -476,12 +476,20 @@ func bareEN(u string) bool {
 }
 
 // pronounItEN reports whether "it" stands for something said before: an
-// object at the end of a clause ("I mean it, …", "stick to it").
+// object at the end of a clause or before a function word ("I mean it, …",
+// "stick to it in every draft").
 func pronounItEN(u string) bool {
 	words := strings.Fields(u)
 	for i, w := range words {
 		bare := strings.TrimRight(w, ",.;:!?—")
-		if bare == "it" && i > 0 && (i+1 == len(words) || bare != w) {
+		if bare != "it" || i == 0 {
+			continue
+		}
+		if i+1 == len(words) || bare != w {
+			return true
+		}
+		next := strings.Trim(words[i+1], ",.;:!?—-\"'")
+		if slices.Contains(functionWordsEN, next) || next == "every" || next == "always" || next == "going" {
 			return true
 		}
 	}
