@@ -899,12 +899,33 @@ func bareZH(u string) bool {
 func futureDeferredZH(u string) bool {
 	for _, p := range laterZH {
 		for k := range occurrences(u, p) {
-			if !hasAnyPrefix(u[k+len(p):], notLaterZH) {
+			if after := u[k+len(p):]; !hasAnyPrefix(after, notLaterZH) || futureEveryZH(after) {
 				return false
 			}
 		}
 	}
 	return containsAny(u, laterZH)
+}
+
+// futureEveryZH reports whether 以后的 quantifies over the things to come
+// ("以后的稿子都照这样", "以后的报价一律含税"): a short noun and 都/一律, not
+// a deferral or a modifier (以后的版本, 以后的事再说).
+func futureEveryZH(after string) bool {
+	rest, ok := strings.CutPrefix(after, "的")
+	if !ok || strings.Contains(rest, "再说") {
+		return false
+	}
+	k := indexAny(rest, []string{"都", "一律", "全部"})
+	if k <= 0 {
+		return false
+	}
+	noun := rest[:k]
+	for _, r := range noun {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return utf8.RuneCountInString(noun) <= 6
 }
 
 func vetoZH(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
