@@ -108,3 +108,37 @@ func TestContentKept(t *testing.T) {
 		t.Errorf("the batch spans %d domains, want at least 5", len(domains))
 	}
 }
+
+// TestBarePointsBack: a turn that says nothing but a scope and a word
+// pointing back makes the user's previous sentence the rule — never one
+// the user reported from someone else, and never what the assistant said.
+func TestBarePointsBack(t *testing.T) {
+	durable := func(ex *governance.Extraction) []string {
+		var out []string
+		for _, it := range ex.Items {
+			if it.Type == governance.TypePreference && it.Durable {
+				out = append(out, it.Statement)
+			}
+		}
+		return out
+	}
+	got := durable(mustExtract(t, session("user", "When a customer mentions a chargeback, loop in Priya from billing.",
+		"assistant", "Done.", "user", "And do that every time, going forward.")))
+	if len(got) != 1 || !strings.Contains(got[0], "chargeback") || !strings.Contains(got[0], "Priya") {
+		t.Errorf("the previous turn as the rule: got %q", got)
+	}
+	got = durable(mustExtract(t, session("user", "上次的发票按开票日期归档的。", "assistant", "好的。", "user", "以后每个月都按这个来。")))
+	if len(got) != 1 || !strings.Contains(got[0], "开票日期") {
+		t.Errorf("the previous turn as the rule (zh): got %q", got)
+	}
+	for _, pairs := range [][]string{
+		{"user", "My colleague thinks we should always reply within an hour.", "assistant", "Noted.", "user", "I mean it, from now on."},
+		{"assistant", "I have put the totals in bold and sent the report to everyone.", "user", "Stick to it in every report."},
+	} {
+		for _, st := range durable(mustExtract(t, session(pairs...))) {
+			if strings.Contains(st, "hour") || strings.Contains(st, "assistant") || strings.Contains(st, "bold") {
+				t.Errorf("%q: rule %q points at words that are not the user's own", pairs, st)
+			}
+		}
+	}
+}

@@ -228,7 +228,10 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 	}
 	external := e.Source == governance.SourceExternal
 	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN) && !isTagQuestion(t) && !hedgedWishEN(t)
-	if !external && !question && (isBackReference(t) || rd.bare && rd.veto == vetoNone) && s.pointBack(e, index) {
+	// A sentence that only points back makes what it points at the rule.
+	// One read as bare by structure points only at the user's own words,
+	// never at what the assistant said.
+	if !external && !question && (isBackReference(t) && s.pointBack(e, index, true) || rd.bare && rd.veto == vetoNone && s.pointBack(e, index, false)) {
 		return
 	}
 	mark := len(s.items)

@@ -51,9 +51,10 @@ type userSentence struct {
 }
 
 // pointBack makes what a back-reference points at durable: the preference
-// the user stated just before, else their previous sentence, else what the
-// assistant did last. It reports whether it found something.
-func (s *session) pointBack(e *governance.Event, index int) bool {
+// the user stated just before, else their previous sentence, else — when
+// assistantToo — what the assistant did last. It reports whether it found
+// something.
+func (s *session) pointBack(e *governance.Event, index int, assistantToo bool) bool {
 	if n := len(s.said); n > 0 {
 		prev := s.said[n-1]
 		if prev.notTheirs {
@@ -70,6 +71,9 @@ func (s *session) pointBack(e *governance.Event, index int) bool {
 		s.prefs++
 		s.durables++
 		return true
+	}
+	if !assistantToo {
+		return false
 	}
 	for j := index - 1; j >= 0; j-- {
 		a := s.events[j]
