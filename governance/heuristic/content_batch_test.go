@@ -109,10 +109,11 @@ func TestContentKept(t *testing.T) {
 	}
 }
 
-// TestBarePointsBack: a turn that says nothing but a scope and a word
-// pointing back makes the user's previous sentence the rule — never one
-// the user reported from someone else, and never what the assistant said.
-func TestBarePointsBack(t *testing.T) {
+// TestPointsBackAcrossTurns: a turn that says nothing but a scope and a
+// word pointing back, or a fragment that only adds a scope, makes the
+// user's previous sentence the rule — never one the user reported from
+// someone else, and never what the assistant said.
+func TestPointsBackAcrossTurns(t *testing.T) {
 	durable := func(ex *governance.Extraction) []string {
 		var out []string
 		for _, it := range ex.Items {
@@ -131,8 +132,23 @@ func TestBarePointsBack(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], "开票日期") {
 		t.Errorf("the previous turn as the rule (zh): got %q", got)
 	}
+	// A fragment with words of its own joins the previous turn too, and the
+	// wish said there becomes the rule: one item.
+	ex := mustExtract(t, session("user", "Round the totals to one decimal.", "assistant", "Done.", "user", "One decimal place, always."))
+	if len(ex.Items) != 1 || !ex.Items[0].Durable || !strings.Contains(ex.Items[0].Statement, "totals") || len(ex.Items[0].SupportSeqs) != 2 {
+		t.Errorf("a fragment after the wish it scopes: got %+v, want one durable rule about the totals on both turns", ex.Items)
+	}
+	// A remark on what was done is no scope of the task before it, and a
+	// rule already standing is not said twice.
+	if got = durable(mustExtract(t, session("user", "Book the 9:40 train to Lyon.", "assistant", "Booked.", "user", "Thanks, that works every time."))); len(got) != 0 {
+		t.Errorf("a remark after a task: got rules %q", got)
+	}
+	if got = durable(mustExtract(t, session("user", "Always round the totals to one decimal.", "assistant", "OK.", "user", "Every single time."))); len(got) != 1 {
+		t.Errorf("a fragment after a standing rule: got rules %q, want the one", got)
+	}
 	for _, pairs := range [][]string{
 		{"user", "My colleague thinks we should always reply within an hour.", "assistant", "Noted.", "user", "I mean it, from now on."},
+		{"user", "My colleague thinks we should always reply within an hour.", "assistant", "Noted.", "user", "Every single time."},
 		{"assistant", "I have put the totals in bold and sent the report to everyone.", "user", "Stick to it in every report."},
 	} {
 		for _, st := range durable(mustExtract(t, session(pairs...))) {

@@ -69,7 +69,10 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 		} else {
 			units = readTurn(units[:0], buf)
 		}
-		for _, u := range units {
+		for k, u := range units {
+			if k == 0 && e.Source != governance.SourceExternal && s.readWithPreviousTurn(e, i, u) {
+				continue
+			}
 			s.read(e, i, sentence{text: u.text, question: u.question}, newText(u.text), u.r)
 		}
 	}
@@ -241,7 +244,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 			if len(s.items) > mark {
 				item = len(s.items) - 1
 			}
-			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item, notTheirs: notTheirs(rd.veto)})
+			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item, notTheirs: notTheirs(rd.veto), index: index, r: rd, question: sn.question})
 		}
 	}()
 	var ok, durable, answers bool

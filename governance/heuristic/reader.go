@@ -1019,18 +1019,9 @@ func readTurn(dst []unit, sns []sentence) []unit {
 			case r.refers && prev.r.veto == vetoNone && !prev.question && !isBackReference(newText(sn.text)) && !isSmallTalk(normEN(prev.text)):
 				// ("Keep doing that." is pointBack's: it makes the sentence
 				// before it durable as it stands.)
-				prev.text = strings.TrimRight(prev.text, " ") + joinSep(prev.text) + sn.text
+				prev.text = joinText(prev.text, sn.text)
 				prev.joined = true
-				prev.r.scope = max(prev.r.scope, r.scope)
-				// A sentence that gives the one before it a scope ("That
-				// goes for every reply") makes that one a rule.
-				prev.r.norm = prev.r.norm || r.norm || r.scope != scopeNone
-				prev.r.agent = prev.r.agent || r.agent
-				prev.r.weak = prev.r.weak && r.weak || prev.r.scope == scopeNone && r.weak
-				prev.r.bounded = prev.r.bounded && r.bounded
-				if r.veto != vetoNone && r.veto != vetoBounded {
-					prev.r.veto = r.veto
-				}
+				prev.r = joinReading(prev.r, r)
 				continue
 			}
 		}
@@ -1040,6 +1031,27 @@ func readTurn(dst []unit, sns []sentence) []unit {
 		dst = append(dst, unit{text: sn.text, question: sn.question, r: r})
 	}
 	return dst
+}
+
+// joinText is a sentence with the back-reference after it.
+func joinText(prev, ref string) string {
+	return strings.TrimRight(prev, " ") + joinSep(prev) + ref
+}
+
+// joinReading is the reading of a sentence with the back-reference r
+// after it joined.
+func joinReading(prev, r reading) reading {
+	prev.scope = max(prev.scope, r.scope)
+	// A sentence that gives the one before it a scope ("That goes for
+	// every reply") makes that one a rule.
+	prev.norm = prev.norm || r.norm || r.scope != scopeNone
+	prev.agent = prev.agent || r.agent
+	prev.weak = prev.weak && r.weak || prev.scope == scopeNone && r.weak
+	prev.bounded = prev.bounded && r.bounded
+	if r.veto != vetoNone && r.veto != vetoBounded {
+		prev.veto = r.veto
+	}
+	return prev
 }
 
 // joinSep is what joins a sentence to the back-reference after it: the
