@@ -3,6 +3,7 @@ package heuristic
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // A request about one definite thing — the meeting, this booking, 这个会,
@@ -37,7 +38,7 @@ func oneInstance(t text) bool {
 		if containsAny(u, cueRecurrence.zh) {
 			return false
 		}
-		return taskObjectZH.MatchString(u) || thatOneZH.MatchString(u) || dateZH.MatchString(u) || containsAny(u, cueOccasionNounsZH)
+		return taskObjectZH.MatchString(u) || thatOneZH.MatchString(u) || dateZH.MatchString(u) || occasionHeadZH(u)
 	}
 	if !t.latin {
 		return false
@@ -76,6 +77,30 @@ func isFunctionWordEN(w string) bool {
 	switch w {
 	case "into", "until", "till", "back", "up", "now", "of", "are", "isn't", "has", "should", "must", "goes", "starts":
 		return true
+	}
+	return false
+}
+
+// afterHeadZH are what may follow a noun that heads its phrase: a particle, a
+// verb of change or placement, a punctuation mark. Anything else continues
+// a compound whose head comes later (会议纪要, 订单号, 机票价格: the minutes,
+// the number, the price).
+const afterHeadZH = "的改换挪推调取延提定订安约往到在是要得不别先还也就从由跟，,。；;！!？?：: "
+
+// occasionHeadZH reports whether a thing of one occasion heads its phrase
+// in u: "把会议改到下午三点", "晚饭的预订改到七点半", not "会议纪要分点写".
+func occasionHeadZH(u string) bool {
+	for _, n := range cueOccasionNounsZH {
+		for k := range occurrences(u, n) {
+			rest := u[k+len(n):]
+			if rest == "" {
+				return true
+			}
+			r, _ := utf8.DecodeRuneInString(rest)
+			if strings.ContainsRune(afterHeadZH, r) {
+				return true
+			}
+		}
 	}
 	return false
 }

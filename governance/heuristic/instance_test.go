@@ -36,6 +36,11 @@ func TestOneInstance(t *testing.T) {
 		{"退款上限改成三十欧。", false},
 		{"饮食按一日三餐排。", false},
 		{"出门坐地铁三号线。", false},
+		{"会议纪要分点写。", false},
+		{"订单号写在标题里。", false},
+		{"晚饭的预订改到七点半。", true},
+		{"Write the meeting notes in bullet points.", false},
+		{"Keep the call summary under 100 words.", false},
 	} {
 		if got := oneInstance(newText(c.said)); got != c.one {
 			t.Errorf("oneInstance(%q) = %v, want %v", c.said, got, c.one)
