@@ -158,3 +158,54 @@ func TestPointsBackAcrossTurns(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleCarriesWhatItNames: a rule that names someone, somewhere or some
+// day of the sentence before it by a pronoun carries that sentence, in the
+// turn or from the previous one; a scope said as a fragment or through a
+// demonstrative subject carries the sentence it scopes; a pronoun whose
+// name is in its own sentence, or in no sentence before, carries nothing
+// more.
+func TestRuleCarriesWhatItNames(t *testing.T) {
+	for _, c := range []struct {
+		turns []string
+		keep  []string // words the one rule holds
+		not   string   // words it must not hold
+	}{
+		{[]string{"Mrs. Alvarez is the contact for the Madrid office. Always cc her on anything about Madrid."}, []string{"Alvarez", "cc her"}, ""},
+		{[]string{"Mrs. Alvarez is the contact for the Madrid office.", "Always cc her on anything about Madrid."}, []string{"Alvarez", "cc her"}, ""},
+		{[]string{"The St. Louis office handles invoices. Send all invoices there from now on."}, []string{"St. Louis", "there"}, ""},
+		{[]string{"The kids have swimming on Thursdays. Never plan dinners out on those days."}, []string{"Thursdays", "dinners"}, ""},
+		{[]string{"王老师是教务主任。以后排课都先问她。"}, []string{"王老师", "问她"}, ""},
+		{[]string{"回复里别提具体价格。这条对所有客户都适用。"}, []string{"具体价格", "所有客户"}, ""},
+		{[]string{"Tone: warm but brief. For every reply from now on."}, []string{"warm but brief", "every reply"}, ""},
+		{[]string{"Looks good, merging. When Anna calls, always put her through."}, []string{"Anna", "put her through"}, "merging"},
+		{[]string{"Response time is still meh. Please never log the full request body, it has PII in it."}, []string{"request body"}, "meh"},
+		{[]string{"Looks good, merging. For the future: when you write migrations, make them idempotent."}, []string{"idempotent"}, "merging"},
+	} {
+		var pairs []string
+		for i, turn := range c.turns {
+			if i > 0 {
+				pairs = append(pairs, "assistant", "OK.")
+			}
+			pairs = append(pairs, "user", turn)
+		}
+		var rules []string
+		for _, it := range mustExtract(t, session(pairs...)).Items {
+			if it.Type == governance.TypePreference && it.Durable {
+				rules = append(rules, it.Statement)
+			}
+		}
+		if len(rules) != 1 {
+			t.Errorf("%q: rules %q, want one", c.turns, rules)
+			continue
+		}
+		for _, w := range c.keep {
+			if !strings.Contains(rules[0], w) {
+				t.Errorf("%q: rule %q lost %q", c.turns, rules[0], w)
+			}
+		}
+		if c.not != "" && strings.Contains(rules[0], c.not) {
+			t.Errorf("%q: rule %q carries %q", c.turns, rules[0], c.not)
+		}
+	}
+}

@@ -74,6 +74,11 @@ type reading struct {
 	// "And do that every time, going forward"): a rule made from it is the
 	// sentence it points at, in this turn or the user's turn before.
 	bare bool
+	// anaphor: the sentence names someone, somewhere or some time said
+	// before ("Always cc her on anything about Madrid", "Send all invoices
+	// there", "on those days", 她, 那里, 那天): a rule made from it carries
+	// the sentence before it.
+	anaphor bool
 	// retracts: the sentence takes back the one before it.
 	retracts bool
 	// alternative: a question that opens with "or" (还是), which makes a
@@ -453,7 +458,103 @@ func readEN(raw string, question bool) reading {
 	if r.scope != scopeNone && bareEN(u) {
 		r.refers, r.bare = true, true
 	}
+	if r.scope != scopeNone && !r.refers {
+		if scopeFragmentEN(u) {
+			r.refers = true // "For every reply from now on."
+		} else if anaphorEN(u, unquoted(raw)) {
+			r.anaphor = true
+		}
+	}
 	return r
+}
+
+// namesSomeone reports whether a sentence an anaphor may point back at
+// names someone, somewhere or some day: a capitalised word after the first
+// (English), any sentence in Chinese.
+func namesSomeone(sentence string) bool {
+	if hasHan(sentence) {
+		return true
+	}
+	words := strings.Fields(sentence)
+	return len(words) > 1 && hasName(words[1:])
+}
+
+// scopeFragmentEN reports whether a sentence is only the domain of a scope:
+// a quantifier, after a preposition or not, over at most a few words, with
+// no clause that opens with a verb and no modal ("For every reply from now
+// on.", "In all the client emails, always."), not a rule of its own ("For
+// all invoices, use the blue template").
+func scopeFragmentEN(u string) bool {
+	words := strings.Fields(strings.Trim(u, " .!"))
+	if len(words) == 0 || len(words) > 8 {
+		return false
+	}
+	first := strings.Trim(words[0], ",")
+	switch first {
+	case "for", "in", "on", "across", "with", "at", "to":
+		if len(words) < 2 {
+			return false
+		}
+		first = strings.Trim(words[1], ",")
+	}
+	switch first {
+	case "every", "each", "all", "any":
+	default:
+		return false
+	}
+	for _, c := range clausesOf(u) {
+		if clauseOpensWithVerbEN(c) {
+			return false
+		}
+	}
+	return !hasAnyWord(u, []string{"should", "must", "need", "needs", "is", "are", "gets", "get", "goes", "go", "have", "has", "will", "can"})
+}
+
+// anaphorEN reports whether a sentence names a person, a place or a time
+// said before by a pronoun — her, him, there (not "there is"), those days —
+// with no name before it in the sentence that it could stand for ("When
+// Anna calls, put her through" names its own). raw keeps the case.
+func anaphorEN(u, raw string) bool {
+	words := strings.Fields(u)
+	rawWords := strings.Fields(raw)
+	for i, w := range words {
+		found := false
+		switch strings.Trim(w, ",.;:!?—\"'") {
+		case "her", "him":
+			found = true
+		case "there":
+			found = i > 0
+			if found && i+1 < len(words) {
+				switch strings.Trim(words[i+1], ",.;:!?") {
+				case "is", "are", "was", "were", "be", "should", "must", "will", "may", "might", "can", "could", "would", "has", "have", "needs", "need", "seems":
+					found = false
+				}
+			}
+		case "those":
+			if i+1 < len(words) {
+				switch strings.Trim(words[i+1], ",.;:!?") {
+				case "days", "dates", "weeks", "weekends", "nights", "mornings", "evenings", "afternoons", "times", "months":
+					found = true
+				}
+			}
+		}
+		if found {
+			return len(rawWords) == len(words) && !hasName(rawWords[1:i])
+		}
+	}
+	return false
+}
+
+// hasName reports whether words hold a capitalised word other than "I": a
+// name, a place, a weekday.
+func hasName(words []string) bool {
+	for _, w := range words {
+		w = strings.Trim(w, ",.;:!?—\"'(")
+		if w != "" && w != "I" && !strings.HasPrefix(w, "I'") && 'A' <= w[0] && w[0] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // bareEN reports whether a sentence with a scope holds a word that points
@@ -874,8 +975,52 @@ func readZH(raw string, question bool) reading {
 	if r.scope != scopeNone && bareZH(trimmed) {
 		r.refers, r.bare = true, true
 	}
+	if r.scope != scopeNone && !r.refers {
+		if demonstrativeSubjectZH(trimmed) {
+			r.refers = true // "这条对所有客户都适用"
+		} else if anaphorZH(u) {
+			r.anaphor = true
+		}
+	}
 	return r
 }
+
+// demonstrativeSubjectZH reports whether a sentence opens with a
+// demonstrative that stands for what was said (这条, 这个, 这点, 那个) —
+// followed by a preposition, an adverb, a scope or a verb, not by a noun it
+// determines (这个文件夹).
+func demonstrativeSubjectZH(u string) bool {
+	rest, ok := "", false
+	for _, p := range []string{"这一条", "这一点", "这条", "这点", "这个", "这些", "那条", "那点", "那个", "那些", "这"} {
+		if rest, ok = strings.CutPrefix(u, p); ok {
+			break
+		}
+	}
+	if !ok || rest == "" {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return strings.ContainsRune("对以一都是要永每在也就你请务必从适有长，,", r)
+}
+
+// anaphorZH reports whether a sentence names a person, a place or a time
+// said before by a pronoun — 她, 他 (not 其他, 他人), 那里, 那儿, 那边, 那天 —
+// with no one named before it in the sentence (小王来了就让他进来 names its
+// own: a title or 小/老 and a name).
+func anaphorZH(u string) bool {
+	u = strings.NewReplacer("其他", "", "其它", "", "他人", "", "他们自己", "").Replace(u)
+	k := strings.IndexAny(u, "她他")
+	if j := indexAny(u, []string{"那里", "那儿", "那边", "那天", "那几天", "那些天", "那时候"}); j >= 0 && (k < 0 || j < k) {
+		k = j
+	}
+	if k < 0 {
+		return false
+	}
+	return !namedZH.MatchString(u[:k])
+}
+
+// namedZH finds a person named in Chinese: a title, or 小/老 before a name.
+var namedZH = regexp.MustCompile(`老师|经理|主任|医生|先生|女士|阿姨|叔叔|老板|同事|[小老][\p{Han}]`)
 
 // bareZH reports whether a sentence with a scope holds a demonstrative (这个,
 // 这样, 那个事) and at most five Han characters besides its scope, pronouns
@@ -1022,6 +1167,15 @@ func readTurn(dst []unit, sns []sentence) []unit {
 				prev.text = joinText(prev.text, sn.text)
 				prev.joined = true
 				prev.r = joinReading(prev.r, r)
+				continue
+			case r.anaphor && r.veto == vetoNone && prev.r.veto == vetoNone && !prev.r.standing() && !prev.question && !prev.joined &&
+				!isSmallTalk(normEN(prev.text)) && !isBackReference(newText(prev.text)) && namesSomeone(prev.text):
+				// "Mrs. Alvarez is the contact for Madrid. Always cc her …":
+				// the rule is the second sentence's, the first says whom it
+				// names.
+				prev.text = joinText(prev.text, sn.text)
+				prev.joined = true
+				prev.r = r
 				continue
 			}
 		}

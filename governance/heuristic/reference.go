@@ -132,15 +132,17 @@ func appendSeq(seqs []int64, seq int64) []int64 {
 
 // readWithPreviousTurn reads a back-reference that opens a turn and has
 // words of its own ("One decimal place, always.", "Every single time, for
-// every booking.") joined to the user's previous message, as a
-// back-reference is joined to the sentence before it in a turn: the rule
-// carries the sentence it points at. That sentence must be the last of the
+// every booking.") or a rule that names someone or something of the
+// previous message by a pronoun ("Always cc her on anything about
+// Madrid.") joined to the user's previous message, as either is joined to
+// the sentence before it in a turn: the rule carries the sentence it points
+// at. That sentence must be the last of the
 // user's previous message, the user's own wish (no veto, no question), and
 // not yet a standing rule; a non-durable wish it gave becomes the rule.
 // It reports whether the joined sentence gave a standing rule; if not,
 // nothing is changed and the caller reads the unit alone.
 func (s *session) readWithPreviousTurn(e *governance.Event, index int, u unit) bool {
-	if !u.r.refers || u.r.bare || u.r.veto != vetoNone || u.question || isBackReference(newText(u.text)) || len(s.said) == 0 {
+	if !u.r.refers && !u.r.anaphor || u.r.bare || u.r.veto != vetoNone || u.question || isBackReference(newText(u.text)) || len(s.said) == 0 {
 		return false
 	}
 	if !u.r.norm && pronounSubjectEN(u.text) {
@@ -154,9 +156,18 @@ func (s *session) readWithPreviousTurn(e *governance.Event, index int, u unit) b
 	if prev.item >= 0 && (s.items[prev.item].Type != governance.TypePreference || s.items[prev.item].Durable) {
 		return false
 	}
+	r := joinReading(prev.r, u.r)
+	if !u.r.refers {
+		// An anaphor: the rule is this turn's, the previous one says
+		// whom or what it names, and is no rule itself.
+		if prev.r.standing() || !namesSomeone(prev.text) {
+			return false
+		}
+		r = u.r
+	}
 	mark, prefs, durables := len(s.items), s.prefs, s.durables
 	joined := joinText(prev.text, u.text)
-	s.read(e, index, sentence{text: joined}, newText(joined), joinReading(prev.r, u.r))
+	s.read(e, index, sentence{text: joined}, newText(joined), r)
 	if len(s.items) != mark+1 || !s.items[mark].Durable || s.items[mark].Type != governance.TypePreference {
 		// Not a standing rule together: undo and read the unit alone.
 		s.items, s.prefs, s.durables = s.items[:mark], prefs, durables
