@@ -485,6 +485,9 @@ func namesSomeone(sentence string) bool {
 // on.", "In all the client emails, always."), not a rule of its own ("For
 // all invoices, use the blue template").
 func scopeFragmentEN(u string) bool {
+	if strings.Count(u, " ") > 12 || !strings.Contains(u, "every") && !strings.Contains(u, "each") && !strings.Contains(u, "all") && !strings.Contains(u, "any") {
+		return false
+	}
 	words := strings.Fields(strings.Trim(u, " .!"))
 	if len(words) == 0 || len(words) > 8 {
 		return false
@@ -515,6 +518,9 @@ func scopeFragmentEN(u string) bool {
 // with no name before it in the sentence that it could stand for ("When
 // Anna calls, put her through" names its own). raw keeps the case.
 func anaphorEN(u, raw string) bool {
+	if !strings.Contains(u, " her") && !strings.Contains(u, " him") && !strings.Contains(u, " there") && !strings.Contains(u, " those ") {
+		return false
+	}
 	words := strings.Fields(u)
 	rawWords := strings.Fields(raw)
 	for i, w := range words {
@@ -580,6 +586,9 @@ func bareEN(u string) bool {
 // object at the end of a clause or before a function word ("I mean it, …",
 // "stick to it in every draft").
 func pronounItEN(u string) bool {
+	if !strings.Contains(u, " it") {
+		return false
+	}
 	words := strings.Fields(u)
 	for i, w := range words {
 		bare := strings.TrimRight(w, ",.;:!?—")
@@ -1008,7 +1017,10 @@ func demonstrativeSubjectZH(u string) bool {
 // with no one named before it in the sentence (小王来了就让他进来 names its
 // own: a title or 小/老 and a name).
 func anaphorZH(u string) bool {
-	u = strings.NewReplacer("其他", "", "其它", "", "他人", "", "他们自己", "").Replace(u)
+	if !strings.ContainsAny(u, "她他那") {
+		return false
+	}
+	u = notAnaphorZH.Replace(u)
 	k := strings.IndexAny(u, "她他")
 	if j := indexAny(u, []string{"那里", "那儿", "那边", "那天", "那几天", "那些天", "那时候"}); j >= 0 && (k < 0 || j < k) {
 		k = j
@@ -1018,6 +1030,9 @@ func anaphorZH(u string) bool {
 	}
 	return !namedZH.MatchString(u[:k])
 }
+
+// notAnaphorZH removes the words that hold 他 and name no one said before.
+var notAnaphorZH = strings.NewReplacer("其他", "", "其它", "", "他人", "", "他们自己", "")
 
 // namedZH finds a person named in Chinese: a title, or 小/老 before a name.
 var namedZH = regexp.MustCompile(`老师|经理|主任|医生|先生|女士|阿姨|叔叔|老板|同事|[小老][\p{Han}]`)
