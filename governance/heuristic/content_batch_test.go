@@ -179,6 +179,8 @@ func TestRuleCarriesWhatItNames(t *testing.T) {
 		{[]string{"回复里别提具体价格。这条对所有客户都适用。"}, []string{"具体价格", "所有客户"}, ""},
 		{[]string{"Tone: warm but brief. For every reply from now on."}, []string{"warm but brief", "every reply"}, ""},
 		{[]string{"Looks good, merging. When Anna calls, always put her through."}, []string{"Anna", "put her through"}, "merging"},
+		{[]string{"Looks good, merging. When the client calls, always put her through."}, []string{"client", "put her through"}, "merging"},
+		{[]string{"我们下个月带女儿去成都玩三天，她五岁。对了，孩子每天下午两点到四点要午睡，以后不管去哪儿玩，这个时间段都给她空出来。"}, []string{"午睡", "空出来"}, "成都"},
 		{[]string{"Response time is still meh. Please never log the full request body, it has PII in it."}, []string{"request body"}, "meh"},
 		{[]string{"Looks good, merging. For the future: when you write migrations, make them idempotent."}, []string{"idempotent"}, "merging"},
 	} {

@@ -545,7 +545,7 @@ func anaphorEN(u, raw string) bool {
 			}
 		}
 		if found {
-			return len(rawWords) == len(words) && !hasName(rawWords[1:i])
+			return len(rawWords) == len(words) && !hasName(rawWords[1:i]) && !hasAnyWord(strings.Join(words[:i], " "), cuePersonNounsEN)
 		}
 	}
 	return false
@@ -1028,8 +1028,13 @@ func anaphorZH(u string) bool {
 	if k < 0 {
 		return false
 	}
-	return !namedZH.MatchString(u[:k])
+	return !namedZH.MatchString(u[:k]) && !containsAny(u[:k], cuePersonNounsZH)
 }
+
+var (
+	cuePersonNounsEN = loadCues("person_nouns.en")
+	cuePersonNounsZH = loadCues("person_nouns.zh")
+)
 
 // notAnaphorZH removes the words that hold 他 and name no one said before.
 var notAnaphorZH = strings.NewReplacer("其他", "", "其它", "", "他人", "", "他们自己", "")
