@@ -18,7 +18,7 @@ import (
 
 // Name is the extractor's name and version, recorded on every candidate.
 // Bump the version when a change would extract different items.
-const Name = "heuristic/5"
+const Name = "heuristic/6"
 
 // maxStatementRunes caps a statement, well inside recall's per-item budget.
 const maxStatementRunes = 240
@@ -69,7 +69,10 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 		} else {
 			units = readTurn(units[:0], buf)
 		}
-		for _, u := range units {
+		for k, u := range units {
+			if k == 0 && e.Source != governance.SourceExternal && s.readWithPreviousTurn(e, i, u) {
+				continue
+			}
 			s.read(e, i, sentence{text: u.text, question: u.question}, newText(u.text), u.r)
 		}
 	}
@@ -228,7 +231,10 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 	}
 	external := e.Source == governance.SourceExternal
 	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN) && !isTagQuestion(t) && !hedgedWishEN(t)
-	if !external && !question && isBackReference(t) && s.pointBack(e, index) {
+	// A sentence that only points back makes what it points at the rule.
+	// One read as bare by structure points only at the user's own words,
+	// never at what the assistant said.
+	if !external && !question && (isBackReference(t) && s.pointBack(e, index, true) || rd.bare && rd.veto == vetoNone && s.pointBack(e, index, false)) {
 		return
 	}
 	mark := len(s.items)
@@ -238,12 +244,12 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 			if len(s.items) > mark {
 				item = len(s.items) - 1
 			}
-			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item})
+			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item, notTheirs: notTheirs(rd.veto), index: index, r: rd, question: sn.question})
 		}
 	}()
 	var ok, durable, answers bool
-	switch rd.veto {
-	case vetoReported, vetoQuoted, vetoMention, vetoRetracted, vetoHypothetical:
+	switch {
+	case notTheirs(rd.veto):
 		// Not the speaker's wish: no preference, whatever the markers say.
 		if external {
 			ok, durable = isPreference(t, question)
@@ -256,11 +262,11 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		ok, durable = true, true
 	}
 	if !external {
-		switch rd.veto {
-		case vetoReported, vetoQuoted, vetoMention, vetoRetracted, vetoHypothetical:
+		switch {
+		case notTheirs(rd.veto):
 			// Someone else's words, or none the speaker stands by.
 			ok, durable = false, false
-		case vetoNone:
+		case rd.veto == vetoNone:
 			switch {
 			case rd.standing() && !rd.weak:
 				ok, durable = true, true
@@ -276,7 +282,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		// another session too it is counted as repeated, and a correction
 		// replaces the rule it corrects (consolidation decides both).
 		if !ok && !question && (rd.veto == vetoNone || rd.rearranged) && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12) && !t.anyZH(oneOffZH) && !oneOffTextEN(t)) &&
-			!(t.han && errandZHRe.MatchString(t.raw)) {
+			!(t.han && errandZHRe.MatchString(t.raw)) && !oneInstance(t) {
 			ok = true
 		}
 		// A plain request about the agent's own answers ("Number the
@@ -309,6 +315,17 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 			s.add(governance.TypeFact, st, false, e.Seq)
 		}
 	}
+}
+
+// notTheirs reports whether a veto makes a sentence no wish of the
+// speaker's: another's view, a quotation, a mention, a supposition, a
+// sentence taken back.
+func notTheirs(v veto) bool {
+	switch v {
+	case vetoReported, vetoQuoted, vetoMention, vetoRetracted, vetoHypothetical:
+		return true
+	}
+	return false
 }
 
 // isPreference applies the preference patterns to one sentence.
@@ -457,14 +474,10 @@ func isSmallTalk(lower string) bool {
 }
 
 var (
-	// A group the speaker belongs to stays theirs: 咱们组 is the user's group,
-	// not a "user group" (用户组).
-	thirdPersonZH = strings.NewReplacer(
-		"我们小组", "用户所在的小组", "咱们小组", "用户所在的小组", "我们组", "用户所在的组", "咱们组", "用户所在的组",
-		"我们团队", "用户所在的团队", "咱们团队", "用户所在的团队", "我们公司", "用户所在的公司", "咱们公司", "用户所在的公司",
-		"我们部门", "用户所在的部门", "咱们部门", "用户所在的部门", "我们班", "用户所在的班", "咱们班", "用户所在的班",
-		"我们店", "用户的店", "咱们店", "用户的店", "我们家", "用户家", "咱们家", "用户家",
-		"我们", "用户", "我的", "用户的", "我家", "用户家", "咱们", "用户", "自我", "自我", "我", "用户")
+	// The speaker becomes the user; a group the speaker speaks for stays
+	// "we" (我们, 咱们): 咱们组的惯例 is the group's convention, not the
+	// user's, and 我们学校 no 用户学校.
+	thirdPersonZH = strings.NewReplacer("我们", "我们", "咱们", "咱们", "我的", "用户的", "我家", "用户家", "自我", "自我", "我", "用户")
 	// Statements that start with a wish or a one-off marker get a subject.
 	subjectlessZH = []string{"这次", "这一次", "这趟", "这回", "想", "希望", "喜欢", "不喜欢", "偏好", "打算", "更愿意"}
 	referenceZH   = []string{"上次跟你说过的", "之前跟你说过的", "跟你说过的", "上次说过的", "之前说过的", "上次说好的", "说好的"}
@@ -472,8 +485,7 @@ var (
 		{"i prefer ", "The user prefers "}, {"i'd prefer ", "The user would prefer "}, {"i'd rather ", "The user would rather "},
 		{"i like ", "The user likes "}, {"i love ", "The user loves "}, {"i hate ", "The user hates "},
 		{"i don't like ", "The user does not like "}, {"i dislike ", "The user dislikes "}, {"i want ", "The user wants "},
-		{"i'd like ", "The user would like "}, {"i would like ", "The user would like "}, {"we prefer ", "The user's team prefers "},
-		{"we like ", "The user's team likes "}, {"we want ", "The user's team wants "},
+		{"i'd like ", "The user would like "}, {"i would like ", "The user would like "},
 	}
 	fillers = append(append([]string{}, fillersZH...), fillersEN...)
 )

@@ -48,7 +48,7 @@ func mustExtract(tb testing.TB, events []*governance.Event) *governance.Extracti
 }
 
 func TestExtractorName(t *testing.T) {
-	if got, want := heuristic.NewExtractor().Name(), "heuristic/5"; got != want {
+	if got, want := heuristic.NewExtractor().Name(), "heuristic/6"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -100,7 +100,7 @@ func TestExtractPreference(t *testing.T) {
 		{"StandingRule", "还是老规矩，晚上九点前回酒店。", true, "21:00前回酒店"},
 		{"OneOff", "这次想住西湖边。", false, "用户这次想住西湖边"},
 		{"OneOffWinsOverAlways", "这次别安排早起，孩子一直很累。", false, "用户这次别安排早起，孩子一直很累"},
-		{"Like", "我们喜欢安静一点的酒店。", false, "用户喜欢安静一点的酒店"},
+		{"Like", "我们喜欢安静一点的酒店。", false, "我们喜欢安静一点的酒店"}, // "we" stays the group's
 		{"Reminder", "记得给孩子留午睡时间。", false, "记得给孩子留午睡时间"},
 		{"PoliteQuestion", "以后能不能每次都附上价格明细？", true, "以后能不能每次都附上价格明细"},
 		{"EN", "And from now on, always run the linter before committing.", true, "From now on, always run the linter before committing"},
@@ -136,7 +136,7 @@ func TestExtractFact(t *testing.T) {
 	for _, tc := range []struct{ text, statement string }{
 		{"我们想去成都，儿子今年七岁。", "用户的儿子今年七岁"},
 		{"孩子对芒果过敏，点餐注意一下。", "用户的孩子对芒果过敏"},
-		{"Our CI runs on GitHub Actions, by the way.", "The user's CI runs on GitHub Actions"},
+		{"Our CI runs on GitHub Actions, by the way.", "Our CI runs on GitHub Actions"}, // "our" stays the group's
 	} {
 		ex := mustExtract(t, session("user", tc.text))
 		if len(ex.Items) != 1 || ex.Items[0].Type != governance.TypeFact || ex.Items[0].Statement != tc.statement {

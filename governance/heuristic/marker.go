@@ -75,7 +75,8 @@ var (
 		"quick one", "one quick thing", "quick thing", "real quick", "heads up", "fyi", "ugh", "hmm"}
 
 	// Facts.
-	familyZH  = []string{"女儿", "儿子", "孩子", "闺女", "宝宝", "老大", "老二", "老婆", "老公", "爱人"}
-	factEN    = []string{"we're ", "we are ", "we use ", "our ", "i'm ", "i am ", "my "}
-	factENSub = []string{"The user's team is ", "The user's team is ", "The user's team uses ", "The user's ", "The user is ", "The user is ", "The user's "}
+	familyZH = []string{"女儿", "儿子", "孩子", "闺女", "宝宝", "老大", "老二", "老婆", "老公", "爱人"}
+	factEN   = []string{"we're ", "we are ", "we use ", "our ", "i'm ", "i am ", "my "}
+	// "we" and "our" stay the group's: "our dashboards" are not the user's.
+	factENSub = []string{"We're ", "We are ", "We use ", "Our ", "The user is ", "The user is ", "The user's "}
 )

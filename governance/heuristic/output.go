@@ -217,7 +217,7 @@ var errandZHRe = regexp.MustCompile(errandZH)
 // answers, a modal, "X should be Y", "X: Y", a 吧/请/要 form) that names an
 // aspect of them, with no task object and no one-off scope.
 func outputRequest(t text) bool {
-	if len(shapeOfOutput(t.raw).aspects) == 0 || t.anyZH(oneOffZH) || oneOffTextEN(t) || bounded(t) || taskLookAlike(t) {
+	if len(shapeOfOutput(t.raw).aspects) == 0 || t.anyZH(oneOffZH) || oneOffTextEN(t) || bounded(t) || taskLookAlike(t) || oneInstance(t) {
 		return false
 	}
 	u := newText(unquoted(t.raw))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -68,6 +69,16 @@ type reading struct {
 	// mind", "That goes for every reply", "每次都是。"): a rule made from it
 	// carries that sentence.
 	refers bool
+	// bare: the sentence says nothing of its own but a scope and a word
+	// that points back ("I mean it, from now on", "这个标准以后一直适用",
+	// "And do that every time, going forward"): a rule made from it is the
+	// sentence it points at, in this turn or the user's turn before.
+	bare bool
+	// anaphor: the sentence names someone, somewhere or some time said
+	// before ("Always cc her on anything about Madrid", "Send all invoices
+	// there", "on those days", 她, 那里, 那天): a rule made from it carries
+	// the sentence before it.
+	anaphor bool
 	// retracts: the sentence takes back the one before it.
 	retracts bool
 	// alternative: a question that opens with "or" (还是), which makes a
@@ -444,7 +455,155 @@ func readEN(raw string, question bool) reading {
 	} else if r.norm && anaphoraEN(u) {
 		r.refers = true // "Please follow that in all the docs you write", "Stop that, use …"
 	}
+	if r.scope != scopeNone && bareEN(u) {
+		r.refers, r.bare = true, true
+	}
+	if r.scope != scopeNone && !r.refers {
+		if scopeFragmentEN(u) {
+			r.refers = true // "For every reply from now on."
+		} else if anaphorEN(u, unquoted(raw)) {
+			r.anaphor = true
+		}
+	}
 	return r
+}
+
+// namesSomeone reports whether a sentence an anaphor may point back at
+// names someone, somewhere or some day: a capitalised word after the first
+// (English), any sentence in Chinese.
+func namesSomeone(sentence string) bool {
+	if hasHan(sentence) {
+		return true
+	}
+	words := strings.Fields(sentence)
+	return len(words) > 1 && hasName(words[1:])
+}
+
+// scopeFragmentEN reports whether a sentence is only the domain of a scope:
+// a quantifier, after a preposition or not, over at most a few words, with
+// no clause that opens with a verb and no modal ("For every reply from now
+// on.", "In all the client emails, always."), not a rule of its own ("For
+// all invoices, use the blue template").
+func scopeFragmentEN(u string) bool {
+	if strings.Count(u, " ") > 12 || !strings.Contains(u, "every") && !strings.Contains(u, "each") && !strings.Contains(u, "all") && !strings.Contains(u, "any") {
+		return false
+	}
+	words := strings.Fields(strings.Trim(u, " .!"))
+	if len(words) == 0 || len(words) > 8 {
+		return false
+	}
+	first := strings.Trim(words[0], ",")
+	switch first {
+	case "for", "in", "on", "across", "with", "at", "to":
+		if len(words) < 2 {
+			return false
+		}
+		first = strings.Trim(words[1], ",")
+	}
+	switch first {
+	case "every", "each", "all", "any":
+	default:
+		return false
+	}
+	for _, c := range clausesOf(u) {
+		if clauseOpensWithVerbEN(c) {
+			return false
+		}
+	}
+	return !hasAnyWord(u, []string{"should", "must", "need", "needs", "is", "are", "gets", "get", "goes", "go", "have", "has", "will", "can"})
+}
+
+// anaphorEN reports whether a sentence names a person, a place or a time
+// said before by a pronoun — her, him, there (not "there is"), those days —
+// with no name before it in the sentence that it could stand for ("When
+// Anna calls, put her through" names its own). raw keeps the case.
+func anaphorEN(u, raw string) bool {
+	if !strings.Contains(u, " her") && !strings.Contains(u, " him") && !strings.Contains(u, " there") && !strings.Contains(u, " those ") {
+		return false
+	}
+	words := strings.Fields(u)
+	rawWords := strings.Fields(raw)
+	for i, w := range words {
+		found := false
+		switch strings.Trim(w, ",.;:!?—\"'") {
+		case "her", "him":
+			found = true
+		case "there":
+			found = i > 0
+			if found && i+1 < len(words) {
+				switch strings.Trim(words[i+1], ",.;:!?") {
+				case "is", "are", "was", "were", "be", "should", "must", "will", "may", "might", "can", "could", "would", "has", "have", "needs", "need", "seems":
+					found = false
+				}
+			}
+		case "those":
+			if i+1 < len(words) {
+				switch strings.Trim(words[i+1], ",.;:!?") {
+				case "days", "dates", "weeks", "weekends", "nights", "mornings", "evenings", "afternoons", "times", "months":
+					found = true
+				}
+			}
+		}
+		if found {
+			return len(rawWords) == len(words) && !hasName(rawWords[1:i]) && !hasAnyWord(strings.Join(words[:i], " "), cuePersonNounsEN)
+		}
+	}
+	return false
+}
+
+// hasName reports whether words hold a capitalised word other than "I": a
+// name, a place, a weekday.
+func hasName(words []string) bool {
+	for _, w := range words {
+		w = strings.Trim(w, ",.;:!?—\"'(")
+		if w != "" && w != "I" && !strings.HasPrefix(w, "I'") && 'A' <= w[0] && w[0] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// bareEN reports whether a sentence with a scope holds a word that points
+// back (a pronoun object, not a determiner: "mean it", "do that every
+// time") and at most two content words besides its scope, fillers and
+// function words: it says nothing of its own.
+func bareEN(u string) bool {
+	if !anaphoraEN(u) && !pronounItEN(u) {
+		return false
+	}
+	content := 0
+	for _, w := range strings.FieldsFunc(blankEN(u, scopePhrasesEN), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	}) {
+		if !stopEN[w] && !slices.Contains(fillersEN, w) && !slices.Contains(functionWordsEN, w) {
+			content++
+		}
+	}
+	return content <= 2
+}
+
+// pronounItEN reports whether "it" stands for something said before: an
+// object at the end of a clause or before a function word ("I mean it, …",
+// "stick to it in every draft").
+func pronounItEN(u string) bool {
+	if !strings.Contains(u, " it") {
+		return false
+	}
+	words := strings.Fields(u)
+	for i, w := range words {
+		bare := strings.TrimRight(w, ",.;:!?—")
+		if bare != "it" || i == 0 {
+			continue
+		}
+		if i+1 == len(words) || bare != w {
+			return true
+		}
+		next := strings.Trim(words[i+1], ",.;:!?—-\"'")
+		if slices.Contains(functionWordsEN, next) || next == "every" || next == "always" || next == "going" {
+			return true
+		}
+	}
+	return false
 }
 
 // anaphoraEN reports whether a demonstrative or "it" stands for something
@@ -822,7 +981,82 @@ func readZH(raw string, question bool) reading {
 	} else if r.scope != scopeNone && utf8.RuneCountInString(trimmed) <= 6 {
 		r.refers = true // a fragment: "每次都是。"
 	}
+	if r.scope != scopeNone && bareZH(trimmed) {
+		r.refers, r.bare = true, true
+	}
+	if r.scope != scopeNone && !r.refers {
+		if demonstrativeSubjectZH(trimmed) {
+			r.refers = true // "这条对所有客户都适用"
+		} else if anaphorZH(u) {
+			r.anaphor = true
+		}
+	}
 	return r
+}
+
+// demonstrativeSubjectZH reports whether a sentence opens with a
+// demonstrative that stands for what was said (这条, 这个, 这点, 那个) —
+// followed by a preposition, an adverb, a scope or a verb, not by a noun it
+// determines (这个文件夹).
+func demonstrativeSubjectZH(u string) bool {
+	rest, ok := "", false
+	for _, p := range []string{"这一条", "这一点", "这条", "这点", "这个", "这些", "那条", "那点", "那个", "那些", "这"} {
+		if rest, ok = strings.CutPrefix(u, p); ok {
+			break
+		}
+	}
+	if !ok || rest == "" {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return strings.ContainsRune("对以一都是要永每在也就你请务必从适有长，,", r)
+}
+
+// anaphorZH reports whether a sentence names a person, a place or a time
+// said before by a pronoun — 她, 他 (not 其他, 他人), 那里, 那儿, 那边, 那天 —
+// with no one named before it in the sentence (小王来了就让他进来 names its
+// own: a title or 小/老 and a name).
+func anaphorZH(u string) bool {
+	if !strings.ContainsAny(u, "她他那") {
+		return false
+	}
+	u = notAnaphorZH.Replace(u)
+	k := strings.IndexAny(u, "她他")
+	if j := indexAny(u, []string{"那里", "那儿", "那边", "那天", "那几天", "那些天", "那时候"}); j >= 0 && (k < 0 || j < k) {
+		k = j
+	}
+	if k < 0 {
+		return false
+	}
+	return !namedZH.MatchString(u[:k]) && !containsAny(u[:k], cuePersonNounsZH)
+}
+
+var (
+	cuePersonNounsEN = loadCues("person_nouns.en")
+	cuePersonNounsZH = loadCues("person_nouns.zh")
+)
+
+// notAnaphorZH removes the words that hold 他 and name no one said before.
+var notAnaphorZH = strings.NewReplacer("其他", "", "其它", "", "他人", "", "他们自己", "")
+
+// namedZH finds a person named in Chinese: a title, or 小/老 before a name.
+var namedZH = regexp.MustCompile(`老师|经理|主任|医生|先生|女士|阿姨|叔叔|老板|同事|[小老][\p{Han}]`)
+
+// bareZH reports whether a sentence with a scope holds a demonstrative (这个,
+// 这样, 那个事) and at most five Han characters besides its scope, pronouns
+// and particles: "这个标准以后一直适用", "以后回复都用这个".
+func bareZH(u string) bool {
+	if !strings.ContainsAny(u, "这那此") {
+		return false
+	}
+	rest := stopZH.Replace(u)
+	n := 0
+	for _, r := range rest {
+		if unicode.Is(unicode.Han, r) && !strings.ContainsRune("这那此个些样么点条件事", r) {
+			n++
+		}
+	}
+	return n <= 5
 }
 
 // futureDeferredZH reports whether 以后 is a deferral or a modifier (以后再说,
@@ -830,12 +1064,33 @@ func readZH(raw string, question bool) reading {
 func futureDeferredZH(u string) bool {
 	for _, p := range laterZH {
 		for k := range occurrences(u, p) {
-			if !hasAnyPrefix(u[k+len(p):], notLaterZH) {
+			if after := u[k+len(p):]; !hasAnyPrefix(after, notLaterZH) || futureEveryZH(after) {
 				return false
 			}
 		}
 	}
 	return containsAny(u, laterZH)
+}
+
+// futureEveryZH reports whether 以后的 quantifies over the things to come
+// ("以后的稿子都照这样", "以后的报价一律含税"): a short noun and 都/一律, not
+// a deferral or a modifier (以后的版本, 以后的事再说).
+func futureEveryZH(after string) bool {
+	rest, ok := strings.CutPrefix(after, "的")
+	if !ok || strings.Contains(rest, "再说") {
+		return false
+	}
+	k := indexAny(rest, []string{"都", "一律", "全部"})
+	if k <= 0 {
+		return false
+	}
+	noun := rest[:k]
+	for _, r := range noun {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return utf8.RuneCountInString(noun) <= 6
 }
 
 func vetoZH(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
@@ -929,18 +1184,18 @@ func readTurn(dst []unit, sns []sentence) []unit {
 			case r.refers && prev.r.veto == vetoNone && !prev.question && !isBackReference(newText(sn.text)) && !isSmallTalk(normEN(prev.text)):
 				// ("Keep doing that." is pointBack's: it makes the sentence
 				// before it durable as it stands.)
-				prev.text = strings.TrimRight(prev.text, " ") + joinSep(prev.text) + sn.text
+				prev.text = joinText(prev.text, sn.text)
 				prev.joined = true
-				prev.r.scope = max(prev.r.scope, r.scope)
-				// A sentence that gives the one before it a scope ("That
-				// goes for every reply") makes that one a rule.
-				prev.r.norm = prev.r.norm || r.norm || r.scope != scopeNone
-				prev.r.agent = prev.r.agent || r.agent
-				prev.r.weak = prev.r.weak && r.weak || prev.r.scope == scopeNone && r.weak
-				prev.r.bounded = prev.r.bounded && r.bounded
-				if r.veto != vetoNone && r.veto != vetoBounded {
-					prev.r.veto = r.veto
-				}
+				prev.r = joinReading(prev.r, r)
+				continue
+			case r.anaphor && r.veto == vetoNone && prev.r.veto == vetoNone && !prev.r.standing() && !prev.question && !prev.joined &&
+				!isSmallTalk(normEN(prev.text)) && !isBackReference(newText(prev.text)) && namesSomeone(prev.text):
+				// "Mrs. Alvarez is the contact for Madrid. Always cc her …":
+				// the rule is the second sentence's, the first says whom it
+				// names.
+				prev.text = joinText(prev.text, sn.text)
+				prev.joined = true
+				prev.r = r
 				continue
 			}
 		}
@@ -950,6 +1205,27 @@ func readTurn(dst []unit, sns []sentence) []unit {
 		dst = append(dst, unit{text: sn.text, question: sn.question, r: r})
 	}
 	return dst
+}
+
+// joinText is a sentence with the back-reference after it.
+func joinText(prev, ref string) string {
+	return strings.TrimRight(prev, " ") + joinSep(prev) + ref
+}
+
+// joinReading is the reading of a sentence with the back-reference r
+// after it joined.
+func joinReading(prev, r reading) reading {
+	prev.scope = max(prev.scope, r.scope)
+	// A sentence that gives the one before it a scope ("That goes for
+	// every reply") makes that one a rule.
+	prev.norm = prev.norm || r.norm || r.scope != scopeNone
+	prev.agent = prev.agent || r.agent
+	prev.weak = prev.weak && r.weak || prev.scope == scopeNone && r.weak
+	prev.bounded = prev.bounded && r.bounded
+	if r.veto != vetoNone && r.veto != vetoBounded {
+		prev.veto = r.veto
+	}
+	return prev
 }
 
 // joinSep is what joins a sentence to the back-reference after it: the

@@ -25,6 +25,10 @@ func TestReadSentence(t *testing.T) {
 		{"除非我另说，价格一律写含税价", false, scopeDefault, vetoNone, true},
 		{"每封回复都用“您好”开头", false, scopeUniversal, vetoNone, true},
 		{"理疗一律排在下午，长期按这个来", false, scopeStanding, vetoNone, true},
+		{"以后的报价一律含税", false, scopeFuture, vetoNone, true},
+		// 以后的 as a modifier or a deferral: no time to come.
+		{"以后的版本再说", false, scopeNone, vetoNone, false},
+		{"以后的事都再说吧", false, scopeNone, vetoNone, false},
 		// A frequency of a thing, not of the agent's doing.
 		{"The export always drops the last row", false, scopeOccasion, vetoNone, false},
 		{"add a warning log whenever the cache misses", false, scopeOccasion, vetoNone, false},

@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -44,14 +45,27 @@ type userSentence struct {
 	seq  int64
 	text string
 	item int // index into items of what it yielded, or -1
+	// notTheirs: the sentence is no wish the user stands by (another's
+	// view, a quotation, a mention, a supposition, taken back): nothing
+	// points back at it.
+	notTheirs bool
+	// index is the sentence's event; r and question what the reader made
+	// of it.
+	index    int
+	r        reading
+	question bool
 }
 
 // pointBack makes what a back-reference points at durable: the preference
-// the user stated just before, else their previous sentence, else what the
-// assistant did last. It reports whether it found something.
-func (s *session) pointBack(e *governance.Event, index int) bool {
+// the user stated just before, else their previous sentence, else — when
+// assistantToo — what the assistant did last. It reports whether it found
+// something.
+func (s *session) pointBack(e *governance.Event, index int, assistantToo bool) bool {
 	if n := len(s.said); n > 0 {
 		prev := s.said[n-1]
+		if prev.notTheirs {
+			return false
+		}
 		if prev.item >= 0 && s.items[prev.item].Type == governance.TypePreference {
 			it := &s.items[prev.item]
 			it.Durable = true
@@ -63,6 +77,9 @@ func (s *session) pointBack(e *governance.Event, index int) bool {
 		s.prefs++
 		s.durables++
 		return true
+	}
+	if !assistantToo {
+		return false
 	}
 	for j := index - 1; j >= 0; j-- {
 		a := s.events[j]
@@ -111,4 +128,87 @@ func appendSeq(seqs []int64, seq int64) []int64 {
 		}
 	}
 	return append(seqs, seq)
+}
+
+// readWithPreviousTurn reads a back-reference that opens a turn and has
+// words of its own ("One decimal place, always.", "Every single time, for
+// every booking.") or a rule that names someone or something of the
+// previous message by a pronoun ("Always cc her on anything about
+// Madrid.") joined to the user's previous message, as either is joined to
+// the sentence before it in a turn: the rule carries the sentence it points
+// at. That sentence must be the last of the
+// user's previous message, the user's own wish (no veto, no question), and
+// not yet a standing rule; a non-durable wish it gave becomes the rule.
+// It reports whether the joined sentence gave a standing rule; if not,
+// nothing is changed and the caller reads the unit alone.
+func (s *session) readWithPreviousTurn(e *governance.Event, index int, u unit) bool {
+	if !u.r.refers && !u.r.anaphor || u.r.bare || u.r.veto != vetoNone || u.question || isBackReference(newText(u.text)) || len(s.said) == 0 {
+		return false
+	}
+	if !u.r.norm && pronounSubjectEN(u.text) {
+		return false // "Thanks, that works every time": a remark on what was done
+	}
+	n := len(s.said)
+	prev := s.said[n-1]
+	if prev.notTheirs || prev.r.veto != vetoNone || prev.question || prev.index != s.previousUserMessage(index) || isSmallTalk(normEN(prev.text)) {
+		return false
+	}
+	if prev.item >= 0 && (s.items[prev.item].Type != governance.TypePreference || s.items[prev.item].Durable) {
+		return false
+	}
+	r := joinReading(prev.r, u.r)
+	if !u.r.refers {
+		// An anaphor: the rule is this turn's, the previous one says
+		// whom or what it names, and is no rule itself.
+		if prev.r.standing() || !namesSomeone(prev.text) {
+			return false
+		}
+		r = u.r
+	}
+	mark, prefs, durables := len(s.items), s.prefs, s.durables
+	joined := joinText(prev.text, u.text)
+	s.read(e, index, sentence{text: joined}, newText(joined), r)
+	if len(s.items) != mark+1 || !s.items[mark].Durable || s.items[mark].Type != governance.TypePreference {
+		// Not a standing rule together: undo and read the unit alone.
+		s.items, s.prefs, s.durables = s.items[:mark], prefs, durables
+		s.said = s.said[:n]
+		return false
+	}
+	it := s.items[mark]
+	it.SupportSeqs = appendSeq(it.SupportSeqs, prev.seq)
+	slices.Sort(it.SupportSeqs)
+	if prev.item >= 0 {
+		// The wish said before becomes the rule: one item, not two.
+		s.items[prev.item] = it
+		s.items = s.items[:mark]
+		s.said[len(s.said)-1].item = prev.item
+		s.prefs--
+	} else {
+		s.items[mark] = it
+	}
+	return true
+}
+
+// previousUserMessage is the index of the user's last message before event
+// index, or -1.
+func (s *session) previousUserMessage(index int) int {
+	for j := index - 1; j >= 0; j-- {
+		if e := s.events[j]; isMessage(e) && e.Role == governance.RoleUser && e.Source != governance.SourceExternal {
+			return j
+		}
+	}
+	return -1
+}
+
+// pronounSubjectEN reports whether a sentence, after its fillers, opens
+// with a pronoun subject ("that works", "it's fine"): a clause about
+// something, not a fragment that only adds a scope.
+func pronounSubjectEN(raw string) bool {
+	lower := stripLeading(normEN(raw), fillersEN)
+	w, _, _ := strings.Cut(lower, " ")
+	switch strings.TrimRight(w, ",.;:!?") {
+	case "that", "this", "it", "that's", "it's", "this's":
+		return true
+	}
+	return false
 }

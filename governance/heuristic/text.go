@@ -44,7 +44,7 @@ func splitTurn(dst []sentence, s string) []sentence {
 		// A semicolon joins clauses of one sentence ("Bins go out Sunday
 		// night; remind me every week").
 		semicolon := strings.HasPrefix(s[end:next], ";") || strings.HasPrefix(s[end:next], "；")
-		if next < len(s) && (semicolon || endsWithAbbreviation(s[start:end], s[end:next]) || openQuote(s[start:end])) {
+		if next < len(s) && (semicolon || endsWithAbbreviation(s[start:end], s[end:next], s[next:]) || openQuote(s[start:end])) {
 			return true
 		}
 		dst = appendTurnSentence(dst, s[start:end], question)
@@ -72,8 +72,11 @@ func appendTurnSentence(dst []sentence, s string, question bool) []sentence {
 }
 
 // endsWithAbbreviation reports whether a sentence cut at a full stop ends in
-// an abbreviation (cues/abbreviations.en.txt) or an initial.
-func endsWithAbbreviation(text, terminator string) bool {
+// an abbreviation (cues/abbreviations.en.txt) or an initial, so the text
+// after goes on with it. A dotted abbreviation that can end a phrase ("10
+// a.m.", "U.S." — not "e.g." or "i.e.", which always go on) before a
+// capital ends the sentence: "No calls before 10 a.m. Ever."
+func endsWithAbbreviation(text, terminator, after string) bool {
 	if !strings.HasPrefix(terminator, ".") || strings.HasPrefix(terminator, "..") {
 		return false
 	}
@@ -82,12 +85,43 @@ func endsWithAbbreviation(text, terminator string) bool {
 	if len(word) == 1 && 'a' <= word[0] && word[0] <= 'z' {
 		return true // an initial: "J. Smith"
 	}
+	if dottedAbbreviation(word) {
+		// "e.g.", "a.m.", "U.S.", "Ph.D."
+		return word == "e.g" || word == "i.e" || !startsCapital(after)
+	}
 	for _, a := range cueAbbreviations {
 		if word == a {
 			return true
 		}
 	}
 	return false
+}
+
+// startsCapital reports whether s opens, after spaces, with an ASCII
+// capital letter.
+func startsCapital(s string) bool {
+	s = strings.TrimLeft(s, " \t")
+	return s != "" && 'A' <= s[0] && s[0] <= 'Z'
+}
+
+// dottedAbbreviation reports whether a word is groups of one or two letters
+// joined by full stops ("e.g", "u.s", "ph.d").
+func dottedAbbreviation(word string) bool {
+	parts := strings.Split(word, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) == 0 || len(p) > 2 {
+			return false
+		}
+		for i := 0; i < len(p); i++ {
+			if p[i] < 'a' || p[i] > 'z' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // openQuote reports whether text opens a quotation it does not close.

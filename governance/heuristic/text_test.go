@@ -54,3 +54,30 @@ func TestIsSmallTalk(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitTurnAbbreviations: a full stop after an abbreviation, listed
+// (cues/abbreviations.en.txt) or dotted, does not end the sentence; one
+// after a word or a file name does.
+func TestSplitTurnAbbreviations(t *testing.T) {
+	for in, want := range map[string][]string{
+		"Address me as Dr. Okafor. Thanks":                          {"Address me as Dr. Okafor", "Thanks"},
+		"File receipts from U.S. vendors under USD. Always":         {"File receipts from U.S. vendors under USD", "Always"},
+		"Nothing before 9 a.m. on weekdays. I mean it":              {"Nothing before 9 a.m. on weekdays", "I mean it"},
+		"Spell out small numbers, e.g. three. Keep that in mind":    {"Spell out small numbers, e.g. three", "Keep that in mind"},
+		"Sign as Jane Roe, Ph.D. in letters. Every time":            {"Sign as Jane Roe, Ph.D. in letters", "Every time"},
+		"Write the section as No. 14. Thanks":                       {"Write the section as No. 14", "Thanks"},
+		"Open main.go. Then run it":                                 {"Open main.go", "Then run it"},
+		"We ship on Fridays. Deploys wait":                          {"We ship on Fridays", "Deploys wait"},
+		"No calls before 10 a.m. Ever":                              {"No calls before 10 a.m", "Ever"},
+		"Ship only within the U.S. Always":                          {"Ship only within the U.S", "Always"},
+		"Use plain words, e.g. Monday rather than the weekday name": {"Use plain words, e.g. Monday rather than the weekday name"},
+	} {
+		var got []string
+		for _, s := range splitTurn(nil, in) {
+			got = append(got, s.text)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("splitTurn(%q): got %q, want %q", in, got, want)
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 // extractor's name ("model/<model>@prompt<version>"), so the review queue
 // and every candidate say which prompts proposed what. Bump it with any
 // change to a prompt or a schema (TestPromptsVersioned).
-const PromptVersion = "2"
+const PromptVersion = "3"
 
 var (
 	//go:embed prompts/extract.txt

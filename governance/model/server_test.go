@@ -214,3 +214,72 @@ func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 func textLogger(b *bytes.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
+
+// TestServerMerge: the merger copes with what real servers return as the
+// extractor does — the groups found in prose, after a <think> block and
+// before commentary; a reply cut off at the token limit or a refusal is no
+// partition (EINVALID, so the caller merges another way); a server without
+// response_format is asked in words; a 429 waits its Retry-After.
+func TestServerMerge(t *testing.T) {
+	ctx := context.Background()
+	items := []governance.MergeItem{
+		{ID: -1, Type: governance.TypePreference, Statement: "The user wants aisle seats."},
+		{ID: -2, Type: governance.TypePreference, Statement: "Aisle seats for the user, always."},
+		{ID: -3, Type: governance.TypeFact, Statement: "The team uses Go."},
+	}
+	wantGroups := func(t *testing.T, groups [][]int64, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(groups) != 2 || len(groups[0]) != 2 || groups[0][0] != -1 || groups[0][1] != -2 || len(groups[1]) != 1 || groups[1][0] != -3 {
+			t.Fatalf("groups %v, want [[-1 -2] [-3]]", groups)
+		}
+	}
+
+	t.Run("ThinkProseCommentary", func(t *testing.T) {
+		f := modeltest.NewChat(t, modeltest.LaxServer, modeltest.Reply{Content: "<think>-1 and -2 are {the same}.</think>\nHere are the groups:\n" +
+			`{"groups": [[-1, -2], [-3]]}` + "\nThe first two both ask for aisle seats {ok}."})
+		groups, _, err := chatClient(f, nil).Partition(ctx, items)
+		wantGroups(t, groups, err)
+	})
+
+	t.Run("CutOff", func(t *testing.T) {
+		f := modeltest.NewChat(t, modeltest.SchemaServer, modeltest.Reply{Content: `{"groups": [[-1, -2], [-3]]}`, FinishReason: "length"})
+		_, _, err := chatClient(f, nil).Partition(ctx, items)
+		requireInvalid(t, err)
+	})
+
+	t.Run("Refusal", func(t *testing.T) {
+		f := modeltest.NewChat(t, modeltest.SchemaServer, modeltest.Reply{Refusal: "I can't help with that."})
+		_, _, err := chatClient(f, nil).Partition(ctx, items)
+		requireInvalid(t, err)
+		if got := len(f.Requests()); got != 1 {
+			t.Errorf("%d requests, want 1 (a refusal is not retried)", got)
+		}
+	})
+
+	t.Run("NoResponseFormat", func(t *testing.T) {
+		f := modeltest.NewChat(t, modeltest.PlainServer, modeltest.Reply{Content: `{"groups": [["-1", "-2"], ["-3"]]}`})
+		groups, _, err := chatClient(f, nil).Partition(ctx, items)
+		wantGroups(t, groups, err)
+		reqs := f.Requests()
+		if last := reqs[len(reqs)-1]; last.ResponseFormat != nil || !strings.Contains(last.Messages[0].Content, `"groups"`) {
+			t.Errorf("last request: response_format %v, schema in the prompt %t; want none and true",
+				last.ResponseFormat, strings.Contains(last.Messages[0].Content, `"groups"`))
+		}
+	})
+
+	t.Run("RetryAfter", func(t *testing.T) {
+		f := modeltest.NewChat(t, modeltest.SchemaServer, modeltest.Reply{Status: http.StatusTooManyRequests, RetryAfter: "3"},
+			modeltest.Reply{Content: `{"groups": [[-1, -2], [-3]]}`})
+		cl := chatClient(f, nil)
+		var waits []time.Duration
+		model.SetSleep(cl, func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil })
+		groups, _, err := cl.Partition(ctx, items)
+		wantGroups(t, groups, err)
+		if len(waits) != 1 || waits[0] != 3*time.Second {
+			t.Errorf("waits %v, want [3s]", waits)
+		}
+	})
+}
