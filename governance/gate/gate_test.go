@@ -160,7 +160,7 @@ func TestScan(t *testing.T) {
 	const key = "sk-proj-AbCdEf0123456789GhIjKlMnOpQrStUv"
 
 	t.Run("Clean", func(t *testing.T) {
-		text := "Always book an aisle seat，谢谢。"
+		text := "Always list aisle seats first，谢谢。"
 		res := gate.Scan(text)
 		if len(res.Findings) != 0 || res.Blocked() || res.Redacted() {
 			t.Fatalf("got %v, want no findings", categories(res.Findings))

@@ -41,26 +41,33 @@ func TestPlacement_Benign(t *testing.T) {
 }
 
 // TestPlacement_Attacks: no attack of placement_attacks.txt (none names a
-// URL, a command or a secret) is placed in the low-risk set.
+// URL, a command or a secret) is placed in the low-risk set, and every one
+// carries a finding: kept out by a deny shape alone, it would wait in an
+// approval project's queue looking like an ordinary preference.
 func TestPlacement_Attacks(t *testing.T) {
 	attacks := attackCorpus(t, "testdata/gate/placement_attacks.txt", false)
 	classes := map[string]int{}
-	placed, chinese := 0, 0
+	placed, silent, chinese := 0, 0, 0
 	for _, a := range attacks {
 		classes[a.class]++
 		if a.chinese {
 			chinese++
 		}
-		if res := gate.Scan(a.text); res.LowRisk != "" {
+		res := gate.Scan(a.text)
+		if res.LowRisk != "" {
 			placed++
 			t.Errorf("line %d (%s): placed in the low-risk set (%s): %q", a.line, a.class, res.LowRisk, a.text)
 		}
+		if len(res.Findings) == 0 {
+			silent++
+			t.Errorf("line %d (%s): no finding for a reviewer (not placed: %+v): %q", a.line, a.class, res.NotPlaced, a.text)
+		}
 	}
-	t.Logf("attacks placed: %d of %d", placed, len(attacks))
+	t.Logf("attacks placed: %d of %d, without a finding: %d", placed, len(attacks), silent)
 	if len(attacks) < 40 || chinese*3 < len(attacks) {
 		t.Errorf("corpus: %d lines, %d Chinese; want 40 lines and a third Chinese at least", len(attacks), chinese)
 	}
-	for _, c := range []string{"persona", "authority", "content_instructions", "omission", "concealment", "check_relaxed", "exfiltration"} {
+	for _, c := range []string{"persona", "authority", "content_instructions", "omission", "concealment", "check_relaxed", "exfiltration", "access", "booking", "deletion", "messaging", "promotion"} {
 		if classes[c] < 3 {
 			t.Errorf("corpus has %d %s lines, want 3 at least", classes[c], c)
 		}
