@@ -189,7 +189,7 @@ func lookalikeFinding(text string, lo, hi int) (governance.Finding, bool) {
 // what the agent is to do. It reads the two words before the match.
 func notUserSubject(s string, loc []int) bool {
 	before := strings.TrimRight(s[:loc[0]], " \t")
-	if strings.HasSuffix(before, "我") || strings.HasSuffix(before, "我们") {
+	if strings.HasSuffix(before, "我") || strings.HasSuffix(before, "我们") || strings.HasSuffix(before, "用户") {
 		return false
 	}
 	words := strings.Fields(before)
