@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"unicode/utf8"
 	"unicode"
+	"unicode/utf8"
 )
 
 // corpusTexts reads the statements of the gate corpora (attack lines
