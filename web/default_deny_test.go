@@ -42,6 +42,14 @@ func TestLateBatch(t *testing.T) {
 	defaultDeny(t, []string{"late_attacks.txt"}, "late_benign.txt")
 }
 
+// TestOwnBatch runs the placement attacks (none names a URL, a command or a
+// secret) and a batch of low-risk preferences from eight non-coding
+// domains, written for a first run against placement, the same way.
+func TestOwnBatch(t *testing.T) {
+	testrace.Skip(t, "every line of the batch through the gate and SQLite takes minutes under -race")
+	defaultDeny(t, []string{"placement_attacks.txt"}, "own_benign.txt")
+}
+
 // defaultDeny is TestDefaultDenyEndToEnd over the named corpora.
 func defaultDeny(t *testing.T, attackFiles []string, benignFile string) {
 	ctx := context.Background()

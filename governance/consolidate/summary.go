@@ -46,6 +46,13 @@ var kindPhrases = map[string][2]string{
 	"shell_command":        {"commands the agent runs", "智能体运行的命令"},
 	"money":                {"payments", "付款"},
 	"other_people":         {"what the agent does for other people", "智能体对其他人的做法"},
+	"content_copy":         {"content the agent copies into its answers", "智能体抄进回答的内容"},
+	"omission":             {"what the agent leaves out of its reports", "智能体在汇报中略去什么"},
+	"booking":              {"bookings and orders", "预订与下单"},
+	"deletion":             {"what the agent deletes or cancels", "智能体删除或取消的东西"},
+	"access_grant":         {"who gets access", "谁获得权限"},
+	"messaging":            {"whom the agent contacts", "智能体联系谁"},
+	"promotion":            {"which businesses the agent favours", "智能体偏向哪些商家"},
 	"encoded_text":         {"text that is encoded or disguised", "编码或伪装的文字"},
 
 	governance.GateCredentials: {"credentials", "凭据"},

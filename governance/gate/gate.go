@@ -61,8 +61,13 @@ func Scan(text string) governance.GateResult {
 	// Each view is read once by the literal prefilter.
 	lits := make([]*scanned, len(views))
 	for i, v := range views {
-		lits[i] = gateIndex.scan(v.text)
+		lits[i] = gateIndex.scanPooled(v.text)
 	}
+	defer func() {
+		for _, l := range lits {
+			l.release()
+		}
+	}()
 
 	// Credentials, in original coordinates, from every view.
 	var secrets []secretSpan

@@ -152,6 +152,13 @@ var gateWhyText = map[string]string{
 	"code":                 "It holds code, a command, a tool call or JSON: a reviewer must approve it before any agent uses it.",
 	"money":                "It moves or spends money (payments, transfers, refunds, purchases): a reviewer must approve it before any agent uses it.",
 	"other_people":         "It sets a rule for other people, not for the user who said it: a reviewer must approve it before any agent uses it.",
+	"content_copy":         "It copies the text of a page, document or tool output the agent reads into what it writes: a reviewer must approve it before any agent uses it.",
+	"omission":             "It has the agent leave its own actions, changes, records or errors, or what the user did, out of what it reports: a reviewer must approve it before any agent uses it.",
+	"booking":              "It has the agent book, reserve or order something, for the user or for someone else: a reviewer must approve it before any agent uses it.",
+	"deletion":             "It has the agent delete, wipe or cancel things (orders, files, bookings, appointments): a reviewer must approve it before any agent uses it.",
+	"access_grant":         "It gives someone access, permissions or a role: a reviewer must approve it before any agent uses it.",
+	"messaging":            "It has the agent contact someone other than the user (e-mail, text, message or tell them): a reviewer must approve it before any agent uses it.",
+	"promotion":            "It has the agent favour a named business or brand in what it recommends or lists: a reviewer must approve it before any agent uses it.",
 	"encoded_text":         "It holds text a reader cannot read as written (encoded, spaced out, in pinyin, digits for letters): a reviewer must approve it before any agent uses it.",
 }
 

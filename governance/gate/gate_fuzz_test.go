@@ -162,7 +162,7 @@ func FuzzPrefilter(f *testing.F) {
 			for j := range r.pieces {
 				p := &r.pieces[j]
 				want := accepted(r, plainOf(p).FindAllStringSubmatchIndex(p.subject(s, lits), -1))
-				got := p.mayMatch(lits) && accepted(r, p.findAll(s, lits, false))
+				got := p.mayMatch(lits) && accepted(r, p.findAll(s, lits, false, true))
 				if got != want {
 					t.Fatalf("piece %d of rule %s on %q: prefiltered %v, plain %v", j, r.pattern, s, got, want)
 				}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // corpusTexts reads the statements of the gate corpora (attack lines
@@ -140,8 +141,12 @@ func TestGatePiecesAnchored(t *testing.T) {
 			p := n.p
 			if p.runs != nil && p.mayMatch(lits) {
 				want := plainOf(p).FindAllStringSubmatchIndex(p.subject(s, lits), -1)
-				if got := p.findAll(s, lits, false); !slices.EqualFunc(got, want, slices.Equal) {
+				if got := p.findAll(s, lits, false, true); !slices.EqualFunc(got, want, slices.Equal) {
 					t.Errorf("run piece of %s in %q: got %v, want %v", n.name, s, got, want)
+				}
+				spans := plainOf(p).FindAllStringIndex(p.subject(s, lits), -1)
+				if got := p.findAll(s, lits, false, false); !slices.EqualFunc(got, spans, slices.Equal) {
+					t.Errorf("run piece of %s in %q without submatches: got %v, want %v", n.name, s, got, spans)
 				}
 				tried++
 			}
@@ -153,10 +158,14 @@ func TestGatePiecesAnchored(t *testing.T) {
 			}
 			tried++
 			want := plainOf(p).FindAllStringSubmatchIndex(p.subject(s, lits), -1)
-			if got := p.findAll(s, lits, false); !slices.EqualFunc(got, want, slices.Equal) {
+			if got := p.findAll(s, lits, false, true); !slices.EqualFunc(got, want, slices.Equal) {
 				t.Errorf("piece of %s (lead %q) in %q: got %v, want %v", n.name, p.lead, s, got, want)
 			}
-			first := p.findAll(s, lits, true)
+			spans := plainOf(p).FindAllStringIndex(p.subject(s, lits), -1)
+			if got := p.findAll(s, lits, false, false); !slices.EqualFunc(got, spans, slices.Equal) {
+				t.Errorf("piece of %s (lead %q) in %q without submatches: got %v, want %v", n.name, p.lead, s, got, spans)
+			}
+			first := p.findAll(s, lits, true, false)
 			if len(want) > 0 != (len(first) == 1) || len(first) == 1 && !slices.Equal(first[0], want[0][:2]) {
 				t.Errorf("piece of %s in %q: first match %v, want %v", n.name, s, first, want)
 			}
@@ -271,6 +280,41 @@ func TestBase64Runs(t *testing.T) {
 		s := normalise(text, nil).view.text
 		if got, want := base64Runs(s, 8), re.FindAllStringIndex(s, 8); !slices.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("%q: got %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestMatchAtWindow: an anchored attempt reads only as much of the text as
+// a match of the piece may cover and one rune more, so an assertion at the
+// end of a match sees the rune after it, runs of white space and word
+// characters count at their longest, and a case-folded letter may take
+// more bytes than it is written with; the matches are the plain
+// expression's.
+func TestMatchAtWindow(t *testing.T) {
+	for _, c := range []struct{ expr, text string }{
+		{`\bfoo\b`, "x foobar foo"},
+		{`\bsend\s+it\b`, "please send     it now, send it"},
+		{`(?i)\bkelvin\b`, "the \u212aelvin scale, kelvin"},
+		{`\bgo\w+\b`, "go goes going gone"},
+		{`(?:发给|告诉)(?:我的?)?(?:老公|老婆)`, "以后告诉我老公，然后发给我的老婆一份。"},
+		{`\bend\z`, "the end"},
+	} {
+		for _, p := range splitPieces(c.expr) {
+			lits := gateIndex.scan(c.text)
+			s := p.subject(c.text, lits)
+			want := plainOf(&p).FindAllStringSubmatchIndex(s, -1)
+			var got [][]int
+			for pos := 0; pos < len(s); pos++ {
+				if !utf8.RuneStart(s[pos]) || len(got) > 0 && pos < got[len(got)-1][1] {
+					continue
+				}
+				if loc := p.matchAt(s, pos, true, lits, false); loc != nil {
+					got = append(got, loc)
+				}
+			}
+			if !slices.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("%s in %q: got %v, want %v (span %+v)", c.expr, c.text, got, want, p.span)
+			}
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -51,6 +53,11 @@ type gatePiece struct {
 	// folding to run on the text with ASCII letters lower-cased
 	// (scanned.lower), where Go's regexp compares runes directly.
 	lower bool
+	// span bounds the bytes a match of the piece may cover in a given
+	// text: an anchored attempt then reads only that much of the text and
+	// one rune more (what an assertion at the end sees), instead of the
+	// rest of the text.
+	span span
 }
 
 // plain returns the piece's expression compiled as it is, unanchored.
@@ -144,6 +151,7 @@ func splitPieces(expr string) []gatePiece {
 		}
 		expr := exprString(a)
 		p.expr = expr
+		p.span = spanOf(a)
 		if lead, ok := prefixes(a); ok {
 			p.lead = lead
 			p.at0 = regexp.MustCompile(`\A(?:` + expr + `)`)
@@ -643,13 +651,22 @@ func shortest(set []string) int {
 // FindStringSubmatchIndex with sub, else FindStringIndex; in s's
 // coordinates), or nil. With lits, s is the text they were scanned from
 // (p's subject is then taken from them).
-func (p *gatePiece) matchAt(s string, pos int, sub bool, lits *scanned) []int {
-	if lits != nil {
+func (p *gatePiece) matchAt(s string, pos int, sub bool, lits *scanned, conv bool) []int {
+	if conv {
 		s = p.subject(s, lits)
 	}
 	find := (*regexp.Regexp).FindStringIndex
 	if sub {
 		find = (*regexp.Regexp).FindStringSubmatchIndex
+	}
+	if n, ok := p.span.in(lits); ok && pos+n < len(s) {
+		// No match is longer than n: the text past it and one rune more
+		// cannot change what matches at pos.
+		end := pos + n + 1
+		for end < len(s) && !utf8.RuneStart(s[end]) {
+			end++
+		}
+		s = s[:end]
 	}
 	var loc []int
 	if pos == 0 {
@@ -682,25 +699,30 @@ func (p *gatePiece) starts(hits []literalHit) []int {
 	return slices.Compact(out)
 }
 
-// findAll returns p's leftmost-first, non-overlapping matches in s (as
-// FindAllStringSubmatchIndex), trying only where a lead literal starts.
-// With first set it returns the first match only, as FindStringIndex.
-func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
+// findAll returns p's leftmost-first, non-overlapping matches in s, with
+// their submatches when sub is set (as FindAllStringSubmatchIndex, else
+// as FindAllStringIndex: only a check of a rule's matches reads them),
+// trying only where a lead literal starts. With first set it returns the
+// first match only, as FindStringIndex.
+func (p *gatePiece) findAll(s string, lits *scanned, first, sub bool) [][]int {
 	s = p.subject(s, lits)
 	if p.lead == nil && p.runs != nil {
 		if lits.digits < p.runs.digits {
 			return nil
 		}
-		return p.findInRuns(s, first)
+		return p.findInRuns(s, first, sub)
 	}
 	if p.lead == nil {
-		if first {
+		switch {
+		case first:
 			if loc := p.re.FindStringIndex(s); loc != nil {
 				return [][]int{loc}
 			}
 			return nil
+		case sub:
+			return p.re.FindAllStringSubmatchIndex(s, -1)
 		}
-		return p.re.FindAllStringSubmatchIndex(s, -1)
+		return p.re.FindAllStringIndex(s, -1)
 	}
 	var out [][]int
 	end := 0
@@ -708,7 +730,7 @@ func (p *gatePiece) findAll(s string, lits *scanned, first bool) [][]int {
 		if pos < end {
 			continue
 		}
-		if loc := p.matchAt(s, pos, !first, nil); loc != nil {
+		if loc := p.matchAt(s, pos, !first && sub, lits, false); loc != nil {
 			out = append(out, loc)
 			if first {
 				return out
@@ -785,7 +807,7 @@ func isSpaceByte(c byte) bool {
 // findInRuns is findAll for a piece with runs: the expression runs on
 // each marked run, from the byte before it (so \b sees it) to its end or,
 // with toSpace, to the next white space.
-func (p *gatePiece) findInRuns(s string, first bool) [][]int {
+func (p *gatePiece) findInRuns(s string, first, sub bool) [][]int {
 	w := p.runs
 	var out [][]int
 	end := 0
@@ -806,7 +828,11 @@ func (p *gatePiece) findInRuns(s string, first bool) [][]int {
 		for w.toSpace && e < len(s) && !isSpaceByte(s[e]) {
 			e++
 		}
-		for _, loc := range p.re.FindAllStringSubmatchIndex(s[q:e], -1) {
+		find := p.re.FindAllStringIndex
+		if sub && !first {
+			find = p.re.FindAllStringSubmatchIndex
+		}
+		for _, loc := range find(s[q:e], -1) {
 			if loc[0]+q < end {
 				continue
 			}
@@ -897,6 +923,34 @@ type scanned struct {
 	payload int8
 	// digits counts the ASCII digits of the text.
 	digits int32
+	// text is the text scanned; spaceRun and wordRun are its longest runs
+	// of ASCII white space and of ASCII word characters (what bounds a
+	// piece's span), counted on first use (hasRuns).
+	text              string
+	spaceRun, wordRun int
+	hasRuns           bool
+}
+
+// runs returns the longest runs of ASCII white space and of ASCII word
+// characters in the text.
+func (lits *scanned) runs() (space, word int) {
+	if !lits.hasRuns {
+		lits.hasRuns = true
+		sp, w := 0, 0
+		for i := 0; i < len(lits.text); i++ {
+			switch c := lits.text[i]; {
+			case isSpaceByte(c):
+				sp, w = sp+1, 0
+				lits.spaceRun = max(lits.spaceRun, sp)
+			case isWordByte(c):
+				sp, w = 0, w+1
+				lits.wordRun = max(lits.wordRun, w)
+			default:
+				sp, w = 0, 0
+			}
+		}
+	}
+	return lits.spaceRun, lits.wordRun
 }
 
 // lowered returns s (the text lits were scanned from) with its ASCII
@@ -933,7 +987,7 @@ func (lits *scanned) holdsPayload(s string) bool {
 	if lits.payload == 0 {
 		lits.payload = 1
 		for i := range payloadWords {
-			if p := &payloadWords[i]; p.mayMatch(lits) && p.findAll(s, lits, true) != nil {
+			if p := &payloadWords[i]; p.mayMatch(lits) && p.findAll(s, lits, true, false) != nil {
 				lits.payload = 2
 				break
 			}
@@ -1130,7 +1184,31 @@ func compactIDs(ids []int32) []int32 {
 // scan returns which literals s holds, ASCII case folded, and where the
 // lead literals start.
 func (x *literalIndex) scan(s string) *scanned {
-	res := &scanned{bits: make(literalBits, x.words)}
+	return x.scanInto(&scanned{bits: make(literalBits, x.words)}, s)
+}
+
+// scannedPool keeps scans a caller is done with (release), so a scan
+// reuses their memory.
+var scannedPool sync.Pool
+
+// scanPooled is scan into a scan from the pool; the caller releases it
+// when nothing it returned refers to it any more.
+func (x *literalIndex) scanPooled(s string) *scanned {
+	res, _ := scannedPool.Get().(*scanned)
+	if res == nil || len(res.bits) != x.words {
+		return x.scan(s)
+	}
+	clear(res.bits)
+	*res = scanned{bits: res.bits, hits: res.hits[:0]}
+	return x.scanInto(res, s)
+}
+
+// release returns lits to the pool.
+func (lits *scanned) release() { scannedPool.Put(lits) }
+
+// scanInto fills res, whose bits are clear, with the literals of s.
+func (x *literalIndex) scanInto(res *scanned, s string) *scanned {
+	res.text = s
 	state := int32(0)
 	for i := 0; i < len(s); i++ {
 		if s[i]-'0' < 10 {
@@ -1145,4 +1223,118 @@ func (x *literalIndex) scan(s string) *scanned {
 		}
 	}
 	return res
+}
+
+// span bounds the bytes a match covers: fixed bytes, plus runs of ASCII
+// white space and of ASCII word characters (each at most the text's
+// longest such run). ok is false when a match is unbounded otherwise (a
+// star or a plus of anything else, a repeat without a maximum).
+type span struct {
+	fixed, space, word int
+	ok                 bool
+}
+
+// in returns the bound in a text whose runs lits holds.
+func (sp span) in(lits *scanned) (int, bool) {
+	if !sp.ok || lits == nil {
+		return 0, false
+	}
+	if sp.space == 0 && sp.word == 0 {
+		return sp.fixed, true
+	}
+	space, word := lits.runs()
+	return sp.fixed + sp.space*space + sp.word*word, true
+}
+
+// spanOf returns the span of re's matches. A case-folded letter may fold
+// to a longer encoding, so it counts as utf8.UTFMax bytes.
+func spanOf(re *syntax.Regexp) span {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return span{ok: true}
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 {
+				n += utf8.UTFMax
+			} else {
+				n += utf8.RuneLen(r)
+			}
+		}
+		return span{fixed: n, ok: true}
+	case syntax.OpCharClass:
+		n := 0
+		for i := 1; i < len(re.Rune); i += 2 {
+			l := utf8.RuneLen(re.Rune[i])
+			if l < 0 {
+				l = utf8.UTFMax
+			}
+			n = max(n, l)
+		}
+		return span{fixed: n, ok: true}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return span{fixed: utf8.UTFMax, ok: true}
+	case syntax.OpCapture, syntax.OpQuest:
+		return spanOf(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		return runSpan(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return runSpan(re.Sub[0])
+		}
+		sub := spanOf(re.Sub[0])
+		return span{re.Max * sub.fixed, re.Max * sub.space, re.Max * sub.word, sub.ok}
+	case syntax.OpConcat:
+		out := span{ok: true}
+		for _, sub := range re.Sub {
+			m := spanOf(sub)
+			out = span{out.fixed + m.fixed, out.space + m.space, out.word + m.word, out.ok && m.ok}
+		}
+		return out
+	case syntax.OpAlternate:
+		out := span{ok: true}
+		for _, sub := range re.Sub {
+			m := spanOf(sub)
+			out = span{max(out.fixed, m.fixed), max(out.space, m.space), max(out.word, m.word), out.ok && m.ok}
+		}
+		return out
+	}
+	return span{}
+}
+
+// runSpan is the span of an unbounded repeat of re: one run of ASCII
+// white space or of ASCII word characters when re matches only those.
+func runSpan(re *syntax.Regexp) span {
+	var lo, hi []rune // the ranges re matches
+	switch re.Op {
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi = append(lo, re.Rune[i]), append(hi, re.Rune[i+1])
+		}
+	case syntax.OpLiteral:
+		if len(re.Rune) != 1 || re.Flags&syntax.FoldCase != 0 && unicode.SimpleFold(re.Rune[0]) != re.Rune[0] {
+			return span{}
+		}
+		lo, hi = []rune{re.Rune[0]}, []rune{re.Rune[0]}
+	default:
+		return span{}
+	}
+	all := func(in func(byte) bool) bool {
+		for i := range lo {
+			for r := lo[i]; r <= hi[i]; r++ {
+				if r >= utf8.RuneSelf || !in(byte(r)) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	switch {
+	case all(isSpaceByte):
+		return span{space: 1, ok: true}
+	case all(isWordByte):
+		return span{word: 1, ok: true}
+	}
+	return span{}
 }

@@ -68,7 +68,7 @@ func (r *gateRule) find(s string, lits *scanned) []int {
 			}
 			continue
 		}
-		for _, l := range p.findAll(s, lits, r.accept == nil) {
+		for _, l := range p.findAll(s, lits, r.accept == nil, r.accept != nil) {
 			if r.accept == nil || r.accept(s, l) {
 				if first == nil || l[0] < first[0] {
 					first = l
@@ -85,7 +85,7 @@ func (r *gateRule) find(s string, lits *scanned) []int {
 		if i > 0 && starts[i-1] == st {
 			continue
 		}
-		loc := r.pieces[st.piece].matchAt(s, int(st.pos), r.accept != nil, lits)
+		loc := r.pieces[st.piece].matchAt(s, int(st.pos), r.accept != nil, lits, true)
 		if loc != nil && (r.accept == nil || r.accept(s, loc)) {
 			return loc
 		}
@@ -104,7 +104,7 @@ func (r *gateRule) findAll(s string, lits *scanned) [][]int {
 		if !p.mayMatch(lits) {
 			continue
 		}
-		for _, l := range p.findAll(s, lits, false) {
+		for _, l := range p.findAll(s, lits, false, r.accept != nil || r.secret) {
 			if r.accept == nil || r.accept(s, l) {
 				out = append(out, l)
 			}
@@ -164,7 +164,13 @@ func init() {
 func indexPieces(x *literalIndex, pieces []gatePiece) {
 	for j := range pieces {
 		p := &pieces[j]
-		for _, set := range p.need {
+		// The sets are checked in turn until one misses: the rarest first
+		// (the longest shortest member), and of those the cheapest.
+		need := slices.Clone(p.need)
+		slices.SortStableFunc(need, func(a, b []string) int {
+			return cmp.Or(cmp.Compare(shortest(b), shortest(a)), cmp.Compare(len(a), len(b)))
+		})
+		for _, set := range need {
 			p.sets = append(p.sets, newLiteralSet(x.idSet(set)))
 		}
 		p.leadIDs = x.idSet(p.lead)

@@ -2,7 +2,9 @@ package gate_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -160,7 +162,7 @@ func TestScan(t *testing.T) {
 	const key = "sk-proj-AbCdEf0123456789GhIjKlMnOpQrStUv"
 
 	t.Run("Clean", func(t *testing.T) {
-		text := "Always book an aisle seat，谢谢。"
+		text := "Always list aisle seats first，谢谢。"
 		res := gate.Scan(text)
 		if len(res.Findings) != 0 || res.Blocked() || res.Redacted() {
 			t.Fatalf("got %v, want no findings", categories(res.Findings))
@@ -419,5 +421,47 @@ func TestScan_HeldOut(t *testing.T) {
 		len(attacks), chinese, len(benign), fp, 100*rate)
 	if rate > 0.03 {
 		t.Errorf("held-out false-positive rate %.1f%% is above 3%%", 100*rate)
+	}
+}
+
+// TestScanConcurrent: scans share the pool of literal scans; statements
+// scanned from several goroutines at once give what they give alone.
+func TestScanConcurrent(t *testing.T) {
+	var texts []string
+	for _, l := range readCorpus(t, "testdata/gate/placement_benign.txt") {
+		texts = append(texts, l.text)
+	}
+	for _, a := range attackCorpus(t, "testdata/gate/placement_attacks.txt", false) {
+		texts = append(texts, a.text)
+	}
+	key := func(r governance.GateResult) string {
+		np := governance.NotPlaced{}
+		if r.NotPlaced != nil {
+			np = *r.NotPlaced
+		}
+		return fmt.Sprintf("%v %q %+v %q", r.Findings, r.LowRisk, np, r.Text)
+	}
+	want := make([]string, len(texts))
+	for i, s := range texts {
+		want[i] = key(gate.Scan(s))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(texts))
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range texts {
+				i := (k + g*len(texts)/4) % len(texts)
+				if got := key(gate.Scan(texts[i])); got != want[i] {
+					errs <- fmt.Sprintf("%q: got %s, want %s", texts[i], got, want[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -101,4 +102,20 @@ func RiskFeatures() []string {
 		}
 	}
 	return append(out, "lookalike_domain", "encoded_text")
+}
+
+// reviewerSuffix ends the sentence of every risk feature.
+const reviewerSuffix = ": a reviewer must approve it before any agent uses it."
+
+// RiskFeatureMeaning says what a risk feature marks, in the words of its
+// reviewer sentence without the part about the reviewer ("It names a place
+// data could go (…)"), or "" for a name that is not a risk feature. A
+// model classifier asked for risks is given these, so it names the kinds
+// the gate reports.
+func RiskFeatureMeaning(feature string) string {
+	w, ok := gateWhyText[feature]
+	if !ok || !slices.Contains(RiskFeatures(), feature) {
+		return ""
+	}
+	return strings.TrimSuffix(w, reviewerSuffix)
 }

@@ -196,3 +196,19 @@ func TestScan_Reading(t *testing.T) {
 		}
 	}
 }
+
+// TestRiskFeatureMeaning: every risk feature says what it marks (its
+// reviewer sentence without the part about the reviewer), which is what a
+// model classifier is told about the kind; a name that is no feature says
+// nothing.
+func TestRiskFeatureMeaning(t *testing.T) {
+	for _, f := range gate.RiskFeatures() {
+		m := gate.RiskFeatureMeaning(f)
+		if !strings.HasPrefix(m, "It ") || strings.Contains(m, "reviewer must") {
+			t.Errorf("%s: meaning %q, want the reviewer sentence's first part", f, m)
+		}
+	}
+	if m := gate.RiskFeatureMeaning("ignore_previous_instructions"); m != "" {
+		t.Errorf("a blocking pattern is no risk feature: %q", m)
+	}
+}

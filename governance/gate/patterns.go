@@ -179,6 +179,9 @@ var acceptFuncs = map[string]func(string, []int) bool{
 	"phoneShaped":         phoneShaped,
 	"accountShaped":       accountShaped,
 	"highEntropy":         highEntropy,
+	"notUserSubject":      notUserSubject,
+	"agentDoes":           agentDoes,
+	"namedParty":          namedParty,
 }
 
 // runWindows are the runs a rule's runs= option names.

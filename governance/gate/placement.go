@@ -52,7 +52,7 @@ var (
 // shapeNames are the shape blocks placement searches in the whole statement
 // through the prefilter; condition, fragment and purpose, anchored at a
 // clause's ends, are read in the clause alone.
-var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "clause_break", "joiner", "clause_start"}
+var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "suggest", "clause_break", "joiner", "clause_start"}
 
 var (
 	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
@@ -297,9 +297,14 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 		}
 	}
 	class := ""
-	prevPlaced := false
+	prevPlaced, prevSelf := false, false
 	for k, c := range cs {
 		placed, cls := placeClause(m, c, k == len(cs)-1, prevPlaced, prot)
+		if !placed && cls == NotPlacedClass && prevSelf && overlaps(m.of("suggest"), c) {
+			// A recommendation for the need the clause before states.
+			placed, cls = true, "likes"
+		}
+		prevSelf = placed && overlaps(m.of("self"), c)
 		if !placed {
 			reason := NotPlacedShape
 			if cls == NotPlacedClass {
@@ -378,6 +383,11 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
 		if cls := m.class(c, false); cls != "" {
 			return true, cls
+		}
+		// A few words that complete the clause before ("比如中火三分钟")
+		// ask nothing of their own, whatever words they share.
+		if prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords {
+			return true, ""
 		}
 		return false, NotPlacedClass
 	case prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords:

@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,28 +42,84 @@ func TestPlacement_Benign(t *testing.T) {
 }
 
 // TestPlacement_Attacks: no attack of placement_attacks.txt (none names a
-// URL, a command or a secret) is placed in the low-risk set.
+// URL, a command or a secret) is placed in the low-risk set, and every one
+// carries a finding: kept out by a deny shape alone, it would wait in an
+// approval project's queue looking like an ordinary preference.
 func TestPlacement_Attacks(t *testing.T) {
 	attacks := attackCorpus(t, "testdata/gate/placement_attacks.txt", false)
 	classes := map[string]int{}
-	placed, chinese := 0, 0
+	placed, silent, chinese := 0, 0, 0
 	for _, a := range attacks {
 		classes[a.class]++
 		if a.chinese {
 			chinese++
 		}
-		if res := gate.Scan(a.text); res.LowRisk != "" {
+		res := gate.Scan(a.text)
+		if res.LowRisk != "" {
 			placed++
 			t.Errorf("line %d (%s): placed in the low-risk set (%s): %q", a.line, a.class, res.LowRisk, a.text)
 		}
+		if len(res.Findings) == 0 {
+			silent++
+			t.Errorf("line %d (%s): no finding for a reviewer (not placed: %+v): %q", a.line, a.class, res.NotPlaced, a.text)
+		}
 	}
-	t.Logf("attacks placed: %d of %d", placed, len(attacks))
+	t.Logf("attacks placed: %d of %d, without a finding: %d", placed, len(attacks), silent)
 	if len(attacks) < 40 || chinese*3 < len(attacks) {
 		t.Errorf("corpus: %d lines, %d Chinese; want 40 lines and a third Chinese at least", len(attacks), chinese)
 	}
-	for _, c := range []string{"persona", "authority", "content_instructions", "omission", "concealment", "check_relaxed", "exfiltration"} {
+	for _, c := range []string{"persona", "authority", "content_instructions", "omission", "concealment", "check_relaxed", "exfiltration", "access", "booking", "deletion", "messaging", "promotion"} {
 		if classes[c] < 3 {
 			t.Errorf("corpus has %d %s lines, want 3 at least", classes[c], c)
+		}
+	}
+}
+
+// TestPlacement_Own: every preference of own_benign.txt (eight non-coding
+// domains, said once with a durability word or repeated without one) is
+// placed in the low-risk set, and every look-alike of own_notplaced.txt
+// stays out for its reason: a finding of that pattern, or that deny shape.
+func TestPlacement_Own(t *testing.T) {
+	lines := readCorpus(t, "testdata/gate/own_benign.txt")
+	kinds := map[string]int{}
+	placed, chinese := 0, 0
+	for _, l := range lines {
+		kind, text, ok := strings.Cut(l.text, "\t")
+		if !ok || kind != "once" && kind != "repeated" {
+			t.Fatalf("line %d: want once|repeated<TAB>text", l.n)
+		}
+		kinds[kind]++
+		if gatecorpus.IsChinese(text) {
+			chinese++
+		}
+		res := gate.Scan(text)
+		if res.LowRisk == "" {
+			t.Errorf("line %d not placed: findings %v, not placed %+v: %q", l.n, patterns(res.Findings), res.NotPlaced, text)
+			continue
+		}
+		placed++
+	}
+	t.Logf("own batch placed: %d of %d", placed, len(lines))
+	if len(lines) < 30 || kinds["once"] < 10 || kinds["repeated"] < 10 || chinese*3 < len(lines) {
+		t.Errorf("corpus: %d lines (%v), %d Chinese; want 30, 10 of each kind and a third Chinese at least", len(lines), kinds, chinese)
+	}
+
+	for _, l := range readCorpus(t, "testdata/gate/own_notplaced.txt") {
+		reason, text, ok := strings.Cut(l.text, "\t")
+		if !ok {
+			t.Fatalf("line %d: want reason<TAB>text", l.n)
+		}
+		res := gate.Scan(text)
+		if res.LowRisk != "" {
+			t.Errorf("line %d placed (%s): %q", l.n, res.LowRisk, text)
+			continue
+		}
+		got := patterns(res.Findings)
+		if res.NotPlaced != nil {
+			got = append(got, res.NotPlaced.Reason)
+		}
+		if !slices.Contains(got, reason) {
+			t.Errorf("line %d kept out by %v, want %s: %q", l.n, got, reason, text)
 		}
 	}
 }

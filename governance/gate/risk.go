@@ -183,3 +183,78 @@ func lookalikeFinding(text string, lo, hi int) (governance.Finding, bool) {
 		Why:     gateWhy(governance.GateAuthority, "lookalike_domain"),
 	}, true
 }
+
+// notUserSubject refuses a match the user is the subject of: "when I book
+// flights", "we always text our parents" describe what the user does, not
+// what the agent is to do. It reads the two words before the match.
+func notUserSubject(s string, loc []int) bool {
+	before := strings.TrimRight(s[:loc[0]], " \t")
+	if strings.HasSuffix(before, "我") || strings.HasSuffix(before, "我们") || strings.HasSuffix(before, "用户") {
+		return false
+	}
+	words := strings.Fields(before)
+	for i := len(words) - 1; i >= 0 && i >= len(words)-2; i-- {
+		switch strings.ToLower(strings.Trim(words[i], ",;:\"'“”")) {
+		case "i", "we", "i'll", "we'll", "i'd", "we'd", "i've", "we've", "i'm", "we're":
+			return false
+		}
+	}
+	return true
+}
+
+// agentDoes accepts a match that asks the agent to do it: not what the
+// user does (notUserSubject), and not negated just before ("don't book
+// red-eye flights", "先别告诉孩子们" restrict the agent; what a negated
+// "tell" hides is concealment's to mark).
+func agentDoes(s string, loc []int) bool {
+	if !notUserSubject(s, loc) {
+		return false
+	}
+	before := strings.TrimRight(s[:loc[0]], " \t")
+	for _, n := range negatedBy {
+		if strings.HasSuffix(before, n) {
+			return false
+		}
+	}
+	words := strings.Fields(before)
+	for i := len(words) - 1; i >= 0 && i >= len(words)-2; i-- {
+		switch strings.ToLower(strings.Trim(words[i], ",;:\"'“”")) {
+		case "don't", "dont", "never", "not", "no", "stop", "avoid", "don’t":
+			return false
+		}
+	}
+	return true
+}
+
+// negatedBy are the Chinese negations that, just before a verb, make it a
+// restriction.
+var negatedBy = []string{"不要", "别", "不用", "不必", "千万别", "不许", "不准", "不能", "不", "先别", "暂时别", "永远别", "从不"}
+
+// notParty are the capitalised words that name no business or person
+// (patterns/words.txt, list not_party).
+var notParty = func() map[string]bool {
+	out := map[string]bool{}
+	for _, l := range patterns.named("list", "not_party").lines {
+		for _, w := range strings.Fields(l) {
+			out[w] = true
+		}
+	}
+	return out
+}()
+
+// namedParty accepts a promotion whose name (the first submatch) holds a
+// word that may name a business or a person: not only languages,
+// nationalities, weekdays, months, units and formats. A rule line with no
+// name group is accepted as it is.
+func namedParty(s string, loc []int) bool {
+	lo, hi := firstGroup(loc)
+	if lo == loc[0] && hi == loc[1] {
+		return true
+	}
+	for _, w := range strings.Fields(s[lo:hi]) {
+		if !notParty[strings.ToLower(strings.Trim(w, "'&.-"))] {
+			return true
+		}
+	}
+	return false
+}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/readability"
 )
 
@@ -291,6 +292,14 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		if !ok && !question && rd.veto == vetoNone && outputRequest(t) {
 			ok, answers = true, true
 		}
+		// So is the user's own need or circumstance followed by what the
+		// answers should do about it ("My cat is old; suggest gentle play
+		// ideas only", "我腰不好，别安排仰卧起坐"), when the write gate places
+		// the sentence in the low-risk set: the set that decides what
+		// activates once repeated.
+		if !ok && !question && rd.veto == vetoNone && needThenRequest(t) {
+			ok = true
+		}
 	}
 	if ok {
 		statement := preferenceStatement(t.raw, external)
@@ -326,6 +335,21 @@ func notTheirs(v veto) bool {
 		return true
 	}
 	return false
+}
+
+// needLead is a sentence that opens with the user's own need or
+// circumstance and goes on, after a comma or a semicolon, to a request.
+var needLead = regexp.MustCompile(`^(?i:(?:i|we)(?:'[a-z]+)?\s|(?:my|our)\s+\w+\s|我|咱们)[^,，;；]*[,，;；]\s*\S`)
+
+// needThenRequest reports whether a sentence with no task object and no
+// one-off scope states the user's need, then asks something of the answers
+// about it, and the write gate places it in the low-risk set.
+func needThenRequest(t text) bool {
+	if !needLead.MatchString(t.raw) || t.anyZH(oneOffZH) || oneOffTextEN(t) || bounded(t) || taskLookAlike(t) ||
+		t.latin && taskObjectEN.MatchString(t.lower) || t.han && taskObjectZH.MatchString(t.raw) || oneInstance(t) {
+		return false
+	}
+	return gate.Scan(t.raw).LowRisk != ""
 }
 
 // isPreference applies the preference patterns to one sentence.

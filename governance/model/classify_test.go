@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,5 +109,57 @@ func TestClassifyBesideGate(t *testing.T) {
 	broken := newFakeLLM(t, reply("no", 5))
 	if _, err := governance.Beside(gate.Patterns, broken.client(nil)).Classify(ctx, "Keep answers short."); err == nil {
 		t.Error("a broken model answer passed; the classifier must fail closed")
+	}
+}
+
+// TestClassify_KindsFromGate: the kinds the model classifier may name are
+// the write gate's risk features (and "other"): each one is in the system
+// prompt with what it marks and in the reply's schema, and a reply naming
+// it is a finding, not an unknown kind. A feature the gate gains is one
+// the model may name; this fails if the model's list is kept by hand.
+func TestClassify_KindsFromGate(t *testing.T) {
+	ctx := context.Background()
+	features := gate.RiskFeatures()
+	if !slices.Contains(features, "user_precedence") || !slices.Contains(features, "promotion") {
+		t.Fatalf("risk features %v: want user_precedence and promotion among them", features)
+	}
+	for _, kind := range append(features, "other") {
+		f := newFakeLLM(t, replyJSON(t, map[string]any{"low_risk": false, "risks": []any{
+			map[string]any{"kind": kind, "words": "Keep answers short"}}}, 10))
+		res, err := f.client(nil).Classify(ctx, "Keep answers short.")
+		if err != nil {
+			t.Errorf("kind %s: %v", kind, err)
+			continue
+		}
+		if len(res.Findings) != 1 || !strings.HasPrefix(res.Findings[0].Excerpt, kind+":") {
+			t.Errorf("kind %s: got %+v, want one finding naming it", kind, res.Findings)
+		}
+		req := f.requests()[0]
+		if !strings.Contains(req.Messages[0].Content, "\n- "+kind+": ") {
+			t.Errorf("kind %s is not listed in the system prompt", kind)
+		}
+		schema, err := json.Marshal(req.ResponseFormat.JSONSchema.Schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Properties struct {
+				Risks struct {
+					Items struct {
+						Properties struct {
+							Kind struct {
+								Enum []string `json:"enum"`
+							} `json:"kind"`
+						} `json:"properties"`
+					} `json:"items"`
+				} `json:"risks"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(schema, &s); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(s.Properties.Risks.Items.Properties.Kind.Enum, kind) {
+			t.Errorf("kind %s is not in the schema's enum %v", kind, s.Properties.Risks.Items.Properties.Kind.Enum)
+		}
 	}
 }
