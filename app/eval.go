@@ -1,7 +1,9 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/evals"
@@ -216,35 +218,63 @@ func (e Evals) upload(ctx context.Context, a *governance.Account, read UploadFun
 		return nil, problems("Choose a file or paste a suite.")
 	}
 	suite, err := evals.ParseSuite(name, body)
+	if err != nil {
+		return nil, suiteProblems(err)
+	}
+	return e.save(ctx, a, suite, name, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil })
+}
+
+// suiteProblems turns a suite's validation error into a *SuiteProblems.
+func suiteProblems(err error) error {
 	if ve, ok := evals.IsValidation(err); ok {
 		var out []string
 		for _, p := range ve.Problems {
 			out = append(out, ve.File+": "+p.String())
 		}
-		return nil, problems(out...)
+		return problems(out...)
 	}
-	if err != nil {
-		return nil, err
-	}
+	return err
+}
+
+// save stores a parsed suite for a, unless it reads live projects a does
+// not review.
+func (e Evals) save(ctx context.Context, a *governance.Account, suite *evals.Suite, name string, open func() (io.ReadCloser, error)) (*evals.SuiteRow, error) {
 	if !e.canAccessLive(ctx, a, suite.LiveProjects()) {
 		return nil, problems("The suite reads live projects you do not review: " + strings.Join(suite.LiveProjects(), ", ") + ".")
 	}
-	row, err := evals.Upload(ctx, e.store, name, body, evalActor(a))
+	row, err := evals.Save(ctx, e.store, suite, name, open, evalActor(a))
 	if governance.ErrorCode(err) == governance.ECONFLICT {
 		return nil, problems(governance.ErrorMessage(err))
 	}
 	return row, err
 }
 
-// UploadBenchmark stores a LoCoMo benchmark file and queues its run. A
-// suite that is not a benchmark is stored as a suite and reported as a
-// *SuiteProblems.
-func (e Evals) UploadBenchmark(ctx context.Context, actor governance.Actor, read UploadFunc) (*evals.RunRow, error) {
+// FileFunc reads an upload that may be large: the file's name and a way
+// to read it from the start, as often as needed (nil when nothing was
+// sent). Use cases call it only once the actor may upload.
+type FileFunc func() (name string, open func() (io.ReadCloser, error), err error)
+
+// UploadBenchmark stores a LoCoMo or LongMemEval benchmark file and queues
+// its run. A LongMemEval file is read as it streams from open, never held
+// whole. A suite that is not a benchmark is stored as a suite and
+// reported as a *SuiteProblems.
+func (e Evals) UploadBenchmark(ctx context.Context, actor governance.Actor, read FileFunc) (*evals.RunRow, error) {
 	a, err := evalAccount(actor)
 	if err != nil {
 		return nil, err
 	}
-	row, err := e.upload(ctx, a, read)
+	name, open, err := read()
+	if err != nil {
+		return nil, err
+	}
+	if open == nil {
+		return nil, problems("Choose a file or paste a suite.")
+	}
+	suite, err := evals.ParseSuiteFrom(name, open)
+	if err != nil {
+		return nil, suiteProblems(err)
+	}
+	row, err := e.save(ctx, a, suite, name, open)
 	if err != nil {
 		return nil, err
 	}

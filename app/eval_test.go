@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -40,6 +41,16 @@ func upload(name, body string) app.UploadFunc {
 			return "", nil, nil
 		}
 		return name, []byte(body), nil
+	}
+}
+
+// uploadFile is upload for a file the use case streams.
+func uploadFile(name, body string) app.FileFunc {
+	return func() (string, func() (io.ReadCloser, error), error) {
+		if body == "" {
+			return "", nil, nil
+		}
+		return name, func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil }, nil
 	}
 }
 
@@ -117,7 +128,7 @@ func TestEvals(t *testing.T) {
 		if p := problemsOf(err); len(p) == 0 || !strings.Contains(p[0], "broken.yaml") {
 			t.Fatalf("invalid upload: %v", err)
 		}
-		_, err = f.App.Evals.UploadBenchmark(ctx, rita, upload("app-scratch.yaml", scratchSuite))
+		_, err = f.App.Evals.UploadBenchmark(ctx, rita, uploadFile("app-scratch.yaml", scratchSuite))
 		if p := problemsOf(err); len(p) != 1 || !strings.Contains(p[0], "not a benchmark") {
 			t.Fatalf("a suite as a benchmark: %v", err)
 		}
@@ -185,10 +196,10 @@ func TestEvals(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.check(t, nonReviewers, func(actor governance.Actor) error {
-			_, err := f.App.Evals.UploadBenchmark(ctx, actor, upload("locomo.json", string(data)))
+			_, err := f.App.Evals.UploadBenchmark(ctx, actor, uploadFile("locomo.json", string(data)))
 			return err
 		})
-		run, err := f.App.Evals.UploadBenchmark(ctx, eve, upload("locomo.json", string(data)))
+		run, err := f.App.Evals.UploadBenchmark(ctx, eve, uploadFile("locomo.json", string(data)))
 		if err != nil {
 			t.Fatal(err)
 		}

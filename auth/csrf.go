@@ -87,7 +87,7 @@ func CSRF(s *Sessions, contextKey string, skip middleware.Skipper) echo.Middlewa
 			}
 			sent := r.Header.Get(CSRFHeader)
 			if sent == "" {
-				if err := parseForm(r); err != nil {
+				if err := ParseForm(r); err != nil {
 					return err
 				}
 				sent = c.FormValue(CSRFField)
@@ -100,13 +100,20 @@ func CSRF(s *Sessions, contextKey string, skip middleware.Skipper) echo.Middlewa
 	}
 }
 
-// parseForm parses the request's form, so that a body over its limit
-// (http.MaxBytesReader) is refused as too large rather than as a form
-// without a token; any other parse error leaves the form empty.
-func parseForm(r *http.Request) error {
+// FormMemory is how much of a multipart form's files is kept in memory:
+// a larger file waits in a temporary file (which the server removes after
+// the request), so an upload is never whole in memory.
+const FormMemory = 1 << 20
+
+// ParseForm parses the request's form (a multipart one with FormMemory),
+// so that a body over its limit (http.MaxBytesReader) is refused as too
+// large rather than as a form without a token; any other parse error
+// leaves the form empty. The first parse of a request is the one that
+// counts: later ones keep its form.
+func ParseForm(r *http.Request) error {
 	var err error
 	if mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); strings.TrimSpace(mt) == "multipart/form-data" {
-		err = r.ParseMultipartForm(32 << 20)
+		err = r.ParseMultipartForm(FormMemory)
 	} else {
 		err = r.ParseForm()
 	}

@@ -108,24 +108,45 @@ func Upload(ctx context.Context, st SuiteStore, filename string, body []byte, ac
 	if err != nil {
 		return nil, err
 	}
-	stored := body
-	var data []byte
+	return Save(ctx, st, s, filename, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }, actor)
+}
+
+// Save stores suite s, parsed from filename, which open reads again
+// (ParseSuiteFrom): a LongMemEval file is kept beside its suite,
+// gzip-compressed, streamed from open to the store (compressed through a
+// temporary file when it is not already), never held whole.
+func Save(ctx context.Context, st SuiteStore, s *Suite, filename string, open func() (io.ReadCloser, error), actor string) (*SuiteRow, error) {
+	var (
+		stored []byte
+		data   io.Reader
+	)
 	if b := s.Benchmark; b != nil && b.Format == FormatLongMemEval && b.Data == "" && b.open != nil {
 		// The file is kept beside the suite, which names it and lists
 		// its questions.
-		if data, b.Stored, err = storedData(body); err != nil {
+		f, err := storedFile(open)
+		if err != nil {
 			return nil, fmt.Errorf("evals: compress benchmark file: %w", err)
 		}
+		defer f.Close()
+		data, b.Stored = f, f.sum
 		b.File, b.open = "", nil
 	}
-	if s.Benchmark != nil && !strings.HasSuffix(strings.ToLower(filename), ".yaml") && !strings.HasSuffix(strings.ToLower(filename), ".yml") {
+	if yaml := strings.HasSuffix(strings.ToLower(filename), ".yaml") || strings.HasSuffix(strings.ToLower(filename), ".yml"); data != nil || (s.Benchmark != nil && !yaml) {
+		var err error
 		if stored, err = s.Marshal(); err != nil {
 			return nil, fmt.Errorf("evals: encode benchmark suite: %w", err)
 		}
+	} else {
+		body, err := readHead(open, MaxSuiteBytes+1)
+		if err != nil {
+			return nil, err
+		}
+		stored = body
 	}
 	row := &SuiteRow{Name: s.Name, Origin: OriginUploaded, Body: string(stored)}
+	var err error
 	if data != nil {
-		err = st.UpsertEvalSuiteData(ctx, row, bytes.NewReader(data), actor)
+		err = st.UpsertEvalSuiteData(ctx, row, data, actor)
 	} else {
 		err = st.UpsertEvalSuite(ctx, row, actor)
 	}

@@ -320,6 +320,9 @@ type QAResult struct {
 	NewestFirst *bool `json:"newest_first,omitempty"`
 	// Returned is how many results the retriever gave.
 	Returned int `json:"returned,omitempty"`
+	// Weak says the retriever found no strong match for the question
+	// (recall's RecallMatch); nil for a retriever that does not say.
+	Weak *bool `json:"weak,omitempty"`
 }
 
 // MetricRow aggregates one retriever over a set of questions.
@@ -365,11 +368,15 @@ type BenchmarkTable struct {
 	// answer sessions), the abstention questions apart, the share of
 	// knowledge-update questions whose newest answer session comes first,
 	// and how many answer turns were dated after their question.
-	Format       string          `json:"format,omitempty"`
-	SessionRows  []MetricRow     `json:"session_rows,omitempty"`
-	Abstention   []AbstentionRow `json:"abstention,omitempty"`
-	NewestFirst  []ShareRow      `json:"newest_first,omitempty"`
-	LateEvidence int             `json:"late_evidence,omitempty"`
+	Format      string          `json:"format,omitempty"`
+	SessionRows []MetricRow     `json:"session_rows,omitempty"`
+	Abstention  []AbstentionRow `json:"abstention,omitempty"`
+	NewestFirst []ShareRow      `json:"newest_first,omitempty"`
+	// NoStrongMatch is, for each retriever that says when it found no
+	// strong match, how often it said so of the abstention questions
+	// (rightly) and of the answerable ones (wrongly).
+	NoStrongMatch []MatchRow `json:"no_strong_match,omitempty"`
+	LateEvidence  int        `json:"late_evidence,omitempty"`
 }
 
 // AbstentionRow is what one retriever returned for the questions whose
@@ -381,6 +388,17 @@ type AbstentionRow struct {
 	Questions int     `json:"questions"`
 	Returned  float64 `json:"returned"`
 	Sessions  float64 `json:"sessions_at_10"`
+}
+
+// MatchRow is how often one retriever said it found no strong match: of
+// the abstention questions (the answer is not in the haystack) and of the
+// answerable questions.
+type MatchRow struct {
+	Retriever  string  `json:"retriever"`
+	Abstention int     `json:"abstention"`
+	Flagged    float64 `json:"flagged"`
+	Answerable int     `json:"answerable"`
+	Wrongly    float64 `json:"wrongly"`
 }
 
 // ShareRow is the share of questions where something held, per retriever.
@@ -512,23 +530,30 @@ type retrieval struct {
 
 // retrieve returns event ids, best first (at most q.limit).
 func (e *engine) retrieve(ctx context.Context, retriever string, q retrieval) ([]string, error) {
+	ids, _, err := e.retrieveMatch(ctx, retriever, q)
+	return ids, err
+}
+
+// retrieveMatch is retrieve with whether the retriever found no strong
+// match (nil: it does not say).
+func (e *engine) retrieveMatch(ctx context.Context, retriever string, q retrieval) ([]string, *bool, error) {
 	limit, projectID, subject, question := q.limit, q.project, q.subject, q.question
 	mem := e.deps.Memory
 	switch retriever {
 	case RetrieverSearch:
 		q := strings.Join(queryWords(question, false), " ")
 		if q == "" {
-			return nil, nil
+			return nil, nil, nil
 		}
 		hits, _, err := mem.SearchEvents(ctx, governance.EventFilter{ProjectID: &projectID, SubjectID: &subject, Query: q, Limit: limit})
 		if err != nil && governance.ErrorCode(err) != governance.EINVALID {
-			return nil, err
+			return nil, nil, err
 		}
 		var out []string
 		for _, h := range hits {
 			out = append(out, h.Event.ID)
 		}
-		return out, nil
+		return out, nil, nil
 	case RetrieverKeywords:
 		score := map[string]int{}
 		first := map[string]int{}
@@ -536,7 +561,7 @@ func (e *engine) retrieve(ctx context.Context, retriever string, q retrieval) ([
 		for _, w := range queryWords(question, true) {
 			hits, _, err := mem.SearchEvents(ctx, governance.EventFilter{ProjectID: &projectID, SubjectID: &subject, Query: w, Limit: 200})
 			if err != nil && governance.ErrorCode(err) != governance.EINVALID {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, h := range hits {
 				if _, ok := first[h.Event.ID]; !ok {
@@ -553,11 +578,11 @@ func (e *engine) retrieve(ctx context.Context, retriever string, q retrieval) ([
 			}
 			return cmp.Compare(first[a], first[b])
 		})
-		return ids[:min(len(ids), limit)], nil
+		return ids[:min(len(ids), limit)], nil, nil
 	case RetrieverRecall:
 		pkg, err := mem.Recall(ctx, RecallQuery{ProjectID: projectID, SubjectID: subject, Task: question, IncludeEvents: true, AsOf: q.asOf})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var out []string
 		for _, it := range pkg.Items {
@@ -565,9 +590,13 @@ func (e *engine) retrieve(ctx context.Context, retriever string, q retrieval) ([
 				out = append(out, it.Event)
 			}
 		}
-		return out[:min(len(out), limit)], nil
+		var weak *bool
+		if pkg.Match != nil {
+			weak = &pkg.Match.Weak
+		}
+		return out[:min(len(out), limit)], weak, nil
 	}
-	return nil, fmt.Errorf("unknown retriever %q", retriever)
+	return nil, nil, fmt.Errorf("unknown retriever %q", retriever)
 }
 
 var stopWords = map[string]bool{}
@@ -657,8 +686,45 @@ func benchmarkTable(b *Benchmark, details []*BenchmarkDetail) *BenchmarkTable {
 		if n > 0 {
 			t.NewestFirst = append(t.NewestFirst, ShareRow{Retriever: r, Questions: n, Share: round3(float64(newest) / float64(n))})
 		}
+		if row, ok := matchRow(r, abstain[r], byRetriever[r]); ok {
+			t.NoStrongMatch = append(t.NoStrongMatch, row)
+		}
 	}
 	return t
+}
+
+// matchRow counts how often a retriever said it found no strong match, of
+// the abstention and of the answerable questions; false when it never
+// says.
+func matchRow(r string, abstain, answerable []QAResult) (MatchRow, bool) {
+	row := MatchRow{Retriever: r}
+	var flagged, wrongly int
+	for _, q := range abstain {
+		if q.Weak != nil {
+			row.Abstention++
+			if *q.Weak {
+				flagged++
+			}
+		}
+	}
+	for _, q := range answerable {
+		if q.Weak != nil {
+			row.Answerable++
+			if *q.Weak {
+				wrongly++
+			}
+		}
+	}
+	if row.Abstention+row.Answerable == 0 {
+		return row, false
+	}
+	if row.Abstention > 0 {
+		row.Flagged = round3(float64(flagged) / float64(row.Abstention))
+	}
+	if row.Answerable > 0 {
+		row.Wrongly = round3(float64(wrongly) / float64(row.Answerable))
+	}
+	return row, true
 }
 
 // categoryRows are one retriever's rows, overall and per category (LoCoMo's

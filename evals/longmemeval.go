@@ -430,13 +430,16 @@ func (e *engine) runQuestion(ctx context.Context, id string) (*CaseResult, error
 	limit := e.benchmarkLimit()
 	for _, r := range e.suite.Benchmark.Retrievers {
 		ids := c.fts5
+		var weak *bool
 		if r != RetrieverFTS5 {
 			var err error
-			if ids, err = e.retrieve(ctx, r, retrieval{project: c.project, subject: c.q.ID, question: c.q.Question, asOf: c.q.Date, limit: lmeFetch}); err != nil {
+			if ids, weak, err = e.retrieveMatch(ctx, r, retrieval{project: c.project, subject: c.q.ID, question: c.q.Question, asOf: c.q.Date, limit: lmeFetch}); err != nil {
 				return nil, fmt.Errorf("%s retrieval: %w", r, err)
 			}
 		}
-		d.Results[r] = append(d.Results[r], c.result(ids, limit))
+		res := c.result(ids, limit)
+		res.Weak = weak
+		d.Results[r] = append(d.Results[r], res)
 	}
 	res.Status = StatusPassed
 	switch {

@@ -252,9 +252,15 @@ func TestLongMemEvalBenchmark(t *testing.T) {
 	if len(tbl.Abstention) != 3 || tbl.Abstention[0].Questions != 1 {
 		t.Errorf("abstention rows = %+v", tbl.Abstention)
 	}
+	// Only recall says when it found no strong match: of the question
+	// about a cat in a haystack that mentions a dog, it does.
+	if m := tbl.NoStrongMatch; len(m) != 1 || m[0].Retriever != "recall" || m[0].Abstention != 1 || m[0].Flagged != 1 || m[0].Answerable != 3 {
+		t.Errorf("no strong match rows = %+v", m)
+	}
 	text := rep.String()
 	for _, want := range []string{"turn level (relevant: the answer turns)", "session level (relevant: the answer sessions)",
 		"knowledge updates, newest answer session above the older ones: recall 1.000 of 1", "abstention (no answer in the haystack): recall 1 questions",
+		"no strong match: recall says so of 1.000 of 1 abstention questions",
 		"single-session-user", "removing scratch projects"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in the report:\n%s", want, text)

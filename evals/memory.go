@@ -117,6 +117,17 @@ type RecallResult struct {
 	Trace []TraceEntry `json:"trace,omitempty"`
 	// OutOfScope counts what the hard scope filter removed.
 	OutOfScope int `json:"out_of_scope"`
+	// Match is how well the best events match the task (nil: events were
+	// not asked for, or the task has no terms): Weak says there is no
+	// strong match, the memory may not hold the answer.
+	Match *RecallMatch `json:"match,omitempty"`
+}
+
+// RecallMatch is governance.RecallMatch: the share of the task's content
+// the best events hold, and whether that is a weak match.
+type RecallMatch struct {
+	Coverage float64 `json:"coverage"`
+	Weak     bool    `json:"weak,omitempty"`
 }
 
 // Rules returns the rule items of the package.

@@ -446,6 +446,10 @@ func BenchmarkNotes(t *BenchmarkTable, tr Translator) []string {
 		out = append(out, tr.Phrasef("abstention (no answer in the haystack): %s %d questions, %.1f results, a session they draw on in the first 10 sessions %.3f",
 			tr.Enum("eval_retriever", row.Retriever), row.Questions, row.Returned, row.Sessions))
 	}
+	for _, row := range t.NoStrongMatch {
+		out = append(out, tr.Phrasef("no strong match: %s says so of %.3f of %d abstention questions, and wrongly of %.3f of %d answerable ones",
+			tr.Enum("eval_retriever", row.Retriever), row.Flagged, row.Abstention, row.Wrongly, row.Answerable))
+	}
 	return out
 }
 

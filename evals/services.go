@@ -151,6 +151,9 @@ func (s *Services) Recall(ctx context.Context, q RecallQuery) (*RecallResult, er
 // FromPackage converts a context package to the form evals checks.
 func FromPackage(pkg *governance.RecallPackage) *RecallResult {
 	out := &RecallResult{Text: pkg.Text, OutOfScope: pkg.Trace.ScopeFiltered.Total()}
+	if m := pkg.Trace.Match; m != nil {
+		out.Match = &RecallMatch{Coverage: m.Coverage, Weak: m.Weak}
+	}
 	for _, it := range pkg.Items {
 		out.Items = append(out.Items, RecallItem{ID: it.ID, Kind: string(it.Kind), RuleID: it.Source.RuleID,
 			Event: it.Source.EventID, Text: it.Text, Score: it.Score})

@@ -384,6 +384,39 @@ func ParseSuite(file string, body []byte) (*Suite, error) {
 	return &s, nil
 }
 
+// ParseSuiteFrom is ParseSuite for a file open reads (from the start, as
+// often as needed): a LongMemEval file is read one question at a time,
+// whatever its size, and never held whole; anything else is read whole,
+// at most MaxSuiteBytes.
+func ParseSuiteFrom(file string, open func() (io.ReadCloser, error)) (*Suite, error) {
+	head, err := readHead(open, sniffBytes)
+	if err != nil {
+		return nil, err
+	}
+	if SniffBenchmark(head) == FormatLongMemEval {
+		s := LongMemEvalSuite(file, open)
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	body, err := readHead(open, MaxSuiteBytes+1)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSuite(file, body)
+}
+
+// readHead reads at most n bytes of what open reads.
+func readHead(open func() (io.ReadCloser, error), n int64) ([]byte, error) {
+	rc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, n))
+}
+
 // cleanYAML checks every decoded scalar (keys and values, after YAML
 // escapes such as "\x1b" are applied) with governance.CheckText, naming the
 // line; at most governance.MaxReportedErrors problems are listed.

@@ -155,6 +155,14 @@ type RecallWeights struct {
 	// (governance/recall/latest.go).
 	LatestDepth int     `json:"latest_depth"`
 	SameThing   float64 `json:"same_thing"`
+	// MatchDepth and StrongMatch: the best MatchDepth events match the
+	// task strongly when those of one session hold at least StrongMatch
+	// of its terms between them, each term weighed by its idf over the
+	// scope's events (a term no event holds weighs the most); less is a
+	// weak match, which the package says (RecallMatch,
+	// governance/recall/match.go).
+	MatchDepth  int     `json:"match_depth"`
+	StrongMatch float64 `json:"strong_match"`
 
 	// MinRuleScore: a usable rule scoring below it is excluded as "low
 	// relevance" — the task-independent components cannot carry it alone.
@@ -216,6 +224,8 @@ func DefaultRecallWeights() RecallWeights {
 		QuestionDemote:  0.4,
 		LatestDepth:     50,
 		SameThing:       0.3,
+		MatchDepth:      5,
+		StrongMatch:     0.4,
 
 		MinRuleScore:        0.35,
 		MinContextRelevance: 0.05,
@@ -447,6 +457,23 @@ type RecallTrace struct {
 	Weights       RecallWeights      `json:"weights"`
 	// Fusion is set when the semantic channel is on.
 	Fusion *RecallFusion `json:"fusion,omitempty"`
+	// Match says how well the best events match the task; nil when
+	// events were not asked for or none holds a term of the task.
+	Match *RecallMatch `json:"match,omitempty"`
+}
+
+// RecallMatch is how much of what a task asks about the best events hold
+// (RecallWeights.MatchDepth, StrongMatch): Coverage is the share of the
+// task's terms, weighed by idf over the scope's events, that the best
+// events of one session hold between them (the session holding most); Missing counts the terms no event in scope holds (each
+// weighs the most a term can). Weak: Coverage is below StrongMatch, so
+// what was recalled does not answer the task as asked (the memory may not
+// hold the answer at all).
+type RecallMatch struct {
+	Events   int     `json:"events"`
+	Coverage float64 `json:"coverage"`
+	Missing  int     `json:"missing,omitempty"`
+	Weak     bool    `json:"weak,omitempty"`
 }
 
 // RecallPackage is the working memory for one task.

@@ -77,21 +77,52 @@ func readUpload(c echo.Context, maxBytes int64) (name string, body []byte, err e
 		body, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
 		return filepath.Base(fh.Filename), body, err
 	}
-	text := c.FormValue("body")
-	if strings.TrimSpace(text) == "" {
+	name, text := pasted(c)
+	if name == "" {
 		return "", nil, nil
-	}
-	name = "pasted.yaml"
-	if strings.HasPrefix(strings.TrimSpace(text), "[") {
-		name = "pasted.json"
 	}
 	return name, []byte(text), nil
 }
 
+// pasted is the text pasted in the upload form and the name it goes by
+// ("": none).
+func pasted(c echo.Context) (name, text string) {
+	text = c.FormValue("body")
+	if strings.TrimSpace(text) == "" {
+		return "", ""
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), "[") {
+		return "pasted.json", text
+	}
+	return "pasted.yaml", text
+}
+
 // uploadFunc reads the request's upload for the evals use cases, at most
-// maxBytes (a suite's; a benchmark file may be as large as an import).
+// maxBytes.
 func uploadFunc(c echo.Context, maxBytes int64) app.UploadFunc {
 	return func() (string, []byte, error) { return readUpload(c, maxBytes) }
+}
+
+// benchmarkFile gives the use case the uploaded benchmark file, at most
+// maxBytes (larger: refused), without reading it: the multipart form keeps
+// a file of more than auth.FormMemory in a temporary file, which the use
+// case reads as it needs and the server removes after the request. Pasted
+// text is read from the form.
+func benchmarkFile(c echo.Context, maxBytes int64, refused error) app.FileFunc {
+	return func() (string, func() (io.ReadCloser, error), error) {
+		fh, err := c.FormFile(evalUploadField)
+		if err == nil && fh.Size > 0 {
+			if fh.Size > maxBytes {
+				return "", nil, refused
+			}
+			return filepath.Base(fh.Filename), func() (io.ReadCloser, error) { return fh.Open() }, nil
+		}
+		name, text := pasted(c)
+		if name == "" {
+			return "", nil, nil
+		}
+		return name, func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(text)), nil }, nil
+	}
 }
 
 // uploadProblems turns an upload's *app.SuiteProblems into the form to show
@@ -297,7 +328,8 @@ func (s *Server) benchmarkIndexView(c echo.Context) (templates.EvalBenchmarkInde
 // starts its run.
 func (s *Server) handleEvalBenchmarkCreate(c echo.Context) error {
 	ctx := c.Request().Context()
-	run, err := s.app.Evals.UploadBenchmark(ctx, actorOf(ctx), uploadFunc(c, max(s.cfg.MaxImportBytes, evals.MaxSuiteBytes)))
+	limit, refused := s.benchmarkLimit(c)
+	run, err := s.app.Evals.UploadBenchmark(ctx, actorOf(ctx), benchmarkFile(c, limit, refused))
 	if err != nil {
 		form, err := uploadProblems(c, err)
 		if err != nil {

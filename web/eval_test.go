@@ -458,3 +458,73 @@ func TestRuleChecks(t *testing.T) {
 		t.Fatalf("checks after delete = %d", got)
 	}
 }
+
+// bigLongMemEval is the LongMemEval sample with a filler session of n
+// bytes added to its first question's haystack, uncompressed.
+func bigLongMemEval(t *testing.T, n int) []byte {
+	t.Helper()
+	data, err := os.ReadFile("../evals/testdata/longmemeval-sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []map[string]any
+	if err := json.Unmarshal(data, &qs); err != nil {
+		t.Fatal(err)
+	}
+	var turns []map[string]any
+	line := strings.Repeat("A long note about the weather and nothing else. ", 500) // 24.5 KB a turn
+	for size := 0; size < n; size += len(line) {
+		turns = append(turns, map[string]any{"role": "user", "content": line})
+	}
+	q := qs[0]
+	q["haystack_sessions"] = append(q["haystack_sessions"].([]any), turns)
+	q["haystack_session_ids"] = append(q["haystack_session_ids"].([]any), "filler")
+	q["haystack_dates"] = append(q["haystack_dates"].([]any), q["haystack_dates"].([]any)[0])
+	out, err := json.Marshal(qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestEvalBenchmarkLargeUpload: an administrator's benchmark file may be
+// as large as MaxBenchmarkBytes. One larger than a multipart form keeps in
+// memory (sent uncompressed, so it is compressed on the way into the
+// store) is stored and run; one over the limit is refused with an error
+// naming the limit and the flag that raises it.
+func TestEvalBenchmarkLargeUpload(t *testing.T) {
+	f := NewFixture(t, web.Config{MaxBenchmarkBytes: 3 << 20})
+	startEvalRunner(t, f)
+	admin := f.Login(t, Admin)
+
+	big := bigLongMemEval(t, 2<<20)
+	if len(big) <= 2<<20 || len(big) > 3<<20 {
+		t.Fatalf("the file is %d bytes", len(big))
+	}
+	res, _ := uploadSuite(t, admin, "/evals/benchmarks", "longmemeval-big.json", string(big))
+	wantStatus(t, res, http.StatusSeeOther)
+	run := res.Header.Get("Location")
+	waitDone(t, admin, run)
+	_, doc := admin.Get(run)
+	if doc.Find(testid("benchmark-table")+" "+testid("benchmark-row")).Length() < 3 {
+		t.Fatalf("benchmark table = %s", doc.Find(testid("run-results")).Text())
+	}
+	row, err := f.Store.FindEvalSuiteByName(context.Background(), "longmemeval-big")
+	if err != nil || strings.Contains(row.Body, "weather") || !strings.Contains(row.Body, "stored: sha256:") {
+		t.Fatalf("suite = %v, %v", row, err)
+	}
+
+	// Over the limit by less than the form's allowance (the handler
+	// refuses the file), and by more (the body limit refuses the request).
+	for _, n := range []int{3<<20 + 512<<10, 5 << 20} {
+		res, doc = uploadSuite(t, admin, "/evals/benchmarks", "longmemeval-huge.json", string(bigLongMemEval(t, n)))
+		wantStatus(t, res, http.StatusRequestEntityTooLarge)
+		if got := doc.Text(); !strings.Contains(got, "larger than 3 MiB") || !strings.Contains(got, "--max-benchmark-bytes") ||
+			!strings.Contains(got, "MNEMO_MAX_BENCHMARK_BYTES") {
+			t.Fatalf("%d bytes: the refusal does not name the limit and the flag: %q", n, got)
+		}
+		if _, err := f.Store.FindEvalSuiteByName(context.Background(), "longmemeval-huge"); err == nil {
+			t.Fatalf("%d bytes: a file over the limit was stored", n)
+		}
+	}
+}

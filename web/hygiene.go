@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/governance"
 )
 
@@ -23,6 +24,11 @@ func cleanForms(next echo.HandlerFunc) echo.HandlerFunc {
 		ct := r.Header.Get(echo.HeaderContentType)
 		if !strings.HasPrefix(ct, echo.MIMEApplicationForm) && !strings.HasPrefix(ct, echo.MIMEMultipartForm) {
 			return next(c)
+		}
+		// A request whose token came in a header is parsed here first,
+		// its files on disk as the CSRF check would have put them.
+		if err := auth.ParseForm(r); err != nil {
+			return err
 		}
 		form, err := c.FormParams()
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/mnemo-console/mnemo/governance"
@@ -52,6 +53,30 @@ func TestRecallPlayground(t *testing.T) {
 		r, _ := f.Store.FindRuleByID(context.Background(), nap)
 		if r.UseCount != 0 {
 			t.Errorf("use count = %d after a preview", r.UseCount)
+		}
+	})
+	// With raw events, the trace says how well the best events match: a
+	// task about a place no event names is no strong match, in the trace
+	// and in the fenced text.
+	t.Run("Match", func(t *testing.T) {
+		at := time.Date(2026, 7, 1, 10, 0, 0, 0, time.UTC)
+		MustIngest(t, f.Store, f.Travel, &governance.Event{ID: "m-1", SessionID: "m-1", SubjectID: "family-li", Role: governance.RoleUser,
+			Text: "We rented a flat in Harajuku for the spring trip.", OccurredAt: at},
+			&governance.Event{ID: "m-2", SessionID: "m-2", SubjectID: "family-li", Role: governance.RoleUser,
+				Text: "The flat had a small kitchen.", OccurredAt: at.Add(time.Hour)})
+		c := f.Login(t, Admin)
+		ask := func(task string) *goquery.Document {
+			res, doc := c.PostForm("/recall", "/recall", url.Values{"project": {"travel-agent"}, "subject": {"family-li"}, "task": {task}, "include_events": {"1"}})
+			wantStatus(t, res, http.StatusOK)
+			return doc
+		}
+		doc := ask("Which flat did we rent in Harajuku?")
+		if got := doc.Find(testid("trace-match")).Text(); !strings.Contains(got, "a strong match") {
+			t.Errorf("match = %q", got)
+		}
+		doc = ask("How long did we stay in Shinjuku?")
+		if got := doc.Find(testid("trace-match")).Text(); !strings.Contains(got, "No strong match") {
+			t.Errorf("match = %q", got)
 		}
 	})
 	t.Run("HTMXPartial", func(t *testing.T) {

@@ -34,6 +34,11 @@ type Config struct {
 	TrustProxy bool
 	// MaxImportBytes bounds an uploaded JSON Lines file (default 64 MiB).
 	MaxImportBytes int64
+	// MaxBenchmarkBytes bounds a benchmark file an administrator uploads
+	// on the Benchmarks page (default DefaultMaxBenchmarkBytes); other
+	// accounts may upload one of at most evals.MaxSuiteBytes. The file
+	// waits on disk, never whole in memory.
+	MaxBenchmarkBytes int64
 	// MaxEventsBytes bounds the body of POST /api/v1/events (default 8 MiB).
 	MaxEventsBytes int64
 	// MaxLineBytes bounds one JSON Lines record, in an upload or an NDJSON
@@ -77,6 +82,10 @@ const (
 // DefaultMaxImportBytes is the default upload limit of the import page.
 const DefaultMaxImportBytes = 64 << 20
 
+// DefaultMaxBenchmarkBytes is the default of Config.MaxBenchmarkBytes:
+// room for the whole LongMemEval-S file, uncompressed.
+const DefaultMaxBenchmarkBytes = 512 << 20
+
 // Server holds the web layer's dependencies explicitly.
 type Server struct {
 	cfg      Config
@@ -95,6 +104,9 @@ type Server struct {
 func NewServer(cfg Config, a *app.App, logger *slog.Logger) (*Server, error) {
 	if cfg.MaxImportBytes <= 0 {
 		cfg.MaxImportBytes = DefaultMaxImportBytes
+	}
+	if cfg.MaxBenchmarkBytes <= 0 {
+		cfg.MaxBenchmarkBytes = DefaultMaxBenchmarkBytes
 	}
 	if cfg.MaxEventsBytes <= 0 {
 		cfg.MaxEventsBytes = APIMaxEventsBytes
@@ -158,7 +170,7 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 
 // middleware installs, in order: Recover → RequestID → request logger →
-// Secure headers → session → current user → body limit → language →
+// Secure headers → session → current user → language → body limit →
 // CSRF → clean forms.
 func (s *Server) middleware() error {
 	s.echo.Use(
@@ -175,10 +187,10 @@ func (s *Server) middleware() error {
 		}),
 		skipFor(skipAssets, s.sessions.SessionMiddleware()),
 		skipFor(skipAssets, auth.LoadUser(s.sessions, s.app.Account)),
-		// Once the caller is known, before the CSRF check, which may parse
-		// a multipart body.
-		limitBody(s.bodyClass),
 		localize,
+		// Once the caller is known (and the language of the refusal),
+		// before the CSRF check, which may parse a multipart body.
+		limitBody(s.bodyClass),
 		auth.CSRF(s.sessions, csrfContextKey, skipAssets),
 		skipFor(skipAssets, cleanForms),
 	)
@@ -250,39 +262,66 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 // bodyClass is the largest body a request may send and the time it may
 // take to arrive, by route class: the agent API and MCP server (token
 // callers; their handlers cap their own bodies lower), an upload for a
-// caller who may make it (an import for an administrator, an eval suite
-// for an account), a signed-in account's form, and anything else a
-// caller who is not signed in sends (the sign-in form).
-func (s *Server) bodyClass(c echo.Context) (int64, time.Duration) {
+// caller who may make it (an import or a large benchmark file for an
+// administrator, an eval suite or a benchmark file of a suite's size for
+// an account), a signed-in account's form, and anything else a caller who
+// is not signed in sends (the sign-in form). Refused is the error for a
+// larger body (nil: the request is larger than the limit).
+func (s *Server) bodyClass(c echo.Context) (n int64, d time.Duration, refused error) {
 	if p := c.Request().URL.Path; strings.HasPrefix(p, "/api/") || p == MCPPath {
-		return s.cfg.MaxEventsBytes + 1<<20, s.cfg.UploadTimeout
+		return s.cfg.MaxEventsBytes + 1<<20, s.cfg.UploadTimeout, nil
 	}
 	u := auth.UserFrom(c.Request().Context())
 	if u == nil {
-		return AnonymousBodyBytes, s.cfg.BodyTimeout
+		return AnonymousBodyBytes, s.cfg.BodyTimeout, nil
 	}
 	switch c.Path() {
 	case "/admin/import":
 		if governance.Can(governance.AccountActor(u), governance.ActAdminister, governance.Object{}) == nil {
-			return s.cfg.MaxImportBytes + 1<<20, s.cfg.UploadTimeout
+			return s.cfg.MaxImportBytes + 1<<20, s.cfg.UploadTimeout, nil
 		}
-	case "/evals/suites", "/evals/benchmarks":
-		return evals.MaxSuiteBytes + 1<<20, s.cfg.UploadTimeout
+	case "/evals/suites":
+		return evals.MaxSuiteBytes + 1<<20, s.cfg.UploadTimeout, nil
+	case "/evals/benchmarks":
+		n, refused := s.benchmarkLimit(c)
+		return n + 1<<20, s.cfg.UploadTimeout, refused
 	}
-	return FormBodyBytes, s.cfg.BodyTimeout
+	return FormBodyBytes, s.cfg.BodyTimeout, nil
 }
 
+// benchmarkLimit is the largest benchmark file the caller may upload, and
+// the error for a larger one, which names the limit and how to raise it:
+// Config.MaxBenchmarkBytes for an administrator, a suite's size for any
+// other account.
+func (s *Server) benchmarkLimit(c echo.Context) (int64, error) {
+	u := auth.UserFrom(c.Request().Context())
+	if u != nil && governance.Can(governance.AccountActor(u), governance.ActAdminister, governance.Object{}) == nil {
+		return s.cfg.MaxBenchmarkBytes, governance.Errorf(governance.ETOOLARGE, "%s",
+			tr(c, "eval.benchmark_too_large", "MiB", mib(s.cfg.MaxBenchmarkBytes)))
+	}
+	return evals.MaxSuiteBytes, governance.Errorf(governance.ETOOLARGE, "%s",
+		tr(c, "eval.benchmark_too_large_account", "MiB", mib(evals.MaxSuiteBytes), "Max", mib(s.cfg.MaxBenchmarkBytes)))
+}
+
+// mib is n bytes in whole MiB, rounded down (at least 1 for a positive n).
+func mib(n int64) int64 { return max(n>>20, min(n, 1)) }
+
 // limitBody refuses request bodies over the class's limit: at once when
-// the declared length is larger, otherwise when reading passes it. The
-// body must also arrive within the class's time (the connection's read
-// deadline), so a slow body cannot hold a connection.
-func limitBody(class func(echo.Context) (int64, time.Duration)) echo.MiddlewareFunc {
+// the declared length is larger, otherwise when reading passes it (a
+// class that gives its own error has it replace whatever too-large error
+// the request ended in). The body must also arrive within the class's time
+// (the connection's read deadline), so a slow body cannot hold a
+// connection.
+func limitBody(class func(echo.Context) (int64, time.Duration, error)) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
-			n, d := class(c)
+			n, d, refused := class(c)
 			if r.ContentLength > n {
-				return tooLarge(n)
+				if refused == nil {
+					return tooLarge(n)
+				}
+				return refused
 			}
 			if r.Body != nil && r.Body != http.NoBody {
 				// Not every writer has a connection (a test's recorder).
@@ -292,7 +331,11 @@ func limitBody(class func(echo.Context) (int64, time.Duration)) echo.MiddlewareF
 				}
 			}
 			r.Body = http.MaxBytesReader(c.Response(), r.Body, n)
-			return next(c)
+			err := next(c)
+			if refused != nil && governance.ErrorCode(err) == governance.ETOOLARGE {
+				return refused
+			}
+			return err
 		}
 	}
 }

@@ -210,7 +210,7 @@ func (m *Main) Open(ctx context.Context, out io.Writer) error {
 	secure := m.Config.SecureCookies || m.Config.TLSCert != ""
 	m.App.RestrictFollowRoots(m.Config.FollowRoots)
 	srv, err := web.NewServer(web.Config{SecureCookies: secure, TrustProxy: m.Config.TrustProxy, Heartbeat: clusterHeartbeat{m},
-		MaxImportBytes: m.Config.MaxImportBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes,
+		MaxImportBytes: m.Config.MaxImportBytes, MaxBenchmarkBytes: m.Config.MaxBenchmarkBytes, MaxEventsBytes: m.Config.MaxEventsBytes, MaxLineBytes: m.Config.MaxLineBytes,
 		Metrics: m.Metrics.Handler(), MetricsToken: m.Config.MetricsToken,
 		ObserveRequest: func(ctx context.Context, method, route string, status int, d time.Duration) {
 			m.Metrics.ObserveRequest(method, route, status, d)

@@ -53,8 +53,11 @@ type Config struct {
 	// and one JSON Lines record (import file, NDJSON body, CLI import).
 	// Anything over a limit is refused with an error naming it, never cut.
 	MaxImportBytes int64
-	MaxEventsBytes int64
-	MaxLineBytes   int
+	// MaxBenchmarkBytes bounds a benchmark file an administrator uploads
+	// on the Benchmarks page.
+	MaxBenchmarkBytes int64
+	MaxEventsBytes    int64
+	MaxLineBytes      int
 
 	LLMBaseURL string
 	LLMAPIKey  string
@@ -132,10 +135,11 @@ func DefaultConfig() Config {
 		LLMModel:    "gpt-4o-mini",
 		LLMTimeout:  60 * time.Second,
 
-		MaxImportBytes: web.DefaultMaxImportBytes,
-		MaxEventsBytes: web.APIMaxEventsBytes,
-		MaxLineBytes:   governance.MaxImportLineBytes,
-		FollowRoots:    defaultFollowRoots(),
+		MaxImportBytes:    web.DefaultMaxImportBytes,
+		MaxBenchmarkBytes: web.DefaultMaxBenchmarkBytes,
+		MaxEventsBytes:    web.APIMaxEventsBytes,
+		MaxLineBytes:      governance.MaxImportLineBytes,
+		FollowRoots:       defaultFollowRoots(),
 	}
 }
 
@@ -167,8 +171,8 @@ func (c Config) Validate() error {
 	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
 		errs = append(errs, errorf("--log-level %q: want debug, info, warn or error", c.LogLevel))
 	}
-	if c.MaxImportBytes <= 0 || c.MaxEventsBytes <= 0 || c.MaxLineBytes <= 0 {
-		errs = append(errs, errorf("--max-import-bytes, --max-events-bytes and --max-line-bytes must be positive"))
+	if c.MaxImportBytes <= 0 || c.MaxBenchmarkBytes <= 0 || c.MaxEventsBytes <= 0 || c.MaxLineBytes <= 0 {
+		errs = append(errs, errorf("--max-import-bytes, --max-benchmark-bytes, --max-events-bytes and --max-line-bytes must be positive"))
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		errs = append(errs, errorf("--tls-cert and --tls-key go together"))
@@ -283,6 +287,7 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	}
 	maxLine := int64(c.MaxLineBytes)
 	envInt("MNEMO_MAX_IMPORT_BYTES", &c.MaxImportBytes)
+	envInt("MNEMO_MAX_BENCHMARK_BYTES", &c.MaxBenchmarkBytes)
 	envInt("MNEMO_MAX_EVENTS_BYTES", &c.MaxEventsBytes)
 	envInt("MNEMO_MAX_LINE_BYTES", &maxLine)
 	c.MaxLineBytes = int(maxLine)
@@ -306,7 +311,8 @@ func (c *Config) bindFlags(fs *flag.FlagSet, getenv func(string) string) error {
 	fs.Float64Var(&c.LLMPriceIn, "llm-price-in", c.LLMPriceIn, "price of a million prompt tokens, for eval cost figures (MNEMO_LLM_PRICE_IN)")
 	fs.Float64Var(&c.LLMPriceOut, "llm-price-out", c.LLMPriceOut, "price of a million completion tokens (MNEMO_LLM_PRICE_OUT)")
 	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "embeddings model at the LLM endpoint; empty: recall ranks by words alone (MNEMO_EMBED_MODEL)")
-	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", c.MaxImportBytes, "largest file uploaded on the Import and Benchmarks pages (MNEMO_MAX_IMPORT_BYTES)")
+	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", c.MaxImportBytes, "largest file uploaded on the Import page (MNEMO_MAX_IMPORT_BYTES)")
+	fs.Int64Var(&c.MaxBenchmarkBytes, "max-benchmark-bytes", c.MaxBenchmarkBytes, "largest benchmark file an administrator uploads on the Benchmarks page; other accounts, a suite's 16 MiB (MNEMO_MAX_BENCHMARK_BYTES)")
 	fs.Int64Var(&c.MaxEventsBytes, "max-events-bytes", c.MaxEventsBytes, "largest body of POST /api/v1/events (MNEMO_MAX_EVENTS_BYTES)")
 	fs.Var(&rootsFlag{dst: &c.FollowRoots}, "follow-root", "a directory under which administrators may follow session files from the browser; repeat for several, or none for no directory; default: ~/.claude/projects, ~/.codex/sessions and ~/.hermes (MNEMO_FOLLOW_ROOTS, separated by colons)")
 	fs.StringVar(&c.AuditKeyFile, "audit-key-file", c.AuditKeyFile, "file holding the audit chain's key (hex); default audit.key in --data, made on first start; every instance on one database needs the same (MNEMO_AUDIT_KEY_FILE, or the key itself in MNEMO_AUDIT_KEY)")

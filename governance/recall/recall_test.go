@@ -439,3 +439,54 @@ func TestRecallLatestStatement(t *testing.T) {
 		t.Errorf("order = %v, want the latest statement first", includedIDs(pkg))
 	}
 }
+
+// TestRecallMatchStrength: a task whose content the best events of one
+// session hold is a strong match; a task about what no event mentions
+// (a city, an employer) is a weak one, however well its other words
+// match, and the fenced text says so; so is a task no event holds a term
+// of. The signal reads the events' words, not their scores: the same in
+// any order.
+func TestRecallMatchStrength(t *testing.T) {
+	mk := func(seq int64, session string, turn int, role governance.Role, text string) governance.RecallEvent {
+		return governance.RecallEvent{Event: &governance.Event{Seq: seq, ID: fmt.Sprintf("e%d", seq), ProjectID: 1, SubjectID: "u",
+			SessionID: session, Turn: turn, Role: role, Kind: governance.KindMessage, Text: text, OccurredAt: recallNow}}
+	}
+	in := governance.RecallInput{Now: recallNow, Events: []governance.RecallEvent{
+		mk(1, "s1", 1, governance.RoleUser, "I moved into a studio apartment in Harajuku last spring."),
+		mk(2, "s1", 2, governance.RoleAssistant, "Harajuku is lively; a studio there is a good start."),
+		mk(3, "s2", 1, governance.RoleUser, "Can you suggest a bread recipe?"),
+		mk(4, "s2", 2, governance.RoleAssistant, "Try a simple sourdough bread with a long rise."),
+		mk(5, "s3", 1, governance.RoleUser, "My sister lives in an apartment near the station."),
+	}}
+	ask := func(task string) *governance.RecallPackage {
+		req := governance.RecallRequest{Task: task, ProjectID: 1, SubjectID: "u", IncludeEvents: true}
+		return recall.Recall(req, in, governance.DefaultRecallWeights())
+	}
+	strong := ask("Which studio apartment did I move into in Harajuku?")
+	if m := strong.Trace.Match; m == nil || m.Weak || m.Missing != 0 || m.Coverage < 0.9 {
+		t.Fatalf("match = %+v, want a strong one", m)
+	}
+	if strings.Contains(strong.Text, "No strong match") {
+		t.Errorf("a strong match is called weak:\n%s", strong.Text)
+	}
+	weak := ask("How long have I lived in Shinjuku?")
+	m := weak.Trace.Match
+	if m == nil || !m.Weak || m.Missing != 1 || m.Coverage >= strong.Trace.Match.Coverage {
+		t.Fatalf("match = %+v, want a weak one missing Shinjuku", m)
+	}
+	if len(weak.Items) == 0 || !strings.Contains(weak.Text, fmt.Sprintf("No strong match: the best events hold %.0f%%", m.Coverage*100)) {
+		t.Errorf("the fenced text does not say the match is weak:\n%s", weak.Text)
+	}
+	if m := ask("Which hamster did my cousin adopt?").Trace.Match; m == nil || !m.Weak || m.Coverage != 0 {
+		t.Errorf("match = %+v, want a weak one: no event holds a term", m)
+	}
+	slices.Reverse(in.Events)
+	if again := ask("How long have I lived in Shinjuku?").Trace.Match; !reflect.DeepEqual(again, m) {
+		t.Errorf("the order of the input changed the match: %+v, %+v", again, m)
+	}
+	// Without events asked for, nothing is said.
+	req := governance.RecallRequest{Task: "Harajuku apartment", ProjectID: 1, SubjectID: "u"}
+	if m := recall.Recall(req, in, governance.DefaultRecallWeights()).Trace.Match; m != nil {
+		t.Errorf("match without events = %+v", m)
+	}
+}
