@@ -21,7 +21,7 @@ import (
 func (s *Store) FindStaleRanks(ctx context.Context, projectID int64, version int) ([]*governance.Rule, map[int64]int64, error) {
 	var out []*governance.Rule
 	epochs := map[int64]int64{}
-	err := queryAll(ctx, s.read, `SELECT `+ruleColumns+`, r.rank_epoch FROM rules r
+	err := queryAll(ctx, s.read, `SELECT `+ruleColumns+`, r.rank_epoch FROM rules r INDEXED BY rules_rank_version
 		WHERE r.project_id = ? AND r.status = 'proposed' AND (r.rank_score IS NULL OR r.rank_version <> ?) ORDER BY r.id`,
 		[]any{projectID, version}, func(row scanner) error {
 			var epoch int64
