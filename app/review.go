@@ -30,6 +30,9 @@ type ReviewStore interface {
 	SetProjectAutoActivate(ctx context.Context, actor string, projectID int64, on bool) error
 	SetProjectSingleUser(ctx context.Context, actor string, projectID int64, on bool) error
 	FindEvidenceSpread(ctx context.Context, ruleIDs []int64) (map[int64]governance.EvidenceSpread, error)
+	FindStaleRanks(ctx context.Context, projectID int64, version int) ([]*governance.Rule, map[int64]int64, error)
+	SetRanks(ctx context.Context, ranks []governance.StoredRank) error
+	FindRankedProposals(ctx context.Context, projectID int64, offset, limit int) ([]*governance.Rule, []governance.Rank, int, error)
 	RejectClass(ctx context.Context, actor string, rc *governance.RejectedClass, ruleIDs []int64) (*governance.RejectedClass, error)
 	LiftClass(ctx context.Context, actor string, projectID, id int64) error
 	FindRejectedClasses(ctx context.Context, projectID int64, withLifted bool) ([]*governance.RejectedClass, error)
@@ -191,18 +194,16 @@ func (rv Reviews) Queue(ctx context.Context, actor governance.Actor, q QueueQuer
 	}
 	switch q.Tab {
 	case governance.CandidateProposed:
-		rules, ranks, err := rv.ranked(ctx, p.ID)
+		page, ranks, total, err := rv.rankedPage(ctx, p.ID, q.Offset, q.Limit)
 		if err != nil {
 			return nil, err
 		}
-		out.Total = len(rules)
-		page := rules[min(max(q.Offset, 0), len(rules)):]
-		page = page[:min(max(q.Limit, 0), len(page))]
+		out.Total = total
 		if out.Proposals, err = rv.proposals(ctx, page, q.InlineEvidence); err != nil {
 			return nil, err
 		}
 		for i := range out.Proposals {
-			out.Proposals[i].Rank = ranks[out.Proposals[i].Rule.ID]
+			out.Proposals[i].Rank = ranks[i]
 		}
 		if out.Classes, err = rv.store.FindRejectedClasses(ctx, p.ID, false); err != nil {
 			return nil, err
@@ -242,29 +243,81 @@ func (rv Reviews) Queue(ctx context.Context, actor governance.Actor, q QueueQuer
 	return out, nil
 }
 
-// ranked is every proposal of a project in rank order (RankProposal over
-// the rule and the spread of its evidence), with the ranks. The rank is
-// computed on each read rather than stored: the evidence it counts grows
-// with every beat and changes with splits and merges, and a stored rank
-// would have to follow each of those writes in both stores.
-func (rv Reviews) ranked(ctx context.Context, projectID int64) ([]*governance.Rule, map[int64]governance.Rank, error) {
-	rules, _, err := rv.store.FindRules(ctx, governance.RuleFilter{ProjectID: &projectID,
-		Statuses: []governance.RuleStatus{governance.RuleProposed}})
-	if err != nil {
-		return nil, nil, err
+// rankedPage is one page of a project's proposals in rank order, with
+// their ranks and how many proposals there are. Ranks are kept with the
+// proposals (governance.StoredRank): the store forgets a proposal's rank
+// whenever its inputs change (its text, channel or findings, its
+// candidates, their evidence and its events), and the proposals whose rank
+// is not known are ranked here (RankProposal over the rule and the spread
+// of its evidence) and kept before the page is read. So a view of an
+// unchanged queue reads one page, and a view after a beat ranks what the
+// beat changed. When ranks keep going stale while they are computed (the
+// evidence changing under the read twice), the page is ranked whole from
+// the read, as the stored order would be.
+func (rv Reviews) rankedPage(ctx context.Context, projectID int64, offset, limit int) ([]*governance.Rule, []governance.Rank, int, error) {
+	for range 2 {
+		stale, epochs, err := rv.store.FindStaleRanks(ctx, projectID, governance.RankVersion)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if len(stale) == 0 {
+			return rv.store.FindRankedProposals(ctx, projectID, offset, limit)
+		}
+		ranks, err := rv.rank(ctx, stale)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		kept := make([]governance.StoredRank, len(stale))
+		for i, r := range stale {
+			kept[i] = governance.StoredRank{RuleID: r.ID, Epoch: epochs[r.ID], Version: governance.RankVersion, Rank: ranks[r.ID]}
+		}
+		if err := rv.store.SetRanks(ctx, kept); err != nil {
+			return nil, nil, 0, err
+		}
 	}
+	rules, ranks, err := rv.ranked(ctx, projectID)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	page := rules[min(max(offset, 0), len(rules)):]
+	page = page[:min(max(limit, 0), len(page))]
+	out := make([]governance.Rank, len(page))
+	for i, r := range page {
+		out[i] = ranks[r.ID]
+	}
+	return page, out, len(rules), nil
+}
+
+// rank ranks proposals: RankProposal over each rule and the spread of its
+// evidence.
+func (rv Reviews) rank(ctx context.Context, rules []*governance.Rule) (map[int64]governance.Rank, error) {
 	ids := make([]int64, len(rules))
 	for i, r := range rules {
 		ids[i] = r.ID
 	}
 	spread, err := rv.store.FindEvidenceSpread(ctx, ids)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ranks := make(map[int64]governance.Rank, len(rules))
 	for _, r := range rules {
 		sp := spread[r.ID]
 		ranks[r.ID] = governance.RankProposal(governance.RankInput{Rule: r, Sessions: sp.Sessions, Subjects: sp.Subjects})
+	}
+	return ranks, nil
+}
+
+// ranked is every proposal of a project in rank order, ranked from the
+// read, with the ranks.
+func (rv Reviews) ranked(ctx context.Context, projectID int64) ([]*governance.Rule, map[int64]governance.Rank, error) {
+	rules, _, err := rv.store.FindRules(ctx, governance.RuleFilter{ProjectID: &projectID,
+		Statuses: []governance.RuleStatus{governance.RuleProposed}})
+	if err != nil {
+		return nil, nil, err
+	}
+	ranks, err := rv.rank(ctx, rules)
+	if err != nil {
+		return nil, nil, err
 	}
 	governance.RankedOrder(rules, ranks)
 	return rules, ranks, nil

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,6 +202,74 @@ func TestReviewsQueue(t *testing.T) {
 		if !again.Unchanged || again.Proposals != nil {
 			t.Fatalf("unchanged = %v with %d proposals, want an empty unchanged answer", again.Unchanged, len(again.Proposals))
 		}
+	})
+	t.Run("RankOrder", func(t *testing.T) {
+		// The queue's pages, walked two at a time, are the order and the
+		// ranks computed from a read of every proposal, before and after
+		// a reviewer's split changes one proposal's evidence.
+		ranked := func() ([]int64, map[int64]governance.Rank) {
+			rules := f.rules(t, f.travel, governance.RuleProposed)
+			ids := make([]int64, len(rules))
+			for i, r := range rules {
+				ids[i] = r.ID
+			}
+			spread, err := f.st.FindEvidenceSpread(ctx, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranks := map[int64]governance.Rank{}
+			for _, r := range rules {
+				ranks[r.ID] = governance.RankProposal(governance.RankInput{Rule: r, Sessions: spread[r.ID].Sessions, Subjects: spread[r.ID].Subjects})
+			}
+			governance.RankedOrder(rules, ranks)
+			for i, r := range rules {
+				ids[i] = r.ID
+			}
+			return ids, ranks
+		}
+		check := func() {
+			t.Helper()
+			want, ranks := ranked()
+			var got []int64
+			for off := 0; off < len(want); off += 2 {
+				q, err := f.app.Reviews.Queue(ctx, f.reviewer, app.QueueQuery{Project: f.travel.Slug, Tab: governance.CandidateProposed,
+					Offset: off, Limit: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if q.Total != len(want) {
+					t.Fatalf("total %d, want %d", q.Total, len(want))
+				}
+				for _, p := range q.Proposals {
+					got = append(got, p.Rule.ID)
+					if w := ranks[p.Rule.ID]; p.Rank.Score != w.Score || len(p.Rank.Reasons) != len(w.Reasons) {
+						t.Errorf("proposal %d: rank %+v, want %+v", p.Rule.ID, p.Rank, w)
+					}
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("queue order %v, want %v", got, want)
+			}
+		}
+		check()
+		var split bool
+		for _, r := range f.rules(t, f.travel, governance.RuleProposed) {
+			cands, _, err := f.st.FindCandidates(ctx, governance.CandidateFilter{ProjectID: f.travel.ID, RuleID: r.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cands) >= 2 {
+				if _, err := f.st.SplitCandidate(ctx, "rita", r.ID, cands[len(cands)-1].ID, "another instruction"); err != nil {
+					t.Fatal(err)
+				}
+				split = true
+				break
+			}
+		}
+		if !split {
+			t.Fatal("no proposal with two candidates to split")
+		}
+		check()
 	})
 	t.Run("HeldGroupsAndBlocked", func(t *testing.T) {
 		q, err := f.app.Reviews.Queue(ctx, f.admin, app.QueueQuery{Project: f.travel.Slug, Tab: governance.CandidateHeld, Limit: 100})

@@ -144,3 +144,21 @@ type EvidenceSpread struct {
 	Sessions int `json:"sessions"`
 	Subjects int `json:"subjects"`
 }
+
+// StoredRank is a proposal's rank as the store keeps it (the review
+// queue's order): the rank, and the epoch of the rule's rank inputs it was
+// computed from. The store writes it only while the rule is still at that
+// epoch, so a rank computed while its inputs changed is never kept.
+type StoredRank struct {
+	RuleID, Epoch int64
+	// Version is the RankVersion the rank was computed with.
+	Version int
+	Rank    Rank
+}
+
+// RankVersion names what RankProposal computes from its inputs: the
+// weights above and what governance/readability refuses. Stored ranks of
+// another version are computed again. TestRankVersion pins RankProposal's
+// output on a probe set for this version; a change of the weights or of
+// readability that moves it must bump the version.
+const RankVersion = 1

@@ -1,7 +1,9 @@
 package governance
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -60,3 +62,68 @@ func TestRankProposal(t *testing.T) {
 }
 
 func abs(f float64) float64 { return max(f, -f) }
+
+// rankProbes are proposals of every shape the rank reads: channels,
+// spreads, findings, and texts readability takes or refuses (clear, long,
+// JSON, a command line, a path, a fragment, CJK).
+var rankProbes = []struct {
+	reason             PromotionReason
+	text               string
+	sessions, subjects int
+	findings           []Finding
+}{
+	{ReasonExplicit, "Run the linter before every push", 3, 2, nil},
+	{ReasonToolFailure, "When go test fails because relation does not exist, apply the pending migrations", 1, 1, nil},
+	{ReasonRepeated, "Book aisle seats on long flights", 2, 1, []Finding{{Category: GateAuthority}}},
+	{ReasonReviewer, "Write the trip report to the shared drive", 4, 4, nil},
+	{ReasonExplicit, `run {"cmd": "git push --force"} now`, 1, 1, nil},
+	{ReasonExplicit, "Send the invoice to billing", 1, 1, []Finding{{Category: GateExfiltration}}},
+	{ReasonRepeated, "powershell.exe -Command Get-Content C:\\Users\\ana\\commit-msg.txt | git commit -F -", 2, 2, nil},
+	{ReasonToolFailure, "Change /home/ana/app/config.yaml before running", 1, 1, nil},
+	{ReasonRepeated, "Run this yourself.** Copy and paste into a terminal: before running", 2, 1, nil},
+	{ReasonExplicit, "出行时优先安排高铁，酒店选在地铁站附近", 2, 2, nil},
+	{ReasonExplicit, "给出方案前先用总费用核对预算，超出预算就先调整", 1, 1, nil},
+	{ReasonRepeated, "Always check the total cost against the budget before presenting a plan to the traveller, and if the plan is over the budget, adjust the hotels first, then the transport, then the activities, and say what changed and why", 3, 1, nil},
+	{ReasonToolFailure, "When create_charge fails because invalid integer, send `amount` as an integer number of cents", 2, 2, nil},
+	{ReasonExplicit, "never commit without signing", 1, 1, nil},
+	{ReasonRepeated, "ok", 5, 3, nil},
+}
+
+// RankVersion names RankProposal's output: stored ranks of an older
+// version are computed again. This pins the output of the probes for the
+// current version, so a change of the weights or of what readability
+// refuses that moves a rank fails here until RankVersion is bumped (and
+// the new output recorded).
+func TestRankVersion(t *testing.T) {
+	want := map[int]string{1: rankProbeOutputV1}[RankVersion]
+	var b strings.Builder
+	for _, p := range rankProbes {
+		r := RankProposal(RankInput{Rule: &Rule{Kind: TypePreference, PromotionReason: p.reason, Text: p.text, Findings: p.findings},
+			Sessions: p.sessions, Subjects: p.subjects})
+		fmt.Fprintf(&b, "%.2f", r.Score)
+		for _, x := range r.Reasons {
+			fmt.Fprintf(&b, " %s", x.Code)
+		}
+		b.WriteString("\n")
+	}
+	if got := b.String(); got != want {
+		t.Errorf("RankProposal's output on the probes changed; bump governance.RankVersion (stored ranks are then computed again) and record its output:\n%s", got)
+	}
+}
+
+const rankProbeOutputV1 = `0.93 explicit sessions people clear
+0.65 tool_failure one_session clear
+0.55 authority repeated sessions clear
+0.95 sessions people reviewer clear
+0.35 unclear explicit one_session
+0.30 risk explicit one_session clear
+0.43 unclear repeated people sessions
+0.30 unclear tool_failure one_session
+0.35 unclear repeated sessions
+0.88 explicit people sessions clear
+0.70 explicit one_session clear
+0.60 repeated sessions long
+0.83 tool_failure people sessions clear
+0.70 explicit one_session clear
+0.60 unclear sessions people repeated
+`

@@ -102,6 +102,12 @@ type lessonWords struct {
 		// What says the thing a call named does not exist.
 		NotFound          []string `toml:"not_found"`
 		TransientStatuses []string `toml:"transient_statuses"`
+		// What says a test's assertion failed: groups of words all in
+		// the text.
+		Assertions [][]string `toml:"assertions"`
+		// The words that state an argument's bound before its number.
+		BoundMax []string `toml:"bound_max"`
+		BoundMin []string `toml:"bound_min"`
 	} `toml:"cause"`
 	Change struct {
 		OpenersEN  []string          `toml:"openers_en"`
@@ -130,10 +136,16 @@ type lessonWords struct {
 		// Objects that name no change ("fix the issue").
 		GenericObjectsEN []string `toml:"generic_objects_en"`
 		OneOffEN         []string `toml:"one_off_en"`
-		OneOffZH         []string `toml:"one_off_zh"`
-		PastEN           []string `toml:"past_en"`
-		PastBaseEN       []string `toml:"past_base_en"`
-		DoneZH           []string `toml:"done_zh"`
+		// How an assistant says a failure was the one it expected.
+		ExpectedFailureEN []string `toml:"expected_failure_en"`
+		ExpectedFailureZH []string `toml:"expected_failure_zh"`
+		// Words of a change that only waits.
+		WaitingEN  []string `toml:"waiting_en"`
+		WaitingZH  []string `toml:"waiting_zh"`
+		OneOffZH   []string `toml:"one_off_zh"`
+		PastEN     []string `toml:"past_en"`
+		PastBaseEN []string `toml:"past_base_en"`
+		DoneZH     []string `toml:"done_zh"`
 	} `toml:"change"`
 	// How a change of an argument's shape is said: {arg} is the argument,
 	// {n} a code's length.
@@ -176,16 +188,33 @@ type lessonWords struct {
 		AddedZH         string `toml:"added_zh"`
 		RemovedEN       string `toml:"removed_en"`
 		RemovedZH       string `toml:"removed_zh"`
+		AtMostEN        string `toml:"at_most_en"`
+		AtMostZH        string `toml:"at_most_zh"`
+		AtLeastEN       string `toml:"at_least_en"`
+		AtLeastZH       string `toml:"at_least_zh"`
+		SmallerEN       string `toml:"smaller_en"`
+		SmallerZH       string `toml:"smaller_zh"`
 	} `toml:"shape"`
 	Check struct {
 		Shell     []string `toml:"shell"`
 		Preparers []string `toml:"preparers"`
+		// Launchers run the program after them; launcher flags are
+		// kept with them ("python -m").
+		Launchers     []string `toml:"launchers"`
+		LauncherFlags []string `toml:"launcher_flags"`
+		// Programs (and program-subcommand pairs) that take a
+		// subcommand.
+		Subcommands []string `toml:"subcommands"`
+		// Commands that only wait.
+		Waits []string `toml:"waits"`
 	} `toml:"check"`
 	Case struct {
 		Keys      []string `toml:"keys"`
 		Standards []string `toml:"standards"`
 	} `toml:"case"`
 
+	launchers     map[string]bool
+	subcommands   map[string]bool
 	verbs         map[string]bool
 	verbSet       map[string]int // verb → its synonym class (or a class of its own)
 	fillers       map[string]bool
@@ -213,6 +242,7 @@ var lessonVocab = func() *lessonWords {
 	}
 	w.verbs, w.fillers, w.shell, w.caseKeys = set(w.Change.VerbsEN), set(w.Change.FillersEN), set(w.Check.Shell), set(w.Case.Keys)
 	w.genericEN, w.statusReasons, w.notVerbs = set(w.Cause.GenericEN), set(w.Cause.StatusReasons), set(w.Change.NotVerbsEN)
+	w.launchers, w.subcommands = set(w.Check.Launchers), set(w.Check.Subcommands)
 	w.verbSet = map[string]int{}
 	for i, class := range w.Change.Synonyms {
 		for _, v := range class {
@@ -561,6 +591,12 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 	if d.typo && !d.changed() || s.saysOneOff(f.index, pass) {
 		return l, false // a slip corrected, not a way of doing things
 	}
+	if s.expectedFailure(f.index, pass) || assertionFailed(s.events[f.index].Text) {
+		// A failure the assistant meant (a test written to fail first),
+		// or a test's assertion: what made it pass is the code written
+		// or fixed for the case, not a way of doing things.
+		return l, false
+	}
 	if d.revalued && !d.changed() && notFound(s.events[f.index].Text) {
 		// The value was not found and one of the same shape found instead
 		// (the right ticket, the sku a search gave): the case's value was
@@ -576,12 +612,19 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 	if unchanged && transient(s.events[f.index].Text) {
 		return l, false // a transient failure retried as it was: nothing to learn
 	}
+
 	if d.changed() && s.userSupplies(f.index, pass, failedArgs, passedArgs) {
 		return l, false // the user gave the value that made it pass
 	}
 	var argNames []string
 	for _, a := range slices.Concat(failedArgs, passedArgs) {
 		argNames = append(argNames, a.name)
+	}
+	zh := s.zh
+	bound, stated := d.boundPhrase(s.events[f.index].Text, zh)
+	if stated != "" {
+		// The bound the failure states is the API's, not the case's.
+		values = slices.DeleteFunc(slices.Clone(values), func(v string) bool { return v == stated })
 	}
 	l.check = s.checkName(f)
 	l.cause = generalise(failureCause(s.events[f.index].Text, argNames), values)
@@ -597,7 +640,28 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 	if genericChange(words) {
 		words = "" // "fix it", "adjust the request": no change a reviewer can read
 	}
-	diff := d.phrase(s.zh || hasHan(words) || hasHan(l.cause))
+	if unchanged && !s.actedBetween(f.index, pass) && (words == "" || waiting(words)) {
+		// The same call again with nothing done in between but waiting
+		// ("I'll wait for the other job", "giving it a few seconds"): the
+		// world changed (a lock released, a server up), not the way of
+		// calling.
+		return l, false
+	}
+	if d.revalued && !d.changed() && len(d.bounds) == 0 && words != "" && !related(words, l.cause, d.revaluedNames) {
+		// Another text of the same arguments, and words that say
+		// nothing of the failure or of what was revalued ("I'll send it
+		// to you instead", "pulling the revenue now"): another record,
+		// another target or another question, not a fix. (A number
+		// moved is a bound or a unit, said apart.)
+		return l, false
+	}
+	diff := d.phrase(zh || hasHan(words) || hasHan(l.cause))
+	if stated != "" || bound != "" && words == "" {
+		// A stated bound says the change better than any words; without
+		// one the direction is said only when nothing else is.
+		bound, _ = d.boundPhrase(s.events[f.index].Text, zh || hasHan(words) || hasHan(l.cause))
+		diff, words = bound, ""
+	}
 	switch {
 	case words != "" && (diff == "" || !wanted && mentions(words, d.names())):
 		l.change = words
@@ -608,6 +672,91 @@ func (s *session) readLesson(f *failure, pass, first int) (l lessonParts, ok boo
 	}
 	return l, true
 }
+
+// expectedFailure reports whether the assistant, from the user's last
+// word before failure index i up to the passing re-check at j, says the
+// failure was the one it expected ("it should fail until …", "the test
+// fails as intended").
+func (s *session) expectedFailure(i, j int) bool {
+	from := i
+	for from > 0 && !(isMessage(s.events[from-1]) && s.events[from-1].Role == governance.RoleUser) {
+		from--
+	}
+	for k := from; k < j; k++ {
+		e := s.events[k]
+		if !isMessage(e) || e.Role != governance.RoleAssistant || e.Source == governance.SourceExternal {
+			continue
+		}
+		lower := strings.ToLower(e.Text)
+		if slices.ContainsFunc(lessonVocab.Change.ExpectedFailureEN, func(c string) bool { return hasWordPrefix(lower, c) }) ||
+			containsAny(e.Text, lessonVocab.Change.ExpectedFailureZH) {
+			return true
+		}
+	}
+	return false
+}
+
+// assertionFailed reports whether a failure text is a test's assertion
+// (lesson.toml's assertions: every word of one entry in the text).
+func assertionFailed(text string) bool {
+	lower := strings.ToLower(text)
+	return slices.ContainsFunc(lessonVocab.Cause.Assertions, func(all []string) bool {
+		return len(all) > 0 && !slices.ContainsFunc(all, func(w string) bool { return !strings.Contains(lower, w) })
+	})
+}
+
+// actedBetween reports whether a tool ran between event indices i and j
+// that did more than wait (a shell's "sleep 5" waits).
+func (s *session) actedBetween(i, j int) bool {
+	for k := i + 1; k < j; k++ {
+		e := s.events[k]
+		if !isMessage(e) || e.Role != governance.RoleTool || e.Tool == "" {
+			continue
+		}
+		if lessonVocab.shell[strings.ToLower(e.Tool)] && slices.Contains(lessonVocab.Check.Waits, program(s.commandBefore(k, e.Tool))) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// waiting reports whether a change only waits ("wait for the lock",
+// "give it a few seconds"): its verb or a word of its object is one of
+// lesson.toml's waiting words.
+func waiting(change string) bool {
+	if hasHan(change) {
+		return containsAny(change, lessonVocab.Change.WaitingZH)
+	}
+	verb, object := splitVerb(change)
+	if slices.Contains(lessonVocab.Change.WaitingEN, verb) {
+		return true
+	}
+	for _, w := range strings.Fields(lowerASCII(object)) {
+		if slices.Contains(lessonVocab.Change.WaitingEN, strings.Trim(w, ".,;:!()")) {
+			return true
+		}
+	}
+	return false
+}
+
+// related reports whether a change said in words shares a content word
+// with the failure's cause or with an argument whose value changed (split
+// at "_" and case: timeZone is "time" and "zone").
+func related(change, cause string, args []string) bool {
+	have := map[uint64]bool{}
+	for _, h := range contentStems(cause) {
+		have[h] = true
+	}
+	for _, a := range args {
+		for _, h := range contentStems(camelWords.ReplaceAllString(a, "$1 $2")) {
+			have[h] = true
+		}
+	}
+	return slices.ContainsFunc(contentStems(change), func(h uint64) bool { return have[h] })
+}
+
+var camelWords = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
 // transient reports whether a failure text says the failure was the
 // moment's, not the call's: a server unavailable or overloaded, a rate
@@ -773,10 +922,10 @@ func toolName(tool string) string {
 	return strings.Join(parts, " ")
 }
 
-// program is the program and subcommand a command line checks with,
-// without arguments, paths or the commands that only prepare it: the last
-// command of a chain, the first of a pipeline ("cd web && npm run build --
-// --prod | tee log" → "npm run build").
+// program is the check a command line makes, without arguments, paths or
+// the commands that only prepare it: the last command of a chain, the
+// first of a pipeline ("cd web && npm run build -- --prod | tee log" →
+// "npm run build"), named by checkOf.
 func program(cmd string) string {
 	parts := chainSeparators.Split(cmd, -1)
 	for i := len(parts) - 1; i >= 0; i-- {
@@ -788,22 +937,68 @@ func program(cmd string) string {
 		if len(fs) == 0 || slices.Contains(lessonVocab.Check.Preparers, fs[0]) || strings.Contains(fs[0], "=") {
 			continue
 		}
-		if script, ok := strings.CutPrefix(fs[0], "./"); ok && !strings.Contains(script, "/") {
-			fs[0] = script // ./deploy.sh: the script is the program
-		}
-		var kept []string
-		for _, w := range fs {
-			if len(kept) == 3 || strings.ContainsAny(w, "-/.=$\"'`{}[]<>*~\\") && len(kept) > 0 {
-				break
-			}
-			if strings.ContainsAny(w, "/\\$\"'`{}") {
-				return "" // a path or an expansion as the program
-			}
-			kept = append(kept, w)
-		}
-		return strings.Join(kept, " ")
+		return checkOf(fs)
 	}
 	return ""
+}
+
+// checkOf names the check of one command's words by its launcher chain,
+// its program and the program's subcommand (lesson.toml's check table):
+// "python manage.py migrate", "uv run pytest", "bundle exec rspec", "node
+// seed.js", "npm run build", "cargo build", "pytest". A script run by a
+// path is named by its file's name; arguments, flags and paths after the
+// program are left out, so two runs of one check with other arguments are
+// the same check, and "manage.py migrate" and "manage.py test" are two.
+func checkOf(fs []string) string {
+	var kept []string
+	k := 0
+	for k < len(fs) {
+		w := commandBase(fs[k])
+		switch {
+		case k+1 < len(fs) && lessonVocab.launchers[w+" "+fs[k+1]]:
+			kept, k = append(kept, w, fs[k+1]), k+2
+		case lessonVocab.launchers[w]:
+			kept, k = append(kept, w), k+1
+		default:
+			goto program
+		}
+		for k < len(fs) && strings.HasPrefix(fs[k], "-") {
+			if slices.Contains(lessonVocab.Check.LauncherFlags, fs[k]) {
+				kept = append(kept, fs[k])
+			}
+			k++
+		}
+	}
+program:
+	if k >= len(fs) || strings.ContainsAny(fs[k], "$\"'`{}<>*~") || strings.HasPrefix(fs[k], "-") {
+		return strings.Join(kept, " ") // an expansion, a quoted script or nothing as the program
+	}
+	prog := commandBase(fs[k])
+	if prog == "" {
+		return strings.Join(kept, " ")
+	}
+	kept, k = append(kept, prog), k+1
+	for key := prog; lessonVocab.subcommands[key] && k < len(fs) && plainWord(fs[k]); k++ {
+		kept = append(kept, fs[k])
+		key += " " + fs[k]
+	}
+	return strings.Join(kept, " ")
+}
+
+// commandBase is a command word without its directory ("scripts/seed.js"
+// → "seed.js", "./deploy.sh" → "deploy.sh", "bin/rails" → "rails").
+func commandBase(w string) string {
+	if i := strings.LastIndexAny(w, "/\\"); i >= 0 {
+		return w[i+1:]
+	}
+	return w
+}
+
+// plainWord reports whether a command word is a subcommand, not an
+// argument: no flag, path, assignment, quote or pattern ("migrate",
+// "ci:build", "run-script").
+func plainWord(w string) bool {
+	return w != "" && !strings.HasPrefix(w, "-") && !strings.ContainsAny(w, "/.=$\"'`{}[]<>*~\\@")
 }
 
 var chainSeparators = regexp.MustCompile(`&&|\|\||;`)

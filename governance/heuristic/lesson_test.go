@@ -427,3 +427,49 @@ func TestLessonSameChangeOtherWording(t *testing.T) {
 		t.Errorf("groups %v of %q, want {1 2} {3}", groups, []string{a[0], b[0], c[0]})
 	}
 }
+
+// A number moved within its shape (a limit of 500 sent as 100): the lesson
+// names the bound the failure text states, which is the API's; with no
+// bound in the text only that the value is smaller. The value the case sent
+// is never said, nor a bound the passing value does not keep.
+func TestLessonNamesTheBound(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		failure      string
+		from, to     string
+		want, absent []string
+	}{
+		{"stated", `{"error":"limit must be less than or equal to 100"}`, "500", "100",
+			[]string{"keep `limit` at most 100"}, []string{"500"}},
+		{"symbol", `{"error":{"param":"limit","message":"limit must be ≤ 100"}}`, "500", "100",
+			[]string{"keep `limit` at most 100"}, []string{"500"}},
+		{"not stated", `{"error":"limit is too large"}`, "500", "100",
+			[]string{"send a smaller `limit`"}, []string{"500", "100"}},
+		{"a bound the value does not keep", `{"error":"limit must be at most 50"}`, "500", "100",
+			[]string{"send a smaller `limit`"}, []string{"500", "100", "50"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := lessonsOf(t, session(
+				"user", "List the open orders.",
+				"assistant", `[list_orders] {"status":"open","limit":`+tc.from+`}`,
+				"tool:list_orders:failed", tc.failure,
+				"assistant", `[list_orders] {"status":"open","limit":`+tc.to+`}`,
+				"tool:list_orders:passed", `{"orders":[]}`,
+			))
+			if len(got) != 1 {
+				t.Fatalf("lessons %q, want one", got)
+			}
+			_, _, change := splitLesson(got[0])
+			for _, w := range tc.want {
+				if !strings.Contains(change, w) {
+					t.Errorf("lesson %q: change does not say %q", got[0], w)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(change, a) {
+					t.Errorf("lesson %q: change holds %q", got[0], a)
+				}
+			}
+		})
+	}
+}

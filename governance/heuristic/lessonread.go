@@ -80,6 +80,16 @@ type argDiff struct {
 	// a value replaced by another of the same shape ("HX-2291" → "HX-2219",
 	// one ticket's id for another's): the case's value, not the call's way
 	revalued bool
+	// the names of the revalued arguments, and the numbers among them
+	// moved within their shape (a limit of 500 sent as 100)
+	revaluedNames []string
+	bounds        []boundChange
+}
+
+// boundChange is a number argument sent with another value of its shape.
+type boundChange struct {
+	name     string
+	from, to float64
 }
 
 type shapeChange struct {
@@ -151,6 +161,14 @@ func diffArgs(failed, passed []argLeaf) argDiff {
 				d.typo = true // a word corrected by a letter or two: "exmaple", "Jon"
 			}
 			d.revalued = true
+			addName(&d.revaluedNames, p.name)
+			// Only a JSON number: a number in a string is an id's or a
+			// code's, and a case key's value is the case's amount.
+			if fv, ok := f.value.(float64); ok && p.name != "" && !lessonVocab.caseKeys[strings.ToLower(p.name)] {
+				if pv, ok := p.value.(float64); ok && fv != pv {
+					d.bounds = append(d.bounds, boundChange{name: p.name, from: fv, to: pv})
+				}
+			}
 			continue
 		}
 		if p.name == "" {
@@ -359,6 +377,80 @@ func (d argDiff) phrase(zh bool) string {
 	return strings.Join(parts, pick(" and ", "，"))
 }
 
+// boundPhrase names a number moved within its shape as a change: the
+// bound text states for the argument when the passing value keeps it and
+// the failed one broke it ("keep `limit` at most 100"), else its direction
+// ("send a smaller `page_size`", only when it shrank); "" otherwise. The values the
+// case sent are never said. stated is the bound's number as text states it.
+func (d argDiff) boundPhrase(text string, zh bool) (phrase, stated string) {
+	if len(d.bounds) != 1 || d.changed() {
+		return "", "" // one number moved and nothing else: a bound, not a new call
+	}
+	b := d.bounds[0]
+	sh := lessonVocab.Shape
+	pick := func(en, zhs string) string {
+		if zh {
+			return zhs
+		}
+		return en
+	}
+	smaller := b.to < b.from
+	words := lessonVocab.Cause.BoundMin
+	t := pick(sh.AtLeastEN, sh.AtLeastZH)
+	if smaller {
+		words, t = lessonVocab.Cause.BoundMax, pick(sh.AtMostEN, sh.AtMostZH)
+	}
+	if n, ok := statedBound(text, b, words, smaller); ok {
+		return strings.NewReplacer("{arg}", argNames([]string{b.name}, zh), "{n}", n).Replace(t), n
+	}
+	if !smaller {
+		// A larger value with no bound stated is the case's own number
+		// ("qty": 0 then 1), not a limit of the API.
+		return "", ""
+	}
+	return strings.ReplaceAll(pick(sh.SmallerEN, sh.SmallerZH), "{arg}", argNames([]string{b.name}, zh)), ""
+}
+
+// statedBound finds in a failure text the bound of argument b: a number
+// after one of words, in a text that names the argument, that the passing
+// value keeps and the failed value breaks.
+func statedBound(text string, b boundChange, words []string, max bool) (string, bool) {
+	lower := strings.ToLower(text)
+	name := strings.ToLower(b.name)
+	if !strings.Contains(lower, name) && !strings.Contains(lower, strings.ReplaceAll(name, "_", " ")) {
+		return "", false
+	}
+	for _, w := range words {
+		for off := 0; off < len(lower); {
+			i := strings.Index(lower[off:], w)
+			if i < 0 {
+				break
+			}
+			at := off + i + len(w)
+			off = at
+			if isWordByte(w[0]) && off-len(w) > 0 && isWordByte(lower[off-len(w)-1]) {
+				continue // "max" of "climax"
+			}
+			m := boundNumber.FindStringSubmatch(lower[at:])
+			if m == nil {
+				continue
+			}
+			n, err := strconv.ParseFloat(m[1], 64)
+			if err != nil {
+				continue
+			}
+			if max && b.to <= n && b.from > n || !max && b.to >= n && b.from < n {
+				return m[1], true
+			}
+		}
+	}
+	return "", false
+}
+
+// boundNumber is the number right after a bound's words ("≤ 100", "at
+// most: 50", "maximum is 1000", "不能超过100").
+var boundNumber = regexp.MustCompile(`^\s*(?:is\s+|of\s+|[:=]\s*|为\s*)?(\d+(?:\.\d+)?)\b`)
+
 // argNames writes argument names for a change ("`start` and `end`").
 func argNames(names []string, zh bool) string {
 	if len(names) > 3 {
@@ -466,8 +558,12 @@ func failureCause(text string, args []string) string {
 			return fallback
 		}
 	}
+	lines := strings.Split(t, "\n")
+	if c := exceptionCause(lines, args); c != "" {
+		return c
+	}
 	var fallback string
-	for _, line := range strings.Split(t, "\n") {
+	for _, line := range lines {
 		if strings.HasPrefix(strings.TrimSpace(line), "{") {
 			continue
 		}
@@ -479,6 +575,42 @@ func failureCause(text string, args []string) string {
 		}
 	}
 	return fallback
+}
+
+// exceptionCause is the message of the last exception a plain failure
+// text raises ("ModuleNotFoundError: No module named 'httpx'" after
+// "ImportError while importing test module"; an exception's class alone
+// on its line is followed by its message), or "": the last one raised is
+// the one the run stopped on, its summary lines come before it.
+func exceptionCause(lines []string, args []string) string {
+	var out string
+	for i, line := range lines {
+		l := strings.TrimSpace(line)
+		if e, ok := strings.CutPrefix(l, "E "); ok {
+			l = strings.TrimSpace(e) // pytest's error marker
+		}
+		loc := exceptionPrefix.FindStringIndex(l)
+		if loc == nil {
+			continue
+		}
+		text, known := line, false
+		if strings.TrimSpace(l[loc[1]:]) == "" {
+			text = "" // the class alone: its message is the next line
+			for _, next := range lines[i+1:] {
+				if next = strings.TrimSpace(next); next != "" {
+					text, known = next, true
+					if k := strings.LastIndex(text, ". "); k > 0 && strings.HasSuffix(text, ":") {
+						text = text[:k+1] // "… are pending. To resolve this issue, run:"
+					}
+					break
+				}
+			}
+		}
+		if c := causeText(text, "", known, args); c != "" && !genericCause(c) {
+			out = c
+		}
+	}
+	return out
 }
 
 // jsonIn is the JSON object a failure text holds: the text itself, or what
@@ -742,7 +874,10 @@ func causeText(line, field string, known bool, args []string) string {
 			}
 			sn = withField(sn, field)
 			quotedSubject := strings.IndexAny(sn, "\"'“‘") == 0
-			sn = cleanCause(sn, args)
+			// The case's data (a machine path, a URL, an id) is left out
+			// before the part is judged: "Preset not found relative to
+			// rootDir /home/…" is a cause without its path.
+			sn = generalise(cleanCause(sn, args), nil)
 			if sn == "" {
 				continue
 			}

@@ -83,6 +83,7 @@ var memoryTests = []struct {
 	{"WriteGateEndToEnd", TestWriteGateEndToEnd},
 	{"ApproveRule", TestApproveRule},
 	{"RejectClass", TestRejectClass},
+	{"ReviewRanks", TestReviewRanks},
 	{"ConcurrentApprove", TestConcurrentApprove},
 	{"UndoRule", TestUndoRule},
 	{"UndoAfterBeat", TestUndoAfterBeat},
