@@ -70,10 +70,13 @@ var (
 )
 
 // boundsEN rewrites a bound worded with a negation ("no more than 100
-// words", "not later than 9"): a limit, not a negated instruction.
+// words", "not later than 9", "别超过三句话"): a limit, not a negated
+// instruction.
 var boundsEN = strings.NewReplacer("no more than", "at most", "not more than", "at most", "no longer than", "at most",
 	"no later than", "by", "not later than", "by", "no less than", "at least", "not less than", "at least",
-	"no fewer than", "at least", "no earlier than", "from")
+	"no fewer than", "at least", "no earlier than", "from",
+	"不要超过", "最多", "别超过", "最多", "不能超过", "最多", "不得超过", "最多", "不可超过", "最多",
+	"不要少于", "至少", "别少于", "至少", "不能少于", "至少", "不得少于", "至少")
 
 // NegationConflicts reports whether one statement negates what the other
 // says: a negated clause of one ("别写我的名字", "never cc Maria") whose

@@ -56,6 +56,7 @@ var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "sugg
 
 var (
 	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
+	boundRe     = regexp.MustCompile(patterns.named("shape", "bound").expr(patterns.defs))
 	fragmentRe  = regexp.MustCompile(patterns.named("shape", "fragment").expr(patterns.defs))
 	purposeRe   = regexp.MustCompile(patterns.named("shape", "purpose").expr(patterns.defs))
 )
@@ -69,7 +70,7 @@ func loadShapes(set *patternSet) map[string]*gateRule {
 		r := rule("lowrisk", b.names[0], b.expr(set.defs))
 		out[b.names[0]] = &r
 	}
-	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment"}) {
+	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment", "bound"}) {
 		if out[name] == nil {
 			panic(fmt.Sprintf("gate patterns: no shape %q", name))
 		}
@@ -202,16 +203,19 @@ func quotedSpans(s string) [][]int {
 }
 
 // tooLong reports whether s is past the bounds of a low-risk statement.
+// A full stop inside quotes ("end every reply with 'Cheers, R.'") is part
+// of the quoted value and ends no sentence.
 func tooLong(s string) bool {
 	sentences, runes, han := 0, 0, 0
 	inSentence := false
-	for _, r := range s {
+	q := quotedSpans(s)
+	for i, r := range s {
 		runes++
 		if unicode.Is(unicode.Han, r) {
 			han++
 		}
 		switch {
-		case strings.ContainsRune(".!?。！？\n", r):
+		case strings.ContainsRune(".!?。！？\n", r) && !overlaps(q, [2]int{i, i + 1}):
 			if inSentence {
 				sentences++
 			}
@@ -375,6 +379,10 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 	switch {
 	case !last && conditionRe.MatchString(s[c[0]:c[1]]):
 		return true, ""
+	case boundRe.MatchString(s[c[0]:c[1]]):
+		// A bound on the answers' length and nothing else ("no more than
+		// three sentences, please", "最多三句话", "控制在五行以内").
+		return true, "length"
 	case overlaps(m.of("self"), c):
 		if cls := m.class(c, false); cls != "" {
 			return true, cls
@@ -391,7 +399,9 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 		}
 		return false, NotPlacedClass
 	case prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords:
-		return true, ""
+		// A fragment that states an output property ("three sentences
+		// max") carries that property's class.
+		return true, m.class(c, true)
 	case prevPlaced && last && purposeRe.MatchString(s[c[0]:c[1]]):
 		// The reason for the clause before: it asks nothing itself.
 		return true, ""

@@ -187,6 +187,10 @@ func hedgedWishEN(t text) bool {
 
 var hedgedWishPatternEN = regexp.MustCompile(`^(?:i'd|i would|we'd|we would)(?: [a-z]+){0,2} (?:prefer|rather|like it|appreciate it)(?: if)? you\b`)
 
+// politeRequestZH is a request worded as a yes/no question to the agent
+// ("能按1、2、3分步骤写吗？", "你能用英文回答吗"): 能/可以 opens it, 吗 ends it.
+var politeRequestZH = regexp.MustCompile(`^(?:你|您)?(?:能|可以|可否|能否)[^吗？?]{2,30}吗[？?]?$`)
+
 var (
 	politeQuestionZH = []string{"能不能", "可不可以", "可以", "能否", "麻烦"}
 	politeQuestionEN = []string{"can you", "could you", "would you", "will you"}
@@ -231,7 +235,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		return
 	}
 	external := e.Source == governance.SourceExternal
-	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN) && !isTagQuestion(t) && !hedgedWishEN(t)
+	question := sn.question && !t.anyZH(politeQuestionZH) && !t.anyEN(politeQuestionEN) && !isTagQuestion(t) && !hedgedWishEN(t) && !(t.han && politeRequestZH.MatchString(t.raw))
 	// A sentence that only points back makes what it points at the rule.
 	// One read as bare by structure points only at the user's own words,
 	// never at what the assistant said.

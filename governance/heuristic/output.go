@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,7 +61,9 @@ func phrasesOf(lists ...[]outputCue) []string {
 var openAspects = []string{"include", "omit", "ordering"}
 
 // loadOutputCues reads "aspect: phrase" lines; values lines are "aspect:
-// value | synonym | …", each spelling recorded with its first as the value.
+// value | synonym | …", each spelling recorded with its first as the value,
+// or "aspect: =value | spelling | …" where the value is named in another
+// language and is no spelling itself.
 func loadOutputCues(name string, values bool) []outputCue {
 	b, err := cueFiles.ReadFile("cues/" + name + ".txt")
 	if err != nil {
@@ -82,6 +85,11 @@ func loadOutputCues(name string, values bool) []outputCue {
 			spellings = strings.Split(rest, "|")
 		}
 		first := strings.TrimSpace(spellings[0])
+		if v, ok := strings.CutPrefix(first, "="); ok {
+			// "=english": the value the spellings after it name, in
+			// whatever language ("English please，用英文写" is one value).
+			first, spellings = strings.TrimSpace(v), spellings[1:]
+		}
 		for _, s := range spellings {
 			c := outputCue{aspect: strings.TrimSpace(aspect), phrase: strings.TrimSpace(s)}
 			if values {
@@ -114,6 +122,78 @@ var alternativeEN = regexp.MustCompile(`\b(?:not|instead of|rather than)\b[^,.;:
 // alternativeZH does the same for Chinese ("用公斤，不要用磅", "而不是…").
 var alternativeZH = regexp.MustCompile(`(?:而不是|不是|不要用|别用)[^，,。；;！!？?]*`)
 
+// A bound on the answers' length ("three sentences max", "no more than 3
+// sentences", "最多三句话", "控制在三句以内") is the count and the unit, however
+// said: "3 sentence" is the content of each, and "3 paragraph" another.
+var (
+	boundEN = regexp.MustCompile(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)\s+(sentences?|lines?|paragraphs?|words?|bullets?|bullet points?|points|items|characters?)\b`)
+	boundZH = regexp.MustCompile(`(?:最多|至多|顶多|不超过|不要超过|别超过|不能超过|控制在|限制在|保持在)?([一二两三四五六七八九十百\d]+)(句话|句|行|段话|段|条|个字|字)(以内|之内|以下|内)?`)
+	// enumeration is a run of counting numbers that shows numbered steps
+	// ("按1、2、3分步骤写"): the numbering itself, not content.
+	enumeration = regexp.MustCompile(`(?:^|[^\d])1\s*[、,，.]\s*2\s*[、,，.]\s*3(?:[^\d]|$)`)
+	// signoffValueEN is a sign-off or greeting named without quotes, after
+	// "with" or "as": capitalised words to the end ("close the message with
+	// Best, Lena please").
+	signoffValueEN = regexp.MustCompile(`\b(?:with|as)\s+((?:[A-Z][\p{L}.'-]*,?\s*){1,4}?)(?:\s*(?:please|pls|thanks|again|like last time|same as before))?[\s.!]*$`)
+)
+
+var boundUnits = map[string]string{
+	"sentence": "sentence", "sentences": "sentence", "句": "sentence", "句话": "sentence",
+	"line": "line", "lines": "line", "行": "line",
+	"paragraph": "paragraph", "paragraphs": "paragraph", "段": "paragraph", "段话": "paragraph",
+	"word": "word", "words": "word", "character": "character", "characters": "character", "字": "character", "个字": "character",
+	"bullet": "point", "bullets": "point", "bullet point": "point", "bullet points": "point", "points": "point", "条": "point",
+	"items": "item",
+}
+
+var countWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20}
+
+// boundCount reads a count in digits, English words or Chinese numerals
+// (三, 十二, 二十); 0 when it is none.
+func boundCount(s string) int {
+	if n, ok := countWords[s]; ok {
+		return n
+	}
+	if n := atoi(s); n > 0 {
+		return n
+	}
+	digits := map[rune]int{'一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
+	n, cur := 0, 0
+	for _, r := range s {
+		switch {
+		case digits[r] > 0:
+			cur = digits[r]
+		case r == '十':
+			n, cur = n+max(cur, 1)*10, 0
+		case r == '百':
+			n, cur = n+max(cur, 1)*100, 0
+		default:
+			return 0
+		}
+	}
+	return n + cur
+}
+
+// lengthBounds returns the bounds of lower as "<count> <unit>".
+func lengthBounds(lower string) []string {
+	var out []string
+	for _, m := range boundEN.FindAllStringSubmatch(lower, -1) {
+		if n := boundCount(m[1]); n > 0 {
+			out = append(out, fmt.Sprintf("%d %s", n, boundUnits[m[2]]))
+		}
+	}
+	for _, m := range boundZH.FindAllStringSubmatch(lower, -1) {
+		// A bare count and measure ("三条建议") is no bound: a bound word
+		// before it or 以内 after it makes one.
+		if !strings.HasPrefix(m[0], m[1]) || m[3] != "" || m[2] == "句话" {
+			if n := boundCount(m[1]); n > 0 {
+				out = append(out, fmt.Sprintf("%d %s", n, boundUnits[m[2]]))
+			}
+		}
+	}
+	return out
+}
+
 var (
 	byWordEN = regexp.MustCompile(`\bby ([a-z]+)`)
 	anZH     = regexp.MustCompile(`按([\p{Han}]{1,4}?)(?:排|分|列|从)`)
@@ -123,7 +203,8 @@ var (
 // aspects when it addresses none.
 func shapeOfOutput(statement string) outputShape {
 	var o outputShape
-	if first := newText(unquoted(statement)); !(first.latin && anyEN(first.lower, outputPhrasesEN) || first.han && firstOf(first.raw, outputPhrasesZH)) {
+	if first := newText(unquoted(statement)); !(first.latin && anyEN(first.lower, outputPhrasesEN) || first.han && firstOf(first.raw, outputPhrasesZH)) &&
+		!boundEN.MatchString(first.lower) && !boundZH.MatchString(first.raw) && !enumeration.MatchString(first.raw) {
 		return o
 	}
 	raw := canonical(statement)
@@ -170,8 +251,21 @@ func shapeOfOutput(statement string) outputShape {
 		find(outputAspectsZH, false)
 		find(outputValuesZH, false)
 	}
+	if bounds := lengthBounds(lower); len(bounds) > 0 {
+		o.aspects = append(o.aspects, "length")
+		o.content = append(o.content, bounds...)
+	}
+	if enumeration.MatchString(lower) {
+		o.aspects = append(o.aspects, "numbering")
+		lower = enumeration.ReplaceAllString(lower, " ")
+	}
 	if len(o.aspects) == 0 {
 		return outputShape{}
+	}
+	if len(quotes) == 0 && t.latin && (slices.Contains(o.aspects, "signoff") || slices.Contains(o.aspects, "greeting")) {
+		if m := signoffValueEN.FindStringSubmatch(unquoted(raw)); m != nil {
+			quotes = QuotedAnchors(`"` + strings.TrimSpace(m[1]) + `"`)
+		}
 	}
 	o.content = append(o.content, quotes...)
 	// Numbers as the contradiction check reads them: clock times on a
@@ -274,7 +368,8 @@ func outputDirectiveEN(lower string) bool {
 // something (用…, …写…), or a restatement ("还是…", "跟上次一样").
 func outputDirectiveZH(raw string) bool {
 	s := strings.TrimRight(raw, "。.！!～~ ")
-	return strings.HasSuffix(s, "吧") || containsAny(raw, directiveZH) || containsAny(raw, []string{"用", "写", "给", "还是", "跟上次一样", "像上次那样", "不用"})
+	return strings.HasSuffix(s, "吧") || containsAny(raw, directiveZH) || containsAny(raw, []string{"用", "写", "给", "列", "加一句", "加上", "编上", "说声", "先说", "还是", "跟上次一样", "像上次那样", "不用"}) ||
+		strings.HasPrefix(s, "把") || strings.HasPrefix(s, "先") || boundZH.MatchString(s) && lengthBounds(s) != nil
 }
 
 // outputPairs groups restatements of one wish about the agent's answers

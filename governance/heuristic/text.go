@@ -124,11 +124,43 @@ func dottedAbbreviation(word string) bool {
 	return true
 }
 
-// openQuote reports whether text opens a quotation it does not close.
+// openQuote reports whether text opens a quotation it does not close:
+// no sentence ends inside quotes ("End every reply with 'Cheers, R.'").
 func openQuote(text string) bool {
 	return strings.Count(text, "“") > strings.Count(text, "”") || strings.Count(text, "「") > strings.Count(text, "」") ||
-		strings.Count(text, `"`)%2 == 1
+		strings.Count(text, "『") > strings.Count(text, "』") || strings.Count(text, "‘") > strings.Count(text, "’") ||
+		strings.Count(text, `"`)%2 == 1 || openSingleQuote(text)
 }
+
+// openSingleQuote reports whether text ends inside a '…' quotation: one
+// opens after a space, a bracket or at the start and closes after a letter,
+// a digit or a full stop, before no letter, so an apostrophe ("don't",
+// "Ana's", "users' notes") is not taken for one.
+func openSingleQuote(text string) bool {
+	open := false
+	for i := 0; i < len(text); i++ {
+		if text[i] != '\'' {
+			continue
+		}
+		before := byte(' ')
+		if i > 0 {
+			before = text[i-1]
+		}
+		after := byte(' ')
+		if i+1 < len(text) {
+			after = text[i+1]
+		}
+		switch {
+		case !open && (before == ' ' || before == '(' || before == '\t' || i == 0) && after != ' ':
+			open = true
+		case open && (isLetterByte(before) || isDigitByte(before) || before == '.' || before == '!' || before == '?') && !isLetterByte(after):
+			open = false
+		}
+	}
+	return open
+}
+
+func isDigitByte(b byte) bool { return '0' <= b && b <= '9' }
 
 func appendSentence(dst []sentence, s string, question bool) []sentence {
 	s = trimSpaceQuotes(s)
