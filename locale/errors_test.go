@@ -22,7 +22,7 @@ var translatedErrorFiles = []string{
 	"web/review.go", "web/proposal.go", "web/project_policy.go", "web/rule.go", "web/eval_checks.go", "web/recall.go",
 	"store/rule_lifecycle.go", "store/rule_review.go", "store/rule_edit.go", "store/heartbeat.go",
 	// Why a candidate is in its status after a reviewer's decision.
-	"store/internal/lifecycle/rules.go", "store/internal/lifecycle/held.go", "store/internal/lifecycle/undo.go",
+	"governance/lifecycle/rules.go", "governance/lifecycle/held.go", "governance/lifecycle/undo.go",
 	// Why the write gate flagged something, and why a candidate waits.
 	"governance/gate/gate_classes.go", "governance/promotion.go",
 }
@@ -230,7 +230,7 @@ func TestAuditActionsListed(t *testing.T) {
 		listed[a] = true
 	}
 	found := 0
-	for _, dir := range []string{"app", "store", "store/postgres", "store/internal/lifecycle", "store/internal/auditlog", "transcript", "evals", "web", "cmd/console"} {
+	for _, dir := range []string{"app", "store", "store/postgres", "governance/lifecycle", "store/internal/auditlog", "transcript", "evals", "web", "cmd/console"} {
 		files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

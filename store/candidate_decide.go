@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/governance/lifecycle"
 )
 
 // A reviewer decides a held or blocked candidate: release it into review

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/governance/lifecycle"
 )
 
 // The reviewer actions that move a rule through its lifecycle

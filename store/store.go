@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
-	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/migration"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
 	"github.com/mnemo-console/mnemo/store/internal/pagescrub"

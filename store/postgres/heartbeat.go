@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/consolidate"
-	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/governance/lifecycle"
 )
 
 var _ consolidate.HeartbeatStore = (*Store)(nil)

@@ -23,8 +23,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
-	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/migration"
 )
 

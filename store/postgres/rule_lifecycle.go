@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/governance/lifecycle"
 )
 
 // The reviewer actions that move a rule through its lifecycle

@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/lifecycle"
+	"github.com/mnemo-console/mnemo/governance/lifecycle"
 )
 
 // Tx is one write transaction of a backend as outcomes use it.

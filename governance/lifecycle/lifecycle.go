@@ -1,10 +1,10 @@
-// Package lifecycle is the part of the rule lifecycle both stores share:
-// what a reviewer's action does to a rule and its candidates, the audit
-// row it leaves, and when a held proposal comes back into review. The
-// table of which status allows which action is governance's; the SQL of
-// each step is the backend's (its Tx), so SQLite (package store) and
+// Package lifecycle decides the rule lifecycle: what a reviewer's action
+// does to a rule and its candidates, the audit row it leaves, and when a
+// held proposal comes back into review. The table of which status allows
+// which action is the domain's (governance); the SQL of each step is a
+// store backend's, behind Tx and Store, so SQLite (package store) and
 // PostgreSQL (store/postgres) keep only their statements and their
-// transactions.
+// transactions, and this package knows neither.
 package lifecycle
 
 import (
