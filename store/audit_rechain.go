@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Audit rows written before migration 0026 name a subject in plain text;

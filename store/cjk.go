@@ -6,8 +6,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 	sqlite "modernc.org/sqlite"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 	"github.com/mnemo-console/mnemo/store/internal/ingest"
 )
 

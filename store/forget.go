@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 )
 
 // Forget (docs/ARCHITECTURE.md): the rule, its versions and its candidates lose their

@@ -9,7 +9,7 @@ import (
 	"regexp"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 )
 
 // Applying a forget plan inside its transaction: content replaced or

@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 )
 
-// The forget planner's questions (store/internal/forgetplan), answered
+// The forget planner's questions (governance/forgetplan), answered
 // with this store's SQL.
 
 // forgetPlan is a plan and how this store applies it.

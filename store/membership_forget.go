@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 )
 
 // removeSubjectMemberships ends, in a subject forget's transaction, the

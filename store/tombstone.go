@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 )
 
-// The keys of tombstones (store/internal/forgetplan, migration 0026).
+// The keys of tombstones (governance/forgetplan, migration 0026).
 
 // forgetKey returns the project's event-tombstone key, made on first use.
 func forgetKey(ctx context.Context, tx *Tx, projectID int64) ([]byte, error) {

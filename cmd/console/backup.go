@@ -475,7 +475,7 @@ func (r *subjectReplay) replay(ctx context.Context, actor string, f *governance.
 
 // The prefixes of the keyed reference an audit row names a subject by,
 // and of the tombstone a forgotten subject's id becomes
-// (store/internal/forgetplan.SubjectRefPrefix, SubjectTombstone).
+// (governance/forgetplan.SubjectRefPrefix, SubjectTombstone).
 const (
 	subjectRefPrefix       = "subject:"
 	subjectTombstonePrefix = "forgotten-subject:"

@@ -6,9 +6,9 @@ import (
 	"slices"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 	"github.com/mnemo-console/mnemo/store/internal/admin"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Administration from the browser: accounts, memberships and projects

@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // AppendAudit appends one row to the hash-chained audit log.

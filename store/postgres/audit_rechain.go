@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
 )
 
 // Audit rows written before migration 0014 name a subject in plain text;

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 )
 
 // What "console restore --database" needs of a database pg_restore made

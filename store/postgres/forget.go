@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 )
 
 // Forget (docs/forget.md, "Forget on PostgreSQL"), with the SQLite store's

@@ -7,10 +7,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/forgetplan"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 )
 
-// The forget planner's questions (store/internal/forgetplan), answered
+// The forget planner's questions (governance/forgetplan), answered
 // with this engine's SQL. Inside the forget's transaction the rules and
 // candidates it reads are locked (FOR UPDATE), so two forgets of one rule
 // take turns and the second finds it forgotten.

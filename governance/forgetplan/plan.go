@@ -1,8 +1,9 @@
-// Package forgetplan is the forget planner both stores share: what one
-// forget removes (docs/forget.md, "One planner for the preview and the forget"), built by the same code
+// Package forgetplan decides what one forget removes (docs/forget.md,
+// "One planner for the preview and the forget"), built by the same code
 // for the preview (outside a transaction) and for the forget (inside it).
-// The planner decides; a store's Reader answers its questions with that
-// store's SQL, so each backend keeps only its queries.
+// The planner decides; a store backend's Reader answers its questions
+// with that backend's SQL, so each backend keeps only its queries and
+// this package knows none of them.
 package forgetplan
 
 import (
