@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/recall"
 	"github.com/mnemo-console/mnemo/store/internal/pagescrub"
-	"github.com/mnemo-console/mnemo/store/internal/recall"
 )
 
 // TestProjectTermsMigration: migrations 0032 and 0033 re-index a database

@@ -1,3 +1,11 @@
+// Package recall decides what a recall request gets back. Recall scores,
+// de-conflicts and packs the in-scope input into a package; it is pure.
+// Around it, the orchestration both store backends run (Run): which
+// candidates a request gathers and in what order of queries (Load), the
+// terms of a task that the full-text queries use (Terms), the receipt, the
+// sources of included rules and the stored trace (Finish). A backend
+// supplies only its SQL, through Source and Recorder, and this package
+// knows none of it.
 package recall
 
 import (

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/recall"
+	"github.com/mnemo-console/mnemo/governance/recall"
 	"github.com/mnemo-console/mnemo/store/internal/semantic"
 )
 
@@ -24,7 +24,7 @@ import (
 // first, in SQL; what it removed is only counted. The trace (ids, scores,
 // reasons, never memory text) is stored, and the included rules' last use
 // and use count are updated unless the request is a preview. What is
-// gathered, in which order, and what is stored is store/internal/recall's
+// gathered, in which order, and what is stored is governance/recall's
 // (shared with SQLite); the SQL is this file's.
 func (s *Store) Recall(ctx context.Context, actor string, req governance.RecallRequest) (*governance.RecallPackage, error) {
 	return recall.Run(ctx, recallRecorder{s}, s.LoadRecallInput, actor, req)

@@ -1,8 +1,3 @@
-// Package recall is the part of recall both store backends share: which
-// candidates a request gathers and in what order of queries, the terms of
-// a task that the full-text queries use, the sources of included rules and
-// the stored trace. A backend supplies only its SQL, through Source and
-// Recorder; governance.Recall scores what is gathered.
 package recall
 
 import (
@@ -14,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/recall"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
@@ -55,7 +49,7 @@ func Run(ctx context.Context, rec Recorder, load func(context.Context, governanc
 		return nil, err
 	}
 	w := governance.DefaultRecallWeights()
-	pkg := recall.Recall(req, *in, w)
+	pkg := Recall(req, *in, w)
 	pkg.Receipt = Receipt(pkg, in, w)
 	if err := Finish(ctx, rec, actor, req, pkg); err != nil {
 		return nil, err

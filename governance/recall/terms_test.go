@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/store/internal/recall"
+	"github.com/mnemo-console/mnemo/governance/recall"
 )
 
 // TestTerms: the terms recall's full-text queries look for. Events take
