@@ -23,6 +23,12 @@ func TestLayers(t *testing.T) {
 	storeTestSupport := []string{"store/storetest", "store/internal/crashtest"}
 	above := []string{"app", "web/...", "auth", "cmd/..."}
 	beside := []string{"evals", "transcript", "seed"}
+	sqlSide := []string{"store/...", "database/sql", "github.com/jackc/pgx/...", "modernc.org/sqlite/..."}
+	// The engines that decide over the domain; lifecycle and forgetplan
+	// need none of them.
+	engines := []string{"governance/gate/...", "governance/recall", "governance/consolidate",
+		"governance/agentfile", "governance/heuristic", "governance/model/...", "governance/evalrow",
+		"governance/lifecycle", "governance/forgetplan"}
 	for _, r := range []struct {
 		from    string
 		except  []string
@@ -34,6 +40,7 @@ func TestLayers(t *testing.T) {
 		{from: "...", except: []string{"store/...", "cmd/..."}, deps: []string{"store", "store/postgres"}},
 		{from: "store", deps: []string{"store/postgres"}},
 		{from: "store/postgres", deps: []string{"store"}},
+		// The stores (store/internal/... too) know nothing above them.
 		{from: "store/...", except: storeTestSupport,
 			deps: cat(above, beside, []string{"locale", "github.com/sashabaranov/go-openai"})},
 		{from: "store/storetest", deps: above},
@@ -52,13 +59,18 @@ func TestLayers(t *testing.T) {
 		{from: "transcript", deps: cat(above, []string{"evals", "seed"})},
 		{from: "seed", deps: cat(above, []string{"evals"})},
 		{from: "locale", deps: cat(above, beside)},
-		// The domain and its engines know no layer above them; the domain
-		// knows none of its engines, each engine only those below it:
-		// gate ← recall, consolidate ← the extractors.
-		{from: "governance/...", deps: cat(above, beside, []string{"locale"})},
+		// The domain and its engines (the decisions: lifecycle, forgetplan,
+		// recall's gathering among them) know no layer above them, no store
+		// and no SQL: each backend implements their narrow interfaces. The
+		// domain knows none of its engines, each engine only those below
+		// it: gate ← recall, consolidate ← the extractors.
+		{from: "governance/...", deps: cat(above, beside, sqlSide, []string{"locale"})},
 		{from: "governance", deps: []string{"governance/gate/...", "governance/recall", "governance/consolidate",
+			"governance/lifecycle", "governance/forgetplan",
 			"governance/agentfile", "governance/heuristic", "governance/model/...", "governance/evalrow",
 			"github.com/sashabaranov/go-openai"}, imports: []string{"database/sql", "net/http"}},
+		{from: "governance/lifecycle", deps: engines},
+		{from: "governance/forgetplan", deps: engines},
 		{from: "governance/evalrow", deps: []string{"governance/gate/...", "governance/recall", "governance/consolidate",
 			"governance/agentfile", "governance/heuristic", "governance/model/..."}},
 		{from: "governance/gate", deps: []string{"governance/recall", "governance/consolidate", "governance/agentfile",
