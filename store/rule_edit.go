@@ -34,7 +34,7 @@ func (tx ruleTx) EditRule(ctx context.Context, actor string, r *governance.Rule,
 		return fmt.Errorf("store: edit rule: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return errRuleChanged(r.ID)
+		return lifecycle.ErrChanged(r.ID)
 	}
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO rule_versions (rule_id, version, text, kind, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,

@@ -40,8 +40,6 @@ func (s *Store) changeRule(ctx context.Context, op string, id int64, fn func(tx 
 	return lifecycle.Change(ctx, ruleStore{s}, op, id, func(tx ruleTx, r *governance.Rule) error { return fn(tx.Tx, r) })
 }
 
-var errRuleChanged = lifecycle.ErrChanged
-
 func auditRule(ctx context.Context, tx *Tx, actor, action string, r *governance.Rule, reason string, details any) error {
 	return lifecycle.Audit(ctx, ruleTx{tx}, actor, action, r, reason, details)
 }

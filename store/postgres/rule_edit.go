@@ -30,7 +30,7 @@ func (tx ruleTx) EditRule(ctx context.Context, actor string, r *governance.Rule,
 		return fmt.Errorf("postgres: edit rule: %w", err)
 	}
 	if tag.RowsAffected() != 1 {
-		return errRuleChanged(r.ID)
+		return lifecycle.ErrChanged(r.ID)
 	}
 	if _, err := tx.Exec(ctx, `
 		INSERT INTO rule_versions (rule_id, version, text, kind, actor, reason, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
