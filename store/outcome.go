@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
 )
 
@@ -285,16 +286,16 @@ func findReviewIn(ctx context.Context, q querier, id int64) (*governance.Outcome
 }
 
 // DecideOutcomeReview accepts or discards an open review, with what
-// accepting does to its rules, in one transaction (outcome.Decide).
+// accepting does to its rules, in one transaction (lifecycle.DecideReview).
 func (s *Store) DecideOutcomeReview(ctx context.Context, actor string, id int64, accept bool, reason string, caseAdded bool) (*governance.OutcomeReview, error) {
-	wrap := func(tx ruleTx) outcome.Tx { return outcomeTx{tx} }
-	if err := outcome.DecideIn(ctx, ruleStore{s}, wrap, actor, id, accept, reason, caseAdded); err != nil {
+	wrap := func(tx ruleTx) lifecycle.ReviewTx { return outcomeTx{tx} }
+	if err := lifecycle.DecideReviewIn(ctx, ruleStore{s}, wrap, actor, id, accept, reason, caseAdded); err != nil {
 		return nil, err
 	}
 	return s.FindOutcomeReviewByID(ctx, id)
 }
 
-// outcomeTx is outcome.Tx in SQLite.
+// outcomeTx is lifecycle.ReviewTx in SQLite.
 type outcomeTx struct{ ruleTx }
 
 func (tx outcomeTx) LockReview(ctx context.Context, id int64) (*governance.OutcomeReview, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
 )
 
@@ -264,17 +265,17 @@ func findReviewIn(ctx context.Context, q dbtx, id int64, lock string) (*governan
 }
 
 // DecideOutcomeReview accepts or discards an open review, with what
-// accepting does to its rules, in one transaction (outcome.Decide); the
+// accepting does to its rules, in one transaction (lifecycle.DecideReview); the
 // review's row is locked first, so two reviewers take turns.
 func (s *Store) DecideOutcomeReview(ctx context.Context, actor string, id int64, accept bool, reason string, caseAdded bool) (*governance.OutcomeReview, error) {
-	wrap := func(tx ruleTx) outcome.Tx { return outcomeTx{tx} }
-	if err := outcome.DecideIn(ctx, ruleStore{s}, wrap, actor, id, accept, reason, caseAdded); err != nil {
+	wrap := func(tx ruleTx) lifecycle.ReviewTx { return outcomeTx{tx} }
+	if err := lifecycle.DecideReviewIn(ctx, ruleStore{s}, wrap, actor, id, accept, reason, caseAdded); err != nil {
 		return nil, err
 	}
 	return s.FindOutcomeReviewByID(ctx, id)
 }
 
-// outcomeTx is outcome.Tx in PostgreSQL.
+// outcomeTx is lifecycle.ReviewTx in PostgreSQL.
 type outcomeTx struct{ ruleTx }
 
 func (tx outcomeTx) LockReview(ctx context.Context, id int64) (*governance.OutcomeReview, error) {

@@ -1,11 +1,12 @@
-// Package outcome is the part of outcomes both store backends share: what
-// deciding a review does to its rule (through the rule lifecycle), the
-// audit rows of reports and reviews, and how a forget edits the regression
-// suites. A backend supplies only its SQL, through Tx.
+// Package outcome is the SQL-side part of outcomes both store backends
+// share: the audit rows of reports, reviews opened or closed by the
+// heartbeat and policy changes, how a forget edits the regression suites,
+// the order of a rules list by outcome counts, the rules stamp, the group
+// commit of reports and the readers of recall items. What deciding a
+// review does to its rule is governance/lifecycle's (DecideReview).
 package outcome
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,112 +17,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/lifecycle"
 )
-
-// Tx is one write transaction of a backend as outcomes use it.
-type Tx interface {
-	lifecycle.Tx
-	// LockReview reads review id for a change; ENOTFOUND when it is gone.
-	LockReview(ctx context.Context, id int64) (*governance.OutcomeReview, error)
-	// SetReviewDecision closes the open review id; false when it was no
-	// longer open.
-	SetReviewDecision(ctx context.Context, id int64, status governance.OutcomeReviewStatus, reason, by string, caseAdded bool) (bool, error)
-}
-
-// Decide accepts or discards the open review rv inside tx. Accepting a
-// demotion demotes the rule; accepting a replacement approves the newer
-// rule (a proposal, which supersedes the old one as any approval of a
-// replacement does) or, when it is active already, supersedes the old
-// rule by it. The reason is required either way.
-func Decide(ctx context.Context, tx Tx, actor string, rv *governance.OutcomeReview, accept bool, reason string, caseAdded bool) error {
-	if err := governance.NeedReason(reason, "Say why you decide so."); err != nil {
-		return err
-	}
-	if rv.Status != governance.ReviewOpen {
-		return governance.Errorf(governance.ECONFLICT, "Review %d was already decided.", rv.ID)
-	}
-	status := governance.ReviewDiscarded
-	if accept {
-		status = governance.ReviewAccepted
-		if err := apply(ctx, tx, actor, rv, reason); err != nil {
-			return err
-		}
-	} else {
-		caseAdded = false
-	}
-	ok, err := tx.SetReviewDecision(ctx, rv.ID, status, strings.TrimSpace(reason), actor, caseAdded)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return governance.Errorf(governance.ECONFLICT, "Review %d changed meanwhile; reload and try again.", rv.ID)
-	}
-	action := "outcome.review_discard"
-	if accept {
-		action = "outcome.review_accept"
-	}
-	return Audit(ctx, tx, actor, action, rv, reason, map[string]any{"rule": rv.RuleID, "replacement": rv.ReplacementID,
-		"case_added": caseAdded})
-}
-
-// DecideIn decides review id in one of store s's write transactions, each
-// seen as an outcome Tx through wrap.
-func DecideIn[T lifecycle.Tx](ctx context.Context, s lifecycle.Store[T], wrap func(T) Tx, actor string, id int64, accept bool,
-	reason string, caseAdded bool) error {
-	return s.Update(ctx, "DecideOutcomeReview", func(tx T) error {
-		otx := wrap(tx)
-		rv, err := otx.LockReview(ctx, id)
-		if err != nil {
-			return err
-		}
-		return Decide(ctx, otx, actor, rv, accept, reason, caseAdded)
-	})
-}
-
-func apply(ctx context.Context, tx Tx, actor string, rv *governance.OutcomeReview, reason string) error {
-	old, err := tx.LockRule(ctx, rv.RuleID)
-	if err != nil {
-		return err
-	}
-	if rv.ReplacementID == 0 {
-		return lifecycle.Demote(ctx, tx, actor, old, reason)
-	}
-	newer, err := tx.LockRule(ctx, rv.ReplacementID)
-	if err != nil {
-		return err
-	}
-	switch newer.Status {
-	case governance.RuleProposed:
-		if newer.Supersedes != old.ID {
-			if err := old.Allow(governance.RuleSupersede); err != nil {
-				return err
-			}
-			if err := tx.SetSupersedes(ctx, newer.ID, old.ID); err != nil {
-				return err
-			}
-			newer.Supersedes = old.ID
-		}
-		return lifecycle.Approve(ctx, tx, actor, newer)
-	case governance.RuleActive:
-		return lifecycle.Supersede(ctx, tx, actor, old, newer, reason)
-	}
-	return governance.Errorf(governance.ECONFLICT, "The replacement, rule %d, is %s; discard this review or decide on the rule itself.",
-		newer.ID, newer.Status)
-}
-
-// Audit appends the audit row of an action on review rv: ids and the
-// reason, never a memory's text.
-func Audit(ctx context.Context, tx interface {
-	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
-}, actor, action string, rv *governance.OutcomeReview, reason string, details any) error {
-	b, err := json.Marshal(details)
-	if err != nil {
-		return err
-	}
-	return tx.AppendAudit(ctx, &governance.AuditEntry{Actor: actor, Action: action, ObjectType: "outcome_review",
-		ObjectID: strconv.FormatInt(rv.ID, 10), ProjectID: rv.ProjectID, Reason: strings.TrimSpace(reason), Details: string(b)})
-}
 
 // ReportAudit is the audit row of a stored report: the trace, the item and
 // the verdict; the note stays out of the log.
