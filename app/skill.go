@@ -29,6 +29,8 @@ type SkillStore interface {
 	RecordProcedures(ctx context.Context, projectID int64, gen *int64, ps []governance.Procedure) error
 	FindProcedureSessions(ctx context.Context, projectID int64, signature string) ([]governance.SkillEvidence, error)
 	MaskSkillVersions(ctx context.Context, actor string, masked []*governance.SkillMasked) (int, error)
+	SkillsMaskedBy(ctx context.Context) (string, error)
+	SetSkillsMaskedBy(ctx context.Context, gateVersion string) error
 	CurrentTime() time.Time
 }
 
@@ -881,9 +883,15 @@ const SystemActor = "system"
 // same masks and findings a version gets when it is stored now
 // (governance.MaskStoredVersion), each rewrite audited (skill.masked) and
 // followed, as a forget is, by the store's scrub of the old rows. It
-// returns how many versions it rewrote; the console runs it at start, and
-// a second run finds nothing.
+// returns how many versions it rewrote; the console runs it at start. A
+// store once masked by this gate (gate.Version) is not read again: versions
+// stored since were masked as they were stored, so only a changed gate
+// needs another pass.
 func (ss Skills) MaskStored(ctx context.Context) (int, error) {
+	done, err := ss.store.SkillsMaskedBy(ctx)
+	if err != nil || done == gate.Version() {
+		return 0, err
+	}
 	projects, err := ss.projects.store.FindProjects(ctx)
 	if err != nil {
 		return 0, err
@@ -917,7 +925,7 @@ func (ss Skills) MaskStored(ctx context.Context) (int, error) {
 			return total, err
 		}
 	}
-	return total, nil
+	return total, ss.store.SetSkillsMaskedBy(ctx, gate.Version())
 }
 
 // reviewSkill masks the credentials of c in place (a version never keeps

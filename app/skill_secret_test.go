@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/app"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // TestSkillCredentialsNeverStored: a credential in an imported skill
@@ -250,5 +251,27 @@ func TestMaskStoredVersions(t *testing.T) {
 	}
 	if n, err := f.App.Skills.MaskStored(ctx); err != nil || n != 0 {
 		t.Fatalf("second run masked %d, %v", n, err)
+	}
+
+	// The store is marked as masked by this gate: a later start reads no
+	// version (one stored unmasked behind the console's back stays as it
+	// is), and a changed gate reads them all again.
+	if by, err := f.Store.SkillsMaskedBy(ctx); err != nil || by != gate.Version() {
+		t.Fatalf("masked by %q, %v; want %q", by, err, gate.Version())
+	}
+	later := old
+	later.Name, later.SkillMD = "book-flight", strings.ReplaceAll(old.SkillMD, "book-hotel", "book-flight")
+	if _, err := f.Store.SaveSkill(ctx, "rita", &governance.SkillProposal{ProjectID: f.Travel.ID, Content: later,
+		Origin: governance.OriginImport, Activate: true, Reason: "Imported from an agent's skills folder."}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.App.Skills.MaskStored(ctx); err != nil || n != 0 {
+		t.Fatalf("a start after masking masked %d, %v; want no read", n, err)
+	}
+	if err := f.Store.SetSkillsMaskedBy(ctx, "0-earlier-gate"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.App.Skills.MaskStored(ctx); err != nil || n != 1 {
+		t.Fatalf("a start after a gate change masked %d, %v; want the one version", n, err)
 	}
 }

@@ -25,6 +25,8 @@ type SkillStore interface {
 	RecordProcedures(ctx context.Context, projectID int64, gen *int64, ps []governance.Procedure) error
 	FindProcedureSessions(ctx context.Context, projectID int64, signature string) ([]governance.SkillEvidence, error)
 	MaskSkillVersions(ctx context.Context, actor string, masked []*governance.SkillMasked) (int, error)
+	SkillsMaskedBy(ctx context.Context) (string, error)
+	SetSkillsMaskedBy(ctx context.Context, gateVersion string) error
 }
 
 // SkillContent is a parsed skill folder for tests.
@@ -310,5 +312,18 @@ func TestMaskSkillVersions(t *testing.T, open Opener) {
 	}
 	if now, err := st.SkillGeneration(ctx, p.ID); err != nil || now <= gen {
 		t.Errorf("generation %d (was %d), %v: agents' catalogs would keep the old description", now, gen, err)
+	}
+	// The mark of the gate that masked every version: none on a new
+	// store, then the last one set.
+	if by, err := st.SkillsMaskedBy(ctx); err != nil || by != "" {
+		t.Fatalf("a new store is masked by %q, %v", by, err)
+	}
+	for _, v := range []string{"1-aaaa", gate.Version()} {
+		if err := st.SetSkillsMaskedBy(ctx, v); err != nil {
+			t.Fatal(err)
+		}
+		if by, err := st.SkillsMaskedBy(ctx); err != nil || by != v {
+			t.Fatalf("masked by %q, %v; want %q", by, err, v)
+		}
 	}
 }
