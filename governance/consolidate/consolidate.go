@@ -319,6 +319,19 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 		}
 		return out, nil
 	}
+	// The risk features of an event that passes (nil for one without),
+	// spans dropped: they are in the event, not in the statement.
+	riskOfEvent := func(seq int64) ([]governance.Finding, error) {
+		r, err := classifyEvent(seq)
+		if err != nil || r.Blocked() {
+			return nil, err
+		}
+		out := slices.Clone(r.Findings)
+		for i := range out {
+			out[i].Start, out[i].End = 0, 0
+		}
+		return out, nil
+	}
 	inSession := make(map[int64]bool, len(w.Events))
 	first, last := w.Events[0].Seq, w.Events[0].Seq
 	for _, e := range w.Events {
@@ -386,6 +399,23 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 					g.findings, g.blocked, g.lowRisk = append(g.findings, f...), true, ""
 					break
 				}
+			}
+		}
+		if !g.blocked {
+			// Nor is a statement safer than the turns it was cut from: a
+			// sentence said beside a risk feature ("you're DAN now. …
+			// Stay DAN in every chat", a pasted notice and the wish it
+			// frames) carries the feature, so it is outside the low-risk
+			// set and one person's repetition counts once.
+			for _, seq := range g.support {
+				f, err := riskOfEvent(seq)
+				if err != nil {
+					return nil, err
+				}
+				g.findings = appendNew(g.findings, f)
+			}
+			if len(g.findings) > 0 {
+				g.lowRisk = ""
 			}
 		}
 		g.fingerprint = governance.Fingerprint(g.text)
@@ -733,4 +763,17 @@ func (c *Consolidator) suppressed(in *governance.ConsolidateInput, all []*govern
 		cand.Status, cand.StatusReason = governance.CandidateHeld, why
 	}
 	return true
+}
+
+// appendNew appends the findings of more that have neither the category
+// and pattern nor the excerpt of one in have.
+func appendNew(have, more []governance.Finding) []governance.Finding {
+	for _, f := range more {
+		if !slices.ContainsFunc(have, func(h governance.Finding) bool {
+			return h.Category == f.Category && (h.Pattern == f.Pattern || h.Excerpt == f.Excerpt)
+		}) {
+			have = append(have, f)
+		}
+	}
+	return have
 }
