@@ -151,6 +151,9 @@ func TestPlanDefaultDeny(t *testing.T) {
 		if !c.active && !strings.Contains(summary, "not quoted") && !strings.Contains(summary, "不引用") {
 			t.Errorf("%q: summary %q does not say what was held back", c.statement, summary)
 		}
+		if strings.Contains(summary, ".The ") || strings.Contains(summary, "  ") {
+			t.Errorf("%q: summary %q runs a description into the next sentence", c.statement, summary)
+		}
 	}
 }
 

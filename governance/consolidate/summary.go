@@ -173,8 +173,15 @@ func (c *Consolidator) describeSummary(ctx context.Context, summary string, even
 		if out == last && out != sentence {
 			continue // one description for a run of sentences it stands for
 		}
-		b.WriteString(out)
 		last = out
+		if out != sentence {
+			// A description stands where the sentence stood, with the
+			// spaces around it ("… a trip. The user asked … not quoted
+			// here. The check …").
+			out = sentence[:len(sentence)-len(strings.TrimLeftFunc(sentence, unicode.IsSpace))] +
+				strings.TrimSpace(out) + sentence[len(strings.TrimRightFunc(sentence, unicode.IsSpace)):]
+		}
+		b.WriteString(out)
 	}
 	return strings.TrimSpace(b.String()), nil
 }
