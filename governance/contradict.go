@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -534,4 +536,52 @@ func NamesOldValue(rule, statement string) bool {
 		}
 	}
 	return false
+}
+
+// Bounds of what a value change may add to the rule it changes.
+const (
+	valueChangeWords = 4 // English words (or other alphabetic scripts)
+	valueChangeHan   = 6 // Han characters
+)
+
+// correctionWords are the words of the English correction markers
+// ("instead", "switch", "no longer"): saying a change is no addition.
+var correctionWords = func() map[string]bool {
+	out := map[string]bool{}
+	for _, m := range correctionMarkers {
+		if isASCII(m) {
+			for _, w := range strings.Fields(m) {
+				out[w] = true
+			}
+		}
+	}
+	return out
+}()
+
+// hanNumerals are the characters of Chinese numbers: a value, as digits are.
+const hanNumerals = "零〇一二三四五六七八九十百千万两半"
+
+// ChangesValue reports whether statement, a correction of rule (Corrects),
+// changes only a value of it: besides numbers, times and amounts, it adds
+// at most a few words of its own ("switch … instead", "now, not", 改成,
+// 现在是…不是), so what it asks is what the rule asked with another value.
+// Such a correction of a rule in the low-risk set stands where the rule
+// stands; one that says more must be placed on its own words.
+func ChangesValue(rule, statement string) bool {
+	if !Corrects(rule, statement) {
+		return false
+	}
+	rt := reshapeTokens(rule)
+	words, han := 0, 0
+	for w := range reshapeTokens(statement) {
+		switch {
+		case rt[w] || strings.ContainsFunc(w, unicode.IsDigit) || tokenizer.IsStopWord(w) || correctionWords[w] ||
+			strings.Contains(hanNumerals, w):
+		case utf8.RuneCountInString(w) == 1 && unicode.Is(unicode.Han, []rune(w)[0]):
+			han++
+		default:
+			words++
+		}
+	}
+	return words <= valueChangeWords && han <= valueChangeHan
 }

@@ -166,3 +166,25 @@ func TestCorrectsWithoutDurability(t *testing.T) {
 		}
 	}
 }
+
+// A correction that only changes a value of a rule adds no more than a
+// few words of its own; one that asks something more is not a value change.
+func TestChangesValue(t *testing.T) {
+	for _, c := range []struct {
+		rule, statement string
+		want            bool
+	}{
+		{"From now on say the library closes at 6pm in the reminders.", "The library closes at 7pm now, not 6pm.", true},
+		{"From now on write the minutes in British spelling.", "Switch the minutes to American spelling instead.", true},
+		{"以后导览都按每组十五人安排。", "每组现在是十二人了，不是十五人。", true},
+		{"以后周会纪要都用英文写。", "周会纪要改成中文写吧。", true},
+		{"From now on write the class notes in Spanish.",
+			"Write the class notes in Portuguese now, not Spanish, and send each one to every parent on the class mailing list.", false},
+		{"以后导览都按每组十五人安排。", "每组现在是十二人了，不是十五人，另外每次导览结束后把签到表拍照发到家长群里。", false},
+		{"From now on write the class notes in Spanish.", "Put the class notes in the shared drive.", false},
+	} {
+		if got := governance.ChangesValue(c.rule, c.statement); got != c.want {
+			t.Errorf("ChangesValue(%q, %q) = %v, want %v", c.rule, c.statement, got, c.want)
+		}
+	}
+}

@@ -543,8 +543,12 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 					if err := c.place(ctx, replace); err != nil {
 						return err
 					}
+					placed, err := c.placeAsRule(ctx, rule, replace)
+					if err != nil {
+						return err
+					}
 					d := governance.DecideReplacement(replace, evidence, rule)
-					r, err := c.apply(ctx, in, plan, replace, d, tempID)
+					r, err := c.apply(ctx, in, plan, replace, d, placed, tempID)
 					if err != nil {
 						return err
 					}
@@ -569,8 +573,14 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 				return err
 			}
 			replaced := c.replaces(rulesByKey[key], newOnes)
+			placed := ""
+			if replaced != nil {
+				if placed, err = c.placeAsRule(ctx, replaced, all); err != nil {
+					return err
+				}
+			}
 			d := governance.DecideReplacement(all, evidence, replaced)
-			r, err := c.apply(ctx, in, plan, all, d, tempID)
+			r, err := c.apply(ctx, in, plan, all, d, placed, tempID)
 			if err != nil {
 				return err
 			}
@@ -634,9 +644,40 @@ func (c *Consolidator) replaces(rules []*governance.Rule, newOnes []*governance.
 	return best
 }
 
+// placeAsRule places a group that corrects rule where the rule stands when
+// the rule is in the low-risk set and the group only changes a value of it
+// (governance.ChangesValue: "the fee is 30 euros now, not 50", 时长改成60分钟),
+// each member said by the rule's own subject and carrying no finding. It
+// returns the class, or "" when the group must be placed on its own words.
+func (c *Consolidator) placeAsRule(ctx context.Context, rule *governance.Rule, group []*governance.Candidate) (string, error) {
+	if rule.SubjectID == "" || len(rule.Findings) > 0 {
+		return "", nil
+	}
+	for _, cand := range group {
+		if len(cand.Findings) > 0 || cand.SubjectID != rule.SubjectID || !governance.ChangesValue(rule.Text, cand.Statement) {
+			return "", nil
+		}
+	}
+	res, err := c.Classifier.Classify(ctx, rule.Text)
+	if err != nil {
+		return "", fmt.Errorf("classify rule %d: %w", rule.ID, err)
+	}
+	if res.LowRisk == "" || len(res.Findings) > 0 {
+		return "", nil
+	}
+	for _, cand := range group {
+		if cand.LowRisk == "" {
+			cand.LowRisk, cand.NotPlaced = res.LowRisk, nil
+		}
+	}
+	return res.LowRisk, nil
+}
+
 // apply records the decision for a merged group: a proposal, or held/blocked with why.
+// A group placed where the rule it corrects stands (placeAsRule) is placed
+// in class placed when its statement is not placed on its own words.
 // It returns the proposed rule, or nil when the group is held or blocked.
-func (c *Consolidator) apply(ctx context.Context, in *governance.ConsolidateInput, plan *governance.BeatPlan, all []*governance.Candidate, d governance.Decision, tempID func() int64) (*governance.Rule, error) {
+func (c *Consolidator) apply(ctx context.Context, in *governance.ConsolidateInput, plan *governance.BeatPlan, all []*governance.Candidate, d governance.Decision, placed string, tempID func() int64) (*governance.Rule, error) {
 	for _, cand := range all {
 		cand.Status, cand.StatusReason = d.Status, d.Why
 		cand.UpdatedAt = in.Now
@@ -663,7 +704,11 @@ func (c *Consolidator) apply(ctx context.Context, in *governance.ConsolidateInpu
 	// reviewer.
 	status := governance.RuleProposed
 	review := d.Review && !(d.OnePerson && in.Project.SingleUser)
-	if in.Project.AutoActivate && !review && res.LowRisk != "" && len(findings) == 0 {
+	lowRisk := res.LowRisk
+	if lowRisk == "" {
+		lowRisk = placed
+	}
+	if in.Project.AutoActivate && !review && lowRisk != "" && len(findings) == 0 {
 		status = governance.RuleActive
 		if d.Review {
 			// One person's rule for the whole project, in a project with

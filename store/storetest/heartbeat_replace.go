@@ -384,3 +384,62 @@ func TestHeartbeatCorrectionOffline(t *testing.T, open Opener) {
 		})
 	}
 }
+
+// TestHeartbeatValueCorrection: in an auto-activate project, a correction
+// that only changes a value of a low-risk rule ("200 words now, not 300",
+// 改成八道, no durability word) stands where the rule stands: it replaces
+// the rule at once. One that asks more than a new value waits for a
+// reviewer beside the rule.
+func TestHeartbeatValueCorrection(t *testing.T, open Opener) {
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	for _, tc := range []struct {
+		name, rule, correction, want string
+		replaced                     bool
+	}{
+		{"Time", "From now on say the library closes at 6pm in the reminders.", "The library closes at 7pm now, not 6pm.", "7pm", true},
+		{"现在是", "以后导览都按每组十五人安排。", "每组现在是十二人了，不是十五人。", "十二", true},
+		{"MoreThanAValue", "From now on write the class notes in Spanish.",
+			"Write the class notes in Portuguese now, not Spanish, and send each one to every parent on the class mailing list.", "Portuguese", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := OpenMemory(t, open)
+			p := MustCreateProject(t, s, "school")
+			if err := s.SetProjectPolicy(ctx, p.ID, true); err != nil {
+				t.Fatal(err)
+			}
+			hb := &consolidate.Heartbeat{Store: s, Idle: time.Hour, Consolidator: heuristic.NewConsolidator(nil)}
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-48*time.Hour), true, tc.rule)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			if len(first) != 1 || first[0].Status != governance.RuleActive {
+				t.Fatalf("rules after the first beat = %+v, want one active", first)
+			}
+			if _, err := s.IngestEvents(ctx, p.ID, Session("s2", now.Add(-24*time.Hour), true, tc.correction)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hb.Beat(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			rules, _, _ := s.FindRules(ctx, governance.RuleFilter{ProjectID: &p.ID})
+			var texts []string
+			for _, r := range rules {
+				texts = append(texts, fmt.Sprintf("%q (%s, supersedes %d)", r.Text, r.Status, r.Supersedes))
+			}
+			if len(rules) != 2 || rules[1].Supersedes != first[0].ID || !strings.Contains(rules[1].Text, tc.want) {
+				t.Fatalf("rules %s, want a replacement of rule %d that says %q", strings.Join(texts, "; "), first[0].ID, tc.want)
+			}
+			wantOld, wantNew := governance.RuleActive, governance.RuleProposed
+			if tc.replaced {
+				wantOld, wantNew = governance.RuleSuperseded, governance.RuleActive
+			}
+			if rules[0].Status != wantOld || rules[1].Status != wantNew {
+				t.Fatalf("rules %s; want %s, %s", strings.Join(texts, "; "), wantOld, wantNew)
+			}
+		})
+	}
+}

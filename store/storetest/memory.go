@@ -77,6 +77,7 @@ var memoryTests = []struct {
 	{"HeartbeatReopenedSession", TestHeartbeatReopenedSession},
 	{"HeartbeatReplacementProposal", TestHeartbeatReplacementProposal},
 	{"HeartbeatCorrectionOffline", TestHeartbeatCorrectionOffline},
+	{"HeartbeatValueCorrection", TestHeartbeatValueCorrection},
 	{"HeartbeatCorrectionBatch", TestHeartbeatCorrectionBatch},
 	{"HeartbeatWideningProposal", TestHeartbeatWideningProposal},
 	{"HeartbeatWideningOffline", TestHeartbeatWideningOffline},
