@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
@@ -244,9 +243,9 @@ func searchable(q string) bool {
 func gateHits(hits []*governance.EventHit) []*governance.EventHit {
 	out := make([]*governance.EventHit, len(hits))
 	for i, h := range hits {
-		text, withheld := gate.EventTextForAgent(h.Event.Text)
+		text, withheld := governance.EventTextForAgent(h.Event.Text)
 		if withheld {
-			text = gate.WithheldMarker
+			text = governance.WithheldMarker
 		}
 		if text == h.Event.Text {
 			out[i] = h

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/agentfile"
-	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // ExportStore writes a project's exports.
@@ -284,7 +283,7 @@ func (xs Exports) Memory(ctx context.Context, actor governance.Actor, projectID 
 			continue
 		}
 		// An agent reads it: what recall would not serve is left out.
-		text, ok := gate.RuleTextForAgent(r)
+		text, ok := governance.RuleTextForAgent(r)
 		if !ok {
 			continue
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // RuleStore reads and changes rules.
@@ -208,7 +207,7 @@ func (rs Rules) List(ctx context.Context, actor governance.Actor, q RuleListQuer
 	if q.Agent {
 		gated := make([]*governance.Rule, 0, len(out.Rules))
 		for _, r := range out.Rules {
-			text, ok := gate.RuleTextForAgent(r)
+			text, ok := governance.RuleTextForAgent(r)
 			if !ok {
 				out.Total--
 				continue

@@ -65,7 +65,7 @@ func draftAsks(in *governance.ConsolidateInput, id string) []string {
 			if e.Kind != governance.KindMessage || e.Role != governance.RoleUser || strings.TrimSpace(e.Text) == "" {
 				continue
 			}
-			text := []rune(strings.Join(strings.Fields(gate.Scan(e.Text).Text), " "))
+			text := []rune(strings.Join(strings.Fields(governance.ReadMasker().Mask(e.Text)), " "))
 			out = append(out, string(text[:min(len(text), maxDraftAskRunes)]))
 			if len(out) == maxDraftAsks {
 				return out

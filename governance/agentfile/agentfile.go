@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/recall"
 )
 
@@ -20,7 +19,7 @@ import (
 // a comment's text from whoever reads the file while the agent reads it,
 // and a managed block's markers are comments.
 func agentText(r *governance.Rule) (string, bool) {
-	text, ok := gate.RuleTextForAgent(r)
+	text, ok := governance.RuleTextForAgent(r)
 	return escapeHTML(text), ok
 }
 

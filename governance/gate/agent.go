@@ -1,35 +1,18 @@
 package gate
 
-import (
-	"strings"
+import "github.com/mnemo-console/mnemo/governance"
 
-	"github.com/mnemo-console/mnemo/governance"
-)
+// Masking is the write gate as the read paths' masker
+// (governance.Masker): the pattern gate, no model call. The gate registers
+// it when it is loaded (governance.SetReadMasker).
+var Masking governance.Masker = masking{}
 
-// RuleTextForAgent is a rule's text as anything an agent reads outside
-// recall holds it (the agent files, Hermes's files, MCP export_memory): on
-// one line, credentials masked and fence tags neutralised. ok is false
-// when the write gate blocks any of it — even in an active rule a
-// reviewer approved — or nothing is left: such a rule is left out whole.
-func RuleTextForAgent(r *governance.Rule) (string, bool) {
-	gated, withheld := Withhold(oneLine(r.Text))
-	if withheld {
-		return "", false
-	}
-	text := NeutraliseFence(gated)
-	return text, text != ""
+type masking struct{}
+
+func (masking) Withhold(text string, authority bool) (string, bool) {
+	return WithholdFor(text, authority)
 }
+func (masking) Mask(text string) string       { return Scan(text).Text }
+func (masking) Neutralise(text string) string { return NeutraliseFence(text) }
 
-// EventTextForAgent is a raw event's text as an agent may read it outside
-// recall (search over the API and MCP): the write gate's blocked sentences
-// withheld (withheld reports any), credentials masked, fence tags
-// neutralised.
-func EventTextForAgent(text string) (string, bool) {
-	gated, withheld := Withhold(text)
-	return NeutraliseFence(gated), withheld
-}
-
-// oneLine folds white space runs (newlines included) into single spaces.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
+func init() { governance.SetReadMasker(Masking) }

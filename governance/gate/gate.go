@@ -195,7 +195,7 @@ func mask(pattern string) string { return governance.CredentialMask(pattern) }
 
 // WithheldMarker stands in recalled and summarised text for what the write
 // gate blocked.
-const WithheldMarker = "[withheld by the write gate]"
+const WithheldMarker = governance.WithheldMarker
 
 // Withhold returns text with every sentence that holds a blocking finding
 // replaced by WithheldMarker (and credentials redacted), and whether

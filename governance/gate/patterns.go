@@ -182,6 +182,8 @@ var acceptFuncs = map[string]func(string, []int) bool{
 	"notUserSubject":      notUserSubject,
 	"agentDoes":           agentDoes,
 	"namedParty":          namedParty,
+	"agentCommits":        agentCommits,
+	"bookingCommits":      bookingCommits,
 }
 
 // runWindows are the runs a rule's runs= option names.

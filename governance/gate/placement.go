@@ -83,10 +83,14 @@ func loadDenies(set *patternSet) []denyShape {
 	for _, b := range set.of("deny") {
 		d := denyShape{rule: rule("lowrisk", b.names[0], b.expr(set.defs))}
 		for k, v := range b.opts {
-			if k != "unless" || !slices.Contains(shapeNames, v) {
-				panic(fmt.Sprintf("gate patterns %s: unknown option %s=%s (unless= names a shape of %v)", b.where, k, v, shapeNames))
+			switch {
+			case k == "unless" && slices.Contains(shapeNames, v):
+				d.unless = v
+			case k == "accept" && acceptFuncs[v] != nil:
+				d.rule.accept = acceptFuncs[v]
+			default:
+				panic(fmt.Sprintf("gate patterns %s: unknown option %s=%s (unless= names a shape of %v, accept= a check in code)", b.where, k, v, shapeNames))
 			}
-			d.unless = v
 		}
 		out = append(out, d)
 	}

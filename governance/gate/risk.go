@@ -189,8 +189,11 @@ func lookalikeFinding(text string, lo, hi int) (governance.Finding, bool) {
 // what the agent is to do. It reads the two words before the match.
 func notUserSubject(s string, loc []int) bool {
 	before := strings.TrimRight(s[:loc[0]], " \t")
-	if strings.HasSuffix(before, "我") || strings.HasSuffix(before, "我们") || strings.HasSuffix(before, "用户") {
-		return false
+	for _, who := range []string{"我", "我们", "用户"} {
+		// "帮我…", "替我们…" ask the agent to act for the user.
+		if w, ok := strings.CutSuffix(before, who); ok && !strings.HasSuffix(w, "帮") && !strings.HasSuffix(w, "替") && !strings.HasSuffix(w, "给") && !strings.HasSuffix(w, "为") {
+			return false
+		}
 	}
 	words := strings.Fields(before)
 	for i := len(words) - 1; i >= 0 && i >= len(words)-2; i-- {
@@ -224,6 +227,49 @@ func agentDoes(s string, loc []int) bool {
 		}
 	}
 	return true
+}
+
+// Booking: what commits the user (bookingInitiative, patterns/risk.txt),
+// what only frames the user's own asking (bookingOnRequest) and how a
+// booking is made (the low-risk class booking_form).
+var (
+	bookingInitiative = regexp.MustCompile(patterns.exprOf("booking_initiative"))
+	bookingOnRequest  = regexp.MustCompile(patterns.exprOf("booking_on_request"))
+	bookingForm       = regexp.MustCompile(patterns.named("class", "booking_form").expr(patterns.defs) + "|" + patterns.named("class", "datetime").expr(patterns.defs))
+	bookingProvider   = regexp.MustCompile(`(?i)\b(?:book|reserve|booking|reservations?|order)\b[^.!?;\n]{0,40}?\b(?:at|with|through|via|from)\s+` + patterns.defs["partyName"])
+)
+
+// agentCommits accepts a booking the agent would make on its own: it asks
+// the agent to do it (agentDoes) and it is not only a preference about
+// how the agent books when asked (bookingCommits).
+func agentCommits(s string, loc []int) bool {
+	return agentDoes(s, loc) && bookingCommits(s, loc)
+}
+
+// bookingCommits reports whether the sentence around a booking commits
+// the user or their money beyond their own asking: initiative (it books
+// when something happens, on a schedule, without asking), another party
+// or a favoured provider, or a named provider; or a booking with nothing
+// said about how it is made. A sentence that only says which seat, table,
+// time, class or room the agent picks when it books is the user's own form.
+func bookingCommits(s string, loc []int) bool {
+	lo, hi := sentenceAround(s, loc[0], loc[1])
+	sent := s[lo:hi]
+	rest := []byte(sent)
+	for _, l := range bookingOnRequest.FindAllStringIndex(sent, -1) {
+		for i := l[0]; i < l[1]; i++ {
+			rest[i] = ' '
+		}
+	}
+	if bookingInitiative.Match(rest) {
+		return true
+	}
+	for _, m := range bookingProvider.FindAllStringSubmatchIndex(sent, -1) {
+		if namedParty(sent, m) {
+			return true
+		}
+	}
+	return !bookingForm.MatchString(sent)
 }
 
 // negatedBy are the Chinese negations that, just before a verb, make it a

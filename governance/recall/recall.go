@@ -22,7 +22,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
@@ -501,7 +500,7 @@ func pack(pkg *governance.RecallPackage, cands []*recallCandidate) {
 						text, _ = truncateRunes(oneLine(gated), pkg.Budget.PerItem)
 					}
 				}
-				text = gate.NeutraliseFence(text)
+				text = governance.ReadMasker().Neutralise(text)
 				n := utf8.RuneCountInString(text)
 				e.Runes, e.Truncated = n, truncated
 				if n > left {
@@ -532,13 +531,16 @@ func recallGate(text string, authority bool) (string, bool) {
 	if authority {
 		key[0] ^= 1 // the summary flavour is another question
 	}
+	for i, g := 1, governance.MaskerGeneration(); g != 0; i, g = i+1, g>>8 {
+		key[i] ^= byte(g) // another masker is another question
+	}
 	cleanTexts.Lock()
 	_, clean := cleanTexts.m[key]
 	cleanTexts.Unlock()
 	if clean {
 		return text, false
 	}
-	gated, withheld := gate.WithholdFor(text, authority)
+	gated, withheld := governance.ReadMasker().Withhold(text, authority)
 	if !withheld && gated == text {
 		cleanTexts.Lock()
 		if len(cleanTexts.m) >= maxCleanTexts {
@@ -773,7 +775,7 @@ func fenceRecall(items []governance.RecallItem, match *governance.RecallMatch) s
 		b.WriteString("- [")
 		b.WriteString(recallLabel(it))
 		b.WriteString("] ")
-		b.WriteString(gate.NeutraliseFence(oneLine(it.Text)))
+		b.WriteString(governance.ReadMasker().Neutralise(oneLine(it.Text)))
 		b.WriteString("\n")
 	}
 	b.WriteString(governance.RecallFenceClose)

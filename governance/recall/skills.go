@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
@@ -198,7 +197,7 @@ func originalWords(text string) map[string]string {
 // masked and fence tags defused (the skill was reviewed before it became
 // active; its findings were seen by a reviewer).
 func SkillTextForAgent(text string) string {
-	return gate.NeutraliseFence(gate.Scan(text).Text)
+	return governance.SkillTextForAgent(text)
 }
 
 // SkillsBlock renders the skills of a context package for a prompt: name,
