@@ -66,7 +66,7 @@ func Contradicts(rule, statement string) bool {
 // not 不 alone: 不管 and 不错 negate nothing), English ones as words.
 var (
 	negationCJK = []string{"不要", "不用", "不必", "不能", "不许", "不准", "不得", "不再", "不需", "没", "无需", "无须",
-		"勿", "禁止", "避免", "别"}
+		"勿", "禁止", "避免", "别", "去掉", "省略", "略去", "拿掉"}
 	negationWord = map[string]bool{"not": true, "no": true, "never": true, "dont": true, "doesnt": true,
 		"without": true, "avoid": true, "cannot": true, "cant": true, "wont": true, "isnt": true, "arent": true}
 )
@@ -99,7 +99,7 @@ func NegationConflicts(a, b string) bool {
 		if !negated(c) {
 			continue
 		}
-		toks := reshapeTokens(c)
+		toks := reshapeTokens(omitEN.Replace(strings.ToLower(c)))
 		n, shared := 0, 0
 		for w := range toks {
 			if negationWord[w] || isNegationCJK(w) {
@@ -127,8 +127,14 @@ func isNegationCJK(w string) bool {
 	return false
 }
 
+// omitEN rewrites an omission ("leave out the prices", "skip the jargon")
+// as the negation it is: "leave out X" and "no X" say one thing, and
+// "include X" the opposite.
+var omitEN = strings.NewReplacer("leave out", "no", "leaves out", "no", "leaving out", "no", "cut out", "no",
+	"skip the", "no the", "drop the", "no the", "omit", "no", "exclude", "no")
+
 func negated(text string) bool {
-	lower := boundsEN.Replace(strings.ToLower(norm.NFKC.String(text)))
+	lower := omitEN.Replace(boundsEN.Replace(strings.ToLower(norm.NFKC.String(text))))
 	for _, m := range negationCJK {
 		if strings.Contains(lower, m) {
 			return true

@@ -123,3 +123,39 @@ func TestPlacement_Own(t *testing.T) {
 		}
 	}
 }
+
+// TestMoney_QuoteIsNoMoney: a price or a quote mentioned in a wish about
+// the answers' units or format is no money feature; paying, moving or
+// committing money still is.
+func TestMoney_QuoteIsNoMoney(t *testing.T) {
+	hasMoney := func(s string) bool {
+		for _, f := range gate.Scan(s).Findings {
+			if f.Pattern == "money" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range []string{
+		"以后报价里的尺寸都用公制单位。",
+		"报价单上的价格保留两位小数吧。",
+		"Quote the fabric prices in euros, not dollars.",
+		"Give price quotes per square metre, please.",
+	} {
+		if hasMoney(s) {
+			t.Errorf("%q carries the money feature", s)
+		}
+		if gate.Scan(s).LowRisk == "" {
+			t.Errorf("%q is not placed in the low-risk set: %+v", s, gate.Scan(s).NotPlaced)
+		}
+	}
+	for _, s := range []string{
+		"报价确认后直接付款给供应商。",
+		"Once the quote is in, pay the supplier right away.",
+		"把报价的钱先转给装修队。",
+	} {
+		if !hasMoney(s) {
+			t.Errorf("%q carries no money feature", s)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -253,6 +254,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		}
 	}()
 	var ok, durable, answers bool
+	raw := t.raw
 	switch {
 	case notTheirs(rd.veto):
 		// Not the speaker's wish: no preference, whatever the markers say.
@@ -304,15 +306,21 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		if !ok && !question && rd.veto == vetoNone && needThenRequest(t) {
 			ok = true
 		}
+		// And a request said as a fragment ("Appointments by date, soonest
+		// on top", "Tide times please, I find them useful").
+		if !ok && !question && rd.veto == vetoNone {
+			if said, fragment := fragmentRequest(t); fragment {
+				ok, answers, raw = true, true, said
+			}
+		}
 	}
 	if ok {
-		statement := preferenceStatement(t.raw, external)
+		statement := preferenceStatement(raw, external)
 		if !external {
 			statement = s.withReference(t, statement)
 		}
-		if answers && hasHan(statement) && readability.Check(statement) != readability.OK {
-			// "分点说吧" names no answer: the rule says whose it is.
-			statement = "回答" + statement
+		if answers && readability.Check(statement) != readability.OK {
+			statement = namedAnswers(statement)
 		}
 		s.add(governance.TypePreference, statement, durable, e.Seq)
 		if !external { // the summary counts what the user asked for
@@ -330,6 +338,21 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 	}
 }
 
+// namedAnswers writes a request about the answers too short to read as a
+// rule ("分点说吧", "Shorter please") so that it names them: "回答分点说",
+// "Answers shorter please"; one that names them already ("回答短些") says
+// whose wish it is ("用户希望回答短些").
+func namedAnswers(statement string) string {
+	switch {
+	case hasHan(statement) && (strings.HasPrefix(statement, "回答") || strings.HasPrefix(statement, "回复")):
+		return "用户希望" + statement
+	case hasHan(statement):
+		return "回答" + statement
+	}
+	r, n := utf8.DecodeRuneInString(statement)
+	return "Answers " + string(unicode.ToLower(r)) + statement[n:]
+}
+
 // notTheirs reports whether a veto makes a sentence no wish of the
 // speaker's: another's view, a quotation, a mention, a supposition, a
 // sentence taken back.
@@ -339,6 +362,49 @@ func notTheirs(v veto) bool {
 		return true
 	}
 	return false
+}
+
+// fragmentRequest reports whether an English sentence is a request about
+// the answers said as a fragment: a verbless noun phrase of a few words
+// that opens it, then a comma and what completes it or the user's reason
+// ("Appointments by date, soonest on top", "Tide times please, I find them
+// useful"), with no task object and no one-off scope, that the write gate
+// places in the low-risk set as the extractor writes it. A phrase that names
+// no aspect of the answers but is asked for with "please" is a request to
+// include it: the statement says so ("Include tide times, …").
+func fragmentRequest(t text) (string, bool) {
+	if !t.latin || t.han || t.anyEN(oneOffEN) || bounded(t) || taskLookAlike(t) || oneInstance(t) || taskObjectEN.MatchString(t.lower) {
+		return "", false
+	}
+	head, tail, found := strings.Cut(t.raw, ", ")
+	if !found || strings.TrimSpace(tail) == "" {
+		return "", false
+	}
+	words := strings.Fields(strings.ToLower(head))
+	if len(words) < 2 || len(words) > 5 {
+		return "", false
+	}
+	first := strings.Trim(words[0], ".,!?'\"")
+	if imperativeEN[first] || slices.Contains(outputVerbsEN, first) || isNegationOrPronounEN(first) {
+		return "", false
+	}
+	said := t.raw
+	if len(shapeOfOutput(head).aspects) == 0 {
+		last := words[len(words)-1]
+		if last != "please" && last != "pls" {
+			return "", false
+		}
+		noun := strings.TrimSpace(head[:strings.LastIndex(strings.ToLower(head), last)])
+		r, n := utf8.DecodeRuneInString(noun)
+		said = "Include " + string(unicode.ToLower(r)) + noun[n:] + ", " + tail
+	}
+	return said, gate.Scan(preferenceStatement(said, false)).LowRisk != ""
+}
+
+// isNegationOrPronounEN reports whether a word that opens a clause makes it
+// no noun phrase: a pronoun, a determiner of a subject, a negation.
+func isNegationOrPronounEN(w string) bool {
+	return slices.Contains([]string{"i", "we", "you", "he", "she", "it", "they", "there", "this", "that", "these", "those", "my", "our", "your", "his", "her", "their", "no", "not", "don't", "never", "if", "when", "what", "why", "how", "where", "who", "thanks", "thank", "ok", "okay", "yes", "sure", "great", "sorry", "hi", "hello"}, w)
 }
 
 // needLead is a sentence that opens with the user's own need or

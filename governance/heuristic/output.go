@@ -196,7 +196,7 @@ func lengthBounds(lower string) []string {
 
 var (
 	byWordEN = regexp.MustCompile(`\bby ([a-z]+)`)
-	anZH     = regexp.MustCompile(`按([\p{Han}]{1,4}?)(?:排|分|列|从)`)
+	anZH     = regexp.MustCompile(`按([\p{Han}]{1,4}?)(?:先后|顺序|早晚)?(?:排|分|列|从)`)
 )
 
 // shapeOfOutput returns what statement says about the agent's answers; no
@@ -215,7 +215,13 @@ func shapeOfOutput(statement string) outputShape {
 		lower = alternativeEN.ReplaceAllString(lower, "")
 	}
 	if t.han {
-		lower = alternativeZH.ReplaceAllString(lower, "")
+		// An alternative rejected after the wish ("用公斤，不要用磅"); one
+		// that opens the sentence is the wish itself ("别用表情符号了").
+		for _, m := range slices.Backward(alternativeZH.FindAllStringIndex(lower, -1)) {
+			if strings.TrimSpace(lower[:m[0]]) != "" {
+				lower = lower[:m[0]] + lower[m[1]:]
+			}
+		}
 	}
 	rest := lower
 	find := func(cues []outputCue, latin bool) {
@@ -369,7 +375,9 @@ func outputDirectiveEN(lower string) bool {
 func outputDirectiveZH(raw string) bool {
 	s := strings.TrimRight(raw, "。.！!～~ ")
 	return strings.HasSuffix(s, "吧") || containsAny(raw, directiveZH) || containsAny(raw, []string{"用", "写", "给", "列", "加一句", "加上", "编上", "说声", "先说", "还是", "跟上次一样", "像上次那样", "不用"}) ||
-		strings.HasPrefix(s, "把") || strings.HasPrefix(s, "先") || boundZH.MatchString(s) && lengthBounds(s) != nil
+		strings.HasPrefix(s, "把") || strings.HasPrefix(s, "先") || boundZH.MatchString(s) && lengthBounds(s) != nil ||
+		// "简洁一点就行", "说简单点": a degree asked for is a request.
+		strings.HasSuffix(s, "就行") || strings.HasSuffix(s, "就好") || strings.HasSuffix(s, "点") || strings.HasSuffix(s, "些")
 }
 
 // outputPairs groups restatements of one wish about the agent's answers

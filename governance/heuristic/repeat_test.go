@@ -250,6 +250,12 @@ func TestPlainRequestLookAlikes(t *testing.T) {
 		"他说得很简短。",
 		"帮我把日期改成年月日格式。",
 		"昨天的会议纪要写得太长了。",
+		// Fragments that ask nothing of the answers, or ask for what the
+		// gate keeps out.
+		"The meeting room, the big one.",
+		"Great job, thanks a lot.",
+		"Bank details please, I find them useful.",
+		"Fix this paragraph please, it reads badly.",
 	} {
 		ex := mustExtract(t, session("user", said))
 		for _, it := range ex.Items {
