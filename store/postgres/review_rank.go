@@ -18,15 +18,14 @@ import (
 // governance.RankVersion than version), by id, with the epoch of each
 // one's inputs as read.
 func (s *Store) FindStaleRanks(ctx context.Context, projectID int64, version int) ([]*governance.Rule, map[int64]int64, error) {
-	var out []*governance.Rule
-	epochs := map[int64]int64{}
+	var st rulerows.Stale
 	err := queryAll(ctx, s.pool, `SELECT `+ruleColumns+`, r.rank_epoch FROM rules r
 		WHERE r.project_id = $1 AND r.status = 'proposed' AND (r.rank_score IS NULL OR r.rank_version <> $2) ORDER BY r.id`,
-		[]any{projectID, version}, rulerows.Stale[pgx.Row](scanRule, &out, epochs))
+		[]any{projectID, version}, rulerows.StaleRows[pgx.Row](scanRule, &st))
 	if err != nil {
 		return nil, nil, fmt.Errorf("postgres: find stale ranks: %w", err)
 	}
-	return out, epochs, nil
+	return st.Rules, st.Epochs, nil
 }
 
 // SetRanks keeps computed ranks, each only while its rule is still a

@@ -20,17 +20,24 @@ type Scanner interface{ Scan(dest ...any) error }
 // the columns its query selects after them.
 type ScanRule[R Scanner] func(row R, extra ...any) (*governance.Rule, error)
 
-// Stale collects rows of a rule and its rank epoch into out and epochs
-// (by rule id): the rows of FindStaleRanks.
-func Stale[R Scanner](scan ScanRule[R], out *[]*governance.Rule, epochs map[int64]int64) func(R) error {
+// Stale is what FindStaleRanks reads: the proposals whose rank is not
+// known, and the epoch of each one's inputs by rule id.
+type Stale struct {
+	Rules  []*governance.Rule
+	Epochs map[int64]int64
+}
+
+// StaleRows collects rows of a rule and its rank epoch into st.
+func StaleRows[R Scanner](scan ScanRule[R], st *Stale) func(R) error {
+	st.Epochs = map[int64]int64{}
 	return func(row R) error {
 		var epoch int64
 		rule, err := scan(row, &epoch)
 		if err != nil {
 			return err
 		}
-		*out = append(*out, rule)
-		epochs[rule.ID] = epoch
+		st.Rules = append(st.Rules, rule)
+		st.Epochs[rule.ID] = epoch
 		return nil
 	}
 }
