@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 	"github.com/mnemo-console/mnemo/store/internal/tokenrows"
 )
 
@@ -87,13 +88,7 @@ func (s *Store) FindTokens(ctx context.Context, f governance.TokenFilter) ([]*go
 	}
 	var out []*governance.APIToken
 	err := queryAll(ctx, s.read, `SELECT `+tokenColumns+` FROM api_tokens t JOIN projects p ON p.id = t.project_id
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id DESC`, args, func(r scanner) error {
-		t, err := scanToken(r)
-		if err == nil {
-			out = append(out, t)
-		}
-		return err
-	})
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id DESC`, args, rowscan.Append[scanner](scanToken, &out))
 	if err != nil {
 		return nil, fmt.Errorf("store: find tokens: %w", err)
 	}

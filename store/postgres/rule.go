@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 	"github.com/mnemo-console/mnemo/store/internal/rulerows"
 )
 
@@ -168,13 +169,7 @@ func cjkQuery(t string) string {
 
 func findRulesIn(ctx context.Context, q dbtx, w *where) ([]*governance.Rule, error) {
 	var out []*governance.Rule
-	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+w.String()+` ORDER BY r.id`, w.args, func(r pgx.Row) error {
-		rule, err := scanRule(r)
-		if err == nil {
-			out = append(out, rule)
-		}
-		return err
-	})
+	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+w.String()+` ORDER BY r.id`, w.args, rowscan.AppendV[pgx.Row](scanRule, &out))
 	return out, err
 }
 

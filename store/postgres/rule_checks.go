@@ -8,7 +8,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/baseline"
-	"github.com/mnemo-console/mnemo/store/internal/rulerows"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // What the eval runner needs of the memory besides recall: the code checks
@@ -23,7 +23,7 @@ func (s *Store) FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]
 		return out, nil
 	}
 	err := queryAll(ctx, s.pool, `SELECT id, checks FROM rules WHERE id = ANY($1) AND checks NOT IN ('', '[]')`,
-		[]any{ruleIDs}, rulerows.Checks[pgx.Row](out))
+		[]any{ruleIDs}, rowscan.Keyed[pgx.Row](out))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: find rule checks: %w", err)
 	}

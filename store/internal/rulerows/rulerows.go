@@ -1,7 +1,7 @@
 // Package rulerows is the part of rule storage both stores share that is
 // not SQL: how a query's rows with columns beside the rule's own (the
-// review queue's stored rank and its epoch, the code checks) are read and
-// collected, the rank reasons' JSON column, and the audit entry of a
+// review queue's stored rank and its epoch) and the evidence spread of
+// rules are read and collected, the rank reasons' JSON column, and the audit entry of a
 // rule's first write. Each store keeps its SQL and its scanRule, the
 // reader of the rule's own columns.
 package rulerows
@@ -69,16 +69,17 @@ func Reasons(rk governance.Rank) string {
 	return string(b)
 }
 
-// Checks collects (id, checks) rows into out: the rows of FindRuleChecks.
-func Checks[R Scanner](out map[int64]string) func(R) error {
+// Spread collects (rule id, sessions, subjects) rows into out: the rows
+// of FindEvidenceSpread.
+func Spread[R Scanner](out map[int64]governance.EvidenceSpread) func(R) error {
 	return func(row R) error {
-		var (
-			id     int64
-			checks string
-		)
-		err := row.Scan(&id, &checks)
-		out[id] = checks
-		return err
+		var id int64
+		var sp governance.EvidenceSpread
+		if err := row.Scan(&id, &sp.Sessions, &sp.Subjects); err != nil {
+			return err
+		}
+		out[id] = sp
+		return nil
 	}
 }
 
