@@ -105,6 +105,24 @@ func ValidateNewProject(p *governance.Project) error {
 
 var errNoName = governance.Errorf(governance.EINVALID, "A project needs a name.")
 
+// CheckProject checks a project before any store writes it: a valid
+// slug, and a name.
+func CheckProject(p *governance.Project) error {
+	if err := governance.ValidateSlug(p.Slug); err != nil {
+		return err
+	}
+	if p.Name == "" {
+		return errNoName
+	}
+	if problem := governance.CheckSlug(p.Slug); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project slug %s.", problem)
+	}
+	if problem := governance.CheckText(p.Name); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project name %s.", problem)
+	}
+	return nil
+}
+
 // ProjectCreated is the audit row of a new project (its ID set).
 func ProjectCreated(actor string, p *governance.Project) *governance.AuditEntry {
 	return &governance.AuditEntry{Actor: actor, Action: "project.create", ObjectType: "project",
