@@ -11,6 +11,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
 	"github.com/mnemo-console/mnemo/store/internal/rowscan"
+	"github.com/mnemo-console/mnemo/store/internal/searchquery"
 )
 
 const candidateColumns = `c.id, c.project_id, c.session_id, c.subject_id, c.type, c.statement, c.durable, c.extractor,
@@ -277,7 +278,7 @@ func ruleWhere(f governance.RuleFilter) ([]string, []any) {
 	// Every word of the query must occur: through the trigram index when it
 	// has three or more characters, the CJK pair index for two-character
 	// Chinese words, else by LIKE on the rows left.
-	for _, t := range searchTerms(f.Query) {
+	for _, t := range searchquery.Terms(f.Query) {
 		switch {
 		case utf8.RuneCountInString(t) >= 3:
 			add("r.id IN (SELECT rowid FROM rules_fts WHERE rules_fts MATCH ?)", ftsPhrase(t))

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
 	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 	"github.com/mnemo-console/mnemo/store/internal/rulerows"
+	"github.com/mnemo-console/mnemo/store/internal/searchquery"
 )
 
 // Reads of the semantic layer: rules, their versions and evidence.
@@ -135,7 +136,7 @@ func ruleWhere(f governance.RuleFilter) *where {
 	// (migration 0016) serves it for a word of three or more characters,
 	// and a Chinese word first needs all its character pairs (or its one
 	// character) in words, through rules_words.
-	for _, t := range searchTerms(f.Query) {
+	for _, t := range searchquery.Terms(f.Query) {
 		if q := cjkQuery(t); q != "" {
 			w.add(`r.words @@ ?::tsquery`, q)
 		}
