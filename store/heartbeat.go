@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 	"github.com/mnemo-console/mnemo/store/internal/rulerows"
 )
 
@@ -67,17 +68,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		return nil, err
 	}
 	episodes := map[string]int64{}
-	if err := queryAll(ctx, s.read, `SELECT session_id, last_seq FROM episodes WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
-		var (
-			id   string
-			last int64
-		)
-		if err := r.Scan(&id, &last); err != nil {
-			return err
-		}
-		episodes[id] = last
-		return nil
-	}); err != nil {
+	if err := queryAll(ctx, s.read, `SELECT session_id, last_seq FROM episodes WHERE project_id = ?`, []any{p.ID}, rowscan.Keyed[scanner](episodes)); err != nil {
 		return nil, err
 	}
 	newCP := maxSeq

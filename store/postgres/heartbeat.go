@@ -79,15 +79,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		return nil, err
 	}
 	episodes := map[string]int64{}
-	if err := queryAll(ctx, tx, `SELECT session_id, last_seq FROM episodes WHERE project_id = $1`, []any{p.ID}, func(r pgx.Row) error {
-		var (
-			id   string
-			last int64
-		)
-		err := r.Scan(&id, &last)
-		episodes[id] = last
-		return err
-	}); err != nil {
+	if err := queryAll(ctx, tx, `SELECT session_id, last_seq FROM episodes WHERE project_id = $1`, []any{p.ID}, rowscan.Keyed[pgx.Row](episodes)); err != nil {
 		return nil, err
 	}
 	newCP := maxSeq

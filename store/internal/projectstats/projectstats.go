@@ -21,24 +21,23 @@ func Episodes(st *governance.ProjectStats, n, _ int, _ string) { st.Episodes = n
 
 // Candidates counts a project's candidates of the status key (n).
 func Candidates(st *governance.ProjectStats, n, _ int, status string) {
-	st.Candidates += n
-	switch governance.CandidateStatus(status) {
-	case governance.CandidateHeld:
-		st.Held += n
-	case governance.CandidateBlocked:
-		st.Blocked += n
-	}
+	count(&st.Candidates, n, status, map[string]*int{
+		string(governance.CandidateHeld): &st.Held, string(governance.CandidateBlocked): &st.Blocked})
 }
 
 // Rules counts a project's rules of the status key (n), forgotten ones
 // left out by the query.
 func Rules(st *governance.ProjectStats, n, _ int, status string) {
-	st.Rules += n
-	switch governance.RuleStatus(status) {
-	case governance.RuleProposed:
-		st.Proposed += n
-	case governance.RuleActive:
-		st.Active += n
+	count(&st.Rules, n, status, map[string]*int{
+		string(governance.RuleProposed): &st.Proposed, string(governance.RuleActive): &st.Active})
+}
+
+// count adds n to total and to the count byStatus names for status, if
+// any.
+func count(total *int, n int, status string, byStatus map[string]*int) {
+	*total += n
+	if c := byStatus[status]; c != nil {
+		*c += n
 	}
 }
 
