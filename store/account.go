@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/admin"
 )
 
 // CreateAccount inserts an account with its memberships.
@@ -26,9 +26,8 @@ func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error 
 
 // createAccount inserts an account with its memberships inside tx.
 func createAccount(ctx context.Context, tx *Tx, a *governance.Account) error {
-	a.Username = strings.TrimSpace(a.Username)
-	if a.Username == "" || a.PasswordHash == "" {
-		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
+	if err := admin.CheckAccount(a); err != nil {
+		return err
 	}
 	res, err := tx.ExecContext(ctx, `
 		INSERT INTO accounts (username, password_hash, is_admin, created_at, updated_at)
@@ -39,9 +38,8 @@ func createAccount(ctx context.Context, tx *Tx, a *governance.Account) error {
 	}
 	a.ID, _ = res.LastInsertId()
 	a.CreatedAt, a.UpdatedAt = tx.now, tx.now
-	for i := range a.Memberships {
-		a.Memberships[i].AccountID = a.ID
-		if err := setMembership(ctx, tx, a.Memberships[i]); err != nil {
+	for _, m := range admin.Own(a) {
+		if err := setMembership(ctx, tx, m); err != nil {
 			return err
 		}
 	}
@@ -59,14 +57,7 @@ func (s *Store) FindAccountByUsername(ctx context.Context, username string) (*go
 }
 
 func (s *Store) findAccount(ctx context.Context, where string, arg any) (*governance.Account, error) {
-	accounts, err := s.findAccounts(ctx, where, arg)
-	if err != nil {
-		return nil, err
-	}
-	if len(accounts) == 0 {
-		return nil, governance.Errorf(governance.ENOTFOUND, "Account not found.")
-	}
-	return accounts[0], nil
+	return admin.FirstAccount(s.findAccounts(ctx, where, arg))
 }
 
 // FindAccounts lists all accounts by username.
@@ -182,15 +173,8 @@ func (s *Store) SetMembership(ctx context.Context, m governance.Membership) erro
 }
 
 func setMembership(ctx context.Context, tx *Tx, m governance.Membership) error {
-	switch m.Role {
-	case governance.ProjectReviewer:
-		m.SubjectID = ""
-	case governance.ProjectMember:
-		if strings.TrimSpace(m.SubjectID) == "" {
-			return governance.Errorf(governance.EINVALID, "A member must be linked to a subject id.")
-		}
-	default:
-		return governance.Errorf(governance.EINVALID, "Role %q is not reviewer or member.", m.Role)
+	if err := admin.CheckMembership(&m); err != nil {
+		return err
 	}
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO memberships (account_id, project_id, role, subject_id) VALUES (?, ?, ?, ?)
@@ -223,9 +207,7 @@ func (s *Store) SessionKeys(ctx context.Context) (hashKey, blockKey []byte, err 
 	if !errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, fmt.Errorf("store: session keys: %w", err)
 	}
-	hashKey, blockKey = make([]byte, 64), make([]byte, 32)
-	rand.Read(hashKey)
-	rand.Read(blockKey)
+	hashKey, blockKey = admin.NewSessionKeys()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO session_keys (hash_key, block_key, created_at) VALUES (?, ?, ?)`,
 		hashKey, blockKey, formatTime(tx.now)); err != nil {
 		return nil, nil, fmt.Errorf("store: save session keys: %w", err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/forgetplan"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 )
 
@@ -38,36 +37,8 @@ func (s *Store) rechainLegacySubject(ctx context.Context, op, actor string, proj
 		return err
 	}
 	defer tx.Rollback()
-	var project bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE id = ?)`, projectID).Scan(&project); err != nil {
-		return wrapRechain(err)
-	}
-	var key []byte
-	if project {
-		key, err = subjectKey(ctx, tx, projectID, subjectID)
-	} else {
-		key, err = forgetplan.NewKey()
-	}
-	if err != nil {
+	if n, err := auditlog.RechainLegacy(ctx, rechainTx{tx}, actor, projectID, subjectID); err != nil || n == 0 {
 		return err
-	}
-	n, err := auditlog.RechainSubject(ctx, rechainTx{tx}, actor, projectID, subjectID, forgetplan.SubjectRef(key, subjectID))
-	if err != nil || n == 0 {
-		return err
-	}
-	var left bool
-	if err := tx.QueryRowContext(ctx, `SELECT
-		EXISTS (SELECT 1 FROM events WHERE project_id = ? AND subject_id = ?)
-		OR EXISTS (SELECT 1 FROM sessions WHERE project_id = ? AND subject_id = ?)
-		OR EXISTS (SELECT 1 FROM rules WHERE project_id = ? AND subject_id = ?)
-		OR EXISTS (SELECT 1 FROM candidates WHERE project_id = ? AND subject_id = ?)`,
-		projectID, subjectID, projectID, subjectID, projectID, subjectID, projectID, subjectID).Scan(&left); err != nil {
-		return wrapRechain(err)
-	}
-	if !left {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM subject_keys WHERE project_id = ? AND subject_id = ?`, projectID, subjectID); err != nil {
-			return wrapRechain(err)
-		}
 	}
 	return tx.Commit()
 }
@@ -111,7 +82,33 @@ const legacySubjectRows = `
 // holds the chain's head).
 type rechainTx struct{ tx *Tx }
 
-var _ auditlog.RechainTx = rechainTx{}
+var _ auditlog.LegacyTx = rechainTx{}
+
+func (r rechainTx) ProjectExists(ctx context.Context, projectID int64) (bool, error) {
+	var project bool
+	err := r.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE id = ?)`, projectID).Scan(&project)
+	return project, wrapRechain(err)
+}
+
+func (r rechainTx) SubjectKey(ctx context.Context, projectID int64, subjectID string) ([]byte, error) {
+	return subjectKey(ctx, r.tx, projectID, subjectID)
+}
+
+func (r rechainTx) SubjectLeft(ctx context.Context, projectID int64, subjectID string) (bool, error) {
+	var left bool
+	err := r.tx.QueryRowContext(ctx, `SELECT
+		EXISTS (SELECT 1 FROM events WHERE project_id = ? AND subject_id = ?)
+		OR EXISTS (SELECT 1 FROM sessions WHERE project_id = ? AND subject_id = ?)
+		OR EXISTS (SELECT 1 FROM rules WHERE project_id = ? AND subject_id = ?)
+		OR EXISTS (SELECT 1 FROM candidates WHERE project_id = ? AND subject_id = ?)`,
+		projectID, subjectID, projectID, subjectID, projectID, subjectID, projectID, subjectID).Scan(&left)
+	return left, wrapRechain(err)
+}
+
+func (r rechainTx) DeleteSubjectKey(ctx context.Context, projectID int64, subjectID string) error {
+	_, err := r.tx.ExecContext(ctx, `DELETE FROM subject_keys WHERE project_id = ? AND subject_id = ?`, projectID, subjectID)
+	return wrapRechain(err)
+}
 
 func (r rechainTx) FirstNaming(ctx context.Context, projectID int64, subjectID string) (int64, error) {
 	var first sql.NullInt64

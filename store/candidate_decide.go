@@ -2,13 +2,12 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/candrows"
 )
 
 // A reviewer decides a held or blocked candidate: release it into review
@@ -24,26 +23,6 @@ func candidateIn(ctx context.Context, tx *Tx, id int64) (*governance.Candidate, 
 		return nil, err
 	}
 	return c, nil
-}
-
-// undecided refuses a candidate that no longer waits for a reviewer.
-func undecided(c *governance.Candidate) error {
-	switch c.Status {
-	case governance.CandidateHeld, governance.CandidateBlocked:
-		return nil
-	}
-	return governance.Errorf(governance.ECONFLICT, "This candidate no longer waits for a reviewer: only held or blocked candidates can be released or rejected.")
-}
-
-func auditCandidate(ctx context.Context, tx *Tx, actor, action string, c *governance.Candidate, reason string, details map[string]any) error {
-	b, err := json.Marshal(details)
-	if err != nil {
-		return err
-	}
-	return appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: action, ObjectType: "candidate", ObjectID: strconv.FormatInt(c.ID, 10),
-		ProjectID: c.ProjectID, Reason: reason, Details: string(b),
-	})
 }
 
 // ReleaseCandidate turns a held or blocked candidate into a proposed rule
@@ -62,7 +41,7 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 	if err != nil {
 		return nil, err
 	}
-	if err := undecided(c); err != nil {
+	if err := candrows.Undecided(c); err != nil {
 		return nil, err
 	}
 	// A candidate of a held proposal: the proposal itself comes back, with
@@ -76,34 +55,23 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 		}
 		return r, nil
 	}
-	r := &governance.Rule{ProjectID: c.ProjectID, SubjectID: c.SubjectID, Kind: c.Type, Text: c.Statement,
-		PromotionReason: governance.ReasonReviewer, Status: governance.RuleProposed,
-		Trust: governance.Trust(governance.ReasonReviewer, 1), Findings: c.Findings}
-	ruleID, err := ruleTx{tx}.InsertRule(ctx, r, actor, "Released from the "+string(c.Status)+" candidates by a reviewer.")
+	r, versionReason := lifecycle.ReleasedRule(c)
+	ruleID, err := ruleTx{tx}.InsertRule(ctx, r, actor, versionReason)
 	if err != nil {
 		return nil, err
 	}
 	now := formatTime(tx.now)
-	const note = "Released into review by a reviewer."
 	q := `UPDATE candidates SET status = 'proposed', status_reason = ?, rule_id = ?, updated_at = ? WHERE id = ?`
-	args := []any{note, ruleID, now, c.ID}
+	args := []any{candrows.ReleaseNote, ruleID, now, c.ID}
 	if c.Status == governance.CandidateHeld && c.GroupID != 0 {
 		q = `UPDATE candidates SET status = 'proposed', status_reason = ?, rule_id = ?, updated_at = ?
 			WHERE project_id = ? AND status = 'held' AND (id = ? OR group_id = ?)`
-		args = []any{note, ruleID, now, c.ProjectID, c.ID, c.GroupID}
+		args = []any{candrows.ReleaseNote, ruleID, now, c.ProjectID, c.ID, c.GroupID}
 	}
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 		return nil, fmt.Errorf("store: release candidate: %w", err)
 	}
-	details := map[string]any{"rule_id": ruleID, "was": c.Status}
-	if len(c.Findings) > 0 {
-		var cats []string
-		for _, f := range c.Findings {
-			cats = append(cats, f.Category)
-		}
-		details["findings"] = cats
-	}
-	if err := auditCandidate(ctx, tx, actor, "candidate.release", c, strings.TrimSpace(reason), details); err != nil {
+	if err := appendAudit(ctx, tx, candrows.Audit(actor, "candidate.release", c, strings.TrimSpace(reason), candrows.ReleaseDetails(c, ruleID))); err != nil {
 		return nil, err
 	}
 	out, err := findRuleIn(ctx, tx, ruleID)
@@ -128,7 +96,7 @@ func (s *Store) RejectCandidate(ctx context.Context, actor string, id int64, rea
 	if err != nil {
 		return nil, err
 	}
-	if err := undecided(c); err != nil {
+	if err := candrows.Undecided(c); err != nil {
 		return nil, err
 	}
 	reason = strings.TrimSpace(reason)
@@ -136,7 +104,7 @@ func (s *Store) RejectCandidate(ctx context.Context, actor string, id int64, rea
 		reason, formatTime(tx.now), c.ID); err != nil {
 		return nil, fmt.Errorf("store: reject candidate: %w", err)
 	}
-	if err := auditCandidate(ctx, tx, actor, "candidate.reject", c, reason, map[string]any{"was": c.Status}); err != nil {
+	if err := appendAudit(ctx, tx, candrows.Audit(actor, "candidate.reject", c, reason, candrows.RejectDetails(c))); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {

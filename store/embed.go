@@ -25,21 +25,11 @@ func (s *Store) PendingEmbeddings(ctx context.Context, projectID int64, model st
 	if limit <= 0 {
 		return b, nil
 	}
-	add := func(kind governance.RecallKind) func(r scanner) error {
-		return func(r scanner) error {
-			it := governance.EmbedItem{Kind: kind}
-			if err := r.Scan(&it.ID, &it.SubjectID, &it.Text); err != nil {
-				return err
-			}
-			b.Items = append(b.Items, it)
-			return nil
-		}
-	}
 	err := queryAll(ctx, s.read, `
 		SELECT r.id, r.subject_id, r.text FROM rules r
 		WHERE r.project_id = ? AND r.status IN ('active', 'stale') AND r.text <> ''
 			AND NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.kind = 'rule' AND m.item_id = r.id AND m.model = ?)
-		ORDER BY r.id LIMIT ?`, []any{projectID, model, limit}, add(governance.RecallKindRule))
+		ORDER BY r.id LIMIT ?`, []any{projectID, model, limit}, semantic.PendingRow[scanner](b, governance.RecallKindRule))
 	if err != nil {
 		return nil, fmt.Errorf("store: pending rule embeddings: %w", err)
 	}
@@ -48,7 +38,7 @@ func (s *Store) PendingEmbeddings(ctx context.Context, projectID int64, model st
 			SELECT e.id, e.subject_id, e.summary FROM episodes e
 			WHERE e.project_id = ? AND e.summary <> ''
 				AND NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.kind = 'episode' AND m.item_id = e.id AND m.model = ?)
-			ORDER BY e.id LIMIT ?`, []any{projectID, model, n}, add(governance.RecallKindEpisode))
+			ORDER BY e.id LIMIT ?`, []any{projectID, model, n}, semantic.PendingRow[scanner](b, governance.RecallKindEpisode))
 		if err != nil {
 			return nil, fmt.Errorf("store: pending episode embeddings: %w", err)
 		}
@@ -62,20 +52,7 @@ func (s *Store) PendingEmbeddings(ctx context.Context, projectID int64, model st
 	if n := limit - len(b.Items); n > 0 {
 		err = queryAll(ctx, s.read, `
 			SELECT seq, subject_id, text, kind = 'message' AND redacted = 0 AND text <> '' FROM events
-			WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?`, []any{projectID, b.LastCheckpoint, n}, func(r scanner) error {
-			var (
-				it   = governance.EmbedItem{Kind: governance.RecallKindEvent}
-				want bool
-			)
-			if err := r.Scan(&it.ID, &it.SubjectID, &it.Text, &want); err != nil {
-				return err
-			}
-			b.Checkpoint = it.ID
-			if want {
-				b.Items = append(b.Items, it)
-			}
-			return nil
-		})
+			WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?`, []any{projectID, b.LastCheckpoint, n}, semantic.PendingEventRow[scanner](b))
 		if err != nil {
 			return nil, fmt.Errorf("store: pending event embeddings: %w", err)
 		}

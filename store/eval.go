@@ -11,6 +11,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/baseline"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // UpsertEvalSuite stores a suite by name: a new name is inserted, an existing
@@ -486,15 +487,7 @@ func (s *Store) FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]
 		return out, nil
 	}
 	err := queryAll(ctx, s.read, `SELECT id, checks FROM rules WHERE id IN (SELECT value FROM json_each(?)) AND checks NOT IN ('', '[]')`,
-		[]any{listArg(ruleIDs)}, func(r scanner) error {
-			var (
-				id     int64
-				checks string
-			)
-			err := r.Scan(&id, &checks)
-			out[id] = checks
-			return err
-		})
+		[]any{listArg(ruleIDs)}, rowscan.Keyed[scanner](out))
 	if err != nil {
 		return nil, fmt.Errorf("store: find rule checks: %w", err)
 	}

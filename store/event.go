@@ -8,8 +8,8 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/forgetplan"
-	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"github.com/mnemo-console/mnemo/store/internal/ingest"
+	"github.com/mnemo-console/mnemo/store/internal/searchquery"
 )
 
 const eventColumns = `e.seq, e.id, e.project_id, e.session_id, e.subject_id, e.turn, e.kind, e.role, e.text,
@@ -551,47 +551,10 @@ type searchQuery struct {
 	highlight []string
 }
 
-// parseSearch reads a query: "quoted phrases" are exact, everything else is
-// words (any may match) and CJK runs (their character pairs, or the single
-// character).
+// parseSearch reads a query (searchquery.Parse), each phrase as its terms.
 func parseSearch(text string) searchQuery {
-	var q searchQuery
-	seen := map[string]bool{}
-	loose := func(part string) {
-		tokenizer.PhraseTokens(part, func(t string, _ int) {
-			if !seen[t] {
-				seen[t] = true
-				q.any = append(q.any, []string{t})
-			}
-		})
-		q.highlight = append(q.highlight, searchTerms(part)...)
-	}
-	for {
-		before, rest, quoted := strings.Cut(text, `"`)
-		if !quoted {
-			loose(before)
-			break
-		}
-		loose(before)
-		phrase, after, _ := strings.Cut(rest, `"`)
-		text = after
-		phrase = strings.TrimSpace(phrase)
-		if phrase == "" {
-			continue
-		}
-		var toks []string
-		tokenizer.PhraseTokens(phrase, func(t string, _ int) { toks = append(toks, t) })
-		if len(toks) > 0 {
-			q.phrases = append(q.phrases, toks)
-		}
-		q.exact = append(q.exact, phrase)
-		q.highlight = append(q.highlight, phrase)
-	}
-	if len(q.phrases) > 0 && len(q.any) > 0 {
-		// The phrases select; loose words then only add to the rank.
-		q.any = append(append([][]string{}, q.phrases...), q.any...)
-	}
-	return q
+	p := searchquery.Parse(text, nil, func(terms []string) []string { return terms })
+	return searchQuery{phrases: p.Phrases, any: p.Any, exact: p.Exact, highlight: p.Highlight}
 }
 
 // match is the events_words query of q over the given projects' rows (the
@@ -623,18 +586,6 @@ func (q searchQuery) match(projects []int64, subject *string) string {
 		}), q.any...))
 	}
 	return strings.Join(parts, " AND ")
-}
-
-// searchTerms splits a query on white space, dropping quotes and empties.
-func searchTerms(q string) []string {
-	var out []string
-	for _, t := range strings.Fields(q) {
-		t = strings.Trim(t, `"`)
-		if t != "" {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // FindSessions lists the sessions of a project, most recent activity first.

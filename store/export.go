@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/agentfile"
 	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // ExportJSONL writes every layer of a project as JSON Lines (governance.ExportRecord), from one consistent read snapshot, streaming.
@@ -388,14 +389,7 @@ func (s *Store) ExportAgentFiles(ctx context.Context, projectID int64, subjectID
 	}
 	var rules []*governance.Rule
 	err = queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM rules r WHERE r.project_id = ? AND r.status = 'active'
-		AND (r.subject_id = '' OR r.subject_id = ?) ORDER BY r.id`, []any{projectID, subjectID}, func(r scanner) error {
-		rule, err := scanRule(r)
-		if err != nil {
-			return err
-		}
-		rules = append(rules, rule)
-		return nil
-	})
+		AND (r.subject_id = '' OR r.subject_id = ?) ORDER BY r.id`, []any{projectID, subjectID}, rowscan.AppendV[scanner](scanRule, &rules))
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: export agent files: %w", err)
 	}

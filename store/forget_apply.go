@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"hash"
 	"regexp"
@@ -303,7 +302,7 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	if err := scrubOutcomes(ctx, tx, p); err != nil {
 		return nil, err
 	}
-	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	r.ContentHash = forgetplan.ContentHash(h)
 	return r, nil
 }
 
@@ -350,12 +349,7 @@ func withholdEvalReads(ctx context.Context, tx *Tx, p *forgetPlan) error {
 }
 
 func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []any) error {
-	return queryAll(ctx, tx, query, args, func(row scanner) error {
-		return forgetplan.ScanLine(row, func(seq int64, text string) error {
-			forgetplan.HashEvent(h, seq, text)
-			return nil
-		})
-	})
+	return queryAll(ctx, tx, query, args, forgetplan.HashRows[scanner](h))
 }
 
 // setIndexBatch sets ingest_mode.batch, which makes the events' word-index

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/forgetplan"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // The forget planner's questions (governance/forgetplan), answered
@@ -170,13 +171,7 @@ func (r planReader) FirstEvents(ctx context.Context, s forgetplan.EventScope, li
 	cond, args := eventScope(s)
 	var out []*governance.Event
 	err := queryAll(ctx, r.q, `SELECT `+eventColumns+` FROM events e WHERE `+cond+` ORDER BY e.seq`+pageSQL,
-		pageArgs(args, limit, 0), func(row scanner) error {
-			e, err := scanEvent(row)
-			if err == nil {
-				out = append(out, e)
-			}
-			return err
-		})
+		pageArgs(args, limit, 0), rowscan.AppendV[scanner](scanEvent, &out))
 	return out, err
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
+	"github.com/mnemo-console/mnemo/store/internal/rulerows"
 )
 
 var _ consolidate.HeartbeatStore = (*Store)(nil)
@@ -66,17 +68,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		return nil, err
 	}
 	episodes := map[string]int64{}
-	if err := queryAll(ctx, s.read, `SELECT session_id, last_seq FROM episodes WHERE project_id = ?`, []any{p.ID}, func(r scanner) error {
-		var (
-			id   string
-			last int64
-		)
-		if err := r.Scan(&id, &last); err != nil {
-			return err
-		}
-		episodes[id] = last
-		return nil
-	}); err != nil {
+	if err := queryAll(ctx, s.read, `SELECT session_id, last_seq FROM episodes WHERE project_id = ?`, []any{p.ID}, rowscan.Keyed[scanner](episodes)); err != nil {
 		return nil, err
 	}
 	newCP := maxSeq
@@ -320,14 +312,7 @@ func (tx ruleTx) InsertRule(ctx context.Context, r *governance.Rule, actor, reas
 		id, r.Text, r.Kind, actor, reason, now); err != nil {
 		return 0, fmt.Errorf("store: write rule version: %w", err)
 	}
-	action := "rule.propose"
-	if r.Status == governance.RuleActive {
-		action = "rule.activate"
-	}
-	if err := appendAudit(ctx, tx.Tx, &governance.AuditEntry{
-		Actor: actor, Action: action, ObjectType: "rule", ObjectID: fmt.Sprint(id), ProjectID: r.ProjectID,
-		Reason: string(r.PromotionReason), Details: fmt.Sprintf(`{"kind":%q,"status":%q}`, r.Kind, r.Status),
-	}); err != nil {
+	if err := appendAudit(ctx, tx.Tx, rulerows.Written(actor, id, r)); err != nil {
 		return 0, err
 	}
 	return id, nil

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
+	"github.com/mnemo-console/mnemo/store/internal/searchquery"
 )
 
 const candidateColumns = `c.id, c.project_id, c.session_id, c.subject_id, c.type, c.statement, c.durable, c.extractor,
@@ -196,13 +198,7 @@ func (s *Store) FindRules(ctx context.Context, f governance.RuleFilter) ([]*gove
 	if f.Limit <= 0 {
 		var out []*governance.Rule
 		err := queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+cond+` ORDER BY `+order, args,
-			func(r scanner) error {
-				rule, err := scanRule(r)
-				if err == nil {
-					out = append(out, rule)
-				}
-				return err
-			})
+			rowscan.AppendV[scanner](scanRule, &out))
 		return out[min(max(f.Offset, 0), len(out)):], len(out), err
 	}
 	var total int
@@ -282,7 +278,7 @@ func ruleWhere(f governance.RuleFilter) ([]string, []any) {
 	// Every word of the query must occur: through the trigram index when it
 	// has three or more characters, the CJK pair index for two-character
 	// Chinese words, else by LIKE on the rows left.
-	for _, t := range searchTerms(f.Query) {
+	for _, t := range searchquery.Terms(f.Query) {
 		switch {
 		case utf8.RuneCountInString(t) >= 3:
 			add("r.id IN (SELECT rowid FROM rules_fts WHERE rules_fts MATCH ?)", ftsPhrase(t))
@@ -297,25 +293,13 @@ func ruleWhere(f governance.RuleFilter) ([]string, []any) {
 
 func findRulesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Rule, error) {
 	var out []*governance.Rule
-	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+where+` ORDER BY r.id`, args, func(r scanner) error {
-		rule, err := scanRule(r)
-		if err == nil {
-			out = append(out, rule)
-		}
-		return err
-	})
+	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+where+` ORDER BY r.id`, args, rowscan.AppendV[scanner](scanRule, &out))
 	return out, err
 }
 
 func findCandidatesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Candidate, error) {
 	var out []*governance.Candidate
-	err := queryAll(ctx, q, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, func(r scanner) error {
-		c, err := scanCandidate(r)
-		if err == nil {
-			out = append(out, c)
-		}
-		return err
-	})
+	err := queryAll(ctx, q, `SELECT `+candidateColumns+` FROM candidates c WHERE `+where+` ORDER BY c.id`, args, rowscan.Append[scanner](scanCandidate, &out))
 	return out, err
 }
 
@@ -344,12 +328,6 @@ func findVersionsOf(ctx context.Context, q querier, ruleIDs []int64) ([]*governa
 
 func findEpisodesIn(ctx context.Context, q querier, where string, args ...any) ([]*governance.Episode, error) {
 	var out []*governance.Episode
-	err := queryAll(ctx, q, `SELECT `+episodeColumns+` FROM episodes e WHERE `+where+` ORDER BY e.id`, args, func(r scanner) error {
-		e, err := scanEpisode(r)
-		if err == nil {
-			out = append(out, e)
-		}
-		return err
-	})
+	err := queryAll(ctx, q, `SELECT `+episodeColumns+` FROM episodes e WHERE `+where+` ORDER BY e.id`, args, rowscan.AppendV[scanner](scanEpisode, &out))
 	return out, err
 }

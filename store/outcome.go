@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // Outcomes (docs/outcomes.md): agents' reports about recalled memories,
@@ -318,13 +319,7 @@ func (s *Store) LoadOutcomeReviewInput(ctx context.Context, projectID int64) (*g
 	}
 	err = queryAll(ctx, s.read, `SELECT `+outcomeColumns+` FROM recall_outcomes o
 		WHERE o.project_id = ? AND o.review_id IS NULL AND o.rule_id IS NOT NULL AND o.verdict IN ('misled', 'conflicted_with_current')
-		ORDER BY o.id`, []any{projectID}, func(row scanner) error {
-		r, err := scanOutcome(row)
-		if err == nil {
-			in.Reports = append(in.Reports, r)
-		}
-		return err
-	})
+		ORDER BY o.id`, []any{projectID}, rowscan.Append[scanner](scanOutcome, &in.Reports))
 	if err != nil {
 		return nil, fmt.Errorf("store: pending outcomes: %w", err)
 	}
@@ -337,13 +332,7 @@ func (s *Store) LoadOutcomeReviewInput(ctx context.Context, projectID int64) (*g
 	}
 	err = queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM rules r
 		WHERE r.project_id = ? AND (r.status IN ('active', 'stale') OR (r.supersedes IS NOT NULL AND r.status = 'proposed'))
-		ORDER BY r.id`, []any{projectID}, func(row scanner) error {
-		r, err := scanRule(row)
-		if err == nil {
-			in.Rules = append(in.Rules, r)
-		}
-		return err
-	})
+		ORDER BY r.id`, []any{projectID}, rowscan.AppendV[scanner](scanRule, &in.Rules))
 	if err != nil {
 		return nil, fmt.Errorf("store: outcome rules: %w", err)
 	}

@@ -8,21 +8,14 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/admin"
+	"github.com/mnemo-console/mnemo/store/internal/projectstats"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // CreateProject inserts a project; a duplicate slug is ECONFLICT.
 func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error {
-	if err := governance.ValidateSlug(p.Slug); err != nil {
+	if err := admin.CheckProject(p); err != nil {
 		return err
-	}
-	if p.Name == "" {
-		return governance.Errorf(governance.EINVALID, "A project needs a name.")
-	}
-	if problem := governance.CheckSlug(p.Slug); problem != "" {
-		return governance.Errorf(governance.EINVALID, "The project slug %s.", problem)
-	}
-	if problem := governance.CheckText(p.Name); problem != "" {
-		return governance.Errorf(governance.EINVALID, "The project name %s.", problem)
 	}
 	tx, err := s.begin(ctx, "CreateProject")
 	if err != nil {
@@ -65,20 +58,11 @@ func (s *Store) findProject(ctx context.Context, where string, arg any) (*govern
 
 // FindProjects lists every project by slug.
 func (s *Store) FindProjects(ctx context.Context) ([]*governance.Project, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug`)
-	if err != nil {
+	var out []*governance.Project
+	if err := queryAll(ctx, s.read, `SELECT `+projectColumns+` FROM projects ORDER BY slug`, nil, rowscan.Append[scanner](scanProject, &out)); err != nil {
 		return nil, fmt.Errorf("store: find projects: %w", err)
 	}
-	defer rows.Close()
-	var out []*governance.Project
-	for rows.Next() {
-		p, err := scanProject(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // SetProjectPolicy changes whether proposals of a project activate at once.
@@ -93,70 +77,21 @@ func (s *Store) FindProjectStats(ctx context.Context) ([]*governance.ProjectStat
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[int64]*governance.ProjectStats, len(projects))
-	out := make([]*governance.ProjectStats, 0, len(projects))
-	for _, p := range projects {
-		st := &governance.ProjectStats{Project: p}
-		byID[p.ID] = st
-		out = append(out, st)
-	}
-	queries := []struct {
-		sql  string
-		scan func(st *governance.ProjectStats, n int, key string)
-	}{
-		{`SELECT project_id, COUNT(*), COUNT(DISTINCT session_id), '' FROM events GROUP BY project_id`, nil},
-		{`SELECT project_id, COUNT(*), 0, '' FROM episodes GROUP BY project_id`, func(st *governance.ProjectStats, n int, _ string) { st.Episodes = n }},
-		{`SELECT project_id, COUNT(*), 0, status FROM candidates GROUP BY project_id, status`, func(st *governance.ProjectStats, n int, status string) {
-			st.Candidates += n
-			switch governance.CandidateStatus(status) {
-			case governance.CandidateHeld:
-				st.Held += n
-			case governance.CandidateBlocked:
-				st.Blocked += n
-			}
-		}},
-		{`SELECT project_id, COUNT(*), 0, status FROM rules WHERE status <> 'forgotten' GROUP BY project_id, status`, func(st *governance.ProjectStats, n int, status string) {
-			st.Rules += n
-			switch governance.RuleStatus(status) {
-			case governance.RuleProposed:
-				st.Proposed += n
-			case governance.RuleActive:
-				st.Active += n
-			}
-		}},
-	}
-	for _, q := range queries {
-		if err := func() error {
-			rows, err := s.read.QueryContext(ctx, q.sql)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var (
-					id     int64
-					n, m   int
-					status string
-				)
-				if err := rows.Scan(&id, &n, &m, &status); err != nil {
-					return err
-				}
-				st := byID[id]
-				if st == nil {
-					continue
-				}
-				if q.scan == nil {
-					st.Events, st.Sessions = n, m
-				} else {
-					q.scan(st, n, status)
-				}
-			}
-			return rows.Err()
-		}(); err != nil {
-			return nil, fmt.Errorf("store: project stats: %w", err)
-		}
+	out, err := projectstats.Count(projects, projectStatsQueries, func(query string, row func(scanner) error) error {
+		return queryAll(ctx, s.read, query, nil, row)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: project stats: %w", err)
 	}
 	return out, nil
+}
+
+// projectStatsQueries are FindProjectStats' count queries.
+var projectStatsQueries = projectstats.Queries{
+	Events:     `SELECT project_id, COUNT(*), COUNT(DISTINCT session_id), '' FROM events GROUP BY project_id`,
+	Episodes:   `SELECT project_id, COUNT(*), 0, '' FROM episodes GROUP BY project_id`,
+	Candidates: `SELECT project_id, COUNT(*), 0, status FROM candidates GROUP BY project_id, status`,
+	Rules:      `SELECT project_id, COUNT(*), 0, status FROM rules WHERE status <> 'forgotten' GROUP BY project_id, status`,
 }
 
 const projectColumns = `id, slug, name, description, auto_activate, single_user, scratch, created_at`
@@ -189,8 +124,7 @@ func (s *Store) FindSubjectStats(ctx context.Context, p *governance.Project, sub
 			(SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND subject_id = ?2 AND status = 'proposed'),
 			(SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND subject_id = ?2 AND status = 'active'),
 			(SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND subject_id = ?2 AND status <> 'forgotten')`,
-		p.ID, subjectID).Scan(&st.Events, &st.Sessions, &st.Episodes, &st.Candidates, &st.Held, &st.Blocked,
-		&st.Proposed, &st.Active, &st.Rules)
+		p.ID, subjectID).Scan(projectstats.SubjectColumns(st)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: subject stats: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store"
+	"github.com/mnemo-console/mnemo/store/storetest"
 )
 
 // recallRuleRow is a rule written straight into the rules table.
@@ -115,16 +116,10 @@ func TestRecallRuleCounts(t *testing.T) {
 	ctx := context.Background()
 	s := MustOpenStore(t)
 	a, b := MustCreateProject(t, s, "a"), MustCreateProject(t, s, "b")
-	check := func(step string) {
-		t.Helper()
-		var bad int
-		if err := s.DB().QueryRowContext(ctx, `
-			SELECT COUNT(*) FROM projects p
-			WHERE (SELECT COUNT(*) FROM rules r WHERE r.project_id = p.id AND r.status = 'active')
-				<> COALESCE((SELECT active FROM recall_rule_counts c WHERE c.project_id = p.id), 0)`).Scan(&bad); err != nil || bad != 0 {
-			t.Fatalf("%s: %d projects with a wrong count (%v)", step, bad, err)
-		}
-	}
+	check := storetest.RecallRuleCountsCheck(t, func(query string) (n int, err error) {
+		err = s.DB().QueryRowContext(ctx, query).Scan(&n)
+		return n, err
+	})
 	r1 := MustInsertRecallRule(t, s, recallRuleRow{Project: a.ID, Text: "one"})
 	r2 := MustInsertRecallRule(t, s, recallRuleRow{Project: a.ID, Text: "two"})
 	MustInsertRecallRule(t, s, recallRuleRow{Project: b.ID, Status: governance.RuleProposed, Text: "three"})

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
+	"github.com/mnemo-console/mnemo/store/internal/rulerows"
 )
 
 // Class rejections of the review queue (governance.RejectedClass): the
@@ -64,11 +66,7 @@ func (s *Store) FindRejectedClasses(ctx context.Context, projectID int64, withLi
 func findRejectedClasses(ctx context.Context, q querier, projectID int64, withLifted bool) ([]*governance.RejectedClass, error) {
 	var out []*governance.RejectedClass
 	err := queryAll(ctx, q, `SELECT `+rejectedClassColumns+` FROM rejected_classes WHERE project_id = ? AND (? OR lifted_at IS NULL) ORDER BY id DESC`,
-		[]any{projectID, withLifted}, func(r scanner) error {
-			rc, err := scanRejectedClass(r)
-			out = append(out, rc)
-			return err
-		})
+		[]any{projectID, withLifted}, rowscan.Append[scanner](scanRejectedClass, &out))
 	return out, err
 }
 
@@ -82,12 +80,6 @@ func (s *Store) FindEvidenceSpread(ctx context.Context, ruleIDs []int64) (map[in
 	err := queryAll(ctx, s.read, `SELECT c.rule_id, COUNT(DISTINCT e.session_id), COUNT(DISTINCT e.subject_id)
 		FROM candidates c JOIN evidence v ON v.candidate_id = c.id JOIN events e ON e.seq = v.event_seq
 		WHERE c.rule_id IN (SELECT value FROM json_each(?)) AND e.source <> 'external' GROUP BY c.rule_id`,
-		[]any{listArg(ruleIDs)}, func(r scanner) error {
-			var id int64
-			var sp governance.EvidenceSpread
-			err := r.Scan(&id, &sp.Sessions, &sp.Subjects)
-			out[id] = sp
-			return err
-		})
+		[]any{listArg(ruleIDs)}, rulerows.Spread[scanner](out))
 	return out, err
 }

@@ -2,11 +2,10 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/rulerows"
 )
 
 // The review queue's stored rank (migration 0102): the rank of each
@@ -19,23 +18,14 @@ import (
 // governance.RankVersion than version), by id, with the epoch of each
 // one's inputs as read.
 func (s *Store) FindStaleRanks(ctx context.Context, projectID int64, version int) ([]*governance.Rule, map[int64]int64, error) {
-	var out []*governance.Rule
-	epochs := map[int64]int64{}
+	var st rulerows.Stale
 	err := queryAll(ctx, s.read, `SELECT `+ruleColumns+`, r.rank_epoch FROM rules r INDEXED BY rules_rank_version
 		WHERE r.project_id = ? AND r.status = 'proposed' AND (r.rank_score IS NULL OR r.rank_version <> ?) ORDER BY r.id`,
-		[]any{projectID, version}, func(row scanner) error {
-			var epoch int64
-			rule, err := scanRule(row, &epoch)
-			if err == nil {
-				out = append(out, rule)
-				epochs[rule.ID] = epoch
-			}
-			return err
-		})
+		[]any{projectID, version}, rulerows.StaleRows[scanner](scanRule, &st))
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: find stale ranks: %w", err)
 	}
-	return out, epochs, nil
+	return st.Rules, st.Epochs, nil
 }
 
 // SetRanks keeps computed ranks, each only while its rule is still a
@@ -56,8 +46,7 @@ func (s *Store) SetRanks(ctx context.Context, ranks []governance.StoredRank) err
 	}
 	defer stmt.Close()
 	for _, r := range ranks {
-		reasons, _ := json.Marshal(r.Rank.Reasons)
-		if _, err := stmt.ExecContext(ctx, r.Rank.Score, string(reasons), r.Version, r.RuleID, r.Epoch); err != nil {
+		if _, err := stmt.ExecContext(ctx, r.Rank.Score, rulerows.Reasons(r.Rank), r.Version, r.RuleID, r.Epoch); err != nil {
 			return fmt.Errorf("store: set ranks: %w", err)
 		}
 	}
@@ -78,18 +67,7 @@ func (s *Store) FindRankedProposals(ctx context.Context, projectID int64, offset
 	var ranks []governance.Rank
 	err := queryAll(ctx, s.read, `SELECT `+ruleColumns+`, r.rank_score, r.rank_reasons FROM rules r
 		WHERE r.project_id = ? AND r.status = 'proposed' ORDER BY r.rank_score DESC, r.id DESC LIMIT ? OFFSET ?`,
-		[]any{projectID, max(limit, 0), max(offset, 0)}, func(row scanner) error {
-			var score sql.NullFloat64
-			var reasons string
-			rule, err := scanRule(row, &score, &reasons)
-			if err != nil {
-				return err
-			}
-			rk := governance.Rank{Score: score.Float64}
-			_ = json.Unmarshal([]byte(reasons), &rk.Reasons)
-			rules, ranks = append(rules, rule), append(ranks, rk)
-			return nil
-		})
+		[]any{projectID, max(limit, 0), max(offset, 0)}, rulerows.Ranked[scanner](scanRule, &rules, &ranks))
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("store: find ranked proposals: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // Reads of the review queue: counts per project, the polling version, and
@@ -81,13 +82,7 @@ func (s *Store) FindRulesByIDs(ctx context.Context, ids []int64) ([]*governance.
 		return out, nil
 	}
 	err := queryAll(ctx, s.read, `SELECT `+ruleColumns+` FROM rules r WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
-		[]any{listArg(ids)}, func(r scanner) error {
-			rule, err := scanRule(r)
-			if err == nil {
-				out = append(out, rule)
-			}
-			return err
-		})
+		[]any{listArg(ids)}, rowscan.AppendV[scanner](scanRule, &out))
 	return out, err
 }
 

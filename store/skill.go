@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/forgetplan"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 	"github.com/mnemo-console/mnemo/store/internal/skillrows"
 )
 
@@ -81,11 +82,7 @@ func (s *Store) FindSkills(ctx context.Context, f governance.SkillFilter) ([]*go
 	}
 	var out []*governance.Skill
 	err := queryAll(ctx, s.read, `SELECT `+skillColumns+` FROM skills s JOIN projects p ON p.id = s.project_id WHERE `+cond+
-		` ORDER BY s.name`+pageSQL, pageArgs(args, limit, f.Offset), func(r scanner) error {
-		sk, err := scanSkill(r)
-		out = append(out, sk)
-		return err
-	})
+		` ORDER BY s.name`+pageSQL, pageArgs(args, limit, f.Offset), rowscan.Append[scanner](scanSkill, &out))
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find skills: %w", err)
 	}

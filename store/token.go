@@ -7,19 +7,15 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
+	"github.com/mnemo-console/mnemo/store/internal/tokenrows"
 )
-
-// tokenTouchEvery limits how often a token's last use is written.
-const tokenTouchEvery = time.Minute
 
 // CreateToken stores a new token under the SHA-256 hash of its secret
 // (hex, from auth.HashToken) and writes an audit row.
 func (s *Store) CreateToken(ctx context.Context, t *governance.APIToken, hash string) error {
-	if err := t.Validate(); err != nil {
+	if err := tokenrows.Check(t, hash); err != nil {
 		return err
-	}
-	if len(hash) != 64 {
-		return fmt.Errorf("store: token hash must be hex SHA-256")
 	}
 	tx, err := s.begin(ctx, "CreateToken")
 	if err != nil {
@@ -35,16 +31,13 @@ func (s *Store) CreateToken(ctx context.Context, t *governance.APIToken, hash st
 	res, err := tx.ExecContext(ctx, `
 		INSERT INTO api_tokens (project_id, name, token_hash, scopes, created_by, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`,
-		t.ProjectID, t.Name, hash, joinScopes(t.Scopes), t.CreatedBy, formatTime(tx.now))
+		t.ProjectID, t.Name, hash, tokenrows.JoinScopes(t.Scopes), t.CreatedBy, formatTime(tx.now))
 	if err != nil {
 		return mapError(err, "Token")
 	}
 	t.ID, _ = res.LastInsertId()
 	t.CreatedAt = tx.now
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: t.CreatedBy, Action: "token.create", ObjectType: "api_token", ObjectID: fmt.Sprint(t.ID), ProjectID: t.ProjectID,
-		Details: fmt.Sprintf(`{"scopes":%q}`, joinScopes(t.Scopes)),
-	}); err != nil {
+	if err := appendAudit(ctx, tx, tokenrows.Created(t)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -67,9 +60,7 @@ func (s *Store) RevokeToken(ctx context.Context, id int64, actor string) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = ? WHERE id = ?`, formatTime(tx.now), id); err != nil {
 		return fmt.Errorf("store: revoke token: %w", err)
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "token.revoke", ObjectType: "api_token", ObjectID: fmt.Sprint(id), ProjectID: t.ProjectID,
-	}); err != nil {
+	if err := appendAudit(ctx, tx, tokenrows.Revoked(actor, t)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -97,13 +88,7 @@ func (s *Store) FindTokens(ctx context.Context, f governance.TokenFilter) ([]*go
 	}
 	var out []*governance.APIToken
 	err := queryAll(ctx, s.read, `SELECT `+tokenColumns+` FROM api_tokens t JOIN projects p ON p.id = t.project_id
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id DESC`, args, func(r scanner) error {
-		t, err := scanToken(r)
-		if err == nil {
-			out = append(out, t)
-		}
-		return err
-	})
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id DESC`, args, rowscan.Append[scanner](scanToken, &out))
 	if err != nil {
 		return nil, fmt.Errorf("store: find tokens: %w", err)
 	}
@@ -113,7 +98,7 @@ func (s *Store) FindTokens(ctx context.Context, f governance.TokenFilter) ([]*go
 // TouchToken records that a token was used, at most once a minute.
 func (s *Store) TouchToken(ctx context.Context, t *governance.APIToken) error {
 	now := s.Now().UTC().Truncate(time.Second)
-	if t.LastUsedAt != nil && now.Sub(*t.LastUsedAt) < tokenTouchEvery {
+	if !tokenrows.TouchDue(t, now) {
 		return nil
 	}
 	if _, err := s.exec(ctx, "TouchToken", `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, formatTime(now), t.ID); err != nil {
@@ -145,19 +130,7 @@ func scanToken(r scanner) (*governance.APIToken, error) {
 	if err := r.Scan(&t.ID, &t.ProjectID, &t.ProjectSlug, &t.Name, &scopes, &t.CreatedBy, &created, &lastUsed, &revoke); err != nil {
 		return nil, err
 	}
-	for _, sc := range strings.Split(scopes, ",") {
-		if sc != "" {
-			t.Scopes = append(t.Scopes, governance.TokenScope(sc))
-		}
-	}
+	t.Scopes = tokenrows.Scopes(scopes)
 	t.CreatedAt, t.LastUsedAt, t.RevokedAt = parseTime(created), lastUsed.Time, revoke.Time
 	return &t, nil
-}
-
-func joinScopes(scopes []governance.TokenScope) string {
-	out := make([]string, len(scopes))
-	for i, sc := range scopes {
-		out[i] = string(sc)
-	}
-	return strings.Join(out, ",")
 }

@@ -1,6 +1,7 @@
 package forgetplan
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash"
@@ -53,6 +54,22 @@ func EmptyReport(p *Plan) *governance.ForgetReport {
 // HashEvent adds one redacted event's text to the content hash.
 func HashEvent(h hash.Hash, seq int64, text string) {
 	fmt.Fprintf(h, "event:%d:%d:%s\n", seq, len(text), text)
+}
+
+// HashRows reads rows of (seq, text) into h (HashEvent): the events a
+// forget removes or redacts, as a backend selects them.
+func HashRows[R Row](h hash.Hash) func(R) error {
+	return func(row R) error {
+		return ScanLine(row, func(seq int64, text string) error {
+			HashEvent(h, seq, text)
+			return nil
+		})
+	}
+}
+
+// ContentHash is the report's content hash of the events h read.
+func ContentHash(h hash.Hash) string {
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // Suppressions calls fn with each suppression the forget writes: one per

@@ -38,6 +38,16 @@ func Reopen(ctx context.Context, tx Tx, r *governance.Rule, why string) error {
 	return err
 }
 
+// ReleasedRule is the proposal a reviewer's release of candidate c writes
+// when c is no held proposal's candidate (Release): its wording, kind,
+// subject and the write gate's findings, with a reviewer's trust, and the
+// reason its first version records.
+func ReleasedRule(c *governance.Candidate) (r *governance.Rule, versionReason string) {
+	return &governance.Rule{ProjectID: c.ProjectID, SubjectID: c.SubjectID, Kind: c.Type, Text: c.Statement,
+		PromotionReason: governance.ReasonReviewer, Status: governance.RuleProposed,
+		Trust: governance.Trust(governance.ReasonReviewer, 1), Findings: c.Findings}, "Released from the " + string(c.Status) + " candidates by a reviewer."
+}
+
 // Release reopens the held proposal candidate c belongs to, when it
 // belongs to one, instead of releasing c as a second rule saying the
 // same; the release is audited (candidate.release, "reopened"). ok is

@@ -2,12 +2,12 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/admin"
 )
 
 // CreateAccount inserts an account with its memberships.
@@ -25,9 +25,8 @@ func (s *Store) CreateAccount(ctx context.Context, a *governance.Account) error 
 
 // createAccount inserts an account with its memberships inside tx.
 func createAccount(ctx context.Context, tx *Tx, a *governance.Account) error {
-	a.Username = strings.TrimSpace(a.Username)
-	if a.Username == "" || a.PasswordHash == "" {
-		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
+	if err := admin.CheckAccount(a); err != nil {
+		return err
 	}
 	err := tx.QueryRow(ctx, `
 		INSERT INTO accounts (username, password_hash, is_admin, created_at, updated_at)
@@ -37,9 +36,8 @@ func createAccount(ctx context.Context, tx *Tx, a *governance.Account) error {
 		return mapError(err, "Account "+a.Username)
 	}
 	a.CreatedAt, a.UpdatedAt = tx.now, tx.now
-	for i := range a.Memberships {
-		a.Memberships[i].AccountID = a.ID
-		if err := setMembership(ctx, tx, a.Memberships[i]); err != nil {
+	for _, m := range admin.Own(a) {
+		if err := setMembership(ctx, tx, m); err != nil {
 			return err
 		}
 	}
@@ -106,15 +104,8 @@ func (s *Store) RemoveMembership(ctx context.Context, accountID, projectID int64
 }
 
 func setMembership(ctx context.Context, tx *Tx, m governance.Membership) error {
-	switch m.Role {
-	case governance.ProjectReviewer:
-		m.SubjectID = ""
-	case governance.ProjectMember:
-		if strings.TrimSpace(m.SubjectID) == "" {
-			return governance.Errorf(governance.EINVALID, "A member must be linked to a subject id.")
-		}
-	default:
-		return governance.Errorf(governance.EINVALID, "Role %q is not reviewer or member.", m.Role)
+	if err := admin.CheckMembership(&m); err != nil {
+		return err
 	}
 	_, err := tx.Exec(ctx, `
 		INSERT INTO memberships (account_id, project_id, role, subject_id) VALUES ($1, $2, $3, $4)
@@ -137,14 +128,7 @@ func (s *Store) FindAccountByUsername(ctx context.Context, username string) (*go
 }
 
 func (s *Store) findAccount(ctx context.Context, where string, arg any) (*governance.Account, error) {
-	accounts, err := s.findAccounts(ctx, where, arg)
-	if err != nil {
-		return nil, err
-	}
-	if len(accounts) == 0 {
-		return nil, governance.Errorf(governance.ENOTFOUND, "Account not found.")
-	}
-	return accounts[0], nil
+	return admin.FirstAccount(s.findAccounts(ctx, where, arg))
 }
 
 // FindAccounts lists all accounts by username (case-insensitive).
@@ -215,9 +199,7 @@ func (s *Store) SessionKeys(ctx context.Context) (hashKey, blockKey []byte, err 
 	if !isNoRows(err) {
 		return nil, nil, fmt.Errorf("postgres: session keys: %w", err)
 	}
-	hashKey, blockKey = make([]byte, 64), make([]byte, 32)
-	rand.Read(hashKey)
-	rand.Read(blockKey)
+	hashKey, blockKey = admin.NewSessionKeys()
 	if _, err := tx.Exec(ctx, `INSERT INTO session_keys (hash_key, block_key, created_at) VALUES ($1, $2, $3)`,
 		hashKey, blockKey, tx.now); err != nil {
 		return nil, nil, fmt.Errorf("postgres: save session keys: %w", err)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/forgetplan"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 )
 
@@ -40,37 +39,11 @@ func (s *Store) rechainLegacySubject(ctx context.Context, actor string, projectI
 		return err
 	}
 	defer tx.rollback()
-	var project bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE id = $1)`, projectID).Scan(&project); err != nil {
-		return wrapRechain(err)
-	}
 	// The key before the audit's lock, in the order of a forget and of
-	// SetMembershipBy (subject_keys, then the chain's head).
-	var key []byte
-	if project {
-		key, err = subjectKey(ctx, tx, projectID, subjectID)
-	} else {
-		key, err = forgetplan.NewKey()
-	}
-	if err != nil {
+	// SetMembershipBy (subject_keys, then the chain's head): RechainLegacy
+	// reads it first.
+	if n, err := auditlog.RechainLegacy(ctx, rechainTx{tx}, actor, projectID, subjectID); err != nil || n == 0 {
 		return err
-	}
-	n, err := auditlog.RechainSubject(ctx, rechainTx{tx}, actor, projectID, subjectID, forgetplan.SubjectRef(key, subjectID))
-	if err != nil || n == 0 {
-		return err
-	}
-	var left bool
-	if err := tx.QueryRow(ctx, `SELECT
-		EXISTS (SELECT 1 FROM events WHERE project_id = $1 AND subject_id = $2)
-		OR EXISTS (SELECT 1 FROM sessions WHERE project_id = $1 AND subject_id = $2)
-		OR EXISTS (SELECT 1 FROM rules WHERE project_id = $1 AND subject_id = $2)
-		OR EXISTS (SELECT 1 FROM candidates WHERE project_id = $1 AND subject_id = $2)`, projectID, subjectID).Scan(&left); err != nil {
-		return wrapRechain(err)
-	}
-	if !left {
-		if _, err := tx.Exec(ctx, `DELETE FROM subject_keys WHERE project_id = $1 AND subject_id = $2`, projectID, subjectID); err != nil {
-			return wrapRechain(err)
-		}
 	}
 	sc, err := recordScrub(ctx, tx, []string{"audit", "subject_keys"}, []int64{projectID})
 	if err != nil {
@@ -123,7 +96,32 @@ const legacySubjectRows = `
 // rechainTx answers auditlog.RechainTx inside tx.
 type rechainTx struct{ tx *Tx }
 
-var _ auditlog.RechainTx = rechainTx{}
+var _ auditlog.LegacyTx = rechainTx{}
+
+func (r rechainTx) ProjectExists(ctx context.Context, projectID int64) (bool, error) {
+	var project bool
+	err := r.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE id = $1)`, projectID).Scan(&project)
+	return project, wrapRechain(err)
+}
+
+func (r rechainTx) SubjectKey(ctx context.Context, projectID int64, subjectID string) ([]byte, error) {
+	return subjectKey(ctx, r.tx, projectID, subjectID)
+}
+
+func (r rechainTx) SubjectLeft(ctx context.Context, projectID int64, subjectID string) (bool, error) {
+	var left bool
+	err := r.tx.QueryRow(ctx, `SELECT
+		EXISTS (SELECT 1 FROM events WHERE project_id = $1 AND subject_id = $2)
+		OR EXISTS (SELECT 1 FROM sessions WHERE project_id = $1 AND subject_id = $2)
+		OR EXISTS (SELECT 1 FROM rules WHERE project_id = $1 AND subject_id = $2)
+		OR EXISTS (SELECT 1 FROM candidates WHERE project_id = $1 AND subject_id = $2)`, projectID, subjectID).Scan(&left)
+	return left, wrapRechain(err)
+}
+
+func (r rechainTx) DeleteSubjectKey(ctx context.Context, projectID int64, subjectID string) error {
+	_, err := r.tx.Exec(ctx, `DELETE FROM subject_keys WHERE project_id = $1 AND subject_id = $2`, projectID, subjectID)
+	return wrapRechain(err)
+}
 
 // FirstNaming takes the chain's head first, so no row is appended, on any
 // instance, until the re-chain commits.

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/candrows"
 )
 
 // Reads of the consolidated layer (candidates with their evidence,
@@ -351,26 +351,6 @@ func (s *Store) ReviewQueueVersion(ctx context.Context, projectID int64, status 
 	return fmt.Sprintf("%s.%d.%d.%d", status, n, maxID, maxCand), nil
 }
 
-// undecided refuses a candidate that no longer waits for a reviewer.
-func undecided(c *governance.Candidate) error {
-	switch c.Status {
-	case governance.CandidateHeld, governance.CandidateBlocked:
-		return nil
-	}
-	return governance.Errorf(governance.ECONFLICT, "This candidate no longer waits for a reviewer: only held or blocked candidates can be released or rejected.")
-}
-
-func auditCandidate(ctx context.Context, tx *Tx, actor, action string, c *governance.Candidate, reason string, details map[string]any) error {
-	d, err := mustJSON(details)
-	if err != nil {
-		return err
-	}
-	return appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: action, ObjectType: "candidate", ObjectID: strconv.FormatInt(c.ID, 10),
-		ProjectID: c.ProjectID, Reason: reason, Details: d,
-	})
-}
-
 // ReleaseCandidate turns a held or blocked candidate into a proposed rule
 // waiting in the review queue (its wording, kind, subject and findings); a
 // held one takes the held members of its merge group along. Audited as
@@ -385,7 +365,7 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 	if err != nil {
 		return nil, err
 	}
-	if err := undecided(c); err != nil {
+	if err := candrows.Undecided(c); err != nil {
 		return nil, err
 	}
 	// A candidate of a held proposal: the proposal itself comes back, with
@@ -399,33 +379,22 @@ func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, re
 		}
 		return r, nil
 	}
-	r := &governance.Rule{ProjectID: c.ProjectID, SubjectID: c.SubjectID, Kind: c.Type, Text: c.Statement,
-		PromotionReason: governance.ReasonReviewer, Status: governance.RuleProposed,
-		Trust: governance.Trust(governance.ReasonReviewer, 1), Findings: c.Findings}
-	ruleID, err := ruleTx{tx}.InsertRule(ctx, r, actor, "Released from the "+string(c.Status)+" candidates by a reviewer.")
+	r, versionReason := lifecycle.ReleasedRule(c)
+	ruleID, err := ruleTx{tx}.InsertRule(ctx, r, actor, versionReason)
 	if err != nil {
 		return nil, err
 	}
-	const note = "Released into review by a reviewer."
 	q := `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3 WHERE id = $4`
-	args := []any{note, ruleID, tx.now, c.ID}
+	args := []any{candrows.ReleaseNote, ruleID, tx.now, c.ID}
 	if c.Status == governance.CandidateHeld && c.GroupID != 0 {
 		q = `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3
 			WHERE project_id = $4 AND status = 'held' AND (id = $5 OR group_id = $6)`
-		args = []any{note, ruleID, tx.now, c.ProjectID, c.ID, c.GroupID}
+		args = []any{candrows.ReleaseNote, ruleID, tx.now, c.ProjectID, c.ID, c.GroupID}
 	}
 	if _, err := tx.Exec(ctx, q, args...); err != nil {
 		return nil, fmt.Errorf("postgres: release candidate: %w", err)
 	}
-	details := map[string]any{"rule_id": ruleID, "was": c.Status}
-	if len(c.Findings) > 0 {
-		var cats []string
-		for _, f := range c.Findings {
-			cats = append(cats, f.Category)
-		}
-		details["findings"] = cats
-	}
-	if err := auditCandidate(ctx, tx, actor, "candidate.release", c, strings.TrimSpace(reason), details); err != nil {
+	if err := appendAudit(ctx, tx, candrows.Audit(actor, "candidate.release", c, strings.TrimSpace(reason), candrows.ReleaseDetails(c, ruleID))); err != nil {
 		return nil, err
 	}
 	out, err := findRuleIn(ctx, tx, ruleID, "")
@@ -450,7 +419,7 @@ func (s *Store) RejectCandidate(ctx context.Context, actor string, id int64, rea
 	if err != nil {
 		return nil, err
 	}
-	if err := undecided(c); err != nil {
+	if err := candrows.Undecided(c); err != nil {
 		return nil, err
 	}
 	reason = strings.TrimSpace(reason)
@@ -458,7 +427,7 @@ func (s *Store) RejectCandidate(ctx context.Context, actor string, id int64, rea
 		reason, tx.now, c.ID); err != nil {
 		return nil, fmt.Errorf("postgres: reject candidate: %w", err)
 	}
-	if err := auditCandidate(ctx, tx, actor, "candidate.reject", c, reason, map[string]any{"was": c.Status}); err != nil {
+	if err := appendAudit(ctx, tx, candrows.Audit(actor, "candidate.reject", c, reason, candrows.RejectDetails(c))); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {

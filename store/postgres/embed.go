@@ -28,21 +28,11 @@ func (s *Store) PendingEmbeddings(ctx context.Context, projectID int64, model st
 	if limit <= 0 {
 		return b, nil
 	}
-	add := func(kind governance.RecallKind) func(r pgx.Row) error {
-		return func(r pgx.Row) error {
-			it := governance.EmbedItem{Kind: kind}
-			if err := r.Scan(&it.ID, &it.SubjectID, &it.Text); err != nil {
-				return err
-			}
-			b.Items = append(b.Items, it)
-			return nil
-		}
-	}
 	if err := queryAll(ctx, s.pool, `
 		SELECT r.id, r.subject_id, r.text FROM rules r
 		WHERE r.project_id = $1 AND r.status IN ('active', 'stale') AND r.text <> ''
 			AND NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.kind = 'rule' AND m.item_id = r.id AND m.model = $2)
-		ORDER BY r.id LIMIT $3`, []any{projectID, model, limit}, add(governance.RecallKindRule)); err != nil {
+		ORDER BY r.id LIMIT $3`, []any{projectID, model, limit}, semantic.PendingRow[pgx.Row](b, governance.RecallKindRule)); err != nil {
 		return nil, fmt.Errorf("postgres: pending rule embeddings: %w", err)
 	}
 	if n := limit - len(b.Items); n > 0 {
@@ -50,7 +40,7 @@ func (s *Store) PendingEmbeddings(ctx context.Context, projectID int64, model st
 			SELECT e.id, e.subject_id, e.summary FROM episodes e
 			WHERE e.project_id = $1 AND e.summary <> ''
 				AND NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.kind = 'episode' AND m.item_id = e.id AND m.model = $2)
-			ORDER BY e.id LIMIT $3`, []any{projectID, model, n}, add(governance.RecallKindEpisode)); err != nil {
+			ORDER BY e.id LIMIT $3`, []any{projectID, model, n}, semantic.PendingRow[pgx.Row](b, governance.RecallKindEpisode)); err != nil {
 			return nil, fmt.Errorf("postgres: pending episode embeddings: %w", err)
 		}
 	}
@@ -62,20 +52,7 @@ func (s *Store) PendingEmbeddings(ctx context.Context, projectID int64, model st
 	if n := limit - len(b.Items); n > 0 {
 		if err := queryAll(ctx, s.pool, `
 			SELECT seq, subject_id, text, kind = 'message' AND NOT redacted AND text <> '' FROM events
-			WHERE project_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, []any{projectID, b.LastCheckpoint, n}, func(r pgx.Row) error {
-			var (
-				it   = governance.EmbedItem{Kind: governance.RecallKindEvent}
-				want bool
-			)
-			if err := r.Scan(&it.ID, &it.SubjectID, &it.Text, &want); err != nil {
-				return err
-			}
-			b.Checkpoint = it.ID
-			if want {
-				b.Items = append(b.Items, it)
-			}
-			return nil
-		}); err != nil {
+			WHERE project_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, []any{projectID, b.LastCheckpoint, n}, semantic.PendingEventRow[pgx.Row](b)); err != nil {
 			return nil, fmt.Errorf("postgres: pending event embeddings: %w", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/agentfile"
 	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // Exports in the format governance.ExportRecord defines (the SQLite
@@ -353,13 +354,7 @@ func (s *Store) ImportExport(ctx context.Context, r io.Reader, opts governance.I
 func (s *Store) usableRules(ctx context.Context, projectID int64, subjectID string) ([]*governance.Rule, error) {
 	var out []*governance.Rule
 	err := queryAll(ctx, s.pool, `SELECT `+ruleColumns+` FROM rules r WHERE r.project_id = $1 AND r.status = 'active'
-		AND (r.subject_id = '' OR r.subject_id = $2) ORDER BY r.id`, []any{projectID, subjectID}, func(r pgx.Row) error {
-		rule, err := scanRule(r)
-		if err == nil {
-			out = append(out, rule)
-		}
-		return err
-	})
+		AND (r.subject_id = '' OR r.subject_id = $2) ORDER BY r.id`, []any{projectID, subjectID}, rowscan.AppendV[pgx.Row](scanRule, &out))
 	return out, err
 }
 

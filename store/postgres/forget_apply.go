@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"hash"
 	"strconv"
@@ -135,7 +134,7 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	if err := withholdEvalReads(ctx, tx, p); err != nil {
 		return nil, err
 	}
-	r.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	r.ContentHash = forgetplan.ContentHash(h)
 	return r, nil
 }
 
@@ -226,12 +225,7 @@ func renumber(cond string, k int) string {
 }
 
 func hashEvents(ctx context.Context, tx *Tx, h hash.Hash, query string, args []any) error {
-	return queryAll(ctx, tx, query, args, func(row pgx.Row) error {
-		return forgetplan.ScanLine(row, func(seq int64, text string) error {
-			forgetplan.HashEvent(h, seq, text)
-			return nil
-		})
-	})
+	return queryAll(ctx, tx, query, args, forgetplan.HashRows[pgx.Row](h))
 }
 
 // redactAuditReasons blanks the reasons given on the audit rows about

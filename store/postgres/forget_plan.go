@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/forgetplan"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // The forget planner's questions (governance/forgetplan), answered
@@ -93,13 +94,7 @@ func (r planReader) rules(ctx context.Context, w *where) ([]*governance.Rule, er
 		return findRulesIn(ctx, r.q, w)
 	}
 	var out []*governance.Rule
-	err := queryAll(ctx, r.q, `SELECT `+ruleColumns+` FROM rules r WHERE `+w.String()+` ORDER BY r.id `+r.lock, w.args, func(row pgx.Row) error {
-		rule, err := scanRule(row)
-		if err == nil {
-			out = append(out, rule)
-		}
-		return err
-	})
+	err := queryAll(ctx, r.q, `SELECT `+ruleColumns+` FROM rules r WHERE `+w.String()+` ORDER BY r.id `+r.lock, w.args, rowscan.AppendV[pgx.Row](scanRule, &out))
 	return out, err
 }
 
@@ -175,13 +170,7 @@ func (r planReader) FirstEvents(ctx context.Context, s forgetplan.EventScope, li
 	clause, args := page(w.args, limit, 0)
 	var out []*governance.Event
 	err := queryAll(ctx, r.q, `SELECT `+eventColumns+` FROM events e WHERE `+w.String()+` ORDER BY e.seq`+clause,
-		args, func(row pgx.Row) error {
-			e, err := scanEvent(row)
-			if err == nil {
-				out = append(out, e)
-			}
-			return err
-		})
+		args, rowscan.AppendV[pgx.Row](scanEvent, &out))
 	return out, err
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/consolidate"
 	"github.com/mnemo-console/mnemo/governance/lifecycle"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 var _ consolidate.HeartbeatStore = (*Store)(nil)
@@ -78,15 +79,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		return nil, err
 	}
 	episodes := map[string]int64{}
-	if err := queryAll(ctx, tx, `SELECT session_id, last_seq FROM episodes WHERE project_id = $1`, []any{p.ID}, func(r pgx.Row) error {
-		var (
-			id   string
-			last int64
-		)
-		err := r.Scan(&id, &last)
-		episodes[id] = last
-		return err
-	}); err != nil {
+	if err := queryAll(ctx, tx, `SELECT session_id, last_seq FROM episodes WHERE project_id = $1`, []any{p.ID}, rowscan.Keyed[pgx.Row](episodes)); err != nil {
 		return nil, err
 	}
 	newCP := maxSeq
@@ -107,13 +100,7 @@ func (s *Store) LoadConsolidateInput(ctx context.Context, p *governance.Project,
 		var msgs []*governance.Event
 		if err := queryAll(ctx, tx, `SELECT `+eventColumns+` FROM events e
 			WHERE e.project_id = $1 AND e.session_id = $2 AND e.kind = 'message' AND NOT e.redacted ORDER BY e.turn, e.seq`,
-			[]any{p.ID, si.SessionID}, func(r pgx.Row) error {
-				e, err := scanEvent(r)
-				if err == nil {
-					msgs = append(msgs, e)
-				}
-				return err
-			}); err != nil {
+			[]any{p.ID, si.SessionID}, rowscan.AppendV[pgx.Row](scanEvent, &msgs)); err != nil {
 			return nil, err
 		}
 		known := map[string]bool{}

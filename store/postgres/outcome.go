@@ -9,6 +9,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // Outcomes (docs/outcomes.md), as the SQLite store keeps them: reports,
@@ -298,13 +299,7 @@ func (s *Store) LoadOutcomeReviewInput(ctx context.Context, projectID int64) (*g
 	}
 	err = queryAll(ctx, s.pool, `SELECT `+outcomeColumns+` FROM recall_outcomes o
 		WHERE o.project_id = $1 AND o.review_id IS NULL AND o.rule_id IS NOT NULL AND o.verdict IN ('misled', 'conflicted_with_current')
-		ORDER BY o.id`, []any{projectID}, func(row pgx.Row) error {
-		r, err := scanOutcome(row)
-		if err == nil {
-			in.Reports = append(in.Reports, r)
-		}
-		return err
-	})
+		ORDER BY o.id`, []any{projectID}, rowscan.AppendV[pgx.Row](scanOutcome, &in.Reports))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: pending outcomes: %w", err)
 	}
@@ -317,13 +312,7 @@ func (s *Store) LoadOutcomeReviewInput(ctx context.Context, projectID int64) (*g
 	}
 	err = queryAll(ctx, s.pool, `SELECT `+ruleColumns+` FROM rules r
 		WHERE r.project_id = $1 AND (r.status IN ('active', 'stale') OR (r.supersedes IS NOT NULL AND r.status = 'proposed'))
-		ORDER BY r.id`, []any{projectID}, func(row pgx.Row) error {
-		r, err := scanRule(row)
-		if err == nil {
-			in.Rules = append(in.Rules, r)
-		}
-		return err
-	})
+		ORDER BY r.id`, []any{projectID}, rowscan.AppendV[pgx.Row](scanRule, &in.Rules))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: outcome rules: %w", err)
 	}

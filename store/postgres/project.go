@@ -8,21 +8,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/store/internal/admin"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // CreateProject inserts a project; a duplicate slug is ECONFLICT.
 func (s *Store) CreateProject(ctx context.Context, p *governance.Project) error {
-	if err := governance.ValidateSlug(p.Slug); err != nil {
+	if err := admin.CheckProject(p); err != nil {
 		return err
-	}
-	if p.Name == "" {
-		return governance.Errorf(governance.EINVALID, "A project needs a name.")
-	}
-	if problem := governance.CheckSlug(p.Slug); problem != "" {
-		return governance.Errorf(governance.EINVALID, "The project slug %s.", problem)
-	}
-	if problem := governance.CheckText(p.Name); problem != "" {
-		return governance.Errorf(governance.EINVALID, "The project name %s.", problem)
 	}
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -63,20 +55,11 @@ func (s *Store) findProject(ctx context.Context, where string, arg any) (*govern
 
 // FindProjects lists every project by slug (byte order, as SQLite sorts).
 func (s *Store) FindProjects(ctx context.Context) ([]*governance.Project, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug COLLATE "C"`)
-	if err != nil {
+	var out []*governance.Project
+	if err := queryAll(ctx, s.pool, `SELECT `+projectColumns+` FROM projects ORDER BY slug COLLATE "C"`, nil, rowscan.Append[pgx.Row](scanProject, &out)); err != nil {
 		return nil, fmt.Errorf("postgres: find projects: %w", err)
 	}
-	defer rows.Close()
-	var out []*governance.Project
-	for rows.Next() {
-		p, err := scanProject(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 const projectColumns = `id, slug, name, description, auto_activate, single_user, scratch, created_at`

@@ -19,16 +19,10 @@ func TestRecallRuleCounts(t *testing.T) {
 	s := MustOpenStore(t)
 	a := storetest.LoadMemoryFixture(t, s, "a")
 	b := storetest.MustCreateProject(t, s, "b")
-	check := func(step string) {
-		t.Helper()
-		var bad int
-		if err := s.Pool().QueryRow(ctx, `
-			SELECT count(*) FROM projects p
-			WHERE (SELECT count(*) FROM rules r WHERE r.project_id = p.id AND r.status = 'active')
-				<> COALESCE((SELECT active FROM recall_rule_counts c WHERE c.project_id = p.id), 0)`).Scan(&bad); err != nil || bad != 0 {
-			t.Fatalf("%s: %d projects with a wrong count (%v)", step, bad, err)
-		}
-	}
+	check := storetest.RecallRuleCountsCheck(t, func(query string) (n int, err error) {
+		err = s.Pool().QueryRow(ctx, query).Scan(&n)
+		return n, err
+	})
 	check("import")
 	far, nap := a.Rules[storetest.RuleFar], a.Rules[storetest.RuleNap]
 	for _, q := range []string{

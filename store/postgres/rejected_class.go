@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
+	"github.com/mnemo-console/mnemo/store/internal/rulerows"
 )
 
 // Class rejections of the review queue (governance.RejectedClass): the
@@ -68,11 +70,7 @@ func (s *Store) FindRejectedClasses(ctx context.Context, projectID int64, withLi
 func findRejectedClasses(ctx context.Context, q dbtx, projectID int64, withLifted bool) ([]*governance.RejectedClass, error) {
 	var out []*governance.RejectedClass
 	err := queryAll(ctx, q, `SELECT `+rejectedClassColumns+` FROM rejected_classes WHERE project_id = $1 AND ($2 OR lifted_at IS NULL) ORDER BY id DESC`,
-		[]any{projectID, withLifted}, func(r pgx.Row) error {
-			rc, err := scanRejectedClass(r)
-			out = append(out, rc)
-			return err
-		})
+		[]any{projectID, withLifted}, rowscan.Append[pgx.Row](scanRejectedClass, &out))
 	return out, err
 }
 
@@ -86,12 +84,6 @@ func (s *Store) FindEvidenceSpread(ctx context.Context, ruleIDs []int64) (map[in
 	err := queryAll(ctx, s.pool, `SELECT c.rule_id, count(DISTINCT e.session_id), count(DISTINCT e.subject_id)
 		FROM candidates c JOIN evidence v ON v.candidate_id = c.id JOIN events e ON e.seq = v.event_seq
 		WHERE c.rule_id = ANY($1) AND e.source <> 'external' GROUP BY c.rule_id`,
-		[]any{ruleIDs}, func(r pgx.Row) error {
-			var id int64
-			var sp governance.EvidenceSpread
-			err := r.Scan(&id, &sp.Sessions, &sp.Subjects)
-			out[id] = sp
-			return err
-		})
+		[]any{ruleIDs}, rulerows.Spread[pgx.Row](out))
 	return out, err
 }

@@ -2,11 +2,11 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/rulerows"
 )
 
 // The review queue's stored rank (migration 0085, as SQLite's store keeps
@@ -18,23 +18,14 @@ import (
 // governance.RankVersion than version), by id, with the epoch of each
 // one's inputs as read.
 func (s *Store) FindStaleRanks(ctx context.Context, projectID int64, version int) ([]*governance.Rule, map[int64]int64, error) {
-	var out []*governance.Rule
-	epochs := map[int64]int64{}
+	var st rulerows.Stale
 	err := queryAll(ctx, s.pool, `SELECT `+ruleColumns+`, r.rank_epoch FROM rules r
 		WHERE r.project_id = $1 AND r.status = 'proposed' AND (r.rank_score IS NULL OR r.rank_version <> $2) ORDER BY r.id`,
-		[]any{projectID, version}, func(row pgx.Row) error {
-			var epoch int64
-			rule, err := scanRule(row, &epoch)
-			if err == nil {
-				out = append(out, rule)
-				epochs[rule.ID] = epoch
-			}
-			return err
-		})
+		[]any{projectID, version}, rulerows.StaleRows[pgx.Row](scanRule, &st))
 	if err != nil {
 		return nil, nil, fmt.Errorf("postgres: find stale ranks: %w", err)
 	}
-	return out, epochs, nil
+	return st.Rules, st.Epochs, nil
 }
 
 // SetRanks keeps computed ranks, each only while its rule is still a
@@ -44,9 +35,8 @@ func (s *Store) FindStaleRanks(ctx context.Context, projectID int64, version int
 // at a time never deadlocks with a beat that attaches evidence.
 func (s *Store) SetRanks(ctx context.Context, ranks []governance.StoredRank) error {
 	for _, r := range ranks {
-		reasons, _ := json.Marshal(r.Rank.Reasons)
 		if _, err := s.pool.Exec(ctx, `UPDATE rules SET rank_score = $1, rank_reasons = $2, rank_version = $3
-			WHERE id = $4 AND rank_epoch = $5 AND status = 'proposed'`, r.Rank.Score, string(reasons), r.Version, r.RuleID, r.Epoch); err != nil {
+			WHERE id = $4 AND rank_epoch = $5 AND status = 'proposed'`, r.Rank.Score, rulerows.Reasons(r.Rank), r.Version, r.RuleID, r.Epoch); err != nil {
 			return fmt.Errorf("postgres: set ranks: %w", err)
 		}
 	}
@@ -66,21 +56,7 @@ func (s *Store) FindRankedProposals(ctx context.Context, projectID int64, offset
 	var ranks []governance.Rank
 	err := queryAll(ctx, s.pool, `SELECT `+ruleColumns+`, r.rank_score, r.rank_reasons FROM rules r
 		WHERE r.project_id = $1 AND r.status = 'proposed' ORDER BY r.rank_score DESC NULLS LAST, r.id DESC LIMIT $2 OFFSET $3`,
-		[]any{projectID, max(limit, 0), max(offset, 0)}, func(row pgx.Row) error {
-			var score *float64
-			var reasons string
-			rule, err := scanRule(row, &score, &reasons)
-			if err != nil {
-				return err
-			}
-			rk := governance.Rank{}
-			if score != nil {
-				rk.Score = *score
-			}
-			_ = json.Unmarshal([]byte(reasons), &rk.Reasons)
-			rules, ranks = append(rules, rule), append(ranks, rk)
-			return nil
-		})
+		[]any{projectID, max(limit, 0), max(offset, 0)}, rulerows.Ranked[pgx.Row](scanRule, &rules, &ranks))
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("postgres: find ranked proposals: %w", err)
 	}

@@ -12,6 +12,9 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
 	"github.com/mnemo-console/mnemo/store/internal/outcome"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
+	"github.com/mnemo-console/mnemo/store/internal/rulerows"
+	"github.com/mnemo-console/mnemo/store/internal/searchquery"
 )
 
 // Reads of the semantic layer: rules, their versions and evidence.
@@ -133,7 +136,7 @@ func ruleWhere(f governance.RuleFilter) *where {
 	// (migration 0016) serves it for a word of three or more characters,
 	// and a Chinese word first needs all its character pairs (or its one
 	// character) in words, through rules_words.
-	for _, t := range searchTerms(f.Query) {
+	for _, t := range searchquery.Terms(f.Query) {
 		if q := cjkQuery(t); q != "" {
 			w.add(`r.words @@ ?::tsquery`, q)
 		}
@@ -167,13 +170,7 @@ func cjkQuery(t string) string {
 
 func findRulesIn(ctx context.Context, q dbtx, w *where) ([]*governance.Rule, error) {
 	var out []*governance.Rule
-	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+w.String()+` ORDER BY r.id`, w.args, func(r pgx.Row) error {
-		rule, err := scanRule(r)
-		if err == nil {
-			out = append(out, rule)
-		}
-		return err
-	})
+	err := queryAll(ctx, q, `SELECT `+ruleColumns+` FROM rules r WHERE `+w.String()+` ORDER BY r.id`, w.args, rowscan.AppendV[pgx.Row](scanRule, &out))
 	return out, err
 }
 
@@ -236,14 +233,7 @@ func (tx ruleTx) InsertRule(ctx context.Context, r *governance.Rule, actor, reas
 		id, r.Text, string(r.Kind), actor, reason, tx.now); err != nil {
 		return 0, fmt.Errorf("postgres: write rule version: %w", err)
 	}
-	action := "rule.propose"
-	if r.Status == governance.RuleActive {
-		action = "rule.activate"
-	}
-	if err := appendAudit(ctx, tx.Tx, &governance.AuditEntry{
-		Actor: actor, Action: action, ObjectType: "rule", ObjectID: fmt.Sprint(id), ProjectID: r.ProjectID,
-		Reason: string(r.PromotionReason), Details: fmt.Sprintf(`{"kind":%q,"status":%q}`, r.Kind, r.Status),
-	}); err != nil {
+	if err := appendAudit(ctx, tx.Tx, rulerows.Written(actor, id, r)); err != nil {
 		return 0, err
 	}
 	return id, nil

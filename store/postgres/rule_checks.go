@@ -8,6 +8,7 @@ import (
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/evalrow"
 	"github.com/mnemo-console/mnemo/store/internal/baseline"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // What the eval runner needs of the memory besides recall: the code checks
@@ -22,15 +23,7 @@ func (s *Store) FindRuleChecks(ctx context.Context, ruleIDs []int64) (map[int64]
 		return out, nil
 	}
 	err := queryAll(ctx, s.pool, `SELECT id, checks FROM rules WHERE id = ANY($1) AND checks NOT IN ('', '[]')`,
-		[]any{ruleIDs}, func(r pgx.Row) error {
-			var (
-				id     int64
-				checks string
-			)
-			err := r.Scan(&id, &checks)
-			out[id] = checks
-			return err
-		})
+		[]any{ruleIDs}, rowscan.Keyed[pgx.Row](out))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: find rule checks: %w", err)
 	}

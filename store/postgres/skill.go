@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/forgetplan"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 	"github.com/mnemo-console/mnemo/store/internal/skillrows"
 )
 
@@ -86,11 +87,7 @@ func (s *Store) FindSkills(ctx context.Context, f governance.SkillFilter) ([]*go
 	clause, args := page(args, limit, f.Offset)
 	out := []*governance.Skill{}
 	err := queryAll(ctx, s.pool, `SELECT `+skillColumns+` FROM skills s JOIN projects p ON p.id = s.project_id WHERE `+cond+
-		` ORDER BY s.name COLLATE "C"`+clause, args, func(r pgx.Row) error {
-		sk, err := scanSkill(r)
-		out = append(out, sk)
-		return err
-	})
+		` ORDER BY s.name COLLATE "C"`+clause, args, rowscan.Append[pgx.Row](scanSkill, &out))
 	if err != nil {
 		return nil, 0, fmt.Errorf("postgres: find skills: %w", err)
 	}

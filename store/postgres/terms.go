@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance/tokenizer"
+	"github.com/mnemo-console/mnemo/store/internal/searchquery"
 )
 
 // PostgreSQL's limits on a tsvector entry: a lexeme's length in bytes, the
@@ -103,46 +104,11 @@ type searchQuery struct {
 	highlight []string
 }
 
-// parseSearch reads a query: "quoted phrases" are exact, everything else is
-// words (any may match) and CJK runs (their character pairs, or the single
-// character).
+// parseSearch reads a query (searchquery.Parse), each phrase as its
+// tsquery; a term longer than a lexeme can be is passed over.
 func parseSearch(text string) searchQuery {
-	var q searchQuery
-	seen := map[string]bool{}
-	loose := func(part string) {
-		tokenizer.PhraseTokens(part, func(t string, _ int) {
-			if !seen[t] && len(t) <= maxLexemeBytes {
-				seen[t] = true
-				q.any = append(q.any, tsPhrase([]string{t}))
-			}
-		})
-		q.highlight = append(q.highlight, searchTerms(part)...)
-	}
-	for {
-		before, rest, quoted := strings.Cut(text, `"`)
-		loose(before)
-		if !quoted {
-			break
-		}
-		phrase, after, _ := strings.Cut(rest, `"`)
-		text = after
-		phrase = strings.TrimSpace(phrase)
-		if phrase == "" {
-			continue
-		}
-		var toks []string
-		tokenizer.PhraseTokens(phrase, func(t string, _ int) { toks = append(toks, t) })
-		if len(toks) > 0 {
-			q.phrases = append(q.phrases, tsPhrase(toks))
-		}
-		q.exact = append(q.exact, phrase)
-		q.highlight = append(q.highlight, phrase)
-	}
-	if len(q.phrases) > 0 && len(q.any) > 0 {
-		// The phrases select; loose words then only add to the rank.
-		q.any = append(append([]tsPart{}, q.phrases...), q.any...)
-	}
-	return q
+	p := searchquery.Parse(text, func(t string) bool { return len(t) <= maxLexemeBytes }, tsPhrase)
+	return searchQuery{phrases: p.Phrases, any: p.Any, exact: p.Exact, highlight: p.Highlight}
 }
 
 // match is the tsquery an event must satisfy: every phrase, and one of the
@@ -168,16 +134,4 @@ func (q searchQuery) ranked() []tsPart {
 		return q.any
 	}
 	return q.phrases
-}
-
-// searchTerms splits a query on white space, dropping quotes and empties.
-func searchTerms(q string) []string {
-	var out []string
-	for _, t := range strings.Fields(q) {
-		t = strings.Trim(t, `"`)
-		if t != "" {
-			out = append(out, t)
-		}
-	}
-	return out
 }

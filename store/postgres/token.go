@@ -3,24 +3,18 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/tokenrows"
 )
-
-// tokenTouchEvery limits how often a token's last use is written.
-const tokenTouchEvery = time.Minute
 
 // CreateToken stores a new token under the SHA-256 hash of its secret
 // (hex, from auth.HashToken) and writes an audit row.
 func (s *Store) CreateToken(ctx context.Context, t *governance.APIToken, hash string) error {
-	if err := t.Validate(); err != nil {
+	if err := tokenrows.Check(t, hash); err != nil {
 		return err
-	}
-	if len(hash) != 64 {
-		return fmt.Errorf("postgres: token hash must be hex SHA-256")
 	}
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -36,15 +30,12 @@ func (s *Store) CreateToken(ctx context.Context, t *governance.APIToken, hash st
 	err = tx.QueryRow(ctx, `
 		INSERT INTO api_tokens (project_id, name, token_hash, scopes, created_by, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-		t.ProjectID, t.Name, hash, joinScopes(t.Scopes), t.CreatedBy, tx.now).Scan(&t.ID)
+		t.ProjectID, t.Name, hash, tokenrows.JoinScopes(t.Scopes), t.CreatedBy, tx.now).Scan(&t.ID)
 	if err != nil {
 		return mapError(err, "Token")
 	}
 	t.CreatedAt = tx.now
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: t.CreatedBy, Action: "token.create", ObjectType: "api_token", ObjectID: fmt.Sprint(t.ID), ProjectID: t.ProjectID,
-		Details: fmt.Sprintf(`{"scopes":%q}`, joinScopes(t.Scopes)),
-	}); err != nil {
+	if err := appendAudit(ctx, tx, tokenrows.Created(t)); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
@@ -68,9 +59,7 @@ func (s *Store) RevokeToken(ctx context.Context, id int64, actor string) error {
 	if _, err := tx.Exec(ctx, `UPDATE api_tokens SET revoked_at = $1 WHERE id = $2`, tx.now, id); err != nil {
 		return fmt.Errorf("postgres: revoke token: %w", err)
 	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "token.revoke", ObjectType: "api_token", ObjectID: fmt.Sprint(id), ProjectID: t.ProjectID,
-	}); err != nil {
+	if err := appendAudit(ctx, tx, tokenrows.Revoked(actor, t)); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
@@ -116,7 +105,7 @@ func (s *Store) FindTokens(ctx context.Context, f governance.TokenFilter) ([]*go
 // TouchToken records that a token was used, at most once a minute.
 func (s *Store) TouchToken(ctx context.Context, t *governance.APIToken) error {
 	now := utc(s.Now())
-	if t.LastUsedAt != nil && now.Sub(*t.LastUsedAt) < tokenTouchEvery {
+	if !tokenrows.TouchDue(t, now) {
 		return nil
 	}
 	if _, err := s.pool.Exec(ctx, `UPDATE api_tokens SET last_used_at = $1 WHERE id = $2`, now, t.ID); err != nil {
@@ -153,11 +142,7 @@ func scanToken(r pgx.Row) (*governance.APIToken, error) {
 	if err := r.Scan(&t.ID, &t.ProjectID, &t.ProjectSlug, &t.Name, &scopes, &t.CreatedBy, &t.CreatedAt, &lastUsed, &revoke); err != nil {
 		return nil, err
 	}
-	for _, sc := range strings.Split(scopes, ",") {
-		if sc != "" {
-			t.Scopes = append(t.Scopes, governance.TokenScope(sc))
-		}
-	}
+	t.Scopes = tokenrows.Scopes(scopes)
 	t.CreatedAt, t.LastUsedAt, t.RevokedAt = t.CreatedAt.UTC(), utcPtr(lastUsed), utcPtr(revoke)
 	return &t, nil
 }
@@ -168,12 +153,4 @@ func utcPtr(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
-}
-
-func joinScopes(scopes []governance.TokenScope) string {
-	out := make([]string, len(scopes))
-	for i, sc := range scopes {
-		out[i] = string(sc)
-	}
-	return strings.Join(out, ",")
 }

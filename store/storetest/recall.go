@@ -201,3 +201,19 @@ func TestRecall(t *testing.T, open Opener) {
 		}
 	})
 }
+
+// RecallRuleCountsCheck returns a check that every project's kept count
+// of active rules (recall_rule_counts) is the count of its active rules;
+// queryInt runs one SQL query returning one number on the backend.
+func RecallRuleCountsCheck(tb testing.TB, queryInt func(query string) (int, error)) func(step string) {
+	return func(step string) {
+		tb.Helper()
+		bad, err := queryInt(`
+			SELECT count(*) FROM projects p
+			WHERE (SELECT count(*) FROM rules r WHERE r.project_id = p.id AND r.status = 'active')
+				<> COALESCE((SELECT active FROM recall_rule_counts c WHERE c.project_id = p.id), 0)`)
+		if err != nil || bad != 0 {
+			tb.Fatalf("%s: %d projects with a wrong count (%v)", step, bad, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@
 package admin
 
 import (
+	"crypto/rand"
 	"strconv"
 	"strings"
 
@@ -104,6 +105,87 @@ func ValidateNewProject(p *governance.Project) error {
 }
 
 var errNoName = governance.Errorf(governance.EINVALID, "A project needs a name.")
+
+// CheckAccount checks a new account before it is written (its username
+// trimmed): a username and a password hash, and each membership
+// (CheckMembership), which it then names as the account's once its id is
+// known (Own).
+func CheckAccount(a *governance.Account) error {
+	a.Username = strings.TrimSpace(a.Username)
+	if a.Username == "" || a.PasswordHash == "" {
+		return governance.Errorf(governance.EINVALID, "An account needs a username and a password.")
+	}
+	for i := range a.Memberships {
+		if err := CheckMembership(&a.Memberships[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Own names a's memberships as the account's, a.ID set.
+func Own(a *governance.Account) []governance.Membership {
+	for i := range a.Memberships {
+		a.Memberships[i].AccountID = a.ID
+	}
+	return a.Memberships
+}
+
+// CheckMembership checks a role in a project before it is written: a
+// reviewer sees the whole project (no subject), a member is linked to
+// one subject.
+func CheckMembership(m *governance.Membership) error {
+	switch m.Role {
+	case governance.ProjectReviewer:
+		m.SubjectID = ""
+	case governance.ProjectMember:
+		if strings.TrimSpace(m.SubjectID) == "" {
+			return governance.Errorf(governance.EINVALID, "A member must be linked to a subject id.")
+		}
+	default:
+		return governance.Errorf(governance.EINVALID, "Role %q is not reviewer or member.", m.Role)
+	}
+	return nil
+}
+
+// NewSessionKeys draws the cookie hash and block keys a store keeps on
+// first use.
+func NewSessionKeys() (hashKey, blockKey []byte) {
+	hashKey, blockKey = make([]byte, 64), make([]byte, 32)
+	rand.Read(hashKey)
+	rand.Read(blockKey)
+	return hashKey, blockKey
+}
+
+// FirstAccount is the account a lookup by id or name found, or
+// ENOTFOUND.
+func FirstAccount(accounts []*governance.Account, err error) (*governance.Account, error) {
+	if err != nil {
+		return nil, err
+	}
+	if len(accounts) == 0 {
+		return nil, governance.Errorf(governance.ENOTFOUND, "Account not found.")
+	}
+	return accounts[0], nil
+}
+
+// CheckProject checks a project before any store writes it: a valid
+// slug, and a name.
+func CheckProject(p *governance.Project) error {
+	if err := governance.ValidateSlug(p.Slug); err != nil {
+		return err
+	}
+	if p.Name == "" {
+		return errNoName
+	}
+	if problem := governance.CheckSlug(p.Slug); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project slug %s.", problem)
+	}
+	if problem := governance.CheckText(p.Name); problem != "" {
+		return governance.Errorf(governance.EINVALID, "The project name %s.", problem)
+	}
+	return nil
+}
 
 // ProjectCreated is the audit row of a new project (its ID set).
 func ProjectCreated(actor string, p *governance.Project) *governance.AuditEntry {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/forgetplan"
 )
 
 // A re-chain (docs/forget.md, "What a forget removes"). Audit rows written before
@@ -187,4 +188,55 @@ func (rc *Rechain) Epoch(actor string) *governance.AuditEntry {
 	})
 	return &governance.AuditEntry{Actor: actor, Action: "audit.rechain", ObjectType: "audit",
 		ObjectID: strconv.FormatInt(first, 10), ProjectID: rc.ProjectID, Details: string(details)}
+}
+
+// LegacyTx is what the re-chain of a legacy subject (RechainLegacy) asks
+// of a store besides RechainTx, inside the same transaction.
+type LegacyTx interface {
+	RechainTx
+	// ProjectExists reports whether the project is still there.
+	ProjectExists(ctx context.Context, projectID int64) (bool, error)
+	// SubjectKey is the subject's stored key, made when there is none.
+	SubjectKey(ctx context.Context, projectID int64, subjectID string) ([]byte, error)
+	// SubjectLeft reports whether anything of the subject is left for a
+	// forget to tombstone (events, sessions, rules, candidates).
+	SubjectLeft(ctx context.Context, projectID int64, subjectID string) (bool, error)
+	// DeleteSubjectKey deletes the subject's stored key.
+	DeleteSubjectKey(ctx context.Context, projectID int64, subjectID string) error
+}
+
+// RechainLegacy re-chains the rows naming subjectID in plain text
+// (RechainSubject) to its keyed reference: with the subject's key, or a
+// key never stored when the project was deleted since. The key is then
+// deleted when nothing of the subject is left for a forget to tombstone,
+// so no row can be tied to the plain id again. It reports how many rows
+// it rewrote (0: none, and nothing written).
+func RechainLegacy(ctx context.Context, tx LegacyTx, actor string, projectID int64, subjectID string) (int, error) {
+	project, err := tx.ProjectExists(ctx, projectID)
+	if err != nil {
+		return 0, err
+	}
+	var key []byte
+	if project {
+		key, err = tx.SubjectKey(ctx, projectID, subjectID)
+	} else {
+		key, err = forgetplan.NewKey()
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, err := RechainSubject(ctx, tx, actor, projectID, subjectID, forgetplan.SubjectRef(key, subjectID))
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	left, err := tx.SubjectLeft(ctx, projectID, subjectID)
+	if err != nil {
+		return 0, err
+	}
+	if !left {
+		if err := tx.DeleteSubjectKey(ctx, projectID, subjectID); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }

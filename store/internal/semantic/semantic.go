@@ -215,3 +215,36 @@ func Dot(q []float32, b []byte) float64 {
 	}
 	return s
 }
+
+// PendingRow reads (id, subject, text) rows of items of kind without a
+// vector into b's items: the rules and episodes of PendingEmbeddings.
+func PendingRow[R Scanner](b *governance.EmbedBatch, kind governance.RecallKind) func(R) error {
+	return func(row R) error {
+		it := governance.EmbedItem{Kind: kind}
+		if err := row.Scan(&it.ID, &it.SubjectID, &it.Text); err != nil {
+			return err
+		}
+		b.Items = append(b.Items, it)
+		return nil
+	}
+}
+
+// PendingEventRow reads (seq, subject, text, wanted) rows of the events
+// after b's checkpoint: each moves the checkpoint, and a wanted one (an
+// unredacted message with text) joins b's items.
+func PendingEventRow[R Scanner](b *governance.EmbedBatch) func(R) error {
+	return func(row R) error {
+		var (
+			it   = governance.EmbedItem{Kind: governance.RecallKindEvent}
+			want bool
+		)
+		if err := row.Scan(&it.ID, &it.SubjectID, &it.Text, &want); err != nil {
+			return err
+		}
+		b.Checkpoint = it.ID
+		if want {
+			b.Items = append(b.Items, it)
+		}
+		return nil
+	}
+}
