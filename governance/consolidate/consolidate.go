@@ -589,10 +589,11 @@ func (c *Consolidator) replaces(rules []*governance.Rule, newOnes []*governance.
 	if c.Related == nil {
 		return nil
 	}
-	var (
-		best  *governance.Rule
-		score float64
-	)
+	// A correction that names the rule's old value may share no word with
+	// it (会议改成十一点了，不是十点 against 周会都在十点开): any relatedness,
+	// none included, is enough for it.
+	var best *governance.Rule
+	score := -1.0
 	for _, r := range rules {
 		for _, cand := range newOnes {
 			sim := c.Related(r.Text, cand.Statement)
