@@ -241,7 +241,7 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 		return id
 	}
-	var gained []int64 // proposals whose candidates gain evidence
+	var gained []int64 // proposals that gain candidates, and their evidence
 	for _, c := range plan.Candidates {
 		findings, _ := json.Marshal(nonNil(c.Findings))
 		res, err := tx.ExecContext(ctx, `
@@ -255,7 +255,7 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 		id, _ := res.LastInsertId()
 		ids[c.ID] = id
-		if r, ok := mapRule(c.RuleID).(int64); ok && len(c.EvidenceSeqs) > 0 {
+		if r, ok := mapRule(c.RuleID).(int64); ok {
 			gained = append(gained, r)
 		}
 		for _, seq := range c.EvidenceSeqs {

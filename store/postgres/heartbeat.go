@@ -239,7 +239,7 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 		return nullInt(id)
 	}
-	var gained []int64 // proposals whose candidates gain evidence
+	var gained []int64 // proposals that gain candidates, and their evidence
 	for _, c := range plan.Candidates {
 		var id int64
 		if err := tx.QueryRow(ctx, `
@@ -251,7 +251,7 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 			return fmt.Errorf("postgres: write candidate: %w", err)
 		}
 		ids[c.ID] = id
-		if r, ok := mapRule(c.RuleID).(int64); ok && len(c.EvidenceSeqs) > 0 {
+		if r, ok := mapRule(c.RuleID).(int64); ok {
 			gained = append(gained, r)
 		}
 		if len(c.EvidenceSeqs) > 0 {

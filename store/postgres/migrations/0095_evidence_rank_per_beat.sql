@@ -1,6 +1,8 @@
--- Evidence is written only with its candidate, in the transaction that
--- writes the candidate (a beat's plan, an import), as SQLite's migration
--- 0104 states: the writer marks the proposals whose candidates gained
--- evidence stale once per transaction instead of a trigger call per
--- evidence row. Evidence removed still forgets the rank by its trigger.
+-- A candidate and its evidence are written only together, in one
+-- transaction (a beat's plan, an import), as SQLite's migration 0104
+-- states: the writer marks the proposals that gained candidates stale once
+-- per transaction instead of a trigger call per candidate and evidence
+-- row. A candidate moved or deleted and evidence removed still forget the
+-- rank by their triggers.
+DROP TRIGGER candidates_rank_insert ON candidates;
 DROP TRIGGER evidence_rank_insert ON evidence;
