@@ -488,6 +488,7 @@ func Corrects(rule, statement string) bool {
 var (
 	oldValueEN = regexp.MustCompile(`\b(?:not|instead of|rather than|no longer)\s+((?:[\p{L}\p{N}:.'-]+\s*){1,3})`)
 	oldValueZH = regexp.MustCompile(`(?:不是|不再是|别再|不要再)([^，,。.！!？?；;：:\s]{1,8})`)
+	hourZH     = regexp.MustCompile(`^[零〇一二两三四五六七八九十]{1,3}点`)
 )
 
 // NamesOldValue reports whether statement names a value of rule as gone —
@@ -531,7 +532,9 @@ func NamesOldValue(rule, statement string) bool {
 		}
 	}
 	for _, m := range oldValueZH.FindAllStringSubmatch(st, -1) {
-		if named(m[1]) {
+		// After 不是 an hour in numerals is a time (不是十点), as 十点钟
+		// is; on its own 两点 may be "two points".
+		if named(m[1]) || hourZH.MatchString(m[1]) && named(hourZH.FindString(m[1])+"钟") {
 			return true
 		}
 		r := []rune(strings.TrimSuffix(m[1], "了"))

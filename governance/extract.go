@@ -20,6 +20,11 @@ type ExtractedItem struct {
 	SupportSeqs []int64 `json:"supported_event_ids"`
 	// Durable: the user explicitly said it holds from now on.
 	Durable bool `json:"durable"`
+	// ReplacesOnly: the item corrects the value of one definite thing
+	// ("The call is at 5 now, not 4"): it may replace a rule it corrects,
+	// but is no wish of its own — with no such rule it is dropped, and it
+	// never waits for repetition.
+	ReplacesOnly bool `json:"replaces_only,omitempty"`
 }
 
 // Extraction is what an extractor made of one session.

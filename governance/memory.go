@@ -78,6 +78,9 @@ type Candidate struct {
 	// clause that kept the statement out and why (GateResult.NotPlaced);
 	// read with LowRisk, never stored.
 	NotPlaced *NotPlaced `json:"-"`
+	// ReplacesOnly is the extractor's ExtractedItem.ReplacesOnly: a new
+	// candidate that only a rule it corrects keeps; never stored.
+	ReplacesOnly bool `json:"-"`
 }
 
 // Finding is one hit of the write gate: its risk class (Category), the

@@ -233,6 +233,7 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 		return id
 	}
+	var gained []int64 // proposals that gain candidates, and their evidence
 	for _, c := range plan.Candidates {
 		findings, _ := json.Marshal(nonNil(c.Findings))
 		res, err := tx.ExecContext(ctx, `
@@ -246,10 +247,20 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 		id, _ := res.LastInsertId()
 		ids[c.ID] = id
+		if r, ok := mapRule(c.RuleID).(int64); ok {
+			gained = append(gained, r)
+		}
 		for _, seq := range c.EvidenceSeqs {
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO evidence (candidate_id, event_seq) VALUES (?, ?)`, id, seq); err != nil {
 				return fmt.Errorf("store: write evidence: %w", err)
 			}
+		}
+	}
+	// Once per beat, not once per evidence row (migration 0104).
+	if len(gained) > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE rules SET rank_score = NULL, rank_epoch = rank_epoch + 1
+			WHERE status = 'proposed' AND id IN (SELECT DISTINCT value FROM json_each(?))`, listArg(gained)); err != nil {
+			return fmt.Errorf("store: forget ranks: %w", err)
 		}
 	}
 	mapCand := func(id int64) int64 {

@@ -188,7 +188,7 @@ func (c *Consolidator) Plan(ctx context.Context, in *governance.ConsolidateInput
 				ID: tempID(), ProjectID: in.Project.ID, SessionID: w.Session.SessionID, SubjectID: w.Session.SubjectID,
 				Type: it.Type, Statement: it.text, Durable: it.Durable, Extractor: out.extractor,
 				Status: governance.CandidatePending, Fingerprint: it.fingerprint, Findings: it.findings, EvidenceSeqs: it.support,
-				CreatedAt: in.Now, UpdatedAt: in.Now, LowRisk: it.lowRisk, NotPlaced: it.notPlaced,
+				CreatedAt: in.Now, UpdatedAt: in.Now, LowRisk: it.lowRisk, NotPlaced: it.notPlaced, ReplacesOnly: it.ReplacesOnly,
 			}
 			if it.blocked {
 				cand.Status = governance.CandidateBlocked
@@ -197,10 +197,13 @@ func (c *Consolidator) Plan(ctx context.Context, in *governance.ConsolidateInput
 		}
 	}
 	plan.Stats.Episodes = len(plan.Episodes)
-	plan.Stats.Candidates = len(plan.Candidates)
 	if err := c.mergeAndPromote(ctx, in, plan, evidence, tempID); err != nil {
 		return nil, err
 	}
+	// A correction of one definite thing that corrected no rule is
+	// nothing to keep (ExtractedItem.ReplacesOnly).
+	plan.Candidates = slices.DeleteFunc(plan.Candidates, func(c *governance.Candidate) bool { return c.ReplacesOnly && c.GroupID == 0 })
+	plan.Stats.Candidates = len(plan.Candidates)
 	return plan, nil
 }
 
@@ -506,6 +509,11 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 					}
 				}
 			}
+			if ruleID == 0 && c.replaces(rulesByKey[key], newOnes) == nil {
+				// Corrections of one definite thing that correct no rule
+				// are dropped (their group id stays 0).
+				newOnes = slices.DeleteFunc(newOnes, func(c *governance.Candidate) bool { return c.ReplacesOnly })
+			}
 			if len(newOnes) == 0 {
 				continue
 			}
@@ -621,10 +629,11 @@ func (c *Consolidator) replaces(rules []*governance.Rule, newOnes []*governance.
 	if c.Related == nil {
 		return nil
 	}
-	var (
-		best  *governance.Rule
-		score float64
-	)
+	// A correction that names the rule's old value may share no word with
+	// it (会议改成十一点了，不是十点 against 周会都在十点开): any relatedness,
+	// none included, is enough for it.
+	var best *governance.Rule
+	score := -1.0
 	for _, r := range rules {
 		for _, cand := range newOnes {
 			sim := c.Related(r.Text, cand.Statement)

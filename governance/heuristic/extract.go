@@ -20,7 +20,7 @@ import (
 
 // Name is the extractor's name and version, recorded on every candidate.
 // Bump the version when a change would extract different items.
-const Name = "heuristic/6"
+const Name = "heuristic/7"
 
 // maxStatementRunes caps a statement, well inside recall's per-item budget.
 const maxStatementRunes = 240
@@ -253,7 +253,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 			s.said = append(s.said, userSentence{seq: e.Seq, text: sn.text, item: item, notTheirs: notTheirs(rd.veto), index: index, r: rd, question: sn.question})
 		}
 	}()
-	var ok, durable, answers bool
+	var ok, durable, answers, replacesOnly bool
 	raw := t.raw
 	switch {
 	case notTheirs(rd.veto):
@@ -289,8 +289,15 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		// another session too it is counted as repeated, and a correction
 		// replaces the rule it corrects (consolidation decides both).
 		if !ok && !question && (rd.veto == vetoNone || rd.rearranged) && (rd.choice || rd.correction && (rd.norm || utf8.RuneCountInString(t.raw) >= 12) && !t.anyZH(oneOffZH) && !oneOffTextEN(t)) &&
-			!(t.han && errandZHRe.MatchString(t.raw)) && !oneInstance(t) {
-			ok = true
+			!(t.han && errandZHRe.MatchString(t.raw)) {
+			// A correction of one definite thing's value ("The call is
+			// at 5 now, not 4") is a task on its own, but replaces a
+			// standing rule about that thing if there is one.
+			if !oneInstance(t) {
+				ok = true
+			} else if correctsOccasion(t) {
+				ok, replacesOnly = true, true
+			}
 		}
 		// A plain request about the agent's own answers ("Number the
 		// steps.", "分点说吧。") is a wish too: held after one session, a
@@ -322,7 +329,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 		if answers && readability.Check(statement) != readability.OK {
 			statement = namedAnswers(statement)
 		}
-		s.add(governance.TypePreference, statement, durable, e.Seq)
+		s.addItem(governance.TypePreference, statement, durable, replacesOnly, e.Seq)
 		if !external { // the summary counts what the user asked for
 			s.prefs++
 			if durable {
@@ -685,6 +692,12 @@ func finish(s string) string {
 
 // add records an item, merging the support of an identical statement.
 func (s *session) add(typ governance.MemoryType, statement string, durable bool, seqs ...int64) {
+	s.addItem(typ, statement, durable, false, seqs...)
+}
+
+// addItem is add with the item's ReplacesOnly: an item said both ways is
+// a wish of its own.
+func (s *session) addItem(typ governance.MemoryType, statement string, durable, replacesOnly bool, seqs ...int64) {
 	if statement == "" {
 		return
 	}
@@ -692,6 +705,7 @@ func (s *session) add(typ governance.MemoryType, statement string, durable bool,
 		it := &s.items[i]
 		if it.Type == typ && it.Statement == statement {
 			it.Durable = it.Durable || durable
+			it.ReplacesOnly = it.ReplacesOnly && replacesOnly
 			it.SupportSeqs = append(it.SupportSeqs, seqs...)
 			slices.Sort(it.SupportSeqs)
 			it.SupportSeqs = slices.Compact(it.SupportSeqs)
@@ -701,7 +715,7 @@ func (s *session) add(typ governance.MemoryType, statement string, durable bool,
 	support := slices.Clone(seqs)
 	slices.Sort(support)
 	s.items = append(s.items, governance.ExtractedItem{
-		Type: typ, Statement: statement, SupportSeqs: slices.Compact(support), Durable: durable,
+		Type: typ, Statement: statement, SupportSeqs: slices.Compact(support), Durable: durable, ReplacesOnly: replacesOnly,
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // A request about one definite thing — the meeting, this booking, 这个会,
@@ -100,6 +102,35 @@ func occasionHeadZH(u string) bool {
 			if strings.ContainsRune(afterHeadZH, r) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// correctsOccasion reports whether a request about one definite thing
+// states that thing's new value in place of its old one — "The call is at
+// 5 now, not 4", 理疗预约改成四点了，不是三点 — with no demonstrative, day or
+// date that makes it one occasion's ("this call", "tomorrow's", 今天的, 五号),
+// and no imperative ("Move the call to 5, not 4" is an errand): a
+// correction of a standing rule about that thing, if there is one.
+func correctsOccasion(t text) bool {
+	if t.han {
+		u := t.raw
+		return containsAny(u, []string{"不是", "不再是"}) && (changeValueZH(u) || valueAfterZH(u, cueCorrection.zh)) &&
+			!taskObjectZH.MatchString(u) && !thatOneZH.MatchString(u) && !dateZH.MatchString(u) && !strings.HasPrefix(u, "把")
+	}
+	if !t.latin || !nowNotEN(t.lower) || taskObjectEN.MatchString(t.lower) || dateEN.MatchString(t.lower) {
+		return false
+	}
+	cs := clausesOf(t.lower)
+	return len(cs) > 0 && !clauseOpensWithVerbEN(strings.TrimSpace(stripLeading(strings.TrimSpace(cs[0]), fillersEN)))
+}
+
+// valueAfterZH reports whether one of cues comes before a value (改成四点).
+func valueAfterZH(raw string, cues []string) bool {
+	for _, c := range cues {
+		if i := strings.Index(raw, c); i >= 0 && governance.HasValue(raw[i+len(c):]) {
+			return true
 		}
 	}
 	return false

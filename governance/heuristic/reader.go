@@ -1165,6 +1165,25 @@ type unit struct {
 func readTurn(dst []unit, sns []sentence) []unit {
 	for _, sn := range sns {
 		r := readSentence(sn.text, sn.question)
+		if n := len(dst); n > 0 && r.norm && r.veto == vetoNone && !r.retracts {
+			prev := &dst[n-1]
+			if (prev.r.veto == vetoNone || prev.r.veto == vetoNarration) && !prev.question && !prev.joined && !prev.r.standing() && !prev.r.norm &&
+				!isSmallTalk(normEN(prev.text)) && !isBackReference(newText(prev.text)) {
+				resolved, found, ok := resolvePronoun(prev.text, sn.text)
+				switch {
+				case ok:
+					// "I don't like emojis. Please leave emojis out from now on."
+					sn.text, r = resolved, readSentence(resolved, sn.question)
+				case found && !r.refers && pronounPersonal(sn.text):
+					// No one phrase it can stand for: the rule keeps the
+					// sentence before it.
+					prev.text = joinText(prev.text, sn.text)
+					prev.joined = true
+					prev.r = r
+					continue
+				}
+			}
+		}
 		if n := len(dst); n > 0 {
 			prev := &dst[n-1]
 			switch {
@@ -1644,12 +1663,7 @@ var unsaidConditionZH = regexp.MustCompile(`^(?:如果|要是|假如)?(?:我|我
 // (时间调到九点半, 改周二, 现在是300元了): "14:00那个得改一下" names what to
 // change, not the new value.
 func changeValueZH(raw string) bool {
-	for _, c := range cueChange.zh {
-		if i := strings.Index(raw, c); i >= 0 && governance.HasValue(raw[i+len(c):]) {
-			return true
-		}
-	}
-	return false
+	return valueAfterZH(raw, cueChange.zh)
 }
 
 func nowNotEN(u string) bool {

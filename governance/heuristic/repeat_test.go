@@ -65,7 +65,9 @@ func TestRepeatRequestsExtract(t *testing.T) {
 			ex := mustExtract(t, session("user", said))
 			var prefs, durable int
 			for _, it := range ex.Items {
-				if it.Type == governance.TypePreference {
+				// A correction of one definite thing may replace a rule
+				// about it and is nothing else (ReplacesOnly).
+				if it.Type == governance.TypePreference && !it.ReplacesOnly {
 					prefs++
 					if it.Durable {
 						durable++

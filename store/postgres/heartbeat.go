@@ -226,6 +226,7 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 		return nullInt(id)
 	}
+	var gained []int64 // proposals that gain candidates, and their evidence
 	for _, c := range plan.Candidates {
 		var id int64
 		if err := tx.QueryRow(ctx, `
@@ -237,11 +238,21 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 			return fmt.Errorf("postgres: write candidate: %w", err)
 		}
 		ids[c.ID] = id
+		if r, ok := mapRule(c.RuleID).(int64); ok {
+			gained = append(gained, r)
+		}
 		if len(c.EvidenceSeqs) > 0 {
 			if _, err := tx.Exec(ctx, `INSERT INTO evidence (candidate_id, event_seq) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING`,
 				id, c.EvidenceSeqs); err != nil {
 				return fmt.Errorf("postgres: write evidence: %w", err)
 			}
+		}
+	}
+	// Once per beat, not once per evidence row (migration 0095).
+	if len(gained) > 0 {
+		if _, err := tx.Exec(ctx, `UPDATE rules SET rank_score = NULL, rank_epoch = rank_epoch + 1
+			WHERE status = 'proposed' AND id = ANY($1::bigint[])`, gained); err != nil {
+			return fmt.Errorf("postgres: forget ranks: %w", err)
 		}
 	}
 	mapCand := func(id int64) int64 {
