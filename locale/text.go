@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/mnemo-console/mnemo/governance"
 )
@@ -26,16 +27,23 @@ func (l *Localizer) text(t governance.Text, depth int) string {
 		return strings.Join(out, "\n")
 	}
 	if len(t.Args) == 0 {
-		if HasVerbs(t.ID) {
-			// A stored English sentence that holds a "%" is no format.
-			return t.ID
+		if !HasVerbs(t.ID) {
+			// A constant sentence, or a message id.
+			if s, ok := l.translated(t.ID); ok {
+				return s
+			}
 		}
-		return l.Phrase(t.ID)
+		// No entry, or a stored English sentence that holds a "%".
+		return t.ID
 	}
 	if l.code == English {
 		return l.english(t)
 	}
 	tr, ok := l.translated(t.ID)
+	if !ok && strings.IndexFunc(t.ID, unicode.IsLetter) < 0 {
+		// A format of values alone ("%s", "%s: %s") says nothing itself.
+		tr, ok = t.ID, true
+	}
 	if !ok {
 		return l.english(t)
 	}

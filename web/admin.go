@@ -58,7 +58,7 @@ func (s *Server) refusedBack(c echo.Context, err error, back string) error {
 	if !fixable(err) {
 		return err
 	}
-	if err := s.flash(c, auth.FlashError, governance.ErrorMessage(err)); err != nil {
+	if err := s.flash(c, auth.FlashError, locale.From(c.Request().Context()).ErrorMessage(err)); err != nil {
 		return err
 	}
 	return redirect(c, back)

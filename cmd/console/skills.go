@@ -55,12 +55,12 @@ func (e *cmdEnv) skills(args []string) error {
 		if errors.As(err, &rejected) {
 			e.say(e.stderr, "%s: skills rejected, nothing written:", dir)
 			for _, p := range rejected.Problems {
-				e.say(e.stderr, "  %s/%s: %s", p.Where, p.File, e.loc.Phrase(p.Message))
+				e.say(e.stderr, "  %s/%s: %s", p.Where, p.File, e.loc.Text(p.Sentence()))
 			}
 			return errSilent
 		}
 		if fe, ok := app.AsFieldErrors(err); ok {
-			return e.fail("project %s: %s (use --create to create it)", *project, e.loc.Phrase(fe["project"]))
+			return e.fail("project %s: %s (use --create to create it)", *project, e.loc.Text(fe["project"]))
 		}
 		if err != nil {
 			return errors.New(e.loc.ErrorMessage(err))

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -53,3 +54,7 @@ func phrases(ctx context.Context, english []string, sep string) string {
 	}
 	return strings.Join(out, sep)
 }
+
+// text translates a sentence kept as its message id and values (a field
+// error, a reason, a stored problem).
+func text(ctx context.Context, s governance.Text) string { return locale.From(ctx).Text(s) }
