@@ -94,7 +94,7 @@ func (e *engine) runIsolation(ctx context.Context, c *Case, res *CaseResult) err
 	}
 	res.Detail.Problems = append(res.Detail.Problems, problems...)
 	if len(problems) == 0 {
-		res.Reason = fmt.Sprintf("none of the %d active rules of %s crossed (%d memories filtered by scope)", len(foreign), iso.Foreign, pkg.OutOfScope)
+		res.because(governance.Say("none of the %d active rules of %s crossed (%d memories filtered by scope)", len(foreign), iso.Foreign, pkg.OutOfScope))
 	}
 	return nil
 }

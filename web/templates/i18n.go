@@ -41,16 +41,19 @@ func languages() []string { return locale.Languages }
 
 func languageName(code string) string { return locale.LanguageName(code) }
 
-// phrase translates an English sentence written by Go code (a field error,
-// a reason) when the catalogs hold it.
-func phrase(ctx context.Context, english string) string { return locale.From(ctx).Phrase(english) }
+// phrase translates English text written by Go code that does not carry a
+// Text yet (a finding's why, a suite's problem), reading a format's values
+// back (locale.Localizer.PhraseFormatted); a Text goes through text.
+func phrase(ctx context.Context, english string) string {
+	return locale.From(ctx).PhraseFormatted(english)
+}
 
 // phrases translates each sentence and joins them with sep.
 func phrases(ctx context.Context, english []string, sep string) string {
 	l := locale.From(ctx)
 	out := make([]string, len(english))
 	for i, e := range english {
-		out[i] = l.Phrase(e)
+		out[i] = l.PhraseFormatted(e)
 	}
 	return strings.Join(out, sep)
 }
