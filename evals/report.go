@@ -37,6 +37,9 @@ type CaseResult struct {
 	DurationMS int64           `json:"duration_ms"`
 }
 
+// setForeign names the memories the case must not see.
+func (d *IsolationDetail) setForeign(t governance.Text) { d.Foreign, d.ForeignText = t.String(), t }
+
 // because sets why the case came out as it did.
 func (r *CaseResult) because(t governance.Text) { r.Reason, r.Why = t.String(), t }
 
@@ -115,10 +118,12 @@ type MatchResult struct {
 
 // IsolationDetail shows what the foreign scope held and whether any of it crossed.
 type IsolationDetail struct {
-	Foreign      string   `json:"foreign"`
-	ForeignRules int      `json:"foreign_rules"`
-	Leaks        []string `json:"leaks,omitempty"`
-	OutOfScope   int      `json:"out_of_scope"`
+	Foreign string `json:"foreign"`
+	// ForeignText is Foreign as its format and values.
+	ForeignText  governance.Text `json:"foreign_text,omitzero"`
+	ForeignRules int             `json:"foreign_rules"`
+	Leaks        []string        `json:"leaks,omitempty"`
+	OutOfScope   int             `json:"out_of_scope"`
 }
 
 // StepResult is one step of a sequence case.

@@ -144,7 +144,11 @@ func caseView(loc *locale.Localizer, c *evals.CaseResult) templates.EvalCaseView
 		}
 	}
 	if iso := d.Isolation; iso != nil {
-		sec := templates.EvalSection{Title: loc.T("eval.section.isolation", "Foreign", iso.Foreign)}
+		foreign := iso.Foreign
+		if !iso.ForeignText.IsZero() {
+			foreign = loc.Text(iso.ForeignText)
+		}
+		sec := templates.EvalSection{Title: loc.T("eval.section.isolation", "Foreign", foreign)}
 		sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.isolation", "Rules", loc.Number(iso.ForeignRules), "Filtered", loc.Number(iso.OutOfScope))})
 		for _, l := range iso.Leaks {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: l, State: "fail"})
