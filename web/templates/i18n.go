@@ -59,5 +59,13 @@ func phrases(ctx context.Context, english []string, sep string) string {
 }
 
 // text translates a sentence kept as its message id and values (a field
-// error, a reason, a stored problem).
-func text(ctx context.Context, s governance.Text) string { return locale.From(ctx).Text(s) }
+// error, a reason, a stored problem). A Text that is only English (a
+// problem its maker does not keep as a format yet, a row stored before)
+// goes through phrase until its maker carries the format.
+func text(ctx context.Context, s governance.Text) string {
+	out := locale.From(ctx).Text(s)
+	if len(s.Args) == 0 && len(s.Lines) == 0 && out == s.ID {
+		return phrase(ctx, s.ID)
+	}
+	return out
+}
