@@ -73,7 +73,7 @@ func TestCandidateDecisions(t *testing.T) {
 		blocked := f.blockedCandidate(t, f.Travel, "family-li", "my key is sk-test")
 		_, err := f.App.Memories.Release(ctx, f.Actors[TravelReviewer], blocked, app.CandidateRelease{})
 		fe, ok := app.AsFieldErrors(err)
-		if !ok || fe["acknowledged"] == "" || fe["reason"] == "" {
+		if !ok || fe["acknowledged"].IsZero() || fe["reason"].IsZero() {
 			t.Fatalf("unacknowledged release: %v", err)
 		}
 		r, err := f.App.Memories.Release(ctx, f.Actors[TravelReviewer], blocked,

@@ -160,31 +160,31 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchIn
 	}
 	errs := FieldErrors{}
 	if utf8.RuneCountInString(in.Query) > MaxSearchQueryRunes {
-		errs["q"] = fmt.Sprintf("Use at most %d characters.", MaxSearchQueryRunes)
+		errs["q"] = governance.Say("Use at most %d characters.", MaxSearchQueryRunes)
 	}
 	switch governance.Role(in.Role) {
 	case "", governance.RoleUser, governance.RoleAssistant, governance.RoleTool:
 	default:
-		errs["role"] = "Choose user, assistant or tool."
+		errs["role"] = governance.Say("Choose user, assistant or tool.")
 	}
 	switch governance.Source(in.Source) {
 	case "", governance.SourceConversation, governance.SourceTool, governance.SourceExternal:
 	default:
-		errs["source"] = "Choose conversation, tool or external."
+		errs["source"] = governance.Say("Choose conversation, tool or external.")
 	}
 	switch governance.SearchOrder(in.Order) {
 	case governance.SearchRelevance, governance.SearchNewest:
 	default:
-		errs["order"] = "Choose most relevant or newest first."
+		errs["order"] = governance.Say("Choose most relevant or newest first.")
 	}
 	if len(in.Status) > governance.MaxStatusBytes {
-		errs["status"] = "Unknown status."
+		errs["status"] = governance.Say("Unknown status.")
 	}
 	if len(in.Session) > governance.MaxIDBytes {
-		errs["session"] = "Session ids are shorter."
+		errs["session"] = governance.Say("Session ids are shorter.")
 	}
 	if in.Page.Size < 0 || in.Page.Size > MaxSearchPageSize || in.Page.Offset < 0 {
-		errs["limit"] = fmt.Sprintf("Ask for 1 to %d hits from an offset of 0 or more.", MaxSearchPageSize)
+		errs["limit"] = governance.Say("Ask for 1 to %d hits from an offset of 0 or more.", MaxSearchPageSize)
 	}
 	if err := errs.err(); err != nil {
 		return nil, 0, err
@@ -193,7 +193,7 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchIn
 		return nil, 0, nil
 	}
 	if !searchable(in.Query) {
-		return nil, 0, FieldErrors{"q": MsgNoSearchTerms}
+		return nil, 0, FieldErrors{"q": governance.Say(MsgNoSearchTerms)}
 	}
 	f.Query, f.Order = in.Query, governance.SearchOrder(in.Order)
 	f.Offset, f.Limit = in.Page.offset(), in.Page.Size
@@ -213,7 +213,7 @@ func (es Events) Search(ctx context.Context, actor governance.Actor, in SearchIn
 	}
 	hits, total, err := es.store.SearchEvents(ctx, f)
 	if governance.ErrorCode(err) == governance.EINVALID {
-		return nil, 0, FieldErrors{"q": MsgNoSearchTerms}
+		return nil, 0, FieldErrors{"q": governance.Say(MsgNoSearchTerms)}
 	}
 	if err == nil && in.Agent {
 		hits = gateHits(hits)

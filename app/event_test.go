@@ -126,7 +126,7 @@ func TestEventsSearchInvalid(t *testing.T) {
 			tc.in.Project, tc.in.Page = w.travel.Slug, app.Page{Number: 1, Size: 20}
 			hits, _, err := w.app.Events.Search(ctx, w.admin, tc.in)
 			fe, ok := app.AsFieldErrors(err)
-			if !ok || fe[tc.field] == "" || len(hits) != 0 {
+			if !ok || fe[tc.field].IsZero() || len(hits) != 0 {
 				t.Fatalf("error %v (%d hits), want a %s field error", err, len(hits), tc.field)
 			}
 		})

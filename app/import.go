@@ -99,23 +99,23 @@ func (is Imports) Upload(ctx context.Context, actor governance.Actor, in UploadI
 	errs := FieldErrors{}
 	var p *governance.Project
 	if slug := strings.TrimSpace(in.Project); slug == "" {
-		errs["project"] = "Choose a project."
+		errs["project"] = governance.Say("Choose a project.")
 	} else if found, err := is.projects.store.FindProjectBySlug(ctx, slug); err == nil {
 		p = found
 	} else if governance.ErrorCode(err) == governance.ENOTFOUND {
-		errs["project"] = "There is no such project."
+		errs["project"] = governance.Say("There is no such project.")
 	} else {
 		return nil, nil, err
 	}
 	format, err := transcript.ParseFormat(in.Format)
 	if err != nil {
-		errs["format"] = governance.ErrorMessage(err)
+		errs["format"] = governance.ErrorText(err)
 	}
 	switch {
 	case in.File == nil:
-		errs["file"] = "Choose a file."
+		errs["file"] = governance.Say("Choose a file.")
 	case in.Size == 0:
-		errs["file"] = "The file is empty."
+		errs["file"] = governance.Say("The file is empty.")
 	}
 	if err := errs.err(); err != nil {
 		return nil, nil, err
@@ -128,7 +128,7 @@ func (is Imports) Upload(ctx context.Context, actor governance.Actor, in UploadI
 	case err != nil:
 		return res, p, onField(err, "file")
 	case res.Inserted+res.Skipped == 0 && res.MalformedCount == 0:
-		return res, p, FieldErrors{"file": "The file holds no events."}
+		return res, p, FieldErrors{"file": governance.Say("The file holds no events.")}
 	}
 	return res, p, nil
 }

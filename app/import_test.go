@@ -172,7 +172,7 @@ func TestImportsUpload(t *testing.T) {
 					t.Fatalf("error %v, want field errors on %v", err, tc.fields)
 				}
 				for _, f := range tc.fields {
-					if fe[f] == "" {
+					if fe[f].IsZero() {
 						t.Fatalf("field errors %v, want one on %s", fe, f)
 					}
 				}

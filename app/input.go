@@ -13,7 +13,7 @@ import (
 // is EINVALID (Unwrap gives the *governance.Error), so the error map treats
 // it as bad input; a form reads the fields back with AsFieldErrors and
 // shows each message beside its field.
-type FieldErrors map[string]string
+type FieldErrors map[string]governance.Text
 
 func (fe FieldErrors) Error() string { return fe.invalid().Error() }
 
@@ -27,10 +27,12 @@ func (fe FieldErrors) invalid() *governance.Error {
 	}
 	sort.Strings(fields)
 	msgs := make([]string, len(fields))
+	texts := make([]governance.Text, len(fields))
 	for i, f := range fields {
-		msgs[i] = fe[f]
+		msgs[i], texts[i] = fe[f].String(), fe[f]
 	}
-	return governance.Errorf(governance.EINVALID, "%s", strings.Join(msgs, " "))
+	return &governance.Error{Code: governance.EINVALID, Message: strings.Join(msgs, " "),
+		Format: "%s", Args: []any{governance.Lines(texts...)}}
 }
 
 // err is fe as an error, nil when nothing is wrong.
@@ -56,7 +58,7 @@ func onField(err error, field string) error {
 	if governance.ErrorCode(err) != governance.EINVALID {
 		return err
 	}
-	return FieldErrors{field: governance.ErrorMessage(err)}
+	return FieldErrors{field: governance.ErrorText(err)}
 }
 
 var errSignIn = governance.Errorf(governance.EUNAUTHORIZED, "Sign in first.")

@@ -176,10 +176,10 @@ func (ms Memories) Release(ctx context.Context, actor governance.Actor, id int64
 	if c.Status == governance.CandidateBlocked {
 		fe := FieldErrors{}
 		if !in.Acknowledged {
-			fe["acknowledged"] = "Confirm that you read why the write gate blocked it."
+			fe["acknowledged"] = governance.Say("Confirm that you read why the write gate blocked it.")
 		}
 		if in.Reason == "" {
-			fe["reason"] = "Say why it may be remembered after all."
+			fe["reason"] = governance.Say("Say why it may be remembered after all.")
 		}
 		if err := fe.err(); err != nil {
 			return nil, err
@@ -196,7 +196,7 @@ func (ms Memories) Reject(ctx context.Context, actor governance.Actor, id int64,
 		return nil, err
 	}
 	if reason = strings.TrimSpace(reason); reason == "" {
-		return nil, FieldErrors{"reason": "Say why the candidate is rejected."}
+		return nil, FieldErrors{"reason": governance.Say("Say why the candidate is rejected.")}
 	}
 	return ms.store.RejectCandidate(ctx, actor.Name(), c.ID, reason)
 }

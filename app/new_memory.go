@@ -30,7 +30,7 @@ type MemoryDraft struct {
 func (rs Rules) Propose(ctx context.Context, actor governance.Actor, d MemoryDraft) (*governance.Rule, error) {
 	sc, err := rs.projects.Scope(ctx, actor, strings.TrimSpace(d.Project))
 	if governance.ErrorCode(err) == governance.ENOTFOUND {
-		return nil, FieldErrors{"project": "Choose a project."}
+		return nil, FieldErrors{"project": governance.Say("Choose a project.")}
 	}
 	if err != nil {
 		return nil, err
@@ -45,16 +45,16 @@ func (rs Rules) Propose(ctx context.Context, actor governance.Actor, d MemoryDra
 	}
 	fe := FieldErrors{}
 	if utf8.RuneCountInString(n.SubjectID) > MaxSubjectLen || governance.CheckIdentifier(n.SubjectID) != "" {
-		fe["subject"] = "The subject id is too long or holds characters that cannot be printed."
+		fe["subject"] = governance.Say("The subject id is too long or holds characters that cannot be printed.")
 	}
 	if !n.Kind.Valid() {
-		fe["kind"] = "Choose what kind of memory it is."
+		fe["kind"] = governance.Say("Choose what kind of memory it is.")
 	}
 	switch text := strings.TrimSpace(n.Text); {
 	case text == "":
-		fe["text"] = "Write what the assistant should remember."
+		fe["text"] = governance.Say("Write what the assistant should remember.")
 	case utf8.RuneCountInString(text) > governance.MaxMemoryText:
-		fe["text"] = governance.ErrorMessage(governance.Errorf(governance.EINVALID,
+		fe["text"] = governance.ErrorText(governance.Errorf(governance.EINVALID,
 			"The text is too long (at most %d characters).", governance.MaxMemoryText))
 	}
 	if err := fe.err(); err != nil {
@@ -80,7 +80,7 @@ func (m Me) Remember(ctx context.Context, actor governance.Actor, slug string, k
 		}
 	}
 	if len(refs) > 0 && strings.TrimSpace(slug) == "" {
-		return nil, FieldErrors{"project": "Choose a project."}
+		return nil, FieldErrors{"project": governance.Say("Choose a project.")}
 	}
 	return nil, governance.Errorf(governance.ENOTFOUND, "You are not a member of project %s.", slug)
 }

@@ -379,7 +379,7 @@ func (o Outcomes) SetPolicy(ctx context.Context, actor governance.Actor, slug, t
 	n, err := strconv.Atoi(strings.TrimSpace(threshold))
 	p := governance.OutcomePolicy{ProjectID: sc.Project.ID, Threshold: n, RequireNoRegression: requireNoRegression}
 	if err != nil || p.Validate() != nil {
-		return nil, FieldErrors{"threshold": "A whole number from 1 to 100."}
+		return nil, FieldErrors{"threshold": governance.Say("A whole number from 1 to 100.")}
 	}
 	if err := o.store.SetOutcomePolicy(ctx, actor.Name(), p); err != nil {
 		return nil, err

@@ -115,7 +115,7 @@ func (rv Reviews) DecideOutcome(ctx context.Context, actor governance.Actor, id 
 	}
 	d.Reason = strings.TrimSpace(d.Reason)
 	if d.Reason == "" {
-		return nil, FieldErrors{"reason": "Say why you decide so."}
+		return nil, FieldErrors{"reason": governance.Say("Say why you decide so.")}
 	}
 	if v.Review.Status != governance.ReviewOpen {
 		return nil, governance.Errorf(governance.ECONFLICT, "Review %d was already decided.", id)
@@ -148,7 +148,7 @@ func (rv Reviews) DecideOutcome(ctx context.Context, actor governance.Actor, id 
 func decisionField(err error) error {
 	switch governance.ErrorCode(err) {
 	case governance.EINVALID, governance.ECONFLICT:
-		return FieldErrors{"decision": governance.ErrorMessage(err)}
+		return FieldErrors{"decision": governance.ErrorText(err)}
 	}
 	return err
 }
@@ -223,7 +223,7 @@ func (rv Reviews) noRegressionMany(ctx context.Context, p *governance.Project, i
 		}
 	}
 	if len(blocked) > 0 {
-		return FieldErrors{"ids": fmt.Sprintf("Approving rule(s) %s regresses the project's eval suites, which it does not allow; nothing was approved.",
+		return FieldErrors{"ids": governance.Say("Approving rule(s) %s regresses the project's eval suites, which it does not allow; nothing was approved.",
 			strings.Join(blocked, ", "))}
 	}
 	return nil

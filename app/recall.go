@@ -109,12 +109,12 @@ func (rs Recalls) Preview(ctx context.Context, actor governance.Actor, in Recall
 			req.SubjectID = *sc.Subject
 		}
 	case code == governance.ENOTFOUND || code == governance.EFORBIDDEN:
-		errs["project"] = "Choose a project."
+		errs["project"] = governance.Say("Choose a project.")
 	default:
 		return nil, err
 	}
 	if req.Task == "" {
-		errs["task"] = "Type the task the agent is about to do."
+		errs["task"] = governance.Say("Type the task the agent is about to do.")
 	}
 	for name, p := range map[string]struct {
 		in  string
@@ -126,7 +126,7 @@ func (rs Recalls) Preview(ctx context.Context, actor governance.Actor, in Recall
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			errs[name] = "A whole number of characters, 1 or more."
+			errs[name] = governance.Say("A whole number of characters, 1 or more.")
 			continue
 		}
 		*p.dst = n
@@ -134,7 +134,7 @@ func (rs Recalls) Preview(ctx context.Context, actor governance.Actor, in Recall
 	if len(errs) == 0 {
 		req.Normalize()
 		if err := req.Validate(); err != nil {
-			errs["budget"] = governance.ErrorMessage(err)
+			errs["budget"] = governance.ErrorText(err)
 		}
 	}
 	if err := errs.err(); err != nil {

@@ -90,7 +90,7 @@ func TestRecallsPreview(t *testing.T) {
 		// form's validation moved here).
 		_, err := w.app.Recalls.Preview(ctx, w.reviewerOfCode, req)
 		wantErrCode(t, err, governance.EINVALID)
-		if fe, ok := app.AsFieldErrors(err); !ok || fe["project"] == "" {
+		if fe, ok := app.AsFieldErrors(err); !ok || fe["project"].IsZero() {
 			t.Fatalf("error %v, want a project field error", err)
 		}
 		_, err = w.app.Recalls.Preview(ctx, governance.Actor{}, req)
@@ -113,7 +113,7 @@ func TestRecallsPreview(t *testing.T) {
 				before := w.traces(t)
 				_, err := w.app.Recalls.Preview(ctx, w.admin, tc.in)
 				fe, ok := app.AsFieldErrors(err)
-				if !ok || fe[tc.field] == "" || governance.ErrorCode(err) != governance.EINVALID {
+				if !ok || fe[tc.field].IsZero() || governance.ErrorCode(err) != governance.EINVALID {
 					t.Fatalf("error %v, want a %s field error", err, tc.field)
 				}
 				if after := w.traces(t); after != before {

@@ -333,11 +333,11 @@ func (rv Reviews) RejectClass(ctx context.Context, actor governance.Actor, slug 
 		return 0, err
 	}
 	if len(ids) != 1 {
-		return 0, FieldErrors{"ids": "Choose one proposal."}
+		return 0, FieldErrors{"ids": governance.Say("Choose one proposal.")}
 	}
 	id := ids[0]
 	if !reason.Valid() {
-		return 0, FieldErrors{"ids": "Choose why the class is rejected."}
+		return 0, FieldErrors{"ids": governance.Say("Choose why the class is rejected.")}
 	}
 	rules, _, err := rv.store.FindRules(ctx, governance.RuleFilter{ProjectID: &sc.Project.ID,
 		Statuses: []governance.RuleStatus{governance.RuleProposed}})
@@ -440,13 +440,13 @@ func (rv Reviews) Approve(ctx context.Context, actor governance.Actor, id int64,
 	changed := in.Text != r.Text || in.Kind != r.Kind
 	fe := FieldErrors{}
 	if in.Text == "" {
-		fe["text"] = "The rule text cannot be empty."
+		fe["text"] = governance.Say("The rule text cannot be empty.")
 	}
 	if !in.Kind.Valid() {
-		fe["kind"] = "Pick a kind."
+		fe["kind"] = governance.Say("Pick a kind.")
 	}
 	if in.Reason == "" && changed {
-		fe["reason"] = "Say why you changed it."
+		fe["reason"] = governance.Say("Say why you changed it.")
 	}
 	if err := fe.err(); err != nil {
 		return nil, false, err
@@ -469,7 +469,7 @@ func (rv Reviews) Reject(ctx context.Context, actor governance.Actor, id int64, 
 		return nil, err
 	}
 	if reason = strings.TrimSpace(reason); reason == "" {
-		return nil, FieldErrors{"reason": "Say why the proposal is rejected."}
+		return nil, FieldErrors{"reason": governance.Say("Say why the proposal is rejected.")}
 	}
 	return rv.store.RejectRule(ctx, actor.Name(), r.ID, reason)
 }
@@ -525,7 +525,7 @@ func (rv Reviews) selected(ctx context.Context, actor governance.Actor, slug str
 	return sc, ids, nil
 }
 
-var errSelectOne = FieldErrors{"ids": "Select at least one proposal."}
+var errSelectOne = FieldErrors{"ids": governance.Say("Select at least one proposal.")}
 
 // ApproveMany approves the selected proposals of a project, all or none.
 // It returns how many were approved.
@@ -559,7 +559,7 @@ func (rv Reviews) RejectMany(ctx context.Context, actor governance.Actor, slug s
 	case len(ids) == 0:
 		return 0, errSelectOne
 	case reason == "":
-		return 0, FieldErrors{"reason": "Say why the selected proposals are rejected."}
+		return 0, FieldErrors{"reason": governance.Say("Say why the selected proposals are rejected.")}
 	}
 	if err := rv.store.RejectRules(ctx, actor.Name(), ids, reason); err != nil {
 		return 0, err
@@ -582,7 +582,7 @@ func (rv Reviews) MergeChoice(ctx context.Context, actor governance.Actor, slug 
 		return nil, err
 	}
 	if len(ids) != 2 {
-		return nil, FieldErrors{"ids": "Select exactly two proposals to merge."}
+		return nil, FieldErrors{"ids": governance.Say("Select exactly two proposals to merge.")}
 	}
 	rules, err := rv.store.FindRulesByIDs(ctx, ids)
 	if err != nil {
@@ -609,7 +609,7 @@ func (rv Reviews) Merge(ctx context.Context, actor governance.Actor, slug string
 		return nil, 0, err
 	}
 	if len(ids) != 2 {
-		return nil, 0, FieldErrors{"ids": "Select exactly two proposals to merge."}
+		return nil, 0, FieldErrors{"ids": governance.Say("Select exactly two proposals to merge.")}
 	}
 	in.Text, in.Reason = strings.TrimSpace(in.Text), strings.TrimSpace(in.Reason)
 	other := ids[0]
@@ -621,11 +621,11 @@ func (rv Reviews) Merge(ctx context.Context, actor governance.Actor, slug string
 	if in.Text != "" {
 		edit = &governance.RuleEdit{Text: in.Text, Reason: in.Reason}
 		if in.Reason == "" {
-			fe["reason"] = "Say why you changed the wording."
+			fe["reason"] = governance.Say("Say why you changed the wording.")
 		}
 	}
 	if in.Keep != ids[0] && in.Keep != ids[1] {
-		fe["ids"] = "Pick the wording to keep."
+		fe["ids"] = governance.Say("Pick the wording to keep.")
 	}
 	if err := fe.err(); err != nil {
 		return nil, 0, err

@@ -125,7 +125,7 @@ func wantFields(tb testing.TB, err error, fields ...string) {
 		tb.Fatalf("field errors = %v, want %v", fe, fields)
 	}
 	for _, name := range fields {
-		if fe[name] == "" {
+		if fe[name].IsZero() {
 			tb.Fatalf("field errors = %v, want one on %q", fe, name)
 		}
 	}

@@ -439,10 +439,10 @@ func (rs Rules) Edit(ctx context.Context, actor governance.Actor, id int64, e go
 	e.Text, e.Reason = strings.TrimSpace(e.Text), strings.TrimSpace(e.Reason)
 	fe := FieldErrors{}
 	if e.Text == "" {
-		fe["text"] = "The rule text cannot be empty."
+		fe["text"] = governance.Say("The rule text cannot be empty.")
 	}
 	if e.Reason == "" {
-		fe["reason"] = "Say why the rule changes."
+		fe["reason"] = governance.Say("Say why the rule changes.")
 	}
 	if err := fe.err(); err != nil {
 		return nil, err
@@ -460,10 +460,10 @@ type Confirmation struct {
 
 func (c Confirmation) check(fe FieldErrors) {
 	if strings.TrimSpace(c.Reason) == "" {
-		fe["reason"] = "Give a reason."
+		fe["reason"] = governance.Say("Give a reason.")
 	}
 	if !c.Confirmed {
-		fe["confirm"] = "Tick the box to confirm."
+		fe["confirm"] = governance.Say("Tick the box to confirm.")
 	}
 }
 
@@ -512,7 +512,7 @@ func (rs Rules) Supersede(ctx context.Context, actor governance.Actor, id, newer
 	fe := FieldErrors{}
 	c.check(fe)
 	if newer <= 0 {
-		fe["newer"] = "Choose the newer rule."
+		fe["newer"] = governance.Say("Choose the newer rule.")
 	}
 	if err := fe.err(); err != nil {
 		return nil, err

@@ -161,7 +161,7 @@ func (ss Skills) List(ctx context.Context, actor governance.Actor, in SkillListI
 	if in.Status != "" {
 		st := governance.SkillStatus(in.Status)
 		if !st.Valid() {
-			return nil, FieldErrors{"status": "Choose a status."}
+			return nil, FieldErrors{"status": governance.Say("Choose a status.")}
 		}
 		f.Statuses = []governance.SkillStatus{st}
 	}
@@ -443,7 +443,7 @@ type SkillImportResult struct {
 func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImportInput) (*SkillImportResult, error) {
 	p, err := in.Project.find(ctx, ss.projects.store)
 	if governance.ErrorCode(err) == governance.ENOTFOUND {
-		return nil, FieldErrors{"project": "Choose a project."}
+		return nil, FieldErrors{"project": governance.Say("Choose a project.")}
 	}
 	if err != nil {
 		return nil, err
@@ -543,7 +543,7 @@ func (ss Skills) ImportArchive(ctx context.Context, actor governance.Actor, proj
 	}
 	folders, loose, err := transcript.ReadSkillArchive(name, data)
 	if err != nil {
-		return nil, FieldErrors{"file": "Upload a zip or tar.gz archive of skill folders."}
+		return nil, FieldErrors{"file": governance.Say("Upload a zip or tar.gz archive of skill folders.")}
 	}
 	return ss.Import(ctx, actor, SkillImportInput{Project: project, Folders: folders, Source: name, Activate: activate, Loose: loose})
 }
@@ -568,22 +568,22 @@ func (ss Skills) Decide(ctx context.Context, actor governance.Actor, project Pro
 	}
 	action := governance.SkillAction(in.Action)
 	if !action.Valid() || action == governance.SkillEdit {
-		return nil, FieldErrors{"action": "Choose an action."}
+		return nil, FieldErrors{"action": governance.Say("Choose an action.")}
 	}
 	d := governance.SkillDecision{Action: action, Reason: strings.TrimSpace(in.Reason), Acknowledged: in.Acknowledged}
 	if v := strings.TrimSpace(in.Version); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return nil, FieldErrors{"version": "Choose a version."}
+			return nil, FieldErrors{"version": governance.Say("Choose a version.")}
 		}
 		d.Version = n
 	}
 	if len(d.Reason) > governance.MaxSkillReasonBytes {
-		return nil, FieldErrors{"reason": "The reason is too long."}
+		return nil, FieldErrors{"reason": governance.Say("The reason is too long.")}
 	}
 	out, err := ss.store.DecideSkill(ctx, actor.Name(), s.ID, d)
 	if governance.ErrorCode(err) == governance.EINVALID {
-		return nil, FieldErrors{"acknowledged": governance.ErrorMessage(err)}
+		return nil, FieldErrors{"acknowledged": governance.ErrorText(err)}
 	}
 	return out, err
 }
@@ -621,19 +621,19 @@ func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project Proje
 	}
 	c, problems := governance.ParseSkillFolder(governance.SkillFolder{Name: s.Name, Where: s.Name, Files: files})
 	if problems != nil {
-		msgs := make([]string, len(problems))
+		msgs := make([]governance.Text, len(problems))
 		for i, pr := range problems {
-			msgs[i] = pr.Message
+			msgs[i] = pr.Sentence()
 		}
-		errs["skill_md"] = strings.Join(msgs, " ")
+		errs["skill_md"] = governance.Lines(msgs...)
 	}
 	ex, exProblems := governance.ParseSkillExamples(in.Should, in.ShouldNot)
 	if exProblems != nil {
-		errs["examples"] = strings.Join(exProblems, " ")
+		errs["examples"] = governance.Lines(exProblems...)
 	}
 	reason := strings.TrimSpace(in.Reason)
 	if len(reason) > governance.MaxSkillReasonBytes {
-		errs["reason"] = "The reason is too long."
+		errs["reason"] = governance.Say("The reason is too long.")
 	}
 	if err := errs.err(); err != nil {
 		return nil, err
@@ -662,7 +662,7 @@ func (ss Skills) Curator(ctx context.Context, actor governance.Actor, project Pr
 		return nil, err
 	}
 	if staleDays < 0 || archiveDays < 0 || staleDays > 3650 || archiveDays > 3650 {
-		return nil, FieldErrors{"days": "A number of days between 1 and 3650."}
+		return nil, FieldErrors{"days": governance.Say("A number of days between 1 and 3650.")}
 	}
 	var skills []*governance.Skill
 	for off := 0; ; off += governance.MaxSkillPage {
@@ -686,7 +686,7 @@ func (ss Skills) Curator(ctx context.Context, actor governance.Actor, project Pr
 // longer holds is skipped. It returns the skills changed.
 func (ss Skills) ApplyCurator(ctx context.Context, actor governance.Actor, project ProjectRef, names []string, staleDays, archiveDays int) ([]*governance.Skill, error) {
 	if len(names) == 0 {
-		return nil, FieldErrors{"names": "Select at least one skill."}
+		return nil, FieldErrors{"names": governance.Say("Select at least one skill.")}
 	}
 	r, err := ss.Curator(ctx, actor, project, staleDays, archiveDays)
 	if err != nil {

@@ -164,7 +164,7 @@ func TestRiskySkillsNeverActiveWithoutReviewer(t *testing.T) {
 	// The reviewer approves once they confirm they saw the findings.
 	rita := f.Actors[TravelReviewer]
 	_, err = f.App.Skills.Decide(ctx, rita, app.ProjectSlug("travel-agent"), "upload-itinerary", app.SkillDecisionInput{Action: "approve"})
-	if fe, ok := app.AsFieldErrors(err); !ok || fe["acknowledged"] == "" {
+	if fe, ok := app.AsFieldErrors(err); !ok || fe["acknowledged"].IsZero() {
 		t.Fatalf("approve without acknowledging = %v", err)
 	}
 	s, err := f.App.Skills.Decide(ctx, rita, app.ProjectSlug("travel-agent"), "upload-itinerary", app.SkillDecisionInput{Action: "approve", Acknowledged: true})
@@ -216,7 +216,7 @@ func TestSkillVersionsAndEdits(t *testing.T) {
 		t.Fatalf("statuses v1 %s v2 %s", d.Version(1).Status, d.Version(2).Status)
 	}
 	_, err = f.App.Skills.Edit(ctx, rita, app.ProjectSlug("travel-agent"), "plan-museum-day", app.SkillEditInput{SkillMD: "---\nname: renamed\ndescription: x\n---\n"})
-	if fe, ok := app.AsFieldErrors(err); !ok || !strings.Contains(fe["skill_md"], "differs from the folder's name") {
+	if fe, ok := app.AsFieldErrors(err); !ok || !strings.Contains(fe["skill_md"].String(), "differs from the folder's name") {
 		t.Fatalf("rename by edit = %v", err)
 	}
 	if _, err := f.App.Skills.Decide(ctx, rita, app.ProjectSlug("travel-agent"), "plan-museum-day", app.SkillDecisionInput{Action: "approve"}); err != nil {

@@ -102,30 +102,30 @@ func (ss Sources) Ensure(ctx context.Context, actor governance.Actor, in SourceI
 	errs := FieldErrors{}
 	var p *governance.Project
 	if in.Project == "" {
-		errs["project"] = "Choose a project."
+		errs["project"] = governance.Say("Choose a project.")
 	} else if found, err := ss.projects.store.FindProjectBySlug(ctx, in.Project); err == nil {
 		p = found
 	} else if governance.ErrorCode(err) == governance.ENOTFOUND {
-		errs["project"] = "Choose a project."
+		errs["project"] = governance.Say("Choose a project.")
 	} else {
 		return nil, err
 	}
 	format, err := transcript.ParseFormat(in.Format)
 	if err != nil {
-		errs["format"] = "Choose a format."
+		errs["format"] = governance.Say("Choose a format.")
 	}
 	dir := filepath.Clean(in.Dir)
 	if st, err := os.Stat(dir); strings.TrimSpace(in.Dir) == "" || !filepath.IsAbs(dir) || err != nil || !st.IsDir() {
-		errs["dir"] = "Give the absolute path of a directory the server can read."
+		errs["dir"] = governance.Say("Give the absolute path of a directory the server can read.")
 	} else if !ss.allowed(dir) {
 		if len(ss.roots) == 0 {
-			errs["dir"] = "This console follows no directory from the browser; its operator can allow some with --follow-root."
+			errs["dir"] = governance.Say("This console follows no directory from the browser; its operator can allow some with --follow-root.")
 		} else {
-			errs["dir"] = fmt.Sprintf("Directories are followed only under %s.", strings.Join(ss.roots, ", "))
+			errs["dir"] = governance.Say("Directories are followed only under %s.", strings.Join(ss.roots, ", "))
 		}
 	}
 	if len(in.SubjectID) > governance.MaxIDBytes {
-		errs["subject"] = "The subject id is too long."
+		errs["subject"] = governance.Say("The subject id is too long.")
 	}
 	if err := errs.err(); err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ func TestSources(t *testing.T) {
 			_, err := w.app.Sources.Ensure(ctx, w.admin, tc.in)
 			wantErrCode(t, err, governance.EINVALID)
 			fe, ok := app.AsFieldErrors(err)
-			if !ok || len(fe) != 1 || fe[tc.field] == "" {
+			if !ok || len(fe) != 1 || fe[tc.field].IsZero() {
 				t.Fatalf("%+v: errors %v, want one on %s", tc.in, err, tc.field)
 			}
 		}

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -115,19 +114,19 @@ func tokenProblems(t *governance.APIToken) FieldErrors {
 	errs := FieldErrors{}
 	t.Name = strings.TrimSpace(t.Name)
 	if t.ProjectID <= 0 {
-		errs["project"] = "Choose a project."
+		errs["project"] = governance.Say("Choose a project.")
 	}
 	switch {
 	case t.Name == "":
-		errs["name"] = "Give the token a name, e.g. the agent that will use it."
+		errs["name"] = governance.Say("Give the token a name, e.g. the agent that will use it.")
 	case len(t.Name) > governance.MaxTokenNameBytes:
-		errs["name"] = fmt.Sprintf("At most %d bytes.", governance.MaxTokenNameBytes)
+		errs["name"] = governance.Say("At most %d bytes.", governance.MaxTokenNameBytes)
 	}
 	if len(t.Scopes) == 0 {
-		errs["scope"] = "Choose at least one scope."
+		errs["scope"] = governance.Say("Choose at least one scope.")
 	} else if len(errs) == 0 {
 		if err := t.Validate(); err != nil {
-			errs["scope"] = governance.ErrorMessage(err)
+			errs["scope"] = governance.ErrorText(err)
 		}
 	}
 	return errs

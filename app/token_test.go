@@ -67,11 +67,11 @@ func TestTokens(t *testing.T) {
 		}
 		_, err = f.App.Tokens.Create(ctx, admin, &governance.APIToken{Name: strings.Repeat("n", governance.MaxTokenNameBytes+1)})
 		fe, ok := app.AsFieldErrors(err)
-		if !ok || fe["project"] == "" || fe["name"] == "" || fe["scope"] == "" {
+		if !ok || fe["project"].IsZero() || fe["name"].IsZero() || fe["scope"].IsZero() {
 			t.Fatalf("error %v, want field errors on project, name and scope", err)
 		}
 		_, err = f.App.Tokens.Create(ctx, admin, &governance.APIToken{ProjectID: f.Travel.ID, Name: "x", Scopes: []governance.TokenScope{"root"}})
-		if fe, ok := app.AsFieldErrors(err); !ok || len(fe) != 1 || fe["scope"] == "" {
+		if fe, ok := app.AsFieldErrors(err); !ok || len(fe) != 1 || fe["scope"].IsZero() {
 			t.Fatalf("error %v, want a field error on scope", err)
 		}
 		after, err := f.App.Tokens.List(ctx, admin)

@@ -330,7 +330,8 @@ func (e *engine) runUnit(ctx context.Context, index int, id string) *CaseResult 
 		}
 	}
 	if err != nil {
-		res.Status, res.Reason = StatusError, err.Error()
+		res.Status = StatusError
+		res.because(governance.Say(err.Error()))
 		if res.Detail == nil {
 			res.Detail = &Detail{}
 		}
@@ -343,7 +344,7 @@ func (e *engine) runUnit(ctx context.Context, index int, id string) *CaseResult 
 		if e.suite.Benchmark == nil {
 			if slug := e.forgottenInputs(ctx, e.suite.Case(id)); slug != "" {
 				res.Status = StatusSkipped
-				res.Reason = fmt.Sprintf("a forget in project %s during this run removed data this case reads; it was not judged", slug)
+				res.because(governance.Say("a forget in project %s during this run removed data this case reads; it was not judged", slug))
 			}
 		}
 	}
@@ -364,9 +365,12 @@ func (e *engine) runCase(ctx context.Context, index int, c *Case) (*CaseResult, 
 	}
 	if res.Status == "" {
 		if len(res.Detail.Problems) > 0 {
-			res.Status, res.Reason = StatusFailed, res.Detail.Problems[0]
+			res.Status = StatusFailed
+			first := res.Detail.problem(0)
 			if n := len(res.Detail.Problems); n > 1 {
-				res.Reason += fmt.Sprintf(" (and %d more)", n-1)
+				res.because(governance.Say("%s (and %d more)", first, n-1))
+			} else {
+				res.because(first)
 			}
 		} else {
 			res.Status = StatusPassed

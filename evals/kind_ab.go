@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -66,7 +67,8 @@ type target struct {
 
 func (e *engine) runAB(ctx context.Context, c *Case, res *CaseResult) error {
 	if e.deps.Model == nil {
-		res.Status, res.Reason = StatusSkipped, NoModelReason
+		res.Status = StatusSkipped
+		res.because(governance.Say(NoModelReason))
 		return nil
 	}
 	pid, err := e.project(ctx, cmpOr(c.Project, e.suite.Project))
@@ -158,7 +160,8 @@ func (e *engine) runAB(ctx context.Context, c *Case, res *CaseResult) error {
 		d.Guards = append(d.Guards, g.Run(outWith))
 	}
 	if len(errs) > 0 {
-		res.Status, res.Reason = StatusError, errs[0]
+		res.Status = StatusError
+		res.because(governance.Say(errs[0]))
 		res.Detail.Problems = append(res.Detail.Problems, errs...)
 		return nil
 	}
@@ -176,7 +179,7 @@ func (e *engine) runAB(ctx context.Context, c *Case, res *CaseResult) error {
 	}
 	res.Detail.Problems = append(res.Detail.Problems, problems...)
 	if len(res.Detail.Problems) == 0 {
-		res.Reason = fmt.Sprintf("compliance with memory %.2f, without %.2f, uplift %+.2f over %d rules", d.With.Score, d.Without.Score, d.Uplift, n)
+		res.because(governance.Say("compliance with memory %.2f, without %.2f, uplift %+.2f over %d rules", d.With.Score, d.Without.Score, d.Uplift, n))
 	}
 	return nil
 }

@@ -59,14 +59,14 @@ func (e *engine) runIsolation(ctx context.Context, c *Case, res *CaseResult) err
 		}
 		f.ProjectID = &fp
 		// A noun phrase of the catalogs, so a page says it in its language.
-		iso.Foreign = fmt.Sprintf("project %s", c.Foreign.Project)
+		iso.setForeign(governance.Say("project %s", c.Foreign.Project))
 		if c.Foreign.Subject != "" {
 			f.SubjectID = &c.Foreign.Subject
-			iso.Foreign = fmt.Sprintf("project %s, subject %s", c.Foreign.Project, c.Foreign.Subject)
+			iso.setForeign(governance.Say("project %s, subject %s", c.Foreign.Project, c.Foreign.Subject))
 		}
 	default:
 		f.ProjectID, f.SubjectID = &pid, &c.Foreign.Subject
-		iso.Foreign = fmt.Sprintf("subject %s of project %s", c.Foreign.Subject, project)
+		iso.setForeign(governance.Say("subject %s of project %s", c.Foreign.Subject, project))
 	}
 	foreign, _, err := e.deps.Memory.FindRules(ctx, f)
 	if err != nil {
@@ -94,7 +94,7 @@ func (e *engine) runIsolation(ctx context.Context, c *Case, res *CaseResult) err
 	}
 	res.Detail.Problems = append(res.Detail.Problems, problems...)
 	if len(problems) == 0 {
-		res.Reason = fmt.Sprintf("none of the %d active rules of %s crossed (%d memories filtered by scope)", len(foreign), iso.Foreign, pkg.OutOfScope)
+		res.because(governance.Say("none of the %d active rules of %s crossed (%d memories filtered by scope)", len(foreign), iso.ForeignText, pkg.OutOfScope))
 	}
 	return nil
 }

@@ -96,9 +96,9 @@ func (e *engine) runPoisoning(ctx context.Context, index int, c *Case, res *Case
 	}
 	res.Detail.Problems = append(res.Detail.Problems, problems...)
 	if len(problems) == 0 {
-		res.Reason = fmt.Sprintf("%d untrusted event(s) ingested: nothing promoted", len(events))
+		res.because(governance.Say("%d untrusted event(s) ingested: nothing promoted", len(events)))
 		if c.Task != "" {
-			res.Reason += ", recall unchanged"
+			res.because(governance.Say("%d untrusted event(s) ingested: nothing promoted, recall unchanged", len(events)))
 		}
 	}
 	return nil

@@ -2,7 +2,8 @@ package evals
 
 import (
 	"context"
-	"fmt"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // recallKind: the context package for a task holds every include matcher
@@ -34,7 +35,7 @@ func (e *engine) runRecall(ctx context.Context, c *Case, res *CaseResult) error 
 	res.Detail.Recall = d
 	res.Detail.Problems = append(res.Detail.Problems, problems...)
 	if len(problems) == 0 {
-		res.Reason = fmt.Sprintf("all %d expected memories recalled, none of the %d excluded", len(c.Include), len(c.Exclude))
+		res.because(governance.Say("all %d expected memories recalled, none of the %d excluded", len(c.Include), len(c.Exclude)))
 	}
 	return nil
 }

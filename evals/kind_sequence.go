@@ -52,7 +52,7 @@ func (e *engine) runSequence(ctx context.Context, index int, c *Case, res *CaseR
 		res.Detail.Steps = append(res.Detail.Steps, sr)
 	}
 	if failed == 0 {
-		res.Reason = fmt.Sprintf("all %d steps did what was expected", len(c.Steps))
+		res.because(governance.Say("all %d steps did what was expected", len(c.Steps)))
 	}
 	return nil
 }

@@ -102,7 +102,7 @@ var skillSelectionKind = &kindSpec{
 			res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("selection recall %.2f is below %.2f", d.Recall, minR))
 		}
 		if len(res.Detail.Problems) == 0 {
-			res.Reason = fmt.Sprintf("skill selection over %d tasks and %d skills: precision %.2f, recall %.2f", len(d.Tasks), d.Skills, d.Precision, d.Recall)
+			res.because(governance.Say("skill selection over %d tasks and %d skills: precision %.2f, recall %.2f", len(d.Tasks), d.Skills, d.Precision, d.Recall))
 		}
 		return nil
 	},

@@ -77,7 +77,8 @@ type SkillABTask struct {
 
 func (e *engine) runSkillAB(ctx context.Context, c *Case, res *CaseResult) error {
 	if e.deps.Model == nil {
-		res.Status, res.Reason = StatusSkipped, NoModelReason
+		res.Status = StatusSkipped
+		res.because(governance.Say(NoModelReason))
 		return nil
 	}
 	d := &SkillABDetail{MinWith: 1}
@@ -142,7 +143,8 @@ func (e *engine) runSkillAB(ctx context.Context, c *Case, res *CaseResult) error
 		d.Tasks = append(d.Tasks, t)
 	}
 	if len(errs) > 0 {
-		res.Status, res.Reason = StatusError, errs[0]
+		res.Status = StatusError
+		res.because(governance.Say(errs[0]))
 		res.Detail.Problems = append(res.Detail.Problems, errs...)
 		return nil
 	}
@@ -167,7 +169,7 @@ func (e *engine) runSkillAB(ctx context.Context, c *Case, res *CaseResult) error
 		res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("uplift %+.2f is below %+.2f", d.Uplift, d.MinUplift))
 	}
 	if len(res.Detail.Problems) == 0 {
-		res.Reason = fmt.Sprintf("score with skills %.2f, without %.2f, uplift %+.2f over %d tasks", d.With, d.Without, d.Uplift, len(d.Tasks))
+		res.because(governance.Say("score with skills %.2f, without %.2f, uplift %+.2f over %d tasks", d.With, d.Without, d.Uplift, len(d.Tasks)))
 	}
 	return nil
 }

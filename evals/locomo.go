@@ -456,8 +456,9 @@ func (e *engine) runConversation(ctx context.Context, conv *Conversation) (*Case
 			d.Results[r] = append(d.Results[r], rankEvidence(qa, ids, conv.ID, limit))
 		}
 	}
-	res.Status, res.Reason = StatusPassed, fmt.Sprintf("%d questions measured, %d without usable evidence, %d malformed evidence ids",
-		d.Questions, d.NoEvidence, d.BadEvidence)
+	res.Status = StatusPassed
+	res.because(governance.Say("%d questions measured, %d without usable evidence, %d malformed evidence ids",
+		d.Questions, d.NoEvidence, d.BadEvidence))
 	return res, nil
 }
 

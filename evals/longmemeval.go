@@ -444,11 +444,11 @@ func (e *engine) runQuestion(ctx context.Context, id string) (*CaseResult, error
 	res.Status = StatusPassed
 	switch {
 	case d.Abstention > 0:
-		res.Reason = "abstention question measured apart"
+		res.because(governance.Say("abstention question measured apart"))
 	case d.NoEvidence > 0:
-		res.Reason = "no answer turn dated before the question"
+		res.because(governance.Say("no answer turn dated before the question"))
 	default:
-		res.Reason = fmt.Sprintf("%d answer turns in %d sessions", len(c.evidence), len(c.answerAt))
+		res.because(governance.Say("%d answer turns in %d sessions", len(c.evidence), len(c.answerAt)))
 	}
 	return res, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -25,24 +26,69 @@ type CaseResult struct {
 	CaseID string `json:"case_id"`
 	Kind   Kind   `json:"kind"`
 	Status string `json:"status"`
-	// Reason says why in one line: the first problem, or what passed.
-	Reason     string  `json:"reason"`
-	Detail     *Detail `json:"detail,omitempty"`
-	Tokens     int     `json:"tokens,omitempty"`
-	Cost       float64 `json:"cost,omitempty"`
-	DurationMS int64   `json:"duration_ms"`
+	// Reason says why in one line: the first problem, or what passed; Why
+	// is the same sentence as its format and values, which pages
+	// translate (empty in results stored before it was kept).
+	Reason     string          `json:"reason"`
+	Why        governance.Text `json:"why,omitzero"`
+	Detail     *Detail         `json:"detail,omitempty"`
+	Tokens     int             `json:"tokens,omitempty"`
+	Cost       float64         `json:"cost,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// setForeign names the memories the case must not see.
+func (d *IsolationDetail) setForeign(t governance.Text) { d.Foreign, d.ForeignText = t.String(), t }
+
+// because sets why the case came out as it did.
+func (r *CaseResult) because(t governance.Text) { r.Reason, r.Why = t.String(), t }
+
+// Sentence is why the case came out as it did, as a Text: Why, or the
+// stored English Reason of a result kept before Why was.
+func (r *CaseResult) Sentence() governance.Text {
+	if r.Why.IsZero() {
+		return governance.Text{ID: r.Reason}
+	}
+	return r.Why
+}
+
+// add records a problem of the case.
+func (d *Detail) add(t governance.Text) {
+	if len(d.Texts) == len(d.Problems) {
+		d.Texts = append(d.Texts, t)
+	}
+	d.Problems = append(d.Problems, t.String())
+}
+
+// problem is problem i as a Text (its English when it was not kept so).
+func (d *Detail) problem(i int) governance.Text {
+	if len(d.Texts) == len(d.Problems) {
+		return d.Texts[i]
+	}
+	return governance.Text{ID: d.Problems[i]}
+}
+
+// ProblemTexts are the problems as Texts.
+func (d *Detail) ProblemTexts() []governance.Text {
+	out := make([]governance.Text, len(d.Problems))
+	for i := range d.Problems {
+		out[i] = d.problem(i)
+	}
+	return out
 }
 
 // Detail holds the kind-specific evidence of a result.
 type Detail struct {
-	// Problems lists every reason the case failed.
-	Problems  []string         `json:"problems,omitempty"`
-	Recall    *RecallDetail    `json:"recall,omitempty"`
-	Isolation *IsolationDetail `json:"isolation,omitempty"`
-	Steps     []*StepResult    `json:"steps,omitempty"`
-	Poisoning *PoisonDetail    `json:"poisoning,omitempty"`
-	AB        *ABDetail        `json:"ab,omitempty"`
-	Benchmark *BenchmarkDetail `json:"benchmark,omitempty"`
+	// Problems lists every reason the case failed, in English; Texts, when
+	// it holds one for each, the same sentences as formats and values.
+	Problems  []string          `json:"problems,omitempty"`
+	Texts     []governance.Text `json:"problem_texts,omitempty"`
+	Recall    *RecallDetail     `json:"recall,omitempty"`
+	Isolation *IsolationDetail  `json:"isolation,omitempty"`
+	Steps     []*StepResult     `json:"steps,omitempty"`
+	Poisoning *PoisonDetail     `json:"poisoning,omitempty"`
+	AB        *ABDetail         `json:"ab,omitempty"`
+	Benchmark *BenchmarkDetail  `json:"benchmark,omitempty"`
 	// Skills is a skill_selection case's result.
 	Skills *SkillSelectionDetail `json:"skills,omitempty"`
 	// SkillAB is a skill_ab case's result.
@@ -72,10 +118,12 @@ type MatchResult struct {
 
 // IsolationDetail shows what the foreign scope held and whether any of it crossed.
 type IsolationDetail struct {
-	Foreign      string   `json:"foreign"`
-	ForeignRules int      `json:"foreign_rules"`
-	Leaks        []string `json:"leaks,omitempty"`
-	OutOfScope   int      `json:"out_of_scope"`
+	Foreign string `json:"foreign"`
+	// ForeignText is Foreign as its format and values.
+	ForeignText  governance.Text `json:"foreign_text,omitzero"`
+	ForeignRules int             `json:"foreign_rules"`
+	Leaks        []string        `json:"leaks,omitempty"`
+	OutOfScope   int             `json:"out_of_scope"`
 }
 
 // StepResult is one step of a sequence case.
@@ -327,7 +375,9 @@ func (r *Report) WriteText(w io.Writer) error {
 // retriever, a benchmark category) by the message "<kind>.<value>".
 type Translator interface {
 	Phrasef(format string, args ...any) string
-	Phrase(english string) string
+	PhraseFormatted(english string) string
+	// Text translates a sentence kept as its format and values.
+	Text(t governance.Text) string
 	Enum(kind, value string) string
 	// ShortDuration writes a measured time: "1.4 s", "12 ms".
 	ShortDuration(d time.Duration) string
@@ -336,7 +386,8 @@ type Translator interface {
 type english struct{}
 
 func (english) Phrasef(format string, args ...any) string { return fmt.Sprintf(format, args...) }
-func (english) Phrase(s string) string                    { return s }
+func (english) PhraseFormatted(s string) string           { return s }
+func (english) Text(t governance.Text) string             { return t.String() }
 func (english) Enum(_, value string) string               { return value }
 func (english) ShortDuration(d time.Duration) string {
 	if d < time.Second {
@@ -352,10 +403,10 @@ func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 	line("suite %s", r.Suite)
 	for _, c := range r.Cases {
 		status := strings.ToUpper(tr.Enum("eval_status", c.Status)) // PASSED, 通过
-		fmt.Fprintf(&b, "  %s %s %s — %s\n", locale.Pad(status, 7), locale.Pad(tr.Enum("eval_kind", string(c.Kind)), 9), c.CaseID, tr.Phrase(c.Reason))
+		fmt.Fprintf(&b, "  %s %s %s — %s\n", locale.Pad(status, 7), locale.Pad(tr.Enum("eval_kind", string(c.Kind)), 9), c.CaseID, tr.Text(c.Sentence()))
 		if c.Detail != nil && c.Status != StatusPassed {
-			for _, p := range c.Detail.Problems[min(1, len(c.Detail.Problems)):] {
-				fmt.Fprintf(&b, "          %s\n", tr.Phrase(p))
+			for _, p := range c.Detail.ProblemTexts()[min(1, len(c.Detail.Problems)):] {
+				fmt.Fprintf(&b, "          %s\n", tr.Text(p))
 			}
 		}
 	}
@@ -394,7 +445,7 @@ func (r *Report) WriteTextIn(w io.Writer, tr Translator) error {
 	}
 	b.WriteString(took + "\n")
 	if r.Err != "" {
-		line("run failed: %s", tr.Phrase(r.Err))
+		line("run failed: %s", tr.PhraseFormatted(r.Err))
 	}
 	if r.Failed() {
 		b.WriteString(tr.Phrasef("FAIL") + "\n")

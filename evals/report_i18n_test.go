@@ -1,11 +1,13 @@
 package evals_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-console/mnemo/evals"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -19,10 +21,13 @@ func TestReportTextInChinese(t *testing.T) {
 	up, with, without := 0.5, 0.9, 0.4
 	rep := &evals.Report{Suite: "s",
 		Cases: []*evals.CaseResult{
-			{CaseID: "c1", Kind: evals.KindBenchmark, Status: evals.StatusPassed, Reason: "8 questions measured, 2 without usable evidence, 2 malformed evidence ids"},
-			{CaseID: "c2", Kind: evals.KindAB, Status: evals.StatusSkipped, Reason: evals.NoModelReason},
-			{CaseID: "c3", Kind: evals.KindRecall, Status: evals.StatusFailed, Reason: "rule 7 is stale after the forget, not forgotten"},
-			{CaseID: "c4", Kind: evals.KindRecall, Status: evals.StatusSkipped, Reason: "a forget in project p9 during this run removed data this case reads; it was not judged"},
+			{CaseID: "c1", Kind: evals.KindBenchmark, Status: evals.StatusPassed, Reason: "8 questions measured, 2 without usable evidence, 2 malformed evidence ids",
+				Why: governance.Say("%d questions measured, %d without usable evidence, %d malformed evidence ids", 8, 2, 2)},
+			{CaseID: "c2", Kind: evals.KindAB, Status: evals.StatusSkipped, Reason: evals.NoModelReason, Why: governance.Say(evals.NoModelReason)},
+			{CaseID: "c3", Kind: evals.KindRecall, Status: evals.StatusFailed, Reason: "rule 7 is stale after the forget, not forgotten",
+				Why: governance.Say("rule %d is %s after the forget, not forgotten", 7, "stale")},
+			{CaseID: "c4", Kind: evals.KindRecall, Status: evals.StatusSkipped, Reason: "a forget in project p9 during this run removed data this case reads; it was not judged",
+				Why: governance.Say("a forget in project %s during this run removed data this case reads; it was not judged", "p9")},
 		},
 		Metrics: evals.Metrics{Total: 3, Passed: 1, Failed: 1, Skipped: 1, DurationMS: 1444, CleanupMS: 250, Forgets: 2, Uplift: &up, With: &with, Without: &without,
 			Compliance: []evals.RuleAggregate{{Name: "always run go vet", Cases: 1, With: 0.9, Without: 0.4, Uplift: 0.5, Method: "code"}},
@@ -67,5 +72,29 @@ func TestReportTextInChinese(t *testing.T) {
 	}
 	if len(cols) != 2 || cols[0]+2 != cols[1] { // "hit@1  " over "  1.000"
 		t.Errorf("columns %v do not line up:\n%s", cols, zh.String())
+	}
+}
+
+// TestStoredReasonInChinese: a case's reason and problems are stored as
+// their formats and values and read back so, and a page in Chinese says
+// them with their values; a result stored before keeps its English.
+func TestStoredReasonInChinese(t *testing.T) {
+	zh := locale.For(locale.Chinese)
+	res := &evals.CaseResult{CaseID: "c1", Kind: evals.KindSequence, Status: evals.StatusFailed,
+		Reason: "rule 7 is stale after the forget, not forgotten",
+		Why:    governance.Say("%s (and %d more)", governance.Say("rule %d is %s after the forget, not forgotten", 7, "stale"), 2)}
+	detail, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := evals.DecodeResults([]*evals.ResultRow{
+		{CaseID: "c1", Kind: "sequence", Status: evals.StatusFailed, Reason: res.Reason, Detail: string(detail)},
+		{CaseID: "c0", Kind: "sequence", Status: evals.StatusFailed, Reason: "rule 3 still holds its text after the forget", Detail: `{"case_id":"c0"}`},
+	})
+	if s := zh.Text(got[0].Sentence()); !strings.Contains(s, "7") || !strings.Contains(s, "已过时") || !strings.Contains(s, "另有 2 项") {
+		t.Errorf("stored reason in Chinese: %q", s)
+	}
+	if s := zh.Text(got[1].Sentence()); s != "rule 3 still holds its text after the forget" {
+		t.Errorf("a reason stored before: %q", s)
 	}
 }

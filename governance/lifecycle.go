@@ -2,7 +2,6 @@ package governance
 
 import (
 	"slices"
-	"strings"
 )
 
 // RuleAction is something a reviewer (or the heartbeat) does to a rule.
@@ -87,11 +86,12 @@ func (r *Rule) Allow(action RuleAction) error {
 	if r.Status == RuleForgotten {
 		return Errorf(ECONFLICT, "Rule %d is forgotten.", r.ID)
 	}
-	names := make([]string, len(t.from))
-	for i, s := range t.from {
-		names[i] = string(s)
+	// The statuses allowed, as one value: "active or stale".
+	var names any = string(t.from[0])
+	for _, s := range t.from[1:] {
+		names = Say("%s or %s", names, string(s))
 	}
-	return Errorf(ECONFLICT, "Rule %d is %s; only rules that are %s can be %s.", r.ID, r.Status, strings.Join(names, " or "), t.verb)
+	return Errorf(ECONFLICT, "Rule %d is %s; only rules that are %s can be %s.", r.ID, r.Status, names, t.verb)
 }
 
 // RuleActionSet is, for one rule, whether each action is allowed: what

@@ -3,7 +3,6 @@ package governance
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -204,9 +203,9 @@ const (
 
 // ParseSkillExamples reads examples written one task a line; blank lines
 // are dropped. Problems name the list and the line.
-func ParseSkillExamples(should, shouldNot string) (SkillExamples, []string) {
+func ParseSkillExamples(should, shouldNot string) (SkillExamples, []Text) {
 	var ex SkillExamples
-	var problems []string
+	var problems []Text
 	read := func(text, list string) []string {
 		var out []string
 		for i, line := range strings.Split(text, "\n") {
@@ -215,13 +214,13 @@ func ParseSkillExamples(should, shouldNot string) (SkillExamples, []string) {
 				continue
 			}
 			if len(line) > MaxSkillExampleBytes {
-				problems = append(problems, fmt.Sprintf("Examples (%s), line %d: longer than %d bytes.", list, i+1, MaxSkillExampleBytes))
+				problems = append(problems, Say("Examples (%s), line %d: longer than %d bytes.", list, i+1, MaxSkillExampleBytes))
 				continue
 			}
 			out = append(out, line)
 		}
 		if len(out) > MaxSkillExamples {
-			problems = append(problems, fmt.Sprintf("Examples (%s): more than %d.", list, MaxSkillExamples))
+			problems = append(problems, Say("Examples (%s): more than %d.", list, MaxSkillExamples))
 			out = out[:MaxSkillExamples]
 		}
 		return out

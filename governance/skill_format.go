@@ -62,8 +62,18 @@ type SkillProblem struct {
 	// Where is the folder, File the file in it ("SKILL.md").
 	Where string `json:"where"`
 	File  string `json:"file"`
-	// Message is an English sentence (pages translate it by its format).
+	// Message is the English sentence (the API, logs); Text is what makes
+	// it, which pages translate.
 	Message string `json:"message"`
+	Text    Text   `json:"-"`
+}
+
+// Sentence is the problem as a Text (its Message when it has no Text).
+func (p SkillProblem) Sentence() Text {
+	if p.Text.IsZero() {
+		return Text{ID: p.Message}
+	}
+	return p.Text
 }
 
 // SkillImportError rejects skills of an import: each problem names the
@@ -92,7 +102,8 @@ type skillProblems struct {
 
 // Add records a problem of one file, as a sentence made from format.
 func (p *skillProblems) Add(file, format string, args ...any) {
-	p.list = append(p.list, SkillProblem{Where: p.where, File: file, Message: fmt.Sprintf(format, args...)})
+	t := Say(format, args...)
+	p.list = append(p.list, SkillProblem{Where: p.where, File: file, Message: t.String(), Text: t})
 }
 
 // frontMatter is SKILL.md's YAML header as the format defines it; other

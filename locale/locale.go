@@ -265,68 +265,18 @@ func (l *Localizer) localizeSlow(id string, n int, counted bool, kv []any) (stri
 	return l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data, PluralCount: count})
 }
 
-// Phrase translates a sentence that Go code wrote in English (a page
-// title, a flash message, an error's message): the catalogs hold such
-// sentences under their English text, and sentences that name a value
-// under their English fmt format (see Phrasef). A sentence with no entry is
-// shown as it is.
+// Phrase translates a constant sentence that Go code wrote in English (a
+// page title, an error's message): the catalogs hold such sentences under
+// their English text. A sentence that carries values is a governance.Text
+// (see Text); a sentence with no entry is shown as it is.
 func (l *Localizer) Phrase(english string) string {
-	return l.phrase(english, 3)
-}
-
-func (l *Localizer) phrase(english string, depth int) string {
 	if english == "" || l.code == English {
 		return english
 	}
 	if s, ok := l.translated(english); ok {
 		return s
 	}
-	// A text of several sentences, one a line, translates line by line;
-	// a list joined by "; " item by item when every item is a sentence of
-	// the catalogs (a format's lazy value would swallow the rest of the
-	// list), else as a whole when a format matches it.
-	if s, ok := l.split(english, "\n", depth, false); ok {
-		return s
-	}
-	if s, ok := l.split(english, "; ", depth, true); ok {
-		return s
-	}
-	if s, ok := l.match(english, depth); ok {
-		return s
-	}
-	if s, ok := l.split(english, "; ", depth, false); ok {
-		return s
-	}
-	// "name: sentence" (a field, a step, a file) translates the sentence.
-	if i := strings.Index(english, ": "); i > 0 && depth > 0 && !strings.Contains(english[:i], " ") {
-		if rest := l.phrase(english[i+2:], depth-1); rest != english[i+2:] {
-			return l.T("msg.labelled", "Label", english[:i], "Text", rest)
-		}
-	}
 	return english
-}
-
-// split translates the parts of english between sep, when all of them
-// translate (every) or at least one does.
-func (l *Localizer) split(english, sep string, depth int, every bool) (string, bool) {
-	if depth == 0 || !strings.Contains(english, sep) {
-		return "", false
-	}
-	parts := strings.Split(english, sep)
-	changed := 0
-	for i, p := range parts {
-		if tr := l.phrase(p, depth-1); tr != p {
-			parts[i] = tr
-			changed++
-		}
-	}
-	if changed == 0 || every && changed < len(parts) {
-		return "", false
-	}
-	if sep == "; " {
-		sep = l.T("msg.list_separator")
-	}
-	return strings.Join(parts, sep), true
 }
 
 // Has reports whether the catalog of l's language defines id.

@@ -56,7 +56,7 @@ func usedIDs(t *testing.T) map[string][]string {
 	t.Helper()
 	patterns := []*regexp.Regexp{
 		regexp.MustCompile(`\b(?:t|tn|tr)\((?:ctx|c), "([^"]+)"`),
-		regexp.MustCompile(`\.(?:T|N|Phrase)\("([^"]+)"`),
+		regexp.MustCompile(`\.(?:T|N|Phrase|Phrasef)\("([^"]+)"`),
 		regexp.MustCompile(`\bs\.meta\(c, "([^"]+)", `),
 		regexp.MustCompile(`\bs\.flash\(c, auth\.Flash[A-Za-z]+, "([^"%]+)"\)`),
 		regexp.MustCompile(`\bmsgf?\(c, "([^"]+)"`),
@@ -65,6 +65,8 @@ func usedIDs(t *testing.T) map[string][]string {
 		regexp.MustCompile(`\berrs\["[a-z_]+"\] = fmt\.Sprintf\("([^"]+)"`),
 	}
 	webErrors := regexp.MustCompile(`Errorf\(governance\.E[A-Z]+,\s*"([^"%]+)"\)`)
+	// A sentence kept as a governance.Text: a field error, an eval reason.
+	says := regexp.MustCompile(`\b(?:governance\.)?Say\("([^"]+)"`)
 	used := map[string][]string{}
 	err := walkSources("..", func(path, src string) {
 		ps := patterns
@@ -76,10 +78,12 @@ func usedIDs(t *testing.T) map[string][]string {
 		switch dir {
 		case "web":
 			if !strings.HasPrefix(name, "api") && name != "mcp.go" {
-				ps = append(ps, webErrors)
+				ps = append(ps, webErrors, says)
 			}
 		case "app", "transcript", "model", "console":
-			ps = append(ps, webErrors)
+			ps = append(ps, webErrors, says)
+		default:
+			ps = append(ps, says)
 		}
 		for _, re := range ps {
 			for _, m := range re.FindAllStringSubmatch(src, -1) {
@@ -313,8 +317,7 @@ func TestPhrase(t *testing.T) {
 
 // TestValueSentences: a translated format uses the same values as its
 // English one (so Phrasef never prints %!d(MISSING)); a page translates an
-// error's format with its values, and text formatted earlier (a field
-// error, an eval reason) by matching it against the English formats.
+// error's format, or a Text kept or stored, with its values.
 func TestValueSentences(t *testing.T) {
 	en, err := locale.Catalog(locale.English)
 	if err != nil {
@@ -342,26 +345,29 @@ func TestValueSentences(t *testing.T) {
 		{zh.ErrorMessage(fmt.Errorf("wrapped: %w", ge)), "规则 12 不属于项目 atlas。"},
 		{locale.For(locale.English).ErrorMessage(ge), "Rule 12 is not in project atlas."},
 		{zh.Phrasef("rule %d matching %s disappeared", 7, `"go vet"`), `匹配 "go vet" 的规则 7 消失了`},
-		// Formatted earlier: read back, reordered, values that are sentences translated.
-		{zh.Phrase("rule 7 matching \"go vet\" disappeared"), `匹配 "go vet" 的规则 7 消失了`},
-		{zh.Phrase("leak: rule 7 matching x disappeared"), "泄漏：匹配 x 的规则 7 消失了"},
-		{zh.Phrase(`id duplicates line 3`), "id 与第 3 行重复"},
-		{zh.Phrase(`case "c1": steps[0].expect: no_writes contradicts writes`), `用例 "c1"：steps[0].expect：no_writes 与 writes 相互矛盾`},
-		{zh.Phrase("Rule 12 is not in project a b."), "规则 12 不属于项目 a b。"},
-		// A followed file's malformed lines: one sentence a line, each line's problems a list.
-		{zh.Phrase("a.jsonl: 2 malformed line(s) skipped:\nline 3: role \"wizard\" is not one of user, assistant, tool; id duplicates line 2\nline 5: id duplicates line 3"),
-			"a.jsonl：已跳过 2 个格式错误的行：\n第 3 行：role \"wizard\" 不是 user、assistant、tool 之一；id 与第 2 行重复\n第 5 行：id 与第 3 行重复"},
-		{zh.Phrase("line 4 is longer than 10 bytes; skipped"), "第 4 行超过 10 字节；已跳过"},
+		// Kept as a format and values (a governance.Text): translated with
+		// them, reordered, values that are sentences translated in turn.
+		{zh.Text(governance.Say("rule %d matching %s disappeared", 7, `"go vet"`)), `匹配 "go vet" 的规则 7 消失了`},
+		{zh.Text(governance.Say("leak: %s", governance.Say("rule %d matching %s disappeared", 7, "x"))), "泄漏：匹配 x 的规则 7 消失了"},
+		{zh.Text(governance.Say("id duplicates line %d", 3)), "id 与第 3 行重复"},
+		{zh.Text(governance.Say("Rule %d is not in project %s.", 12, "a b")), "规则 12 不属于项目 a b。"},
+		{zh.Text(governance.Lines(governance.Say("id duplicates line %d", 2), governance.Say("id duplicates line %d", 3))), "id 与第 2 行重复\nid 与第 3 行重复"},
+		// Through JSON, as a stored reason or a flash is kept.
+		{zh.Text(governance.ParseText(governance.StoreText(governance.Say("leak: %s", governance.Say("rule %d matching %s disappeared", int64(7), "x"))))), "泄漏：匹配 x 的规则 7 消失了"},
+		// An English sentence stored before sentences were kept so is shown as it is.
+		{zh.Text(governance.ParseText("rule 7 matching x disappeared")), "rule 7 matching x disappeared"},
+		{zh.Text(governance.ParseText("Rule not found.")), "未找到该规则。"},
+		{zh.Phrase("rule 7 matching x disappeared"), "rule 7 matching x disappeared"},
 		// Words and noun phrases as values get their labels: a status, an action, a role, a scope.
 		{zh.ErrorMessage((&governance.Rule{ID: 5, Status: governance.RuleArchived}).Allow(governance.RuleDemote)),
 			"规则 5 的状态是“已归档”；只有状态为“生效中或已过时”的规则才能变为“已降级”。"},
-		{zh.Phrase("The run has already finished (cancelled)."), "该运行已经结束（已取消）。"},
+		{zh.Text(governance.Say("The run has already finished (%s).", "cancelled")), "该运行已经结束（已取消）。"},
 		{zh.ErrorMessage(governance.Errorf(governance.ENOTFOUND, "%s not found.", "Rule")), "未找到该规则。"},
 		{zh.ErrorMessage(governance.Errorf(governance.ECONFLICT, "A %s suite named %q already exists; choose another name.", "builtin", "x")),
 			`已有名为 "x" 的内置评测套件，请换一个名称。`},
-		{zh.Phrase("none of the 2 active rules of subject x of project travel crossed (4 memories filtered by scope)"),
+		{zh.Text(governance.Say("none of the %d active rules of %s crossed (%d memories filtered by scope)", 2, governance.Say("subject %s of project %s", "x", "travel"), 4)),
 			"项目 travel 的主体 x 的 2 条生效规则均未越界（4 条记忆被范围过滤）"},
-		{zh.Phrase("rule 3: proposed v1 → active v2"), "规则 3：已提议 v1 → 生效中 v2"},
+		{zh.Text(governance.Say("rule %d: %s v%d → %s v%d", 3, governance.RuleProposed, 1, governance.RuleActive, 2)), "规则 3：已提议 v1 → 生效中 v2"},
 		{zh.ShortDuration(12 * time.Millisecond), "12 毫秒"},
 		{locale.For(locale.English).ShortDuration(1400 * time.Millisecond), "1.4 s"},
 	} {

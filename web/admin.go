@@ -30,12 +30,6 @@ func (authPasswords) Hash(pw string) (string, error) { return auth.HashPassword(
 // until the account page shows it.
 const passwordOnceKey = "password"
 
-// phrase translates an English sentence written by Go code (an error's
-// message) for the request.
-func phrase(c echo.Context, english string) string {
-	return locale.From(c.Request().Context()).Phrase(english)
-}
-
 // errorText is err's user-safe message in the request's language: an
 // error's values are filled into the translated sentence.
 func errorText(c echo.Context, err error) string {
@@ -58,7 +52,7 @@ func (s *Server) refusedBack(c echo.Context, err error, back string) error {
 	if !fixable(err) {
 		return err
 	}
-	if err := s.flash(c, auth.FlashError, governance.ErrorMessage(err)); err != nil {
+	if err := s.flash(c, auth.FlashError, locale.From(c.Request().Context()).ErrorMessage(err)); err != nil {
 		return err
 	}
 	return redirect(c, back)

@@ -85,14 +85,14 @@ func apiPage(limit, offset string, def int) (int, int, error) {
 	if limit != "" {
 		n, err := strconv.Atoi(limit)
 		if err != nil || n < 1 {
-			errs["limit"] = "limit must be a whole number of at least 1."
+			errs["limit"] = governance.Say("limit must be a whole number of at least 1.")
 		}
 		l = n
 	}
 	if offset != "" {
 		n, err := strconv.Atoi(offset)
 		if err != nil || n < 0 {
-			errs["offset"] = "offset must be a whole number of at least 0."
+			errs["offset"] = governance.Say("offset must be a whole number of at least 0.")
 		}
 		o = n
 	}

@@ -32,7 +32,7 @@ func newAuditForm(c echo.Context) (templates.AuditFilterForm, templates.FieldErr
 			continue
 		}
 		if _, err := time.Parse("2006-01-02", v); err != nil {
-			errs[field] = "Use a date like 2026-06-15."
+			errs[field] = governance.Say("Use a date like 2026-06-15.")
 		}
 	}
 	return f, errs
@@ -42,10 +42,10 @@ func newAuditForm(c echo.Context) (templates.AuditFilterForm, templates.FieldErr
 // what the viewer may see (admins everything, reviewers their projects' rows).
 func auditFilter(f templates.AuditFilterForm, errs templates.FieldErrors) governance.AuditFilter {
 	af := governance.AuditFilter{Actor: f.Actor, Action: f.Action, ObjectType: f.ObjectType, ObjectID: f.ObjectID, HideEval: !f.Eval}
-	if f.Since != "" && errs["since"] == "" {
+	if f.Since != "" && errs["since"].IsZero() {
 		af.Since = f.Since + "T00:00:00Z"
 	}
-	if f.Until != "" && errs["until"] == "" {
+	if f.Until != "" && errs["until"].IsZero() {
 		af.Until = f.Until + "T23:59:59Z"
 	}
 	return af

@@ -134,7 +134,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 			return
 		}
 	}
-	v := templates.ErrorView{Status: status, Title: loc.Phrase(http.StatusText(status)), Message: loc.Phrase(msg)}
+	shown := loc.Phrase(msg)
+	if msg == governance.ErrorMessage(err) {
+		shown = loc.ErrorMessage(err) // its format and values, translated
+	}
+	v := templates.ErrorView{Status: status, Title: loc.Phrase(http.StatusText(status)), Message: shown}
 	if ge := (*governance.Error)(nil); errors.As(err, &ge) {
 		v.Message = loc.ErrorMessage(err) // the sentence translated with its values
 	}

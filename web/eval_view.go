@@ -110,13 +110,13 @@ func evalRunView(loc *locale.Localizer, d app.RunDetail) templates.EvalRunView {
 }
 
 func caseView(loc *locale.Localizer, c *evals.CaseResult) templates.EvalCaseView {
-	v := templates.EvalCaseView{ID: c.CaseID, Kind: string(c.Kind), Status: c.Status, Reason: c.Reason,
+	v := templates.EvalCaseView{ID: c.CaseID, Kind: string(c.Kind), Status: c.Status, Reason: c.Sentence(),
 		Duration: loc.ShortDuration(time.Duration(c.DurationMS) * time.Millisecond)}
 	d := c.Detail
 	if d == nil {
 		return v
 	}
-	v.Problems = d.Problems
+	v.Problems = d.ProblemTexts()
 	if r := d.Recall; r != nil {
 		sec := templates.EvalSection{Title: loc.T("eval.section.package", "Task", r.Task)}
 		for _, it := range r.Items {
@@ -144,7 +144,11 @@ func caseView(loc *locale.Localizer, c *evals.CaseResult) templates.EvalCaseView
 		}
 	}
 	if iso := d.Isolation; iso != nil {
-		sec := templates.EvalSection{Title: loc.T("eval.section.isolation", "Foreign", iso.Foreign)}
+		foreign := iso.Foreign
+		if !iso.ForeignText.IsZero() {
+			foreign = loc.Text(iso.ForeignText)
+		}
+		sec := templates.EvalSection{Title: loc.T("eval.section.isolation", "Foreign", foreign)}
 		sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.isolation", "Rules", loc.Number(iso.ForeignRules), "Filtered", loc.Number(iso.OutOfScope))})
 		for _, l := range iso.Leaks {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: l, State: "fail"})

@@ -243,7 +243,7 @@ func (s *Server) adminForgetView(c echo.Context, project, subject string) (templ
 	}
 	v := templates.AdminForgetView{Projects: projects, Project: project, Subject: strings.TrimSpace(subject), Errors: templates.FieldErrors{}}
 	if project != "" && v.Subject == "" {
-		v.Errors["subject"] = "Name the subject whose memories to forget."
+		v.Errors["subject"] = governance.Say("Name the subject whose memories to forget.")
 	}
 	return v, nil
 }

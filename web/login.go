@@ -34,10 +34,10 @@ func newLoginForm(c echo.Context) loginForm {
 func (f loginForm) Validate() templates.FieldErrors {
 	errs := templates.FieldErrors{}
 	if f.Username == "" {
-		errs["username"] = "Enter your username."
+		errs["username"] = governance.Say("Enter your username.")
 	}
 	if f.Password == "" {
-		errs["password"] = "Enter your password."
+		errs["password"] = governance.Say("Enter your password.")
 	}
 	return errs
 }

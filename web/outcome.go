@@ -163,7 +163,7 @@ func (s *Server) handleOutcomePolicy(c echo.Context) error {
 	}
 	p, err := s.app.Outcomes.SetPolicy(ctx, actorOf(ctx), slug, c.FormValue("threshold"), c.FormValue("require_no_regression") == "on")
 	if fe, ok := app.AsFieldErrors(err); ok {
-		problem := locale.From(ctx).Phrase(fe["threshold"])
+		problem := locale.From(ctx).Text(fe["threshold"])
 		if ferr := s.flash(c, auth.FlashError, tr(c, "outcome.flash_policy_invalid", "Problem", problem)); ferr != nil {
 			return ferr
 		}

@@ -302,7 +302,7 @@ func (s *Server) handleRuleExpiry(c echo.Context) error {
 	if c.FormValue("clear") == "" {
 		day, err := time.Parse("2006-01-02", form.Expires)
 		if err != nil {
-			return s.formProblem(c, id, form, app.FieldErrors{"expires": "Pick a date."})
+			return s.formProblem(c, id, form, app.FieldErrors{"expires": governance.Say("Pick a date.")})
 		}
 		end := day.Add(24*time.Hour - time.Second)
 		at = &end

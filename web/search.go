@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/mnemo-console/mnemo/app"
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -61,8 +62,8 @@ func (s *Server) handleEventSearch(c echo.Context) error {
 	status := http.StatusOK
 	if errs, ok := app.AsFieldErrors(err); ok {
 		v.Errors, status = templates.FieldErrors(errs), http.StatusUnprocessableEntity
-		if errs["q"] == app.MsgNoSearchTerms {
-			v.Errors["q"] = tr(c, "search.no_terms")
+		if errs["q"].ID == app.MsgNoSearchTerms {
+			v.Errors["q"] = governance.Say("search.no_terms")
 		}
 	} else if err != nil {
 		return err

@@ -306,7 +306,7 @@ func (s *Server) handleSkillImportCreate(c echo.Context) error {
 		if errors.As(err, &mbe) {
 			return governance.Errorf(governance.ETOOLARGE, "%s", tr(c, "data.file_too_large", "MiB", mbe.Limit>>20))
 		}
-		v.Errors = templates.FieldErrors{"file": "Upload a zip or tar.gz archive of skill folders."}
+		v.Errors = templates.FieldErrors{"file": governance.Say("Upload a zip or tar.gz archive of skill folders.")}
 		return s.renderSkillImport(c, http.StatusUnprocessableEntity, v)
 	}
 	file, err := fh.Open()

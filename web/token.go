@@ -126,10 +126,7 @@ func (s *Server) handleTokenCreate(c echo.Context) error {
 	t := form.token(projects)
 	secret, err := s.app.Tokens.Create(ctx, actorOf(ctx), t)
 	if fe, ok := app.AsFieldErrors(err); ok {
-		errs := templates.FieldErrors{}
-		for field, msg := range fe {
-			errs[field] = phrase(c, msg)
-		}
+		errs := templates.FieldErrors(fe)
 		v, err := s.tokenView(c, form, errs)
 		if err != nil {
 			return err

@@ -108,6 +108,15 @@ func TestTokenAdmin(t *testing.T) {
 		if got := doc.Find(testid("token-scopes") + " .scope-help").First().Text(); got != "发送事件" {
 			t.Errorf("scope help = %q", got)
 		}
+		// A field error with a value, said in Chinese with it.
+		values := url.Values{"project": {"travel-agent"}, "name": {strings.Repeat("n", governance.MaxTokenNameBytes+1)},
+			"scope": {"recall"}, "csrf": {admin.CSRF("/admin/tokens")}}
+		res, body := admin.Do(http.MethodPost, "/admin/tokens", strings.NewReader(values.Encode()), http.Header{
+			"Content-Type": {"application/x-www-form-urlencoded"}, "Accept-Language": {"zh-CN"}})
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		if got, want := parse(t, body).Find(testid("error-name")).Text(), fmt.Sprintf("最多 %d 字节。", governance.MaxTokenNameBytes); got != want {
+			t.Errorf("name error = %q, want %q", got, want)
+		}
 	})
 	t.Run("CSRF", func(t *testing.T) {
 		res, _ := admin.PostRaw("/admin/tokens", url.Values{"project": {"travel-agent"}, "name": {"x"}, "scope": {"recall"}})

@@ -423,7 +423,7 @@ func (e *cmdEnv) watch(args []string) error {
 			e.say(e.stdout, "%s: %d new event(s) from %d file(s).", time.Now().Format("15:04:05"), res.Inserted, res.Files)
 		}
 		for _, p := range res.Problems {
-			fmt.Fprintf(e.stderr, "watch: %s\n", e.loc.Phrase(p))
+			fmt.Fprintf(e.stderr, "watch: %s\n", e.loc.PhraseFormatted(p))
 		}
 	}
 	if *once {
@@ -433,7 +433,7 @@ func (e *cmdEnv) watch(args []string) error {
 		}
 		e.say(e.stdout, "Followed %d file(s) in %s: %d new event(s).", res.Files, dir, res.Inserted)
 		for _, p := range res.Problems {
-			fmt.Fprintf(e.stdout, "  %s\n", e.loc.Phrase(p))
+			fmt.Fprintf(e.stdout, "  %s\n", e.loc.PhraseFormatted(p))
 		}
 		return nil
 	}
@@ -520,9 +520,9 @@ func (e *cmdEnv) audit(args []string) error {
 	}
 	if !v.OK {
 		if v.BadID == 0 {
-			e.say(e.stdout, "Audit chain BROKEN: %s.", e.loc.Phrase(v.Problem))
+			e.say(e.stdout, "Audit chain BROKEN: %s.", e.loc.PhraseFormatted(v.Problem))
 		} else {
-			e.say(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).", v.BadID, e.loc.Phrase(v.Problem), v.Rows)
+			e.say(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).", v.BadID, e.loc.PhraseFormatted(v.Problem), v.Rows)
 		}
 		return errSilent
 	}
@@ -680,7 +680,7 @@ func (e *cmdEnv) eval(args []string) error {
 		suite, err := evals.Find(e.ctx, m.Store, pos[0])
 		if err != nil {
 			if v, ok := evals.IsValidation(err); ok {
-				fmt.Fprintln(e.stderr, e.loc.Phrase(v.Error()))
+				fmt.Fprintln(e.stderr, e.loc.PhraseFormatted(v.Error()))
 				return errSilent
 			}
 			return errors.New(e.loc.ErrorMessage(err))

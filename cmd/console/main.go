@@ -199,11 +199,11 @@ func (e *cmdEnv) message(err error) string {
 	case errors.As(err, &pe) && pe == err:
 		for _, kind := range []error{fs.ErrNotExist, fs.ErrPermission, fs.ErrExist, syscall.EISDIR, syscall.ENOTDIR, syscall.ENOSPC} {
 			if errors.Is(pe.Err, kind) {
-				return e.loc.T("msg.labelled", "Label", pe.Path, "Text", e.loc.Phrase(kind.Error()))
+				return e.loc.T("msg.labelled", "Label", pe.Path, "Text", e.loc.PhraseFormatted(kind.Error()))
 			}
 		}
 	}
-	return e.loc.Phrase(err.Error())
+	return e.loc.PhraseFormatted(err.Error())
 }
 
 // isJoin reports whether err is an errors.Join of several errors.
@@ -217,7 +217,7 @@ func isJoin(err error) bool {
 func (e *cmdEnv) phrases(problems []string) string {
 	out := make([]string, len(problems))
 	for i, p := range problems {
-		out[i] = e.loc.Phrase(p)
+		out[i] = e.loc.PhraseFormatted(p)
 	}
 	return strings.Join(out, "; ")
 }
@@ -352,7 +352,7 @@ func (e *cmdEnv) printFlags(w io.Writer, fs *flag.FlagSet) {
 		if name != "" {
 			line += " " + e.loc.Enum("flag_value", name)
 		}
-		help = e.loc.Phrase(help)
+		help = e.loc.PhraseFormatted(help)
 		fmt.Fprintf(w, "%s\n    \t%s", line, help)
 		if def := f.DefValue; def != "" && def != "false" {
 			if f.Name == "database" {

@@ -55,12 +55,12 @@ func (e *cmdEnv) skills(args []string) error {
 		if errors.As(err, &rejected) {
 			e.say(e.stderr, "%s: skills rejected, nothing written:", dir)
 			for _, p := range rejected.Problems {
-				e.say(e.stderr, "  %s/%s: %s", p.Where, p.File, e.loc.Phrase(p.Message))
+				e.say(e.stderr, "  %s/%s: %s", p.Where, p.File, e.loc.Text(p.Sentence()))
 			}
 			return errSilent
 		}
 		if fe, ok := app.AsFieldErrors(err); ok {
-			return e.fail("project %s: %s (use --create to create it)", *project, e.loc.Phrase(fe["project"]))
+			return e.fail("project %s: %s (use --create to create it)", *project, e.loc.Text(fe["project"]))
 		}
 		if err != nil {
 			return errors.New(e.loc.ErrorMessage(err))
@@ -122,7 +122,7 @@ func (e *cmdEnv) syncSkills(m *Main, project, to, dir, layoutName string) error 
 		e.say(e.stdout, "Removed skill %s: it is no longer active.", filepath.Join(dir, f))
 	}
 	for f, why := range rep.Skipped {
-		e.say(e.stdout, "Left %s alone: %s", filepath.Join(dir, f), e.loc.Phrase(why))
+		e.say(e.stdout, "Left %s alone: %s", filepath.Join(dir, f), e.loc.PhraseFormatted(why))
 	}
 	if len(rep.Unchanged) > 0 {
 		e.say(e.stdout, "%d skill(s) already up to date in %s.", len(rep.Unchanged), dir)

@@ -165,9 +165,9 @@ type EvalCaseView struct {
 	ID       string
 	Kind     string
 	Status   string
-	Reason   string
+	Reason   governance.Text
 	Duration string
-	Problems []string
+	Problems []governance.Text
 	Sections []EvalSection
 	AB       *EvalABView
 }
@@ -3178,9 +3178,9 @@ func EvalRunPanel(v EvalRunView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var170 string
-				templ_7745c5c3_Var170, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, c.Reason))
+				templ_7745c5c3_Var170, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, c.Reason))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 724, Col: 159}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 724, Col: 157}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var170))
 				if templ_7745c5c3_Err != nil {
@@ -3648,9 +3648,9 @@ func evalResults(v EvalRunView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var199 string
-			templ_7745c5c3_Var199, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, c.Reason))
+			templ_7745c5c3_Var199, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, c.Reason))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 777, Col: 61}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 777, Col: 59}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var199))
 			if templ_7745c5c3_Err != nil {
@@ -3671,9 +3671,9 @@ func evalResults(v EvalRunView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var200 string
-					templ_7745c5c3_Var200, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, p))
+					templ_7745c5c3_Var200, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, p))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 782, Col: 27}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 782, Col: 25}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var200))
 					if templ_7745c5c3_Err != nil {

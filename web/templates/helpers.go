@@ -43,13 +43,13 @@ func statusClass(status string) string {
 func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // messages returns the field errors' messages in field order.
-func messages(errs FieldErrors) []string {
+func messages(errs FieldErrors) []governance.Text {
 	keys := make([]string, 0, len(errs))
 	for k := range errs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
+	out := make([]governance.Text, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, errs[k])
 	}

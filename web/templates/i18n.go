@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/locale"
 )
 
@@ -40,16 +41,31 @@ func languages() []string { return locale.Languages }
 
 func languageName(code string) string { return locale.LanguageName(code) }
 
-// phrase translates an English sentence written by Go code (a field error,
-// a reason) when the catalogs hold it.
-func phrase(ctx context.Context, english string) string { return locale.From(ctx).Phrase(english) }
+// phrase translates English text written by Go code that does not carry a
+// Text yet (a finding's why, a suite's problem), reading a format's values
+// back (locale.Localizer.PhraseFormatted); a Text goes through text.
+func phrase(ctx context.Context, english string) string {
+	return locale.From(ctx).PhraseFormatted(english)
+}
 
 // phrases translates each sentence and joins them with sep.
 func phrases(ctx context.Context, english []string, sep string) string {
 	l := locale.From(ctx)
 	out := make([]string, len(english))
 	for i, e := range english {
-		out[i] = l.Phrase(e)
+		out[i] = l.PhraseFormatted(e)
 	}
 	return strings.Join(out, sep)
+}
+
+// text translates a sentence kept as its message id and values (a field
+// error, a reason, a stored problem). A Text that is only English (a
+// problem its maker does not keep as a format yet, a row stored before)
+// goes through phrase until its maker carries the format.
+func text(ctx context.Context, s governance.Text) string {
+	out := locale.From(ctx).Text(s)
+	if len(s.Args) == 0 && len(s.Lines) == 0 && out == s.ID {
+		return phrase(ctx, s.ID)
+	}
+	return out
 }

@@ -1793,7 +1793,7 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					if v.Errors["acknowledged"] != "" {
+					if !v.Errors["acknowledged"].IsZero() {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 149, " aria-invalid")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -1816,15 +1816,15 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					if v.Errors["acknowledged"] != "" {
+					if !v.Errors["acknowledged"].IsZero() {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 152, "<small data-testid=\"error-acknowledged\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var104 string
-						templ_7745c5c3_Var104, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Errors["acknowledged"]))
+						templ_7745c5c3_Var104, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, v.Errors["acknowledged"]))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 304, Col: 86}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 304, Col: 84}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var104))
 						if templ_7745c5c3_Err != nil {
@@ -1852,7 +1852,7 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					if v.Errors["reason"] != "" {
+					if !v.Errors["reason"].IsZero() {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 156, " aria-invalid")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -1865,7 +1865,7 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 					var templ_7745c5c3_Var106 string
 					templ_7745c5c3_Var106, templ_7745c5c3_Err = templ.JoinStringErrs(v.Reason)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 308, Col: 131}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 308, Col: 135}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var106))
 					if templ_7745c5c3_Err != nil {
@@ -1875,15 +1875,15 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					if v.Errors["reason"] != "" {
+					if !v.Errors["reason"].IsZero() {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 159, "<small data-testid=\"error-reason\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var107 string
-						templ_7745c5c3_Var107, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Errors["reason"]))
+						templ_7745c5c3_Var107, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, v.Errors["reason"]))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 310, Col: 75}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 310, Col: 73}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var107))
 						if templ_7745c5c3_Err != nil {
@@ -2012,7 +2012,7 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if v.Errors["reject_reason"] != "" {
+				if !v.Errors["reject_reason"].IsZero() {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 172, " aria-invalid")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -2025,7 +2025,7 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 				var templ_7745c5c3_Var116 string
 				templ_7745c5c3_Var116, templ_7745c5c3_Err = templ.JoinStringErrs(v.RejectReason)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 329, Col: 142}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 329, Col: 146}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var116))
 				if templ_7745c5c3_Err != nil {
@@ -2035,15 +2035,15 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if v.Errors["reject_reason"] != "" {
+				if !v.Errors["reject_reason"].IsZero() {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 175, "<small data-testid=\"error-reject-reason\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var117 string
-					templ_7745c5c3_Var117, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Errors["reject_reason"]))
+					templ_7745c5c3_Var117, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, v.Errors["reject_reason"]))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 331, Col: 88}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 331, Col: 86}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var117))
 					if templ_7745c5c3_Err != nil {

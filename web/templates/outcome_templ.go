@@ -2229,15 +2229,15 @@ func OutcomeReviewCard(v OutcomeReviewView, inlineEffect bool) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if msg := v.Form.Errors["decision"]; msg != "" {
+			if msg := v.Form.Errors["decision"]; !msg.IsZero() {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 167, "<p class=\"flash flash-error\" role=\"alert\" data-testid=\"outcome-decision-error\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var129 string
-				templ_7745c5c3_Var129, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, msg))
+				templ_7745c5c3_Var129, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, msg))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `outcome.templ`, Line: 386, Col: 102}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `outcome.templ`, Line: 386, Col: 100}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var129))
 				if templ_7745c5c3_Err != nil {

@@ -3113,7 +3113,7 @@ func ruleActions(v RuleView) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = inlineField("restore-reason", "reason", t(ctx, "rule.restore_reason"), v.Form.For("restore").Reason, "").Render(templ.WithChildren(ctx, templ_7745c5c3_Var171), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = inlineField("restore-reason", "reason", t(ctx, "rule.restore_reason"), v.Form.For("restore").Reason, governance.Text{}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var171), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -3184,7 +3184,7 @@ func ruleActions(v RuleView) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = inlineField("pause-reason", "reason", t(ctx, "rule.resume_reason"), v.Form.For("pause").Reason, "").Render(templ.WithChildren(ctx, templ_7745c5c3_Var177), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = inlineField("pause-reason", "reason", t(ctx, "rule.resume_reason"), v.Form.For("pause").Reason, governance.Text{}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var177), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -3220,7 +3220,7 @@ func ruleActions(v RuleView) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = inlineField("pause-reason", "reason", t(ctx, "rule.pause_reason"), v.Form.For("pause").Reason, "").Render(templ.WithChildren(ctx, templ_7745c5c3_Var179), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = inlineField("pause-reason", "reason", t(ctx, "rule.pause_reason"), v.Form.For("pause").Reason, governance.Text{}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var179), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -3281,7 +3281,7 @@ func ruleActions(v RuleView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.Form.For("expiry").Errors["expires"] != "" {
+		if !v.Form.For("expiry").Errors["expires"].IsZero() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 269, " aria-invalid=\"true\" aria-describedby=\"expiry-date-error\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -3327,15 +3327,15 @@ func ruleActions(v RuleView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if e := v.Form.For("expiry").Errors["expires"]; e != "" {
+		if e := v.Form.For("expiry").Errors["expires"]; !e.IsZero() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 275, "<small id=\"expiry-date-error\" data-testid=\"expiry-date-error\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var187 string
-			templ_7745c5c3_Var187, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, e))
+			templ_7745c5c3_Var187, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, e))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `rule.templ`, Line: 639, Col: 81}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `rule.templ`, Line: 639, Col: 79}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var187))
 			if templ_7745c5c3_Err != nil {
@@ -3380,7 +3380,7 @@ func ruleActions(v RuleView) templ.Component {
 	})
 }
 
-func confirmBox(id, label, problem string) templ.Component {
+func confirmBox(id, label string, problem governance.Text) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -3440,7 +3440,7 @@ func confirmBox(id, label, problem string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if problem != "" {
+		if !problem.IsZero() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 284, " aria-invalid=\"true\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -3463,7 +3463,7 @@ func confirmBox(id, label, problem string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if problem != "" {
+		if !problem.IsZero() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 287, "<small data-testid=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -3482,9 +3482,9 @@ func confirmBox(id, label, problem string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var196 string
-			templ_7745c5c3_Var196, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, problem))
+			templ_7745c5c3_Var196, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, problem))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `rule.templ`, Line: 662, Col: 61}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `rule.templ`, Line: 662, Col: 59}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var196))
 			if templ_7745c5c3_Err != nil {
@@ -3561,7 +3561,7 @@ func replacementPicker(v RuleView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if problem != "" {
+		if !problem.IsZero() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 292, " aria-invalid=\"true\" aria-describedby=\"supersede-rule-error\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -3630,15 +3630,15 @@ func replacementPicker(v RuleView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if problem != "" {
+		if !problem.IsZero() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 301, "<small id=\"supersede-rule-error\" data-testid=\"supersede-rule-error\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var202 string
-			templ_7745c5c3_Var202, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, problem))
+			templ_7745c5c3_Var202, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, problem))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `rule.templ`, Line: 714, Col: 92}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `rule.templ`, Line: 714, Col: 90}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var202))
 			if templ_7745c5c3_Err != nil {

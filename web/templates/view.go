@@ -98,7 +98,7 @@ func navBarOf(items []NavItem, active string) []navBar {
 }
 
 // FieldErrors maps a form field name to its problem.
-type FieldErrors map[string]string
+type FieldErrors map[string]governance.Text
 
 // Pager describes one page of a longer list. Prev and Next are empty at the
 // ends. Target is the id of the element an htmx page switch replaces.
