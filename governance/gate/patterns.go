@@ -184,6 +184,7 @@ var acceptFuncs = map[string]func(string, []int) bool{
 	"namedParty":          namedParty,
 	"agentCommits":        agentCommits,
 	"bookingCommits":      bookingCommits,
+	"notToUser":           notToUser,
 }
 
 // runWindows are the runs a rule's runs= option names.

@@ -184,6 +184,16 @@ func lookalikeFinding(text string, lo, hi int) (governance.Finding, bool) {
 	}, true
 }
 
+// toUser is what names the user as the one a sending verb sends to: "send
+// me …", "send it (over) to me", 发给我, 发给用户, 发到我(的)邮箱 — not 我们.
+var toUser = regexp.MustCompile(`^(?:(?i:\s*(?:me|(?:it|them|this|that|these|those|everything|one)\s+(?:over\s+|back\s+)?to\s+me|(?:over\s+|back\s+)?to\s+me)\b)|(?:给)?(?:用户|我)(?:[^们]|$))`)
+
+// notToUser refuses a sending verb whose recipient is the user: the answer
+// goes where every answer goes.
+func notToUser(s string, loc []int) bool {
+	return !toUser.MatchString(s[loc[1]:])
+}
+
 // notUserSubject refuses a match the user is the subject of: "when I book
 // flights", "we always text our parents" describe what the user does, not
 // what the agent is to do. It reads the two words before the match.
