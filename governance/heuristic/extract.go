@@ -20,7 +20,7 @@ import (
 
 // Name is the extractor's name and version, recorded on every candidate.
 // Bump the version when a change would extract different items.
-const Name = "heuristic/7"
+const Name = "heuristic/8"
 
 // maxStatementRunes caps a statement, well inside recall's per-item budget.
 const maxStatementRunes = 240
@@ -75,7 +75,7 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 			if k == 0 && e.Source != governance.SourceExternal && s.readWithPreviousTurn(e, i, u) {
 				continue
 			}
-			s.read(e, i, sentence{text: u.text, question: u.question}, newText(u.text), u.r)
+			s.readUnit(e, i, u)
 		}
 	}
 	s.lessons()
