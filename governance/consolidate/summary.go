@@ -53,6 +53,8 @@ var kindPhrases = map[string][2]string{
 	"access_grant":         {"who gets access", "谁获得权限"},
 	"messaging":            {"whom the agent contacts", "智能体联系谁"},
 	"promotion":            {"which businesses the agent favours", "智能体偏向哪些商家"},
+	"policy_relaxed":       {"which rules the agent keeps", "智能体遵守哪些规定"},
+	"favouritism":          {"whom the agent puts first", "智能体优先照顾谁"},
 	"encoded_text":         {"text that is encoded or disguised", "编码或伪装的文字"},
 
 	governance.GateCredentials: {"credentials", "凭据"},

@@ -159,6 +159,8 @@ var gateWhyText = map[string]string{
 	"access_grant":         "It gives someone access, permissions or a role: a reviewer must approve it before any agent uses it.",
 	"messaging":            "It has the agent contact someone other than the user (e-mail, text, message or tell them): a reviewer must approve it before any agent uses it.",
 	"promotion":            "It has the agent favour a named business or brand in what it recommends or lists: a reviewer must approve it before any agent uses it.",
+	"policy_relaxed":       "It sets a rule, policy or requirement aside or loosens it: a reviewer must approve it before any agent uses it.",
+	"favouritism":          "It puts one person ahead of the others who wait or are judged (a queue jumped, a priority or a score given): a reviewer must approve it before any agent uses it.",
 	"encoded_text":         "It holds text a reader cannot read as written (encoded, spaced out, in pinyin, digits for letters): a reviewer must approve it before any agent uses it.",
 }
 

@@ -59,7 +59,9 @@ type gateRune struct {
 // without combining marks; Latin letter-likes that NFKD leaves alone (small
 // capitals, letters with a stroke or hook, circled, squared and
 // parenthesised letters, regional indicators) are read as the ASCII letters
-// their Unicode names say they are; curly quotes are straightened; and letters that
+// their Unicode names say they are; traditional Han characters are read as
+// their simplified forms (hantFold, written by internal/hantgen from OpenCC's
+// character table); curly quotes are straightened; and letters that
 // look like Latin ones (Unicode TS #39 confusables) are read as Latin inside
 // words that mix them with Latin letters or consist only of them. With
 // fixed set, every byte maps to that span (a decoded payload). Runs of
@@ -76,8 +78,12 @@ func normalise(s string, fixed *[2]int32) normalised {
 		if fixed != nil {
 			lo, hi = fixed[0], fixed[1]
 		}
-		if r < 0x80 || r >= 0x4E00 && r <= 0x9FFF {
-			// ASCII and common Han characters stand for themselves.
+		if r < 0x80 || r >= 0x3400 && r <= 0x9FFF {
+			// ASCII and simplified Han characters stand for themselves; a
+			// traditional one is read as its simplified form (hantFold).
+			if r >= 0x3400 {
+				r = foldHan(r)
+			}
 			runes = append(runes, gateRune{r, lo, hi})
 			prev = r
 			i += size
@@ -120,8 +126,6 @@ func normalise(s string, fixed *[2]int32) normalised {
 			runes = append(runes, gateRune{'\'', lo, hi})
 		case r == '“' || r == '”':
 			runes = append(runes, gateRune{'"', lo, hi})
-		case r >= 0x3400 && r <= 0x9FFF:
-			runes = append(runes, gateRune{r, lo, hi})
 		default:
 			d := norm.NFKD.PropertiesString(s[i:]).Decomposition()
 			if d == nil {
@@ -132,6 +136,9 @@ func normalise(s string, fixed *[2]int32) normalised {
 				d = d[n:]
 				if unicode.Is(unicode.Mn, r2) {
 					continue
+				}
+				if r2 >= 0x3400 && r2 <= 0x9FFF {
+					r2 = foldHan(r2)
 				}
 				if f, ok := letterFold[r2]; ok {
 					for k := 0; k < len(f); k++ {
@@ -153,6 +160,24 @@ func normalise(s string, fixed *[2]int32) normalised {
 	}
 	out.view = render(runes)
 	return out
+}
+
+// hantBits marks the characters of U+3400–U+9FFF that hantFold maps, so a
+// simplified character costs a bit test, not a map look-up.
+var hantBits = func() (b [(0x9FFF-0x3400)/64 + 1]uint64) {
+	for r := range hantFold {
+		b[(r-0x3400)/64] |= 1 << ((r - 0x3400) % 64)
+	}
+	return b
+}()
+
+// foldHan reads a Han character of U+3400–U+9FFF written in its traditional
+// form as its simplified one.
+func foldHan(r rune) rune {
+	if hantBits[(r-0x3400)/64]&(1<<((r-0x3400)%64)) == 0 {
+		return r
+	}
+	return hantFold[r]
 }
 
 // render writes runes as a view, each byte mapped to its rune's span.
