@@ -177,7 +177,12 @@ func boundCount(s string) int {
 // lengthBounds returns the bounds of lower as "<count> <unit>".
 func lengthBounds(lower string) []string {
 	var out []string
-	for _, m := range boundEN.FindAllStringSubmatch(lower, -1) {
+	for _, at := range boundEN.FindAllStringSubmatchIndex(lower, -1) {
+		m := []string{lower[at[0]:at[1]], lower[at[2]:at[3]], lower[at[4]:at[5]]}
+		// "One line per patient" lays the answer out; it bounds nothing.
+		if perItemEN.MatchString(lower[at[0]:]) && perItemEN.FindStringIndex(lower[at[0]:])[0] == 0 {
+			continue
+		}
 		if n := boundCount(m[1]); n > 0 {
 			out = append(out, fmt.Sprintf("%d %s", n, boundUnits[m[2]]))
 		}
@@ -204,7 +209,7 @@ var (
 func shapeOfOutput(statement string) outputShape {
 	var o outputShape
 	if first := newText(unquoted(statement)); !(first.latin && anyEN(first.lower, outputPhrasesEN) || first.han && firstOf(first.raw, outputPhrasesZH)) &&
-		!boundEN.MatchString(first.lower) && !boundZH.MatchString(first.raw) && !enumeration.MatchString(first.raw) {
+		!boundEN.MatchString(first.lower) && !boundZH.MatchString(first.raw) && !enumeration.MatchString(first.raw) && !layoutShape(first.lower, first.latin, first.han) {
 		return o
 	}
 	raw := canonical(statement)
@@ -257,6 +262,7 @@ func shapeOfOutput(statement string) outputShape {
 		find(outputAspectsZH, false)
 		find(outputValuesZH, false)
 	}
+	layoutAspects(&o, lower, t.latin, t.han)
 	if bounds := lengthBounds(lower); len(bounds) > 0 {
 		o.aspects = append(o.aspects, "length")
 		o.content = append(o.content, bounds...)
@@ -355,7 +361,7 @@ func outputDirectiveEN(lower string) bool {
 		end++
 	}
 	first := rest[:end]
-	modal := hasAnyWord(lower, []string{"should", "must", "need to", "needs to"})
+	modal := hasAnyWord(lower, []string{"should", "must", "need to", "needs to"}) || perItemEN.MatchString(lower)
 	switch {
 	case first == "":
 		return false
@@ -375,7 +381,7 @@ func outputDirectiveEN(lower string) bool {
 func outputDirectiveZH(raw string) bool {
 	s := strings.TrimRight(raw, "。.！!～~ ")
 	return strings.HasSuffix(s, "吧") || containsAny(raw, directiveZH) || containsAny(raw, []string{"用", "写", "给", "列", "加一句", "加上", "编上", "说声", "先说", "还是", "跟上次一样", "像上次那样", "不用"}) ||
-		strings.HasPrefix(s, "把") || strings.HasPrefix(s, "先") || boundZH.MatchString(s) && lengthBounds(s) != nil ||
+		strings.HasPrefix(s, "把") || strings.HasPrefix(s, "先") || boundZH.MatchString(s) && lengthBounds(s) != nil || layoutShape(s, false, true) ||
 		// "简洁一点就行", "说简单点": a degree asked for is a request.
 		strings.HasSuffix(s, "就行") || strings.HasSuffix(s, "就好") || strings.HasSuffix(s, "点") || strings.HasSuffix(s, "些")
 }
@@ -471,3 +477,6 @@ func outputRelation(a, b outputShape) outputRel {
 	}
 	return outputUnrelated
 }
+
+// fmtPoints is the content of an answer cut into n points.
+func fmtPoints(n int) string { return fmt.Sprintf("%d point", n) }

@@ -771,7 +771,9 @@ func reportedClauseZH(c string) bool {
 		// A reporter is a short subject (会计, 我同事, 兽医跟我邻居); a long
 		// one, or one ending in an adverb, is a directive's own clause
 		// (…先跑测试再说完成了).
-		if utf8.RuneCountInString(who) > 7 || hasAnySuffix(who, []string{"先", "再", "就", "直接", "都", "也", "还", "要", "不许", "别"}) {
+		// Nor is a manner before 说 anyone who said anything: 分成三点说,
+		// 一条一条说, 慢慢地说.
+		if utf8.RuneCountInString(who) > 7 || hasAnySuffix(who, []string{"先", "再", "就", "直接", "都", "也", "还", "要", "不许", "别", "点", "条", "句", "段", "些", "地"}) {
 			continue
 		}
 		own := false

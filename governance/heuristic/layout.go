@@ -1,0 +1,52 @@
+package heuristic
+
+import "regexp"
+
+// Shapes of the answers read by structure, with no phrase of
+// cues/output_aspect to name them: where in an answer something goes,
+// one line or row for each thing, and a count of points. What is put in
+// a place of the answer is included in it ("End the lesson plans with a
+// short recap", "A quick recap at the bottom please", 生词后面标上拼音, 教案
+// 末尾附一段小结), whatever it is called; a layout of one item a line is
+// the list aspect ("One row per patient", "each patient on a row of
+// their own", 一人一行, 每位病人占一行), and so is an answer cut into a
+// count of points (分成三点说).
+var (
+	positionEN = regexp.MustCompile(`\b(?:at|to|on) the (?:very )?(?:end|bottom|top|start|beginning)\b|\b(?:end|finish|close|start|open|begin) (?:[a-z'-]+ ){0,4}?with (?:a|an|the|some)\b`)
+	annotateZH = regexp.MustCompile(`(?:最后|末尾|结尾|文末|后面|开头|前面)?(?:(?:标|注)(?:上|明|出)|附(?:上|一段|一句|一份|个)?|加(?:上|个|一段|一句|一行|两句))(\p{Han}{2,6})`)
+	perItemEN  = regexp.MustCompile(`\bone (?:row|line|bullet|entry|card|paragraph|column) (?:per|for each|for every|a) [a-z]+|\beach [a-z]+ (?:on|in|gets) (?:a|its|their|his|her) (?:own )?(?:row|line|bullet)\b|\b(?:row|line) of (?:its|their|his|her) own\b`)
+	perItemZH  = regexp.MustCompile(`一(?:人|个|位|项|条|天|站|家|户|单)一(?:行|条|段|栏|页)|(?:单独|各占|占|各)一(?:行|条|段|栏|页)`)
+	pointsZH   = regexp.MustCompile(`分(?:成)?([一二两三四五六七八九十\d]+)(?:点|条|部分|段)`)
+)
+
+// layoutAspects adds the aspects that lower shows by structure to o; for
+// an inclusion in Chinese, what is included is its object.
+func layoutAspects(o *outputShape, lower string, latin, han bool) {
+	if latin && positionEN.MatchString(lower) {
+		o.aspects = append(o.aspects, "include")
+	}
+	if latin && perItemEN.MatchString(lower) || han && perItemZH.MatchString(lower) {
+		o.aspects = append(o.aspects, "list")
+	}
+	if han {
+		if m := annotateZH.FindStringSubmatch(lower); m != nil {
+			o.aspects = append(o.aspects, "include")
+			if o.object == "" {
+				o.object = m[1]
+			}
+		}
+		if m := pointsZH.FindStringSubmatch(lower); m != nil {
+			o.aspects = append(o.aspects, "list")
+			if n := boundCount(m[1]); n > 0 {
+				o.content = append(o.content, fmtPoints(n))
+			}
+		}
+	}
+}
+
+// layoutShape reports whether a statement shows a shape of the answers by
+// structure alone (layoutAspects).
+func layoutShape(lower string, latin, han bool) bool {
+	return latin && (positionEN.MatchString(lower) || perItemEN.MatchString(lower)) ||
+		han && (annotateZH.MatchString(lower) || perItemZH.MatchString(lower) || pointsZH.MatchString(lower))
+}
