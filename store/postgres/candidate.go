@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/lifecycle"
-	"github.com/mnemo-console/mnemo/store/internal/candrows"
 )
 
 // Reads of the consolidated layer (candidates with their evidence,
@@ -351,88 +348,28 @@ func (s *Store) ReviewQueueVersion(ctx context.Context, projectID int64, status 
 	return fmt.Sprintf("%s.%d.%d.%d", status, n, maxID, maxCand), nil
 }
 
-// ReleaseCandidate turns a held or blocked candidate into a proposed rule
-// waiting in the review queue (its wording, kind, subject and findings); a
-// held one takes the held members of its merge group along. Audited as
-// candidate.release next to the rule's rule.propose.
-func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.rollback()
-	c, err := candidateIn(ctx, tx, id, "FOR UPDATE OF c")
-	if err != nil {
-		return nil, err
-	}
-	if err := candrows.Undecided(c); err != nil {
-		return nil, err
-	}
-	// A candidate of a held proposal: the proposal itself comes back, with
-	// all its candidates, instead of a second rule saying the same.
-	if r, ok, err := lifecycle.Release(ctx, ruleTx{tx}, actor, c, reason); err != nil || ok {
-		if err != nil {
-			return nil, err
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return nil, err
-		}
-		return r, nil
-	}
-	r, versionReason := lifecycle.ReleasedRule(c)
-	ruleID, err := ruleTx{tx}.InsertRule(ctx, r, actor, versionReason)
-	if err != nil {
-		return nil, err
-	}
-	q := `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3 WHERE id = $4`
-	args := []any{candrows.ReleaseNote, ruleID, tx.now, c.ID}
-	if c.Status == governance.CandidateHeld && c.GroupID != 0 {
-		q = `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3
-			WHERE project_id = $4 AND status = 'held' AND (id = $5 OR group_id = $6)`
-		args = []any{candrows.ReleaseNote, ruleID, tx.now, c.ProjectID, c.ID, c.GroupID}
-	}
-	if _, err := tx.Exec(ctx, q, args...); err != nil {
-		return nil, fmt.Errorf("postgres: release candidate: %w", err)
-	}
-	if err := appendAudit(ctx, tx, candrows.Audit(actor, "candidate.release", c, strings.TrimSpace(reason), candrows.ReleaseDetails(c, ruleID))); err != nil {
-		return nil, err
-	}
-	out, err := findRuleIn(ctx, tx, ruleID, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, err
-	}
-	return out, nil
+// A reviewer's release or rejection of a held or blocked candidate is
+// lifecycle.RuleActions (ReleaseCandidate, RejectCandidate); here is their
+// SQL.
+
+func (tx ruleTx) LockCandidate(ctx context.Context, id int64) (*governance.Candidate, error) {
+	return candidateIn(ctx, tx.Tx, id, "FOR UPDATE OF c")
 }
 
-// RejectCandidate turns a held or blocked candidate down for good, with the
-// reviewer's reason, audited as candidate.reject.
-func (s *Store) RejectCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Candidate, error) {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
+func (tx ruleTx) ReleaseCandidates(ctx context.Context, c *governance.Candidate, ruleID int64, group bool, why string) error {
+	q := `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3 WHERE id = $4`
+	args := []any{why, ruleID, tx.now, c.ID}
+	if group {
+		q = `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3
+			WHERE project_id = $4 AND status = 'held' AND (id = $5 OR group_id = $6)`
+		args = []any{why, ruleID, tx.now, c.ProjectID, c.ID, c.GroupID}
 	}
-	defer tx.rollback()
-	c, err := candidateIn(ctx, tx, id, "FOR UPDATE OF c")
-	if err != nil {
-		return nil, err
-	}
-	if err := candrows.Undecided(c); err != nil {
-		return nil, err
-	}
-	reason = strings.TrimSpace(reason)
-	if _, err := tx.Exec(ctx, `UPDATE candidates SET status = 'rejected', status_reason = $1, updated_at = $2 WHERE id = $3`,
-		reason, tx.now, c.ID); err != nil {
-		return nil, fmt.Errorf("postgres: reject candidate: %w", err)
-	}
-	if err := appendAudit(ctx, tx, candrows.Audit(actor, "candidate.reject", c, reason, candrows.RejectDetails(c))); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, err
-	}
-	c.Status, c.StatusReason = governance.CandidateRejected, reason
-	return c, nil
+	_, err := tx.exec(ctx, "release candidate", q, args...)
+	return err
+}
+
+func (tx ruleTx) RejectCandidate(ctx context.Context, id int64, reason string) error {
+	_, err := tx.exec(ctx, "reject candidate", `UPDATE candidates SET status = 'rejected', status_reason = $1, updated_at = $2 WHERE id = $3`,
+		reason, tx.now, id)
+	return err
 }
