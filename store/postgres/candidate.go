@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/candrows"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // Reads of the consolidated layer (candidates with their evidence,
@@ -129,38 +130,17 @@ func candidateIn(ctx context.Context, q dbtx, id int64, lock string) (*governanc
 // candidatesByIDs loads candidates by id, or by the rules they support
 // (column "rule_id"), with their evidence seqs from one join.
 func candidatesByIDs(ctx context.Context, q dbtx, column string, ids []int64) ([]*governance.Candidate, error) {
-	out := []*governance.Candidate{}
+	set := candrows.NewSet([]*governance.Candidate{})
 	if len(ids) == 0 {
-		return out, nil
+		return set.List, nil
 	}
-	byID := map[int64]*governance.Candidate{}
 	if err := queryAll(ctx, q, `SELECT `+candidateColumns+` FROM candidates c WHERE c.`+column+` = ANY($1) ORDER BY c.id`,
-		[]any{ids}, func(r pgx.Row) error {
-			c, err := scanCandidate(r)
-			if err == nil {
-				out = append(out, c)
-				byID[c.ID] = c
-			}
-			return err
-		}); err != nil {
+		[]any{ids}, candrows.Add(set, func(r pgx.Row) (*governance.Candidate, error) { return scanCandidate(r) })); err != nil {
 		return nil, err
 	}
-	cids := make([]int64, len(out))
-	for i, c := range out {
-		cids[i] = c.ID
-	}
 	err := queryAll(ctx, q, `SELECT candidate_id, event_seq FROM evidence WHERE candidate_id = ANY($1) ORDER BY candidate_id, event_seq`,
-		[]any{cids}, func(r pgx.Row) error {
-			var cid, seq int64
-			if err := r.Scan(&cid, &seq); err != nil {
-				return err
-			}
-			if c := byID[cid]; c != nil {
-				c.EvidenceSeqs = append(c.EvidenceSeqs, seq)
-			}
-			return nil
-		})
-	return out, err
+		[]any{set.IDs()}, candrows.Evidence[pgx.Row](set))
+	return set.List, err
 }
 
 // CountRuleCandidates counts the candidates supporting each of the rules.
@@ -170,20 +150,13 @@ func (s *Store) CountRuleCandidates(ctx context.Context, ruleIDs []int64) (map[i
 		return out, nil
 	}
 	err := queryAll(ctx, s.pool, `SELECT rule_id, count(*) FROM candidates WHERE rule_id = ANY($1) GROUP BY rule_id`,
-		[]any{ruleIDs}, func(r pgx.Row) error {
-			var id int64
-			var n int
-			err := r.Scan(&id, &n)
-			out[id] = n
-			return err
-		})
+		[]any{ruleIDs}, rowscan.Keyed[pgx.Row](out))
 	return out, err
 }
 
 // FindEvidenceByRules returns the evidence chain of several rules at once,
 // keyed by rule id.
 func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[int64][]*governance.EvidenceLink, error) {
-	out := map[int64][]*governance.EvidenceLink{}
 	cands, err := candidatesByIDs(ctx, s.pool, "rule_id", ruleIDs)
 	if err != nil {
 		return nil, err
@@ -192,35 +165,17 @@ func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[i
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range links {
-		out[l.Candidate.RuleID] = append(out[l.Candidate.RuleID], l)
-	}
-	return out, nil
+	return candrows.ByRule(links), nil
 }
 
 // FindCandidateEvidence returns candidates with their supporting events.
 func (s *Store) FindCandidateEvidence(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error) {
-	var seqs, projects []int64
-	for _, c := range cands {
-		seqs = append(seqs, c.EvidenceSeqs...)
-		projects = append(projects, c.ProjectID)
-	}
-	slices.Sort(projects)
+	seqs, projects := candrows.Seqs(cands)
 	events := make(map[int64]*governance.Event, len(seqs))
-	if err := eventsBySeq(ctx, s.pool, slices.Compact(projects), seqs, events); err != nil {
+	if err := eventsBySeq(ctx, s.pool, projects, seqs, events); err != nil {
 		return nil, err
 	}
-	out := make([]*governance.EvidenceLink, 0, len(cands))
-	for _, c := range cands {
-		link := &governance.EvidenceLink{Candidate: c}
-		for _, seq := range c.EvidenceSeqs {
-			if e := events[seq]; e != nil {
-				link.Events = append(link.Events, e)
-			}
-		}
-		out = append(out, link)
-	}
-	return out, nil
+	return candrows.Links(cands, events), nil
 }
 
 // eventsBySeq loads the given events of projects into m. Naming the
