@@ -16,28 +16,17 @@ import (
 // FindReviewCounts counts proposals, held and blocked candidates per
 // project (projectIDs nil: every project), from indexes only.
 func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[int64]*governance.ReviewCounts, error) {
-	if projectIDs == nil {
-		projects, err := s.FindProjects(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range projects {
-			projectIDs = append(projectIDs, p.ID)
-		}
-	}
-	out := map[int64]*governance.ReviewCounts{}
-	for _, id := range projectIDs {
-		var c governance.ReviewCounts
+	all := func() ([]int64, error) { return queryIDs(ctx, s.read, `SELECT id FROM projects ORDER BY id`) }
+	return candrows.ReviewCounts(projectIDs, all, func(id int64, c *governance.ReviewCounts) error {
 		if err := s.read.QueryRowContext(ctx, `
 			SELECT (SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND status = 'proposed'),
 				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'held' LIMIT ?2)),
 				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'blocked' LIMIT ?2))`,
 			id, governance.ReviewCountCap+1).Scan(&c.Proposed, &c.Held, &c.Blocked); err != nil {
-			return nil, fmt.Errorf("store: review counts: %w", err)
+			return fmt.Errorf("store: review counts: %w", err)
 		}
-		out[id] = &c
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // CountProposals counts the proposals waiting in the given projects (nil:

@@ -245,26 +245,17 @@ func scanEpisode(r pgx.Row, extra ...any) (*governance.Episode, error) {
 // project (projectIDs nil: every project), each candidate count stopped
 // past governance.ReviewCountCap.
 func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[int64]*governance.ReviewCounts, error) {
-	if projectIDs == nil {
-		ids, err := queryIDs(ctx, s.pool, `SELECT id FROM projects ORDER BY id`, nil)
-		if err != nil {
-			return nil, err
-		}
-		projectIDs = ids
-	}
-	out := map[int64]*governance.ReviewCounts{}
-	for _, id := range projectIDs {
-		var c governance.ReviewCounts
+	all := func() ([]int64, error) { return queryIDs(ctx, s.pool, `SELECT id FROM projects ORDER BY id`, nil) }
+	return candrows.ReviewCounts(projectIDs, all, func(id int64, c *governance.ReviewCounts) error {
 		if err := s.pool.QueryRow(ctx, `
 			SELECT (SELECT count(*) FROM rules WHERE project_id = $1 AND status = 'proposed'),
 				(SELECT count(*) FROM (SELECT 1 FROM candidates WHERE project_id = $1 AND status = 'held' LIMIT $2) h),
 				(SELECT count(*) FROM (SELECT 1 FROM candidates WHERE project_id = $1 AND status = 'blocked' LIMIT $2) b)`,
 			id, governance.ReviewCountCap+1).Scan(&c.Proposed, &c.Held, &c.Blocked); err != nil {
-			return nil, fmt.Errorf("postgres: review counts: %w", err)
+			return fmt.Errorf("postgres: review counts: %w", err)
 		}
-		out[id] = &c
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // CountProposals counts the proposals waiting in the given projects (nil:

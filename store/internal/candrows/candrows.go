@@ -2,7 +2,8 @@
 // evidence: a page of candidates keyed by id as their rows come (Set),
 // each one's evidence seqs from one query over all of them (Evidence),
 // and the evidence links of a review page assembled from the events read
-// (Links, ByRule). Each store keeps its SQL.
+// (Links, ByRule); and the review queue's counts per project
+// (ReviewCounts). Each store keeps its SQL.
 package candrows
 
 import (
@@ -96,4 +97,24 @@ func ByRule(links []*governance.EvidenceLink) map[int64][]*governance.EvidenceLi
 		out[l.Candidate.RuleID] = append(out[l.Candidate.RuleID], l)
 	}
 	return out
+}
+
+// ReviewCounts counts the review queue of each project of ids with count
+// (ids nil: every project, as all lists them).
+func ReviewCounts(ids []int64, all func() ([]int64, error), count func(projectID int64, c *governance.ReviewCounts) error) (map[int64]*governance.ReviewCounts, error) {
+	if ids == nil {
+		var err error
+		if ids, err = all(); err != nil {
+			return nil, err
+		}
+	}
+	out := make(map[int64]*governance.ReviewCounts, len(ids))
+	for _, id := range ids {
+		c := &governance.ReviewCounts{}
+		if err := count(id, c); err != nil {
+			return nil, err
+		}
+		out[id] = c
+	}
+	return out, nil
 }
