@@ -45,6 +45,22 @@ func (p *Plan) Report(h hash.Hash) *governance.ForgetReport {
 	return r
 }
 
+// Apply removes what plan p found (apply) and lets audit add its rows to
+// the report. A plan that finds nothing changes nothing: forgetting what
+// is already gone succeeds, with the empty report, and applied false.
+func Apply(p *Plan, apply func() (*governance.ForgetReport, error), audit func(*governance.ForgetReport) error) (r *governance.ForgetReport, applied bool, err error) {
+	if p.Empty() {
+		return EmptyReport(p), false, nil
+	}
+	if r, err = apply(); err != nil {
+		return nil, false, err
+	}
+	if err := audit(r); err != nil {
+		return nil, false, err
+	}
+	return r, true, nil
+}
+
 // EmptyReport is the report of a forget that changes nothing.
 func EmptyReport(p *Plan) *governance.ForgetReport {
 	return &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
