@@ -144,6 +144,27 @@ func (p *Plan) QuotedTexts() []string {
 	return slices.Compact(texts)
 }
 
+// evalQuotes are the columns where a stored eval run may quote a rule (an
+// eval checks recalled rules): its results' details and reasons, and its
+// summary.
+var evalQuotes = []struct{ table, column string }{
+	{"eval_results", "detail"}, {"eval_results", "reason"}, {"eval_runs", "summary"},
+}
+
+// EvalQuotes calls fn with each text a stored eval run may quote a
+// forgotten rule by (QuotedTexts) and each column it may stand in: fn
+// replaces the text there with governance.RedactedText.
+func (p *Plan) EvalQuotes(fn func(table, column, text string) error) error {
+	for _, t := range p.QuotedTexts() {
+		for _, c := range evalQuotes {
+			if err := fn(c.table, c.column, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // RedactsEvents reports whether the forget removes what people said: a
 // subject's or a project's events, or a rule's source events. Eval runs
 // that read its projects live may quote those words (the stores'
