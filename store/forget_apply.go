@@ -284,16 +284,12 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 		return nil, fmt.Errorf("store: scrub eval results: %w", err)
 	}
 	if evalRows > 0 {
-		for _, q := range p.QuotedTexts() {
-			for _, stmt := range []string{
-				`UPDATE eval_results SET detail = replace(detail, ?1, ?2) WHERE instr(detail, ?1) > 0`,
-				`UPDATE eval_results SET reason = replace(reason, ?1, ?2) WHERE instr(reason, ?1) > 0`,
-				`UPDATE eval_runs SET summary = replace(summary, ?1, ?2) WHERE instr(summary, ?1) > 0`,
-			} {
-				if _, err := tx.ExecContext(ctx, stmt, q, governance.RedactedText); err != nil {
-					return nil, fmt.Errorf("store: scrub eval results: %w", err)
-				}
-			}
+		if err := p.EvalQuotes(func(table, column, text string) error {
+			_, err := tx.ExecContext(ctx, `UPDATE `+table+` SET `+column+` = replace(`+column+`, ?1, ?2) WHERE instr(`+column+`, ?1) > 0`,
+				text, governance.RedactedText)
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("store: scrub eval results: %w", err)
 		}
 		if err := withholdEvalReads(ctx, tx, p); err != nil {
 			return nil, err

@@ -171,17 +171,7 @@ func (s *Store) FindRuleOutcomes(ctx context.Context, ruleIDs []int64) (map[int6
 		return out, nil
 	}
 	err := queryAll(ctx, s.read, `SELECT rule_id, helped, not_used, misled, conflicted FROM rule_outcomes
-		WHERE rule_id IN (SELECT value FROM json_each(?))`, []any{listArg(ruleIDs)}, func(row scanner) error {
-		var (
-			id int64
-			c  governance.OutcomeCounts
-		)
-		if err := row.Scan(&id, &c.Helped, &c.NotUsed, &c.Misled, &c.Conflicted); err != nil {
-			return err
-		}
-		out[id] = c
-		return nil
-	})
+		WHERE rule_id IN (SELECT value FROM json_each(?))`, []any{listArg(ruleIDs)}, func(row scanner) error { return outcome.Counts(row.Scan, out) })
 	if err != nil {
 		return nil, fmt.Errorf("store: find rule outcomes: %w", err)
 	}

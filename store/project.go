@@ -73,17 +73,9 @@ func (s *Store) SetProjectPolicy(ctx context.Context, projectID int64, autoActiv
 
 // FindProjectStats counts every layer per project.
 func (s *Store) FindProjectStats(ctx context.Context) ([]*governance.ProjectStats, error) {
-	projects, err := s.FindProjects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out, err := projectstats.Count(projects, projectStatsQueries, func(query string, row func(scanner) error) error {
+	return projectstats.Count(ctx, s.FindProjects, projectStatsQueries, func(query string, row func(scanner) error) error {
 		return queryAll(ctx, s.read, query, nil, row)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: project stats: %w", err)
-	}
-	return out, nil
 }
 
 // projectStatsQueries are FindProjectStats' count queries.

@@ -21,7 +21,7 @@ func TestQueueOpsAreConstants(t *testing.T) {
 	// The functions that take a turn for their op argument, and where.
 	named := map[string]int{"lockWriter": 1, "begin": 1, "beginTx": 1, "exec": 1, "heavyRead": 1, "acquire": 3,
 		"withQueueOp": 1, "forget": 1, "forgetRules": 1, "ingest": 1, "importStream": 1, "rechainLegacySubject": 1,
-		"truncateWAL": 1, "checkpointAfterForget": 1, "changeRule": 1}
+		"truncateWAL": 1, "checkpointAfterForget": 1}
 	calls := 0
 	fset := token.NewFileSet()
 	for _, name := range files {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/lifecycle"
 )
 
 // The reviewer actions that move a rule through its lifecycle
@@ -32,20 +31,6 @@ func (rs ruleStore) Update(ctx context.Context, op string, fn func(tx ruleTx) er
 		return fmt.Errorf("store: commit rule change: %w", err)
 	}
 	return nil
-}
-
-// changeRule runs fn, for the store method op, on rule id inside one transaction and returns the rule
-// as committed.
-func (s *Store) changeRule(ctx context.Context, op string, id int64, fn func(tx *Tx, r *governance.Rule) error) (*governance.Rule, error) {
-	return lifecycle.Change(ctx, ruleStore{s}, op, id, func(tx ruleTx, r *governance.Rule) error { return fn(tx.Tx, r) })
-}
-
-func auditRule(ctx context.Context, tx *Tx, actor, action string, r *governance.Rule, reason string, details any) error {
-	return lifecycle.Audit(ctx, ruleTx{tx}, actor, action, r, reason, details)
-}
-
-func setRuleStatus(ctx context.Context, tx *Tx, r *governance.Rule, to governance.RuleStatus) error {
-	return lifecycle.SetStatus(ctx, ruleTx{tx}, r, to)
 }
 
 // ruleTx is the SQL of each step of the lifecycle (lifecycle.Tx).

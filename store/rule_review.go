@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/store/internal/candrows"
 	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
@@ -15,28 +16,17 @@ import (
 // FindReviewCounts counts proposals, held and blocked candidates per
 // project (projectIDs nil: every project), from indexes only.
 func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[int64]*governance.ReviewCounts, error) {
-	if projectIDs == nil {
-		projects, err := s.FindProjects(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range projects {
-			projectIDs = append(projectIDs, p.ID)
-		}
-	}
-	out := map[int64]*governance.ReviewCounts{}
-	for _, id := range projectIDs {
-		var c governance.ReviewCounts
+	all := func() ([]int64, error) { return queryIDs(ctx, s.read, `SELECT id FROM projects ORDER BY id`) }
+	return candrows.ReviewCounts(projectIDs, all, func(id int64, c *governance.ReviewCounts) error {
 		if err := s.read.QueryRowContext(ctx, `
 			SELECT (SELECT COUNT(*) FROM rules WHERE project_id = ?1 AND status = 'proposed'),
 				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'held' LIMIT ?2)),
 				(SELECT COUNT(*) FROM (SELECT 1 FROM candidates WHERE project_id = ?1 AND status = 'blocked' LIMIT ?2))`,
 			id, governance.ReviewCountCap+1).Scan(&c.Proposed, &c.Held, &c.Blocked); err != nil {
-			return nil, fmt.Errorf("store: review counts: %w", err)
+			return fmt.Errorf("store: review counts: %w", err)
 		}
-		out[id] = &c
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // CountProposals counts the proposals waiting in the given projects (nil:
@@ -94,38 +84,17 @@ var candidateColumnsBare = strings.Replace(candidateColumns,
 // candidatesByIDs loads candidates by id, or by the rules they support,
 // with their evidence seqs.
 func (s *Store) candidatesByIDs(ctx context.Context, column string, ids []int64) ([]*governance.Candidate, error) {
-	var out []*governance.Candidate
+	set := candrows.NewSet(nil)
 	if len(ids) == 0 {
-		return out, nil
+		return set.List, nil
 	}
-	byID := map[int64]*governance.Candidate{}
 	if err := queryAll(ctx, s.read, `SELECT `+candidateColumnsBare+` FROM candidates c WHERE c.`+column+` IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
-		[]any{listArg(ids)}, func(r scanner) error {
-			c, err := scanCandidate(r)
-			if err == nil {
-				out = append(out, c)
-				byID[c.ID] = c
-			}
-			return err
-		}); err != nil {
+		[]any{listArg(ids)}, candrows.Add(set, scanCandidate)); err != nil {
 		return nil, err
 	}
-	cids := make([]int64, len(out))
-	for i, c := range out {
-		cids[i] = c.ID
-	}
 	err := queryAll(ctx, s.read, `SELECT candidate_id, event_seq FROM evidence WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, event_seq`,
-		[]any{listArg(cids)}, func(r scanner) error {
-			var cid, seq int64
-			if err := r.Scan(&cid, &seq); err != nil {
-				return err
-			}
-			if c := byID[cid]; c != nil {
-				c.EvidenceSeqs = append(c.EvidenceSeqs, seq)
-			}
-			return nil
-		})
-	return out, err
+		[]any{listArg(set.IDs())}, candrows.Evidence[scanner](set))
+	return set.List, err
 }
 
 // CountRuleCandidates counts the candidates supporting each of the rules.
@@ -135,20 +104,13 @@ func (s *Store) CountRuleCandidates(ctx context.Context, ruleIDs []int64) (map[i
 		return out, nil
 	}
 	err := queryAll(ctx, s.read, `SELECT rule_id, COUNT(*) FROM candidates WHERE rule_id IN (SELECT value FROM json_each(?)) GROUP BY rule_id`,
-		[]any{listArg(ruleIDs)}, func(r scanner) error {
-			var id int64
-			var n int
-			err := r.Scan(&id, &n)
-			out[id] = n
-			return err
-		})
+		[]any{listArg(ruleIDs)}, rowscan.Keyed[scanner](out))
 	return out, err
 }
 
 // FindEvidenceByRules returns the evidence chain of several rules at once,
 // keyed by rule id (the review queue shows a page of proposals).
 func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[int64][]*governance.EvidenceLink, error) {
-	out := map[int64][]*governance.EvidenceLink{}
 	cands, err := s.candidatesByIDs(ctx, "rule_id", ruleIDs)
 	if err != nil {
 		return nil, err
@@ -157,31 +119,15 @@ func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[i
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range links {
-		out[l.Candidate.RuleID] = append(out[l.Candidate.RuleID], l)
-	}
-	return out, nil
+	return candrows.ByRule(links), nil
 }
 
 // FindCandidateEvidence returns candidates with their supporting events.
 func (s *Store) FindCandidateEvidence(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error) {
-	var seqs []int64
-	for _, c := range cands {
-		seqs = append(seqs, c.EvidenceSeqs...)
-	}
+	seqs, _ := candrows.Seqs(cands)
 	events := make(map[int64]*governance.Event, len(seqs))
 	if err := s.eventsBySeq(ctx, seqs, events); err != nil {
 		return nil, err
 	}
-	out := make([]*governance.EvidenceLink, 0, len(cands))
-	for _, c := range cands {
-		link := &governance.EvidenceLink{Candidate: c}
-		for _, seq := range c.EvidenceSeqs {
-			if e := events[seq]; e != nil {
-				link.Events = append(link.Events, e)
-			}
-		}
-		out = append(out, link)
-	}
-	return out, nil
+	return candrows.Links(cands, events), nil
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,13 +75,9 @@ func (s *Store) FindSkills(ctx context.Context, f governance.SkillFilter) ([]*go
 	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM skills s WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count skills: %w", err)
 	}
-	limit := f.Limit
-	if limit <= 0 || limit > governance.MaxSkillPage {
-		limit = governance.MaxSkillPage
-	}
 	var out []*governance.Skill
 	err := queryAll(ctx, s.read, `SELECT `+skillColumns+` FROM skills s JOIN projects p ON p.id = s.project_id WHERE `+cond+
-		` ORDER BY s.name`+pageSQL, pageArgs(args, limit, f.Offset), rowscan.Append[scanner](scanSkill, &out))
+		` ORDER BY s.name`+pageSQL, pageArgs(args, skillrows.PageLimit(f), f.Offset), rowscan.Append[scanner](scanSkill, &out))
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: find skills: %w", err)
 	}
@@ -106,64 +101,37 @@ func (s *Store) FindSkillVersions(ctx context.Context, skillID int64) ([]*govern
 }
 
 func findSkillVersions(ctx context.Context, q querier, skillID int64, only int) ([]*governance.SkillVersion, error) {
-	var out []*governance.SkillVersion
-	byVersion := map[int]*governance.SkillVersion{}
+	vs := skillrows.NewVersions()
 	cond, args := `skill_id = ?`, []any{skillID}
 	if only > 0 {
 		cond, args = cond+` AND version = ?`, append(args, only)
 	}
-	err := queryAll(ctx, q, `SELECT skill_id, version, status, skill_md, fields, digest, findings, examples, eval, origin, source,
-		actor, reason, decided_by, decided_at, created_at, redacted FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
-		func(r scanner) error {
-			var row skillrows.Version
-			var decided NullTime
-			var created string
-			if err := r.Scan(&row.SkillID, &row.Version, &row.Status, &row.SkillMD, &row.Fields, &row.Digest, &row.Findings,
-				&row.Examples, &row.Eval, &row.Origin, &row.Source, &row.Actor, &row.Reason, &row.DecidedBy, &decided, &created,
-				&row.Redacted); err != nil {
-				return err
-			}
-			row.DecidedAt, row.CreatedAt = decided.Time, parseTime(created)
-			v := row.Decode()
-			out = append(out, v)
-			byVersion[v.Version] = v
-			return nil
-		})
-	if err != nil {
+	if err := queryAll(ctx, q, `SELECT `+skillrows.VersionColumns+` FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
+		skillrows.Read(vs, scanSkillVersion)); err != nil {
 		return nil, fmt.Errorf("store: find skill versions: %w", err)
 	}
-	err = queryAll(ctx, q, `SELECT version, path, content FROM skill_files WHERE `+cond+` ORDER BY version, path`, args, func(r scanner) error {
-		var n int
-		var f governance.SkillFile
-		if err := r.Scan(&n, &f.Path, &f.Content); err != nil {
-			return err
-		}
-		if v := byVersion[n]; v != nil {
-			v.Content.Files = append(v.Content.Files, f)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := queryAll(ctx, q, `SELECT version, path, content FROM skill_files WHERE `+cond+` ORDER BY version, path`, args,
+		skillrows.Files[scanner](vs)); err != nil {
 		return nil, fmt.Errorf("store: find skill files: %w", err)
 	}
-	return out, nil
+	return vs.List, nil
+}
+
+func scanSkillVersion(r scanner, row *skillrows.Version) error {
+	var decided NullTime
+	var created string
+	if err := r.Scan(row.Dest(&decided, &created)...); err != nil {
+		return err
+	}
+	row.DecidedAt, row.CreatedAt = decided.Time, parseTime(created)
+	return nil
 }
 
 // FindSkillEvidence returns the sessions a skill was learned from.
 func (s *Store) FindSkillEvidence(ctx context.Context, skillID int64) ([]governance.SkillEvidence, error) {
 	var out []governance.SkillEvidence
-	err := queryAll(ctx, s.read, `SELECT session_id, subject_id, seqs, check_step FROM skill_evidence WHERE skill_id = ? ORDER BY session_id`,
-		[]any{skillID}, func(r scanner) error {
-			var e governance.SkillEvidence
-			var seqs string
-			if err := r.Scan(&e.SessionID, &e.SubjectID, &seqs, &e.Check); err != nil {
-				return err
-			}
-			_ = json.Unmarshal([]byte(seqs), &e.Seqs)
-			out = append(out, e)
-			return nil
-		})
-	if err != nil {
+	if err := queryAll(ctx, s.read, `SELECT session_id, subject_id, seqs, check_step FROM skill_evidence WHERE skill_id = ? ORDER BY session_id`,
+		[]any{skillID}, skillrows.Evidence[scanner](&out)); err != nil {
 		return nil, fmt.Errorf("store: find skill evidence: %w", err)
 	}
 	return out, nil
@@ -195,11 +163,9 @@ func writeSkill(ctx context.Context, tx *Tx, sk *governance.Skill) error {
 }
 
 // SaveSkill stores a proposal as the next version of the project's skill
-// of that name (creating the skill), unless a version already holds the
-// same content and examples; audited as the origin says. A proposal to
-// activate a version with findings stores it proposed.
+// of that name (skillrows.Save).
 func (s *Store) SaveSkill(ctx context.Context, actor string, p *governance.SkillProposal) (*governance.SkillSaved, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "SaveSkill")
 	if err != nil {
 		return nil, err
 	}
@@ -207,133 +173,101 @@ func (s *Store) SaveSkill(ctx context.Context, actor string, p *governance.Skill
 	if err := forgotSince(ctx, tx, p.ProjectID, p.ForgetGeneration); err != nil {
 		return nil, err
 	}
-	now := tx.now
-	sk, err := findSkill(ctx, tx, `s.project_id = ? AND s.name = ?`, p.ProjectID, p.Content.Name)
-	created := false
-	switch {
-	case governance.ErrorCode(err) == governance.ENOTFOUND:
-		created = true
-		sk = &governance.Skill{ProjectID: p.ProjectID, Name: p.Content.Name, Category: p.Category, Status: governance.SkillProposed,
-			StatusAt: now, CreatedAt: now}
-		err = tx.QueryRowContext(ctx, `INSERT INTO skills (project_id, name, category, status, status_at, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, p.ProjectID, sk.Name, sk.Category, sk.Status, formatTime(now), formatTime(now),
-			formatTime(now)).Scan(&sk.ID)
-		if err != nil {
-			return nil, fmt.Errorf("store: create skill: %w", mapError(err, "Skill"))
-		}
-	case err != nil:
-		return nil, err
-	default:
-		versions, err := findSkillVersions(ctx, tx, sk.ID, 0)
-		if err != nil {
-			return nil, err
-		}
-		if v := skillrows.Same(versions, p); v != nil {
-			return &governance.SkillSaved{Skill: sk, Version: v.Version, Unchanged: true}, nil
-		}
-	}
-	if p.Category != "" {
-		sk.Category = p.Category
-	}
-	status := sk.NextVersion(p, now)
-	// Only the newest proposal waits; an activated version replaces the active one.
-	demote := `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = ? AND status = 'proposed'`
-	if status == governance.VersionActive {
-		demote = `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = ? AND status IN ('proposed', 'active')`
-	}
-	if _, err := tx.ExecContext(ctx, demote, sk.ID); err != nil {
-		return nil, fmt.Errorf("store: supersede skill versions: %w", err)
-	}
-	row := skillrows.Encode(sk.ID, sk.Latest, status, actor, p)
-	if status == governance.VersionActive {
-		row.DecidedBy = actor
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO skill_versions (skill_id, version, status, skill_md, fields, digest, findings, examples,
-		eval, origin, source, actor, reason, decided_by, decided_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		row.SkillID, row.Version, row.Status, row.SkillMD, row.Fields, row.Digest, row.Findings, row.Examples, row.Eval, row.Origin,
-		row.Source, row.Actor, row.Reason, row.DecidedBy, decidedAt(row, now), formatTime(now)); err != nil {
-		return nil, fmt.Errorf("store: insert skill version: %w", err)
-	}
-	for _, f := range p.Content.Files {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO skill_files (skill_id, version, path, content) VALUES (?, ?, ?, ?)`,
-			sk.ID, sk.Latest, f.Path, f.Content); err != nil {
-			return nil, fmt.Errorf("store: insert skill file: %w", mapError(err, "Skill file"))
-		}
-	}
-	for _, e := range p.Evidence {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO skill_evidence (skill_id, version, session_id, subject_id, seqs, check_step)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (skill_id, session_id) DO NOTHING`,
-			sk.ID, sk.Latest, e.SessionID, e.SubjectID, listArg(e.Seqs), e.Check); err != nil {
-			return nil, fmt.Errorf("store: insert skill evidence: %w", err)
-		}
-	}
-	if err := writeSkill(ctx, tx, sk); err != nil {
+	saved, err := skillrows.Save(ctx, skillTx{tx}, actor, p)
+	if err != nil {
 		return nil, err
 	}
-	audit := skillrows.SavedAudit(actor, sk, p, status)
-	if err := appendAudit(ctx, tx, audit); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	return &governance.SkillSaved{Skill: sk, Version: sk.Latest, Created: created, Activated: status == governance.VersionActive}, nil
+	return saved, tx.Commit()
 }
 
-func decidedAt(row skillrows.Version, now time.Time) any {
-	if row.DecidedBy == "" {
-		return nil
-	}
-	return formatTime(now)
-}
-
-// DecideSkill applies a reviewer's decision (the lifecycle decides whether
-// the skill's status allows it) and audits it.
+// DecideSkill applies a reviewer's decision and audits it
+// (skillrows.Decide).
 func (s *Store) DecideSkill(ctx context.Context, actor string, skillID int64, d governance.SkillDecision) (*governance.Skill, error) {
-	tx, err := s.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, "DecideSkill")
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	sk, err := findSkill(ctx, tx, `s.id = ?`, skillID)
+	sk, err := skillrows.Decide(ctx, skillTx{tx}, actor, skillID, d)
 	if err != nil {
 		return nil, err
 	}
-	var pending *governance.SkillVersion
-	if want := cmp.Or(d.Version, sk.Pending); want > 0 && (d.Action == governance.SkillApprove || d.Action == governance.SkillReject) {
-		vs, err := findSkillVersions(ctx, tx, sk.ID, want)
-		if err != nil {
-			return nil, err
-		}
-		if len(vs) == 1 {
-			pending = vs[0]
-		}
-	}
-	n, status, err := sk.Decide(d, pending, tx.now)
+	return sk, tx.Commit()
+}
+
+// skillTx is the SQL of each step of a skill's save and decision
+// (skillrows.Tx).
+type skillTx struct{ *Tx }
+
+func (tx skillTx) Now() time.Time { return tx.now }
+
+func (tx skillTx) SkillByName(ctx context.Context, projectID int64, name string) (*governance.Skill, error) {
+	return findSkill(ctx, tx.Tx, `s.project_id = ? AND s.name = ?`, projectID, name)
+}
+
+func (tx skillTx) SkillByID(ctx context.Context, id int64) (*governance.Skill, error) {
+	return findSkill(ctx, tx.Tx, `s.id = ?`, id)
+}
+
+func (tx skillTx) CreateSkill(ctx context.Context, sk *governance.Skill) error {
+	now := formatTime(tx.now)
+	err := tx.QueryRowContext(ctx, `INSERT INTO skills (project_id, name, category, status, status_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, sk.ProjectID, sk.Name, sk.Category, sk.Status, now, now, now).Scan(&sk.ID)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("store: create skill: %w", mapError(err, "Skill"))
 	}
-	if status == governance.VersionActive {
-		if _, err := tx.ExecContext(ctx, `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = ? AND status = 'active'`, sk.ID); err != nil {
-			return nil, fmt.Errorf("store: supersede skill version: %w", err)
+	return nil
+}
+
+func (tx skillTx) Versions(ctx context.Context, skillID int64, only int) ([]*governance.SkillVersion, error) {
+	return findSkillVersions(ctx, tx.Tx, skillID, only)
+}
+
+func (tx skillTx) Supersede(ctx context.Context, skillID int64, statuses ...governance.SkillVersionStatus) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = ? AND status IN (SELECT value FROM json_each(?))`,
+		skillID, listArg(statuses)); err != nil {
+		return fmt.Errorf("store: supersede skill versions: %w", err)
+	}
+	return nil
+}
+
+func (tx skillTx) InsertVersion(ctx context.Context, row skillrows.Version, files []governance.SkillFile, evidence []governance.SkillEvidence) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO skill_versions (skill_id, version, status, skill_md, fields, digest, findings, examples,
+		eval, origin, source, actor, reason, decided_by, decided_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		row.SkillID, row.Version, row.Status, row.SkillMD, row.Fields, row.Digest, row.Findings, row.Examples, row.Eval, row.Origin,
+		row.Source, row.Actor, row.Reason, row.DecidedBy, formatTimePtr(row.DecidedAt), formatTime(row.CreatedAt)); err != nil {
+		return fmt.Errorf("store: insert skill version: %w", err)
+	}
+	for _, f := range files {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO skill_files (skill_id, version, path, content) VALUES (?, ?, ?, ?)`,
+			row.SkillID, row.Version, f.Path, f.Content); err != nil {
+			return fmt.Errorf("store: insert skill file: %w", mapError(err, "Skill file"))
 		}
 	}
-	if n > 0 {
-		if _, err := tx.ExecContext(ctx, `UPDATE skill_versions SET status = ?, decided_by = ?, decided_at = ? WHERE skill_id = ? AND version = ?`,
-			status, actor, formatTime(tx.now), sk.ID, n); err != nil {
-			return nil, fmt.Errorf("store: decide skill version: %w", err)
+	for _, e := range evidence {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO skill_evidence (skill_id, version, session_id, subject_id, seqs, check_step)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (skill_id, session_id) DO NOTHING`,
+			row.SkillID, row.Version, e.SessionID, e.SubjectID, listArg(e.Seqs), e.Check); err != nil {
+			return fmt.Errorf("store: insert skill evidence: %w", err)
 		}
 	}
-	if err := writeSkill(ctx, tx, sk); err != nil {
-		return nil, err
+	return nil
+}
+
+func (tx skillTx) DecideVersion(ctx context.Context, skillID int64, n int, status governance.SkillVersionStatus, actor string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE skill_versions SET status = ?, decided_by = ?, decided_at = ? WHERE skill_id = ? AND version = ?`,
+		status, actor, formatTime(tx.now), skillID, n); err != nil {
+		return fmt.Errorf("store: decide skill version: %w", err)
 	}
-	if err := appendAudit(ctx, tx, skillrows.DecisionAudit(actor, sk, d, n)); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	return sk, nil
+	return nil
+}
+
+func (tx skillTx) WriteSkill(ctx context.Context, sk *governance.Skill) error {
+	return writeSkill(ctx, tx.Tx, sk)
+}
+
+func (tx skillTx) AppendAudit(ctx context.Context, e *governance.AuditEntry) error {
+	return appendAudit(ctx, tx.Tx, e)
 }
 
 // CountSkillUse counts one use of a skill by an agent (its body fetched).

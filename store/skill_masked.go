@@ -2,43 +2,23 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
+
+	"github.com/mnemo-console/mnemo/store/internal/skillrows"
 )
 
-// The settings row skills_masked names the gate (gate.Version) that last
-// masked every stored skill version: the console masks them again at
-// start only when the gate has changed since.
-const skillsMaskedKey = "skills_masked"
-
 // SkillsMaskedBy returns the gate version that last masked every stored
-// skill version, "" when none has.
+// skill version, "" when none has (skillrows.MaskedSetting).
 func (s *Store) SkillsMaskedBy(ctx context.Context) (string, error) {
-	key := skillsMaskedKey
-	var v string
-	err := s.read.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("store: read setting %s: %w", key, err)
-	}
-	return v, nil
+	return skillrows.MaskedBy(s.read.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, skillrows.MaskedSetting), isNoRows)
 }
 
 // SetSkillsMaskedBy records that gate version masked every stored skill
 // version.
 func (s *Store) SetSkillsMaskedBy(ctx context.Context, version string) error {
-	key, value := skillsMaskedKey, version
-	tx, err := s.begin(ctx, "SetSkillsMaskedBy")
-	if err != nil {
-		return err
+	if _, err := s.exec(ctx, "SetSkillsMaskedBy", `INSERT INTO settings (key, value) VALUES (?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, skillrows.MaskedSetting, version); err != nil {
+		return fmt.Errorf("store: set setting %s: %w", skillrows.MaskedSetting, err)
 	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value); err != nil {
-		return fmt.Errorf("store: set setting %s: %w", key, err)
-	}
-	return tx.Commit()
+	return nil
 }

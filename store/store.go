@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/migration"
@@ -124,7 +125,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
+	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s}, gate.Patterns)
 	s.scrub.init()
 	s.heavy = make(chan struct{}, heavyReads)
 	var tables int64

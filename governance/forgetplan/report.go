@@ -45,6 +45,22 @@ func (p *Plan) Report(h hash.Hash) *governance.ForgetReport {
 	return r
 }
 
+// Apply removes what plan p found (apply) and lets audit add its rows to
+// the report. A plan that finds nothing changes nothing: forgetting what
+// is already gone succeeds, with the empty report, and applied false.
+func Apply(p *Plan, apply func() (*governance.ForgetReport, error), audit func(*governance.ForgetReport) error) (r *governance.ForgetReport, applied bool, err error) {
+	if p.Empty() {
+		return EmptyReport(p), false, nil
+	}
+	if r, err = apply(); err != nil {
+		return nil, false, err
+	}
+	if err := audit(r); err != nil {
+		return nil, false, err
+	}
+	return r, true, nil
+}
+
 // EmptyReport is the report of a forget that changes nothing.
 func EmptyReport(p *Plan) *governance.ForgetReport {
 	return &governance.ForgetReport{ProjectID: p.ProjectID, SubjectID: p.SubjectID, RuleIDs: []int64{}, CandidateIDs: []int64{},
@@ -126,6 +142,27 @@ func (p *Plan) QuotedTexts() []string {
 	}
 	slices.Sort(texts)
 	return slices.Compact(texts)
+}
+
+// evalQuotes are the columns where a stored eval run may quote a rule (an
+// eval checks recalled rules): its results' details and reasons, and its
+// summary.
+var evalQuotes = []struct{ table, column string }{
+	{"eval_results", "detail"}, {"eval_results", "reason"}, {"eval_runs", "summary"},
+}
+
+// EvalQuotes calls fn with each text a stored eval run may quote a
+// forgotten rule by (QuotedTexts) and each column it may stand in: fn
+// replaces the text there with governance.RedactedText.
+func (p *Plan) EvalQuotes(fn func(table, column, text string) error) error {
+	for _, t := range p.QuotedTexts() {
+		for _, c := range evalQuotes {
+			if err := fn(c.table, c.column, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // RedactsEvents reports whether the forget removes what people said: a

@@ -64,21 +64,118 @@ func Release(ctx context.Context, tx Tx, actor string, c *governance.Candidate, 
 	if held, err := Held(ctx, tx, r); err != nil || !held {
 		return nil, false, err
 	}
-	if err := Reopen(ctx, tx, r, "Released into review by a reviewer."); err != nil {
+	if err := Reopen(ctx, tx, r, releaseNote); err != nil {
 		return nil, false, err
 	}
-	details, err := json.Marshal(map[string]any{"rule_id": r.ID, "was": c.Status, "reopened": true})
-	if err != nil {
-		return nil, false, err
-	}
-	if err := tx.AppendAudit(ctx, &governance.AuditEntry{
-		Actor: actor, Action: "candidate.release", ObjectType: "candidate", ObjectID: strconv.FormatInt(c.ID, 10),
-		ProjectID: c.ProjectID, Reason: strings.TrimSpace(reason), Details: string(details),
-	}); err != nil {
+	if err := candidateAudit(ctx, tx, actor, "candidate.release", c, reason, map[string]any{"rule_id": r.ID, "was": c.Status, "reopened": true}); err != nil {
 		return nil, false, err
 	}
 	r, err = tx.LockRule(ctx, r.ID)
 	return r, err == nil, err
+}
+
+// releaseNote is the status reason of a released candidate.
+const releaseNote = "Released into review by a reviewer."
+
+// ReleaseCandidate turns a held or blocked candidate into a proposed rule
+// that waits in the review queue (ReleasedRule); a held candidate takes
+// the held members of its merge group along as evidence, and one of a
+// held proposal brings the proposal itself back, with all its
+// candidates, instead of a second rule saying the same (Release). The
+// release is audited (candidate.release, with the status it had and, for
+// a blocked one, the categories of its findings) next to the rule's
+// rule.propose.
+func (a RuleActions[T]) ReleaseCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
+	var out *governance.Rule
+	err := a.store.Update(ctx, "ReleaseCandidate", func(tx T) error {
+		c, err := undecided(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if r, ok, err := Release(ctx, tx, actor, c, reason); err != nil || ok {
+			out = r
+			return err
+		}
+		r, versionReason := ReleasedRule(c)
+		ruleID, err := tx.InsertRule(ctx, r, actor, versionReason)
+		if err != nil {
+			return err
+		}
+		group := c.Status == governance.CandidateHeld && c.GroupID != 0
+		if err := tx.ReleaseCandidates(ctx, c, ruleID, group, releaseNote); err != nil {
+			return err
+		}
+		details := map[string]any{"rule_id": ruleID, "was": c.Status}
+		if len(c.Findings) > 0 {
+			var cats []string
+			for _, f := range c.Findings {
+				cats = append(cats, f.Category)
+			}
+			details["findings"] = cats
+		}
+		if err := candidateAudit(ctx, tx, actor, "candidate.release", c, reason, details); err != nil {
+			return err
+		}
+		out, err = tx.LockRule(ctx, ruleID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RejectCandidate turns a held or blocked candidate down for good, with the
+// reviewer's reason, audited as candidate.reject.
+func (a RuleActions[T]) RejectCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Candidate, error) {
+	var out *governance.Candidate
+	reason = strings.TrimSpace(reason)
+	err := a.store.Update(ctx, "RejectCandidate", func(tx T) error {
+		c, err := undecided(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.RejectCandidate(ctx, c.ID, reason); err != nil {
+			return err
+		}
+		if err := candidateAudit(ctx, tx, actor, "candidate.reject", c, reason, map[string]any{"was": c.Status}); err != nil {
+			return err
+		}
+		c.Status, c.StatusReason = governance.CandidateRejected, reason
+		out = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// undecided locks candidate id and refuses it when it no longer waits
+// for a reviewer.
+func undecided(ctx context.Context, tx Tx, id int64) (*governance.Candidate, error) {
+	c, err := tx.LockCandidate(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	switch c.Status {
+	case governance.CandidateHeld, governance.CandidateBlocked:
+		return c, nil
+	}
+	return nil, governance.Errorf(governance.ECONFLICT, "This candidate no longer waits for a reviewer: only held or blocked candidates can be released or rejected.")
+}
+
+// candidateAudit appends the audit row of action on candidate c, with
+// details (names, numbers and strings) as its JSON.
+func candidateAudit(ctx context.Context, tx Tx, actor, action string, c *governance.Candidate, reason string, details map[string]any) error {
+	b, err := json.Marshal(details)
+	if err != nil {
+		return err
+	}
+	return tx.AppendAudit(ctx, &governance.AuditEntry{
+		Actor: actor, Action: action, ObjectType: "candidate", ObjectID: strconv.FormatInt(c.ID, 10),
+		ProjectID: c.ProjectID, Reason: strings.TrimSpace(reason), Details: string(b),
+	})
 }
 
 // BeatRules writes the rules of a beat's plan: each new proposal, or the

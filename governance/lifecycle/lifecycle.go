@@ -55,9 +55,9 @@ type Tx interface {
 	SetPaused(ctx context.Context, id int64, paused bool) error
 	// SetExpiry sets (UTC, whole seconds) or clears (nil) the expiry.
 	SetExpiry(ctx context.Context, id int64, at *time.Time) error
-	// EditRule writes a new version of r (governance.CheckRuleEdit
-	// first) with its audit row.
-	EditRule(ctx context.Context, actor string, r *governance.Rule, e governance.RuleEdit) error
+	// WriteVersion writes ed as version of rule r, which must still be
+	// at r.Version (false when it no longer is).
+	WriteVersion(ctx context.Context, actor string, r *governance.Rule, ed *governance.EditedRule, version int) (bool, error)
 	// InsertRule writes a new rule with its first version and audit row.
 	InsertRule(ctx context.Context, r *governance.Rule, actor, reason string) (int64, error)
 	AppendAudit(ctx context.Context, e *governance.AuditEntry) error
@@ -71,6 +71,32 @@ type Tx interface {
 	// LiftRejectedClass ends the standing rejection id of project
 	// projectID and returns it as lifted, or nil when none stands.
 	LiftRejectedClass(ctx context.Context, projectID, id int64, actor string) (*governance.RejectedClass, error)
+	// SetMerged writes on rule id what it takes over from a rule merged
+	// into it: trust when above 0 and the rule it replaces when not 0,
+	// leaving its updated_at.
+	SetMerged(ctx context.Context, id int64, trust float64, supersedes int64) error
+
+	// LockCandidate reads candidate id for a decision (its row locked
+	// until the transaction ends, where the engine locks rows);
+	// ENOTFOUND when it is gone.
+	LockCandidate(ctx context.Context, id int64) (*governance.Candidate, error)
+	// CandidateRule is the rule candidate id supports (0: none, its row
+	// locked where the engine locks rows); found is false when there is
+	// no such candidate.
+	CandidateRule(ctx context.Context, id int64) (ruleID int64, found bool, err error)
+	// ReleaseCandidates makes candidate c, and with group every held
+	// candidate of its merge group, proposed evidence of rule ruleID,
+	// with the status reason why.
+	ReleaseCandidates(ctx context.Context, c *governance.Candidate, ruleID int64, group bool, why string) error
+	// RejectCandidate rejects candidate id for the reason.
+	RejectCandidate(ctx context.Context, id int64, reason string) error
+	// MoveCandidates links the candidates of rule fromID to rule toID, in
+	// toID's merge group (the lowest of its candidates') when it has one,
+	// with the status reason why; it returns how many moved.
+	MoveCandidates(ctx context.Context, fromID, toID int64, why string) (int64, error)
+	// SplitCandidate unlinks candidate id from its rule: held, in a merge
+	// group of its own, with the status reason why.
+	SplitCandidate(ctx context.Context, id int64, why string) error
 }
 
 // Store is a backend's store as the lifecycle uses it: its write

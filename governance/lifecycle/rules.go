@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -13,10 +14,17 @@ import (
 // signatures): a backend embeds them. Each runs in one transaction
 // together with its audit row; audit rows name ids and reasons, never the
 // text of a memory.
-type RuleActions[T Tx] struct{ store Store[T] }
+type RuleActions[T Tx] struct {
+	store Store[T]
+	// gate is the write gate a new or edited text passes (gate.Patterns).
+	gate governance.Classifier
+}
 
-// NewRuleActions returns the actions over the backend's transactions.
-func NewRuleActions[T Tx](s Store[T]) RuleActions[T] { return RuleActions[T]{store: s} }
+// NewRuleActions returns the actions over the backend's transactions,
+// with the write gate cl.
+func NewRuleActions[T Tx](s Store[T], cl governance.Classifier) RuleActions[T] {
+	return RuleActions[T]{store: s, gate: cl}
+}
 
 // ApproveRule activates a proposal and promotes its candidates; with an edit
 // the approved text is a new version. A proposal that replaces another
@@ -27,7 +35,7 @@ func (a RuleActions[T]) ApproveRule(ctx context.Context, actor string, id int64,
 			if err := r.Allow(governance.RuleApprove); err != nil {
 				return err
 			}
-			if err := tx.EditRule(ctx, actor, r, *edit); err != nil {
+			if err := editRule(ctx, tx, a.gate, actor, r, *edit); err != nil {
 				return err
 			}
 		}
@@ -407,4 +415,142 @@ func (a RuleActions[T]) SetRuleExpiry(ctx context.Context, actor string, id int6
 		r.ExpiresAt = at
 		return Audit(ctx, tx, actor, action, r, reason, details)
 	})
+}
+
+// editRule writes a new version of r after governance.CheckRuleEdit through
+// the write gate cl (a blocked text is refused, a secret is redacted),
+// audited as rule.edit.
+func editRule(ctx context.Context, tx Tx, cl governance.Classifier, actor string, r *governance.Rule, e governance.RuleEdit) error {
+	ed, err := governance.CheckRuleEdit(ctx, r, e, cl)
+	if err != nil {
+		return err
+	}
+	version := r.Version + 1
+	ok, err := tx.WriteVersion(ctx, actor, r, ed, version)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrChanged(r.ID)
+	}
+	details := map[string]any{"version": version, "kind": ed.Kind}
+	if ed.Redacted {
+		details["redacted"] = true
+	}
+	if err := Audit(ctx, tx, actor, "rule.edit", r, ed.Reason, details); err != nil {
+		return err
+	}
+	r.Text, r.Kind, r.Version, r.Findings = ed.Text, ed.Kind, version, ed.Findings
+	return nil
+}
+
+// EditRule writes a new version of a rule's text or kind (editRule).
+func (a RuleActions[T]) EditRule(ctx context.Context, actor string, id int64, e governance.RuleEdit) (*governance.Rule, error) {
+	return Change(ctx, a.store, "EditRule", id, func(tx T, r *governance.Rule) error {
+		return editRule(ctx, tx, a.gate, actor, r, e)
+	})
+}
+
+// MergeRules folds proposal otherID into proposal keepID: keepID gets the
+// candidates of both, the higher trust, the rule otherID replaces when it
+// replaces none itself and, with an edit, a new wording; otherID is
+// rejected as merged. Both must have the same project and subject.
+func (a RuleActions[T]) MergeRules(ctx context.Context, actor string, keepID, otherID int64, edit *governance.RuleEdit) (*governance.Rule, error) {
+	if keepID == otherID {
+		return nil, governance.Errorf(governance.EINVALID, "Pick two different proposals to merge.")
+	}
+	return Change(ctx, a.store, "MergeRules", keepID, func(tx T, keep *governance.Rule) error {
+		other, err := tx.LockRule(ctx, otherID)
+		if err != nil {
+			return err
+		}
+		for _, r := range []*governance.Rule{keep, other} {
+			if err := r.Allow(governance.RuleMerge); err != nil {
+				return err
+			}
+		}
+		if keep.ProjectID != other.ProjectID || keep.SubjectID != other.SubjectID {
+			return governance.Errorf(governance.EINVALID, "Proposals %d and %d have different scopes (project or subject) and cannot be merged.", keepID, otherID)
+		}
+		moved, err := tx.MoveCandidates(ctx, other.ID, keep.ID, fmt.Sprintf("Merged into rule %d by a reviewer.", keep.ID))
+		if err != nil {
+			return err
+		}
+		var trust float64
+		var supersedes int64
+		if other.Trust > keep.Trust {
+			trust = other.Trust
+		}
+		if keep.Supersedes == 0 {
+			supersedes = other.Supersedes
+		}
+		if trust > 0 || supersedes != 0 {
+			if err := tx.SetMerged(ctx, keep.ID, trust, supersedes); err != nil {
+				return err
+			}
+		}
+		if err := SetStatus(ctx, tx, other, governance.RuleRejected); err != nil {
+			return err
+		}
+		if err := Audit(ctx, tx, actor, "rule.merged_into", other, "", map[string]any{"into": keep.ID}); err != nil {
+			return err
+		}
+		if err := Audit(ctx, tx, actor, "rule.merge", keep, "", map[string]any{"merged": other.ID, "candidates": moved}); err != nil {
+			return err
+		}
+		if edit != nil {
+			return editRule(ctx, tx, a.gate, actor, keep, *edit)
+		}
+		return nil
+	})
+}
+
+// SplitCandidate takes one candidate out of a rule's evidence; it becomes a
+// held candidate of its own. A rule keeps at least one candidate.
+func (a RuleActions[T]) SplitCandidate(ctx context.Context, actor string, ruleID, candidateID int64, reason string) (*governance.Rule, error) {
+	return Change(ctx, a.store, "SplitCandidate", ruleID, func(tx T, r *governance.Rule) error {
+		if err := r.Allow(governance.RuleSplit); err != nil {
+			return err
+		}
+		owner, found, err := tx.CandidateRule(ctx, candidateID)
+		if err != nil {
+			return err
+		}
+		if !found || owner != r.ID {
+			return governance.Errorf(governance.EINVALID, "Candidate %d does not support rule %d.", candidateID, r.ID)
+		}
+		n, _, err := tx.CountCandidates(ctx, r.ID)
+		if err != nil {
+			return err
+		}
+		if n <= 1 {
+			return governance.Errorf(governance.EINVALID, "Rule %d rests on this candidate alone; hold or reject the rule instead.", r.ID)
+		}
+		if err := tx.SplitCandidate(ctx, candidateID, fmt.Sprintf("Split out of rule %d by a reviewer.", r.ID)); err != nil {
+			return err
+		}
+		return Audit(ctx, tx, actor, "rule.split", r, reason, map[string]any{"candidate_id": candidateID})
+	})
+}
+
+// ProposeMemory writes a memory written by hand (a reviewer's, or a
+// member's about themself) as a proposed rule after
+// governance.CheckNewMemory, audited as rule.propose.
+func (a RuleActions[T]) ProposeMemory(ctx context.Context, actor string, n governance.NewMemory) (*governance.Rule, error) {
+	r, err := governance.CheckNewMemory(ctx, n, a.gate)
+	if err != nil {
+		return nil, err
+	}
+	var out *governance.Rule
+	if err := a.store.Update(ctx, "ProposeMemory", func(tx T) error {
+		id, err := tx.InsertRule(ctx, r, actor, governance.NewMemoryNote(r))
+		if err != nil {
+			return err
+		}
+		out, err = tx.LockRule(ctx, id)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

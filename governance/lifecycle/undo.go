@@ -45,7 +45,7 @@ func (a RuleActions[T]) UndoRule(ctx context.Context, actor string, id, auditID 
 		if last.Actor != actor {
 			details["actor_undone"] = last.Actor
 		}
-		if err := undo(ctx, tx, actor, r, last, d, details); err != nil {
+		if err := a.undo(ctx, tx, actor, r, last, d, details); err != nil {
 			return err
 		}
 		details["to"] = r.Status
@@ -58,10 +58,10 @@ func undoChanged(id int64) error {
 }
 
 // undo reverts the action of audit row last on r (d its details).
-func undo(ctx context.Context, tx Tx, actor string, r *governance.Rule, last *governance.AuditEntry, d governance.UndoDetails, details map[string]any) error {
+func (a RuleActions[T]) undo(ctx context.Context, tx Tx, actor string, r *governance.Rule, last *governance.AuditEntry, d governance.UndoDetails, details map[string]any) error {
 	switch last.Action {
 	case "rule.approve":
-		return undoApprove(ctx, tx, actor, r, last, d, details)
+		return a.undoApprove(ctx, tx, actor, r, last, d, details)
 	case "rule.reject":
 		if err := SetStatus(ctx, tx, r, governance.RuleProposed); err != nil {
 			return err
@@ -121,7 +121,7 @@ func undo(ctx context.Context, tx Tx, actor string, r *governance.Rule, last *go
 }
 
 // undoApprove makes the approved rule r a proposal again.
-func undoApprove(ctx context.Context, tx Tx, actor string, r *governance.Rule, last *governance.AuditEntry, d governance.UndoDetails, details map[string]any) error {
+func (a RuleActions[T]) undoApprove(ctx context.Context, tx Tx, actor string, r *governance.Rule, last *governance.AuditEntry, d governance.UndoDetails, details map[string]any) error {
 	if r.Version != d.Version {
 		return undoChanged(r.ID)
 	}
@@ -172,7 +172,7 @@ func undoApprove(ctx context.Context, tx Tx, actor string, r *governance.Rule, l
 		if before == nil {
 			return undoChanged(r.ID)
 		}
-		if err := tx.EditRule(ctx, actor, r, governance.RuleEdit{Text: before.Text, Kind: before.Kind,
+		if err := editRule(ctx, tx, a.gate, actor, r, governance.RuleEdit{Text: before.Text, Kind: before.Kind,
 			Reason: "Undo of the approval: the text before its edit."}); err != nil {
 			return err
 		}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/candrows"
+	"github.com/mnemo-console/mnemo/store/internal/rowscan"
 )
 
 // Reads of the consolidated layer (candidates with their evidence,
@@ -132,38 +130,17 @@ func candidateIn(ctx context.Context, q dbtx, id int64, lock string) (*governanc
 // candidatesByIDs loads candidates by id, or by the rules they support
 // (column "rule_id"), with their evidence seqs from one join.
 func candidatesByIDs(ctx context.Context, q dbtx, column string, ids []int64) ([]*governance.Candidate, error) {
-	out := []*governance.Candidate{}
+	set := candrows.NewSet([]*governance.Candidate{})
 	if len(ids) == 0 {
-		return out, nil
+		return set.List, nil
 	}
-	byID := map[int64]*governance.Candidate{}
 	if err := queryAll(ctx, q, `SELECT `+candidateColumns+` FROM candidates c WHERE c.`+column+` = ANY($1) ORDER BY c.id`,
-		[]any{ids}, func(r pgx.Row) error {
-			c, err := scanCandidate(r)
-			if err == nil {
-				out = append(out, c)
-				byID[c.ID] = c
-			}
-			return err
-		}); err != nil {
+		[]any{ids}, candrows.Add(set, func(r pgx.Row) (*governance.Candidate, error) { return scanCandidate(r) })); err != nil {
 		return nil, err
 	}
-	cids := make([]int64, len(out))
-	for i, c := range out {
-		cids[i] = c.ID
-	}
 	err := queryAll(ctx, q, `SELECT candidate_id, event_seq FROM evidence WHERE candidate_id = ANY($1) ORDER BY candidate_id, event_seq`,
-		[]any{cids}, func(r pgx.Row) error {
-			var cid, seq int64
-			if err := r.Scan(&cid, &seq); err != nil {
-				return err
-			}
-			if c := byID[cid]; c != nil {
-				c.EvidenceSeqs = append(c.EvidenceSeqs, seq)
-			}
-			return nil
-		})
-	return out, err
+		[]any{set.IDs()}, candrows.Evidence[pgx.Row](set))
+	return set.List, err
 }
 
 // CountRuleCandidates counts the candidates supporting each of the rules.
@@ -173,20 +150,13 @@ func (s *Store) CountRuleCandidates(ctx context.Context, ruleIDs []int64) (map[i
 		return out, nil
 	}
 	err := queryAll(ctx, s.pool, `SELECT rule_id, count(*) FROM candidates WHERE rule_id = ANY($1) GROUP BY rule_id`,
-		[]any{ruleIDs}, func(r pgx.Row) error {
-			var id int64
-			var n int
-			err := r.Scan(&id, &n)
-			out[id] = n
-			return err
-		})
+		[]any{ruleIDs}, rowscan.Keyed[pgx.Row](out))
 	return out, err
 }
 
 // FindEvidenceByRules returns the evidence chain of several rules at once,
 // keyed by rule id.
 func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[int64][]*governance.EvidenceLink, error) {
-	out := map[int64][]*governance.EvidenceLink{}
 	cands, err := candidatesByIDs(ctx, s.pool, "rule_id", ruleIDs)
 	if err != nil {
 		return nil, err
@@ -195,35 +165,17 @@ func (s *Store) FindEvidenceByRules(ctx context.Context, ruleIDs []int64) (map[i
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range links {
-		out[l.Candidate.RuleID] = append(out[l.Candidate.RuleID], l)
-	}
-	return out, nil
+	return candrows.ByRule(links), nil
 }
 
 // FindCandidateEvidence returns candidates with their supporting events.
 func (s *Store) FindCandidateEvidence(ctx context.Context, cands []*governance.Candidate) ([]*governance.EvidenceLink, error) {
-	var seqs, projects []int64
-	for _, c := range cands {
-		seqs = append(seqs, c.EvidenceSeqs...)
-		projects = append(projects, c.ProjectID)
-	}
-	slices.Sort(projects)
+	seqs, projects := candrows.Seqs(cands)
 	events := make(map[int64]*governance.Event, len(seqs))
-	if err := eventsBySeq(ctx, s.pool, slices.Compact(projects), seqs, events); err != nil {
+	if err := eventsBySeq(ctx, s.pool, projects, seqs, events); err != nil {
 		return nil, err
 	}
-	out := make([]*governance.EvidenceLink, 0, len(cands))
-	for _, c := range cands {
-		link := &governance.EvidenceLink{Candidate: c}
-		for _, seq := range c.EvidenceSeqs {
-			if e := events[seq]; e != nil {
-				link.Events = append(link.Events, e)
-			}
-		}
-		out = append(out, link)
-	}
-	return out, nil
+	return candrows.Links(cands, events), nil
 }
 
 // eventsBySeq loads the given events of projects into m. Naming the
@@ -293,26 +245,17 @@ func scanEpisode(r pgx.Row, extra ...any) (*governance.Episode, error) {
 // project (projectIDs nil: every project), each candidate count stopped
 // past governance.ReviewCountCap.
 func (s *Store) FindReviewCounts(ctx context.Context, projectIDs []int64) (map[int64]*governance.ReviewCounts, error) {
-	if projectIDs == nil {
-		ids, err := queryIDs(ctx, s.pool, `SELECT id FROM projects ORDER BY id`, nil)
-		if err != nil {
-			return nil, err
-		}
-		projectIDs = ids
-	}
-	out := map[int64]*governance.ReviewCounts{}
-	for _, id := range projectIDs {
-		var c governance.ReviewCounts
+	all := func() ([]int64, error) { return queryIDs(ctx, s.pool, `SELECT id FROM projects ORDER BY id`, nil) }
+	return candrows.ReviewCounts(projectIDs, all, func(id int64, c *governance.ReviewCounts) error {
 		if err := s.pool.QueryRow(ctx, `
 			SELECT (SELECT count(*) FROM rules WHERE project_id = $1 AND status = 'proposed'),
 				(SELECT count(*) FROM (SELECT 1 FROM candidates WHERE project_id = $1 AND status = 'held' LIMIT $2) h),
 				(SELECT count(*) FROM (SELECT 1 FROM candidates WHERE project_id = $1 AND status = 'blocked' LIMIT $2) b)`,
 			id, governance.ReviewCountCap+1).Scan(&c.Proposed, &c.Held, &c.Blocked); err != nil {
-			return nil, fmt.Errorf("postgres: review counts: %w", err)
+			return fmt.Errorf("postgres: review counts: %w", err)
 		}
-		out[id] = &c
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // CountProposals counts the proposals waiting in the given projects (nil:
@@ -351,88 +294,28 @@ func (s *Store) ReviewQueueVersion(ctx context.Context, projectID int64, status 
 	return fmt.Sprintf("%s.%d.%d.%d", status, n, maxID, maxCand), nil
 }
 
-// ReleaseCandidate turns a held or blocked candidate into a proposed rule
-// waiting in the review queue (its wording, kind, subject and findings); a
-// held one takes the held members of its merge group along. Audited as
-// candidate.release next to the rule's rule.propose.
-func (s *Store) ReleaseCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Rule, error) {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.rollback()
-	c, err := candidateIn(ctx, tx, id, "FOR UPDATE OF c")
-	if err != nil {
-		return nil, err
-	}
-	if err := candrows.Undecided(c); err != nil {
-		return nil, err
-	}
-	// A candidate of a held proposal: the proposal itself comes back, with
-	// all its candidates, instead of a second rule saying the same.
-	if r, ok, err := lifecycle.Release(ctx, ruleTx{tx}, actor, c, reason); err != nil || ok {
-		if err != nil {
-			return nil, err
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return nil, err
-		}
-		return r, nil
-	}
-	r, versionReason := lifecycle.ReleasedRule(c)
-	ruleID, err := ruleTx{tx}.InsertRule(ctx, r, actor, versionReason)
-	if err != nil {
-		return nil, err
-	}
-	q := `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3 WHERE id = $4`
-	args := []any{candrows.ReleaseNote, ruleID, tx.now, c.ID}
-	if c.Status == governance.CandidateHeld && c.GroupID != 0 {
-		q = `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3
-			WHERE project_id = $4 AND status = 'held' AND (id = $5 OR group_id = $6)`
-		args = []any{candrows.ReleaseNote, ruleID, tx.now, c.ProjectID, c.ID, c.GroupID}
-	}
-	if _, err := tx.Exec(ctx, q, args...); err != nil {
-		return nil, fmt.Errorf("postgres: release candidate: %w", err)
-	}
-	if err := appendAudit(ctx, tx, candrows.Audit(actor, "candidate.release", c, strings.TrimSpace(reason), candrows.ReleaseDetails(c, ruleID))); err != nil {
-		return nil, err
-	}
-	out, err := findRuleIn(ctx, tx, ruleID, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, err
-	}
-	return out, nil
+// A reviewer's release or rejection of a held or blocked candidate is
+// lifecycle.RuleActions (ReleaseCandidate, RejectCandidate); here is their
+// SQL.
+
+func (tx ruleTx) LockCandidate(ctx context.Context, id int64) (*governance.Candidate, error) {
+	return candidateIn(ctx, tx.Tx, id, "FOR UPDATE OF c")
 }
 
-// RejectCandidate turns a held or blocked candidate down for good, with the
-// reviewer's reason, audited as candidate.reject.
-func (s *Store) RejectCandidate(ctx context.Context, actor string, id int64, reason string) (*governance.Candidate, error) {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
+func (tx ruleTx) ReleaseCandidates(ctx context.Context, c *governance.Candidate, ruleID int64, group bool, why string) error {
+	q := `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3 WHERE id = $4`
+	args := []any{why, ruleID, tx.now, c.ID}
+	if group {
+		q = `UPDATE candidates SET status = 'proposed', status_reason = $1, rule_id = $2, updated_at = $3
+			WHERE project_id = $4 AND status = 'held' AND (id = $5 OR group_id = $6)`
+		args = []any{why, ruleID, tx.now, c.ProjectID, c.ID, c.GroupID}
 	}
-	defer tx.rollback()
-	c, err := candidateIn(ctx, tx, id, "FOR UPDATE OF c")
-	if err != nil {
-		return nil, err
-	}
-	if err := candrows.Undecided(c); err != nil {
-		return nil, err
-	}
-	reason = strings.TrimSpace(reason)
-	if _, err := tx.Exec(ctx, `UPDATE candidates SET status = 'rejected', status_reason = $1, updated_at = $2 WHERE id = $3`,
-		reason, tx.now, c.ID); err != nil {
-		return nil, fmt.Errorf("postgres: reject candidate: %w", err)
-	}
-	if err := appendAudit(ctx, tx, candrows.Audit(actor, "candidate.reject", c, reason, candrows.RejectDetails(c))); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, err
-	}
-	c.Status, c.StatusReason = governance.CandidateRejected, reason
-	return c, nil
+	_, err := tx.exec(ctx, "release candidate", q, args...)
+	return err
+}
+
+func (tx ruleTx) RejectCandidate(ctx context.Context, id int64, reason string) error {
+	_, err := tx.exec(ctx, "reject candidate", `UPDATE candidates SET status = 'rejected', status_reason = $1, updated_at = $2 WHERE id = $3`,
+		reason, tx.now, id)
+	return err
 }

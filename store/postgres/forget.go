@@ -155,16 +155,10 @@ func (s *Store) forget(ctx context.Context, events bool, projects func(tx *Tx) (
 	if err != nil {
 		return nil, err
 	}
-	if p.Empty() {
-		// Forgetting what is already gone succeeds and changes nothing.
-		return forgetplan.EmptyReport(p.Plan), nil
-	}
-	r, err := applyForget(ctx, tx, p)
-	if err != nil {
-		return nil, err
-	}
-	if err := audit(ctx, tx, p, r); err != nil {
-		return nil, err
+	r, applied, err := forgetplan.Apply(p.Plan, func() (*governance.ForgetReport, error) { return applyForget(ctx, tx, p) },
+		func(r *governance.ForgetReport) error { return audit(ctx, tx, p, r) })
+	if err != nil || !applied {
+		return r, err
 	}
 	if p.changed["embeddings"], err = embeddingsDeleted(ctx, tx); err != nil {
 		return nil, err

@@ -117,16 +117,11 @@ func applyForget(ctx context.Context, tx *Tx, p *forgetPlan) (*governance.Forget
 	}
 	// Stored eval results may quote a rule (an eval checks recalled rules);
 	// replace the quotes of every wording of every forgotten rule.
-	for _, t := range p.QuotedTexts() {
-		for _, q := range []struct{ table, sql string }{
-			{"eval_results", `UPDATE eval_results SET detail = replace(detail, $1, $2) WHERE strpos(detail, $1) > 0`},
-			{"eval_results", `UPDATE eval_results SET reason = replace(reason, $1, $2) WHERE strpos(reason, $1) > 0`},
-			{"eval_runs", `UPDATE eval_runs SET summary = replace(summary, $1, $2) WHERE strpos(summary, $1) > 0`},
-		} {
-			if err := p.exec(ctx, tx, q.table, q.sql, t, governance.RedactedText); err != nil {
-				return nil, fmt.Errorf("postgres: scrub eval results: %w", err)
-			}
-		}
+	if err := p.EvalQuotes(func(table, column, text string) error {
+		return p.exec(ctx, tx, table, `UPDATE `+table+` SET `+column+` = replace(`+column+`, $1, $2) WHERE strpos(`+column+`, $1) > 0`,
+			text, governance.RedactedText)
+	}); err != nil {
+		return nil, fmt.Errorf("postgres: scrub eval results: %w", err)
 	}
 	if err := scrubOutcomes(ctx, tx, p); err != nil {
 		return nil, err

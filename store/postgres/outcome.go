@@ -140,17 +140,7 @@ func (s *Store) FindRuleOutcomes(ctx context.Context, ruleIDs []int64) (map[int6
 		return out, nil
 	}
 	err := queryAll(ctx, s.pool, `SELECT rule_id, helped, not_used, misled, conflicted FROM rule_outcomes WHERE rule_id = ANY($1)`,
-		[]any{ruleIDs}, func(row pgx.Row) error {
-			var (
-				id int64
-				c  governance.OutcomeCounts
-			)
-			if err := row.Scan(&id, &c.Helped, &c.NotUsed, &c.Misled, &c.Conflicted); err != nil {
-				return err
-			}
-			out[id] = c
-			return nil
-		})
+		[]any{ruleIDs}, func(row pgx.Row) error { return outcome.Counts(row.Scan, out) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: find rule outcomes: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 	"github.com/mnemo-console/mnemo/governance/lifecycle"
 	"github.com/mnemo-console/mnemo/store/internal/auditlog"
 	"github.com/mnemo-console/mnemo/store/internal/migration"
@@ -140,7 +141,7 @@ func open(ctx context.Context, url, stop string) (*Store, error) {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	s := &Store{pool: pool, plans: plans, Now: time.Now, statsFrom: 10_000, windows: newSearchWindows(maxSearchWindows)}
-	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s})
+	s.RuleActions = lifecycle.NewRuleActions[ruleTx](ruleStore{s}, gate.Patterns)
 	if err := s.migrate(ctx, stop); err != nil {
 		s.Close()
 		return nil, err

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -80,11 +79,7 @@ func (s *Store) FindSkills(ctx context.Context, f governance.SkillFilter) ([]*go
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM skills s WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("postgres: count skills: %w", err)
 	}
-	limit := f.Limit
-	if limit <= 0 || limit > governance.MaxSkillPage {
-		limit = governance.MaxSkillPage
-	}
-	clause, args := page(args, limit, f.Offset)
+	clause, args := page(args, skillrows.PageLimit(f), f.Offset)
 	out := []*governance.Skill{}
 	err := queryAll(ctx, s.pool, `SELECT `+skillColumns+` FROM skills s JOIN projects p ON p.id = s.project_id WHERE `+cond+
 		` ORDER BY s.name COLLATE "C"`+clause, args, rowscan.Append[pgx.Row](scanSkill, &out))
@@ -111,67 +106,39 @@ func (s *Store) FindSkillVersions(ctx context.Context, skillID int64) ([]*govern
 }
 
 func findSkillVersions(ctx context.Context, q dbtx, skillID int64, only int) ([]*governance.SkillVersion, error) {
-	var out []*governance.SkillVersion
-	byVersion := map[int]*governance.SkillVersion{}
+	vs := skillrows.NewVersions()
 	cond, args := `skill_id = $1`, []any{skillID}
 	if only > 0 {
 		cond, args = cond+` AND version = $2`, append(args, only)
 	}
-	err := queryAll(ctx, q, `SELECT skill_id, version, status, skill_md, fields, digest, findings, examples, eval, origin, source,
-		actor, reason, decided_by, decided_at, created_at, redacted FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
-		func(r pgx.Row) error {
-			var row skillrows.Version
-			if err := r.Scan(&row.SkillID, &row.Version, &row.Status, &row.SkillMD, &row.Fields, &row.Digest, &row.Findings,
-				&row.Examples, &row.Eval, &row.Origin, &row.Source, &row.Actor, &row.Reason, &row.DecidedBy, &row.DecidedAt, &row.CreatedAt,
-				&row.Redacted); err != nil {
-				return err
-			}
-			row.CreatedAt = row.CreatedAt.UTC()
-			if row.DecidedAt != nil {
-				d := row.DecidedAt.UTC()
-				row.DecidedAt = &d
-			}
-			v := row.Decode()
-			out = append(out, v)
-			byVersion[v.Version] = v
-			return nil
-		})
-	if err != nil {
+	if err := queryAll(ctx, q, `SELECT `+skillrows.VersionColumns+` FROM skill_versions WHERE `+cond+` ORDER BY version DESC`, args,
+		skillrows.Read(vs, scanSkillVersion)); err != nil {
 		return nil, fmt.Errorf("postgres: find skill versions: %w", err)
 	}
-	err = queryAll(ctx, q, `SELECT version, path, content FROM skill_files WHERE `+cond+` ORDER BY version, path COLLATE "C"`, args,
-		func(r pgx.Row) error {
-			var n int
-			var f governance.SkillFile
-			if err := r.Scan(&n, &f.Path, &f.Content); err != nil {
-				return err
-			}
-			if v := byVersion[n]; v != nil {
-				v.Content.Files = append(v.Content.Files, f)
-			}
-			return nil
-		})
-	if err != nil {
+	if err := queryAll(ctx, q, `SELECT version, path, content FROM skill_files WHERE `+cond+` ORDER BY version, path COLLATE "C"`, args,
+		skillrows.Files[pgx.Row](vs)); err != nil {
 		return nil, fmt.Errorf("postgres: find skill files: %w", err)
 	}
-	return out, nil
+	return vs.List, nil
+}
+
+func scanSkillVersion(r pgx.Row, row *skillrows.Version) error {
+	if err := r.Scan(row.Dest(&row.DecidedAt, &row.CreatedAt)...); err != nil {
+		return err
+	}
+	row.CreatedAt = row.CreatedAt.UTC()
+	if row.DecidedAt != nil {
+		d := row.DecidedAt.UTC()
+		row.DecidedAt = &d
+	}
+	return nil
 }
 
 // FindSkillEvidence returns the sessions a skill was learned from.
 func (s *Store) FindSkillEvidence(ctx context.Context, skillID int64) ([]governance.SkillEvidence, error) {
 	var out []governance.SkillEvidence
-	err := queryAll(ctx, s.pool, `SELECT session_id, subject_id, seqs, check_step FROM skill_evidence WHERE skill_id = $1
-		ORDER BY session_id COLLATE "C"`, []any{skillID}, func(r pgx.Row) error {
-		var e governance.SkillEvidence
-		var seqs string
-		if err := r.Scan(&e.SessionID, &e.SubjectID, &seqs, &e.Check); err != nil {
-			return err
-		}
-		_ = json.Unmarshal([]byte(seqs), &e.Seqs)
-		out = append(out, e)
-		return nil
-	})
-	if err != nil {
+	if err := queryAll(ctx, s.pool, `SELECT session_id, subject_id, seqs, check_step FROM skill_evidence WHERE skill_id = $1
+		ORDER BY session_id COLLATE "C"`, []any{skillID}, skillrows.Evidence[pgx.Row](&out)); err != nil {
 		return nil, fmt.Errorf("postgres: find skill evidence: %w", err)
 	}
 	return out, nil
@@ -208,9 +175,8 @@ func (t *Tx) lockSkills(ctx context.Context, projectID int64) error {
 }
 
 // SaveSkill stores a proposal as the next version of the project's skill
-// of that name (creating the skill), unless a version already holds the
-// same content and examples; audited as the origin says. A proposal to
-// activate a version with findings stores it proposed.
+// of that name (skillrows.Save). The project's skill lock makes two saves
+// of one name take turns.
 func (s *Store) SaveSkill(ctx context.Context, actor string, p *governance.SkillProposal) (*governance.SkillSaved, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -223,125 +189,104 @@ func (s *Store) SaveSkill(ctx context.Context, actor string, p *governance.Skill
 	if err := forgotSince(ctx, tx, p.ProjectID, p.ForgetGeneration); err != nil {
 		return nil, err
 	}
-	now := tx.now
-	sk, err := findSkill(ctx, tx, " FOR UPDATE OF s", `s.project_id = $1 AND s.name = $2`, p.ProjectID, p.Content.Name)
-	created := false
-	switch {
-	case governance.ErrorCode(err) == governance.ENOTFOUND:
-		created = true
-		sk = &governance.Skill{ProjectID: p.ProjectID, Name: p.Content.Name, Category: p.Category, Status: governance.SkillProposed,
-			StatusAt: now, CreatedAt: now}
-		err = tx.QueryRow(ctx, `INSERT INTO skills (project_id, name, category, status, status_at, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $5, $5) RETURNING id`, p.ProjectID, sk.Name, sk.Category, sk.Status, now).Scan(&sk.ID)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: create skill: %w", mapError(err, "Skill"))
-		}
-	case err != nil:
-		return nil, err
-	default:
-		versions, err := findSkillVersions(ctx, tx, sk.ID, 0)
-		if err != nil {
-			return nil, err
-		}
-		if v := skillrows.Same(versions, p); v != nil {
-			return &governance.SkillSaved{Skill: sk, Version: v.Version, Unchanged: true}, nil
-		}
-	}
-	if p.Category != "" {
-		sk.Category = p.Category
-	}
-	status := sk.NextVersion(p, now)
-	demote := `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = $1 AND status = 'proposed'`
-	if status == governance.VersionActive {
-		demote = `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = $1 AND status IN ('proposed', 'active')`
-	}
-	if _, err := tx.Exec(ctx, demote, sk.ID); err != nil {
-		return nil, fmt.Errorf("postgres: supersede skill versions: %w", err)
-	}
-	row := skillrows.Encode(sk.ID, sk.Latest, status, actor, p)
-	var decided *time.Time
-	if status == governance.VersionActive {
-		row.DecidedBy, decided = actor, &now
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO skill_versions (skill_id, version, status, skill_md, fields, digest, findings, examples,
-		eval, origin, source, actor, reason, decided_by, decided_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-		row.SkillID, row.Version, row.Status, row.SkillMD, row.Fields, row.Digest, row.Findings, row.Examples, row.Eval, row.Origin,
-		row.Source, row.Actor, row.Reason, row.DecidedBy, decided, now); err != nil {
-		return nil, fmt.Errorf("postgres: insert skill version: %w", err)
-	}
-	for _, f := range p.Content.Files {
-		if _, err := tx.Exec(ctx, `INSERT INTO skill_files (skill_id, version, path, content) VALUES ($1, $2, $3, $4)`,
-			sk.ID, sk.Latest, f.Path, f.Content); err != nil {
-			return nil, fmt.Errorf("postgres: insert skill file: %w", mapError(err, "Skill file"))
-		}
-	}
-	for _, e := range p.Evidence {
-		if _, err := tx.Exec(ctx, `INSERT INTO skill_evidence (skill_id, version, session_id, subject_id, seqs, check_step)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (skill_id, session_id) DO NOTHING`,
-			sk.ID, sk.Latest, e.SessionID, e.SubjectID, seqsJSON(e.Seqs), e.Check); err != nil {
-			return nil, fmt.Errorf("postgres: insert skill evidence: %w", err)
-		}
-	}
-	if err := writeSkill(ctx, tx, sk); err != nil {
+	saved, err := skillrows.Save(ctx, skillTx{tx}, actor, p)
+	if err != nil {
 		return nil, err
 	}
-	if err := appendAudit(ctx, tx, skillrows.SavedAudit(actor, sk, p, status)); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, err
-	}
-	return &governance.SkillSaved{Skill: sk, Version: sk.Latest, Created: created, Activated: status == governance.VersionActive}, nil
+	return saved, tx.Commit(ctx)
 }
 
-// DecideSkill applies a reviewer's decision (the lifecycle decides whether
-// the skill's status allows it) and audits it.
+// DecideSkill applies a reviewer's decision and audits it
+// (skillrows.Decide), the skill's row locked.
 func (s *Store) DecideSkill(ctx context.Context, actor string, skillID int64, d governance.SkillDecision) (*governance.Skill, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.rollback()
-	sk, err := findSkill(ctx, tx, " FOR UPDATE OF s", `s.id = $1`, skillID)
+	sk, err := skillrows.Decide(ctx, skillTx{tx}, actor, skillID, d)
 	if err != nil {
 		return nil, err
 	}
-	var pending *governance.SkillVersion
-	if want := cmp.Or(d.Version, sk.Pending); want > 0 && (d.Action == governance.SkillApprove || d.Action == governance.SkillReject) {
-		vs, err := findSkillVersions(ctx, tx, sk.ID, want)
-		if err != nil {
-			return nil, err
-		}
-		if len(vs) == 1 {
-			pending = vs[0]
-		}
-	}
-	n, status, err := sk.Decide(d, pending, tx.now)
+	return sk, tx.Commit(ctx)
+}
+
+// skillTx is the SQL of each step of a skill's save and decision
+// (skillrows.Tx); it reads skills FOR UPDATE.
+type skillTx struct{ *Tx }
+
+func (tx skillTx) Now() time.Time { return tx.now }
+
+func (tx skillTx) SkillByName(ctx context.Context, projectID int64, name string) (*governance.Skill, error) {
+	return findSkill(ctx, tx.Tx, " FOR UPDATE OF s", `s.project_id = $1 AND s.name = $2`, projectID, name)
+}
+
+func (tx skillTx) SkillByID(ctx context.Context, id int64) (*governance.Skill, error) {
+	return findSkill(ctx, tx.Tx, " FOR UPDATE OF s", `s.id = $1`, id)
+}
+
+func (tx skillTx) CreateSkill(ctx context.Context, sk *governance.Skill) error {
+	err := tx.QueryRow(ctx, `INSERT INTO skills (project_id, name, category, status, status_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $5, $5) RETURNING id`, sk.ProjectID, sk.Name, sk.Category, sk.Status, tx.now).Scan(&sk.ID)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("postgres: create skill: %w", mapError(err, "Skill"))
 	}
-	if status == governance.VersionActive {
-		if _, err := tx.Exec(ctx, `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = $1 AND status = 'active'`, sk.ID); err != nil {
-			return nil, fmt.Errorf("postgres: supersede skill version: %w", err)
+	return nil
+}
+
+func (tx skillTx) Versions(ctx context.Context, skillID int64, only int) ([]*governance.SkillVersion, error) {
+	return findSkillVersions(ctx, tx.Tx, skillID, only)
+}
+
+func (tx skillTx) Supersede(ctx context.Context, skillID int64, statuses ...governance.SkillVersionStatus) error {
+	in := make([]string, len(statuses))
+	for i, st := range statuses {
+		in[i] = string(st)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE skill_versions SET status = 'superseded' WHERE skill_id = $1 AND status = ANY($2)`, skillID, in); err != nil {
+		return fmt.Errorf("postgres: supersede skill versions: %w", err)
+	}
+	return nil
+}
+
+func (tx skillTx) InsertVersion(ctx context.Context, row skillrows.Version, files []governance.SkillFile, evidence []governance.SkillEvidence) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO skill_versions (skill_id, version, status, skill_md, fields, digest, findings, examples,
+		eval, origin, source, actor, reason, decided_by, decided_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		row.SkillID, row.Version, row.Status, row.SkillMD, row.Fields, row.Digest, row.Findings, row.Examples, row.Eval, row.Origin,
+		row.Source, row.Actor, row.Reason, row.DecidedBy, row.DecidedAt, row.CreatedAt); err != nil {
+		return fmt.Errorf("postgres: insert skill version: %w", err)
+	}
+	for _, f := range files {
+		if _, err := tx.Exec(ctx, `INSERT INTO skill_files (skill_id, version, path, content) VALUES ($1, $2, $3, $4)`,
+			row.SkillID, row.Version, f.Path, f.Content); err != nil {
+			return fmt.Errorf("postgres: insert skill file: %w", mapError(err, "Skill file"))
 		}
 	}
-	if n > 0 {
-		if _, err := tx.Exec(ctx, `UPDATE skill_versions SET status = $1, decided_by = $2, decided_at = $3 WHERE skill_id = $4 AND version = $5`,
-			status, actor, tx.now, sk.ID, n); err != nil {
-			return nil, fmt.Errorf("postgres: decide skill version: %w", err)
+	for _, e := range evidence {
+		if _, err := tx.Exec(ctx, `INSERT INTO skill_evidence (skill_id, version, session_id, subject_id, seqs, check_step)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (skill_id, session_id) DO NOTHING`,
+			row.SkillID, row.Version, e.SessionID, e.SubjectID, seqsJSON(e.Seqs), e.Check); err != nil {
+			return fmt.Errorf("postgres: insert skill evidence: %w", err)
 		}
 	}
-	if err := writeSkill(ctx, tx, sk); err != nil {
-		return nil, err
+	return nil
+}
+
+func (tx skillTx) DecideVersion(ctx context.Context, skillID int64, n int, status governance.SkillVersionStatus, actor string) error {
+	if _, err := tx.Exec(ctx, `UPDATE skill_versions SET status = $1, decided_by = $2, decided_at = $3 WHERE skill_id = $4 AND version = $5`,
+		status, actor, tx.now, skillID, n); err != nil {
+		return fmt.Errorf("postgres: decide skill version: %w", err)
 	}
-	if err := appendAudit(ctx, tx, skillrows.DecisionAudit(actor, sk, d, n)); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, err
-	}
-	return sk, nil
+	return nil
+}
+
+func (tx skillTx) WriteSkill(ctx context.Context, sk *governance.Skill) error {
+	return writeSkill(ctx, tx.Tx, sk)
+}
+
+func (tx skillTx) AppendAudit(ctx context.Context, e *governance.AuditEntry) error {
+	return appendAudit(ctx, tx.Tx, e)
 }
 
 // CountSkillUse counts one use of a skill by an agent (its body fetched).

@@ -11,17 +11,9 @@ import (
 
 // FindProjectStats counts every layer per project.
 func (s *Store) FindProjectStats(ctx context.Context) ([]*governance.ProjectStats, error) {
-	projects, err := s.FindProjects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out, err := projectstats.Count(projects, projectStatsQueries, func(query string, row func(pgx.Row) error) error {
+	return projectstats.Count(ctx, s.FindProjects, projectStatsQueries, func(query string, row func(pgx.Row) error) error {
 		return queryAll(ctx, s.pool, query, nil, row)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("postgres: project stats: %w", err)
-	}
-	return out, nil
 }
 
 // projectStatsQueries are FindProjectStats' count queries.

@@ -213,3 +213,17 @@ func ItemRow(q ItemQuery, scan func(dest ...any) error, out map[string]governanc
 	out[q.Name(n)] = governance.ReceiptItemOf(q.Name(n), version, text)
 	return nil
 }
+
+// Counts collects rows of (rule id, helped, not used, misled, conflicted)
+// into out.
+func Counts(scan func(dest ...any) error, out map[int64]governance.OutcomeCounts) error {
+	var (
+		id int64
+		c  governance.OutcomeCounts
+	)
+	if err := scan(&id, &c.Helped, &c.NotUsed, &c.Misled, &c.Conflicted); err != nil {
+		return err
+	}
+	out[id] = c
+	return nil
+}

@@ -5,7 +5,12 @@
 // SQL.
 package projectstats
 
-import "github.com/mnemo-console/mnemo/governance"
+import (
+	"context"
+	"fmt"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
 
 // Scanner reads one row's columns (a database/sql row, a pgx row).
 type Scanner interface{ Scan(dest ...any) error }
@@ -49,9 +54,14 @@ type Queries struct {
 }
 
 // Count runs each of qs with run and tallies the rows into the stats of
-// projects, in their order; rows of projects not listed (created since
-// the list was read) are passed over.
-func Count[R Scanner](projects []*governance.Project, qs Queries, run func(query string, row func(R) error) error) ([]*governance.ProjectStats, error) {
+// the projects find lists, in their order; rows of projects not listed
+// (created since the list was read) are passed over.
+func Count[R Scanner](ctx context.Context, find func(context.Context) ([]*governance.Project, error), qs Queries,
+	run func(query string, row func(R) error) error) ([]*governance.ProjectStats, error) {
+	projects, err := find(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*governance.ProjectStats, 0, len(projects))
 	byID := make(map[int64]*governance.ProjectStats, len(projects))
 	for _, p := range projects {
@@ -78,7 +88,7 @@ func Count[R Scanner](projects []*governance.Project, qs Queries, run func(query
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("project stats: %w", err)
 		}
 	}
 	return out, nil

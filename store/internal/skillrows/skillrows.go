@@ -1,7 +1,9 @@
 // Package skillrows is the part of skill storage both stores share: how a
-// version is laid out in its row (JSON columns), which stored version a
-// proposal repeats, and the audit rows of skill changes. Each store keeps
-// its SQL.
+// version is laid out in its row (JSON columns) and read back with its
+// files and evidence (read.go), which stored version a proposal repeats,
+// the steps of a save and of a reviewer's decision over a store's Tx
+// (write.go), and the audit rows of skill changes. Each store keeps its
+// SQL.
 package skillrows
 
 import (
