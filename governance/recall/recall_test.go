@@ -511,7 +511,7 @@ func TestRecallSecondHop(t *testing.T) {
 		mk(5, "s3", 3, a, "Jo: Mel, did you watch the game?"),
 		mk(6, "s4", 1, a, "Jo: Thanks Mel, see you."),
 		mk(7, "s4", 3, a, "Jo: Mel, lunch tomorrow?"),
-		mk(8, "s5", 1, u, "Mel: Another weekend of tents, sandcastles and waves on the beach with the kids."),
+		mk(8, "s5", 1, u, "Mel: Another weekend by the beach, the kids built sandcastles in the waves again."),
 		mk(9, "s6", 1, u, "Mel: The office printer is broken again."),
 		mk(10, "s7", 1, a, "Jo: Morning Mel."),
 		mk(11, "s8", 1, a, "Jo: Night Mel."),
@@ -541,6 +541,11 @@ func TestRecallSecondHop(t *testing.T) {
 		if got[it.Source.EventID] != was[it.Source.EventID] {
 			t.Errorf("the first hop's %s moved from %d to %d", it.Source.EventID, was[it.Source.EventID], got[it.Source.EventID])
 		}
+	}
+	loose := w
+	loose.ExpandKeep = 0
+	if r := rank(recall.Recall(req, in, loose)); r["e8"] > w.ExpandKeep {
+		t.Errorf("without a kept head the lifted turn ranks %d, not among the first %d: the test shows nothing", r["e8"], w.ExpandKeep)
 	}
 	if e, _ := entryByID(pkg, governance.RecallEventID(8)); e.Score.Expansion <= 0 {
 		t.Errorf("the trace does not show the second hop's share: %+v", e.Score)
