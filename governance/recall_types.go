@@ -163,6 +163,16 @@ type RecallWeights struct {
 	// governance/recall/match.go).
 	MatchDepth  int     `json:"match_depth"`
 	StrongMatch float64 `json:"strong_match"`
+	// ExpandDepth, ExpandTerms, ExpandShare and ExpandKeep are the second
+	// hop over the events: the ExpandTerms terms of the best ExpandDepth
+	// events the task does not hold (weighed by those events' relevance
+	// and their idf) are a second query, and each event gains ExpandShare
+	// of its relevance to it, never passing the first hop's best
+	// ExpandKeep events (governance/recall/expand.go).
+	ExpandDepth int     `json:"expand_depth"`
+	ExpandTerms int     `json:"expand_terms"`
+	ExpandShare float64 `json:"expand_share"`
+	ExpandKeep  int     `json:"expand_keep"`
 
 	// MinRuleScore: a usable rule scoring below it is excluded as "low
 	// relevance" — the task-independent components cannot carry it alone.
@@ -226,6 +236,10 @@ func DefaultRecallWeights() RecallWeights {
 		SameThing:       0.3,
 		MatchDepth:      5,
 		StrongMatch:     0.4,
+		ExpandDepth:     3,
+		ExpandTerms:     25,
+		ExpandShare:     0.3,
+		ExpandKeep:      5,
 
 		MinRuleScore:        0.35,
 		MinContextRelevance: 0.05,
@@ -390,6 +404,9 @@ type RecallScore struct {
 	LexicalRank  int     `json:"lexical_rank,omitempty"`
 	Cosine       float64 `json:"cosine,omitempty"`
 	SemanticRank int     `json:"semantic_rank,omitempty"`
+	// Expansion is what the second hop over the events added to the
+	// relevance (RecallWeights.ExpandShare).
+	Expansion float64 `json:"expansion,omitempty"`
 }
 
 // RecallSource says where an item came from.

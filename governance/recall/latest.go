@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/mnemo-console/mnemo/governance"
@@ -28,12 +27,7 @@ func markLatest(events []*recallCandidate, idf []float64, w governance.RecallWei
 		return
 	}
 	top := slices.Clone(events)
-	slices.SortStableFunc(top, func(a, b *recallCandidate) int {
-		if c := cmp.Compare(b.sortScore, a.sortScore); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.num, b.num)
-	})
+	slices.SortStableFunc(top, byScore)
 	top = top[:min(len(top), w.LatestDepth)]
 	group := make([]int, len(top))
 	for i := range group {

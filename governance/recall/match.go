@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -50,12 +49,7 @@ func matchStrength(events []*recallCandidate, terms queryTerms, idf []float64, d
 			best = append(best, c)
 		}
 	}
-	slices.SortStableFunc(best, func(a, b *recallCandidate) int {
-		if c := cmp.Compare(b.sortScore, a.sortScore); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.num, b.num)
-	})
+	slices.SortStableFunc(best, byScore)
 	best = best[:min(len(best), w.MatchDepth)]
 	// The best events of one session together: a question and its
 	// answer are often two turns of one exchange.

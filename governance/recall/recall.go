@@ -186,6 +186,7 @@ func Recall(req governance.RecallRequest, in governance.RecallInput, w governanc
 		speaker := taskSpeaker(req.Task)
 		speakerRelevance(events, speaker, w)
 		neighbourRelevance(events, speaker, w)
+		expandRelevance(events, terms, speaker, w)
 		markLatest(events, idf, w)
 		pkg.Trace.Match = matchStrength(events, terms, idf, in.Corpus.Events, in.Corpus.EventTerms, w)
 	}
@@ -630,6 +631,14 @@ func conflictWinner(a, b *governance.Rule) bool {
 		return a.UpdatedAt.After(b.UpdatedAt)
 	}
 	return a.ID > b.ID
+}
+
+// byScore orders candidates best score first, ties to the lowest id.
+func byScore(a, b *recallCandidate) int {
+	if c := cmp.Compare(b.sortScore, a.sortScore); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.num, b.num)
 }
 
 // rawTotal is the unrounded total, which orders candidates.

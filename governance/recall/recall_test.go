@@ -490,3 +490,72 @@ func TestRecallMatchStrength(t *testing.T) {
 		t.Errorf("match without events = %+v", m)
 	}
 }
+
+// TestRecallSecondHop: a question whose answer is spread over sessions
+// finds the turn of another session that shares the words of its best
+// turn, not its own: the second hop lifts it over turns that hold only
+// the task's commonest word (the speaker's name), and leaves the first hop's best events where
+// they were. Without the second hop it ranks below them; a task in the
+// first person (the speaker's own words) is not expanded.
+func TestRecallSecondHop(t *testing.T) {
+	mk := func(seq int64, session string, turn int, role governance.Role, text string) governance.RecallEvent {
+		return governance.RecallEvent{Event: &governance.Event{Seq: seq, ID: fmt.Sprintf("e%d", seq), ProjectID: 1, SubjectID: "u",
+			SessionID: session, Turn: turn, Role: role, Kind: governance.KindMessage, Text: text, OccurredAt: recallNow}}
+	}
+	u, a := governance.RoleUser, governance.RoleAssistant
+	in := governance.RecallInput{Now: recallNow, Events: []governance.RecallEvent{
+		mk(1, "s1", 1, u, "Mel: We went camping by the beach, the kids built sandcastles in the waves."),
+		mk(2, "s1", 2, a, "Jo: Camping sounds fun, Mel!"),
+		mk(3, "s2", 1, a, "Jo: Mel, camping again soon?"),
+		mk(4, "s3", 1, a, "Jo: Hi Mel, how are you?"),
+		mk(5, "s3", 3, a, "Jo: Mel, did you watch the game?"),
+		mk(6, "s4", 1, a, "Jo: Thanks Mel, see you."),
+		mk(7, "s4", 3, a, "Jo: Mel, lunch tomorrow?"),
+		mk(8, "s5", 1, u, "Mel: Another weekend by the beach, the kids built sandcastles in the waves again."),
+		mk(9, "s6", 1, u, "Mel: The office printer is broken again."),
+		mk(10, "s7", 1, a, "Jo: Morning Mel."),
+		mk(11, "s8", 1, a, "Jo: Night Mel."),
+		mk(12, "s9", 1, a, "Jo: Mel, call me."),
+	}}
+	rank := func(pkg *governance.RecallPackage) map[string]int {
+		r := map[string]int{}
+		for i, it := range pkg.Items {
+			r[it.Source.EventID] = i + 1
+		}
+		return r
+	}
+	req := governance.RecallRequest{Task: "Where has Mel camped?", ProjectID: 1, SubjectID: "u", IncludeEvents: true}
+	w := governance.DefaultRecallWeights()
+	pkg := recall.Recall(req, in, w)
+	off := w
+	off.ExpandShare = 0
+	first := recall.Recall(req, in, off)
+	got, was := rank(pkg), rank(first)
+	if was["e8"] == 0 || was["e8"] < was["e9"] {
+		t.Fatalf("without the second hop the other session's turn already ranks %d (the printer %d)", was["e8"], was["e9"])
+	}
+	if got["e8"] == 0 || got["e8"] > got["e9"] {
+		t.Errorf("second hop: the other session's turn ranks %d, below the printer (%d)", got["e8"], got["e9"])
+	}
+	for _, it := range first.Items[:w.ExpandKeep] {
+		if got[it.Source.EventID] != was[it.Source.EventID] {
+			t.Errorf("the first hop's %s moved from %d to %d", it.Source.EventID, was[it.Source.EventID], got[it.Source.EventID])
+		}
+	}
+	loose := w
+	loose.ExpandKeep = 0
+	if r := rank(recall.Recall(req, in, loose)); r["e8"] > w.ExpandKeep {
+		t.Errorf("without a kept head the lifted turn ranks %d, not among the first %d: the test shows nothing", r["e8"], w.ExpandKeep)
+	}
+	if e, _ := entryByID(pkg, governance.RecallEventID(8)); e.Score.Expansion <= 0 {
+		t.Errorf("the trace does not show the second hop's share: %+v", e.Score)
+	}
+	if e, _ := entryByID(pkg, governance.RecallEventID(9)); e.Score.Expansion != 0 {
+		t.Errorf("an unrelated turn gained from the second hop: %+v", e.Score)
+	}
+	mine := req
+	mine.Task = "Where have I camped with Mel?"
+	if a, b := recall.Recall(mine, in, w), recall.Recall(mine, in, off); !reflect.DeepEqual(rank(a), rank(b)) {
+		t.Errorf("a first-person task was expanded: %v, without %v", rank(a), rank(b))
+	}
+}
