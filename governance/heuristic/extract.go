@@ -293,7 +293,7 @@ func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd r
 			// A correction of one definite thing's value ("The call is
 			// at 5 now, not 4") is a task on its own, but replaces a
 			// standing rule about that thing if there is one.
-			if !oneInstance(t) {
+			if !oneInstance(t) || valueForPronoun(t) {
 				ok = true
 			} else if correctsOccasion(t) {
 				ok, replacesOnly = true, true

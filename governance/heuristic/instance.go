@@ -135,3 +135,21 @@ func valueAfterZH(raw string, cues []string) bool {
 	}
 	return false
 }
+
+// pronounValueEN is a new value given to what was said before, named by a
+// pronoun: "Make that Fahrenheit instead", "change it to 30 euros, not 50",
+// "switch that to metric". The pronoun is the earlier value, not a thing of
+// the task at hand ("Make that chart smaller" is one: no value replaces
+// another in it).
+var pronounValueEN = regexp.MustCompile(`^(?:(?:actually|ok|okay|so|oh|and|also)[, ]+)*(?:please )?(?:make|change|switch|turn|set) (?:that|it|those|them) (?:to |into |over to )?\S`)
+
+// valueForPronoun reports whether a correction gives what a pronoun stands
+// for a new value: a pronoun object with a value after it and a word of
+// replacement (instead, rather, "not" an old value).
+func valueForPronoun(t text) bool {
+	m := pronounValueEN.FindStringIndex(t.lower)
+	if !t.latin || m == nil || strings.HasPrefix(t.lower[m[1]-1:], "one") {
+		return false // "make that one bigger": a thing of the task at hand
+	}
+	return (hasAnyWord(t.lower, []string{"instead", "rather"}) || strings.Contains(t.lower, ", not ") || strings.Contains(t.lower, " not "))
+}

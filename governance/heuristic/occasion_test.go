@@ -29,6 +29,13 @@ func TestCorrectsOccasion(t *testing.T) {
 		{"明天的理疗预约改成下午四点了，不是三点。", "none"},
 		{"把理疗预约改成下午四点，不是三点。", "none"},
 		{"The refund limit is 30 euros now, not 50.", "wish"},
+		// A pronoun standing for the earlier value gets a new one: a
+		// correction of the wish it was; a demonstrative of a thing is a task.
+		{"Make that Fahrenheit instead.", "wish"},
+		{"Actually, change it to 30 euros, not 50.", "wish"},
+		{"Make that Celsius instead, our readers are in Lyon.", "wish"},
+		{"Make that chart smaller.", "none"},
+		{"Make that one bigger instead.", "none"},
 	} {
 		ex := mustExtract(t, session("user", c.said))
 		got := "none"
