@@ -450,6 +450,10 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 		if ok, cls := placeClause(m, rest, last, prevPlaced, prot); ok {
 			return ok, cls
 		}
+		if wordCount(s[rest[0]:rest[1]]) <= maxFragmentWords && !overlaps(m.of("output_verb"), rest) {
+			// A few words of example ("e.g. 180 rather than 350").
+			return true, ""
+		}
 	}
 	switch {
 	case !last && conditionRe.MatchString(s[c[0]:c[1]]):
