@@ -67,6 +67,7 @@ var (
 	glossRe     = regexp.MustCompile(patterns.named("shape", "gloss").expr(patterns.defs))
 	reasonRe    = regexp.MustCompile(patterns.named("shape", "reason").expr(patterns.defs))
 	directiveRe = regexp.MustCompile(patterns.named("shape", "reason_directive").expr(patterns.defs))
+	claimRe     = regexp.MustCompile(patterns.named("shape", "claim").expr(patterns.defs))
 	boundRe     = regexp.MustCompile(patterns.named("shape", "bound").expr(patterns.defs))
 	fragmentRe  = regexp.MustCompile(patterns.named("shape", "fragment").expr(patterns.defs))
 	purposeRe   = regexp.MustCompile(patterns.named("shape", "purpose").expr(patterns.defs))
@@ -81,7 +82,7 @@ func loadShapes(set *patternSet) map[string]*gateRule {
 		r := rule("lowrisk", b.names[0], b.expr(set.defs))
 		out[b.names[0]] = &r
 	}
-	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment", "bound", "topic", "gloss", "reason", "reason_directive"}) {
+	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment", "bound", "topic", "gloss", "reason", "reason_directive", "claim"}) {
 		if out[name] == nil {
 			panic(fmt.Sprintf("gate patterns: no shape %q", name))
 		}
@@ -398,7 +399,20 @@ func reasonClause(text string, verbs [][]int, c [2]int) bool {
 			return false
 		}
 	}
-	return reasonRe.MatchString(text) && !directiveRe.MatchString(text)
+	return reasonRe.MatchString(text) && !directiveRe.MatchString(text) && !claimRe.MatchString(text)
+}
+
+// claimClause reports whether clause text (c in the statement) opens with
+// a subject, not with an output verb, and makes a claim (shape claim):
+// "the nursery owner decides what goes on the order" directs nothing of the
+// answers, whatever output verb it holds.
+func claimClause(text string, verbs [][]int, c [2]int) bool {
+	for _, v := range verbs {
+		if v[0] == c[0] {
+			return false
+		}
+	}
+	return reasonRe.MatchString(text) && claimRe.MatchString(text)
 }
 
 func (m *matches) of(shape string) [][]int {
@@ -471,6 +485,9 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 		}
 		return true, "likes"
 	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
+		if claimClause(s[c[0]:c[1]], m.of("output_verb"), c) {
+			return false, ""
+		}
 		if cls := m.class(c, false); cls != "" {
 			return true, cls
 		}
