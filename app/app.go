@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 
 	"golang.org/x/time/rate"
 )
@@ -92,7 +93,7 @@ func New(st Store) *App {
 	forget := Forget{store: st, projects: projects, rules: rules}
 	effects := Effects{store: st, projects: projects, cache: newEffectCache()}
 	recent := newTargetCache(8192)
-	skills := Skills{store: st, projects: projects, catalog: newSkillCatalog()}
+	skills := Skills{store: st, projects: projects, catalog: newSkillCatalog(), gate: gate.Patterns}
 	return &App{
 		Admin:     Admin{store: st},
 		Projects:  projects,
@@ -113,7 +114,7 @@ func New(st Store) *App {
 		Imports:   Imports{store: st, projects: projects, events: events},
 		Sources:   Sources{store: st, projects: projects},
 		Outcomes: Outcomes{store: st, projects: projects, recent: recent,
-			limits: &outcomeLimiter{limit: DefaultOutcomeLimit, by: map[string]*rate.Limiter{}}},
+			limits: &outcomeLimiter{limit: DefaultOutcomeLimit, by: map[string]*rate.Limiter{}}, gate: gate.Patterns},
 		Effects: effects,
 		Skills:  skills,
 		system:  st,
@@ -124,6 +125,16 @@ func New(st Store) *App {
 // proposes; without one the code words them. Call it before the app
 // serves.
 func (a *App) SetSkillDrafter(d governance.SkillDrafter) { a.Skills.drafter = d }
+
+// SetClassifier has cl read what agents write beside events: outcome
+// reports' notes and tasks and skills for their risk review. The default
+// is the pattern gate (gate.Patterns); with a model configured the console
+// puts the model's classifier beside it, as the heartbeat does. Call it
+// before the app serves.
+func (a *App) SetClassifier(cl governance.Classifier) {
+	a.Outcomes.gate, a.Skills.gate = cl, cl
+	a.Recalls.skills.gate = cl
+}
 
 // SetEmbedder adds semantic search to the reviewers' rules list (e not
 // nil) or takes it away; call it before the app serves.

@@ -129,7 +129,7 @@ func (f Forget) reviewedRules(ctx context.Context, actor governance.Actor, raw [
 		}
 		ids = append(ids, id)
 	}
-	ids = dedupe(ids)
+	ids = governance.DistinctIDs(ids)
 	if len(ids) == 0 {
 		return nil, governance.Errorf(governance.EINVALID, "Select at least one rule to forget.")
 	}

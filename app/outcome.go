@@ -8,7 +8,6 @@ import (
 
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
-	"github.com/mnemo-console/mnemo/governance/gate"
 	"golang.org/x/time/rate"
 )
 
@@ -57,6 +56,8 @@ type Outcomes struct {
 	// recent are the latest recalls' targets (Recalls puts them), so a
 	// report soon after its recall does not read the trace back.
 	recent *targetCache
+	// gate reads a report's note and task (App.SetClassifier).
+	gate governance.Classifier
 }
 
 // targetCache keeps the report targets of the latest recalls, by trace id;
@@ -217,11 +218,11 @@ func (o Outcomes) Report(ctx context.Context, actor governance.Actor, traceID in
 	if err != nil {
 		return nil, err
 	}
-	note, err := gated(in.Note, "note")
+	note, err := gated(ctx, o.gate, in.Note, "note")
 	if err != nil {
 		return nil, err
 	}
-	task, err := gated(in.Task, "task")
+	task, err := gated(ctx, o.gate, in.Task, "task")
 	if err != nil {
 		return nil, err
 	}
@@ -233,13 +234,17 @@ func (o Outcomes) Report(ctx context.Context, actor governance.Actor, traceID in
 	return r, nil
 }
 
-// gated passes a report's text through the write gate: blocked text is
-// EINVALID naming the field, a credential is masked.
-func gated(text, field string) (string, error) {
+// gated passes a report's text through the write gate's classifier cl:
+// blocked text is EINVALID naming the field, a credential is masked, and a
+// classifier that fails refuses the report (it fails closed).
+func gated(ctx context.Context, cl governance.Classifier, text, field string) (string, error) {
 	if text == "" {
 		return "", nil
 	}
-	res := gate.Scan(text)
+	res, err := cl.Classify(ctx, text)
+	if err != nil {
+		return "", err
+	}
 	if res.Blocked() {
 		var cats []string
 		for _, f := range res.Findings {

@@ -509,7 +509,7 @@ func (rv Reviews) selected(ctx context.Context, actor governance.Actor, slug str
 			return Scope{}, nil, governance.Errorf(governance.EINVALID, "Invalid rule id: select proposals of the queue.")
 		}
 	}
-	ids = dedupe(ids)
+	ids = governance.DistinctIDs(ids)
 	rules, err := rv.store.FindRulesByIDs(ctx, ids)
 	if err != nil {
 		return Scope{}, nil, err
@@ -674,17 +674,4 @@ func (rv Reviews) setPolicy(ctx context.Context, actor governance.Actor, slug st
 		return nil, err
 	}
 	return sc.Project, nil
-}
-
-// dedupe keeps the first of each id, in order.
-func dedupe(ids []int64) []int64 {
-	seen := map[int64]bool{}
-	var out []int64
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }

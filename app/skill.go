@@ -44,6 +44,8 @@ type Skills struct {
 	// drafter, when set, words the drafts (a model); the code words them
 	// otherwise, or when the drafter fails.
 	drafter governance.SkillDrafter
+	// gate is the risk review's classifier (App.SetClassifier).
+	gate governance.Classifier
 }
 
 // maxDraftAsks bounds the user lines a drafter reads, maxDraftAskRunes
@@ -482,7 +484,7 @@ func (ss Skills) Import(ctx context.Context, actor governance.Actor, in SkillImp
 	}
 	res.Problems = problems
 	for _, x := range ok {
-		findings, err := reviewSkill(ctx, x.content, append(slices.Clone(x.folder.Dropped), in.Loose...))
+		findings, err := ss.review(ctx, x.content, append(slices.Clone(x.folder.Dropped), in.Loose...))
 		if err != nil {
 			return nil, err
 		}
@@ -642,7 +644,7 @@ func (ss Skills) Edit(ctx context.Context, actor governance.Actor, project Proje
 		reason = "Edited by a reviewer."
 	}
 	// The review masks credentials in c: the proposal copies c after it.
-	findings, err := reviewSkill(ctx, c, nil)
+	findings, err := ss.review(ctx, c, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -847,7 +849,7 @@ func (ss Skills) draft(ctx context.Context, projectID int64, gen *int64, p *gove
 	}
 	c := governance.DraftSkill(name, p, ids, text)
 	reason := draftReason(p.Explicit, len(sessions), text, unworded)
-	findings, err := reviewSkill(ctx, &c, nil)
+	findings, err := ss.review(ctx, &c, nil)
 	if err != nil {
 		return false, err
 	}
@@ -928,12 +930,14 @@ func (ss Skills) MaskStored(ctx context.Context) (int, error) {
 	return total, ss.store.SetSkillsMaskedBy(ctx, gate.Version())
 }
 
-// reviewSkill masks the credentials of c in place (a version never keeps
-// one: docs/skills.md, "Risk review") and returns the risk review of what
-// is stored, the masks included as findings, in file and span order.
-func reviewSkill(ctx context.Context, c *governance.SkillContent, dropped []governance.SkillDropped) ([]governance.SkillFinding, error) {
+// review masks the credentials of c in place (a version never keeps one:
+// docs/skills.md, "Risk review") and returns the risk review of what is
+// stored, read by the skills' classifier, the masks included as findings,
+// in file and span order. Masking is the pattern gate's own: a model
+// classifier beside it names risks, it does not find credentials.
+func (ss Skills) review(ctx context.Context, c *governance.SkillContent, dropped []governance.SkillDropped) ([]governance.SkillFinding, error) {
 	masked := governance.MaskSkillCredentials(c, gate.Scan)
-	out, err := governance.ReviewSkill(ctx, c, dropped, gate.Patterns)
+	out, err := governance.ReviewSkill(ctx, c, dropped, ss.gate)
 	if err != nil {
 		return nil, err
 	}

@@ -69,3 +69,16 @@ func (r *Rule) Usable(now time.Time) (bool, string) {
 	}
 	return true, ""
 }
+
+// DistinctIDs keeps the first of each id, in order.
+func DistinctIDs(ids []int64) []int64 {
+	seen := make(map[int64]bool, len(ids))
+	var out []int64
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

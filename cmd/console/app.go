@@ -96,6 +96,10 @@ func openMainWith(ctx context.Context, cfg Config, logw io.Writer, tracing *ops.
 		Hold:     m.hold,
 		Outcomes: st,
 	}
+	// What agents write beside events (outcome notes, skills) is read by
+	// the heartbeat's classifier: the pattern gate, and the model beside it
+	// when one is configured.
+	m.App.SetClassifier(m.Heartbeat.Consolidator.Classifier)
 	if cfg.LLMConfigured() {
 		m.App.SetSkillDrafter(model.New(model.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
 			Timeout: cfg.LLMTimeout, MaxRetries: 3}, logger))

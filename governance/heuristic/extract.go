@@ -75,7 +75,7 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 			if k == 0 && e.Source != governance.SourceExternal && s.readWithPreviousTurn(e, i, u) {
 				continue
 			}
-			s.read(e, i, sentence{text: u.text, question: u.question}, newText(u.text), u.r)
+			s.readUnit(e, i, u)
 		}
 	}
 	s.lessons()

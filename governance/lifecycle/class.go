@@ -30,7 +30,7 @@ func (a RuleActions[T]) RejectClass(ctx context.Context, actor string, rc *gover
 		}
 		rc.ID = id
 		why := governance.ClassRejectReason(rc.Reason)
-		for _, rid := range dedupe(ruleIDs) {
+		for _, rid := range governance.DistinctIDs(ruleIDs) {
 			r, err := tx.LockRule(ctx, rid)
 			if err != nil {
 				return err
@@ -43,7 +43,7 @@ func (a RuleActions[T]) RejectClass(ctx context.Context, actor string, rc *gover
 			}
 		}
 		return tx.AppendAudit(ctx, classAudit(actor, "class.reject", rc, map[string]any{
-			"rules": len(dedupe(ruleIDs)), "rule": rc.RuleID, "kind": rc.Class.Kind, "channel": rc.Class.Channel, "risk": rc.Class.Risk}))
+			"rules": len(governance.DistinctIDs(ruleIDs)), "rule": rc.RuleID, "kind": rc.Class.Kind, "channel": rc.Class.Channel, "risk": rc.Class.Risk}))
 	})
 	if err != nil {
 		return nil, err
@@ -76,16 +76,4 @@ func classAudit(actor, action string, rc *governance.RejectedClass, details map[
 	}
 	return &governance.AuditEntry{Actor: actor, Action: action, ObjectType: "rejected_class",
 		ObjectID: strconv.FormatInt(rc.ID, 10), ProjectID: rc.ProjectID, Reason: string(rc.Reason), Details: d}
-}
-
-func dedupe(ids []int64) []int64 {
-	seen := map[int64]bool{}
-	var out []int64
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }

@@ -1,0 +1,112 @@
+package heuristic
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
+
+// A wish is often said with the speaker's reason or circumstance after it:
+// "Keep answers short, I read these between meetings", "Give weights in
+// kilos - the loading crew never uses pounds", 用公里就行，我们这边没人用英里.
+// The reason is why, not what: the rule is the wish, and the reason stays
+// in the event it was said in (the rule's evidence). A clause after the
+// last separator is a reason when it opens with a subject pronoun or a
+// reason word (cues/reason_subject), or with a determiner and holds a
+// finite verb (cues/reason_determiner, cues/reason_verb) — "the newest
+// first" qualifies the wish and stays with it. A clause that speaks to
+// the agent ("you", 你) or carries a scope of its own is not a reason.
+var (
+	cueReasonSubjectEN    = loadCues("reason_subject.en")
+	cueReasonDeterminerEN = loadCues("reason_determiner.en")
+	cueReasonVerbEN       = loadCues("reason_verb.en")
+	cueReasonSubjectZH    = loadCues("reason_subject.zh")
+)
+
+// wishSeparators end a wish before its reason, longest first.
+var wishSeparators = []string{" — ", " – ", " - ", "——", "；", "; ", "，", ", "}
+
+// wishBeforeReason splits text into the wish and the reason after it; ok
+// is false when the last clause is no reason or nothing is left before it.
+func wishBeforeReason(text string) (wish string, ok bool) {
+	text = strings.TrimRight(strings.TrimSpace(text), ".!。！")
+	cut, sep := -1, ""
+	for _, s := range wishSeparators {
+		if i := strings.LastIndex(text, s); i > cut {
+			cut, sep = i, s
+		}
+	}
+	if cut <= 0 {
+		return "", false
+	}
+	wish, reason := strings.TrimSpace(text[:cut]), strings.TrimSpace(text[cut+len(sep):])
+	if !isReason(reason) || len([]rune(wish)) < 4 {
+		return "", false
+	}
+	return wish, true
+}
+
+func isReason(clause string) bool {
+	t := newText(clause)
+	if t.han {
+		if strings.ContainsAny(clause, "你您") || !hasAnyPrefix(clause, cueReasonSubjectZH) {
+			return false
+		}
+	} else {
+		words := strings.FieldsFunc(t.lower, func(r rune) bool { return unicode.IsSpace(r) || r == ',' })
+		if len(words) < 2 || slices.Contains(words, "you") || slices.Contains(words, "your") {
+			return false
+		}
+		first := words[0]
+		switch {
+		case slices.Contains(cueReasonSubjectEN, first) || len(words) > 2 && slices.Contains(cueReasonSubjectEN, first+" "+words[1]):
+		case slices.Contains(cueReasonDeterminerEN, first) && slices.ContainsFunc(words[1:], func(w string) bool { return slices.Contains(cueReasonVerbEN, w) }):
+		default:
+			return false
+		}
+	}
+	r := readSentence(clause, false)
+	return (r.scope == scopeNone || !r.norm) && (r.veto == vetoNone || r.veto == vetoNarration)
+}
+
+// readUnit reads one unit of a turn. A wish said with its reason after it
+// (wishBeforeReason) is decided on the wish alone — whether it is one,
+// and whether it stands for every time to come — so that the reason's
+// words neither hide it nor make it standing ("…, she prints every
+// one"); the rule keeps the whole sentence, reason included.
+func (s *session) readUnit(e *governance.Event, index int, u unit) {
+	if !s.readWish(e, index, u) {
+		s.read(e, index, sentence{text: u.text, question: u.question}, newText(u.text), u.r)
+	}
+}
+
+func (s *session) readWish(e *governance.Event, index int, u unit) bool {
+	if e.Source == governance.SourceExternal || u.question || u.r.veto != vetoNone {
+		return false
+	}
+	wish, ok := wishBeforeReason(u.text)
+	if !ok {
+		return false
+	}
+	t := newText(wish)
+	rd := readSentence(wish, false)
+	if rd.bare || rd.refers || rd.veto != vetoNone || isBackReference(t) {
+		return false
+	}
+	items, said, prefs, durables := len(s.items), len(s.said), s.prefs, s.durables
+	s.read(e, index, sentence{text: wish}, t, rd)
+	if len(s.said) != said+1 || !slices.ContainsFunc(s.items[items:], func(it governance.ExtractedItem) bool { return it.Type == governance.TypePreference }) {
+		s.items, s.said, s.prefs, s.durables = s.items[:items], s.said[:said], prefs, durables
+		return false
+	}
+	alone, whole := preferenceStatement(wish, false), preferenceStatement(u.text, false)
+	for k := items; k < len(s.items); k++ {
+		if s.items[k].Type == governance.TypePreference && s.items[k].Statement == alone {
+			s.items[k].Statement = whole
+		}
+	}
+	s.said[said].text = u.text
+	return true
+}
