@@ -59,15 +59,13 @@ var (
 // shapeNames are the shape blocks placement searches in the whole statement
 // through the prefilter; condition, fragment and purpose, anchored at a
 // clause's ends, are read in the clause alone.
-var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "suggest", "clause_break", "joiner", "clause_start"}
+var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "suggest", "clause_break", "joiner", "clause_start", "reason_directive", "claim"}
 
 var (
 	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
 	topicRe     = regexp.MustCompile(patterns.named("shape", "topic").expr(patterns.defs))
 	glossRe     = regexp.MustCompile(patterns.named("shape", "gloss").expr(patterns.defs))
 	reasonRe    = regexp.MustCompile(patterns.named("shape", "reason").expr(patterns.defs))
-	directiveRe = regexp.MustCompile(patterns.named("shape", "reason_directive").expr(patterns.defs))
-	claimRe     = regexp.MustCompile(patterns.named("shape", "claim").expr(patterns.defs))
 	boundRe     = regexp.MustCompile(patterns.named("shape", "bound").expr(patterns.defs))
 	fragmentRe  = regexp.MustCompile(patterns.named("shape", "fragment").expr(patterns.defs))
 	purposeRe   = regexp.MustCompile(patterns.named("shape", "purpose").expr(patterns.defs))
@@ -82,7 +80,7 @@ func loadShapes(set *patternSet) map[string]*gateRule {
 		r := rule("lowrisk", b.names[0], b.expr(set.defs))
 		out[b.names[0]] = &r
 	}
-	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment", "bound", "topic", "gloss", "reason", "reason_directive", "claim"}) {
+	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment", "bound", "topic", "gloss", "reason"}) {
 		if out[name] == nil {
 			panic(fmt.Sprintf("gate patterns: no shape %q", name))
 		}
@@ -339,7 +337,7 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 			// A recommendation for the need the clause before states.
 			placed, cls = true, "likes"
 		}
-		if !placed && reasonClause(s[c[0]:c[1]], m.of("output_verb"), c) {
+		if !placed && len(cs) > 1 && reasonClause(m, c) {
 			// The user's situation, as the reason for the wish: it asks
 			// nothing; the statement still needs a placed wish of a class.
 			placed, cls = true, ""
@@ -390,29 +388,31 @@ func (m *matches) lifts(unless []string, c [2]int) bool {
 	return false
 }
 
-// reasonClause reports whether clause text (c in the statement) tells the
-// user's situation: it opens with a subject, no output verb opens it, and
-// nothing in it addresses the agent or directs anyone.
-func reasonClause(text string, verbs [][]int, c [2]int) bool {
-	for _, v := range verbs {
-		if v[0] == c[0] {
-			return false
-		}
-	}
-	return reasonRe.MatchString(text) && !directiveRe.MatchString(text) && !claimRe.MatchString(text)
+// reasonClause reports whether clause c tells the user's situation: it
+// opens with a subject, no output verb opens it, and nothing in it
+// addresses the agent or directs anyone (reason_directive) or makes a
+// claim (claim).
+func reasonClause(m *matches, c [2]int) bool {
+	return subjectOpens(m, c) && !overlaps(m.of("reason_directive"), c) && !overlaps(m.of("claim"), c)
 }
 
-// claimClause reports whether clause text (c in the statement) opens with
-// a subject, not with an output verb, and makes a claim (shape claim):
-// "the nursery owner decides what goes on the order" directs nothing of the
-// answers, whatever output verb it holds.
-func claimClause(text string, verbs [][]int, c [2]int) bool {
-	for _, v := range verbs {
+// claimClause reports whether clause c opens with a subject, not with an
+// output verb, and makes a claim (shape claim): "the nursery owner decides
+// what goes on the order" directs nothing of the answers, whatever output
+// verb it holds.
+func claimClause(m *matches, c [2]int) bool {
+	return subjectOpens(m, c) && overlaps(m.of("claim"), c)
+}
+
+// subjectOpens reports whether clause c opens with a subject (shape
+// reason), not with an output verb.
+func subjectOpens(m *matches, c [2]int) bool {
+	for _, v := range m.of("output_verb") {
 		if v[0] == c[0] {
 			return false
 		}
 	}
-	return reasonRe.MatchString(text) && claimRe.MatchString(text)
+	return reasonRe.MatchString(m.s[c[0]:c[1]])
 }
 
 func (m *matches) of(shape string) [][]int {
@@ -485,7 +485,7 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 		}
 		return true, "likes"
 	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
-		if claimClause(s[c[0]:c[1]], m.of("output_verb"), c) {
+		if claimClause(m, c) {
 			return false, ""
 		}
 		if cls := m.class(c, false); cls != "" {
