@@ -485,15 +485,17 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 		}
 		return true, "likes"
 	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
-		if claimClause(m, c) {
+		cls := m.class(c, false)
+		fragment := cls == "" && prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords
+		if (cls != "" || fragment) && claimClause(m, c) {
 			return false, ""
 		}
-		if cls := m.class(c, false); cls != "" {
+		if cls != "" {
 			return true, cls
 		}
 		// A few words that complete the clause before ("比如中火三分钟")
 		// ask nothing of their own, whatever words they share.
-		if prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords {
+		if fragment {
 			return true, ""
 		}
 		return false, NotPlacedClass
