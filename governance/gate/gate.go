@@ -131,7 +131,12 @@ func Scan(text string) governance.GateResult {
 	if len(views) > 1 {
 		// Text a reader cannot read as written, whatever it says, is for
 		// a reviewer.
-		lo, hi := encodedSpan(&n.view)
+		// A text of nothing but hidden characters reads as nothing: its
+		// span is the whole text.
+		lo, hi := 0, len(text)
+		if n.view.text != "" {
+			lo, hi = encodedSpan(&n.view)
+		}
 		add(governance.GateAuthority, "encoded_text", lo, hi, false)
 	}
 	prot, protView := protectiveSpans(&n.view, lits[0])

@@ -49,6 +49,15 @@ func loadLowRisk(set *patternSet) ([]lowRiskClass, gateRule) {
 	return classes, protective
 }
 
+// PropertyClass reports whether the low-risk class name is a property of
+// the agent's output (== class NAME property in patterns/lowrisk.txt:
+// language, length, format, tone, units, ordering…): what the answers look
+// like, not what they are about.
+func PropertyClass(name string) bool {
+	i := slices.IndexFunc(lowRiskClasses, func(c lowRiskClass) bool { return c.name == name })
+	return i >= 0 && lowRiskClasses[i].property
+}
+
 // LowRiskClasses lists the names of the low-risk classes, protective last.
 func LowRiskClasses() []string {
 	names := make([]string, 0, len(lowRiskClasses)+1)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-console/mnemo/governance/tokenizer"
 )
 
 // Placement in the low-risk set (patterns/placement.txt): a statement that
@@ -37,12 +39,17 @@ const (
 	NotPlacedClass = "no_class"
 )
 
-// denyShape is one deny block: its rule and, when set, the shape whose
-// presence in the same clause lifts it (unless=).
+// denyShape is one deny block: its rule and, when set, the shapes whose
+// presence in the same clause lifts it (unless=, names joined by "|"; the
+// name property lifts it for a clause that is a short property clause).
 type denyShape struct {
 	rule   gateRule
-	unless string
+	unless []string
 }
+
+// unlessProperty is the unless= name of a short clause that states only an
+// output property ("keep it brief").
+const unlessProperty = "property"
 
 var (
 	shapeRules = loadShapes(patterns)
@@ -52,10 +59,13 @@ var (
 // shapeNames are the shape blocks placement searches in the whole statement
 // through the prefilter; condition, fragment and purpose, anchored at a
 // clause's ends, are read in the clause alone.
-var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "suggest", "clause_break", "joiner", "clause_start"}
+var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "suggest", "clause_break", "joiner", "clause_start", "reason_directive", "claim"}
 
 var (
 	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
+	topicRe     = regexp.MustCompile(patterns.named("shape", "topic").expr(patterns.defs))
+	glossRe     = regexp.MustCompile(patterns.named("shape", "gloss").expr(patterns.defs))
+	reasonRe    = regexp.MustCompile(patterns.named("shape", "reason").expr(patterns.defs))
 	boundRe     = regexp.MustCompile(patterns.named("shape", "bound").expr(patterns.defs))
 	fragmentRe  = regexp.MustCompile(patterns.named("shape", "fragment").expr(patterns.defs))
 	purposeRe   = regexp.MustCompile(patterns.named("shape", "purpose").expr(patterns.defs))
@@ -70,7 +80,7 @@ func loadShapes(set *patternSet) map[string]*gateRule {
 		r := rule("lowrisk", b.names[0], b.expr(set.defs))
 		out[b.names[0]] = &r
 	}
-	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment", "bound"}) {
+	for _, name := range slices.Concat(shapeNames, []string{"condition", "fragment", "bound", "topic", "gloss", "reason"}) {
 		if out[name] == nil {
 			panic(fmt.Sprintf("gate patterns: no shape %q", name))
 		}
@@ -84,8 +94,8 @@ func loadDenies(set *patternSet) []denyShape {
 		d := denyShape{rule: rule("lowrisk", b.names[0], b.expr(set.defs))}
 		for k, v := range b.opts {
 			switch {
-			case k == "unless" && slices.Contains(shapeNames, v):
-				d.unless = v
+			case k == "unless" && !slices.ContainsFunc(strings.Split(v, "|"), func(n string) bool { return n != unlessProperty && !slices.Contains(shapeNames, n) }):
+				d.unless = strings.Split(v, "|")
 			case k == "accept" && acceptFuncs[v] != nil:
 				d.rule.accept = acceptFuncs[v]
 			default:
@@ -127,6 +137,9 @@ func clauses(s string, lits *scanned) [][2]int {
 	for _, m := range spans(shapeRules["clause_break"], s, lits) {
 		if m[1]-m[0] == 1 && m[0] > 0 && m[1] < len(s) && isDigit(s[m[0]-1]) && isDigit(s[m[1]]) {
 			continue // 14:00, 1,200
+		}
+		if s[m[0]] == '.' && tokenizer.Abbreviated(s[:m[0]], s[m[0]:], s[m[1]:]) {
+			continue // "Dr. Patel", "e.g. grams": the extractor's sentences read the same list
 		}
 		cuts = append(cuts, cut{m[0], m[1]})
 	}
@@ -219,6 +232,8 @@ func tooLong(s string) bool {
 			han++
 		}
 		switch {
+		case r == '.' && !fullStop(s, i):
+			inSentence = true
 		case strings.ContainsRune(".!?。！？\n", r) && !overlaps(q, [2]int{i, i + 1}):
 			if inSentence {
 				sentences++
@@ -232,6 +247,16 @@ func tooLong(s string) bool {
 		sentences++
 	}
 	return sentences > maxLowRiskSentences || runes > maxLowRiskRunes || han > maxLowRiskHan
+}
+
+// fullStop reports whether the full stop at s[i] ends a sentence as the
+// extractor's sentences end: before white space, a quote or the end of the
+// text ("1.26" goes on), and not after an abbreviation ("Dr.", "e.g.").
+func fullStop(s string, i int) bool {
+	if i+1 < len(s) && !strings.ContainsRune(" \t\n\"'”’)", rune(s[i+1])) && s[i+1] != '.' {
+		return false
+	}
+	return !tokenizer.Abbreviated(s[:i], s[i:], s[i+1:])
 }
 
 // spans returns the matches of r in s.
@@ -290,7 +315,7 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 		if first == nil {
 			continue
 		}
-		if c := clauseOf(cs, first[0], first[1]); !inProt(first) && (d.unless == "" || !overlaps(m.of(d.unless), c)) {
+		if c := clauseOf(cs, first[0], first[1]); !inProt(first) && !m.lifts(d.unless, c) {
 			return "", notPlaced{c[0], c[1], d.rule.pattern}
 		}
 		for _, l := range d.rule.findAll(s, lits) {
@@ -298,7 +323,7 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 				continue
 			}
 			c := clauseOf(cs, l[0], l[1])
-			if d.unless != "" && overlaps(m.of(d.unless), c) {
+			if m.lifts(d.unless, c) {
 				continue
 			}
 			return "", notPlaced{c[0], c[1], d.rule.pattern}
@@ -311,6 +336,11 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 		if !placed && cls == NotPlacedClass && prevSelf && overlaps(m.of("suggest"), c) {
 			// A recommendation for the need the clause before states.
 			placed, cls = true, "likes"
+		}
+		if !placed && len(cs) > 1 && reasonClause(m, c) {
+			// The user's situation, as the reason for the wish: it asks
+			// nothing; the statement still needs a placed wish of a class.
+			placed, cls = true, ""
 		}
 		prevSelf = placed && overlaps(m.of("self"), c)
 		if !placed {
@@ -339,6 +369,50 @@ type matches struct {
 	shape map[string][][]int
 	cues  [][][]int
 	done  []bool
+}
+
+// lifts reports whether one of the unless= names lifts a deny shape in
+// clause c.
+func (m *matches) lifts(unless []string, c [2]int) bool {
+	for _, n := range unless {
+		if n == unlessProperty {
+			if wordCount(m.s[c[0]:c[1]]) <= maxPropertyWords && m.class(c, true) != "" {
+				return true
+			}
+			continue
+		}
+		if overlaps(m.of(n), c) {
+			return true
+		}
+	}
+	return false
+}
+
+// reasonClause reports whether clause c tells the user's situation: it
+// opens with a subject, no output verb opens it, and nothing in it
+// addresses the agent or directs anyone (reason_directive) or makes a
+// claim (claim).
+func reasonClause(m *matches, c [2]int) bool {
+	return subjectOpens(m, c) && !overlaps(m.of("reason_directive"), c) && !overlaps(m.of("claim"), c)
+}
+
+// claimClause reports whether clause c opens with a subject, not with an
+// output verb, and makes a claim (shape claim): "the nursery owner decides
+// what goes on the order" directs nothing of the answers, whatever output
+// verb it holds.
+func claimClause(m *matches, c [2]int) bool {
+	return subjectOpens(m, c) && overlaps(m.of("claim"), c)
+}
+
+// subjectOpens reports whether clause c opens with a subject (shape
+// reason), not with an output verb.
+func subjectOpens(m *matches, c [2]int) bool {
+	for _, v := range m.of("output_verb") {
+		if v[0] == c[0] {
+			return false
+		}
+	}
+	return reasonRe.MatchString(m.s[c[0]:c[1]])
 }
 
 func (m *matches) of(shape string) [][]int {
@@ -380,8 +454,26 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 	if framingOnly(s, c, m.of("framing")) {
 		return true, ""
 	}
+	if g := glossRe.FindStringIndex(s[c[0]:c[1]]); prevPlaced && g != nil && g[1] > 0 {
+		// "e.g. grams and litres", "i.e. three lines at most": the rest is
+		// read as a clause of its own.
+		rest := [2]int{c[0] + g[1], c[1]}
+		if rest[0] >= rest[1] {
+			return true, ""
+		}
+		if ok, cls := placeClause(m, rest, last, prevPlaced, prot); ok {
+			return ok, cls
+		}
+		if wordCount(s[rest[0]:rest[1]]) <= maxFragmentWords && !overlaps(m.of("output_verb"), rest) {
+			// A few words of example ("e.g. 180 rather than 350").
+			return true, ""
+		}
+	}
 	switch {
 	case !last && conditionRe.MatchString(s[c[0]:c[1]]):
+		return true, ""
+	case !last && topicRe.MatchString(s[c[0]:c[1]]):
+		// The answers the wish after it is about.
 		return true, ""
 	case boundRe.MatchString(s[c[0]:c[1]]):
 		// A bound on the answers' length and nothing else ("no more than
@@ -393,12 +485,17 @@ func placeClause(m *matches, c [2]int, last, prevPlaced bool, prot [][2]int) (bo
 		}
 		return true, "likes"
 	case overlaps(m.of("output_noun"), c) || overlaps(m.of("output_verb"), c):
-		if cls := m.class(c, false); cls != "" {
+		cls := m.class(c, false)
+		fragment := cls == "" && prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords
+		if (cls != "" || fragment) && claimClause(m, c) {
+			return false, ""
+		}
+		if cls != "" {
 			return true, cls
 		}
 		// A few words that complete the clause before ("比如中火三分钟")
 		// ask nothing of their own, whatever words they share.
-		if prevPlaced && fragmentRe.MatchString(s[c[0]:c[1]]) && wordCount(s[c[0]:c[1]]) <= maxFragmentWords {
+		if fragment {
 			return true, ""
 		}
 		return false, NotPlacedClass

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // Plain requests about the agent's own answers ("Number the steps.", "分点说
@@ -322,21 +323,76 @@ var errandZHRe = regexp.MustCompile(errandZH)
 // request about the agent's own answers: a directive (an imperative of the
 // answers, a modal, "X should be Y", "X: Y", a 吧/请/要 form) that names an
 // aspect of them, with no task object and no one-off scope.
+//
+// The aspects are the extractor's cues (cues/output_aspect.*); a sentence
+// they name none of is a request about the answers too when the write gate
+// places it in the low-risk set by a class of the answers' form
+// (gateAnswerForm, a property class): the gate's classes are the one description of what the
+// answers may be asked to look like, so a layout ("每只猫一行", "one line per
+// plant") or a shaping verb (练琴计划分成三段) the cues do not list is read
+// as the gate reads it. A Chinese fragment of form needs no directive word
+// then; a report of what was done (…了, …过) is none.
 func outputRequest(t text) bool {
-	if len(shapeOfOutput(t.raw).aspects) == 0 || t.anyZH(oneOffZH) || oneOffTextEN(t) || bounded(t) || taskLookAlike(t) || oneInstance(t) {
+	if t.anyZH(oneOffZH) || oneOffTextEN(t) || bounded(t) || taskLookAlike(t) || oneInstance(t) {
+		return false
+	}
+	shaped := len(shapeOfOutput(t.raw).aspects) > 0
+	if !shaped && (!gateAnswerForm(t.raw) || t.latin && buildsEN(t.lower)) {
 		return false
 	}
 	u := newText(unquoted(t.raw))
 	if u.latin && !u.han {
-		if taskObjectEN.MatchString(u.lower) || !outputDirectiveEN(u.lower) {
+		// A layout said as a fragment ("just one line per room") is a
+		// directive when the gate places it by a property class.
+		if taskObjectEN.MatchString(u.lower) || !outputDirectiveEN(u.lower) && !(formFragmentEN.MatchString(u.lower) && gateAnswerForm(t.raw)) {
 			return false
 		}
 	} else if u.han {
-		if taskObjectZH.MatchString(u.raw) || !outputDirectiveZH(u.raw) {
+		if taskObjectZH.MatchString(u.raw) || !outputDirectiveZH(u.raw) && (shaped || doneZH(u.raw)) {
 			return false
 		}
 	}
 	return true
+}
+
+// gateAnswerForm reports whether the write gate places s in the low-risk
+// set by a property class, one of what the answers look like
+// (gate.PropertyClass): not by what they include ("add a flag to the CLI"
+// is a task), a like of the user's or a protective rule.
+func gateAnswerForm(s string) bool {
+	return gate.PropertyClass(gate.Scan(s).LowRisk)
+}
+
+// buildsEN reports whether an English sentence opens (after "please",
+// "can you", "just") with a build verb (cues/build_verbs.en) that makes or
+// changes a thing: one that is no verb of the answers ("implement",
+// "configure"), or one that is ("add", "write") with a thing of code in the
+// sentence ("add a --verbose flag to the CLI"): a task.
+func buildsEN(lower string) bool {
+	rest := stripLeading(lower, fillersEN)
+	for _, p := range []string{"please ", "can you ", "could you ", "just ", "also "} {
+		rest = strings.TrimPrefix(rest, p)
+	}
+	first, _, _ := strings.Cut(rest, " ")
+	if !slices.Contains(cueBuildVerbsEN, first) {
+		return false
+	}
+	return !slices.Contains(outputVerbsEN, first) || codeThingEN.MatchString(lower)
+}
+
+// formFragmentEN opens a noun phrase of a layout: a count ("one line per
+// room", "just a single row each").
+var formFragmentEN = regexp.MustCompile(`^(?:just\s+|only\s+)?(?:one|a\s+single|a|each|every|two|three)\s+[a-z-]+\s+(?:per|for\s+each|for\s+every|each|a)\s`)
+
+// codeThingEN is a thing of code: a flag, an identifier, a file name, a
+// program's parts.
+var codeThingEN = regexp.MustCompile(`(?:^|\s)--?[a-z]|\b[a-z]+_[a-z]|\b\w+\.(?:go|py|js|ts|rs|md|json|yaml|yml|toml|sh)\b|\b(?:cli|api|flag|function|method|endpoint|command|script|test|tests|module|package|class|field|column|table\s+schema|config|repo|build|commit)\b`)
+
+// doneZH reports whether a Chinese sentence tells what was done: it ends
+// in 了 or holds a past cue (cues/past.zh).
+func doneZH(raw string) bool {
+	s := strings.TrimRight(raw, "。.！!～~ ")
+	return strings.HasSuffix(s, "了") || containsAny(s, cuePastZH)
 }
 
 // outputDirectiveEN: the sentence opens with a verb of the answers (after
@@ -353,6 +409,14 @@ func outputDirectiveEN(lower string) bool {
 			rest = strings.TrimPrefix(rest, p)
 		}
 		if len(rest) == n {
+			break
+		}
+	}
+	// A topic before the wish names the answers it is about ("for the
+	// lesson plans you write me, end with a recap"): the wish is after it.
+	for _, p := range []string{"for ", "in ", "on ", "with ", "about ", "as for ", "when it comes to "} {
+		if head, tail, ok := strings.Cut(rest, ", "); ok && strings.HasPrefix(rest, p) && len(strings.Fields(head)) <= 8 && tail != "" {
+			rest = tail
 			break
 		}
 	}

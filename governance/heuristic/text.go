@@ -72,56 +72,10 @@ func appendTurnSentence(dst []sentence, s string, question bool) []sentence {
 }
 
 // endsWithAbbreviation reports whether a sentence cut at a full stop ends in
-// an abbreviation (cues/abbreviations.en.txt) or an initial, so the text
-// after goes on with it. A dotted abbreviation that can end a phrase ("10
-// a.m.", "U.S." — not "e.g." or "i.e.", which always go on) before a
-// capital ends the sentence: "No calls before 10 a.m. Ever."
+// an abbreviation or an initial (tokenizer.Abbreviated: the write gate's
+// clauses read the same list), so the text after goes on with it.
 func endsWithAbbreviation(text, terminator, after string) bool {
-	if !strings.HasPrefix(terminator, ".") || strings.HasPrefix(terminator, "..") {
-		return false
-	}
-	k := strings.LastIndexAny(text, " (\t\n")
-	word := lowerASCII(text[k+1:])
-	if len(word) == 1 && 'a' <= word[0] && word[0] <= 'z' {
-		return true // an initial: "J. Smith"
-	}
-	if dottedAbbreviation(word) {
-		// "e.g.", "a.m.", "U.S.", "Ph.D."
-		return word == "e.g" || word == "i.e" || !startsCapital(after)
-	}
-	for _, a := range cueAbbreviations {
-		if word == a {
-			return true
-		}
-	}
-	return false
-}
-
-// startsCapital reports whether s opens, after spaces, with an ASCII
-// capital letter.
-func startsCapital(s string) bool {
-	s = strings.TrimLeft(s, " \t")
-	return s != "" && 'A' <= s[0] && s[0] <= 'Z'
-}
-
-// dottedAbbreviation reports whether a word is groups of one or two letters
-// joined by full stops ("e.g", "u.s", "ph.d").
-func dottedAbbreviation(word string) bool {
-	parts := strings.Split(word, ".")
-	if len(parts) < 2 {
-		return false
-	}
-	for _, p := range parts {
-		if len(p) == 0 || len(p) > 2 {
-			return false
-		}
-		for i := 0; i < len(p); i++ {
-			if p[i] < 'a' || p[i] > 'z' {
-				return false
-			}
-		}
-	}
-	return true
+	return tokenizer.Abbreviated(text, terminator, after)
 }
 
 // openQuote reports whether text opens a quotation it does not close:

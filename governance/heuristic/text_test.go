@@ -56,7 +56,7 @@ func TestIsSmallTalk(t *testing.T) {
 }
 
 // TestSplitTurnAbbreviations: a full stop after an abbreviation, listed
-// (cues/abbreviations.en.txt) or dotted, does not end the sentence; one
+// (governance/tokenizer/abbreviations.en.txt) or dotted, does not end the sentence; one
 // after a word or a file name does.
 func TestSplitTurnAbbreviations(t *testing.T) {
 	for in, want := range map[string][]string{
