@@ -26,7 +26,7 @@ func TestCandidateWhy_NotPlaced(t *testing.T) {
 	}
 	for language, want := range cases {
 		ctx := locale.With(context.Background(), locale.For(language))
-		got := candidateWhy(ctx, why)
+		got := candidateWhy(ctx, why, res.NotPlaced)
 		for _, w := range want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: why = %q, want it to hold %q", language, got, w)
