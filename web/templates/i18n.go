@@ -48,12 +48,11 @@ func phrase(ctx context.Context, english string) string {
 	return locale.From(ctx).PhraseFormatted(english)
 }
 
-// phrases translates each sentence and joins them with sep.
-func phrases(ctx context.Context, english []string, sep string) string {
-	l := locale.From(ctx)
-	out := make([]string, len(english))
-	for i, e := range english {
-		out[i] = l.PhraseFormatted(e)
+// texts translates each sentence and joins them with sep.
+func texts(ctx context.Context, ts []governance.Text, sep string) string {
+	out := make([]string, len(ts))
+	for i, s := range ts {
+		out[i] = text(ctx, s)
 	}
 	return strings.Join(out, sep)
 }
