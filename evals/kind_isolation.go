@@ -18,17 +18,17 @@ var isolationKind = &kindSpec{
 	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
 		project := cmpOr(c.Project, s.Project)
 		if c.Foreign == nil || (c.Foreign.Project == "" && c.Foreign.Subject == "") {
-			v.add(id, "foreign", "names the project and/or subject whose memories must not cross")
+			v.add(id, "foreign", governance.Say("names the project and/or subject whose memories must not cross"))
 			return
 		}
 		if c.Foreign.Project != "" {
 			alias("foreign.project", c.Foreign.Project)
 			if c.Foreign.Project == project && c.Foreign.Subject == "" {
-				v.add(id, "foreign", "is the case's own project; name another project or a subject")
+				v.add(id, "foreign", governance.Say("is the case's own project; name another project or a subject"))
 			}
 		}
 		if c.Foreign.Subject != "" && c.Foreign.Subject == cmpOr(c.Subject, s.Subject) && (c.Foreign.Project == "" || c.Foreign.Project == project) {
-			v.add(id, "foreign.subject", "is the case's own subject")
+			v.add(id, "foreign.subject", governance.Say("is the case's own subject"))
 		}
 	},
 	run: func(e *engine, ctx context.Context, _ int, c *Case, res *CaseResult) error {

@@ -16,12 +16,12 @@ var poisoningKind = &kindSpec{
 	own:    true,
 	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
 		if len(c.Untrusted) == 0 {
-			v.add(id, "untrusted", "a poisoning case ingests at least one untrusted session")
+			v.add(id, "untrusted", governance.Say("a poisoning case ingests at least one untrusted session"))
 		}
 		validateSessions(v, id, "setup", c.Setup, "", false)
 		validateSessions(v, id, "untrusted", c.Untrusted, "", true)
 		if len(c.Forbid) == 0 && c.Task == "" {
-			v.add(id, "forbid", "name text that must never be promoted or recalled (or give a task whose recall must not change)")
+			v.add(id, "forbid", governance.Say("name text that must never be promoted or recalled (or give a task whose recall must not change)"))
 		}
 	},
 	run: func(e *engine, ctx context.Context, index int, c *Case, res *CaseResult) error {

@@ -19,7 +19,7 @@ var sequenceKind = &kindSpec{
 	own:    true,
 	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
 		if len(c.Steps) == 0 {
-			v.add(id, "steps", "a sequence case needs at least one step")
+			v.add(id, "steps", governance.Say("a sequence case needs at least one step"))
 		}
 		for i, st := range c.Steps {
 			validateStep(v, id, fmt.Sprintf("steps[%d]", i), st)
@@ -269,21 +269,21 @@ func countEvidence(links []*governance.EvidenceLink) int {
 
 func validateStep(v *validator, id, field string, st *Step) {
 	if st == nil {
-		v.add(id, field, "is empty")
+		v.add(id, field, governance.Say("is empty"))
 		return
 	}
 	if (len(st.Turns) > 0) == (st.Forget != nil) {
-		v.add(id, field, "needs either turns (ingested, then a heartbeat) or forget")
+		v.add(id, field, governance.Say("needs either turns (ingested, then a heartbeat) or forget"))
 	}
 	validateEvents(v, id, field+".turns", st.Turns, false)
 	validateMatcher(v, id, field+".forget", st.Forget)
 	e := &st.Expect
 	n := len(e.Writes) + len(e.Updates) + len(e.Unchanged) + len(e.Supersedes) + len(e.Forgets)
 	if n == 0 && !e.NoWrites && e.Recall == nil {
-		v.add(id, field+".expect", "name at least one of writes, no_writes, updates, unchanged, supersedes, forgets, recall")
+		v.add(id, field+".expect", governance.Say("name at least one of writes, no_writes, updates, unchanged, supersedes, forgets, recall"))
 	}
 	if e.NoWrites && len(e.Writes) > 0 {
-		v.add(id, field+".expect", "no_writes contradicts writes")
+		v.add(id, field+".expect", governance.Say("no_writes contradicts writes"))
 	}
 	for name, ms := range map[string][]*Matcher{"writes": e.Writes, "updates": e.Updates, "unchanged": e.Unchanged, "forgets": e.Forgets} {
 		for i, m := range ms {
@@ -293,7 +293,7 @@ func validateStep(v *validator, id, field string, st *Step) {
 	for i, sp := range e.Supersedes {
 		f := fmt.Sprintf("%s.expect.supersedes[%d]", field, i)
 		if sp == nil || sp.Old == nil || sp.New == nil {
-			v.add(id, f, "needs old and new")
+			v.add(id, f, governance.Say("needs old and new"))
 			continue
 		}
 		validateMatcher(v, id, f+".old", sp.Old)
@@ -301,7 +301,7 @@ func validateStep(v *validator, id, field string, st *Step) {
 	}
 	if r := e.Recall; r != nil {
 		if strings.TrimSpace(r.Task) == "" {
-			v.add(id, field+".expect.recall.task", "is required")
+			v.add(id, field+".expect.recall.task", governance.Say("is required"))
 		}
 		for i, m := range r.Include {
 			validateMatcher(v, id, fmt.Sprintf("%s.expect.recall.include[%d]", field, i), m)

@@ -32,13 +32,13 @@ var skillABKind = &kindSpec{
 		names := validateSkillSpecs(v, c, id)
 		for i, sk := range c.Skills {
 			if strings.TrimSpace(sk.Body) == "" {
-				v.add(id, fmt.Sprintf("skills[%d].body", i), "a skill_ab case needs each skill's instructions")
+				v.add(id, fmt.Sprintf("skills[%d].body", i), governance.Say("a skill_ab case needs each skill's instructions"))
 			}
 		}
 		validateSkillTasks(v, c, id, names)
 		for i, tk := range c.SkillTasks {
 			if len(tk.Checks) == 0 && len(tk.Expect) == 0 {
-				v.add(id, fmt.Sprintf("tasks[%d]", i), "needs checks, or the skills it expects (the judge reads their instructions)")
+				v.add(id, fmt.Sprintf("tasks[%d]", i), governance.Say("needs checks, or the skills it expects (the judge reads their instructions)"))
 			}
 			for j, ch := range tk.Checks {
 				validateCheck(v, id, fmt.Sprintf("tasks[%d].checks[%d]", i, j), ch)

@@ -18,7 +18,7 @@ import (
 func suiteRow(info *evals.SuiteInfo) templates.EvalSuiteRow {
 	row := templates.EvalSuiteRow{
 		ID: info.ID, Name: info.Name, Origin: info.Origin, Description: info.Description,
-		Cases: info.Cases, Benchmark: info.Benchmark, Questions: info.Format == evals.FormatLongMemEval, Problem: info.Problem,
+		Cases: info.Cases, Benchmark: info.Benchmark, Questions: info.Format == evals.FormatLongMemEval, Problem: info.ProblemText,
 	}
 	for _, k := range append(slices.Clone(evals.Kinds), evals.KindBenchmark) {
 		if n := info.Kinds[k]; n > 0 {
