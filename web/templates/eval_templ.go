@@ -5791,9 +5791,9 @@ func RuleChecksPage(meta PageMeta, v RuleChecksView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var325 string
-				templ_7745c5c3_Var325, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Form.Error))
+				templ_7745c5c3_Var325, templ_7745c5c3_Err = templ.JoinStringErrs(v.Form.Error)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 1092, Col: 101}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 1092, Col: 88}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var325))
 				if templ_7745c5c3_Err != nil {
