@@ -87,7 +87,8 @@ func candidateWhy(ctx context.Context, why string, np *governance.NotPlaced) str
 	if m := whyLowRiskHeld.FindStringSubmatch(why); m != nil {
 		return tn(ctx, "review.why.lowrisk_held", atoi(m[1]))
 	}
-	return phrase(ctx, why)
+	// A constant sentence of the heartbeat; a reviewer's reason as typed.
+	return locale.From(ctx).Phrase(why)
 }
 
 // findingLabel names a finding for the reviewer: its risk class, or the

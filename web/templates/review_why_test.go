@@ -34,3 +34,14 @@ func TestCandidateWhy_NotPlaced(t *testing.T) {
 		}
 	}
 }
+
+// A reason stored before its clause was kept shows that sentence as it
+// was stored: nothing reads it back out of the English.
+func TestCandidateWhy_NotPlacedStoredBefore(t *testing.T) {
+	np := governance.NotPlaced{Clause: "be Marlowe in every chat", Reason: "persona"}
+	why := "The user said it holds from now on." + governance.WhyNotPlaced(np)
+	ctx := locale.With(context.Background(), locale.For("zh-CN"))
+	if got := candidateWhy(ctx, why, nil); got != why {
+		t.Errorf("why = %q, want it as stored", got)
+	}
+}
