@@ -75,7 +75,7 @@ func (e *engine) runIsolation(ctx context.Context, c *Case, res *CaseResult) err
 	iso.ForeignRules = len(foreign)
 	res.Detail.Isolation = iso
 	if len(foreign) == 0 {
-		problems = append(problems, fmt.Sprintf("vacuous: %s has no active rules, so nothing could cross and the case proves nothing", iso.Foreign))
+		problems = append(problems, governance.Say("vacuous: %s has no active rules, so nothing could cross and the case proves nothing", iso.ForeignText))
 	}
 	squash := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 	for _, fr := range foreign {
@@ -90,9 +90,9 @@ func (e *engine) runIsolation(ctx context.Context, c *Case, res *CaseResult) err
 		}
 	}
 	for _, l := range iso.Leaks {
-		problems = append(problems, "leak: "+l)
+		problems = append(problems, governance.Say("leak: %s", l))
 	}
-	res.Detail.Problems = append(res.Detail.Problems, problems...)
+	res.Detail.addAll(problems)
 	if len(problems) == 0 {
 		res.because(governance.Say("none of the %d active rules of %s crossed (%d memories filtered by scope)", len(foreign), iso.ForeignText, pkg.OutOfScope))
 	}

@@ -33,7 +33,7 @@ func (e *engine) runRecall(ctx context.Context, c *Case, res *CaseResult) error 
 		return err
 	}
 	res.Detail.Recall = d
-	res.Detail.Problems = append(res.Detail.Problems, problems...)
+	res.Detail.addAll(problems)
 	if len(problems) == 0 {
 		res.because(governance.Say("all %d expected memories recalled, none of the %d excluded", len(c.Include), len(c.Exclude)))
 	}

@@ -252,7 +252,9 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 		if err != nil {
 			return err
 		}
-		sr.Problems = append(sr.Problems, problems...)
+		for _, p := range problems {
+			sr.Problems = append(sr.Problems, p.String())
+		}
 	}
 	return nil
 }

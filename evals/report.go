@@ -112,8 +112,20 @@ type MatchResult struct {
 	OK      bool   `json:"ok"`
 	// Item is the package item that matched, if any.
 	Item string `json:"item,omitempty"`
-	// Why explains a failure (e.g. the trace reason of an excluded rule).
-	Why string `json:"why,omitempty"`
+	// Why explains a failure (e.g. the trace reason of an excluded rule);
+	// WhyText is the same as its formats and values.
+	Why     string          `json:"why,omitempty"`
+	WhyText governance.Text `json:"why_text,omitzero"`
+}
+
+// because sets why the expectation failed.
+func (m *MatchResult) because(t governance.Text) { m.Why, m.WhyText = t.String(), t }
+
+// addAll records problems of the case.
+func (d *Detail) addAll(ts []governance.Text) {
+	for _, t := range ts {
+		d.add(t)
+	}
 }
 
 // IsolationDetail shows what the foreign scope held and whether any of it crossed.

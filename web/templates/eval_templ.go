@@ -3178,9 +3178,9 @@ func EvalRunPanel(v EvalRunView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var170 string
-				templ_7745c5c3_Var170, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, c.Reason))
+				templ_7745c5c3_Var170, templ_7745c5c3_Err = templ.JoinStringErrs(evalText(ctx, c.Reason))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 724, Col: 157}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 724, Col: 161}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var170))
 				if templ_7745c5c3_Err != nil {
@@ -3648,9 +3648,9 @@ func evalResults(v EvalRunView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var199 string
-			templ_7745c5c3_Var199, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, c.Reason))
+			templ_7745c5c3_Var199, templ_7745c5c3_Err = templ.JoinStringErrs(evalText(ctx, c.Reason))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 777, Col: 59}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 777, Col: 63}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var199))
 			if templ_7745c5c3_Err != nil {
@@ -3671,9 +3671,9 @@ func evalResults(v EvalRunView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var200 string
-					templ_7745c5c3_Var200, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, p))
+					templ_7745c5c3_Var200, templ_7745c5c3_Err = templ.JoinStringErrs(evalText(ctx, p))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 782, Col: 25}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 782, Col: 29}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var200))
 					if templ_7745c5c3_Err != nil {
