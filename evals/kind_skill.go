@@ -96,10 +96,10 @@ var skillSelectionKind = &kindSpec{
 			minR = *c.MinRecall
 		}
 		if d.Precision < minP {
-			res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("selection precision %.2f is below %.2f", d.Precision, minP))
+			res.Detail.add(governance.Say("selection precision %.2f is below %.2f", d.Precision, minP))
 		}
 		if d.Recall < minR {
-			res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("selection recall %.2f is below %.2f", d.Recall, minR))
+			res.Detail.add(governance.Say("selection recall %.2f is below %.2f", d.Recall, minR))
 		}
 		if len(res.Detail.Problems) == 0 {
 			res.because(governance.Say("skill selection over %d tasks and %d skills: precision %.2f, recall %.2f", len(d.Tasks), d.Skills, d.Precision, d.Recall))
