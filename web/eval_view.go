@@ -163,8 +163,8 @@ func caseView(loc *locale.Localizer, c *evals.CaseResult) templates.EvalCaseView
 		for _, n := range st.Notes {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: n})
 		}
-		for _, p := range st.Problems {
-			sec.Lines = append(sec.Lines, templates.EvalLine{Text: p, State: "fail"})
+		for _, p := range st.Sentences() {
+			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.Text(p), State: "fail"})
 		}
 		if st.Passed {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.as_expected"), State: "ok"})
