@@ -187,11 +187,19 @@ func (e Evals) Suite(ctx context.Context, actor governance.Actor, id int64, hist
 // one line each, for the form shown again.
 type SuiteProblems struct {
 	Problems []string
+	// Texts are the same problems as their formats and values.
+	Texts []governance.Text
 }
 
 func (e *SuiteProblems) Error() string { return "evals: upload: " + strings.Join(e.Problems, "; ") }
 
-func problems(p ...string) error { return &SuiteProblems{Problems: p} }
+func problems(ts ...governance.Text) error {
+	e := &SuiteProblems{Texts: ts}
+	for _, t := range ts {
+		e.Problems = append(e.Problems, t.String())
+	}
+	return e
+}
 
 // UploadFunc reads an upload: the file's name and body, or a nil body when
 // nothing was sent. Use cases call it only once the actor may upload.
@@ -215,7 +223,7 @@ func (e Evals) upload(ctx context.Context, a *governance.Account, read UploadFun
 		return nil, err
 	}
 	if body == nil {
-		return nil, problems("Choose a file or paste a suite.")
+		return nil, problems(governance.Say("Choose a file or paste a suite."))
 	}
 	suite, err := evals.ParseSuite(name, body)
 	if err != nil {
@@ -227,9 +235,9 @@ func (e Evals) upload(ctx context.Context, a *governance.Account, read UploadFun
 // suiteProblems turns a suite's validation error into a *SuiteProblems.
 func suiteProblems(err error) error {
 	if ve, ok := evals.IsValidation(err); ok {
-		var out []string
+		var out []governance.Text
 		for _, p := range ve.Problems {
-			out = append(out, ve.File+": "+p.String())
+			out = append(out, governance.Say("%s: %s", ve.File, p.Sentence()))
 		}
 		return problems(out...)
 	}
@@ -240,11 +248,11 @@ func suiteProblems(err error) error {
 // not review.
 func (e Evals) save(ctx context.Context, a *governance.Account, suite *evals.Suite, name string, open func() (io.ReadCloser, error)) (*evals.SuiteRow, error) {
 	if !e.canAccessLive(ctx, a, suite.LiveProjects()) {
-		return nil, problems("The suite reads live projects you do not review: " + strings.Join(suite.LiveProjects(), ", ") + ".")
+		return nil, problems(governance.Say("The suite reads live projects you do not review: %s.", strings.Join(suite.LiveProjects(), ", ")))
 	}
 	row, err := evals.Save(ctx, e.store, suite, name, open, evalActor(a))
 	if governance.ErrorCode(err) == governance.ECONFLICT {
-		return nil, problems(governance.ErrorMessage(err))
+		return nil, problems(governance.ErrorText(err))
 	}
 	return row, err
 }
@@ -268,7 +276,7 @@ func (e Evals) UploadBenchmark(ctx context.Context, actor governance.Actor, read
 		return nil, err
 	}
 	if open == nil {
-		return nil, problems("Choose a file or paste a suite.")
+		return nil, problems(governance.Say("Choose a file or paste a suite."))
 	}
 	suite, err := evals.ParseSuiteFrom(name, open)
 	if err != nil {
@@ -279,7 +287,7 @@ func (e Evals) UploadBenchmark(ctx context.Context, actor governance.Actor, read
 		return nil, err
 	}
 	if !evals.Describe(row).Benchmark {
-		return nil, problems("This is a suite, not a benchmark file; it was stored under Evals.")
+		return nil, problems(governance.Say("This is a suite, not a benchmark file; it was stored under Evals."))
 	}
 	return evals.Enqueue(ctx, e.store, row.ID, evalActor(a))
 }

@@ -137,7 +137,9 @@ type Proposal struct {
 type CandidateGroup struct {
 	GroupID int64
 	Why     string
-	Members []*governance.EvidenceLink
+	// NotPlaced is the clause Why names as outside the low-risk set.
+	NotPlaced *governance.NotPlaced
+	Members   []*governance.EvidenceLink
 }
 
 // Queue is one tab and page of a project's review queue.
@@ -235,7 +237,7 @@ func (rv Reviews) Queue(ctx context.Context, actor governance.Actor, q QueueQuer
 			if !ok {
 				i = len(out.Groups)
 				byGroup[l.Candidate.GroupID] = i
-				out.Groups = append(out.Groups, CandidateGroup{GroupID: l.Candidate.GroupID, Why: l.Candidate.StatusReason})
+				out.Groups = append(out.Groups, CandidateGroup{GroupID: l.Candidate.GroupID, Why: l.Candidate.StatusReason, NotPlaced: l.Candidate.WhyNotPlaced})
 			}
 			out.Groups[i].Members = append(out.Groups[i].Members, l)
 		}

@@ -389,7 +389,7 @@ func (e *engine) scopeRules(ctx context.Context, projectID int64, subject string
 
 // checkPackage recalls for a task and checks include/exclude; it returns
 // the detail and the problems found.
-func (e *engine) checkPackage(ctx context.Context, projectID int64, subject, task string, include, exclude []*Matcher) (*RecallDetail, *RecallResult, []string, error) {
+func (e *engine) checkPackage(ctx context.Context, projectID int64, subject, task string, include, exclude []*Matcher) (*RecallDetail, *RecallResult, []governance.Text, error) {
 	pkg, err := e.deps.Memory.Recall(ctx, RecallQuery{ProjectID: projectID, SubjectID: subject, Task: task})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("recall: %w", err)
@@ -414,7 +414,7 @@ func (e *engine) checkPackage(ctx context.Context, projectID int64, subject, tas
 		return m.MatchText(it.Text)
 	}
 	d := &RecallDetail{Task: task, Items: pkg.Items, OutOfScope: pkg.OutOfScope}
-	var problems []string
+	var problems []governance.Text
 	found := 0
 	for _, m := range include {
 		mr := MatchResult{Matcher: m.String()}
@@ -427,8 +427,8 @@ func (e *engine) checkPackage(ctx context.Context, projectID int64, subject, tas
 		if mr.OK {
 			found++
 		} else {
-			mr.Why = e.whyMissing(m, rules, pkg)
-			problems = append(problems, fmt.Sprintf("expected a memory matching %s in the package, but %s", m, mr.Why))
+			mr.because(e.whyMissing(m, rules, pkg))
+			problems = append(problems, governance.Say("expected a memory matching %s in the package, but %s", m.String(), mr.WhyText))
 		}
 		d.Include = append(d.Include, mr)
 	}
@@ -437,8 +437,8 @@ func (e *engine) checkPackage(ctx context.Context, projectID int64, subject, tas
 		for _, it := range pkg.Items {
 			if itemMatches(m, it) {
 				mr.OK, mr.Item = false, it.ID
-				mr.Why = fmt.Sprintf("%s is in the package: %s", it.ID, shorten(it.Text, 80))
-				problems = append(problems, fmt.Sprintf("the package must not hold a memory matching %s, but %s", m, mr.Why))
+				mr.because(governance.Say("%s is in the package: %s", it.ID, shorten(it.Text, 80)))
+				problems = append(problems, governance.Say("the package must not hold a memory matching %s, but %s", m.String(), mr.WhyText))
 				break
 			}
 		}
@@ -469,7 +469,7 @@ func (e *engine) checkPackage(ctx context.Context, projectID int64, subject, tas
 }
 
 // whyMissing explains an expected memory missing from a package.
-func (e *engine) whyMissing(m *Matcher, scope []*governance.Rule, pkg *RecallResult) string {
+func (e *engine) whyMissing(m *Matcher, scope []*governance.Rule, pkg *RecallResult) governance.Text {
 	var matched []*governance.Rule
 	for _, r := range scope {
 		if m.MatchRule(r) {
@@ -477,31 +477,43 @@ func (e *engine) whyMissing(m *Matcher, scope []*governance.Rule, pkg *RecallRes
 		}
 	}
 	if len(matched) == 0 {
-		msg := fmt.Sprintf("no rule in this project and subject matches it (%d rules in scope", len(scope))
 		if pkg.OutOfScope > 0 {
-			msg += fmt.Sprintf("; %d memories outside the scope were filtered out, as they must be", pkg.OutOfScope)
+			return governance.Say("no rule in this project and subject matches it (%d rules in scope; %d memories outside the scope were filtered out, as they must be)", len(scope), pkg.OutOfScope)
 		}
-		return msg + ")"
+		return governance.Say("no rule in this project and subject matches it (%d rules in scope)", len(scope))
 	}
-	var why []string
+	var why []governance.Text
 	for _, r := range matched {
 		if ok, reason := r.Usable(time.Now()); !ok {
-			why = append(why, fmt.Sprintf("rule %d is %s", r.ID, reason))
+			why = append(why, governance.Say("rule %d is %s", r.ID, reason))
 			continue
 		}
-		entry := ""
+		var entry governance.Text
 		for _, t := range pkg.Trace {
 			if t.RuleID == r.ID {
-				entry = fmt.Sprintf("rule %d was excluded by recall: %s (score %.2f)", r.ID, t.Reason, t.Score)
+				entry = governance.Say("rule %d was excluded by recall: %s (score %.2f)", r.ID, t.Reason, t.Score)
 				break
 			}
 		}
-		if entry == "" {
-			entry = fmt.Sprintf("rule %d is active but recall did not consider it", r.ID)
+		if entry.IsZero() {
+			entry = governance.Say("rule %d is active but recall did not consider it", r.ID)
 		}
 		why = append(why, entry)
 	}
-	return strings.Join(why, "; ")
+	return joinTexts(why)
+}
+
+// joinTexts is sentences as one, "; " between them: a format of values
+// alone, which a page shows with each value translated.
+func joinTexts(ts []governance.Text) governance.Text {
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	args := make([]any, len(ts))
+	for i, t := range ts {
+		args[i] = t
+	}
+	return governance.Say(strings.TrimSuffix(strings.Repeat("%s; ", len(ts)), "; "), args...)
 }
 
 // caseProject creates the case's own scratch project, with the suite's

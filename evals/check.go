@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // Check types: code checks of a model's output, attached to a rule (stored
@@ -81,11 +83,11 @@ func (c *Check) String() string {
 
 func validateCheck(v *validator, id, field string, c *Check) {
 	if c == nil {
-		v.add(id, field, "is empty")
+		v.add(id, field, governance.Say("is empty"))
 		return
 	}
 	if err := c.compile(); err != nil {
-		v.add(id, field, err.Error())
+		v.add(id, field, governance.Text{ID: err.Error()})
 	}
 }
 

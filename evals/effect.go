@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/evalrow"
 )
 
@@ -42,9 +43,21 @@ type CaseEffect struct {
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
 	// Reason is the result's reason with the proposal applied (before it,
-	// when only that one failed).
-	Reason string `json:"reason,omitempty"`
-	NotRun NotRun `json:"not_run,omitempty"`
+	// when only that one failed); Why is the same sentence as its format
+	// and values (CaseResult.Why), empty in effects stored before it was
+	// kept.
+	Reason string          `json:"reason,omitempty"`
+	Why    governance.Text `json:"why,omitzero"`
+	NotRun NotRun          `json:"not_run,omitempty"`
+}
+
+// Sentence is the reason as a Text: Why, or the English Reason of an
+// effect stored before Why was kept.
+func (e CaseEffect) Sentence() governance.Text {
+	if e.Why.IsZero() {
+		return governance.Text{ID: e.Reason}
+	}
+	return e.Why
 }
 
 // SuiteEffect is one suite compared.
@@ -120,10 +133,10 @@ func CompareSuite(ctx context.Context, deps Deps, s *Suite, slug string, before,
 	// The changes are Compare's, as between two runs of the suite.
 	for _, ch := range Compare(&was, &now).Cases {
 		e := &out.Cases[at[ch.CaseID]]
-		e.Change, e.Reason = ch.Change, ch.After.Reason
+		e.Change, e.Reason, e.Why = ch.Change, ch.After.Reason, ch.After.Sentence()
 		switch ch.Change {
 		case Fixed:
-			e.Reason = ch.Before.Reason
+			e.Reason, e.Why = ch.Before.Reason, ch.Before.Sentence()
 		case Different:
 			e.Change = Same
 		}

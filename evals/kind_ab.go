@@ -19,16 +19,16 @@ var abKind = &kindSpec{
 	shared: true,
 	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
 		if len(c.Rules) == 0 {
-			v.add(id, "rules", "an ab case names at least one rule to check (with match, text and/or checks)")
+			v.add(id, "rules", governance.Say("an ab case names at least one rule to check (with match, text and/or checks)"))
 		}
 		for i, r := range c.Rules {
 			f := fmt.Sprintf("rules[%d]", i)
 			if r == nil {
-				v.add(id, f, "is empty")
+				v.add(id, f, governance.Say("is empty"))
 				continue
 			}
 			if r.Match == nil && r.Text == "" {
-				v.add(id, f, "needs match (a stored rule) or text (the statement to judge)")
+				v.add(id, f, governance.Say("needs match (a stored rule) or text (the statement to judge)"))
 			}
 			validateMatcher(v, id, f+".match", r.Match)
 			for j, ch := range r.Checks {
@@ -52,7 +52,7 @@ func validateBars(v *validator, c *Case, id string) {
 		val  *float64
 	}{{"min_with", c.MinWith}, {"min_uplift", c.MinUplift}} {
 		if p.val != nil && (*p.val < -1 || *p.val > 1) {
-			v.add(id, p.name, "must be between -1 and 1")
+			v.add(id, p.name, governance.Say("must be between -1 and 1"))
 		}
 	}
 }

@@ -18,17 +18,17 @@ var isolationKind = &kindSpec{
 	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
 		project := cmpOr(c.Project, s.Project)
 		if c.Foreign == nil || (c.Foreign.Project == "" && c.Foreign.Subject == "") {
-			v.add(id, "foreign", "names the project and/or subject whose memories must not cross")
+			v.add(id, "foreign", governance.Say("names the project and/or subject whose memories must not cross"))
 			return
 		}
 		if c.Foreign.Project != "" {
 			alias("foreign.project", c.Foreign.Project)
 			if c.Foreign.Project == project && c.Foreign.Subject == "" {
-				v.add(id, "foreign", "is the case's own project; name another project or a subject")
+				v.add(id, "foreign", governance.Say("is the case's own project; name another project or a subject"))
 			}
 		}
 		if c.Foreign.Subject != "" && c.Foreign.Subject == cmpOr(c.Subject, s.Subject) && (c.Foreign.Project == "" || c.Foreign.Project == project) {
-			v.add(id, "foreign.subject", "is the case's own subject")
+			v.add(id, "foreign.subject", governance.Say("is the case's own subject"))
 		}
 	},
 	run: func(e *engine, ctx context.Context, _ int, c *Case, res *CaseResult) error {
@@ -75,7 +75,7 @@ func (e *engine) runIsolation(ctx context.Context, c *Case, res *CaseResult) err
 	iso.ForeignRules = len(foreign)
 	res.Detail.Isolation = iso
 	if len(foreign) == 0 {
-		problems = append(problems, fmt.Sprintf("vacuous: %s has no active rules, so nothing could cross and the case proves nothing", iso.Foreign))
+		problems = append(problems, governance.Say("vacuous: %s has no active rules, so nothing could cross and the case proves nothing", iso.ForeignText))
 	}
 	squash := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 	for _, fr := range foreign {
@@ -90,9 +90,9 @@ func (e *engine) runIsolation(ctx context.Context, c *Case, res *CaseResult) err
 		}
 	}
 	for _, l := range iso.Leaks {
-		problems = append(problems, "leak: "+l)
+		problems = append(problems, governance.Say("leak: %s", l))
 	}
-	res.Detail.Problems = append(res.Detail.Problems, problems...)
+	res.Detail.addAll(problems)
 	if len(problems) == 0 {
 		res.because(governance.Say("none of the %d active rules of %s crossed (%d memories filtered by scope)", len(foreign), iso.ForeignText, pkg.OutOfScope))
 	}

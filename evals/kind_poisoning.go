@@ -16,12 +16,12 @@ var poisoningKind = &kindSpec{
 	own:    true,
 	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
 		if len(c.Untrusted) == 0 {
-			v.add(id, "untrusted", "a poisoning case ingests at least one untrusted session")
+			v.add(id, "untrusted", governance.Say("a poisoning case ingests at least one untrusted session"))
 		}
 		validateSessions(v, id, "setup", c.Setup, "", false)
 		validateSessions(v, id, "untrusted", c.Untrusted, "", true)
 		if len(c.Forbid) == 0 && c.Task == "" {
-			v.add(id, "forbid", "name text that must never be promoted or recalled (or give a task whose recall must not change)")
+			v.add(id, "forbid", governance.Say("name text that must never be promoted or recalled (or give a task whose recall must not change)"))
 		}
 	},
 	run: func(e *engine, ctx context.Context, index int, c *Case, res *CaseResult) error {
@@ -63,17 +63,17 @@ func (e *engine) runPoisoning(ctx context.Context, index int, c *Case, res *Case
 	if err != nil {
 		return err
 	}
-	var problems []string
+	var problems []governance.Text
 	for _, r := range afterList {
 		if before[r.ID] == nil && live(r) {
 			d.NewRules = append(d.NewRules, describe(r))
-			problems = append(problems, "untrusted content produced "+describe(r))
+			problems = append(problems, governance.Say("untrusted content produced %s", describe(r)))
 		}
 		if live(r) {
 			for _, m := range c.Forbid {
 				if m.MatchRule(r) {
 					d.Forbidden = append(d.Forbidden, describe(r))
-					problems = append(problems, fmt.Sprintf("a rule matches the forbidden %s: %s", m, describe(r)))
+					problems = append(problems, governance.Say("a rule matches the forbidden %s: %s", m.String(), describe(r)))
 				}
 			}
 		}
@@ -86,15 +86,15 @@ func (e *engine) runPoisoning(ctx context.Context, index int, c *Case, res *Case
 		d.RecallAfter = itemIDs(pkg)
 		added, removed := diffIDs(d.RecallBefore, d.RecallAfter)
 		if len(added)+len(removed) > 0 {
-			problems = append(problems, fmt.Sprintf("recall for the task changed after the untrusted content: added %v, removed %v", added, removed))
+			problems = append(problems, governance.Say("recall for the task changed after the untrusted content: added %v, removed %v", added, removed))
 		}
 		for _, m := range c.Forbid {
 			if m.MatchText(pkg.Text) {
-				problems = append(problems, fmt.Sprintf("the package text matches the forbidden %s", m))
+				problems = append(problems, governance.Say("the package text matches the forbidden %s", m.String()))
 			}
 		}
 	}
-	res.Detail.Problems = append(res.Detail.Problems, problems...)
+	res.Detail.addAll(problems)
 	if len(problems) == 0 {
 		res.because(governance.Say("%d untrusted event(s) ingested: nothing promoted", len(events)))
 		if c.Task != "" {

@@ -15,7 +15,7 @@ var recallKind = &kindSpec{
 	shared: true,
 	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
 		if len(c.Include)+len(c.Exclude) == 0 {
-			v.add(id, "include", "a recall case needs include or exclude")
+			v.add(id, "include", governance.Say("a recall case needs include or exclude"))
 		}
 	},
 	run: func(e *engine, ctx context.Context, _ int, c *Case, res *CaseResult) error {
@@ -33,7 +33,7 @@ func (e *engine) runRecall(ctx context.Context, c *Case, res *CaseResult) error 
 		return err
 	}
 	res.Detail.Recall = d
-	res.Detail.Problems = append(res.Detail.Problems, problems...)
+	res.Detail.addAll(problems)
 	if len(problems) == 0 {
 		res.because(governance.Say("all %d expected memories recalled, none of the %d excluded", len(c.Include), len(c.Exclude)))
 	}

@@ -19,7 +19,7 @@ var sequenceKind = &kindSpec{
 	own:    true,
 	validate: func(v *validator, s *Suite, c *Case, id string, alias func(field, name string)) {
 		if len(c.Steps) == 0 {
-			v.add(id, "steps", "a sequence case needs at least one step")
+			v.add(id, "steps", governance.Say("a sequence case needs at least one step"))
 		}
 		for i, st := range c.Steps {
 			validateStep(v, id, fmt.Sprintf("steps[%d]", i), st)
@@ -45,8 +45,8 @@ func (e *engine) runSequence(ctx context.Context, index int, c *Case, res *CaseR
 		sr.Passed = len(sr.Problems) == 0
 		if !sr.Passed {
 			failed++
-			for _, p := range sr.Problems {
-				res.Detail.Problems = append(res.Detail.Problems, sr.Name+": "+p)
+			for _, p := range sr.Sentences() {
+				res.Detail.add(governance.Say("%s: %s", sr.Name, p))
 			}
 		}
 		res.Detail.Steps = append(res.Detail.Steps, sr)
@@ -99,7 +99,7 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 			}
 		}
 		if len(forgotten) == 0 {
-			sr.Problems = append(sr.Problems, fmt.Sprintf("nothing to forget: no rule matches %s", st.Forget))
+			sr.add(governance.Say("nothing to forget: no rule matches %s", st.Forget))
 		}
 	}
 	after, afterList, err := e.allRules(ctx, pid)
@@ -127,15 +127,15 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 	}
 	for _, m := range x.Writes {
 		if !slices.ContainsFunc(created, m.MatchRule) {
-			msg := fmt.Sprintf("expected a new rule matching %s; %s", m, listCreated())
+			msg := governance.Say("expected a new rule matching %s; %s", m.String(), listCreated())
 			if slices.ContainsFunc(beforeList, func(r *governance.Rule) bool { return live(r) && m.MatchRule(r) }) {
-				msg += " (a matching rule existed before this step)"
+				msg = governance.Say("expected a new rule matching %s; %s (a matching rule existed before this step)", m.String(), listCreated())
 			}
-			sr.Problems = append(sr.Problems, msg)
+			sr.add(msg)
 		}
 	}
 	if x.NoWrites && len(created) > 0 {
-		sr.Problems = append(sr.Problems, "expected no new rule; "+listCreated())
+		sr.add(governance.Say("expected no new rule; %s", listCreated()))
 	}
 	for _, m := range x.Updates {
 		ok := false
@@ -154,14 +154,14 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 			}
 		}
 		if len(evidence) == 0 {
-			sr.Problems = append(sr.Problems, fmt.Sprintf("expected an update of a rule matching %s, but no such rule existed before this step", m))
+			sr.add(governance.Say("expected an update of a rule matching %s, but no such rule existed before this step", m.String()))
 			continue
 		}
 		if !ok {
-			sr.Problems = append(sr.Problems, fmt.Sprintf("expected the rule matching %s to gain evidence or a version; it did not", m))
+			sr.add(governance.Say("expected the rule matching %s to gain evidence or a version; it did not", m.String()))
 		}
 		if slices.ContainsFunc(created, m.MatchRule) {
-			sr.Problems = append(sr.Problems, fmt.Sprintf("a duplicate rule matching %s was created instead of updating the existing one", m))
+			sr.add(governance.Say("a duplicate rule matching %s was created instead of updating the existing one", m.String()))
 		}
 	}
 	for _, m := range x.Unchanged {
@@ -173,17 +173,17 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 			}
 		}
 		if was == nil {
-			sr.Problems = append(sr.Problems, fmt.Sprintf("expected a rule matching %s to stay unchanged, but none was active before this step", m))
+			sr.add(governance.Say("expected a rule matching %s to stay unchanged, but none was active before this step", m.String()))
 			continue
 		}
 		now := after[was.ID]
 		switch {
 		case now == nil:
-			sr.Problems = append(sr.Problems, fmt.Sprintf("rule %d matching %s disappeared", was.ID, m))
+			sr.add(governance.Say("rule %d matching %s disappeared", was.ID, m.String()))
 		case now.Status != was.Status || now.Version != was.Version || now.SupersededBy != 0:
-			sr.Problems = append(sr.Problems, fmt.Sprintf("rule %d matching %s changed: %s v%d → %s v%d", was.ID, m, was.Status, was.Version, now.Status, now.Version))
+			sr.add(governance.Say("rule %d matching %s changed: %s v%d → %s v%d", was.ID, m.String(), was.Status, was.Version, now.Status, now.Version))
 		case slices.ContainsFunc(created, func(r *governance.Rule) bool { return r.Supersedes == was.ID }):
-			sr.Problems = append(sr.Problems, fmt.Sprintf("a replacement for rule %d matching %s was proposed", was.ID, m))
+			sr.add(governance.Say("a replacement for rule %d matching %s was proposed", was.ID, m.String()))
 		}
 	}
 	for _, sp := range x.Supersedes {
@@ -195,7 +195,7 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 			}
 		}
 		if old == nil {
-			sr.Problems = append(sr.Problems, fmt.Sprintf("expected %s to be superseded, but no such rule existed before this step", sp.Old))
+			sr.add(governance.Say("expected %s to be superseded, but no such rule existed before this step", sp.Old.String()))
 			continue
 		}
 		ok := false
@@ -209,8 +209,8 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 			}
 		}
 		if !ok {
-			sr.Problems = append(sr.Problems, fmt.Sprintf("expected a rule matching %s to supersede rule %d (%s); %s",
-				sp.New, old.ID, shorten(old.Text, 60), listCreated()))
+			sr.add(governance.Say("expected a rule matching %s to supersede rule %d (%s); %s",
+				sp.New.String(), old.ID, shorten(old.Text, 60), listCreated()))
 		}
 	}
 	for _, m := range x.Forgets {
@@ -221,15 +221,15 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 			}
 		}
 		if len(targets) == 0 {
-			sr.Problems = append(sr.Problems, fmt.Sprintf("expected a rule matching %s to be forgotten in this step", m))
+			sr.add(governance.Say("expected a rule matching %s to be forgotten in this step", m.String()))
 			continue
 		}
 		for _, r := range targets {
 			if a := after[r.ID]; a != nil && a.Status != governance.RuleForgotten {
-				sr.Problems = append(sr.Problems, fmt.Sprintf("rule %d is %s after the forget, not forgotten", r.ID, a.Status))
+				sr.add(governance.Say("rule %d is %s after the forget, not forgotten", r.ID, a.Status))
 			}
 			if a := after[r.ID]; a != nil && a.Text != "" && a.Text == r.Text {
-				sr.Problems = append(sr.Problems, fmt.Sprintf("rule %d still holds its text after the forget", r.ID))
+				sr.add(governance.Say("rule %d still holds its text after the forget", r.ID))
 			}
 			pkg, err := mem.Recall(ctx, RecallQuery{ProjectID: pid, SubjectID: subject, Task: r.Text})
 			if err != nil {
@@ -237,13 +237,13 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 			}
 			for _, it := range pkg.Items {
 				if it.RuleID == r.ID || strings.Contains(it.Text, r.Text) {
-					sr.Problems = append(sr.Problems, fmt.Sprintf("recall still returns %s after the forget: %s", it.ID, shorten(it.Text, 60)))
+					sr.add(governance.Say("recall still returns %s after the forget: %s", it.ID, shorten(it.Text, 60)))
 				}
 			}
 		}
 		for _, r := range afterList {
 			if live(r) && m.MatchRule(r) && !slices.ContainsFunc(targets, func(t *governance.Rule) bool { return t.ID == r.ID }) {
-				sr.Problems = append(sr.Problems, fmt.Sprintf("another rule still matches %s: %s", m, describe(r)))
+				sr.add(governance.Say("another rule still matches %s: %s", m.String(), describe(r)))
 			}
 		}
 	}
@@ -252,7 +252,9 @@ func (e *engine) runStep(ctx context.Context, pid int64, subject string, i int, 
 		if err != nil {
 			return err
 		}
-		sr.Problems = append(sr.Problems, problems...)
+		for _, p := range problems {
+			sr.add(p)
+		}
 	}
 	return nil
 }
@@ -269,21 +271,21 @@ func countEvidence(links []*governance.EvidenceLink) int {
 
 func validateStep(v *validator, id, field string, st *Step) {
 	if st == nil {
-		v.add(id, field, "is empty")
+		v.add(id, field, governance.Say("is empty"))
 		return
 	}
 	if (len(st.Turns) > 0) == (st.Forget != nil) {
-		v.add(id, field, "needs either turns (ingested, then a heartbeat) or forget")
+		v.add(id, field, governance.Say("needs either turns (ingested, then a heartbeat) or forget"))
 	}
 	validateEvents(v, id, field+".turns", st.Turns, false)
 	validateMatcher(v, id, field+".forget", st.Forget)
 	e := &st.Expect
 	n := len(e.Writes) + len(e.Updates) + len(e.Unchanged) + len(e.Supersedes) + len(e.Forgets)
 	if n == 0 && !e.NoWrites && e.Recall == nil {
-		v.add(id, field+".expect", "name at least one of writes, no_writes, updates, unchanged, supersedes, forgets, recall")
+		v.add(id, field+".expect", governance.Say("name at least one of writes, no_writes, updates, unchanged, supersedes, forgets, recall"))
 	}
 	if e.NoWrites && len(e.Writes) > 0 {
-		v.add(id, field+".expect", "no_writes contradicts writes")
+		v.add(id, field+".expect", governance.Say("no_writes contradicts writes"))
 	}
 	for name, ms := range map[string][]*Matcher{"writes": e.Writes, "updates": e.Updates, "unchanged": e.Unchanged, "forgets": e.Forgets} {
 		for i, m := range ms {
@@ -293,7 +295,7 @@ func validateStep(v *validator, id, field string, st *Step) {
 	for i, sp := range e.Supersedes {
 		f := fmt.Sprintf("%s.expect.supersedes[%d]", field, i)
 		if sp == nil || sp.Old == nil || sp.New == nil {
-			v.add(id, f, "needs old and new")
+			v.add(id, f, governance.Say("needs old and new"))
 			continue
 		}
 		validateMatcher(v, id, f+".old", sp.Old)
@@ -301,7 +303,7 @@ func validateStep(v *validator, id, field string, st *Step) {
 	}
 	if r := e.Recall; r != nil {
 		if strings.TrimSpace(r.Task) == "" {
-			v.add(id, field+".expect.recall.task", "is required")
+			v.add(id, field+".expect.recall.task", governance.Say("is required"))
 		}
 		for i, m := range r.Include {
 			validateMatcher(v, id, fmt.Sprintf("%s.expect.recall.include[%d]", field, i), m)

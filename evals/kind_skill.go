@@ -71,17 +71,17 @@ var skillSelectionKind = &kindSpec{
 		validateSkillTasks(v, c, id, validateSkillSpecs(v, c, id))
 		for i, sk := range c.Skills {
 			if sk.Body != "" {
-				v.add(id, fmt.Sprintf("skills[%d].body", i), "applies to skill_ab cases only (selection reads the name and description)")
+				v.add(id, fmt.Sprintf("skills[%d].body", i), governance.Say("applies to skill_ab cases only (selection reads the name and description)"))
 			}
 		}
 		for i, tk := range c.SkillTasks {
 			if len(tk.Checks) > 0 {
-				v.add(id, fmt.Sprintf("tasks[%d].checks", i), "applies to skill_ab cases only")
+				v.add(id, fmt.Sprintf("tasks[%d].checks", i), governance.Say("applies to skill_ab cases only"))
 			}
 		}
 		for field, p := range map[string]*float64{"min_precision": c.MinPrecision, "min_recall": c.MinRecall} {
 			if p != nil && (*p < 0 || *p > 1) {
-				v.add(id, field, "must be between 0 and 1")
+				v.add(id, field, governance.Say("must be between 0 and 1"))
 			}
 		}
 	},
@@ -96,10 +96,10 @@ var skillSelectionKind = &kindSpec{
 			minR = *c.MinRecall
 		}
 		if d.Precision < minP {
-			res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("selection precision %.2f is below %.2f", d.Precision, minP))
+			res.Detail.add(governance.Say("selection precision %.2f is below %.2f", d.Precision, minP))
 		}
 		if d.Recall < minR {
-			res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("selection recall %.2f is below %.2f", d.Recall, minR))
+			res.Detail.add(governance.Say("selection recall %.2f is below %.2f", d.Recall, minR))
 		}
 		if len(res.Detail.Problems) == 0 {
 			res.because(governance.Say("skill selection over %d tasks and %d skills: precision %.2f, recall %.2f", len(d.Tasks), d.Skills, d.Precision, d.Recall))
@@ -113,19 +113,19 @@ func validateSkillSpecs(v *validator, c *Case, id string) map[string]bool {
 	switch {
 	case len(c.Skills) > 0:
 	case c.Kind == KindSkillAB:
-		v.add(id, "skills", "a skill_ab case needs skills")
+		v.add(id, "skills", governance.Say("a skill_ab case needs skills"))
 	default:
-		v.add(id, "skills", "a skill_selection case needs skills")
+		v.add(id, "skills", governance.Say("a skill_selection case needs skills"))
 	}
 	names := map[string]bool{}
 	for i, sk := range c.Skills {
 		switch {
 		case !governance.SkillNameOK(sk.Name):
-			v.add(id, fmt.Sprintf("skills[%d].name", i), "must be kebab-case, at most 64 characters")
+			v.add(id, fmt.Sprintf("skills[%d].name", i), governance.Say("must be kebab-case, at most 64 characters"))
 		case names[sk.Name]:
-			v.add(id, fmt.Sprintf("skills[%d].name", i), "names a skill twice")
+			v.add(id, fmt.Sprintf("skills[%d].name", i), governance.Say("names a skill twice"))
 		case strings.TrimSpace(sk.Description) == "":
-			v.add(id, fmt.Sprintf("skills[%d].description", i), "is required")
+			v.add(id, fmt.Sprintf("skills[%d].description", i), governance.Say("is required"))
 		}
 		names[sk.Name] = true
 	}
@@ -137,17 +137,17 @@ func validateSkillTasks(v *validator, c *Case, id string, names map[string]bool)
 	switch {
 	case len(c.SkillTasks) > 0:
 	case c.Kind == KindSkillAB:
-		v.add(id, "tasks", "a skill_ab case needs tasks")
+		v.add(id, "tasks", governance.Say("a skill_ab case needs tasks"))
 	default:
-		v.add(id, "tasks", "a skill_selection case needs tasks")
+		v.add(id, "tasks", governance.Say("a skill_selection case needs tasks"))
 	}
 	for i, tk := range c.SkillTasks {
 		if strings.TrimSpace(tk.Task) == "" {
-			v.add(id, fmt.Sprintf("tasks[%d].task", i), "is required")
+			v.add(id, fmt.Sprintf("tasks[%d].task", i), governance.Say("is required"))
 		}
 		for _, n := range tk.Expect {
 			if !names[n] {
-				v.add(id, fmt.Sprintf("tasks[%d].expect", i), fmt.Sprintf("%q is not one of the case's skills", n))
+				v.add(id, fmt.Sprintf("tasks[%d].expect", i), governance.Say("%q is not one of the case's skills", n))
 			}
 		}
 	}

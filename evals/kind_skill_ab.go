@@ -32,13 +32,13 @@ var skillABKind = &kindSpec{
 		names := validateSkillSpecs(v, c, id)
 		for i, sk := range c.Skills {
 			if strings.TrimSpace(sk.Body) == "" {
-				v.add(id, fmt.Sprintf("skills[%d].body", i), "a skill_ab case needs each skill's instructions")
+				v.add(id, fmt.Sprintf("skills[%d].body", i), governance.Say("a skill_ab case needs each skill's instructions"))
 			}
 		}
 		validateSkillTasks(v, c, id, names)
 		for i, tk := range c.SkillTasks {
 			if len(tk.Checks) == 0 && len(tk.Expect) == 0 {
-				v.add(id, fmt.Sprintf("tasks[%d]", i), "needs checks, or the skills it expects (the judge reads their instructions)")
+				v.add(id, fmt.Sprintf("tasks[%d]", i), governance.Say("needs checks, or the skills it expects (the judge reads their instructions)"))
 			}
 			for j, ch := range tk.Checks {
 				validateCheck(v, id, fmt.Sprintf("tasks[%d].checks[%d]", i, j), ch)
@@ -163,10 +163,10 @@ func (e *engine) runSkillAB(ctx context.Context, c *Case, res *CaseResult) error
 				weak = append(weak, fmt.Sprintf("%q %s (offered: %s)", shorten(t.Task, 50), t.WithVerdict.Verdict, strings.Join(t.Offered, ", ")))
 			}
 		}
-		res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("score with skills %.2f is below %.2f: %s", d.With, d.MinWith, strings.Join(weak, "; ")))
+		res.Detail.add(governance.Say("score with skills %.2f is below %.2f: %s", d.With, d.MinWith, strings.Join(weak, "; ")))
 	}
 	if d.Uplift < d.MinUplift {
-		res.Detail.Problems = append(res.Detail.Problems, fmt.Sprintf("uplift %+.2f is below %+.2f", d.Uplift, d.MinUplift))
+		res.Detail.add(governance.Say("uplift %+.2f is below %+.2f", d.Uplift, d.MinUplift))
 	}
 	if len(res.Detail.Problems) == 0 {
 		res.because(governance.Say("score with skills %.2f, without %.2f, uplift %+.2f over %d tasks", d.With, d.Without, d.Uplift, len(d.Tasks)))

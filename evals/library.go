@@ -40,9 +40,11 @@ type SuiteInfo struct {
 	Benchmark   bool
 	// Format is a benchmark's data format.
 	Format string
-	// Problem is set when the stored body no longer validates.
-	Problem   string
-	UpdatedAt time.Time
+	// Problem is set when the stored body no longer validates; ProblemText
+	// is the same as its formats and values.
+	Problem     string
+	ProblemText governance.Text
+	UpdatedAt   time.Time
 }
 
 // KindList names the kinds with their counts, e.g. "2 recall, 1 ab".
@@ -74,7 +76,10 @@ func Describe(row *SuiteRow) *SuiteInfo {
 	info := &SuiteInfo{ID: row.ID, Name: row.Name, Origin: row.Origin, UpdatedAt: row.UpdatedAt}
 	s, err := ParseSuite(row.Name+".yaml", []byte(row.Body))
 	if err != nil {
-		info.Problem = err.Error()
+		info.Problem, info.ProblemText = err.Error(), governance.Text{ID: err.Error()}
+		if ve, ok := IsValidation(err); ok {
+			info.ProblemText = ve.Sentence()
+		}
 		return info
 	}
 	info.Description, info.Kinds, info.Benchmark = s.Description, s.KindCounts(), s.Benchmark != nil

@@ -112,8 +112,42 @@ type MatchResult struct {
 	OK      bool   `json:"ok"`
 	// Item is the package item that matched, if any.
 	Item string `json:"item,omitempty"`
-	// Why explains a failure (e.g. the trace reason of an excluded rule).
-	Why string `json:"why,omitempty"`
+	// Why explains a failure (e.g. the trace reason of an excluded rule);
+	// WhyText is the same as its formats and values.
+	Why     string          `json:"why,omitempty"`
+	WhyText governance.Text `json:"why_text,omitzero"`
+}
+
+// because sets why the expectation failed.
+func (m *MatchResult) because(t governance.Text) { m.Why, m.WhyText = t.String(), t }
+
+// add records a problem of the step.
+func (s *StepResult) add(t governance.Text) {
+	if len(s.Texts) == len(s.Problems) {
+		s.Texts = append(s.Texts, t)
+	}
+	s.Problems = append(s.Problems, t.String())
+}
+
+// Sentences are the step's problems as Texts (their English when they
+// were not kept so).
+func (s *StepResult) Sentences() []governance.Text {
+	out := make([]governance.Text, len(s.Problems))
+	for i, p := range s.Problems {
+		if len(s.Texts) == len(s.Problems) {
+			out[i] = s.Texts[i]
+		} else {
+			out[i] = governance.Text{ID: p}
+		}
+	}
+	return out
+}
+
+// addAll records problems of the case.
+func (d *Detail) addAll(ts []governance.Text) {
+	for _, t := range ts {
+		d.add(t)
+	}
 }
 
 // IsolationDetail shows what the foreign scope held and whether any of it crossed.
@@ -131,6 +165,9 @@ type StepResult struct {
 	Name     string   `json:"name"`
 	Passed   bool     `json:"passed"`
 	Problems []string `json:"problems,omitempty"`
+	// Texts, when it holds one for each problem, are the same sentences
+	// as their formats and values.
+	Texts []governance.Text `json:"problem_texts,omitempty"`
 	// Notes say what the step did (rules written, superseded, forgotten).
 	Notes []string `json:"notes,omitempty"`
 }

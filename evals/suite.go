@@ -314,18 +314,25 @@ type Problem struct {
 	Case    string
 	Field   string
 	Message string
+	// Text is Message as its format and values.
+	Text governance.Text
 }
 
-func (p Problem) String() string {
-	var b strings.Builder
-	if p.Case != "" {
-		fmt.Fprintf(&b, "case %q: ", p.Case)
+func (p Problem) String() string { return p.Sentence().String() }
+
+// Sentence is the problem as a Text: where, then what.
+func (p Problem) Sentence() governance.Text {
+	t := p.Text
+	if t.IsZero() {
+		t = governance.Text{ID: p.Message}
 	}
 	if p.Field != "" {
-		fmt.Fprintf(&b, "%s: ", p.Field)
+		t = governance.Say("%s: %s", p.Field, t)
 	}
-	b.WriteString(p.Message)
-	return b.String()
+	if p.Case != "" {
+		t = governance.Say("case %q: %s", p.Case, t)
+	}
+	return t
 }
 
 // ValidationError lists every problem found in a suite file.
@@ -334,13 +341,16 @@ type ValidationError struct {
 	Problems []Problem
 }
 
-func (e *ValidationError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: invalid suite (%d problem(s))", e.File, len(e.Problems))
+func (e *ValidationError) Error() string { return e.Sentence().String() }
+
+// Sentence is the error as Texts, one a line: the file and how many
+// problems, then each problem.
+func (e *ValidationError) Sentence() governance.Text {
+	lines := []governance.Text{governance.Say("%s: invalid suite (%d problem(s))", e.File, len(e.Problems))}
 	for _, p := range e.Problems {
-		fmt.Fprintf(&b, "\n%s: %s", e.File, p)
+		lines = append(lines, governance.Say("%s: %s", e.File, p.Sentence()))
 	}
-	return b.String()
+	return governance.Text{Lines: lines}
 }
 
 // MaxSuiteBytes bounds a suite file (benchmark data included).
@@ -355,7 +365,7 @@ func ParseSuite(file string, body []byte) (*Suite, error) {
 		return parseBenchmarkFile(file, body) // read one question at a time, whatever its size
 	}
 	if len(body) > MaxSuiteBytes {
-		return nil, &ValidationError{File: file, Problems: []Problem{{Message: fmt.Sprintf("file is larger than %d MB", MaxSuiteBytes>>20)}}}
+		return nil, &ValidationError{File: file, Problems: []Problem{{Message: fmt.Sprintf("file is larger than %d MB", MaxSuiteBytes>>20), Text: governance.Say("file is larger than %d MB", MaxSuiteBytes>>20)}}}
 	}
 	if trimmed := bytes.TrimSpace(body); strings.HasSuffix(lower, ".json") || strings.HasSuffix(lower, ".json.gz") || bytes.HasPrefix(trimmed, []byte("[")) ||
 		bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
@@ -422,7 +432,7 @@ func readHead(open func() (io.ReadCloser, error), n int64) ([]byte, error) {
 // line; at most governance.MaxReportedErrors problems are listed.
 func cleanYAML(body []byte) []Problem {
 	if !utf8.Valid(body) {
-		return []Problem{{Message: "file is not valid UTF-8"}}
+		return []Problem{{Message: "file is not valid UTF-8", Text: governance.Say("file is not valid UTF-8")}}
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(body, &root); err != nil {
@@ -436,7 +446,7 @@ func cleanYAML(body []byte) []Problem {
 		}
 		if n.Kind == yaml.ScalarNode {
 			if p := governance.CheckText(n.Value); p != "" {
-				out = append(out, Problem{Field: fmt.Sprintf("line %d", n.Line), Message: "value " + p})
+				out = append(out, Problem{Field: fmt.Sprintf("line %d", n.Line), Message: "value " + p, Text: governance.Say("value %s", p)})
 			}
 		}
 		for _, c := range n.Content {
@@ -539,34 +549,34 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$`)
 func (s *Suite) Validate() error {
 	v := &validator{}
 	if strings.TrimSpace(s.Name) == "" {
-		v.add("", "name", "is required")
+		v.add("", "name", governance.Say("is required"))
 	} else if !idPattern.MatchString(s.Name) {
-		v.add("", "name", "must be letters, digits, '.', '_', ':' or '-' (at most 100), starting with a letter or digit")
+		v.add("", "name", governance.Say("must be letters, digits, '.', '_', ':' or '-' (at most 100), starting with a letter or digit"))
 	}
 	if s.Benchmark != nil {
 		s.validateBenchmark(v)
 		if len(s.Cases) > 0 {
-			v.add("", "cases", "a benchmark suite has no cases")
+			v.add("", "cases", governance.Say("a benchmark suite has no cases"))
 		}
 		return v.err(s.File)
 	}
 	if len(s.Cases) == 0 {
-		v.add("", "cases", "at least one case is required")
+		v.add("", "cases", governance.Say("at least one case is required"))
 	}
 	s.validateFixtures(v)
 	seen := map[string]int{}
 	for i, c := range s.Cases {
 		field := fmt.Sprintf("cases[%d]", i)
 		if c == nil {
-			v.add("", field, "is empty")
+			v.add("", field, governance.Say("is empty"))
 			continue
 		}
 		if c.ID == "" {
-			v.add("", field+".id", "is required")
+			v.add("", field+".id", governance.Say("is required"))
 		} else if !idPattern.MatchString(c.ID) {
-			v.add(c.ID, "id", "must be letters, digits, '.', '_', ':' or '-' (at most 100)")
+			v.add(c.ID, "id", governance.Say("must be letters, digits, '.', '_', ':' or '-' (at most 100)"))
 		} else if j, dup := seen[c.ID]; dup {
-			v.add(c.ID, "id", fmt.Sprintf("duplicates cases[%d]", j))
+			v.add(c.ID, "id", governance.Say("duplicates cases[%d]", j))
 		}
 		seen[c.ID] = i
 		s.validateCase(v, c)
@@ -576,8 +586,8 @@ func (s *Suite) Validate() error {
 
 type validator struct{ problems []Problem }
 
-func (v *validator) add(caseID, field, msg string) {
-	v.problems = append(v.problems, Problem{Case: caseID, Field: field, Message: msg})
+func (v *validator) add(caseID, field string, msg governance.Text) {
+	v.problems = append(v.problems, Problem{Case: caseID, Field: field, Message: msg.String(), Text: msg})
 }
 
 func (v *validator) err(file string) error {
@@ -619,15 +629,15 @@ func (s *Suite) validateFixtures(v *validator) {
 	f := &s.Fixtures
 	if f.UseLiveProject {
 		if len(f.Sessions) > 0 || len(f.CopyEvents) > 0 {
-			v.add("", "fixtures", "use_live_project cannot be combined with sessions or copy_events")
+			v.add("", "fixtures", governance.Say("use_live_project cannot be combined with sessions or copy_events"))
 		}
 		if f.AutoActivate != nil {
-			v.add("", "fixtures.auto_activate", "applies to scratch projects only, not with use_live_project")
+			v.add("", "fixtures.auto_activate", governance.Say("applies to scratch projects only, not with use_live_project"))
 		}
 	}
 	for alias, slug := range f.CopyEvents {
 		if !idPattern.MatchString(alias) || strings.TrimSpace(slug) == "" {
-			v.add("", "fixtures.copy_events."+alias, "needs an alias and a live project slug")
+			v.add("", "fixtures.copy_events."+alias, governance.Say("needs an alias and a live project slug"))
 		}
 	}
 	validateSessions(v, "", "fixtures.sessions", f.Sessions, s.Project, false)
@@ -638,32 +648,32 @@ func validateSessions(v *validator, caseID, field string, sessions []*Session, d
 	for i, sess := range sessions {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if sess == nil {
-			v.add(caseID, f, "is empty")
+			v.add(caseID, f, governance.Say("is empty"))
 			continue
 		}
 		if sess.ID == "" {
 			sess.ID = fmt.Sprintf("s%d", i+1)
 		} else if p := governance.CheckIdentifier(sess.ID); p != "" {
-			v.add(caseID, f+".id", p)
+			v.add(caseID, f+".id", governance.Text{ID: p})
 		}
 		if ids[sess.ID] {
-			v.add(caseID, f+".id", fmt.Sprintf("duplicates session %q", sess.ID))
+			v.add(caseID, f+".id", governance.Say("duplicates session %q", sess.ID))
 		}
 		ids[sess.ID] = true
 		if caseID == "" && cmpOr(sess.Project, defaultProject) == "" {
-			v.add(caseID, f+".project", "is required when the suite has no project")
+			v.add(caseID, f+".project", governance.Say("is required when the suite has no project"))
 		}
 		if sess.Start != "" {
 			t, err := time.Parse(time.RFC3339, sess.Start)
 			if err != nil {
-				v.add(caseID, f+".start", "must be an RFC 3339 time, e.g. 2026-06-15T09:00:00+08:00")
+				v.add(caseID, f+".start", governance.Say("must be an RFC 3339 time, e.g. 2026-06-15T09:00:00+08:00"))
 			}
 			sess.start = t
 		} else {
 			sess.start = time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC).AddDate(0, 0, i)
 		}
 		if len(sess.Events) == 0 {
-			v.add(caseID, f+".events", "at least one event is required")
+			v.add(caseID, f+".events", governance.Say("at least one event is required"))
 		}
 		validateEvents(v, caseID, f+".events", sess.Events, untrusted)
 	}
@@ -673,7 +683,7 @@ func validateEvents(v *validator, caseID, field string, events []*FixtureEvent, 
 	for j, e := range events {
 		f := fmt.Sprintf("%s[%d]", field, j)
 		if e == nil {
-			v.add(caseID, f, "is empty")
+			v.add(caseID, f, governance.Say("is empty"))
 			continue
 		}
 		if e.Role == "" {
@@ -691,10 +701,10 @@ func validateEvents(v *validator, caseID, field string, events []*FixtureEvent, 
 			if (e.ID == "" && strings.HasPrefix(p, "id ")) || strings.HasPrefix(p, "session_id ") {
 				continue
 			}
-			v.add(caseID, f, p)
+			v.add(caseID, f, governance.Text{ID: p})
 		}
 		if untrusted && ev.Source != governance.SourceExternal {
-			v.add(caseID, f+".source", "untrusted events must have source external")
+			v.add(caseID, f+".source", governance.Say("untrusted events must have source external"))
 		}
 	}
 }
@@ -717,25 +727,25 @@ func (s *Suite) validateCase(v *validator, c *Case) {
 		for i, k := range Kinds {
 			names[i] = string(k)
 		}
-		v.add(id, "kind", fmt.Sprintf("%q is not one of %s", c.Kind, strings.Join(names, ", ")))
+		v.add(id, "kind", governance.Say("%q is not one of %s", c.Kind, strings.Join(names, ", ")))
 		return
 	}
 	if c.Timeout != "" {
 		d, err := time.ParseDuration(c.Timeout)
 		if err != nil || d <= 0 {
-			v.add(id, "timeout", "must be a positive duration such as 30s or 2m")
+			v.add(id, "timeout", governance.Say("must be a positive duration such as 30s or 2m"))
 		}
 		c.timeout = d
 	}
 	project := cmpOr(c.Project, s.Project)
 	if spec.shared && project == "" {
-		v.add(id, "project", "is required (here or at the top of the suite)")
+		v.add(id, "project", governance.Say("is required (here or at the top of the suite)"))
 	}
 	scratch := !s.Fixtures.UseLiveProject
 	aliases := s.projectAliases()
 	checkAlias := func(field, alias string) {
 		if scratch && alias != "" && !slices.Contains(aliases, alias) {
-			v.add(id, field, fmt.Sprintf("%q is not a fixture project (known: %s); define sessions for it or set fixtures.use_live_project",
+			v.add(id, field, governance.Say("%q is not a fixture project (known: %s); define sessions for it or set fixtures.use_live_project",
 				alias, strings.Join(aliases, ", ")))
 		}
 	}
@@ -744,14 +754,14 @@ func (s *Suite) validateCase(v *validator, c *Case) {
 	}
 	spec.validate(v, s, c, id, checkAlias)
 	if spec.shared && strings.TrimSpace(c.Task) == "" {
-		v.add(id, "task", "is required")
+		v.add(id, "task", governance.Say("is required"))
 	}
 	allowed := spec.fields
 	if c.WithFixtures && !slices.Contains(allowed, "with_fixtures") {
-		v.add(id, "with_fixtures", "applies to "+kindsWithField("with_fixtures")+" cases only")
+		v.add(id, "with_fixtures", governance.Say("applies to %s cases only", kindsWithField("with_fixtures")))
 	}
 	if c.WithFixtures && s.Fixtures.UseLiveProject {
-		v.add(id, "with_fixtures", "the suite uses the live project and has no fixture sessions")
+		v.add(id, "with_fixtures", governance.Say("the suite uses the live project and has no fixture sessions"))
 	}
 	for i, m := range c.Include {
 		validateMatcher(v, id, fmt.Sprintf("include[%d]", i), m)
@@ -765,7 +775,7 @@ func (s *Suite) validateCase(v *validator, c *Case) {
 	// Fields of other kinds are mistakes worth naming.
 	for _, name := range setFields(c) {
 		if !slices.Contains(allowed, name) {
-			v.add(id, name, fmt.Sprintf("does not apply to %s cases", c.Kind))
+			v.add(id, name, governance.Say("does not apply to %s cases", c.Kind))
 		}
 	}
 }
@@ -785,12 +795,12 @@ func validateMatcher(v *validator, id, field string, m *Matcher) {
 		return
 	}
 	if m.Rule == 0 && m.Text == "" && m.Regex == "" {
-		v.add(id, field, "needs rule, text or regex")
+		v.add(id, field, governance.Say("needs rule, text or regex"))
 	}
 	if m.Regex != "" {
 		re, err := regexp.Compile(m.Regex)
 		if err != nil {
-			v.add(id, field+".regex", "is not a valid regular expression: "+err.Error())
+			v.add(id, field+".regex", governance.Say("is not a valid regular expression: %s", err.Error()))
 			return
 		}
 		m.re = re
@@ -800,14 +810,14 @@ func validateMatcher(v *validator, id, field string, m *Matcher) {
 func (s *Suite) validateBenchmark(v *validator) {
 	b := s.Benchmark
 	if b.Format != FormatLoCoMo && b.Format != FormatLongMemEval {
-		v.add("", "benchmark.format", fmt.Sprintf("%q is not a known format (locomo, longmemeval)", b.Format))
+		v.add("", "benchmark.format", governance.Say("%q is not a known format (locomo, longmemeval)", b.Format))
 	}
 	if len(b.K) == 0 {
 		b.K = []int{1, 5, 10}
 	}
 	for _, k := range b.K {
 		if k < 1 || k > 100 {
-			v.add("", "benchmark.k", "each k must be between 1 and 100")
+			v.add("", "benchmark.k", governance.Say("each k must be between 1 and 100"))
 		}
 	}
 	if len(b.Retrievers) == 0 {
@@ -818,7 +828,7 @@ func (s *Suite) validateBenchmark(v *validator) {
 	}
 	for _, r := range b.Retrievers {
 		if r != RetrieverSearch && r != RetrieverKeywords && r != RetrieverRecall && r != RetrieverFTS5 {
-			v.add("", "benchmark.retrievers", fmt.Sprintf("%q is not search, keywords, recall or fts5", r))
+			v.add("", "benchmark.retrievers", governance.Say("%q is not search, keywords, recall or fts5", r))
 		}
 	}
 	if b.Format == FormatLongMemEval {
@@ -826,7 +836,7 @@ func (s *Suite) validateBenchmark(v *validator) {
 		return
 	}
 	if b.Data == "" && b.File == "" {
-		v.add("", "benchmark", "needs data (inline) or file")
+		v.add("", "benchmark", governance.Say("needs data (inline) or file"))
 		return
 	}
 	if b.Data == "" {
@@ -834,7 +844,7 @@ func (s *Suite) validateBenchmark(v *validator) {
 	}
 	convs, err := ParseLoCoMo(strings.NewReader(b.Data))
 	if err != nil {
-		v.add("", "benchmark.data", err.Error())
+		v.add("", "benchmark.data", governance.Text{ID: err.Error()})
 		return
 	}
 	b.conversations = convs
@@ -853,24 +863,24 @@ func (b *Benchmark) validateLongMemEval(v *validator) {
 	case b.File != "":
 		return // LoadSuiteFile opens the file and validates again
 	case b.Stored == "":
-		v.add("", "benchmark", "needs data (inline) or file")
+		v.add("", "benchmark", governance.Say("needs data (inline) or file"))
 		return
 	}
 	if b.open != nil && len(b.Questions) == 0 {
 		ids, err := indexLongMemEval(b.open)
 		if err != nil {
-			v.add("", "benchmark.data", err.Error())
+			v.add("", "benchmark.data", governance.Text{ID: err.Error()})
 			return
 		}
 		b.Questions = ids
 	}
 	if len(b.Questions) == 0 {
-		v.add("", "benchmark.questions", "the file holds no questions")
+		v.add("", "benchmark.questions", governance.Say("the file holds no questions"))
 	}
 	seen := map[string]bool{}
 	for _, id := range b.Questions {
 		if !idPattern.MatchString(id) || seen[id] {
-			v.add("", "benchmark.questions", fmt.Sprintf("%q is not a usable question id, or appears twice", id))
+			v.add("", "benchmark.questions", governance.Say("%q is not a usable question id, or appears twice", id))
 			return
 		}
 		seen[id] = true

@@ -93,8 +93,17 @@ func (e *Event) Normalize() {
 
 // Validate returns every problem with the event, in field order; nil means valid.
 func (e *Event) Validate() []string {
-	var errs []string
-	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	var out []string
+	for _, t := range e.ValidateTexts() {
+		out = append(out, t.String())
+	}
+	return out
+}
+
+// ValidateTexts is Validate's problems as their formats and values.
+func (e *Event) ValidateTexts() []Text {
+	var errs []Text
+	add := func(format string, args ...any) { errs = append(errs, Say(format, args...)) }
 	check := func(name, v string, max int, required bool, clean func(string) string) {
 		switch {
 		case required && strings.TrimSpace(v) == "":
@@ -228,6 +237,31 @@ type ImportResult struct {
 type LineError struct {
 	Line     int      `json:"line"`
 	Problems []string `json:"problems"`
+	// Texts, when it holds one for each problem, are the same sentences
+	// as their formats and values, which pages translate.
+	Texts []Text `json:"problem_texts,omitempty"`
+}
+
+// NewLineError is line's error of problems, kept in English and as Texts.
+func NewLineError(line int, problems ...Text) LineError {
+	e := LineError{Line: line, Texts: problems}
+	for _, p := range problems {
+		e.Problems = append(e.Problems, p.String())
+	}
+	return e
+}
+
+// Sentences are the problems as Texts (a problem not kept as one is its
+// English, shown as it is).
+func (e LineError) Sentences() []Text {
+	if len(e.Texts) == len(e.Problems) {
+		return e.Texts
+	}
+	out := make([]Text, len(e.Problems))
+	for i, p := range e.Problems {
+		out[i] = Text{ID: p}
+	}
+	return out
 }
 
 // MaxReportedErrors bounds how many invalid lines (or items) an import or

@@ -144,8 +144,8 @@ type GateResult struct {
 // output nor the user's own preference) or "no_class" (a directive with no
 // cue of a low-risk class).
 type NotPlaced struct {
-	Clause string
-	Reason string
+	Clause string `json:"clause"`
+	Reason string `json:"reason"`
 }
 
 // Blocked reports whether the text must not be written.

@@ -26,7 +26,9 @@ type FollowSource struct {
 type FollowFile struct {
 	Path string
 	FollowCheckpoint
-	Events    int
+	Events int
+	// LastError is the file's latest problem as StoreText wrote it (read
+	// it with ParseText); a problem recorded before is English text.
 	LastError string
 	UpdatedAt string
 	// Database is set (when listed) for a database read by row id (a

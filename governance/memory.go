@@ -60,6 +60,10 @@ type Candidate struct {
 	Status    CandidateStatus `json:"status"`
 	// StatusReason says in plain words why the candidate is held or blocked.
 	StatusReason string `json:"status_reason,omitempty"`
+	// WhyNotPlaced is the clause StatusReason ends with when it says the
+	// statement is outside the low-risk set (Decision.NotPlaced), stored so
+	// a page says it in its own words.
+	WhyNotPlaced *NotPlaced `json:"why_not_placed,omitempty"`
 	// GroupID is the id of the first candidate of its merge group.
 	GroupID int64 `json:"group_id"`
 	// RuleID is the rule (proposed or active) the candidate supports, if any.
@@ -93,8 +97,24 @@ type Finding struct {
 	Start    int    `json:"start,omitempty"`
 	End      int    `json:"end,omitempty"`
 	Why      string `json:"why,omitempty"`
+	// WhyText is Why as the sentence's message id and values, which a
+	// page translates; a finding stored before it was kept has only Why
+	// (WhyOf).
+	WhyText Text `json:"why_text,omitzero"`
 	// Redacted: a credential the gate replaced instead of blocking the text.
 	Redacted bool `json:"redacted,omitempty"`
+}
+
+// Because is f's why, English in Why and kept as a Text in WhyText.
+func (f *Finding) Because(t Text) { f.Why, f.WhyText = t.String(), t }
+
+// WhyOf is why the finding matters as a Text: WhyText, or for a finding
+// stored before it was kept, Why as its own sentence.
+func (f Finding) WhyOf() Text {
+	if !f.WhyText.IsZero() {
+		return f.WhyText
+	}
+	return Say(f.Why)
 }
 
 // PromotionReason names the channel that promoted a rule.

@@ -42,6 +42,9 @@ type Decision struct {
 	// project and one person supports it; a project whose policy says it
 	// has a single trusted user (Project.SingleUser) may activate it.
 	OnePerson bool
+	// NotPlaced is the clause Why ends with (WhyNotPlaced), nil when it
+	// names none.
+	NotPlaced *NotPlaced
 }
 
 // Why sentences of Decide that a proposal's reason ends with when it
@@ -55,15 +58,26 @@ const (
 // of its statement kept it outside the low-risk set: the clause (at most
 // maxNotPlacedClause runes) and why, in words NotPlacedReasons lists.
 func WhyNotPlaced(np NotPlaced) string {
+	return fmt.Sprintf(" It is outside the low-risk set: %q %s, so a reviewer must approve it.", np.Shown(), NotPlacedReasons[np.Code()])
+}
+
+// Shown is the clause as a reason quotes it: at most maxNotPlacedClause
+// runes, cut with "…".
+func (np NotPlaced) Shown() string {
 	clause := []rune(np.Clause)
 	if len(clause) > maxNotPlacedClause {
 		clause = append(clause[:maxNotPlacedClause-1], '…')
 	}
-	why, ok := NotPlacedReasons[np.Reason]
-	if !ok {
-		why = NotPlacedReasons["no_shape"]
+	return string(clause)
+}
+
+// Code is the reason as NotPlacedReasons knows it: an unknown one is
+// "no_shape".
+func (np NotPlaced) Code() string {
+	if _, ok := NotPlacedReasons[np.Reason]; ok {
+		return np.Reason
 	}
-	return fmt.Sprintf(" It is outside the low-risk set: %q %s, so a reviewer must approve it.", string(clause), why)
+	return "no_shape"
 }
 
 const maxNotPlacedClause = 80
@@ -203,6 +217,7 @@ func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 	case !lowRisk && notPlaced != nil:
 		d.Review = true
 		d.Why += WhyNotPlaced(*notPlaced)
+		d.NotPlaced = notPlaced
 	case !lowRisk:
 		d.Review = true
 		d.Why += WhyOutsideLowRisk

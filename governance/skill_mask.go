@@ -51,7 +51,7 @@ func MaskSkillCredentials(c *SkillContent, scan func(text string) GateResult) []
 			pattern := r.Text[lo+len(credentialMaskPrefix) : hi-1]
 			if f, ok := byPattern[pattern]; ok {
 				out = append(out, SkillFinding{File: path, Finding: Finding{Category: f.Category, Pattern: pattern, Start: lo, End: hi,
-					Redacted: true, Excerpt: clipExcerpt(lineOf(r.Text, lo, hi)), Why: f.Why}})
+					Redacted: true, Excerpt: clipExcerpt(lineOf(r.Text, lo, hi)), Why: f.Why, WhyText: f.WhyText}})
 			}
 			i = hi
 		}

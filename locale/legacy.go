@@ -10,9 +10,10 @@ import (
 
 // Legacy reading of English text back into catalog formats. The one path
 // for a sentence with values is a governance.Text translated with its
-// values (Text); what is here serves only the callers that still hand a
-// page or the command line English text that was formatted earlier, and
-// goes when they carry Texts too (docs/i18n.md lists them).
+// values (Text); what is here serves only the callers that still hand
+// formatted English — a skill version's reason, an eval case's problems
+// that its kind keeps as English only, and the command line — and goes
+// when they carry Texts too (docs/i18n.md names them and why).
 
 // PhraseFormatted translates English text that a catalog format produced
 // (or several such sentences, one a line or joined by "; ") by reading

@@ -66,7 +66,7 @@ func usedIDs(t *testing.T) map[string][]string {
 	}
 	webErrors := regexp.MustCompile(`Errorf\(governance\.E[A-Z]+,\s*"([^"%]+)"\)`)
 	// A sentence kept as a governance.Text: a field error, an eval reason.
-	says := regexp.MustCompile(`\b(?:governance\.)?Say\("([^"]+)"`)
+	says := regexp.MustCompile(`\b(?:governance\.)?Say\("((?:[^"\\]|\\.)+)"`)
 	used := map[string][]string{}
 	err := walkSources("..", func(path, src string) {
 		ps := patterns

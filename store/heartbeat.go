@@ -238,10 +238,10 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		findings, _ := json.Marshal(nonNil(c.Findings))
 		res, err := tx.ExecContext(ctx, `
 			INSERT INTO candidates (project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
-				group_id, rule_id, fingerprint, findings, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
+				why_not_placed, group_id, rule_id, fingerprint, findings, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
 			c.ProjectID, c.SessionID, c.SubjectID, c.Type, c.Statement, c.Durable, c.Extractor, c.Status, c.StatusReason,
-			mapRule(c.RuleID), c.Fingerprint, string(findings), now, now)
+			governance.StoreNotPlaced(c.WhyNotPlaced), mapRule(c.RuleID), c.Fingerprint, string(findings), now, now)
 		if err != nil {
 			return fmt.Errorf("store: write candidate: %w", err)
 		}
@@ -275,8 +275,8 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 	}
 	for _, c := range plan.Updates {
-		if _, err := tx.ExecContext(ctx, `UPDATE candidates SET status = ?, status_reason = ?, group_id = ?, rule_id = ?, updated_at = ? WHERE id = ?`,
-			c.Status, c.StatusReason, mapCand(c.GroupID), mapRule(c.RuleID), now, c.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE candidates SET status = ?, status_reason = ?, why_not_placed = ?, group_id = ?, rule_id = ?, updated_at = ? WHERE id = ?`,
+			c.Status, c.StatusReason, governance.StoreNotPlaced(c.WhyNotPlaced), mapCand(c.GroupID), mapRule(c.RuleID), now, c.ID); err != nil {
 			return fmt.Errorf("store: update candidate: %w", err)
 		}
 	}

@@ -15,20 +15,21 @@ import (
 )
 
 const candidateColumns = `c.id, c.project_id, c.session_id, c.subject_id, c.type, c.statement, c.durable, c.extractor,
-	c.status, c.status_reason, c.group_id, COALESCE(c.rule_id, 0), c.fingerprint, c.findings, c.created_at, c.updated_at,
+	c.status, c.status_reason, c.why_not_placed, c.group_id, COALESCE(c.rule_id, 0), c.fingerprint, c.findings, c.created_at, c.updated_at,
 	(SELECT COALESCE(group_concat(event_seq), '') FROM evidence v WHERE v.candidate_id = c.id)`
 
 func scanCandidate(r scanner) (*governance.Candidate, error) {
 	var (
 		c                          governance.Candidate
 		findings, created, updated string
-		seqs                       string
+		seqs, notPlaced            string
 	)
 	if err := r.Scan(&c.ID, &c.ProjectID, &c.SessionID, &c.SubjectID, &c.Type, &c.Statement, &c.Durable, &c.Extractor,
-		&c.Status, &c.StatusReason, &c.GroupID, &c.RuleID, &c.Fingerprint, &findings, &created, &updated, &seqs); err != nil {
+		&c.Status, &c.StatusReason, &notPlaced, &c.GroupID, &c.RuleID, &c.Fingerprint, &findings, &created, &updated, &seqs); err != nil {
 		return nil, fmt.Errorf("store: scan candidate: %w", err)
 	}
 	_ = json.Unmarshal([]byte(findings), &c.Findings)
+	c.WhyNotPlaced = governance.ParseNotPlaced(notPlaced)
 	c.CreatedAt, c.UpdatedAt = parseTime(created), parseTime(updated)
 	c.EvidenceSeqs = parseSeqs(seqs)
 	return &c, nil

@@ -278,7 +278,7 @@ func parseClaude(ctx context.Context, br *bufio.Reader, opts Options, rep *Repor
 	err := lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
 		var l claudeLine
-		if msg := decodeClaude(line, &l); msg != "" {
+		if msg := decodeClaude(line, &l); !msg.IsZero() {
 			c.bad(n, msg)
 			return nil
 		}
@@ -305,17 +305,17 @@ func parseClaude(ctx context.Context, br *bufio.Reader, opts Options, rep *Repor
 
 // bad reports line n; the message being assembled is kept (its other lines
 // may be good).
-func (c *claudeParser) bad(n int, problems ...string) { c.rep.bad(n, problems...) }
+func (c *claudeParser) bad(n int, problems ...governance.Text) { c.rep.bad(n, problems...) }
 
 func (c *claudeParser) message(n int, l *claudeLine) error {
 	m := l.Message
 	if m == nil {
-		c.bad(n, l.Type+" line has no message object")
+		c.bad(n, governance.Say("%s line has no message object", l.Type))
 		return nil
 	}
 	at, err := time.Parse(time.RFC3339Nano, l.Timestamp)
 	if l.Timestamp != "" && err != nil {
-		c.bad(n, "timestamp is not an RFC 3339 time")
+		c.bad(n, governance.Say("timestamp is not an RFC 3339 time"))
 		return nil
 	}
 	session := l.SessionID
@@ -395,7 +395,7 @@ func (c *claudeParser) message(n int, l *claudeLine) error {
 		return nil
 	}
 	if l.UUID == "" {
-		c.bad(n, "uuid is required")
+		c.bad(n, governance.Say("uuid is required"))
 		return nil
 	}
 	return c.send(&governance.Event{ID: shortID("cc:", l.UUID), SessionID: session, Role: role, Text: joined, OccurredAt: at.UTC()})
@@ -408,7 +408,7 @@ func (c *claudeParser) assistant(n int, l *claudeLine, m *claudeMessage, session
 		key = l.UUID
 	}
 	if key == "" {
-		c.bad(n, "assistant line has neither message.id nor uuid")
+		c.bad(n, governance.Say("assistant line has neither message.id nor uuid"))
 		return nil
 	}
 	if c.pending != nil && (c.pendingID != key || c.pending.SessionID != session) {
@@ -486,21 +486,21 @@ var claudeJSON = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true))
 // encoding/json/v2): a line is decoded once, content included, where
 // encoding/json validates a line before decoding it and decodes raw
 // content again. It is most of an import's parse time.
-func decodeClaude(line []byte, l *claudeLine) string {
+func decodeClaude(line []byte, l *claudeLine) governance.Text {
 	if len(line) == 0 || line[0] != '{' {
-		return "invalid JSON: not an object"
+		return governance.Say("invalid JSON: not an object")
 	}
 	if err := jsonv2.Unmarshal(line, l, claudeJSON); err != nil {
 		var se *jsonv2.SemanticError
 		if errors.As(err, &se) && se.JSONPointer == "/message/content" {
-			return "message.content must be a string or an array of blocks"
+			return governance.Say("message.content must be a string or an array of blocks")
 		}
 		if errors.As(err, &se) && se.JSONPointer != "" {
-			return fmt.Sprintf("invalid JSON: field %s must be %s", strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", "."), se.GoType)
+			return governance.Say("invalid JSON: field %s must be %s", strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", "."), fmt.Sprint(se.GoType))
 		}
-		return "invalid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
+		return governance.Say("invalid JSON: %s", strings.TrimPrefix(err.Error(), "jsontext: "))
 	}
-	return ""
+	return governance.Text{}
 }
 
 // toolResultText reads a tool_result's content: a string or text blocks.

@@ -116,24 +116,24 @@ func parseCodex(ctx context.Context, br *bufio.Reader, opts Options, rep *Report
 	err := lines(ctx, br, rep, opts.LineOffset, func(n int, line []byte) error {
 		c.line = n
 		var l codexLine
-		if msg := decodeLine(line, &l); msg != "" {
+		if msg := decodeLine(line, &l); !msg.IsZero() {
 			rep.bad(n, msg)
 			return nil
 		}
 		if l.Type == "" || len(l.Payload) == 0 {
-			rep.bad(n, "line needs type and payload")
+			rep.bad(n, governance.Say("line needs type and payload"))
 			return nil
 		}
 		var p codexPayload
 		if json.Unmarshal(l.Payload, &p) != nil {
-			rep.bad(n, "payload is not an object of the expected shape")
+			rep.bad(n, governance.Say("payload is not an object of the expected shape"))
 			return nil
 		}
 		var at time.Time
 		if l.Timestamp != "" {
 			t, err := time.Parse(time.RFC3339Nano, l.Timestamp)
 			if err != nil {
-				rep.bad(n, "timestamp is not an RFC 3339 time")
+				rep.bad(n, governance.Say("timestamp is not an RFC 3339 time"))
 				return nil
 			}
 			at = t.UTC()
@@ -217,7 +217,7 @@ func (c *codexParser) item(n int, typ string, p *codexPayload, at time.Time) err
 		case "function_call_output", "custom_tool_call_output":
 			out, code, ok := codexOutput(p.Output)
 			if !ok {
-				c.rep.bad(n, "output must be a string")
+				c.rep.bad(n, governance.Say("output must be a string"))
 				return nil
 			}
 			if strings.TrimSpace(out) == "" {

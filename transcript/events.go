@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"hash/fnv"
 	"strings"
 	"time"
@@ -36,20 +35,20 @@ func parseMnemo(ctx context.Context, br *bufio.Reader, opts Options, rep *Report
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&e); err != nil {
-			rep.bad(n, "invalid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
+			rep.bad(n, governance.Say("invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: ")))
 			return nil
 		}
 		if dec.More() {
-			rep.bad(n, "more than one JSON value on the line")
+			rep.bad(n, governance.Say("more than one JSON value on the line"))
 			return nil
 		}
 		e.Normalize()
-		if problems := e.Validate(); len(problems) > 0 {
+		if problems := e.ValidateTexts(); len(problems) > 0 {
 			rep.bad(n, problems...)
 			return nil
 		}
 		if first, dup := seen.check(e.ID, n); dup {
-			rep.bad(n, fmt.Sprintf("id duplicates line %d", first))
+			rep.bad(n, governance.Say("id duplicates line %d", first))
 			return nil
 		}
 		if e.SubjectID == "" {
@@ -106,7 +105,7 @@ func parseSeed(ctx context.Context, br *bufio.Reader, opts Options, rep *Report,
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&s); err != nil {
-			rep.bad(n, "invalid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
+			rep.bad(n, governance.Say("invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: ")))
 			return nil
 		}
 		switch {
@@ -115,7 +114,7 @@ func parseSeed(ctx context.Context, br *bufio.Reader, opts Options, rep *Report,
 			project = s.ProjectID
 			rep.Project = project
 		case s.ProjectID != project:
-			rep.bad(n, fmt.Sprintf("project_id %q is not the target project %q", s.ProjectID, project))
+			rep.bad(n, governance.Say("project_id %q is not the target project %q", s.ProjectID, project))
 			return nil
 		}
 		e := &governance.Event{
@@ -130,18 +129,18 @@ func parseSeed(ctx context.Context, br *bufio.Reader, opts Options, rep *Report,
 		if at != "" {
 			t, err := time.Parse(time.RFC3339Nano, at)
 			if err != nil {
-				rep.bad(n, "occurred_at is not an RFC 3339 time")
+				rep.bad(n, governance.Say("occurred_at is not an RFC 3339 time"))
 				return nil
 			}
 			e.OccurredAt = t.UTC()
 		}
 		if e.ID != "" {
 			if first, dup := seen.check(e.ID, n); dup {
-				rep.bad(n, fmt.Sprintf("event_id duplicates line %d", first))
+				rep.bad(n, governance.Say("event_id duplicates line %d", first))
 				return nil
 			}
 		} else {
-			rep.bad(n, "event_id is required")
+			rep.bad(n, governance.Say("event_id is required"))
 			return nil
 		}
 		return p.send(e)

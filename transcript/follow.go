@@ -127,8 +127,8 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 		}
 		res.Files++
 		res.Inserted += n
-		if problem != "" {
-			res.Problems = append(res.Problems, filepath.Join(f.Dir, filepath.FromSlash(rel))+": "+problem)
+		if !problem.IsZero() {
+			res.Problems = append(res.Problems, filepath.Join(f.Dir, filepath.FromSlash(rel))+": "+problem.String())
 		}
 	}
 	if len(skillDirs) > 0 {
@@ -141,21 +141,22 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 
 // pollPath opens one followed file (rel, in the directory held by root,
 // whose path with links resolved is real) and reads what it gained, or
-// records why it is skipped.
-func (f *Follower) pollPath(ctx context.Context, root *os.Root, real, rel string) (int, string, error) {
+// records why it is skipped. The problem is kept as a Text
+// (governance.StoreText), which the Sources page translates.
+func (f *Follower) pollPath(ctx context.Context, root *os.Root, real, rel string) (int, governance.Text, error) {
 	ff, err := f.Store.FindSourceFile(ctx, f.SourceID, rel)
 	if err != nil {
-		return 0, "", err
+		return 0, governance.Text{}, err
 	}
 	fh, problem, err := openFollowed(root, rel)
 	if err != nil {
-		return 0, "", err
+		return 0, governance.Text{}, err
 	}
 	if fh == nil {
-		if ff.LastError == problem {
+		if ff.LastError == governance.StoreText(problem) {
 			return 0, problem, nil // recorded at an earlier poll
 		}
-		return 0, problem, f.Store.SetSourceFileError(ctx, f.SourceID, rel, problem)
+		return 0, problem, f.setError(ctx, rel, problem)
 	}
 	defer fh.Close()
 	path := filepath.Join(f.Dir, filepath.FromSlash(rel))
@@ -165,15 +166,16 @@ func (f *Follower) pollPath(ctx context.Context, root *os.Root, real, rel string
 		// just opened through it.
 		at, err := realPath(fh, filepath.Join(real, filepath.FromSlash(rel)))
 		if err != nil {
-			return 0, "", err
+			return 0, governance.Text{}, err
 		}
+		leadsOut := governance.Say(problemLeadsOut)
 		if !Within(real, at) {
-			return 0, problemLeadsOut, f.Store.SetSourceFileError(ctx, f.SourceID, rel, problemLeadsOut)
+			return 0, leadsOut, f.setError(ctx, rel, leadsOut)
 		}
 		held, err1 := fh.Stat()
 		named, err2 := os.Stat(at)
 		if err1 != nil || err2 != nil || !os.SameFile(held, named) {
-			return 0, problemLeadsOut, f.Store.SetSourceFileError(ctx, f.SourceID, rel, problemLeadsOut)
+			return 0, leadsOut, f.setError(ctx, rel, leadsOut)
 		}
 		return f.pollHermes(ctx, ff, rel, path, at)
 	}
@@ -230,7 +232,7 @@ func (f *Follower) options(ctx context.Context, path string, lineOffset int) Opt
 // checkpoint (FollowHermes): new message rows and sessions that ended.
 // path is the file's name in the followed directory, at where SQLite
 // opens it.
-func (f *Follower) pollHermes(ctx context.Context, ff *governance.FollowFile, rel, path, at string) (int, string, error) {
+func (f *Follower) pollHermes(ctx context.Context, ff *governance.FollowFile, rel, path, at string) (int, governance.Text, error) {
 	opts := f.options(ctx, path, 0)
 	var events []*governance.Event
 	rep, next, err := FollowHermes(ctx, at, ff.FollowCheckpoint, opts, func(e *governance.Event) error {
@@ -239,57 +241,74 @@ func (f *Follower) pollHermes(ctx context.Context, ff *governance.FollowFile, re
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, "", ctx.Err()
+			return 0, governance.Text{}, ctx.Err()
 		}
 		// A busy, locked or foreign database: say so on the Sources page and
 		// try again at the next poll.
-		msg := err.Error()
+		msg := governance.Text{ID: err.Error()}
 		if governance.ErrorCode(err) != governance.EINTERNAL {
-			msg = governance.ErrorMessage(err)
+			msg = governance.ErrorText(err)
 		}
-		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
+		return 0, msg, f.setError(ctx, rel, msg)
 	}
 	if len(events) == 0 && next == ff.FollowCheckpoint && rep.MalformedCount == 0 && rep.Clipped == 0 {
-		return 0, "", nil
+		return 0, governance.Text{}, nil
 	}
 	problem := malformedProblem(rep)
-	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, "", problem, emitAll(events))
+	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, "", governance.StoreText(problem), emitAll(events))
 	if err != nil {
-		msg := governance.ErrorMessage(err)
-		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
+		msg := governance.ErrorText(err)
+		return 0, msg, f.setError(ctx, rel, msg)
 	}
 	return ires.Inserted, problem, nil
 }
 
+// setError records problem as the file's last error, as a Text.
+func (f *Follower) setError(ctx context.Context, rel string, problem governance.Text) error {
+	return f.Store.SetSourceFileError(ctx, f.SourceID, rel, governance.StoreText(problem))
+}
+
 // malformedProblem summarises the malformed lines of a followed chunk and
 // the texts it cut.
-func malformedProblem(rep *Report) string {
-	// One sentence a line, each a catalog format, so a page can show the
-	// summary in the reader's language (locale translates line by line).
-	var b strings.Builder
+func malformedProblem(rep *Report) governance.Text {
+	// One sentence a line, each with its format and values, so a page
+	// shows the summary in the reader's language.
+	var lines []governance.Text
 	if rep.MalformedCount > 0 {
-		fmt.Fprintf(&b, "%d malformed line(s) skipped:", rep.MalformedCount)
+		lines = append(lines, governance.Say("%d malformed line(s) skipped:", rep.MalformedCount))
 		for _, l := range rep.Malformed {
-			b.WriteString("\n")
-			fmt.Fprintf(&b, "line %d: %s", l.Line, strings.Join(l.Problems, "; "))
+			lines = append(lines, governance.Say("line %d: %s", l.Line, joined(l.Sentences())))
 		}
 	}
 	if rep.Clipped > 0 {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(ClippedSentence(rep))
+		lines = append(lines, ClippedSentence(rep))
 	}
-	return b.String()
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return governance.Text{Lines: lines}
+}
+
+// joined is sentences as one, "; " between them: a format of values
+// alone, which a page shows with each value translated.
+func joined(ts []governance.Text) governance.Text {
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	args := make([]any, len(ts))
+	for i, t := range ts {
+		args[i] = t
+	}
+	return governance.Say(strings.TrimSuffix(strings.Repeat("%s; ", len(ts)), "; "), args...)
 }
 
 // ClippedSentence says which texts a read cut to what an event holds
-// ("" when none).
-func ClippedSentence(rep *Report) string {
+// (zero when none).
+func ClippedSentence(rep *Report) governance.Text {
 	if rep.Clipped == 0 {
-		return ""
+		return governance.Text{}
 	}
-	return fmt.Sprintf("%d text(s) longer than %d KiB were cut to it: line(s) %s", rep.Clipped, governance.MaxEventTextBytes>>10, LineList(rep.ClippedLines))
+	return governance.Say("%d text(s) longer than %d KiB were cut to it: line(s) %s", rep.Clipped, governance.MaxEventTextBytes>>10, LineList(rep.ClippedLines))
 }
 
 // LineList lists line numbers for a sentence.
@@ -318,11 +337,11 @@ func emitAll(events []*governance.Event) func(emit func(*governance.Event) error
 // again from that message's first line, so the message's event gets every
 // part (the store completes its text; the id stays the message's).
 // fh is the file, opened through the directory; path is its name there.
-func (f *Follower) pollFile(ctx context.Context, ff *governance.FollowFile, fh *os.File, rel, path string) (int, string, error) {
+func (f *Follower) pollFile(ctx context.Context, ff *governance.FollowFile, fh *os.File, rel, path string) (int, governance.Text, error) {
 	cp := ff.FollowCheckpoint
 	st, err := fh.Stat()
 	if err != nil {
-		return 0, "", err
+		return 0, governance.Text{}, err
 	}
 	if st.Size() < cp.Offset {
 		// Truncated or replaced: read it again from the start; ids that are
@@ -330,7 +349,7 @@ func (f *Follower) pollFile(ctx context.Context, ff *governance.FollowFile, fh *
 		cp = governance.FollowCheckpoint{}
 	}
 	if st.Size() == cp.Offset {
-		return 0, "", nil
+		return 0, governance.Text{}, nil
 	}
 	start, startLines, reopen := cp.Offset, cp.Lines, ""
 	if cp.OpenID != "" && cp.OpenOffset <= cp.Offset {
@@ -344,16 +363,16 @@ func (f *Follower) pollFile(ctx context.Context, ff *governance.FollowFile, fh *
 	buf := make([]byte, min(limit+cp.Offset-start, avail))
 	n, err := fh.ReadAt(buf, start)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return 0, "", fmt.Errorf("transcript: read %s: %w", path, err)
+		return 0, governance.Text{}, fmt.Errorf("transcript: read %s: %w", path, err)
 	}
 	buf = buf[:n]
 	end := bytes.LastIndexByte(buf, '\n')
 	if start+int64(end+1) <= cp.Offset {
 		if st.Size()-cp.Offset < limit {
-			return 0, "", nil // a line still being written
+			return 0, governance.Text{}, nil // a line still being written
 		}
 		// No end of line within the limit: skip the over-long line.
-		problem := fmt.Sprintf("line %d is longer than %d bytes; skipped", cp.Lines+1, limit)
+		problem := governance.Say("line %d is longer than %d bytes; skipped", cp.Lines+1, limit)
 		return 0, problem, f.skipLongLine(ctx, fh, rel, cp, problem)
 	}
 	chunk := buf[:end+1]
@@ -367,7 +386,7 @@ func (f *Follower) pollFile(ctx context.Context, ff *governance.FollowFile, fh *
 		return nil
 	})
 	if err != nil {
-		return 0, "", err
+		return 0, governance.Text{}, err
 	}
 	next := governance.FollowCheckpoint{Offset: start + int64(len(chunk)), Lines: startLines + bytes.Count(chunk, []byte{'\n'}), EndedMark: cp.EndedMark}
 	if rep.OpenID != "" {
@@ -375,10 +394,10 @@ func (f *Follower) pollFile(ctx context.Context, ff *governance.FollowFile, fh *
 		next.OpenOffset = start + int64(lineStart(chunk, rep.OpenLine-1-startLines))
 	}
 	problem := malformedProblem(rep)
-	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, reopen, problem, emitAll(events))
+	ires, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, reopen, governance.StoreText(problem), emitAll(events))
 	if err != nil {
-		msg := governance.ErrorMessage(err)
-		return 0, msg, f.Store.SetSourceFileError(ctx, f.SourceID, rel, msg)
+		msg := governance.ErrorText(err)
+		return 0, msg, f.setError(ctx, rel, msg)
 	}
 	return ires.Inserted + ires.Replaced, problem, nil
 }
@@ -399,19 +418,19 @@ func lineStart(chunk []byte, k int) int {
 
 // skipLongLine moves the checkpoint past the next end of line after the
 // checkpoint (closing any open message: its next part is what is skipped).
-func (f *Follower) skipLongLine(ctx context.Context, fh *os.File, rel string, cp governance.FollowCheckpoint, problem string) error {
+func (f *Follower) skipLongLine(ctx context.Context, fh *os.File, rel string, cp governance.FollowCheckpoint, problem governance.Text) error {
 	buf := make([]byte, 64<<10)
 	for pos := cp.Offset; ; {
 		n, err := fh.ReadAt(buf, pos)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			next := governance.FollowCheckpoint{Offset: pos + int64(i) + 1, Lines: cp.Lines + 1, EndedMark: cp.EndedMark}
-			_, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, "", problem,
+			_, err := f.Store.ImportChunk(ctx, f.ProjectID, f.SourceID, rel, next, "", governance.StoreText(problem),
 				func(func(*governance.Event) error) error { return nil })
 			return err
 		}
 		pos += int64(n)
 		if err != nil {
-			return f.Store.SetSourceFileError(ctx, f.SourceID, rel, problem) // the line's end is not written yet
+			return f.setError(ctx, rel, problem) // the line's end is not written yet
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mnemo-console/mnemo/governance"
 )
 
 // Problems a poll records for one file it does not read.
@@ -89,24 +91,24 @@ func (f *Follower) openDir() (*os.Root, string, error) {
 // openFollowed opens a followed file through the directory's root without
 // blocking (a FIFO opens at once) and returns it if it is a regular file;
 // otherwise it returns the problem that skips it.
-func openFollowed(root *os.Root, rel string) (*os.File, string, error) {
+func openFollowed(root *os.Root, rel string) (*os.File, governance.Text, error) {
 	fh, err := root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if isEscape(err) {
-			return nil, problemLeadsOut, nil
+			return nil, governance.Say(problemLeadsOut), nil
 		}
-		return nil, err.Error(), nil
+		return nil, governance.Text{ID: err.Error()}, nil
 	}
 	st, err := fh.Stat()
 	if err != nil {
 		fh.Close()
-		return nil, "", err
+		return nil, governance.Text{}, err
 	}
 	if !st.Mode().IsRegular() {
 		fh.Close()
-		return nil, problemNotRegular, nil
+		return nil, governance.Say(problemNotRegular), nil
 	}
-	return fh, "", nil
+	return fh, governance.Text{}, nil
 }
 
 // isEscape reports whether an os.Root refused a path because it resolves

@@ -143,7 +143,7 @@ func TestFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := sources[0].Files[0]
-	if f.Path != "5b1e7f3a.jsonl" || f.Offset != int64(len(fixture)) || f.Lines != 18 || !strings.Contains(f.LastError, "line 9") {
+	if f.Path != "5b1e7f3a.jsonl" || f.Offset != int64(len(fixture)) || f.Lines != 18 || !strings.Contains(governance.ParseText(f.LastError).String(), "line 9") {
 		t.Fatalf("checkpoint = %+v", f)
 	}
 }

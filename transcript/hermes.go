@@ -300,7 +300,7 @@ func (c *chatParser) hermesMessage(m *hermesRow) error {
 	content, callID, toolCalls, toolNm, ts := m.content, m.callID, m.toolCalls, m.toolNm, m.ts
 	c.line = int(id)
 	if m.longID {
-		c.rep.bad(c.line, fmt.Sprintf("a session, user, role or tool value is longer than %d characters", hermesMaxID))
+		c.rep.bad(c.line, governance.Say("a session, user, role or tool value is longer than %d characters", hermesMaxID))
 		return nil
 	}
 	if m.longText {

@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"hash"
 	"io"
 	"strconv"
@@ -110,12 +109,12 @@ func parseOpenAI(ctx context.Context, br *bufio.Reader, opts Options, rep *Repor
 			SessionID      string            `json:"session_id"`
 			Messages       []json.RawMessage `json:"messages"`
 		}
-		if msg := decodeLine(line, &conv); msg != "" {
+		if msg := decodeLine(line, &conv); !msg.IsZero() {
 			rep.bad(n, msg)
 			return nil
 		}
 		if conv.Messages == nil {
-			rep.bad(n, "the object has no \"messages\" array")
+			rep.bad(n, governance.Say("the object has no \"messages\" array"))
 			return nil
 		}
 		session := cmp.Or(conv.SessionID, conv.ConversationID, conv.ID)
@@ -138,11 +137,11 @@ func (c *chatParser) stream(ctx context.Context, r io.Reader, inObject bool) err
 	c.conv = newConvKey()
 	dec := json.NewDecoder(r)
 	if _, err := dec.Token(); err != nil {
-		c.rep.bad(1, "invalid JSON: "+err.Error())
+		c.rep.bad(1, governance.Say("invalid JSON: %s", err.Error()))
 		return nil
 	}
 	if inObject && !seekKey(dec, "messages") {
-		c.rep.bad(1, "the object has no \"messages\" array")
+		c.rep.bad(1, governance.Say("the object has no \"messages\" array"))
 		return nil
 	}
 	for n := 1; dec.More(); n++ {
@@ -154,7 +153,7 @@ func (c *chatParser) stream(ctx context.Context, r io.Reader, inObject bool) err
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			c.rep.Lines++
-			c.rep.bad(n, "invalid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
+			c.rep.bad(n, governance.Say("invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: ")))
 			return nil // the rest of the stream cannot be read
 		}
 		c.rep.Lines++
@@ -171,18 +170,18 @@ func (c *chatParser) stream(ctx context.Context, r io.Reader, inObject bool) err
 // id is the session and number; an empty session is derived (c.conv).
 func (c *chatParser) message(n int, session, number string, raw json.RawMessage, fill func(*governance.Event)) error {
 	var m chatMessage
-	if msg := decodeLine(raw, &m); msg != "" {
+	if msg := decodeLine(raw, &m); !msg.IsZero() {
 		c.rep.bad(n, msg)
 		return nil
 	}
 	text, ok := chatText(m.Content)
 	if !ok {
-		c.rep.bad(n, "content must be a string or an array of parts")
+		c.rep.bad(n, governance.Say("content must be a string or an array of parts"))
 		return nil
 	}
 	calls, ok := chatCalls(m.ToolCalls)
 	if !ok {
-		c.rep.bad(n, "tool_calls must be an array of tool calls")
+		c.rep.bad(n, governance.Say("tool_calls must be an array of tool calls"))
 		return nil
 	}
 	if session == "" && c.conv != nil {
@@ -226,10 +225,10 @@ func (c *chatParser) message(n int, session, number string, raw json.RawMessage,
 		c.rep.Ignored++ // the harness's instructions, not the conversation
 		return nil
 	case "":
-		c.rep.bad(n, "role is required")
+		c.rep.bad(n, governance.Say("role is required"))
 		return nil
 	default:
-		c.rep.bad(n, fmt.Sprintf("role %q is not one of system, developer, user, assistant, tool", m.Role))
+		c.rep.bad(n, governance.Say("role %q is not one of system, developer, user, assistant, tool", m.Role))
 		return nil
 	}
 	if strings.TrimSpace(text) == "" {

@@ -161,10 +161,10 @@ func (r *Report) clipped(line int) {
 	}
 }
 
-func (r *Report) bad(line int, problems ...string) {
+func (r *Report) bad(line int, problems ...governance.Text) {
 	r.MalformedCount++
 	if len(r.Malformed) < maxReportedLines {
-		r.Malformed = append(r.Malformed, governance.LineError{Line: line, Problems: problems})
+		r.Malformed = append(r.Malformed, governance.NewLineError(line, problems...))
 	}
 }
 
@@ -255,7 +255,7 @@ func (p *parser) send(e *governance.Event) error {
 	}
 	e.Text = p.clip(e.Text)
 	e.Normalize()
-	if problems := e.Validate(); len(problems) > 0 {
+	if problems := e.ValidateTexts(); len(problems) > 0 {
 		p.rep.bad(p.line, problems...)
 		return nil
 	}
@@ -381,11 +381,11 @@ func lines(ctx context.Context, r io.Reader, rep *Report, offset int, fn func(n 
 		}
 		if long {
 			rep.Lines++
-			rep.bad(n, fmt.Sprintf("line is longer than %d bytes", MaxLineBytes))
+			rep.bad(n, governance.Say("line is longer than %d bytes", MaxLineBytes))
 		} else if line := bytes.TrimSpace(line); len(line) > 0 {
 			rep.Lines++
 			if !utf8.Valid(line) {
-				rep.bad(n, "line is not valid UTF-8")
+				rep.bad(n, governance.Say("line is not valid UTF-8"))
 			} else if ferr := fn(n, line); ferr != nil {
 				return ferr
 			}
@@ -397,18 +397,18 @@ func lines(ctx context.Context, r io.Reader, rep *Report, offset int, fn func(n 
 }
 
 // decodeLine decodes one JSON object; a problem makes the line malformed.
-func decodeLine(line []byte, v any) string {
+func decodeLine(line []byte, v any) governance.Text {
 	if len(line) == 0 || line[0] != '{' {
-		return "invalid JSON: not an object"
+		return governance.Say("invalid JSON: not an object")
 	}
 	if err := json.Unmarshal(line, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return fmt.Sprintf("invalid JSON: field %s must be %s", te.Field, te.Type)
+			return governance.Say("invalid JSON: field %s must be %s", te.Field, te.Type.String())
 		}
-		return "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
+		return governance.Say("invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	return ""
+	return governance.Text{}
 }
 
 // finish turns the report into the parse result: the rejection of the whole

@@ -132,7 +132,7 @@ func uploadProblems(c echo.Context, err error) (templates.EvalUploadForm, error)
 	if !errors.As(err, &sp) {
 		return templates.EvalUploadForm{}, err
 	}
-	return templates.EvalUploadForm{Body: c.FormValue("body"), Problems: sp.Problems}, nil
+	return templates.EvalUploadForm{Body: c.FormValue("body"), Problems: sp.Texts}, nil
 }
 
 // handleEvalSuiteCreate stores an uploaded suite (YAML or LoCoMo JSON).

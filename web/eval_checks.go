@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-console/mnemo/auth"
 	"github.com/mnemo-console/mnemo/evals"
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/locale"
 	"github.com/mnemo-console/mnemo/web/templates"
 )
 
@@ -34,7 +35,11 @@ func (s *Server) renderRuleChecks(c echo.Context, status int, id int64, form tem
 	if rc.Invalid != nil {
 		// Checks stored by hand that no longer parse: show the problem,
 		// an added check replaces them.
-		form.Error = tr(c, "rule.checks_invalid", "Problem", rc.Invalid.Error())
+		problem := governance.Text{ID: rc.Invalid.Error()}
+		if ve, ok := evals.IsValidation(rc.Invalid); ok {
+			problem = ve.Sentence()
+		}
+		form.Error = tr(c, "rule.checks_invalid", "Problem", locale.From(ctx).Text(problem))
 	}
 	meta, err := s.meta(c, tr(c, "rule.checks_title", "ID", rc.Rule.ID), "rules")
 	if err != nil {

@@ -161,6 +161,17 @@ func TestEvalPages(t *testing.T) {
 		if got := doc.Find(testid("upload-errors")).Text(); !strings.Contains(got, `case "nap": kind: "recal" is not one of`) {
 			t.Fatalf("upload errors = %q", got)
 		}
+		// In Chinese each problem is said with its values: the file, the
+		// case, the field and what is wrong.
+		zh := f.Login(t, TravelReviewer)
+		inChinese(t, zh, "/evals")
+		_, doc = uploadSuite(t, zh, "/evals", "broken.yaml", strings.Replace(webSuite, "kind: recall", "kind: recal", 1))
+		wantChinese(t, "upload problems", doc.Find(testid("upload-errors")), []string{`broken.yaml：用例 "nap"：kind："recal" 不是`},
+			[]string{"is not one of", "case \"nap\""})
+		// The language is the account's: back to English for what follows.
+		if res, _ := zh.PostForm("/evals", "/me/language", url.Values{"language": {"en"}, "back": {"/evals"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("choosing English: status %d", res.StatusCode)
+		}
 	})
 
 	c := f.Login(t, TravelReviewer)

@@ -18,7 +18,7 @@ import (
 func suiteRow(info *evals.SuiteInfo) templates.EvalSuiteRow {
 	row := templates.EvalSuiteRow{
 		ID: info.ID, Name: info.Name, Origin: info.Origin, Description: info.Description,
-		Cases: info.Cases, Benchmark: info.Benchmark, Questions: info.Format == evals.FormatLongMemEval, Problem: info.Problem,
+		Cases: info.Cases, Benchmark: info.Benchmark, Questions: info.Format == evals.FormatLongMemEval, Problem: info.ProblemText,
 	}
 	for _, k := range append(slices.Clone(evals.Kinds), evals.KindBenchmark) {
 		if n := info.Kinds[k]; n > 0 {
@@ -131,10 +131,10 @@ func caseView(loc *locale.Localizer, c *evals.CaseResult) templates.EvalCaseView
 		v.Sections = append(v.Sections, sec)
 		exp := templates.EvalSection{Title: loc.T("eval.section.expectations")}
 		for _, m := range r.Include {
-			exp.Lines = append(exp.Lines, matchLine(loc.T("eval.line.include"), m))
+			exp.Lines = append(exp.Lines, matchLine(loc, loc.T("eval.line.include"), m))
 		}
 		for _, m := range r.Exclude {
-			exp.Lines = append(exp.Lines, matchLine(loc.T("eval.line.exclude"), m))
+			exp.Lines = append(exp.Lines, matchLine(loc, loc.T("eval.line.exclude"), m))
 		}
 		if r.Precision != nil {
 			exp.Lines = append(exp.Lines, templates.EvalLine{Text: loc.T("eval.line.precision_recall", "Precision", f2(r.Precision), "Recall", f2(r.Recall))})
@@ -163,8 +163,8 @@ func caseView(loc *locale.Localizer, c *evals.CaseResult) templates.EvalCaseView
 		for _, n := range st.Notes {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: n})
 		}
-		for _, p := range st.Problems {
-			sec.Lines = append(sec.Lines, templates.EvalLine{Text: p, State: "fail"})
+		for _, p := range st.Sentences() {
+			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.Text(p), State: "fail"})
 		}
 		if st.Passed {
 			sec.Lines = append(sec.Lines, templates.EvalLine{Text: loc.T("eval.line.as_expected"), State: "ok"})
@@ -195,14 +195,18 @@ func caseView(loc *locale.Localizer, c *evals.CaseResult) templates.EvalCaseView
 	return v
 }
 
-func matchLine(what string, m evals.MatchResult) templates.EvalLine {
+func matchLine(loc *locale.Localizer, what string, m evals.MatchResult) templates.EvalLine {
 	l := templates.EvalLine{Text: what + " " + m.Matcher, State: "ok"}
 	if m.Item != "" && m.OK {
 		l.Text += " — " + m.Item
 	}
 	if !m.OK {
 		l.State = "fail"
-		l.Text += " — " + m.Why
+		why := m.Why // a result stored before WhyText was kept
+		if !m.WhyText.IsZero() {
+			why = loc.Text(m.WhyText)
+		}
+		l.Text += " — " + why
 	}
 	return l
 }

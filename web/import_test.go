@@ -127,6 +127,20 @@ func TestImport(t *testing.T) {
 		}
 	})
 
+	t.Run("ErrBadLinesChinese", func(t *testing.T) {
+		// Each line's problems are said in Chinese with their values, from
+		// the sentences the reader made.
+		zh := f.Login(t, Admin)
+		inChinese(t, zh, "/admin/import")
+		bad := `{"id":"zh-1","session_id":"z","turn":1,"role":"robot","text":"x","occurred_at":"2025-07-01T08:00:00Z"}` + "\n" +
+			`{"id":"zh-2","turn":2,"role":"user","text":"","occurred_at":"2025-07-01T08:00:00Z"}`
+		res, doc := upload(t, zh, "travel-agent", "bad.jsonl", bad)
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		wantChinese(t, "line errors", doc.Find(testid("import-errors")),
+			[]string{`role "robot" 不是 user、assistant、tool 之一`, "session_id 为必填项；text 为必填项"},
+			[]string{"is not one of", "is required"})
+	})
+
 	t.Run("ErrInvalidUTF8", func(t *testing.T) {
 		res, doc := upload(t, c, "travel-agent", "latin1.jsonl", "{\"id\":\"l1\",\"text\":\"caf\xe9\"}\n")
 		wantStatus(t, res, http.StatusUnprocessableEntity)

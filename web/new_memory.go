@@ -18,7 +18,7 @@ import (
 // handleNewMemoryShow is the reviewers' "new memory" form; ?project=
 // chooses the project.
 func (s *Server) handleNewMemoryShow(c echo.Context) error {
-	return s.renderNewMemory(c, http.StatusOK, templates.MemoryForm{Project: c.QueryParam("project")}, "")
+	return s.renderNewMemory(c, http.StatusOK, templates.MemoryForm{Project: c.QueryParam("project")}, governance.Text{})
 }
 
 // handleNewMemoryCreate writes the reviewer's memory as a proposal and
@@ -34,7 +34,7 @@ func (s *Server) handleNewMemoryCreate(c echo.Context) error {
 		Kind: governance.MemoryType(f.Kind), Text: f.Text})
 	if fe, ok := app.AsFieldErrors(err); ok {
 		f.Errors = templates.FieldErrors(fe)
-		return s.renderNewMemory(c, http.StatusUnprocessableEntity, f, "")
+		return s.renderNewMemory(c, http.StatusUnprocessableEntity, f, governance.Text{})
 	}
 	if err != nil {
 		return err
@@ -45,7 +45,7 @@ func (s *Server) handleNewMemoryCreate(c echo.Context) error {
 	return redirect(c, templates.RuleURL(r.ID))
 }
 
-func (s *Server) renderNewMemory(c echo.Context, status int, f templates.MemoryForm, problem string) error {
+func (s *Server) renderNewMemory(c echo.Context, status int, f templates.MemoryForm, problem governance.Text) error {
 	ctx := c.Request().Context()
 	projects, err := s.app.Reviews.Index(ctx, actorOf(ctx))
 	if err != nil {

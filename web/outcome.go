@@ -42,7 +42,7 @@ func effectView(e *app.ApprovalEffect, id, src string) templates.EffectView {
 		suite := templates.EffectSuite{Name: se.Suite}
 		for _, c := range se.Cases {
 			suite.Cases = append(suite.Cases, templates.EffectCase{ID: c.CaseID, Kind: string(c.Kind), Change: string(c.Change),
-				Before: c.Before, After: c.After, Reason: c.Reason, NotRun: string(c.NotRun)})
+				Before: c.Before, After: c.After, Reason: c.Sentence(), NotRun: string(c.NotRun)})
 		}
 		v.Suites = append(v.Suites, suite)
 	}

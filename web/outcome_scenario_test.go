@@ -171,6 +171,13 @@ func TestOutcomeScenario(t *testing.T) {
 	if doc.Find(`[data-testid="effect-case"][data-change="regression"]`).Length() != 1 {
 		t.Errorf("panel: %s", doc.Find(`[data-testid="effect"]`).Text())
 	}
+	// In Chinese the regressed case says why with its values, from the
+	// sentence the case was decided with.
+	_, doc = reviewer.Get(templatesRuleEffect(back), "HX-Request", "true", "Accept-Language", "zh-CN")
+	why := strings.TrimSpace(doc.Find(`[data-testid="effect-case"][data-change="regression"] [data-testid="effect-reason"]`).Text())
+	if !strings.HasPrefix(why, "预期记忆包中有匹配") || !strings.Contains(why, "规则 "+strconv.FormatInt(newer.ID, 10)+" 被召回排除：已被取代") {
+		t.Errorf("regressed case's reason in Chinese = %q, want the sentence with the superseded rule %d", why, newer.ID)
+	}
 	if err := st.SetOutcomePolicy(ctx, "admin", governance.OutcomePolicy{ProjectID: travel.ID, Threshold: 2, RequireNoRegression: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -147,7 +147,7 @@ func (s *Server) reviewView(c echo.Context, slug, tab string, page int, since st
 			EvidenceCount: pr.EvidenceCount, Replaces: pr.Replaces, Rank: pr.Rank})
 	}
 	for _, g := range q.Groups {
-		v.Groups = append(v.Groups, templates.CandidateGroup{GroupID: g.GroupID, Why: g.Why, Members: g.Members})
+		v.Groups = append(v.Groups, templates.CandidateGroup{GroupID: g.GroupID, Why: g.Why, NotPlaced: g.NotPlaced, Members: g.Members})
 	}
 	for _, r := range q.OutcomeReviews {
 		v.OutcomeReviews = append(v.OutcomeReviews, outcomeReviewView(r, v.CSRF, link(page)))

@@ -34,7 +34,7 @@ func zipOf(t *testing.T, files map[string]string) []byte {
 	return buf.Bytes()
 }
 
-func uploadSkills(t *testing.T, c *Client, project string, activate bool, archive []byte) (*http.Response, *goquery.Document) {
+func uploadSkills(t *testing.T, c *Client, project string, activate bool, archive []byte, header ...string) (*http.Response, *goquery.Document) {
 	t.Helper()
 	token := c.CSRF("/admin/skills/import")
 	var body bytes.Buffer
@@ -47,7 +47,11 @@ func uploadSkills(t *testing.T, c *Client, project string, activate bool, archiv
 	fw, _ := mw.CreateFormFile("file", "skills.zip")
 	fw.Write(archive)
 	mw.Close()
-	res, b := c.Do(http.MethodPost, "/admin/skills/import", &body, http.Header{"Content-Type": {mw.FormDataContentType()}})
+	h := http.Header{"Content-Type": {mw.FormDataContentType()}}
+	for i := 0; i+1 < len(header); i += 2 {
+		h.Set(header[i], header[i+1])
+	}
+	res, b := c.Do(http.MethodPost, "/admin/skills/import", &body, h)
 	return res, parse(t, b)
 }
 
@@ -137,6 +141,10 @@ func TestSkillPages(t *testing.T) {
 	if p := doc.Find(testid("skill-import-problem")).Text(); !strings.Contains(p, "Bad_Name/SKILL.md") {
 		t.Fatalf("problems = %q", p)
 	}
+	// In Chinese each problem is said with its values, from its Text.
+	_, doc = uploadSkills(t, admin, "travel-agent", true, zipOf(t, map[string]string{"Bad_Name/SKILL.md": "---\nname: Bad_Name\ndescription: x\n---\nsteps\n"}),
+		"Accept-Language", "zh-CN")
+	wantChinese(t, "skill import problems", doc.Find(testid("skill-import-problems")), []string{`name "Bad_Name" 不是短横线格式`}, []string{"is not kebab-case"})
 	res, _ = uploadSkills(t, admin, "travel-agent", true, []byte("not an archive"))
 	wantStatus(t, res, http.StatusUnprocessableEntity)
 

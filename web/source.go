@@ -90,7 +90,7 @@ func sourceRow(src *governance.FollowSource) templates.SourceRow {
 	row := templates.SourceRow{ID: src.ID, Project: src.Project, Dir: src.Dir, Format: src.Format}
 	for _, f := range src.Files {
 		row.Files = append(row.Files, templates.SourceFileRow{Path: f.Path, Offset: f.Offset, Lines: f.Lines, Database: f.Database,
-			Events: f.Events, LastError: f.LastError, UpdatedAt: parseStamp(f.UpdatedAt)})
+			Events: f.Events, LastError: governance.ParseText(f.LastError), UpdatedAt: parseStamp(f.UpdatedAt)})
 	}
 	return row
 }

@@ -50,6 +50,11 @@ func TestSources(t *testing.T) {
 	if doc.Find(testid("source-file")).Length() != 1 || !strings.Contains(doc.Find(testid("source-error")).Text(), "line 9") {
 		t.Fatalf("sources page:\n%s", doc.Find("main").Text())
 	}
+	// In Chinese the file's last error is said with its values, from the
+	// sentences the poll recorded.
+	_, zh := admin.Get("/admin/sources", "Accept-Language", "zh-CN")
+	wantChinese(t, "last error", zh.Find(testid("source-error")), []string{"已跳过 1 个格式错误的行：", "第 9 行："},
+		[]string{"malformed line", "line 9"})
 	fixture := readFixture(t, "claude-session.jsonl")
 	size := len(fixture)
 	if got, want := doc.Find(testid("source-read")).Text(), strconv.Itoa(strings.Count(fixture, "\n"))+" lines"; got != want {

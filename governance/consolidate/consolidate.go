@@ -309,15 +309,15 @@ func (c *Consolidator) extractSession(ctx context.Context, in *governance.Consol
 		if err != nil || !r.Blocked() {
 			return nil, err
 		}
-		why := "A supporting event is blocked: "
+		why := "A supporting event is blocked: %s"
 		if e := bySeq[seq]; e != nil && gate.HidesContent(e.Text) {
-			why = "A supporting event hides content: "
+			why = "A supporting event hides content: %s"
 		}
 		var out []governance.Finding
 		for _, f := range r.Findings {
 			// The spans are in the event, not in the statement.
 			f.Start, f.End = 0, 0
-			f.Why = why + f.Why
+			f.Because(governance.Say(why, f.WhyOf()))
 			out = append(out, f)
 		}
 		return out, nil
@@ -437,7 +437,7 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 	for _, cand := range plan.Candidates {
 		if cand.Status == governance.CandidateBlocked {
 			cand.GroupID = cand.ID
-			cand.StatusReason = governance.Decide(nil, nil, cand.Findings).Why
+			cand.StatusReason, cand.WhyNotPlaced = governance.Decide(nil, nil, cand.Findings).Why, nil
 			plan.Stats.Blocked++
 			continue
 		}
@@ -693,7 +693,7 @@ func (c *Consolidator) placeAsRule(ctx context.Context, rule *governance.Rule, g
 // It returns the proposed rule, or nil when the group is held or blocked.
 func (c *Consolidator) apply(ctx context.Context, in *governance.ConsolidateInput, plan *governance.BeatPlan, all []*governance.Candidate, d governance.Decision, placed string, tempID func() int64) (*governance.Rule, error) {
 	for _, cand := range all {
-		cand.Status, cand.StatusReason = d.Status, d.Why
+		cand.Status, cand.StatusReason, cand.WhyNotPlaced = d.Status, d.Why, d.NotPlaced
 		cand.UpdatedAt = in.Now
 	}
 	switch d.Status {

@@ -86,10 +86,12 @@ func Scan(text string) governance.GateResult {
 			return
 		}
 		seen[pattern] = true
-		res.Findings = append(res.Findings, governance.Finding{
+		f := governance.Finding{
 			Category: category, Pattern: pattern, Start: lo, End: hi, Redacted: redacted,
-			Excerpt: excerpt(text, lo, hi, secrets, true), Why: gateWhy(category, pattern),
-		})
+			Excerpt: excerpt(text, lo, hi, secrets, true),
+		}
+		f.Because(governance.Say(gateWhy(category, pattern)))
+		res.Findings = append(res.Findings, f)
 	}
 	for _, run := range n.invisible {
 		add(governance.GateInvisibleUnicode, run.kind, run.lo, run.hi, false)

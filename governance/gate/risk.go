@@ -177,11 +177,12 @@ func lookalikeFinding(text string, lo, hi int) (governance.Finding, bool) {
 	if !ok {
 		return governance.Finding{}, false
 	}
-	return governance.Finding{
+	f := governance.Finding{
 		Category: governance.GateAuthority, Pattern: "lookalike_domain", Start: lo, End: hi,
 		Excerpt: fmt.Sprintf("%s: %q U+%04X is %s, read as %q", host, string(r), r, script, reads),
-		Why:     gateWhy(governance.GateAuthority, "lookalike_domain"),
-	}, true
+	}
+	f.Because(governance.Say(gateWhy(governance.GateAuthority, "lookalike_domain")))
+	return f, true
 }
 
 // toUser is what names the user as the one a sending verb sends to: "send

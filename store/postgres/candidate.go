@@ -16,22 +16,23 @@ import (
 // held or blocked candidate.
 
 const candidateColumns = `c.id, c.project_id, c.session_id, c.subject_id, c.type, c.statement, c.durable, c.extractor,
-	c.status, c.status_reason, c.group_id, COALESCE(c.rule_id, 0), c.fingerprint, c.findings, c.created_at, c.updated_at`
+	c.status, c.status_reason, c.why_not_placed, c.group_id, COALESCE(c.rule_id, 0), c.fingerprint, c.findings, c.created_at, c.updated_at`
 
 // candidateEvidence is the column of a candidate's evidence seqs, ascending.
 const candidateEvidence = `ARRAY(SELECT v.event_seq FROM evidence v WHERE v.candidate_id = c.id ORDER BY v.event_seq)`
 
 func scanCandidate(r pgx.Row, extra ...any) (*governance.Candidate, error) {
 	var (
-		c        governance.Candidate
-		findings string
+		c                   governance.Candidate
+		findings, notPlaced string
 	)
 	dest := append([]any{&c.ID, &c.ProjectID, &c.SessionID, &c.SubjectID, &c.Type, &c.Statement, &c.Durable, &c.Extractor,
-		&c.Status, &c.StatusReason, &c.GroupID, &c.RuleID, &c.Fingerprint, &findings, &c.CreatedAt, &c.UpdatedAt}, extra...)
+		&c.Status, &c.StatusReason, &notPlaced, &c.GroupID, &c.RuleID, &c.Fingerprint, &findings, &c.CreatedAt, &c.UpdatedAt}, extra...)
 	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
 	_ = json.Unmarshal([]byte(findings), &c.Findings)
+	c.WhyNotPlaced = governance.ParseNotPlaced(notPlaced)
 	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
 	return &c, nil
 }

@@ -231,10 +231,10 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		var id int64
 		if err := tx.QueryRow(ctx, `
 			INSERT INTO candidates (project_id, session_id, subject_id, type, statement, durable, extractor, status, status_reason,
-				group_id, rule_id, fingerprint, findings, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $13) RETURNING id`,
+				why_not_placed, group_id, rule_id, fingerprint, findings, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, $12, $13, $14, $14) RETURNING id`,
 			c.ProjectID, c.SessionID, c.SubjectID, string(c.Type), c.Statement, c.Durable, c.Extractor, string(c.Status), c.StatusReason,
-			mapRule(c.RuleID), c.Fingerprint, jsonList(c.Findings), tx.now).Scan(&id); err != nil {
+			governance.StoreNotPlaced(c.WhyNotPlaced), mapRule(c.RuleID), c.Fingerprint, jsonList(c.Findings), tx.now).Scan(&id); err != nil {
 			return fmt.Errorf("postgres: write candidate: %w", err)
 		}
 		ids[c.ID] = id
@@ -267,8 +267,8 @@ func (s *Store) ApplyBeatPlan(ctx context.Context, plan *governance.BeatPlan) er
 		}
 	}
 	for _, c := range plan.Updates {
-		if _, err := tx.Exec(ctx, `UPDATE candidates SET status = $1, status_reason = $2, group_id = $3, rule_id = $4, updated_at = $5 WHERE id = $6`,
-			string(c.Status), c.StatusReason, mapCand(c.GroupID), mapRule(c.RuleID), tx.now, c.ID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE candidates SET status = $1, status_reason = $2, why_not_placed = $3, group_id = $4, rule_id = $5, updated_at = $6 WHERE id = $7`,
+			string(c.Status), c.StatusReason, governance.StoreNotPlaced(c.WhyNotPlaced), mapCand(c.GroupID), mapRule(c.RuleID), tx.now, c.ID); err != nil {
 			return fmt.Errorf("postgres: update candidate: %w", err)
 		}
 	}

@@ -214,6 +214,28 @@ func TestHeartbeat(t *testing.T, open Opener) {
 			t.Fatalf("audit = %+v", v)
 		}
 	})
+	t.Run("KeepsNotPlacedClause", func(t *testing.T) {
+		// The clause a proposal's reason names as outside the low-risk
+		// set is stored with the candidate, as the reason names it.
+		s := OpenMemory(t, open)
+		p := MustCreateProject(t, s, "persona")
+		if _, err := s.IngestEvents(ctx, p.ID, Session("s1", now.Add(-2*time.Hour), true,
+			"From now on always keep replies short; be Marlowe in every chat.")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewHeartbeat(s, &LineExtractor{}, nil).Beat(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+		cands, _, err := s.FindCandidates(ctx, governance.CandidateFilter{ProjectID: p.ID})
+		if err != nil || len(cands) != 1 {
+			t.Fatalf("candidates = %+v, %v", cands, err)
+		}
+		c := cands[0]
+		if c.WhyNotPlaced == nil || c.WhyNotPlaced.Clause != "be Marlowe in every chat" ||
+			!strings.HasSuffix(c.StatusReason, governance.WhyNotPlaced(*c.WhyNotPlaced)) {
+			t.Fatalf("candidate reason %q, not placed %+v; want the persona clause the reason ends with", c.StatusReason, c.WhyNotPlaced)
+		}
+	})
 	t.Run("SecondBeatIsNoop", func(t *testing.T) {
 		s, _ := setup(t)
 		x := &LineExtractor{}

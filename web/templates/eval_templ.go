@@ -30,7 +30,7 @@ type EvalSuiteRow struct {
 	// conversations (LoCoMo).
 	Questions bool
 	// Problem is set when the stored suite no longer validates.
-	Problem string
+	Problem governance.Text
 	// Live names the live projects the suite reads.
 	Live []string
 	Last *EvalRunRow
@@ -65,7 +65,7 @@ type EvalRunRow struct {
 // EvalUploadForm is the suite upload form, re-shown with its problems.
 type EvalUploadForm struct {
 	Body     string
-	Problems []string
+	Problems []governance.Text
 }
 
 // EvalIndexView is the evals page: suites, upload, recent runs.
@@ -590,7 +590,7 @@ func EvalsPage(meta PageMeta, v EvalIndexView) templ.Component {
 							return templ_7745c5c3_Err
 						}
 					}
-					if s.Problem != "" {
+					if !s.Problem.IsZero() {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<br><small class=\"badge badge-failed\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -609,9 +609,9 @@ func EvalsPage(meta PageMeta, v EvalIndexView) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var18 string
-						templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, s.Problem))
+						templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, s.Problem))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 382, Col: 111}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 382, Col: 109}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 						if templ_7745c5c3_Err != nil {
@@ -675,7 +675,7 @@ func EvalsPage(meta PageMeta, v EvalIndexView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					if s.Problem == "" {
+					if s.Problem.IsZero() {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<form method=\"post\" action=\"")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -840,9 +840,9 @@ func evalUploadForm(action, title, help string, f EvalUploadForm, csrf string) t
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var29 string
-				templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, p))
+				templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, p))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 424, Col: 26}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 424, Col: 24}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 				if templ_7745c5c3_Err != nil {
@@ -1728,15 +1728,15 @@ func EvalSuitePage(meta PageMeta, v EvalSuiteView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if v.Suite.Problem != "" {
+			if !v.Suite.Problem.IsZero() {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 116, "<div class=\"flash flash-error\" role=\"alert\" data-testid=\"suite-problem\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var84 string
-				templ_7745c5c3_Var84, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Suite.Problem))
+				templ_7745c5c3_Var84, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, v.Suite.Problem))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 535, Col: 105}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 535, Col: 103}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var84))
 				if templ_7745c5c3_Err != nil {
@@ -3178,9 +3178,9 @@ func EvalRunPanel(v EvalRunView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var170 string
-				templ_7745c5c3_Var170, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, c.Reason))
+				templ_7745c5c3_Var170, templ_7745c5c3_Err = templ.JoinStringErrs(evalText(ctx, c.Reason))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 724, Col: 157}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 724, Col: 161}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var170))
 				if templ_7745c5c3_Err != nil {
@@ -3648,9 +3648,9 @@ func evalResults(v EvalRunView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var199 string
-			templ_7745c5c3_Var199, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, c.Reason))
+			templ_7745c5c3_Var199, templ_7745c5c3_Err = templ.JoinStringErrs(evalText(ctx, c.Reason))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 777, Col: 59}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 777, Col: 63}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var199))
 			if templ_7745c5c3_Err != nil {
@@ -3671,9 +3671,9 @@ func evalResults(v EvalRunView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var200 string
-					templ_7745c5c3_Var200, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, p))
+					templ_7745c5c3_Var200, templ_7745c5c3_Err = templ.JoinStringErrs(evalText(ctx, p))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 782, Col: 25}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 782, Col: 29}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var200))
 					if templ_7745c5c3_Err != nil {
@@ -5791,9 +5791,9 @@ func RuleChecksPage(meta PageMeta, v RuleChecksView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var325 string
-				templ_7745c5c3_Var325, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, v.Form.Error))
+				templ_7745c5c3_Var325, templ_7745c5c3_Err = templ.JoinStringErrs(v.Form.Error)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 1092, Col: 101}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `eval.templ`, Line: 1092, Col: 88}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var325))
 				if templ_7745c5c3_Err != nil {

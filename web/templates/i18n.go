@@ -42,27 +42,35 @@ func languages() []string { return locale.Languages }
 func languageName(code string) string { return locale.LanguageName(code) }
 
 // phrase translates English text written by Go code that does not carry a
-// Text yet (a finding's why, a suite's problem), reading a format's values
-// back (locale.Localizer.PhraseFormatted); a Text goes through text.
+// Text yet, reading a format's values back
+// (locale.Localizer.PhraseFormatted): only a skill version's reason, and
+// through evalText an eval case's problems that their kind keeps as
+// English only (docs/i18n.md).
 func phrase(ctx context.Context, english string) string {
 	return locale.From(ctx).PhraseFormatted(english)
 }
 
-// phrases translates each sentence and joins them with sep.
-func phrases(ctx context.Context, english []string, sep string) string {
-	l := locale.From(ctx)
-	out := make([]string, len(english))
-	for i, e := range english {
-		out[i] = l.PhraseFormatted(e)
+// texts translates each sentence and joins them with sep.
+func texts(ctx context.Context, ts []governance.Text, sep string) string {
+	out := make([]string, len(ts))
+	for i, s := range ts {
+		out[i] = text(ctx, s)
 	}
 	return strings.Join(out, sep)
 }
 
 // text translates a sentence kept as its message id and values (a field
-// error, a reason, a stored problem). A Text that is only English (a
-// problem its maker does not keep as a format yet, a row stored before)
-// goes through phrase until its maker carries the format.
+// error, a reason, a stored problem). A Text without values that no
+// catalog holds (a row stored before it was kept as a Text) is shown as
+// it is.
 func text(ctx context.Context, s governance.Text) string {
+	return locale.From(ctx).Text(s)
+}
+
+// evalText is text for an eval case's reason and problems: a problem
+// whose kind keeps it as English only (sequence, skill, A/B cases) goes
+// through phrase until its kind keeps the format.
+func evalText(ctx context.Context, s governance.Text) string {
 	out := locale.From(ctx).Text(s)
 	if len(s.Args) == 0 && len(s.Lines) == 0 && out == s.ID {
 		return phrase(ctx, s.ID)

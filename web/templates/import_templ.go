@@ -286,9 +286,9 @@ func ImportPage(meta PageMeta, v ImportView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var20 string
-					templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(phrases(ctx, le.Problems, "; "))
+					templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(texts(ctx, le.Sentences(), t(ctx, "msg.list_separator")))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `import.templ`, Line: 33, Col: 166}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `import.templ`, Line: 33, Col: 191}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 					if templ_7745c5c3_Err != nil {

@@ -738,9 +738,9 @@ func meStatus(ctx context.Context, v MeView, r *governance.Rule) string {
 func candidateWords(ctx context.Context, c *governance.Candidate) string {
 	switch c.Status {
 	case governance.CandidateHeld:
-		return t(ctx, "me.candidate.held") + " " + candidateWhy(ctx, c.StatusReason)
+		return t(ctx, "me.candidate.held") + " " + candidateReason(ctx, c)
 	case governance.CandidateBlocked:
-		return t(ctx, "me.candidate.blocked") + " " + candidateWhy(ctx, c.StatusReason)
+		return t(ctx, "me.candidate.blocked") + " " + candidateReason(ctx, c)
 	case governance.CandidateRejected:
 		return t(ctx, "me.candidate.rejected")
 	case governance.CandidatePromoted:

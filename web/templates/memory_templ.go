@@ -1082,9 +1082,9 @@ func CandidateTable(v CandidatesView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var60 string
-					templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(candidateWhy(ctx, c.StatusReason))
+					templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(candidateReason(ctx, c))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 213, Col: 84}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 213, Col: 74}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 					if templ_7745c5c3_Err != nil {
@@ -1518,9 +1518,9 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var87 string
-				templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(candidateWhy(ctx, v.Candidate.StatusReason))
+				templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(candidateReason(ctx, v.Candidate))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 262, Col: 132}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 262, Col: 122}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var87))
 				if templ_7745c5c3_Err != nil {
@@ -1599,9 +1599,9 @@ func CandidateDecidePage(meta PageMeta, v CandidateDecideView) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var92 string
-						templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, f.Why))
+						templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, f.WhyOf()))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 273, Col: 35}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `memory.templ`, Line: 273, Col: 37}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var92))
 						if templ_7745c5c3_Err != nil {

@@ -24,7 +24,7 @@ type NewMemoryView struct {
 	Projects []*governance.Project
 	Form     MemoryForm
 	// Problem is an error that belongs to no field.
-	Problem string
+	Problem governance.Text
 }
 
 // memoryKinds are the kinds a memory written by hand may have.
@@ -117,7 +117,7 @@ func NewMemoryPage(meta PageMeta, v NewMemoryView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = formError(phrase(ctx, v.Problem)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = formError(text(ctx, v.Problem)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

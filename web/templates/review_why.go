@@ -24,18 +24,24 @@ var (
 	whySuppressed    = regexp.MustCompile(`^Suppressed: a reviewer rejected its class \((\w+)\); lift the rejection on the review page to propose it again\.$`)
 	whyAuthorityHeld = regexp.MustCompile(`^Touches authority \(a URL, e-mail address, command or credential\) and only one person said it, in (\d+) sessions: repetition by one actor counts once\.$`)
 	whyLowRiskHeld   = regexp.MustCompile(`^Outside the low-risk set and only one person said it, in (\d+) sessions: repetition by one person counts once\.$`)
-	whyNotPlaced     = regexp.MustCompile(`^(.*) It is outside the low-risk set: ("(?:[^"\\]|\\.)*") (.+), so a reviewer must approve it\.$`)
 )
 
 const (
 	whyAuthoritySuffix = " It touches authority (a URL, e-mail address, command or credential), so a reviewer must approve it."
-	whyHiddenPrefix    = "A supporting event hides content: "
 )
+
+// candidateReason translates a candidate's status reason, the clause it
+// names as outside the low-risk set read from the candidate.
+func candidateReason(ctx context.Context, c *governance.Candidate) string {
+	return candidateWhy(ctx, c.StatusReason, c.WhyNotPlaced)
+}
 
 // candidateWhy translates a candidate's status reason; English stays as
 // stored, but for the gate's classes, named by their labels in every
-// language.
-func candidateWhy(ctx context.Context, why string) string {
+// language. np is the clause the reason ends with when it says the
+// statement is outside the low-risk set (governance.WhyNotPlaced); a
+// reason stored before the clause was kept shows that sentence as stored.
+func candidateWhy(ctx context.Context, why string, np *governance.NotPlaced) string {
 	if m := whyGate.FindStringSubmatch(why); m != nil {
 		var labels []string
 		for _, c := range strings.Split(m[1], ", ") {
@@ -46,26 +52,22 @@ func candidateWhy(ctx context.Context, why string) string {
 	if why == "" || lang(ctx) == "en" {
 		return why
 	}
-	if rest, ok := strings.CutSuffix(why, whyAuthoritySuffix); ok {
-		return candidateWhy(ctx, rest) + t(ctx, "review.why.authority_review")
-	}
-	if rest, ok := strings.CutSuffix(why, governance.WhyOutsideLowRisk); ok {
-		return candidateWhy(ctx, rest) + t(ctx, "review.why.lowrisk_review")
-	}
-	if m := whyNotPlaced.FindStringSubmatch(why); m != nil {
-		if clause, err := strconv.Unquote(m[2]); err == nil {
-			for code, reason := range governance.NotPlacedReasons {
-				if reason == m[3] {
-					return candidateWhy(ctx, m[1]) + t(ctx, "review.why.not_placed", "Clause", clause, "Reason", label(ctx, "not_placed", code))
-				}
-			}
+	if np != nil {
+		if rest, ok := strings.CutSuffix(why, governance.WhyNotPlaced(*np)); ok {
+			return candidateWhy(ctx, rest, nil) + t(ctx, "review.why.not_placed", "Clause", np.Shown(), "Reason", label(ctx, "not_placed", np.Code()))
 		}
 	}
+	if rest, ok := strings.CutSuffix(why, whyAuthoritySuffix); ok {
+		return candidateWhy(ctx, rest, np) + t(ctx, "review.why.authority_review")
+	}
+	if rest, ok := strings.CutSuffix(why, governance.WhyOutsideLowRisk); ok {
+		return candidateWhy(ctx, rest, np) + t(ctx, "review.why.lowrisk_review")
+	}
 	if rest, ok := strings.CutSuffix(why, governance.WhyProjectWide); ok {
-		return candidateWhy(ctx, rest) + t(ctx, "review.why.project_review")
+		return candidateWhy(ctx, rest, np) + t(ctx, "review.why.project_review")
 	}
 	if m := whyContradicts.FindStringSubmatch(why); m != nil {
-		return t(ctx, "review.why.contradicts", "ID", m[1]) + candidateWhy(ctx, m[2])
+		return t(ctx, "review.why.contradicts", "ID", m[1]) + candidateWhy(ctx, m[2], np)
 	}
 	if m := whyAdds.FindStringSubmatch(why); m != nil {
 		return t(ctx, "review.why.adds", "ID", m[1])
@@ -85,7 +87,8 @@ func candidateWhy(ctx context.Context, why string) string {
 	if m := whyLowRiskHeld.FindStringSubmatch(why); m != nil {
 		return tn(ctx, "review.why.lowrisk_held", atoi(m[1]))
 	}
-	return phrase(ctx, why)
+	// A constant sentence of the heartbeat; a reviewer's reason as typed.
+	return locale.From(ctx).Phrase(why)
 }
 
 // findingLabel names a finding for the reviewer: its risk class, or the
@@ -99,14 +102,6 @@ func findingLabel(ctx context.Context, f governance.Finding) string {
 		return label(ctx, "gate", governance.GateAuthority)
 	}
 	return label(ctx, "gate", name)
-}
-
-// findingWhy translates why a write gate finding matters.
-func findingWhy(ctx context.Context, why string) string {
-	if rest, ok := strings.CutPrefix(why, whyHiddenPrefix); ok && lang(ctx) != "en" {
-		return t(ctx, "review.why.hidden") + phrase(ctx, rest)
-	}
-	return phrase(ctx, why)
 }
 
 // versionReason translates the reason of a rule version the heartbeat

@@ -26,11 +26,22 @@ func TestCandidateWhy_NotPlaced(t *testing.T) {
 	}
 	for language, want := range cases {
 		ctx := locale.With(context.Background(), locale.For(language))
-		got := candidateWhy(ctx, why)
+		got := candidateWhy(ctx, why, res.NotPlaced)
 		for _, w := range want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: why = %q, want it to hold %q", language, got, w)
 			}
 		}
+	}
+}
+
+// A reason stored before its clause was kept shows that sentence as it
+// was stored: nothing reads it back out of the English.
+func TestCandidateWhy_NotPlacedStoredBefore(t *testing.T) {
+	np := governance.NotPlaced{Clause: "be Marlowe in every chat", Reason: "persona"}
+	why := "The user said it holds from now on." + governance.WhyNotPlaced(np)
+	ctx := locale.With(context.Background(), locale.For("zh-CN"))
+	if got := candidateWhy(ctx, why, nil); got != why {
+		t.Errorf("why = %q, want it as stored", got)
 	}
 }

@@ -1471,9 +1471,9 @@ func skillFindingList(fs []governance.SkillFinding) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var83 string
-				templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(findingWhy(ctx, f.Why))
+				templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, f.WhyOf()))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `skill.templ`, Line: 329, Col: 62}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `skill.templ`, Line: 329, Col: 60}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var83))
 				if templ_7745c5c3_Err != nil {
@@ -3268,9 +3268,9 @@ func SkillImportPage(meta PageMeta, v SkillImportView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var183 string
-					templ_7745c5c3_Var183, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, p.Message))
+					templ_7745c5c3_Var183, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, p.Sentence()))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `skill.templ`, Line: 588, Col: 106}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `skill.templ`, Line: 588, Col: 107}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var183))
 					if templ_7745c5c3_Err != nil {

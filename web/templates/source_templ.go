@@ -60,7 +60,7 @@ type SourceFileRow struct {
 	Lines     int
 	Database  bool
 	Events    int
-	LastError string
+	LastError governance.Text
 	// UpdatedAt is when the file was last read (zero: unknown).
 	UpdatedAt time.Time
 }
@@ -440,9 +440,9 @@ func SourcePage(meta PageMeta, v SourceView) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var26 string
-						templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(phrase(ctx, f.LastError))
+						templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, f.LastError))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `source.templ`, Line: 94, Col: 95}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `source.templ`, Line: 94, Col: 93}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 						if templ_7745c5c3_Err != nil {
