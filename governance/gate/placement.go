@@ -59,7 +59,7 @@ var (
 // shapeNames are the shape blocks placement searches in the whole statement
 // through the prefilter; condition, fragment and purpose, anchored at a
 // clause's ends, are read in the clause alone.
-var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "suggest", "clause_break", "joiner", "clause_start", "reason_directive", "claim"}
+var shapeNames = []string{"framing", "output_noun", "output_verb", "self", "suggest", "clause_break", "joiner", "clause_start", "claim"}
 
 var (
 	conditionRe = regexp.MustCompile(patterns.named("shape", "condition").expr(patterns.defs))
@@ -69,7 +69,17 @@ var (
 	boundRe     = regexp.MustCompile(patterns.named("shape", "bound").expr(patterns.defs))
 	fragmentRe  = regexp.MustCompile(patterns.named("shape", "fragment").expr(patterns.defs))
 	purposeRe   = regexp.MustCompile(patterns.named("shape", "purpose").expr(patterns.defs))
+	verbOpensRe = regexp.MustCompile(`^\s*(?:` + patterns.named("shape", "output_verb").expr(patterns.defs) + `)`)
 )
+
+// OpensWithSubject reports whether clause opens with a subject — the
+// user's situation or someone's doing, "these are school groups", 天黑得早 —
+// and not with an output verb (shape reason). The gate places no such
+// clause; the offline extractor reads one after a wish as the wish's
+// reason.
+func OpensWithSubject(clause string) bool {
+	return reasonRe.MatchString(clause) && !verbOpensRe.MatchString(clause)
+}
 
 func loadShapes(set *patternSet) map[string]*gateRule {
 	out := map[string]*gateRule{}
@@ -337,11 +347,6 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 			// A recommendation for the need the clause before states.
 			placed, cls = true, "likes"
 		}
-		if !placed && len(cs) > 1 && reasonClause(m, c) {
-			// The user's situation, as the reason for the wish: it asks
-			// nothing; the statement still needs a placed wish of a class.
-			placed, cls = true, ""
-		}
 		prevSelf = placed && overlaps(m.of("self"), c)
 		if !placed {
 			reason := NotPlacedShape
@@ -386,14 +391,6 @@ func (m *matches) lifts(unless []string, c [2]int) bool {
 		}
 	}
 	return false
-}
-
-// reasonClause reports whether clause c tells the user's situation: it
-// opens with a subject, no output verb opens it, and nothing in it
-// addresses the agent or directs anyone (reason_directive) or makes a
-// claim (claim).
-func reasonClause(m *matches, c [2]int) bool {
-	return subjectOpens(m, c) && !overlaps(m.of("reason_directive"), c) && !overlaps(m.of("claim"), c)
 }
 
 // claimClause reports whether clause c opens with a subject, not with an

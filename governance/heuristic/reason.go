@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/governance/gate"
 )
 
 // A wish is often said with the speaker's reason or circumstance after it:
@@ -16,13 +17,14 @@ import (
 // last separator is a reason when it opens with a subject pronoun or a
 // reason word (cues/reason_subject), or with a determiner and holds a
 // finite verb (cues/reason_determiner, cues/reason_verb) — "the newest
-// first" qualifies the wish and stays with it. A clause that speaks to
+// first" qualifies the wish and stays with it; in Chinese, a clause the
+// write gate reads as opening with a subject (gate.OpensWithSubject: 我们这边,
+// 天黑得早, 反正读者…). A clause that speaks to
 // the agent ("you", 你) or carries a scope of its own is not a reason.
 var (
 	cueReasonSubjectEN    = loadCues("reason_subject.en")
 	cueReasonDeterminerEN = loadCues("reason_determiner.en")
 	cueReasonVerbEN       = loadCues("reason_verb.en")
-	cueReasonSubjectZH    = loadCues("reason_subject.zh")
 )
 
 // wishSeparators end a wish before its reason, longest first.
@@ -51,7 +53,9 @@ func wishBeforeReason(text string) (wish string, ok bool) {
 func isReason(clause string) bool {
 	t := newText(clause)
 	if t.han {
-		if strings.ContainsAny(clause, "你您") || !hasAnyPrefix(clause, cueReasonSubjectZH) {
+		// A clause opening with a demonstrative points back at what the
+		// wish names ("这段时间都空出来"): it is the wish, not its reason.
+		if strings.ContainsAny(clause, "你您") || hasAnyPrefix(clause, []string{"这", "那"}) || !gate.OpensWithSubject(clause) {
 			return false
 		}
 	} else {
@@ -72,10 +76,12 @@ func isReason(clause string) bool {
 }
 
 // readUnit reads one unit of a turn. A wish said with its reason after it
-// (wishBeforeReason) is decided on the wish alone — whether it is one,
-// and whether it stands for every time to come — so that the reason's
-// words neither hide it nor make it standing ("…, she prints every
-// one"); the rule keeps the whole sentence, reason included.
+// (wishBeforeReason) is read as the wish alone — whether it is one, and
+// whether it stands for every time to come — so that the reason's words
+// neither hide it nor make it standing ("…, she prints every one"). The
+// statement is the wish: the reason stays in the event, the rule's
+// evidence, and nothing the reason says can ride into memory on the
+// wish's placement (the write gate places no reason clause).
 func (s *session) readUnit(e *governance.Event, index int, u unit) {
 	if !s.readWish(e, index, u) {
 		s.read(e, index, sentence{text: u.text, question: u.question}, newText(u.text), u.r)
@@ -100,12 +106,6 @@ func (s *session) readWish(e *governance.Event, index int, u unit) bool {
 	if len(s.said) != said+1 || !slices.ContainsFunc(s.items[items:], func(it governance.ExtractedItem) bool { return it.Type == governance.TypePreference }) {
 		s.items, s.said, s.prefs, s.durables = s.items[:items], s.said[:said], prefs, durables
 		return false
-	}
-	alone, whole := preferenceStatement(wish, false), preferenceStatement(u.text, false)
-	for k := items; k < len(s.items); k++ {
-		if s.items[k].Type == governance.TypePreference && s.items[k].Statement == alone {
-			s.items[k].Statement = whole
-		}
 	}
 	s.said[said].text = u.text
 	return true

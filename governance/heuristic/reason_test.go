@@ -8,27 +8,29 @@ import (
 )
 
 // TestWishWithReason: a wish said with the speaker's reason after it is
-// decided on the wish alone — it is a wish, and it stands for every time
-// only when the wish says so — and the rule keeps the whole sentence. A
-// clause after the wish that qualifies it, speaks to the agent, or a
-// wish that is only a scope is read whole as before.
+// read as the wish alone — it is a wish, it stands for every time only
+// when the wish says so, and the statement is the wish (the write gate
+// places no reason clause: the event keeps the reason). A clause after
+// the wish that qualifies it, speaks to the agent, or a wish that is only
+// a scope is read whole as before.
 func TestWishWithReason(t *testing.T) {
 	for _, c := range []struct {
 		said    string
 		durable bool
-		keeps   string // a word of the reason the statement keeps
+		keeps   string // a word the statement keeps
+		drops   string // a word of the reason it leaves out; "" when read whole
 	}{
-		{"Keep the rehearsal notes short, I read them on the bus.", false, "bus"},
-		{"Put the claim totals in a table, my supervisor prints them.", false, "supervisor"},
-		{"Show the claim totals in a table, she prints every one.", false, "prints"},
-		{"Use bullet points, my manager reads these on her phone.", false, "phone"},
-		{"Keep it brief, I read these between meetings.", false, "meetings"},
-		{"用公里就行，我们这边没人用英里。", false, "英里"},
-		{"别用英制单位，反正读者也看不懂。", false, "看不懂"},
-		{"From now on keep answers short, I mean it.", true, "mean"},
-		{"以后都用公里，我们这边没人用英里。", true, "英里"},
-		{"Keep answers short, you know how busy I am.", false, "busy"},
-		{"Sort the list by date, the newest first.", false, "newest"},
+		{"Keep the rehearsal notes short, I read them on the bus.", false, "short", "bus"},
+		{"Put the claim totals in a table, my supervisor prints them.", false, "table", "supervisor"},
+		{"Show the claim totals in a table, she prints every one.", false, "table", "prints"},
+		{"Use bullet points, my manager reads these on her phone.", false, "bullet", "phone"},
+		{"Keep it brief, I read these between meetings.", false, "brief", "meetings"},
+		{"用公里就行，我们这边没人用英里。", false, "公里", "英里"},
+		{"别用英制单位，反正读者也看不懂。", false, "英制", "看不懂"},
+		{"From now on keep answers short, I mean it.", true, "short", "mean"},
+		{"以后都用公里，我们这边没人用英里。", true, "公里", ""},
+		{"Keep answers short, you know how busy I am.", false, "busy", ""},
+		{"Sort the list by date, the newest first.", false, "newest", ""},
 	} {
 		ex := mustExtract(t, session("user", c.said))
 		var prefs []governance.ExtractedItem
@@ -45,7 +47,10 @@ func TestWishWithReason(t *testing.T) {
 			t.Errorf("%q: durable %v, want %v", c.said, prefs[0].Durable, c.durable)
 		}
 		if !strings.Contains(prefs[0].Statement, c.keeps) {
-			t.Errorf("%q: statement %q lost the reason (%q)", c.said, prefs[0].Statement, c.keeps)
+			t.Errorf("%q: statement %q lost %q", c.said, prefs[0].Statement, c.keeps)
+		}
+		if c.drops != "" && strings.Contains(prefs[0].Statement, c.drops) {
+			t.Errorf("%q: statement %q keeps the reason (%q)", c.said, prefs[0].Statement, c.drops)
 		}
 		for _, it := range ex.Items {
 			if it.Type == governance.TypeFact {
