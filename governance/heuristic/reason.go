@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/gate"
+	"github.com/mnemo-console/mnemo/governance/readability"
 )
 
 // A wish is often said with the speaker's reason or circumstance after it:
@@ -103,7 +104,11 @@ func (s *session) readWish(e *governance.Event, index int, u unit) bool {
 	}
 	items, said, prefs, durables := len(s.items), len(s.said), s.prefs, s.durables
 	s.read(e, index, sentence{text: wish}, t, rd)
-	if len(s.said) != said+1 || !slices.ContainsFunc(s.items[items:], func(it governance.ExtractedItem) bool { return it.Type == governance.TypePreference }) {
+	// The wish must be a preference and read as a sentence alone ("Never
+	// edit the files under gen/" reads as cut off; with its reason it
+	// does not): otherwise the sentence is read whole.
+	if len(s.said) != said+1 || !slices.ContainsFunc(s.items[items:], func(it governance.ExtractedItem) bool { return it.Type == governance.TypePreference }) ||
+		slices.ContainsFunc(s.items[items:], func(it governance.ExtractedItem) bool { return readability.Check(it.Statement) != readability.OK }) {
 		s.items, s.said, s.prefs, s.durables = s.items[:items], s.said[:said], prefs, durables
 		return false
 	}

@@ -31,6 +31,8 @@ func TestWishWithReason(t *testing.T) {
 		{"以后都用公里，我们这边没人用英里。", true, "公里", ""},
 		{"Keep answers short, you know how busy I am.", false, "busy", ""},
 		{"Sort the list by date, the newest first.", false, "newest", ""},
+		// A wish that would read as cut off alone keeps its reason.
+		{"Never edit the files under gen/, they are generated.", true, "generated", ""},
 	} {
 		ex := mustExtract(t, session("user", c.said))
 		var prefs []governance.ExtractedItem
