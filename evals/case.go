@@ -500,20 +500,7 @@ func (e *engine) whyMissing(m *Matcher, scope []*governance.Rule, pkg *RecallRes
 		}
 		why = append(why, entry)
 	}
-	return joinTexts(why)
-}
-
-// joinTexts is sentences as one, "; " between them: a format of values
-// alone, which a page shows with each value translated.
-func joinTexts(ts []governance.Text) governance.Text {
-	if len(ts) == 1 {
-		return ts[0]
-	}
-	args := make([]any, len(ts))
-	for i, t := range ts {
-		args[i] = t
-	}
-	return governance.Say(strings.TrimSuffix(strings.Repeat("%s; ", len(ts)), "; "), args...)
+	return governance.Joined(why...)
 }
 
 // caseProject creates the case's own scratch project, with the suite's

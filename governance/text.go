@@ -45,6 +45,19 @@ func Lines(ts ...Text) Text {
 	return Text{Lines: out}
 }
 
+// Joined is sentences as one, "; " between them: a format of values
+// alone, which a page shows with each value translated.
+func Joined(ts ...Text) Text {
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	args := make([]any, len(ts))
+	for i, t := range ts {
+		args[i] = t
+	}
+	return Say(strings.TrimSuffix(strings.Repeat("%s; ", len(ts)), "; "), args...)
+}
+
 // IsZero reports whether t says nothing.
 func (t Text) IsZero() bool { return t.ID == "" && len(t.Args) == 0 && len(t.Lines) == 0 }
 

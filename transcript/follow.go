@@ -277,7 +277,7 @@ func malformedProblem(rep *Report) governance.Text {
 	if rep.MalformedCount > 0 {
 		lines = append(lines, governance.Say("%d malformed line(s) skipped:", rep.MalformedCount))
 		for _, l := range rep.Malformed {
-			lines = append(lines, governance.Say("line %d: %s", l.Line, joined(l.Sentences())))
+			lines = append(lines, governance.Say("line %d: %s", l.Line, governance.Joined(l.Sentences()...)))
 		}
 	}
 	if rep.Clipped > 0 {
@@ -287,19 +287,6 @@ func malformedProblem(rep *Report) governance.Text {
 		return lines[0]
 	}
 	return governance.Text{Lines: lines}
-}
-
-// joined is sentences as one, "; " between them: a format of values
-// alone, which a page shows with each value translated.
-func joined(ts []governance.Text) governance.Text {
-	if len(ts) == 1 {
-		return ts[0]
-	}
-	args := make([]any, len(ts))
-	for i, t := range ts {
-		args[i] = t
-	}
-	return governance.Say(strings.TrimSuffix(strings.Repeat("%s; ", len(ts)), "; "), args...)
 }
 
 // ClippedSentence says which texts a read cut to what an event holds

@@ -151,5 +151,5 @@ func valueForPronoun(t text) bool {
 	if !t.latin || m == nil || strings.HasPrefix(t.lower[m[1]-1:], "one") {
 		return false // "make that one bigger": a thing of the task at hand
 	}
-	return (hasAnyWord(t.lower, []string{"instead", "rather"}) || strings.Contains(t.lower, ", not ") || strings.Contains(t.lower, " not "))
+	return hasAnyWord(t.lower, []string{"instead", "rather", "not"})
 }

@@ -47,6 +47,7 @@ func layoutAspects(o *outputShape, lower string, latin, han bool) {
 // layoutShape reports whether a statement shows a shape of the answers by
 // structure alone (layoutAspects).
 func layoutShape(lower string, latin, han bool) bool {
-	return latin && (positionEN.MatchString(lower) || perItemEN.MatchString(lower)) ||
-		han && (annotateZH.MatchString(lower) || perItemZH.MatchString(lower) || pointsZH.MatchString(lower))
+	var o outputShape
+	layoutAspects(&o, lower, latin, han)
+	return len(o.aspects) > 0
 }
