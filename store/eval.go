@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mnemo-console/mnemo/governance"
 	"github.com/mnemo-console/mnemo/governance/evalrow"
@@ -28,65 +29,58 @@ func (s *Store) UpsertEvalSuiteData(ctx context.Context, suite *evalrow.SuiteRow
 	return s.upsertEvalSuite(ctx, suite, data, actor)
 }
 
-// upsertEvalSuite stores the suite and, when its body changes, drops its
-// data file and writes the one data reads (none when data is nil).
+// upsertEvalSuite saves the suite (evalrow.SaveSuite) in one writer
+// transaction.
 func (s *Store) upsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, data io.Reader, actor string) error {
-	if strings.TrimSpace(suite.Name) == "" {
-		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
-	}
-	if suite.Origin != evalrow.OriginBuiltin && suite.Origin != evalrow.OriginUploaded && suite.Origin != evalrow.OriginRegression {
-		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin, uploaded or regression.", suite.Origin)
-	}
 	tx, err := s.begin(ctx, "UpsertEvalSuite")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	old, err := findEvalSuite(ctx, tx, `name = ?`, suite.Name)
-	switch governance.ErrorCode(err) {
-	case governance.ENOTFOUND:
-		res, err := tx.ExecContext(ctx, `
-			INSERT INTO eval_suites (name, origin, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
-			suite.Name, suite.Origin, suite.Body, formatTime(tx.now), formatTime(tx.now))
-		if err != nil {
-			return mapError(err, "Suite "+suite.Name)
-		}
-		suite.ID, _ = res.LastInsertId()
-		suite.CreatedAt, suite.UpdatedAt = tx.now, tx.now
-	case "":
-		if old.Origin != suite.Origin {
-			return governance.Errorf(governance.ECONFLICT, "A %s suite named %q already exists; choose another name.", old.Origin, suite.Name)
-		}
-		suite.ID, suite.CreatedAt, suite.UpdatedAt = old.ID, old.CreatedAt, old.UpdatedAt
-		if old.Body == suite.Body {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE eval_suites SET body = ?, updated_at = ? WHERE id = ?`,
-			suite.Body, formatTime(tx.now), old.ID); err != nil {
-			return fmt.Errorf("store: update eval suite: %w", err)
-		}
-		suite.UpdatedAt = tx.now
-	default:
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM eval_suite_data WHERE suite_id = ?`, suite.ID); err != nil {
-		return fmt.Errorf("store: drop eval suite data: %w", err)
-	}
-	if data != nil {
-		if err := evalrow.WriteSuiteData(data, func(part int, b []byte) error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO eval_suite_data (suite_id, part, bytes) VALUES (?, ?, ?)`, suite.ID, part, b)
-			return err
-		}); err != nil {
-			return fmt.Errorf("store: save eval suite data: %w", err)
-		}
-	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "eval.suite_save", ObjectType: "eval_suite", ObjectID: fmt.Sprint(suite.ID),
-		Details: suite.Origin + " " + suite.Name,
-	}); err != nil {
+	changed, err := evalrow.SaveSuite(ctx, suiteTx{tx}, suite, data, actor)
+	if err != nil || !changed {
 		return err
 	}
 	return tx.Commit()
+}
+
+// suiteTx is the SQL of each step of a suite save (evalrow.SuiteTx).
+type suiteTx struct{ *Tx }
+
+func (tx suiteTx) Now() time.Time { return tx.now }
+
+func (tx suiteTx) LockSuiteByName(ctx context.Context, name string) (*evalrow.SuiteRow, error) {
+	return findEvalSuite(ctx, tx.Tx, `name = ?`, name)
+}
+
+func (tx suiteTx) InsertSuite(ctx context.Context, suite *evalrow.SuiteRow) error {
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO eval_suites (name, origin, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+		suite.Name, suite.Origin, suite.Body, formatTime(suite.CreatedAt), formatTime(suite.UpdatedAt))
+	if err != nil {
+		return mapError(err, "Suite "+suite.Name)
+	}
+	suite.ID, err = res.LastInsertId()
+	return err
+}
+
+func (tx suiteTx) UpdateSuiteBody(ctx context.Context, id int64, body string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE eval_suites SET body = ?, updated_at = ? WHERE id = ?`, body, formatTime(tx.now), id)
+	return err
+}
+
+func (tx suiteTx) DropSuiteData(ctx context.Context, id int64) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM eval_suite_data WHERE suite_id = ?`, id)
+	return err
+}
+
+func (tx suiteTx) InsertSuitePart(ctx context.Context, id int64, part int, b []byte) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO eval_suite_data (suite_id, part, bytes) VALUES (?, ?, ?)`, id, part, b)
+	return err
+}
+
+func (tx suiteTx) Audit(ctx context.Context, e *governance.AuditEntry) error {
+	return appendAudit(ctx, tx.Tx, e)
 }
 
 // OpenEvalSuiteData reads the data file of suite id back, a part at a

@@ -26,64 +26,57 @@ func (s *Store) UpsertEvalSuiteData(ctx context.Context, suite *evalrow.SuiteRow
 	return s.upsertEvalSuite(ctx, suite, data, actor)
 }
 
-// upsertEvalSuite stores the suite and, when its body changes, drops its
-// data file and writes the one data reads (none when data is nil).
+// upsertEvalSuite saves the suite (evalrow.SaveSuite) in one
+// transaction.
 func (s *Store) upsertEvalSuite(ctx context.Context, suite *evalrow.SuiteRow, data io.Reader, actor string) error {
-	if strings.TrimSpace(suite.Name) == "" {
-		return governance.Errorf(governance.EINVALID, "A suite needs a name.")
-	}
-	if suite.Origin != evalrow.OriginBuiltin && suite.Origin != evalrow.OriginUploaded && suite.Origin != evalrow.OriginRegression {
-		return governance.Errorf(governance.EINVALID, "Suite origin %q is not builtin, uploaded or regression.", suite.Origin)
-	}
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.rollback()
-	old, err := findEvalSuite(ctx, tx, `name = $1 FOR UPDATE`, suite.Name)
-	switch governance.ErrorCode(err) {
-	case governance.ENOTFOUND:
-		err := tx.QueryRow(ctx, `
-			INSERT INTO eval_suites (name, origin, body, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING id`,
-			suite.Name, suite.Origin, suite.Body, tx.now).Scan(&suite.ID)
-		if err != nil {
-			return mapError(err, "Suite "+suite.Name)
-		}
-		suite.CreatedAt, suite.UpdatedAt = tx.now, tx.now
-	case "":
-		if old.Origin != suite.Origin {
-			return governance.Errorf(governance.ECONFLICT, "A %s suite named %q already exists; choose another name.", old.Origin, suite.Name)
-		}
-		suite.ID, suite.CreatedAt, suite.UpdatedAt = old.ID, old.CreatedAt, old.UpdatedAt
-		if old.Body == suite.Body {
-			return nil
-		}
-		if _, err := tx.Exec(ctx, `UPDATE eval_suites SET body = $1, updated_at = $2 WHERE id = $3`,
-			suite.Body, tx.now, old.ID); err != nil {
-			return fmt.Errorf("postgres: update eval suite: %w", err)
-		}
-		suite.UpdatedAt = tx.now
-	default:
-		return err
-	}
-	if _, err := tx.Exec(ctx, `DELETE FROM eval_suite_data WHERE suite_id = $1`, suite.ID); err != nil {
-		return fmt.Errorf("postgres: drop eval suite data: %w", err)
-	}
-	if data != nil {
-		if err := evalrow.WriteSuiteData(data, func(part int, b []byte) error {
-			_, err := tx.Exec(ctx, `INSERT INTO eval_suite_data (suite_id, part, bytes) VALUES ($1, $2, $3)`, suite.ID, part, b)
-			return err
-		}); err != nil {
-			return fmt.Errorf("postgres: save eval suite data: %w", err)
-		}
-	}
-	if err := appendAudit(ctx, tx, &governance.AuditEntry{
-		Actor: actor, Action: "eval.suite_save", ObjectType: "eval_suite", ObjectID: fmt.Sprint(suite.ID),
-		Details: suite.Origin + " " + suite.Name,
-	}); err != nil {
+	changed, err := evalrow.SaveSuite(ctx, suiteTx{tx}, suite, data, actor)
+	if err != nil || !changed {
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// suiteTx is the SQL of each step of a suite save (evalrow.SuiteTx).
+type suiteTx struct{ *Tx }
+
+func (tx suiteTx) Now() time.Time { return tx.now }
+
+func (tx suiteTx) LockSuiteByName(ctx context.Context, name string) (*evalrow.SuiteRow, error) {
+	return findEvalSuite(ctx, tx.Tx, `name = $1 FOR UPDATE`, name)
+}
+
+func (tx suiteTx) InsertSuite(ctx context.Context, suite *evalrow.SuiteRow) error {
+	err := tx.QueryRow(ctx, `
+		INSERT INTO eval_suites (name, origin, body, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+		suite.Name, suite.Origin, suite.Body, suite.CreatedAt, suite.UpdatedAt).Scan(&suite.ID)
+	if err != nil {
+		return mapError(err, "Suite "+suite.Name)
+	}
+	return nil
+}
+
+func (tx suiteTx) UpdateSuiteBody(ctx context.Context, id int64, body string) error {
+	_, err := tx.Exec(ctx, `UPDATE eval_suites SET body = $1, updated_at = $2 WHERE id = $3`, body, tx.now, id)
+	return err
+}
+
+func (tx suiteTx) DropSuiteData(ctx context.Context, id int64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM eval_suite_data WHERE suite_id = $1`, id)
+	return err
+}
+
+func (tx suiteTx) InsertSuitePart(ctx context.Context, id int64, part int, b []byte) error {
+	_, err := tx.Exec(ctx, `INSERT INTO eval_suite_data (suite_id, part, bytes) VALUES ($1, $2, $3)`, id, part, b)
+	return err
+}
+
+func (tx suiteTx) Audit(ctx context.Context, e *governance.AuditEntry) error {
+	return appendAudit(ctx, tx.Tx, e)
 }
 
 // OpenEvalSuiteData reads the data file of suite id back, a part at a
