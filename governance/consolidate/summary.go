@@ -98,20 +98,24 @@ func description(source governance.Role, external bool, fs []governance.Finding,
 	switch {
 	case zh && external:
 		return "外部内容提出了涉及" + kinds + "的要求，此处不引用。"
+	case zh && source == governance.RoleUser && len(fs) == 0:
+		return "用户提出了一项低风险范围以外的要求，此处不引用。"
 	case zh && source == governance.RoleUser:
-		return "用户提出了涉及" + kinds + "的要求，已交审核，此处不引用。"
+		return "用户提出了涉及" + kinds + "的要求，此处不引用。"
 	case zh && source != "":
 		return "会话中有涉及" + kinds + "的内容，此处不引用。"
 	case zh:
 		return "一句涉及" + kinds + "的内容已交审核，此处不复述。"
 	case external:
 		return "Outside content asked for something about " + kinds + "; it is not quoted here."
+	case source == governance.RoleUser && len(fs) == 0:
+		return "The user made a request outside the low-risk set; it is not quoted here."
 	case source == governance.RoleUser:
-		return "The user asked for a change about " + kinds + "; it is held for review and not quoted here."
+		return "The user asked for something about " + kinds + "; it is not quoted here."
 	case source != "":
 		return "The session said something about " + kinds + "; it is not quoted here."
 	}
-	return "A sentence about " + kinds + " is held for review and not repeated here."
+	return "A sentence about " + kinds + " is not repeated here."
 }
 
 func hasHan(s string) bool {

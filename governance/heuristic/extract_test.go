@@ -220,7 +220,7 @@ func TestExtractLesson(t *testing.T) {
 		if len(ex.Items) != 0 {
 			t.Errorf("got %+v, want no lesson without a passing re-check", ex.Items)
 		}
-		if !strings.Contains(ex.Summary, "No re-check has passed yet") {
+		if !strings.Contains(ex.Summary, "It has not passed since.") {
 			t.Errorf("summary: %s", ex.Summary)
 		}
 	})

@@ -12,8 +12,11 @@ import (
 // asked, what failed, how it was fixed (or, without a failure, what the user
 // asked to keep and whether external content was read).
 func (s *session) summary() string {
-	messages, external := 0, 0
+	messages, external, tools := 0, 0, 0
 	for _, e := range s.events {
+		if e != nil && e.Tool != "" {
+			tools++
+		}
 		if isMessage(e) {
 			messages++
 			if e.Source == governance.SourceExternal {
@@ -34,10 +37,15 @@ func (s *session) summary() string {
 		}
 		out = append(out, s.failureSentencesZH()...)
 		if len(s.failures) == 0 {
+			var said []string
+			if tools > 0 {
+				said = append(said, "没有工具检查失败")
+			}
 			if s.prefs > 0 {
-				out = append(out, fmt.Sprintf("没有工具检查失败；用户提出了 %d 条要求，其中 %d 条长期有效。", s.prefs, s.durables))
-			} else {
-				out = append(out, "没有工具检查失败。")
+				said = append(said, fmt.Sprintf("用户提出了 %d 条要求，其中 %d 条长期有效", s.prefs, s.durables))
+			}
+			if len(said) > 0 {
+				out = append(out, strings.Join(said, "；")+"。")
 			}
 			if external > 0 {
 				out = append(out, fmt.Sprintf("会话读入了 %d 条外部来源内容，未经核实。", external))
@@ -52,16 +60,40 @@ func (s *session) summary() string {
 	}
 	out = append(out, s.failureSentencesEN()...)
 	if len(s.failures) == 0 {
-		if s.prefs > 0 {
-			out = append(out, fmt.Sprintf("No tool check failed; the user stated %d preference(s), %d of them durable.", s.prefs, s.durables))
-		} else {
-			out = append(out, "No tool check failed.")
+		switch {
+		case tools > 0 && s.prefs > 0:
+			out = append(out, "Every tool call succeeded; "+preferencesEN(s.prefs, s.durables))
+		case tools > 0:
+			out = append(out, "Every tool call succeeded.")
+		case s.prefs > 0:
+			p := preferencesEN(s.prefs, s.durables)
+			out = append(out, strings.ToUpper(p[:1])+p[1:])
 		}
 		if external > 0 {
-			out = append(out, fmt.Sprintf("The session read %d item(s) of external content, unverified.", external))
+			out = append(out, externalEN(external))
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// preferencesEN says, in lower case, how many preferences the user
+// stated and how many of them are standing ones.
+func preferencesEN(prefs, standing int) string {
+	if prefs == 1 {
+		if standing == 1 {
+			return "the user stated a standing preference."
+		}
+		return "the user stated a preference."
+	}
+	return fmt.Sprintf("the user stated %d preferences, %d of them standing.", prefs, standing)
+}
+
+// externalEN says how many items of external content the session read.
+func externalEN(n int) string {
+	if n == 1 {
+		return "The session read one item of external content, unverified."
+	}
+	return fmt.Sprintf("The session read %d items of external content, unverified.", n)
 }
 
 // request is the first sentence of substance in the user's first message.
@@ -150,10 +182,14 @@ func (s *session) failureSentencesEN() []string {
 	switch {
 	case open == 0:
 		fixed = "After the fix the re-check passed: " + strings.Join(lessons, "; ") + "."
+	case len(lessons) > 0 && open == 1:
+		fixed = "Some fixes passed the re-check; one check still fails."
 	case len(lessons) > 0:
-		fixed = fmt.Sprintf("Some fixes passed the re-check; %d check(s) still fail.", open)
+		fixed = fmt.Sprintf("Some fixes passed the re-check; %d checks still fail.", open)
+	case len(s.failures) == 1:
+		fixed = "It has not passed since."
 	default:
-		fixed = "No re-check has passed yet."
+		fixed = "None of them has passed since."
 	}
 	return []string{failed + ".", fixed}
 }
