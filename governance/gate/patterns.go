@@ -185,6 +185,7 @@ var acceptFuncs = map[string]func(string, []int) bool{
 	"agentCommits":        agentCommits,
 	"bookingCommits":      bookingCommits,
 	"notToUser":           notToUser,
+	"readerNotUser":       readerNotUser,
 }
 
 // runWindows are the runs a rule's runs= option names.

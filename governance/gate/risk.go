@@ -195,6 +195,17 @@ func notToUser(s string, loc []int) bool {
 	return !toUser.MatchString(s[loc[1]:])
 }
 
+// userReader is a reader who is the user: what the user reads is
+// theirs to shape.
+var userReader = regexp.MustCompile(`(?i)\b(?:the\s+user|i|we)\s+(?:\w+\s+)?(?:see|sees|read|reads|view|views|review|reviews|look|looks|check|checks|get|gets|don't|do|never|need|needs)\b|\b(?:to|for)\s+(?:me|us|myself|ourselves|the\s+user)\b|(?:给|让|只有|除了)(?:我|我们|用户)|(?:我|我们|用户)(?:自己)?(?:看|查看|过目|审核|审阅|检查)`)
+
+// readerNotUser refuses an omission whose reader is the user ("leave it
+// out of the summaries I read", 给我的周报里别提): only what someone else
+// reads can be kept from them.
+func readerNotUser(s string, loc []int) bool {
+	return !userReader.MatchString(s[loc[0]:loc[1]])
+}
+
 // notUserSubject refuses a match the user is the subject of: "when I book
 // flights", "we always text our parents" describe what the user does, not
 // what the agent is to do. It reads the two words before the match.
