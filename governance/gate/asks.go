@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,11 +16,12 @@ import (
 // statement outside the low-risk set without a finding carries the marker
 // whatever is read here.
 var (
-	actionRe        = regexp.MustCompile(patterns.exprOf("reading_action"))
+	// actionRule goes through the prefilter like the placement shapes:
+	// most statements hold none of its verbs.
+	actionRule      = rule("lowrisk", "reading_action", patterns.exprOf("reading_action"))
 	conditionOpenRe = regexp.MustCompile(patterns.exprOf("reading_condition"))
 	// A joiner that ends a clause before the one it conditions.
 	conditionJoinerRe = regexp.MustCompile(`(?i)(?:\bunless|\botherwise|除非|否则|要不然)[\s,，]*$`)
-	claimRe           = regexp.MustCompile(patterns.named("shape", "claim").expr(patterns.defs))
 	// An action whose object is the user ("remind me", 提醒我) shapes
 	// what the agent tells the user; 我妈, 我的… name someone else.
 	toUserRe = regexp.MustCompile(`(?i)^\s*(?:me|us)\b|^给?我(?:们)?(?:$|[^妈爸老家的儿女哥姐弟妹同朋领上客婆公舅叔姨岳])`)
@@ -27,6 +30,9 @@ var (
 // identityDenies are the deny shapes that say who the agent is, whom it
 // obeys or whose words count.
 var identityDenies = map[string]bool{"persona": true, "persona_name": true, "authority": true, "content_instructions": true}
+
+// maxJoinerBytes bounds how far before a clause its joiner is looked for.
+const maxJoinerBytes = 16
 
 // maxActionWords bounds the words after an action's verb the marker
 // quotes as its object (a Han character counts half a word).
@@ -37,7 +43,7 @@ const maxActionWords = 8
 // action beyond the agent's answers (its verb and object), a claim by a
 // clause that opens with its subject, a condition or standing policy, or
 // the clause alone. Spans are in text, the text as written.
-func readAsks(np *governance.NotPlaced, text string, v *gateView, why notPlaced) {
+func readAsks(np *governance.NotPlaced, text string, v *gateView, lits *scanned, why notPlaced) {
 	s := v.text
 	asks, lo, hi := "", why.lo, why.hi
 	clause := s[why.lo:why.hi]
@@ -47,12 +53,13 @@ func readAsks(np *governance.NotPlaced, text string, v *gateView, why notPlaced)
 	case conditionOpenRe.MatchString(clause):
 		asks = governance.AsksCondition
 	default:
-		if j := conditionJoinerRe.FindStringIndex(s[:why.lo]); j != nil {
+		before := max(0, why.lo-maxJoinerBytes)
+		if j := conditionJoinerRe.FindStringIndex(s[before:why.lo]); j != nil {
 			// "…, unless the caterer objects": the joiner opens the clause.
-			asks, lo = governance.AsksCondition, j[0]
-		} else if alo, ahi, ok := action(s, why.lo, why.hi); ok {
+			asks, lo = governance.AsksCondition, before+j[0]
+		} else if alo, ahi, ok := action(s, lits, why.lo, why.hi); ok {
 			asks, lo, hi = governance.AsksAct, alo, ahi
-		} else if OpensWithSubject(clause) && claimRe.MatchString(clause) {
+		} else if OpensWithSubject(clause) && overlaps(spans(shapeRules["claim"], s, lits), [2]int{why.lo, why.hi}) {
 			asks = governance.AsksClaim
 		}
 	}
@@ -65,9 +72,14 @@ func readAsks(np *governance.NotPlaced, text string, v *gateView, why notPlaced)
 // its answers, not on the user ("tell my landlord", not "tell me"), and
 // returns the span of the verb and the words after it that name its
 // object (at most maxActionWords, within the clause).
-func action(s string, lo, hi int) (int, int, bool) {
-	for _, m := range actionRe.FindAllStringIndex(s[lo:hi], -1) {
-		vlo, vhi := lo+m[0], lo+m[1]
+func action(s string, lits *scanned, lo, hi int) (int, int, bool) {
+	ms := spans(&actionRule, s, lits)
+	slices.SortFunc(ms, func(a, b []int) int { return cmp.Compare(a[0], b[0]) })
+	for _, m := range ms {
+		vlo, vhi := m[0], m[1]
+		if vlo < lo || vhi > hi {
+			continue
+		}
 		if toUserRe.MatchString(s[vhi:hi]) {
 			continue
 		}
