@@ -146,7 +146,32 @@ type GateResult struct {
 type NotPlaced struct {
 	Clause string `json:"clause"`
 	Reason string `json:"reason"`
+	// Asks is what the clause asks, read from its structure for the
+	// reviewer's marker (OutsideMarker): AsksAct, AsksIdentity, AsksClaim,
+	// AsksCondition, or "" when nothing more than the clause is read.
+	Asks string `json:"asks,omitempty"`
+	// Words are the words Asks reads (an action with its object, the
+	// deny shape's words, the condition), [Start, End) their span in the
+	// text (bytes); with Asks "", the clause.
+	Words string `json:"words,omitempty"`
+	Start int    `json:"start,omitempty"`
+	End   int    `json:"end,omitempty"`
 }
+
+// What a clause outside the low-risk set asks (NotPlaced.Asks).
+const (
+	// AsksAct: the agent acts beyond shaping its own answers (a verb on
+	// files, systems, bookings, messages, people or money).
+	AsksAct = "act"
+	// AsksIdentity: who the agent is, whom it obeys or whose words count.
+	AsksIdentity = "identity"
+	// AsksClaim: a clause that opens with its subject and claims who
+	// decides, what was checked, what a source holds or where the answers go.
+	AsksClaim = "claim"
+	// AsksCondition: a condition or a standing policy ("whenever …",
+	// "unless …", 只要…).
+	AsksCondition = "condition"
+)
 
 // Blocked reports whether the text must not be written.
 func (r GateResult) Blocked() bool {

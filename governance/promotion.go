@@ -156,7 +156,7 @@ func decide(members []*Candidate, events map[int64]*Event, gateBlocked []Finding
 		tooLong = tooLong || CheckRuleText(c.Statement) != nil
 		corrects = corrects || replaces != nil && c.Type == replaces.Kind && Corrects(replaces.Text, c.Statement)
 		lowRisk = lowRisk && c.LowRisk != "" && len(c.Findings) == 0
-		if notPlaced == nil && c.LowRisk == "" && len(c.Findings) == 0 {
+		if notPlaced == nil && c.LowRisk == "" && !GateFound(c.Findings) {
 			notPlaced = c.NotPlaced
 		}
 		for _, seq := range c.EvidenceSeqs {

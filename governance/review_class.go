@@ -96,7 +96,7 @@ func classHead(text string) string {
 // classRisk names the gate's classes among findings, sorted ("" when clean).
 func classRisk(findings []Finding) string {
 	var cats []string
-	for _, f := range findings {
+	for _, f := range WithoutMarkers(findings) {
 		c := f.Category
 		if f.Redacted {
 			c = GateCredentials

@@ -43,11 +43,12 @@ const (
 	RankLong        = "long"         // long for a rule
 	RankRisk        = "risk"         // the write gate found something that blocks
 	RankAuthority   = "authority"    // a URL, e-mail address, command or credential
+	RankOutside     = "outside"      // outside the low-risk set, no risk feature (the review marker)
 )
 
 // RankCodes lists every rank code, for the catalogs' completeness test.
 var RankCodes = []string{RankExplicit, RankToolFailure, RankRepeated, RankReviewer, RankSessions, RankPeople,
-	RankOneSession, RankClear, RankUnclear, RankLong, RankRisk, RankAuthority}
+	RankOneSession, RankClear, RankUnclear, RankLong, RankRisk, RankAuthority, RankOutside}
 
 // Rank is how likely a reviewer is to approve a proposal, from 0 to 1,
 // with the reasons, strongest first.
@@ -105,11 +106,14 @@ func RankProposal(in RankInput) Rank {
 	default:
 		add(RankClear, 0, 0.05)
 	}
-	blocks, authority := false, false
+	blocks, authority, outside := false, false, false
 	for _, f := range r.Findings {
-		if f.Blocks() {
+		switch {
+		case f.ReviewOnly():
+			outside = true
+		case f.Blocks():
 			blocks = true
-		} else {
+		default:
 			authority = true
 		}
 	}
@@ -118,6 +122,9 @@ func RankProposal(in RankInput) Rank {
 		add(RankRisk, 0, -0.4)
 	case authority:
 		add(RankAuthority, 0, -0.15)
+	case outside:
+		// A review reason, not a risk the gate found: a small step.
+		add(RankOutside, 0, -0.05)
 	}
 	score := 0.5
 	for _, x := range reasons {

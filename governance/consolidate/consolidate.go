@@ -616,7 +616,7 @@ func (c *Consolidator) mergeAndPromote(ctx context.Context, in *governance.Conso
 // statement stands; a new candidate was classified when it was drawn.
 func (c *Consolidator) place(ctx context.Context, members []*governance.Candidate) error {
 	for _, cand := range members {
-		if cand.ID < 0 || cand.LowRisk != "" || len(cand.Findings) > 0 {
+		if cand.ID < 0 || cand.LowRisk != "" || governance.GateFound(cand.Findings) {
 			continue
 		}
 		res, err := c.Classifier.Classify(ctx, cand.Statement)
@@ -664,11 +664,11 @@ func (c *Consolidator) replaces(rules []*governance.Rule, newOnes []*governance.
 // each member said by the rule's own subject and carrying no finding. It
 // returns the class, or "" when the group must be placed on its own words.
 func (c *Consolidator) placeAsRule(ctx context.Context, rule *governance.Rule, group []*governance.Candidate) (string, error) {
-	if rule.SubjectID == "" || len(rule.Findings) > 0 {
+	if rule.SubjectID == "" || governance.GateFound(rule.Findings) {
 		return "", nil
 	}
 	for _, cand := range group {
-		if len(cand.Findings) > 0 || cand.SubjectID != rule.SubjectID || !governance.ChangesValue(rule.Text, cand.Statement) {
+		if governance.GateFound(cand.Findings) || cand.SubjectID != rule.SubjectID || !governance.ChangesValue(rule.Text, cand.Statement) {
 			return "", nil
 		}
 	}
@@ -732,6 +732,18 @@ func (c *Consolidator) apply(ctx context.Context, in *governance.ConsolidateInpu
 			}
 		}
 	}
+	if status == governance.RuleProposed && lowRisk == "" {
+		// Outside the low-risk set with no finding, a proposal carries the
+		// review marker (default-deny for markers), and so does each of
+		// its candidates outside the set: no proposal waits for a reviewer
+		// looking like an ordinary preference.
+		findings = governance.MarkOutside(text, findings, res.NotPlaced)
+		for _, cand := range all {
+			if cand.LowRisk == "" {
+				cand.Findings = governance.MarkOutside(cand.Statement, cand.Findings, cand.NotPlaced)
+			}
+		}
+	}
 	r := &governance.Rule{
 		ID: tempID(), ProjectID: in.Project.ID, SubjectID: ruleScope(best.Type, best.SubjectID), Kind: best.Type,
 		Text: text, PromotionReason: d.Reason, Status: status, Version: 1, Trust: governance.Trust(d.Reason, d.Sessions),
@@ -780,9 +792,10 @@ func (c *Consolidator) statement(ctx context.Context, all []*governance.Candidat
 	}
 	findings := res.Findings
 	if len(findings) == 0 {
-		// Another member's findings still mark the group.
+		// Another member's findings still mark the group (a review marker
+		// is the proposal's own, made again for its statement).
 		for _, cand := range all {
-			findings = append(findings, cand.Findings...)
+			findings = append(findings, governance.WithoutMarkers(cand.Findings)...)
 		}
 	}
 	return best, res, findings, nil

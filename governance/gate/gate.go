@@ -149,6 +149,7 @@ func Scan(text string) governance.GateResult {
 		if res.LowRisk == "" && len(n.view.text) > 0 {
 			lo, hi := n.view.origin(why.lo, why.hi)
 			res.NotPlaced = &governance.NotPlaced{Clause: strings.TrimSpace(text[lo:hi]), Reason: why.reason}
+			readAsks(res.NotPlaced, text, &n.view, lits[0], why)
 		}
 	}
 	sort.SliceStable(res.Findings, func(i, j int) bool {

@@ -142,6 +142,7 @@ func init() {
 	}
 	all = append(all, &protectiveRule)
 	all = append(all, placementRules()...)
+	all = append(all, &actionRule)
 	for _, r := range all {
 		r.hints = derivedHints(r.pieces)
 		r.hintIDs = newLiteralSet(x.idSet(r.hints))

@@ -137,6 +137,8 @@ func placementRules() []*gateRule {
 type notPlaced struct {
 	lo, hi int
 	reason string
+	// mlo, mhi: the deny shape's match, when a deny shape kept it out.
+	mlo, mhi int
 }
 
 // clauses splits s (lits its literals) into the spans of its clauses,
@@ -302,7 +304,7 @@ func clauseOf(cs [][2]int, lo, hi int) [2]int {
 // prot are the spans of protective rules in s.
 func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 	if tooLong(s) {
-		return "", notPlaced{0, len(s), NotPlacedLong}
+		return "", notPlaced{lo: 0, hi: len(s), reason: NotPlacedLong}
 	}
 	cs := clauses(s, lits)
 	m := &matches{s: s, lits: lits, shape: map[string][][]int{}, cues: make([][][]int, len(lowRiskClasses)), done: make([]bool, len(lowRiskClasses))}
@@ -326,7 +328,7 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 			continue
 		}
 		if c := clauseOf(cs, first[0], first[1]); !inProt(first) && !m.lifts(d.unless, c) {
-			return "", notPlaced{c[0], c[1], d.rule.pattern}
+			return "", notPlaced{c[0], c[1], d.rule.pattern, first[0], first[1]}
 		}
 		for _, l := range d.rule.findAll(s, lits) {
 			if inProt(l) {
@@ -336,7 +338,7 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 			if m.lifts(d.unless, c) {
 				continue
 			}
-			return "", notPlaced{c[0], c[1], d.rule.pattern}
+			return "", notPlaced{c[0], c[1], d.rule.pattern, l[0], l[1]}
 		}
 	}
 	class := ""
@@ -353,7 +355,7 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 			if cls == NotPlacedClass {
 				reason = NotPlacedClass
 			}
-			return "", notPlaced{c[0], c[1], reason}
+			return "", notPlaced{lo: c[0], hi: c[1], reason: reason}
 		}
 		prevPlaced = true
 		if class == "" {
@@ -361,7 +363,7 @@ func place(s string, lits *scanned, prot [][2]int) (string, notPlaced) {
 		}
 	}
 	if class == "" {
-		return "", notPlaced{0, len(s), NotPlacedShape}
+		return "", notPlaced{lo: 0, hi: len(s), reason: NotPlacedShape}
 	}
 	return class, notPlaced{}
 }

@@ -354,7 +354,7 @@ func ruleCandidate(req governance.RecallRequest, in governance.RecallInput, w go
 		Importance: ruleImportance(req, r, w),
 		Use:        ruleUse(r, w),
 	}
-	if len(r.Findings) > 0 {
+	if governance.GateFound(r.Findings) {
 		c.entry.Score.Sensitivity = 1
 	}
 	ev := in.Evidence[r.ID]

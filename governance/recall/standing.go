@@ -16,7 +16,7 @@ func StandingScore(r *governance.Rule, now time.Time, w governance.RecallWeights
 		Recency:    recency(now, r.UpdatedAt, w),
 		Importance: ruleImportance(governance.RecallRequest{}, r, w),
 	}
-	if len(r.Findings) > 0 {
+	if governance.GateFound(r.Findings) {
 		s.Sensitivity = 1
 	}
 	return total(s, w).Total
