@@ -61,6 +61,24 @@ func phrasesOf(lists ...[]outputCue) []string {
 // prices", "sort by room"): restatements are told apart by their words.
 var openAspects = []string{"include", "omit", "ordering"}
 
+// combinedAspects are the aspects whose values are said together ("a calm,
+// neutral tone"): a statement of one of them alone whose values hold the
+// other's says the same wish more fully ("Keep the tone calm" / "A calm,
+// neutral tone please"), not another one.
+var combinedAspects = []string{"tone"}
+
+// widens reports whether a and b address only one aspect of
+// combinedAspects and the content of one holds all of the other's.
+func widens(a, b outputShape) bool {
+	if len(a.aspects) != 1 || !slices.Equal(a.aspects, b.aspects) || !slices.Contains(combinedAspects, a.aspects[0]) {
+		return false
+	}
+	holds := func(x, y []string) bool {
+		return !slices.ContainsFunc(y, func(v string) bool { return !slices.Contains(x, v) })
+	}
+	return holds(a.content, b.content) || holds(b.content, a.content)
+}
+
 // loadOutputCues reads "aspect: phrase" lines; values lines are "aspect:
 // value | synonym | …", each spelling recorded with its first as the value,
 // or "aspect: =value | spelling | …" where the value is named in another
@@ -530,6 +548,9 @@ func outputRelation(a, b outputShape) outputRel {
 	case shared == "":
 		return outputUnrelated
 	case len(a.content) > 0 && len(b.content) > 0:
+		if widens(a, b) {
+			return outputSame
+		}
 		if slices.Contains(openAspects, shared) {
 			return outputUnrelated
 		}

@@ -343,3 +343,20 @@ func TestStandingScopeInOtherWords(t *testing.T) {
 	}
 	checkDurable(t, durable, lookAlikes)
 }
+
+// TestRetractionInItsOwnSentence: a retraction after words of its own
+// sentence (after a dash or a comma) takes those words back, and only
+// those: the sentence before it stands.
+func TestRetractionInItsOwnSentence(t *testing.T) {
+	durable := []string{
+		"Honey jars are always labelled in grams. Round the prices, hmm, forget it.",
+		"以后都用公斤记体重。改成按页报价——算了，不用了。",
+	}
+	lookAlikes := []string{
+		"Always name the species first — actually, forget that, it's fine as it is.",
+		"From now on, send every reminder two weeks early, scratch that.",
+		"以后每次都提前两周——算了，还是按原来的吧。",
+		"以后所有译稿都用英式拼写，算了，当我没说。",
+	}
+	checkDurable(t, durable, lookAlikes)
+}
