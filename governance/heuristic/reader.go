@@ -680,7 +680,7 @@ func vetoEN(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
 			return vetoHypothetical
 		}
 	}
-	if (h.en(cueNarration) || pastOfSpeakerEN(u)) && !speakerWishEN(u) && !imperativeClauseEN(u) {
+	if (h.en(cueNarration) && containsAnyPhraseEN(withoutExceptionEN(u), cueNarration.en) || pastOfSpeakerEN(u)) && !speakerWishEN(u) && !imperativeClauseEN(u) {
 		return vetoNarration
 	}
 	if h.en(cuePrediction) && !imperativeClauseEN(u) && !(r.agent && r.norm) {
@@ -1598,8 +1598,11 @@ func allDoZH(s string) bool {
 			continue // after a frequency (每次都要…) or a person (我们都…)
 		}
 		after := s[off:]
-		if hasAnyPrefix(after, []string{"要", "得", "必须", "用", "按", "以", "别", "不要", "不用", "不能", "不许", "不准", "只", "先", "统一", "一律", "放", "写", "记", "标", "列", "附", "控制"}) &&
-			!startsWithAmountZH(strings.TrimPrefix(after, "要")) {
+		// A modal of obligation (cues/modal.zh: 需要, 应该, 务必 …) or a
+		// directive verb after it.
+		if (hasAnyPrefix(after, []string{"要", "得", "必须", "用", "按", "以", "别", "不要", "不用", "不能", "不许", "不准", "只", "先", "统一", "一律", "放", "写", "记", "标", "列", "附", "控制"}) ||
+			hasAnyPrefix(after, cueModal.zh) && !hasAnyPrefix(after, cueNotModalZH)) &&
+			!startsWithAmountZH(strings.TrimPrefix(strings.TrimPrefix(after, "需"), "要")) {
 			return true
 		}
 	}
@@ -1796,6 +1799,28 @@ func occurrences(s, sub string) iter.Seq[int] {
 			off += k + len(sub)
 		}
 	}
+}
+
+// exceptionEN is a clause of exception ("unless it rains"): the condition
+// of a rule, not the speaker's story.
+var exceptionEN = regexp.MustCompile(`\bunless\b[^,;:.!?]*`)
+
+// withoutExceptionEN is u without its clauses of exception.
+func withoutExceptionEN(u string) string {
+	if !strings.Contains(u, "unless") {
+		return u
+	}
+	return exceptionEN.ReplaceAllString(u, " ")
+}
+
+// containsAnyPhraseEN reports whether u holds one of phrases as words.
+func containsAnyPhraseEN(u string, phrases []string) bool {
+	for _, p := range phrases {
+		if phraseAt(u, p) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // retract applies a retraction clause find finds in u ("Ha, kidding",
