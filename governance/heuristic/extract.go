@@ -20,7 +20,7 @@ import (
 
 // Name is the extractor's name and version, recorded on every candidate.
 // Bump the version when a change would extract different items.
-const Name = "heuristic/9"
+const Name = "heuristic/10"
 
 // maxStatementRunes caps a statement, well inside recall's per-item budget.
 const maxStatementRunes = 240
