@@ -20,7 +20,7 @@ import (
 
 // Name is the extractor's name and version, recorded on every candidate.
 // Bump the version when a change would extract different items.
-const Name = "heuristic/9"
+const Name = "heuristic/10"
 
 // maxStatementRunes caps a statement, well inside recall's per-item budget.
 const maxStatementRunes = 240
@@ -232,7 +232,11 @@ func (t text) anyEN(words []string) bool { return t.latin && hasAnyWord(t.lower,
 // event index (or a sentence and the back-references joined to it), given
 // what the structural reader made of it.
 func (s *session) read(e *governance.Event, index int, sn sentence, t text, rd reading) {
-	if isSmallTalk(t.lower) || t.anyZH(weatherZH) || t.anyEN(weatherEN) {
+	// Weather chat is no wish; a standing instruction that names the
+	// weather with a scope over what is to come ("蜂箱检查定在每周六，下雨除外。
+	// 以后写通讯都按这个。") is one; a frequency alone ("Always so rainy
+	// there") is still the weather's.
+	if isSmallTalk(t.lower) || (t.anyZH(weatherZH) || t.anyEN(weatherEN)) && !(rd.standing() && rd.scope != scopeOccasion) {
 		return
 	}
 	external := e.Source == governance.SourceExternal

@@ -48,7 +48,7 @@ func mustExtract(tb testing.TB, events []*governance.Event) *governance.Extracti
 }
 
 func TestExtractorName(t *testing.T) {
-	if got, want := heuristic.NewExtractor().Name(), "heuristic/9"; got != want {
+	if got, want := heuristic.NewExtractor().Name(), "heuristic/10"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -188,6 +188,26 @@ func TestPartitionOutputRequests(t *testing.T) {
 			pref(2, "Skip the hotel prices, please"),
 			pref(3, "Leave out the flight times"),
 		}, [][]int64{{1, 2}, {3}}},
+		// A tone said more fully is the same wish; another tone corrects it.
+		{"Tone", []governance.MergeItem{
+			pref(1, "Keep the tone calm when you write to clients"),
+			pref(2, "A calm, neutral tone please"),
+			pref(3, "Write in a calm tone"),
+			pref(4, "A cheerful tone please"),
+		}, [][]int64{{1, 2, 3}, {4}}},
+		{"语气", []governance.MergeItem{
+			pref(1, "语气礼貌一些"),
+			pref(2, "请用礼貌、正式的语气回复"),
+			pref(3, "语气随意一点"),
+		}, [][]int64{{1, 2}, {3}}},
+		// A date format is the order of its parts, however written.
+		{"DateOrder", []governance.MergeItem{
+			pref(1, "Write dates as day, month, year"),
+			pref(2, "Use dd/mm/yyyy for dates please"),
+			pref(3, "Dates in day-month-year order"),
+			pref(4, "Use yyyy-mm-dd for dates"),
+			pref(5, "日期用年月日"),
+		}, [][]int64{{1, 2, 3}, {4, 5}}},
 		// A one-off said again is another one-off: no group to repeat it.
 		{"OneOff", []governance.MergeItem{
 			pref(1, "For this one, keep it under 50 words"),

@@ -31,6 +31,13 @@ var (
 	outputValuesEN  = loadOutputCues("output_value.en", true)
 	outputValuesZH  = loadOutputCues("output_value.zh", true)
 	outputVerbsEN   = loadCues("output_verbs.en")
+	answerNounsEN   = loadCues("answer_nouns.en")
+	// speakerWishesEN are the modal cues of a wish said in the first
+	// person ("i'd like", "we prefer"), not of what the speaker will do
+	// ("i won't").
+	speakerWishesEN = slices.DeleteFunc(slices.Clone(cueModal.en), func(c string) bool {
+		return !strings.HasPrefix(c, "i ") && !strings.HasPrefix(c, "i'") && !strings.HasPrefix(c, "we ") || strings.Contains(c, "won't")
+	})
 	// Every phrase of each language, searched in one pass: most statements
 	// hold none and are done with at once.
 	outputPhrasesEN = indexed(phrasesOf(outputAspectsEN, outputValuesEN))
@@ -60,6 +67,24 @@ func phrasesOf(lists ...[]outputCue) []string {
 // value of a closed set ("include the calories", "leave out the hotel
 // prices", "sort by room"): restatements are told apart by their words.
 var openAspects = []string{"include", "omit", "ordering"}
+
+// combinedAspects are the aspects whose values are said together ("a calm,
+// neutral tone"): a statement of one of them alone whose values hold the
+// other's says the same wish more fully ("Keep the tone calm" / "A calm,
+// neutral tone please"), not another one.
+var combinedAspects = []string{"tone"}
+
+// widens reports whether a and b address only one aspect of
+// combinedAspects and the content of one holds all of the other's.
+func widens(a, b outputShape) bool {
+	if len(a.aspects) != 1 || !slices.Equal(a.aspects, b.aspects) || !slices.Contains(combinedAspects, a.aspects[0]) {
+		return false
+	}
+	holds := func(x, y []string) bool {
+		return !slices.ContainsFunc(y, func(v string) bool { return !slices.Contains(x, v) })
+	}
+	return holds(a.content, b.content) || holds(b.content, a.content)
+}
 
 // loadOutputCues reads "aspect: phrase" lines; values lines are "aspect:
 // value | synonym | …", each spelling recorded with its first as the value,
@@ -348,7 +373,7 @@ func outputRequest(t text) bool {
 			return false
 		}
 	} else if u.han {
-		if taskObjectZH.MatchString(u.raw) || !outputDirectiveZH(u.raw) && (shaped || doneZH(u.raw)) {
+		if taskObjectZH.MatchString(u.raw) || !outputDirectiveZH(u.raw) && !namesValueZH(t.raw) && (shaped || doneZH(u.raw)) {
 			return false
 		}
 	}
@@ -433,6 +458,10 @@ func outputDirectiveEN(lower string) bool {
 		return true
 	case first == "my" || first == "you":
 		return modal // "My emails should end with …", "You should answer in …"
+	case hasAnyPrefix(rest, speakerWishesEN):
+		// "I'd like shorter replies from you": the speaker's wish, about
+		// the answers when it names them or the agent.
+		return hasAnyWord(rest, answerNounsEN) || hasAnyWord(rest, []string{"you", "your"})
 	case imperativeEN[first] || slices.Contains([]string{"i", "we", "they", "he", "she", "it", "there", "our"}, first):
 		return false
 	}
@@ -443,11 +472,21 @@ func outputDirectiveEN(lower string) bool {
 // outputDirectiveZH: a 吧/请/要/别 form, an instruction to use or write
 // something (用…, …写…), or a restatement ("还是…", "跟上次一样").
 func outputDirectiveZH(raw string) bool {
-	s := strings.TrimRight(raw, "。.！!～~ ")
+	// "说话客气礼貌点，跟以前一样": the wish is what comes before the usual.
+	s := strings.TrimRight(withoutUsualTail(raw), "。.！!～~ ")
 	return strings.HasSuffix(s, "吧") || containsAny(raw, directiveZH) || containsAny(raw, []string{"用", "写", "给", "列", "加一句", "加上", "编上", "说声", "先说", "还是", "跟上次一样", "像上次那样", "不用"}) ||
 		strings.HasPrefix(s, "把") || strings.HasPrefix(s, "先") || boundZH.MatchString(s) && lengthBounds(s) != nil || layoutShape(s, false, true) ||
 		// "简洁一点就行", "说简单点": a degree asked for is a request.
 		strings.HasSuffix(s, "就行") || strings.HasSuffix(s, "就好") || strings.HasSuffix(s, "点") || strings.HasSuffix(s, "些")
+}
+
+// namesValueZH reports whether a Chinese sentence gives an aspect of the
+// answers a quoted value ("邮件结尾署名“物业管理处”", "落款改成“物业管理处”"),
+// opening with no subject and telling nothing done: the value is what is
+// asked for.
+func namesValueZH(raw string) bool {
+	u := unquoted(raw)
+	return hasQuotation(raw) && len(shapeOfOutput(raw).aspects) > 0 && !gate.OpensWithSubject(u) && !doneZH(u)
 }
 
 // outputPairs groups restatements of one wish about the agent's answers
@@ -530,6 +569,9 @@ func outputRelation(a, b outputShape) outputRel {
 	case shared == "":
 		return outputUnrelated
 	case len(a.content) > 0 && len(b.content) > 0:
+		if widens(a, b) {
+			return outputSame
+		}
 		if slices.Contains(openAspects, shared) {
 			return outputUnrelated
 		}

@@ -255,18 +255,24 @@ func stripWordsEN(c string, list []string) string {
 
 // retractionEN reports whether a clause of the sentence is only a
 // retraction ("Ha, kidding", "Actually no, scratch that", "…, forget it"),
-// and returns the text after it.
-func retractionEN(u string) (bool, string) {
+// and returns the text before and after it.
+func retractionEN(u string) (found bool, before, after string) {
 	clauses := clausesOf(u)
 	for k, c := range clauses {
 		c = strings.Trim(stripWordsEN(strings.TrimSpace(c), interjectionsEN), " .!")
 		for _, p := range cueRetract.en {
 			if c == p || strings.HasPrefix(c, p+" ") && len(c)-len(p) <= 12 && !strings.HasPrefix(c[len(p)+1:], "the ") {
-				return true, strings.Join(clauses[k+1:], ", ")
+				var head []string
+				for _, b := range clauses[:k] {
+					if b = strings.Trim(stripWordsEN(strings.TrimSpace(b), interjectionsEN), " .!"); b != "" {
+						head = append(head, b)
+					}
+				}
+				return true, strings.Join(head, ", "), strings.Join(clauses[k+1:], ", ")
 			}
 		}
 	}
-	return false, ""
+	return false, "", ""
 }
 
 // clauseOpensWithVerbEN reports whether a clause opens, after fillers and
@@ -674,7 +680,7 @@ func vetoEN(h *hits, u, trimmed string, quoted, question bool, r reading) veto {
 			return vetoHypothetical
 		}
 	}
-	if (h.en(cueNarration) || pastOfSpeakerEN(u)) && !speakerWishEN(u) && !imperativeClauseEN(u) {
+	if (h.en(cueNarration) && containsAnyPhraseEN(withoutExceptionEN(u), cueNarration.en) || pastOfSpeakerEN(u)) && !speakerWishEN(u) && !imperativeClauseEN(u) {
 		return vetoNarration
 	}
 	if h.en(cuePrediction) && !imperativeClauseEN(u) && !(r.agent && r.norm) {
@@ -815,20 +821,29 @@ func startsWithAmountZH(s string) bool {
 }
 
 // retractionZH reports whether a clause of the sentence is only a
-// retraction (开玩笑的, 算了, 当我没说) and returns the text after it.
-func retractionZH(u string) (bool, string) {
+// retraction (开玩笑的, 算了, 当我没说) and returns the text before and
+// after it.
+func retractionZH(u string) (found bool, before, after string) {
 	clauses := clausesOf(u)
+	trim := func(c string) string {
+		c = stripLeadingZH(strings.TrimSpace(c), []string{"哈哈哈", "哈哈", "哈", "哦", "噢", "嗯", "啊", "不过", "哦不对", "不对"})
+		return strings.TrimRight(c, "的吧啊啦呢哈。！!. ")
+	}
 	for k, c := range clauses {
-		c = strings.TrimSpace(c)
-		c = stripLeadingZH(c, []string{"哈哈哈", "哈哈", "哈", "哦", "噢", "嗯", "啊", "不过", "哦不对", "不对"})
-		c = strings.TrimRight(c, "的吧啊啦呢哈。！!. ")
+		c = trim(c)
 		for _, p := range cueRetract.zh {
 			if strings.HasPrefix(c, p) && utf8.RuneCountInString(c)-utf8.RuneCountInString(p) <= 2 {
-				return true, strings.Join(clauses[k+1:], "，")
+				var head []string
+				for _, b := range clauses[:k] {
+					if b = trim(b); b != "" {
+						head = append(head, b)
+					}
+				}
+				return true, strings.Join(head, "，"), strings.Join(clauses[k+1:], "，")
 			}
 		}
 	}
-	return false, ""
+	return false, "", ""
 }
 
 // weekdayZH finds a single weekday (周四, 星期四) not after 每: a day at hand.
@@ -1583,8 +1598,11 @@ func allDoZH(s string) bool {
 			continue // after a frequency (每次都要…) or a person (我们都…)
 		}
 		after := s[off:]
-		if hasAnyPrefix(after, []string{"要", "得", "必须", "用", "按", "以", "别", "不要", "不用", "不能", "不许", "不准", "只", "先", "统一", "一律", "放", "写", "记", "标", "列", "附", "控制"}) &&
-			!startsWithAmountZH(strings.TrimPrefix(after, "要")) {
+		// A modal of obligation (cues/modal.zh: 需要, 应该, 务必 …) or a
+		// directive verb after it.
+		if (hasAnyPrefix(after, []string{"要", "得", "必须", "用", "按", "以", "别", "不要", "不用", "不能", "不许", "不准", "只", "先", "统一", "一律", "放", "写", "记", "标", "列", "附", "控制"}) ||
+			hasAnyPrefix(after, cueModal.zh) && !hasAnyPrefix(after, cueNotModalZH)) &&
+			!startsWithAmountZH(strings.TrimPrefix(strings.TrimPrefix(after, "需"), "要")) {
 			return true
 		}
 	}
@@ -1783,13 +1801,43 @@ func occurrences(s, sub string) iter.Seq[int] {
 	}
 }
 
+// exceptionEN is a clause of exception ("unless it rains"): the condition
+// of a rule, not the speaker's story.
+var exceptionEN = regexp.MustCompile(`\bunless\b[^,;:.!?]*`)
+
+// withoutExceptionEN is u without its clauses of exception.
+func withoutExceptionEN(u string) string {
+	if !strings.Contains(u, "unless") {
+		return u
+	}
+	return exceptionEN.ReplaceAllString(u, " ")
+}
+
+// containsAnyPhraseEN reports whether u holds one of phrases as words.
+func containsAnyPhraseEN(u string, phrases []string) bool {
+	for _, p := range phrases {
+		if phraseAt(u, p) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // retract applies a retraction clause find finds in u ("Ha, kidding",
 // 算了): the sentence takes back the one before it; what follows the
-// retraction, if anything, is read on (done: nothing follows).
-func (r *reading) retract(u string, find func(string) (bool, string)) (rest string, done bool) {
-	ok, rest := find(u)
+// retraction, if anything, is read on (done: nothing follows). A
+// retraction after words of its own sentence takes those back ("Always
+// name the species first — actually, forget that, it's fine as it is",
+// 以后每次都提前两周——算了，还是按原来的吧): the sentence is no instruction,
+// and the one before it stands.
+func (r *reading) retract(u string, find func(string) (bool, string, string)) (rest string, done bool) {
+	ok, before, rest := find(u)
 	if !ok {
 		return u, false
+	}
+	if before != "" {
+		r.veto = vetoRetracted
+		return u, true
 	}
 	r.retracts = true
 	if strings.TrimSpace(rest) == "" {

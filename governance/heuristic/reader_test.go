@@ -71,6 +71,12 @@ func TestReadTurn(t *testing.T) {
 		{"Our style guide says second person, present tense. Please follow that in all the docs you write.", 1, true, "second person"},
 		{"Always copy my boss on replies. Ha, kidding.", 1, false, ""},
 		{"以后都给我订头等舱。开玩笑的。", 1, false, ""},
+		// A retraction after words of its own sentence takes those back,
+		// not the sentence before.
+		{"Always name the species first — actually, forget that, it's fine as it is.", 1, false, ""},
+		{"以后每次都提前两周——算了，还是按原来的吧。", 1, false, ""},
+		{"Weights are always in kilograms, from now on. Round them, no, forget it, that's fine.", 2, true, "kilograms"},
+		{"以后都用公斤。算了，以后都用磅吧。", 2, true, "磅"},
 		{"Could you always be this quick? Or is that asking too much?", 2, false, ""},
 		{"Address me as Dr. Okafor in every letter you draft.", 1, true, "Dr. Okafor"},
 		{"Write dates out, e.g. 3 March 2025, in every report.", 1, true, "e.g. 3 March"},

@@ -267,3 +267,43 @@ func TestPlainRequestLookAlikes(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRequestForms: forms of a plain request about the answers read by
+// structure: the speaker's wish that names the answers or the agent, a
+// Chinese wish with "as before" after it, a value given to a sign-off with
+// no verb of the answers, one row for each thing, a date format by the
+// order of its parts. Each gives one preference, and no other wish of the
+// speaker's does.
+func TestPlainRequestForms(t *testing.T) {
+	for _, said := range []string{
+		"I'd prefer shorter answers from you.",
+		"We want your replies in plain English.",
+		"说话简短点，和之前一样。",
+		"信的末尾署名“前台”。",
+		"签名改成“前台”。",
+		"Put the invoices in a table with a line for each client.",
+		"Use month/day/year for dates.",
+		"日期写成日-月-年。",
+	} {
+		var prefs int
+		for _, it := range mustExtract(t, session("user", said)).Items {
+			if it.Type == governance.TypePreference {
+				prefs++
+			}
+		}
+		if prefs != 1 {
+			t.Errorf("%q gave %d preferences, want one", said, prefs)
+		}
+	}
+	for _, said := range []string{
+		"I want shorter meetings.",
+		"I won't use bullet points in my replies.",
+		"他的落款是“前台”。",
+	} {
+		for _, it := range mustExtract(t, session("user", said)).Items {
+			if it.Type == governance.TypePreference {
+				t.Errorf("%q gave the preference %q", said, it.Statement)
+			}
+		}
+	}
+}

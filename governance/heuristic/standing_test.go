@@ -1,6 +1,11 @@
 package heuristic_test
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/mnemo-console/mnemo/governance"
+)
 
 // TestStandingInstructionClasses checks the classes of standing
 // instructions and prohibitions found missing on phrasings written after
@@ -342,4 +347,60 @@ func TestStandingScopeInOtherWords(t *testing.T) {
 		"Correction: I meant the staging box, not prod.",
 	}
 	checkDurable(t, durable, lookAlikes)
+}
+
+// TestRetractionInItsOwnSentence: a retraction after words of its own
+// sentence (after a dash or a comma) takes those words back, and only
+// those: the sentence before it stands.
+func TestRetractionInItsOwnSentence(t *testing.T) {
+	durable := []string{
+		"Honey jars are always labelled in grams. Round the prices, hmm, forget it.",
+		"以后都用公斤记体重。改成按页报价——算了，不用了。",
+	}
+	lookAlikes := []string{
+		"Always name the species first — actually, forget that, it's fine as it is.",
+		"From now on, send every reminder two weeks early, scratch that.",
+		"以后每次都提前两周——算了，还是按原来的吧。",
+		"以后所有译稿都用英式拼写，算了，当我没说。",
+	}
+	checkDurable(t, durable, lookAlikes)
+}
+
+// TestAllDoModalZH: 都 after a topic followed by any modal of obligation
+// (需要 as 要) distributes it over the topic; a 需要 of how long something
+// takes does not.
+func TestAllDoModalZH(t *testing.T) {
+	checkDurable(t, []string{
+		"寄往医院的包裹都需要当面签收。",
+		"报价单都需要写明有效期。",
+	}, []string{
+		"每笔转账都需要三天才能到账。",
+		"这些包裹昨天都需要重新包装，太麻烦了。",
+	})
+}
+
+// TestRuleWithAnException: a rule with a clause of exception that names
+// the weather ("unless it rains", 下雨除外) is a rule, not weather chat or
+// the speaker's story, and a back-reference after it carries it.
+func TestRuleWithAnException(t *testing.T) {
+	for _, c := range []struct{ turn, keep string }{
+		{"Hive inspections are on Saturdays unless it rains. Put that in every club newsletter you draft.", "Hive inspections"},
+		{"蜂箱检查定在每周六，下雨除外。以后写通讯都按这个。", "蜂箱检查"},
+		{"Deliveries to the allotments go out at 7am unless it snows. Keep that in mind for every rota.", "7am"},
+	} {
+		var got string
+		for _, it := range mustExtract(t, session("user", c.turn)).Items {
+			if it.Type == governance.TypePreference && it.Durable {
+				got = it.Statement
+			}
+		}
+		if !strings.Contains(got, c.keep) {
+			t.Errorf("%q: standing rule %q, want one holding %q", c.turn, got, c.keep)
+		}
+	}
+	checkDurable(t, nil, []string{
+		"What's the weather like? Always so rainy there.",
+		"Every time it rains, the basement floods.",
+		"这几天天气怎么样？会下雨吗？",
+	})
 }
