@@ -102,10 +102,13 @@ const (
 // the conversation that the person did not say: reminders the harness
 // injects (among them the contents of CLAUDE.md, on every turn — taken as
 // the user's words, such a line would count as repeated in every session)
-// and bash mode's command and output. stripHarness removes them wherever
-// they stand.
+// and bash mode's command and output, and what an IDE extension attaches
+// to a prompt (the file open in the editor, the lines selected, the
+// editor's diagnostics: the file's text, not the person's words).
+// stripHarness removes them wherever they stand.
 var claudeHarnessTags = []string{"system-reminder", "bash-input", "bash-stdout", "bash-stderr",
-	"local-command-stdout", "local-command-stderr", "user-prompt-submit-hook"}
+	"local-command-stdout", "local-command-stderr", "user-prompt-submit-hook",
+	"ide_opened_file", "ide_selection", "ide_diagnostics"}
 
 // stripHarness removes every element of claudeHarnessTags from text and
 // trims what is left. An opening tag is recognised whatever its case,

@@ -133,3 +133,29 @@ func TestClaudeHarnessTagVariants(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeIDEContext: the IDE extensions attach to a prompt the file open
+// in the editor, the lines the person selected and the editor's
+// diagnostics, as elements of the user's message. They hold the file's
+// text (its comments read like instructions: "// Always hold the lock"),
+// not the person's words: they are removed, and what was typed stays.
+func TestClaudeIDEContext(t *testing.T) {
+	opened := "<ide_opened_file>The user opened the file /repo/cart.go in the IDE. This may or may not be related to the current task.</ide_opened_file>"
+	selection := "<ide_selection>The user selected the lines 80 to 82 from /repo/cart.go:\n// Always hold the lock while touching carts.\nfunc (s *Service) Apply() {\n\nThis may or may not be related to the current task.</ide_selection>"
+	diagnostics := "<ide_diagnostics>\n[{\"file\":\"/repo/cart.go\",\"line\":84,\"message\":\"Never ignore the returned error\"}]\n</ide_diagnostics>"
+	lines := []string{
+		`{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-06-01T10:00:00Z","message":{"role":"user","content":[{"type":"text","text":` + quote(opened) + `},{"type":"text","text":` + quote(selection) + `},{"type":"text","text":"why does this panic? and please always add a regression test with every fix."}]}}`,
+		`{"type":"user","uuid":"u2","sessionId":"s1","timestamp":"2026-06-01T10:01:00Z","message":{"role":"user","content":` + quote(diagnostics+"ok add the test") + `}}`,
+		`{"type":"user","uuid":"u3","sessionId":"s1","timestamp":"2026-06-01T10:02:00Z","message":{"role":"user","content":` + quote(opened) + `}}`,
+	}
+	var said []string
+	_, err := transcript.Parse(context.Background(), strings.NewReader(strings.Join(lines, "\n")+"\n"),
+		transcript.Options{Format: transcript.FormatClaudeCode, Name: "s1.jsonl", Now: importTime},
+		func(e *governance.Event) error { said = append(said, e.Text); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(said) != 2 || said[0] != "why does this panic? and please always add a regression test with every fix." || said[1] != "ok add the test" {
+		t.Errorf("user turns = %q, want the two typed ones", said)
+	}
+}

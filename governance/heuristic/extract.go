@@ -54,7 +54,7 @@ func (*Extractor) Extract(ctx context.Context, in governance.ExtractInput) (*gov
 		if !s.readable(i) {
 			continue
 		}
-		buf = splitTurn(buf[:0], e.Text)
+		buf = splitTurn(buf[:0], s.words(e))
 		s.general = false
 		for _, sn := range buf {
 			t := newText(sn.text)

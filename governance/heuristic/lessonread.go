@@ -589,6 +589,9 @@ func exceptionCause(lines []string, args []string) string {
 		if e, ok := strings.CutPrefix(l, "E "); ok {
 			l = strings.TrimSpace(e) // pytest's error marker
 		}
+		if rest, ok := chainedException(l); ok {
+			l, line = rest, rest // "Caused by: java.lang.IllegalArgumentException: …"
+		}
 		loc := exceptionPrefix.FindStringIndex(l)
 		if loc == nil {
 			continue
@@ -611,6 +614,21 @@ func exceptionCause(lines []string, args []string) string {
 		}
 	}
 	return out
+}
+
+// chainedException is the exception a line names after a label ("Caused
+// by: ", "Exception in thread "main" "): the line from the exception's
+// qualified name on, and true when the name follows a colon or a quote.
+func chainedException(l string) (string, bool) {
+	for i := 1; i < len(l); i++ {
+		if l[i-1] != ' ' || i < 2 || l[i-2] != ':' && l[i-2] != '"' {
+			continue
+		}
+		if loc := exceptionPrefix.FindStringIndex(l[i:]); loc != nil && strings.Contains(l[i:i+loc[1]], ".") {
+			return l[i:], true
+		}
+	}
+	return l, false
 }
 
 // jsonIn is the JSON object a failure text holds: the text itself, or what
@@ -782,8 +800,16 @@ func lastSegment(p string) string {
 // message's sentences the first that is not generic is kept. known says
 // the text is an error's own message (no cause word needed).
 func causeText(line, field string, known bool, args []string) string {
+	line = recordPrefix.ReplaceAllString(line, "")
 	if t := strings.TrimSpace(line); strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：") {
-		return "" // a heading the error's own line follows ("error during build:")
+		// A heading the error's own line follows ("error during build:"),
+		// unless a clause before it says the error ("no required module
+		// provides package …; to add it:").
+		k := strings.LastIndexAny(t, ";；")
+		if k < 0 {
+			return ""
+		}
+		line = t[:k]
 	}
 	if !known && !hasCauseWord(line) && !containsAny(strings.ToLower(line[:min(len(line), 48)]), lessonVocab.Cause.ErrorMarks) {
 		return "" // no cause word and no error marker: no line of the error's
@@ -858,6 +884,11 @@ func causeText(line, field string, known bool, args []string) string {
 			summaries = append(summaries, label)
 		}
 		l = rest
+	}
+	if open := strings.Index(l, " ("); open > 0 && strings.HasSuffix(l, ")") && !strings.ContainsAny(l[:open], " \t") {
+		// A value and an aside about it ("49.99 (amount must be an
+		// integer …)"): the value is the case's, the aside the cause.
+		l = l[open+2 : len(l)-1]
 	}
 	if known && snakeCode.MatchString(l) && !genericReasons[l] {
 		l = strings.ReplaceAll(l, "_", " ") // "invalid_phone_format" says its cause in words
@@ -1061,6 +1092,11 @@ func statusReason(s string) bool {
 // locationPrefix is a source location opening a line ("due_test.go:42: ",
 // "12:5 ").
 var locationPrefix = regexp.MustCompile(`^\s*(?:[\w./\\-]+\.[A-Za-z]\w{0,4}(?::\d+)+:?|\d+:\d+)\s*`)
+
+// recordPrefix is what a tool writes before each line of its output: a
+// BuildKit step and its elapsed seconds ("#5 12.41 "), a timestamp
+// ("2025-11-20T08:41:13.533Z ", "[10:02:11] ").
+var recordPrefix = regexp.MustCompile(`^\s*(?:#\d+\s+\d+(?:\.\d+)?\s+|\[?\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?Z?)?\]?\s+|\[\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\]\s+)`)
 
 // markup is a tag a harness wraps a message in ("<tool_use_error>").
 var markup = regexp.MustCompile(`</?[A-Za-z][\w-]*>`)
