@@ -34,7 +34,7 @@ type AuditVerification struct {
 	Rows  int
 	BadID int64
 	// Problem says what is wrong with row BadID.
-	Problem string
+	Problem Text
 	// Head is the chain's head: its number of rows and the hash of its
 	// last row, for an outside witness to keep and give back (Expect).
 	Head AuditHead
@@ -98,15 +98,15 @@ func (v *AuditVerification) Check(e *AuditEntry, reason string) {
 	}
 	switch {
 	case e.PrevHash != v.prev:
-		v.OK, v.BadID, v.Problem = false, e.ID, "its link to the previous row does not match"
+		v.OK, v.BadID, v.Problem = false, e.ID, Say("its link to the previous row does not match")
 	case v.keyed && v.key == nil:
-		v.OK, v.BadID, v.Problem = false, e.ID, "it is sealed with the audit key, which was not given"
+		v.OK, v.BadID, v.Problem = false, e.ID, Say("it is sealed with the audit key, which was not given")
 	case v.keyed && !hmac.Equal([]byte(AuditMAC(v.key, e, reason)), []byte(e.Hash)):
-		v.OK, v.BadID, v.Problem = false, e.ID, "its content does not match its keyed hash (an edited row, or another audit key)"
+		v.OK, v.BadID, v.Problem = false, e.ID, Say("its content does not match its keyed hash (an edited row, or another audit key)")
 	case !v.keyed && AuditHash(e, reason) != e.Hash:
-		v.OK, v.BadID, v.Problem = false, e.ID, "its content does not match its hash"
+		v.OK, v.BadID, v.Problem = false, e.ID, Say("its content does not match its hash")
 	case v.expect != nil && v.Rows == v.expect.Rows && e.Hash != v.expect.Hash:
-		v.OK, v.BadID, v.Problem = false, e.ID, "it is not the row of the expected head: the chain was rewritten since"
+		v.OK, v.BadID, v.Problem = false, e.ID, Say("it is not the row of the expected head: the chain was rewritten since")
 	}
 	v.prev = e.Hash
 }
@@ -115,14 +115,14 @@ func (v *AuditVerification) Check(e *AuditEntry, reason string) {
 // apart from the row no longer matches the hash the row covers.
 func (v *AuditVerification) BrokenReason(id int64) {
 	if v.OK {
-		v.OK, v.BadID, v.Problem = false, id, "its reason text does not match the hash the row covers"
+		v.OK, v.BadID, v.Problem = false, id, Say("its reason text does not match the hash the row covers")
 	}
 }
 
 // Done ends the walk: a chain shorter than the expected head was cut.
 func (v *AuditVerification) Done() {
 	if v.OK && v.expect != nil && v.Rows < v.expect.Rows {
-		v.OK, v.Problem = false, fmt.Sprintf("the chain has %d rows, the expected head %d: rows were removed from its end", v.Rows, v.expect.Rows)
+		v.OK, v.Problem = false, Say("the chain has %d rows, the expected head %d: rows were removed from its end", v.Rows, v.expect.Rows)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // for a sentence with values is a governance.Text translated with its
 // values (Text); what is here serves only the callers that still hand
 // formatted English — a skill version's reason, an eval case's problems
-// that its kind keeps as English only, and the command line — and goes
+// that its kind keeps as English only, and an eval run's error — and goes
 // when they carry Texts too (docs/i18n.md names them and why).
 
 // PhraseFormatted translates English text that a catalog format produced

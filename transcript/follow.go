@@ -73,7 +73,7 @@ type Follower struct {
 type PollResult struct {
 	Files    int
 	Inserted int
-	Problems []string
+	Problems []governance.Text
 }
 
 // Poll reads every followed file once. Every file is opened through the
@@ -98,7 +98,7 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 				return err
 			}
 			// An unreadable subdirectory: the rest is still followed.
-			res.Problems = append(res.Problems, filepath.Join(f.Dir, path)+": "+err.Error())
+			res.Problems = append(res.Problems, governance.Say("%s: %s", filepath.Join(f.Dir, path), err.Error()))
 			return nil
 		}
 		if !d.IsDir() && (isLineFile(d.Name()) || f.isHermesFile(d.Name())) {
@@ -114,7 +114,7 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 	}
 	slices.Sort(paths)
 	if len(paths) > maxFiles {
-		res.Problems = append(res.Problems, fmt.Sprintf("%d files; following the first %d", len(paths), maxFiles))
+		res.Problems = append(res.Problems, governance.Say("%d files; following the first %d", len(paths), maxFiles))
 		paths = paths[:maxFiles]
 	}
 	for _, rel := range paths {
@@ -128,7 +128,7 @@ func (f *Follower) Poll(ctx context.Context) (*PollResult, error) {
 		res.Files++
 		res.Inserted += n
 		if !problem.IsZero() {
-			res.Problems = append(res.Problems, filepath.Join(f.Dir, filepath.FromSlash(rel))+": "+problem.String())
+			res.Problems = append(res.Problems, governance.Say("%s: %s", filepath.Join(f.Dir, filepath.FromSlash(rel)), problem))
 		}
 	}
 	if len(skillDirs) > 0 {

@@ -121,7 +121,7 @@ func TestFollowReadsOnlyInsideItsDirectory(t *testing.T) {
 	if strings.Contains(got, "outside") || strings.Contains(got, "部署") {
 		t.Fatalf("a link led a read out of the followed directory: %q", got)
 	}
-	problems := strings.Join(res.Problems, "\n")
+	problems := governance.Lines(res.Problems...).String()
 	for _, name := range []string{"link.jsonl", "rel.jsonl", "state.db"} {
 		if !strings.Contains(problems, name+": a symbolic link that leads out") {
 			t.Errorf("no problem shown for %s: %q", name, problems)
@@ -197,7 +197,7 @@ func TestFollowSkipsFIFOs(t *testing.T) {
 	if res.Inserted != 1 || !strings.Contains(fx.texts(), "a real line") {
 		t.Fatalf("poll = %+v; want the real file's line", res)
 	}
-	problems := strings.Join(res.Problems, "\n")
+	problems := governance.Lines(res.Problems...).String()
 	for _, name := range []string{"a-pipe.jsonl", "state.db"} {
 		if !strings.Contains(problems, name+": not a regular file") {
 			t.Errorf("no reason shown for the FIFO %s: %q", name, problems)

@@ -180,7 +180,7 @@ func TestFollowHermes(t *testing.T) {
 	}
 	f := &transcript.Follower{Store: s, SourceID: src.ID, ProjectID: p.ID, Dir: dir}
 	res, err := f.Poll(ctx)
-	if err != nil || res.Files != 1 || res.Inserted != 9 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "line 10") {
+	if err != nil || res.Files != 1 || res.Inserted != 9 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].String(), "line 10") {
 		t.Fatalf("first poll = %+v, %v; want 9 events from state.db and row 10 reported", res, err)
 	}
 	if res, err = f.Poll(ctx); err != nil || res.Inserted != 0 {

@@ -205,7 +205,7 @@ func TestImportsSayWhenTheyClip(t *testing.T) {
 	mustWrite(t, filepath.Join(dir, "s.jsonl"), lines)
 	fx := newFollowFixture(t)
 	res, err := fx.follower(dir, nil).Poll(ctx)
-	if err != nil || len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "1 text(s) longer than 32 KiB were cut to it: line(s) 2") {
+	if err != nil || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].String(), "1 text(s) longer than 32 KiB were cut to it: line(s) 2") {
 		t.Fatalf("follow = %+v, %v; want the cut named", res, err)
 	}
 }

@@ -111,14 +111,14 @@ type SkillSyncReport struct {
 	Written   []string
 	Unchanged []string
 	Removed   []string
-	// Skipped maps a folder left alone to why (an English sentence).
-	Skipped map[string]string
+	// Skipped maps a folder left alone to why.
+	Skipped map[string]governance.Text
 }
 
 // WriteSkills writes a project's active skills into dir (a skills
 // directory of layout l), creating it if needed.
 func WriteSkills(dir string, l SkillLayout, project string, skills []ExportedSkill) (*SkillSyncReport, error) {
-	r := &SkillSyncReport{Skipped: map[string]string{}}
+	r := &SkillSyncReport{Skipped: map[string]governance.Text{}}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func WriteSkills(dir string, l SkillLayout, project string, skills []ExportedSki
 		}
 		full := filepath.Join(dir, filepath.FromSlash(rel))
 		if changed(full, m) {
-			r.Skipped[rel] = "Its files changed since they were written; import the folder to review the change."
+			r.Skipped[rel] = governance.Say("Its files changed since they were written; import the folder to review the change.")
 			continue
 		}
 		for f := range m.Files {
@@ -164,19 +164,19 @@ func writeSkill(dir, rel, project string, s ExportedSkill, r *SkillSyncReport) e
 	want := markerFor(project, s)
 	if st, err := os.Lstat(full); err == nil {
 		if !st.IsDir() {
-			r.Skipped[rel] = "Something that is not a folder has its name."
+			r.Skipped[rel] = governance.Say("Something that is not a folder has its name.")
 			return nil
 		}
 		old, ok := readMarker(full)
 		switch {
 		case !ok:
-			r.Skipped[rel] = "A skill the console does not manage has its name."
+			r.Skipped[rel] = governance.Say("A skill the console does not manage has its name.")
 			return nil
 		case old.Project != project:
-			r.Skipped[rel] = "Another project's skill has its name."
+			r.Skipped[rel] = governance.Say("Another project's skill has its name.")
 			return nil
 		case changed(full, old):
-			r.Skipped[rel] = "Its files changed since they were written; import the folder to review the change."
+			r.Skipped[rel] = governance.Say("Its files changed since they were written; import the folder to review the change.")
 			return nil
 		case old.Version == want.Version && maps(old.Files, want.Files):
 			r.Unchanged = append(r.Unchanged, rel)

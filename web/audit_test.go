@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-console/mnemo/governance"
+	"github.com/mnemo-console/mnemo/locale"
 )
 
 func TestAuditLog(t *testing.T) {
@@ -98,6 +99,12 @@ func TestAuditLog(t *testing.T) {
 		}
 		if !strings.Contains(doc.Find(testid("audit-broken")).Text(), "does not match its hash") {
 			t.Fatalf("banner = %q", doc.Find(testid("audit-broken")).Text())
+		}
+		// In Chinese the problem is said in Chinese, not as stored English.
+		_, doc = f.Login(t, GovAdmin).Get("/audit", "Accept-Language", "zh-CN")
+		want := locale.For("zh-CN").Phrase("its content does not match its hash")
+		if banner := doc.Find(testid("audit-broken")).Text(); want == "its content does not match its hash" || !strings.Contains(banner, want) {
+			t.Fatalf("Chinese banner = %q, want %q in it", banner, want)
 		}
 	})
 }

@@ -160,7 +160,8 @@ func (e *cmdEnv) importEvents(args []string) error {
 	project := fs.String("project", "", "project slug to import into (required, except for seed files, whose project_id selects it)")
 	create := fs.Bool("create", false, "create the project if it does not exist")
 	full := fs.Bool("export", false, "FILE is a full project export (console export): restore it as a new project (--project renames it)")
-	formatName := fs.String("format", "auto", "source format: auto detects it; "+formatNames())
+	formatName := fs.String("format", "auto", "")
+	e.textHelp(fs, "format", governance.Say("source format: auto detects it; %s", formatNames()))
 	skip := fs.Bool("skip-malformed", false, "skip malformed lines and list them (default: a file with any malformed line is rejected whole)")
 	subject := fs.String("subject", "", "subject id for events whose source names none")
 	pos, err := e.parse(fs, cfg, envErr, args)
@@ -239,7 +240,7 @@ func (e *cmdEnv) importEvents(args []string) error {
 	if res.MalformedCount > 0 {
 		e.say(e.stdout, "Skipped %d malformed line(s):", res.MalformedCount)
 		for _, l := range res.Malformed {
-			e.say(e.stdout, "  line %d: %s", l.Line, e.phrases(l.Problems))
+			e.say(e.stdout, "  line %d: %s", l.Line, e.phrases(l.Sentences()))
 		}
 	}
 	if res.Clipped > 0 {
@@ -423,7 +424,7 @@ func (e *cmdEnv) watch(args []string) error {
 			e.say(e.stdout, "%s: %d new event(s) from %d file(s).", time.Now().Format("15:04:05"), res.Inserted, res.Files)
 		}
 		for _, p := range res.Problems {
-			fmt.Fprintf(e.stderr, "watch: %s\n", e.loc.PhraseFormatted(p))
+			fmt.Fprintf(e.stderr, "watch: %s\n", e.loc.Text(p))
 		}
 	}
 	if *once {
@@ -433,7 +434,7 @@ func (e *cmdEnv) watch(args []string) error {
 		}
 		e.say(e.stdout, "Followed %d file(s) in %s: %d new event(s).", res.Files, dir, res.Inserted)
 		for _, p := range res.Problems {
-			fmt.Fprintf(e.stdout, "  %s\n", e.loc.PhraseFormatted(p))
+			fmt.Fprintf(e.stdout, "  %s\n", e.loc.Text(p))
 		}
 		return nil
 	}
@@ -520,9 +521,9 @@ func (e *cmdEnv) audit(args []string) error {
 	}
 	if !v.OK {
 		if v.BadID == 0 {
-			e.say(e.stdout, "Audit chain BROKEN: %s.", e.loc.PhraseFormatted(v.Problem))
+			e.say(e.stdout, "Audit chain BROKEN: %s.", e.loc.Text(v.Problem))
 		} else {
-			e.say(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).", v.BadID, e.loc.PhraseFormatted(v.Problem), v.Rows)
+			e.say(e.stdout, "Audit chain BROKEN at row %d: %s (%d rows).", v.BadID, e.loc.Text(v.Problem), v.Rows)
 		}
 		return errSilent
 	}
@@ -680,7 +681,7 @@ func (e *cmdEnv) eval(args []string) error {
 		suite, err := evals.Find(e.ctx, m.Store, pos[0])
 		if err != nil {
 			if v, ok := evals.IsValidation(err); ok {
-				fmt.Fprintln(e.stderr, e.loc.PhraseFormatted(v.Error()))
+				fmt.Fprintln(e.stderr, e.loc.Text(v.Sentence()))
 				return errSilent
 			}
 			return errors.New(e.loc.ErrorMessage(err))
@@ -718,7 +719,7 @@ func (e *cmdEnv) open(fs *flag.FlagSet, cfg *Config, envErr error, args []string
 func (e *cmdEnv) importError(path string, ie *governance.ImportError) {
 	e.say(e.stderr, "%s: import rejected: %d invalid line(s), nothing written", path, ie.Count())
 	for _, l := range ie.Lines {
-		e.say(e.stderr, "line %d: %s", l.Line, e.phrases(l.Problems))
+		e.say(e.stderr, "line %d: %s", l.Line, e.phrases(l.Sentences()))
 	}
 	if more := ie.Count() - len(ie.Lines); more > 0 {
 		e.say(e.stderr, "… and %d more", more)

@@ -178,6 +178,7 @@ func (e *cmdEnv) message(err error) string {
 	var s *sentence
 	var ge *governance.Error
 	var pe *fs.PathError
+	var st interface{ Sentence() governance.Text }
 	switch {
 	case errors.As(err, &s) && s == err:
 		args := make([]any, len(s.args))
@@ -196,14 +197,16 @@ func (e *cmdEnv) message(err error) string {
 		return strings.Join(out, "\n")
 	case errors.As(err, &ge):
 		return e.loc.ErrorMessage(err)
+	case errors.As(err, &st) && any(st) == any(err):
+		return e.loc.Text(st.Sentence())
 	case errors.As(err, &pe) && pe == err:
 		for _, kind := range []error{fs.ErrNotExist, fs.ErrPermission, fs.ErrExist, syscall.EISDIR, syscall.ENOTDIR, syscall.ENOSPC} {
 			if errors.Is(pe.Err, kind) {
-				return e.loc.T("msg.labelled", "Label", pe.Path, "Text", e.loc.PhraseFormatted(kind.Error()))
+				return e.loc.T("msg.labelled", "Label", pe.Path, "Text", e.loc.Phrase(kind.Error()))
 			}
 		}
 	}
-	return e.loc.PhraseFormatted(err.Error())
+	return e.loc.Phrase(err.Error())
 }
 
 // isJoin reports whether err is an errors.Join of several errors.
@@ -214,10 +217,10 @@ func isJoin(err error) bool {
 }
 
 // phrases translates problems (an import's, a suite's) and joins them.
-func (e *cmdEnv) phrases(problems []string) string {
+func (e *cmdEnv) phrases(problems []governance.Text) string {
 	out := make([]string, len(problems))
 	for i, p := range problems {
-		out[i] = e.loc.PhraseFormatted(p)
+		out[i] = e.loc.Text(p)
 	}
 	return strings.Join(out, "; ")
 }
@@ -256,6 +259,20 @@ type cmdEnv struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	loc            *locale.Localizer
+	// helps are the helps of flags that carry a value, as Texts
+	// (textHelp); printFlags says them in the user's language.
+	helps map[*flag.Flag]governance.Text
+}
+
+// textHelp sets the help of fs's flag name to help, a sentence with a
+// value.
+func (e *cmdEnv) textHelp(fs *flag.FlagSet, name string, help governance.Text) {
+	f := fs.Lookup(name)
+	f.Usage = help.String()
+	if e.helps == nil {
+		e.helps = map[*flag.Flag]governance.Text{}
+	}
+	e.helps[f] = help
 }
 
 // flags builds a flag set with the shared configuration flags.
@@ -352,7 +369,11 @@ func (e *cmdEnv) printFlags(w io.Writer, fs *flag.FlagSet) {
 		if name != "" {
 			line += " " + e.loc.Enum("flag_value", name)
 		}
-		help = e.loc.PhraseFormatted(help)
+		if t, ok := e.helps[f]; ok {
+			help = e.loc.Text(t)
+		} else {
+			help = e.loc.Phrase(help)
+		}
 		fmt.Fprintf(w, "%s\n    \t%s", line, help)
 		if def := f.DefValue; def != "" && def != "false" {
 			if f.Name == "database" {

@@ -122,7 +122,7 @@ func (e *cmdEnv) syncSkills(m *Main, project, to, dir, layoutName string) error 
 		e.say(e.stdout, "Removed skill %s: it is no longer active.", filepath.Join(dir, f))
 	}
 	for f, why := range rep.Skipped {
-		e.say(e.stdout, "Left %s alone: %s", filepath.Join(dir, f), e.loc.PhraseFormatted(why))
+		e.say(e.stdout, "Left %s alone: %s", filepath.Join(dir, f), e.loc.Text(why))
 	}
 	if len(rep.Unchanged) > 0 {
 		e.say(e.stdout, "%d skill(s) already up to date in %s.", len(rep.Unchanged), dir)

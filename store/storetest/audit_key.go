@@ -86,7 +86,7 @@ func TestAuditKeyedChain(t *testing.T, s KeyedStore, tamper Tamper) {
 
 	// A reason text changed apart from its row.
 	tamper(t, `UPDATE audit_reasons SET reason = 'durable after all' WHERE audit_id = (SELECT max(audit_id) FROM audit_reasons WHERE reason = 'not durable')`)
-	if v, _ := s.VerifyAudit(ctx); v.OK || !strings.Contains(v.Problem, "reason text") {
+	if v, _ := s.VerifyAudit(ctx); v.OK || !strings.Contains(v.Problem.String(), "reason text") {
 		t.Errorf("an edited reason text verifies: %+v", v)
 	}
 	tamper(t, `UPDATE audit_reasons SET reason = 'not durable' WHERE reason = 'durable after all'`)
@@ -97,7 +97,7 @@ func TestAuditKeyedChain(t *testing.T, s KeyedStore, tamper Tamper) {
 	if v, _ := s.VerifyAudit(ctx); !v.OK {
 		t.Fatalf("a chain cut at a row boundary no longer verifies on its own: %+v", v)
 	}
-	if v, _ := s.VerifyAuditHead(ctx, &head); v.OK || !strings.Contains(v.Problem, "removed from its end") {
+	if v, _ := s.VerifyAuditHead(ctx, &head); v.OK || !strings.Contains(v.Problem.String(), "removed from its end") {
 		t.Errorf("a cut tail verifies against the head kept before: %+v", v)
 	}
 
@@ -110,7 +110,7 @@ func TestAuditKeyedChain(t *testing.T, s KeyedStore, tamper Tamper) {
 	e.Actor = "mallory"
 	e.Hash = governance.AuditHash(e, "")
 	tamper(t, `UPDATE audit SET actor = 'mallory', hash = $1 WHERE id = $2`, e.Hash, e.ID)
-	if v, _ := s.VerifyAudit(ctx); v.OK || v.BadID != e.ID || !strings.Contains(v.Problem, "keyed hash") {
+	if v, _ := s.VerifyAudit(ctx); v.OK || v.BadID != e.ID || !strings.Contains(v.Problem.String(), "keyed hash") {
 		t.Errorf("a keyed row re-hashed without the key verifies: %+v", v)
 	}
 }

@@ -49,7 +49,7 @@ type AuditCheck struct {
 	OK      bool
 	Rows    int
 	BadID   int64
-	Problem string
+	Problem governance.Text
 	// Head is the chain's head ("rows:hash"), for an outside witness to
 	// keep and give back to console audit verify --expect-head.
 	Head string
@@ -197,9 +197,9 @@ func AuditPage(meta PageMeta, v AuditView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var9 string
-				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(v.Check.Problem)
+				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(text(ctx, v.Check.Problem))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `audit.templ`, Line: 79, Col: 124}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `audit.templ`, Line: 79, Col: 135}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
